@@ -1,0 +1,134 @@
+"""Count once: label codes and the confusion tensor ``C[s, i, j]`` for all systems.
+
+Stage 3 of the pipeline (load -> validate -> **count** -> metrics -> analyse -> report
+-> render). Everything downstream is a function of these counts; the bootstrap re-sums
+them with weights over the per-item pattern codes kept here, never re-reading labels.
+
+Orientation: rows = gold class ``i``, columns = predicted class ``j`` (scikit-learn's).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from .errors import InputError
+
+
+@dataclass(frozen=True)
+class Counts:
+    """Label codes and confusion counts of every system on one test set.
+
+    Attributes
+    ----------
+    labels : class names in code order (the matrix's row and column order).
+    systems : system names in the order of the first axis of ``confusion``.
+    gold : int array (N,) of gold codes.
+    predictions : int array (S, N) of predicted codes.
+    confusion : int64 array (S, k, k); ``confusion[s, i, j]`` counts items of gold
+        class i that system s predicted as class j.
+    labels_given : True when the label set was fixed by the user (``--labels``), so every
+        label counts in macro averages even if no item and no prediction has it.
+    """
+
+    labels: tuple[str, ...]
+    systems: tuple[str, ...]
+    gold: np.ndarray
+    predictions: np.ndarray
+    confusion: np.ndarray
+    labels_given: bool = False
+
+    @property
+    def n_items(self) -> int:
+        return int(self.gold.shape[0])
+
+    @property
+    def k(self) -> int:
+        return len(self.labels)
+
+    def patterns(self) -> tuple[np.ndarray, np.ndarray]:
+        """Unique (gold, prediction of every system) rows and the item count of each.
+
+        The bootstrap resamples these patterns with multinomial weights instead of items:
+        ``C_b[s, i, j] = sum_u w_b[u] [gold_u = i][pred_{s,u} = j]``. Returns
+        ``(codes, counts)`` with ``codes`` of shape (U, 1 + S).
+        """
+        stacked = np.concatenate([self.gold[None, :], self.predictions], axis=0).T
+        codes, counts = np.unique(stacked, axis=0, return_counts=True)
+        return codes, counts
+
+
+def encode(values: np.ndarray, labels: Sequence[str] | None = None) -> tuple[np.ndarray, list[str]]:
+    """Map label strings to integer codes in one vectorised pass.
+
+    Without ``labels`` the codes follow the sorted set of labels seen. Labels outside a
+    given ``labels`` get code -1 (the caller reports them).
+    """
+    values = np.asarray(values)
+    if values.dtype.kind in "iu":
+        lo, hi = int(values.min()), int(values.max())
+        present = np.flatnonzero(np.bincount(values.ravel() - lo, minlength=hi - lo + 1)) + lo
+        seen = [str(v) for v in present]
+        order = seen if labels is None else list(labels)
+        lookup = np.full(hi - lo + 1, -1, dtype=np.int64)
+        for code, name in enumerate(order):
+            if name.lstrip("-").isdigit() and lo <= int(name) <= hi:
+                lookup[int(name) - lo] = code
+        return lookup[values - lo], order
+    uniques, inverse = np.unique(values.astype(str), return_inverse=True)
+    order = [str(u) for u in uniques] if labels is None else list(labels)
+    position = {name: code for code, name in enumerate(order)}
+    lookup = np.array([position.get(str(u), -1) for u in uniques], dtype=np.int64)
+    return lookup[inverse.reshape(values.shape)], order
+
+
+def confusion_tensor(gold: np.ndarray, predictions: np.ndarray, k: int) -> np.ndarray:
+    """``C[s, i, j]`` for all systems with a single ``np.bincount``.
+
+    ``gold`` has shape (N,), ``predictions`` (S, N), codes in ``0..k-1``.
+    """
+    n_systems = predictions.shape[0]
+    flat = (np.arange(n_systems, dtype=np.int64)[:, None] * k + gold[None, :]) * k + predictions
+    return np.bincount(flat.ravel(), minlength=n_systems * k * k).reshape(n_systems, k, k)
+
+
+def count(
+    gold: np.ndarray,
+    systems: Mapping[str, np.ndarray],
+    labels: Sequence[str] | None = None,
+) -> Counts:
+    """Encode gold and system labels with one shared label set and count them.
+
+    Parameters
+    ----------
+    gold : array (N,) of gold labels (strings or integers).
+    systems : system name -> array (N,) of predicted labels, aligned with ``gold``.
+    labels : fixed label order; default is the sorted union of gold and predicted labels.
+
+    Raises
+    ------
+    InputError
+        If ``labels`` is given and a gold or predicted label is not in it.
+    """
+    names = tuple(systems)
+    stacked = np.stack([np.asarray(gold)] + [np.asarray(systems[name]) for name in names])
+    if stacked.dtype.kind not in "iu":
+        stacked = stacked.astype(str)
+    codes, order = encode(stacked, labels)
+    if labels is not None and (codes < 0).any():
+        row, item = np.argwhere(codes < 0)[0]
+        where = "gold" if row == 0 else f"system {names[row - 1]!r}"
+        raise InputError(
+            f"{where}, item {item + 1}: label {str(stacked[row, item])!r} is not in --labels "
+            f"({', '.join(order)})"
+        )
+    gold_codes, prediction_codes = codes[0], codes[1:]
+    return Counts(
+        labels=tuple(order),
+        systems=names,
+        gold=gold_codes,
+        predictions=prediction_codes,
+        confusion=confusion_tensor(gold_codes, prediction_codes, len(order)),
+        labels_given=labels is not None,
+    )

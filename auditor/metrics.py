@@ -1,0 +1,450 @@
+"""The metric catalogue: every metric of DESIGN.md as a vectorised function of counts.
+
+Stage 4 of the pipeline. Each function takes a :class:`~auditor.registry.ConfusionStats`
+over a confusion tensor ``C[..., i, j]`` (rows gold, columns predicted, any leading batch
+axes) and returns one value per batch entry, NaN where the metric is 0/0 as a whole.
+
+Notation (DESIGN.md): N items, p_i = row_i/N (prevalence), b_j = col_j/N (bias),
+R_i = C_ii/row_i, P_i = C_ii/col_i, F1_i = 2C_ii/(row_i + col_i),
+FPR_i = (col_i − C_ii)/(N − row_i), NPV_i = (N − row_i − col_i + C_ii)/(N − col_i),
+k = number of labels averaged over (labels in gold or predicted, scikit-learn's default).
+
+References
+----------
+Opitz (2024) "A Closer Look at Classification Evaluation Metrics and a Critical Reflection of
+Common Evaluation Practice", TACL 12. Cohen (1960) Educ. Psychol. Meas. 20(1). Gorodkin (2004)
+Comput. Biol. Chem. 28(5). Powers (2003) "Recall and Precision versus the Bookmaker", ICCS;
+Powers (2011) J. Mach. Learn. Technol. 2(1). Valverde-Albacete & Peláez-Moreno (2014)
+PLoS ONE 9(1) e84217. Vickers, Barrault, Monti & Aletras (2024) "We Need to Talk About
+Classification Evaluation Metrics in NLP", IJCNLP-AACL 2023.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+
+from .registry import REGISTRY, UNDEFINED_REASONS, ConfusionStats, Metric, Properties, ratio, register
+
+OPITZ = "Opitz 2024"
+PER_CLASS_CONVENTION = (
+    "counted as 0 in the average, as scikit-learn's zero_division=0 does"
+)
+NO_INFORMATION_CONVENTION = "the class's term counted as 0 (a class never or always chosen carries no information)"
+
+
+# ----------------------------------------------------------------------------- functions
+
+
+def accuracy(s: ConfusionStats) -> np.ndarray:
+    r"""Accuracy :math:`\sum_i C_{ii} / N` (= micro precision, recall and F1)."""
+    return s.diag.sum(axis=-1) / s.n
+
+
+def macro_recall(s: ConfusionStats) -> np.ndarray:
+    r"""Macro recall (balanced accuracy) :math:`\frac1k\sum_i R_i` (Opitz §4.2)."""
+    return s.macro(s.recall)
+
+
+def macro_precision(s: ConfusionStats) -> np.ndarray:
+    r"""Macro precision :math:`\frac1k\sum_i P_i` (Opitz §4.3)."""
+    return s.macro(s.precision)
+
+
+def macro_f1(s: ConfusionStats) -> np.ndarray:
+    r"""Macro F1, the mean of class F1 :math:`\frac1k\sum_i F1_i` (Opitz §4.4)."""
+    return s.macro(s.f1)
+
+
+def macro_f1_hm(s: ConfusionStats) -> np.ndarray:
+    r"""Macro F1′ :math:`2\,\mathrm{macP}\,\mathrm{macR}/(\mathrm{macP}+\mathrm{macR})` (Opitz §4.5).
+
+    Opitz & Burst (2019) show F1′ ≥ macro F1 and that the two can rank systems differently.
+    """
+    precision, recall = macro_precision(s), macro_recall(s)
+    value, undefined = ratio(2 * precision * recall, precision + recall)
+    return np.where(undefined, np.nan, value)
+
+
+def weighted_f1(s: ConfusionStats) -> np.ndarray:
+    r"""Weighted F1 :math:`\sum_i p_i F1_i` (Opitz §4.6; scikit-learn ``average='weighted'``)."""
+    return (s.prevalence * s.f1).sum(axis=-1)
+
+
+def gmean_recall(s: ConfusionStats) -> np.ndarray:
+    r"""Geometric-mean macro recall :math:`(\prod_i R_i)^{1/k}` (Opitz §5.1)."""
+    logs = np.where(s.active, np.log(np.where(s.recall > 0, s.recall, 1.0)), 0.0).sum(axis=-1)
+    has_zero = (s.active & (s.recall == 0)).any(axis=-1)
+    return np.where(has_zero, 0.0, np.exp(logs / np.maximum(s.k_active, 1)))
+
+
+def hmean_recall(s: ConfusionStats) -> np.ndarray:
+    r"""Harmonic-mean macro recall :math:`k / \sum_i R_i^{-1}` (Opitz §5.1); 0 if some R_i = 0."""
+    inverse = np.where(s.active, 1.0 / np.where(s.recall > 0, s.recall, 1.0), 0.0).sum(axis=-1)
+    has_zero = (s.active & (s.recall == 0)).any(axis=-1)
+    return np.where(has_zero, 0.0, s.k_active / np.where(inverse > 0, inverse, 1.0))
+
+
+def _agreement_terms(s: ConfusionStats) -> tuple[np.ndarray, np.ndarray]:
+    """Observed agreement (accuracy) and chance agreement pᵀb."""
+    return accuracy(s), (s.prevalence * s.bias).sum(axis=-1)
+
+
+def kappa(s: ConfusionStats) -> np.ndarray:
+    r"""Cohen's kappa :math:`(\mathrm{Acc} - p^\top b)/(1 - p^\top b)` (Cohen 1960)."""
+    observed, expected = _agreement_terms(s)
+    value, undefined = ratio(observed - expected, 1 - expected)
+    return np.where(undefined, np.nan, value)
+
+
+def mcc(s: ConfusionStats) -> np.ndarray:
+    r"""Multi-class MCC :math:`(\mathrm{Acc} - p^\top b)/\sqrt{(1-p^\top p)(1-b^\top b)}` (Gorodkin 2004)."""
+    observed, expected = _agreement_terms(s)
+    gold_spread = 1 - (s.prevalence**2).sum(axis=-1)
+    prediction_spread = 1 - (s.bias**2).sum(axis=-1)
+    denominator = np.sqrt(np.clip(gold_spread * prediction_spread, 0.0, None))
+    value, undefined = ratio(observed - expected, denominator)
+    return np.where(undefined, np.nan, value)
+
+
+def informedness(s: ConfusionStats) -> np.ndarray:
+    r"""Bookmaker informedness :math:`\sum_i b_i (R_i - \mathrm{FPR}_i)` (Powers 2003).
+
+    Exactly 0 for every predictor whose counts factor as C = N p qᵀ (it ignores its input),
+    the majority-class predictor included; Youden's J = TPR + TNR − 1 for two classes.
+    """
+    return (s.bias * s.informedness).sum(axis=-1)
+
+
+def markedness(s: ConfusionStats) -> np.ndarray:
+    r"""Markedness :math:`\sum_i p_i (\mathrm{PPV}_i + \mathrm{NPV}_i - 1)` (Powers 2011).
+
+    Informedness with gold and prediction swapped (computed on Cᵀ).
+    """
+    return (s.prevalence * s.markedness).sum(axis=-1)
+
+
+def nit(s: ConfusionStats) -> np.ndarray:
+    r"""Normalised information transfer :math:`2^{\mathrm{MI}(Y;\hat Y)}/k`, MI in bits.
+
+    Valverde-Albacete & Peláez-Moreno (2014); 0·log 0 = 0. Range [1/k, 1].
+    """
+    joint = s.C / s.n[..., None, None]
+    independent = s.prevalence[..., :, None] * s.bias[..., None, :]
+    positive = joint > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(positive, joint * np.log2(np.where(positive, joint, 1.0) / np.where(positive, independent, 1.0)), 0.0)
+    mutual_information = terms.sum(axis=(-2, -1))
+    return np.exp2(mutual_information) / np.maximum(s.k_active, 1)
+
+
+def class_recall(s: ConfusionStats) -> np.ndarray:
+    return s.recall
+
+
+def class_precision(s: ConfusionStats) -> np.ndarray:
+    return s.precision
+
+
+def class_f1(s: ConfusionStats) -> np.ndarray:
+    return s.f1
+
+
+def class_informedness(s: ConfusionStats) -> np.ndarray:
+    return s.informedness
+
+
+# ------------------------------------------------------------------------ prevalence shift
+
+
+def reweight_prevalence(confusion: np.ndarray, target: np.ndarray | None = None) -> np.ndarray:
+    r"""Rescale gold rows to a target prevalence: :math:`C'_{ij} = N\,\pi_i\,C_{ij}/\mathrm{row}_i`.
+
+    ``target`` (shape (k,) or broadcastable, summing to 1) defaults to uniform over the gold
+    classes present (prevalence calibration, Opitz §5.2). Rows without gold items stay 0 and
+    the target is renormalised over the rows present. N is kept.
+    """
+    confusion = np.asarray(confusion, dtype=float)
+    row = confusion.sum(axis=-1)
+    present = row > 0
+    target = np.ones(confusion.shape[-1]) if target is None else np.asarray(target, dtype=float)
+    target = np.where(present, np.broadcast_to(target, row.shape), 0.0)
+    target = target / target.sum(axis=-1, keepdims=True)
+    n = row.sum(axis=-1, keepdims=True)
+    scale, _ = ratio(n * target, row)
+    return confusion * scale[..., :, None]
+
+
+def weighted_informedness(s: ConfusionStats, weights: np.ndarray) -> np.ndarray:
+    r"""Informedness with user weights :math:`\sum_i w_i (R_i - \mathrm{FPR}_i)`, :math:`\sum_i w_i = 1`."""
+    return (np.asarray(weights, dtype=float) * s.informedness).sum(axis=-1)
+
+
+# ------------------------------------------------------------------------------ catalogue
+
+P = Properties
+register(Metric(
+    id="accuracy", name="Accuracy", function=accuracy,
+    formula=r"\mathrm{Acc} = \frac{1}{N}\sum_i C_{ii}",
+    chance=r"p^\top q for a predictor with bias q; max_i p_i for the majority class",
+    references=(f"{OPITZ} §4.1",),
+    properties=P(True, False, False, False, "none"),
+    description="Share of items whose prediction equals the gold label; equals micro P, R and F1.",
+), aliases=("acc", "micro f1", "micro-f1", "f1 micro", "micro precision", "micro recall", "micro average"))
+
+register(Metric(
+    id="macro_recall", name="Macro recall", function=macro_recall,
+    formula=r"\mathrm{macR} = \frac{1}{k}\sum_i R_i,\quad R_i = \frac{C_{ii}}{\sum_j C_{ij}}",
+    chance="1/k", references=(f"{OPITZ} §4.2",), uses=("recall",), convention=PER_CLASS_CONVENTION,
+    properties=P(True, True, True, True, "bounded"),
+    description="Mean of the per-class recalls; scikit-learn's balanced_accuracy_score when every label has gold items.",
+), aliases=("balanced accuracy", "balanced_accuracy", "macro-recall", "recall macro", "average recall", "UAR", "unweighted average recall"))
+
+register(Metric(
+    id="macro_precision", name="Macro precision", function=macro_precision,
+    formula=r"\mathrm{macP} = \frac{1}{k}\sum_i P_i,\quad P_i = \frac{C_{ii}}{\sum_j C_{ji}}",
+    chance="depends on p and the predictor's bias", references=(f"{OPITZ} §4.3",),
+    uses=("precision",), convention=PER_CLASS_CONVENTION,
+    properties=P(True, True, True, False, "none"),
+), aliases=("precision macro", "macro-precision", "average precision over classes"))
+
+register(Metric(
+    id="macro_f1", name="Macro F1 (mean of class F1)", function=macro_f1,
+    formula=r"\mathrm{macF1} = \frac{1}{k}\sum_i \frac{2\,C_{ii}}{\sum_j C_{ij} + \sum_j C_{ji}}",
+    chance="depends on p and the predictor's bias", references=(f"{OPITZ} §4.4", "Opitz & Burst 2019"),
+    uses=("f1",), convention=PER_CLASS_CONVENTION,
+    properties=P(True, True, True, False, "none"),
+    description="Arithmetic mean of per-class F1 (scikit-learn f1_score average='macro'). Not the same as F1′.",
+), aliases=("f1 macro", "F1-macro", "macro-f1", "macro f-score", "average F1", "macro averaged F1", "macro F1 (averaged F1)"))
+
+register(Metric(
+    id="macro_f1_hm", name="Macro F1′ (harmonic mean of macP and macR)", function=macro_f1_hm,
+    formula=r"\mathrm{macF1'} = \frac{2\,\mathrm{macP}\,\mathrm{macR}}{\mathrm{macP} + \mathrm{macR}}",
+    chance="depends on p and the predictor's bias", references=(f"{OPITZ} §4.5", "Opitz & Burst 2019"),
+    uses=("precision", "recall"), convention=PER_CLASS_CONVENTION,
+    undefined_when="macro precision and macro recall are both 0, so the harmonic mean is 0/0",
+    properties=P(True, True, False, False, "none"),
+    description="F1 of the averages; always ≥ macro F1, rewards skewed error types (Opitz & Burst 2019).",
+), aliases=("f1 of averages", "macro F1 prime", "macro f1'", "F1 of macro P and macro R", "average F"))
+
+register(Metric(
+    id="weighted_f1", name="Weighted F1", function=weighted_f1,
+    formula=r"\mathrm{wF1} = \sum_i p_i\,F1_i",
+    chance="depends on p and the predictor's bias", references=(f"{OPITZ} §4.6",),
+    properties=P(True, False, False, False, "none"),
+    description="Support-weighted mean of class F1 (scikit-learn average='weighted').",
+), aliases=("f1 weighted", "weighted-f1", "weighted average f1"))
+
+register(Metric(
+    id="gmean_recall", name="Geometric-mean macro recall (GmacR)", function=gmean_recall,
+    formula=r"\mathrm{GmacR} = \Big(\prod_i R_i\Big)^{1/k}",
+    chance="at most 1/k; 1/k for the uniform predictor", references=(f"{OPITZ} §5.1",),
+    uses=("recall",), convention=PER_CLASS_CONVENTION,
+    properties=P(True, True, True, True, "bounded"),
+), aliases=("GmacR", "geometric mean recall", "g-mean"))
+
+register(Metric(
+    id="hmean_recall", name="Harmonic-mean macro recall (HmacR)", function=hmean_recall,
+    formula=r"\mathrm{HmacR} = \frac{k}{\sum_i R_i^{-1}}",
+    chance="at most 1/k; 1/k for the uniform predictor", references=(f"{OPITZ} §5.1",),
+    uses=("recall",), convention=PER_CLASS_CONVENTION,
+    properties=P(True, True, True, True, "bounded"),
+), aliases=("HmacR", "harmonic mean recall"))
+
+register(Metric(
+    id="kappa", name="Cohen's kappa", function=kappa, range=(-1.0, 1.0),
+    formula=r"\kappa = \frac{\mathrm{Acc} - p^\top b}{1 - p^\top b}",
+    chance="0 (in expectation)", references=("Cohen 1960", f"{OPITZ} §4.7"),
+    undefined_when="p·b = 1 (one class in gold and in the predictions), so kappa is 0/0",
+    properties=P(True, True, False, False, "strict"),
+), aliases=("cohen kappa", "cohen's kappa", "kappa score"))
+
+register(Metric(
+    id="mcc", name="Matthews correlation (multi-class R_K)", function=mcc, range=(-1.0, 1.0),
+    formula=r"\mathrm{MCC} = \frac{\mathrm{Acc} - p^\top b}{\sqrt{(1 - p^\top p)(1 - b^\top b)}}",
+    chance="0 (in expectation)", references=("Gorodkin 2004", f"{OPITZ} §4.7"),
+    undefined_when="the system predicts a single class (1 − bᵀb = 0), so MCC is 0/0; scikit-learn shows 0",
+    properties=P(True, True, False, False, "strict"),
+), aliases=("matthews", "matthews correlation coefficient", "R_K", "phi"))
+
+register(Metric(
+    id="informedness", name="Informedness (bookmaker; Youden's J for 2 classes)", function=informedness,
+    range=(-1.0, 1.0),
+    formula=r"\mathrm{BM} = \sum_i b_i\,(R_i - \mathrm{FPR}_i),\quad \mathrm{FPR}_i = \frac{\sum_j C_{ji} - C_{ii}}{N - \sum_j C_{ij}}",
+    chance="0 for every predictor that ignores its input", references=("Powers 2003", "Powers 2011", "Vickers et al. 2024"),
+    uses=("informedness",), convention=NO_INFORMATION_CONVENTION,
+    properties=P(True, True, False, False, "complete", source="derived (not in Opitz 2024, Table 5)"),
+), aliases=("bookmaker informedness", "bookmaker", "youden's j", "youden j", "youden index", "BM", "J statistic"))
+
+register(Metric(
+    id="markedness", name="Markedness", function=markedness, range=(-1.0, 1.0),
+    formula=r"\mathrm{MK} = \sum_i p_i\,(\mathrm{PPV}_i + \mathrm{NPV}_i - 1)",
+    chance="0 when gold and prediction are independent", references=("Powers 2011",),
+    uses=("markedness",), convention=NO_INFORMATION_CONVENTION,
+    properties=P(True, True, False, False, "complete", source="derived (not in Opitz 2024, Table 5)"),
+), aliases=("MK", "deltaP"))
+
+register(Metric(
+    id="nit", name="Normalised information transfer", function=nit,
+    range=(0.0, 1.0),
+    formula=r"\mathrm{NIT} = \frac{2^{\mathrm{MI}(Y;\hat{Y})}}{k},\quad \mathrm{MI} = \sum_{i,j} \frac{C_{ij}}{N}\log_2\frac{N\,C_{ij}}{\sum_l C_{il}\sum_l C_{lj}}",
+    chance="1/k for every predictor that ignores its input", references=("Valverde-Albacete & Peláez-Moreno 2014",),
+    properties=P(True, True, False, False, "complete", source="derived (not in Opitz 2024, Table 5)"),
+), aliases=("normalized information transfer", "NIT factor"))
+
+_PER_CLASS = P(True, False, True, False, "none", source="per-class value")
+register(Metric(
+    id="class_recall", name="Recall per class", function=class_recall, per_class=True,
+    formula=r"R_i = \frac{C_{ii}}{\sum_j C_{ij}}", chance="q_i (the predictor's rate for class i)",
+    uses=("recall",), convention="shown as undefined", properties=_PER_CLASS,
+), aliases=("recall per class", "sensitivity", "TPR"))
+register(Metric(
+    id="class_precision", name="Precision per class", function=class_precision, per_class=True,
+    formula=r"P_i = \frac{C_{ii}}{\sum_j C_{ji}}", chance="p_i", uses=("precision",),
+    convention="shown as undefined", properties=_PER_CLASS,
+), aliases=("precision per class", "PPV"))
+register(Metric(
+    id="class_f1", name="F1 per class", function=class_f1, per_class=True,
+    formula=r"F1_i = \frac{2\,C_{ii}}{\sum_j C_{ij} + \sum_j C_{ji}}", chance="2 p_i q_i / (p_i + q_i)",
+    uses=("f1",), convention="shown as undefined", properties=_PER_CLASS,
+), aliases=("f1 per class",))
+register(Metric(
+    id="class_informedness", name="Informedness per class", function=class_informedness, per_class=True,
+    range=(-1.0, 1.0), formula=r"R_i - \mathrm{FPR}_i", chance="0", uses=("informedness",),
+    convention="shown as undefined", properties=_PER_CLASS,
+), aliases=("informedness per class",))
+
+
+def _calibrated(base: Metric) -> Metric:
+    """The prevalence-calibrated variant of ``base`` (Opitz §5.2): ``base`` on C′ with p′ = 1/k."""
+
+    def function(s: ConfusionStats) -> np.ndarray:
+        return base.function(calibrated_stats(s))
+
+    function.__doc__ = f"{base.name} on the prevalence-calibrated matrix (Opitz §5.2)."
+    props = base.properties
+    return Metric(
+        id=f"{base.id}_calibrated", name=f"{base.name}, prevalence-calibrated", function=function,
+        formula=base.formula + r",\ \text{on } C'_{ij} = \frac{N}{k}\,\frac{C_{ij}}{\sum_l C_{il}}",
+        range=base.range, chance=base.chance, references=base.references + (f"{OPITZ} §5.2",),
+        uses=base.uses, convention=base.convention, undefined_when=base.undefined_when,
+        properties=Properties(props.monotonicity, props.class_sensitivity, props.decomposability, True,
+                              props.chance_correction, source=f"{props.source}; calibration makes it prevalence invariant"),
+        family="calibrated",
+        description=f"{base.name} computed after rescaling every gold class to prevalence 1/k.",
+    )
+
+
+def calibrated_stats(s: ConfusionStats) -> ConfusionStats:
+    """ConfusionStats of the prevalence-calibrated matrix, computed once per stats object."""
+    cached = s.__dict__.get("_calibrated_stats")
+    if cached is None:
+        cached = ConfusionStats(reweight_prevalence(s.C), s.all_labels_active)
+        s.__dict__["_calibrated_stats"] = cached
+    return cached
+
+
+BASE_METRIC_IDS = tuple(metric.id for metric in REGISTRY.scalar())
+for _id in BASE_METRIC_IDS:
+    register(_calibrated(REGISTRY.metrics[_id]), aliases=(f"calibrated {_id}",))
+
+
+def informedness_at(training_prevalence: np.ndarray) -> Metric:
+    """Informedness weighted by a user-supplied training prevalence π instead of the bias.
+
+    :math:`\\sum_i \\pi_i (R_i - \\mathrm{FPR}_i)` — the expected informedness when the
+    system is deployed where classes occur as in training (Vickers et al. 2024).
+    """
+    weights = np.asarray(training_prevalence, dtype=float)
+    weights = weights / weights.sum()
+    return Metric(
+        id="informedness_train", name="Informedness at the training prevalence",
+        function=lambda s: weighted_informedness(s, weights), range=(-1.0, 1.0),
+        formula=r"\mathrm{BM}_\pi = \sum_i \pi_i\,(R_i - \mathrm{FPR}_i)",
+        chance="0 for every predictor that ignores its input", references=("Vickers et al. 2024", "Powers 2003"),
+        uses=("informedness",), convention=NO_INFORMATION_CONVENTION,
+        properties=Properties(True, True, False, True, "complete", source="derived"),
+        family="parameterised",
+    )
+
+
+# ------------------------------------------------------------------------------- evaluate
+
+
+@dataclass(frozen=True)
+class MetricValue:
+    """One metric value of one system, with what was undefined about it.
+
+    ``value`` is None when the metric is 0/0 as a whole (``undefined`` says why). When
+    per-class parts were 0/0 and a convention filled them, ``value`` is the number under
+    that convention and ``convention`` names the parts and the convention.
+    """
+
+    value: float | None
+    undefined: str | None = None
+    convention: str | None = None
+
+
+def compute(
+    confusion: np.ndarray, metrics: Iterable[Metric] | None = None, all_labels_active: bool = False
+) -> dict[str, np.ndarray]:
+    """Every metric on a batch of confusion tensors: id -> array over the batch axes."""
+    stats = ConfusionStats(confusion, all_labels_active)
+    chosen = REGISTRY if metrics is None else metrics
+    return {metric.id: metric.function(stats) for metric in chosen}
+
+
+def undefined_parts(metric: Metric, stats: ConfusionStats, labels: Sequence[str]) -> list[str]:
+    """Reasons for every per-class 0/0 that ``metric`` used, for one unbatched matrix."""
+    reasons = []
+    for quantity in metric.uses:
+        mask = getattr(stats, f"{quantity}_undefined") & stats.active
+        reasons += [UNDEFINED_REASONS[quantity].format(label=labels[i]) for i in np.flatnonzero(mask)]
+    return reasons
+
+
+def describe(
+    confusion: np.ndarray,
+    labels: Sequence[str],
+    metrics: Iterable[Metric] | None = None,
+    all_labels_active: bool = False,
+) -> dict[str, MetricValue]:
+    """Scalar metrics of one confusion matrix, each with its undefined/convention notes."""
+    stats = ConfusionStats(confusion, all_labels_active)
+    chosen = [m for m in (REGISTRY if metrics is None else metrics) if not m.per_class]
+    result = {}
+    for metric in chosen:
+        value = float(metric.function(stats))
+        target = calibrated_stats(stats) if metric.family == "calibrated" else stats
+        parts = undefined_parts(metric, target, labels)
+        convention = f"{'; '.join(parts)}; {metric.convention}" if parts else None
+        if np.isnan(value):
+            result[metric.id] = MetricValue(None, metric.undefined_when or "0/0", convention)
+        else:
+            result[metric.id] = MetricValue(value, None, convention)
+    return result
+
+
+def per_class_table(confusion: np.ndarray, labels: Sequence[str]) -> dict[str, dict[str, object]]:
+    """Per-class precision, recall, F1 (None where 0/0), support and predicted count."""
+    stats = ConfusionStats(confusion)
+    table = {}
+    for i, label in enumerate(labels):
+        reasons = [UNDEFINED_REASONS[q].format(label=label) for q in ("precision", "recall", "f1", "informedness")
+                   if getattr(stats, f"{q}_undefined")[i]]
+        table[label] = {
+            "precision": None if stats.precision_undefined[i] else float(stats.precision[i]),
+            "recall": None if stats.recall_undefined[i] else float(stats.recall[i]),
+            "f1": None if stats.f1_undefined[i] else float(stats.f1[i]),
+            "informedness": None if stats.informedness_undefined[i] else float(stats.informedness[i]),
+            "support": int(stats.row[i]),
+            "predicted": int(stats.col[i]),
+            "undefined": reasons,
+        }
+    return table
+
+
+def prevalence_vector(labels: Sequence[str], prevalence: Mapping[str, float]) -> np.ndarray:
+    """A prevalence mapping as a vector in label order (missing labels get 0)."""
+    return np.array([float(prevalence.get(label, 0.0)) for label in labels])
