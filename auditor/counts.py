@@ -60,17 +60,17 @@ class Counts:
 
 
 def encode(values: np.ndarray, labels: Sequence[str] | None = None) -> tuple[np.ndarray, list[str]]:
-    """Map label strings to integer codes in one vectorised pass.
+    """Map labels (any shape) to integer codes in one vectorised pass.
 
-    Without ``labels`` the codes follow the sorted set of labels seen. Labels outside a
-    given ``labels`` get code -1 (the caller reports them).
+    Without ``labels`` the codes follow the sorted set of labels seen (numerically sorted
+    for integer labels). Labels outside a given ``labels`` get code -1 (the caller reports
+    them).
     """
     values = np.asarray(values)
     if values.dtype.kind in "iu":
         lo, hi = int(values.min()), int(values.max())
-        present = np.flatnonzero(np.bincount(values.ravel() - lo, minlength=hi - lo + 1)) + lo
-        seen = [str(v) for v in present]
-        order = seen if labels is None else list(labels)
+        present = np.flatnonzero(np.bincount((values - lo).ravel(), minlength=hi - lo + 1)) + lo
+        order = [str(v) for v in present] if labels is None else list(labels)
         lookup = np.full(hi - lo + 1, -1, dtype=np.int64)
         for code, name in enumerate(order):
             if name.lstrip("-").isdigit() and lo <= int(name) <= hi:
@@ -83,14 +83,41 @@ def encode(values: np.ndarray, labels: Sequence[str] | None = None) -> tuple[np.
     return lookup[inverse.reshape(values.shape)], order
 
 
-def confusion_tensor(gold: np.ndarray, predictions: np.ndarray, k: int) -> np.ndarray:
-    """``C[s, i, j]`` for all systems with a single ``np.bincount``.
+def confusion_tensor(gold: np.ndarray, predictions: Sequence[np.ndarray], k: int) -> np.ndarray:
+    """``C[s, i, j]`` for all systems: one ``np.bincount`` of ``gold·k + prediction`` per system.
 
-    ``gold`` has shape (N,), ``predictions`` (S, N), codes in ``0..k-1``.
+    ``gold`` has shape (N,), ``predictions`` is (S, N) or a sequence of S arrays (N,),
+    codes in ``0..k-1``. The loop runs over systems, never over items.
     """
-    n_systems = predictions.shape[0]
-    flat = (np.arange(n_systems, dtype=np.int64)[:, None] * k + gold[None, :]) * k + predictions
-    return np.bincount(flat.ravel(), minlength=n_systems * k * k).reshape(n_systems, k, k)
+    scaled_gold = np.asarray(gold, dtype=np.int64) * k
+    return np.stack([np.bincount(scaled_gold + p, minlength=k * k).reshape(k, k) for p in predictions])
+
+
+#: Widest integer label range counted directly, before dropping the values that never occur.
+MAX_DIRECT_RANGE = 1024
+
+
+def _count_integers(gold: np.ndarray, predictions: list[np.ndarray]) -> tuple[np.ndarray, list[np.ndarray], list[str], np.ndarray] | None:
+    """Fast path for integer labels without ``--labels``: count on ``value − min`` directly.
+
+    Saves the encoding pass: values that occur nowhere are dropped from the counted matrix
+    afterwards (and the codes remapped only then). Returns None when the range is too wide.
+    """
+    lo = min(int(gold.min()), *(int(p.min()) for p in predictions))
+    hi = max(int(gold.max()), *(int(p.max()) for p in predictions))
+    width = hi - lo + 1
+    if width > MAX_DIRECT_RANGE:
+        return None
+    if lo:
+        gold, predictions = gold - lo, [p - lo for p in predictions]
+    confusion = confusion_tensor(gold, predictions, width)
+    present = (confusion[0].sum(axis=1) + confusion.sum(axis=(0, 1))) > 0
+    if not present.all():
+        confusion = confusion[:, present][:, :, present]
+        lookup = np.cumsum(present) - 1
+        gold, predictions = lookup[gold], [lookup[p] for p in predictions]
+    labels = [str(value + lo) for value in np.flatnonzero(present)]
+    return gold, predictions, labels, confusion
 
 
 def count(
@@ -112,7 +139,15 @@ def count(
         If ``labels`` is given and a gold or predicted label is not in it.
     """
     names = tuple(systems)
-    stacked = np.stack([np.asarray(gold)] + [np.asarray(systems[name]) for name in names])
+    gold = np.asarray(gold)
+    arrays = [np.asarray(systems[name]) for name in names]
+    fast = None
+    if labels is None and gold.dtype.kind in "iu" and all(a.dtype.kind in "iu" for a in arrays):
+        fast = _count_integers(gold, arrays)
+    if fast is not None:
+        gold_codes, prediction_codes, order, confusion = fast
+        return Counts(tuple(order), names, gold_codes, np.stack(prediction_codes), confusion, False)
+    stacked = np.stack([gold] + arrays)
     if stacked.dtype.kind not in "iu":
         stacked = stacked.astype(str)
     codes, order = encode(stacked, labels)

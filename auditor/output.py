@@ -1,0 +1,47 @@
+"""Atomic outputs: write every file to a temporary name, rename only when all succeeded.
+
+A failure part-way leaves the output directory exactly as it was (DESIGN.md "Bad input").
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Mapping
+
+from .errors import OutputError
+
+
+def write_files(outdir: str | os.PathLike, files: Mapping[str, bytes | str]) -> list[Path]:
+    """Write ``{file name: content}`` into ``outdir`` atomically as a set.
+
+    Every file is first written to a temporary file in ``outdir``; only when all of them
+    are written are they renamed into place. On any error the temporaries are removed and
+    an :class:`OutputError` names the path that could not be written.
+    """
+    directory = Path(outdir)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise OutputError(f"{directory}: cannot create the output directory ({error.strerror or error})") from None
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for name, content in files.items():
+            data = content.encode("utf-8") if isinstance(content, str) else content
+            handle, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(data)
+            staged.append((Path(temporary), directory / name))
+        for temporary, final in staged:
+            os.replace(temporary, final)
+    except OSError as error:
+        for temporary, _ in staged:
+            temporary.unlink(missing_ok=True)
+        raise OutputError(f"{directory}: cannot write the outputs ({error.strerror or error}); nothing was written") from None
+    return [final for _, final in staged]
+
+
+def write_file(path: str | os.PathLike, content: bytes | str) -> Path:
+    """Write one file atomically (temporary file in the same directory + rename)."""
+    path = Path(path)
+    return write_files(path.parent if str(path.parent) else ".", {path.name: content})[0]

@@ -1,0 +1,37 @@
+"""Progress bars for long stages: rich in a terminal, silent with ``--quiet`` or without a TTY."""
+from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
+from typing import Callable, Iterator
+
+
+class Progress:
+    """Hands out one bar per long stage. ``Progress(enabled=False)`` does nothing."""
+
+    def __init__(self, enabled: bool | None = None):
+        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+
+    @contextmanager
+    def task(self, description: str, total: int) -> Iterator[Callable[[int], None]]:
+        """``with progress.task("bootstrap", total=B) as advance: advance(chunk)``."""
+        if not self.enabled:
+            yield lambda steps=1: None
+            return
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress as RichProgress, TextColumn, TimeElapsedColumn
+
+        with RichProgress(
+            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+            transient=True, console=_stderr_console(),
+        ) as bar:
+            task_id = bar.add_task(description, total=total)
+            yield lambda steps=1: bar.advance(task_id, steps)
+
+
+def _stderr_console():
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
+SILENT = Progress(enabled=False)
