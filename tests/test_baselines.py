@@ -1,0 +1,275 @@
+"""Chance baselines: analytic expectations against Monte Carlo, the shuffle's margins, the
+permutation p-value against scipy.stats.permutation_test, and the GermEval 2018 example."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from auditor.baselines import (
+    SHUFFLE,
+    chance_baselines,
+    permutation_p_value,
+    sample_random,
+    sample_shuffle,
+)
+from auditor.counts import count
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+LABELS = np.array(list("abcd"))
+PREVALENCE = [0.5, 0.3, 0.15, 0.05]
+
+
+def synthetic(n: int = 400, seed: int = 0, skill: float = 0.5):
+    """Imbalanced 4-class gold and one system that copies gold with probability ``skill``."""
+    rng = np.random.default_rng(seed)
+    gold = rng.choice(4, n, p=PREVALENCE)
+    pred = np.where(rng.random(n) < skill, gold, rng.choice(4, n, p=[0.4, 0.3, 0.2, 0.1]))
+    return LABELS[gold], LABELS[pred]
+
+
+@pytest.fixture(scope="module")
+def large_run():
+    gold, pred = synthetic()
+    counts = count(gold, {"s": pred})
+    return counts, chance_baselines(counts, draws=4000, seed=3)
+
+
+def _all_distributions(result):
+    yield from result.baselines.items()
+    for system, metrics in result.shuffle.items():
+        yield f"{SHUFFLE}:{system}", metrics
+
+
+def test_exact_expectations_equal_monte_carlo_means(large_run):
+    _, result = large_run
+    checked = 0
+    for baseline, metrics in _all_distributions(result):
+        for metric_id, d in metrics.items():
+            if d.expected is None:
+                assert d.mc_mean is None and d.undefined, (baseline, metric_id)
+                continue
+            if d.exact:
+                # within 4 standard errors (se = 0 when every draw gives the same value)
+                assert abs(d.expected - d.mc_mean) <= 4 * d.mc_se + 1e-12, (baseline, metric_id)
+                checked += 1
+            else:
+                # plug-in f(E[C]) of a non-linear metric: close, not equal, at N = 400
+                assert abs(d.expected - d.mc_mean) <= 0.05, (baseline, metric_id)
+            assert d.mc_low <= d.mc_mean <= d.mc_high
+    assert checked >= 30
+
+
+def test_exactness_flags_follow_the_derivations(large_run):
+    _, result = large_run
+    for name in ("uniform", "prevalence"):
+        flags = {m: d.exact for m, d in result.baselines[name].items()}
+        # linear in C with gold rows fixed; informedness by the proof in the module docstring
+        assert flags["accuracy"] and flags["macro_recall"] and flags["informedness"]
+        # ratios with random denominators: approximate at finite N
+        assert not flags["kappa"] and not flags["mcc"] and not flags["macro_f1"]
+    shuffle = result.shuffle["s"]
+    for metric_id in ("accuracy", "macro_recall", "macro_f1", "kappa", "mcc", "informedness", "markedness"):
+        assert shuffle[metric_id].exact, metric_id  # both margins fixed: affine in C
+    for metric_id in ("kappa", "mcc", "informedness", "markedness"):
+        assert shuffle[metric_id].expected == pytest.approx(0.0, abs=1e-12)
+    assert not shuffle["nit"].exact  # 2^MI is convex: E[NIT] > 1/k at finite N
+    assert shuffle["nit"].mc_mean > shuffle["nit"].expected
+    assert all(d.exact for d in result.baselines["majority"].values())  # deterministic
+
+
+def test_majority_baseline():
+    # a system predicting a label absent from gold: k = 5 labels, k_gold = 4
+    gold, pred = synthetic(n=300, seed=5)
+    pred = pred.copy()
+    pred[:3] = "z"
+    counts = count(gold, {"s": pred})
+    assert counts.k == 5
+    result = chance_baselines(counts, draws=50, seed=1)
+    majority = result.baselines["majority"]
+    p = np.bincount(counts.gold, minlength=counts.k) / counts.n_items
+    assert result.majority_label == "a"
+    assert majority["informedness"].expected == 0.0 and majority["informedness"].exact
+    assert majority["accuracy"].expected == pytest.approx(p.max(), abs=1e-15)
+    assert majority["macro_recall"].expected == pytest.approx(1 / 4, abs=1e-15)  # 1/k_gold
+    assert majority["mcc"].expected is None and majority["mcc"].mc_mean is None
+    assert "MCC is 0/0" in majority["mcc"].undefined
+    assert majority["accuracy"].mc_se == 0.0 and majority["accuracy"].mc_low == majority["accuracy"].mc_high
+
+
+def test_uniform_and_prevalence_closed_forms():
+    gold, pred = synthetic(n=500, seed=7)
+    counts = count(gold, {"s": pred})
+    result = chance_baselines(counts, draws=2000, seed=2)
+    p = np.bincount(counts.gold, minlength=counts.k) / counts.n_items
+    uniform, prevalence = result.baselines["uniform"], result.baselines["prevalence"]
+    assert uniform["macro_recall"].exact and uniform["macro_recall"].expected == pytest.approx(1 / 4, abs=1e-15)
+    assert uniform["accuracy"].expected == pytest.approx(1 / 4, abs=1e-15)
+    assert prevalence["accuracy"].exact
+    assert prevalence["accuracy"].expected == pytest.approx((p**2).sum(), abs=1e-15)
+    assert prevalence["macro_recall"].expected == pytest.approx(p.mean(), abs=1e-15)  # mean of q over classes
+    assert abs(prevalence["accuracy"].mc_mean - (p**2).sum()) <= 4 * prevalence["accuracy"].mc_se
+    # kappa's expectation is approximately, not exactly, 0 for a random predictor
+    assert not prevalence["kappa"].exact and abs(prevalence["kappa"].mc_mean) < 0.01
+
+
+def test_uniform_over_the_fixed_label_set():
+    gold, pred = synthetic(n=200, seed=8)
+    counts = count(gold, {"s": pred}, labels=list("abcde"))  # "e" is never in gold
+    result = chance_baselines(counts, draws=100, seed=2)
+    assert result.predictors["uniform"] == pytest.approx(np.full(5, 0.2))
+    # every label counts in the macro average: (1/5) * (4 gold classes * 1/5)
+    assert result.baselines["uniform"]["macro_recall"].expected == pytest.approx(4 / 25)
+    assert result.baselines["uniform"]["macro_recall"].exact
+
+
+def test_shuffle_keeps_margins_and_has_no_information():
+    rng = np.random.default_rng(11)
+    row = np.array([200, 120, 60, 20])
+    col = np.array([150, 150, 0, 100])
+    samples = sample_shuffle(rng, row, col, 3000)
+    assert samples.dtype == np.int64 and samples.min() >= 0
+    assert (samples.sum(axis=2) == row).all() and (samples.sum(axis=1) == col).all()
+    # independent check: each cell is hypergeometric with mean row_i col_j / N and the
+    # variance of drawing row_i from the pool of predicted labels
+    n = row.sum()
+    assert samples.mean(axis=0) == pytest.approx(np.outer(row, col) / n, abs=0.5)
+    variance = row[0] * col[0] / n * (1 - col[0] / n) * (n - row[0]) / (n - 1)
+    assert samples[:, 0, 0].var() == pytest.approx(variance, rel=0.1)
+    reference = np.random.default_rng(12).multivariate_hypergeometric(col, row[0], size=3000)
+    assert samples[:, 0, :].mean(axis=0) == pytest.approx(reference.mean(axis=0), abs=0.5)
+
+    gold, pred = synthetic(n=400, seed=4)
+    counts = count(gold, {"s": pred})
+    result = chance_baselines(counts, draws=2000, seed=9)
+    informedness = result.shuffle["s"]["informedness"]
+    assert informedness.expected == 0.0 or abs(informedness.expected) < 1e-15
+    assert abs(informedness.mc_mean) <= 4 * informedness.mc_se
+
+
+def test_random_sampler_keeps_gold_rows():
+    samples = sample_random(np.random.default_rng(0), np.array([5, 0, 7]), np.array([0.2, 0.3, 0.5]), 100)
+    assert (samples.sum(axis=2) == [5, 0, 7]).all()
+
+
+def test_system_equal_to_gold_has_the_smallest_p_value():
+    gold, _ = synthetic(n=200, seed=1)
+    counts = count(gold, {"oracle": gold})
+    draws = 500
+    result = chance_baselines(counts, draws=draws, seed=4)
+    for metric_id in ("accuracy", "macro_f1", "kappa", "mcc", "informedness"):
+        comparison = result.chance["oracle"][metric_id]
+        assert comparison.p_shuffle == pytest.approx(1 / (draws + 1)), metric_id
+        assert comparison.margin > 0
+
+
+def test_random_system_p_values_are_roughly_uniform():
+    values = []
+    for seed in range(24):
+        rng = np.random.default_rng(100 + seed)
+        gold = LABELS[rng.choice(4, 150, p=PREVALENCE)]
+        noise = LABELS[rng.choice(4, 150, p=[0.4, 0.3, 0.2, 0.1])]
+        result = chance_baselines(count(gold, {"r": noise}), draws=200, seed=seed)
+        values.append(result.chance["r"]["accuracy"].p_shuffle)
+    values = np.array(values)
+    assert 0.3 < values.mean() < 0.7
+    assert (values < 0.05).sum() <= 4 and (values > 0.5).sum() >= 6
+
+
+def test_permutation_p_value_agrees_with_scipy():
+    rng = np.random.default_rng(21)
+    gold = rng.choice(3, 60, p=[0.5, 0.3, 0.2])
+    pred = np.where(rng.random(60) < 0.05, gold, rng.choice(3, 60, p=[0.5, 0.3, 0.2]))
+    draws = 4000
+    ours = chance_baselines(count(gold, {"s": pred}), draws=draws, seed=5).chance["s"]["accuracy"].p_shuffle
+
+    def accuracy(x, axis=-1):
+        return (x == gold).mean(axis=axis)
+
+    reference = stats.permutation_test(
+        (pred,), accuracy, permutation_type="pairings", alternative="greater",
+        n_resamples=draws, vectorized=True, random_state=6,
+    ).pvalue
+    assert 0.02 < reference < 0.6  # a case where the p-value is neither tiny nor 1
+    tolerance = 4 * np.sqrt(2 * reference * (1 - reference) / draws)
+    assert abs(ours - reference) <= tolerance
+
+
+def test_permutation_p_value_counts_ties_and_skips_undefined():
+    assert permutation_p_value(0.5, np.array([0.5, 0.4, np.nan, 0.6])) == pytest.approx(3 / 4)
+    assert permutation_p_value(float("nan"), np.array([0.1])) is None
+
+
+def test_seed_reproducible_and_independent_of_other_systems():
+    gold, pred = synthetic(n=200, seed=2)
+    _, other = synthetic(n=200, seed=3)
+    alone = chance_baselines(count(gold, {"s": pred}), draws=100, seed=8)
+    together = chance_baselines(count(gold, {"t": other, "s": pred}), draws=100, seed=8)
+    assert alone.shuffle["s"]["kappa"] == together.shuffle["s"]["kappa"]
+    assert alone.baselines["uniform"]["macro_f1"] == together.baselines["uniform"]["macro_f1"]
+
+
+def test_json_sections():
+    gold, pred = synthetic(n=200, seed=2)
+    result = chance_baselines(count(gold, {"s": pred, "m": np.full(200, "a")}), draws=100, seed=8)
+    document = {"systems": {"s": {"metrics": {}}, "m": {"metrics": {}}}}
+    result.add_to_json(document)
+    json.dumps(document, allow_nan=False)
+    assert set(document["baselines"]) == {"uniform", "prevalence", "majority", "shuffle"}
+    entry = document["baselines"]["uniform"]["metrics"]["accuracy"]
+    assert {"expected", "exact", "mc_mean", "mc_se", "mc_low", "mc_high"} <= set(entry)
+    assert set(document["baselines"]["shuffle"]) == {"s", "m"}
+    assert document["baselines"]["shuffle"]["s"]["metrics"]["kappa"]["exact"] is True
+    chance = document["systems"]["s"]["chance"]["kappa"]
+    assert {"margin", "strongest_baseline", "p_shuffle"} <= set(chance)
+    assert document["systems"]["m"]["chance"]["mcc"]["p_shuffle"] is None
+    assert document["baselines_method"]["draws"] == 100 and document["baselines_method"]["seed"] == 8
+
+
+# ------------------------------------------------------------------------- GermEval 2018
+
+
+def _read_tsv(path: Path) -> dict[str, str]:
+    lines = path.read_text(encoding="utf-8").splitlines()[1:]
+    return dict(line.split("\t")[:2] for line in lines if line)
+
+
+@pytest.fixture(scope="module")
+def germeval():
+    folder = EXAMPLES / "germeval2018"
+    gold = _read_tsv(folder / "gold.tsv")
+    ids = list(gold)
+    systems = {}
+    for path in sorted((folder / "systems").glob("*.tsv")):
+        predicted = _read_tsv(path)
+        systems[path.stem] = np.array([predicted[i] for i in ids])
+    counts = count(np.array([gold[i] for i in ids]), systems)
+    return counts, chance_baselines(counts, draws=1000, seed=12345)
+
+
+CHANCE_CORRECTED = ("kappa", "mcc", "informedness")
+TRAINED = ("char-svm", "char-svm-balanced", "word-complement-nb", "word-logreg", "word-logreg-balanced", "word-nb")
+
+
+def test_germeval_chance_systems_are_not_distinguishable(germeval):
+    _, result = germeval
+    for system in ("majority", "prior-sampler"):
+        for metric_id in CHANCE_CORRECTED:
+            comparison = result.chance[system][metric_id]
+            if system == "majority" and metric_id == "mcc":
+                assert comparison.p_shuffle is None and "0/0" in comparison.undefined
+            else:
+                assert comparison.p_shuffle > 0.05, (system, metric_id, comparison)
+
+
+def test_germeval_trained_systems_beat_chance(germeval):
+    counts, result = germeval
+    assert set(TRAINED) <= set(counts.systems)
+    for system in TRAINED:
+        for metric_id in CHANCE_CORRECTED:
+            comparison = result.chance[system][metric_id]
+            assert comparison.p_shuffle <= 0.01, (system, metric_id)
+            assert comparison.margin > 0.1, (system, metric_id)
