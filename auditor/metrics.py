@@ -31,6 +31,16 @@ OPITZ = "Opitz 2024"
 PER_CLASS_CONVENTION = (
     "counted as 0 in the average, as scikit-learn's zero_division=0 does"
 )
+MACRO_F1_AMBIGUITY = (
+    "ambiguous: papers use this name both for the mean of class F1 (macro_f1, scikit-learn's "
+    "average='macro') and for the F1 of macro P and macro R (macro_f1_hm, F1′); resolved to "
+    "macro_f1 (Opitz & Burst 2019, 'Macro F1 and Macro F1')"
+)
+BALANCED_ACCURACY_NOTE = (
+    "resolved to macro_recall; scikit-learn's balanced_accuracy_score averages recall over the "
+    "gold classes only, so the two differ when a system predicts a label absent from gold "
+    "(balanced_accuracy_score then equals accuracy_calibrated)"
+)
 NO_INFORMATION_CONVENTION = "the class's term counted as 0 (a class never or always chosen carries no information)"
 
 
@@ -185,7 +195,7 @@ def weighted_informedness(s: ConfusionStats, weights: np.ndarray) -> np.ndarray:
 
 P = Properties
 register(Metric(
-    id="accuracy", name="Accuracy", function=accuracy,
+    id="accuracy", short="Acc", name="Accuracy", function=accuracy,
     formula=r"\mathrm{Acc} = \frac{1}{N}\sum_i C_{ii}",
     chance=r"p^\top q for a predictor with bias q; max_i p_i for the majority class",
     references=(f"{OPITZ} §4.1",),
@@ -194,15 +204,16 @@ register(Metric(
 ), aliases=("acc", "micro f1", "micro-f1", "f1 micro", "micro precision", "micro recall", "micro average"))
 
 register(Metric(
-    id="macro_recall", name="Macro recall", function=macro_recall,
+    id="macro_recall", short="macR", name="Macro recall", function=macro_recall,
     formula=r"\mathrm{macR} = \frac{1}{k}\sum_i R_i,\quad R_i = \frac{C_{ii}}{\sum_j C_{ij}}",
     chance="1/k", references=(f"{OPITZ} §4.2",), uses=("recall",), convention=PER_CLASS_CONVENTION,
     properties=P(True, True, True, True, "bounded"),
     description="Mean of the per-class recalls; scikit-learn's balanced_accuracy_score when every label has gold items.",
-), aliases=("balanced accuracy", "balanced_accuracy", "macro-recall", "recall macro", "average recall", "UAR", "unweighted average recall"))
+), aliases=("balanced accuracy", "balanced_accuracy", "macro-recall", "recall macro", "average recall", "UAR", "unweighted average recall"),
+   notes={"balanced accuracy": BALANCED_ACCURACY_NOTE})
 
 register(Metric(
-    id="macro_precision", name="Macro precision", function=macro_precision,
+    id="macro_precision", short="macP", name="Macro precision", function=macro_precision,
     formula=r"\mathrm{macP} = \frac{1}{k}\sum_i P_i,\quad P_i = \frac{C_{ii}}{\sum_j C_{ji}}",
     chance="depends on p and the predictor's bias", references=(f"{OPITZ} §4.3",),
     uses=("precision",), convention=PER_CLASS_CONVENTION,
@@ -210,16 +221,17 @@ register(Metric(
 ), aliases=("precision macro", "macro-precision", "average precision over classes"))
 
 register(Metric(
-    id="macro_f1", name="Macro F1 (mean of class F1)", function=macro_f1,
+    id="macro_f1", short="macF1", name="Macro F1 (mean of class F1)", function=macro_f1,
     formula=r"\mathrm{macF1} = \frac{1}{k}\sum_i \frac{2\,C_{ii}}{\sum_j C_{ij} + \sum_j C_{ji}}",
     chance="depends on p and the predictor's bias", references=(f"{OPITZ} §4.4", "Opitz & Burst 2019"),
     uses=("f1",), convention=PER_CLASS_CONVENTION,
     properties=P(True, True, True, False, "none"),
     description="Arithmetic mean of per-class F1 (scikit-learn f1_score average='macro'). Not the same as F1′.",
-), aliases=("f1 macro", "F1-macro", "macro-f1", "macro f-score", "average F1", "macro averaged F1", "macro F1 (averaged F1)"))
+), aliases=("f1 macro", "F1-macro", "macro-f1", "macro f-score", "average F1", "macro averaged F1", "macro F1 (averaged F1)"),
+   notes={name: MACRO_F1_AMBIGUITY for name in ("macro F1", "average F1", "macro-F1", "macro f-score", "macro averaged F1")})
 
 register(Metric(
-    id="macro_f1_hm", name="Macro F1′ (harmonic mean of macP and macR)", function=macro_f1_hm,
+    id="macro_f1_hm", short="macF1′", name="Macro F1′ (harmonic mean of macP and macR)", function=macro_f1_hm,
     formula=r"\mathrm{macF1'} = \frac{2\,\mathrm{macP}\,\mathrm{macR}}{\mathrm{macP} + \mathrm{macR}}",
     chance="depends on p and the predictor's bias", references=(f"{OPITZ} §4.5", "Opitz & Burst 2019"),
     uses=("precision", "recall"), convention=PER_CLASS_CONVENTION,
@@ -229,7 +241,7 @@ register(Metric(
 ), aliases=("f1 of averages", "macro F1 prime", "macro f1'", "F1 of macro P and macro R", "average F"))
 
 register(Metric(
-    id="weighted_f1", name="Weighted F1", function=weighted_f1,
+    id="weighted_f1", short="wF1", name="Weighted F1", function=weighted_f1,
     formula=r"\mathrm{wF1} = \sum_i p_i\,F1_i",
     chance="depends on p and the predictor's bias", references=(f"{OPITZ} §4.6",),
     properties=P(True, False, False, False, "none"),
@@ -237,7 +249,7 @@ register(Metric(
 ), aliases=("f1 weighted", "weighted-f1", "weighted average f1"))
 
 register(Metric(
-    id="gmean_recall", name="Geometric-mean macro recall (GmacR)", function=gmean_recall,
+    id="gmean_recall", short="GmacR", name="Geometric-mean macro recall (GmacR)", function=gmean_recall,
     formula=r"\mathrm{GmacR} = \Big(\prod_i R_i\Big)^{1/k}",
     chance="at most 1/k; 1/k for the uniform predictor", references=(f"{OPITZ} §5.1",),
     uses=("recall",), convention=PER_CLASS_CONVENTION,
@@ -245,7 +257,7 @@ register(Metric(
 ), aliases=("GmacR", "geometric mean recall", "g-mean"))
 
 register(Metric(
-    id="hmean_recall", name="Harmonic-mean macro recall (HmacR)", function=hmean_recall,
+    id="hmean_recall", short="HmacR", name="Harmonic-mean macro recall (HmacR)", function=hmean_recall,
     formula=r"\mathrm{HmacR} = \frac{k}{\sum_i R_i^{-1}}",
     chance="at most 1/k; 1/k for the uniform predictor", references=(f"{OPITZ} §5.1",),
     uses=("recall",), convention=PER_CLASS_CONVENTION,
@@ -253,7 +265,7 @@ register(Metric(
 ), aliases=("HmacR", "harmonic mean recall"))
 
 register(Metric(
-    id="kappa", name="Cohen's kappa", function=kappa, range=(-1.0, 1.0),
+    id="kappa", short="κ", name="Cohen's kappa", function=kappa, range=(-1.0, 1.0),
     formula=r"\kappa = \frac{\mathrm{Acc} - p^\top b}{1 - p^\top b}",
     chance="0 (in expectation)", references=("Cohen 1960", f"{OPITZ} §4.7"),
     undefined_when="p·b = 1 (one class in gold and in the predictions), so kappa is 0/0",
@@ -261,15 +273,16 @@ register(Metric(
 ), aliases=("cohen kappa", "cohen's kappa", "kappa score"))
 
 register(Metric(
-    id="mcc", name="Matthews correlation (multi-class R_K)", function=mcc, range=(-1.0, 1.0),
+    id="mcc", short="MCC", name="Matthews correlation (multi-class R_K)", function=mcc, range=(-1.0, 1.0),
     formula=r"\mathrm{MCC} = \frac{\mathrm{Acc} - p^\top b}{\sqrt{(1 - p^\top p)(1 - b^\top b)}}",
     chance="0 (in expectation)", references=("Gorodkin 2004", f"{OPITZ} §4.7"),
-    undefined_when="the system predicts a single class (1 − bᵀb = 0), so MCC is 0/0; scikit-learn shows 0",
+    undefined_when=("the system predicts a single class (1 − bᵀb = 0) or gold has a single class (1 − pᵀp = 0), "
+                    "so MCC is 0/0; scikit-learn shows 0"),
     properties=P(True, True, False, False, "strict"),
 ), aliases=("matthews", "matthews correlation coefficient", "R_K", "phi"))
 
 register(Metric(
-    id="informedness", name="Informedness (bookmaker; Youden's J for 2 classes)", function=informedness,
+    id="informedness", short="BM", name="Informedness (bookmaker; Youden's J for 2 classes)", function=informedness,
     range=(-1.0, 1.0),
     formula=r"\mathrm{BM} = \sum_i b_i\,(R_i - \mathrm{FPR}_i),\quad \mathrm{FPR}_i = \frac{\sum_j C_{ji} - C_{ii}}{N - \sum_j C_{ij}}",
     chance="0 for every predictor that ignores its input", references=("Powers 2003", "Powers 2011", "Vickers et al. 2024"),
@@ -278,7 +291,7 @@ register(Metric(
 ), aliases=("bookmaker informedness", "bookmaker", "youden's j", "youden j", "youden index", "BM", "J statistic"))
 
 register(Metric(
-    id="markedness", name="Markedness", function=markedness, range=(-1.0, 1.0),
+    id="markedness", short="MK", name="Markedness", function=markedness, range=(-1.0, 1.0),
     formula=r"\mathrm{MK} = \sum_i p_i\,(\mathrm{PPV}_i + \mathrm{NPV}_i - 1)",
     chance="0 when gold and prediction are independent", references=("Powers 2011",),
     uses=("markedness",), convention=NO_INFORMATION_CONVENTION,
@@ -286,7 +299,7 @@ register(Metric(
 ), aliases=("MK", "deltaP"))
 
 register(Metric(
-    id="nit", name="Normalised information transfer", function=nit,
+    id="nit", short="NIT", name="Normalised information transfer", function=nit,
     range=(0.0, 1.0),
     formula=r"\mathrm{NIT} = \frac{2^{\mathrm{MI}(Y;\hat{Y})}}{k},\quad \mathrm{MI} = \sum_{i,j} \frac{C_{ij}}{N}\log_2\frac{N\,C_{ij}}{\sum_l C_{il}\sum_l C_{lj}}",
     chance="1/k for every predictor that ignores its input", references=("Valverde-Albacete & Peláez-Moreno 2014",),
@@ -295,22 +308,22 @@ register(Metric(
 
 _PER_CLASS = P(True, False, True, False, "none", source="per-class value")
 register(Metric(
-    id="class_recall", name="Recall per class", function=class_recall, per_class=True,
+    id="class_recall", short="R_i", name="Recall per class", function=class_recall, per_class=True,
     formula=r"R_i = \frac{C_{ii}}{\sum_j C_{ij}}", chance="q_i (the predictor's rate for class i)",
     uses=("recall",), convention="shown as undefined", properties=_PER_CLASS,
 ), aliases=("recall per class", "sensitivity", "TPR"))
 register(Metric(
-    id="class_precision", name="Precision per class", function=class_precision, per_class=True,
+    id="class_precision", short="P_i", name="Precision per class", function=class_precision, per_class=True,
     formula=r"P_i = \frac{C_{ii}}{\sum_j C_{ji}}", chance="p_i", uses=("precision",),
     convention="shown as undefined", properties=_PER_CLASS,
 ), aliases=("precision per class", "PPV"))
 register(Metric(
-    id="class_f1", name="F1 per class", function=class_f1, per_class=True,
+    id="class_f1", short="F1_i", name="F1 per class", function=class_f1, per_class=True,
     formula=r"F1_i = \frac{2\,C_{ii}}{\sum_j C_{ij} + \sum_j C_{ji}}", chance="2 p_i q_i / (p_i + q_i)",
     uses=("f1",), convention="shown as undefined", properties=_PER_CLASS,
 ), aliases=("f1 per class",))
 register(Metric(
-    id="class_informedness", name="Informedness per class", function=class_informedness, per_class=True,
+    id="class_informedness", short="BM_i", name="Informedness per class", function=class_informedness, per_class=True,
     range=(-1.0, 1.0), formula=r"R_i - \mathrm{FPR}_i", chance="0", uses=("informedness",),
     convention="shown as undefined", properties=_PER_CLASS,
 ), aliases=("informedness per class",))
@@ -331,7 +344,7 @@ def _calibrated(base: Metric) -> Metric:
         uses=base.uses, convention=base.convention, undefined_when=base.undefined_when,
         properties=Properties(props.monotonicity, props.class_sensitivity, props.decomposability, True,
                               props.chance_correction, source=f"{props.source}; calibration makes it prevalence invariant"),
-        family="calibrated",
+        family="calibrated", short=f"cal-{base.label}",
         description=f"{base.name} computed after rescaling every gold class to prevalence 1/k.",
     )
 
@@ -353,18 +366,26 @@ for _id in BASE_METRIC_IDS:
 def informedness_at(training_prevalence: np.ndarray) -> Metric:
     """Informedness weighted by a user-supplied training prevalence π instead of the bias.
 
-    :math:`\\sum_i \\pi_i (R_i - \\mathrm{FPR}_i)` — the expected informedness when the
-    system is deployed where classes occur as in training (Vickers et al. 2024).
+    :math:`\\sum_i \\pi_i (R_i - \\mathrm{FPR}_i)`: Powers' per-class informedness
+    (Youden's J of class i against the rest) averaged with weights π. With π = the bias b it
+    is :func:`informedness`; for two classes it is Youden's J whatever π is; it is 0 for every
+    predictor whose counts factor as C = N p qᵀ. It is *not* prevalence invariant for k > 2:
+    FPR_i mixes the other gold classes at their test prevalence, so it is not the informedness
+    the system would score on data with prevalence π (that would be :func:`informedness` of
+    ``reweight_prevalence(C, π)``). Vickers et al. (2024) argue for informedness; the
+    weighting by a training prevalence is this tool's option, not an equation of theirs.
     """
     weights = np.asarray(training_prevalence, dtype=float)
     weights = weights / weights.sum()
     return Metric(
-        id="informedness_train", name="Informedness at the training prevalence",
+        id="informedness_train", short="BM_π", name="Informedness at the training prevalence",
         function=lambda s: weighted_informedness(s, weights), range=(-1.0, 1.0),
         formula=r"\mathrm{BM}_\pi = \sum_i \pi_i\,(R_i - \mathrm{FPR}_i)",
         chance="0 for every predictor that ignores its input", references=("Vickers et al. 2024", "Powers 2003"),
         uses=("informedness",), convention=NO_INFORMATION_CONVENTION,
-        properties=Properties(True, True, False, True, "complete", source="derived"),
+        properties=Properties(True, True, False, False, "complete",
+                              source="derived: FPR_i depends on the test prevalence of the other classes, "
+                                     "so it is prevalence invariant only for k = 2"),
         family="parameterised",
     )
 
@@ -395,11 +416,11 @@ def compute(
     return {metric.id: metric.function(stats) for metric in chosen}
 
 
-def undefined_parts(metric: Metric, stats: ConfusionStats, labels: Sequence[str]) -> list[str]:
-    """Reasons for every per-class 0/0 that ``metric`` used, for one unbatched matrix."""
+def undefined_parts(metric: Metric, stats: ConfusionStats, labels: Sequence[str], index: tuple = ()) -> list[str]:
+    """Reasons for every per-class 0/0 that ``metric`` used, for the matrix at batch ``index``."""
     reasons = []
     for quantity in metric.uses:
-        mask = getattr(stats, f"{quantity}_undefined") & stats.active
+        mask = (getattr(stats, f"{quantity}_undefined") & stats.active)[index]
         reasons += [UNDEFINED_REASONS[quantity].format(label=labels[i]) for i in np.flatnonzero(mask)]
     return reasons
 
@@ -409,21 +430,31 @@ def describe(
     labels: Sequence[str],
     metrics: Iterable[Metric] | None = None,
     all_labels_active: bool = False,
-) -> dict[str, MetricValue]:
-    """Scalar metrics of one confusion matrix, each with its undefined/convention notes."""
-    stats = ConfusionStats(confusion, all_labels_active)
+) -> dict[str, MetricValue] | list[dict[str, MetricValue]]:
+    """Scalar metrics with their undefined/convention notes.
+
+    ``confusion`` is one matrix (k, k) -> one dict, or a stack (S, k, k) -> one dict per
+    system; every metric is evaluated once over the whole stack.
+    """
+    confusion = np.asarray(confusion)
+    single = confusion.ndim == 2
+    stats = ConfusionStats(confusion[None] if single else confusion, all_labels_active)
     chosen = [m for m in (REGISTRY if metrics is None else metrics) if not m.per_class]
-    result = {}
-    for metric in chosen:
-        value = float(metric.function(stats))
-        target = calibrated_stats(stats) if metric.family == "calibrated" else stats
-        parts = undefined_parts(metric, target, labels)
-        convention = f"{'; '.join(parts)}; {metric.convention}" if parts else None
-        if np.isnan(value):
-            result[metric.id] = MetricValue(None, metric.undefined_when or "0/0", convention)
-        else:
-            result[metric.id] = MetricValue(value, None, convention)
-    return result
+    values = {metric.id: metric.function(stats) for metric in chosen}
+    results: list[dict[str, MetricValue]] = []
+    for system in range(stats.C.shape[0]):
+        result = {}
+        for metric in chosen:
+            value = float(values[metric.id][system])
+            target = calibrated_stats(stats) if metric.family == "calibrated" else stats
+            parts = undefined_parts(metric, target, labels, (system,))
+            convention = f"{'; '.join(parts)}; {metric.convention}" if parts else None
+            if np.isnan(value):
+                result[metric.id] = MetricValue(None, metric.undefined_when or "0/0", convention)
+            else:
+                result[metric.id] = MetricValue(value, None, convention)
+        results.append(result)
+    return results[0] if single else results
 
 
 def per_class_table(confusion: np.ndarray, labels: Sequence[str]) -> dict[str, dict[str, object]]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Mapping
 
 import numpy as np
 
@@ -220,6 +220,12 @@ class Metric:
     per_class: bool = False
     family: str = "base"
     description: str = ""
+    short: str = ""
+
+    @property
+    def label(self) -> str:
+        """Short column header (``short`` or the id)."""
+        return self.short or self.id
 
     def __call__(self, confusion: np.ndarray | ConfusionStats, all_labels_active: bool = False) -> np.ndarray:
         stats = confusion if isinstance(confusion, ConfusionStats) else ConfusionStats(confusion, all_labels_active)
@@ -232,14 +238,25 @@ class Registry:
 
     metrics: dict[str, Metric] = field(default_factory=dict)
     aliases: dict[str, str] = field(default_factory=dict)
+    #: Normalised name -> why that name is ambiguous in the literature (the mapping is kept;
+    #: the report shows the note next to the resolved id).
+    alias_notes: dict[str, str] = field(default_factory=dict)
 
-    def register(self, metric: Metric, aliases: tuple[str, ...] = ()) -> Metric:
+    def register(
+        self, metric: Metric, aliases: tuple[str, ...] = (), notes: Mapping[str, str] | None = None
+    ) -> Metric:
         if metric.id in self.metrics:
             raise ValueError(f"metric id {metric.id!r} is already registered")
         self.metrics[metric.id] = metric
         for alias in aliases:
             self.aliases[normalise_name(alias)] = metric.id
+        for name, note in (notes or {}).items():
+            self.alias_notes[normalise_name(name)] = note
         return metric
+
+    def alias_note(self, name: str) -> str | None:
+        """Why ``name`` is ambiguous in the literature, or None if it names one metric only."""
+        return self.alias_notes.get(normalise_name(name))
 
     def resolve(self, name: str) -> str:
         """The metric id for ``name``: an id or an alias (case, spaces, '-' and '_' ignored)."""
@@ -270,15 +287,20 @@ class Registry:
 
 
 def normalise_name(name: str) -> str:
-    return "".join(ch for ch in name.lower() if ch.isalnum() or ch == "'" or ch == "′").replace("′", "'")
+    """Lower case, only letters, digits and apostrophes; typographic apostrophes and the prime
+    (’ ‘ ′) count as ``'`` so that "Youden’s J" and "macro F1′" resolve like their ASCII spellings."""
+    name = name.lower().translate({0x2019: "'", 0x2018: "'", 0x2032: "'"})
+    return "".join(ch for ch in name if ch.isalnum() or ch == "'")
 
 
 REGISTRY = Registry()
 
 
-def register(metric: Metric, aliases: tuple[str, ...] = ()) -> Metric:
-    """Add ``metric`` to the global registry (used by the catalogue and by plugins)."""
-    return REGISTRY.register(metric, aliases)
+def register(metric: Metric, aliases: tuple[str, ...] = (), notes: Mapping[str, str] | None = None) -> Metric:
+    """Add ``metric`` to the global registry (used by the catalogue and by plugins).
+
+    ``notes`` maps a name (alias or id) to why it is ambiguous in the literature."""
+    return REGISTRY.register(metric, aliases, notes)
 
 
 def load_plugin(module_name: str) -> None:

@@ -1,6 +1,7 @@
 """Terminal output of ``auditor score`` and ``auditor metrics`` (rich tables on stdout)."""
 from __future__ import annotations
 
+import sys
 from typing import Sequence
 
 from rich.console import Console
@@ -14,30 +15,33 @@ CONVENTION_MARK = "†"
 
 
 def print_score_table(result: Audit, columns: Sequence[str], console: Console | None = None) -> None:
-    """Systems × metrics, values ×1 to 4 decimals; undefined values as '—' with footnotes."""
-    console = console or Console(soft_wrap=True)
+    """Systems × metrics to 4 decimals; '—' = undefined, '†' = a per-class 0/0 filled by convention.
+
+    Below the table, every undefined value and every convention, each distinct reason once
+    with the system/metric cells it applies to.
+    """
+    console = console or Console(soft_wrap=True, width=None if sys.stdout.isatty() else 220)
     table = Table(title=f"{len(result.systems)} systems, {result.n_items} items, {len(result.labels)} labels",
-                  caption="rows = systems; † = a per-class 0/0 was filled by convention; — = undefined (0/0)")
+                  caption=f"{UNDEFINED_MARK} = undefined (0/0); {CONVENTION_MARK} = a per-class 0/0 counted by convention")
     table.add_column("system", no_wrap=True)
     for metric_id in columns:
-        table.add_column(metric_id, justify="right")
-    notes: list[str] = []
+        table.add_column(REGISTRY.metrics[metric_id].label, justify="right", no_wrap=True)
+    notes: dict[str, list[str]] = {}
     for name, system in result.systems.items():
         cells = []
         for metric_id in columns:
             value = system.metrics[metric_id]
             if value.value is None:
                 cells.append(UNDEFINED_MARK)
-                notes.append(f"{name} / {metric_id}: undefined — {value.undefined}")
+                notes.setdefault(f"undefined: {value.undefined}", []).append(f"{name}/{metric_id}")
             else:
-                mark = CONVENTION_MARK if value.convention else ""
-                cells.append(f"{value.value:.4f}{mark}")
-                if value.convention:
-                    notes.append(f"{name} / {metric_id}: {value.convention}")
+                cells.append(f"{value.value:.4f}{CONVENTION_MARK if value.convention else ''}")
+            if value.convention:
+                notes.setdefault(value.convention, []).append(f"{name}/{metric_id}")
         table.add_row(name, *cells)
     console.print(table)
-    for note in notes:
-        console.print(f"  {note}", highlight=False)
+    for text, cells in notes.items():
+        console.print(f"  {', '.join(cells)}: {text}", highlight=False)
     console.print(f"signature: {result.signature}", highlight=False)
 
 

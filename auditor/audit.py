@@ -1,0 +1,203 @@
+"""The whole pipeline behind one call: load -> validate -> count -> metrics -> analyses.
+
+``audit(gold, systems, ...)`` returns an :class:`Audit`: the counts, every metric of every
+system with its undefined-value notes, and the results of each analysis that ran. Each
+analysis module owns its result type and its JSON section; ``Audit.to_json`` only gathers
+them. Sections that did not run are absent from the JSON, never filled with placeholders.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field, replace
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from . import __version__
+from .baselines import chance_baselines
+from .counts import Counts, count
+from .load import LabelColumn, from_values, read_labels
+from .metrics import MetricValue, describe, informedness_at, per_class_table, prevalence_vector
+from .profile import DataProfile, profile
+from .progress import SILENT, Progress
+from .registry import REGISTRY, Metric, load_plugin
+from .validate import LabelTable, align
+
+SCHEMA = "auditor/1"
+
+
+@dataclass(frozen=True)
+class AuditOptions:
+    """Everything that changes an audit's numbers; all of it goes into the signature.
+
+    ``bootstrap`` resamples (0 = off), ``seed`` for every random draw, ``alpha`` for
+    intervals and tests, ``correction`` for multiple comparisons (``holm`` or ``bh``),
+    ``training_prevalence`` label -> share (adds ``informedness_train``),
+    ``deployment_prevalence`` (``uniform``, ``test``, ``unknown`` or label -> share),
+    ``rare_classes_matter`` (intent for the recommendation), ``plugins`` (modules that
+    register extra metrics).
+    """
+
+    labels: tuple[str, ...] | None = None
+    bootstrap: int = 1000
+    seed: int = 12345
+    alpha: float = 0.05
+    correction: str = "holm"
+    training_prevalence: Mapping[str, float] | None = None
+    deployment_prevalence: str | Mapping[str, float] | None = None
+    rare_classes_matter: bool = False
+    plugins: tuple[str, ...] = ()
+
+
+@dataclass
+class SystemResult:
+    """One system's metric values, per-class table and confusion matrix."""
+
+    name: str
+    metrics: dict[str, MetricValue]
+    per_class: dict[str, dict[str, Any]]
+    confusion: np.ndarray
+
+
+@dataclass
+class Audit:
+    """Result of :func:`audit`. Analysis results are ``None`` until their stage has run."""
+
+    labels: tuple[str, ...]
+    n_items: int
+    counts: Counts
+    metrics: tuple[Metric, ...]
+    systems: dict[str, SystemResult]
+    sources: dict[str, dict[str, Any]]
+    options: AuditOptions
+    profile: DataProfile
+    analyses: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def signature(self) -> str:
+        """``auditor:<version>|gold:<sha256[:12]>|systems:<n>|labels:<k>|boot:B|seed:S|ci:percentile``."""
+        gold_hash = (self.sources.get("gold", {}).get("sha256") or _hash_codes(self.counts.gold, self.labels))[:12]
+        systems_hash = hashlib.sha256(
+            "|".join(f"{name}:{self.sources.get(name, {}).get('sha256') or ''}" for name in self.counts.systems).encode()
+        ).hexdigest()[:12]
+        parts = [
+            f"auditor:{__version__}", f"gold:{gold_hash}", f"systems:{len(self.systems)}:{systems_hash}",
+            f"labels:{len(self.labels)}", f"boot:{self.options.bootstrap}", f"seed:{self.options.seed}",
+            "ci:percentile", f"alpha:{self.options.alpha}", f"correction:{self.options.correction}",
+        ]
+        if self.options.plugins:
+            parts.append("plugins:" + ",".join(self.options.plugins))
+        return "|".join(parts)
+
+    def to_json(self) -> dict[str, Any]:
+        """The audit JSON of DESIGN.md ("Interfaces"); ``null`` for undefined values."""
+        systems = {}
+        for name, result in self.systems.items():
+            systems[name] = {
+                "metrics": {metric_id: _metric_json(value) for metric_id, value in result.metrics.items()},
+                "per_class": result.per_class,
+                "confusion": result.confusion.tolist(),
+            }
+        document: dict[str, Any] = {
+            "schema": SCHEMA,
+            "signature": self.signature,
+            "labels": list(self.labels),
+            "n_items": self.n_items,
+            "orientation": "rows = gold class, columns = predicted class",
+            "sources": self.sources,
+            "profile": self.profile.to_json(),
+            "systems": systems,
+        }
+        for analysis in self.analyses.values():
+            analysis.add_to_json(document)
+        return document
+
+
+def _metric_json(value: MetricValue) -> dict[str, Any]:
+    return {"value": value.value, "ci": None, "undefined": value.undefined, "convention": value.convention}
+
+
+def _hash_codes(codes: np.ndarray, labels: Sequence[str]) -> str:
+    digest = hashlib.sha256("\x1f".join(labels).encode())
+    digest.update(np.ascontiguousarray(codes, dtype=np.int64).tobytes())
+    return digest.hexdigest()
+
+
+def _column(value: Any, source: str) -> LabelColumn:
+    if isinstance(value, LabelColumn):
+        return value
+    if isinstance(value, (str, os.PathLike)):
+        return read_labels(value)
+    return from_values(value, source)
+
+
+def gather(gold: Any, systems: Mapping[str, Any], labels: Sequence[str] | None = None) -> LabelTable:
+    """Load (from paths) or wrap (arrays, lists, Series) and align gold and system labels."""
+    return align(
+        _column(gold, "<gold>"),
+        {name: _column(value, f"<{name}>") for name, value in systems.items()},
+        labels,
+    )
+
+
+def audit(
+    gold: Any,
+    systems: Mapping[str, Any],
+    labels: Sequence[str] | None = None,
+    options: AuditOptions | None = None,
+    progress: Progress = SILENT,
+    **option_overrides: Any,
+) -> Audit:
+    """Audit the evaluation of ``systems`` against ``gold``.
+
+    Parameters
+    ----------
+    gold : path, list, array or pandas Series of gold labels.
+    systems : name -> path, list, array or Series of predicted labels.
+    labels : fixed label set and order (default: sorted union of gold and predictions).
+    options : :class:`AuditOptions`; keyword arguments override single fields.
+
+    Examples
+    --------
+    >>> result = audit(["a", "b", "b"], {"sys": ["a", "b", "a"]}, bootstrap=0)
+    >>> round(result.systems["sys"].metrics["accuracy"].value, 4)
+    0.6667
+    """
+    options = replace(options or AuditOptions(), **option_overrides)
+    if labels is not None:
+        options = replace(options, labels=tuple(labels))
+    for module in options.plugins:
+        load_plugin(module)
+    table = gather(gold, systems, options.labels)
+    counts = count(table.gold, table.systems, options.labels)
+    return audit_counts(counts, table.sources, options, progress)
+
+
+def audit_counts(counts: Counts, sources: dict[str, dict[str, Any]], options: AuditOptions,
+                 progress: Progress = SILENT) -> Audit:
+    """The part of :func:`audit` after counting (also used for a bare confusion matrix)."""
+    metrics = list(REGISTRY.scalar())
+    if options.training_prevalence:
+        metrics.append(informedness_at(prevalence_vector(counts.labels, options.training_prevalence)))
+    values = describe(counts.confusion, counts.labels, metrics, counts.labels_given)
+    results = {
+        name: SystemResult(name=name, metrics=values[index],
+                           per_class=per_class_table(counts.confusion[index], counts.labels),
+                           confusion=counts.confusion[index])
+        for index, name in enumerate(counts.systems)
+    }
+    result = Audit(
+        labels=counts.labels, n_items=counts.n_items, counts=counts, metrics=tuple(metrics),
+        systems=results, sources=sources, options=options, profile=profile(counts),
+    )
+    run_analyses(result, progress)
+    return result
+
+
+def run_analyses(result: Audit, progress: Progress = SILENT) -> None:
+    """Run every analysis stage in order; each stores its result in ``result.analyses``."""
+    # Chance baselines always run: a few k x k hypergeometric draws per system, cheap at any N.
+    result.analyses["baselines"] = chance_baselines(
+        result.counts, result.metrics, seed=result.options.seed, progress=progress,
+    )

@@ -1,0 +1,139 @@
+"""The ``auditor`` command line: thin click commands over the library.
+
+Each command parses options, calls one library function and writes its outputs.
+Errors become one message on standard error and a non-zero exit code in one place,
+:func:`main`.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Callable
+
+import click
+
+from . import __version__
+from .audit import Audit, AuditOptions, audit
+from .errors import AuditorError, UsageError
+from .load import parse_system_argument
+from .progress import Progress
+from .registry import REGISTRY
+
+#: Columns of the terminal table when no --metric is given.
+DEFAULT_COLUMNS = (
+    "accuracy", "macro_recall", "macro_precision", "macro_f1", "macro_f1_hm", "weighted_f1",
+    "kappa", "mcc", "informedness", "markedness", "nit",
+)
+
+
+def parse_prevalence(text: str | None) -> dict[str, float] | None:
+    """``"a=0.2,b=0.8"`` or a file of ``label<TAB>share`` lines -> {label: share}."""
+    if not text:
+        return None
+    import os
+
+    if os.path.exists(text):
+        with open(text, encoding="utf-8") as stream:
+            pairs = [line.split(None, 1) for line in stream if line.strip() and not line.startswith("#")]
+        source = text
+    else:
+        pairs = [item.split("=", 1) for item in text.split(",")]
+        source = "prevalence"
+    result = {}
+    for number, pair in enumerate(pairs, 1):
+        try:
+            label, share = pair
+            result[label.strip()] = float(share)
+        except ValueError:
+            raise UsageError(f"{source} entry {number}: expected 'label=share' (or 'label<TAB>share' in a file), "
+                             f"found {'='.join(pair)!r}") from None
+    if any(share < 0 for share in result.values()) or sum(result.values()) <= 0:
+        raise UsageError(f"{source}: shares must be non-negative and not all 0")
+    return result
+
+
+def audit_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Options shared by every command that runs an audit."""
+    decorators = [
+        click.argument("gold", type=str),
+        click.argument("systems", nargs=-1, required=True, type=str),
+        click.option("--labels", help="Comma-separated label set and order (default: union of gold and predictions)."),
+        click.option("--bootstrap", type=click.IntRange(min=0), default=1000, show_default=True,
+                     help="Bootstrap resamples for intervals and tests; 0 turns them off."),
+        click.option("--seed", type=int, default=12345, show_default=True, help="Seed of every random draw."),
+        click.option("--training-prevalence", help="Training class shares ('a=0.3,b=0.7' or a file) for informedness_train."),
+        click.option("--plugin", "plugins", multiple=True, help="Module that registers extra metrics (repeatable)."),
+        click.option("--quiet", is_flag=True, help="No progress bars."),
+    ]
+    for decorator in reversed(decorators):
+        command = decorator(command)
+    return command
+
+
+def run_audit(gold: str, systems: tuple[str, ...], labels: str | None, bootstrap: int, seed: int,
+              training_prevalence: str | None, plugins: tuple[str, ...], quiet: bool, **extra: Any) -> Audit:
+    named = dict(parse_system_argument(argument) for argument in systems)
+    if len(named) != len(systems):
+        raise UsageError("two systems have the same name; name them with NAME=PATH")
+    options = AuditOptions(
+        labels=tuple(label.strip() for label in labels.split(",")) if labels else None,
+        bootstrap=bootstrap, seed=seed, training_prevalence=parse_prevalence(training_prevalence),
+        plugins=tuple(plugins), **extra,
+    )
+    return audit(gold, named, options=options, progress=Progress(enabled=None if not quiet else False))
+
+
+class ReportedError(click.ClickException):
+    """An AuditorError on its way out: one message on standard error, the error's exit code."""
+
+    def __init__(self, error: AuditorError):
+        super().__init__(str(error))
+        self.exit_code = error.exit_code
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"auditor: error: {self.message}", err=True)
+
+
+class AuditorGroup(click.Group):
+    """Turns every AuditorError raised by a command into a ReportedError, in this one place."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except AuditorError as error:
+            raise ReportedError(error) from None
+
+
+@click.group(cls=AuditorGroup)
+@click.version_option(__version__, prog_name="auditor")
+def cli() -> None:
+    """Audit how classification systems are evaluated."""
+
+
+@cli.command()
+@audit_options
+@click.option("--json", "as_json", is_flag=True, help="Print the audit JSON instead of the table.")
+@click.option("--metric", "-m", "columns", multiple=True, help="Metric ids or aliases to show (repeatable).")
+def score(as_json: bool, columns: tuple[str, ...], **arguments: Any) -> None:
+    """Score SYSTEMS (PATH or NAME=PATH) against GOLD: every metric of the catalogue."""
+    result = run_audit(**arguments)
+    if as_json:
+        click.echo(json.dumps(result.to_json(), indent=1, ensure_ascii=False, allow_nan=False))
+        return
+    from .terminal import print_score_table
+
+    print_score_table(result, [REGISTRY.resolve(name) for name in columns] or list(DEFAULT_COLUMNS))
+
+
+@cli.command()
+@click.argument("metric", required=False)
+def metrics(metric: str | None) -> None:
+    """The metric catalogue: formulas, properties, references (one METRIC in detail)."""
+    from .terminal import print_catalogue, print_metric
+
+    if metric:
+        print_metric(REGISTRY.get(metric))
+    else:
+        print_catalogue()
+
+
+main = cli

@@ -1,0 +1,105 @@
+"""The command line, through click's CliRunner and once through the installed console script."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from sklearn import metrics as sk
+
+from auditor.cli import cli
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+GERMEVAL = EXAMPLES / "germeval2018"
+
+
+def germeval_arguments() -> list[str]:
+    return [str(GERMEVAL / "gold.tsv")] + [str(path) for path in sorted((GERMEVAL / "systems").glob("*.tsv"))]
+
+
+def read_tsv_labels(path: Path) -> list[str]:
+    return [line.split("\t")[1] for line in path.read_text(encoding="utf-8").splitlines()[1:] if line]
+
+
+@pytest.fixture(scope="module")
+def germeval_json() -> dict:
+    result = CliRunner().invoke(cli, ["score", *germeval_arguments(), "--json", "--bootstrap", "0", "--quiet"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_score_json_has_the_documented_keys(germeval_json):
+    assert germeval_json["schema"] == "auditor/1"
+    assert germeval_json["signature"].startswith("auditor:0.1.0|gold:")
+    assert germeval_json["labels"] == ["ABUSE", "INSULT", "OTHER", "PROFANITY"]
+    assert germeval_json["n_items"] == 3532
+    system = germeval_json["systems"]["word-logreg"]
+    assert set(system) >= {"metrics", "per_class", "confusion"}
+    assert set(system["metrics"]["macro_f1"]) >= {"value", "ci", "undefined"}
+    assert np.asarray(system["confusion"]).sum() == 3532
+
+
+def test_score_json_values_agree_with_scikit_learn(germeval_json):
+    """Each value recomputed from the files with scikit-learn (the independent source)."""
+    gold = read_tsv_labels(GERMEVAL / "gold.tsv")
+    for path in sorted((GERMEVAL / "systems").glob("*.tsv")):
+        prediction = read_tsv_labels(path)
+        metrics = germeval_json["systems"][path.stem]["metrics"]
+        assert metrics["accuracy"]["value"] == pytest.approx(sk.accuracy_score(gold, prediction), abs=1e-12)
+        assert metrics["macro_f1"]["value"] == pytest.approx(
+            sk.f1_score(gold, prediction, average="macro", zero_division=0), abs=1e-12)
+        assert metrics["weighted_f1"]["value"] == pytest.approx(
+            sk.f1_score(gold, prediction, average="weighted", zero_division=0), abs=1e-12)
+        assert metrics["kappa"]["value"] == pytest.approx(sk.cohen_kappa_score(gold, prediction), abs=1e-12)
+
+
+def test_majority_system_mcc_is_null_with_a_reason(germeval_json):
+    """The majority-class system predicts one class: MCC is 0/0 (scikit-learn shows 0)."""
+    mcc = germeval_json["systems"]["majority"]["metrics"]["mcc"]
+    assert mcc["value"] is None
+    assert "single class" in mcc["undefined"]
+    precision = germeval_json["systems"]["majority"]["metrics"]["macro_precision"]
+    assert precision["value"] is not None and "never predicted" in precision["convention"]
+    assert germeval_json["systems"]["majority"]["per_class"]["ABUSE"]["precision"] is None
+
+
+def test_score_table_marks_undefined_values():
+    result = CliRunner().invoke(cli, ["score", *germeval_arguments(), "--bootstrap", "0", "--quiet", "-m", "mcc", "-m", "macro F1"])
+    assert result.exit_code == 0, result.output
+    assert "majority" in result.stdout and "—" in result.stdout
+    assert "majority/mcc: undefined: the system predicts a single class" in result.stdout
+    assert "signature: auditor:" in result.stdout
+
+
+def test_metrics_listing_and_detail():
+    runner = CliRunner()
+    listing = runner.invoke(cli, ["metrics"])
+    assert listing.exit_code == 0 and "macro_f1_hm" in listing.stdout
+    detail = runner.invoke(cli, ["metrics", "balanced accuracy"])
+    assert detail.exit_code == 0 and "macro_recall" in detail.stdout and r"\frac" in detail.stdout
+
+
+def test_unknown_metric_is_one_clear_error():
+    result = CliRunner().invoke(cli, ["metrics", "no-such-metric"])
+    assert result.exit_code == 2
+    assert "auditor: error: unknown metric 'no-such-metric'" in result.stderr
+
+
+def test_missing_file_exits_non_zero_naming_it(tmp_path):
+    result = CliRunner().invoke(cli, ["score", str(tmp_path / "absent.tsv"), str(GERMEVAL / "systems" / "majority.tsv")])
+    assert result.exit_code != 0
+    assert "absent.tsv" in result.stderr
+
+
+def test_installed_console_script_runs():
+    executable = shutil.which("auditor")
+    if executable is None:
+        pytest.skip("console script not on PATH")
+    completed = subprocess.run([executable, "score", *germeval_arguments(), "--bootstrap", "0", "--quiet", "-m", "accuracy"],
+                               capture_output=True, text=True, timeout=120)
+    assert completed.returncode == 0, completed.stderr
+    assert "word-logreg" in completed.stdout
