@@ -367,6 +367,9 @@ def _parse_delimited(
         raise InputError(f"{source}: no items ({what}); expected lines of `id<TAB>label`")
 
     delimiter: str | None
+    probe = [all_lines[i] for i in keep[:1001]]
+    if fmt in ("csv", "tsv") and not any(("," if fmt == "csv" else "\t") in p for p in probe):
+        fmt = "text"  # a .tsv without tabs (or .csv without commas): sniff like a .txt
     if fmt == "csv":
         delimiter = ","
     elif fmt == "tsv":

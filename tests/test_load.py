@@ -330,3 +330,14 @@ def test_json_line_without_label_key(write):
 def test_json_keys_not_recognised(write):
     with pytest.raises(InputError, match=r"p\.jsonl line 1: keys 'a', 'b'; expected an id key"):
         read_labels(write("p.jsonl", '{"a": 1, "b": 2}\n'))
+
+
+def test_tsv_extension_with_spaces_is_sniffed(write):
+    _check(read_labels(write("s.tsv", "a1 pos\na2 neg\n")), ["a1", "a2"], ["pos", "neg"])
+    _check(read_labels(write("s.csv", "a1\tpos\na2\tneg\n")), ["a1", "a2"], ["pos", "neg"])
+
+
+def test_non_utf8_offset_counts_the_bom(write):
+    path = write("bom.txt", b"\xef\xbb\xbfa1 pos\na2 n\xe9g\n")
+    with pytest.raises(InputError, match=r"bom\.txt line 2 \(byte 14\): not UTF-8"):
+        read_labels(path)

@@ -88,3 +88,40 @@ def test_germeval2018_counts(examples_dir):
     assert set(table.systems["majority"].tolist()) == {"OTHER"}
     assert round(float(np.mean(table.systems["majority"] == table.gold)), 3) == 0.660
     assert table.ids[:3].tolist() == ["1", "2", "3"]
+
+
+def test_cli_score_json_reproduces_published_accuracy(examples_dir):
+    """``auditor score GOLD SYS... --json`` on the published files, through click's CliRunner."""
+    cli_module = pytest.importorskip("auditor.cli")
+    if "score" not in getattr(cli_module.cli, "commands", {}):
+        pytest.skip("auditor.cli has no score command yet")
+    import json
+
+    from click.testing import CliRunner
+
+    root = examples_dir / "semeval2018-task12"
+    names = semeval_names(root / "submissions")
+    published = _published_table(root / "README.md")
+    files = sorted(str(path) for path in (root / "submissions").glob("*.txt"))
+    result = CliRunner().invoke(cli_module.cli, ["score", str(root / "gold" / "truth.txt"), *files,
+                                                 "--json", "--bootstrap", "0", "--quiet"])
+    assert result.exit_code == 0, result.output
+    audit = json.loads(result.stdout)
+    assert audit["n_items"] == 444 and len(audit["systems"]) == 23
+    by_name = {names[stem]: system["metrics"]["accuracy"]["value"]
+               for stem, system in audit["systems"].items()}
+    assert {team: round(by_name[TABLE_ALIASES.get(team, team)], 3) for team in published} == published
+
+
+def test_cli_reports_bad_input_once(examples_dir, write):
+    cli_module = pytest.importorskip("auditor.cli")
+    if "score" not in getattr(cli_module.cli, "commands", {}):
+        pytest.skip("auditor.cli has no score command yet")
+    from click.testing import CliRunner
+
+    gold = str(examples_dir / "semeval2018-task12" / "gold" / "truth.txt")
+    bad = write("sys.txt", "18249360_112_A104V8NZIQFN2F\t1\n18249360_112_A104V8NZIQFN2F\t0\n")
+    result = CliRunner().invoke(cli_module.cli, ["score", gold, bad, "--json", "--quiet"])
+    assert result.exit_code == 2
+    assert "sys.txt: duplicate id '18249360_112_A104V8NZIQFN2F' on lines 1 and 2" in result.output
+    assert "Traceback" not in result.output
