@@ -1,0 +1,173 @@
+"""Charts and formulas as inline SVG: Altair specs rendered by vl-convert, LaTeX by ziamath.
+
+The same SVG goes into the HTML and (through weasyprint) the PDF: no JavaScript, no
+network. Values arrive as numbers from the report builder; this module only draws.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any, Callable, Mapping, Sequence
+
+FONT = "DejaVu Sans"
+WIDTH = 600  # px; the CSS scales every chart to the page width
+CONFIG = {
+    "font": FONT,
+    "view": {"stroke": None},
+    "axis": {"labelFontSize": 10, "titleFontSize": 10, "labelLimit": 180, "grid": True, "gridColor": "#e6e6e6"},
+    "legend": {"labelFontSize": 10, "titleFontSize": 10, "labelLimit": 200},
+    "header": {"labelFontSize": 10, "titleFontSize": 10},
+    "title": {"fontSize": 11},
+}
+
+
+def _svg(spec: Mapping[str, Any]) -> str:
+    import vl_convert
+
+    spec = dict(spec)
+    spec.setdefault("config", CONFIG)
+    spec.setdefault("$schema", "https://vega.github.io/schema/vega-lite/v5.json")
+    svg = vl_convert.vegalite_to_svg(spec)
+    # Drop the XML prolog; keep the <svg> element only (inline SVG in HTML).
+    return svg[svg.find("<svg"):]
+
+
+def _pct(x: float | None) -> float | None:
+    return None if x is None else round(100 * x, 3)
+
+
+def bias_chart(labels: Sequence[str], systems: Sequence[str], profile: Mapping[str, Any]) -> str:
+    """Prevalence per class (bars) above a heatmap of bias − prevalence per system and class."""
+    prevalence = [{"label": label, "share": _pct(profile["prevalence"][label])} for label in labels]
+    cells = [
+        {"label": label, "system": s, "bias": _pct(profile["systems"][s]["bias"][label]),
+         "diff": round(100 * (profile["systems"][s]["bias"][label] - profile["prevalence"][label]), 3)}
+        for s in systems for label in labels
+    ]
+    extent = max([abs(c["diff"]) for c in cells] + [1.0])
+    band = max(10, min(22, 360 // max(1, len(systems))))
+    x = {"field": "label", "type": "nominal", "sort": list(labels), "title": None,
+         "axis": {"labelAngle": -45 if len(labels) > 6 else 0}}
+    spec = {
+        "vconcat": [
+            {"data": {"values": prevalence}, "width": WIDTH - 160, "height": 90, "mark": {"type": "bar", "color": "#888"},
+             "encoding": {"x": {**x, "axis": None}, "y": {"field": "share", "type": "quantitative", "title": "prevalence %"}}},
+            {"data": {"values": cells}, "width": WIDTH - 160, "height": band * len(systems),
+             "layer": [
+                 {"mark": "rect", "encoding": {
+                     "x": x, "y": {"field": "system", "type": "nominal", "sort": list(systems), "title": None},
+                     "color": {"field": "diff", "type": "quantitative", "title": "bias − prev. (pp)",
+                               "scale": {"scheme": "redblue", "domain": [-extent, extent]}}}},
+                 *([{"mark": {"type": "text", "fontSize": 8}, "encoding": {
+                     "x": x, "y": {"field": "system", "type": "nominal", "sort": list(systems)},
+                     "text": {"field": "bias", "type": "quantitative", "format": ".1f"}}}]
+                   if len(labels) <= 12 else []),
+             ]},
+        ],
+        "spacing": 4,
+    }
+    return _svg(spec)
+
+
+def metric_chart(systems: Sequence[str], metric_ids: Sequence[str], short: Sequence[str],
+                 results: Mapping[str, Any]) -> str:
+    """Dot per system and metric (×100), with CI error bars when the JSON carries ``ci``."""
+    rows = []
+    for s in systems:
+        for metric_id, name in zip(metric_ids, short):
+            entry = results[s]["metrics"][metric_id]
+            if entry.get("value") is None:
+                continue
+            ci = entry.get("ci") or [None, None]
+            rows.append({"system": s, "metric": name, "value": _pct(entry["value"]),
+                         "low": _pct(ci[0]), "high": _pct(ci[1])})
+    height = max(60, min(14 * len(systems), 320))
+    y = {"field": "system", "type": "nominal", "sort": list(systems), "title": None}
+    layers = [{"mark": {"type": "point", "filled": True, "size": 30, "color": "#1f4e79"},
+               "encoding": {"x": {"field": "value", "type": "quantitative", "title": "×100",
+                                  "scale": {"zero": False}}, "y": y}}]
+    if any(r["low"] is not None for r in rows):
+        layers.insert(0, {"mark": {"type": "rule", "color": "#7a9cc6"},
+                          "encoding": {"x": {"field": "low", "type": "quantitative"}, "x2": {"field": "high"}, "y": y}})
+    columns = 3 if len(metric_ids) > 2 else len(metric_ids)
+    spec = {
+        "data": {"values": rows},
+        "facet": {"field": "metric", "type": "nominal", "sort": list(short), "title": None},
+        "columns": columns,
+        "spec": {"width": (WIDTH - 200) // max(columns, 1), "height": height, "layer": layers},
+        "resolve": {"scale": {"x": "independent"}},
+    }
+    return _svg(spec)
+
+
+def confusion_heatmap(labels: Sequence[str], matrix: Sequence[Sequence[int]], system: str) -> str:
+    """Row-normalised confusion heatmap (rows gold, columns predicted), counts as text for small k."""
+    cells = []
+    for i, gold in enumerate(labels):
+        total = sum(matrix[i])
+        for j, predicted in enumerate(labels):
+            cells.append({"gold": gold, "predicted": predicted, "count": int(matrix[i][j]),
+                          "share": round(matrix[i][j] / total, 4) if total else 0.0})
+    k = len(labels)
+    size = max(14, min(48, 420 // max(k, 1)))
+    axis = {"labelAngle": -45 if k > 4 else 0}
+    x = {"field": "predicted", "type": "nominal", "sort": list(labels), "title": "predicted", "axis": axis}
+    y = {"field": "gold", "type": "nominal", "sort": list(labels), "title": "gold"}
+    layers = [{"mark": "rect", "encoding": {
+        "x": x, "y": y, "color": {"field": "share", "type": "quantitative", "title": "row share",
+                                  "scale": {"scheme": "blues", "domain": [0, 1]}}}}]
+    if k <= 15:
+        layers.append({"mark": {"type": "text", "fontSize": 9 if k <= 8 else 7}, "encoding": {
+            "x": x, "y": y, "text": {"field": "count", "type": "quantitative"},
+            "color": {"condition": {"test": "datum.share > 0.5", "value": "white"}, "value": "black"}}})
+    spec = {"data": {"values": cells}, "width": size * k, "height": size * k, "layer": layers,
+            "title": {"text": system, "anchor": "start"}}
+    return _svg(spec)
+
+
+def tau_heatmap(kendall: Mapping[str, Mapping[str, float]], short: Callable[[str], str]) -> str:
+    """Kendall τ between every pair of metric rankings."""
+    ids = list(kendall)
+    names = [short(m) for m in ids]
+    cells = [{"m1": short(a), "m2": short(b), "tau": kendall[a].get(b)} for a in ids for b in ids
+             if kendall[a].get(b) is not None]
+    size = max(16, min(40, 440 // max(len(ids), 1)))
+    axis = {"labelAngle": -45}
+    spec = {"data": {"values": cells}, "width": size * len(ids), "height": size * len(ids), "layer": [
+        {"mark": "rect", "encoding": {
+            "x": {"field": "m1", "type": "nominal", "sort": names, "title": None, "axis": axis},
+            "y": {"field": "m2", "type": "nominal", "sort": names, "title": None},
+            "color": {"field": "tau", "type": "quantitative", "title": "τ", "scale": {"scheme": "redblue", "domain": [-1, 1]}}}},
+        {"mark": {"type": "text", "fontSize": 7}, "encoding": {
+            "x": {"field": "m1", "type": "nominal", "sort": names}, "y": {"field": "m2", "type": "nominal", "sort": names},
+            "text": {"field": "tau", "type": "quantitative", "format": ".2f"}}},
+    ]}
+    return _svg(spec)
+
+
+def bump_chart(rankings: Mapping[str, Sequence[str]], short: Callable[[str], str]) -> str:
+    """Rank of every system (lines) across the metrics (x axis)."""
+    ids = list(rankings)
+    rows = [{"metric": short(m), "system": s, "rank": r + 1} for m in ids for r, s in enumerate(rankings[m])]
+    systems = list(rankings[ids[0]])
+    spec = {"data": {"values": rows}, "width": WIDTH - 220, "height": max(120, 16 * len(systems)),
+            "mark": {"type": "line", "point": True},
+            "encoding": {"x": {"field": "metric", "type": "nominal", "sort": [short(m) for m in ids], "title": None,
+                               "axis": {"labelAngle": -45}},
+                         "y": {"field": "rank", "type": "quantitative", "scale": {"reverse": True, "domainMin": 1},
+                               "title": "rank (1 = best)", "axis": {"tickMinStep": 1}},
+                         "color": {"field": "system", "type": "nominal", "sort": systems, "title": None,
+                                   "scale": {"scheme": "tableau20"}}}}
+    return _svg(spec)
+
+
+@lru_cache(maxsize=512)
+def formula_svg(latex: str) -> str:
+    """The formula typeset to SVG by ziamath (cached per formula); empty when it cannot be typeset."""
+    import ziamath
+
+    try:
+        svg = ziamath.Latex(latex, size=15).svg()
+    except Exception:  # a plugin's formula ziamath cannot parse: the LaTeX source is shown instead
+        return ""
+    return re.sub(r"^<\?xml[^>]*>\s*", "", svg)

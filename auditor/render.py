@@ -1,0 +1,217 @@
+"""Renderers (stage "render"): HTML, PDF, JSON, LaTeX and Markdown from the report model.
+
+Every renderer reads only the :class:`~auditor.report.Report` (the JSON renderer writes
+``audit.to_json()``, the document the model was built from). Numbers are formatted here,
+by jinja filters, never in templates: scores ×100 with one decimal, shares as percentages
+with one decimal, p-values with three decimals. HTML is autoescaped; the PDF renderer
+fetches nothing but inline ``data:`` URLs (:class:`InlineDataFetcher`).
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Callable, Iterable, Mapping
+
+import jinja2
+
+from . import __version__
+from .errors import UsageError
+from .output import write_files
+from .progress import SILENT, Progress
+from .report import Cell, Report, build
+
+FORMATS = ("html", "pdf", "json", "tex", "md")
+FILE_NAMES = {"html": "report.html", "pdf": "report.pdf", "json": "audit.json", "tex": "tables.tex",
+              "md": "summary.md"}
+MISSING = "—"
+
+
+# --------------------------------------------------------------------------- formatting
+
+
+def format_value(value: Any, kind: str) -> str:
+    """One number as the report shows it (the single formatting rule of every renderer)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return MISSING
+    if kind in ("score", "share"):
+        return f"{100 * value:.1f}"
+    if kind == "count":
+        return str(int(value))
+    if kind == "p":
+        return "<0.001" if value < 0.001 else f"{value:.3f}"
+    if kind == "tau":
+        return f"{value:.2f}"
+    if kind == "number":
+        return f"{value:.3f}"
+    return str(value)
+
+
+def cell_text(cell: Cell) -> str:
+    return format_value(cell.value, cell.kind)
+
+
+def cell_interval(cell: Cell) -> str:
+    """"[lo, hi]" for a cell with a confidence interval, else the empty string."""
+    if cell.low is None or cell.high is None:
+        return ""
+    return f"[{format_value(cell.low, cell.kind)}, {format_value(cell.high, cell.kind)}]"
+
+
+LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
+    "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}",
+    "−": "-", "—": "---", "′": "'", "κ": r"$\kappa$", "π": r"$\pi$", "τ": r"$\tau$", "×": r"$\times$",
+}
+
+
+def latex_escape(text: Any) -> str:
+    return "".join(LATEX_SPECIAL.get(ch, ch) for ch in str(text))
+
+
+def markdown_escape(text: Any) -> str:
+    return "".join("\\" + ch if ch in "\\`*_{}[]<>()#+!|" else ch for ch in str(text))
+
+
+# ---------------------------------------------------------------------------- templates
+
+
+@lru_cache(maxsize=None)
+def environment(kind: str) -> jinja2.Environment:
+    """Jinja environment loading from the ``auditor.templates`` package."""
+    loader = jinja2.FunctionLoader(_load_template)
+    if kind == "html":
+        env = jinja2.Environment(loader=loader, autoescape=True, trim_blocks=True, lstrip_blocks=True,
+                                 undefined=jinja2.StrictUndefined)
+    elif kind == "tex":
+        env = jinja2.Environment(loader=loader, autoescape=False, trim_blocks=True, lstrip_blocks=True,
+                                 block_start_string="((*", block_end_string="*))", variable_start_string="(((",
+                                 variable_end_string=")))", comment_start_string="((#", comment_end_string="#))",
+                                 undefined=jinja2.StrictUndefined)
+        env.finalize = lambda value: value
+    else:
+        env = jinja2.Environment(loader=loader, autoescape=False, trim_blocks=True, lstrip_blocks=True,
+                                 undefined=jinja2.StrictUndefined)
+    env.filters.update(num=cell_text, interval=cell_interval, tex=latex_escape, md=markdown_escape)
+    return env
+
+
+def _load_template(name: str) -> str:
+    return resources.files("auditor.templates").joinpath(name).read_text(encoding="utf-8")
+
+
+def render_html(report: Report) -> str:
+    css = _load_template("report.css")
+    return environment("html").get_template("report.html.j2").render(report=report, css=css, version=__version__)
+
+
+#: Tables that go into ``tables.tex`` (ready to ``\input`` in a paper).
+TEX_TABLES = ("table-metrics", "table-calibrated", "table-baselines", "table-chance", "table-class-f1",
+              "table-ranks", "table-properties", "table-pbest")
+#: Sections and tables of ``summary.md``.
+MD_SECTIONS = ("summary", "data", "baselines", "metrics", "recommendation")
+MD_TABLES = ("summary-winners", "table-metrics", "table-baselines")
+
+
+def render_tex(report: Report) -> str:
+    return environment("tex").get_template("tables.tex.j2").render(report=report, version=__version__,
+                                                                   tex_tables=TEX_TABLES)
+
+
+def render_md(report: Report) -> str:
+    return environment("md").get_template("summary.md.j2").render(report=report, version=__version__,
+                                                                  md_sections=MD_SECTIONS, md_tables=MD_TABLES)
+
+
+def render_json(document: Mapping[str, Any]) -> str:
+    return json.dumps(document, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+# ---------------------------------------------------------------------------------- PDF
+
+
+def refuse_non_data_url(url: str) -> None:
+    """Raise unless ``url`` is an inline ``data:`` URL: the PDF renderer fetches nothing else."""
+    if not url.lower().startswith("data:"):
+        raise ValueError(f"auditor fetches no external resource; refused {url!r}")
+
+
+def _fetcher_class():
+    from weasyprint.urls import URLFetcher
+
+    class InlineDataFetcher(URLFetcher):
+        """weasyprint URL fetcher that refuses every URL that is not inline ``data:``."""
+
+        def __init__(self) -> None:
+            super().__init__(allowed_protocols=("data",), allow_redirects=False, fail_on_errors=False)
+
+        def fetch(self, url: str, headers: Any = None):  # type: ignore[override]
+            refuse_non_data_url(url)
+            return super().fetch(url, headers)
+
+    return InlineDataFetcher
+
+
+def url_fetcher():
+    """A fresh :class:`InlineDataFetcher` (refuses http, https, file and every other scheme)."""
+    return _fetcher_class()()
+
+
+def render_pdf(html: str) -> bytes:
+    import logging
+
+    from weasyprint import HTML
+
+    logging.getLogger("weasyprint").setLevel(logging.ERROR)
+    logging.getLogger("fontTools").setLevel(logging.ERROR)
+    return HTML(string=html, base_url=None, url_fetcher=url_fetcher()).write_pdf()
+
+
+# ------------------------------------------------------------------------------- render
+
+
+def parse_formats(text: str | Iterable[str] | None) -> tuple[str, ...]:
+    items = [f.strip().lower() for f in (text.split(",") if isinstance(text, str) else text or FORMATS) if f.strip()]
+    unknown = [f for f in items if f not in FORMATS]
+    if unknown or not items:
+        raise UsageError(f"--format: unknown format {', '.join(unknown) or '(none)'}; choose from {', '.join(FORMATS)}")
+    return tuple(dict.fromkeys(items))
+
+
+def render(audit: Any, outdir: str | os.PathLike, formats: str | Iterable[str] = FORMATS,
+           progress: Progress = SILENT) -> list[Any]:
+    """Write the chosen outputs of ``audit`` into ``outdir``, atomically (all or nothing).
+
+    Returns the paths written. Raises :class:`~auditor.errors.OutputError` when ``outdir``
+    cannot be written; then nothing is written.
+    """
+    chosen = parse_formats(formats)
+    figures = "html" in chosen or "pdf" in chosen
+    stages: list[tuple[str, Callable[[dict[str, Any]], None]]] = []
+    state: dict[str, Any] = {}
+    files: dict[str, str | bytes] = {}
+
+    def model(_: dict[str, Any]) -> None:
+        state["report"] = build(audit, figures=figures)
+
+    stages.append(("report model and charts", model))
+    if "json" in chosen:
+        stages.append(("audit.json", lambda s: files.__setitem__(FILE_NAMES["json"], render_json(audit.to_json()))))
+    if figures:
+        stages.append(("report.html", lambda s: s.__setitem__("html", render_html(s["report"]))))
+        if "html" in chosen:
+            stages.append(("", lambda s: files.__setitem__(FILE_NAMES["html"], s["html"])))
+        if "pdf" in chosen:
+            stages.append(("report.pdf", lambda s: files.__setitem__(FILE_NAMES["pdf"], render_pdf(s["html"]))))
+    if "tex" in chosen:
+        stages.append(("tables.tex", lambda s: files.__setitem__(FILE_NAMES["tex"], render_tex(s["report"]))))
+    if "md" in chosen:
+        stages.append(("summary.md", lambda s: files.__setitem__(FILE_NAMES["md"], render_md(s["report"]))))
+    with progress.task("rendering", total=len(stages)) as advance:
+        for _, stage in stages:
+            stage(state)
+            advance(1)
+    ordered = {FILE_NAMES[f]: files[FILE_NAMES[f]] for f in chosen}
+    return write_files(outdir, ordered)

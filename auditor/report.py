@@ -1,0 +1,699 @@
+"""The report model: typed, frozen dataclasses built from the audit JSON (stage "build report").
+
+``build(audit)`` reads ``audit.to_json()`` (the stable document of DESIGN.md "Interfaces")
+plus the metric records (names, LaTeX formulas, references) and returns a :class:`Report`.
+Each section builder reads its own JSON keys; when a key is absent the section is absent —
+never a placeholder. Numbers stay numbers here: every value is a :class:`Cell` whose
+``kind`` tells the renderers' filters how to format it (scores ×100 with one decimal,
+shares as percentages, p-values with three decimals). Undefined values (``null``) and
+values filled by a convention carry the number of their entry in the undefined-value
+ledger. Renderers (``auditor.render``) read only this model.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+#: Short column headers for the metric tables (the appendix gives every definition).
+SHORT = {
+    "accuracy": "Acc", "macro_recall": "macR", "macro_precision": "macP", "macro_f1": "macF1",
+    "macro_f1_hm": "macF1′", "weighted_f1": "wF1", "gmean_recall": "GmacR", "hmean_recall": "HmacR",
+    "kappa": "κ", "mcc": "MCC", "informedness": "BM", "markedness": "MK", "nit": "NIT",
+    "informedness_train": "BMπ",
+}
+#: Metrics the summary, charts and baseline tables concentrate on, when present.
+KEY_METRICS = ("accuracy", "macro_f1", "macro_f1_hm", "macro_recall", "mcc", "informedness")
+SCALE_NOTE = "Scores are shown ×100 with one decimal; shares as percentages."
+SECTION_TITLES = {
+    "summary": "Summary", "data": "Data", "baselines": "Chance baselines", "metrics": "Metrics",
+    "per-class": "Per-class results", "properties": "Metric properties",
+    "rank-disagreement": "Rank disagreement", "significance": "Significance",
+    "recommendation": "Recommendation", "definitions": "Appendix A: Metric definitions",
+    "confusion": "Appendix B: Confusion matrices", "rules": "Appendix C: Recommendation rules",
+    "ledger": "Appendix D: Undefined values", "reproducibility": "Appendix E: Reproducibility",
+}
+
+
+# ------------------------------------------------------------------------------ model
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One table value. ``kind``: score, share, pp, count, p, tau, number, text.
+
+    ``value`` None is shown as "—"; ``mark`` is the undefined-value ledger entry number;
+    ``low``/``high`` a confidence interval (same kind); ``strong`` marks the column's best.
+    """
+
+    value: float | int | str | None
+    kind: str = "text"
+    mark: int | None = None
+    strong: bool = False
+    low: float | None = None
+    high: float | None = None
+
+
+@dataclass(frozen=True)
+class Column:
+    label: str
+    title: str = ""
+    rotate: bool = False
+
+
+@dataclass(frozen=True)
+class Row:
+    header: str
+    cells: tuple[Cell, ...]
+    anchor: str = ""
+
+
+@dataclass(frozen=True)
+class Table:
+    id: str
+    caption: str
+    corner: str
+    columns: tuple[Column, ...]
+    rows: tuple[Row, ...]
+    density: str = "normal"  # normal | small | tiny (chosen from the column count)
+    kind: str = "table"
+
+    @property
+    def header_height(self) -> float:
+        """Height (em) that rotated column headers need: the longest label's length."""
+        longest = max((len(c.label) for c in self.columns if c.rotate), default=0)
+        return round(0.62 * longest + 0.6, 1)
+
+
+@dataclass(frozen=True)
+class Figure:
+    id: str
+    caption: str
+    svg: str
+    kind: str = "figure"
+
+
+@dataclass(frozen=True)
+class Formula:
+    label: str
+    latex: str
+    svg: str
+    kind: str = "formula"
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    text: str
+    kind: str = "paragraph"
+
+
+@dataclass(frozen=True)
+class Bullets:
+    items: tuple[str, ...]
+    title: str = ""
+    kind: str = "bullets"
+
+
+@dataclass(frozen=True)
+class Facts:
+    """A definition list: (term, description) pairs."""
+
+    pairs: tuple[tuple[str, str], ...]
+    kind: str = "facts"
+
+
+@dataclass(frozen=True)
+class Definition:
+    id: str
+    name: str
+    formula: Formula
+    facts: Facts
+    kind: str = "definition"
+
+
+@dataclass(frozen=True)
+class Section:
+    id: str
+    title: str
+    blocks: tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class LedgerEntry:
+    number: int
+    system: str
+    state: str  # "undefined" | "convention"
+    where: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Report:
+    title: str
+    subtitle: str
+    signature: str
+    scale_note: str
+    sections: tuple[Section, ...]
+    ledger: tuple[LedgerEntry, ...]
+
+    def section(self, section_id: str) -> Section | None:
+        return next((s for s in self.sections if s.id == section_id), None)
+
+
+# --------------------------------------------------------------------------- building
+
+
+class Ledger:
+    """Collects undefined values and conventions; one entry per (system, state, text)."""
+
+    def __init__(self) -> None:
+        self.entries: dict[tuple[str, str, str], list[Any]] = {}
+
+    def mark(self, system: str, state: str, where: str, text: str) -> int:
+        key = (system, state, text)
+        if key not in self.entries:
+            self.entries[key] = [len(self.entries) + 1, []]
+        places = self.entries[key][1]
+        if where not in places:
+            places.append(where)
+        return self.entries[key][0]
+
+    def freeze(self) -> tuple[LedgerEntry, ...]:
+        return tuple(
+            LedgerEntry(number, system, state, ", ".join(places), text)
+            for (system, state, text), (number, places) in self.entries.items()
+        )
+
+
+@dataclass
+class Context:
+    document: Mapping[str, Any]
+    records: Mapping[str, Any]
+    ledger: Ledger
+    figures: bool
+    charts: Any = None
+    formula_svg: Callable[[str], str] = lambda latex: ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def systems(self) -> list[str]:
+        return list(self.document["systems"])
+
+    @property
+    def labels(self) -> list[str]:
+        return list(self.document["labels"])
+
+    def name(self, metric_id: str) -> str:
+        record = self.records.get(metric_id)
+        return record.name if record is not None else metric_id
+
+    def short(self, metric_id: str) -> str:
+        if metric_id in SHORT:
+            return SHORT[metric_id]
+        if metric_id.endswith("_calibrated") and metric_id[: -len("_calibrated")] in SHORT:
+            return SHORT[metric_id[: -len("_calibrated")]]
+        return metric_id
+
+    def family(self, metric_id: str) -> str:
+        record = self.records.get(metric_id)
+        if record is not None:
+            return record.family
+        return "calibrated" if metric_id.endswith("_calibrated") else "base"
+
+    def metric_ids(self) -> list[str]:
+        first = self.document["systems"][self.systems[0]]["metrics"]
+        return list(first)
+
+    def score_cell(self, system: str, metric_id: str) -> Cell:
+        entry = self.document["systems"][system]["metrics"].get(metric_id)
+        if entry is None:
+            return Cell(None, "score")
+        mark = None
+        if entry.get("value") is None:
+            mark = self.ledger.mark(system, "undefined", self.short(metric_id), entry.get("undefined") or "0/0")
+        elif entry.get("convention"):
+            mark = self.ledger.mark(system, "convention", self.short(metric_id), entry["convention"])
+        ci = entry.get("ci") or (None, None)
+        return Cell(entry.get("value"), "score", mark, low=ci[0], high=ci[1])
+
+    def key_metrics(self) -> list[str]:
+        present = self.metric_ids()
+        return [m for m in KEY_METRICS if m in present]
+
+
+def _density(columns: int) -> str:
+    return "normal" if columns <= 9 else "small" if columns <= 16 else "tiny"
+
+
+def _with_best(rows: list[tuple[str, list[Cell]]], higher_better: Sequence[bool] | None = None) -> tuple[Row, ...]:
+    """Mark the best defined value of every column strong (ties all strong)."""
+    if not rows:
+        return ()
+    width = len(rows[0][1])
+    best = []
+    for column in range(width):
+        values = [cells[column].value for _, cells in rows if isinstance(cells[column].value, (int, float))]
+        best.append(max(values) if values and len(rows) > 1 else None)
+    return tuple(
+        Row(header, tuple(Cell(c.value, c.kind, c.mark, best[i] is not None and c.value == best[i], c.low, c.high)
+                          for i, c in enumerate(cells)))
+        for header, cells in rows
+    )
+
+
+def _winners(ctx: Context, metric_ids: Iterable[str]) -> dict[str, list[str]]:
+    """Winner(s) per metric: the ``winners`` key when present, else the best defined value."""
+    given = ctx.document.get("winners")
+    result = {}
+    for metric_id in metric_ids:
+        if given and metric_id in given:
+            winner = given[metric_id]
+            result[metric_id] = list(winner) if isinstance(winner, list) else [winner]
+            continue
+        values = {s: ctx.document["systems"][s]["metrics"][metric_id]["value"] for s in ctx.systems}
+        defined = {s: v for s, v in values.items() if v is not None}
+        if defined:
+            top = max(defined.values())
+            result[metric_id] = [s for s, v in defined.items() if v == top]
+    return result
+
+
+# ---------------------------------------------------------------------------- sections
+
+
+def summary_section(ctx: Context) -> Section:
+    doc, prof = ctx.document, ctx.document.get("profile", {})
+    blocks: list[Any] = []
+    pairs = [("Data", _profile_line(doc))]
+    keys = ctx.key_metrics()
+    winners = _winners(ctx, keys)
+    distinct = {tuple(w) for w in winners.values()}
+    if len(ctx.systems) > 1:
+        pairs.append(("Winner depends on the metric?",
+                      f"yes — {len(distinct)} different winners across {len(winners)} key metrics"
+                      if len(distinct) > 1 else f"no — the same winner under all {len(winners)} key metrics"))
+    recommendation = doc.get("recommendation")
+    if recommendation and recommendation.get("metrics"):
+        primary = [m for m in recommendation["metrics"] if m.get("role") == "primary"] or recommendation["metrics"][:1]
+        complements = [m["id"] for m in recommendation["metrics"] if m not in primary]
+        text = f"report {ctx.name(primary[0]['id'])}"
+        if complements:
+            text += " with " + ", ".join(ctx.name(c) for c in complements)
+        if recommendation.get("avoid"):
+            text += "; avoid " + ", ".join(ctx.name(a["id"]) for a in recommendation["avoid"])
+        pairs.append(("Recommendation", text))
+    strongest = _strongest_baselines(ctx, keys)
+    if strongest:
+        pairs.append(("Strongest chance baseline", "; ".join(strongest)))
+    if prof:
+        never = sorted({label for s in prof.get("systems", {}).values() for label in s.get("never_predicted", [])})
+        if never:
+            pairs.append(("Labels some system never predicts", ", ".join(never)))
+    blocks.append(Facts(tuple(pairs)))
+    if len(ctx.systems) > 1:
+        rows = [(ctx.name(m), [Cell(", ".join(w)), ctx.score_cell(w[0], m)]) for m, w in winners.items()]
+        blocks.append(Table("summary-winners", "Winner under each key metric.", "Metric",
+                            (Column("Winner"), Column("Score")), tuple(Row(h, tuple(c)) for h, c in rows)))
+    return Section("summary", SECTION_TITLES["summary"], tuple(blocks))
+
+
+def _profile_line(doc: Mapping[str, Any]) -> str:
+    prof = doc.get("profile")
+    n, k = doc["n_items"], len(doc["labels"])
+    if not prof:
+        return f"{n} items, {k} labels, {len(doc['systems'])} systems"
+    return (f"{n} items, {k} labels ({prof['k_gold']} in gold), {len(doc['systems'])} systems; "
+            f"smallest class {prof['min_support']} items, imbalance ratio {prof['imbalance_ratio']:.1f}, "
+            f"majority class {prof['majority_label']} = {100 * prof['majority_share']:.1f}% of items, "
+            f"normalised prevalence entropy {prof['normalised_entropy']:.2f}")
+
+
+def _strongest_baselines(ctx: Context, keys: Sequence[str]) -> list[str]:
+    baselines = ctx.document.get("baselines") or {}
+    out = []
+    for metric_id in keys[:3]:
+        best = None
+        for name in ("uniform", "prevalence", "majority"):
+            entry = (baselines.get(name) or {}).get("metrics", {}).get(metric_id)
+            if entry and entry.get("expected") is not None and (best is None or entry["expected"] > best[1]):
+                best = (name, entry["expected"])
+        if best:
+            out.append(f"{ctx.short(metric_id)}: {best[0]} {100 * best[1]:.1f}")
+    return out
+
+
+def data_section(ctx: Context) -> Section | None:
+    prof = ctx.document.get("profile")
+    if not prof:
+        return None
+    labels, systems = ctx.labels, ctx.systems
+    columns = [Column("Support"), Column("Prevalence")] + [Column(s, rotate=len(systems) > 3) for s in systems]
+    rows = []
+    for label in labels:
+        cells = [Cell(prof["support"][label], "count"), Cell(prof["prevalence"][label], "share")]
+        cells += [Cell(prof["systems"][s]["bias"][label], "share") for s in systems]
+        rows.append(Row(label, tuple(cells)))
+    blocks: list[Any] = [Paragraph(
+        "Prevalence p_i is the share of gold items in class i; a system's bias b_j is the share of its "
+        "predictions that are class j. A system whose bias departs from the prevalence gains or loses on "
+        "metrics that reward the majority class.")]
+    if ctx.figures:
+        blocks.append(Figure("fig-bias", "Prevalence (top) and each system's prediction bias minus prevalence "
+                             "(percentage points; blue = predicted more often than it occurs).",
+                             ctx.charts.bias_chart(labels, systems, prof)))
+    blocks.append(Table("table-bias", "Class support, prevalence and each system's prediction bias (%).",
+                        "Label", tuple(columns), tuple(rows), _density(len(columns))))
+    notes = []
+    for s in systems:
+        entry = prof["systems"][s]
+        if entry.get("never_predicted"):
+            notes.append(f"{s} never predicts: {', '.join(entry['never_predicted'])}")
+        if entry.get("predicted_only"):
+            notes.append(f"{s} predicts labels absent from gold: {', '.join(entry['predicted_only'])}")
+    if prof.get("absent_from_gold"):
+        notes.append("Labels with no gold item (kept as error classes): " + ", ".join(prof["absent_from_gold"]))
+    blocks.append(Bullets(tuple(notes) or ("Every system predicts every gold label, and no system predicts a label "
+                                           "absent from gold.",), "Never-predicted and predicted-only labels"))
+    return Section("data", SECTION_TITLES["data"], tuple(blocks))
+
+
+def baselines_section(ctx: Context) -> Section | None:
+    baselines = ctx.document.get("baselines")
+    if not baselines:
+        return None
+    keys = ctx.key_metrics()
+    blocks: list[Any] = [Paragraph(
+        "Expected score of predictors that ignore the input: uniform random, random with the gold prevalence, "
+        "and always the majority class; the 95% range is the Monte Carlo spread at this test-set size.")]
+    rows = []
+    for name in ("uniform", "prevalence", "majority"):
+        metrics = (baselines.get(name) or {}).get("metrics")
+        if not metrics:
+            continue
+        cells = []
+        for m in keys:
+            entry = metrics.get(m) or {}
+            cells.append(Cell(entry.get("expected"), "score", low=entry.get("mc_low"), high=entry.get("mc_high")))
+        rows.append(Row(name, tuple(cells)))
+    if rows:
+        blocks.append(Table("table-baselines", "Expected score of each chance baseline, with the Monte Carlo 95% range.",
+                            "Baseline", tuple(Column(ctx.short(m), ctx.name(m)) for m in keys), tuple(rows),
+                            _density(len(keys))))
+    chance_rows = []
+    for s in ctx.systems:
+        chance = ctx.document["systems"][s].get("chance")
+        if not chance:
+            continue
+        cells = []
+        for m in keys:
+            entry = chance.get(m) or {}
+            cells.append(Cell(entry.get("margin"), "score"))
+            cells.append(Cell(entry.get("p_shuffle"), "p"))
+        chance_rows.append(Row(s, tuple(cells)))
+    if chance_rows:
+        columns = [c for m in keys for c in (Column(f"{ctx.short(m)} margin"), Column(f"{ctx.short(m)} p"))]
+        blocks.append(Table("table-chance", "Each system's margin over the strongest chance baseline (×100) and the "
+                            "permutation p-value against a bias-matched shuffle.", "System", tuple(columns),
+                            tuple(chance_rows), _density(len(columns))))
+    return Section("baselines", SECTION_TITLES["baselines"], tuple(blocks))
+
+
+def metrics_section(ctx: Context) -> Section:
+    ids = ctx.metric_ids()
+    main = [m for m in ids if ctx.family(m) != "calibrated"]
+    calibrated = [m for m in ids if ctx.family(m) == "calibrated"]
+    has_ci = any(entry.get("ci") for s in ctx.systems for entry in ctx.document["systems"][s]["metrics"].values())
+    blocks: list[Any] = []
+    if ctx.figures:
+        keys = ctx.key_metrics()
+        blocks.append(Figure("fig-metrics", "Key metric values per system (×100)" +
+                             (" with 95% bootstrap intervals." if has_ci else "."),
+                             ctx.charts.metric_chart(ctx.systems, keys, [ctx.short(m) for m in keys],
+                                                     ctx.document["systems"])))
+    for table_id, chosen, caption in (
+        ("table-metrics", main, "Every metric for every system (×100); best value per column in bold."),
+        ("table-calibrated", calibrated, "Prevalence-calibrated variants (Opitz 2024 §5.2): each gold class rescaled "
+                                         "to prevalence 1/k before the metric is computed (×100)."),
+    ):
+        if not chosen:
+            continue
+        if has_ci:
+            caption += " Brackets: 95% bootstrap percentile interval."
+        rows = [(s, [ctx.score_cell(s, m) for m in chosen]) for s in ctx.systems]
+        blocks.append(Table(table_id, caption, "System", tuple(Column(ctx.short(m), ctx.name(m)) for m in chosen),
+                            _with_best(rows), _density(len(chosen) + (4 if has_ci else 0))))
+    return Section("metrics", SECTION_TITLES["metrics"], tuple(blocks))
+
+
+def per_class_section(ctx: Context) -> Section:
+    systems, labels = ctx.systems, ctx.labels
+    support = {label: ctx.document["systems"][systems[0]]["per_class"][label]["support"] for label in labels}
+    blocks: list[Any] = []
+    for quantity, title in (("f1", "F1"), ("recall", "Recall"), ("precision", "Precision")):
+        rows = []
+        for label in labels:
+            cells = [Cell(support[label], "count")]
+            for s in systems:
+                entry = ctx.document["systems"][s]["per_class"][label]
+                mark = None
+                if entry.get(quantity) is None:
+                    reasons = [r for r in entry.get("undefined", []) if r.lower().startswith(f"{quantity} of")]
+                    mark = ctx.ledger.mark(s, "undefined", f"{title} {label}", reasons[0] if reasons else "0/0")
+                cells.append(Cell(entry.get(quantity), "score", mark))
+            rows.append(Row(label, tuple(cells)))
+        columns = (Column("Support"),) + tuple(Column(s, rotate=len(systems) > 3) for s in systems)
+        blocks.append(Table(f"table-class-{quantity}", f"{title} per class and system (×100).", "Label",
+                            columns, tuple(rows), _density(len(columns))))
+    return Section("per-class", SECTION_TITLES["per-class"], tuple(blocks))
+
+
+def properties_section(ctx: Context) -> Section | None:
+    props = ctx.document.get("properties")
+    if not props:
+        return None
+    names = (("monotonicity", "PI monotone"), ("class_sensitivity", "PII class-sensitive"),
+             ("decomposability", "PIII decomposable"), ("prevalence_invariance", "PIV prevalence-invariant"),
+             ("chance_correction", "PV chance correction"))
+    rows, witnesses = [], []
+    for metric_id, entry in props.items():
+        cells = [Cell(_yes_no(entry.get(key))) for key, _ in names]
+        agrees = entry.get("agrees_with_literature")
+        cells.append(Cell("—" if agrees is None else "agrees" if agrees else "DISAGREES"))
+        rows.append(Row(ctx.short(metric_id), tuple(cells)))
+        for witness in entry.get("witnesses") or []:
+            witnesses.append(f"{ctx.name(metric_id)}: {_witness_text(witness)}")
+        if entry.get("note"):
+            witnesses.append(f"{ctx.name(metric_id)}: {entry['note']}")
+    columns = tuple(Column(label) for _, label in names) + (Column("vs literature"),)
+    blocks: list[Any] = [
+        Paragraph("Properties after Opitz (2024, §3): probed on random and adversarial confusion matrices and on this "
+                  "data (PIII is structural and declared). Where a probe and the literature disagree, it is said."),
+        Table("table-properties", "Metric properties: probe results.", "Metric", columns, tuple(rows), "small"),
+    ]
+    if witnesses:
+        blocks.append(Bullets(tuple(witnesses), "Witnesses and notes"))
+    return Section("properties", SECTION_TITLES["properties"], tuple(blocks))
+
+
+def _yes_no(value: Any) -> str:
+    return "yes" if value is True else "no" if value is False else "—" if value is None else str(value)
+
+
+def _witness_text(witness: Any) -> str:
+    if isinstance(witness, Mapping):
+        return "; ".join(f"{k} = {v}" for k, v in witness.items())
+    return str(witness)
+
+
+def rank_section(ctx: Context) -> Section | None:
+    doc = ctx.document
+    rankings = doc.get("rankings")
+    if not rankings:
+        return None
+    metric_ids = [m for m in rankings if m in ctx.metric_ids() or True]
+    blocks: list[Any] = [Paragraph("Rank of every system under every metric (1 = best). Systems are listed in the "
+                                   "order of the first metric.")]
+    first = rankings[metric_ids[0]]
+    rows = [Row(s, tuple(Cell(rankings[m].index(s) + 1 if s in rankings[m] else None, "count") for m in metric_ids))
+            for s in first]
+    blocks.append(Table("table-ranks", "Rank per metric.", "System",
+                        tuple(Column(ctx.short(m), ctx.name(m)) for m in metric_ids), tuple(rows),
+                        _density(len(metric_ids))))
+    agreement = doc.get("rank_agreement") or {}
+    kendall = agreement.get("kendall")
+    if kendall and ctx.figures:
+        blocks.append(Figure("fig-kendall", "Kendall τ-b between the system rankings of every pair of metrics.",
+                             ctx.charts.tau_heatmap(kendall, ctx.short)))
+    if ctx.figures and len(first) > 1:
+        blocks.append(Figure("fig-bump", "Rank of each system under each metric (bump chart).",
+                             ctx.charts.bump_chart(rankings, ctx.short)))
+    flips = doc.get("flips") or []
+    if flips:
+        items = tuple(
+            f"{f['a']} ranks above {f['b']} under {', '.join(ctx.short(m) for m in f.get('a_better_under', []))}; "
+            f"below under {', '.join(ctx.short(m) for m in f.get('b_better_under', []))}"
+            + (" (significant)" if f.get("significant") else "") for f in flips)
+        blocks.append(Bullets(items, f"Pairs whose order flips between metrics ({len(flips)})"))
+    return Section("rank-disagreement", SECTION_TITLES["rank-disagreement"], tuple(blocks))
+
+
+def significance_section(ctx: Context) -> Section | None:
+    doc = ctx.document
+    if not any(doc.get(key) for key in ("tests", "ranks", "best_set")):
+        return None
+    blocks: list[Any] = []
+    stats = doc.get("statistics")
+    if stats:
+        blocks.append(Facts(tuple((str(k), str(v)) for k, v in stats.items())))
+    best_set = doc.get("best_set")
+    if best_set:
+        items = tuple(f"{ctx.name(m)}: {', '.join(v) if isinstance(v, list) else v}" for m, v in best_set.items()) \
+            if isinstance(best_set, Mapping) else (", ".join(best_set),)
+        blocks.append(Bullets(items, "Best set: systems not significantly worse than the top one"))
+    ranks = doc.get("ranks")
+    if ranks:
+        keys = [m for m in ctx.key_metrics() if m in ranks] or list(ranks)[:6]
+        rows = [Row(s, tuple(Cell((ranks[m].get(s) or {}).get("p_best"), "share") for m in keys)) for s in ctx.systems]
+        blocks.append(Table("table-pbest", "Bootstrap probability that each system is the best (%).", "System",
+                            tuple(Column(ctx.short(m), ctx.name(m)) for m in keys), tuple(rows), _density(len(keys))))
+    tests = doc.get("tests") or []
+    if tests:
+        rows = [Row(f"{t['a']} vs {t['b']}", (Cell(ctx.short(t["metric"])), Cell(t.get("method", "")),
+                                              Cell(t.get("p"), "p"), Cell(t.get("p_adjusted"), "p")))
+                for t in tests]
+        blocks.append(Table("table-tests", "Pairwise tests (p-values; adjusted for multiple comparisons).", "Pair",
+                            (Column("Metric"), Column("Method"), Column("p"), Column("p adj.")), tuple(rows), "small"))
+    return Section("significance", SECTION_TITLES["significance"], tuple(blocks))
+
+
+def recommendation_section(ctx: Context) -> Section | None:
+    rec = ctx.document.get("recommendation")
+    if not rec:
+        return None
+    blocks: list[Any] = []
+    for entry in rec.get("metrics", []):
+        latex = entry.get("formula") or getattr(ctx.records.get(entry["id"]), "formula", "")
+        blocks.append(Definition(entry["id"], f"{ctx.name(entry['id'])} ({entry.get('role', '')})",
+                                 Formula(ctx.name(entry["id"]), latex, ctx.formula_svg(latex) if ctx.figures else ""),
+                                 Facts(tuple(("why", r) for r in entry.get("reasons", [])))))
+    if rec.get("avoid"):
+        blocks.append(Bullets(tuple(f"{ctx.name(a['id'])}: {'; '.join(a.get('reasons', []))}" for a in rec["avoid"]),
+                              "Avoid here"))
+    if rec.get("rules_fired"):
+        blocks.append(Bullets(tuple(str(r) for r in rec["rules_fired"]), "Rules that fired (Appendix C)"))
+    return Section("recommendation", SECTION_TITLES["recommendation"], tuple(blocks))
+
+
+def definitions_section(ctx: Context) -> Section:
+    blocks: list[Any] = [Paragraph(
+        "Notation: C_ij counts items of gold class i predicted as j (rows gold, columns predicted); N items; "
+        "p_i = Σ_j C_ij / N prevalence; b_j = Σ_i C_ij / N bias; k labels averaged over.")]
+    for metric_id in ctx.metric_ids():
+        record = ctx.records.get(metric_id)
+        if record is None:
+            continue
+        facts = [("id", metric_id), ("range", f"[{record.range[0]:g}, {record.range[1]:g}]")]
+        if record.chance:
+            facts.append(("under chance", record.chance))
+        if record.undefined_when:
+            facts.append(("undefined when", record.undefined_when))
+        if record.references:
+            facts.append(("references", "; ".join(record.references)))
+        if record.description:
+            facts.append(("note", record.description))
+        blocks.append(Definition(metric_id, record.name,
+                                 Formula(record.name, record.formula,
+                                         ctx.formula_svg(record.formula) if ctx.figures else ""),
+                                 Facts(tuple(facts))))
+    return Section("definitions", SECTION_TITLES["definitions"], tuple(blocks))
+
+
+def confusion_section(ctx: Context) -> Section:
+    labels = ctx.labels
+    blocks: list[Any] = [Paragraph("Orientation: rows = gold class, columns = predicted class (scikit-learn's "
+                                   "convention). Heatmap colours are row-normalised (share of each gold class).")]
+    for s in ctx.systems:
+        matrix = ctx.document["systems"][s]["confusion"]
+        if ctx.figures:
+            blocks.append(Figure(f"fig-confusion-{len(blocks)}", f"{s}: confusion matrix, row-normalised colours, counts "
+                                 "in the cells.", ctx.charts.confusion_heatmap(labels, matrix, s)))
+        if len(labels) <= 12:
+            rows = tuple(Row(g, tuple(Cell(v, "count", strong=(i == j)) for j, v in enumerate(matrix[i])))
+                         for i, g in enumerate(labels))
+            blocks.append(Table(f"table-confusion-{len(blocks)}", f"{s}: counts (rows gold, columns predicted).",
+                                "gold \\ predicted", tuple(Column(label, rotate=len(labels) > 6) for label in labels),
+                                rows, _density(len(labels))))
+    return Section("confusion", SECTION_TITLES["confusion"], tuple(blocks))
+
+
+def rules_section(ctx: Context) -> Section | None:
+    rules = ctx.extra.get("rules")
+    if not rules:
+        return None
+    return Section("rules", SECTION_TITLES["rules"], (Bullets(tuple(rules)),))
+
+
+def reproducibility_section(ctx: Context) -> Section:
+    doc = ctx.document
+    pairs = [("signature", doc["signature"]), ("schema", doc.get("schema", ""))]
+    for name, source in (doc.get("sources") or {}).items():
+        description = ", ".join(f"{k}: {v}" for k, v in source.items() if v is not None)
+        pairs.append((name, description))
+    return Section("reproducibility", SECTION_TITLES["reproducibility"], (
+        Paragraph("Every number in this report is reproducible from the inputs whose hashes are listed below and "
+                  "the options in the signature (auditor version, bootstrap resamples, seed, interval method)."),
+        Facts(tuple(pairs)),
+    ))
+
+
+BUILDERS: tuple[Callable[[Context], Section | None], ...] = (
+    summary_section, data_section, baselines_section, metrics_section, per_class_section, properties_section,
+    rank_section, significance_section, recommendation_section, definitions_section, confusion_section,
+    rules_section,
+)
+
+
+def build_document(document: Mapping[str, Any], records: Mapping[str, Any], figures: bool = True,
+                   rules: Sequence[str] | None = None, title: str = "Metric audit") -> Report:
+    """The report model of an audit JSON ``document``; ``records`` maps metric id -> Metric."""
+    from . import charts
+
+    ledger = Ledger()
+    ctx = Context(document, records, ledger, figures, charts, charts.formula_svg, {"rules": rules})
+    sections = [section for builder in BUILDERS if (section := builder(ctx)) is not None]
+    entries = ledger.freeze()
+    if entries:
+        rows = tuple(Row(str(e.number), (Cell(e.system), Cell(e.state), Cell(e.where), Cell(e.text)), f"ledger-{e.number}")
+                     for e in entries)
+        sections.append(Section("ledger", SECTION_TITLES["ledger"], (
+            Paragraph("Undefined values (0/0) are shown as “—”; values computed with a convention for a 0/0 part carry "
+                      "a superscript number. Each number points to an entry here."),
+            Table("table-ledger", "Undefined-value ledger.", "#",
+                  (Column("System"), Column("State"), Column("Where"), Column("What and which convention")),
+                  rows, "small"),
+        )))
+    sections.append(reproducibility_section(ctx))
+    return Report(title, _profile_line(document), document["signature"], SCALE_NOTE, tuple(sections), entries)
+
+
+def recommendation_rules() -> list[str] | None:
+    """Rule texts from ``auditor.recommend.RULES`` when that module exists."""
+    try:
+        from .recommend import RULES  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    texts = []
+    for rule in RULES:
+        if isinstance(rule, str):
+            texts.append(rule)
+        else:
+            name = getattr(rule, "id", None) or getattr(rule, "name", "")
+            text = getattr(rule, "text", None) or getattr(rule, "description", None) or str(rule)
+            refs = getattr(rule, "references", None)
+            texts.append(f"{name}: {text}" + (f" ({'; '.join(refs)})" if refs else "") if name else text)
+    return texts
+
+
+def build(audit: Any, figures: bool = True) -> Report:
+    """The report model of an :class:`~auditor.audit.Audit`."""
+    records = {metric.id: metric for metric in audit.metrics}
+    return build_document(audit.to_json(), records, figures, recommendation_rules())
