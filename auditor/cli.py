@@ -7,6 +7,7 @@ Errors become one message on standard error and a non-zero exit code in one plac
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any, Callable
 
 import click
@@ -14,7 +15,7 @@ import click
 from . import __version__
 from .audit import Audit, AuditOptions, audit
 from .errors import AuditorError, UsageError
-from .load import parse_system_argument
+from .load import parse_system_argument, semeval_names
 from .progress import Progress
 from .registry import REGISTRY
 
@@ -69,11 +70,23 @@ def audit_options(command: Callable[..., Any]) -> Callable[..., Any]:
     return command
 
 
+def name_systems(arguments: tuple[str, ...]) -> dict[str, str]:
+    """SYSTEM arguments -> {name: path}. A bare PATH is named by its file stem, or by its team
+    name when the file sits beside a SemEval ``metadata-public.xml`` listing it."""
+    named: dict[str, str] = {}
+    for argument in arguments:
+        name, path = parse_system_argument(argument)
+        if path == argument:
+            name = semeval_names(Path(path).parent).get(name, name)
+        if name in named:
+            raise UsageError(f"{named[name]} and {path} are both named {name!r}; name them with NAME=PATH")
+        named[name] = path
+    return named
+
+
 def run_audit(gold: str, systems: tuple[str, ...], labels: str | None, bootstrap: int, seed: int,
               training_prevalence: str | None, plugins: tuple[str, ...], quiet: bool, **extra: Any) -> Audit:
-    named = dict(parse_system_argument(argument) for argument in systems)
-    if len(named) != len(systems):
-        raise UsageError("two systems have the same name; name them with NAME=PATH")
+    named = name_systems(systems)
     options = AuditOptions(
         labels=tuple(label.strip() for label in labels.split(",")) if labels else None,
         bootstrap=bootstrap, seed=seed, training_prevalence=parse_prevalence(training_prevalence),

@@ -20,6 +20,7 @@ def write_files(outdir: str | os.PathLike, files: Mapping[str, bytes | str]) -> 
     an :class:`OutputError` names the path that could not be written.
     """
     directory = Path(outdir)
+    created = not directory.exists()
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as error:
@@ -37,8 +38,17 @@ def write_files(outdir: str | os.PathLike, files: Mapping[str, bytes | str]) -> 
     except OSError as error:
         for temporary, _ in staged:
             temporary.unlink(missing_ok=True)
+        if created:
+            _remove_if_empty(directory)
         raise OutputError(f"{directory}: cannot write the outputs ({error.strerror or error}); nothing was written") from None
     return [final for _, final in staged]
+
+
+def _remove_if_empty(directory: Path) -> None:
+    try:
+        directory.rmdir()
+    except OSError:
+        pass
 
 
 def write_file(path: str | os.PathLike, content: bytes | str) -> Path:

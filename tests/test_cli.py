@@ -103,3 +103,15 @@ def test_installed_console_script_runs():
                                capture_output=True, text=True, timeout=120)
     assert completed.returncode == 0, completed.stderr
     assert "word-logreg" in completed.stdout
+
+
+def test_semeval_submissions_are_named_from_metadata_and_duplicates_refused():
+    submissions = EXAMPLES / "semeval2018-task12" / "submissions"
+    gold = str(EXAMPLES / "semeval2018-task12" / "gold" / "truth.txt")
+    runner = CliRunner()
+    result = runner.invoke(cli, ["score", gold, str(submissions / "437952.txt"), "--json", "--bootstrap", "0"])
+    assert result.exit_code == 0, result.output
+    # metadata-public.xml: submissionID="437952" systemName="GIST"; README table: GIST 0.712
+    assert round(json.loads(result.stdout)["systems"]["GIST"]["metrics"]["accuracy"]["value"], 3) == 0.712
+    twice = runner.invoke(cli, ["score", gold, f"A={submissions / '437952.txt'}", f"A={submissions / '437000.txt'}"])
+    assert twice.exit_code == 2 and "both named 'A'" in twice.stderr
