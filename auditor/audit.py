@@ -20,6 +20,7 @@ from .counts import Counts, count
 from .load import LabelColumn, from_values, read_labels
 from .metrics import MetricValue, describe, informedness_at, per_class_table, prevalence_vector
 from .profile import DataProfile, profile
+from .properties import property_analysis
 from .progress import SILENT, Progress
 from .registry import REGISTRY, Metric, load_plugin
 from .validate import LabelTable, align
@@ -201,3 +202,5 @@ def run_analyses(result: Audit, progress: Progress = SILENT) -> None:
     result.analyses["baselines"] = chance_baselines(
         result.counts, result.metrics, seed=result.options.seed, progress=progress,
     )
+    # Metric properties (PI, PII, PIV, PV) probed on random, adversarial and the systems' own matrices.
+    result.analyses["properties"] = property_analysis(result)

@@ -244,7 +244,7 @@ register(Metric(
     id="weighted_f1", short="wF1", name="Weighted F1", function=weighted_f1,
     formula=r"\mathrm{wF1} = \sum_i p_i\,F1_i",
     chance="depends on p and the predictor's bias", references=(f"{OPITZ} §4.6",),
-    properties=P(True, False, False, False, "none"),
+    properties=P(True, True, False, False, "none"),
     description="Support-weighted mean of class F1 (scikit-learn average='weighted').",
 ), aliases=("f1 weighted", "weighted-f1", "weighted average f1"))
 
@@ -269,7 +269,7 @@ register(Metric(
     formula=r"\kappa = \frac{\mathrm{Acc} - p^\top b}{1 - p^\top b}",
     chance="0 (in expectation)", references=("Cohen 1960", f"{OPITZ} §4.7"),
     undefined_when="p·b = 1 (one class in gold and in the predictions), so kappa is 0/0",
-    properties=P(True, True, False, False, "strict"),
+    properties=P(False, True, False, False, "strict"),
 ), aliases=("cohen kappa", "cohen's kappa", "kappa score"))
 
 register(Metric(
@@ -278,7 +278,7 @@ register(Metric(
     chance="0 (in expectation)", references=("Gorodkin 2004", f"{OPITZ} §4.7"),
     undefined_when=("the system predicts a single class (1 − bᵀb = 0) or gold has a single class (1 − pᵀp = 0), "
                     "so MCC is 0/0; scikit-learn shows 0"),
-    properties=P(True, True, False, False, "strict"),
+    properties=P(False, True, False, False, "strict"),
 ), aliases=("matthews", "matthews correlation coefficient", "R_K", "phi"))
 
 register(Metric(
@@ -287,7 +287,9 @@ register(Metric(
     formula=r"\mathrm{BM} = \sum_i b_i\,(R_i - \mathrm{FPR}_i),\quad \mathrm{FPR}_i = \frac{\sum_j C_{ji} - C_{ii}}{N - \sum_j C_{ij}}",
     chance="0 for every predictor that ignores its input", references=("Powers 2003", "Powers 2011", "Vickers et al. 2024"),
     uses=("informedness",), convention=NO_INFORMATION_CONVENTION,
-    properties=P(True, True, False, False, "complete", source="derived (not in Opitz 2024, Table 5)"),
+    properties=P(False, True, False, False, "complete",
+                 source="derived, not in Opitz 2024, Table 5; PI refuted by the probe (auditor.properties): "
+                        "the weights b_i move when an error is corrected"),
 ), aliases=("bookmaker informedness", "bookmaker", "youden's j", "youden j", "youden index", "BM", "J statistic"))
 
 register(Metric(
@@ -303,7 +305,9 @@ register(Metric(
     range=(0.0, 1.0),
     formula=r"\mathrm{NIT} = \frac{2^{\mathrm{MI}(Y;\hat{Y})}}{k},\quad \mathrm{MI} = \sum_{i,j} \frac{C_{ij}}{N}\log_2\frac{N\,C_{ij}}{\sum_l C_{il}\sum_l C_{lj}}",
     chance="1/k for every predictor that ignores its input", references=("Valverde-Albacete & Peláez-Moreno 2014",),
-    properties=P(True, True, False, False, "complete", source="derived (not in Opitz 2024, Table 5)"),
+    properties=P(False, True, False, False, "bounded",
+                 source="derived, not in Opitz 2024, Table 5; mutual information also rewards systematic "
+                        "errors, so PI fails; chance value exactly 1/k (auditor.properties)"),
 ), aliases=("normalized information transfer", "NIT factor"))
 
 _PER_CLASS = P(True, False, True, False, "none", source="per-class value")
