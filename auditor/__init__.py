@@ -9,8 +9,12 @@ from . import metrics  # noqa: F401  (registers the catalogue)
 from .metrics import compute, describe
 from .counts import Counts, count
 
+from .audit import audit  # noqa: E402  (the function shadows the submodule name on purpose)
+from .render import render  # noqa: E402
+
+
 __all__ = [
     "__version__", "AuditorError", "InputError", "OutputError", "UsageError",
     "REGISTRY", "ConfusionStats", "Metric", "Properties", "register",
-    "compute", "describe", "Counts", "count",
+    "compute", "describe", "Counts", "count", "audit", "render",
 ]

@@ -138,6 +138,23 @@ def score(as_json: bool, columns: tuple[str, ...], **arguments: Any) -> None:
 
 
 @cli.command()
+@audit_options
+@click.option("--output", "-o", "outdir", required=True, type=click.Path(file_okay=False),
+              help="Directory for report.html, report.pdf, audit.json, tables.tex, summary.md.")
+@click.option("--format", "formats", default="html,pdf,json,tex,md", show_default=True,
+              help="Comma-separated subset of html,pdf,json,tex,md.")
+def report(outdir: str, formats: str, **arguments: Any) -> None:
+    """Write the full audit of SYSTEMS (PATH or NAME=PATH) against GOLD into OUTDIR."""
+    from .render import parse_formats, render
+
+    chosen = parse_formats(formats)
+    result = run_audit(**arguments)
+    written = render(result, outdir, chosen, progress=Progress(enabled=None if not arguments["quiet"] else False))
+    if not arguments["quiet"]:
+        click.echo("wrote " + ", ".join(str(path) for path in written), err=True)
+
+
+@cli.command()
 @click.argument("metric", required=False)
 def metrics(metric: str | None) -> None:
     """The metric catalogue: formulas, properties, references (one METRIC in detail)."""
