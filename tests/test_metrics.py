@@ -482,3 +482,30 @@ def test_ambiguous_aliases_carry_a_note():
 def test_unknown_metric_is_a_usage_error():
     with pytest.raises(auditor.UsageError):
         REGISTRY.resolve("area under the moon")
+
+
+def test_vickers_reference_implementation_computes_markedness_in_our_orientation():
+    # Vickers et al.'s released code (github.com/petervickers/aacl-informedness,
+    # metrics/informedness.py), restated: on scikit-learn's matrix (rows gold) it takes the
+    # column shares b as the "real" class probabilities and the row shares p as the prediction
+    # probabilities, and sums over items (t = gold, y = prediction) the gain
+    # 1/b_t if y = t else −1/(1 − b_t), weighted p_t/N. That is
+    # Σ_t p_t (C_tt/col_t − (row_t − C_tt)/(N − col_t)) = Σ_t p_t (PPV_t + NPV_t − 1): our
+    # markedness (informedness of Cᵀ), which differs from informedness unless C is symmetric.
+    gold, pred = labels_of(C3)
+    n = len(gold)
+    b, p = np.bincount(pred) / n, np.bincount(gold) / n
+    gain = sum((1 / b[t] if t == y else -1 / (1 - b[t])) * p[t] / n for t, y in zip(gold, pred))
+    assert gain == pytest.approx(value("markedness", C3))
+    assert gain != pytest.approx(value("informedness", C3))
+    # Their docstring example ([0,1,0,0,1,0] vs [0,1,0,0,0,1]) prints 0.625; the matrix
+    # [[3, 1], [1, 1]] is symmetric and its Youden J is 1/2 + 3/4 − 1 = 0.25, which the loop returns.
+    assert value("informedness", np.array([[3, 1], [1, 1]])) == pytest.approx(0.25)
+
+
+def test_per_class_table_shows_undefined_as_none():
+    table = auditor.metrics.per_class_table(SKLEARN_CASES["class never predicted"], ["a", "b", "c"])
+    assert table["b"]["precision"] is None and table["b"]["recall"] == 0.0
+    assert table["b"]["support"] == 4 and table["b"]["predicted"] == 0
+    assert any("never predicted" in reason for reason in table["b"]["undefined"])
+    assert table["a"]["precision"] == pytest.approx(6 / 10)  # C_aa / col_a = 6 / (6 + 3 + 1)
