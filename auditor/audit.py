@@ -202,5 +202,14 @@ def run_analyses(result: Audit, progress: Progress = SILENT) -> None:
     result.analyses["baselines"] = chance_baselines(
         result.counts, result.metrics, seed=result.options.seed, progress=progress,
     )
+    # Paired bootstrap intervals, rank distributions, pairwise tests and best sets (--bootstrap 0: off).
+    if result.options.bootstrap > 0:
+        from .significance import statistics
+
+        result.analyses["statistics"] = statistics(
+            result.counts, result.metrics, B=result.options.bootstrap, seed=result.options.seed,
+            alpha=result.options.alpha, correction=result.options.correction, progress=progress,
+            all_labels_active=result.counts.labels_given,
+        )
     # Metric properties (PI, PII, PIV, PV) probed on random, adversarial and the systems' own matrices.
     result.analyses["properties"] = property_analysis(result)
