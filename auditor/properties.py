@@ -138,6 +138,8 @@ class PropertyResult:
     literature: dict[str, Any] | None
     witnesses: dict[str, Witness] = field(default_factory=dict)
     chance_value: float | None = None
+    #: per k: min and max over the chance predictors on gold with every class present, the
+    #: uniform predictor on uniform gold, the majority-class predictor on skewed gold (0.5^i).
     chance_baselines: dict[str, dict[str, float | None]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
@@ -485,11 +487,13 @@ def _classify_chance(metric: Metric, chance: dict[int, tuple]) -> tuple[str, flo
         finite = np.isfinite(values)
         any_undefined |= bool((~finite).any())
         defined = values[finite]
+        full_support = np.array([bool(np.all(p > 0)) for _, _, p, _ in pairs])
+        shown = values[finite & full_support]  # baselines shown for gold with every class present
         uniform_index = next(i for i, (pi, qi, p, q) in enumerate(pairs) if pi == 0 and qi == 3)
         majority_index = next(i for i, (pi, qi, p, q) in enumerate(pairs) if pi == 1 and qi == 0)
         baselines[str(k)] = {
-            "min": float(defined.min()) if defined.size else None,
-            "max": float(defined.max()) if defined.size else None,
+            "min": float(shown.min()) if shown.size else None,
+            "max": float(shown.max()) if shown.size else None,
             "uniform_predictor": _finite(values[uniform_index]),
             "majority_class_predictor_on_skewed_gold": _finite(values[majority_index]),
         }
@@ -499,7 +503,7 @@ def _classify_chance(metric: Metric, chance: dict[int, tuple]) -> tuple[str, flo
         over = finite & (values > 1 / k + 1e-9)
         if over.any() and bounded:
             bounded = False
-            full = over & np.array([bool(np.all(p > 0)) for _, _, p, _ in pairs])
+            full = over & full_support
             pick = full if full.any() else over  # prefer a witness whose gold has every class
             i = int(np.flatnonzero(pick)[np.argmax(values[pick])])
             witness = Witness(f"k={k}: a predictor that ignores its input (C = N p qᵀ, p={_vec(pairs[i][2])}, "
