@@ -1,0 +1,184 @@
+"""The paired bootstrap on counts (auditor.bootstrap), against independent computations.
+
+* scipy.stats.bootstrap's percentile interval of the mean of the 0/1 correctness vector is
+  the independent source for the accuracy interval;
+* counting the reconstructed resample with ``confusion_tensor`` checks the sparse product;
+* a coverage simulation checks the intervals' calibration on a system of known accuracy.
+"""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import scipy.stats
+
+import auditor.metrics  # noqa: F401  (registers the catalogue)
+from auditor import bootstrap as bootstrap_module
+from auditor.bootstrap import Resampler, bootstrap, percentile_intervals, rank_probabilities
+from auditor.counts import confusion_tensor, count
+from auditor.registry import REGISTRY
+
+
+def _system(rng, n, k, accuracy):
+    gold = rng.integers(0, k, size=n)
+    wrong = (gold + rng.integers(1, k, size=n)) % k
+    return gold, np.where(rng.random(n) < accuracy, gold, wrong)
+
+
+def _counts(seed=0, n=200, k=3, accuracies=(0.7, 0.6, 0.5)):
+    rng = np.random.default_rng(seed)
+    gold = rng.integers(0, k, size=n)
+    systems = {}
+    for s, accuracy in enumerate(accuracies):
+        wrong = (gold + rng.integers(1, k, size=n)) % k
+        systems[f"s{s}"] = np.where(rng.random(n) < accuracy, gold, wrong)
+    return count(gold, systems)
+
+
+def test_accuracy_interval_matches_scipy_percentile_bootstrap():
+    # Same data, same B = 4000, different random streams. The 2.5% quantile of the bootstrap
+    # distribution of a mean of 200 Bernoulli(0.7) has sd sigma = 0.032, density there
+    # phi(1.96)/sigma = 1.8, so its Monte Carlo SE at B = 4000 is sqrt(.025*.975/4000)/1.8
+    # = 0.0014; two independent estimates differ by SE*sqrt(2) = 0.002 (sd). Allowed: 0.01,
+    # i.e. 5 sd, plus at most one 1/200 step of discreteness.
+    counts = _counts(n=200)
+    correct = (counts.predictions[0] == counts.gold).astype(float)
+    ours = bootstrap(counts, [REGISTRY.get("accuracy")], B=4000, seed=7)
+    reference = scipy.stats.bootstrap(
+        (correct,), np.mean, n_resamples=4000, method="percentile", confidence_level=0.95,
+        rng=np.random.default_rng(11),
+    ).confidence_interval
+    lo, hi = ours.interval("accuracy", "s0")
+    assert lo == pytest.approx(reference.low, abs=0.01)
+    assert hi == pytest.approx(reference.high, abs=0.01)
+    assert ours.observed["accuracy"][0] == pytest.approx(correct.mean())
+
+
+@pytest.mark.parametrize("items_per_pattern", [1, 40])
+def test_resample_confusion_equals_counting_the_resampled_items(items_per_pattern, monkeypatch):
+    # items_per_pattern = 40 forces the multinomial path (few patterns), 1 the item-draw path.
+    rng = np.random.default_rng(3)
+    n = 30 * items_per_pattern
+    gold = rng.integers(0, 3, size=n)
+    predictions = {f"s{s}": rng.integers(0, 3, size=n) for s in range(3)}
+    if items_per_pattern > 1:
+        gold = np.repeat(gold[:30], items_per_pattern)
+        predictions = {name: np.repeat(p[:30], items_per_pattern) for name, p in predictions.items()}
+    counts = count(gold, predictions)
+    resampler = Resampler(counts, B=7, seed=5, chunk=3)
+    assert resampler.multinomial == (items_per_pattern > 1)
+    for index in range(resampler.n_chunks):
+        weights = resampler.weights(index)
+        batch = resampler.confusion(index)
+        assert weights.shape[1] == batch.shape[0] == resampler.chunk_size(index)
+        assert (weights.sum(axis=0) == n).all()
+        for b in range(weights.shape[1]):
+            items = np.repeat(resampler.codes, weights[:, b].astype(int), axis=0)  # the resampled items
+            direct = confusion_tensor(items[:, 0], items[:, 1:].T, counts.k)
+            np.testing.assert_array_equal(batch[b], direct)
+
+
+def test_weights_have_the_item_resampling_distribution():
+    # Resampling N items with replacement gives pattern counts ~ Multinomial(N, n_u / N):
+    # mean n_u and variance n_u (1 - n_u / N).
+    counts = _counts(n=60, accuracies=(0.9,))
+    resampler = Resampler(counts, B=4000, seed=1)
+    weights = np.concatenate([resampler.weights(i) for i in range(resampler.n_chunks)], axis=1)
+    n, expected = counts.n_items, resampler.pattern_counts
+    standard_error = np.sqrt(expected * (1 - expected / n) / weights.shape[1])
+    assert (np.abs(weights.mean(axis=1) - expected) < 5 * standard_error).all()
+    np.testing.assert_allclose(weights.var(axis=1), expected * (1 - expected / n), rtol=0.2)
+
+
+def test_coverage_of_accuracy_interval_for_known_system():
+    # True accuracy 0.8; 200 test sets of 100 items; a 95% interval each. The number that
+    # contain 0.8 is ~ Binomial(200, c), c ~ 0.95 (percentile intervals at N = 100 slightly
+    # under-cover). 3 sd of Binomial(200, 0.95) is 0.046: accept 0.90 <= coverage <= 0.99.
+    rng = np.random.default_rng(2024)
+    accuracy = REGISTRY.get("accuracy")
+    hits = 0
+    for trial in range(200):
+        gold, predicted = _system(rng, 100, 2, 0.8)
+        result = bootstrap(count(gold, {"sys": predicted}), [accuracy], B=400, seed=trial)
+        lo, hi = result.interval("accuracy", "sys")
+        hits += lo <= 0.8 <= hi
+    assert 0.90 <= hits / 200 <= 0.99
+
+
+def test_same_seed_same_result_regardless_of_threads_and_different_seed_differs():
+    counts = _counts(n=300)
+    metrics = REGISTRY.scalar()
+    one = bootstrap(counts, metrics, B=100, seed=9, chunk=16, threads=1)
+    two = bootstrap(counts, metrics, B=100, seed=9, chunk=16, threads=2)
+    other = bootstrap(counts, metrics, B=100, seed=10, chunk=16, threads=1)
+    for metric_id in one.metric_ids:
+        np.testing.assert_array_equal(one.values[metric_id], two.values[metric_id])
+    assert not np.array_equal(one.values["accuracy"], other.values["accuracy"])
+
+
+def test_every_scalar_metric_gets_values_intervals_and_ranks():
+    counts = _counts()
+    result = bootstrap(counts, REGISTRY.scalar(), B=50)
+    for metric in REGISTRY.scalar():
+        assert result.values[metric.id].shape == (50, 3)
+        assert result.intervals[metric.id].shape == (3, 2)
+        np.testing.assert_allclose(result.rank_probabilities[metric.id].sum(axis=0), 1)
+        np.testing.assert_allclose(result.rank_probabilities[metric.id].sum(axis=1), 1)
+    assert "class_f1" not in result.values  # per-class metrics are not bootstrapped
+
+
+def test_percentile_intervals_ignore_and_count_undefined_resamples():
+    values = np.array([[1.0, np.nan], [2.0, np.nan], [np.nan, np.nan], [3.0, np.nan], [4.0, np.nan]])
+    intervals, undefined = percentile_intervals(values, 0.5)
+    np.testing.assert_allclose(intervals[0], np.percentile([1, 2, 3, 4], [25, 75]))
+    assert np.isnan(intervals[1]).all()
+    assert list(undefined) == [1, 5]
+
+
+def test_rank_probabilities_split_ties_and_rank_undefined_last():
+    values = np.array([
+        [0.9, 0.5, 0.1],      # ranks 1, 2, 3
+        [0.5, 0.5, 0.1],      # a and b tie for ranks 1-2
+        [np.nan, 0.2, 0.3],   # c 1, b 2, a (undefined) 3
+        [0.4, 0.4, 0.4],      # all tie: 1/3 each rank
+    ])
+    expected = np.array([
+        [1 + 0.5 + 0 + 1 / 3, 0 + 0.5 + 0 + 1 / 3, 0 + 0 + 1 + 1 / 3],
+        [0 + 0.5 + 0 + 1 / 3, 1 + 0.5 + 1 + 1 / 3, 0 + 0 + 0 + 1 / 3],
+        [0 + 0 + 1 + 1 / 3, 0 + 0 + 0 + 1 / 3, 1 + 1 + 0 + 1 / 3],
+    ]) / 4
+    np.testing.assert_allclose(rank_probabilities(values), expected)
+
+
+def test_chunks_bounded_by_memory_budget(monkeypatch):
+    monkeypatch.setattr(bootstrap_module, "CHUNK_BYTES", 4 * 1024)
+    counts = _counts(n=300)
+    resampler = Resampler(counts, B=100, seed=1)
+    assert resampler.chunk < 100 and resampler.n_chunks * resampler.chunk >= 100
+    small = bootstrap(counts, [REGISTRY.get("accuracy")], B=100, seed=1)
+    assert np.isfinite(small.values["accuracy"]).all()
+
+
+def test_audit_json_has_statistics_only_when_bootstrap_is_on():
+    from auditor.audit import audit
+
+    rng = np.random.default_rng(0)
+    gold = rng.choice(["x", "y", "z"], size=80)
+    systems = {"good": np.where(rng.random(80) < 0.8, gold, "x"), "bad": rng.choice(["x", "y", "z"], size=80)}
+    off = audit(list(gold), {k: list(v) for k, v in systems.items()}, bootstrap=0).to_json()
+    for key in ("statistics", "tests", "ranks", "best_set"):
+        assert key not in off
+    assert off["systems"]["good"]["metrics"]["accuracy"]["ci"] is None
+
+    on = audit(list(gold), {k: list(v) for k, v in systems.items()}, bootstrap=200, seed=3).to_json()
+    json.dumps(on, allow_nan=False)
+    assert on["statistics"]["B"] == 200 and on["statistics"]["seed"] == 3
+    assert on["statistics"]["method"] == "paired percentile bootstrap"
+    lo, hi = on["systems"]["good"]["metrics"]["accuracy"]["ci"]
+    assert lo <= on["systems"]["good"]["metrics"]["accuracy"]["value"] <= hi
+    assert set(on["ranks"]["accuracy"]) == {"good", "bad"}
+    assert on["best_set"]["accuracy"]["top"] == "good"
+    assert {test["method"] for test in on["tests"]} == {"mcnemar_exact", "approximate_randomisation", "paired_bootstrap"}
+    again = audit(list(gold), {k: list(v) for k, v in systems.items()}, bootstrap=200, seed=3).to_json()
+    assert again["tests"] == on["tests"] and again["ranks"] == on["ranks"]
