@@ -274,10 +274,15 @@ def _user_by_k(user_matrices: Iterable[np.ndarray] | np.ndarray | None) -> dict[
 # ---------------------------------------------------------------------------------- moves
 
 
-def _monotonicity_pairs(matrices: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """Every (matrix, off-diagonal cell with a count) -> the matrix with one error corrected."""
+def _monotonicity_pairs(matrices: np.ndarray, rng: np.random.Generator | None = None,
+                        limit: int = 6000) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Every (matrix, off-diagonal cell with a count) -> the matrix with one error corrected
+    (a seeded sample of ``limit`` of them when there are more, e.g. for large k)."""
     k = matrices.shape[-1]
     b, i, j = np.nonzero(matrices * (1 - np.eye(k)))
+    if len(b) > limit:
+        keep = np.sort((rng or np.random.default_rng(0)).choice(len(b), size=limit, replace=False))
+        b, i, j = b[keep], i[keep], j[keep]
     before = matrices[b]
     after = before.copy()
     after[np.arange(len(b)), i, j] -= 1
@@ -412,7 +417,7 @@ def probe_properties(
         matrices = np.concatenate(parts)
         n_total += len(matrices)
         groups = {
-            "monotonicity": _monotonicity_pairs(matrices),
+            "monotonicity": _monotonicity_pairs(matrices, rng, limit=max(400, 250_000 // k**2)),
             "class_sensitivity": _sensitivity_pairs(matrices, rng),
             "prevalence_invariance": _prevalence_pairs(matrices, rng),
         }
