@@ -368,28 +368,30 @@ for _id in BASE_METRIC_IDS:
 
 
 def informedness_at(training_prevalence: np.ndarray) -> Metric:
-    """Informedness weighted by a user-supplied training prevalence π instead of the bias.
+    r"""Informedness the system would score where classes occur at the training prevalence π.
 
-    :math:`\\sum_i \\pi_i (R_i - \\mathrm{FPR}_i)`: Powers' per-class informedness
-    (Youden's J of class i against the rest) averaged with weights π. With π = the bias b it
-    is :func:`informedness`; for two classes it is Youden's J whatever π is; it is 0 for every
-    predictor whose counts factor as C = N p qᵀ. It is *not* prevalence invariant for k > 2:
-    FPR_i mixes the other gold classes at their test prevalence, so it is not the informedness
-    the system would score on data with prevalence π (that would be :func:`informedness` of
-    ``reweight_prevalence(C, π)``). Vickers et al. (2024) argue for informedness; the
-    weighting by a training prevalence is this tool's option, not an equation of theirs.
+    :math:`\mathrm{BM}(C^{\pi})` with :math:`C^{\pi}_{ij} = N\,\pi_i\,C_{ij}/\mathrm{row}_i`
+    (:func:`reweight_prevalence`): each gold class keeps its row of conditional prediction
+    rates and takes the share π_i, so the bias b and every FPR_i are those the system would
+    show at deployment. For two classes it equals Youden's J whatever π is; it is 0 for every
+    predictor whose counts factor as C = N p qᵀ; it is prevalence invariant by construction.
+    Vickers et al. (2024) argue for informedness as the primary metric; fixing it to the
+    training prevalence is this tool's option, not an equation of theirs.
     """
     weights = np.asarray(training_prevalence, dtype=float)
     weights = weights / weights.sum()
+
+    def function(s: ConfusionStats) -> np.ndarray:
+        return informedness(ConfusionStats(reweight_prevalence(s.C, weights), s.all_labels_active))
+
     return Metric(
         id="informedness_train", short="BM_π", name="Informedness at the training prevalence",
-        function=lambda s: weighted_informedness(s, weights), range=(-1.0, 1.0),
-        formula=r"\mathrm{BM}_\pi = \sum_i \pi_i\,(R_i - \mathrm{FPR}_i)",
-        chance="0 for every predictor that ignores its input", references=("Vickers et al. 2024", "Powers 2003"),
+        function=function, range=(-1.0, 1.0),
+        formula=r"\mathrm{BM}_\pi = \sum_i b^\pi_i\,(R_i - \mathrm{FPR}^\pi_i),\ \text{on } C^\pi_{ij} = N\,\pi_i\,\frac{C_{ij}}{\sum_l C_{il}}",
+        chance="0 for every predictor that ignores its input", references=("Powers 2003", "Vickers et al. 2024", f"{OPITZ} §5.2"),
         uses=("informedness",), convention=NO_INFORMATION_CONVENTION,
-        properties=Properties(True, True, False, False, "complete",
-                              source="derived: FPR_i depends on the test prevalence of the other classes, "
-                                     "so it is prevalence invariant only for k = 2"),
+        properties=Properties(True, True, False, True, "complete",
+                              source="derived: computed on the matrix re-weighted to π, so the test prevalence drops out"),
         family="parameterised",
     )
 

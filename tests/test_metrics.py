@@ -395,29 +395,34 @@ def test_weighted_f1_calibrated_equals_macro_f1_when_precision_is_unchanged():
 # ------------------------------------------------------------------ informedness_at (Vickers)
 
 
-def test_informedness_at_reduces_to_informedness_when_pi_is_the_bias():
-    bias = C3.sum(axis=0) / C3.sum()
-    assert float(informedness_at(bias)(C3)) == pytest.approx(value("informedness", C3))
+def test_informedness_at_the_test_prevalence_is_informedness():
+    prevalence = C3.sum(axis=1) / C3.sum()
+    assert float(informedness_at(prevalence)(C3)) == pytest.approx(value("informedness", C3))
     # weights are normalised: counts work as well as shares
-    assert float(informedness_at(C3.sum(axis=0))(C3)) == pytest.approx(value("informedness", C3))
+    assert float(informedness_at(C3.sum(axis=1))(C3)) == pytest.approx(value("informedness", C3))
 
 
-def test_informedness_at_hand_value_and_binary_case():
-    # π = (1/2, 1/4, 1/4): Σ π_i (R_i − FPR_i) = 1/2·77/136 + 1/4·11/30 + 1/4·17/42
-    expected = F(1, 2) * F(77, 136) + F(1, 4) * F(11, 30) + F(1, 4) * F(17, 42)
-    assert float(informedness_at([0.5, 0.25, 0.25])(C3)) == pytest.approx(float(expected))
-    # two classes: Youden's J whatever π (both per-class J are equal)
+def test_informedness_at_equals_informedness_of_the_reweighted_matrix_by_hand():
+    # C = [[6, 3, 1], [2, 6, 2], [0, 2, 8]] has rows of 10, so π = (1/2, 1/4, 1/4) gives
+    # C^π = N·π_i·C_ij/10 with N = 30: rows (15·[.6,.3,.1], 7.5·[.2,.6,.2], 7.5·[0,.2,.8])
+    #     = [[9, 4.5, 1.5], [1.5, 4.5, 1.5], [0, 1.5, 6]]; cols (10.5, 10.5, 9), N = 30.
+    # R = (.6, .6, .8); FPR_i = (col_i − C_ii)/(N − row_i): FPR_0 = 1.5/15 = .1,
+    # FPR_1 = 6/22.5 = 4/15, FPR_2 = 3/22.5 = 2/15.
+    # BM = (10.5·(.6−.1) + 10.5·(.6−4/15) + 9·(.8−2/15)) / 30 = (5.25 + 3.5 + 6) / 30 = 14.75/30
+    matrix = np.array([[6, 3, 1], [2, 6, 2], [0, 2, 8]])
+    assert float(informedness_at([0.5, 0.25, 0.25])(matrix)) == pytest.approx(14.75 / 30)
+    # two classes: Youden's J whatever π (J = R_0 + R_1 − 1 does not depend on prevalence)
     binary = np.array([[30, 10], [5, 15]])
     assert float(informedness_at([0.9, 0.1])(binary)) == pytest.approx(0.5)
 
 
-def test_informedness_at_declares_no_prevalence_invariance_for_k_above_2():
-    # FPR_i averages the other gold rows at their test prevalence: scaling gold row b by 10
-    # changes Σ π_i (R_i − FPR_i) for k = 3 (0.4740 -> 0.4512), so PIV must not be declared.
+def test_informedness_at_is_prevalence_invariant():
+    # Scaling a gold row changes the test prevalence but not the rows' conditional rates,
+    # so the re-weighted matrix and its informedness stay the same.
     metric = informedness_at([0.5, 0.3, 0.2])
     shifted = C3 * np.array([[1], [10], [1]])
-    assert float(metric(C3)) != pytest.approx(float(metric(shifted)))
-    assert metric.properties.prevalence_invariance is False
+    assert float(metric(C3)) == pytest.approx(float(metric(shifted)))
+    assert metric.properties.prevalence_invariance is True
 
 
 def test_powers_informedness_is_zero_for_every_independent_predictor():
