@@ -37,7 +37,8 @@ The matrices are random (seeded numpy), adversarial (skewed prevalence, a near-e
 class never predicted, a class absent from gold, constant predictors, near-perfect systems) and
 the user's own. All probes for all metrics run as a few batched evaluations per k.
 
-The literature column reproduces Opitz (2024), Table 5, for the nine metrics it covers; every
+The literature column is our transcription of Opitz (2024), Table 5, for the nine metrics it
+covers (not yet checked against the published table: see ``LITERATURE_SOURCE``); every
 disagreement between a probe and the table carries an explanation in ``note``.
 """
 from __future__ import annotations
@@ -51,7 +52,9 @@ from .registry import REGISTRY, ConfusionStats, Metric
 
 PROBED = ("monotonicity", "class_sensitivity", "prevalence_invariance", "chance_correction")
 PROPERTY_KEYS = ("monotonicity", "class_sensitivity", "decomposability", "prevalence_invariance", "chance_correction")
-LITERATURE_SOURCE = "Opitz 2024, Table 5"
+#: The literature column was transcribed without access to the published table (only the
+#: paper's kappa/MCC monotonicity remarks, §4.7, were checked); say so wherever it is shown.
+LITERATURE_SOURCE = "Opitz 2024, Table 5 (our transcription, not yet checked against the published table)"
 NOT_IN_LITERATURE = "probed, not in the literature table (Opitz 2024, Table 5)"
 K_VALUES = (2, 3, 4, 5, 6)
 TOLERANCE = 1e-9
