@@ -28,8 +28,16 @@ def _svg(spec: Mapping[str, Any]) -> str:
     spec.setdefault("config", CONFIG)
     spec.setdefault("$schema", "https://vega.github.io/schema/vega-lite/v5.json")
     svg = vl_convert.vegalite_to_svg(spec)
-    # Drop the XML prolog; keep the <svg> element only (inline SVG in HTML).
-    return svg[svg.find("<svg"):]
+    # Keep the <svg> element only (inline SVG in HTML); one decimal is plenty for coordinates
+    # and keeps the HTML small and the PDF quick to lay out.
+    return _NUMBER.sub(_round, svg[svg.find("<svg"):])
+
+
+_NUMBER = re.compile(r"(?<![\w#])(-?\d+\.\d{2,})")
+
+
+def _round(match: re.Match) -> str:
+    return f"{float(match.group(1)):.1f}"
 
 
 def _pct(x: float | None) -> float | None:
@@ -45,7 +53,7 @@ def bias_chart(labels: Sequence[str], systems: Sequence[str], profile: Mapping[s
         for s in systems for label in labels
     ]
     extent = max([abs(c["diff"]) for c in cells] + [1.0])
-    band = max(10, min(22, 360 // max(1, len(systems))))
+    band = max(12, min(24, 400 // max(1, len(systems))))
     x = {"field": "label", "type": "nominal", "sort": list(labels), "title": None,
          "axis": {"labelAngle": -45 if len(labels) > 6 else 0}}
     spec = {
@@ -57,8 +65,9 @@ def bias_chart(labels: Sequence[str], systems: Sequence[str], profile: Mapping[s
                  {"mark": "rect", "encoding": {
                      "x": x, "y": {"field": "system", "type": "nominal", "sort": list(systems), "title": None},
                      "color": {"field": "diff", "type": "quantitative", "title": "bias − prev. (pp)",
-                               "scale": {"scheme": "redblue", "domain": [-extent, extent]}}}},
-                 *([{"mark": {"type": "text", "fontSize": 8}, "encoding": {
+                               "scale": {"scheme": "redblue", "domain": [-extent, extent]},
+                               "legend": {"orient": "bottom", "direction": "horizontal", "gradientLength": 220}}}},
+                 *([{"mark": {"type": "text", "fontSize": 9}, "encoding": {
                      "x": x, "y": {"field": "system", "type": "nominal", "sort": list(systems)},
                      "text": {"field": "bias", "type": "quantitative", "format": ".1f"}}}]
                    if len(labels) <= 12 else []),
@@ -125,6 +134,38 @@ def confusion_heatmap(labels: Sequence[str], matrix: Sequence[Sequence[int]], sy
     return _svg(spec)
 
 
+def confusion_grid(labels: Sequence[str], matrices: Mapping[str, Sequence[Sequence[int]]]) -> str:
+    """Small multiples: one row-normalised confusion heatmap per system (for small k)."""
+    cells = []
+    for system, matrix in matrices.items():
+        for i, gold in enumerate(labels):
+            total = sum(matrix[i])
+            for j, predicted in enumerate(labels):
+                cells.append({"system": system, "gold": gold, "predicted": predicted, "count": int(matrix[i][j]),
+                              "share": round(matrix[i][j] / total, 4) if total else 0.0})
+    k = len(labels)
+    columns = 4 if k <= 3 else 3
+    size = (WIDTH - 120) // columns // max(k, 1) - 4
+    x = {"field": "predicted", "type": "nominal", "sort": list(labels), "title": "predicted",
+         "axis": {"labelAngle": -45 if k > 2 else 0}}
+    y = {"field": "gold", "type": "nominal", "sort": list(labels), "title": "gold"}
+    spec = {
+        "data": {"values": cells}, "columns": columns,
+        "facet": {"field": "system", "type": "nominal", "sort": list(matrices), "title": None,
+                  "header": {"labelLimit": 150, "labelFontSize": 9}},
+        "spec": {"width": size * k, "height": size * k, "layer": [
+            {"mark": "rect", "encoding": {"x": x, "y": y, "color": {
+                "field": "share", "type": "quantitative", "title": "row share",
+                "scale": {"scheme": "blues", "domain": [0, 1]},
+                "legend": {"orient": "bottom", "direction": "horizontal"}}}},
+            {"mark": {"type": "text", "fontSize": 8}, "encoding": {
+                "x": x, "y": y, "text": {"field": "count", "type": "quantitative"},
+                "color": {"condition": {"test": "datum.share > 0.5", "value": "white"}, "value": "black"}}},
+        ]},
+    }
+    return _svg(spec)
+
+
 def tau_heatmap(kendall: Mapping[str, Mapping[str, float]], short: Callable[[str], str]) -> str:
     """Kendall τ between every pair of metric rankings."""
     ids = list(kendall)
@@ -166,6 +207,7 @@ def formula_svg(latex: str) -> str:
     """The formula typeset to SVG by ziamath (cached per formula); empty when it cannot be typeset."""
     import ziamath
 
+    ziamath.config.precision = 1
     try:
         svg = ziamath.Latex(latex, size=15).svg()
     except Exception:  # a plugin's formula ziamath cannot parse: the LaTeX source is shown instead

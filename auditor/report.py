@@ -28,10 +28,11 @@ SECTION_TITLES = {
     "summary": "Summary", "data": "Data", "baselines": "Chance baselines", "metrics": "Metrics",
     "per-class": "Per-class results", "properties": "Metric properties",
     "rank-disagreement": "Rank disagreement", "significance": "Significance",
-    "recommendation": "Recommendation", "definitions": "Appendix A: Metric definitions",
-    "confusion": "Appendix B: Confusion matrices", "rules": "Appendix C: Recommendation rules",
-    "ledger": "Appendix D: Undefined values", "reproducibility": "Appendix E: Reproducibility",
+    "recommendation": "Recommendation", "definitions": "Metric definitions",
+    "confusion": "Confusion matrices", "rules": "Recommendation rules",
+    "ledger": "Undefined values", "reproducibility": "Reproducibility",
 }
+APPENDICES = ("definitions", "confusion", "rules", "ledger", "reproducibility")
 
 
 # ------------------------------------------------------------------------------ model
@@ -76,6 +77,11 @@ class Table:
     rows: tuple[Row, ...]
     density: str = "normal"  # normal | small | tiny (chosen from the column count)
     kind: str = "table"
+
+    @property
+    def compact(self) -> bool:
+        """Short enough to keep on one page (long tables break, repeating their header)."""
+        return len(self.rows) <= 24
 
     @property
     def header_height(self) -> float:
@@ -398,22 +404,18 @@ def baselines_section(ctx: Context) -> Section | None:
         blocks.append(Table("table-baselines", "Expected score of each chance baseline, with the Monte Carlo 95% range.",
                             "Baseline", tuple(Column(ctx.short(m), ctx.name(m)) for m in keys), tuple(rows),
                             _density(len(keys))))
-    chance_rows = []
-    for s in ctx.systems:
-        chance = ctx.document["systems"][s].get("chance")
-        if not chance:
-            continue
-        cells = []
-        for m in keys:
-            entry = chance.get(m) or {}
-            cells.append(Cell(entry.get("margin"), "score"))
-            cells.append(Cell(entry.get("p_shuffle"), "p"))
-        chance_rows.append(Row(s, tuple(cells)))
-    if chance_rows:
-        columns = [c for m in keys for c in (Column(f"{ctx.short(m)} margin"), Column(f"{ctx.short(m)} p"))]
-        blocks.append(Table("table-chance", "Each system's margin over the strongest chance baseline (×100) and the "
-                            "permutation p-value against a bias-matched shuffle.", "System", tuple(columns),
-                            tuple(chance_rows), _density(len(columns))))
+    chance = {s: ctx.document["systems"][s].get("chance") for s in ctx.systems}
+    chance = {s: c for s, c in chance.items() if c}
+    if chance:
+        for field_name, kind, caption in (
+            ("margin", "score", "Each system's margin over the strongest chance baseline (×100; negative = below chance)."),
+            ("p_shuffle", "p", "Permutation p-value of each system against a shuffle of its own predictions "
+                               "(same bias, no information)."),
+        ):
+            rows = tuple(Row(s, tuple(Cell((c.get(m) or {}).get(field_name), kind) for m in keys))
+                         for s, c in chance.items())
+            blocks.append(Table(f"table-chance-{field_name}", caption, "System",
+                                tuple(Column(ctx.short(m), ctx.name(m)) for m in keys), rows, _density(len(keys))))
     return Section("baselines", SECTION_TITLES["baselines"], tuple(blocks))
 
 
@@ -470,27 +472,37 @@ def properties_section(ctx: Context) -> Section | None:
     props = ctx.document.get("properties")
     if not props:
         return None
-    names = (("monotonicity", "PI monotone"), ("class_sensitivity", "PII class-sensitive"),
-             ("decomposability", "PIII decomposable"), ("prevalence_invariance", "PIV prevalence-invariant"),
-             ("chance_correction", "PV chance correction"))
-    rows, witnesses = [], []
+    names = (("monotonicity", "PI"), ("class_sensitivity", "PII"), ("decomposability", "PIII"),
+             ("prevalence_invariance", "PIV"), ("chance_correction", "PV"))
+    rows, witnesses, disagreements = [], [], []
     for metric_id, entry in props.items():
         cells = [Cell(_yes_no(entry.get(key))) for key, _ in names]
         agrees = entry.get("agrees_with_literature")
-        cells.append(Cell("—" if agrees is None else "agrees" if agrees else "DISAGREES"))
-        rows.append(Row(ctx.short(metric_id), tuple(cells)))
-        for witness in entry.get("witnesses") or []:
-            witnesses.append(f"{ctx.name(metric_id)}: {_witness_text(witness)}")
-        if entry.get("note"):
-            witnesses.append(f"{ctx.name(metric_id)}: {entry['note']}")
-    columns = tuple(Column(label) for _, label in names) + (Column("vs literature"),)
+        cells.append(Cell("not in table" if agrees is None else "agrees" if agrees else "DIFFERS"))
+        rows.append(Row(ctx.short(metric_id) + (" (cal.)" if ctx.family(metric_id) == "calibrated" else ""),
+                        tuple(cells)))
+        if agrees is False:
+            disagreements.append(f"{ctx.name(metric_id)}: {entry.get('note') or 'the probe differs from the literature'}")
+        if ctx.family(metric_id) == "calibrated":
+            continue
+        found = entry.get("witnesses") or {}
+        for key, label in names:
+            if key in found:
+                witnesses.append(Row(ctx.short(metric_id), (Cell(label), Cell(_witness_text(found[key])))))
+    columns = tuple(Column(label, key.replace("_", " ")) for key, label in names) + (Column("Opitz 2024 Table 5"),)
     blocks: list[Any] = [
-        Paragraph("Properties after Opitz (2024, §3): probed on random and adversarial confusion matrices and on this "
-                  "data (PIII is structural and declared). Where a probe and the literature disagree, it is said."),
-        Table("table-properties", "Metric properties: probe results.", "Metric", columns, tuple(rows), "small"),
+        Paragraph("Properties after Opitz (2024, §3): PI monotonicity, PII class sensitivity, PIII class "
+                  "decomposability (structural, declared), PIV prevalence invariance, PV chance correction "
+                  "(none, bounded, strict, complete). PI, PII, PIV and PV are probed on random and adversarial "
+                  "confusion matrices and on this data; the last column compares the probes with the paper's table."),
+        Table("table-properties", "Metric properties as probed (cal. = prevalence-calibrated variant).", "Metric",
+              columns, tuple(rows), "small"),
     ]
+    if disagreements:
+        blocks.append(Bullets(tuple(disagreements), "Where the probes and the literature differ"))
     if witnesses:
-        blocks.append(Bullets(tuple(witnesses), "Witnesses and notes"))
+        blocks.append(Table("table-witnesses", "Witnesses: the smallest counter-example each probe found.", "Metric",
+                            (Column("Property"), Column("Witness")), tuple(witnesses), "small"))
     return Section("properties", SECTION_TITLES["properties"], tuple(blocks))
 
 
@@ -499,6 +511,8 @@ def _yes_no(value: Any) -> str:
 
 
 def _witness_text(witness: Any) -> str:
+    if isinstance(witness, Mapping) and "description" in witness:
+        return str(witness["description"])
     if isinstance(witness, Mapping):
         return "; ".join(f"{k} = {v}" for k, v in witness.items())
     return str(witness)
@@ -541,27 +555,35 @@ def significance_section(ctx: Context) -> Section | None:
     if not any(doc.get(key) for key in ("tests", "ranks", "best_set")):
         return None
     blocks: list[Any] = []
-    stats = doc.get("statistics")
-    if stats:
-        blocks.append(Facts(tuple((str(k), str(v)) for k, v in stats.items())))
-    best_set = doc.get("best_set")
+    stats = doc.get("statistics") or {}
+    pairs = [(str(k), str(v)) for k, v in stats.items() if isinstance(v, (str, int, float)) and k != "tests"]
+    pairs += [(f"test: {k}", str(v)) for k, v in (stats.get("tests") or {}).items()]
+    if pairs:
+        blocks.append(Facts(tuple(pairs)))
+    best_set = doc.get("best_set") or {}
     if best_set:
-        items = tuple(f"{ctx.name(m)}: {', '.join(v) if isinstance(v, list) else v}" for m, v in best_set.items()) \
-            if isinstance(best_set, Mapping) else (", ".join(best_set),)
-        blocks.append(Bullets(items, "Best set: systems not significantly worse than the top one"))
+        metric_ids = list(best_set)
+        rows = tuple(Row(s, tuple(Cell((best_set[m].get("p_adjusted") or {}).get(s), "p")
+                                  if s != best_set[m].get("top") else Cell("top") for m in metric_ids))
+                     for s in ctx.systems)
+        blocks.append(Table("table-best", "Adjusted p-value of each system against the top system of each metric "
+                            "(the best set is the top system and every system with p ≥ α).", "System",
+                            tuple(Column(ctx.short(m), ctx.name(m)) for m in metric_ids), rows,
+                            _density(len(metric_ids))))
+        blocks.append(Bullets(tuple(f"{ctx.name(m)}: {', '.join(v.get('systems', []))} ({v.get('test', '')})"
+                                    for m, v in best_set.items()), "Best set per metric"))
     ranks = doc.get("ranks")
     if ranks:
         keys = [m for m in ctx.key_metrics() if m in ranks] or list(ranks)[:6]
-        rows = [Row(s, tuple(Cell((ranks[m].get(s) or {}).get("p_best"), "share") for m in keys)) for s in ctx.systems]
-        blocks.append(Table("table-pbest", "Bootstrap probability that each system is the best (%).", "System",
-                            tuple(Column(ctx.short(m), ctx.name(m)) for m in keys), tuple(rows), _density(len(keys))))
+        rows = tuple(Row(s, tuple(Cell((ranks[m].get(s) or {}).get("p_best"), "share") for m in keys))
+                     for s in ctx.systems)
+        blocks.append(Table("table-pbest", "Bootstrap probability that each system ranks first (%).", "System",
+                            tuple(Column(ctx.short(m), ctx.name(m)) for m in keys), rows, _density(len(keys))))
     tests = doc.get("tests") or []
     if tests:
-        rows = [Row(f"{t['a']} vs {t['b']}", (Cell(ctx.short(t["metric"])), Cell(t.get("method", "")),
-                                              Cell(t.get("p"), "p"), Cell(t.get("p_adjusted"), "p")))
-                for t in tests]
-        blocks.append(Table("table-tests", "Pairwise tests (p-values; adjusted for multiple comparisons).", "Pair",
-                            (Column("Metric"), Column("Method"), Column("p"), Column("p adj.")), tuple(rows), "small"))
+        methods = sorted({t.get("method", "") for t in tests})
+        blocks.append(Paragraph(f"{len(tests)} pairwise tests ({', '.join(methods)}) were run; every pair with its "
+                                "p-value and adjusted p-value is listed in audit.json under “tests”."))
     return Section("significance", SECTION_TITLES["significance"], tuple(blocks))
 
 
@@ -587,15 +609,21 @@ def definitions_section(ctx: Context) -> Section:
     blocks: list[Any] = [Paragraph(
         "Notation: C_ij counts items of gold class i predicted as j (rows gold, columns predicted); N items; "
         "p_i = Σ_j C_ij / N prevalence; b_j = Σ_i C_ij / N bias; k labels averaged over.")]
+    calibrated = []
     for metric_id in ctx.metric_ids():
         record = ctx.records.get(metric_id)
         if record is None:
+            continue
+        if record.family == "calibrated":
+            calibrated.append(f"{metric_id}: {record.name}")
             continue
         facts = [("id", metric_id), ("range", f"[{record.range[0]:g}, {record.range[1]:g}]")]
         if record.chance:
             facts.append(("under chance", record.chance))
         if record.undefined_when:
             facts.append(("undefined when", record.undefined_when))
+        if record.convention and record.uses:
+            facts.append(("0/0 parts", record.convention))
         if record.references:
             facts.append(("references", "; ".join(record.references)))
         if record.description:
@@ -604,22 +632,45 @@ def definitions_section(ctx: Context) -> Section:
                                  Formula(record.name, record.formula,
                                          ctx.formula_svg(record.formula) if ctx.figures else ""),
                                  Facts(tuple(facts))))
+    if calibrated:
+        latex = r"C'_{ij} = \frac{N}{k}\,\frac{C_{ij}}{\sum_l C_{il}}"
+        blocks.append(Definition("calibrated", "Prevalence-calibrated variants (Opitz 2024 §5.2)",
+                                 Formula("calibration", latex, ctx.formula_svg(latex) if ctx.figures else ""),
+                                 Facts((("definition", "the base metric computed on C′, where every gold class has "
+                                         "prevalence 1/k; calibrated accuracy equals macro recall and calibrated "
+                                         "weighted F1 equals macro F1"), ("variants", "; ".join(calibrated))))))
     return Section("definitions", SECTION_TITLES["definitions"], tuple(blocks))
 
 
 def confusion_section(ctx: Context) -> Section:
-    labels = ctx.labels
+    labels, systems = ctx.labels, ctx.systems
+    matrices = {s: ctx.document["systems"][s]["confusion"] for s in systems}
     blocks: list[Any] = [Paragraph("Orientation: rows = gold class, columns = predicted class (scikit-learn's "
-                                   "convention). Heatmap colours are row-normalised (share of each gold class).")]
-    for s in ctx.systems:
-        matrix = ctx.document["systems"][s]["confusion"]
+                                   "convention; some papers use the transpose). Heatmap colours are row-normalised "
+                                   "(share of each gold class); the numbers are counts.")]
+    if len(labels) <= 3:
         if ctx.figures:
-            blocks.append(Figure(f"fig-confusion-{len(blocks)}", f"{s}: confusion matrix, row-normalised colours, counts "
-                                 "in the cells.", ctx.charts.confusion_heatmap(labels, matrix, s)))
+            blocks.append(Figure("fig-confusion", "Confusion matrix of every system (rows gold, columns predicted).",
+                                 ctx.charts.confusion_grid(labels, matrices)))
+        pairs = [(i, j) for i in range(len(labels)) for j in range(len(labels))]
+        rows = tuple(Row(s, tuple(Cell(matrices[s][i][j], "count", strong=i == j) for i, j in pairs)) for s in systems)
+        blocks.append(Table("table-confusion", "Counts per system: column “g → p” counts items of gold class g "
+                            "predicted as p.", "System",
+                            tuple(Column(f"{labels[i]} → {labels[j]}", rotate=True) for i, j in pairs),
+                            rows, _density(len(pairs) + 1)))
+        return Section("confusion", SECTION_TITLES["confusion"], tuple(blocks))
+    if ctx.figures and len(labels) <= 6:
+        blocks.append(Figure("fig-confusion", "Confusion matrix of every system (rows gold, columns predicted).",
+                             ctx.charts.confusion_grid(labels, matrices)))
+    for index, s in enumerate(systems):
+        matrix = matrices[s]
+        if ctx.figures and len(labels) > 6:
+            blocks.append(Figure(f"fig-confusion-{index}", f"{s}: confusion matrix, row-normalised colours.",
+                                 ctx.charts.confusion_heatmap(labels, matrix, s)))
         if len(labels) <= 12:
             rows = tuple(Row(g, tuple(Cell(v, "count", strong=(i == j)) for j, v in enumerate(matrix[i])))
                          for i, g in enumerate(labels))
-            blocks.append(Table(f"table-confusion-{len(blocks)}", f"{s}: counts (rows gold, columns predicted).",
+            blocks.append(Table(f"table-confusion-{index}", f"{s}: counts (rows gold, columns predicted).",
                                 "gold \\ predicted", tuple(Column(label, rotate=len(labels) > 6) for label in labels),
                                 rows, _density(len(labels))))
     return Section("confusion", SECTION_TITLES["confusion"], tuple(blocks))
@@ -672,6 +723,9 @@ def build_document(document: Mapping[str, Any], records: Mapping[str, Any], figu
                   rows, "small"),
         )))
     sections.append(reproducibility_section(ctx))
+    letters = iter("ABCDEFGH")
+    sections = [Section(x.id, f"Appendix {next(letters)}: {x.title}", x.blocks) if x.id in APPENDICES else x
+                for x in sections]
     return Report(title, _profile_line(document), document["signature"], SCALE_NOTE, tuple(sections), entries)
 
 
