@@ -70,7 +70,7 @@ def bias_chart(labels: Sequence[str], systems: Sequence[str], profile: Mapping[s
                  *([{"mark": {"type": "text", "fontSize": 9}, "encoding": {
                      "x": x, "y": {"field": "system", "type": "nominal", "sort": list(systems)},
                      "text": {"field": "bias", "type": "quantitative", "format": ".1f"}}}]
-                   if len(labels) <= 12 else []),
+                   if len(labels) <= 12 and len(systems) <= 12 else []),
              ]},
         ],
         "spacing": 4,

@@ -685,15 +685,20 @@ def rules_section(ctx: Context) -> Section | None:
 
 def reproducibility_section(ctx: Context) -> Section:
     doc = ctx.document
-    pairs = [("signature", doc["signature"]), ("schema", doc.get("schema", ""))]
-    for name, source in (doc.get("sources") or {}).items():
-        description = ", ".join(f"{k}: {v}" for k, v in source.items() if v is not None)
-        pairs.append((name, description))
-    return Section("reproducibility", SECTION_TITLES["reproducibility"], (
-        Paragraph("Every number in this report is reproducible from the inputs whose hashes are listed below and "
-                  "the options in the signature (auditor version, bootstrap resamples, seed, interval method)."),
-        Facts(tuple(pairs)),
-    ))
+    blocks: list[Any] = [
+        Paragraph("Every number in this report is reproducible from the inputs whose SHA-256 hashes are listed below "
+                  "and the options in the signature (auditor version, bootstrap resamples, seed, interval method, "
+                  "correction)."),
+        Facts((("signature", doc["signature"]), ("schema", doc.get("schema", "")))),
+    ]
+    sources = doc.get("sources") or {}
+    if sources:
+        rows = tuple(Row(name, (Cell(source.get("path") or ""), Cell(source.get("sha256") or ""),
+                                Cell(source.get("n_items"), "count")))
+                     for name, source in sources.items())
+        blocks.append(Table("table-sources", "Inputs and their SHA-256 hashes.", "Input",
+                            (Column("Path"), Column("SHA-256"), Column("Items")), rows, "tiny"))
+    return Section("reproducibility", SECTION_TITLES["reproducibility"], tuple(blocks))
 
 
 BUILDERS: tuple[Callable[[Context], Section | None], ...] = (
