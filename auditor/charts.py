@@ -55,7 +55,7 @@ def bias_chart(labels: Sequence[str], systems: Sequence[str], profile: Mapping[s
     extent = max([abs(c["diff"]) for c in cells] + [1.0])
     band = max(12, min(24, 400 // max(1, len(systems))))
     x = {"field": "label", "type": "nominal", "sort": list(labels), "title": None,
-         "axis": {"labelAngle": -45 if len(labels) > 6 else 0}}
+         "axis": {"labelAngle": -45 if len(labels) > 6 else 0, "grid": False}}
     spec = {
         "vconcat": [
             {"data": {"values": prevalence}, "width": WIDTH - 160, "height": 90, "mark": {"type": "bar", "color": "#888"},
@@ -63,13 +63,16 @@ def bias_chart(labels: Sequence[str], systems: Sequence[str], profile: Mapping[s
             {"data": {"values": cells}, "width": WIDTH - 160, "height": band * len(systems),
              "layer": [
                  {"mark": "rect", "encoding": {
-                     "x": x, "y": {"field": "system", "type": "nominal", "sort": list(systems), "title": None},
+                     "x": x, "y": {"field": "system", "type": "nominal", "sort": list(systems), "title": None,
+                                         "axis": {"grid": False}},
                      "color": {"field": "diff", "type": "quantitative", "title": "bias − prev. (pp)",
                                "scale": {"scheme": "redblue", "domain": [-extent, extent]},
                                "legend": {"orient": "bottom", "direction": "horizontal", "gradientLength": 220}}}},
                  *([{"mark": {"type": "text", "fontSize": 9}, "encoding": {
                      "x": x, "y": {"field": "system", "type": "nominal", "sort": list(systems)},
-                     "text": {"field": "bias", "type": "quantitative", "format": ".1f"}}}]
+                     "text": {"field": "bias", "type": "quantitative", "format": ".1f"},
+                     "color": {"condition": {"test": f"abs(datum.diff) > {0.6 * extent}", "value": "white"},
+                               "value": "black"}}}]
                    if len(labels) <= 12 and len(systems) <= 12 else []),
              ]},
         ],
@@ -119,9 +122,9 @@ def confusion_heatmap(labels: Sequence[str], matrix: Sequence[Sequence[int]], sy
                           "share": round(matrix[i][j] / total, 4) if total else 0.0})
     k = len(labels)
     size = max(14, min(48, 420 // max(k, 1)))
-    axis = {"labelAngle": -45 if k > 4 else 0}
+    axis = {"labelAngle": -45 if k > 4 else 0, "grid": False}
     x = {"field": "predicted", "type": "nominal", "sort": list(labels), "title": "predicted", "axis": axis}
-    y = {"field": "gold", "type": "nominal", "sort": list(labels), "title": "gold"}
+    y = {"field": "gold", "type": "nominal", "sort": list(labels), "title": "gold", "axis": {"grid": False}}
     layers = [{"mark": "rect", "encoding": {
         "x": x, "y": y, "color": {"field": "share", "type": "quantitative", "title": "row share",
                                   "scale": {"scheme": "blues", "domain": [0, 1]}}}}]
@@ -147,8 +150,8 @@ def confusion_grid(labels: Sequence[str], matrices: Mapping[str, Sequence[Sequen
     columns = 4 if k <= 3 else 3
     size = (WIDTH - 120) // columns // max(k, 1) - 4
     x = {"field": "predicted", "type": "nominal", "sort": list(labels), "title": "predicted",
-         "axis": {"labelAngle": -45 if k > 2 else 0}}
-    y = {"field": "gold", "type": "nominal", "sort": list(labels), "title": "gold"}
+         "axis": {"labelAngle": -45 if k > 2 else 0, "grid": False}}
+    y = {"field": "gold", "type": "nominal", "sort": list(labels), "title": "gold", "axis": {"grid": False}}
     spec = {
         "data": {"values": cells}, "columns": columns,
         "facet": {"field": "system", "type": "nominal", "sort": list(matrices), "title": None,
@@ -173,15 +176,16 @@ def tau_heatmap(kendall: Mapping[str, Mapping[str, float]], short: Callable[[str
     cells = [{"m1": short(a), "m2": short(b), "tau": kendall[a].get(b)} for a in ids for b in ids
              if kendall[a].get(b) is not None]
     size = max(16, min(40, 440 // max(len(ids), 1)))
-    axis = {"labelAngle": -45}
+    axis = {"labelAngle": -45, "grid": False}
     spec = {"data": {"values": cells}, "width": size * len(ids), "height": size * len(ids), "layer": [
         {"mark": "rect", "encoding": {
             "x": {"field": "m1", "type": "nominal", "sort": names, "title": None, "axis": axis},
-            "y": {"field": "m2", "type": "nominal", "sort": names, "title": None},
+            "y": {"field": "m2", "type": "nominal", "sort": names, "title": None, "axis": {"grid": False}},
             "color": {"field": "tau", "type": "quantitative", "title": "τ", "scale": {"scheme": "redblue", "domain": [-1, 1]}}}},
         {"mark": {"type": "text", "fontSize": 7}, "encoding": {
             "x": {"field": "m1", "type": "nominal", "sort": names}, "y": {"field": "m2", "type": "nominal", "sort": names},
-            "text": {"field": "tau", "type": "quantitative", "format": ".2f"}}},
+            "text": {"field": "tau", "type": "quantitative", "format": ".2f"},
+            "color": {"condition": {"test": "abs(datum.tau) > 0.6", "value": "white"}, "value": "black"}}},
     ]}
     return _svg(spec)
 

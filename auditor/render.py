@@ -37,13 +37,15 @@ def format_value(value: Any, kind: str) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return MISSING
     if kind in ("score", "share"):
-        return f"{100 * value:.1f}"
+        return f"{100 * value:.1f}".replace("-0.0", "0.0") if value < 0 and value > -0.0005 else f"{100 * value:.1f}"
     if kind == "count":
         return str(int(value))
+    if kind == "rank":
+        return str(int(value)) if float(value).is_integer() else f"{value:.1f}"
     if kind == "p":
         return "<0.001" if value < 0.001 else f"{value:.3f}"
     if kind == "tau":
-        return f"{value:.2f}"
+        return f"{value:.2f}".replace("-0.00", "0.00")
     if kind == "number":
         return f"{value:.3f}"
     return str(value)

@@ -22,6 +22,7 @@ SHORT = {
     "informedness_train": "BMπ",
 }
 #: Metrics the summary, charts and baseline tables concentrate on, when present.
+FLIPS_SHOWN = 40
 KEY_METRICS = ("accuracy", "macro_f1", "macro_f1_hm", "macro_recall", "mcc", "informedness")
 SCALE_NOTE = "Scores are shown ×100 with one decimal; shares as percentages."
 SECTION_TITLES = {
@@ -527,9 +528,11 @@ def rank_section(ctx: Context) -> Section | None:
     blocks: list[Any] = [Paragraph("Rank of every system under every metric (1 = best). Systems are listed in the "
                                    "order of the first metric.")]
     first = rankings[metric_ids[0]]
-    rows = [Row(s, tuple(Cell(rankings[m].index(s) + 1 if s in rankings[m] else None, "count") for m in metric_ids))
+    table = doc.get("rank_table") or {}
+    rows = [Row(s, tuple(Cell((table.get(s) or {}).get(m, rankings[m].index(s) + 1 if s in rankings[m] else None),
+                              "rank") for m in metric_ids))
             for s in first]
-    blocks.append(Table("table-ranks", "Rank per metric.", "System",
+    blocks.append(Table("table-ranks", "Rank per metric (1 = best; tied systems share the mean rank).", "System",
                         tuple(Column(ctx.short(m), ctx.name(m)) for m in metric_ids), tuple(rows),
                         _density(len(metric_ids))))
     agreement = doc.get("rank_agreement") or {}
@@ -542,11 +545,21 @@ def rank_section(ctx: Context) -> Section | None:
                              ctx.charts.bump_chart(rankings, ctx.short)))
     flips = doc.get("flips") or []
     if flips:
-        items = tuple(
-            f"{f['a']} ranks above {f['b']} under {', '.join(ctx.short(m) for m in f.get('a_better_under', []))}; "
-            f"below under {', '.join(ctx.short(m) for m in f.get('b_better_under', []))}"
-            + (" (significant)" if f.get("significant") else "") for f in flips)
-        blocks.append(Bullets(items, f"Pairs whose order flips between metrics ({len(flips)})"))
+        shown = flips[:FLIPS_SHOWN]
+        rows = []
+        for f in shown:
+            significant = f.get("significant")
+            where = [m for m, v in significant.items() if v] if isinstance(significant, Mapping) else []
+            rows.append(Row(f"{f['a']} vs {f['b']}", (
+                Cell(", ".join(ctx.short(m) for m in f.get("a_better_under", []))),
+                Cell(", ".join(ctx.short(m) for m in f.get("b_better_under", []))),
+                Cell(", ".join(ctx.short(m) for m in where) or "none"))))
+        caption = (f"Pairs of systems whose order flips between metrics ({len(flips)} pairs"
+                   + (f"; the first {FLIPS_SHOWN} shown, all in audit.json" if len(flips) > FLIPS_SHOWN else "")
+                   + "). Columns: metrics under which the first, or the second, system ranks higher; metrics under "
+                     "which the difference is significant.")
+        blocks.append(Table("table-flips", caption, "Pair", (Column("first higher under"),
+                            Column("second higher under"), Column("significant under")), tuple(rows), "small"))
     return Section("rank-disagreement", SECTION_TITLES["rank-disagreement"], tuple(blocks))
 
 
@@ -556,8 +569,9 @@ def significance_section(ctx: Context) -> Section | None:
         return None
     blocks: list[Any] = []
     stats = doc.get("statistics") or {}
-    pairs = [(str(k), str(v)) for k, v in stats.items() if isinstance(v, (str, int, float)) and k != "tests"]
-    pairs += [(f"test: {k}", str(v)) for k, v in (stats.get("tests") or {}).items()]
+    pairs = [(str(k).replace("_", " "), str(v)) for k, v in stats.items()
+             if isinstance(v, (str, int, float)) and k != "tests"]
+    pairs += [(k.replace("_", " "), str(v)) for k, v in (stats.get("tests") or {}).items()]
     if pairs:
         blocks.append(Facts(tuple(pairs)))
     best_set = doc.get("best_set") or {}
