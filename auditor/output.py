@@ -12,6 +12,16 @@ from typing import Mapping
 from .errors import OutputError
 
 
+def _file_mode() -> int:
+    """rw for everyone the umask allows, like a plain ``open(path, "w")`` (mkstemp gives 0600)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+FILE_MODE = _file_mode()
+
+
 def write_files(outdir: str | os.PathLike, files: Mapping[str, bytes | str]) -> list[Path]:
     """Write ``{file name: content}`` into ``outdir`` atomically as a set.
 
@@ -32,6 +42,7 @@ def write_files(outdir: str | os.PathLike, files: Mapping[str, bytes | str]) -> 
             handle, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
             with os.fdopen(handle, "wb") as stream:
                 stream.write(data)
+            os.chmod(temporary, FILE_MODE)
             staged.append((Path(temporary), directory / name))
         for temporary, final in staged:
             os.replace(temporary, final)
