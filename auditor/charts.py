@@ -121,7 +121,7 @@ def confusion_heatmap(labels: Sequence[str], matrix: Sequence[Sequence[int]], sy
             cells.append({"gold": gold, "predicted": predicted, "count": int(matrix[i][j]),
                           "share": round(matrix[i][j] / total, 4) if total else 0.0})
     k = len(labels)
-    size = max(14, min(48, 420 // max(k, 1)))
+    size = max(9, min(40, 300 // max(k, 1)))
     axis = {"labelAngle": -45 if k > 4 else 0, "grid": False}
     x = {"field": "predicted", "type": "nominal", "sort": list(labels), "title": "predicted", "axis": axis}
     y = {"field": "gold", "type": "nominal", "sort": list(labels), "title": "gold", "axis": {"grid": False}}

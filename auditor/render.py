@@ -74,7 +74,7 @@ def latex_escape(text: Any) -> str:
 
 
 def markdown_escape(text: Any) -> str:
-    return "".join("\\" + ch if ch in "\\`*_{}[]<>()#+!|" else ch for ch in str(text))
+    return "".join("\\" + ch if ch in "\\`*_[]<>|" else ch for ch in str(text))
 
 
 # ---------------------------------------------------------------------------- templates

@@ -28,7 +28,7 @@ SCALE_NOTE = "Scores are shown ×100 with one decimal; shares as percentages."
 SECTION_TITLES = {
     "summary": "Summary", "data": "Data", "baselines": "Chance baselines", "metrics": "Metrics",
     "per-class": "Per-class results", "properties": "Metric properties",
-    "rank-disagreement": "Rank disagreement", "significance": "Significance",
+    "rank-disagreement": "Rank disagreement", "deployment": "At the deployment prevalence", "significance": "Significance",
     "recommendation": "Recommendation", "definitions": "Metric definitions",
     "confusion": "Confusion matrices", "rules": "Recommendation rules",
     "ledger": "Undefined values", "reproducibility": "Reproducibility",
@@ -330,7 +330,7 @@ def _profile_line(doc: Mapping[str, Any]) -> str:
         return f"{n} items, {k} labels, {len(doc['systems'])} systems"
     return (f"{n} items, {k} labels ({prof['k_gold']} in gold), {len(doc['systems'])} systems; "
             f"smallest class {prof['min_support']} items, imbalance ratio {prof['imbalance_ratio']:.1f}, "
-            f"majority class {prof['majority_label']} = {100 * prof['majority_share']:.1f}% of items, "
+            f"majority class “{prof['majority_label']}” = {100 * prof['majority_share']:.1f}% of items, "
             f"normalised prevalence entropy {prof['normalised_entropy']:.2f}")
 
 
@@ -563,6 +563,25 @@ def rank_section(ctx: Context) -> Section | None:
     return Section("rank-disagreement", SECTION_TITLES["rank-disagreement"], tuple(blocks))
 
 
+def deployment_section(ctx: Context) -> Section | None:
+    deployment = ctx.document.get("deployment")
+    if not deployment or not deployment.get("metrics"):
+        return None
+    values = deployment["metrics"]
+    systems = [s for s in ctx.systems if s in values]
+    metric_ids = list(values[systems[0]]) if systems else []
+    target = ", ".join(f"{label} {100 * share:.1f}%" for label, share in (deployment.get("target") or {}).items())
+    blocks: list[Any] = [Paragraph(f"Gold rows re-weighted to the deployment prevalence ({deployment.get('name', '')}: "
+                                   f"{target}); N is kept, so counts become fractional.")]
+    rows = [(s, [Cell(values[s].get(m), "score") for m in metric_ids]) for s in systems]
+    blocks.append(Table("table-deployment", "Metric values at the deployment prevalence (×100).", "System",
+                        tuple(Column(ctx.short(m), ctx.name(m)) for m in metric_ids), _with_best(rows),
+                        _density(len(metric_ids))))
+    if deployment.get("notes"):
+        blocks.append(Bullets(tuple(str(n) for n in deployment["notes"]), "Notes"))
+    return Section("deployment", SECTION_TITLES["deployment"], tuple(blocks))
+
+
 def significance_section(ctx: Context) -> Section | None:
     doc = ctx.document
     if not any(doc.get(key) for key in ("tests", "ranks", "best_set")):
@@ -717,7 +736,7 @@ def reproducibility_section(ctx: Context) -> Section:
 
 BUILDERS: tuple[Callable[[Context], Section | None], ...] = (
     summary_section, data_section, baselines_section, metrics_section, per_class_section, properties_section,
-    rank_section, significance_section, recommendation_section, definitions_section, confusion_section,
+    rank_section, deployment_section, significance_section, recommendation_section, definitions_section, confusion_section,
     rules_section,
 )
 
@@ -745,7 +764,9 @@ def build_document(document: Mapping[str, Any], records: Mapping[str, Any], figu
     letters = iter("ABCDEFGH")
     sections = [Section(x.id, f"Appendix {next(letters)}: {x.title}", x.blocks) if x.id in APPENDICES else x
                 for x in sections]
-    return Report(title, _profile_line(document), document["signature"], SCALE_NOTE, tuple(sections), entries)
+    gold = (document.get("sources") or {}).get("gold", {}).get("path")
+    subtitle = f"{len(document['systems'])} systems scored against {gold}" if gold else _profile_line(document)
+    return Report(title, subtitle, document["signature"], SCALE_NOTE, tuple(sections), entries)
 
 
 def recommendation_rules() -> list[str] | None:

@@ -274,3 +274,29 @@ def test_ledger_marks_undefined_and_conventions():
     table = next(block for block in metrics if getattr(block, "id", "") == "table-metrics")
     row = next(r for r in table.rows if r.header == TEX_SYSTEM)
     assert any(cell.mark for cell in row.cells)
+
+
+def test_recommendation_section_renders_formulas_and_summary_headline():
+    report = importlib.import_module("auditor.report")
+    result = small_audit()
+    document = result.to_json()
+    document["recommendation"] = {
+        "metrics": [{"id": "macro_f1", "role": "primary", "formula": r"\frac{1}{k}\sum_i F1_i",
+                     "reasons": ["the majority class already reaches 50.0 accuracy"]},
+                    {"id": "mcc", "role": "complement", "formula": "", "reasons": ["chance-corrected"]}],
+        "avoid": [{"id": "accuracy", "reasons": ["the majority-class baseline reaches 50.0"]}],
+        "rules_fired": ["R1: imbalance"],
+    }
+    model = report.build_document(document, {m.id: m for m in result.metrics}, figures=True,
+                                  rules=["R1: imbalance ratio above 3 → avoid accuracy (Opitz 2024)"])
+    section = model.section("recommendation")
+    definitions = [block for block in section.blocks if block.kind == "definition"]
+    assert [d.id for d in definitions] == ["macro_f1", "mcc"]
+    assert all(d.formula.svg.startswith("<svg") for d in definitions)  # mcc falls back to its registry formula
+    summary = dict(model.section("summary").blocks[0].pairs)
+    assert summary["Recommendation"].startswith("report Macro F1")
+    assert "avoid Accuracy" in summary["Recommendation"]
+    assert model.section("rules") is not None
+    html = render_module.render_html(model)
+    assert "the majority-class baseline reaches 50.0" in html
+    assert "Appendix" in model.section("rules").title
