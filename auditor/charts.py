@@ -147,7 +147,7 @@ def confusion_grid(labels: Sequence[str], matrices: Mapping[str, Sequence[Sequen
                 cells.append({"system": system, "gold": gold, "predicted": predicted, "count": int(matrix[i][j]),
                               "share": round(matrix[i][j] / total, 4) if total else 0.0})
     k = len(labels)
-    columns = 4 if k <= 3 else 3
+    columns = 6 if k <= 2 else 4 if k <= 3 else 3
     size = (WIDTH - 120) // columns // max(k, 1) - 4
     x = {"field": "predicted", "type": "nominal", "sort": list(labels), "title": "predicted",
          "axis": {"labelAngle": -45 if k > 2 else 0, "grid": False}}
