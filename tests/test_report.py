@@ -144,6 +144,8 @@ def test_pdf_is_a4_with_embedded_fonts_and_page_numbers(rendered):
     box = reader.pages[0].mediabox
     assert abs(float(box.width) - 595.3) < 1 and abs(float(box.height) - 841.9) < 1
     assert f"Page 1 of {len(reader.pages)}" in rendered["pdf_text"]
+    outline = [item.title for item in reader.outline if not isinstance(item, list)]
+    assert outline[0] == "Metric audit" and "Summary" in outline and "Contents" not in outline
     for page in reader.pages[:2]:
         for font in page["/Resources"]["/Font"].values():
             descendant = font.get_object()["/DescendantFonts"][0].get_object()
