@@ -5,6 +5,7 @@ network. Values arrive as numbers from the report builder; this module only draw
 """
 from __future__ import annotations
 
+import hashlib
 import re
 from functools import lru_cache
 from typing import Any, Callable, Mapping, Sequence
@@ -21,6 +22,12 @@ CONFIG = {
 }
 
 
+#: Colour legends as discrete swatches: weasyprint does not paint SVG gradients, so a gradient
+#: legend would be blank in the PDF.
+SYMBOL_LEGEND = {"orient": "bottom", "direction": "horizontal", "type": "symbol", "symbolType": "square",
+                 "symbolSize": 120, "format": ".1~f"}
+
+
 def _svg(spec: Mapping[str, Any]) -> str:
     import vl_convert
 
@@ -30,10 +37,21 @@ def _svg(spec: Mapping[str, Any]) -> str:
     svg = vl_convert.vegalite_to_svg(spec)
     # Keep the <svg> element only (inline SVG in HTML); one decimal is plenty for coordinates
     # and keeps the HTML small and the PDF quick to lay out.
-    return _NUMBER.sub(_round, svg[svg.find("<svg"):])
+    return unique_ids(_NUMBER.sub(_round, svg[svg.find("<svg"):]))
 
 
-_NUMBER = re.compile(r"(?<![\w#])(-?\d+\.\d{2,})")
+_NUMBER = re.compile(r"(?<![\w#])(?<!offset=\")(-?\d+\.\d{2,})")
+
+
+def unique_ids(svg: str) -> str:
+    """Prefix every id (and its url(#id) / href="#id" references) so that inline SVGs never collide."""
+    ids = set(re.findall(r'\sid="([^"]+)"', svg))
+    if not ids:
+        return svg
+    prefix = "c" + hashlib.sha1(svg.encode()).hexdigest()[:8] + "-"
+    pattern = re.compile(r'(\sid="|url\(#|href="#)(' + "|".join(re.escape(i) for i in sorted(ids, key=len, reverse=True))
+                         + r')(?=["\)])')
+    return pattern.sub(lambda m: f"{m.group(1)}{prefix}{m.group(2)}", svg)
 
 
 def _round(match: re.Match) -> str:
@@ -67,7 +85,7 @@ def bias_chart(labels: Sequence[str], systems: Sequence[str], profile: Mapping[s
                                          "axis": {"grid": False}},
                      "color": {"field": "diff", "type": "quantitative", "title": "bias − prev. (pp)",
                                "scale": {"scheme": "redblue", "domain": [-extent, extent]},
-                               "legend": {"orient": "bottom", "direction": "horizontal", "gradientLength": 220}}}},
+                               "legend": SYMBOL_LEGEND}}},
                  *([{"mark": {"type": "text", "fontSize": 9}, "encoding": {
                      "x": x, "y": {"field": "system", "type": "nominal", "sort": list(systems)},
                      "text": {"field": "bias", "type": "quantitative", "format": ".1f"},
@@ -127,7 +145,7 @@ def confusion_heatmap(labels: Sequence[str], matrix: Sequence[Sequence[int]], sy
     y = {"field": "gold", "type": "nominal", "sort": list(labels), "title": "gold", "axis": {"grid": False}}
     layers = [{"mark": "rect", "encoding": {
         "x": x, "y": y, "color": {"field": "share", "type": "quantitative", "title": "row share",
-                                  "scale": {"scheme": "blues", "domain": [0, 1]}}}}]
+                                  "scale": {"scheme": "blues", "domain": [0, 1]}, "legend": SYMBOL_LEGEND}}}]
     if k <= 15:
         layers.append({"mark": {"type": "text", "fontSize": 9 if k <= 8 else 7}, "encoding": {
             "x": x, "y": y, "text": {"field": "count", "type": "quantitative"},
@@ -160,7 +178,7 @@ def confusion_grid(labels: Sequence[str], matrices: Mapping[str, Sequence[Sequen
             {"mark": "rect", "encoding": {"x": x, "y": y, "color": {
                 "field": "share", "type": "quantitative", "title": "row share",
                 "scale": {"scheme": "blues", "domain": [0, 1]},
-                "legend": {"orient": "bottom", "direction": "horizontal"}}}},
+                "legend": SYMBOL_LEGEND}}},
             {"mark": {"type": "text", "fontSize": 8}, "encoding": {
                 "x": x, "y": y, "text": {"field": "count", "type": "quantitative"},
                 "color": {"condition": {"test": "datum.share > 0.5", "value": "white"}, "value": "black"}}},
@@ -181,7 +199,8 @@ def tau_heatmap(kendall: Mapping[str, Mapping[str, float]], short: Callable[[str
         {"mark": "rect", "encoding": {
             "x": {"field": "m1", "type": "nominal", "sort": names, "title": None, "axis": axis},
             "y": {"field": "m2", "type": "nominal", "sort": names, "title": None, "axis": {"grid": False}},
-            "color": {"field": "tau", "type": "quantitative", "title": "τ", "scale": {"scheme": "redblue", "domain": [-1, 1]}}}},
+            "color": {"field": "tau", "type": "quantitative", "title": "τ", "scale": {"scheme": "redblue", "domain": [-1, 1]},
+                      "legend": SYMBOL_LEGEND}}},
         {"mark": {"type": "text", "fontSize": 7}, "encoding": {
             "x": {"field": "m1", "type": "nominal", "sort": names}, "y": {"field": "m2", "type": "nominal", "sort": names},
             "text": {"field": "tau", "type": "quantitative", "format": ".2f"},
@@ -216,4 +235,4 @@ def formula_svg(latex: str) -> str:
         svg = ziamath.Latex(latex, size=15).svg()
     except Exception:  # a plugin's formula ziamath cannot parse: the LaTeX source is shown instead
         return ""
-    return re.sub(r"^<\?xml[^>]*>\s*", "", svg)
+    return unique_ids(re.sub(r"^<\?xml[^>]*>\s*", "", svg))
