@@ -302,3 +302,11 @@ def test_recommendation_section_renders_formulas_and_summary_headline():
     html = render_module.render_html(model)
     assert "the majority-class baseline reaches 50.0" in html
     assert "Appendix" in model.section("rules").title
+
+
+def test_html_ids_unique_so_svg_references_resolve(rendered):
+    ids = re.findall(r'\sid="([^"]+)"', rendered["html"])
+    duplicates = {i for i in ids if ids.count(i) > 1}
+    assert not duplicates
+    for target in re.findall(r'(?:url\(#|href="#)([^")]+)', rendered["html"]):
+        assert target in ids, target
