@@ -16,6 +16,7 @@ from . import __version__
 from .audit import Audit, AuditOptions, audit
 from .errors import AuditorError, UsageError
 from .load import parse_system_argument, semeval_names
+from .output import check_writable
 from .progress import Progress
 from .registry import REGISTRY
 
@@ -152,6 +153,7 @@ def report(outdir: str, formats: str, **arguments: Any) -> None:
     from .render import parse_formats, render
 
     chosen = parse_formats(formats)
+    check_writable(outdir)
     result = run_audit(**arguments)
     written = render(result, outdir, chosen, progress=Progress(enabled=None if not arguments["quiet"] else False))
     if not arguments["quiet"]:

@@ -197,7 +197,7 @@ P = Properties
 register(Metric(
     id="accuracy", short="Acc", name="Accuracy", function=accuracy,
     formula=r"\mathrm{Acc} = \frac{1}{N}\sum_i C_{ii}",
-    chance=r"p^\top q for a predictor with bias q; max_i p_i for the majority class",
+    chance="pᵀq for a predictor with bias q; maxᵢ pᵢ for the majority class",
     references=(f"{OPITZ} §4.1",),
     properties=P(True, False, False, False, "none"),
     description="Share of items whose prediction equals the gold label; equals micro P, R and F1.",
@@ -313,17 +313,17 @@ register(Metric(
 _PER_CLASS = P(True, False, True, False, "none", source="per-class value")
 register(Metric(
     id="class_recall", short="R_i", name="Recall per class", function=class_recall, per_class=True,
-    formula=r"R_i = \frac{C_{ii}}{\sum_j C_{ij}}", chance="q_i (the predictor's rate for class i)",
+    formula=r"R_i = \frac{C_{ii}}{\sum_j C_{ij}}", chance="qᵢ (the predictor's rate for class i)",
     uses=("recall",), convention="shown as undefined", properties=_PER_CLASS,
 ), aliases=("recall per class", "sensitivity", "TPR"))
 register(Metric(
     id="class_precision", short="P_i", name="Precision per class", function=class_precision, per_class=True,
-    formula=r"P_i = \frac{C_{ii}}{\sum_j C_{ji}}", chance="p_i", uses=("precision",),
+    formula=r"P_i = \frac{C_{ii}}{\sum_j C_{ji}}", chance="pᵢ", uses=("precision",),
     convention="shown as undefined", properties=_PER_CLASS,
 ), aliases=("precision per class", "PPV"))
 register(Metric(
     id="class_f1", short="F1_i", name="F1 per class", function=class_f1, per_class=True,
-    formula=r"F1_i = \frac{2\,C_{ii}}{\sum_j C_{ij} + \sum_j C_{ji}}", chance="2 p_i q_i / (p_i + q_i)",
+    formula=r"F1_i = \frac{2\,C_{ii}}{\sum_j C_{ij} + \sum_j C_{ji}}", chance="2pᵢqᵢ / (pᵢ + qᵢ)",
     uses=("f1",), convention="shown as undefined", properties=_PER_CLASS,
 ), aliases=("f1 per class",))
 register(Metric(

@@ -55,6 +55,21 @@ def write_files(outdir: str | os.PathLike, files: Mapping[str, bytes | str]) -> 
     return [final for _, final in staged]
 
 
+def check_writable(outdir: str | os.PathLike) -> None:
+    """Fail early, before any work, if ``outdir`` cannot be created or written.
+
+    Checks the directory or its nearest existing ancestor; creates nothing.
+    """
+    directory = Path(outdir).absolute()
+    existing = directory
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        raise OutputError(f"{directory}: cannot create the output directory ({existing} is a file); nothing was written")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise OutputError(f"{directory}: cannot write there ({existing} is not writable); nothing was written")
+
+
 def _remove_if_empty(directory: Path) -> None:
     try:
         directory.rmdir()

@@ -6,7 +6,7 @@ import stat
 import pytest
 
 from auditor.errors import OutputError
-from auditor.output import write_files
+from auditor.output import check_writable, write_files
 
 
 def test_files_get_the_mode_a_plain_open_would_give(tmp_path):
@@ -25,3 +25,12 @@ def test_a_path_that_cannot_be_written_leaves_nothing_behind(tmp_path):
     with pytest.raises(OutputError, match="cannot create the output directory"):
         write_files(blocker / "out", {"a.txt": "x"})
     assert blocker.read_text() == "not a directory"
+
+
+def test_check_writable_refuses_before_any_work(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(OutputError, match="is a file"):
+        check_writable(blocker / "deeper" / "out")
+    check_writable(tmp_path / "new" / "dir")
+    assert not (tmp_path / "new").exists()
