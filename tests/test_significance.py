@@ -1,0 +1,215 @@
+"""Pairwise tests, p-value adjustment and best sets (auditor.significance).
+
+Independent sources: scipy.stats.binomtest (exact McNemar), scipy.stats.permutation_test
+with ``permutation_type="samples"`` (approximate randomisation of paired accuracy), an
+item-level swap loop scored by scikit-learn (approximate randomisation of macro F1), and
+hand computations of Holm and Benjamini–Hochberg written out below with their arithmetic
+(the same step-down / step-up rules as statsmodels' ``multipletests``).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.stats
+from sklearn.metrics import f1_score
+
+import auditor.metrics  # noqa: F401  (registers the catalogue)
+from auditor import significance as significance_module
+from auditor.counts import count
+from auditor.errors import UsageError
+from auditor.registry import REGISTRY
+from auditor.significance import (
+    MCNEMAR, PAIRED_BOOTSTRAP, RANDOMISATION, adjust, approximate_randomisation, benjamini_hochberg,
+    discordant_counts, holm, mcnemar_exact, paired_bootstrap_p, statistics,
+)
+
+
+def _pair(seed=0, n=150, k=3, accuracies=(0.72, 0.62)):
+    rng = np.random.default_rng(seed)
+    gold = rng.integers(0, k, size=n)
+    systems = {}
+    for s, accuracy in enumerate(accuracies):
+        wrong = (gold + rng.integers(1, k, size=n)) % k
+        systems[f"s{s}"] = np.where(rng.random(n) < accuracy, gold, wrong)
+    return count(gold, systems)
+
+
+# ------------------------------------------------------------------ McNemar
+
+
+@pytest.mark.parametrize("n01, n10", [(10, 3), (3, 10), (7, 7), (0, 5), (1, 0), (40, 25), (100, 71)])
+def test_exact_mcnemar_equals_scipy_binomtest(n01, n10):
+    assert mcnemar_exact(n01, n10) == pytest.approx(scipy.stats.binomtest(n01, n01 + n10, 0.5).pvalue, rel=1e-12)
+
+
+def test_mcnemar_without_discordant_items_is_one():
+    assert mcnemar_exact(0, 0) == 1.0
+
+
+def test_discordant_counts_by_hand():
+    gold = np.array([0, 0, 1, 1, 2, 2])
+    counts = count(gold, {"a": np.array([0, 0, 1, 0, 2, 1]), "b": np.array([0, 1, 0, 0, 2, 2])})
+    # a right & b wrong: items 2 (gold 0... index 1), 3 -> items 1 and 2; b right & a wrong: item 5
+    table = discordant_counts(counts)
+    assert table[0, 1] == 2 and table[1, 0] == 1 and table[0, 0] == 0
+
+
+# ------------------------------------------------------------------ randomisation
+
+
+def test_randomisation_accuracy_close_to_scipy_paired_permutation_test():
+    # Both estimate the same exact permutation p-value with R = 5000 random swaps each: the
+    # p here is about 0.05-0.2, Monte Carlo sd <= sqrt(.2*.8/5000) = 0.006 per estimate, so
+    # two estimates differ by <= 0.008 sd; allowed 0.03 (> 3.5 sd). scipy's two-sided p is
+    # 2 min(P(<=), P(>=)), ours P(|D*| >= |D|): equal for the symmetric swap distribution.
+    counts = _pair(n=150)
+    correct_a = (counts.predictions[0] == counts.gold).astype(float)
+    correct_b = (counts.predictions[1] == counts.gold).astype(float)
+    ours = approximate_randomisation(counts, 0, 1, [REGISTRY.get("accuracy")], rounds=5000, seed=1)
+    difference, p = ours["accuracy"]
+    reference = scipy.stats.permutation_test(
+        (correct_a, correct_b), lambda x, y, axis=-1: x.mean(axis=axis) - y.mean(axis=axis),
+        permutation_type="samples", alternative="two-sided", n_resamples=5000, vectorized=True,
+        rng=np.random.default_rng(2),
+    )
+    assert difference == pytest.approx(reference.statistic)
+    assert 0.005 < reference.pvalue < 0.5  # the comparison is informative
+    assert p == pytest.approx(reference.pvalue, abs=0.03)
+
+
+def test_randomisation_macro_f1_close_to_item_level_swaps_scored_by_sklearn():
+    # Independent implementation: swap each item's two predictions with probability 1/2 and
+    # score both systems with sklearn's f1_score(average="macro"). R = 2000 each; the sd of
+    # one estimate is <= sqrt(.25/2000) = 0.011, of the difference <= 0.016; allowed 0.05.
+    counts = _pair(seed=4, n=120, accuracies=(0.7, 0.58))
+    gold, a, b = counts.gold, counts.predictions[0], counts.predictions[1]
+    ours = approximate_randomisation(counts, 0, 1, [REGISTRY.get("macro_f1")], rounds=2000, seed=3)
+    difference, p = ours["macro_f1"]
+    observed = f1_score(gold, a, average="macro") - f1_score(gold, b, average="macro")
+    assert difference == pytest.approx(observed)
+    rng = np.random.default_rng(5)
+    extreme = 0
+    for _ in range(2000):
+        swap = rng.random(gold.size) < 0.5
+        x, y = np.where(swap, b, a), np.where(swap, a, b)
+        extreme += abs(f1_score(gold, x, average="macro") - f1_score(gold, y, average="macro")) >= abs(observed) - 1e-12
+    reference = (1 + extreme) / 2001
+    assert 0.01 < reference < 0.95
+    assert p == pytest.approx(reference, abs=0.05)
+
+
+def test_randomisation_p_is_never_zero_and_identical_systems_give_one():
+    counts = count(np.array([0, 1, 0, 1] * 20), {"a": np.array([0, 1, 0, 1] * 20), "b": np.array([0, 1, 0, 1] * 20)})
+    result = approximate_randomisation(counts, 0, 1, [REGISTRY.get("accuracy")], rounds=100)
+    assert result["accuracy"] == (0.0, 1.0)
+    strong = _pair(n=400, accuracies=(0.95, 0.3))
+    difference, p = approximate_randomisation(strong, 0, 1, [REGISTRY.get("accuracy")], rounds=200)["accuracy"]
+    assert p == pytest.approx(1 / 201)
+
+
+def test_paired_bootstrap_p_shift_method_by_hand():
+    # D* - D = [-.3, -.1, .1, .2, .4] for D = 0.2: |.| >= 0.2 for -.3, .2, .4 -> (1 + 3) / 6.
+    values_a = np.array([0.5, 0.7, 0.9, 1.0, 1.2])
+    values_b = np.zeros(5) + 0.6
+    assert paired_bootstrap_p(values_a, values_b, 0.2) == pytest.approx(4 / 6)
+    assert np.isnan(paired_bootstrap_p(values_a, values_b, float("nan")))
+    # undefined resamples are left out of B'
+    with_nan = np.append(values_a, np.nan)
+    assert paired_bootstrap_p(with_nan, np.append(values_b, 0.6), 0.2) == pytest.approx(4 / 6)
+
+
+# ------------------------------------------------------------------ adjustment
+
+
+def test_holm_by_hand():
+    # p = [0.01, 0.04, 0.03, 0.005], m = 4. Sorted: 0.005, 0.01, 0.03, 0.04.
+    # (m - j + 1) p_(j): 4*0.005 = 0.02, 3*0.01 = 0.03, 2*0.03 = 0.06, 1*0.04 = 0.04;
+    # running max: 0.02, 0.03, 0.06, 0.06. Back in input order:
+    np.testing.assert_allclose(holm([0.01, 0.04, 0.03, 0.005]), [0.03, 0.06, 0.06, 0.02])
+    # capped at 1 and NaN left out of the family (m = 2): 2*0.5 = 1.0, 1*0.8 -> max 1.0
+    np.testing.assert_allclose(holm([0.5, 0.8, np.nan]), [1.0, 1.0, np.nan])
+
+
+def test_benjamini_hochberg_by_hand():
+    # p = [0.01, 0.04, 0.03, 0.005], m = 4. Sorted p_(j) * m / j:
+    # 0.005*4/1 = 0.02, 0.01*4/2 = 0.02, 0.03*4/3 = 0.04, 0.04*4/4 = 0.04;
+    # running min from the largest: 0.02, 0.02, 0.04, 0.04. Back in input order:
+    np.testing.assert_allclose(benjamini_hochberg([0.01, 0.04, 0.03, 0.005]), [0.02, 0.04, 0.04, 0.02])
+    # step-up: p = [0.02, 0.03, 0.9] -> 0.06, 0.045, 0.9 -> min from the end: 0.045, 0.045, 0.9
+    np.testing.assert_allclose(benjamini_hochberg([0.02, 0.03, 0.9]), [0.045, 0.045, 0.9])
+    np.testing.assert_allclose(benjamini_hochberg([0.5, 0.8, np.nan]), [0.8, 0.8, np.nan])
+
+
+def test_adjust_rejects_unknown_correction():
+    with pytest.raises(UsageError, match="holm, bh"):
+        adjust([0.1], "bonferroni")
+
+
+# ------------------------------------------------------------------ the stage
+
+
+def _three(seed=1):
+    # "close" is "best" with 6 of its right answers made wrong and 3 wrong ones made right
+    # (accuracy 1 point lower, McNemar p = 0.51); "poor" is independent at accuracy 0.5.
+    rng = np.random.default_rng(seed)
+    n = 300
+    gold = rng.integers(0, 3, size=n)
+    best = np.where(rng.random(n) < 0.85, gold, (gold + 1) % 3)
+    close = best.copy()
+    right, wrong = np.flatnonzero(best == gold), np.flatnonzero(best != gold)
+    close[right[:6]] = (gold[right[:6]] + 1) % 3
+    close[wrong[:3]] = gold[wrong[:3]]
+    poor = np.where(rng.random(n) < 0.5, gold, (gold + rng.integers(1, 3, size=n)) % 3)
+    return count(gold, {"best": best, "close": close, "poor": poor})
+
+
+def test_statistics_tests_families_and_best_set():
+    counts = _three()
+    result = statistics(counts, REGISTRY.scalar(), B=300, seed=4, rounds=500)
+    methods = {}
+    for test in result.tests:
+        methods.setdefault(test.method, []).append(test)
+    assert len(methods[MCNEMAR]) == 3  # 3 pairs, accuracy only
+    assert len(methods[RANDOMISATION]) == len(methods[PAIRED_BOOTSTRAP]) == 3 * len(result.test_metrics)
+    for members in methods.values():  # Holm within each method's family
+        np.testing.assert_allclose([t.p_adjusted for t in members], holm([t.p for t in members]))
+    mcnemar = {(t.a, t.b): t for t in methods[MCNEMAR]}[("best", "poor")]
+    assert mcnemar.p == pytest.approx(scipy.stats.binomtest(mcnemar.details["n01"],
+                                                            mcnemar.details["n01"] + mcnemar.details["n10"]).pvalue)
+    for metric_id in result.test_metrics:
+        best = result.best_set[metric_id]
+        assert best["top"] == "best" and "poor" not in best["systems"]
+        assert "close" in best["systems"]
+    document = {"systems": {name: {"metrics": {"accuracy": {"value": 0.0, "ci": None}}} for name in counts.systems}}
+    result.add_to_json(document)
+    assert document["statistics"]["correction"] == "holm"
+    assert "all 3 pairs of systems" in document["statistics"]["family"]
+    assert document["systems"]["best"]["metrics"]["accuracy"]["ci"][0] < 0.9
+    assert sum(document["ranks"]["accuracy"]["best"]["p_rank"]) == pytest.approx(1)
+    matrix = result.p_matrix("accuracy")
+    assert matrix[0, 2] == matrix[2, 0] == mcnemar.p_adjusted
+
+
+def test_statistics_bh_and_bad_correction():
+    counts = _three()
+    result = statistics(counts, [REGISTRY.get("accuracy")], B=100, correction="bh", rounds=200)
+    members = [t for t in result.tests if t.method == RANDOMISATION]
+    np.testing.assert_allclose([t.p_adjusted for t in members], benjamini_hochberg([t.p for t in members]))
+    with pytest.raises(UsageError):
+        statistics(counts, [REGISTRY.get("accuracy")], B=10, correction="sidak")
+
+
+def test_many_systems_are_tested_against_the_top_only(monkeypatch):
+    monkeypatch.setattr(significance_module, "MAX_ALL_PAIRS", 2)
+    counts = _three()
+    result = statistics(counts, REGISTRY.scalar(), B=100, rounds=100, test_metrics=("accuracy",))
+    pairs = {(t.a, t.b) for t in result.tests}
+    assert pairs == {("best", "close"), ("best", "poor")}
+    assert "against the top system" in result.family
+
+
+def test_statistics_stage_is_deterministic():
+    counts = _three()
+    one = statistics(counts, REGISTRY.scalar(), B=100, seed=8, rounds=100)
+    two = statistics(counts, REGISTRY.scalar(), B=100, seed=8, rounds=100)
+    assert [t.to_json() for t in one.tests] == [t.to_json() for t in two.tests]
