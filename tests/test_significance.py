@@ -213,3 +213,25 @@ def test_statistics_stage_is_deterministic():
     one = statistics(counts, REGISTRY.scalar(), B=100, seed=8, rounds=100)
     two = statistics(counts, REGISTRY.scalar(), B=100, seed=8, rounds=100)
     assert [t.to_json() for t in one.tests] == [t.to_json() for t in two.tests]
+
+
+def test_cli_alpha_and_correction_reach_the_json(examples_dir):
+    import json
+    from click.testing import CliRunner
+
+    from auditor.cli import cli
+
+    root = examples_dir / "germeval2018"
+    arguments = [str(root / "gold.tsv")] + [str(p) for p in sorted((root / "systems").glob("*.tsv"))]
+    result = CliRunner().invoke(cli, ["score", *arguments, "--json", "--quiet", "--bootstrap", "200",
+                                      "--alpha", "0.1", "--correction", "bh"])
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.output)
+    assert document["statistics"]["alpha"] == 0.1 and document["statistics"]["correction"] == "bh"
+    assert "correction:bh" in document["signature"] and "alpha:0.1" in document["signature"]
+    lo, hi = document["systems"]["word-logreg"]["metrics"]["macro_f1"]["ci"]
+    assert lo < document["systems"]["word-logreg"]["metrics"]["macro_f1"]["value"] < hi
+    for metric_id, best in document["best_set"].items():
+        assert "majority" not in best["systems"] and "prior-sampler" not in best["systems"], metric_id
+    bad = CliRunner().invoke(cli, ["score", *arguments, "--json", "--quiet", "--correction", "sidak"])
+    assert bad.exit_code != 0
