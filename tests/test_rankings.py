@@ -1,0 +1,104 @@
+"""Rank disagreement: τ-b and ρ against scipy, flips, GermEval winners, prevalence shift."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.stats import kendalltau, spearmanr
+
+from auditor.counts import count
+from auditor.metrics import compute
+from auditor.rankings import deployment, find_flips, kendall_tau_b, rank_disagreement, rank_table, spearman_rho
+from auditor.registry import REGISTRY
+
+
+def test_rank_table_average_ties_and_undefined_last():
+    values = np.array([[0.9], [0.5], [0.9], [np.nan], [np.nan]])
+    assert rank_table(values)[:, 0].tolist() == [1.5, 3.0, 1.5, 4.5, 4.5]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_tau_b_and_rho_equal_scipy_on_rankings_with_ties(seed):
+    rng = np.random.default_rng(seed)
+    systems = int(rng.integers(3, 15))
+    values = rng.integers(0, 4, size=(systems, 4)).astype(float)  # few levels: many ties
+    ranks = rank_table(values)
+    tau, rho = kendall_tau_b(ranks), spearman_rho(ranks)
+    for i in range(4):
+        for j in range(4):
+            expected_tau = kendalltau(ranks[:, i], ranks[:, j], variant="b").statistic
+            expected_rho = spearmanr(ranks[:, i], ranks[:, j]).statistic
+            np.testing.assert_allclose(tau[i, j], expected_tau, atol=1e-12, equal_nan=True)
+            np.testing.assert_allclose(rho[i, j], expected_rho, atol=1e-12, equal_nan=True)
+
+
+def test_flips_on_constructed_case():
+    # A beats B under m1 and m2, B beats A under m3; C is below both everywhere; A = C under m2.
+    values = np.array([[0.8, 0.6, 0.1], [0.7, 0.5, 0.2], [0.1, 0.1, 0.05]])
+    flips = find_flips(["A", "B", "C"], ["m1", "m2", "m3"], values)
+    assert len(flips) == 1
+    flip = flips[0]
+    assert (flip.a, flip.b, flip.a_better_under, flip.b_better_under) == ("A", "B", ("m1", "m2"), ("m3",))
+    assert flip.significant is None
+    with_tests = find_flips(["A", "B", "C"], ["m1", "m2", "m3"], values, lambda a, b, m: m == "m1")
+    assert with_tests[0].significant == {"m1": True, "m2": False, "m3": False}
+
+
+def test_json_sections_and_undefined_reported():
+    values = {"A": {"accuracy": 0.9, "mcc": None}, "B": {"accuracy": 0.8, "mcc": 0.3}}
+    result = rank_disagreement(values, ["accuracy", "mcc"])
+    document: dict = {}
+    result.add_to_json(document)
+    assert document["rankings"] == {"accuracy": ["A", "B"], "mcc": ["B", "A"]}
+    assert document["winners"] == {"accuracy": "A", "mcc": "B"}
+    assert document["rank_undefined"] == {"mcc": ["A"]}
+    assert document["rank_agreement"]["kendall"]["accuracy"]["mcc"] == pytest.approx(-1.0)
+    assert document["flips"] == []  # A's MCC is undefined: no metric-by-metric comparison there
+
+
+def _germeval(examples_dir):
+    def read(path):
+        lines = [line.rstrip("\n").split("\t") for line in open(path, encoding="utf-8") if line.strip()]
+        return dict(lines[1:])
+
+    gold = read(examples_dir / "germeval2018" / "gold.tsv")
+    ids = list(gold)
+    systems = {path.stem: np.array([read(path)[i] for i in ids])
+               for path in sorted((examples_dir / "germeval2018" / "systems").glob("*.tsv"))}
+    return count(np.array([gold[i] for i in ids]), systems)
+
+
+def test_germeval_winner_depends_on_the_metric(examples_dir):
+    counts = _germeval(examples_dir)
+    arrays = compute(counts.confusion, REGISTRY.scalar())
+    values = {s: {m: (None if np.isnan(a[i]) else float(a[i])) for m, a in arrays.items()}
+              for i, s in enumerate(counts.systems)}
+    result = rank_disagreement(values)
+    # What the data shows: char-svm wins accuracy (0.713 vs 0.712), the class-balanced
+    # char-svm wins every macro average (macro F1 0.422 vs 0.354).
+    assert result.winners["accuracy"] == "char-svm"
+    for metric in ("macro_recall", "macro_f1", "macro_f1_hm", "informedness"):
+        assert result.winners[metric] == "char-svm-balanced"
+    assert result.winners["macro_precision"] == "word-logreg"
+    pairs = {(f.a, f.b): f for f in result.flips}
+    flip = pairs[("char-svm-balanced", "char-svm")]
+    assert "accuracy" in flip.b_better_under and "macro_f1" in flip.a_better_under
+    # The majority baseline beats three trained systems on accuracy only.
+    assert pairs[("majority", "word-logreg-balanced")].a_better_under == ("accuracy",)
+    assert result.ranking("accuracy").index("majority") == 4
+
+
+def test_germeval_deployment_uniform_is_calibration(examples_dir):
+    counts = _germeval(examples_dir)
+    shifted = deployment(counts.confusion, counts.labels, counts.systems, "uniform")
+    arrays = compute(counts.confusion, [REGISTRY.get("macro_recall")])
+    for i, system in enumerate(counts.systems):
+        # calibrated accuracy = macro recall (Opitz 2024 §5.2)
+        assert shifted.values[system]["accuracy"] == pytest.approx(float(arrays["macro_recall"][i]))
+    assert shifted.disagreement.winners["accuracy"] == "char-svm-balanced"
+    assert shifted.target == pytest.approx({label: 0.25 for label in counts.labels})
+    skewed = deployment(counts.confusion, counts.labels, counts.systems,
+                        {"OTHER": 0.9, "ABUSE": 0.05, "INSULT": 0.04, "PROFANITY": 0.01})
+    assert skewed.disagreement.winners["accuracy"] == "majority"
+    document: dict = {}
+    skewed.add_to_json(document)
+    assert set(document["deployment"]) >= {"target", "metrics", "rankings"}
