@@ -213,3 +213,15 @@ def run_analyses(result: Audit, progress: Progress = SILENT) -> None:
         )
     # Metric properties (PI, PII, PIV, PV) probed on random, adversarial and the systems' own matrices.
     result.analyses["properties"] = property_analysis(result)
+    # Rank disagreement (uses the statistics' tests and P(win) when they ran), then the rankings
+    # under the deployment prevalence (--deployment-prevalence, unless unset or "unknown").
+    from . import rankings
+
+    result.analyses["rankings"] = rankings.analyse(result)
+    shifted = rankings.analyse_deployment(result)
+    if shifted is not None:
+        result.analyses["deployment"] = shifted
+    # The recommendation last: it reads the profile, the baselines and the user's intent.
+    from .recommend import analyse as recommendation
+
+    result.analyses["recommendation"] = recommendation(result)

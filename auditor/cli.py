@@ -53,6 +53,13 @@ def parse_prevalence(text: str | None) -> dict[str, float] | None:
     return result
 
 
+def _deployment_option(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
+    """``uniform``, ``test``, ``unknown`` stay words; anything else is a file or 'a=0.2,b=0.8'."""
+    if value is None or value in ("uniform", "test", "unknown"):
+        return value
+    return parse_prevalence(value)
+
+
 def audit_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """Options shared by every command that runs an audit."""
     decorators = [
@@ -67,6 +74,11 @@ def audit_options(command: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--correction", type=click.Choice(["holm", "bh"]), default="holm", show_default=True,
                      help="Multiple-comparison correction of the pairwise tests (Holm or Benjamini-Hochberg)."),
         click.option("--training-prevalence", help="Training class shares ('a=0.3,b=0.7' or a file) for informedness_train."),
+        click.option("--deployment-prevalence", callback=_deployment_option,
+                     help="Class shares where the systems will be used: uniform, test, unknown, a file of "
+                          "'label<TAB>share' lines or 'a=0.2,b=0.8'. Adds metrics and rankings re-weighted to it."),
+        click.option("--rare-classes-matter", is_flag=True,
+                     help="Rare classes matter more than their share (intent for the recommendation)."),
         click.option("--plugin", "plugins", multiple=True, help="Module that registers extra metrics (repeatable)."),
         click.option("--quiet", is_flag=True, help="No progress bars."),
     ]
