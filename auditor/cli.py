@@ -184,4 +184,25 @@ def metrics(metric: str | None) -> None:
         print_catalogue()
 
 
+@cli.command("check-claim")
+@click.argument("claims", nargs=-1, required=True)
+@click.option("--confusion", help="Confusion matrix file (CSV/TSV of counts, rows = gold; optional label row/column).")
+@click.option("--table", help="Per-class table (CSV/TSV with header: label precision recall support [f1]).")
+@click.option("--gold", help="Gold labels file (with --system).")
+@click.option("--system", help="One system's predictions file (with --gold).")
+@click.option("--labels", help="Comma-separated label set and order (with --gold/--system).")
+@click.option("--json", "as_json", is_flag=True, help="Print the check as JSON.")
+def check_claim(claims: tuple[str, ...], confusion: str | None, table: str | None, gold: str | None,
+                system: str | None, labels: str | None, as_json: bool) -> None:
+    """Which metric definitions reproduce CLAIMS (e.g. 'macro_f1=65.4 accuracy=66.1', as printed)?"""
+    from .claims import check, format_report
+
+    result = check(claims, confusion=confusion, table=table, gold=gold, system=system,
+                   labels=[label.strip() for label in labels.split(",")] if labels else None)
+    if as_json:
+        click.echo(json.dumps(result.to_json(), indent=1, ensure_ascii=False, allow_nan=False))
+    else:
+        click.echo(format_report(result))
+
+
 main = cli

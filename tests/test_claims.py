@@ -1,0 +1,105 @@
+"""Claim check: which metric definition reproduces a reported number, from hand computations."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from auditor.claims import ClassRow, check_claims, from_class_table, from_confusion, parse_claims
+from auditor.cli import cli
+
+# A results table as a paper prints it (percent, one decimal). Hand computation:
+#   TP = R·support:   a 0.60·100 = 60,  b 0.50·50 = 25,  c 0.80·20 = 16      (N = 170)
+#   predicted = TP/P: a 60/0.75 = 80,   b 25/0.50 = 50,  c 16/0.40 = 40      (sum 170 = N)
+#   macro P = (0.75 + 0.50 + 0.40)/3 = 0.55;  macro R = (0.60 + 0.50 + 0.80)/3 = 0.63333
+#   F1'  = 2·0.55·0.63333/(0.55 + 0.63333) = 0.69667/1.18333 = 0.58873   -> prints 58.9
+#   class F1 = 2TP/(support + predicted): a 120/180 = 0.66667, b 50/100 = 0.5, c 32/60 = 0.53333
+#   macro F1 = (0.66667 + 0.5 + 0.53333)/3 = 0.56667                     -> prints 56.7
+#   weighted F1 = (100·0.66667 + 50·0.5 + 20·0.53333)/170 = 102.333/170 = 0.60196 -> prints 60.2
+#   accuracy = (60 + 25 + 16)/170 = 101/170 = 0.59412                    -> prints 59.4
+TABLE = [ClassRow("a", "75.0", "60.0", "100"), ClassRow("b", "50.0", "50.0", "50"), ClassRow("c", "40.0", "80.0", "20")]
+
+
+def _row(claims):
+    return check_claims(parse_claims(claims), from_class_table(TABLE))
+
+
+def test_reconstructs_counts_exactly():
+    evidence = from_class_table(TABLE)
+    assert evidence.exact and not evidence.problems
+    assert evidence.counts["a"] == {"tp": 60, "support": 100, "predicted": 80}
+    assert evidence.counts["c"] == {"tp": 16, "support": 20, "predicted": 40}
+
+
+def test_parse_rounding():
+    claim = parse_claims(["macro_f1=65.4 kappa=0.41"])
+    assert claim[0].percent and claim[0].interval == pytest.approx((0.6535, 0.6545))
+    assert not claim[1].percent and claim[1].interval == pytest.approx((0.405, 0.415))
+
+
+def test_identifies_harmonic_mean_macro_f1():
+    result = _row(["average_F=58.9"])
+    row = result.rows[0]
+    assert row["named_as"] == "macro_f1_hm" and row["named_reproduces"]
+    assert "macro_f1_hm" in row["reproduced_by"]
+    assert "macro_f1" not in row["reproduced_by"] and "weighted_f1" not in row["reproduced_by"]
+    assert row["named_value"] == pytest.approx(0.588732, abs=1e-6)
+    assert result.consistent
+
+
+def test_reported_macro_f1_matches_mean_of_class_f1_only():
+    result = _row(["F1-macro=56.7"])
+    row = result.rows[0]
+    assert row["named_as"] == "macro_f1" and row["named_reproduces"]
+    assert "macro_f1" in row["reproduced_by"] and "macro_f1_hm" not in row["reproduced_by"]
+    assert row["named_value"] == pytest.approx(1.7 / 3)
+
+
+def test_reported_f1_matches_weighted_f1():
+    row = _row(["f1=60.2"]).rows[0]
+    assert row["named_as"] is None  # "f1" alone names no definition
+    assert row["reproduced_by"] == ["weighted_f1"]
+
+
+def test_numbers_cannot_hold_together():
+    result = _row(["accuracy=70.0", "macro_f1=56.7"])
+    assert not result.consistent
+    assert result.rows[0]["named_reproduces"] is False
+    assert result.rows[0]["named_value"] == pytest.approx(101 / 170)
+    assert any("Σ TP / N" in problem for problem in result.problems)
+    # A recall that no whole number of true positives gives: 0.333 of 10 items.
+    bad = from_class_table([ClassRow("a", "0.500", "0.333", "10"), ClassRow("b", "0.5", "0.5", "10")])
+    assert any("whole" in problem for problem in bad.problems)
+
+
+def test_zero_division_and_without_a_class_from_a_matrix():
+    # Class c is never predicted: its precision is 0/0. Rows gold, columns predicted.
+    confusion = np.array([[8, 2, 0], [1, 9, 0], [3, 2, 0]])
+    # P_a = 8/12, P_b = 9/13, P_c undefined; macro P (zero_division=0) = (0.66667 + 0.69231 + 0)/3 = 0.45299
+    # zero_division=1: (0.66667 + 0.69231 + 1)/3 = 0.78632; left out: (0.66667 + 0.69231)/2 = 0.67949
+    evidence = from_confusion(confusion, ["a", "b", "c"])
+    result = check_claims(parse_claims(["macro_precision=45.3 p1=78.6 p2=67.9"]), evidence)
+    assert "macro_precision" in result.rows[0]["reproduced_by"]
+    assert "macro_precision[zero_division=1]" in result.rows[1]["reproduced_by"]
+    assert "macro_precision[undefined classes left out]" in result.rows[2]["reproduced_by"]
+    assert "macro_precision[without c]" in result.rows[2]["reproduced_by"]
+
+
+def test_cli_table_and_json(tmp_path):
+    table = tmp_path / "table.tsv"
+    table.write_text("label\tprecision\trecall\tsupport\n" + "".join(
+        f"{r.label}\t{r.precision}\t{r.recall}\t{r.support}\n" for r in TABLE))
+    runner = CliRunner()
+    result = runner.invoke(cli, ["check-claim", "average_F=58.9 accuracy=70.0", "--table", str(table)])
+    assert result.exit_code == 0, result.output
+    assert "macro_f1_hm" in result.output and "cannot" in result.output
+    result = runner.invoke(cli, ["check-claim", "average_F=58.9", "--table", str(table), "--json"])
+    assert json.loads(result.output)["claims"][0]["named_as"] == "macro_f1_hm"
+    matrix = tmp_path / "confusion.csv"
+    matrix.write_text(",a,b\na,5,1\nb,2,4\n")
+    result = runner.invoke(cli, ["check-claim", "accuracy=75.0", "--confusion", str(matrix), "--json"])
+    assert json.loads(result.output)["claims"][0]["named_reproduces"] is True
+    assert runner.invoke(cli, ["check-claim", "accuracy=75.0"]).exit_code != 0
+    assert runner.invoke(cli, ["check-claim", "accuracy", "--confusion", str(matrix)]).exit_code != 0
