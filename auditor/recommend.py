@@ -155,7 +155,8 @@ def _balanced_default(facts: Facts) -> Firing | None:
     if facts.imbalanced or _deployment_kind(facts) not in ("unknown",) or facts.rare_classes_matter:
         return None
     return Firing((f"classes are close to balanced (largest/smallest = {facts.imbalance_ratio:.1f}): "
-                   "accuracy is interpretable and equals micro F1",), primary="accuracy",
+                   "accuracy is interpretable and equals micro F1; macro F1 (mean of class F1) alongside shows "
+                   "whether every class is served",), primary="accuracy",
                   complements=("macro_f1",))
 
 

@@ -62,7 +62,7 @@ def _germeval(examples_dir):
 
     gold = read(examples_dir / "germeval2018" / "gold.tsv")
     ids = list(gold)
-    systems = {path.stem: np.array([read(path)[i] for i in ids])
+    systems = {path.stem: (lambda table: np.array([table[i] for i in ids]))(read(path))
                for path in sorted((examples_dir / "germeval2018" / "systems").glob("*.tsv"))}
     return count(np.array([gold[i] for i in ids]), systems)
 

@@ -73,7 +73,7 @@ def _germeval(examples_dir):
 
     gold = read(examples_dir / "germeval2018" / "gold.tsv")
     ids = list(gold)
-    systems = {path.stem: np.array([read(path)[i] for i in ids])
+    systems = {path.stem: (lambda table: np.array([table[i] for i in ids]))(read(path))
                for path in sorted((examples_dir / "germeval2018" / "systems").glob("*.tsv"))}
     return count(np.array([gold[i] for i in ids]), systems)
 
@@ -99,3 +99,21 @@ def test_germeval_recommendation(examples_dir):
     section = document["recommendation"]
     assert section["metrics"][0]["formula"] == REGISTRY.get("macro_f1").formula
     assert set(section) >= {"metrics", "avoid", "profile_facts", "rules_fired"}
+
+
+def test_audit_pipeline_sections(examples_dir):
+    from auditor.audit import audit
+
+    folder = examples_dir / "germeval2018"
+    systems = {path.stem: str(path) for path in sorted((folder / "systems").glob("*.tsv"))}
+    result = audit(str(folder / "gold.tsv"), systems, bootstrap=0, deployment_prevalence="uniform")
+    document = result.to_json()
+    assert document["winners"]["accuracy"] == "char-svm"
+    assert document["winners"]["macro_f1"] == "char-svm-balanced"
+    assert document["deployment"]["rankings"]["accuracy"][0] == "char-svm-balanced"
+    # Intent "uniform": macro recall (= calibrated accuracy) becomes primary; accuracy still avoided.
+    assert document["recommendation"]["metrics"][0]["id"] == "macro_recall"
+    assert "accuracy" in {entry["id"] for entry in document["recommendation"]["avoid"]}
+    plain = audit(str(folder / "gold.tsv"), systems, bootstrap=0).to_json()
+    assert "deployment" not in plain
+    assert plain["recommendation"]["metrics"][0]["id"] == "macro_f1"
