@@ -381,3 +381,8 @@ def analyse(audit: Any) -> Recommendation:
     facts = facts_from(audit.profile, values, audit.analyses.get("baselines"),
                        audit.options.deployment_prevalence, audit.options.rare_classes_matter)
     return recommend(facts)
+
+
+def rules_text() -> list[str]:
+    """Every rule as one line for the report's appendix: ``id: statement (references)``."""
+    return [f"{rule.id}: {rule.text} ({'; '.join(rule.references)})" for rule in RULES]

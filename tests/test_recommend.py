@@ -117,3 +117,11 @@ def test_audit_pipeline_sections(examples_dir):
     plain = audit(str(folder / "gold.tsv"), systems, bootstrap=0).to_json()
     assert "deployment" not in plain
     assert plain["recommendation"]["metrics"][0]["id"] == "macro_f1"
+
+
+def test_rules_text_for_the_appendix():
+    from auditor.recommend import rules_text
+
+    lines = rules_text()
+    assert len(lines) == len(RULES) and lines[0].startswith("deployment-known: ")
+    assert any("Chicco & Jurman 2020" in line for line in lines)
