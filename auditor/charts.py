@@ -6,6 +6,7 @@ network. Values arrive as numbers from the report builder; this module only draw
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
 from functools import lru_cache
 from typing import Any, Callable, Mapping, Sequence
@@ -43,12 +44,15 @@ def _svg(spec: Mapping[str, Any]) -> str:
 _NUMBER = re.compile(r"(?<![\w#])(?<!offset=\")(-?\d+\.\d{2,})")
 
 
-def unique_ids(svg: str) -> str:
-    """Prefix every id (and its url(#id) / href="#id" references) so that inline SVGs never collide."""
+def unique_ids(svg: str, salt: str = "") -> str:
+    """Prefix every id (and its url(#id) / href="#id" references) so that inline SVGs never collide.
+
+    The prefix hashes the SVG and ``salt``; give a different salt to each copy of the same SVG.
+    """
     ids = set(re.findall(r'\sid="([^"]+)"', svg))
     if not ids:
         return svg
-    prefix = "c" + hashlib.sha1(svg.encode()).hexdigest()[:8] + "-"
+    prefix = "c" + hashlib.sha1((salt + svg).encode()).hexdigest()[:8] + "-"
     pattern = re.compile(r'(\sid="|url\(#|href="#)(' + "|".join(re.escape(i) for i in sorted(ids, key=len, reverse=True))
                          + r')(?=["\)])')
     return pattern.sub(lambda m: f"{m.group(1)}{prefix}{m.group(2)}", svg)
@@ -225,9 +229,19 @@ def bump_chart(rankings: Mapping[str, Sequence[str]], short: Callable[[str], str
     return _svg(spec)
 
 
-@lru_cache(maxsize=512)
 def formula_svg(latex: str) -> str:
-    """The formula typeset to SVG by ziamath (cached per formula); empty when it cannot be typeset."""
+    """The formula typeset to SVG by ziamath, with ids unique to this copy (a formula may be
+    drawn twice: in the definitions and in the recommendation); empty when it cannot be typeset."""
+    svg = _typeset(latex)
+    return unique_ids(svg, salt=str(next(_FORMULA_COPIES))) if svg else ""
+
+
+_FORMULA_COPIES = itertools.count()
+
+
+@lru_cache(maxsize=512)
+def _typeset(latex: str) -> str:
+    """ziamath's SVG of ``latex`` without the XML declaration (cached per formula)."""
     import ziamath
 
     ziamath.config.precision = 1
@@ -235,4 +249,4 @@ def formula_svg(latex: str) -> str:
         svg = ziamath.Latex(latex, size=15).svg()
     except Exception:  # a plugin's formula ziamath cannot parse: the LaTeX source is shown instead
         return ""
-    return unique_ids(re.sub(r"^<\?xml[^>]*>\s*", "", svg))
+    return re.sub(r"^<\?xml[^>]*>\s*", "", svg)

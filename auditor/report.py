@@ -627,14 +627,14 @@ def recommendation_section(ctx: Context) -> Section | None:
     blocks: list[Any] = []
     for entry in rec.get("metrics", []):
         latex = entry.get("formula") or getattr(ctx.records.get(entry["id"]), "formula", "")
-        blocks.append(Definition(entry["id"], f"{ctx.name(entry['id'])} ({entry.get('role', '')})",
+        blocks.append(Definition(f"recommended-{entry['id']}", f"{ctx.name(entry['id'])} ({entry.get('role', '')})",
                                  Formula(ctx.name(entry["id"]), latex, ctx.formula_svg(latex) if ctx.figures else ""),
                                  Facts(tuple(("why", r) for r in entry.get("reasons", [])))))
     if rec.get("avoid"):
         blocks.append(Bullets(tuple(f"{ctx.name(a['id'])}: {'; '.join(a.get('reasons', []))}" for a in rec["avoid"]),
                               "Avoid here"))
     if rec.get("rules_fired"):
-        blocks.append(Bullets(tuple(str(r) for r in rec["rules_fired"]), "Rules that fired (Appendix C)"))
+        blocks.append(Bullets(tuple(str(r) for r in rec["rules_fired"]), "Rules that fired (listed in the appendix)"))
     return Section("recommendation", SECTION_TITLES["recommendation"], tuple(blocks))
 
 

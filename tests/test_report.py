@@ -293,7 +293,7 @@ def test_recommendation_section_renders_formulas_and_summary_headline():
                                   rules=["R1: imbalance ratio above 3 → avoid accuracy (Opitz 2024)"])
     section = model.section("recommendation")
     definitions = [block for block in section.blocks if block.kind == "definition"]
-    assert [d.id for d in definitions] == ["macro_f1", "mcc"]
+    assert [d.id for d in definitions] == ["recommended-macro_f1", "recommended-mcc"]  # ids apart from the appendix's
     assert all(d.formula.svg.startswith("<svg") for d in definitions)  # mcc falls back to its registry formula
     summary = dict(model.section("summary").blocks[0].pairs)
     assert summary["Recommendation"].startswith("report Macro F1")
