@@ -15,12 +15,6 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 #: Short column headers for the metric tables (the appendix gives every definition).
-SHORT = {
-    "accuracy": "Acc", "macro_recall": "macR", "macro_precision": "macP", "macro_f1": "macF1",
-    "macro_f1_hm": "macF1′", "weighted_f1": "wF1", "gmean_recall": "GmacR", "hmean_recall": "HmacR",
-    "kappa": "κ", "mcc": "MCC", "informedness": "BM", "markedness": "MK", "nit": "NIT",
-    "informedness_train": "BMπ",
-}
 #: Metrics the summary, charts and baseline tables concentrate on, when present.
 FLIPS_SHOWN = 40
 KEY_METRICS = ("accuracy", "macro_f1", "macro_f1_hm", "macro_recall", "mcc", "informedness")
@@ -214,11 +208,11 @@ class Context:
         return record.name if record is not None else metric_id
 
     def short(self, metric_id: str) -> str:
-        if metric_id in SHORT:
-            return SHORT[metric_id]
-        if metric_id.endswith("_calibrated") and metric_id[: -len("_calibrated")] in SHORT:
-            return SHORT[metric_id[: -len("_calibrated")]]
-        return metric_id
+        """Column header from the metric record; a calibrated variant shows its base metric's
+        (its table says it is calibrated)."""
+        base = metric_id.removesuffix("_calibrated")
+        record = self.records.get(base) or self.records.get(metric_id)
+        return record.label if record is not None else metric_id
 
     def family(self, metric_id: str) -> str:
         record = self.records.get(metric_id)
@@ -295,9 +289,13 @@ def summary_section(ctx: Context) -> Section:
     winners = _winners(ctx, keys)
     distinct = {tuple(w) for w in winners.values()}
     if len(ctx.systems) > 1:
+        by_winner: dict[tuple[str, ...], list[str]] = {}
+        for metric_id, winner in winners.items():
+            by_winner.setdefault(tuple(winner), []).append(ctx.short(metric_id))
+        named = "; ".join(f"{' = '.join(winner)} under {', '.join(metrics)}" for winner, metrics in by_winner.items())
         pairs.append(("Winner depends on the metric?",
-                      f"yes — {len(distinct)} different winners across {len(winners)} key metrics"
-                      if len(distinct) > 1 else f"no — the same winner under all {len(winners)} key metrics"))
+                      f"yes — {named}" if len(distinct) > 1
+                      else f"no — {named} (all {len(winners)} key metrics)"))
     recommendation = doc.get("recommendation")
     if recommendation and recommendation.get("metrics"):
         primary = [m for m in recommendation["metrics"] if m.get("role") == "primary"] or recommendation["metrics"][:1]
