@@ -501,7 +501,7 @@ def check(claims: Sequence[str], confusion: str | None = None, table: str | None
     elif table is not None:
         evidence = read_class_table(table)
     else:
-        from .audit import gather
+        from .pipeline import gather
         from .counts import count
 
         aligned = gather(gold, {"system": system}, labels)

@@ -13,7 +13,7 @@ from typing import Any, Callable
 import click
 
 from . import __version__
-from .audit import Audit, AuditOptions, audit
+from .pipeline import Audit, AuditOptions, audit
 from .errors import AuditorError, UsageError
 from .load import parse_system_argument, semeval_names
 from .output import check_writable
@@ -162,7 +162,7 @@ def score(as_json: bool, columns: tuple[str, ...], **arguments: Any) -> None:
               help="Comma-separated subset of html,pdf,json,tex,md.")
 def report(outdir: str, formats: str, **arguments: Any) -> None:
     """Write the full audit of SYSTEMS (PATH or NAME=PATH) against GOLD into OUTDIR."""
-    from .render import parse_formats, render
+    from .renderers import parse_formats, render
 
     chosen = parse_formats(formats)
     check_writable(outdir)

@@ -597,7 +597,7 @@ def _matrix_json(matrix: np.ndarray) -> list[list[float]]:
 
 
 def property_analysis(result: Any) -> PropertyTable:
-    """The property table of an :class:`~auditor.audit.Audit`: its metrics, its matrices, its seed."""
+    """The property table of an :class:`~auditor.pipeline.Audit`: its metrics, its matrices, its seed."""
     return probe_properties(result.metrics, result.counts.confusion, seed=result.options.seed)
 
 

@@ -421,7 +421,7 @@ def deployment(confusion: np.ndarray, labels: Sequence[str], systems: Sequence[s
 
 
 def analyse(audit: Any, metrics: Sequence[str] | None = None) -> RankDisagreement:
-    """Rank disagreement of an :class:`auditor.audit.Audit` (statistics used when present)."""
+    """Rank disagreement of an :class:`auditor.pipeline.Audit` (statistics used when present)."""
     values = {name: {metric_id: value.value for metric_id, value in result.metrics.items()}
               for name, result in audit.systems.items()}
     return rank_disagreement(values, metrics, audit.analyses.get("statistics"))

@@ -375,7 +375,7 @@ def _near_chance(baselines: Any, values: Mapping[str, Mapping[str, float | None]
 
 
 def analyse(audit: Any) -> Recommendation:
-    """The recommendation of an :class:`auditor.audit.Audit` (after baselines and statistics)."""
+    """The recommendation of an :class:`auditor.pipeline.Audit` (after baselines and statistics)."""
     values = {name: {metric_id: value.value for metric_id, value in result.metrics.items()}
               for name, result in audit.systems.items()}
     facts = facts_from(audit.profile, values, audit.analyses.get("baselines"),

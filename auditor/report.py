@@ -7,7 +7,7 @@ never a placeholder. Numbers stay numbers here: every value is a :class:`Cell` w
 ``kind`` tells the renderers' filters how to format it (scores ×100 with one decimal,
 shares as percentages, p-values with three decimals). Undefined values (``null``) and
 values filled by a convention carry the number of their entry in the undefined-value
-ledger. Renderers (``auditor.render``) read only this model.
+ledger. Renderers (``auditor.renderers``) read only this model.
 """
 from __future__ import annotations
 
@@ -786,6 +786,6 @@ def recommendation_rules() -> list[str] | None:
 
 
 def build(audit: Any, figures: bool = True) -> Report:
-    """The report model of an :class:`~auditor.audit.Audit`."""
+    """The report model of an :class:`~auditor.pipeline.Audit`."""
     records = {metric.id: metric for metric in audit.metrics}
     return build_document(audit.to_json(), records, figures, recommendation_rules())

@@ -7,7 +7,7 @@ from typing import Sequence
 from rich.console import Console
 from rich.table import Table
 
-from .audit import Audit
+from .pipeline import Audit
 from .registry import REGISTRY, Metric
 
 UNDEFINED_MARK = "—"

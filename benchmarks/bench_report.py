@@ -15,7 +15,7 @@ import auditor
 
 ROOT = Path(__file__).resolve().parents[1] / "examples" / "semeval2018-task12"
 report = importlib.import_module("auditor.report")
-render = importlib.import_module("auditor.render")
+render = importlib.import_module("auditor.renderers")
 
 
 def timed(label: str, function, *args):

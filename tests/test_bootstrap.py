@@ -161,7 +161,7 @@ def test_chunks_bounded_by_memory_budget(monkeypatch):
 
 
 def test_audit_json_has_statistics_only_when_bootstrap_is_on():
-    from auditor.audit import audit
+    from auditor.pipeline import audit
 
     rng = np.random.default_rng(0)
     gold = rng.choice(["x", "y", "z"], size=80)

@@ -276,7 +276,7 @@ def test_example_plugin_is_probed_like_the_built_ins(plugin):
 
 
 def test_example_plugin_reaches_the_audit_json(plugin):
-    audit_module = pytest.importorskip("auditor.audit")
+    audit_module = pytest.importorskip("auditor.pipeline")
     gold = ["a", "b", "b", "c", "a", "c", "b", "a"]
     result = audit_module.audit(gold, {"s1": ["a", "b", "a", "c", "a", "b", "b", "a"],
                                        "s2": ["b", "b", "b", "c", "a", "c", "c", "a"]},

@@ -102,7 +102,7 @@ def test_germeval_recommendation(examples_dir):
 
 
 def test_audit_pipeline_sections(examples_dir):
-    from auditor.audit import audit
+    from auditor.pipeline import audit
 
     folder = examples_dir / "germeval2018"
     systems = {path.stem: str(path) for path in sorted((folder / "systems").glob("*.tsv"))}

@@ -19,7 +19,7 @@ from auditor.cli import cli
 from auditor.errors import OutputError
 from auditor.report import SECTION_TITLES
 
-render_module = importlib.import_module("auditor.render")
+render_module = importlib.import_module("auditor.renderers")
 SCRIPT_LABEL = "<script>alert(1)</script>"
 IMG_SYSTEM = '"><img src=x>'
 TEX_SYSTEM = "A&B_50%"
