@@ -8,8 +8,11 @@ property probes all read these records.
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import sys
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path
 from typing import Callable, Iterator, Mapping
 
 import numpy as np
@@ -303,9 +306,27 @@ def register(metric: Metric, aliases: tuple[str, ...] = (), notes: Mapping[str, 
     return REGISTRY.register(metric, aliases, notes)
 
 
-def load_plugin(module_name: str) -> None:
-    """Import a user's module; it registers its metrics with :func:`register` on import."""
+def load_plugin(module: str) -> None:
+    """Import a user's module (a dotted name, or the path of a ``.py`` file); it registers its
+    metrics with :func:`register` when imported. A module is imported once per process."""
     try:
-        importlib.import_module(module_name)
+        if module.endswith(".py"):
+            path = Path(module)
+            if not path.is_file():
+                raise ImportError(f"no file {path}")
+            name = f"auditor_plugin_{path.stem}"
+            if name not in sys.modules:
+                spec = importlib.util.spec_from_file_location(name, path)
+                loaded = importlib.util.module_from_spec(spec)
+                sys.modules[name] = loaded
+                try:
+                    spec.loader.exec_module(loaded)
+                except BaseException:
+                    del sys.modules[name]
+                    raise
+        else:
+            importlib.import_module(module)
     except ImportError as error:
-        raise UsageError(f"--plugin {module_name}: cannot import it ({error})") from error
+        raise UsageError(f"--plugin {module}: cannot import it ({error})") from None
+    except ValueError as error:  # Registry.register refuses an id that is taken
+        raise UsageError(f"--plugin {module}: {error}") from None

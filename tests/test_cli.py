@@ -117,3 +117,30 @@ def test_semeval_submissions_are_named_from_metadata_and_duplicates_refused():
     assert round(json.loads(result.stdout)["systems"]["GIST"]["metrics"]["accuracy"]["value"], 3) == 0.712
     twice = runner.invoke(cli, ["score", gold, f"A={submissions / '437952.txt'}", f"A={submissions / '437000.txt'}"])
     assert twice.exit_code == 2 and "both named 'A'" in twice.stderr
+
+
+PLUGIN = '''
+import numpy as np
+from auditor import Metric, Properties, register
+
+def worst_precision(stats):
+    """min_i P_i over the labels averaged over."""
+    return np.where(stats.active, stats.precision, np.inf).min(axis=-1)
+
+register(Metric(id="test_worst_precision", name="Worst-class precision", function=worst_precision,
+                formula=r"\\min_i P_i", uses=("precision",),
+                properties=Properties(True, True, False, False, "none", source="declared by the test")))
+'''
+
+
+def test_plugin_given_as_a_file_path_is_scored_and_signed(tmp_path):
+    plugin = tmp_path / "worst_precision_plugin.py"
+    plugin.write_text(PLUGIN)
+    result = CliRunner().invoke(cli, ["score", *germeval_arguments(), "--plugin", str(plugin), "--json", "--bootstrap", "0"])
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    # majority predicts OTHER only: precisions (ABUSE, INSULT, OTHER, PROFANITY) = (0, 0, 2330/3532, 0)
+    assert document["systems"]["majority"]["metrics"]["test_worst_precision"]["value"] == 0.0
+    assert document["signature"].endswith(f"plugins:{plugin}")
+    missing = CliRunner().invoke(cli, ["score", *germeval_arguments(), "--plugin", str(tmp_path / "absent.py")])
+    assert missing.exit_code == 2 and "absent.py: cannot import it" in missing.stderr
