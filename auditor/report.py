@@ -17,6 +17,9 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 #: Short column headers for the metric tables (the appendix gives every definition).
 #: Metrics the summary, charts and baseline tables concentrate on, when present.
 FLIPS_SHOWN = 40
+#: Up to this many systems the significance section shows a full pairwise p-value matrix per
+#: tested metric; beyond it, each system against the top one (every test is in audit.json).
+MATRIX_MAX_SYSTEMS = 12
 KEY_METRICS = ("accuracy", "macro_f1", "macro_f1_hm", "macro_recall", "mcc", "informedness")
 SCALE_NOTE = "Scores are shown ×100 with one decimal; shares as percentages."
 SECTION_TITLES = {
@@ -611,11 +614,27 @@ def significance_section(ctx: Context) -> Section | None:
         blocks.append(Table("table-pbest", "Bootstrap probability that each system ranks first (%).", "System",
                             tuple(Column(ctx.short(m), ctx.name(m)) for m in keys), rows, _density(len(keys))))
     tests = doc.get("tests") or []
+    if tests and len(ctx.systems) <= MATRIX_MAX_SYSTEMS:
+        blocks += [_pairwise_matrix(ctx, metric_id, entry.get("test", ""), tests) for metric_id, entry in best_set.items()]
     if tests:
         methods = sorted({t.get("method", "") for t in tests})
         blocks.append(Paragraph(f"{len(tests)} pairwise tests ({', '.join(methods)}) were run; every pair with its "
                                 "p-value and adjusted p-value is listed in audit.json under “tests”."))
     return Section("significance", SECTION_TITLES["significance"], tuple(blocks))
+
+
+def _pairwise_matrix(ctx: Context, metric_id: str, method: str, tests: Sequence[Mapping[str, Any]]) -> Table:
+    """Adjusted p-value of every pair of systems under one metric and its primary test."""
+    adjusted = {}
+    for test in tests:
+        if test.get("metric") == metric_id and test.get("method") == method:
+            adjusted[(test["a"], test["b"])] = adjusted[(test["b"], test["a"])] = test.get("p_adjusted")
+    rows = tuple(Row(a, tuple(Cell("·") if a == b else Cell(adjusted.get((a, b)), "p") for b in ctx.systems))
+                 for a in ctx.systems)
+    return Table(f"table-pairs-{metric_id}",
+                 f"{ctx.name(metric_id)}: adjusted p-value of each pair of systems ({method.replace('_', ' ')}; "
+                 f"{ctx.document.get('statistics', {}).get('correction', '')} over the family in the statistics above).",
+                 "System", tuple(Column(s, s, rotate=True) for s in ctx.systems), rows, _density(len(ctx.systems)))
 
 
 def recommendation_section(ctx: Context) -> Section | None:

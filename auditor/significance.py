@@ -55,6 +55,8 @@ from .registry import REGISTRY, Metric
 TEST_METRICS = ("accuracy", "macro_f1", "macro_recall", "mcc", "informedness")
 #: Rounds of approximate randomisation.
 AR_ROUNDS = 1000
+#: Most approximate-randomisation rounds :func:`randomisation_rounds` asks for.
+AR_MAX_ROUNDS = 20_000
 #: Up to this many systems every pair is tested; above it, each system only against the
 #: top system of each metric (S − 1 tests per metric and method instead of S(S − 1)/2).
 MAX_ALL_PAIRS = 30
@@ -304,6 +306,17 @@ def primary_method(metric: str) -> str:
     return MCNEMAR if metric == "accuracy" else RANDOMISATION
 
 
+def randomisation_rounds(rounds: int, family_size: int, alpha: float) -> int:
+    """Rounds enough for a corrected Monte Carlo p-value to reach significance at all.
+
+    The smallest randomisation p is 1/(R + 1), so after Holm or Bonferroni over m tests the
+    smallest adjusted p is m/(R + 1): with R = 1000 and m = 140 no pair could ever reach
+    α = 0.05. Returns ``max(rounds, ⌈2m/α⌉)`` (smallest adjusted p ≤ α/2), at most
+    ``AR_MAX_ROUNDS``; the p floor actually reached is reported with the tests.
+    """
+    return int(min(max(rounds, int(np.ceil(2 * family_size / alpha))), max(rounds, AR_MAX_ROUNDS)))
+
+
 def statistics(
     counts: Counts,
     metrics: Sequence[Metric],
@@ -353,6 +366,7 @@ def statistics(
                   f"{', '.join(chosen)}; more than {MAX_ALL_PAIRS} systems), adjusted with {correction} "
                   "separately per test method")
 
+    rounds = randomisation_rounds(rounds, sum(map(len, pairs_of.values())), alpha)
     tests: list[PairTest] = []
     pairs = sorted({pair for metric_pairs in pairs_of.values() for pair in metric_pairs})
     discordant = discordant_counts(counts) if "accuracy" in chosen else None

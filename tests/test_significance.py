@@ -235,3 +235,15 @@ def test_cli_alpha_and_correction_reach_the_json(examples_dir):
         assert "majority" not in best["systems"] and "prior-sampler" not in best["systems"], metric_id
     bad = CliRunner().invoke(cli, ["score", *arguments, "--json", "--quiet", "--correction", "sidak"])
     assert bad.exit_code != 0
+
+
+def test_randomisation_rounds_let_a_corrected_p_reach_alpha():
+    from auditor.significance import AR_MAX_ROUNDS, randomisation_rounds
+
+    # m = 140 tests (28 pairs × 5 metrics), α = 0.05: 2·140/0.05 = 5600 rounds, so the
+    # smallest Holm-adjusted p is 140/5601 = 0.025 ≤ α/2 (with 1000 rounds it would be 0.14)
+    assert randomisation_rounds(1000, 140, 0.05) == 5600
+    assert 140 / (5600 + 1) <= 0.025
+    assert randomisation_rounds(1000, 10, 0.05) == 1000  # small families keep the default
+    assert randomisation_rounds(1000, 10**6, 0.05) == AR_MAX_ROUNDS  # bounded cost
+    assert randomisation_rounds(50_000, 10, 0.05) == 50_000  # never fewer than asked
