@@ -32,7 +32,7 @@ import os
 import re
 import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass
-from itertools import chain, repeat
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 

@@ -349,7 +349,6 @@ def statistics(
         metric_id = name if name in by_id else REGISTRY.resolve(name)
         if metric_id in by_id and metric_id not in chosen and not by_id[metric_id].per_class:
             chosen.append(metric_id)
-    tested = [by_id[metric_id] for metric_id in chosen]
     systems = counts.systems
     S = len(systems)
     all_pairs = S <= MAX_ALL_PAIRS

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -29,3 +30,21 @@ def write(tmp_path):
         return str(path)
 
     return _write
+
+
+@pytest.fixture
+def germeval_counts(examples_dir):
+    """Counts of the GermEval-2018 example: gold.tsv and systems/*.tsv (`id<TAB>label`, header),
+    read with plain Python so the loader is not under test here."""
+    from auditor.counts import count
+
+    def read(path):
+        lines = [line.rstrip("\n").split("\t") for line in open(path, encoding="utf-8") if line.strip()]
+        return dict(lines[1:])
+
+    gold = read(examples_dir / "germeval2018" / "gold.tsv")
+    ids = list(gold)
+    systems = {path.stem: np.array([table[i] for i in ids])
+               for path in sorted((examples_dir / "germeval2018" / "systems").glob("*.tsv"))
+               for table in [read(path)]}
+    return count(np.array([gold[i] for i in ids]), systems)

@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 from scipy.stats import kendalltau, spearmanr
 
-from auditor.counts import count
 from auditor.metrics import compute
 from auditor.rankings import deployment, find_flips, kendall_tau_b, rank_disagreement, rank_table, spearman_rho
 from auditor.registry import REGISTRY
@@ -55,20 +54,8 @@ def test_json_sections_and_undefined_reported():
     assert document["flips"] == []  # A's MCC is undefined: no metric-by-metric comparison there
 
 
-def _germeval(examples_dir):
-    def read(path):
-        lines = [line.rstrip("\n").split("\t") for line in open(path, encoding="utf-8") if line.strip()]
-        return dict(lines[1:])
-
-    gold = read(examples_dir / "germeval2018" / "gold.tsv")
-    ids = list(gold)
-    systems = {path.stem: (lambda table: np.array([table[i] for i in ids]))(read(path))
-               for path in sorted((examples_dir / "germeval2018" / "systems").glob("*.tsv"))}
-    return count(np.array([gold[i] for i in ids]), systems)
-
-
-def test_germeval_winner_depends_on_the_metric(examples_dir):
-    counts = _germeval(examples_dir)
+def test_germeval_winner_depends_on_the_metric(germeval_counts):
+    counts = germeval_counts
     arrays = compute(counts.confusion, REGISTRY.scalar())
     values = {s: {m: (None if np.isnan(a[i]) else float(a[i])) for m, a in arrays.items()}
               for i, s in enumerate(counts.systems)}
@@ -87,8 +74,8 @@ def test_germeval_winner_depends_on_the_metric(examples_dir):
     assert result.ranking("accuracy").index("majority") == 4
 
 
-def test_germeval_deployment_uniform_is_calibration(examples_dir):
-    counts = _germeval(examples_dir)
+def test_germeval_deployment_uniform_is_calibration(germeval_counts):
+    counts = germeval_counts
     shifted = deployment(counts.confusion, counts.labels, counts.systems, "uniform")
     arrays = compute(counts.confusion, [REGISTRY.get("macro_recall")])
     for i, system in enumerate(counts.systems):

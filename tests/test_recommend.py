@@ -7,7 +7,6 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from auditor.counts import count
 from auditor.metrics import compute
 from auditor.profile import profile
 from auditor.recommend import RULES, Facts, facts_from, recommend
@@ -66,20 +65,8 @@ def test_primary_follows_intent():
     assert recommend(replace(BASE, k=2, near_chance={"S": "x"})).metrics[1]["id"] in ("mcc", "macro_f1")
 
 
-def _germeval(examples_dir):
-    def read(path):
-        lines = [line.rstrip("\n").split("\t") for line in open(path, encoding="utf-8") if line.strip()]
-        return dict(lines[1:])
-
-    gold = read(examples_dir / "germeval2018" / "gold.tsv")
-    ids = list(gold)
-    systems = {path.stem: (lambda table: np.array([table[i] for i in ids]))(read(path))
-               for path in sorted((examples_dir / "germeval2018" / "systems").glob("*.tsv"))}
-    return count(np.array([gold[i] for i in ids]), systems)
-
-
-def test_germeval_recommendation(examples_dir):
-    counts = _germeval(examples_dir)
+def test_germeval_recommendation(germeval_counts):
+    counts = germeval_counts
     arrays = compute(counts.confusion, REGISTRY.scalar())
     values = {s: {m: (None if np.isnan(a[i]) else float(a[i])) for m, a in arrays.items()}
               for i, s in enumerate(counts.systems)}

@@ -5,7 +5,6 @@ The PDF is rendered once per module (a small audit with hostile label and system
 from __future__ import annotations
 
 import importlib
-import io
 import json
 import re
 from html.parser import HTMLParser
