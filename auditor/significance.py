@@ -17,15 +17,15 @@ Tests between two systems ``a`` and ``b`` on one metric, all two-sided, on the d
   ``Binomial(n01 + n10, ½)``; ``p = min(1, 2 P(X ≤ min(n01, n10)))`` (McNemar 1947; the
   exact form as in Dietterich 1998).
 
-The family of a method is every pair of systems × every metric the method is applied to;
-p-values are adjusted over it with Holm's step-down (default) or Benjamini–Hochberg.
+A family is every pair of systems compared under one metric by one method (each metric asks
+its own question); p-values are adjusted over it with Holm's step-down (default) or
+Benjamini–Hochberg.
 The *best set* of a metric holds the top system (highest value) and every system whose
 primary test against it (McNemar for accuracy, approximate randomisation otherwise) has an
 adjusted p ≥ α: the systems not significantly worse than the top one. Its family is the
 S − 1 comparisons with the top system of that metric (a many-to-one question), adjusted with
-the same correction. (Over all pairs × metrics a Monte Carlo p-value cannot fall below
-``1 / (R + 1)``, so with R = 1000 and more than α (R + 1) ≈ 50 tests in the family no
-adjusted p reaches α = 0.05; the JSON states this floor.)
+the same correction. (A Monte Carlo p-value cannot fall below ``1 / (R + 1)``, so the rounds
+grow with the family, :func:`randomisation_rounds`; the JSON states the floor reached.)
 
 References
 ----------
@@ -239,11 +239,12 @@ class Statistics:
     rounds: int
     family: str
 
-    def family_sizes(self) -> dict[str, int]:
-        """Number of tests adjusted together, per method."""
-        sizes: dict[str, int] = {}
+    def family_sizes(self) -> dict[str, dict[str, int]]:
+        """Number of tests adjusted together, per method and metric."""
+        sizes: dict[str, dict[str, int]] = {}
         for test in self.tests:
-            sizes[test.method] = sizes.get(test.method, 0) + 1
+            per_metric = sizes.setdefault(test.method, {})
+            per_metric[test.metric] = per_metric.get(test.metric, 0) + 1
         return sizes
 
     def tests_for(self, metric: str, method: str | None = None) -> list[PairTest]:
@@ -354,18 +355,18 @@ def statistics(
     all_pairs = S <= MAX_ALL_PAIRS
     if all_pairs:
         pairs_of = {metric_id: list(combinations(range(S), 2)) for metric_id in chosen}
-        family = (f"all {S * (S - 1) // 2} pairs of systems × {len(chosen)} metrics "
-                  f"({', '.join(chosen)}), adjusted with {correction} separately per test method")
+        family = (f"all {S * (S - 1) // 2} pairs of systems, for each metric ({', '.join(chosen)}) and each "
+                  f"test method separately, adjusted with {correction}")
     else:
         pairs_of = {}
         for metric_id in chosen:
             top = _top(boot.observed[metric_id])
             pairs_of[metric_id] = [(top, s) for s in range(S) if s != top]
-        family = (f"each system against the top system of each metric ({S - 1} pairs × {len(chosen)} metrics: "
-                  f"{', '.join(chosen)}; more than {MAX_ALL_PAIRS} systems), adjusted with {correction} "
-                  "separately per test method")
+        family = (f"each system against the top system of each metric ({S - 1} pairs; more than {MAX_ALL_PAIRS} "
+                  f"systems), for each metric ({', '.join(chosen)}) and each test method separately, "
+                  f"adjusted with {correction}")
 
-    rounds = randomisation_rounds(rounds, sum(map(len, pairs_of.values())), alpha)
+    rounds = randomisation_rounds(rounds, max(map(len, pairs_of.values()), default=0), alpha)
     tests: list[PairTest] = []
     pairs = sorted({pair for metric_pairs in pairs_of.values() for pair in metric_pairs})
     discordant = discordant_counts(counts) if "accuracy" in chosen else None
@@ -387,9 +388,10 @@ def statistics(
                                       details={"B": boot.B}))
             advance(1)
     for method in (MCNEMAR, RANDOMISATION, PAIRED_BOOTSTRAP):
-        members = [test for test in tests if test.method == method]
-        for test, value in zip(members, adjust([test.p for test in members], correction)):
-            test.p_adjusted = float(value)
+        for metric_id in chosen:
+            members = [test for test in tests if test.method == method and test.metric == metric_id]
+            for test, value in zip(members, adjust([test.p for test in members], correction)):
+                test.p_adjusted = float(value)
 
     best_set = {}
     for metric_id in chosen:

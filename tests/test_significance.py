@@ -171,8 +171,10 @@ def test_statistics_tests_families_and_best_set():
         methods.setdefault(test.method, []).append(test)
     assert len(methods[MCNEMAR]) == 3  # 3 pairs, accuracy only
     assert len(methods[RANDOMISATION]) == len(methods[PAIRED_BOOTSTRAP]) == 3 * len(result.test_metrics)
-    for members in methods.values():  # Holm within each method's family
-        np.testing.assert_allclose([t.p_adjusted for t in members], holm([t.p for t in members]))
+    for members in methods.values():  # Holm within each (method, metric) family
+        for metric_id in result.test_metrics:
+            family = [t for t in members if t.metric == metric_id]
+            np.testing.assert_allclose([t.p_adjusted for t in family], holm([t.p for t in family]))
     mcnemar = {(t.a, t.b): t for t in methods[MCNEMAR]}[("best", "poor")]
     assert mcnemar.p == pytest.approx(scipy.stats.binomtest(mcnemar.details["n01"],
                                                             mcnemar.details["n01"] + mcnemar.details["n10"]).pvalue)
@@ -240,7 +242,7 @@ def test_cli_alpha_and_correction_reach_the_json(examples_dir):
 def test_randomisation_rounds_let_a_corrected_p_reach_alpha():
     from auditor.significance import AR_MAX_ROUNDS, randomisation_rounds
 
-    # m = 140 tests (28 pairs × 5 metrics), α = 0.05: 2·140/0.05 = 5600 rounds, so the
+    # a family of m = 140 tests, α = 0.05: 2·140/0.05 = 5600 rounds, so the
     # smallest Holm-adjusted p is 140/5601 = 0.025 ≤ α/2 (with 1000 rounds it would be 0.14)
     assert randomisation_rounds(1000, 140, 0.05) == 5600
     assert 140 / (5600 + 1) <= 0.025
