@@ -18,6 +18,7 @@ from auditor import bootstrap as bootstrap_module
 from auditor.bootstrap import Resampler, bootstrap, percentile_intervals, rank_probabilities
 from auditor.counts import confusion_tensor, count
 from auditor.registry import REGISTRY
+from synthetic import synthetic_counts
 
 
 def _system(rng, n, k, accuracy):
@@ -26,23 +27,13 @@ def _system(rng, n, k, accuracy):
     return gold, np.where(rng.random(n) < accuracy, gold, wrong)
 
 
-def _counts(seed=0, n=200, k=3, accuracies=(0.7, 0.6, 0.5)):
-    rng = np.random.default_rng(seed)
-    gold = rng.integers(0, k, size=n)
-    systems = {}
-    for s, accuracy in enumerate(accuracies):
-        wrong = (gold + rng.integers(1, k, size=n)) % k
-        systems[f"s{s}"] = np.where(rng.random(n) < accuracy, gold, wrong)
-    return count(gold, systems)
-
-
 def test_accuracy_interval_matches_scipy_percentile_bootstrap():
     # Same data, same B = 4000, different random streams. The 2.5% quantile of the bootstrap
     # distribution of a mean of 200 Bernoulli(0.7) has sd sigma = 0.032, density there
     # phi(1.96)/sigma = 1.8, so its Monte Carlo SE at B = 4000 is sqrt(.025*.975/4000)/1.8
     # = 0.0014; two independent estimates differ by SE*sqrt(2) = 0.002 (sd). Allowed: 0.01,
     # i.e. 5 sd, plus at most one 1/200 step of discreteness.
-    counts = _counts(n=200)
+    counts = synthetic_counts(n=200)
     correct = (counts.predictions[0] == counts.gold).astype(float)
     ours = bootstrap(counts, [REGISTRY.get("accuracy")], B=4000, seed=7)
     reference = scipy.stats.bootstrap(
@@ -82,7 +73,7 @@ def test_resample_confusion_equals_counting_the_resampled_items(items_per_patter
 def test_weights_have_the_item_resampling_distribution():
     # Resampling N items with replacement gives pattern counts ~ Multinomial(N, n_u / N):
     # mean n_u and variance n_u (1 - n_u / N).
-    counts = _counts(n=60, accuracies=(0.9,))
+    counts = synthetic_counts(n=60, accuracies=(0.9,))
     resampler = Resampler(counts, B=4000, seed=1)
     weights = np.concatenate([resampler.weights(i) for i in range(resampler.n_chunks)], axis=1)
     n, expected = counts.n_items, resampler.pattern_counts
@@ -107,7 +98,7 @@ def test_coverage_of_accuracy_interval_for_known_system():
 
 
 def test_same_seed_same_result_regardless_of_threads_and_different_seed_differs():
-    counts = _counts(n=300)
+    counts = synthetic_counts(n=300)
     metrics = REGISTRY.scalar()
     one = bootstrap(counts, metrics, B=100, seed=9, chunk=16, threads=1)
     two = bootstrap(counts, metrics, B=100, seed=9, chunk=16, threads=2)
@@ -118,7 +109,7 @@ def test_same_seed_same_result_regardless_of_threads_and_different_seed_differs(
 
 
 def test_every_scalar_metric_gets_values_intervals_and_ranks():
-    counts = _counts()
+    counts = synthetic_counts()
     result = bootstrap(counts, REGISTRY.scalar(), B=50)
     for metric in REGISTRY.scalar():
         assert result.values[metric.id].shape == (50, 3)
@@ -153,7 +144,7 @@ def test_rank_probabilities_split_ties_and_rank_undefined_last():
 
 def test_chunks_bounded_by_memory_budget(monkeypatch):
     monkeypatch.setattr(bootstrap_module, "CHUNK_BYTES", 4 * 1024)
-    counts = _counts(n=300)
+    counts = synthetic_counts(n=300)
     resampler = Resampler(counts, B=100, seed=1)
     assert resampler.chunk < 100 and resampler.n_chunks * resampler.chunk >= 100
     small = bootstrap(counts, [REGISTRY.get("accuracy")], B=100, seed=1)

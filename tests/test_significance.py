@@ -8,6 +8,8 @@ hand computations of Holm and Benjamini–Hochberg written out below with their 
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 import scipy.stats
@@ -22,16 +24,10 @@ from auditor.significance import (
     MCNEMAR, PAIRED_BOOTSTRAP, RANDOMISATION, adjust, approximate_randomisation, benjamini_hochberg,
     discordant_counts, holm, mcnemar_exact, paired_bootstrap_p, statistics,
 )
+from synthetic import synthetic_counts
 
 
-def _pair(seed=0, n=150, k=3, accuracies=(0.72, 0.62)):
-    rng = np.random.default_rng(seed)
-    gold = rng.integers(0, k, size=n)
-    systems = {}
-    for s, accuracy in enumerate(accuracies):
-        wrong = (gold + rng.integers(1, k, size=n)) % k
-        systems[f"s{s}"] = np.where(rng.random(n) < accuracy, gold, wrong)
-    return count(gold, systems)
+_pair = functools.partial(synthetic_counts, n=150, accuracies=(0.72, 0.62))
 
 
 # ------------------------------------------------------------------ McNemar
