@@ -7,6 +7,9 @@ Errors become one message on standard error and a non-zero exit code in one plac
 from __future__ import annotations
 
 import json
+import os
+import signal
+import sys
 from pathlib import Path
 from typing import Any, Callable
 
@@ -16,6 +19,7 @@ from . import __version__
 from .pipeline import Audit, AuditOptions, audit
 from .errors import AuditorError, UsageError
 from .load import parse_system_argument, semeval_names
+from .options import DEPLOYMENT_WORDS, check_options, parse_prevalence
 from .output import check_writable
 from .progress import Progress
 from .registry import REGISTRY
@@ -27,39 +31,6 @@ DEFAULT_COLUMNS = (
 )
 
 
-def parse_prevalence(text: str | None) -> dict[str, float] | None:
-    """``"a=0.2,b=0.8"`` or a file of ``label<TAB>share`` lines -> {label: share}."""
-    if not text:
-        return None
-    import os
-
-    if os.path.exists(text):
-        with open(text, encoding="utf-8") as stream:
-            pairs = [line.split(None, 1) for line in stream if line.strip() and not line.startswith("#")]
-        source = text
-    else:
-        pairs = [item.split("=", 1) for item in text.split(",")]
-        source = "prevalence"
-    result = {}
-    for number, pair in enumerate(pairs, 1):
-        try:
-            label, share = pair
-            result[label.strip()] = float(share)
-        except ValueError:
-            raise UsageError(f"{source} entry {number}: expected 'label=share' (or 'label<TAB>share' in a file), "
-                             f"found {'='.join(pair)!r}") from None
-    if any(share < 0 for share in result.values()) or sum(result.values()) <= 0:
-        raise UsageError(f"{source}: shares must be non-negative and not all 0")
-    return result
-
-
-def _deployment_option(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
-    """``uniform``, ``test``, ``unknown`` stay words; anything else is a file or 'a=0.2,b=0.8'."""
-    if value is None or value in ("uniform", "test", "unknown"):
-        return value
-    return parse_prevalence(value)
-
-
 def audit_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """Options shared by every command that runs an audit."""
     decorators = [
@@ -68,19 +39,19 @@ def audit_options(command: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--labels", help="Comma-separated label set and order (default: union of gold and predictions)."),
         click.option("--bootstrap", type=click.IntRange(min=0), default=1000, show_default=True,
                      help="Bootstrap resamples for intervals and tests; 0 turns them off."),
-        click.option("--seed", type=int, default=12345, show_default=True, help="Seed of every random draw."),
-        click.option("--alpha", type=click.FloatRange(min=0, max=1, min_open=True, max_open=True), default=0.05,
-                     show_default=True, help="Level of tests; intervals cover 1 - alpha."),
+        click.option("--seed", type=int, default=12345, show_default=True, help="Seed of every random draw (>= 0)."),
+        click.option("--alpha", type=float, default=0.05, show_default=True,
+                     help="Level of tests, in (0, 1); intervals cover 1 - alpha."),
         click.option("--correction", type=click.Choice(["holm", "bh"]), default="holm", show_default=True,
                      help="Multiple-comparison correction of the pairwise tests (Holm or Benjamini-Hochberg)."),
         click.option("--training-prevalence", help="Training class shares ('a=0.3,b=0.7' or a file) for informedness_train."),
-        click.option("--deployment-prevalence", callback=_deployment_option,
+        click.option("--deployment-prevalence",
                      help="Class shares where the systems will be used: uniform, test, unknown, a file of "
                           "'label<TAB>share' lines or 'a=0.2,b=0.8'. Adds metrics and rankings re-weighted to it."),
         click.option("--rare-classes-matter", is_flag=True,
                      help="Rare classes matter more than their share (intent for the recommendation)."),
         click.option("--plugin", "plugins", multiple=True, help="Module that registers extra metrics (repeatable)."),
-        click.option("--quiet", is_flag=True, help="No progress bars."),
+        click.option("--quiet", is_flag=True, help="No progress bars (errors, warnings and the 'wrote' line stay)."),
     ]
     for decorator in reversed(decorators):
         command = decorator(command)
@@ -101,36 +72,87 @@ def name_systems(arguments: tuple[str, ...]) -> dict[str, str]:
     return named
 
 
-def run_audit(gold: str, systems: tuple[str, ...], labels: str | None, bootstrap: int, seed: int,
-              training_prevalence: str | None, plugins: tuple[str, ...], quiet: bool, **extra: Any) -> Audit:
-    named = name_systems(systems)
+def parse_options(labels: str | None, bootstrap: int, seed: int, training_prevalence: str | None,
+                  deployment_prevalence: str | None, plugins: tuple[str, ...], **extra: Any) -> AuditOptions:
+    """The command line's option texts -> checked :class:`AuditOptions` (before any file is read)."""
+    if deployment_prevalence is not None and deployment_prevalence not in DEPLOYMENT_WORDS:
+        deployment_prevalence = parse_prevalence(deployment_prevalence, "--deployment-prevalence")
     options = AuditOptions(
         labels=tuple(label.strip() for label in labels.split(",")) if labels else None,
-        bootstrap=bootstrap, seed=seed, training_prevalence=parse_prevalence(training_prevalence),
-        plugins=tuple(plugins), **extra,
+        bootstrap=bootstrap, seed=seed,
+        training_prevalence=parse_prevalence(training_prevalence, "--training-prevalence"),
+        deployment_prevalence=deployment_prevalence, plugins=tuple(plugins), **extra,
     )
+    check_options(options)
+    return options
+
+
+def run_audit(gold: str, systems: tuple[str, ...], quiet: bool, **arguments: Any) -> Audit:
+    options = parse_options(**arguments)
+    named = name_systems(systems)
     return audit(gold, named, options=options, progress=Progress(enabled=None if not quiet else False))
 
 
-class ReportedError(click.ClickException):
-    """An AuditorError on its way out: one message on standard error, the error's exit code."""
-
-    def __init__(self, error: AuditorError):
-        super().__init__(str(error))
-        self.exit_code = error.exit_code
-
-    def show(self, file: Any = None) -> None:
-        click.echo(f"auditor: error: {self.message}", err=True)
+def error_line(message: str) -> str:
+    """The one line every failure prints: ``auditor: error: ...`` (newlines folded)."""
+    return "auditor: error: " + " ".join(str(message).split())
 
 
 class AuditorGroup(click.Group):
-    """Turns every AuditorError raised by a command into a ReportedError, in this one place."""
+    """The one place where failures become one ``auditor: error:`` line and an exit code.
 
-    def invoke(self, ctx: click.Context) -> Any:
+    AuditorError -> its message and exit code; click's usage errors (an unknown option, a
+    value of the wrong type) -> their message, exit 2; an interrupt or SIGTERM -> exit 130 /
+    143; anything unexpected -> its type and message, exit 1 (``AUDITOR_DEBUG=1`` re-raises
+    it with the traceback). Outputs are written as a set at the very end
+    (:mod:`auditor.output`), so no failure leaves partial output.
+    """
+
+    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        previous = signal.signal(signal.SIGTERM, _terminate)
         try:
-            return super().invoke(ctx)
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except AuditorError as error:
-            raise ReportedError(error) from None
+            _fail(str(error), error.exit_code)
+        except click.exceptions.UsageError as error:
+            command = f" (see '{error.ctx.command_path} --help')" if error.ctx is not None else ""
+            _fail(error.format_message() + command, 2)
+        except click.ClickException as error:
+            _fail(error.format_message(), error.exit_code)
+        except (KeyboardInterrupt, click.exceptions.Abort):
+            _fail("interrupted; nothing was written", 130)
+        except Terminated:
+            _fail("terminated; nothing was written", 143)
+        except BrokenPipeError:
+            sys.stderr.close()
+            sys.exit(1)
+        except Exception as error:
+            if os.environ.get("AUDITOR_DEBUG"):
+                raise
+            _fail(f"unexpected {type(error).__name__}: {error} (a bug in auditor: please report it with the command "
+                  f"line; AUDITOR_DEBUG=1 shows the traceback); nothing was written", 1)
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised so that staging files are removed on the way out."""
+
+
+def _terminate(signum: int, frame: Any) -> None:
+    raise Terminated()
+
+
+def _fail(message: str, code: int) -> None:
+    try:
+        click.echo(error_line(message), err=True)
+    except Exception:
+        sys.stderr.write(error_line(repr(message)) + "\n")
+    sys.exit(code)
 
 
 @click.group(cls=AuditorGroup)

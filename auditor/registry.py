@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import sys
+import traceback
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -308,25 +310,74 @@ def register(metric: Metric, aliases: tuple[str, ...] = (), notes: Mapping[str, 
 
 def load_plugin(module: str) -> None:
     """Import a user's module (a dotted name, or the path of a ``.py`` file); it registers its
-    metrics with :func:`register` when imported. A module is imported once per process."""
+    metrics with :func:`register` when imported. A module is imported once per process.
+
+    A dotted name is looked up on ``sys.path`` and then in the working directory (so that
+    ``--plugin my_metric`` finds ``./my_metric.py`` as ``python -m`` would). Whatever the
+    plugin raises while importing (a syntax error, an exception, ``sys.exit``) becomes one
+    :class:`UsageError` naming the plugin, the line in its file and its own message.
+    """
+    if module.endswith(".py"):
+        path = Path(module)
+        if not path.is_file():
+            raise UsageError(f"--plugin {module}: cannot import it (no file {path})")
+        name = f"auditor_plugin_{path.stem}"
+        if name in sys.modules:
+            return
+        spec = importlib.util.spec_from_file_location(name, path)
+        loaded = importlib.util.module_from_spec(spec)
+        sys.modules[name] = loaded
+        try:
+            _run_plugin(module, lambda: spec.loader.exec_module(loaded))
+        except BaseException:
+            del sys.modules[name]
+            raise
+        return
+    if not module.replace(".", "").replace("_", "").isalnum() or module.startswith(".") or ".." in module:
+        raise UsageError(f"--plugin {module}: expected a module name (my_metric, package.module) or the path "
+                         f"of a .py file")
+    working_directory = os.getcwd()
+    added = working_directory not in sys.path
+    if added:
+        sys.path.append(working_directory)  # last: an installed module of the same name wins
     try:
-        if module.endswith(".py"):
-            path = Path(module)
-            if not path.is_file():
-                raise ImportError(f"no file {path}")
-            name = f"auditor_plugin_{path.stem}"
-            if name not in sys.modules:
-                spec = importlib.util.spec_from_file_location(name, path)
-                loaded = importlib.util.module_from_spec(spec)
-                sys.modules[name] = loaded
-                try:
-                    spec.loader.exec_module(loaded)
-                except BaseException:
-                    del sys.modules[name]
-                    raise
-        else:
-            importlib.import_module(module)
-    except ImportError as error:
-        raise UsageError(f"--plugin {module}: cannot import it ({error})") from None
-    except ValueError as error:  # Registry.register refuses an id that is taken
-        raise UsageError(f"--plugin {module}: {error}") from None
+        _run_plugin(module, lambda: importlib.import_module(module))
+    finally:
+        if added and working_directory in sys.path:
+            sys.path.remove(working_directory)
+
+
+def _run_plugin(module: str, run: Callable[[], object]) -> None:
+    """Run a plugin's import; turn its failures into one UsageError that says they are its own."""
+    try:
+        run()
+    except KeyboardInterrupt:
+        raise
+    except ModuleNotFoundError as error:
+        if error.name and (module == error.name or module.startswith(error.name + ".")):
+            raise UsageError(f"--plugin {module}: cannot import it (no module named {error.name!r} on the Python "
+                             f"path or in the working directory {os.getcwd()})") from None
+        raise UsageError(f"--plugin {module}: the plugin failed while importing: {_where(error)}"
+                         f"ModuleNotFoundError: {error}") from None
+    except SyntaxError as error:
+        raise UsageError(f"--plugin {module}: syntax error in the plugin, {error.filename} line {error.lineno}: "
+                         f"{error.msg}") from None
+    except SystemExit as error:
+        raise UsageError(f"--plugin {module}: the plugin called sys.exit({error.code!r}) while importing "
+                         f"({_where(error)[:-2] or 'no line known'}); a plugin must only register metrics") from None
+    except ValueError as error:
+        if "is already registered" in str(error):  # Registry.register refuses an id that is taken
+            raise UsageError(f"--plugin {module}: {error}") from None
+        raise UsageError(f"--plugin {module}: the plugin failed while importing: {_where(error)}"
+                         f"ValueError: {error}") from None
+    except BaseException as error:
+        raise UsageError(f"--plugin {module}: the plugin failed while importing: {_where(error)}"
+                         f"{type(error).__name__}: {error}") from None
+
+
+def _where(error: BaseException) -> str:
+    """``file line N: `` of the innermost traceback frame outside importlib, or ''."""
+    frames = [frame for frame in traceback.extract_tb(error.__traceback__)
+              if "importlib" not in frame.filename and not frame.filename.startswith("<frozen")
+              and Path(frame.filename).resolve() != Path(__file__).resolve()]
+    return f"{frames[-1].filename} line {frames[-1].lineno}: " if frames else ""

@@ -1,7 +1,7 @@
 """An example ``--plugin`` module: worst-class recall, registered like the built-in metrics.
 
-Use it with ``auditor score gold.tsv sys.tsv --plugin my_metric`` (with this directory on
-``PYTHONPATH``). Importing the module registers the metric; auditor then computes it, shows its
+Use it with ``auditor score gold.tsv sys.tsv --plugin my_metric`` run from this directory (or
+with it on ``PYTHONPATH``), or give the file's path: ``--plugin examples/plugins/my_metric.py``. Importing the module registers the metric; auditor then computes it, shows its
 formula, and probes its properties (monotonicity, class sensitivity, prevalence invariance,
 chance correction) exactly as it does for the built-ins, witnesses included.
 

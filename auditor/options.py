@@ -1,0 +1,133 @@
+"""The one place where audit options are checked (CLI and Python API alike).
+
+:func:`check_options` runs before any file is read, :func:`check_prevalence_labels` once the
+label set is known. Each failure is one :class:`~auditor.errors.UsageError` naming the option
+(as the command line spells it) and what was expected. :func:`parse_prevalence` turns the
+command-line text of a prevalence option into ``{label: share}``.
+"""
+from __future__ import annotations
+
+import math
+import os
+from numbers import Integral, Real
+from typing import Any, Mapping, Sequence
+
+from .errors import UsageError
+
+#: Largest seed: numpy's SeedSequence takes any non-negative integer; 64 bits is plenty.
+MAX_SEED = 2**64 - 1
+#: Training shares must sum to 1 within this (three-decimal shares such as 0.333 x 3 pass).
+SUM_TOLERANCE = 1e-3
+CORRECTIONS = ("holm", "bh")
+DEPLOYMENT_WORDS = ("uniform", "test", "unknown")
+#: A prevalence file is a few lines per class; anything larger is not one.
+MAX_PREVALENCE_FILE_BYTES = 10_000_000
+
+
+def check_options(options: Any) -> None:
+    """Refuse an :class:`~auditor.pipeline.AuditOptions` whose values cannot be honoured."""
+    seed = options.seed
+    if isinstance(seed, bool) or not isinstance(seed, Integral) or not 0 <= seed <= MAX_SEED:
+        raise UsageError(f"--seed: expected an integer from 0 to 2**64-1, found {seed!r}")
+    bootstrap = options.bootstrap
+    if isinstance(bootstrap, bool) or not isinstance(bootstrap, Integral) or bootstrap < 0:
+        raise UsageError(f"--bootstrap: expected an integer >= 0 (0 turns resampling off), found {bootstrap!r}")
+    alpha = options.alpha
+    if isinstance(alpha, bool) or not isinstance(alpha, Real) or not 0 < float(alpha) < 1:
+        raise UsageError(f"--alpha: expected a number strictly between 0 and 1 (e.g. 0.05), found {alpha!r}")
+    if options.correction not in CORRECTIONS:
+        raise UsageError(f"--correction: expected one of {', '.join(CORRECTIONS)}, found {options.correction!r}")
+    if options.training_prevalence is not None:
+        shares = _check_shares("--training-prevalence", options.training_prevalence)
+        total = math.fsum(shares.values())
+        if abs(total - 1) > SUM_TOLERANCE:
+            raise UsageError(f"--training-prevalence: the shares must sum to 1, found {total:g} "
+                             f"({', '.join(f'{label}={share:g}' for label, share in shares.items())})")
+    target = options.deployment_prevalence
+    if isinstance(target, str):
+        if target not in DEPLOYMENT_WORDS:
+            raise UsageError(f"--deployment-prevalence: expected {', '.join(DEPLOYMENT_WORDS)}, a file or "
+                             f"'a=0.2,b=0.8', found {target!r}")
+    elif target is not None:
+        _check_shares("--deployment-prevalence", target)
+
+
+def check_prevalence_labels(options: Any, labels: Sequence[str]) -> None:
+    """Every label named in a prevalence option must be in the audit's label set."""
+    for option, shares in (("--training-prevalence", options.training_prevalence),
+                           ("--deployment-prevalence", options.deployment_prevalence)):
+        if isinstance(shares, Mapping):
+            unknown = [label for label in shares if label not in labels]
+            if unknown:
+                raise UsageError(f"{option}: label(s) {', '.join(map(repr, unknown))} not in the label set "
+                                 f"({', '.join(labels)})")
+
+
+def _check_shares(option: str, shares: Any) -> dict[str, float]:
+    if not isinstance(shares, Mapping) or not shares:
+        raise UsageError(f"{option}: expected a mapping label -> share, found {type(shares).__name__}")
+    checked: dict[str, float] = {}
+    for label, share in shares.items():
+        if not isinstance(label, str):
+            raise UsageError(f"{option}: labels must be strings, found {label!r}")
+        if isinstance(share, bool) or not isinstance(share, Real) or not math.isfinite(share) or share < 0:
+            raise UsageError(f"{option}: the share of {label!r} must be a finite number >= 0, found {share!r}")
+        checked[label] = float(share)
+    if math.fsum(checked.values()) <= 0:
+        raise UsageError(f"{option}: the shares are all 0")
+    return checked
+
+
+def parse_prevalence(text: str | None, option: str) -> dict[str, float] | None:
+    """``"a=0.2,b=0.8"`` or the path of a file of ``label<TAB>share`` lines -> {label: share}.
+
+    In a file, blank lines are skipped and a line starting with ``#`` is a comment (the
+    format is ours; a label that starts with ``#`` goes in the inline form). Checked for
+    finite non-negative shares and duplicate labels here; the rest by :func:`check_options`.
+    """
+    if not text:
+        return None
+    if os.path.exists(text):
+        source = f"{option} {text}"
+        if not os.path.isfile(text):
+            raise UsageError(f"{source}: not a regular file; expected a file of 'label<TAB>share' lines "
+                             f"or 'a=0.2,b=0.8'")
+        try:
+            with open(text, "rb") as stream:
+                data = stream.read(MAX_PREVALENCE_FILE_BYTES + 1)
+        except OSError as error:
+            raise UsageError(f"{source}: cannot read it ({error.strerror or error})") from None
+        if len(data) > MAX_PREVALENCE_FILE_BYTES:
+            raise UsageError(f"{source}: larger than {MAX_PREVALENCE_FILE_BYTES // 1_000_000} MB; expected a few "
+                             f"'label<TAB>share' lines")
+        try:
+            content = data.decode("utf-8-sig")
+        except UnicodeDecodeError as error:
+            line = data[:error.start].count(b"\n") + 1
+            raise UsageError(f"{source} line {line}: not UTF-8 text (byte 0x{data[error.start]:02x}); "
+                             f"expected UTF-8 'label<TAB>share' lines") from None
+        entries = [(f"line {number}", line.rstrip("\r").split("\t") if "\t" in line else line.split(None, 1))
+                   for number, line in enumerate(content.split("\n"), 1)
+                   if line.strip() and not line.startswith("#")]
+    else:
+        source = option
+        entries = [(f"entry {number}", item.split("=", 1)) for number, item in enumerate(text.split(","), 1)]
+    result: dict[str, float] = {}
+    for where, pair in entries:
+        if len(pair) != 2 or not pair[0].strip():
+            raise UsageError(f"{source} {where}: expected 'label=share' (or 'label<TAB>share' in a file), "
+                             f"found {'='.join(pair)!r}")
+        label, share_text = pair[0].strip(), pair[1].strip()
+        try:
+            share = float(share_text)
+        except ValueError:
+            raise UsageError(f"{source} {where}: the share of {label!r} must be a number, found {share_text!r}") from None
+        if not math.isfinite(share) or share < 0:
+            raise UsageError(f"{source} {where}: the share of {label!r} must be a finite number >= 0, "
+                             f"found {share_text!r}")
+        if label in result:
+            raise UsageError(f"{source} {where}: label {label!r} given twice")
+        result[label] = share
+    if not result:
+        raise UsageError(f"{source}: no 'label=share' entry found")
+    return result
