@@ -190,8 +190,7 @@ def report(outdir: str, formats: str, **arguments: Any) -> None:
     check_writable(outdir)
     result = run_audit(**arguments)
     written = render(result, outdir, chosen, progress=Progress(enabled=None if not arguments["quiet"] else False))
-    if not arguments["quiet"]:
-        click.echo("wrote " + ", ".join(str(path) for path in written), err=True)
+    click.echo("wrote " + ", ".join(str(path) for path in written), err=True)
 
 
 @cli.command()
