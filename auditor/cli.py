@@ -22,7 +22,7 @@ from .load import parse_system_argument, semeval_names
 from .options import DEPLOYMENT_WORDS, check_options, parse_prevalence
 from .output import check_writable
 from .progress import Progress
-from .registry import REGISTRY
+from .registry import REGISTRY, normalise_name
 
 #: Columns of the terminal table when no --metric is given.
 DEFAULT_COLUMNS = (
@@ -98,6 +98,33 @@ def error_line(message: str) -> str:
     return "auditor: error: " + " ".join(str(message).split())
 
 
+def resolve_metric(name: str) -> str:
+    """A metric id for ``name`` (id or alias); unknown names get "did you mean" suggestions."""
+    try:
+        return REGISTRY.resolve(name)
+    except UsageError:
+        suggestions = close_metric_names(name)
+        hint = f"did you mean {', '.join(suggestions)}?" if suggestions else "no close name"
+        raise UsageError(f"unknown metric {name!r}; {hint} ('auditor metrics' lists every id)") from None
+
+
+def close_metric_names(name: str, limit: int = 6) -> list[str]:
+    """Metric ids whose id or an alias contains ``name`` (case, spaces, '-' and '_' ignored),
+    then those difflib finds close, most similar first."""
+    from difflib import SequenceMatcher, get_close_matches
+
+    key = normalise_name(name)
+    names = {normalise_name(metric_id): metric_id for metric_id in REGISTRY.metrics}
+    names.update(REGISTRY.aliases)
+    if not key:
+        return []
+    containing = [spelling for spelling in names if key in spelling]
+    containing.sort(key=lambda spelling: -SequenceMatcher(None, key, spelling).ratio())
+    close = get_close_matches(key, list(names), n=limit, cutoff=0.6)
+    ids = dict.fromkeys(names[spelling] for spelling in containing + close)
+    return list(ids)[:limit]
+
+
 class AuditorGroup(click.Group):
     """The one place where failures become one ``auditor: error:`` line and an exit code.
 
@@ -169,11 +196,13 @@ def score(as_json: bool, columns: tuple[str, ...], **arguments: Any) -> None:
     """Score SYSTEMS (PATH or NAME=PATH) against GOLD: every metric of the catalogue."""
     result = run_audit(**arguments)
     if as_json:
-        click.echo(json.dumps(result.to_json(), indent=1, ensure_ascii=False, allow_nan=False))
+        from .renderers import render_json
+
+        click.echo(render_json(result.to_json()), nl=False)
         return
     from .terminal import print_score_table
 
-    print_score_table(result, [REGISTRY.resolve(name) for name in columns] or list(DEFAULT_COLUMNS))
+    print_score_table(result, [resolve_metric(name) for name in columns] or list(DEFAULT_COLUMNS))
 
 
 @cli.command()
@@ -200,7 +229,7 @@ def metrics(metric: str | None) -> None:
     from .terminal import print_catalogue, print_metric
 
     if metric:
-        print_metric(REGISTRY.get(metric))
+        print_metric(REGISTRY.metrics[resolve_metric(metric)])
     else:
         print_catalogue()
 
@@ -221,7 +250,9 @@ def check_claim(claims: tuple[str, ...], confusion: str | None, table: str | Non
     result = check(claims, confusion=confusion, table=table, gold=gold, system=system,
                    labels=[label.strip() for label in labels.split(",")] if labels else None)
     if as_json:
-        click.echo(json.dumps(result.to_json(), indent=1, ensure_ascii=False, allow_nan=False))
+        from .renderers import render_json
+
+        click.echo(render_json(result.to_json()), nl=False)
     else:
         click.echo(format_report(result))
 

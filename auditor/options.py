@@ -131,3 +131,18 @@ def parse_prevalence(text: str | None, option: str) -> dict[str, float] | None:
     if not result:
         raise UsageError(f"{source}: no 'label=share' entry found")
     return result
+
+
+def check_names(labels: Sequence[str], systems: Sequence[str]) -> None:
+    """Refuse a label or system name holding a lone surrogate (U+D800..U+DFFF alone): no
+    UTF-8 output (JSON, HTML, PDF, LaTeX, Markdown) can hold it, and escaping it would print
+    a name that is not the one given. Files are refused earlier by the loader; this catches
+    the Python API and names from undecodable file names or arguments."""
+    for kind, names in (("label", labels), ("system name", systems)):
+        for name in names:
+            try:
+                str(name).encode("utf-8")
+            except UnicodeEncodeError as error:
+                hint = "; name the system with NAME=PATH" if kind == "system name" else ""
+                raise UsageError(f"{kind} {name!r} holds a lone surrogate (U+{ord(str(name)[error.start]):04X}) at "
+                                 f"character {error.start + 1}; expected valid Unicode text{hint}") from None

@@ -70,11 +70,69 @@ LATEX_SPECIAL = {
 
 
 def latex_escape(text: Any) -> str:
-    return "".join(LATEX_SPECIAL.get(ch, ch) for ch in str(text))
+    """Text for LaTeX: every special character (``\\ & % $ # _ { } ~ ^ < >``) as a command,
+    control characters (a newline would end a table row, a blank line a paragraph) as a
+    visible ``\\xHH``, lone surrogates as ``\\udXXX``."""
+    return "".join(LATEX_SPECIAL.get(ch) or (_escaped_control(ch) if _is_control(ch) else ch) for ch in str(text))
+
+
+def latex_row_start(text: Any) -> str:
+    """:func:`latex_escape` for the first cell of a table row. After ``\\\\`` or a booktabs
+    rule, LaTeX reads a leading ``[`` as an optional argument (``[3cm]`` vanishes) and a
+    leading ``*`` as the star form; an empty group ``{}`` in front stops both."""
+    escaped = latex_escape(text)
+    return "{}" + escaped if escaped[:1] in ("[", "*") else escaped
+
+
+def _is_control(ch: str) -> bool:
+    code = ord(ch)
+    return code < 0x20 or code == 0x7F or 0xD800 <= code <= 0xDFFF or 0x80 <= code < 0xA0
+
+
+def _escaped_control(ch: str) -> str:
+    code = ord(ch)
+    return r"\textbackslash{}" + (f"x{code:02x}" if code < 0x100 else f"u{code:04x}")
+
+
+#: Characters that mean something to Markdown (CommonMark + GFM tables and strikethrough)
+#: wherever they stand; a backslash in front prints them as themselves.
+MARKDOWN_SPECIAL = set("\\`*_[]<>|#~&!")
 
 
 def markdown_escape(text: Any) -> str:
-    return "".join("\\" + ch if ch in "\\`*_[]<>|" else ch for ch in str(text))
+    """Text for a Markdown table cell or list item: every special character backslash-escaped
+    (``|`` would split a cell, ``<script>`` would be raw HTML, ``[x](y)`` a link), a leading
+    ``-``, ``+``, ``=`` or ``1.`` escaped (a list or heading marker), control characters and
+    lone surrogates as a visible ``\\xHH`` / ``\\udXXX``, newlines as spaces."""
+    out = []
+    for ch in str(text):
+        if ch in "\r\n\t":
+            out.append(" ")
+        elif ch in MARKDOWN_SPECIAL:
+            out.append("\\" + ch)
+        elif _is_control(ch):
+            out.append("\\\\" + (f"x{ord(ch):02x}" if ord(ch) < 0x100 else f"u{ord(ch):04x}"))
+        else:
+            out.append(ch)
+    escaped = "".join(out)
+    stripped = escaped.lstrip(" ")
+    if stripped[:1] in ("-", "+", "=") or (stripped[:1].isdigit() and stripped.lstrip("0123456789")[:1] in (".", ")")):
+        head = len(escaped) - len(stripped)
+        position = head if not stripped[:1].isdigit() else head + len(stripped) - len(stripped.lstrip("0123456789"))
+        escaped = escaped[:position] + "\\" + escaped[position:]
+    return escaped
+
+
+def markdown_code(text: Any) -> str:
+    """``text`` as Markdown inline code, fenced with more backticks than it holds."""
+    text = " ".join(str(text).splitlines())
+    run, longest = 0, 0
+    for ch in text:
+        run = run + 1 if ch == "`" else 0
+        longest = max(longest, run)
+    fence = "`" * (longest + 1)
+    padding = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{padding}{text}{padding}{fence}"
 
 
 # ---------------------------------------------------------------------------- templates
@@ -96,7 +154,8 @@ def environment(kind: str) -> jinja2.Environment:
     else:
         env = jinja2.Environment(loader=loader, autoescape=False, trim_blocks=True, lstrip_blocks=True,
                                  undefined=jinja2.StrictUndefined)
-    env.filters.update(num=cell_text, interval=cell_interval, tex=latex_escape, md=markdown_escape)
+    env.filters.update(num=cell_text, interval=cell_interval, tex=latex_escape, texrow=latex_row_start,
+                       md=markdown_escape, mdcode=markdown_code)
     return env
 
 
@@ -106,7 +165,8 @@ def _load_template(name: str) -> str:
 
 def render_html(report: Report) -> str:
     css = _load_template("report.css")
-    return environment("html").get_template("report.html.j2").render(report=report, css=css, version=__version__)
+    return printable(environment("html").get_template("report.html.j2").render(report=report, css=css,
+                                                                               version=__version__))
 
 
 #: Tables that go into ``tables.tex`` (ready to ``\input`` in a paper).
@@ -128,7 +188,15 @@ def render_md(report: Report) -> str:
 
 
 def render_json(document: Mapping[str, Any]) -> str:
-    return json.dumps(document, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    return printable(json.dumps(document, indent=1, ensure_ascii=False, allow_nan=False)) + "\n"
+
+
+def printable(text: str) -> str:
+    """``text`` with each lone surrogate written as its escape ``\\udcff``: valid UTF-8 in every
+    output, and in JSON the very escape that stands for it. Labels and system names with lone
+    surrogates are refused before scoring (:func:`auditor.options.check_names`); this covers
+    file paths given as undecodable bytes, which the report prints."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 # ---------------------------------------------------------------------------------- PDF
@@ -212,7 +280,9 @@ def render(audit: Any, outdir: str | os.PathLike, formats: str | Iterable[str] =
     if "md" in chosen:
         stages.append(("summary.md", lambda s: files.__setitem__(FILE_NAMES["md"], render_md(s["report"]))))
     with progress.task("rendering", total=len(stages)) as advance:
-        for _, stage in stages:
+        for name, stage in stages:
+            if name:
+                advance(0, description=f"rendering {name}")
             stage(state)
             advance(1)
     ordered = {FILE_NAMES[f]: files[FILE_NAMES[f]] for f in chosen}

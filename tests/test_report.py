@@ -193,19 +193,19 @@ def test_write_failure_cleans_up(tmp_path, monkeypatch):
     outdir.mkdir()
     import auditor.output as output
 
-    real = output.os.replace
+    real = output._write
     calls = []
 
-    def flaky(src, dst):
-        calls.append(dst)
+    def flaky(path, data):
+        calls.append(path)
         if len(calls) == 2:
             raise OSError(28, "No space left on device")
-        return real(src, dst)
+        return real(path, data)
 
-    monkeypatch.setattr(output.os, "replace", flaky)
+    monkeypatch.setattr(output, "_write", flaky)
     with pytest.raises(OutputError):
         auditor.render(small_audit(), outdir, formats=("json", "md"))
-    assert not [p for p in outdir.iterdir() if p.name.endswith(".tmp")]
+    assert list(outdir.iterdir()) == [] and [p.name for p in tmp_path.iterdir()] == ["out"]
 
 
 @pytest.fixture
