@@ -13,10 +13,11 @@ class Progress:
         self.enabled = sys.stderr.isatty() if enabled is None else enabled
 
     @contextmanager
-    def task(self, description: str, total: int) -> Iterator[Callable[[int], None]]:
-        """``with progress.task("bootstrap", total=B) as advance: advance(chunk)``."""
+    def task(self, description: str, total: int) -> Iterator[Callable[..., None]]:
+        """``with progress.task("bootstrap", total=B) as advance: advance(chunk)``;
+        ``advance(0, description="rendering report.pdf")`` names the step that runs now."""
         if not self.enabled:
-            yield lambda steps=1: None
+            yield lambda steps=1, description=None: None
             return
         from rich.progress import BarColumn, MofNCompleteColumn, Progress as RichProgress, TextColumn, TimeElapsedColumn
 
@@ -25,7 +26,14 @@ class Progress:
             transient=True, console=_stderr_console(),
         ) as bar:
             task_id = bar.add_task(description, total=total)
-            yield lambda steps=1: bar.advance(task_id, steps)
+
+            def advance(steps: int = 1, description: str | None = None) -> None:
+                if description is None:
+                    bar.advance(task_id, steps)
+                else:
+                    bar.update(task_id, advance=steps, description=description)
+
+            yield advance
 
 
 def _stderr_console():

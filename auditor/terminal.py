@@ -4,8 +4,10 @@ from __future__ import annotations
 import sys
 from typing import Sequence
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from .pipeline import Audit
 from .registry import REGISTRY, Metric
@@ -14,46 +16,74 @@ UNDEFINED_MARK = "—"
 CONVENTION_MARK = "†"
 
 
+def plural(count: int, noun: str) -> str:
+    """``1 system``, ``2 systems``."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
 def print_score_table(result: Audit, columns: Sequence[str], console: Console | None = None) -> None:
-    """Systems × metrics to 4 decimals; '—' = undefined, '†' = a per-class 0/0 filled by convention.
+    """Systems × metrics as the report shows them: ×100 with one decimal, each with its
+    bootstrap percentile interval ``[lo, hi]`` when resamples were drawn; '—' = undefined,
+    '†' = a per-class 0/0 filled by convention.
 
     Below the table, every undefined value and every convention, each distinct reason once
-    with the system/metric cells it applies to.
+    with the system/metric cells it applies to. Names are printed literally (no rich markup).
     """
+    from .renderers import format_value
+
     console = console or Console(soft_wrap=True, width=None if sys.stdout.isatty() else 220)
-    table = Table(title=f"{len(result.systems)} systems, {result.n_items} items, {len(result.labels)} labels",
-                  caption=f"{UNDEFINED_MARK} = undefined (0/0); {CONVENTION_MARK} = a per-class 0/0 counted by convention")
-    table.add_column("system", no_wrap=True)
+    document = result.to_json()
+    statistics = document.get("statistics")
+    if statistics:
+        interval = (f"[lo, hi] = {100 * (1 - statistics['alpha']):g}% percentile bootstrap interval "
+                    f"({statistics['B']:,} resamples)")
+    else:
+        interval = "no intervals (--bootstrap 0)"
+    title = (f"{plural(len(result.systems), 'system')}, {plural(result.n_items, 'item')}, "
+             f"{plural(len(result.labels), 'label')}; scores ×100 as in the report")
+    table = Table(title=Text(title), caption=Text(f"{interval}; {UNDEFINED_MARK} = undefined (0/0); "
+                                                  f"{CONVENTION_MARK} = a per-class 0/0 counted by convention"))
+    table.add_column("system", overflow="fold")
     for metric_id in columns:
-        table.add_column(REGISTRY.metrics[metric_id].label, justify="right", no_wrap=True)
+        table.add_column(Text(REGISTRY.metrics[metric_id].label), justify="right", overflow="fold")
     notes: dict[str, list[str]] = {}
     for name, system in result.systems.items():
         cells = []
         for metric_id in columns:
             value = system.metrics[metric_id]
+            entry = document["systems"][name]["metrics"].get(metric_id, {})
             if value.value is None:
-                cells.append(UNDEFINED_MARK)
+                cells.append(Text(UNDEFINED_MARK))
                 notes.setdefault(f"undefined: {value.undefined}", []).append(f"{name}/{metric_id}")
             else:
-                cells.append(f"{value.value:.4f}{CONVENTION_MARK if value.convention else ''}")
+                text = format_value(value.value, "score") + (CONVENTION_MARK if value.convention else "")
+                ci = entry.get("ci")
+                if ci and ci[0] is not None and ci[1] is not None:
+                    text += f" [{format_value(ci[0], 'score')}, {format_value(ci[1], 'score')}]"
+                cells.append(Text(text))
             if value.convention:
                 notes.setdefault(value.convention, []).append(f"{name}/{metric_id}")
-        table.add_row(name, *cells)
+        table.add_row(Text(name), *cells)
     console.print(table)
     for text, cells in notes.items():
-        console.print(f"  {', '.join(cells)}: {text}", highlight=False)
-    console.print(f"signature: {result.signature}", highlight=False)
+        console.print(Text(f"  {', '.join(cells)}: {text}"))
+    console.print(Text(f"signature: {result.signature}"))
 
 
 def print_catalogue(console: Console | None = None) -> None:
-    """One line per registered metric: id, name, formula, range, declared properties."""
+    """One line per registered metric: id, name, range, declared properties. Ids are never
+    cut: the id column is as wide as the longest id and the name column wraps instead."""
     console = console or Console(soft_wrap=True)
-    table = Table(title="metric catalogue (auditor metrics ID for details)")
-    for column in ("id", "name", "range", "PI", "PII", "PIII", "PIV", "PV"):
-        table.add_column(column)
+    table = Table(title="metric catalogue (auditor metrics ID for details)", box=box.SIMPLE_HEAD, pad_edge=False,
+                  collapse_padding=True)
+    widest = max((len(metric.id) for metric in REGISTRY), default=2)
+    table.add_column("id", no_wrap=True, min_width=widest)
+    table.add_column("name", overflow="fold", min_width=10, ratio=1)
+    for column in ("range", "PI", "PII", "PIII", "PIV", "PV"):
+        table.add_column(column, overflow="fold")
     for metric in REGISTRY:
         p = metric.properties
-        table.add_row(metric.id, metric.name, f"[{metric.range[0]:g}, {metric.range[1]:g}]",
+        table.add_row(Text(metric.id), Text(metric.name), f"[{metric.range[0]:g}, {metric.range[1]:g}]",
                       *(_tick(x) for x in (p.monotonicity, p.class_sensitivity, p.decomposability,
                                            p.prevalence_invariance)), p.chance_correction)
     console.print(table)
@@ -65,7 +95,7 @@ def print_metric(metric: Metric, console: Console | None = None) -> None:
     aliases = sorted(alias for alias, target in REGISTRY.aliases.items() if target == metric.id)
     p = metric.properties
     lines = [
-        f"[bold]{metric.id}[/bold] — {metric.name}",
+        Text.assemble((metric.id, "bold"), f" — {metric.name}"),
         f"formula (LaTeX): {metric.formula}",
         f"range: [{metric.range[0]:g}, {metric.range[1]:g}]   value under chance: {metric.chance or 'n/a'}",
         f"properties ({p.source}): monotonicity {_tick(p.monotonicity)}, class sensitivity {_tick(p.class_sensitivity)}, "
@@ -79,7 +109,7 @@ def print_metric(metric: Metric, console: Console | None = None) -> None:
     if metric.description:
         lines.insert(1, metric.description)
     for line in lines:
-        console.print(line, highlight=False)
+        console.print(line if isinstance(line, Text) else Text(line))
 
 
 def _tick(flag: bool) -> str:

@@ -144,3 +144,90 @@ def test_plugin_given_as_a_file_path_is_scored_and_signed(tmp_path):
     assert document["signature"].endswith(f"plugins:{plugin}")
     missing = CliRunner().invoke(cli, ["score", *germeval_arguments(), "--plugin", str(tmp_path / "absent.py")])
     assert missing.exit_code == 2 and "absent.py: cannot import it" in missing.stderr
+
+
+# ------------------------------------------------------------- a CLI in the style of the report
+
+
+def small_files(tmp_path):
+    gold = tmp_path / "gold.tsv"
+    gold.write_text("id\tlabel\n" + "".join(f"{i}\t{'pos' if i % 3 else 'neg'}\n" for i in range(30)))
+    system = tmp_path / "sys.tsv"
+    system.write_text("id\tlabel\n" + "".join(f"{i}\t{'pos' if i % 4 else 'neg'}\n" for i in range(30)))
+    return [str(gold), str(system)]
+
+
+def test_score_prints_x100_with_intervals_as_the_report_does(tmp_path):
+    result = CliRunner().invoke(cli, ["score", *small_files(tmp_path), "--bootstrap", "200", "--quiet", "-m", "accuracy",
+                                      "--json"])
+    document = json.loads(result.stdout)
+    value = document["systems"]["sys"]["metrics"]["accuracy"]
+    table = CliRunner().invoke(cli, ["score", *small_files(tmp_path), "--bootstrap", "200", "--quiet", "-m", "accuracy"])
+    assert table.exit_code == 0, table.output
+    # i = 0..29: gold neg at i % 3 == 0, predicted neg at i % 4 == 0; they disagree at 3, 6, 9, 15, 18, 21, 27
+    # and 4, 8, 16, 20, 28 -> 18/30 right = 60.0 (×100, one decimal)
+    assert value["value"] == pytest.approx(18 / 30)
+    low, high = (f"{100 * bound:.1f}" for bound in value["ci"])
+    assert f"60.0 [{low}, {high}]" in table.stdout
+    assert "1 system, 30 items, 2 labels; scores ×100 as in the report" in table.stdout
+    assert "95% percentile bootstrap interval (200 resamples)" in table.stdout
+    off = CliRunner().invoke(cli, ["score", *small_files(tmp_path), "--bootstrap", "0", "--quiet", "-m", "accuracy"])
+    assert "60.0 " in off.stdout and "no intervals (--bootstrap 0)" in off.stdout
+    assert [line for line in off.stdout.splitlines() if "60.0" in line and "[" not in line]
+
+
+def test_metrics_listing_never_cuts_an_id_at_80_columns():
+    from auditor.registry import REGISTRY
+
+    result = CliRunner().invoke(cli, ["metrics"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    first_cells = {line.split()[0] for line in lines if line.strip()}
+    assert {metric.id for metric in REGISTRY} <= first_cells
+    assert "…" not in result.stdout
+
+
+@pytest.mark.parametrize("name, suggested", [("f1", "macro_f1, class_f1"), ("kapa", "kappa"),
+                                             ("macro recal", "macro_recall")])
+def test_unknown_metric_suggests_close_names(name, suggested):
+    result = CliRunner().invoke(cli, ["metrics", name])
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"auditor: error: unknown metric {name!r}; did you mean {suggested}")
+    score = CliRunner().invoke(cli, ["score", "gold.tsv", "sys.tsv", "-m", name])
+    assert score.exit_code == 2
+
+
+def test_progress_names_the_step_that_runs(tmp_path, monkeypatch):
+    """The rendering bar says "rendering report.pdf" while the PDF is made (it took 14 s at 4/7)."""
+    import auditor.renderers as renderers
+    from auditor.progress import Progress
+
+    seen = []
+
+    class Recording(Progress):
+        def __init__(self):
+            super().__init__(enabled=False)
+
+        def task(self, description, total):
+            from contextlib import contextmanager
+
+            @contextmanager
+            def recording():
+                def advance(steps=1, description=None):
+                    if description:
+                        seen.append(description)
+                yield advance
+
+            return recording()
+
+    monkeypatch.setattr(renderers, "render_pdf", lambda html: seen.append("pdf is running") or b"%PDF")
+    result = auditor_audit(small_files(tmp_path))
+    renderers.render(result, tmp_path / "out", ("json", "pdf"), progress=Recording())
+    assert seen.index("rendering report.pdf") == seen.index("pdf is running") - 1
+
+
+def auditor_audit(files):
+    import auditor
+
+    return auditor.audit(files[0], {"sys": files[1]}, bootstrap=0)
