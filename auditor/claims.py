@@ -28,6 +28,19 @@ from .errors import InputError, UsageError
 from .registry import REGISTRY, ConfusionStats, ratio
 
 EPS = 1e-9
+#: Limits that keep the reconstruction bounded whatever a table says (under a second, well
+#: under 100 MB): a paper's table has far fewer classes and items than this.
+MAX_CLASSES = 1_000
+MAX_SUPPORT = 10**12
+#: TP counts examined per table (at least 100 per class); a wider range (a huge support
+#: with few printed digits) is sampled evenly, endpoints included; the values are ranges anyway.
+MAX_TP_OPTIONS = 100_000
+#: "Without class X" definitions are tried up to this many classes (k definitions each).
+MAX_CLASSES_WITHOUT = 50
+#: A k × k matrix of this many classes is 8 MB of float64.
+MAX_CLASSES_MATRIX = 1_000
+#: Evidence files are a few kilobytes; anything larger is not a paper's table.
+MAX_FILE_BYTES = 10_000_000
 
 
 # ---------------------------------------------------------------------------------- claims
@@ -115,8 +128,10 @@ def from_confusion(confusion: np.ndarray, labels: Sequence[str] | None = None, k
     if confusion.ndim != 2 or confusion.shape[0] != confusion.shape[1] or confusion.shape[0] < 2:
         raise InputError(f"{kind}: expected a square matrix of counts with at least 2 classes, "
                          f"found shape {confusion.shape}")
-    if (confusion < 0).any() or confusion.sum() == 0:
-        raise InputError(f"{kind}: counts must be non-negative and not all 0")
+    if confusion.shape[0] > MAX_CLASSES_MATRIX:
+        raise InputError(f"{kind}: {confusion.shape[0]:,} classes; at most {MAX_CLASSES_MATRIX:,} are checked")
+    if not np.isfinite(confusion).all() or (confusion < 0).any() or confusion.sum() == 0:
+        raise InputError(f"{kind}: counts must be finite, non-negative and not all 0")
     labels = tuple(labels) if labels else tuple(str(i) for i in range(confusion.shape[0]))
     stats = ConfusionStats(confusion)
     counts = {label: {"tp": float(stats.diag[i]), "support": float(stats.row[i]), "predicted": float(stats.col[i])}
@@ -142,42 +157,110 @@ def _number(text: str) -> tuple[float, float]:
         raise InputError(f"per-class table: {text!r} is not a number") from None
 
 
-def _integers(lo: float, hi: float) -> list[int]:
-    return list(range(int(np.ceil(lo - EPS)), int(np.floor(hi + EPS)) + 1))
+@dataclass(frozen=True)
+class ClassOptions:
+    """The whole-number (TP, predicted) pairs one printed row allows, in (TP, predicted)
+    order, kept as their first, middle and last pair and their number, never enumerated:
+    TP ∈ [(R − h)·s, (R + h)·s] ∩ [0, s] and, for TP > 0, predicted ∈
+    [TP / min(1, P + h), TP / (P − h)] ∩ [TP, N] (no upper bound but N when P − h ≤ 0).
+    ``predicted`` is None for TP = 0 with precision printed as 0 (0/0)."""
+
+    first: tuple[int, int | None]
+    middle: tuple[int, int | None]
+    last: tuple[int, int | None]
+    count: int
+    sampled: bool = False
+
+
+def _integer_range(lo: float, hi: float) -> tuple[int, int]:
+    """The first and last integers in [lo, hi] (first > last when there are none)."""
+    return int(np.ceil(lo - EPS)), int(np.floor(hi + EPS))
+
+
+def class_options(p: float, hp: float, r: float, hr: float, support: int, n: int,
+                  budget: int = MAX_TP_OPTIONS) -> ClassOptions | None:
+    """The (TP, predicted) pairs of one row (see :class:`ClassOptions`), or None if none.
+
+    Vectorised over at most ``budget`` TP values (evenly spaced, endpoints kept, when more
+    fit): time and memory do not grow with the support or with how few digits were printed.
+    """
+    t_lo, t_hi = _integer_range((r - hr) * support, (r + hr) * support)
+    t_lo, t_hi = max(t_lo, 0), min(t_hi, support)
+    if t_lo > t_hi:
+        return None
+    sampled = t_hi - t_lo + 1 > budget
+    if sampled:  # spacing > 1, so the rounded points are distinct and increasing
+        tp = np.linspace(t_lo, t_hi, budget).round().astype(np.int64)
+    else:
+        tp = np.arange(t_lo, t_hi + 1, dtype=np.int64)
+    high_p, low_p = min(1.0, p + hp), p - hp
+    positive = tp > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        c_lo = np.ceil(tp / high_p - EPS) if high_p > 0 else np.full(tp.shape, np.inf)
+        c_hi = np.floor(tp / low_p + EPS) if low_p > 0 else np.full(tp.shape, float(n))
+    c_lo = np.maximum(c_lo, tp)
+    c_hi = np.minimum(c_hi, n)
+    counts = np.where(positive, np.maximum(c_hi - c_lo + 1, 0), 0).astype(np.int64)
+    zero_ok = low_p <= 0  # TP = 0 is possible only with precision printed as 0 (0/0 or 0/c)
+    counts = np.where(~positive, 1 if zero_ok else 0, counts)
+    total = int(counts.sum())
+    if total == 0:
+        return None
+    cumulative = np.cumsum(counts)
+
+    def pair(position: int) -> tuple[int, int | None]:
+        index = int(np.searchsorted(cumulative, position, side="right"))
+        t = int(tp[index])
+        if t == 0:
+            return 0, None
+        before = int(cumulative[index - 1]) if index else 0
+        return t, int(c_lo[index]) + (position - before)
+
+    return ClassOptions(pair(0), pair(total // 2), pair(total - 1), total, sampled)
 
 
 def from_class_table(rows: Sequence[ClassRow]) -> Evidence:
     """Evidence from a paper's per-class precision, recall, support (and optional F1)."""
     if len(rows) < 2:
         raise InputError("per-class table: expected at least 2 classes")
+    if len(rows) > MAX_CLASSES:
+        raise InputError(f"per-class table: {len(rows):,} classes; at most {MAX_CLASSES:,} are checked")
     parsed = [(row, _number(row.precision), _number(row.recall), _number(row.support),
                _number(row.f1) if row.f1 not in (None, "") else None) for row in rows]
     percent = any(p[0] > 1 or r[0] > 1 for _, p, r, _, _ in parsed)
     scale = 100.0 if percent else 1.0
+    for row, (p, _), (r, _), _, f in parsed:
+        for name, value in (("precision", p), ("recall", r)) + ((("f1", f[0]),) if f else ()):
+            if not 0 <= value / scale <= 1:
+                raise InputError(f"per-class table: class {row.label}: {name} {value:g} is outside "
+                                 f"{'0–100 %' if percent else '0–1'}")
     problems, notes = [], []
     labels = tuple(row.label for row in rows)
     support = np.array([s[0] for _, _, _, s, _ in parsed])
-    if (support <= 0).any() or (support != np.round(support)).any():
-        raise InputError("per-class table: support must be a positive whole number of gold items")
-    tp_options, col_options = [], []
+    if (support <= 0).any() or (support != np.round(support)).any() or (support > MAX_SUPPORT).any():
+        raise InputError(f"per-class table: support must be a positive whole number of gold items "
+                         f"(at most {MAX_SUPPORT:.0e})")
+    n = int(support.sum())
+    options: list[ClassOptions] = []
+    budget = max(100, MAX_TP_OPTIONS // len(rows))
     for row, (p, hp), (r, hr), (s, _), f in parsed:
-        p, hp, r, hr = p / scale, hp / scale, r / scale, hr / scale
-        tps = [t for t in _integers((r - hr) * s, (r + hr) * s) if 0 <= t <= s]
-        if not tps:
-            problems.append(f"class {row.label}: recall {row.recall} with support {int(s)} cannot come from a whole "
-                            f"number of true positives ({(r - hr) * s:.2f}–{(r + hr) * s:.2f})")
-            tps = [int(round(r * s))]
-        cols = {}
-        for t in tps:
-            if t == 0:
-                cols[t] = [None] if p - hp <= 0 else []
-                continue
-            cols[t] = [c for c in _integers(t / min(1.0, p + hp), t / max(p - hp, EPS)) if c >= t]
-        feasible = [(t, c) for t in tps for c in cols[t]]
-        if not feasible:
-            problems.append(f"class {row.label}: precision {row.precision} cannot come from whole numbers given "
-                            f"{tps[0]} true positives")
-            feasible = [(tps[0], max(tps[0], int(round(tps[0] / max(p, EPS)))))]
+        p, hp, r, hr, s = p / scale, hp / scale, r / scale, hr / scale, int(s)
+        found = class_options(p, hp, r, hr, s, n, budget)
+        if found is None:
+            t_lo, t_hi = _integer_range((r - hr) * s, (r + hr) * s)
+            if max(t_lo, 0) > min(t_hi, s):
+                problems.append(f"class {row.label}: recall {row.recall} with support {s} cannot come from a whole "
+                                f"number of true positives ({(r - hr) * s:.2f}–{(r + hr) * s:.2f})")
+                t = int(round(r * s))
+            else:
+                t = max(t_lo, 0)
+                problems.append(f"class {row.label}: precision {row.precision} cannot come from whole numbers given "
+                                f"{t} true positives")
+            c = min(n, max(t, int(round(t / max(p, 1 / max(n, 1)))))) if t else None
+            found = ClassOptions((t, c), (t, c), (t, c), 1)
+        elif found.sampled:
+            notes.append(f"class {row.label}: more than {budget:,} true-positive counts fit the printed "
+                         f"recall; {budget:,} of them, evenly spaced, were examined")
         if f is not None:
             f_value, hf = f[0] / scale, f[1] / scale
             low = 2 * (p - hp) * (r - hr) / max((p - hp) + (r - hr), EPS)
@@ -185,27 +268,26 @@ def from_class_table(rows: Sequence[ClassRow]) -> Evidence:
             if f_value + hf < low - EPS or f_value - hf > high + EPS:
                 problems.append(f"class {row.label}: F1 {row.f1} is not the harmonic mean of precision "
                                 f"{row.precision} and recall {row.recall} ({low:.4f}–{high:.4f})")
-        tp_options.append(sorted({t for t, _ in feasible}))
-        col_options.append(feasible)
-    unknown_predicted = [labels[i] for i, options in enumerate(col_options) if any(c is None for _, c in options)]
+        options.append(found)
+    unknown_predicted = [labels[i] for i, option in enumerate(options)
+                         if None in (option.first[1], option.middle[1], option.last[1])]
     if unknown_predicted:
         notes.append(f"predicted count of {', '.join(unknown_predicted)} unknown (no true positive and precision 0); "
                      "taken as the gap to N")
     candidates = []
-    exact = all(len(options) == 1 for options in col_options)
+    exact = all(option.count == 1 for option in options)
     # Extreme choices per class (fewest / most TP and predictions) bracket the monotone metrics;
     # the middle choice is the most likely table.
-    for pick in (0, -1, None):
+    for pick in ("first", "last", "middle"):
         diag, col = [], []
-        for options in col_options:
-            t, c = options[len(options) // 2] if pick is None else options[pick]
+        for option in options:
+            t, c = getattr(option, pick)
             diag.append(t)
             col.append(c)
-        total = float(support.sum())
         known = sum(c for c in col if c is not None)
         missing = [i for i, c in enumerate(col) if c is None]
         for i in missing:
-            col[i] = max(0.0, (total - known) / len(missing))
+            col[i] = max(0.0, (n - known) / len(missing))
         candidates.append(stats_from_margins(np.array(diag, float), support, np.array(col, float)))
         if exact:
             break
@@ -224,17 +306,32 @@ def read_confusion(path: str) -> Evidence:
     """A CSV/TSV/whitespace file of counts, rows gold; optional header row and label column."""
     text = _read(path)
     lines = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
-    rows = [_split(line) for line in lines]
+    del text
+    if not lines:
+        raise InputError(f"{path}: empty; expected counts, rows = gold class")
     header = None
-    if rows and not all(_is_number(cell) for cell in rows[0][1:]):
-        header = rows.pop(0)
-    labels_column = rows and not _is_number(rows[0][0])
-    labels = [row[0] for row in rows] if labels_column else None
-    body = [row[1:] if labels_column else row for row in rows]
-    try:
-        matrix = np.array([[float(cell) for cell in row] for row in body], dtype=float)
-    except ValueError as error:
-        raise InputError(f"{path}: expected counts, rows = gold class ({error})") from None
+    first = _split(lines[0])
+    if not all(_is_number(cell) for cell in first[1:]):
+        header = first
+        lines = lines[1:]
+    labels_column = bool(lines) and not _is_number(_split(lines[0])[0])
+    labels: list[str] | None = [] if labels_column else None
+    body = []
+    for number, line in enumerate(lines, 2 if header else 1):
+        cells = _split(line)
+        if labels is not None:
+            labels.append(cells[0])
+            cells = cells[1:]
+        try:
+            body.append(np.array([float(cell) for cell in cells], dtype=float))
+        except ValueError as error:
+            raise InputError(f"{path}: expected counts, rows = gold class ({error})") from None
+        if len(body) > MAX_CLASSES_MATRIX:
+            raise InputError(f"{path}: more than {MAX_CLASSES_MATRIX:,} rows; at most {MAX_CLASSES_MATRIX:,} "
+                             f"classes are checked")
+    if len({len(row) for row in body}) > 1:
+        raise InputError(f"{path}: rows of different lengths; expected a square matrix of counts")
+    matrix = np.array(body, dtype=float)
     if header is not None and labels is None:
         labels = header[-matrix.shape[1]:] if matrix.ndim == 2 else None
     return from_confusion(matrix, labels, kind=path)
@@ -269,9 +366,17 @@ def read_class_table(path: str) -> Evidence:
 
 def _read(path: str) -> str:
     try:
-        return Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(f"{path}: cannot read it ({error})") from None
+        with open(path, "rb") as stream:
+            data = stream.read(MAX_FILE_BYTES + 1)
+    except OSError as error:
+        raise InputError(f"{path}: cannot read it ({error.strerror or error})") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise InputError(f"{path}: larger than {MAX_FILE_BYTES // 1_000_000} MB; expected a paper's table")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data[:error.start].count(b"\n") + 1
+        raise InputError(f"{path} line {line}: not UTF-8 text") from None
 
 
 def _split(line: str) -> list[str]:
@@ -345,7 +450,8 @@ def _micro_without(label_index: int) -> Callable[[ConfusionStats], float]:
 
 
 def definitions(labels: Sequence[str]) -> list[Definition]:
-    """Every definition a reported number is compared with."""
+    """Every definition a reported number is compared with ("without class X" only up to
+    :data:`MAX_CLASSES_WITHOUT` classes: k of them, each O(k), would make a large table slow)."""
     result = [Definition(m.id, m.name, lambda s, m=m: float(m.function(s)), m.id) for m in REGISTRY.scalar()]
     result.append(Definition("weighted_precision", "Weighted precision Σ p_i P_i (scikit-learn average='weighted')",
                              lambda s: float((s.prevalence * s.precision).sum())))
@@ -361,7 +467,7 @@ def definitions(labels: Sequence[str]) -> list[Definition]:
             Definition(f"macro_f1_hm[{tag}]", f"Macro F1′ (HM of macro P and macro R), 0/0 per class {tag}",
                        _hm(p, r), "macro_f1_hm"),
         ]
-    for index, label in enumerate(labels):
+    for index, label in enumerate(labels if len(labels) <= MAX_CLASSES_WITHOUT else ()):
         for metric_id in ("macro_precision", "macro_recall", "macro_f1", "macro_f1_hm"):
             result.append(Definition(f"{metric_id}[without {label}]",
                                      f"{REGISTRY.get(metric_id).name} over every class except {label}",

@@ -103,3 +103,88 @@ def test_cli_table_and_json(tmp_path):
     assert json.loads(result.output)["claims"][0]["named_reproduces"] is True
     assert runner.invoke(cli, ["check-claim", "accuracy=75.0"]).exit_code != 0
     assert runner.invoke(cli, ["check-claim", "accuracy", "--confusion", str(matrix)]).exit_code != 0
+
+
+# ------------------------------------------------------------- bounded whatever the table says
+
+import time
+import tracemalloc
+
+from auditor.claims import MAX_TP_OPTIONS, class_options
+from auditor.errors import InputError
+
+HOSTILE_TABLES = {
+    # precision printed 0.0 with recall > 0: the predicted-count range was t/EPS wide (23 GB)
+    "zero precision": [ClassRow("a", "0.0", "0.0", "1000000000"), ClassRow("b", "0.0", "50.0", "1000000")],
+    "one digit, huge support": [ClassRow("a", "0.5", "0.5", "999999999999"), ClassRow("b", "0.1", "0.9", "1")],
+    "many classes": [ClassRow(f"c{i}", "0.0", "0.0", "1000000000") for i in range(1_000)],
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE_TABLES))
+def test_reconstruction_is_bounded_in_time_and_memory(name):
+    tracemalloc.start()
+    start = time.perf_counter()
+    evidence = from_class_table(HOSTILE_TABLES[name])
+    result = check_claims(parse_claims(["macro_f1=1.0 accuracy=50.0"]), evidence)
+    elapsed = time.perf_counter() - start
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert result.rows and not evidence.exact
+    assert elapsed < 3.0, elapsed  # under 1 s on a quiet machine; slack for a loaded CI box
+    assert peak < 100 * 2**20, peak
+
+
+def test_class_options_agree_with_enumerating_small_cases():
+    """The closed form (first, middle, last, count) equals the old enumeration where it is small."""
+    n = 60
+    for p, hp, r, hr, support in [(0.75, 0.005, 0.6, 0.005, 50), (0.5, 0.05, 0.5, 0.05, 40), (0.0, 0.05, 0.3, 0.05, 30),
+                                  (0.33, 0.005, 0.33, 0.005, 30), (0.9, 0.05, 0.0, 0.05, 20)]:
+        pairs = []
+        for t in range(support + 1):
+            if not (r - hr) * support - 1e-9 <= t <= (r + hr) * support + 1e-9:
+                continue
+            if t == 0:
+                pairs += [(0, None)] if p - hp <= 0 else []
+                continue
+            upper = n if p - hp <= 0 else min(n, int(np.floor(t / (p - hp) + 1e-9)))
+            pairs += [(t, c) for c in range(max(t, int(np.ceil(t / min(1, p + hp) - 1e-9))), upper + 1)]
+        options = class_options(p, hp, r, hr, support, n)
+        if not pairs:
+            assert options is None
+            continue
+        assert (options.first, options.middle, options.last, options.count) == (
+            pairs[0], pairs[len(pairs) // 2], pairs[-1], len(pairs))
+        assert not options.sampled
+
+
+def test_a_huge_tp_range_is_sampled_and_said_so():
+    evidence = from_class_table(HOSTILE_TABLES["one digit, huge support"])
+    # two classes share the budget of TP counts examined
+    assert any(f"{MAX_TP_OPTIONS // 2:,} of them, evenly spaced" in note for note in evidence.notes)
+
+
+@pytest.mark.parametrize("rows, message", [
+    ([ClassRow(f"c{i}", "0.5", "0.5", "10") for i in range(1_001)], "1,001 classes; at most 1,000"),
+    ([ClassRow("a", "0.5", "0.5", "1e400"), ClassRow("b", "0.5", "0.5", "10")], "support"),
+    ([ClassRow("a", "0.5", "0.5", "10"), ClassRow("b", "-0.5", "0.5", "10")], "precision -0.5 is outside"),
+    ([ClassRow("a", "150", "50", "10"), ClassRow("b", "50", "50", "10")], "precision 150 is outside"),
+    ([ClassRow("a", "nan", "0.5", "10"), ClassRow("b", "0.5", "0.5", "10")], "'nan' is not a number"),
+])
+def test_impossible_tables_are_one_clear_error(rows, message):
+    with pytest.raises(InputError, match=message):
+        from_class_table(rows)
+
+
+def test_cli_hostile_table_exits_quickly(tmp_path):
+    table = tmp_path / "table.csv"
+    table.write_text("label,precision,recall,support\na,0.0,0.0,1000000000\nb,0.0,50.0,1000000\n")
+    start = time.perf_counter()
+    result = CliRunner().invoke(cli, ["check-claim", "macro_f1=1.0", "--table", str(table)])
+    assert result.exit_code == 0, result.output
+    assert time.perf_counter() - start < 5
+    assert "values are ranges" in result.stdout
+    matrix = tmp_path / "matrix.csv"
+    matrix.write_text("1,nan\n2,3\n")
+    bad = CliRunner().invoke(cli, ["check-claim", "accuracy=50", "--confusion", str(matrix)])
+    assert bad.exit_code == 2 and bad.stderr.startswith("auditor: error:") and "finite" in bad.stderr
