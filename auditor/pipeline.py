@@ -19,7 +19,7 @@ from .baselines import chance_baselines
 from .counts import Counts, count
 from .load import LabelColumn, from_values, read_labels
 from .metrics import MetricValue, describe, informedness_at, per_class_table, prevalence_vector
-from .options import check_options, check_prevalence_labels
+from .options import check_names, check_options, check_prevalence_labels
 from .profile import DataProfile, profile
 from .properties import property_analysis
 from .progress import SILENT, Progress
@@ -180,6 +180,7 @@ def audit(
 def audit_counts(counts: Counts, sources: dict[str, dict[str, Any]], options: AuditOptions,
                  progress: Progress = SILENT) -> Audit:
     """The part of :func:`audit` after counting (also used for a bare confusion matrix)."""
+    check_names(counts.labels, counts.systems)
     check_prevalence_labels(options, counts.labels)
     metrics = list(REGISTRY.scalar())
     if options.training_prevalence:
