@@ -19,7 +19,7 @@ from . import __version__
 from .pipeline import Audit, AuditOptions, audit
 from .errors import AuditorError, UsageError
 from .load import parse_system_argument, semeval_names
-from .options import DEPLOYMENT_WORDS, check_options, parse_prevalence
+from .options import DEPLOYMENT_WORDS, parse_prevalence
 from .output import check_writable
 from .progress import Progress
 from .registry import REGISTRY, normalise_name
@@ -74,7 +74,8 @@ def name_systems(arguments: tuple[str, ...]) -> dict[str, str]:
 
 def parse_options(labels: str | None, bootstrap: int, seed: int, training_prevalence: str | None,
                   deployment_prevalence: str | None, plugins: tuple[str, ...], **extra: Any) -> AuditOptions:
-    """The command line's option texts -> checked :class:`AuditOptions` (before any file is read)."""
+    """The command line's option texts -> :class:`AuditOptions` (checked by :func:`audit`, as for
+    every caller, before any file is read)."""
     if deployment_prevalence is not None and deployment_prevalence not in DEPLOYMENT_WORDS:
         deployment_prevalence = parse_prevalence(deployment_prevalence, "--deployment-prevalence")
     options = AuditOptions(
@@ -83,7 +84,6 @@ def parse_options(labels: str | None, bootstrap: int, seed: int, training_preval
         training_prevalence=parse_prevalence(training_prevalence, "--training-prevalence"),
         deployment_prevalence=deployment_prevalence, plugins=tuple(plugins), **extra,
     )
-    check_options(options)
     return options
 
 
@@ -139,7 +139,10 @@ class AuditorGroup(click.Group):
              standalone_mode: bool = True, **extra: Any) -> Any:
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
-        previous = signal.signal(signal.SIGTERM, _terminate)
+        try:
+            previous = signal.signal(signal.SIGTERM, _terminate)
+        except ValueError:  # not the main thread: leave SIGTERM alone
+            previous = None
         try:
             code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except AuditorError as error:
@@ -153,6 +156,8 @@ class AuditorGroup(click.Group):
             _fail("interrupted; nothing was written", 130)
         except Terminated:
             _fail("terminated; nothing was written", 143)
+        except MemoryError:
+            _fail("out of memory; nothing was written (fewer --bootstrap resamples or fewer systems need less)", 1)
         except BrokenPipeError:
             sys.stderr.close()
             sys.exit(1)
@@ -162,7 +167,8 @@ class AuditorGroup(click.Group):
             _fail(f"unexpected {type(error).__name__}: {error} (a bug in auditor: please report it with the command "
                   f"line; AUDITOR_DEBUG=1 shows the traceback); nothing was written", 1)
         finally:
-            signal.signal(signal.SIGTERM, previous)
+            if previous is not None:
+                signal.signal(signal.SIGTERM, previous)
         sys.exit(code if isinstance(code, int) else 0)
 
 
