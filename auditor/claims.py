@@ -591,7 +591,8 @@ def format_report(check: ClaimCheck) -> str:
     else:
         out.append("The numbers cannot all hold together:")
         out += [f"  - {problem}" for problem in check.problems]
-    return "\n".join(out)
+    return "".join(f"\\x{ord(ch):02x}" if (ord(ch) < 0x20 and ch != "\n") or 0x7F <= ord(ch) < 0xA0 else ch
+                   for ch in "\n".join(out))
 
 
 def check(claims: Sequence[str], confusion: str | None = None, table: str | None = None,

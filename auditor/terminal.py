@@ -16,6 +16,11 @@ UNDEFINED_MARK = "—"
 CONVENTION_MARK = "†"
 
 
+def visible(text: str) -> str:
+    """``text`` with control characters (an ESC would drive the terminal) as ``\\xHH``."""
+    return "".join(f"\\x{ord(ch):02x}" if ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0 else ch for ch in str(text))
+
+
 def plural(count: int, noun: str) -> str:
     """``1 system``, ``2 systems``."""
     return f"{count:,} {noun}{'' if count == 1 else 's'}"
@@ -63,10 +68,10 @@ def print_score_table(result: Audit, columns: Sequence[str], console: Console | 
                 cells.append(Text(text))
             if value.convention:
                 notes.setdefault(value.convention, []).append(f"{name}/{metric_id}")
-        table.add_row(Text(name), *cells)
+        table.add_row(Text(visible(name)), *cells)
     console.print(table)
     for text, cells in notes.items():
-        console.print(Text(f"  {', '.join(cells)}: {text}"))
+        console.print(Text(visible(f"  {', '.join(cells)}: {text}")))
     console.print(Text(f"signature: {result.signature}"))
 
 

@@ -94,3 +94,19 @@ def test_terminal_table_prints_names_with_rich_markup_literally(tmp_path, write)
                                       "--bootstrap", "0", "-m", "accuracy"])
     assert result.exit_code == 0, result.output
     assert "[bold]x[/bold]" in result.stdout and "[/broken]" in result.stdout
+
+
+def test_terminal_output_shows_control_characters_instead_of_sending_them(write):
+    from click.testing import CliRunner
+
+    from auditor.cli import cli
+
+    gold = write("gold.tsv", "id\tlabel\n1\tpos\n2\tneg\n3\tpos\n")
+    system = write("sys.tsv", "id\tlabel\n1\tpos\n2\tpos\n3\tpos\n")
+    result = CliRunner().invoke(cli, ["score", gold, f"\x1b[31mred={system}", "--bootstrap", "0", "-m", "accuracy"])
+    assert result.exit_code == 0, result.output
+    assert "\x1b" not in result.stdout and r"\x1b[31mred" in result.stdout
+    table = write("table.tsv", "label\tprecision\trecall\tsupport\n\x1b[2Ja\t0.5\t0.5\t10\nb\t0.5\t0.5\t10\n")
+    claim = CliRunner().invoke(cli, ["check-claim", "accuracy=0.5", "--table", table])
+    assert claim.exit_code == 0, claim.output
+    assert "\x1b" not in claim.stdout and r"\x1b[2Ja" in claim.stdout
