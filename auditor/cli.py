@@ -22,7 +22,7 @@ from .load import parse_system_argument, semeval_names
 from .options import DEPLOYMENT_WORDS, parse_prevalence
 from .output import check_writable
 from .progress import Progress
-from .registry import REGISTRY, normalise_name
+from .registry import REGISTRY, load_plugin, normalise_name
 
 #: Columns of the terminal table when no --metric is given.
 DEFAULT_COLUMNS = (
@@ -200,6 +200,9 @@ def cli() -> None:
 @click.option("--metric", "-m", "columns", multiple=True, help="Metric ids or aliases to show (repeatable).")
 def score(as_json: bool, columns: tuple[str, ...], **arguments: Any) -> None:
     """Score SYSTEMS (PATH or NAME=PATH) against GOLD: every metric of the catalogue."""
+    for module in arguments["plugins"]:  # before --metric is resolved: a plugin may register it
+        load_plugin(module)
+    chosen = [resolve_metric(name) for name in columns] or list(DEFAULT_COLUMNS)
     result = run_audit(**arguments)
     if as_json:
         from .renderers import render_json
@@ -208,7 +211,7 @@ def score(as_json: bool, columns: tuple[str, ...], **arguments: Any) -> None:
         return
     from .terminal import print_score_table
 
-    print_score_table(result, [resolve_metric(name) for name in columns] or list(DEFAULT_COLUMNS))
+    print_score_table(result, chosen)
 
 
 @cli.command()

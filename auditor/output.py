@@ -96,7 +96,7 @@ def write_files(outdir: str | os.PathLike, files: Mapping[str, bytes | str]) -> 
             os.chmod(staging, os.stat(target).st_mode & 0o7777)
             for entry in os.scandir(target):
                 if entry.name not in files:
-                    os.link(entry.path, staging / entry.name, follow_symlinks=False)
+                    _carry_over(entry, staging / entry.name)
             _exchange(staging, target)
             shutil.rmtree(staging, ignore_errors=True)
         finished = True
@@ -117,6 +117,15 @@ def _write(path: Path, data: bytes) -> None:
         stream.flush()
         os.fsync(stream.fileno())
     os.chmod(path, FILE_MODE)
+
+
+def _carry_over(entry: os.DirEntry, destination: Path) -> None:
+    """Bring a file of OUTDIR that this run does not write into the staging directory: a hard
+    link (no copy), or a copy where linking is refused (another owner, protected_hardlinks)."""
+    try:
+        os.link(entry.path, destination, follow_symlinks=False)
+    except OSError:
+        shutil.copy2(entry.path, destination, follow_symlinks=False)
 
 
 def _swappable(target: Path) -> bool:

@@ -194,8 +194,8 @@ def test_unknown_metric_suggests_close_names(name, suggested):
     result = CliRunner().invoke(cli, ["metrics", name])
     assert result.exit_code == 2
     assert result.stderr.startswith(f"auditor: error: unknown metric {name!r}; did you mean {suggested}")
-    score = CliRunner().invoke(cli, ["score", "gold.tsv", "sys.tsv", "-m", name])
-    assert score.exit_code == 2
+    score = CliRunner().invoke(cli, ["score", "no-such-gold.tsv", "sys.tsv", "-m", name])
+    assert score.exit_code == 2 and f"did you mean {suggested}" in score.stderr  # before any file is read
 
 
 def test_progress_names_the_step_that_runs(tmp_path, monkeypatch):

@@ -213,3 +213,12 @@ def test_report_command_replaces_a_previous_report_and_says_what_it_wrote_even_w
         assert result.stderr == f"wrote {outdir / 'audit.json'}, {outdir / 'summary.md'}\n"
     assert sorted(p.name for p in outdir.iterdir()) == ["audit.json", "summary.md"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["gold.tsv", "out", "sys.tsv"]
+
+
+def test_a_file_that_cannot_be_hard_linked_is_copied_across(previous, monkeypatch):
+    def refuse(*args, **kwargs):
+        raise PermissionError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(output.os, "link", refuse)
+    write_files(previous, {"audit.json": "new json"})
+    assert listing(previous) == {"audit.json": "new json", "notes.txt": "mine", "summary.md": "old md"}
