@@ -109,7 +109,10 @@ def run_audit(gold: str, systems: tuple[str, ...], labels: str | None, bootstrap
         bootstrap=bootstrap, seed=seed, training_prevalence=parse_prevalence(training_prevalence),
         plugins=tuple(plugins), **extra,
     )
-    return audit(gold, named, options=options, progress=Progress(enabled=None if not quiet else False))
+    result = audit(gold, named, options=options, progress=Progress(enabled=None if not quiet else False))
+    for warning in result.warnings:  # label checks (auditor.label_checks); shown even with --quiet
+        click.echo(f"auditor: warning: {warning}", err=True)
+    return result
 
 
 class ReportedError(click.ClickException):

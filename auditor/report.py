@@ -11,8 +11,9 @@ ledger. Renderers (``auditor.renderers``) read only this model.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 #: Short column headers for the metric tables (the appendix gives every definition).
 #: Metrics the summary, charts and baseline tables concentrate on, when present.
@@ -200,7 +201,24 @@ class Context:
 
     @property
     def systems(self) -> list[str]:
-        return list(self.document["systems"])
+        """Systems ordered by the primary metric (the verdict's order), else in input order."""
+        given = list(self.document["systems"])
+        order = (self.document.get("verdict") or {}).get("order") or []
+        return list(order) if sorted(order) == sorted(given) else given
+
+    @property
+    def level(self) -> str:
+        """Confidence level of the intervals, from ``alpha``: "95%" for α = 0.05."""
+        return f"{100 * (1 - self.alpha):g}%"
+
+    @property
+    def alpha(self) -> float:
+        """α of the intervals and tests (the statistics section, else the signature's ``alpha:``)."""
+        stats = self.document.get("statistics") or {}
+        if "alpha" in stats:
+            return float(stats["alpha"])
+        found = re.search(r"\balpha:([0-9.eE-]+)", self.document.get("signature", ""))
+        return float(found.group(1)) if found else 0.05
 
     @property
     def labels(self) -> list[str]:
@@ -264,23 +282,6 @@ def _with_best(rows: list[tuple[str, list[Cell]]], higher_better: Sequence[bool]
     )
 
 
-def _winners(ctx: Context, metric_ids: Iterable[str]) -> dict[str, list[str]]:
-    """Winner(s) per metric: the ``winners`` key when present, else the best defined value."""
-    given = ctx.document.get("winners")
-    result = {}
-    for metric_id in metric_ids:
-        if given and metric_id in given:
-            winner = given[metric_id]
-            result[metric_id] = list(winner) if isinstance(winner, list) else [winner]
-            continue
-        values = {s: ctx.document["systems"][s]["metrics"][metric_id]["value"] for s in ctx.systems}
-        defined = {s: v for s, v in values.items() if v is not None}
-        if defined:
-            top = max(defined.values())
-            result[metric_id] = [s for s, v in defined.items() if v == top]
-    return result
-
-
 # ---------------------------------------------------------------------------- sections
 
 
@@ -288,17 +289,9 @@ def summary_section(ctx: Context) -> Section:
     doc, prof = ctx.document, ctx.document.get("profile", {})
     blocks: list[Any] = []
     pairs = [("Data", _profile_line(doc))]
-    keys = ctx.key_metrics()
-    winners = _winners(ctx, keys)
-    distinct = {tuple(w) for w in winners.values()}
-    if len(ctx.systems) > 1:
-        by_winner: dict[tuple[str, ...], list[str]] = {}
-        for metric_id, winner in winners.items():
-            by_winner.setdefault(tuple(winner), []).append(ctx.short(metric_id))
-        named = "; ".join(f"{' = '.join(winner)} under {', '.join(metrics)}" for winner, metrics in by_winner.items())
-        pairs.append(("Winner depends on the metric?",
-                      f"yes — {named}" if len(distinct) > 1
-                      else f"no — {named} (all {len(winners)} key metrics)"))
+    verdict = doc.get("verdict")
+    if len(ctx.systems) > 1 and verdict:
+        pairs.append(("Winner depends on the metric?", verdict["text"]))
     recommendation = doc.get("recommendation")
     if recommendation and recommendation.get("metrics"):
         primary = [m for m in recommendation["metrics"] if m.get("role") == "primary"] or recommendation["metrics"][:1]
@@ -309,19 +302,54 @@ def summary_section(ctx: Context) -> Section:
         if recommendation.get("avoid"):
             text += "; avoid " + ", ".join(ctx.name(a["id"]) for a in recommendation["avoid"])
         pairs.append(("Recommendation", text))
-    strongest = _strongest_baselines(ctx, keys)
+    strongest = _strongest_baselines(ctx, ctx.key_metrics())
     if strongest:
         pairs.append(("Strongest chance baseline", "; ".join(strongest)))
     if prof:
         never = sorted({label for s in prof.get("systems", {}).values() for label in s.get("never_predicted", [])})
         if never:
             pairs.append(("Labels some system never predicts", ", ".join(never)))
+        for group in prof.get("identical_systems") or []:
+            pairs.append(("Identical systems", f"{' = '.join(group)}: the same prediction on every item (the same "
+                                               "file under two names?); they tie under every metric"))
+    for warning in doc.get("warnings") or []:
+        pairs.append(("Label warning", warning))
     blocks.append(Facts(tuple(pairs)))
-    if len(ctx.systems) > 1:
-        rows = [(ctx.name(m), [Cell(", ".join(w)), ctx.score_cell(w[0], m)]) for m, w in winners.items()]
-        blocks.append(Table("summary-winners", "Winner under each key metric.", "Metric",
-                            (Column("Winner"), Column("Score")), tuple(Row(h, tuple(c)) for h, c in rows)))
+    if len(ctx.systems) > 1 and verdict:
+        blocks.append(leaderboard(ctx, verdict))
     return Section("summary", SECTION_TITLES["summary"], tuple(blocks))
+
+
+def leaderboard(ctx: Context, verdict: Mapping[str, Any]) -> Table:
+    """Systems in the primary metric's order: significance group, key metrics with intervals,
+    the best set of each metric in bold."""
+    primary, keys = verdict["primary"], list(verdict["key_metrics"])
+    leaders = {m: set(v) for m, v in (verdict.get("leaders") or {}).items()}
+    group_of = {s: index + 1 for index, group in enumerate(verdict.get("groups") or []) for s in group}
+    columns = ([Column("Group", f"significance group under {ctx.name(primary)}")] if group_of else [])
+    columns += [Column(ctx.short(m), ctx.name(m)) for m in keys]
+    rows = []
+    for s in ctx.systems:
+        cells = [Cell(group_of.get(s), "count")] if group_of else []
+        for m in keys:
+            cell = ctx.score_cell(s, m)
+            cells.append(Cell(cell.value, cell.kind, cell.mark, s in leaders.get(m, ()), cell.low, cell.high))
+        rows.append(Row(s, tuple(cells)))
+    has_ci = any(c.low is not None for r in rows for c in r.cells)
+    if verdict.get("significance"):
+        correction = (ctx.document.get("statistics") or {}).get("correction", "")
+        caption = (f"Leaderboard, ordered by {ctx.name(primary)}. Bold: the metric's best set — the top system and "
+                   "every system not significantly worse than it (exact McNemar for accuracy, approximate "
+                   f"randomisation otherwise; {correction}-adjusted over the comparisons with the top system; "
+                   f"p ≥ α = {ctx.alpha:g}). Group: 1 = the best set under {ctx.short(primary)}; 2 = the best set "
+                   "of the systems outside group 1, and so on.")
+    else:
+        caption = (f"Leaderboard, ordered by {ctx.name(primary)}. Bold: the top value of each metric (no "
+                   "significance tests ran).")
+    if has_ci:
+        caption += f" Brackets: {ctx.level} bootstrap percentile interval."
+    return Table("summary-leaderboard", caption, "System", tuple(columns), tuple(rows),
+                 _density(len(columns) + (3 if has_ci else 0)))
 
 
 def _profile_line(doc: Mapping[str, Any]) -> str:
