@@ -76,11 +76,27 @@ class Table:
     rows: tuple[Row, ...]
     density: str = "normal"  # normal | small | tiny (chosen from the column count)
     kind: str = "table"
+    #: Intervals on the value's line instead of below it (one line per row).
+    inline_ci: bool = False
+
+    @property
+    def lines(self) -> int:
+        """Text lines the body takes (estimate): two where an interval sits below a value, more
+        where a text cell wraps (about 45 characters a line)."""
+        below = not self.inline_ci and any(c.low is not None for r in self.rows for c in r.cells)
+        total = 0
+        for row in self.rows:
+            wrapped = max([len(row.header) // 28 + 1] + [len(str(c.value)) // 45 + 1 for c in row.cells
+                                                          if c.kind == "text"])
+            total += max(wrapped, 2 if below else 1)
+        return total
 
     @property
     def compact(self) -> bool:
-        """Short enough to keep on one page (long tables break, repeating their header)."""
-        return len(self.rows) <= 24
+        """Kept on one page (with its caption) when it is short: moving it to the next page then
+        leaves less than half a page empty. Longer tables break between rows, repeating their
+        header; the caption stays with the first rows."""
+        return self.lines <= 18
 
     @property
     def header_height(self) -> float:
@@ -349,7 +365,7 @@ def leaderboard(ctx: Context, verdict: Mapping[str, Any]) -> Table:
     if has_ci:
         caption += f" Brackets: {ctx.level} bootstrap percentile interval."
     return Table("summary-leaderboard", caption, "System", tuple(columns), tuple(rows),
-                 _density(len(columns) + (3 if has_ci else 0)))
+                 "small" if has_ci else _density(len(columns)), inline_ci=True)
 
 
 def _profile_line(doc: Mapping[str, Any]) -> str:
@@ -363,15 +379,21 @@ def _profile_line(doc: Mapping[str, Any]) -> str:
             f"normalised prevalence entropy {prof['normalised_entropy']:.2f}")
 
 
-def _strongest_baselines(ctx: Context, keys: Sequence[str]) -> list[str]:
+def _strongest_baseline(ctx: Context, metric_id: str) -> tuple[str, float] | None:
+    """(name, expected score) of the chance baseline scoring highest under ``metric_id``."""
     baselines = ctx.document.get("baselines") or {}
+    best = None
+    for name in ("uniform", "prevalence", "majority"):
+        entry = (baselines.get(name) or {}).get("metrics", {}).get(metric_id)
+        if entry and entry.get("expected") is not None and (best is None or entry["expected"] > best[1]):
+            best = (name, entry["expected"])
+    return best
+
+
+def _strongest_baselines(ctx: Context, keys: Sequence[str]) -> list[str]:
     out = []
     for metric_id in keys[:3]:
-        best = None
-        for name in ("uniform", "prevalence", "majority"):
-            entry = (baselines.get(name) or {}).get("metrics", {}).get(metric_id)
-            if entry and entry.get("expected") is not None and (best is None or entry["expected"] > best[1]):
-                best = (name, entry["expected"])
+        best = _strongest_baseline(ctx, metric_id)
         if best:
             out.append(f"{ctx.short(metric_id)}: {best[0]} {100 * best[1]:.1f}")
     return out
@@ -393,8 +415,9 @@ def data_section(ctx: Context) -> Section | None:
         "predictions that are class j. A system whose bias departs from the prevalence gains or loses on "
         "metrics that reward the majority class.")]
     if ctx.figures:
-        blocks.append(Figure("fig-bias", "Prevalence (top) and each system's prediction bias minus prevalence "
-                             "(percentage points; blue = predicted more often than it occurs).",
+        blocks.append(Figure("fig-bias", "Prevalence (top) and each system's prediction bias minus prevalence: colour "
+                             "and number both in percentage points (blue = predicted more often than it occurs); the "
+                             "shares themselves are in the table below.",
                              ctx.charts.bias_chart(labels, systems, prof)))
     blocks.append(Table("table-bias", "Class support, prevalence and each system's prediction bias (%).",
                         "Label", tuple(columns), tuple(rows), _density(len(columns))))
@@ -419,7 +442,8 @@ def baselines_section(ctx: Context) -> Section | None:
     keys = ctx.key_metrics()
     blocks: list[Any] = [Paragraph(
         "Expected score of predictors that ignore the input: uniform random, random with the gold prevalence, "
-        "and always the majority class; the 95% range is the Monte Carlo spread at this test-set size.")]
+        "and always the majority class; the range under each value runs from the 2.5th to the 97.5th percentile "
+        "of Monte Carlo draws at this test-set size.")]
     rows = []
     for name in ("uniform", "prevalence", "majority"):
         metrics = (baselines.get(name) or {}).get("metrics")
@@ -431,7 +455,8 @@ def baselines_section(ctx: Context) -> Section | None:
             cells.append(Cell(entry.get("expected"), "score", low=entry.get("mc_low"), high=entry.get("mc_high")))
         rows.append(Row(name, tuple(cells)))
     if rows:
-        blocks.append(Table("table-baselines", "Expected score of each chance baseline, with the Monte Carlo 95% range.",
+        blocks.append(Table("table-baselines", "Expected score of each chance baseline, with the Monte Carlo range "
+                            "(2.5th–97.5th percentile).",
                             "Baseline", tuple(Column(ctx.short(m), ctx.name(m)) for m in keys), tuple(rows),
                             _density(len(keys))))
     chance = {s: ctx.document["systems"][s].get("chance") for s in ctx.systems}
@@ -457,10 +482,14 @@ def metrics_section(ctx: Context) -> Section:
     blocks: list[Any] = []
     if ctx.figures:
         keys = ctx.key_metrics()
+        chance = {m: (best or (None, None))[1] for m in keys for best in [_strongest_baseline(ctx, m)]}
         blocks.append(Figure("fig-metrics", "Key metric values per system (×100)" +
-                             (" with 95% bootstrap intervals." if has_ci else "."),
+                             (f" with {ctx.level} bootstrap intervals" if has_ci else "") +
+                             (", systems ordered by the primary metric; dashed red line: the expected score of the "
+                              "strongest chance baseline (uniform, prevalence or majority; see Chance baselines)."
+                              if any(v is not None for v in chance.values()) else "."),
                              ctx.charts.metric_chart(ctx.systems, keys, [ctx.short(m) for m in keys],
-                                                     ctx.document["systems"])))
+                                                     ctx.document["systems"], chance)))
     for table_id, chosen, caption in (
         ("table-metrics", main, "Every metric for every system (×100); best value per column in bold."),
         ("table-calibrated", calibrated, "Prevalence-calibrated variants (Opitz 2024 §5.2): each gold class rescaled "
@@ -469,7 +498,7 @@ def metrics_section(ctx: Context) -> Section:
         if not chosen:
             continue
         if has_ci:
-            caption += " Brackets: 95% bootstrap percentile interval."
+            caption += f" Brackets: {ctx.level} bootstrap percentile interval."
         rows = [(s, [ctx.score_cell(s, m) for m in chosen]) for s in ctx.systems]
         blocks.append(Table(table_id, caption, "System", tuple(Column(ctx.short(m), ctx.name(m)) for m in chosen),
                             _with_best(rows), _density(len(chosen) + (4 if has_ci else 0))))
@@ -518,7 +547,8 @@ def properties_section(ctx: Context) -> Section | None:
         found = entry.get("witnesses") or {}
         for key, label in names:
             if key in found:
-                witnesses.append(Row(ctx.short(metric_id), (Cell(label), Cell(_witness_text(found[key])))))
+                witnesses.append(Row(ctx.short(metric_id), (Cell(label), Cell(_witness_text(found[key], ctx.labels, {
+                    s: ctx.document["systems"][s]["confusion"] for s in ctx.systems})))))
     columns = tuple(Column(label, key.replace("_", " ")) for key, label in names) + (Column("Opitz 2024 Table 5"),)
     blocks: list[Any] = [
         Paragraph("Properties after Opitz (2024, §3): PI monotonicity, PII class sensitivity, PIII class "
@@ -540,12 +570,32 @@ def _yes_no(value: Any) -> str:
     return "yes" if value is True else "no" if value is False else "—" if value is None else str(value)
 
 
-def _witness_text(witness: Any) -> str:
-    if isinstance(witness, Mapping) and "description" in witness:
-        return str(witness["description"])
-    if isinstance(witness, Mapping):
+_OMEGA = re.compile(r"ω\(k\) = 1/(\d+)")
+_CLASS = re.compile(r"\b(gold class|class|predicted) (\d+)\b")
+_CELL = re.compile(r"\bcell \((\d+), (\d+)\)")
+
+
+def _witness_text(witness: Any, labels: Sequence[str] = (), matrices: Mapping[str, Any] | None = None) -> str:
+    """A probe's witness in words. ω(k) is spelled out; classes are named by the data's labels when
+    the witness is a system's own confusion matrix, else the synthetic matrix is shown so that
+    "class 2" has a meaning (rows gold, columns predicted, classes numbered from 0)."""
+    if not isinstance(witness, Mapping):
+        return str(witness)
+    if "description" not in witness:
         return "; ".join(f"{k} = {v}" for k, v in witness.items())
-    return str(witness)
+    text = _OMEGA.sub(lambda m: f"1/{m.group(1)} (the chance bound ω(k) = 1/k of Opitz 2024 §3.5, k = {m.group(1)} "
+                                "classes)", str(witness["description"]))
+    before = witness.get("before")
+    own = next((s for s, matrix in (matrices or {}).items() if before is not None and matrix == before), None)
+    if own is not None and len(labels) == len(before):
+        name = lambda i: f"“{labels[int(i)]}”"  # noqa: E731
+        text = _CELL.sub(lambda m: f"cell ({name(m.group(1))}, {name(m.group(2))})", text)
+        text = _CLASS.sub(lambda m: f"{m.group(1)} {name(m.group(2))}", text)
+        return f"on {own}'s confusion matrix: {text}"
+    if before is not None and (_CLASS.search(text) or _CELL.search(text)):
+        rows = "; ".join(" ".join(f"{v:g}" for v in row) for row in before)
+        text += f" [witness matrix, rows gold, columns predicted, classes numbered from 0: {rows}]"
+    return text
 
 
 def rank_section(ctx: Context) -> Section | None:
@@ -555,23 +605,25 @@ def rank_section(ctx: Context) -> Section | None:
         return None
     metric_ids = [m for m in rankings if m in ctx.metric_ids() or True]
     blocks: list[Any] = [Paragraph("Rank of every system under every metric (1 = best). Systems are listed in the "
-                                   "order of the first metric.")]
-    first = rankings[metric_ids[0]]
+                                   "order of the primary metric.")]
+    first = [s for s in ctx.systems if s in rankings[metric_ids[0]]]
     table = doc.get("rank_table") or {}
-    rows = [Row(s, tuple(Cell((table.get(s) or {}).get(m, rankings[m].index(s) + 1 if s in rankings[m] else None),
-                              "rank") for m in metric_ids))
-            for s in first]
+    ranks = {s: {m: (table.get(s) or {}).get(m, rankings[m].index(s) + 1 if s in rankings[m] else None)
+                 for m in metric_ids} for s in first}
+    rows = [Row(s, tuple(Cell(ranks[s][m], "rank") for m in metric_ids)) for s in first]
     blocks.append(Table("table-ranks", "Rank per metric (1 = best; tied systems share the mean rank).", "System",
                         tuple(Column(ctx.short(m), ctx.name(m)) for m in metric_ids), tuple(rows),
                         _density(len(metric_ids))))
+    if ctx.figures and len(first) > 1:
+        blocks.append(Figure("fig-bump", "Rank of each system under each metric (bump chart); tied systems share "
+                                         "the mean rank and are drawn at the same height. Each system has its own "
+                                         "colour and point shape.",
+                             ctx.charts.bump_chart(ranks, metric_ids, first, ctx.short)))
     agreement = doc.get("rank_agreement") or {}
     kendall = agreement.get("kendall")
     if kendall and ctx.figures:
         blocks.append(Figure("fig-kendall", "Kendall τ-b between the system rankings of every pair of metrics.",
                              ctx.charts.tau_heatmap(kendall, ctx.short)))
-    if ctx.figures and len(first) > 1:
-        blocks.append(Figure("fig-bump", "Rank of each system under each metric (bump chart).",
-                             ctx.charts.bump_chart(rankings, ctx.short)))
     flips = doc.get("flips") or []
     if flips:
         shown = flips[:FLIPS_SHOWN]
