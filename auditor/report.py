@@ -593,8 +593,8 @@ def _witness_text(witness: Any, labels: Sequence[str] = (), matrices: Mapping[st
         text = _CLASS.sub(lambda m: f"{m.group(1)} {name(m.group(2))}", text)
         return f"on {own}'s confusion matrix: {text}"
     if before is not None and (_CLASS.search(text) or _CELL.search(text)):
-        rows = "; ".join(" ".join(f"{v:g}" for v in row) for row in before)
-        text += f" [witness matrix, rows gold, columns predicted, classes numbered from 0: {rows}]"
+        rows = " / ".join(" ".join(f"{v:g}" for v in row) for row in before)
+        text += f"; witness C = [{rows}] (rows gold, columns predicted, classes numbered from 0)"
     return text
 
 
