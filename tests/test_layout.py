@@ -12,7 +12,6 @@ import auditor
 from auditor import charts
 
 report = importlib.import_module("auditor.report")
-renderers = importlib.import_module("auditor.renderers")
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "germeval2018"
 
 
