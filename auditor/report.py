@@ -282,6 +282,26 @@ def _density(columns: int) -> str:
     return "normal" if columns <= 9 else "small" if columns <= 16 else "tiny"
 
 
+#: Above this many systems, a table with one column per system is drawn with one row per
+#: system instead (labels as columns), so that 23+ systems fit the page width.
+WIDE_SYSTEMS = 16
+
+
+def _transposed(table: Table, corner: str) -> Table:
+    """``table`` with rows and columns swapped: each column becomes a row, each row a column."""
+    labels = [row.header for row in table.rows]
+    columns = tuple(Column(label, rotate=len(labels) > 6 and max(map(len, labels)) > 6) for label in labels)
+    rows = tuple(Row(column.label, tuple(row.cells[index] for row in table.rows))
+                 for index, column in enumerate(table.columns))
+    return Table(table.id, table.caption, corner, columns, rows, _density(len(columns) + 1), table.kind,
+                 table.inline_ci)
+
+
+def _fit_systems(table: Table, systems: Sequence[str]) -> Table:
+    """One row per system when there are more than :data:`WIDE_SYSTEMS` system columns."""
+    return _transposed(table, "System") if len(systems) > WIDE_SYSTEMS else table
+
+
 def _with_best(rows: list[tuple[str, list[Cell]]], higher_better: Sequence[bool] | None = None) -> tuple[Row, ...]:
     """Mark the best defined value of every column strong (ties all strong)."""
     if not rows:
@@ -419,8 +439,8 @@ def data_section(ctx: Context) -> Section | None:
                              "and number both in percentage points (blue = predicted more often than it occurs); the "
                              "shares themselves are in the table below.",
                              ctx.charts.bias_chart(labels, systems, prof)))
-    blocks.append(Table("table-bias", "Class support, prevalence and each system's prediction bias (%).",
-                        "Label", tuple(columns), tuple(rows), _density(len(columns))))
+    blocks.append(_fit_systems(Table("table-bias", "Class support, prevalence and each system's prediction bias (%).",
+                                     "Label", tuple(columns), tuple(rows), _density(len(columns))), systems))
     notes = []
     for s in systems:
         entry = prof["systems"][s]
@@ -522,8 +542,8 @@ def per_class_section(ctx: Context) -> Section:
                 cells.append(Cell(entry.get(quantity), "score", mark))
             rows.append(Row(label, tuple(cells)))
         columns = (Column("Support"),) + tuple(Column(s, rotate=len(systems) > 3) for s in systems)
-        blocks.append(Table(f"table-class-{quantity}", f"{title} per class and system (×100).", "Label",
-                            columns, tuple(rows), _density(len(columns))))
+        blocks.append(_fit_systems(Table(f"table-class-{quantity}", f"{title} per class and system (×100).", "Label",
+                                         columns, tuple(rows), _density(len(columns))), systems))
     return Section("per-class", SECTION_TITLES["per-class"], tuple(blocks))
 
 

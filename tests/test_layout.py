@@ -119,3 +119,20 @@ def test_witness_text_names_classes_and_defines_omega():
     assert synthetic.endswith("; witness C = [0 1 / 2 0] (rows gold, columns predicted, classes numbered from 0)")
     chance = {"description": "k=2: a predictor that ignores its input scores 0.9 > ω(k) = 1/2", "before": [[9, 0], [1, 0]]}
     assert "ω(k) = 1/k of Opitz 2024 §3.5, k = 2 classes" in report._witness_text(chance)
+
+
+def test_tables_with_a_column_per_system_turn_to_a_row_per_system_beyond_sixteen():
+    """SemEval-2018 Task 12 has 23 systems: the bias and per-class tables must fit the width."""
+    gold = ["x"] * 6 + ["y"] * 4
+    systems = {f"team-{i:02d}": ["x"] * (6 - i % 3) + ["y"] * (4 + i % 3) for i in range(23)}
+    result = auditor.audit(gold, systems, bootstrap=0)
+    model = report.build(result, figures=False)
+    order = result.to_json()["verdict"]["order"]
+    assert order != list(systems)  # ordered by the primary metric, not by input
+    for table_id in ("table-bias", "table-class-f1", "table-class-recall", "table-class-precision"):
+        table = next(b for s in model.sections for b in s.blocks if getattr(b, "id", "") == table_id)
+        assert [c.label for c in table.columns] == ["x", "y"], table_id
+        assert [r.header for r in table.rows if r.header.startswith("team-")] == order, table_id
+    bias = next(b for s in model.sections for b in s.blocks if getattr(b, "id", "") == "table-bias")
+    assert [r.header for r in bias.rows[:2]] == ["Support", "Prevalence"]
+    assert [c.value for c in bias.rows[0].cells] == [6, 4]
