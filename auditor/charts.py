@@ -66,8 +66,11 @@ def _pct(x: float | None) -> float | None:
     return None if x is None else round(100 * x, 3)
 
 
-def bias_chart(labels: Sequence[str], systems: Sequence[str], profile: Mapping[str, Any]) -> str:
-    """Prevalence per class (bars) above a heatmap of bias − prevalence per system and class."""
+def bias_spec(labels: Sequence[str], systems: Sequence[str], profile: Mapping[str, Any]) -> dict[str, Any]:
+    """Prevalence per class (bars) above a heatmap of bias − prevalence per system and class.
+
+    Colour and printed number show the same quantity: bias − prevalence in percentage points
+    (the shares themselves are in the table that follows the chart)."""
     prevalence = [{"label": label, "share": _pct(profile["prevalence"][label])} for label in labels]
     cells = [
         {"label": label, "system": s, "bias": _pct(profile["systems"][s]["bias"][label]),
@@ -75,7 +78,7 @@ def bias_chart(labels: Sequence[str], systems: Sequence[str], profile: Mapping[s
         for s in systems for label in labels
     ]
     extent = max([abs(c["diff"]) for c in cells] + [1.0])
-    band = max(12, min(24, 400 // max(1, len(systems))))
+    band = max(11, min(24, 300 // max(1, len(systems))))
     x = {"field": "label", "type": "nominal", "sort": list(labels), "title": None,
          "axis": {"labelAngle": -45 if len(labels) > 6 else 0, "grid": False}}
     spec = {
@@ -90,23 +93,30 @@ def bias_chart(labels: Sequence[str], systems: Sequence[str], profile: Mapping[s
                      "color": {"field": "diff", "type": "quantitative", "title": "bias − prev. (pp)",
                                "scale": {"scheme": "redblue", "domain": [-extent, extent]},
                                "legend": SYMBOL_LEGEND}}},
-                 *([{"mark": {"type": "text", "fontSize": 9}, "encoding": {
+                 *([{"mark": {"type": "text", "fontSize": 9 if band >= 16 else 7}, "encoding": {
                      "x": x, "y": {"field": "system", "type": "nominal", "sort": list(systems)},
-                     "text": {"field": "bias", "type": "quantitative", "format": ".1f"},
+                     "text": {"field": "diff", "type": "quantitative", "format": "+.1f"},
                      "color": {"condition": {"test": f"abs(datum.diff) > {0.6 * extent}", "value": "white"},
                                "value": "black"}}}]
-                   if len(labels) <= 12 and len(systems) <= 12 else []),
+                   if len(labels) <= 12 and len(systems) <= 40 else []),
              ]},
         ],
         "spacing": 4,
     }
-    return _svg(spec)
+    return spec
 
 
-def metric_chart(systems: Sequence[str], metric_ids: Sequence[str], short: Sequence[str],
-                 results: Mapping[str, Any]) -> str:
-    """Dot per system and metric (×100), with CI error bars when the JSON carries ``ci``."""
+def bias_chart(labels: Sequence[str], systems: Sequence[str], profile: Mapping[str, Any]) -> str:
+    """SVG of :func:`bias_spec`."""
+    return _svg(bias_spec(labels, systems, profile))
+
+
+def metric_spec(systems: Sequence[str], metric_ids: Sequence[str], short: Sequence[str],
+                 results: Mapping[str, Any], chance: Mapping[str, float | None] | None = None) -> dict[str, Any]:
+    """Dot per system and metric (×100), with CI error bars when the JSON carries ``ci``, and a
+    dashed reference line at ``chance[metric_id]`` (the strongest chance baseline's expected score)."""
     rows = []
+    chance = chance or {}
     for s in systems:
         for metric_id, name in zip(metric_ids, short):
             entry = results[s]["metrics"][metric_id]
@@ -114,8 +124,8 @@ def metric_chart(systems: Sequence[str], metric_ids: Sequence[str], short: Seque
                 continue
             ci = entry.get("ci") or [None, None]
             rows.append({"system": s, "metric": name, "value": _pct(entry["value"]),
-                         "low": _pct(ci[0]), "high": _pct(ci[1])})
-    height = max(60, min(14 * len(systems), 320))
+                         "low": _pct(ci[0]), "high": _pct(ci[1]), "chance": _pct(chance.get(metric_id))})
+    height = max(60, min(12 * len(systems), 240))
     y = {"field": "system", "type": "nominal", "sort": list(systems), "title": None}
     layers = [{"mark": {"type": "point", "filled": True, "size": 30, "color": "#1f4e79"},
                "encoding": {"x": {"field": "value", "type": "quantitative", "title": "×100",
@@ -123,6 +133,9 @@ def metric_chart(systems: Sequence[str], metric_ids: Sequence[str], short: Seque
     if any(r["low"] is not None for r in rows):
         layers.insert(0, {"mark": {"type": "rule", "color": "#7a9cc6"},
                           "encoding": {"x": {"field": "low", "type": "quantitative"}, "x2": {"field": "high"}, "y": y}})
+    if any(r["chance"] is not None for r in rows):
+        layers.insert(0, {"mark": {"type": "rule", "color": "#b2182b", "strokeDash": [4, 3], "strokeWidth": 1.2},
+                          "encoding": {"x": {"field": "chance", "type": "quantitative", "aggregate": "min"}}})
     columns = 3 if len(metric_ids) > 2 else len(metric_ids)
     spec = {
         "data": {"values": rows},
@@ -131,7 +144,13 @@ def metric_chart(systems: Sequence[str], metric_ids: Sequence[str], short: Seque
         "spec": {"width": (WIDTH - 200) // max(columns, 1), "height": height, "layer": layers},
         "resolve": {"scale": {"x": "independent"}},
     }
-    return _svg(spec)
+    return spec
+
+
+def metric_chart(systems: Sequence[str], metric_ids: Sequence[str], short: Sequence[str],
+                 results: Mapping[str, Any], chance: Mapping[str, float | None] | None = None) -> str:
+    """SVG of :func:`metric_spec`."""
+    return _svg(metric_spec(systems, metric_ids, short, results, chance))
 
 
 def confusion_heatmap(labels: Sequence[str], matrix: Sequence[Sequence[int]], system: str) -> str:
@@ -159,7 +178,7 @@ def confusion_heatmap(labels: Sequence[str], matrix: Sequence[Sequence[int]], sy
     return _svg(spec)
 
 
-def confusion_grid(labels: Sequence[str], matrices: Mapping[str, Sequence[Sequence[int]]]) -> str:
+def confusion_grid_spec(labels: Sequence[str], matrices: Mapping[str, Sequence[Sequence[int]]]) -> dict[str, Any]:
     """Small multiples: one row-normalised confusion heatmap per system (for small k)."""
     cells = []
     for system, matrix in matrices.items():
@@ -187,8 +206,15 @@ def confusion_grid(labels: Sequence[str], matrices: Mapping[str, Sequence[Sequen
                 "x": x, "y": y, "text": {"field": "count", "type": "quantitative"},
                 "color": {"condition": {"test": "datum.share > 0.5", "value": "white"}, "value": "black"}}},
         ]},
+        # Each facet draws its own axes, so an empty slot of the last row draws none.
+        "resolve": {"axis": {"x": "independent", "y": "independent"}},
     }
-    return _svg(spec)
+    return spec
+
+
+def confusion_grid(labels: Sequence[str], matrices: Mapping[str, Sequence[Sequence[int]]]) -> str:
+    """SVG of :func:`confusion_grid_spec`."""
+    return _svg(confusion_grid_spec(labels, matrices))
 
 
 def tau_heatmap(kendall: Mapping[str, Mapping[str, float]], short: Callable[[str], str]) -> str:
@@ -197,7 +223,7 @@ def tau_heatmap(kendall: Mapping[str, Mapping[str, float]], short: Callable[[str
     names = [short(m) for m in ids]
     cells = [{"m1": short(a), "m2": short(b), "tau": kendall[a].get(b)} for a in ids for b in ids
              if kendall[a].get(b) is not None]
-    size = max(16, min(40, 440 // max(len(ids), 1)))
+    size = max(14, min(26, 330 // max(len(ids), 1)))
     axis = {"labelAngle": -45, "grid": False}
     spec = {"data": {"values": cells}, "width": size * len(ids), "height": size * len(ids), "layer": [
         {"mark": "rect", "encoding": {
@@ -213,20 +239,60 @@ def tau_heatmap(kendall: Mapping[str, Mapping[str, float]], short: Callable[[str
     return _svg(spec)
 
 
-def bump_chart(rankings: Mapping[str, Sequence[str]], short: Callable[[str], str]) -> str:
-    """Rank of every system (lines) across the metrics (x axis)."""
-    ids = list(rankings)
-    rows = [{"metric": short(m), "system": s, "rank": r + 1} for m in ids for r, s in enumerate(rankings[m])]
-    systems = list(rankings[ids[0]])
-    spec = {"data": {"values": rows}, "width": WIDTH - 220, "height": max(120, 16 * len(systems)),
-            "mark": {"type": "line", "point": True},
-            "encoding": {"x": {"field": "metric", "type": "nominal", "sort": [short(m) for m in ids], "title": None,
-                               "axis": {"labelAngle": -45}},
-                         "y": {"field": "rank", "type": "quantitative", "scale": {"reverse": True, "domainMin": 1},
-                               "title": "rank (1 = best)", "axis": {"tickMinStep": 1}},
-                         "color": {"field": "system", "type": "nominal", "sort": systems, "title": None,
-                                   "scale": {"scheme": "tableau20"}}}}
-    return _svg(spec)
+#: Ten colours (Tableau 10) times four point shapes: 40 systems with distinct marks.
+PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
+           "#9c755f", "#79706e")
+SHAPES = ("circle", "square", "triangle-up", "diamond")
+DASHES = ((1, 0), (5, 2), (2, 2), (6, 2, 1, 2))
+
+
+def system_marks(systems: Sequence[str]) -> dict[str, list[Any]]:
+    """Colour, shape and dash scales giving every system its own combination (colour i mod 10,
+    shape and dash i div 10): 40 systems are told apart, where a 20-colour palette repeats."""
+    n = len(systems)
+    return {
+        "color": {"domain": list(systems), "range": [PALETTE[i % len(PALETTE)] for i in range(n)]},
+        "shape": {"domain": list(systems), "range": [SHAPES[(i // len(PALETTE)) % len(SHAPES)] for i in range(n)]},
+        "strokeDash": {"domain": list(systems),
+                       "range": [list(DASHES[(i // len(PALETTE)) % len(DASHES)]) for i in range(n)]},
+    }
+
+
+def bump_spec(ranks: Mapping[str, Mapping[str, float]], metric_ids: Sequence[str], systems: Sequence[str],
+               short: Callable[[str], str]) -> dict[str, Any]:
+    """Rank of every system (lines) across the metrics (x axis); ``ranks[system][metric]`` is the
+    rank table's rank, so tied systems share a (mean) rank and are drawn at the same height."""
+    rows = [{"metric": short(m), "system": s, "rank": ranks[s][m]} for m in metric_ids for s in systems
+            if ranks.get(s, {}).get(m) is not None]
+    scales = system_marks(systems)
+    legend = {"title": None, "symbolStrokeWidth": 1.5, "labelLimit": 160,
+              "columns": 1 if len(systems) <= 24 else 2}
+    x = {"field": "metric", "type": "nominal", "sort": [short(m) for m in metric_ids], "title": None,
+         "axis": {"labelAngle": -45}}
+    y = {"field": "rank", "type": "quantitative", "scale": {"reverse": True, "domainMin": 1, "nice": False},
+         "title": "rank (1 = best; ties share the mean rank)", "axis": {"tickMinStep": 1}}
+    spec = {"data": {"values": rows}, "width": WIDTH - 240, "height": max(140, 14 * len(systems)),
+            "layer": [
+                {"mark": {"type": "line", "strokeWidth": 1.4},
+                 "encoding": {"x": x, "y": y,
+                              "color": {"field": "system", "type": "nominal", "scale": scales["color"],
+                                        "legend": legend},
+                              "strokeDash": {"field": "system", "type": "nominal", "scale": scales["strokeDash"],
+                                             "legend": None}}},
+                {"mark": {"type": "point", "filled": True, "size": 40, "opacity": 1},
+                 "encoding": {"x": x, "y": y,
+                              "color": {"field": "system", "type": "nominal", "scale": scales["color"],
+                                        "legend": legend},
+                              "shape": {"field": "system", "type": "nominal", "scale": scales["shape"],
+                                        "legend": legend}}},
+            ]}
+    return spec
+
+
+def bump_chart(ranks: Mapping[str, Mapping[str, float]], metric_ids: Sequence[str], systems: Sequence[str],
+               short: Callable[[str], str]) -> str:
+    """SVG of :func:`bump_spec`."""
+    return _svg(bump_spec(ranks, metric_ids, systems, short))
 
 
 def formula_svg(latex: str) -> str:

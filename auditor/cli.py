@@ -90,7 +90,10 @@ def parse_options(labels: str | None, bootstrap: int, seed: int, training_preval
 def run_audit(gold: str, systems: tuple[str, ...], quiet: bool, **arguments: Any) -> Audit:
     options = parse_options(**arguments)
     named = name_systems(systems)
-    return audit(gold, named, options=options, progress=Progress(enabled=None if not quiet else False))
+    result = audit(gold, named, options=options, progress=Progress(enabled=None if not quiet else False))
+    for warning in result.warnings:  # label checks (auditor.label_checks); shown even with --quiet
+        click.echo(f"auditor: warning: {warning}", err=True)
+    return result
 
 
 def error_line(message: str) -> str:

@@ -14,7 +14,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from . import __version__
+from . import __version__, label_checks
 from .baselines import chance_baselines
 from .counts import Counts, count
 from .load import LabelColumn, from_values, read_labels
@@ -75,6 +75,8 @@ class Audit:
     options: AuditOptions
     profile: DataProfile
     analyses: dict[str, Any] = field(default_factory=dict)
+    #: Label-check warnings (:mod:`auditor.label_checks`), printed by the CLI and on page 1.
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def signature(self) -> str:
@@ -109,6 +111,7 @@ class Audit:
             "orientation": "rows = gold class, columns = predicted class",
             "sources": self.sources,
             "profile": self.profile.to_json(),
+            "warnings": list(self.warnings),
             "systems": systems,
         }
         for analysis in self.analyses.values():
@@ -173,8 +176,11 @@ def audit(
     for module in options.plugins:
         load_plugin(module)
     table = gather(gold, systems, options.labels)
+    warnings = label_checks.check(table, options.labels)
     counts = count(table.gold, table.systems, options.labels)
-    return audit_counts(counts, table.sources, options, progress)
+    result = audit_counts(counts, table.sources, options, progress)
+    result.warnings.extend(warnings)
+    return result
 
 
 def audit_counts(counts: Counts, sources: dict[str, dict[str, Any]], options: AuditOptions,
@@ -229,3 +235,7 @@ def run_analyses(result: Audit, progress: Progress = SILENT) -> None:
     from .recommend import analyse as recommendation
 
     result.analyses["recommendation"] = recommendation(result)
+    # The verdict reads all of the above: leaders (best sets) per key metric, order, ties.
+    from . import verdict
+
+    result.analyses["verdict"] = verdict.analyse(result)

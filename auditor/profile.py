@@ -36,6 +36,8 @@ class DataProfile:
     ``imbalance_ratio`` = max support / min support over gold classes present;
     ``prevalence_entropy`` = −Σ p_i log2 p_i in bits and ``normalised_entropy`` divides it by
     log2 k (1 = balanced). ``majority_share`` = max_i p_i, the majority baseline's accuracy.
+    ``identical_systems``: groups (two or more, in system order) of systems whose predictions
+    are the same on every item — the same file under two names, for instance.
     """
 
     labels: tuple[str, ...]
@@ -50,6 +52,7 @@ class DataProfile:
     majority_label: str
     majority_share: float
     systems: dict[str, SystemBias]
+    identical_systems: tuple[tuple[str, ...], ...] = ()
 
     @property
     def k(self) -> int:
@@ -68,6 +71,7 @@ class DataProfile:
             "min_support": self.min_support, "imbalance_ratio": self.imbalance_ratio,
             "prevalence_entropy": self.prevalence_entropy, "normalised_entropy": self.normalised_entropy,
             "majority_label": self.majority_label, "majority_share": self.majority_share,
+            "identical_systems": [list(group) for group in self.identical_systems],
             "systems": {
                 name: {
                     "bias": dict(zip(self.labels, bias.bias)),
@@ -85,6 +89,18 @@ class DataProfile:
 def _entropy_bits(shares: np.ndarray) -> float:
     positive = shares[shares > 0]
     return float(-(positive * np.log2(positive)).sum())
+
+
+def identical_systems(counts: Counts) -> tuple[tuple[str, ...], ...]:
+    """Groups of systems with the same prediction on every item (rows of ``counts.predictions``
+    that are equal), each group in system order; empty without per-item predictions."""
+    predictions = np.asarray(counts.predictions)
+    if predictions.ndim != 2 or predictions.shape[0] < 2 or predictions.shape[1] != counts.n_items:
+        return ()
+    _, first, inverse = np.unique(predictions, axis=0, return_index=True, return_inverse=True)
+    inverse = np.asarray(inverse).reshape(-1)
+    groups = [tuple(counts.systems[i] for i in np.flatnonzero(inverse == g)) for g in np.argsort(first)]
+    return tuple(group for group in groups if len(group) > 1)
 
 
 def profile(counts: Counts) -> DataProfile:
@@ -124,4 +140,5 @@ def profile(counts: Counts) -> DataProfile:
         majority_label=labels[majority],
         majority_share=float(prevalence[majority]),
         systems=systems,
+        identical_systems=identical_systems(counts),
     )

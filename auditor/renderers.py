@@ -174,7 +174,7 @@ TEX_TABLES = ("table-metrics", "table-calibrated", "table-baselines", "table-cha
               "table-ranks", "table-properties", "table-pbest")
 #: Sections and tables of ``summary.md``.
 MD_SECTIONS = ("summary", "data", "baselines", "metrics", "recommendation")
-MD_TABLES = ("summary-winners", "table-metrics", "table-baselines")
+MD_TABLES = ("summary-leaderboard", "table-metrics", "table-baselines")
 
 
 def render_tex(report: Report) -> str:

@@ -11,8 +11,9 @@ ledger. Renderers (``auditor.renderers``) read only this model.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 #: Short column headers for the metric tables (the appendix gives every definition).
 #: Metrics the summary, charts and baseline tables concentrate on, when present.
@@ -75,11 +76,27 @@ class Table:
     rows: tuple[Row, ...]
     density: str = "normal"  # normal | small | tiny (chosen from the column count)
     kind: str = "table"
+    #: Intervals on the value's line instead of below it (one line per row).
+    inline_ci: bool = False
+
+    @property
+    def lines(self) -> int:
+        """Text lines the body takes (estimate): two where an interval sits below a value, more
+        where a text cell wraps (about 45 characters a line)."""
+        below = not self.inline_ci and any(c.low is not None for r in self.rows for c in r.cells)
+        total = 0
+        for row in self.rows:
+            wrapped = max([len(row.header) // 28 + 1] + [len(str(c.value)) // 45 + 1 for c in row.cells
+                                                          if c.kind == "text"])
+            total += max(wrapped, 2 if below else 1)
+        return total
 
     @property
     def compact(self) -> bool:
-        """Short enough to keep on one page (long tables break, repeating their header)."""
-        return len(self.rows) <= 24
+        """Kept on one page (with its caption) when it is short: moving it to the next page then
+        leaves less than half a page empty. Longer tables break between rows, repeating their
+        header; the caption stays with the first rows."""
+        return self.lines <= 18
 
     @property
     def header_height(self) -> float:
@@ -200,7 +217,24 @@ class Context:
 
     @property
     def systems(self) -> list[str]:
-        return list(self.document["systems"])
+        """Systems ordered by the primary metric (the verdict's order), else in input order."""
+        given = list(self.document["systems"])
+        order = (self.document.get("verdict") or {}).get("order") or []
+        return list(order) if sorted(order) == sorted(given) else given
+
+    @property
+    def level(self) -> str:
+        """Confidence level of the intervals, from ``alpha``: "95%" for α = 0.05."""
+        return f"{100 * (1 - self.alpha):g}%"
+
+    @property
+    def alpha(self) -> float:
+        """α of the intervals and tests (the statistics section, else the signature's ``alpha:``)."""
+        stats = self.document.get("statistics") or {}
+        if "alpha" in stats:
+            return float(stats["alpha"])
+        found = re.search(r"\balpha:([0-9.eE-]+)", self.document.get("signature", ""))
+        return float(found.group(1)) if found else 0.05
 
     @property
     def labels(self) -> list[str]:
@@ -248,6 +282,26 @@ def _density(columns: int) -> str:
     return "normal" if columns <= 9 else "small" if columns <= 16 else "tiny"
 
 
+#: Above this many systems, a table with one column per system is drawn with one row per
+#: system instead (labels as columns), so that 23+ systems fit the page width.
+WIDE_SYSTEMS = 16
+
+
+def _transposed(table: Table, corner: str) -> Table:
+    """``table`` with rows and columns swapped: each column becomes a row, each row a column."""
+    labels = [row.header for row in table.rows]
+    columns = tuple(Column(label, rotate=len(labels) > 6 and max(map(len, labels)) > 6) for label in labels)
+    rows = tuple(Row(column.label, tuple(row.cells[index] for row in table.rows))
+                 for index, column in enumerate(table.columns))
+    return Table(table.id, table.caption, corner, columns, rows, _density(len(columns) + 1), table.kind,
+                 table.inline_ci)
+
+
+def _fit_systems(table: Table, systems: Sequence[str]) -> Table:
+    """One row per system when there are more than :data:`WIDE_SYSTEMS` system columns."""
+    return _transposed(table, "System") if len(systems) > WIDE_SYSTEMS else table
+
+
 def _with_best(rows: list[tuple[str, list[Cell]]], higher_better: Sequence[bool] | None = None) -> tuple[Row, ...]:
     """Mark the best defined value of every column strong (ties all strong)."""
     if not rows:
@@ -264,23 +318,6 @@ def _with_best(rows: list[tuple[str, list[Cell]]], higher_better: Sequence[bool]
     )
 
 
-def _winners(ctx: Context, metric_ids: Iterable[str]) -> dict[str, list[str]]:
-    """Winner(s) per metric: the ``winners`` key when present, else the best defined value."""
-    given = ctx.document.get("winners")
-    result = {}
-    for metric_id in metric_ids:
-        if given and metric_id in given:
-            winner = given[metric_id]
-            result[metric_id] = list(winner) if isinstance(winner, list) else [winner]
-            continue
-        values = {s: ctx.document["systems"][s]["metrics"][metric_id]["value"] for s in ctx.systems}
-        defined = {s: v for s, v in values.items() if v is not None}
-        if defined:
-            top = max(defined.values())
-            result[metric_id] = [s for s, v in defined.items() if v == top]
-    return result
-
-
 # ---------------------------------------------------------------------------- sections
 
 
@@ -288,17 +325,9 @@ def summary_section(ctx: Context) -> Section:
     doc, prof = ctx.document, ctx.document.get("profile", {})
     blocks: list[Any] = []
     pairs = [("Data", _profile_line(doc))]
-    keys = ctx.key_metrics()
-    winners = _winners(ctx, keys)
-    distinct = {tuple(w) for w in winners.values()}
-    if len(ctx.systems) > 1:
-        by_winner: dict[tuple[str, ...], list[str]] = {}
-        for metric_id, winner in winners.items():
-            by_winner.setdefault(tuple(winner), []).append(ctx.short(metric_id))
-        named = "; ".join(f"{' = '.join(winner)} under {', '.join(metrics)}" for winner, metrics in by_winner.items())
-        pairs.append(("Winner depends on the metric?",
-                      f"yes — {named}" if len(distinct) > 1
-                      else f"no — {named} (all {len(winners)} key metrics)"))
+    verdict = doc.get("verdict")
+    if len(ctx.systems) > 1 and verdict:
+        pairs.append(("Winner depends on the metric?", verdict["text"]))
     recommendation = doc.get("recommendation")
     if recommendation and recommendation.get("metrics"):
         primary = [m for m in recommendation["metrics"] if m.get("role") == "primary"] or recommendation["metrics"][:1]
@@ -309,19 +338,54 @@ def summary_section(ctx: Context) -> Section:
         if recommendation.get("avoid"):
             text += "; avoid " + ", ".join(ctx.name(a["id"]) for a in recommendation["avoid"])
         pairs.append(("Recommendation", text))
-    strongest = _strongest_baselines(ctx, keys)
+    strongest = _strongest_baselines(ctx, ctx.key_metrics())
     if strongest:
         pairs.append(("Strongest chance baseline", "; ".join(strongest)))
     if prof:
         never = sorted({label for s in prof.get("systems", {}).values() for label in s.get("never_predicted", [])})
         if never:
             pairs.append(("Labels some system never predicts", ", ".join(never)))
+        for group in prof.get("identical_systems") or []:
+            pairs.append(("Identical systems", f"{' = '.join(group)}: the same prediction on every item (the same "
+                                               "file under two names?); they tie under every metric"))
+    for warning in doc.get("warnings") or []:
+        pairs.append(("Label warning", warning))
     blocks.append(Facts(tuple(pairs)))
-    if len(ctx.systems) > 1:
-        rows = [(ctx.name(m), [Cell(", ".join(w)), ctx.score_cell(w[0], m)]) for m, w in winners.items()]
-        blocks.append(Table("summary-winners", "Winner under each key metric.", "Metric",
-                            (Column("Winner"), Column("Score")), tuple(Row(h, tuple(c)) for h, c in rows)))
+    if len(ctx.systems) > 1 and verdict:
+        blocks.append(leaderboard(ctx, verdict))
     return Section("summary", SECTION_TITLES["summary"], tuple(blocks))
+
+
+def leaderboard(ctx: Context, verdict: Mapping[str, Any]) -> Table:
+    """Systems in the primary metric's order: significance group, key metrics with intervals,
+    the best set of each metric in bold."""
+    primary, keys = verdict["primary"], list(verdict["key_metrics"])
+    leaders = {m: set(v) for m, v in (verdict.get("leaders") or {}).items()}
+    group_of = {s: index + 1 for index, group in enumerate(verdict.get("groups") or []) for s in group}
+    columns = ([Column("Group", f"significance group under {ctx.name(primary)}")] if group_of else [])
+    columns += [Column(ctx.short(m), ctx.name(m)) for m in keys]
+    rows = []
+    for s in ctx.systems:
+        cells = [Cell(group_of.get(s), "count")] if group_of else []
+        for m in keys:
+            cell = ctx.score_cell(s, m)
+            cells.append(Cell(cell.value, cell.kind, cell.mark, s in leaders.get(m, ()), cell.low, cell.high))
+        rows.append(Row(s, tuple(cells)))
+    has_ci = any(c.low is not None for r in rows for c in r.cells)
+    if verdict.get("significance"):
+        correction = (ctx.document.get("statistics") or {}).get("correction", "")
+        caption = (f"Leaderboard, ordered by {ctx.name(primary)}. Bold: the metric's best set — the top system and "
+                   "every system not significantly worse than it (exact McNemar for accuracy, approximate "
+                   f"randomisation otherwise; {correction}-adjusted over the comparisons with the top system; "
+                   f"p ≥ α = {ctx.alpha:g}). Group: 1 = the best set under {ctx.short(primary)}; 2 = the best set "
+                   "of the systems outside group 1, and so on.")
+    else:
+        caption = (f"Leaderboard, ordered by {ctx.name(primary)}. Bold: the top value of each metric (no "
+                   "significance tests ran).")
+    if has_ci:
+        caption += f" Brackets: {ctx.level} bootstrap percentile interval."
+    return Table("summary-leaderboard", caption, "System", tuple(columns), tuple(rows),
+                 "small" if has_ci else _density(len(columns)), inline_ci=True)
 
 
 def _profile_line(doc: Mapping[str, Any]) -> str:
@@ -335,15 +399,21 @@ def _profile_line(doc: Mapping[str, Any]) -> str:
             f"normalised prevalence entropy {prof['normalised_entropy']:.2f}")
 
 
-def _strongest_baselines(ctx: Context, keys: Sequence[str]) -> list[str]:
+def _strongest_baseline(ctx: Context, metric_id: str) -> tuple[str, float] | None:
+    """(name, expected score) of the chance baseline scoring highest under ``metric_id``."""
     baselines = ctx.document.get("baselines") or {}
+    best = None
+    for name in ("uniform", "prevalence", "majority"):
+        entry = (baselines.get(name) or {}).get("metrics", {}).get(metric_id)
+        if entry and entry.get("expected") is not None and (best is None or entry["expected"] > best[1]):
+            best = (name, entry["expected"])
+    return best
+
+
+def _strongest_baselines(ctx: Context, keys: Sequence[str]) -> list[str]:
     out = []
     for metric_id in keys[:3]:
-        best = None
-        for name in ("uniform", "prevalence", "majority"):
-            entry = (baselines.get(name) or {}).get("metrics", {}).get(metric_id)
-            if entry and entry.get("expected") is not None and (best is None or entry["expected"] > best[1]):
-                best = (name, entry["expected"])
+        best = _strongest_baseline(ctx, metric_id)
         if best:
             out.append(f"{ctx.short(metric_id)}: {best[0]} {100 * best[1]:.1f}")
     return out
@@ -365,11 +435,12 @@ def data_section(ctx: Context) -> Section | None:
         "predictions that are class j. A system whose bias departs from the prevalence gains or loses on "
         "metrics that reward the majority class.")]
     if ctx.figures:
-        blocks.append(Figure("fig-bias", "Prevalence (top) and each system's prediction bias minus prevalence "
-                             "(percentage points; blue = predicted more often than it occurs).",
+        blocks.append(Figure("fig-bias", "Prevalence (top) and each system's prediction bias minus prevalence: colour "
+                             "and number both in percentage points (blue = predicted more often than it occurs); the "
+                             "shares themselves are in the table below.",
                              ctx.charts.bias_chart(labels, systems, prof)))
-    blocks.append(Table("table-bias", "Class support, prevalence and each system's prediction bias (%).",
-                        "Label", tuple(columns), tuple(rows), _density(len(columns))))
+    blocks.append(_fit_systems(Table("table-bias", "Class support, prevalence and each system's prediction bias (%).",
+                                     "Label", tuple(columns), tuple(rows), _density(len(columns))), systems))
     notes = []
     for s in systems:
         entry = prof["systems"][s]
@@ -391,7 +462,8 @@ def baselines_section(ctx: Context) -> Section | None:
     keys = ctx.key_metrics()
     blocks: list[Any] = [Paragraph(
         "Expected score of predictors that ignore the input: uniform random, random with the gold prevalence, "
-        "and always the majority class; the 95% range is the Monte Carlo spread at this test-set size.")]
+        "and always the majority class; the range under each value runs from the 2.5th to the 97.5th percentile "
+        "of Monte Carlo draws at this test-set size.")]
     rows = []
     for name in ("uniform", "prevalence", "majority"):
         metrics = (baselines.get(name) or {}).get("metrics")
@@ -403,7 +475,8 @@ def baselines_section(ctx: Context) -> Section | None:
             cells.append(Cell(entry.get("expected"), "score", low=entry.get("mc_low"), high=entry.get("mc_high")))
         rows.append(Row(name, tuple(cells)))
     if rows:
-        blocks.append(Table("table-baselines", "Expected score of each chance baseline, with the Monte Carlo 95% range.",
+        blocks.append(Table("table-baselines", "Expected score of each chance baseline, with the Monte Carlo range "
+                            "(2.5th–97.5th percentile).",
                             "Baseline", tuple(Column(ctx.short(m), ctx.name(m)) for m in keys), tuple(rows),
                             _density(len(keys))))
     chance = {s: ctx.document["systems"][s].get("chance") for s in ctx.systems}
@@ -429,10 +502,14 @@ def metrics_section(ctx: Context) -> Section:
     blocks: list[Any] = []
     if ctx.figures:
         keys = ctx.key_metrics()
+        chance = {m: (best or (None, None))[1] for m in keys for best in [_strongest_baseline(ctx, m)]}
         blocks.append(Figure("fig-metrics", "Key metric values per system (×100)" +
-                             (" with 95% bootstrap intervals." if has_ci else "."),
+                             (f" with {ctx.level} bootstrap intervals" if has_ci else "") +
+                             (", systems ordered by the primary metric; dashed red line: the expected score of the "
+                              "strongest chance baseline (uniform, prevalence or majority; see Chance baselines)."
+                              if any(v is not None for v in chance.values()) else "."),
                              ctx.charts.metric_chart(ctx.systems, keys, [ctx.short(m) for m in keys],
-                                                     ctx.document["systems"])))
+                                                     ctx.document["systems"], chance)))
     for table_id, chosen, caption in (
         ("table-metrics", main, "Every metric for every system (×100); best value per column in bold."),
         ("table-calibrated", calibrated, "Prevalence-calibrated variants (Opitz 2024 §5.2): each gold class rescaled "
@@ -441,7 +518,7 @@ def metrics_section(ctx: Context) -> Section:
         if not chosen:
             continue
         if has_ci:
-            caption += " Brackets: 95% bootstrap percentile interval."
+            caption += f" Brackets: {ctx.level} bootstrap percentile interval."
         rows = [(s, [ctx.score_cell(s, m) for m in chosen]) for s in ctx.systems]
         blocks.append(Table(table_id, caption, "System", tuple(Column(ctx.short(m), ctx.name(m)) for m in chosen),
                             _with_best(rows), _density(len(chosen) + (4 if has_ci else 0))))
@@ -465,8 +542,8 @@ def per_class_section(ctx: Context) -> Section:
                 cells.append(Cell(entry.get(quantity), "score", mark))
             rows.append(Row(label, tuple(cells)))
         columns = (Column("Support"),) + tuple(Column(s, rotate=len(systems) > 3) for s in systems)
-        blocks.append(Table(f"table-class-{quantity}", f"{title} per class and system (×100).", "Label",
-                            columns, tuple(rows), _density(len(columns))))
+        blocks.append(_fit_systems(Table(f"table-class-{quantity}", f"{title} per class and system (×100).", "Label",
+                                         columns, tuple(rows), _density(len(columns))), systems))
     return Section("per-class", SECTION_TITLES["per-class"], tuple(blocks))
 
 
@@ -490,7 +567,8 @@ def properties_section(ctx: Context) -> Section | None:
         found = entry.get("witnesses") or {}
         for key, label in names:
             if key in found:
-                witnesses.append(Row(ctx.short(metric_id), (Cell(label), Cell(_witness_text(found[key])))))
+                witnesses.append(Row(ctx.short(metric_id), (Cell(label), Cell(_witness_text(found[key], ctx.labels, {
+                    s: ctx.document["systems"][s]["confusion"] for s in ctx.systems})))))
     columns = tuple(Column(label, key.replace("_", " ")) for key, label in names) + (Column("Opitz 2024 Table 5"),)
     blocks: list[Any] = [
         Paragraph("Properties after Opitz (2024, §3): PI monotonicity, PII class sensitivity, PIII class "
@@ -512,12 +590,32 @@ def _yes_no(value: Any) -> str:
     return "yes" if value is True else "no" if value is False else "—" if value is None else str(value)
 
 
-def _witness_text(witness: Any) -> str:
-    if isinstance(witness, Mapping) and "description" in witness:
-        return str(witness["description"])
-    if isinstance(witness, Mapping):
+_OMEGA = re.compile(r"ω\(k\) = 1/(\d+)")
+_CLASS = re.compile(r"\b(gold class|class|predicted) (\d+)\b")
+_CELL = re.compile(r"\bcell \((\d+), (\d+)\)")
+
+
+def _witness_text(witness: Any, labels: Sequence[str] = (), matrices: Mapping[str, Any] | None = None) -> str:
+    """A probe's witness in words. ω(k) is spelled out; classes are named by the data's labels when
+    the witness is a system's own confusion matrix, else the synthetic matrix is shown so that
+    "class 2" has a meaning (rows gold, columns predicted, classes numbered from 0)."""
+    if not isinstance(witness, Mapping):
+        return str(witness)
+    if "description" not in witness:
         return "; ".join(f"{k} = {v}" for k, v in witness.items())
-    return str(witness)
+    text = _OMEGA.sub(lambda m: f"1/{m.group(1)} (the chance bound ω(k) = 1/k of Opitz 2024 §3.5, k = {m.group(1)} "
+                                "classes)", str(witness["description"]))
+    before = witness.get("before")
+    own = next((s for s, matrix in (matrices or {}).items() if before is not None and matrix == before), None)
+    if own is not None and len(labels) == len(before):
+        name = lambda i: f"“{labels[int(i)]}”"  # noqa: E731
+        text = _CELL.sub(lambda m: f"cell ({name(m.group(1))}, {name(m.group(2))})", text)
+        text = _CLASS.sub(lambda m: f"{m.group(1)} {name(m.group(2))}", text)
+        return f"on {own}'s confusion matrix: {text}"
+    if before is not None and (_CLASS.search(text) or _CELL.search(text)):
+        rows = " / ".join(" ".join(f"{v:g}" for v in row) for row in before)
+        text += f"; witness C = [{rows}] (rows gold, columns predicted, classes numbered from 0)"
+    return text
 
 
 def rank_section(ctx: Context) -> Section | None:
@@ -527,23 +625,25 @@ def rank_section(ctx: Context) -> Section | None:
         return None
     metric_ids = [m for m in rankings if m in ctx.metric_ids() or True]
     blocks: list[Any] = [Paragraph("Rank of every system under every metric (1 = best). Systems are listed in the "
-                                   "order of the first metric.")]
-    first = rankings[metric_ids[0]]
+                                   "order of the primary metric.")]
+    first = [s for s in ctx.systems if s in rankings[metric_ids[0]]]
     table = doc.get("rank_table") or {}
-    rows = [Row(s, tuple(Cell((table.get(s) or {}).get(m, rankings[m].index(s) + 1 if s in rankings[m] else None),
-                              "rank") for m in metric_ids))
-            for s in first]
+    ranks = {s: {m: (table.get(s) or {}).get(m, rankings[m].index(s) + 1 if s in rankings[m] else None)
+                 for m in metric_ids} for s in first}
+    rows = [Row(s, tuple(Cell(ranks[s][m], "rank") for m in metric_ids)) for s in first]
     blocks.append(Table("table-ranks", "Rank per metric (1 = best; tied systems share the mean rank).", "System",
                         tuple(Column(ctx.short(m), ctx.name(m)) for m in metric_ids), tuple(rows),
                         _density(len(metric_ids))))
+    if ctx.figures and len(first) > 1:
+        blocks.append(Figure("fig-bump", "Rank of each system under each metric (bump chart); tied systems share "
+                                         "the mean rank and are drawn at the same height. Each system has its own "
+                                         "colour and point shape.",
+                             ctx.charts.bump_chart(ranks, metric_ids, first, ctx.short)))
     agreement = doc.get("rank_agreement") or {}
     kendall = agreement.get("kendall")
     if kendall and ctx.figures:
         blocks.append(Figure("fig-kendall", "Kendall τ-b between the system rankings of every pair of metrics.",
                              ctx.charts.tau_heatmap(kendall, ctx.short)))
-    if ctx.figures and len(first) > 1:
-        blocks.append(Figure("fig-bump", "Rank of each system under each metric (bump chart).",
-                             ctx.charts.bump_chart(rankings, ctx.short)))
     flips = doc.get("flips") or []
     if flips:
         shown = flips[:FLIPS_SHOWN]

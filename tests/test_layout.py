@@ -1,0 +1,138 @@
+"""Layout and charts of the report (issue 12): intervals follow alpha, systems follow the primary
+metric, ties drawn as ties, 30 systems told apart, chance lines, heatmap number = colour."""
+from __future__ import annotations
+
+import importlib
+import re
+from pathlib import Path
+
+import pytest
+
+import auditor
+from auditor import charts
+
+report = importlib.import_module("auditor.report")
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "germeval2018"
+
+
+def _germeval(**options):
+    systems = {path.stem: str(path) for path in sorted((EXAMPLES / "systems").glob("*.tsv"))}
+    return auditor.audit(str(EXAMPLES / "gold.tsv"), systems, **options)
+
+
+def _texts(model) -> str:
+    parts = [model.scale_note]
+    for section in model.sections:
+        for block in section.blocks:
+            for attribute in ("caption", "text"):
+                parts.append(str(getattr(block, attribute, "")))
+            parts += [f"{a} {b}" for a, b in getattr(block, "pairs", ())]
+            parts += list(getattr(block, "items", ()))
+    return "\n".join(parts)
+
+
+@pytest.fixture(scope="module")
+def germeval_alpha_10():
+    return _germeval(bootstrap=50, alpha=0.1)
+
+
+def test_interval_captions_follow_alpha(germeval_alpha_10):
+    """--alpha 0.1 gives 90% intervals, and every caption says 90%, none 95%."""
+    document = germeval_alpha_10.to_json()
+    low, high = document["systems"]["char-svm"]["metrics"]["accuracy"]["ci"]
+    assert low < document["systems"]["char-svm"]["metrics"]["accuracy"]["value"] < high
+    model = report.build(germeval_alpha_10, figures=False)
+    text = _texts(model)
+    assert not re.search(r"95% (bootstrap|range|interval|percentile|confidence)", text), "a 95% caption"
+    assert "95%" not in text.replace("[5%, 95%]", "")  # the 90% interval's upper percentile only
+    assert text.count("90% bootstrap") >= 3  # leaderboard, metric table, calibrated table
+    assert "α = 0.1" in text
+
+
+def test_every_table_follows_the_primary_metric_order(germeval_alpha_10):
+    order = germeval_alpha_10.to_json()["verdict"]["order"]
+    model = report.build(germeval_alpha_10, figures=False)
+    for table_id in ("summary-leaderboard", "table-metrics", "table-calibrated", "table-ranks", "table-pbest"):
+        table = next(b for s in model.sections for b in s.blocks if getattr(b, "id", "") == table_id)
+        assert [row.header for row in table.rows] == order, table_id
+    for table_id in ("table-bias", "table-class-f1"):
+        table = next(b for s in model.sections for b in s.blocks if getattr(b, "id", "") == table_id)
+        assert [c.label for c in table.columns if c.label in order] == order, table_id
+
+
+def test_bump_chart_draws_tied_systems_at_the_same_rank():
+    ranks = {"a": {"m1": 1.0, "m2": 2.0}, "b": {"m1": 2.0, "m2": 2.0}, "c": {"m1": 3.0, "m2": 2.0}}
+    spec = charts.bump_spec(ranks, ["m1", "m2"], ["a", "b", "c"], str)
+    at_m2 = {row["system"]: row["rank"] for row in spec["data"]["values"] if row["metric"] == "m2"}
+    assert at_m2 == {"a": 2.0, "b": 2.0, "c": 2.0}
+
+
+def test_thirty_systems_get_distinct_marks():
+    systems = [f"s{i}" for i in range(30)]
+    marks = charts.system_marks(systems)
+    combos = set(zip(marks["color"]["range"], marks["shape"]["range"]))
+    assert len(combos) == 30
+    assert marks["color"]["domain"] == systems
+
+
+def test_forest_plot_has_a_chance_line_per_metric():
+    results = {s: {"metrics": {"accuracy": {"value": v, "ci": [v - 0.1, v + 0.1]}}} for s, v in (("a", 0.8), ("b", 0.6))}
+    spec = charts.metric_spec(["a", "b"], ["accuracy"], ["Acc"], results, {"accuracy": 0.5})
+    rules = [layer for layer in spec["spec"]["layer"] if layer["encoding"]["x"].get("field") == "chance"]
+    assert len(rules) == 1 and rules[0]["mark"]["strokeDash"]
+    assert {row["chance"] for row in spec["data"]["values"]} == {50.0}
+
+
+def test_bias_heatmap_prints_the_quantity_its_colour_shows():
+    profile = {"prevalence": {"x": 0.25, "y": 0.75},
+               "systems": {"a": {"bias": {"x": 0.5, "y": 0.5}}, "b": {"bias": {"x": 0.25, "y": 0.75}}}}
+    spec = charts.bias_spec(["x", "y"], ["a", "b"], profile)
+    layers = spec["vconcat"][1]["layer"]
+    assert layers[0]["encoding"]["color"]["field"] == layers[1]["encoding"]["text"]["field"] == "diff"
+    values = {(c["system"], c["label"]): c["diff"] for c in spec["vconcat"][1]["data"]["values"]}
+    assert values[("a", "x")] == 25.0 and values[("b", "y")] == 0.0
+
+
+def test_confusion_grid_facets_draw_their_own_axes():
+    matrices = {f"s{i}": [[3, 1], [2, 4]] for i in range(7)}  # 7 facets in 6 columns: 5 empty slots
+    spec = charts.confusion_grid_spec(["0", "1"], matrices)
+    assert spec["resolve"]["axis"] == {"x": "independent", "y": "independent"}
+
+
+def test_long_tables_may_break_and_short_ones_stay_whole():
+    cell = report.Cell(0.5, "score", low=0.4, high=0.6)
+    rows = tuple(report.Row(f"s{i}", (cell,)) for i in range(12))
+    long = report.Table("t", "caption", "System", (report.Column("Acc"),), rows)
+    assert long.lines == 24 and not long.compact
+    assert report.Table("t", "c", "System", (report.Column("Acc"),), rows, inline_ci=True).compact
+    wordy = tuple(report.Row(f"p{i}", (report.Cell("x" * 100),)) for i in range(8))
+    assert not report.Table("t", "c", "Pair", (report.Column("why"),), wordy).compact
+
+
+def test_witness_text_names_classes_and_defines_omega():
+    own = {"description": "one item of gold class 1 moved from predicted 0 to predicted 1 (an error corrected)",
+           "before": [[2, 0], [1, 3]]}
+    text = report._witness_text(own, ["NEG", "POS"], {"sysA": [[2, 0], [1, 3]]})
+    assert text == ("on sysA's confusion matrix: one item of gold class “POS” moved from predicted “NEG” to "
+                    "predicted “POS” (an error corrected)")
+    synthetic = report._witness_text(dict(own, before=[[0, 1], [2, 0]]), ["NEG", "POS"], {"sysA": [[2, 0], [1, 3]]})
+    assert synthetic.endswith("; witness C = [0 1 / 2 0] (rows gold, columns predicted, classes numbered from 0)")
+    chance = {"description": "k=2: a predictor that ignores its input scores 0.9 > ω(k) = 1/2", "before": [[9, 0], [1, 0]]}
+    assert "ω(k) = 1/k of Opitz 2024 §3.5, k = 2 classes" in report._witness_text(chance)
+
+
+def test_tables_with_a_column_per_system_turn_to_a_row_per_system_beyond_sixteen():
+    """SemEval-2018 Task 12 has 23 systems: the bias and per-class tables must fit the width."""
+    gold = ["x"] * 6 + ["y"] * 4
+    systems = {f"team-{i:02d}": ["x"] * (6 - i % 3) + ["y"] * (4 + i % 3) for i in range(23)}
+    result = auditor.audit(gold, systems, bootstrap=0)
+    model = report.build(result, figures=False)
+    order = result.to_json()["verdict"]["order"]
+    assert order != list(systems)  # ordered by the primary metric, not by input
+    for table_id in ("table-bias", "table-class-f1", "table-class-recall", "table-class-precision"):
+        table = next(b for s in model.sections for b in s.blocks if getattr(b, "id", "") == table_id)
+        assert [c.label for c in table.columns] == ["x", "y"], table_id
+        assert [r.header for r in table.rows if r.header.startswith("team-")] == order, table_id
+    bias = next(b for s in model.sections for b in s.blocks if getattr(b, "id", "") == "table-bias")
+    assert [r.header for r in bias.rows[:2]] == ["Support", "Prevalence"]
+    assert [c.value for c in bias.rows[0].cells] == [6, 4]

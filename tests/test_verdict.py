@@ -1,0 +1,107 @@
+"""The verdict (audit.json ``verdict``) and the page-1 leaderboard.
+
+Issue 12: on GermEval-2018 char-svm leads accuracy by 71.3 vs 71.2 over char-svm-balanced
+(exact McNemar p = 0.77), so both are in the accuracy best set and the winner does not depend
+on the metric; it depends only where the best sets of two key metrics share no system.
+"""
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+import pytest
+
+import auditor
+from auditor.verdict import from_document, ordered, significance_groups
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "germeval2018"
+report = importlib.import_module("auditor.report")
+
+
+@pytest.fixture(scope="module")
+def germeval():
+    systems = {path.stem: str(path) for path in sorted((EXAMPLES / "systems").glob("*.tsv"))}
+    return auditor.audit(str(EXAMPLES / "gold.tsv"), systems, bootstrap=200)
+
+
+def test_germeval_accuracy_lead_is_not_a_metric_dependent_winner(germeval):
+    verdict = germeval.to_json()["verdict"]
+    accuracy = germeval.systems
+    assert accuracy["char-svm"].metrics["accuracy"].value > accuracy["char-svm-balanced"].metrics["accuracy"].value
+    assert {"char-svm", "char-svm-balanced"} <= set(verdict["leaders"]["accuracy"])
+    assert all("char-svm-balanced" in members for members in verdict["leaders"].values())
+    assert verdict["winner_depends_on_metric"] is False
+    assert verdict["text"].startswith("No: char-svm-balanced is in the best set of every key metric")
+    assert set(verdict["key_metrics"]) >= {"accuracy", "macro_f1", "macro_recall", "mcc", "informedness"}
+    assert verdict["primary"] == "macro_f1" and verdict["key_metrics"][0] == "macro_f1"
+
+
+def test_germeval_order_and_groups_follow_the_primary_metric(germeval):
+    verdict = germeval.to_json()["verdict"]
+    values = {name: result.metrics["macro_f1"].value for name, result in germeval.systems.items()}
+    assert verdict["order"] == sorted(values, key=values.get, reverse=True)
+    assert verdict["groups"][0] == verdict["leaders"]["macro_f1"]
+    assert [s for group in verdict["groups"] for s in group] == verdict["order"]
+
+
+def test_page_one_leaderboard_sorted_with_best_sets_in_bold(germeval):
+    model = report.build(germeval, figures=False)
+    summary = model.section("summary")
+    facts = dict(summary.blocks[0].pairs)
+    assert facts["Winner depends on the metric?"].startswith("No:")
+    table = next(b for b in summary.blocks if getattr(b, "id", "") == "summary-leaderboard")
+    verdict = germeval.to_json()["verdict"]
+    assert [row.header for row in table.rows] == verdict["order"]
+    labels = [column.label for column in table.columns]
+    assert labels[0] == "Group" and labels[1] == "macF1"
+    accuracy = labels.index("Acc")
+    bold = {row.header for row in table.rows if row.cells[accuracy].strong}
+    assert bold == set(verdict["leaders"]["accuracy"])
+    assert all(cell.low is not None for cell in table.rows[0].cells[1:])
+    assert "best set" in table.caption and "not significantly worse" in table.caption
+    # every other table of the report follows the same order
+    metrics_table = next(b for b in model.section("metrics").blocks if getattr(b, "id", "") == "table-metrics")
+    assert [row.header for row in metrics_table.rows] == verdict["order"]
+
+
+def _document(values: dict[str, dict[str, float]], best: dict[str, list[str]] | None, tests=()):
+    systems = {s: {"metrics": {m: {"value": v} for m, v in metrics.items()}} for s, metrics in values.items()}
+    document = {"systems": systems, "tests": list(tests)}
+    if best is not None:
+        document["best_set"] = {m: {"top": members[0], "systems": members, "test": "approximate_randomisation",
+                                    "alpha": 0.05} for m, members in best.items()}
+    return document
+
+
+def test_depends_only_where_best_sets_are_disjoint():
+    values = {"a": {"accuracy": 0.9, "macro_f1": 0.5}, "b": {"accuracy": 0.7, "macro_f1": 0.8},
+              "c": {"accuracy": 0.6, "macro_f1": 0.4}}
+    overlapping = from_document(_document(values, {"accuracy": ["a", "b"], "macro_f1": ["b"]}))
+    assert not overlapping.winner_depends_on_metric
+    assert overlapping.text.startswith("No: b is in the best set of every key metric")
+    assert "but not significantly" in overlapping.text
+    disjoint = from_document(_document(values, {"accuracy": ["a"], "macro_f1": ["b"]}))
+    assert disjoint.winner_depends_on_metric
+    assert disjoint.disjoint == [("accuracy", "macro_f1")]
+    assert disjoint.text.startswith("Yes: the best sets of accuracy (a) and macro_f1 (b) share no system")
+
+
+def test_without_tests_leaders_are_the_top_values_and_ties_are_stated():
+    values = {"a": {"accuracy": 0.5}, "b": {"accuracy": 0.8}, "c": {"accuracy": 0.8}, "d": {"accuracy": None}}
+    verdict = from_document(_document(values, None))
+    assert verdict.leaders == {"accuracy": ["b", "c"]}
+    assert verdict.order == ["b", "c", "a", "d"]
+    assert verdict.ties == {"accuracy": [["b", "c"]]}
+    assert "Tied under accuracy: b = c." in verdict.text
+    assert "No significance tests ran" in verdict.text
+
+
+def test_significance_groups_from_pairwise_tests():
+    values = {s: {"accuracy": v} for s, v in zip("abcd", (0.9, 0.8, 0.7, 0.6))}
+    tests = [{"a": a, "b": b, "metric": "accuracy", "method": "approximate_randomisation", "p_adjusted": p}
+             for (a, b), p in {("b", "c"): 0.3, ("b", "d"): 0.01, ("c", "d"): 0.5}.items()]
+    document = _document(values, {"accuracy": ["a"]}, tests)
+    order = ordered({s: v["accuracy"] for s, v in values.items()})
+    assert significance_groups(document, "accuracy", order) == [["a"], ["b", "c"], ["d"]]
+    # a pair that was not tested ends the grouping
+    assert significance_groups(_document(values, {"accuracy": ["a"]}, tests[:1]), "accuracy", order) == [["a"]]
