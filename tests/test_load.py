@@ -80,8 +80,17 @@ def test_yes_no_label_y_is_data_not_a_header(write):
     _check(read_labels(write("g.txt", "y\nn\ny\n")), None, ["y", "n", "y"])
 
 
-def test_unnamed_header_found_above_numeric_column(write):
-    _check(read_labels(write("g.tsv", "tweet\tsentiment\n1\t0\n2\t1\n")), ["1", "2"], ["0", "1"])
+def test_unknown_names_are_an_item_not_a_header(write):
+    # Issue 9: a header is found by known column names only, never because the first row
+    # "does not look like" the others (before, `tweet<TAB>sentiment` above numbers was a header).
+    column = read_labels(write("g.tsv", "tweet\tsentiment\n1\t0\n2\t1\n"))
+    _check(column, ["tweet", "1", "2"], ["sentiment", "0", "1"], lines=[1, 2, 3])
+
+
+def test_id_with_unknown_label_column_name_is_refused(write):
+    with pytest.raises(InputError, match=r"g\.tsv line 1: 'id<TAB>sentiment' looks like a header "
+                                         r"but 'sentiment' is not a known column name"):
+        read_labels(write("g.tsv", "id\tsentiment\n1\t0\n2\t1\n"))
 
 
 def test_swapped_columns_by_header(write):
@@ -190,7 +199,7 @@ def test_from_values_rejects_non_sequences():
     with pytest.raises(InputError, match=r"<B>: expected a one-dimensional.*shape \(2, 2\)"):
         from_values(np.zeros((2, 2)), "B")
     pd = pytest.importorskip("pandas")
-    with pytest.raises(InputError, match=r"<C>: expected one column.*DataFrame.*'id', 'label'"):
+    with pytest.raises(InputError, match=r"<C>: expected one column.*table with columns.*'id', 'label'"):
         from_values(pd.DataFrame({"id": [1], "label": [2]}), "C")
 
 
@@ -303,8 +312,9 @@ def test_many_columns_without_header(write):
 
 
 def test_header_without_label_column(write):
-    with pytest.raises(InputError, match=r"w\.csv: 3 columns but no header naming a label column; "
-                                         r"found columns 'id', 'text', 'score'; expected a header with"):
+    with pytest.raises(InputError, match=r"w\.csv line 1: 'id,text,score' looks like a header but "
+                                         r"'text', 'score' are not known column names; expected a "
+                                         r"header naming an id column .* and a label column"):
         read_labels(write("w.csv", "id,text,score\na1,hi,0.3\n"))
 
 
@@ -328,7 +338,8 @@ def test_json_line_without_label_key(write):
 
 
 def test_json_keys_not_recognised(write):
-    with pytest.raises(InputError, match=r"p\.jsonl line 1: keys 'a', 'b'; expected an id key"):
+    with pytest.raises(InputError, match=r"p\.jsonl line 1: no label key; found keys 'a', 'b'; "
+                                         r"expected one named label, gold, prediction"):
         read_labels(write("p.jsonl", '{"a": 1, "b": 2}\n'))
 
 

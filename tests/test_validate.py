@@ -26,7 +26,8 @@ def test_align_by_id_in_any_order(write, gold):
     assert table.systems["same"].tolist() == ["pos", "pos", "neg", "neu"]
     assert table.systems["shuf"].tolist() == ["pos", "neg", "pos", "neg"]
     assert list(table.systems) == ["same", "shuf"] and table.n_items == 4
-    assert table.sources["gold"] == {"path": gold.source, "sha256": gold.sha256, "n_items": 4}
+    assert table.sources["gold"] == {"path": gold.source, "sha256": gold.sha256, "n_items": 4,
+                                     "skipped_lines": {"header": 1}}
     assert table.sources["shuf"]["n_items"] == 4 and len(table.sources["shuf"]["sha256"]) == 64
 
 
@@ -65,9 +66,8 @@ def test_align_large_shuffled_system_is_vectorised():
     ids = np.array([f"i{k}" for k in range(n)])
     labels = rng.choice(["a", "b", "c"], n)
     order = rng.permutation(n)
-    from auditor.load import LabelColumn
-    gold = LabelColumn("<gold>", ids, labels, None, None)
-    system = LabelColumn("<S>", ids[order], labels[order], None, None)
+    gold = from_values(dict(zip(ids, labels)), "gold")
+    system = from_values(dict(zip(ids[order], labels[order])), "S")
     assert np.array_equal(align(gold, {"S": system}).systems["S"], labels)
 
 
@@ -142,7 +142,7 @@ def test_missing_label_in_system(gold, write, value):
 
 def test_json_null_label(write):
     gold = read_labels(write("g.jsonl", '{"id": 1, "label": "a"}\n{"id": 2, "label": null}\n'))
-    with pytest.raises(InputError, match=r"g\.jsonl line 2 \(id '2'\): missing label \('None'\)"):
+    with pytest.raises(InputError, match=r"g\.jsonl line 2 \(id '2'\): missing label \('null'\)"):
         align(gold, {})
 
 
