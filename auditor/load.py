@@ -128,7 +128,8 @@ class LabelColumn:
     source : what to call it in messages: the path as given, or ``"<name>"`` for arrays.
     codes : int array (N,): item n has the label ``categories[codes[n]]``.
     categories : the distinct label texts, each used by at least one item (any order).
-    id_array : pyarrow string array (N,) of item ids, or None when the source has no ids.
+    id_array : pyarrow string ChunkedArray (N,) of item ids, or None when the source has no
+        ids.
     lines : int array (N,) of the 1-based line (row, for Parquet) of each item in the file,
         or None for arrays.
     sha256 : hex SHA-256 of the file's bytes, or None for arrays.
@@ -146,6 +147,12 @@ class LabelColumn:
     sha256: str | None
     format: str = "array"
     skipped: Mapping[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.id_array is not None and not hasattr(self.id_array, "chunks"):
+            import pyarrow as pa
+
+            object.__setattr__(self, "id_array", pa.chunked_array([self.id_array]))
 
     def __len__(self) -> int:
         return int(self.codes.shape[0])
@@ -221,12 +228,16 @@ def _strings(items: list[str]) -> np.ndarray:
     return np.fromiter(items, dtype=f"U{width}", count=len(items))
 
 
-def _merge(codes: np.ndarray, texts: list[str]) -> tuple[np.ndarray, tuple[str, ...]]:
+def _merge(codes: np.ndarray, texts: list[str], all_used: bool = False
+           ) -> tuple[np.ndarray, tuple[str, ...]]:
     """Codes into ``texts`` -> codes into the distinct texts that items use.
 
     Two raw values with one text (``1`` and ``1.0``; ``"a "`` and ``"a"`` after trimming)
-    become one label; categories no item uses are dropped.
+    become one label; categories no item uses are dropped (``all_used``: the caller knows
+    there are none, as after ``dictionary_encode``).
     """
+    if all_used and len(set(texts)) == len(texts):
+        return codes, tuple(texts)
     used = np.bincount(codes, minlength=len(texts)) > 0 if codes.size else np.zeros(
         len(texts), dtype=bool)
     position: dict[str, int] = {}
@@ -258,15 +269,17 @@ def _arrow_texts(dictionary: Any, what: str) -> list[str]:
                      f"(one label per item)")
 
 
-def _encode_arrow(values: Any, what: str, trim: bool = False, null_text: str = "nan"
-                  ) -> tuple[np.ndarray, tuple[str, ...]]:
+def _encode_arrow(values: Any, what: str, trim: bool = False, null_text: str = "nan",
+                  dense: bool = False) -> tuple[np.ndarray, tuple[str, ...]]:
     """Codes and categories of an Arrow (chunked) array by hashing (``dictionary_encode``).
 
-    Nulls become the label ``null_text`` (refused later as missing).
+    Nulls become the label ``null_text`` (refused later as missing). ``dense``: a
+    dictionary array whose every entry is used (as the CSV reader builds them).
     """
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    all_used = not pa.types.is_dictionary(values.type)
     if isinstance(values, pa.ChunkedArray):
         if values.num_chunks == 0:
             return np.zeros(0, dtype=np.int32), ()
@@ -287,7 +300,7 @@ def _encode_arrow(values: Any, what: str, trim: bool = False, null_text: str = "
         texts.append(null_text)
         indices = pc.fill_null(indices, len(texts) - 1)
     codes = indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
-    return _merge(codes, texts)
+    return _merge(codes, texts, all_used or dense)
 
 
 def _encode_numpy(array: np.ndarray, what: str) -> tuple[np.ndarray, tuple[str, ...]]:
@@ -588,12 +601,12 @@ def _fields(line: str, delimiter: str | None) -> list[str]:
     return [f.strip(_TRIM) for f in line.split(delimiter)]
 
 
-def _line_iter(text: str, pos: int):
-    """(start, end) of each line from ``pos`` (lines end at ``\\n`` only: the text is
+def _line_iter(data: bytes, pos: int):
+    """(start, end) of each line from ``pos`` (lines end at ``\\n`` only: the bytes are
     normalised first)."""
-    n = len(text)
+    n = len(data)
     while pos < n:
-        end = text.find("\n", pos)
+        end = data.find(b"\n", pos)
         if end < 0:
             end = n
         yield pos, end
@@ -601,25 +614,25 @@ def _line_iter(text: str, pos: int):
 
 
 def _parse_delimited(
-    text: str, source: str, fmt: str, digest: str, column: str | None, fast: bool = True
+    data: bytes, source: str, fmt: str, digest: str, column: str | None, fast: bool = True
 ) -> LabelColumn:
-    """CSV, TSV or whitespace-separated text -> LabelColumn (rules in the module doc).
+    """CSV, TSV or whitespace-separated UTF-8 bytes -> LabelColumn (rules in the module doc).
 
-    The preamble (blank lines, comments, the header) is read here line by line; the body
-    (from the first item on) by ``pyarrow.csv`` when it is plain CSV/TSV, else by
-    :func:`_rows_python`, which also gives the exact message when pyarrow refuses a body.
-    ``fast=False`` forces the Python reader (tests compare the two).
+    ``data`` is valid UTF-8 without a byte-order mark whose lines end at ``\\n`` only
+    (:func:`read_labels` normalises ``\\r\\n`` and ``\\r``). The preamble (blank lines,
+    comments, the header) is read here line by line; the body (from the first item on) by
+    ``pyarrow.csv`` when it is plain CSV/TSV, else by :func:`_read_python`, which also
+    gives the exact message when pyarrow refuses a body. ``fast=False`` forces the Python
+    reader (tests compare the two).
     """
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
     skipped = {"blank": 0, "comment": 0, "header": 0}
     commented: tuple[str, int] | None = None
-    first: tuple[int, int, int] | None = None  # (line number, start, end)
+    first: tuple[int, int, int] | None = None  # (line number, start, end) in bytes
     number = 0
-    lines = _line_iter(text, 0)
+    lines = _line_iter(data, 0)
     for start, end in lines:
         number += 1
-        stripped = text[start:end].strip(_TRIM)
+        stripped = data[start:end].decode("utf-8").strip(_TRIM)
         if not stripped:
             skipped["blank"] += 1
         elif _is_comment(stripped):
@@ -640,7 +653,8 @@ def _parse_delimited(
 
     # Separator: from the extension, else (or when the extension's separator never
     # occurs) tab when every item line after the first has one, else runs of whitespace.
-    probe = [text[s:e] for (s, e), _ in zip(_line_iter(text, first[1]), range(1001))]
+    probe = [data[s:e].decode("utf-8")
+             for (s, e), _ in zip(_line_iter(data, first[1]), range(1001))]
     probe = [p for p in probe if p.strip(_TRIM)]
     delimiter: str | None = {"csv": ",", "tsv": "\t"}.get(fmt)
     if delimiter is not None and not any(delimiter in p for p in probe):
@@ -652,7 +666,7 @@ def _parse_delimited(
     sep_shown = {"csv": ",", "tsv": "<TAB>"}.get(fmt, " ")
 
     header: list[str] | None = None
-    first_fields = _fields(text[first[1]:first[2]], delimiter)
+    first_fields = _fields(probe[0], delimiter)
     kind = _header_kind(first_fields)
     if kind == "unclear":
         unknown = [f for f in first_fields if not (_is_id_name(f) or _is_label_name(f))]
@@ -672,7 +686,7 @@ def _parse_delimited(
         first = None
         for start, end in lines:
             number += 1
-            stripped = text[start:end].strip(_TRIM)
+            stripped = data[start:end].decode("utf-8").strip(_TRIM)
             if not stripped:
                 skipped["blank"] += 1
             elif _is_comment(stripped):
@@ -690,15 +704,14 @@ def _parse_delimited(
         else:
             skipped["comment"] += 1
 
-    body = text[first[1]:]
-    quoted = delimiter is not None and '"' in body
+    begin = first[1]
+    quoted = delimiter is not None and data.find(b'"', begin) >= 0
     result = None
-    if fast and delimiter is not None and not quoted and "\n " not in body \
-            and "\n\t" not in body:
-        result = _read_arrow(body, first[0], delimiter, header, source, column)
+    if fast and delimiter is not None and not quoted:
+        result = _read_arrow(data, begin, first[0], delimiter, header, source, column)
     if result is None:
-        result = _read_python(body, first[0], delimiter, quoted, header, source, column,
-                              fmt, sep_shown)
+        result = _read_python(data[begin:].decode("utf-8"), first[0], delimiter, quoted,
+                              header, source, column, sep_shown)
     labels, ids, numbers, blank, trim = result
     skipped["blank"] += blank
     return _finish(source, labels, ids, numbers, digest, fmt,
@@ -731,29 +744,37 @@ def _columns(header: list[str] | None, width: int, source: str, column: str | No
     )
 
 
-def _read_arrow(body: str, first_line: int, delimiter: str, header: list[str] | None,
-                source: str, column: str | None):
-    """Body of a plain (unquoted, no whitespace-only lines) CSV/TSV through pyarrow.csv.
+def _read_arrow(data: bytes, begin: int, first_line: int, delimiter: str,
+                header: list[str] | None, source: str, column: str | None):
+    """Body (``data[begin:]``) of an unquoted CSV/TSV through pyarrow.csv, without copying.
 
-    Returns None when pyarrow refuses it (the Python reader then finds the exact line).
-    The label column is read straight into a dictionary (hash) encoding.
+    Returns None when pyarrow refuses it, or when a line starts with a space or tab (a
+    whitespace-only line is blank, which pyarrow does not know): the Python reader then
+    decides, and finds the exact line of any error. The label column is read straight
+    into a dictionary (hash) encoding.
     """
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
-    end = body.find("\n")
+    buffer = np.frombuffer(data, dtype=np.uint8, offset=begin)
+    breaks = np.flatnonzero(buffer == 10)
+    following = buffer[breaks[breaks + 1 < buffer.size] + 1]
+    if np.any((following == 32) | (following == 9)):
+        return None
+    has_blank = bool(np.any(following == 10))
+
+    end = data.find(b"\n", begin)
     width = len(header) if header is not None else \
-        body[:end if end >= 0 else len(body)].count(delimiter) + 1
+        data[begin:end if end >= 0 else len(data)].count(delimiter.encode()) + 1
     id_column, label_column = _columns(header, width, source, column,
                                        {",": ",", "\t": "<TAB>"}[delimiter])
     names = [f"c{i}" for i in range(width)]
     types = {names[label_column]: pa.dictionary(pa.int32(), pa.string())}
     if id_column is not None:
         types[names[id_column]] = pa.string()
-    data = body.encode("utf-8")
     try:
         table = pacsv.read_csv(
-            pa.py_buffer(data),
+            pa.py_buffer(memoryview(data)[begin:]),
             read_options=pacsv.ReadOptions(column_names=names),
             parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False,
                                              ignore_empty_lines=True),
@@ -764,12 +785,10 @@ def _read_arrow(body: str, first_line: int, delimiter: str, header: list[str] | 
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
         return None
     n_rows = table.num_rows
-    if "\n\n" in body:
-        buffer = np.frombuffer(data, dtype=np.uint8)
-        breaks = np.flatnonzero(buffer == 10)
+    if has_blank:
         starts = np.concatenate([[0], breaks + 1])
-        ends = np.concatenate([breaks, [len(data)]])
-        if starts[-1] == len(data):
+        ends = np.concatenate([breaks, [buffer.size]])
+        if starts[-1] == buffer.size:
             starts, ends = starts[:-1], ends[:-1]
         items = np.flatnonzero(ends > starts)
         blank = int(starts.size - items.size)
@@ -779,7 +798,7 @@ def _read_arrow(body: str, first_line: int, delimiter: str, header: list[str] | 
         numbers = np.arange(first_line, first_line + n_rows, dtype=np.int64)
     if numbers.size != n_rows:  # pragma: no cover - defensive: let the Python reader decide
         return None
-    trim = " " in body or (delimiter == "," and "\t" in body)
+    trim = data.find(b" ", begin) >= 0 or (delimiter == "," and data.find(b"\t", begin) >= 0)
     ids = None if id_column is None else table.column(names[id_column])
     if ids is not None and trim:
         import pyarrow.compute as pc
@@ -789,8 +808,7 @@ def _read_arrow(body: str, first_line: int, delimiter: str, header: list[str] | 
 
 
 def _read_python(body: str, first_line: int, delimiter: str | None, quoted: bool,
-                 header: list[str] | None, source: str, column: str | None, fmt: str,
-                 sep_shown: str):
+                 header: list[str] | None, source: str, column: str | None, sep_shown: str):
     """Body of any CSV/TSV/whitespace text, line by line (quoted fields through ``csv``)."""
     import pyarrow as pa
 
@@ -845,7 +863,8 @@ def _finish(source: str, labels: Any, ids: Any, numbers: np.ndarray, digest: str
     import pyarrow.compute as pc
 
     codes, categories = _encode_arrow(labels, source, trim,
-                                      "null" if fmt in ("json", "jsonl", "parquet") else "nan")
+                                      "null" if fmt in ("json", "jsonl", "parquet") else "nan",
+                                      dense=fmt != "parquet")
     long = [code for code, text in enumerate(categories) if len(text) > MAX_LABEL_CHARS]
     column = LabelColumn(source, codes, categories, None, numbers, digest, fmt, skipped)
     if long:
@@ -855,11 +874,9 @@ def _finish(source: str, labels: Any, ids: Any, numbers: np.ndarray, digest: str
             f"are at most {MAX_LABEL_CHARS:,} characters (is a text column read as labels?)"
         )
     if ids is not None:
-        if isinstance(ids, pa.ChunkedArray):
-            ids = ids.combine_chunks()
         lengths = pc.utf8_length(ids)
         if len(ids) and pc.max(lengths).as_py() > MAX_LABEL_CHARS:
-            i = int(np.flatnonzero(lengths.to_numpy() > MAX_LABEL_CHARS)[0])
+            i = int(np.flatnonzero(lengths.to_numpy() > MAX_LABEL_CHARS)[0])  # type: ignore
             raise InputError(
                 f"{column.where(i)}: id of {lengths[i].as_py():,} characters; ids are at "
                 f"most {MAX_LABEL_CHARS:,} characters"
@@ -1097,16 +1114,18 @@ def read_labels(path: str | os.PathLike, *, column: str | None = None) -> LabelC
                          f"expected {_EXPECTED}")
     if b"\x00" in raw[:8192] and not raw.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise InputError(f"{source}: unknown format (binary data); expected {_EXPECTED}")
-    text = _decode(raw, source)
-    del raw
-    if suffix in (".jsonl", ".ndjson", ".json"):
-        return _parse_json(text, source, digest, column)
-    if suffix not in (".csv", ".tsv"):
-        head = text.lstrip(" \t\r\n")[:1]
-        if head in ("{", "["):
-            return _parse_json(text, source, digest, column)
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")) or not raw.isascii():
+        _decode(raw, source)  # a clear message for UTF-16 or bytes that are not UTF-8
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    head = raw.lstrip(b" \t\r\n")[:1]
+    if suffix in (".jsonl", ".ndjson", ".json") or (
+            suffix not in (".csv", ".tsv") and head in (b"{", b"[")):
+        return _parse_json(raw.decode("utf-8"), source, digest, column)
+    if b"\r" in raw:
+        raw = raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     fmt = {".csv": "csv", ".tsv": "tsv"}.get(suffix, "text")
-    return _parse_delimited(text, source, fmt, digest, column)
+    return _parse_delimited(raw, source, fmt, digest, column)
 
 
 # --------------------------------------------------------------------------- arguments

@@ -83,8 +83,14 @@ class LabelTable:
 
         names = tuple(self.system_codes)
         k = len(self.labels)
-        predictions = (np.stack([self.system_codes[n] for n in names]) if names
-                       else np.zeros((0, self.n_items), dtype=np.int64))
+        rows = [self.system_codes[n] for n in names]
+        base = rows[0].base if rows else None
+        if base is not None and base.shape == (len(rows), self.n_items) and all(
+                r.base is base for r in rows):
+            predictions = base  # the matrix align() wrote
+        else:
+            predictions = (np.stack(rows) if rows
+                           else np.zeros((0, self.n_items), dtype=np.int64))
         return Counts(labels=self.labels, systems=names, gold=self.gold_codes,
                       predictions=predictions,
                       confusion=(confusion_tensor(self.gold_codes, predictions, k) if names
@@ -135,9 +141,9 @@ def check_labels(column: LabelColumn, role: str = "") -> None:
     if column.id_array is not None:
         import pyarrow.compute as pc
 
-        empty = pc.equal(pc.utf8_length(column.id_array), 0)
-        if pc.any(empty).as_py():
-            i = int(np.flatnonzero(empty.to_numpy(zero_copy_only=False))[0])
+        lengths = pc.binary_length(column.id_array)
+        if pc.min(lengths).as_py() == 0:
+            i = int(np.flatnonzero(lengths.to_numpy() == 0)[0])
             raise InputError(f"{column.where(i)}: empty id; every item needs {column.layout}")
 
 
@@ -166,7 +172,7 @@ def _duplicate_error(column: LabelColumn) -> InputError:
 def _unique_ids(column: LabelColumn) -> bool:
     import pyarrow.compute as pc
 
-    return pc.count_distinct(column.id_array).as_py() == len(column)
+    return len(pc.unique(column.id_array)) == len(column)
 
 
 def _system_index(gold: LabelColumn, system: LabelColumn) -> np.ndarray | None:
@@ -178,7 +184,7 @@ def _system_index(gold: LabelColumn, system: LabelColumn) -> np.ndarray | None:
     if len(s_ids) == len(g_ids) and s_ids.equals(g_ids):
         return None
     n = len(g_ids)
-    at = pc.index_in(s_ids, value_set=g_ids).fill_null(-1).to_numpy(
+    at = pc.index_in(s_ids, value_set=g_ids.combine_chunks()).fill_null(-1).to_numpy(
         zero_copy_only=False).astype(np.int64)
     extra = np.flatnonzero(at < 0)
     if extra.size:
@@ -333,17 +339,19 @@ def align(
         order = sorted(set().union(*(c.categories for c in columns)))
         position = {label: code for code, label in enumerate(order)}
 
-    def recode(column: LabelColumn) -> np.ndarray:
-        lookup = np.fromiter((position[t] for t in column.categories), dtype=np.int64,
-                             count=len(column.categories))
-        return lookup[column.codes] if lookup.size else column.codes.astype(np.int64)
+    def lookup(column: LabelColumn) -> np.ndarray:
+        return np.fromiter((position[t] for t in column.categories), dtype=np.int64,
+                           count=len(column.categories))
 
-    gold_codes = recode(gold)
+    gold_codes = lookup(gold)[gold.codes]
+    # One (S, N) matrix written row by row: the counts use it as it is, without a copy.
+    matrix = np.empty((len(pairs), len(gold)), dtype=np.int64)
     aligned: dict[str, np.ndarray] = {}
-    for name, column in pairs:
-        codes = recode(column)
+    for row, (name, column) in enumerate(pairs):
         where = positions[name]
-        aligned[name] = codes if where is None else codes[where]
+        np.take(lookup(column), column.codes if where is None else column.codes[where],
+                out=matrix[row])
+        aligned[name] = matrix[row]
 
     sources = {"gold": _source(gold)}
     sources.update((name, _source(column)) for name, column in pairs)
