@@ -904,6 +904,8 @@ def _json_problem(error: BaseException) -> str:
         return f"invalid JSON ({error.msg})"
     if isinstance(error, RecursionError):
         return "JSON nested too deeply"
+    if "digits" in str(error):
+        return "an integer of more than 4,300 digits (Python's limit); write it as a string"
     return f"invalid JSON ({error})"  # e.g. an integer over Python's 4,300-digit limit
 
 
