@@ -19,7 +19,10 @@ Rules for text files (so that no item is ever dropped or invented silently):
 - UTF-8 (a byte-order mark is fine). Lines end at ``\\n``, ``\\r\\n`` or ``\\r`` and nowhere
   else (``\\x1c``, ``\\x85``, ``\\u2028``... are characters of a field, not line breaks).
 - Fields are trimmed of spaces and tabs only. CSV and TSV fields may be quoted (``"a,b"``).
-- Blank lines (empty, or spaces and tabs only) are skipped wherever they are.
+- Blank lines (empty, or spaces and tabs only) are skipped wherever they are in a file
+  with ids; in a file of labels only (matched by line) they are skipped before the first
+  and after the last item, and refused between items (a missing label would shift every
+  later item).
 - Comment lines exist only *before the first item*: a line that is ``#`` alone or ``#``
   followed by a space or tab (``# made by hand``). After the first item no line is a
   comment, and ``#happy`` is an item (or a label) anywhere.
@@ -862,6 +865,14 @@ def _finish(source: str, labels: Any, ids: Any, numbers: np.ndarray, digest: str
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    if ids is None and numbers.size > 1:
+        gaps = np.flatnonzero(np.diff(numbers) > 1)
+        if gaps.size:
+            raise InputError(
+                f"{source} line {int(numbers[gaps[0]]) + 1}: blank line between items; in a "
+                f"file of labels only, items are matched by line, so every line from the "
+                f"first item to the last must hold a label (or give ids: `id<TAB>label`)"
+            )
     codes, categories = _encode_arrow(labels, source, trim,
                                       "null" if fmt in ("json", "jsonl", "parquet") else "nan",
                                       dense=fmt != "parquet")

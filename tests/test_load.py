@@ -403,8 +403,18 @@ def test_every_skipped_line_is_counted(write):
     assert len(column) == 2 and column.skipped == {"blank": 4, "comment": 2, "header": 1}
     trailing = read_labels(write("t.txt", "pos\nneg\n\n"))
     assert len(trailing) == 2 and trailing.skipped == {"blank": 1}
-    jsonl = read_labels(write("j.jsonl", '{"label": 1}\n\n{"label": 2}\n'))
+    jsonl = read_labels(write("j.jsonl", '{"id": 1, "label": 1}\n\n{"id": 2, "label": 2}\n'))
     assert jsonl.skipped == {"blank": 1}
+
+
+@pytest.mark.parametrize("name, content, line", [
+    ("g.txt", "pos\n\nneg\npos\n", 2), ("g.jsonl", '"pos"\n"neg"\n \n"pos"\n', 3)])
+def test_blank_line_between_labels_only_items_is_refused(write, name, content, line):
+    # Items without ids are matched by line: skipping a blank line would shift the rest.
+    with pytest.raises(InputError, match=rf"g\.\w+ line {line}: blank line between items"):
+        read_labels(write(name, content))
+    clean = "\n".join(line for line in content.split("\n") if line.strip())
+    assert len(read_labels(write("t" + name, "\n" + clean + "\n\n"))) == 3  # before / after: fine
 
 
 def test_header_by_known_names_only(write):
@@ -440,7 +450,7 @@ def test_csv_and_arrow_readers_agree(write):
 
     for name, content in [("a.tsv", "id\tlabel\na1\t pos \n\na2\tneg\n\n"),
                           ("b.csv", "# c\nid,label\na1,x y\na2,#z\n"),
-                          ("c.txt", "x\n\ny\n#z\n")]:
+                          ("c.txt", "\nx\ny\n#z\n\n")]:
         fmt = {"a.tsv": "tsv", "b.csv": "csv"}.get(name, "text")
         fast = _parse_delimited(content.encode(), name, fmt, "", None, fast=True)
         slow = _parse_delimited(content.encode(), name, fmt, "", None, fast=False)
