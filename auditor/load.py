@@ -751,20 +751,13 @@ def _read_arrow(data: bytes, begin: int, first_line: int, delimiter: str,
                 header: list[str] | None, source: str, column: str | None):
     """Body (``data[begin:]``) of an unquoted CSV/TSV through pyarrow.csv, without copying.
 
-    Returns None when pyarrow refuses it, or when a line starts with a space or tab (a
-    whitespace-only line is blank, which pyarrow does not know): the Python reader then
+    Returns None when pyarrow refuses it, or when a label is empty after trimming (a line
+    of only spaces and tabs is blank, which pyarrow does not know): the Python reader then
     decides, and finds the exact line of any error. The label column is read straight
     into a dictionary (hash) encoding.
     """
     import pyarrow as pa
     import pyarrow.csv as pacsv
-
-    buffer = np.frombuffer(data, dtype=np.uint8, offset=begin)
-    breaks = np.flatnonzero(buffer == 10)
-    following = buffer[breaks[breaks + 1 < buffer.size] + 1]
-    if np.any((following == 32) | (following == 9)):
-        return None
-    has_blank = bool(np.any(following == 10))
 
     end = data.find(b"\n", begin)
     width = len(header) if header is not None else \
@@ -788,7 +781,10 @@ def _read_arrow(data: bytes, begin: int, first_line: int, delimiter: str,
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
         return None
     n_rows = table.num_rows
-    if has_blank:
+    n_lines = data.count(b"\n", begin) + (0 if data.endswith(b"\n") else 1)
+    if n_lines != n_rows:  # empty lines, which pyarrow skipped: find their numbers
+        buffer = np.frombuffer(data, dtype=np.uint8, offset=begin)
+        breaks = np.flatnonzero(buffer == 10)
         starts = np.concatenate([[0], breaks + 1])
         ends = np.concatenate([breaks, [buffer.size]])
         if starts[-1] == buffer.size:
@@ -802,12 +798,17 @@ def _read_arrow(data: bytes, begin: int, first_line: int, delimiter: str,
     if numbers.size != n_rows:  # pragma: no cover - defensive: let the Python reader decide
         return None
     trim = data.find(b" ", begin) >= 0 or (delimiter == "," and data.find(b"\t", begin) >= 0)
+    labels = table.column(names[label_column])
+    if trim and labels.num_chunks and any(
+            not text.strip(_TRIM) for text in labels.unify_dictionaries().chunks[-1]
+            .dictionary.to_pylist()):
+        return None
     ids = None if id_column is None else table.column(names[id_column])
     if ids is not None and trim:
         import pyarrow.compute as pc
 
         ids = pc.utf8_trim(ids, characters=_TRIM)
-    return table.column(names[label_column]), ids, numbers, blank, trim
+    return labels, ids, numbers, blank, trim
 
 
 def _read_python(body: str, first_line: int, delimiter: str | None, quoted: bool,
@@ -885,7 +886,9 @@ def _finish(source: str, labels: Any, ids: Any, numbers: np.ndarray, digest: str
             f"are at most {MAX_LABEL_CHARS:,} characters (is a text column read as labels?)"
         )
     if ids is not None:
-        lengths = pc.utf8_length(ids)
+        lengths = pc.binary_length(ids)  # bytes >= characters: a cheap first test
+        if len(ids) and pc.max(lengths).as_py() > MAX_LABEL_CHARS:
+            lengths = pc.utf8_length(ids)
         if len(ids) and pc.max(lengths).as_py() > MAX_LABEL_CHARS:
             i = int(np.flatnonzero(lengths.to_numpy() > MAX_LABEL_CHARS)[0])  # type: ignore
             raise InputError(
