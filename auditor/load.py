@@ -12,6 +12,7 @@ Formats (chosen by extension, then by sniffing the content):
   anything else that is text: tab-separated when every item line has a tab, else split on
   runs of spaces and tabs);
 - JSON Lines (``.jsonl``, ``.ndjson``; ``.json`` holding lines of objects or one array);
+  no comments (JSON has none), blank lines skipped and counted;
 - Parquet (``.parquet``, or any file starting with the ``PAR1`` magic).
 
 Rules for text files (so that no item is ever dropped or invented silently):
@@ -47,7 +48,9 @@ pandas' ``read_csv``) are refused by :func:`auditor.validate.check_labels`, neve
 into a class. Labels and ids longer than :data:`MAX_LABEL_CHARS` characters are refused.
 
 Reading: CSV and TSV bodies go through ``pyarrow.csv`` with the label column read
-straight into a dictionary (hash) encoding; Parquet through ``pyarrow.parquet``; labels are
+straight into a dictionary (hash) encoding; JSON Lines of flat objects through
+``pyarrow.json``; Parquet through ``pyarrow.parquet`` (anything unusual, and every error,
+through a line-by-line Python reader that names the line); labels are
 encoded to integer codes by hashing (``dictionary_encode``), never by sorting strings.
 Integer, boolean, categorical, pandas and Arrow inputs are encoded without passing through
 one string per item.
@@ -952,6 +955,60 @@ def _json_values(values: list[Any], where: Any, what: str) -> Any:
         raise InputError(f"{where(index)}: {what} is not valid Unicode") from None
 
 
+def _read_json_arrow(data: bytes, source: str, digest: str, column: str | None
+                     ) -> LabelColumn | None:
+    """JSON Lines of flat objects through ``pyarrow.json`` (labels and ids of string,
+    integer or boolean type, no nulls, every line an object with the first line's keys).
+
+    Returns None for anything else (floats, missing keys, blank lines of spaces, mixed
+    types, bad JSON...): :func:`_parse_json` then reads the file line by line with
+    Python's ``json`` and gives the exact message.
+    """
+    import pyarrow as pa
+    import pyarrow.json as pajson
+
+    start = len(data) - len(data.lstrip(b"\n"))
+    end = data.find(b"\n", start)
+    try:
+        first = json.loads(data[start:end if end >= 0 else len(data)])
+        table = pajson.read_json(pa.py_buffer(data))
+    except (ValueError, RecursionError, pa.ArrowException):
+        return None
+    if not isinstance(first, dict) or list(first) != table.column_names or not first:
+        return None
+    first_line = data.count(b"\n", 0, start) + 1
+    id_column, label_column = _choose_columns(list(first), f"{source} line {first_line}",
+                                              "keys", column)
+
+    def plain(array: Any) -> bool:
+        kind = array.type
+        return array.null_count == 0 and (pa.types.is_string(kind) or pa.types.is_integer(kind)
+                                          or pa.types.is_boolean(kind))
+
+    labels = table.column(label_column)
+    ids = None if id_column is None else table.column(id_column)
+    if not plain(labels) or (ids is not None and (not plain(ids)
+                                                  or pa.types.is_boolean(ids.type))):
+        return None
+    n_rows = table.num_rows
+    n_lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    if n_lines == n_rows:
+        numbers = np.arange(1, n_rows + 1, dtype=np.int64)
+    else:
+        buffer = np.frombuffer(data, dtype=np.uint8)
+        breaks = np.flatnonzero(buffer == 10)
+        starts = np.concatenate([[0], breaks + 1])
+        ends = np.concatenate([breaks, [buffer.size]])
+        if starts[-1] == buffer.size:
+            starts, ends = starts[:-1], ends[:-1]
+        numbers = np.flatnonzero(ends > starts).astype(np.int64) + 1
+        if numbers.size != n_rows:  # lines of spaces: the Python reader decides
+            return None
+    skipped = {"blank": n_lines - n_rows} if n_lines > n_rows else {}
+    return _finish(source, labels, None if ids is None else _id_array(ids, source), numbers,
+                   digest, "jsonl", skipped)
+
+
 def _parse_json(text: str, source: str, digest: str, column: str | None) -> LabelColumn:
     body = text.strip(" \t\r\n")
     skipped: dict[str, int] = {}
@@ -1137,6 +1194,12 @@ def read_labels(path: str | os.PathLike, *, column: str | None = None) -> LabelC
     head = raw.lstrip(b" \t\r\n")[:1]
     if suffix in (".jsonl", ".ndjson", ".json") or (
             suffix not in (".csv", ".tsv") and head in (b"{", b"[")):
+        if b"\r" in raw:
+            raw = raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        if head == b"{":
+            column_read = _read_json_arrow(raw, source, digest, column)
+            if column_read is not None:
+                return column_read
         return _parse_json(raw.decode("utf-8"), source, digest, column)
     if b"\r" in raw:
         raw = raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")

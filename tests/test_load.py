@@ -567,3 +567,32 @@ def test_python_api_object_whose_str_raises():
     with pytest.raises(InputError, match=r"<gold> index 2: cannot turn the label into text "
                                          r"\(ValueError: boom\)"):
         gather(["a", "b", Unprintable()], {"s": ["a", "b", "a"]})
+
+
+@pytest.mark.parametrize("content", [
+    '{"id": "a1", "label": "pos"}\n\n{"id": "a2", "label": "#neg"}\n\n',
+    '\n{"id": 1, "prediction": 0, "score": 0.5}\n{"id": 2, "prediction": 1, "score": 0.1}\n',
+    '{"id": "a1", "label": true}\n{"id": "a2", "label": false}\n',
+    '{"label": "x"}\n{"label": "y"}\n',
+])
+def test_jsonl_arrow_and_python_readers_agree(content):
+    from auditor.load import _parse_json, _read_json_arrow
+
+    fast = _read_json_arrow(content.encode(), "p.jsonl", "", None)
+    slow = _parse_json(content, "p.jsonl", "", None)
+    assert fast is not None
+    assert fast.labels.tolist() == slow.labels.tolist() and fast.skipped == slow.skipped
+    assert fast.lines.tolist() == slow.lines.tolist()
+    assert (fast.ids is None and slow.ids is None) or fast.ids.tolist() == slow.ids.tolist()
+
+
+@pytest.mark.parametrize("content", [
+    '{"id": 1, "label": 99999999999999999999999}\n{"id": 2, "label": 1}\n',  # over int64
+    '{"id": 1, "label": 1.5}\n{"id": 2, "label": 1}\n',
+    '{"id": 1, "label": "a"}\n{"id": 2}\n',
+    '{"id": 1, "label": "a"}\n  \n{"id": 2, "label": "b"}\n',
+])
+def test_jsonl_unusual_files_take_the_python_reader(content):
+    from auditor.load import _read_json_arrow
+
+    assert _read_json_arrow(content.encode(), "p.jsonl", "", None) is None
