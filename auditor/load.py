@@ -866,7 +866,6 @@ def _read_python(body: str, first_line: int, delimiter: str | None, quoted: bool
 def _finish(source: str, labels: Any, ids: Any, numbers: np.ndarray, digest: str | None,
             fmt: str, skipped: Mapping[str, int], trim: bool = False) -> LabelColumn:
     """Encode the labels and check lengths: one place for every file format."""
-    import pyarrow as pa
     import pyarrow.compute as pc
 
     if ids is None and numbers.size > 1:

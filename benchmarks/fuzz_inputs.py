@@ -302,7 +302,7 @@ def hostile_cases(directory: Path) -> list[tuple[str, list[str], str]]:
 
     cases = [
         ("directory", [str(directory), str(good)], "error"),
-        ("dev_zero", [str(good), f"S=/dev/zero"], "error"),
+        ("dev_zero", [str(good), "S=/dev/zero"], "error"),
         ("deep_json", [file("deep.jsonl", b'{"id": "a", "label": ' + b"[" * 100_000
                             + b"]" * 100_000 + b"}\n"), str(good)], "error"),
         ("deep_json_array", [file("deep.json", b"[" * 100_000 + b"]" * 100_000), str(good)], "error"),
