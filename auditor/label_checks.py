@@ -1,6 +1,6 @@
 """Label checks before scoring: spellings that differ from gold, labels gold never uses.
 
-Runs between *validate* and *count* (STYLE.md 2) on the aligned :class:`LabelTable`:
+Runs right after *count* (STYLE.md 2), on the confusion tensor, before any metric:
 
 * a system label that is not a gold label but equals one after case and whitespace folding
   (``offense`` against ``OFFENSE``, ``OTHER `` against ``OTHER``) is an error: scoring it
@@ -17,7 +17,7 @@ from typing import Sequence
 import numpy as np
 
 from .errors import InputError
-from .validate import LabelTable
+from .counts import Counts
 
 #: Labels listed in one message at most.
 _SHOW = 5
@@ -28,13 +28,16 @@ def fold(label: str) -> str:
     return " ".join(label.split()).casefold()
 
 
-def _where(table: LabelTable, name: str) -> str:
-    path = (table.sources.get(name) or {}).get("path")
+def _where(sources: dict, name: str) -> str:
+    path = (sources.get(name) or {}).get("path")
     return f"system {name!r}" + (f" ({path})" if path and path != f"<{name}>" else "")
 
 
-def check(table: LabelTable, labels: Sequence[str] | None = None) -> list[str]:
+def check(counts: Counts, sources: dict, labels: Sequence[str] | None = None) -> list[str]:
     """Check every system's labels against gold; return the warnings (one per system).
+
+    Works on the confusion tensor: gold labels are the rows with items, a system's labels
+    the columns it fills, so no per-item text is built.
 
     Raises
     ------
@@ -42,16 +45,20 @@ def check(table: LabelTable, labels: Sequence[str] | None = None) -> list[str]:
         A system whose labels match gold only after folding (naming both spellings), or a
         system that predicts no gold label at all.
     """
-    gold_labels = sorted(set(np.unique(table.gold).tolist()))
+    names = np.asarray(counts.labels, dtype=object)
+    gold_present = counts.confusion.sum(axis=(0, 2)) > 0 if counts.systems else np.bincount(
+        counts.gold, minlength=counts.k) > 0
+    gold_labels = sorted(names[gold_present].tolist())
     gold_set = set(gold_labels)
     by_fold: dict[str, list[str]] = {}
     for label in gold_labels:
         by_fold.setdefault(fold(label), []).append(label)
     declared = set(labels or ())
-    gold_path = (table.sources.get("gold") or {}).get("path", "gold")
+    gold_path = (sources.get("gold") or {}).get("path", "gold")
     warnings = []
-    for name, predictions in table.systems.items():
-        predicted = sorted(set(np.unique(predictions).tolist()))
+    for name, matrix in zip(counts.systems, counts.confusion):
+        column_sums = matrix.sum(axis=0)
+        predicted = sorted(names[column_sums > 0].tolist())
         outside = [label for label in predicted if label not in gold_set]
         respelled = [(label, by_fold[fold(label)]) for label in outside if fold(label) in by_fold]
         if respelled:
@@ -59,18 +66,19 @@ def check(table: LabelTable, labels: Sequence[str] | None = None) -> list[str]:
                               for label, spellings in respelled[:_SHOW])
             more = f" (and {len(respelled) - _SHOW} more)" if len(respelled) > _SHOW else ""
             raise InputError(
-                f"{_where(table, name)}: labels match gold ({gold_path}) only after case or whitespace folding: "
+                f"{_where(sources, name)}: labels match gold ({gold_path}) only after case or whitespace folding: "
                 f"{shown}{more}; expected the gold spelling")
         if not set(predicted) & gold_set:
             raise InputError(
-                f"{_where(table, name)}: predicts no label that gold ({gold_path}) uses: system labels "
+                f"{_where(sources, name)}: predicts no label that gold ({gold_path}) uses: system labels "
                 f"{', '.join(map(repr, predicted[:_SHOW]))}{' …' if len(predicted) > _SHOW else ''}; gold labels "
                 f"{', '.join(map(repr, gold_labels[:_SHOW]))}{' …' if len(gold_labels) > _SHOW else ''}; "
                 "expected predictions in the gold label set")
         unknown = [label for label in outside if label not in declared]
         if unknown:
-            items = int(np.isin(predictions, unknown).sum())
+            index = {label: code for code, label in enumerate(counts.labels)}
+            items = int(sum(column_sums[index[label]] for label in unknown))
             warnings.append(
-                f"{_where(table, name)} predicts {', '.join(map(repr, unknown))}, absent from gold "
+                f"{_where(sources, name)} predicts {', '.join(map(repr, unknown))}, absent from gold "
                 f"({items} item{'' if items == 1 else 's'}); scored as a wrong class — check the spelling")
     return warnings

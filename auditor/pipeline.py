@@ -16,7 +16,8 @@ import numpy as np
 
 from . import __version__, label_checks
 from .baselines import chance_baselines
-from .counts import Counts, count
+from .counts import Counts
+from .errors import InputError
 from .load import LabelColumn, from_values, read_labels
 from .metrics import MetricValue, describe, informedness_at, per_class_table, prevalence_vector
 from .options import check_names, check_options, check_prevalence_labels
@@ -139,9 +140,12 @@ def _column(value: Any, source: str) -> LabelColumn:
 
 def gather(gold: Any, systems: Mapping[str, Any], labels: Sequence[str] | None = None) -> LabelTable:
     """Load (from paths) or wrap (arrays, lists, Series) and align gold and system labels."""
+    if not isinstance(systems, Mapping):
+        raise InputError(f"systems: expected a mapping of system name to predictions, e.g. "
+                         f"{{'A': [...]}}; found {type(systems).__name__}")
     return align(
         _column(gold, "<gold>"),
-        {name: _column(value, f"<{name}>") for name, value in systems.items()},
+        [(name, _column(value, f"<{name}>")) for name, value in systems.items()],
         labels,
     )
 
@@ -176,8 +180,8 @@ def audit(
     for module in options.plugins:
         load_plugin(module)
     table = gather(gold, systems, options.labels)
-    warnings = label_checks.check(table, options.labels)
-    counts = count(table.gold, table.systems, options.labels)
+    counts = table.counts()
+    warnings = label_checks.check(counts, table.sources, options.labels)
     result = audit_counts(counts, table.sources, options, progress)
     result.warnings.extend(warnings)
     return result

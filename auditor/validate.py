@@ -6,14 +6,15 @@ each with its own :class:`~auditor.errors.InputError` naming the file, the line 
 what was expected and what was found.
 
 Items are aligned by id (a system may list them in any order); by position only when
-neither gold nor any system has ids. The work is vectorised: one dict from gold id to
-position is built once, and a system in gold order costs one array comparison.
+neither gold nor any system has ids. The work is vectorised on label codes and Arrow id
+arrays: a system in gold order costs one array comparison, another order one hash join
+(``pyarrow.compute.index_in``); labels are never compared as strings per item.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import repeat
-from typing import Iterable, Mapping, Sequence
+from functools import cached_property
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -27,24 +28,74 @@ _SHOW = 5  # how many offending ids a message names
 
 @dataclass(frozen=True, eq=False)
 class LabelTable:
-    """Gold labels and every system's predictions, aligned item by item.
+    """Gold labels and every system's predictions, aligned item by item, as codes.
 
     Attributes
     ----------
-    ids : str array (N,) of item ids in gold order, or None when aligned by line.
-    gold : str array (N,) of gold labels.
-    systems : system name -> str array (N,) of predictions, aligned to ``gold``.
-    sources : ``"gold"`` and each system name -> ``{"path", "sha256", "n_items"}``.
+    id_array : pyarrow string array (N,) of item ids in gold order, or None when aligned by
+        line.
+    labels : the label set in code order: ``--labels`` as given, else the sorted union of
+        gold and predicted labels.
+    gold_codes : int array (N,) of gold codes into ``labels``.
+    system_codes : system name -> int array (N,) of predicted codes, aligned to the gold.
+    sources : ``"gold"`` and each system name -> ``{"path", "sha256", "n_items"}`` (and
+        ``"skipped_lines"`` for files: reason -> number of lines without an item).
+    labels_given : True when ``labels`` came from ``--labels``.
     """
 
-    ids: np.ndarray | None
-    gold: np.ndarray
-    systems: dict[str, np.ndarray]
-    sources: dict[str, dict]
+    id_array: Any
+    labels: tuple[str, ...]
+    gold_codes: np.ndarray
+    system_codes: dict[str, np.ndarray]
+    sources: dict
+    labels_given: bool = False
 
     @property
     def n_items(self) -> int:
-        return int(self.gold.shape[0])
+        return int(self.gold_codes.shape[0])
+
+    @cached_property
+    def _names(self) -> np.ndarray:
+        return np.asarray(self.labels, dtype=str)
+
+    @cached_property
+    def ids(self) -> np.ndarray | None:
+        """str array (N,) of ids in gold order, or None."""
+        if self.id_array is None:
+            return None
+        from .load import _strings
+
+        return _strings(self.id_array.to_pylist())
+
+    @cached_property
+    def gold(self) -> np.ndarray:
+        """str array (N,) of gold labels."""
+        return self._names[self.gold_codes]
+
+    @cached_property
+    def systems(self) -> dict[str, np.ndarray]:
+        """System name -> str array (N,) of predictions."""
+        return {name: self._names[codes] for name, codes in self.system_codes.items()}
+
+    def counts(self):
+        """The :class:`~auditor.counts.Counts` of this table (one ``bincount`` per system)."""
+        from .counts import Counts, confusion_tensor
+
+        names = tuple(self.system_codes)
+        k = len(self.labels)
+        rows = [self.system_codes[n] for n in names]
+        base = rows[0].base if rows else None
+        if base is not None and base.shape == (len(rows), self.n_items) and all(
+                r.base is base for r in rows):
+            predictions = base  # the matrix align() wrote
+        else:
+            predictions = (np.stack(rows) if rows
+                           else np.zeros((0, self.n_items), dtype=np.int64))
+        return Counts(labels=self.labels, systems=names, gold=self.gold_codes,
+                      predictions=predictions,
+                      confusion=(confusion_tensor(self.gold_codes, predictions, k) if names
+                                 else np.zeros((0, k, k), dtype=np.int64)),
+                      labels_given=self.labels_given)
 
 
 def _plural(n: int, word: str) -> str:
@@ -56,8 +107,15 @@ def _listing(values: Iterable[str], total: int) -> str:
     return shown + (f" and {total - _SHOW} more" if total > _SHOW else "")
 
 
+def _missing(text: str) -> bool:
+    """A missing-value marker, or nothing but whitespace and control characters."""
+    return text in MISSING_LABELS or all(c.isspace() or not c.isprintable() for c in text)
+
+
 def check_labels(column: LabelColumn, role: str = "") -> None:
-    """Refuse empty or missing labels (``""``, ``nan``, ``null``, ``None``...).
+    """Refuse empty or missing labels (``""``, ``NA``, ``N/A``, ``-``, ``nan``, ``null``,
+    ``None``..., see :data:`auditor.load.MISSING_LABELS`), labels of only whitespace or
+    control characters, and empty ids.
 
     Raises
     ------
@@ -66,40 +124,40 @@ def check_labels(column: LabelColumn, role: str = "") -> None:
     """
     if len(column) == 0:
         raise InputError(f"{column.source}: no items; expected {column.layout} per item")
-    labels = column.labels
-    missing = np.isin(labels, list(MISSING_LABELS)) | np.char.isspace(labels)
-    if not missing.any():
-        return
-    bad = np.flatnonzero(missing)
-    i = int(bad[0])
-    found = str(labels[i])
-    what = "empty label" if not found.strip() else f"missing label ({found!r})"
-    at = column.where(i)
-    if column.ids is not None and column.lines is not None:
-        at += f" (id {str(column.ids[i])!r})"
-    more = f" ({_plural(bad.size, 'item')} without a label)" if bad.size > 1 else ""
-    raise InputError(f"{at}: {what}; every item needs {column.layout}{more}")
+    bad_codes = [code for code, text in enumerate(column.categories) if _missing(text)]
+    if bad_codes:
+        missing = np.isin(column.codes, bad_codes)
+        bad = np.flatnonzero(missing)
+        i = int(bad[0])
+        found = column.categories[column.codes[i]]
+        what = ("empty label" if not found else f"missing label ({found!r})"
+                if found in MISSING_LABELS
+                else f"label of only whitespace or control characters ({found!r})")
+        at = column.where(i)
+        if column.id_array is not None and column.lines is not None:
+            at += f" (id {column.id_array[i].as_py()!r})"
+        more = f" ({_plural(bad.size, 'item')} without a label)" if bad.size > 1 else ""
+        raise InputError(f"{at}: {what}; every item needs {column.layout}{more}")
+    if column.id_array is not None:
+        import pyarrow.compute as pc
+
+        lengths = pc.binary_length(column.id_array)
+        if pc.min(lengths).as_py() == 0:
+            i = int(np.flatnonzero(lengths.to_numpy() == 0)[0])
+            raise InputError(f"{column.where(i)}: empty id; every item needs {column.layout}")
 
 
-def _position(column: LabelColumn) -> tuple[dict[str, int], None] | tuple[None, tuple[int, int]]:
-    """Dict id -> position, or the first duplicated id's two positions."""
-    ids = column.ids.tolist()  # type: ignore[union-attr]
-    index = dict(zip(ids, range(len(ids))))
-    if len(index) == len(ids):
-        return index, None
+def _duplicate_error(column: LabelColumn) -> InputError:
+    ids = column.id_array.to_pylist()
     seen: dict[str, int] = {}
+    first = second = -1
     for i, item in enumerate(ids):
         if item in seen:
-            return None, (seen[item], i)
+            first, second = seen[item], i
+            break
         seen[item] = i
-    raise AssertionError("unreachable")  # pragma: no cover
-
-
-def _duplicate_error(column: LabelColumn, first: int, second: int) -> InputError:
-    ids = column.ids
-    assert ids is not None
-    n_dup = len(ids) - len(set(ids.tolist()))
-    item = str(ids[first])
+    n_dup = len(ids) - len(set(ids))
+    item = ids[first]
     if column.lines is not None:
         unit = "row" if column.format == "parquet" else "line"
         where = f"{unit}s {column.lines[first]} and {column.lines[second]}"
@@ -111,18 +169,26 @@ def _duplicate_error(column: LabelColumn, first: int, second: int) -> InputError
     )
 
 
-def _system_index(gold: LabelColumn, index: dict[str, int], system: LabelColumn) -> np.ndarray:
-    """Position in ``system`` of each gold item, checking ids both ways."""
-    g_ids, s_ids = gold.ids, system.ids
-    assert g_ids is not None and s_ids is not None
-    if s_ids.shape == g_ids.shape and np.array_equal(s_ids, g_ids):
-        return np.arange(len(s_ids))
+def _unique_ids(column: LabelColumn) -> bool:
+    import pyarrow.compute as pc
+
+    return len(pc.unique(column.id_array)) == len(column)
+
+
+def _system_index(gold: LabelColumn, system: LabelColumn) -> np.ndarray | None:
+    """Position in ``system`` of each gold item (None: the same order), checking ids both
+    ways with one hash join."""
+    import pyarrow.compute as pc
+
+    g_ids, s_ids = gold.id_array, system.id_array
+    if len(s_ids) == len(g_ids) and s_ids.equals(g_ids):
+        return None
     n = len(g_ids)
-    at = np.fromiter(map(index.get, s_ids.tolist(), repeat(-1)), dtype=np.int64,
-                     count=len(s_ids))
+    at = pc.index_in(s_ids, value_set=g_ids.combine_chunks()).fill_null(-1).to_numpy(
+        zero_copy_only=False).astype(np.int64)
     extra = np.flatnonzero(at < 0)
     if extra.size:
-        shown = _listing(s_ids[extra[:_SHOW]], extra.size)
+        shown = _listing(s_ids.take(extra[:_SHOW]).to_pylist(), extra.size)
         first = system.where(int(extra[0]))
         raise InputError(
             f"{system.source}: {_plural(extra.size, 'id')} not in the gold file "
@@ -130,11 +196,10 @@ def _system_index(gold: LabelColumn, index: dict[str, int], system: LabelColumn)
         )
     hits = np.bincount(at, minlength=n)
     if (hits > 1).any():
-        _, duplicate = _position(system)
-        raise _duplicate_error(system, *duplicate)  # type: ignore[misc]
+        raise _duplicate_error(system)
     absent = np.flatnonzero(hits == 0)
     if absent.size:
-        shown = _listing(g_ids[absent[:_SHOW]], absent.size)
+        shown = _listing(g_ids.take(absent[:_SHOW]).to_pylist(), absent.size)
         raise InputError(
             f"{system.source}: {_plural(absent.size, 'gold id')} missing: {shown} "
             f"(first at {gold.where(int(absent[0]))}); expected a prediction for every id in "
@@ -145,12 +210,21 @@ def _system_index(gold: LabelColumn, index: dict[str, int], system: LabelColumn)
     return positions
 
 
-def _named(systems: Mapping[str, LabelColumn] | Iterable[tuple[str, LabelColumn]]
-           ) -> list[tuple[str, LabelColumn]]:
-    pairs = list(systems.items()) if isinstance(systems, Mapping) else list(systems)
+def _named(systems: Any) -> list[tuple[str, LabelColumn]]:
+    if isinstance(systems, Mapping):
+        pairs = list(systems.items())
+    elif isinstance(systems, (list, tuple)) and all(
+            isinstance(p, tuple) and len(p) == 2 for p in systems):
+        pairs = list(systems)
+    else:
+        raise InputError(f"systems: expected a mapping of system name to predictions, e.g. "
+                         f"{{'A': [...]}}; found {type(systems).__name__}")
     seen: dict[str, LabelColumn] = {}
     for name, column in pairs:
-        if not str(name).strip():
+        if not isinstance(name, str):
+            raise InputError(f"system name {name!r}: expected a string, found "
+                             f"{type(name).__name__}")
+        if not name.strip():
             raise InputError(f"{column.source}: empty system name; expected NAME=PATH")
         if name == "gold":
             raise InputError(
@@ -178,19 +252,20 @@ def align(
     gold : the gold labels.
     systems : name -> predictions, or a sequence of ``(name, predictions)`` pairs (which
         lets duplicate names be reported rather than silently merged).
-    labels : the allowed label set (``--labels``); default: any label.
+    labels : the allowed label set and order (``--labels``); default: the sorted union of
+        gold and predicted labels.
 
     Returns
     -------
     LabelTable
-        ``ids`` in gold order (None when aligned by line), gold and aligned predictions.
+        ``id_array`` in gold order (None when aligned by line), gold and aligned codes.
 
     Raises
     ------
     InputError
-        Empty or missing labels, duplicate ids, ids missing from or extra in a system, a
-        length mismatch without ids, ids in some inputs but not others, a single gold
-        class, a label outside ``labels``, duplicate or reserved system names.
+        Empty or missing labels, empty or duplicate ids, ids missing from or extra in a
+        system, a length mismatch without ids, ids in some inputs but not others, a single
+        gold class, a label outside ``labels``, duplicate or reserved system names.
     UsageError
         If ``labels`` itself is empty or repeats a label.
     """
@@ -207,9 +282,9 @@ def align(
     for _, column in pairs:
         check_labels(column)
 
-    by_id = gold.ids is not None
+    by_id = gold.id_array is not None
     for _, column in pairs:
-        if (column.ids is not None) != by_id:
+        if (column.id_array is not None) != by_id:
             with_ids, without = (gold, column) if by_id else (column, gold)
             raise InputError(
                 f"{without.source} has no ids (one column of labels) but {with_ids.source} "
@@ -217,13 +292,12 @@ def align(
                 f"are matched by line)"
             )
 
-    aligned: dict[str, np.ndarray] = {}
+    positions: dict[str, np.ndarray | None] = {}
     if by_id:
-        index, duplicate = _position(gold)
-        if duplicate is not None:
-            raise _duplicate_error(gold, *duplicate)
+        if not _unique_ids(gold):
+            raise _duplicate_error(gold)
         for name, column in pairs:
-            aligned[name] = column.labels[_system_index(gold, index, column)]  # type: ignore[arg-type]
+            positions[name] = _system_index(gold, column)
     else:
         n = len(gold)
         for name, column in pairs:
@@ -233,34 +307,61 @@ def align(
                     f"{n}; without ids items are matched by line, so every file needs one "
                     f"label per gold item"
                 )
-            aligned[name] = column.labels
+            positions[name] = None
 
-    classes = np.unique(gold.labels)
-    if classes.size < 2:
+    gold_present = np.bincount(gold.codes, minlength=len(gold.categories)) > 0
+    if gold_present.sum() < 2:
+        only = gold.categories[int(np.flatnonzero(gold_present)[0])]
         raise InputError(
             f"{gold.source}: every one of the {len(gold)} gold items has the label "
-            f"{str(classes[0])!r}; expected at least two gold classes (metrics such as "
+            f"{only!r}; expected at least two gold classes (metrics such as "
             f"recall, kappa and MCC are undefined with one)"
         )
+    columns = [gold] + [c for _, c in pairs]
     if labels is not None:
-        allowed = np.asarray(labels, dtype=str)
-        for column in [gold] + [c for _, c in pairs]:
-            outside = ~np.isin(column.labels, allowed)
-            if outside.any():
-                i = int(np.flatnonzero(outside)[0])
-                others = sorted(set(column.labels[outside].tolist()))
+        order = list(labels)
+        position = {label: code for code, label in enumerate(order)}
+        for column in columns:
+            outside = [code for code, text in enumerate(column.categories) if text not in position]
+            if outside:
+                hit = np.isin(column.codes, outside)
+                i = int(np.flatnonzero(hit)[0])
+                first = column.categories[column.codes[i]]
+                others = sorted(column.categories[c] for c in outside if column.categories[c]
+                                != first)
                 raise InputError(
-                    f"{column.where(i)}: label {str(column.labels[i])!r} is not in --labels "
+                    f"{column.where(i)}: label {first!r} is not in --labels "
                     f"({', '.join(labels)})"
-                    + (f"; also outside: {_listing(others[1:_SHOW + 1], len(others) - 1)}"
-                       if len(others) > 1 else "")
+                    + (f"; also outside: {_listing(others[:_SHOW], len(others))}"
+                       if others else "")
                 )
+    else:
+        order = sorted(set().union(*(c.categories for c in columns)))
+        position = {label: code for code, label in enumerate(order)}
+
+    def lookup(column: LabelColumn) -> np.ndarray:
+        return np.fromiter((position[t] for t in column.categories), dtype=np.int64,
+                           count=len(column.categories))
+
+    gold_codes = lookup(gold)[gold.codes]
+    # One (S, N) matrix written row by row: the counts use it as it is, without a copy.
+    matrix = np.empty((len(pairs), len(gold)), dtype=np.int64)
+    aligned: dict[str, np.ndarray] = {}
+    for row, (name, column) in enumerate(pairs):
+        where = positions[name]
+        np.take(lookup(column), column.codes if where is None else column.codes[where],
+                out=matrix[row])
+        aligned[name] = matrix[row]
 
     sources = {"gold": _source(gold)}
     sources.update((name, _source(column)) for name, column in pairs)
-    return LabelTable(ids=gold.ids if by_id else None, gold=gold.labels, systems=aligned,
-                      sources=sources)
+    return LabelTable(id_array=gold.id_array if by_id else None, labels=tuple(order),
+                      gold_codes=gold_codes, system_codes=aligned, sources=sources,
+                      labels_given=labels is not None)
 
 
 def _source(column: LabelColumn) -> dict:
-    return {"path": column.source, "sha256": column.sha256, "n_items": len(column)}
+    source = {"path": column.source, "sha256": column.sha256, "n_items": len(column)}
+    if column.lines is not None:
+        source["skipped_lines"] = dict(column.skipped)
+    return source

@@ -80,8 +80,17 @@ def test_yes_no_label_y_is_data_not_a_header(write):
     _check(read_labels(write("g.txt", "y\nn\ny\n")), None, ["y", "n", "y"])
 
 
-def test_unnamed_header_found_above_numeric_column(write):
-    _check(read_labels(write("g.tsv", "tweet\tsentiment\n1\t0\n2\t1\n")), ["1", "2"], ["0", "1"])
+def test_unknown_names_are_an_item_not_a_header(write):
+    # Issue 9: a header is found by known column names only, never because the first row
+    # "does not look like" the others (before, `tweet<TAB>sentiment` above numbers was a header).
+    column = read_labels(write("g.tsv", "tweet\tsentiment\n1\t0\n2\t1\n"))
+    _check(column, ["tweet", "1", "2"], ["sentiment", "0", "1"], lines=[1, 2, 3])
+
+
+def test_id_with_unknown_label_column_name_is_refused(write):
+    with pytest.raises(InputError, match=r"g\.tsv line 1: 'id<TAB>sentiment' looks like a header "
+                                         r"but 'sentiment' is not a known column name"):
+        read_labels(write("g.tsv", "id\tsentiment\n1\t0\n2\t1\n"))
 
 
 def test_swapped_columns_by_header(write):
@@ -190,7 +199,7 @@ def test_from_values_rejects_non_sequences():
     with pytest.raises(InputError, match=r"<B>: expected a one-dimensional.*shape \(2, 2\)"):
         from_values(np.zeros((2, 2)), "B")
     pd = pytest.importorskip("pandas")
-    with pytest.raises(InputError, match=r"<C>: expected one column.*DataFrame.*'id', 'label'"):
+    with pytest.raises(InputError, match=r"<C>: expected one column.*table with columns.*'id', 'label'"):
         from_values(pd.DataFrame({"id": [1], "label": [2]}), "C")
 
 
@@ -303,8 +312,9 @@ def test_many_columns_without_header(write):
 
 
 def test_header_without_label_column(write):
-    with pytest.raises(InputError, match=r"w\.csv: 3 columns but no header naming a label column; "
-                                         r"found columns 'id', 'text', 'score'; expected a header with"):
+    with pytest.raises(InputError, match=r"w\.csv line 1: 'id,text,score' looks like a header but "
+                                         r"'text', 'score' are not known column names; expected a "
+                                         r"header naming an id column .* and a label column"):
         read_labels(write("w.csv", "id,text,score\na1,hi,0.3\n"))
 
 
@@ -328,7 +338,8 @@ def test_json_line_without_label_key(write):
 
 
 def test_json_keys_not_recognised(write):
-    with pytest.raises(InputError, match=r"p\.jsonl line 1: keys 'a', 'b'; expected an id key"):
+    with pytest.raises(InputError, match=r"p\.jsonl line 1: no label key; found keys 'a', 'b'; "
+                                         r"expected one named label, gold, prediction"):
         read_labels(write("p.jsonl", '{"a": 1, "b": 2}\n'))
 
 
@@ -341,3 +352,247 @@ def test_non_utf8_offset_counts_the_bom(write):
     path = write("bom.txt", b"\xef\xbb\xbfa1 pos\na2 n\xe9g\n")
     with pytest.raises(InputError, match=r"bom\.txt line 2 \(byte 14\): not UTF-8"):
         read_labels(path)
+
+
+# ----------------------------------------------------------------------- issue 9: no silent drops
+
+def test_hashtag_ids_and_labels_are_items_not_comments(write):
+    # A hashtag is a normal label in NLP; before, `#happy` lines were dropped as comments.
+    _check(read_labels(write("h.tsv", "#a1\t#happy\n#a2\t#sad\n")), ["#a1", "#a2"],
+           ["#happy", "#sad"], lines=[1, 2])
+    _check(read_labels(write("h.txt", "#happy\n#sad\n#happy\n")), None,
+           ["#happy", "#sad", "#happy"], lines=[1, 2, 3])
+
+
+def test_comments_only_before_the_first_item(write):
+    column = read_labels(write("c.tsv", "# made by hand\n#\na1\tpos\n# a2\tneg\na3\tneg\n"))
+    _check(column, ["a1", "# a2", "a3"], ["pos", "neg", "neg"], lines=[3, 4, 5])
+    assert column.skipped == {"comment": 2}
+
+
+@pytest.mark.parametrize("first", ["LABEL_2", "label_2", "y", "class", "target"])
+def test_label_that_looks_like_a_name_in_a_one_column_file_is_an_item(write, first):
+    column = read_labels(write("l.txt", f"{first}\nLABEL_1\n{first}\n"))
+    _check(column, None, [first, "LABEL_1", first])
+    assert column.skipped == {}
+
+
+def test_float_like_ids_do_not_make_the_first_row_a_header(write):
+    # `a0` was taken as a header because `308868e07268_1` parses as a float.
+    _check(read_labels(write("f.tsv", "a0\tx\n308868e07268_1\ty\n1e5\tx\n")),
+           ["a0", "308868e07268_1", "1e5"], ["x", "y", "x"])
+
+
+def test_only_newlines_split_lines(write):
+    # str.splitlines splits on \x1c, \x85, \u2028...: a line must never vanish or split.
+    column = read_labels(write("c.txt", "a\n\x1c\nb\u2028c\nd\x85e\n\x0bf\n"))
+    _check(column, None, ["a", "\x1c", "b\u2028c", "d\x85e", "\x0bf"], lines=[1, 2, 3, 4, 5])
+
+
+def test_control_character_label_is_refused_not_dropped(write):
+    from auditor.validate import align
+
+    gold = read_labels(write("g.txt", "a\n\x1c\nb\n"))
+    with pytest.raises(InputError, match=r"g\.txt line 2: label of only whitespace or control "
+                                         r"characters \('\\x1c'\)"):
+        align(gold, {})
+
+
+def test_every_skipped_line_is_counted(write):
+    column = read_labels(write("g.tsv", "# c\n\nid\tlabel\n# c2\na1\tpos\n\n  \na2\tneg\n\n"))
+    assert len(column) == 2 and column.skipped == {"blank": 4, "comment": 2, "header": 1}
+    trailing = read_labels(write("t.txt", "pos\nneg\n\n"))
+    assert len(trailing) == 2 and trailing.skipped == {"blank": 1}
+    jsonl = read_labels(write("j.jsonl", '{"id": 1, "label": 1}\n\n{"id": 2, "label": 2}\n'))
+    assert jsonl.skipped == {"blank": 1}
+
+
+@pytest.mark.parametrize("name, content, line", [
+    ("g.txt", "pos\n\nneg\npos\n", 2), ("g.jsonl", '"pos"\n"neg"\n \n"pos"\n', 3)])
+def test_blank_line_between_labels_only_items_is_refused(write, name, content, line):
+    # Items without ids are matched by line: skipping a blank line would shift the rest.
+    with pytest.raises(InputError, match=rf"g\.\w+ line {line}: blank line between items"):
+        read_labels(write(name, content))
+    clean = "\n".join(line for line in content.split("\n") if line.strip())
+    assert len(read_labels(write("t" + name, "\n" + clean + "\n\n"))) == 3  # before / after: fine
+
+
+def test_header_by_known_names_only(write):
+    _check(read_labels(write("g.tsv", "ID\tGold_Label\na\tx\n")), ["a"], ["x"])
+    _check(read_labels(write("g.csv", "label\nx\ny\n")), None, ["x", "y"])
+    _check(read_labels(write("h.csv", "text,label,id\nhi,x,a\n")), ["a"], ["x"])
+
+
+def test_parquet_without_label_column_is_refused_naming_columns(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "p.parquet"
+    pq.write_table(pa.table({"id": ["a1", "a2"], "score": [0.1, 0.9]}), path)
+    with pytest.raises(InputError, match=r"p\.parquet: no label column; found columns 'id', 'score'"):
+        read_labels(path)
+
+
+@pytest.mark.parametrize("values, kind", [([["pos"], ["neg"]], "list"), ([{"x": 1}, {"x": 2}], "struct")])
+def test_parquet_list_and_struct_labels_are_refused(tmp_path, values, kind):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "p.parquet"
+    pq.write_table(pa.table({"id": ["a1", "a2"], "label": values}), path)
+    with pytest.raises(InputError, match=rf"p\.parquet: label column 'label' holds {kind}<"):
+        read_labels(path)
+
+
+def test_csv_and_arrow_readers_agree(write):
+    # The pyarrow body reader and the line-by-line reader give the same items and lines.
+    from auditor.load import _parse_delimited
+
+    for name, content in [("a.tsv", "id\tlabel\na1\t pos \n\na2\tneg\n\n"),
+                          ("b.csv", "# c\nid,label\na1,x y\na2,#z\n"),
+                          ("c.txt", "\nx\ny\n#z\n\n")]:
+        fmt = {"a.tsv": "tsv", "b.csv": "csv"}.get(name, "text")
+        fast = _parse_delimited(content.encode(), name, fmt, "", None, fast=True)
+        slow = _parse_delimited(content.encode(), name, fmt, "", None, fast=False)
+        assert fast.labels.tolist() == slow.labels.tolist()
+        assert (fast.ids is None) == (slow.ids is None)
+        assert fast.ids is None or fast.ids.tolist() == slow.ids.tolist()
+        assert fast.lines.tolist() == slow.lines.tolist() and fast.skipped == slow.skipped
+
+
+# ----------------------------------------------------------------------- issue 9: clear errors
+
+def test_lone_surrogate_label_in_jsonl(write):
+    with pytest.raises(InputError, match=r"s\.jsonl line 2: label '\\ud800' is not valid Unicode"):
+        read_labels(write("s.jsonl", '{"id": "a", "label": "x"}\n{"id": "b", "label": "\\ud800"}\n'))
+
+
+def test_json_nested_100k_deep(write):
+    deep = "[" * 100_000 + "]" * 100_000
+    with pytest.raises(InputError, match=r"d\.jsonl line 1: JSON nested too deeply"):
+        read_labels(write("d.jsonl", f'{{"id": 1, "label": {deep}}}\n'))
+    with pytest.raises(InputError, match=r"e\.json: JSON nested too deeply"):
+        read_labels(write("e.json", deep))
+
+
+def test_json_integer_over_4300_digits(write):
+    with pytest.raises(InputError, match=r"i\.jsonl line 1: an integer of more than 4,300 digits"):
+        read_labels(write("i.jsonl", '{"id": 1, "label": ' + "7" * 5000 + "}\n"))
+
+
+def test_json_nested_label(write):
+    with pytest.raises(InputError, match=r"n\.jsonl line 2: label is a JSON array; expected a "
+                                         r"string or number"):
+        read_labels(write("n.jsonl", '{"id": 1, "label": "a"}\n{"id": 2, "label": ["b"]}\n'))
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_fifo_is_refused_without_blocking(tmp_path):
+    fifo = tmp_path / "pipe.tsv"
+    os.mkfifo(fifo)
+    with pytest.raises(InputError, match=r"pipe\.tsv: is a FIFO \(named pipe\), not a regular file"):
+        read_labels(fifo)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+def test_dev_zero_is_refused_without_reading():
+    with pytest.raises(InputError, match=r"/dev/zero: is a character device, not a regular file"):
+        read_labels("/dev/zero")
+
+
+def test_label_and_id_length_limit(write):
+    from auditor.load import MAX_LABEL_CHARS
+
+    ok = read_labels(write("ok.tsv", f"a\t{'x' * MAX_LABEL_CHARS}\nb\ty\n"))
+    assert len(ok.categories[ok.codes[0]]) == MAX_LABEL_CHARS
+    with pytest.raises(InputError, match=r"long\.tsv line 2: label of 10,001 characters; labels "
+                                         r"are at most 10,000 characters"):
+        read_labels(write("long.tsv", f"a\ty\nb\t{'x' * 10_001}\n"))
+    with pytest.raises(InputError, match=r"lid\.tsv line 1: id of 10,001 characters"):
+        read_labels(write("lid.tsv", f"{'i' * 10_001}\ty\nb\tx\n"))
+
+
+def test_thousand_classes_load_and_count(write):
+    from auditor.validate import align
+
+    n = 3000
+    gold = read_labels(write("g.tsv", "".join(f"i{i}\tc{i % 1000}\n" for i in range(n))))
+    system = read_labels(write("s.tsv", "".join(f"i{i}\tc{(i + 1) % 1000}\n" for i in range(n))))
+    counts = align(gold, {"s": system}).counts()
+    assert counts.k == 1000 and counts.confusion.shape == (1, 1000, 1000)
+    assert counts.confusion.sum() == n and np.trace(counts.confusion[0]) == 0
+
+
+# ----------------------------------------------------------------------- arrays without strings
+
+def test_integer_and_categorical_inputs_never_become_strings_per_item():
+    from auditor.pipeline import gather
+
+    gold = np.array([0, 1, 2, 10, 1])
+    column = from_values(gold, "g")
+    assert column.codes.dtype.kind == "i" and set(column.categories) == {"0", "1", "2", "10"}
+    table = gather(gold, {"s": np.array([0, 1, 1, 10, 2])})
+    assert "labels" not in column.__dict__  # the per-item str array was never built
+    assert table.labels == ("0", "1", "10", "2")  # label texts in sorted order, as before
+    counts = table.counts()
+    assert counts.confusion[0].trace() == 3 and counts.confusion.sum() == 5
+    pa = pytest.importorskip("pyarrow")
+    arrow = from_values(pa.chunked_array([["a", "b"], ["a", None]]), "A")
+    assert arrow.labels.tolist() == ["a", "b", "a", "nan"]
+    pd = pytest.importorskip("pandas")
+    categorical = from_values(pd.Series(pd.Categorical(["x", "y", "x"], categories=["z", "y", "x"])), "C")
+    assert categorical.categories == ("y", "x") and categorical.labels.tolist() == ["x", "y", "x"]
+
+
+@pytest.mark.parametrize("gold, systems, message", [
+    ([["a"], "b", "a"], {"s": ["a", "b", "a"]}, r"<gold> index 0: the label is a list"),
+    (["a", "b", "a"], {"s": ["a", ["b", "c"], "a"]}, r"<s> index 1: the label is a list"),
+    (["a", "b"], None, r"systems: expected a mapping of system name to predictions.*NoneType"),
+    (["a", "b"], ["a", "b"], r"systems: expected a mapping.*found list"),
+])
+def test_python_api_bad_values_are_input_errors(gold, systems, message):
+    from auditor.pipeline import gather
+
+    with pytest.raises(InputError, match=message):
+        gather(gold, systems)
+
+
+def test_python_api_object_whose_str_raises():
+    from auditor.pipeline import gather
+
+    class Unprintable:
+        def __str__(self):
+            raise ValueError("boom")
+
+    with pytest.raises(InputError, match=r"<gold> index 2: cannot turn the label into text "
+                                         r"\(ValueError: boom\)"):
+        gather(["a", "b", Unprintable()], {"s": ["a", "b", "a"]})
+
+
+@pytest.mark.parametrize("content", [
+    '{"id": "a1", "label": "pos"}\n\n{"id": "a2", "label": "#neg"}\n\n',
+    '\n{"id": 1, "prediction": 0, "score": 0.5}\n{"id": 2, "prediction": 1, "score": 0.1}\n',
+    '{"id": "a1", "label": true}\n{"id": "a2", "label": false}\n',
+    '{"label": "x"}\n{"label": "y"}\n',
+])
+def test_jsonl_arrow_and_python_readers_agree(content):
+    from auditor.load import _parse_json, _read_json_arrow
+
+    fast = _read_json_arrow(content.encode(), "p.jsonl", "", None)
+    slow = _parse_json(content, "p.jsonl", "", None)
+    assert fast is not None
+    assert fast.labels.tolist() == slow.labels.tolist() and fast.skipped == slow.skipped
+    assert fast.lines.tolist() == slow.lines.tolist()
+    assert (fast.ids is None and slow.ids is None) or fast.ids.tolist() == slow.ids.tolist()
+
+
+@pytest.mark.parametrize("content", [
+    '{"id": 1, "label": 99999999999999999999999}\n{"id": 2, "label": 1}\n',  # over int64
+    '{"id": 1, "label": 1.5}\n{"id": 2, "label": 1}\n',
+    '{"id": 1, "label": "a"}\n{"id": 2}\n',
+    '{"id": 1, "label": "a"}\n  \n{"id": 2, "label": "b"}\n',
+])
+def test_jsonl_unusual_files_take_the_python_reader(content):
+    from auditor.load import _read_json_arrow
+
+    assert _read_json_arrow(content.encode(), "p.jsonl", "", None) is None

@@ -26,7 +26,8 @@ def test_align_by_id_in_any_order(write, gold):
     assert table.systems["same"].tolist() == ["pos", "pos", "neg", "neu"]
     assert table.systems["shuf"].tolist() == ["pos", "neg", "pos", "neg"]
     assert list(table.systems) == ["same", "shuf"] and table.n_items == 4
-    assert table.sources["gold"] == {"path": gold.source, "sha256": gold.sha256, "n_items": 4}
+    assert table.sources["gold"] == {"path": gold.source, "sha256": gold.sha256, "n_items": 4,
+                                     "skipped_lines": {"header": 1}}
     assert table.sources["shuf"]["n_items"] == 4 and len(table.sources["shuf"]["sha256"]) == 64
 
 
@@ -65,9 +66,8 @@ def test_align_large_shuffled_system_is_vectorised():
     ids = np.array([f"i{k}" for k in range(n)])
     labels = rng.choice(["a", "b", "c"], n)
     order = rng.permutation(n)
-    from auditor.load import LabelColumn
-    gold = LabelColumn("<gold>", ids, labels, None, None)
-    system = LabelColumn("<S>", ids[order], labels[order], None, None)
+    gold = from_values(dict(zip(ids, labels)), "gold")
+    system = from_values(dict(zip(ids[order], labels[order])), "S")
     assert np.array_equal(align(gold, {"S": system}).systems["S"], labels)
 
 
@@ -142,7 +142,7 @@ def test_missing_label_in_system(gold, write, value):
 
 def test_json_null_label(write):
     gold = read_labels(write("g.jsonl", '{"id": 1, "label": "a"}\n{"id": 2, "label": null}\n'))
-    with pytest.raises(InputError, match=r"g\.jsonl line 2 \(id '2'\): missing label \('None'\)"):
+    with pytest.raises(InputError, match=r"g\.jsonl line 2 \(id '2'\): missing label \('null'\)"):
         align(gold, {})
 
 
@@ -186,3 +186,57 @@ def test_duplicate_system_names(gold, write):
 def test_reserved_system_name(gold):
     with pytest.raises(InputError, match="the system name 'gold' is reserved"):
         align(gold, {"gold": gold})
+
+
+# ----------------------------------------------------------------------- issue 9: missing values
+
+@pytest.mark.parametrize("value", ["NA", "N/A", "n/a", "-", "nan", "NaN", "null", "None", "#N/A"])
+def test_missing_value_markers_are_refused_alike_in_files(gold, write, value):
+    # Before, `NA`, `N/A` and `-` became classes while `nan` was refused.
+    system = read_labels(write("s.tsv", f"a1\tpos\na2\t{value}\na3\tpos\na4\tneu\n"))
+    with pytest.raises(InputError, match=rf"s\.tsv line 2 \(id 'a2'\): missing label "
+                                         rf"\('{value}'\); every item needs `id<TAB>label`"):
+        align(gold, {"s": system})
+
+
+def test_empty_and_blank_labels_are_refused(write):
+    gold = read_labels(write("g.csv", "id,label\na1,pos\na2, \na3,neg\n"))
+    with pytest.raises(InputError, match=r"g\.csv line 3 \(id 'a2'\): empty label"):
+        align(gold, {})
+
+
+@pytest.mark.parametrize("value", [None, float("nan"), "NA", "-"])
+def test_missing_values_in_arrays_are_refused(value):
+    gold = from_values(["a", "b", value], "gold")
+    with pytest.raises(InputError, match=r"<gold> index 2: missing label"):
+        align(gold, {})
+
+
+def test_missing_values_in_pandas_are_refused():
+    pd = pytest.importorskip("pandas")
+    for series in (pd.Series(["a", pd.NA, "b"], dtype="string"), pd.Series([1, None, 0], dtype="Int64"),
+                   pd.Series(["a", None, "b"], dtype="category")):
+        with pytest.raises(InputError, match=r"<gold> index 1: missing label \('nan'\)"):
+            align(from_values(series, "gold"), {})
+
+
+def test_lowercase_none_is_a_class(write):
+    gold = read_labels(write("g.tsv", "a1\tnone\na2\tsome\n"))
+    assert align(gold, {}).gold.tolist() == ["none", "some"]
+
+
+def test_empty_id_is_refused(write):
+    gold = read_labels(write("g.tsv", "a1\tx\n\ty\n"))
+    with pytest.raises(InputError, match=r"g\.tsv line 2: empty id"):
+        align(gold, {})
+
+
+def test_counts_from_codes_match_a_hand_count(write):
+    gold = read_labels(write("g.tsv", "id\tlabel\na\tx\nb\ty\nc\tx\nd\tz\n"))
+    system = read_labels(write("s.csv", "id,prediction\nd,x\nc,x\nb,w\na,x\n"))
+    counts = align(gold, {"S": system}).counts()
+    assert counts.labels == ("w", "x", "y", "z")
+    expected = np.zeros((4, 4), dtype=int)
+    for g, p in [("x", "x"), ("y", "w"), ("x", "x"), ("z", "x")]:  # gold order a, b, c, d
+        expected[counts.labels.index(g), counts.labels.index(p)] += 1
+    assert counts.confusion[0].tolist() == expected.tolist()
