@@ -224,6 +224,9 @@ class Metric:
     family: str = "base"
     description: str = ""
     short: str = ""
+    #: The one number of classes the metric is defined for (a parameterised metric such as
+    #: ``informedness_train``, whose training prevalence has one share per label); None = any k.
+    classes: int | None = None
 
     @property
     def label(self) -> str:
