@@ -156,11 +156,11 @@ for _metric_id in ("gmean_recall", "hmean_recall"):
 #: Why a probe and Table 5 disagree, by (metric id, property), each backed by the probe's witness.
 EXPLANATIONS: dict[tuple[str, str], str] = {
     ("macro_precision", "chance_correction"): (
-        "the paper's strict 1/n holds for every chance classifier that predicts every class (P_j = p_j, mean 1/n); "
+        "The paper's strict 1/n holds for every chance classifier that predicts every class (P_j = p_j, mean 1/n); "
         "a chance classifier that never predicts class j has P_j = 0/0, which this tool counts as 0 (scikit-learn's "
         "zero_division=0), so it scores below 1/n and the scores are no longer all equal (witness)."),
     ("macro_f1_hm", "chance_correction"): (
-        "as for macro precision: HM(macP, macR) = 1/n for chance classifiers that predict every class, lower for "
+        "As for macro precision: HM(macP, macR) = 1/n for chance classifiers that predict every class, lower for "
         "one that never predicts a class, whose 0/0 precision is counted as 0 (witness)."),
 }
 
@@ -653,7 +653,7 @@ def _classify_chance(metric: Metric, chance: dict[int, tuple]) -> dict[str, Any]
         result["level"], result["chance_value"] = "complete", float(omegas[0])
     else:
         result["level"] = "strict"
-        first, last = min(chance), max(chance)
+        first, last = sorted(chance)[:2]
         (i1, i2) = (_uniform_index(chance[first][0]), _uniform_index(chance[last][0]))
         v1, v2 = float(chance[first][2][i1]), float(chance[last][2][i2])
         result["witness"] = Witness(

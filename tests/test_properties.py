@@ -406,3 +406,35 @@ def test_example_plugin_reaches_the_audit_json(plugin):
     assert "worst_class_recall" in document["properties"]
     assert document["properties"]["kappa"]["monotonicity"] is False
     assert result.analyses["properties"]["worst_class_recall"].probed["prevalence_invariance"] is True
+
+
+def test_report_shows_declared_literature_and_probed_side_by_side(table):
+    """The report's property section: each cell probed / Table 5 / declared, (✓) marks kept, and
+    every disagreement with Table 5 explained, with its witness matrix."""
+    from auditor.report import properties_section
+
+    class Context:
+        document: dict = {}
+
+        def short(self, metric_id):
+            return REGISTRY.get(metric_id).label
+
+        def name(self, metric_id):
+            return REGISTRY.get(metric_id).name
+
+        def family(self, metric_id):
+            return REGISTRY.get(metric_id).family
+
+    ctx = Context()
+    table.add_to_json(ctx.document)
+    section = properties_section(ctx)
+    properties_table = next(b for b in section.blocks if getattr(b, "id", "") == "table-properties")
+    rows = {row.header: [cell.value for cell in row.cells] for row in properties_table.rows}
+    assert rows["Acc"][:5] == ["✓ / ✓ / ✓", "✗ / ✗(✓) / ✗", "✗ / ✗(✓) / ✗", "✗ / ✗(✓) / ✗", "none / none(✓) / none"]
+    assert rows["macP"][4] == "bounded / strict / strict" and rows["macP"][-1] == "DIFFERS"
+    assert rows["κ"][4:7] == ["complete / complete / complete", "Ω = 0", "0"]
+    explained = next(b for b in section.blocks if getattr(b, "title", "") == "Where the probes and Table 5 differ, and why")
+    assert len(explained.items) == 2
+    for item in explained.items:
+        assert "Table 5 strict" in item and "zero_division=0" in item or "0/0 precision" in item
+        assert "Witness:" in item and "matrix [" in item
