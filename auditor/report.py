@@ -683,21 +683,38 @@ def _pairwise_matrix(ctx: Context, metric_id: str, method: str, tests: Sequence[
 
 
 def recommendation_section(ctx: Context) -> Section | None:
+    """Recommended metrics with formulas, measured reasons and the passages they follow; metrics to
+    avoid; notes; where the two papers differ."""
     rec = ctx.document.get("recommendation")
     if not rec:
         return None
     blocks: list[Any] = []
     for entry in rec.get("metrics", []):
         latex = entry.get("formula") or getattr(ctx.records.get(entry["id"]), "formula", "")
+        facts = tuple(("why", r) for r in entry.get("reasons", [])) + tuple(
+            ("source", _source_text(source)) for source in entry.get("sources", []))
         blocks.append(Definition(f"recommended-{entry['id']}", f"{ctx.name(entry['id'])} ({entry.get('role', '')})",
                                  Formula(ctx.name(entry["id"]), latex, ctx.formula_svg(latex) if ctx.figures else ""),
-                                 Facts(tuple(("why", r) for r in entry.get("reasons", [])))))
+                                 Facts(facts)))
     if rec.get("avoid"):
-        blocks.append(Bullets(tuple(f"{ctx.name(a['id'])}: {'; '.join(a.get('reasons', []))}" for a in rec["avoid"]),
-                              "Avoid here"))
+        blocks.append(Bullets(tuple(
+            f"{ctx.name(a['id'])}: {'; '.join(a.get('reasons', []))}"
+            + (f" ({'; '.join(_source_text(s) for s in a['sources'])})" if a.get("sources") else "")
+            for a in rec["avoid"]), "Avoid here"))
+    if rec.get("notes"):
+        blocks.append(Bullets(tuple(note["text"] for note in rec["notes"]), "Notes"))
+    if rec.get("papers_differ"):
+        blocks.append(Bullets(tuple(f"{item['topic']}: {item['text']}" for item in rec["papers_differ"]),
+                              "Where Opitz (2024) and Vickers et al. (2024) differ"))
     if rec.get("rules_fired"):
         blocks.append(Bullets(tuple(str(r) for r in rec["rules_fired"]), "Rules that fired (listed in the appendix)"))
     return Section("recommendation", SECTION_TITLES["recommendation"], tuple(blocks))
+
+
+def _source_text(source: Mapping[str, Any]) -> str:
+    """``Opitz 2024 §8: “quote”`` from a rule's source record (file, section, quote)."""
+    author = "Opitz 2024" if source.get("file", "").startswith("opitz") else "Vickers et al. 2024"
+    return f"{author} {source.get('section', '')}: \u201c{source.get('quote', '')}\u201d"
 
 
 def definitions_section(ctx: Context) -> Section:
