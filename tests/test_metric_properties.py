@@ -141,6 +141,13 @@ def test_prevalence_calibration_identities(matrix):
     assert same(values["weighted_f1_calibrated"], values["macro_f1_calibrated"])
     assert same(values["macro_recall_calibrated"], values["macro_recall"])
     assert same(values["gmean_recall_calibrated"], values["gmean_recall"])
+    # Opitz §4.7/§5.2: calibrated kappa is affine in macro recall, (macR − 1/k)/(1 − 1/k), once
+    # every class has gold items (p′ = 1/k, so p′ᵀb′ = 1/k and the observed agreement is macR)
+    k = matrix.shape[0]
+    assert same(values["kappa_calibrated"], (values["macro_recall"] - 1 / k) / (1 - 1 / k))
+    # calibrated weighted F1 is the macro F1 of the calibrated matrix, computed here from C′ directly
+    calibrated_matrix = auditor.metrics.reweight_prevalence(matrix)
+    assert same(values["weighted_f1_calibrated"], compute(calibrated_matrix)["macro_f1"])
     gold = matrix.sum(axis=1)
     calibrated = auditor.metrics.reweight_prevalence(matrix)
     assert same(calibrated.sum(axis=1), np.full(len(gold), gold.sum() / len(gold)))
