@@ -750,7 +750,7 @@ def definitions_section(ctx: Context) -> Section:
                                  Formula("calibration", latex, ctx.formula_svg(latex) if ctx.figures else ""),
                                  Facts((("definition", "the base metric computed on C′, where every gold class has "
                                          "prevalence 1/k; calibrated accuracy equals macro recall and calibrated "
-                                         "weighted F1 equals macro F1"), ("variants", "; ".join(calibrated))))))
+                                         "weighted F1 equals the macro F1 of the calibrated matrix (Opitz §4.6)"), ("variants", "; ".join(calibrated))))))
     return Section("definitions", SECTION_TITLES["definitions"], tuple(blocks))
 
 
