@@ -299,7 +299,8 @@ register(Metric(
     id="informedness", short="BM", name="Informedness (bookmaker; Youden's J for 2 classes)", function=informedness,
     range=(-1.0, 1.0),
     formula=r"\mathrm{BM} = \sum_i b_i\,(R_i - \mathrm{FPR}_i),\quad \mathrm{FPR}_i = \frac{\sum_j C_{ji} - C_{ii}}{N - \sum_j C_{ij}}",
-    chance="0 for every predictor that ignores its input", references=("Powers 2003", "Powers 2011", "Vickers et al. 2024"),
+    chance="0 for every classifier that ignores its input (R_i = FPR_i = q_i)",
+    references=("Powers 2003", "Powers 2011", "Vickers et al. 2024, Eq. 4–5"),
     uses=("informedness",), convention=NO_INFORMATION_CONVENTION,
     properties=P(False, True, False, False, "complete",
                  source="derived, not in Opitz 2024, Table 5; PI refuted by the probe (auditor.properties): "

@@ -868,5 +868,8 @@ def recommendation_rules() -> list[str] | None:
 
 def build(audit: Any, figures: bool = True) -> Report:
     """The report model of an :class:`~auditor.pipeline.Audit`."""
-    records = {metric.id: metric for metric in audit.metrics}
+    from .registry import REGISTRY
+
+    # per-class records too: the recommendation can name class_recall (Opitz §8)
+    records = {metric.id: metric for metric in (*audit.metrics, *REGISTRY.per_class())}
     return build_document(audit.to_json(), records, figures, recommendation_rules())
