@@ -196,3 +196,27 @@ def test_vickers_table_4_is_inconsistent_with_their_own_binary_identity():
     implied = 2 * printed_ba - 100
     assert abs(implied - printed_informedness) > 1.0  # the table's inconsistency, beyond ±0.1 rounding
     assert 2 * 50.0 - 100 == pytest.approx(0.0)      # the off-the-shelf row is consistent
+
+
+def test_vickers_eq_4_5_read_as_the_bookmaker():
+    """Vickers et al. Eq. 4–5 as converted: i(y, ŷ) = 1/p(y=c) if ŷ = c, −1/(1 − p(y=c)) if ŷ ≠ c, and
+    I = Σ_c p(ŷ=c)/N Σ_y 1(y = c) i(y, ŷ). Read literally (sum over the items of gold class c, gain
+    when predicted c) a constant prediction of any class scores exactly 1 — contradicting the same
+    section ('a model with no predictive capability is unable to gain any credit through either
+    label bias or baseline credit'). The reading that satisfies §2's own statements is Powers'
+    bookmaker, which auditor implements: a bet on class c (a prediction of c) gains 1/p(c) when the
+    item is c and loses 1/(1 − p(c)) otherwise, weighted by p(ŷ = c); it is 0 for the constant
+    prediction and x for the 'right x% of the time' model (tests above)."""
+    gold = np.array([0] * 6 + [1] * 3 + [2] * 1)
+    pred = np.zeros(10, dtype=int)  # always class 0
+    n, p = len(gold), np.bincount(gold, minlength=3) / len(gold)
+    b = np.bincount(pred, minlength=3) / n
+    literal = sum(b[c] / n * sum(1 / p[c] if y_hat == c else -1 / (1 - p[c])
+                                  for y, y_hat in zip(gold, pred) if y == c) for c in range(3))
+    assert literal == pytest.approx(1.0)
+    bookmaker = sum(b[c] / n * sum(1 / p[c] if y == c else -1 / (1 - p[c])
+                                    for y, y_hat in zip(gold, pred) if y_hat == c) for c in range(3))
+    assert bookmaker == pytest.approx(0.0)
+    counts = np.zeros((3, 3))
+    np.add.at(counts, (gold, pred), 1)
+    assert score("informedness", counts) == pytest.approx(bookmaker)
