@@ -438,3 +438,21 @@ def test_report_shows_declared_literature_and_probed_side_by_side(table):
     for item in explained.items:
         assert "Table 5 strict" in item and "zero_division=0" in item or "0/0 precision" in item
         assert "Witness:" in item and "matrix [" in item
+
+
+def test_opitz_appendix_g_matrix_is_a_monotonicity_witness_for_kappa_and_mcc():
+    """Opitz App. G.1 prints the matrix (rows predicted x, y, z; columns true x, y, z)
+    [[10, 43, 0], [1, 1, 0], [0, 0, 1]], on which kappa and MCC are 0 (up to rounding: Acc = 12/56 =
+    pᵀb). In our orientation (rows gold) it is the transpose. One more error — a true y predicted
+    as z — raises both: kappa to 1/286 = 0.0034965, MCC to 0.0130440. The probe finds the same
+    failure when given this matrix alone."""
+    printed = np.array([[10, 43, 0], [1, 1, 0], [0, 0, 1]], dtype=float)
+    matrix = printed.T
+    after = matrix.copy()
+    after[1, 2] += 1
+    for metric_id, raised in (("kappa", 1 / 286), ("mcc", 0.013043971426)):
+        metric = REGISTRY.get(metric_id)
+        assert float(metric(matrix)) == pytest.approx(0.0, abs=1e-12)
+        assert float(metric(after)) == pytest.approx(raised, rel=1e-9)
+        result = probe_properties([metric], user_matrices=matrix[None], k_values=())[metric_id]
+        assert result.probed["monotonicity"] is False
