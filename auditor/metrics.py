@@ -135,18 +135,26 @@ def markedness(s: ConfusionStats) -> np.ndarray:
     return (s.prevalence * s.markedness).sum(axis=-1)
 
 
-def nit(s: ConfusionStats) -> np.ndarray:
-    r"""Normalised information transfer :math:`2^{\mathrm{MI}(Y;\hat Y)}/k`, MI in bits.
+def _entropy_terms(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """Σ x log2 x over ``axes`` with 0·log 0 = 0 (x are shares)."""
+    positive = x > 0
+    return np.where(positive, x * np.log2(np.where(positive, x, 1.0)), 0.0).sum(axis=axes)
 
-    Valverde-Albacete & Peláez-Moreno (2014); 0·log 0 = 0. Range [1/k, 1].
+
+def nit(s: ConfusionStats) -> np.ndarray:
+    r"""Normalised information transfer :math:`2^{\mathrm{MI}(Y;\hat Y) - H_{U_Y}} = 2^{\mathrm{MI}}/k_Y`, MI in bits.
+
+    Vickers et al. Eq. 7 (after Valverde-Albacete & Peláez-Moreno 2014): H_{U_Y} = log2 k_Y is
+    the entropy of a uniform distribution over the *gold* classes (k_Y = classes with gold
+    items; a label only a system predicts does not count), as their released code does
+    (``k = len(set(y_true))``). MI = H(Y) + H(Ŷ) − H(Y, Ŷ), 0·log 0 = 0; memory O(k²) per
+    matrix (no k×k×k temporary). Range [1/k_Y, 1] for a single gold class set.
     """
     joint = s.C / s.n[..., None, None]
-    independent = s.prevalence[..., :, None] * s.bias[..., None, :]
-    positive = joint > 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(positive, joint * np.log2(np.where(positive, joint, 1.0) / np.where(positive, independent, 1.0)), 0.0)
-    mutual_information = terms.sum(axis=(-2, -1))
-    return np.exp2(mutual_information) / np.maximum(s.k_active, 1)
+    mutual_information = (_entropy_terms(joint, (-2, -1)) - _entropy_terms(s.prevalence, (-1,))
+                          - _entropy_terms(s.bias, (-1,)))
+    gold_classes = (s.row > 0).sum(axis=-1)
+    return np.exp2(np.maximum(mutual_information, 0.0)) / np.maximum(gold_classes, 1)
 
 
 def class_recall(s: ConfusionStats) -> np.ndarray:
@@ -199,15 +207,16 @@ register(Metric(
     formula=r"\mathrm{Acc} = \frac{1}{N}\sum_i C_{ii}",
     chance="pᵀq for a predictor with bias q; maxᵢ pᵢ for the majority class",
     references=(f"{OPITZ} §4.1",),
-    properties=P(True, False, False, False, "none"),
+    properties=P(True, False, False, False, "none", source=f"{OPITZ}, §6.1 Table 5"),
     description="Share of items whose prediction equals the gold label; equals micro P, R and F1.",
 ), aliases=("acc", "micro f1", "micro-f1", "f1 micro", "micro precision", "micro recall", "micro average"))
 
 register(Metric(
     id="macro_recall", short="macR", name="Macro recall", function=macro_recall,
     formula=r"\mathrm{macR} = \frac{1}{k}\sum_i R_i,\quad R_i = \frac{C_{ii}}{\sum_j C_{ij}}",
-    chance="1/k", references=(f"{OPITZ} §4.2",), uses=("recall",), convention=PER_CLASS_CONVENTION,
-    properties=P(True, True, True, True, "bounded"),
+    chance="exactly 1/k for every classifier that ignores its input (Opitz §4.2)", references=(f"{OPITZ} §4.2",),
+    uses=("recall",), convention=PER_CLASS_CONVENTION,
+    properties=P(True, True, True, True, "strict", source=f"{OPITZ}, §6.1 Table 5"),
     description="Mean of the per-class recalls; scikit-learn's balanced_accuracy_score when every label has gold items.",
 ), aliases=("balanced accuracy", "balanced_accuracy", "macro-recall", "recall macro", "average recall", "UAR", "unweighted average recall"),
    notes={"balanced accuracy": BALANCED_ACCURACY_NOTE})
@@ -215,17 +224,19 @@ register(Metric(
 register(Metric(
     id="macro_precision", short="macP", name="Macro precision", function=macro_precision,
     formula=r"\mathrm{macP} = \frac{1}{k}\sum_i P_i,\quad P_i = \frac{C_{ii}}{\sum_j C_{ji}}",
-    chance="depends on p and the predictor's bias", references=(f"{OPITZ} §4.3",),
+    chance="1/k for a classifier that ignores its input and predicts every class (P_j = p_j); less if it never "
+           "predicts a class (0/0 precision counted as 0); Opitz §4.3 states strictly 1/n", references=(f"{OPITZ} §4.3",),
     uses=("precision",), convention=PER_CLASS_CONVENTION,
-    properties=P(True, True, True, False, "none"),
+    properties=P(True, True, True, False, "strict", source=f"{OPITZ}, §6.1 Table 5"),
 ), aliases=("precision macro", "macro-precision", "average precision over classes"))
 
 register(Metric(
     id="macro_f1", short="macF1", name="Macro F1 (mean of class F1)", function=macro_f1,
     formula=r"\mathrm{macF1} = \frac{1}{k}\sum_i \frac{2\,C_{ii}}{\sum_j C_{ij} + \sum_j C_{ji}}",
-    chance="depends on p and the predictor's bias", references=(f"{OPITZ} §4.4", "Opitz & Burst 2019"),
+    chance="at most 1/k, reached only when the classifier's bias equals the prevalence (Opitz §4.4)",
+    references=(f"{OPITZ} §4.4", "Opitz & Burst 2019"),
     uses=("f1",), convention=PER_CLASS_CONVENTION,
-    properties=P(True, True, True, False, "none"),
+    properties=P(True, True, True, False, "bounded", source=f"{OPITZ}, §6.1 Table 5"),
     description="Arithmetic mean of per-class F1 (scikit-learn f1_score average='macro'). Not the same as F1′.",
 ), aliases=("f1 macro", "F1-macro", "macro-f1", "macro f-score", "average F1", "macro averaged F1", "macro F1 (averaged F1)"),
    notes={name: MACRO_F1_AMBIGUITY for name in ("macro F1", "average F1", "macro-F1", "macro f-score", "macro averaged F1")})
@@ -233,59 +244,63 @@ register(Metric(
 register(Metric(
     id="macro_f1_hm", short="macF1′", name="Macro F1′ (harmonic mean of macP and macR)", function=macro_f1_hm,
     formula=r"\mathrm{macF1'} = \frac{2\,\mathrm{macP}\,\mathrm{macR}}{\mathrm{macP} + \mathrm{macR}}",
-    chance="depends on p and the predictor's bias", references=(f"{OPITZ} §4.5", "Opitz & Burst 2019"),
+    chance="1/k for a classifier that ignores its input and predicts every class; less if it never predicts a "
+           "class (Opitz §4.5 states strictly 1/n)", references=(f"{OPITZ} §4.5", "Opitz & Burst 2019"),
     uses=("precision", "recall"), convention=PER_CLASS_CONVENTION,
     undefined_when="macro precision and macro recall are both 0, so the harmonic mean is 0/0",
-    properties=P(True, True, False, False, "none"),
+    properties=P(True, True, False, False, "strict", source=f"{OPITZ}, §6.1 Table 5"),
     description="F1 of the averages; always ≥ macro F1, rewards skewed error types (Opitz & Burst 2019).",
 ), aliases=("f1 of averages", "macro F1 prime", "macro f1'", "F1 of macro P and macro R", "average F"))
 
 register(Metric(
     id="weighted_f1", short="wF1", name="Weighted F1", function=weighted_f1,
     formula=r"\mathrm{wF1} = \sum_i p_i\,F1_i",
-    chance="depends on p and the predictor's bias", references=(f"{OPITZ} §4.6",),
-    properties=P(True, True, False, False, "none"),
+    chance="Σ_i p_i 2 p_i q_i/(p_i + q_i) for a classifier with bias q; up to 1 for the majority class on skewed gold",
+    references=(f"{OPITZ} §4.6",),
+    properties=P(False, True, False, False, "none", source=f"{OPITZ}, §6.1 Table 5"),
     description="Support-weighted mean of class F1 (scikit-learn average='weighted').",
 ), aliases=("f1 weighted", "weighted-f1", "weighted average f1"))
 
 register(Metric(
     id="gmean_recall", short="GmacR", name="Geometric-mean macro recall (GmacR)", function=gmean_recall,
     formula=r"\mathrm{GmacR} = \Big(\prod_i R_i\Big)^{1/k}",
-    chance="at most 1/k; 1/k for the uniform predictor", references=(f"{OPITZ} §5.1",),
+    chance="at most 1/k; 1/k only for the uniform classifier (Opitz §6.2)", references=(f"{OPITZ} §5.1",),
     uses=("recall",), convention=PER_CLASS_CONVENTION,
-    properties=P(True, True, True, True, "bounded"),
+    properties=P(True, True, True, True, "bounded", source=f"{OPITZ}, §6.1 Table 5"),
 ), aliases=("GmacR", "geometric mean recall", "g-mean"))
 
 register(Metric(
     id="hmean_recall", short="HmacR", name="Harmonic-mean macro recall (HmacR)", function=hmean_recall,
     formula=r"\mathrm{HmacR} = \frac{k}{\sum_i R_i^{-1}}",
-    chance="at most 1/k; 1/k for the uniform predictor", references=(f"{OPITZ} §5.1",),
+    chance="at most 1/k; 1/k only for the uniform classifier (Opitz §6.2)", references=(f"{OPITZ} §5.1",),
     uses=("recall",), convention=PER_CLASS_CONVENTION,
-    properties=P(True, True, True, True, "bounded"),
+    properties=P(True, True, True, True, "bounded", source=f"{OPITZ}, §6.1 Table 5"),
 ), aliases=("HmacR", "harmonic mean recall"))
 
 register(Metric(
     id="kappa", short="κ", name="Cohen's kappa", function=kappa, range=(-1.0, 1.0),
     formula=r"\kappa = \frac{\mathrm{Acc} - p^\top b}{1 - p^\top b}",
-    chance="0 (in expectation)", references=("Cohen 1960", f"{OPITZ} §4.7"),
+    chance="0 for every classifier that ignores its input (Opitz §4.7: complete, Ω = 0)", references=("Cohen 1960", f"{OPITZ} §4.7"),
     undefined_when="p·b = 1 (one class in gold and in the predictions), so kappa is 0/0",
-    properties=P(False, True, False, False, "strict"),
+    properties=P(False, True, False, False, "complete", source=f"{OPITZ}, §6.1 Table 5"),
 ), aliases=("cohen kappa", "cohen's kappa", "kappa score"))
 
 register(Metric(
     id="mcc", short="MCC", name="Matthews correlation (multi-class R_K)", function=mcc, range=(-1.0, 1.0),
     formula=r"\mathrm{MCC} = \frac{\mathrm{Acc} - p^\top b}{\sqrt{(1 - p^\top p)(1 - b^\top b)}}",
-    chance="0 (in expectation)", references=("Gorodkin 2004", f"{OPITZ} §4.7"),
+    chance="0 for every classifier that ignores its input (0/0 for a constant prediction; Opitz §4.7: complete, Ω = 0)",
+    references=("Gorodkin 2004", f"{OPITZ} §4.7"),
     undefined_when=("the system predicts a single class (1 − bᵀb = 0) or gold has a single class (1 − pᵀp = 0), "
                     "so MCC is 0/0; scikit-learn shows 0"),
-    properties=P(False, True, False, False, "strict"),
+    properties=P(False, True, False, False, "complete", source=f"{OPITZ}, §6.1 Table 5"),
 ), aliases=("matthews", "matthews correlation coefficient", "R_K", "phi"))
 
 register(Metric(
     id="informedness", short="BM", name="Informedness (bookmaker; Youden's J for 2 classes)", function=informedness,
     range=(-1.0, 1.0),
     formula=r"\mathrm{BM} = \sum_i b_i\,(R_i - \mathrm{FPR}_i),\quad \mathrm{FPR}_i = \frac{\sum_j C_{ji} - C_{ii}}{N - \sum_j C_{ij}}",
-    chance="0 for every predictor that ignores its input", references=("Powers 2003", "Powers 2011", "Vickers et al. 2024"),
+    chance="0 for every classifier that ignores its input (R_i = FPR_i = q_i)",
+    references=("Powers 2003", "Powers 2011", "Vickers et al. 2024, Eq. 4–5"),
     uses=("informedness",), convention=NO_INFORMATION_CONVENTION,
     properties=P(False, True, False, False, "complete",
                  source="derived, not in Opitz 2024, Table 5; PI refuted by the probe (auditor.properties): "
@@ -297,17 +312,20 @@ register(Metric(
     formula=r"\mathrm{MK} = \sum_i p_i\,(\mathrm{PPV}_i + \mathrm{NPV}_i - 1)",
     chance="0 when gold and prediction are independent", references=("Powers 2011",),
     uses=("markedness",), convention=NO_INFORMATION_CONVENTION,
-    properties=P(True, True, False, False, "complete", source="derived (not in Opitz 2024, Table 5)"),
+    properties=P(False, True, False, False, "complete",
+                 source="derived, not in Opitz 2024, Table 5: chance value 0 as for informedness (it is informedness "
+                        "of Cᵀ); PI refuted by the probe (auditor.properties)"),
 ), aliases=("MK", "deltaP"))
 
 register(Metric(
     id="nit", short="NIT", name="Normalised information transfer", function=nit,
     range=(0.0, 1.0),
-    formula=r"\mathrm{NIT} = \frac{2^{\mathrm{MI}(Y;\hat{Y})}}{k},\quad \mathrm{MI} = \sum_{i,j} \frac{C_{ij}}{N}\log_2\frac{N\,C_{ij}}{\sum_l C_{il}\sum_l C_{lj}}",
-    chance="1/k for every predictor that ignores its input", references=("Valverde-Albacete & Peláez-Moreno 2014",),
-    properties=P(False, True, False, False, "bounded",
+    formula=r"\mathrm{NIT} = 2^{\mathrm{MI}(Y;\hat{Y}) - H_{U_Y}} = \frac{2^{\mathrm{MI}(Y;\hat{Y})}}{k_Y},\quad \mathrm{MI} = \sum_{i,j} \frac{C_{ij}}{N}\log_2\frac{N\,C_{ij}}{\sum_l C_{il}\sum_l C_{lj}}",
+    chance="exactly 1/k (k gold classes) for every classifier that ignores its input (MI = 0)",
+    references=("Vickers et al. 2024, Eq. 7", "Valverde-Albacete & Peláez-Moreno 2014"),
+    properties=P(False, True, False, False, "strict",
                  source="derived, not in Opitz 2024, Table 5; mutual information also rewards systematic "
-                        "errors, so PI fails; chance value exactly 1/k (auditor.properties)"),
+                        "errors, so PI fails; chance value exactly 1/k, so strict, not complete (auditor.properties)"),
 ), aliases=("normalized information transfer", "NIT factor"))
 
 _PER_CLASS = P(True, False, True, False, "none", source="per-class value")
@@ -333,22 +351,63 @@ register(Metric(
 ), aliases=("informedness per class",))
 
 
+_CAL_SOURCE = "derived for the variant (Opitz 2024 §5.2), checked by the probes"
+_EXACT_1_K = "exactly 1/k for every classifier that ignores its input"
+_ZERO = "0 for every classifier that ignores its input"
+#: Declared properties and chance value of each prevalence-calibrated variant, derived for the
+#: variant itself (not copied from the base metric). On C' = calibrated C every gold class has
+#: prevalence 1/k, so a classifier that ignores its input (C = N p qᵀ) becomes C' = (N/k) 1 qᵀ.
+CALIBRATED: dict[str, tuple[Properties, str]] = {
+    "accuracy": (Properties(True, True, True, True, "strict", source=_CAL_SOURCE + ": equals macro recall (Opitz §4.2, Eq. 8)"),
+                 _EXACT_1_K + " (it equals macro recall)"),
+    "macro_recall": (Properties(True, True, True, True, "strict", source=_CAL_SOURCE + ": recall does not depend on prevalence"),
+                     _EXACT_1_K),
+    "macro_precision": (Properties(False, True, True, True, "bounded",
+                                   source=_CAL_SOURCE + ": one more error in row i shrinks the other cells of row i of C′ "
+                                                        "(the row is renormalised), which can raise another class's precision"),
+                        "1/k for a classifier that predicts every class (P′_j = 1/k); less if it never predicts a class "
+                        "(0/0 precision counted as 0)"),
+    "macro_f1": (Properties(False, True, True, True, "bounded", source=_CAL_SOURCE + ": row renormalisation, as for macro precision"),
+                 "at most 1/k; 1/k only for the uniform classifier (F1′_j = 2q_j/(1 + k q_j))"),
+    "macro_f1_hm": (Properties(False, True, False, True, "bounded", source=_CAL_SOURCE + ": row renormalisation, as for macro precision"),
+                    "1/k for a classifier that predicts every class (HM of 1/k and 1/k); less if it never predicts a class"),
+    "weighted_f1": (Properties(False, True, True, True, "bounded",
+                               source=_CAL_SOURCE + ": equals the macro F1 of the calibrated matrix (Opitz §4.6), not plain macro F1"),
+                    "at most 1/k; 1/k only for the uniform classifier (it is macro F1 of C′)"),
+    "gmean_recall": (Properties(True, True, True, True, "bounded", source=_CAL_SOURCE + ": recall does not depend on prevalence"),
+                     "at most 1/k; 1/k only for the uniform classifier"),
+    "hmean_recall": (Properties(True, True, True, True, "bounded", source=_CAL_SOURCE + ": recall does not depend on prevalence"),
+                     "at most 1/k; 1/k only for the uniform classifier"),
+    "kappa": (Properties(False, True, False, True, "complete",
+                         source=_CAL_SOURCE + ": (macR − 1/k)/(1 − 1/k), affine in macro recall, when every class has gold "
+                                              "items (Opitz §4.7); not so when a predicted class is absent from gold"),
+              _ZERO),
+    "mcc": (Properties(False, True, False, True, "complete", source=_CAL_SOURCE + ": bᵀb of C′ still rewards uneven biases (Opitz §4.7)"),
+            _ZERO + " (0/0 for a constant prediction)"),
+    "informedness": (Properties(False, True, False, True, "complete", source=_CAL_SOURCE), _ZERO),
+    "markedness": (Properties(False, True, False, True, "complete", source=_CAL_SOURCE), _ZERO),
+    "nit": (Properties(False, True, False, True, "strict", source=_CAL_SOURCE),
+            "1/k (k gold classes) for every classifier that ignores its input"),
+}
+
+
 def _calibrated(base: Metric) -> Metric:
-    """The prevalence-calibrated variant of ``base`` (Opitz §5.2): ``base`` on C′ with p′ = 1/k."""
+    """The prevalence-calibrated variant of ``base`` (Opitz §5.2): ``base`` on C′ with p′ = 1/k.
+
+    Its properties and chance value are its own (:data:`CALIBRATED`), probed like any metric's.
+    """
 
     def function(s: ConfusionStats) -> np.ndarray:
         return base.function(calibrated_stats(s))
 
     function.__doc__ = f"{base.name} on the prevalence-calibrated matrix (Opitz §5.2)."
-    props = base.properties
+    properties, chance = CALIBRATED[base.id]
     return Metric(
         id=f"{base.id}_calibrated", name=f"{base.name}, prevalence-calibrated", function=function,
         formula=base.formula + r",\ \text{on } C'_{ij} = \frac{N}{k}\,\frac{C_{ij}}{\sum_l C_{il}}",
-        range=base.range, chance=base.chance, references=base.references + (f"{OPITZ} §5.2",),
+        range=base.range, chance=chance, references=base.references + (f"{OPITZ} §5.2",),
         uses=base.uses, convention=base.convention, undefined_when=base.undefined_when,
-        properties=Properties(props.monotonicity, props.class_sensitivity, props.decomposability, True,
-                              props.chance_correction, source=f"{props.source}; calibration makes it prevalence invariant"),
-        family="calibrated", short=f"cal-{base.label}",
+        properties=properties, family="calibrated", short=f"cal-{base.label}",
         description=f"{base.name} computed after rescaling every gold class to prevalence 1/k.",
     )
 
@@ -368,30 +427,50 @@ for _id in BASE_METRIC_IDS:
 
 
 def informedness_at(training_prevalence: np.ndarray) -> Metric:
-    r"""Informedness the system would score where classes occur at the training prevalence π.
+    r"""Informedness with the training class distribution π in the bookmaker's odds (Vickers et al.).
 
-    :math:`\mathrm{BM}(C^{\pi})` with :math:`C^{\pi}_{ij} = N\,\pi_i\,C_{ij}/\mathrm{row}_i`
-    (:func:`reweight_prevalence`): each gold class keeps its row of conditional prediction
-    rates and takes the share π_i, so the bias b and every FPR_i are those the system would
-    show at deployment. For two classes it equals Youden's J whatever π is; it is 0 for every
-    predictor whose counts factor as C = N p qᵀ; it is prevalence invariant by construction.
-    Vickers et al. (2024) argue for informedness as the primary metric; fixing it to the
-    training prevalence is this tool's option, not an equation of theirs.
+    Vickers et al., Limitations: informedness "assumes that the distribution of classes in the
+    training and test set are identical. This assumption is used to determine the loss and gain
+    for a particular class"; their implementation takes the training distribution instead. In
+    their Eq. 4 a bet on class c (a prediction ŷ = c) gains 1/p(y=c) when the item is c and
+    loses 1/(1 − p(y=c)) otherwise; Eq. 5 weights class c's bets by p(ŷ = c). With π replacing
+    the gold prevalence p in those odds:
+
+    .. math:: \mathrm{BM}_\pi = \sum_c b_c\Big(\frac{C_{cc}}{N\,\pi_c}
+              - \frac{\sum_i C_{ic} - C_{cc}}{N\,(1-\pi_c)}\Big)
+
+    At π = p it is informedness (Σ_c b_c (R_c − FPR_c)). For π ≠ p a classifier that ignores
+    its input scores Σ_c q_c² (p_c − π_c) / (π_c (1 − π_c)), not 0 — the Limitations' own
+    warning that 'guess the most common' may score other than zero. Range
+    [−max_c 1/(1 − π_c), max_c 1/π_c]. Undefined (0/0 odds) when a class with π_c = 0 is
+    predicted correctly or one with π_c = 1 is predicted wrongly.
     """
     weights = np.asarray(training_prevalence, dtype=float)
     weights = weights / weights.sum()
 
     def function(s: ConfusionStats) -> np.ndarray:
-        return informedness(ConfusionStats(reweight_prevalence(s.C, weights), s.all_labels_active))
+        n = s.n[..., None]
+        gain, gain_undefined = ratio(s.diag, n * weights)
+        loss, loss_undefined = ratio(s.col - s.diag, n * (1 - weights))
+        undefined = (gain_undefined & (s.diag > 0)) | (loss_undefined & (s.col - s.diag > 0))
+        value = (s.bias * (gain - loss)).sum(axis=-1)
+        return np.where(undefined.any(axis=-1), np.nan, value)
 
+    with np.errstate(divide="ignore"):
+        low = -float(np.max(1 / (1 - weights))) if np.all(weights < 1) else -np.inf
+        high = float(np.max(1 / weights[weights > 0]))
     return Metric(
-        id="informedness_train", short="BM_π", name="Informedness at the training prevalence",
-        function=function, range=(-1.0, 1.0),
-        formula=r"\mathrm{BM}_\pi = \sum_i b^\pi_i\,(R_i - \mathrm{FPR}^\pi_i),\ \text{on } C^\pi_{ij} = N\,\pi_i\,\frac{C_{ij}}{\sum_l C_{il}}",
-        chance="0 for every predictor that ignores its input", references=("Powers 2003", "Vickers et al. 2024", f"{OPITZ} §5.2"),
-        uses=("informedness",), convention=NO_INFORMATION_CONVENTION,
-        properties=Properties(True, True, False, True, "complete",
-                              source="derived: computed on the matrix re-weighted to π, so the test prevalence drops out"),
+        id="informedness_train", short="BM_π", name="Informedness with the training prevalence in the odds",
+        function=function, range=(low, high), classes=len(weights),
+        formula=r"\mathrm{BM}_\pi = \sum_c b_c\Big(\frac{C_{cc}}{N\,\pi_c} - \frac{\sum_i C_{ic} - C_{cc}}{N\,(1-\pi_c)}\Big)",
+        chance="Σ_c q_c² (p_c − π_c)/(π_c(1 − π_c)) for a classifier with bias q that ignores its input: 0 only "
+               "when the test prevalence p equals the training prevalence π",
+        references=("Vickers et al. 2024, Limitations and Eq. 4–5", "Powers 2003"),
+        undefined_when="a class with training share 0 is predicted correctly, or one with share 1 wrongly (infinite odds)",
+        properties=Properties(False, True, False, False, "none",
+                              source="derived (Vickers et al., Limitations; not in Opitz 2024, Table 5): it is "
+                                     "informedness at π = p; otherwise the test prevalence no longer cancels, so "
+                                     "chance classifiers score ≠ 0 and rescaling gold rows moves the score"),
         family="parameterised",
     )
 

@@ -1,45 +1,47 @@
 """Metric properties by probing: PI, PII, PIV and PV tested on confusion matrices.
 
-Stage "analyse" of the pipeline. The five properties of Opitz (2024, §3 and Table 5) are
-*declared* in every :class:`~auditor.registry.Metric` record; this module *tests* four of them
-empirically for any registered scalar metric (a user's ``--plugin`` metric included) and
-keeps a witness — the small matrix or matrices and the two scores — for every failure:
+Stage "analyse" of the pipeline. The five properties of Opitz (2024, §3; the file
+``opitz-2024-closer-look-classification-metrics.md`` of the project's sources) are *declared*
+in every :class:`~auditor.registry.Metric` record, *printed* in the paper's Table 5 (§6.1;
+:data:`LITERATURE`, cell by cell) and *probed* here for any registered scalar metric (a
+user's ``--plugin`` metric and the prevalence-calibrated variants included). Every failed
+probe keeps a witness — the matrices and the two scores. The definitions are the paper's:
 
-PI monotonicity
-    Moving one item from an off-diagonal cell to the diagonal of its row (an error becomes
-    correct) never lowers the score.
-PII class sensitivity
-    The score depends on *which* classes the correct items and the errors belong to, not only
-    on how many items are correct: some move of one error to another off-diagonal cell, or of
-    one correct item to another diagonal cell (N and the number correct unchanged), changes it.
-    Accuracy is the metric that fails this (every item counts the same, whatever its class).
-PIII class decomposability
+PI monotonicity (§3.1 and its footnote)
+    A gradient property: adding one item on the diagonal (a correct prediction) never lowers
+    the score, adding one item off the diagonal (an error) never raises it.
+PII class sensitivity (§3.2 and its footnote)
+    Not a 'micro' metric: for some matrix, adding one correct item of class i and adding one
+    correct item of class j (or one error in cell (i, j) and one in cell (k, l)) give
+    different scores.
+PIII class decomposability (§3.3)
     Structural (an unweighted generalised mean of per-class scores); shown as declared.
-PIV prevalence invariance
-    Rescaling gold rows (C'_ij = s_i C_ij, s_i > 0: the prevalence changes, each class's
-    conditional prediction distribution does not) leaves the score unchanged.
-PV chance correction
-    The metric on predictors that ignore their input, C = N p qᵀ, for many gold prevalences p
-    (uniform, skewed, random, a single gold class, the user's own) and predictor biases q
-    (uniform, majority class, minority class, q = p, random, one class never predicted, the
-    user's systems' own), k = 2..6, with the label set fixed at k. Levels, weakest first:
+PIV prevalence invariance (§3.4)
+    Prevalence scaling: rescaling gold rows (C'_ij = λ_i C_ij, λ_i > 0) leaves the score
+    unchanged (the paper scales its columns; its matrices are the transpose of ours).
+PV chance correction (§3.5)
+    On classifiers that ignore their input, C = N p qᵀ, over data sets with k classes (every
+    p_i > 0, many p from uniform to 1 − 10⁻⁷ for one class) and biases q:
 
-    ``none``      some chance predictor scores above ω(k) = 1/k, or its score depends on the
-                  gold prevalence p (a chance predictor gains from the test set's skew);
-    ``bounded``   every chance predictor scores at most ω(k) = 1/k and, for a fixed bias q, the
-                  same on every prevalence p with all classes present (macro recall: exactly
-                  1/k; GmacR, HmacR: at most 1/k);
-    ``strict``    every chance predictor scores exactly 0 wherever the metric is defined, but it
-                  is 0/0 for some of them (MCC for a constant predictor);
-    ``complete``  every chance predictor scores exactly 0, none undefined.
+    ``bounded``   (the paper's plain ✓) every chance classifier scores at most a bound ω(k)
+                  that depends on k alone; the probe takes ω(k) = the largest chance score
+                  found and requires it to stay below the metric's maximum (range[1] − 0.01),
+                  since a 'bound' the metric reaches by chance alone bounds nothing;
+    ``strict``    every chance classifier scores exactly ω(k);
+    ``complete``  every chance classifier scores one constant Ω, whatever k;
+    ``none``      otherwise.
+
+    A chance classifier on which the metric is 0/0 (MCC of a constant prediction) has no
+    score; it is left out and said so in the note.
 
 The matrices are random (seeded numpy), adversarial (skewed prevalence, a near-empty class, a
 class never predicted, a class absent from gold, constant predictors, near-perfect systems) and
-the user's own. All probes for all metrics run as a few batched evaluations per k.
+the user's own. All probes for all metrics run as a few batched evaluations per k; a user
+matrix with many classes gets few probe moves (memory grows as moves × k², kept under
+:data:`ELEMENT_BUDGET`).
 
-The literature column is our transcription of Opitz (2024), Table 5, for the nine metrics it
-covers (not yet checked against the published table: see ``LITERATURE_SOURCE``); every
-disagreement between a probe and the table carries an explanation in ``note``.
+Where a probe and Table 5 disagree, :data:`EXPLANATIONS` says why, and the probe's witness
+shows it; a disagreement without an explanation is reported as "UNEXPLAINED".
 """
 from __future__ import annotations
 
@@ -52,56 +54,125 @@ from .registry import REGISTRY, ConfusionStats, Metric
 
 PROBED = ("monotonicity", "class_sensitivity", "prevalence_invariance", "chance_correction")
 PROPERTY_KEYS = ("monotonicity", "class_sensitivity", "decomposability", "prevalence_invariance", "chance_correction")
-#: The literature column was transcribed without access to the published table (only the
-#: paper's kappa/MCC monotonicity remarks, §4.7, were checked); say so wherever it is shown.
-LITERATURE_SOURCE = "Opitz 2024, Table 5 (our transcription, not yet checked against the published table)"
-NOT_IN_LITERATURE = "probed, not in the literature table (Opitz 2024, Table 5)"
+SOURCE_FILE = "opitz-2024-closer-look-classification-metrics.md"
+LITERATURE_SOURCE = "Opitz 2024, §6.1 Table 5"
+NOT_IN_LITERATURE = "probed, not in the literature table (Opitz 2024, §6.1 Table 5)"
 K_VALUES = (2, 3, 4, 5, 6)
 TOLERANCE = 1e-9
+#: How close to the metric's maximum a chance score may come before no bound ω(k) is said to hold.
+CHANCE_GAP = 0.01
+#: Most matrix entries (moves × k²) one probe batch may hold: keeps a 1,000-class matrix at O(k²).
+ELEMENT_BUDGET = 2_000_000
+#: Items of a chance matrix C = N p qᵀ (real-valued counts, as Opitz §2, footnote 1 allows).
+CHANCE_N = 1000.0
 
 
-def _row(mon: bool, sens: bool, dec: bool, prev: bool, chance: str, row: str) -> dict[str, Any]:
-    return {"monotonicity": mon, "class_sensitivity": sens, "decomposability": dec,
-            "prevalence_invariance": prev, "chance_correction": chance, "row": row,
-            "source": LITERATURE_SOURCE}
+def _row(printed: str, cells: dict[str, tuple[Any, str]], by_calibration: Sequence[str] = (),
+         chance_value: str | None = None) -> dict[str, Any]:
+    """One row of Table 5: each cell's value and the section that states it."""
+    row: dict[str, Any] = {key: value for key, (value, _) in cells.items()}
+    row.update({
+        "by_calibration": list(by_calibration), "chance_value": chance_value, "row": printed,
+        "source": f"{LITERATURE_SOURCE} ({SOURCE_FILE})",
+        "sections": {key: section for key, (_, section) in cells.items()},
+    })
+    return row
 
 
-#: Opitz (2024), Table 5: PI, PII, PIII, PIV, PV per metric (the paper's row name in ``row``).
+_CAL = "(✓): obtained through prevalence calibration, §5.2"
+#: Opitz (2024), §6.1 Table 5, as printed: PI, PII, PIII, PIV as ✓/✗, PV as none (✗),
+#: bounded (✓: 1/n), strict (✓: 1/n, strict) or complete (✓: 0, complete); the (✓) marks
+#: ("obtained through prevalence calibration") in ``by_calibration``; ω(n) or Ω in
+#: ``chance_value``. The row "as GmacR or HmacR" applies to both metrics.
 LITERATURE: dict[str, dict[str, Any]] = {
-    "accuracy": _row(True, False, False, False, "none", "Acc"),
-    "macro_recall": _row(True, True, True, True, "bounded", "macR"),
-    "gmean_recall": _row(True, True, True, True, "bounded", "GmacR"),
-    "hmean_recall": _row(True, True, True, True, "bounded", "HmacR"),
-    "macro_precision": _row(True, True, True, False, "none", "macP"),
-    "macro_f1": _row(True, True, True, False, "none", "macF1"),
-    "macro_f1_hm": _row(True, True, False, False, "none", "macF1′"),
-    "weighted_f1": _row(True, True, False, False, "none", "wF1"),
-    "kappa": _row(False, True, False, False, "strict", "Kappa"),
-    "mcc": _row(False, True, False, False, "strict", "MCC"),
+    "accuracy": _row("Accuracy (=Micro F1)", {
+        "monotonicity": (True, "§4.1 ('Accuracy has only PI'); App. A.1"),
+        "class_sensitivity": (False, f"§4.1; App. A.2; {_CAL}, §4.2 (macR = prevalence-calibrated Accuracy)"),
+        "decomposability": (False, f"§4.1; App. A.2; {_CAL}, §4.2"),
+        "prevalence_invariance": (False, f"§4.1; App. A.2; {_CAL}, §4.2"),
+        "chance_correction": ("none", f"§4.1; App. A.2; §6.1 iii); {_CAL}, §4.2"),
+    }, ("class_sensitivity", "decomposability", "prevalence_invariance", "chance_correction")),
+    "macro_recall": _row("macro Recall (macR)", {
+        "monotonicity": (True, "§4.2; App. B.1"),
+        "class_sensitivity": (True, "§4.2; App. B.2"),
+        "decomposability": (True, "§4.2; App. B.3"),
+        "prevalence_invariance": (True, "§4.2; App. B.4"),
+        "chance_correction": ("strict", "§4.2 ('strictly chance corrected with ω(n) = 1/n'); App. B.5"),
+    }, chance_value="1/n"),
+    "macro_precision": _row("macro Precision", {
+        "monotonicity": (True, "§4.3; App. C.1"),
+        "class_sensitivity": (True, "§4.3; App. C.2"),
+        "decomposability": (True, "§4.3; App. C.3"),
+        "prevalence_invariance": (False, f"§4.3; App. C.4; {_CAL}, §4.3 (macP∼)"),
+        "chance_correction": ("strict", "§4.3 ('strictly chance corrected (ω(n) = 1/n)'); App. C.5"),
+    }, ("prevalence_invariance",), "1/n"),
+    "macro_f1": _row("macro F1 (macF1)", {
+        "monotonicity": (True, "§4.4; App. D.1"),
+        "class_sensitivity": (True, "§4.4; App. D.2"),
+        "decomposability": (True, "§4.4; App. D.3"),
+        "prevalence_invariance": (False, f"§4.4; App. D.4; {_CAL}, §4.4"),
+        "chance_correction": ("bounded", "§4.4 ('the chance correction isn't strict'; ω(n) = 1/n reached only "
+                                         "if P(f→i) = P(c=i)); App. D.5; §6.2"),
+    }, ("prevalence_invariance",), "1/n"),
+    "macro_f1_hm": _row("macro F1’ (macF1′)", {
+        "monotonicity": (True, "§4.5; App. E.1"),
+        "class_sensitivity": (True, "§4.5; App. E.2"),
+        "decomposability": (False, "§4.5 ('cannot be decomposed over classes'); App. E.3"),
+        "prevalence_invariance": (False, f"§4.5; App. E.4; {_CAL}"),
+        "chance_correction": ("strict", "§4.5 ('strictly chance corrected with ω(n) = 1/n'); App. E.5"),
+    }, ("prevalence_invariance",), "1/n"),
+    "weighted_f1": _row("weighted F1", {
+        "monotonicity": (False, "§4.6 ('non-monotonic'); App. F.1; §6.1 ii)"),
+        "class_sensitivity": (True, "§4.6; App. F.2"),
+        "decomposability": (False, f"§4.6; App. F.3; {_CAL}, §4.6 (weightF1(mλ∼) = macF1(mλ∼))"),
+        "prevalence_invariance": (False, f"§4.6; App. F.4; {_CAL}, §4.6"),
+        "chance_correction": ("none", f"§4.6; App. F.5; §6.1 iii); {_CAL}, §4.6"),
+    }, ("decomposability", "prevalence_invariance", "chance_correction")),
+    "kappa": _row("Kappa", {
+        "monotonicity": (False, "§4.7 ('non-monotonic'); App. G.1; §6.1 ii)"),
+        "class_sensitivity": (True, "§4.7; App. G.2"),
+        "decomposability": (False, "§4.7; App. G.3"),
+        "prevalence_invariance": (False, f"§4.7; App. G.4; {_CAL}, §4.7 (calibrated Kappa affine in macR)"),
+        "chance_correction": ("complete", "§4.7 ('complete chance correction: Ω = 0'); App. G.5; §6.1 iii)"),
+    }, ("prevalence_invariance",), "0"),
+    "mcc": _row("MCC", {
+        "monotonicity": (False, "§4.7 ('non-monotonic'); App. G.1; §6.1 ii)"),
+        "class_sensitivity": (True, "§4.7; App. G.2"),
+        "decomposability": (False, "§4.7; App. G.3"),
+        "prevalence_invariance": (False, f"§4.7; App. G.4; {_CAL}"),
+        "chance_correction": ("complete", "§4.7 ('complete chance correction: Ω = 0'); App. G.5; §6.1 iii)"),
+    }, ("prevalence_invariance",), "0"),
+}
+for _metric_id in ("gmean_recall", "hmean_recall"):
+    LITERATURE[_metric_id] = _row("as GmacR or HmacR", {
+        "monotonicity": (True, "§5.1 ('Like macR, it has all five properties'); App. B.6"),
+        "class_sensitivity": (True, "§5.1; App. B.6"),
+        "decomposability": (True, "§5.1 (Eq. 4 with p → 0, p = −1)"),
+        "prevalence_invariance": (True, "§5.1"),
+        "chance_correction": ("bounded", "§6.2 ('1/n as the upper bound only achieved by the uniform random "
+                                         "baseline')"),
+    }, chance_value="1/n")
+
+#: Why a probe and Table 5 disagree, by (metric id, property), each backed by the probe's witness.
+EXPLANATIONS: dict[tuple[str, str], str] = {
+    ("macro_precision", "chance_correction"): (
+        "The paper's strict 1/n holds for every chance classifier that predicts every class (P_j = p_j, mean 1/n); "
+        "a chance classifier that never predicts class j has P_j = 0/0, which this tool counts as 0 (scikit-learn's "
+        "zero_division=0), so it scores below 1/n and the scores are no longer all equal (witness)."),
+    ("macro_f1_hm", "chance_correction"): (
+        "As for macro precision: HM(macP, macR) = 1/n for chance classifiers that predict every class, lower for "
+        "one that never predicts a class, whose 0/0 precision is counted as 0 (witness)."),
 }
 
-#: Why a probe and the table may disagree, by (metric id, property): checked, not silenced.
-#: Empty while every probe reproduces the table; a new disagreement shows as "UNEXPLAINED".
-EXPLANATIONS: dict[tuple[str, str], str] = {}
-
-#: What the probe's outcome rests on, where a boundary convention or the probe's definition
-#: decides it (shown in the result's ``note``).
+#: What the probe's outcome rests on, where a boundary convention or the definition decides it.
 CONTEXT: dict[str, str] = {
-    "macro_recall": "PV: every predictor that ignores its input scores exactly 1/k (R_i = q_i, mean of q = 1/k).",
-    "gmean_recall": "PV: chance predictors score (Π q_i)^{1/k} ≤ 1/k, equality only for the uniform predictor.",
-    "hmean_recall": "PV: chance predictors score k / Σ q_i⁻¹ ≤ 1/k (0 if some class is never predicted), "
-                    "equality only for the uniform predictor.",
-    "macro_precision": "PV: never above 1/k on exact chance matrices, but a constant predictor scores p_j/k, "
-                       "so the chance value follows the gold prevalence (witness).",
-    "macro_f1": "PV: never above 1/k on exact chance matrices, but the value follows the gold prevalence (witness).",
-    "macro_f1_hm": "PV: never above 1/k on exact chance matrices, but the value follows the gold prevalence.",
-    "kappa": "PI fails only below chance on skewed gold: correcting an error of a dominant gold class raises the "
-             "chance agreement pᵀb by (p_i − p_j)/N, more than the observed agreement gains (witness; Opitz §4.7). "
-             "PV 'strict', not 'complete': kappa is 0/0 when gold and predictions are one and the same class.",
-    "mcc": "PI fails even above chance: correcting an error of a dominant gold class that flooded a class absent "
-           "from gold spreads the predictions (1 − bᵀb grows) while the numerator gains only (1 − p_i + p_j)/N "
-           "(witness; Opitz §4.7). PV 'strict': 0/0 for every constant "
-           "predictor (1 − bᵀb = 0); scikit-learn's convention of 0 there would make it 'complete'.",
+    "mcc": "PV: MCC is 0/0 for a constant prediction (1 − bᵀb = 0); those chance classifiers have no score and "
+           "are left out (scikit-learn shows 0 there).",
+    "kappa_calibrated": "PI: calibrated kappa is (macR − 1/k)/(1 − 1/k) when every class has gold items (Opitz §4.7, "
+                        "§5.2), so it is monotone there; it fails only when a class is predicted but absent from gold "
+                        "(calibration spreads gold over the k_gold classes present, macR over every active label).",
+    "kappa": "PV: kappa is 0/0 only when gold and predictions are one and the same class, which no data set "
+             "with k ≥ 2 classes present allows.",
 }
 
 
@@ -110,7 +181,7 @@ CONTEXT: dict[str, str] = {
 
 @dataclass(frozen=True)
 class Witness:
-    """A counterexample: the matrix before and after one probe move, and the two scores."""
+    """A counterexample: two matrices and their scores (``after`` None: one matrix suffices)."""
 
     description: str
     before: np.ndarray
@@ -140,10 +211,17 @@ class PropertyResult:
     declared: dict[str, Any]
     literature: dict[str, Any] | None
     witnesses: dict[str, Witness] = field(default_factory=dict)
+    #: Ω when the probe finds complete chance correction, else None.
     chance_value: float | None = None
-    #: per k: min and max over the chance predictors on gold with every class present, the
-    #: uniform predictor on uniform gold, the majority-class predictor on skewed gold (0.5^i).
+    #: ω(k) per k: the largest score of a chance classifier found (the bound when PV holds).
+    chance_bound: dict[str, float | None] = field(default_factory=dict)
+    #: "1/k", "0" or another constant when ω(k) follows it at every probed k, else None.
+    chance_formula: str | None = None
+    #: per k: min and max over the chance classifiers, the uniform classifier on uniform gold,
+    #: the majority-class classifier on skewed gold (0.5^i).
     chance_baselines: dict[str, dict[str, float | None]] = field(default_factory=dict)
+    #: for a prevalence-calibrated variant: the base metric's Table 5 (✓) marks it should show.
+    calibration_marks: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -165,14 +243,26 @@ class PropertyResult:
     def note(self) -> str | None:
         return " ".join(self.notes) if self.notes else None
 
+    def disagreement_records(self) -> list[dict[str, Any]]:
+        """Each disagreement with Table 5: the two values, the explanation, the witness key."""
+        return [{"property": key, "probed": self.probed[key], "literature": self.literature[key],
+                 "section": self.literature["sections"][key],
+                 "explanation": EXPLANATIONS.get((self.metric_id, key), "UNEXPLAINED — investigate."),
+                 "witness": key if key in self.witnesses else None}
+                for key in self.disagreements]
+
     def to_json(self) -> dict[str, Any]:
         document = {key: self.probed[key] for key in PROPERTY_KEYS}
         document.update({
             "chance_value": self.chance_value,
+            "chance_bound": self.chance_bound,
+            "chance_formula": self.chance_formula,
             "chance_baselines": self.chance_baselines,
             "declared": self.declared,
             "literature": self.literature,
             "agrees_with_literature": self.agrees_with_literature,
+            "disagreements": self.disagreement_records(),
+            "calibration_marks": self.calibration_marks,
             "witnesses": {key: witness.to_json() for key, witness in self.witnesses.items()},
             "note": self.note,
         })
@@ -277,62 +367,68 @@ def _user_by_k(user_matrices: Iterable[np.ndarray] | np.ndarray | None) -> dict[
 # ---------------------------------------------------------------------------------- moves
 
 
-def _monotonicity_pairs(matrices: np.ndarray, rng: np.random.Generator | None = None,
-                        limit: int = 6000) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """Every (matrix, off-diagonal cell with a count) -> the matrix with one error corrected
-    (a seeded sample of ``limit`` of them when there are more, e.g. for large k)."""
+def _sample(rng: np.random.Generator, n: int, limit: int) -> np.ndarray:
+    """All of ``range(n)`` or a seeded sorted sample of ``limit`` of them."""
+    if n <= limit:
+        return np.arange(n)
+    return np.sort(rng.choice(n, size=limit, replace=False))
+
+
+def _monotonicity_pairs(matrices: np.ndarray, rng: np.random.Generator,
+                        limit: int) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray]:
+    """(M, M + one item in cell (i, j)) for every matrix and cell (a sample of ``limit``).
+
+    Opitz §3.1, footnote: one more correct item must not lower the score, one more error must
+    not raise it. Returns before, after, labels and a mask of the pairs that add a correct item.
+    """
     k = matrices.shape[-1]
-    b, i, j = np.nonzero(matrices * (1 - np.eye(k)))
-    if len(b) > limit:
-        keep = np.sort((rng or np.random.default_rng(0)).choice(len(b), size=limit, replace=False))
-        b, i, j = b[keep], i[keep], j[keep]
+    keep = _sample(rng, len(matrices) * k * k, limit)
+    b, cell = np.divmod(keep, k * k)
+    i, j = np.divmod(cell, k)
     before = matrices[b]
     after = before.copy()
-    after[np.arange(len(b)), i, j] -= 1
-    after[np.arange(len(b)), i, i] += 1
-    labels = [f"one item of gold class {r} moved from predicted {c} to predicted {r} (an error corrected)"
-              for r, c in zip(i, j)]
-    return before, after, labels
+    after[np.arange(len(b)), i, j] += 1
+    correct = i == j
+    labels = [f"one correct item of class {r} added" if r == c else
+              f"one error added (gold class {r} predicted as {c})" for r, c in zip(i, j)]
+    return before, after, labels, correct
 
 
-def _sensitivity_pairs(matrices: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """Moves that keep N and the number of correct items: an error to another off-diagonal cell,
-    or a correct item to another diagonal cell."""
+def _sensitivity_pairs(matrices: np.ndarray, rng: np.random.Generator,
+                       limit: int) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """(M + one item in cell a, M + one item in cell b), a and b both on the diagonal or both off it.
+
+    Opitz §3.2, footnote: a metric is not 'micro' if adding a correct item of one class and a
+    correct item of another (or an error in one cell and an error in another) can score
+    differently.
+    """
     k = matrices.shape[-1]
-    off = [(r, c) for r in range(k) for c in range(k) if r != c]
+    n = min(len(matrices), max(1, limit // 4))
+    chosen = _sample(rng, len(matrices), n)
+    off = np.array([(r, c) for r in range(k) for c in range(k) if r != c])
     befores, afters, labels = [], [], []
-    for matrix in matrices:
-        errors = [cell for cell in off if matrix[cell] > 0]
-        for _ in range(3):
-            if errors:
-                source = errors[rng.integers(len(errors))]
-                target = off[rng.integers(len(off))]
-                if target != source:
-                    after = matrix.copy()
-                    after[source] -= 1
-                    after[target] += 1
-                    befores.append(matrix), afters.append(after)
-                    labels.append(f"one error moved from cell {source} to cell {target} (same N, same number correct)")
-            correct = [r for r in range(k) if matrix[r, r] > 0]
-            if correct:
-                r = correct[rng.integers(len(correct))]
-                s = int(rng.integers(k))
-                if s != r:
-                    after = matrix.copy()
-                    after[r, r] -= 1
-                    after[s, s] += 1
-                    befores.append(matrix), afters.append(after)
-                    labels.append(f"one correct item moved from class {r} to class {s} (same N, same number correct)")
-    if not befores:
-        empty = np.zeros((0, k, k))
-        return empty, empty, []
+    for index in chosen:
+        for _ in range(2):
+            r, s = rng.choice(k, size=2, replace=False)
+            first, second = matrices[index].copy(), matrices[index].copy()
+            first[r, r] += 1
+            second[s, s] += 1
+            befores.append(first), afters.append(second)
+            labels.append(f"one correct item added to class {r}, or instead to class {s}")
+            a, c = off[rng.choice(len(off), size=2, replace=False)]
+            first, second = matrices[index].copy(), matrices[index].copy()
+            first[tuple(a)] += 1
+            second[tuple(c)] += 1
+            befores.append(first), afters.append(second)
+            labels.append(f"one error added in cell {tuple(int(x) for x in a)}, or instead in cell "
+                          f"{tuple(int(x) for x in c)}")
     return np.stack(befores), np.stack(afters), labels
 
 
-def _prevalence_pairs(matrices: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """Each matrix with its gold rows rescaled by random factors in [1/8, 8]."""
-    reps = 2
-    before = np.repeat(matrices, reps, axis=0)
+def _prevalence_pairs(matrices: np.ndarray, rng: np.random.Generator,
+                      limit: int) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Each matrix with its gold rows rescaled by random factors in [1/8, 8] (prevalence scaling, §3.4)."""
+    before = np.repeat(matrices[_sample(rng, len(matrices), max(1, limit // 2))], 2, axis=0)
     scale = np.exp(rng.uniform(-np.log(8), np.log(8), size=before.shape[:2]))
     after = before * scale[..., None]
     labels = ["gold rows rescaled by " + ", ".join(f"{s:.3g}" for s in row)
@@ -340,38 +436,37 @@ def _prevalence_pairs(matrices: np.ndarray, rng: np.random.Generator) -> tuple[n
     return before, after, labels
 
 
-def _chance_vectors(k: int, rng: np.random.Generator, user: np.ndarray | None):
-    """Gold prevalences p (with a flag: all classes present) and predictor biases q."""
+def _chance_vectors(k: int, rng: np.random.Generator, user: np.ndarray | None, limit: int):
+    """Gold prevalences p (every class present, §3.5: data sets with k classes) and biases q."""
     uniform = np.full(k, 1 / k)
     geometric = 0.5 ** np.arange(k)
     geometric /= geometric.sum()
     dominant = np.full(k, 0.1 / (k - 1))
     dominant[0] = 0.9
-    single = np.eye(k)[0]
-    ps = [uniform, geometric, dominant, geometric[::-1].copy(), single] + list(rng.dirichlet(np.full(k, 0.7), size=6))
-    qs_extra = [uniform, np.eye(k)[k - 1], geometric, rng.dirichlet(np.ones(k))]
+    extreme = np.full(k, 1e-7)
+    extreme[0] = 1 - (k - 1) * 1e-7
+    ps = [uniform, geometric, dominant, extreme, geometric[::-1].copy()] + list(rng.dirichlet(np.full(k, 0.7), size=6))
     never = np.full(k, 1 / (k - 1))
     never[k - 1] = 0
-    qs_extra.append(never)
-    qs_extra += list(rng.dirichlet(np.full(k, 0.5), size=4))
+    qs_extra = [uniform, np.eye(k)[k - 1], geometric, never] + list(rng.dirichlet(np.full(k, 0.5), size=5))
     if user is not None:
         stats = ConfusionStats(user)
-        ps.append(stats.prevalence[0])
+        ps += [p for p in stats.prevalence if np.all(p > 0)]
         qs_extra += list(stats.bias)
     pairs = []
     for p_index, p in enumerate(ps):
-        qs = [np.eye(k)[int(np.argmax(p))], np.eye(k)[int(np.argmin(np.where(p > 0, p, np.inf)))], p] + qs_extra
+        qs = [np.eye(k)[int(np.argmax(p))], np.eye(k)[int(np.argmin(p))], p] + qs_extra
         for q_index, q in enumerate(qs):
             pairs.append((p_index, q_index, p, q))
-    return pairs
+    return [pairs[i] for i in _sample(rng, len(pairs), limit)] if len(pairs) > limit else pairs
 
 
 # --------------------------------------------------------------------------------- probe
 
 
 def _evaluate(metrics: Sequence[Metric], matrices: np.ndarray, all_labels_active: bool = False) -> dict[str, np.ndarray]:
-    if len(matrices) == 0:
-        return {metric.id: np.zeros(0) for metric in metrics}
+    if len(matrices) == 0 or not metrics:
+        return {metric.id: np.zeros(len(matrices)) for metric in metrics}
     stats = ConfusionStats(matrices, all_labels_active)
     with np.errstate(all="ignore"):
         return {metric.id: np.asarray(metric.function(stats), dtype=float) for metric in metrics}
@@ -388,6 +483,10 @@ def _smallest(mask: np.ndarray, before: np.ndarray) -> int:
     return int(candidates[np.argmin(sizes)])
 
 
+def _applies(metric: Metric, k: int) -> bool:
+    return metric.classes is None or metric.classes == k
+
+
 def probe_properties(
     metrics: Iterable[Metric] | None = None,
     user_matrices: Iterable[np.ndarray] | np.ndarray | None = None,
@@ -402,76 +501,70 @@ def probe_properties(
     metrics : metrics to probe; default every registered scalar metric (plugins included).
     user_matrices : the audit's confusion matrices (S, k, k); probed alongside the others.
     seed : seed of the random matrices (numpy ``default_rng``).
-    k_values : numbers of classes of the random and adversarial matrices.
+    k_values : numbers of classes of the random and adversarial matrices (a metric defined for
+        one number of classes only, ``Metric.classes``, is probed at that k).
     n_random : random matrices per k.
     """
     chosen = [metric for metric in (REGISTRY.scalar() if metrics is None else metrics) if not metric.per_class]
     rng = np.random.default_rng(seed)
     user = _user_by_k(user_matrices)
-    ks = sorted(set(k_values) | set(user))
+    fixed = {metric.classes for metric in chosen if metric.classes is not None}
+    generated = set(k_values) | fixed
+    ks = sorted(generated | set(user))
     state: dict[str, dict[str, Any]] = {
-        metric.id: {"witness": {}, "failed": set(), "undefined_pairs": 0, "chance": {}} for metric in chosen
+        metric.id: {"witness": {}, "failed": set(), "changed": False, "chance": {}} for metric in chosen
     }
     n_total = 0
     for k in ks:
-        parts = [random_matrices(rng, k, n_random), adversarial_matrices(rng, k)] if k in k_values else []
+        here = [metric for metric in chosen if _applies(metric, k)]
+        if not here:
+            continue
+        parts = [random_matrices(rng, k, n_random), adversarial_matrices(rng, k)] if k in generated else []
         if k in user:
             parts.append(user[k])
         matrices = np.concatenate(parts)
         n_total += len(matrices)
+        limit = max(4, ELEMENT_BUDGET // (k * k))
+        mon_before, mon_after, mon_labels, correct = _monotonicity_pairs(matrices, rng, min(limit, 6000))
         groups = {
-            "monotonicity": _monotonicity_pairs(matrices, rng, limit=max(400, 250_000 // k**2)),
-            "class_sensitivity": _sensitivity_pairs(matrices, rng),
-            "prevalence_invariance": _prevalence_pairs(matrices, rng),
+            "monotonicity": (mon_before, mon_after, mon_labels),
+            "class_sensitivity": _sensitivity_pairs(matrices, rng, min(limit, 1200)),
+            "prevalence_invariance": _prevalence_pairs(matrices, rng, min(limit, 1200)),
         }
-        # one batched evaluation per k for the three pairwise probes
-        befores = np.concatenate([g[0] for g in groups.values()])
-        afters = np.concatenate([g[1] for g in groups.values()])
-        values_before = _evaluate(chosen, befores)
-        values_after = _evaluate(chosen, afters)
-        offsets = np.cumsum([0] + [len(g[0]) for g in groups.values()])
-        for metric in chosen:
+        values_before, values_after = {}, {}
+        for prop, (before, after, _) in groups.items():
+            values_before[prop] = _evaluate(here, before)
+            values_after[prop] = _evaluate(here, after)
+        for metric in here:
             s = state[metric.id]
-            for (prop, (before, after, labels)), start, stop in zip(groups.items(), offsets[:-1], offsets[1:]):
-                x, y = values_before[metric.id][start:stop], values_after[metric.id][start:stop]
+            for prop, (before, after, labels) in groups.items():
+                x, y = values_before[prop][metric.id], values_after[prop][metric.id]
                 defined = np.isfinite(x) & np.isfinite(y)
-                s["undefined_pairs"] += int((~defined).sum())
                 if prop == "monotonicity":
-                    failed = defined & (y < x - TOLERANCE * np.maximum(1.0, np.abs(x)))
-                    if s.get("witness_mon_undef") is None and (~np.isfinite(y) & np.isfinite(x)).any():
-                        index = int(np.flatnonzero(~np.isfinite(y) & np.isfinite(x))[0])
-                        s["witness_mon_undef"] = Witness(labels[index] + "; the score becomes undefined (0/0)",
-                                                         before[index], after[index], float(x[index]), None)
+                    slack = TOLERANCE * np.maximum(1.0, np.abs(x))
+                    failed = defined & np.where(correct, y < x - slack, y > x + slack)
                     if failed.any():
                         s["failed"].add(prop)
-                        _keep(s["witness"], prop, failed, before, after, labels, x, y,
-                              "the score drops")
-                elif prop == "class_sensitivity":
-                    changed = defined & ~_close(x, y)
-                    if changed.any():
-                        s["changed_sensitivity"] = True
-                        _keep(s["witness"], "class_sensitivity", changed, before, after, labels, x, y,
-                              "the score changes")
+                        _keep(s["witness"], prop, failed, before, after, labels, x, y, "the score moves")
+                    undefined_after = np.isfinite(x) & ~np.isfinite(y)
+                    if "mon_undefined" not in s and undefined_after.any():
+                        s["mon_undefined"] = True
                 else:
                     changed = defined & ~_close(x, y)
                     if changed.any():
-                        s["failed"].add(prop)
-                        _keep(s["witness"], prop, changed, before, after, labels, x, y, "the score changes")
-        # chance predictors C = N p qᵀ, label set fixed at k
-        pairs = _chance_vectors(k, rng, user.get(k))
-        chance = np.stack([1000.0 * np.outer(p, q) for _, _, p, q in pairs])
-        chance_values = _evaluate(chosen, chance, all_labels_active=True)
-        same_q: dict[tuple, list[int]] = {}
-        for i, (_, _, p, q) in enumerate(pairs):
-            if np.all(p > 0):
-                same_q.setdefault(tuple(np.round(q, 12)), []).append(i)
-        groups_q = [np.array(v) for v in same_q.values() if len(v) > 1]
-        for metric in chosen:
-            state[metric.id]["chance"][k] = (pairs, chance, chance_values[metric.id], groups_q)
+                        if prop == "class_sensitivity":
+                            s["changed"] = True
+                        else:
+                            s["failed"].add(prop)
+                        _keep(s["witness"], prop, changed, before, after, labels, x, y, "the score differs")
+        # chance classifiers C = N p qᵀ on data sets with k classes, label set fixed at k
+        pairs = _chance_vectors(k, rng, user.get(k), max(4, min(400, ELEMENT_BUDGET // (k * k))))
+        chance = np.stack([CHANCE_N * np.outer(p, q) for _, _, p, q in pairs])
+        chance_values = _evaluate(here, chance, all_labels_active=True)
+        for metric in here:
+            state[metric.id]["chance"][k] = (pairs, chance, chance_values[metric.id])
 
-    results = {}
-    for metric in chosen:
-        results[metric.id] = _result(metric, state[metric.id])
+    results = {metric.id: _result(metric, state[metric.id]) for metric in chosen}
     return PropertyTable(results, seed, tuple(ks), n_total, sum(len(v) for v in user.values()))
 
 
@@ -485,99 +578,144 @@ def _keep(witnesses, prop, mask, before, after, labels, x, y, verb):
                               before[index], after[index], float(x[index]), float(y[index]))
 
 
-def _classify_chance(metric: Metric, chance: dict[int, tuple]) -> tuple[str, float | None, dict, Witness | None, list[str]]:
+def _describe_chance(k: int, pair: tuple, value: float) -> str:
+    return f"k={k}, p={_vec(pair[2])}, q={_vec(pair[3])}: {value:.6g}"
+
+
+def _classify_chance(metric: Metric, chance: dict[int, tuple]) -> dict[str, Any]:
+    """PV level, ω(k), Ω, baselines and the witness of the level not reached (Opitz §3.5)."""
+    maximum = metric.range[1]
     baselines: dict[str, dict[str, float | None]] = {}
-    all_zero, any_undefined, bounded, independent = True, False, True, True
+    bound: dict[str, float | None] = {}
+    bounded, strict, any_undefined = True, True, False
     witness: Witness | None = None
-    notes: list[str] = []
-    constant_values = []
-    for k, (pairs, matrices, values, groups_q) in sorted(chance.items()):
+    strict_witness: Witness | None = None
+    extremes: list[tuple[int, int, float]] = []
+    for k, (pairs, matrices, values) in sorted(chance.items()):
         finite = np.isfinite(values)
         any_undefined |= bool((~finite).any())
+        uniform_index = _uniform_index(pairs)
+        majority_index = next((i for i, (pi, qi, _, _) in enumerate(pairs) if pi == 1 and qi == 0), None)
         defined = values[finite]
-        full_support = np.array([bool(np.all(p > 0)) for _, _, p, _ in pairs])
-        shown = values[finite & full_support]  # baselines shown for gold with every class present
-        uniform_index = next(i for i, (pi, qi, p, q) in enumerate(pairs) if pi == 0 and qi == 3)
-        majority_index = next(i for i, (pi, qi, p, q) in enumerate(pairs) if pi == 1 and qi == 0)
         baselines[str(k)] = {
-            "min": float(shown.min()) if shown.size else None,
-            "max": float(shown.max()) if shown.size else None,
+            "min": float(defined.min()) if defined.size else None,
+            "max": float(defined.max()) if defined.size else None,
             "uniform_predictor": _finite(values[uniform_index]),
-            "majority_class_predictor_on_skewed_gold": _finite(values[majority_index]),
+            "majority_class_predictor_on_skewed_gold": None if majority_index is None else _finite(values[majority_index]),
         }
-        constant_values.append(defined)
-        if defined.size and np.abs(defined).max() > 1e-9:
-            all_zero = False
-        over = finite & (values > 1 / k + 1e-9)
-        if over.any() and bounded:
+        if not defined.size:
+            bound[str(k)] = None
+            continue
+        top, low = int(np.flatnonzero(finite)[np.argmax(defined)]), int(np.flatnonzero(finite)[np.argmin(defined)])
+        bound[str(k)] = float(values[top])
+        extremes.append((k, top, float(values[top])))
+        if values[top] > maximum - CHANCE_GAP and bounded:
             bounded = False
-            full = over & full_support
-            pick = full if full.any() else over  # prefer a witness whose gold has every class
-            i = int(np.flatnonzero(pick)[np.argmax(values[pick])])
-            witness = Witness(f"k={k}: a predictor that ignores its input (C = N p qᵀ, p={_vec(pairs[i][2])}, "
-                              f"q={_vec(pairs[i][3])}) scores {values[i]:.6g} > ω(k) = 1/{k}",
-                              matrices[i], None, float(values[i]), None)
-        # same q, different p with every class present: does the chance value follow prevalence?
-        if independent:
-            for indices in groups_q:
-                vals = values[indices]
-                if not np.isfinite(vals).all() or np.ptp(vals) <= 1e-9:
-                    continue
-                independent = False
-                lo, hi = int(indices[np.argmin(vals)]), int(indices[np.argmax(vals)])
-                if bounded:
-                    witness = Witness(
-                        f"k={k}: the same chance predictor q={_vec(pairs[lo][3])} scores {values[lo]:.6g} on gold "
-                        f"prevalence p={_vec(pairs[lo][2])} and {values[hi]:.6g} on p={_vec(pairs[hi][2])}",
-                        matrices[lo], matrices[hi], float(values[lo]), float(values[hi]))
-                break
-    constant_values = np.concatenate(constant_values) if constant_values else np.zeros(0)
-    if all_zero and constant_values.size:
-        level = "strict" if any_undefined else "complete"
-        if any_undefined:
-            notes.append("PV: 0 for every predictor that ignores its input where defined, 0/0 for some of them "
-                         f"({metric.undefined_when or 'undefined'}).")
-        return level, 0.0, baselines, None, notes
-    if bounded and independent:
-        level = "bounded"
+            witness = Witness(
+                f"a classifier that ignores its input ({_describe_chance(k, pairs[top], values[top])}) comes within "
+                f"{CHANCE_GAP} of the metric's maximum {maximum:g}: no bound ω(k) below the maximum holds for every "
+                f"data set with k classes (Opitz §3.5)", matrices[top], None, float(values[top]), None)
+        if not _close(values[top], values[low]) and strict:
+            strict = False
+            on_uniform = np.flatnonzero(finite & np.array([pi == 0 for pi, _, _, _ in pairs]))
+            if on_uniform.size and not _close(values[on_uniform].max(), values[on_uniform].min()):
+                # a clearer witness: two chance classifiers on the same uniform gold
+                low = int(on_uniform[np.argmin(values[on_uniform])])
+                top = int(on_uniform[np.argmax(values[on_uniform])])
+            strict_witness = Witness(
+                f"two classifiers that ignore their input score differently, {_describe_chance(k, pairs[low], values[low])} "
+                f"and {_describe_chance(k, pairs[top], values[top])}: PV holds at most as a bound, not strictly "
+                f"(Opitz §3.5)", matrices[low], matrices[top], float(values[low]), float(values[top]))
+    result: dict[str, Any] = {"baselines": baselines, "bound": bound, "chance_value": None, "formula": None,
+                              "witness": None, "notes": []}
+    if any_undefined:
+        result["notes"].append("PV: the metric is 0/0 on some classifiers that ignore their input "
+                               f"({metric.undefined_when or 'undefined'}); they have no score and are left out.")
+    if not extremes:
+        result["level"] = "none"
+        return result
+    omegas = np.round(np.array([value for _, _, value in extremes]), 9) + 0.0  # + 0.0: no "-0"
+    ks = np.array([k for k, _, _ in extremes])
+    if np.allclose(omegas, 1 / ks, rtol=0, atol=1e-9):
+        result["formula"] = "1/k"
+    elif np.ptp(omegas) <= TOLERANCE:
+        result["formula"] = f"{omegas[0]:g}"
+    result["bound"] = {str(k): float(v) for k, v in zip(ks, omegas)}
+    if not bounded:
+        result["level"], result["witness"] = "none", witness
+    elif not strict:
+        result["level"], result["witness"] = "bounded", strict_witness
+    elif len(omegas) == 1:
+        result["level"] = "strict"
+        result["notes"].append(f"PV: probed at k = {ks[0]} only, so complete (one Ω for every k) cannot be told "
+                               "from strict.")
+    elif np.ptp(omegas) <= TOLERANCE:
+        result["level"], result["chance_value"] = "complete", float(omegas[0])
     else:
-        level = "none"
-    chance_value = None
-    if constant_values.size and np.ptp(constant_values) <= 1e-9:
-        chance_value = float(constant_values[0])
-    return level, chance_value, baselines, (witness if level == "none" else None), notes
+        result["level"] = "strict"
+        first, last = sorted(chance)[:2]
+        (i1, i2) = (_uniform_index(chance[first][0]), _uniform_index(chance[last][0]))
+        v1, v2 = float(chance[first][2][i1]), float(chance[last][2][i2])
+        result["witness"] = Witness(
+            f"every classifier that ignores its input scores {v1:.6g} at k={first} and {v2:.6g} at k={last} (shown: the "
+            f"uniform classifier on uniform gold): the chance score depends on the number of classes, so PV is strict, "
+            f"not complete (Opitz §3.5)", chance[first][1][i1], chance[last][1][i2], v1, v2)
+    return result
+
+
+def _uniform_index(pairs: list) -> int:
+    """The pair (uniform p, uniform q) of :func:`_chance_vectors`, or the first pair if sampled away."""
+    return next((i for i, (pi, qi, _, _) in enumerate(pairs) if pi == 0 and qi == 3), 0)
+
+
+def _calibration_marks(metric: Metric, probed: dict[str, Any]) -> dict[str, Any] | None:
+    """For ``X_calibrated``: the properties Table 5 marks (✓) for X, and whether the probe shows them."""
+    if metric.family != "calibrated" or not metric.id.endswith("_calibrated"):
+        return None
+    base = metric.id[: -len("_calibrated")]
+    row = LITERATURE.get(base)
+    if row is None:
+        return None
+    marks = {key: probed[key] not in (False, "none") for key in row["by_calibration"]}
+    return {"base": base, "row": row["row"], "by_calibration": row["by_calibration"], "shown_by_probe": marks,
+            "source": row["source"]}
 
 
 def _result(metric: Metric, s: dict[str, Any]) -> PropertyResult:
     witnesses: dict[str, Witness] = dict(s["witness"])
-    chance, chance_value, baselines, chance_witness, notes = _classify_chance(metric, s["chance"])
-    if chance_witness is not None:
-        witnesses["chance_correction"] = chance_witness
+    chance = _classify_chance(metric, s["chance"])
+    if chance["witness"] is not None:
+        witnesses["chance_correction"] = chance["witness"]
     probed = {
         "monotonicity": "monotonicity" not in s["failed"],
-        "class_sensitivity": bool(s.get("changed_sensitivity")),
+        "class_sensitivity": bool(s["changed"]),
         "decomposability": metric.properties.decomposability,
         "prevalence_invariance": "prevalence_invariance" not in s["failed"],
-        "chance_correction": chance,
+        "chance_correction": chance["level"],
     }
-    if not probed["class_sensitivity"]:
-        witnesses.pop("class_sensitivity", None)
     declared = {key: getattr(metric.properties, key) for key in PROPERTY_KEYS}
     declared["source"] = metric.properties.source
     literature = LITERATURE.get(metric.id)
     result = PropertyResult(metric.id, metric.name, probed, declared, literature, witnesses,
-                            chance_value, baselines, notes)
+                            chance["chance_value"], chance["bound"], chance["formula"], chance["baselines"],
+                            _calibration_marks(metric, probed), list(chance["notes"]))
     if literature is None:
         result.notes.insert(0, NOT_IN_LITERATURE + ".")
     if metric.id in CONTEXT:
         result.notes.append(CONTEXT[metric.id])
-    if s.get("witness_mon_undef") is not None and probed["monotonicity"]:
-        result.notes.append("PI: correcting an error never lowered a defined score; it can make the score "
-                            "undefined (0/0), which the probe does not count as a drop.")
-    for key in result.disagreements:
-        explanation = EXPLANATIONS.get((metric.id, key))
-        result.notes.append(f"Disagrees with {LITERATURE_SOURCE} on {key} (probe: {probed[key]}, table: "
-                            f"{literature[key]}): " + (explanation or "UNEXPLAINED — investigate."))
+    if s.get("mon_undefined") and probed["monotonicity"]:
+        result.notes.append("PI: one more item never moved a defined score the wrong way; it can make the score "
+                            "undefined (0/0), which the probe does not count.")
+    for record in result.disagreement_records():
+        result.notes.append(f"Disagrees with {LITERATURE_SOURCE} on {record['property']} (probe: {record['probed']}, "
+                            f"table: {record['literature']}, {record['section']}): {record['explanation']}")
+    marks = result.calibration_marks
+    if marks is not None:
+        missing = [key for key, shown in marks["shown_by_probe"].items() if not shown]
+        result.notes.append(
+            f"Table 5 marks (✓) for {marks['row']}, obtained through prevalence calibration: "
+            f"{', '.join(marks['by_calibration']) or 'none'}"
+            + (f"; the probe does not show {', '.join(missing)}." if missing else "; the probe shows them all."))
     if result.declared_disagreements:
         result.notes.append("Probe differs from the declared " + ", ".join(
             f"{key} ({declared[key]} declared, {probed[key]} probed)" for key in result.declared_disagreements) + ".")
@@ -599,5 +737,3 @@ def _matrix_json(matrix: np.ndarray) -> list[list[float]]:
 def property_analysis(result: Any) -> PropertyTable:
     """The property table of an :class:`~auditor.pipeline.Audit`: its metrics, its matrices, its seed."""
     return probe_properties(result.metrics, result.counts.confusion, seed=result.options.seed)
-
-

@@ -1,16 +1,20 @@
 """The recommendation: which metrics to report on this data, and which to avoid, and why.
 
 Analysis stage (DESIGN.md "Recommendation"). Every rule lives here, in :data:`RULES`, as one
-:class:`Rule` record: an id, a statement, its references and a function of the measured
-:class:`Facts` that returns the measured reasons when it fires (None when it does not). The
-report prints :data:`RULES` in its appendix.
+:class:`Rule` record: an id, a statement, the passage it follows (quoted, with the source file
+and section under ``sources/``) and a function of the measured :class:`Facts` that returns the
+measured reasons when it fires (None when it does not). The report prints :data:`RULES` in its
+appendix, and :data:`PAPERS_DIFFER` where the two papers disagree.
 
-Rules are applied in order; the first rule that names a primary metric sets it. Complements
-and metrics to avoid accumulate, each with the measured facts behind it.
+Rules are applied in order; the first rule that names a primary metric sets it. Complements,
+metrics to avoid and notes accumulate, each with the measured facts behind it and the passage
+it follows. No rule contradicts its source: accuracy is never "avoided" (Opitz §8 recommends it
+as a complement to macro recall; Vickers §7.2 recommends informedness alongside accuracy and
+F1), GmacR/HmacR are recommended when every class matters (Opitz §5.1), MCC is not preferred
+for two classes (Vickers §2: it depends on the test set's class frequencies).
 
-References: Opitz (2024) TACL 12; Opitz & Burst (2019) arXiv:1911.03347; Powers (2011)
-J. Mach. Learn. Technol. 2(1); Chicco & Jurman (2020) BMC Genomics 21(6); Vickers et al.
-(2024) IJCNLP-AACL 2023; Sokolova & Lapalme (2009) Inf. Process. Manag. 45(4).
+Sources: Opitz (2024) TACL 12 (opitz-2024-closer-look-classification-metrics.md); Vickers,
+Barrault, Monti & Aletras (2024) IJCNLP-AACL 2023 (vickers-monti-classification-metrics-nlp.md).
 """
 from __future__ import annotations
 
@@ -21,12 +25,18 @@ import numpy as np
 
 from .registry import REGISTRY
 
-#: Imbalance ratio (largest / smallest gold class) from which accuracy-like metrics mislead.
+OPITZ = "opitz-2024-closer-look-classification-metrics.md"
+VICKERS = "vickers-monti-classification-metrics-nlp.md"
+#: Imbalance ratio (largest / smallest gold class) reported as "imbalanced" in the reasons.
 IMBALANCED = 3.0
 #: Informedness below which a system is treated as near chance when no baselines ran.
 NEAR_CHANCE_INFORMEDNESS = 0.05
 #: Total variation between a system's bias and the prevalence counted as a strong skew.
 SKEWED_BIAS = 0.1
+#: Vickers et al., Limitations: "less stable estimation ... with low numbers (< 50) of examples".
+SMALL_CLASS = 50
+#: Opitz §8 says "if the amount of classes n is low" without a number; this tool's reading: k ≤ 5.
+FEW_CLASSES = 5
 
 
 @dataclass(frozen=True)
@@ -72,23 +82,46 @@ class Facts:
 
 @dataclass(frozen=True)
 class Firing:
-    """What a rule concludes: a primary metric, complements and metrics to avoid, with reasons."""
+    """What a rule concludes: a primary metric, complements, metrics to avoid and notes, with reasons."""
 
     reasons: tuple[str, ...]
     primary: str | None = None
     complements: tuple[str, ...] = ()
     avoid: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Source:
+    """A passage a rule follows: the source file (under ``sources/``), the section and the words."""
+
+    file: str
+    section: str
+    quote: str
+
+    @property
+    def citation(self) -> str:
+        author = "Opitz 2024" if self.file == OPITZ else "Vickers et al. 2024" if self.file == VICKERS else self.file
+        return f"{author} {self.section}"
+
+    def to_json(self) -> dict[str, str]:
+        return {"file": self.file, "section": self.section, "quote": self.quote}
 
 
 @dataclass(frozen=True)
 class Rule:
     id: str
     text: str
-    references: tuple[str, ...]
+    sources: tuple[Source, ...]
     check: Callable[[Facts], Firing | None]
 
+    @property
+    def references(self) -> tuple[str, ...]:
+        return tuple(source.citation for source in self.sources)
+
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "text": self.text, "references": list(self.references)}
+        return {"id": self.id, "text": self.text, "references": list(self.references),
+                "sources": [source.to_json() for source in self.sources]}
 
 
 def _deployment_kind(facts: Facts) -> str:
@@ -107,6 +140,63 @@ def _spread(facts: Facts, metric: str) -> str:
     return f"{metric} ranges from {min(values):.3f} to {max(values):.3f} over the systems"
 
 
+def _winners(facts: Facts, metric: str) -> list[str]:
+    scored = {s: v.get(metric) for s, v in facts.values.items() if v.get(metric) is not None}
+    if not scored:
+        return []
+    best = max(scored.values())
+    return sorted(s for s, value in scored.items() if value >= best - 1e-12)
+
+
+# ---------------------------------------------------------------------------------- passages
+
+BUILD_A_CASE = Source(OPITZ, "§8", "As a starting point we can think about how the class distribution in our data "
+                      "set would align with the distribution that we could expect in an application. With greater "
+                      "uncertainty, more macro metric features may be useful.")
+ACCURACY_TIED = Source(OPITZ, "§4.1", "Accuracy is an important statistic, estimating the probability of observing "
+                       "a correct prediction in a data set. But this means that it is strictly tied to the class "
+                       "prevalences in a specific data set.")
+MACR_FIVE = Source(OPITZ, "§4.2", "Since macro Recall has all five properties, including prevalence invariance (PIV), "
+                   "it may be a good pick for evaluation, particularly through a 'macro' lens.")
+TREATS_EQUALLY = Source(OPITZ, "§6.1", "macro Recall has all five properties, including class prevalence invariance "
+                        "(PIV), i.e., 'it treats all classes equally' (in a strict sense).")
+COMPLEMENTARY = Source(OPITZ, "§8", "Consider presenting more than a single number. In particular, complementary "
+                       "metrics such as Accuracy and macro Recall can be indicative about i) a classifier's empirical "
+                       "data set correctness (as in a micro metric) and ii) its robustness to class distribution "
+                       "shifts (as in a macro metric).")
+INFORMEDNESS_ALONGSIDE = Source(VICKERS, "§7.2", "we encourage the community and practitioners to consider reporting "
+                                "Informedness alongside metrics such as Accuracy and F1 in future experiments and "
+                                "analyses.")
+ACCURACY_PARADOX = Source(VICKERS, "§1", "simply guessing the most common class can reward a score equal to that "
+                          "class's prevalence in the test set.")
+INFORMEDNESS_CHANCE = Source(VICKERS, "§2", "the expected value of a model which predicts correctly x% of the time, "
+                             "and guesses from the prevalence 100-x% of the time is x.")
+ALL_CLASSES = Source(OPITZ, "§5.1", "GmacR can be useful when it's important to perform well in all classes. Thinking "
+                     "further along this line, we can employ HmacR (p = −1).")
+WEIGHTED_F1 = Source(OPITZ, "§6.1", "As discussed in §4.6, we could not determine clear reasons for favoring weighted "
+                     "F1 over Accuracy.")
+NAME_IT = Source(OPITZ, "§8", "State the evaluation metric clearly, best use a formula. This also helps protect "
+                 "against ambiguity, e.g., as induced through homonyms such as macF1 and macF1′.")
+MACF1_POPULAR = Source(OPITZ, "§4.4", "Thus it seems useful to find classifiers that do well in a given data set, "
+                       "but probably also in others, a 'balance' that could explain its popularity.")
+MACF1_PRIME = Source(OPITZ, "§4.5", "macF1′ does not seem as easy to interpret, since the numerator involves the "
+                     "cross-product of all class-wise recall and precision values.")
+MACP_BIAS = Source(OPITZ, "§4.3", "if we have f, f′ with different biases, score differences are difficult to "
+                   "interpret, particularly with an underlying 'macro' expectation that a metric be robust to class "
+                   "prevalence.")
+SMALL_N = Source(VICKERS, "Limitations", "Informedness is sensitive to the number of evaluation samples, which may "
+                 "result in less stable estimation of model's performance in situations with low numbers (< 50) of "
+                 "examples. We consider that all metrics are subject to this")
+CLASS_WISE = Source(OPITZ, "§8", "If the amount of classes n is low, consider presenting class-wise recall scores for "
+                    "their generalizability. If n is larger and a metric is decomposable over classes (PIII), "
+                    "reporting the variance of a 'macro' metric over classes can also be of value.")
+WINNERS = Source(OPITZ, "§8", "Consider admitting multiple 'winners' or 'best systems': If we are not able to build a "
+                 "strong case for a single metric, then it may be sensible to present a set of well-motivated metrics "
+                 "and select a set of best systems.")
+MCC_PREVALENCE = Source(VICKERS, "§2", "MCC is dependent on the relative frequencies of classes in the test set, which "
+                        "makes comparison between models evaluated on different datasets impossible")
+
+
 # ---------------------------------------------------------------------------------- rules
 
 
@@ -114,7 +204,7 @@ def _known_deployment(facts: Facts) -> Firing | None:
     if _deployment_kind(facts) != "file":
         return None
     return Firing((f"the deployment prevalence is given ({facts.deployment_prevalence}); accuracy after "
-                   "re-weighting the gold rows to it estimates the accuracy users will see "
+                   "re-weighting the gold rows to it estimates the share of correct decisions users will see "
                    "(see the deployment section)",), primary="accuracy")
 
 
@@ -122,83 +212,72 @@ def _test_deployment(facts: Facts) -> Firing | None:
     if _deployment_kind(facts) != "test" or facts.rare_classes_matter:
         return None
     return Firing((f"deployment prevalence = test prevalence (majority class {facts.majority_label} "
-                   f"{facts.majority_share:.2f}), and rare classes are not declared to matter: accuracy "
-                   "measures the expected share of correct decisions",), primary="accuracy")
+                   f"{facts.majority_share:.2f}) and rare classes are not declared to matter more than their share: "
+                   "accuracy estimates the share of correct decisions at deployment",), primary="accuracy")
 
 
-def _rare_classes(facts: Facts) -> Firing | None:
-    if not facts.rare_classes_matter:
+def _uniform_or_unknown(facts: Facts) -> Firing | None:
+    kind = _deployment_kind(facts)
+    if kind not in ("uniform", "unknown") and not facts.rare_classes_matter:
         return None
-    return Firing((f"rare classes matter (smallest: {facts.min_label}, {facts.min_support} items); "
-                   "macro F1 (macro_f1, the mean of class F1) gives every class the same weight and "
-                   "needs both its precision and recall",),
-                  primary="macro_f1", complements=("macro_recall",), avoid=("weighted_f1", "accuracy"))
+    why = {"uniform": "every class will be equally frequent at deployment: macro recall is accuracy after "
+                      "prevalence calibration (Opitz §4.2, §5.2)",
+           "unknown": "the deployment prevalence is unknown" + (
+               f" and the test set is imbalanced (largest/smallest = {facts.imbalance_ratio:.1f})"
+               if facts.imbalanced else ""),
+           }.get(kind, "rare classes matter more than their share")
+    return Firing((f"{why}: macro recall is the one metric of Table 5 with all five properties, prevalence "
+                   "invariance included",), primary="macro_recall")
 
 
-def _uniform_deployment(facts: Facts) -> Firing | None:
-    if _deployment_kind(facts) != "uniform":
-        return None
-    return Firing(("deployment prevalence is uniform: macro recall equals accuracy on the prevalence-calibrated "
-                   "matrix and is prevalence invariant (PIV)",), primary="macro_recall")
+def _complementary(facts: Facts) -> Firing:
+    return Firing(("report accuracy (empirical correctness on this test set) next to macro recall (robustness to "
+                   "class-distribution shift)",), complements=("accuracy", "macro_recall"))
 
 
-def _unknown_imbalanced(facts: Facts) -> Firing | None:
-    if _deployment_kind(facts) != "unknown" or not facts.imbalanced:
-        return None
-    return Firing((f"classes are imbalanced (largest/smallest = {facts.imbalance_ratio:.1f}, normalised "
-                   f"entropy {facts.normalised_entropy:.2f}) and the deployment prevalence is unknown: "
-                   "macro F1 (macro_f1, the mean of class F1) weighs every class equally",),
-                  primary="macro_f1", complements=("macro_recall",))
-
-
-def _balanced_default(facts: Facts) -> Firing | None:
-    if facts.imbalanced or _deployment_kind(facts) not in ("unknown",) or facts.rare_classes_matter:
-        return None
-    return Firing((f"classes are close to balanced (largest/smallest = {facts.imbalance_ratio:.1f}): "
-                   "accuracy is interpretable and equals micro F1; macro F1 (mean of class F1) alongside shows "
-                   "whether every class is served",), primary="accuracy",
-                  complements=("macro_f1",))
-
-
-def _majority_inflates_accuracy(facts: Facts) -> Firing | None:
+def _majority_accuracy(facts: Facts) -> Firing | None:
     if not facts.imbalanced or _deployment_kind(facts) in ("test", "file"):
         return None
-    return Firing((f"the majority-class baseline (always {facts.majority_label}) already reaches "
-                   f"{facts.majority_share:.2f} accuracy and {facts.majority_weighted_f1:.2f} weighted F1 "
-                   f"(imbalance ratio {facts.imbalance_ratio:.1f})",), avoid=("accuracy", "weighted_f1"))
+    return Firing((f"read accuracy against the majority-class baseline: always predicting {facts.majority_label} "
+                   f"already scores {facts.majority_share:.2f} accuracy (imbalance ratio {facts.imbalance_ratio:.1f})",),
+                  complements=("accuracy",))
 
 
-def _chance_correction(facts: Facts) -> Firing | None:
-    if not facts.near_chance and facts.majority_share < 0.5:
-        return None
-    reasons = []
+def _informedness(facts: Facts) -> Firing:
+    reasons = ["informedness is 0 for every classifier that ignores its input and x for one that is right x% of "
+               "the time and otherwise guesses from the prevalence"]
     if facts.near_chance:
-        reasons.append("near chance: " + "; ".join(f"{s} ({why})" for s, why in facts.near_chance.items()))
-    if facts.majority_share >= 0.5:
-        reasons.append(f"a constant prediction of {facts.majority_label} is right {facts.majority_share:.0%} "
-                       "of the time")
-    metric = "mcc" if facts.k == 2 else "informedness"
-    reasons.append("informedness is 0 for every predictor that ignores its input" if metric == "informedness"
-                   else "MCC is high only when all four cells of the binary matrix are good")
-    return Firing(tuple(reasons), complements=(metric,))
+        reasons.append("near chance here: " + "; ".join(f"{s} ({why})" for s, why in facts.near_chance.items()))
+    return Firing(tuple(reasons), complements=("informedness",))
 
 
-def _binary_mcc(facts: Facts) -> Firing | None:
-    if facts.k != 2:
+def _every_class(facts: Facts) -> Firing | None:
+    if not facts.rare_classes_matter:
         return None
-    return Firing(("two classes: MCC uses all four cells of the confusion matrix and is symmetric in the "
-                   "classes",), complements=("mcc",))
+    reasons = [f"performance in every class matters (smallest: {facts.min_label}, {facts.min_support} items); "
+               "the geometric and harmonic means of class recall fall towards the worst class"]
+    collapsed = {s: labels for s, labels in facts.never_predicted.items() if labels}
+    if collapsed:
+        reasons.append("; ".join(f"{s} never predicts {', '.join(labels)}" for s, labels in collapsed.items())
+                       + ": such a system scores 0 in GmacR and HmacR, as it fails a class entirely")
+    return Firing(tuple(reasons), complements=("gmean_recall", "hmean_recall"))
 
 
-def _name_macro_f1(facts: Facts) -> Firing | None:
+def _name_macro_f1(facts: Facts) -> Firing:
     """Always fires: the two macro F1s are homonyms and must not be confused."""
-    reasons = ["macro F1′ = HM(macro P, macro R) ≥ macro F1 and rewards skewed error types "
-               "(Opitz & Burst 2019); report macro_f1 (mean of class F1) and say so"]
+    reasons = ["macro F1 (macro_f1) here is the mean of class F1, written out with its formula; macro F1′ "
+               "(macro_f1_hm, F1 of macro P and macro R) is a different metric"]
     differences = [v["macro_f1_hm"] - v["macro_f1"] for v in facts.values.values()
                    if v.get("macro_f1") is not None and v.get("macro_f1_hm") is not None]
     if differences:
         reasons.append(f"here F1′ exceeds macro F1 by {min(differences):.3f} to {max(differences):.3f}")
-    return Firing(tuple(reasons), avoid=("macro_f1_hm",))
+    return Firing(tuple(reasons), complements=("macro_f1",), avoid=("macro_f1_hm",))
+
+
+def _weighted_f1(facts: Facts) -> Firing:
+    return Firing((f"weighted F1 is not monotone (Opitz §4.6, App. F.1) and, like accuracy, follows the test "
+                   f"prevalence (majority-class classifier here: weighted F1 {facts.majority_weighted_f1:.2f})",),
+                  avoid=("weighted_f1",))
 
 
 def _skewed_bias(facts: Facts) -> Firing | None:
@@ -208,58 +287,97 @@ def _skewed_bias(facts: Facts) -> Firing | None:
         return None
     worst = max(skewed, key=skewed.get)
     return Firing((f"{len(skewed)} system(s) predict classes far from their gold prevalence (largest total "
-                   f"variation: {worst}, {skewed[worst]:.2f}); macro precision rewards predicting a class "
-                   "rarely and F1′ rewards skewed errors",), avoid=("macro_precision", "macro_f1_hm"))
-
-
-def _collapsed_recall_means(facts: Facts) -> Firing | None:
-    collapsed = {s: labels for s, labels in facts.never_predicted.items() if labels}
-    if not collapsed:
-        return None
-    detail = "; ".join(f"{s} never predicts {', '.join(labels)}" for s, labels in collapsed.items())
-    return Firing((f"{detail}: GmacR and HmacR are 0 for such a system whatever its other classes do",),
-                  avoid=("gmean_recall", "hmean_recall"))
+                   f"variation: {worst}, {skewed[worst]:.2f}): their macro precision differences are hard to "
+                   "interpret",), avoid=("macro_precision",))
 
 
 def _small_class(facts: Facts) -> Firing | None:
-    if facts.min_support >= 30:
+    if facts.min_support >= SMALL_CLASS:
         return None
-    return Firing((f"class {facts.min_label} has {facts.min_support} gold items: one item moves its recall by "
-                   f"{1 / facts.min_support:.3f}, so macro averages are noisy; report them with bootstrap "
-                   "intervals",), complements=("macro_recall",))
+    return Firing((f"class {facts.min_label} has {facts.min_support} gold items (< {SMALL_CLASS}): one item moves "
+                   f"its recall by {1 / facts.min_support:.3f}; read every metric with its bootstrap interval",),
+                  notes=(f"small class {facts.min_label} ({facts.min_support} items < {SMALL_CLASS}): estimates are "
+                         "unstable; report bootstrap intervals (Vickers et al. 2024, Limitations)",))
+
+
+def _class_wise(facts: Facts) -> Firing:
+    if facts.k <= FEW_CLASSES:
+        return Firing((f"{facts.k} classes: the class-wise recalls show where each system is right",),
+                      complements=("class_recall",))
+    return Firing((f"{facts.k} classes: report the spread of the class recalls around macro recall (PIII)",),
+                  notes=("report the variance of class recall over the classes next to macro recall (Opitz §8)",))
+
+
+def _multiple_winners(facts: Facts) -> Firing | None:
+    core = ("accuracy", "macro_recall", "informedness")
+    winners = {metric: _winners(facts, metric) for metric in core}
+    distinct = {tuple(w) for w in winners.values() if w}
+    if len(distinct) <= 1:
+        return None
+    detail = "; ".join(f"{metric}: {', '.join(w)}" for metric, w in winners.items() if w)
+    return Firing((f"the recommended metrics disagree on the best system ({detail})",),
+                  notes=(f"admit multiple best systems: {detail} (Opitz §8); the significance section gives each "
+                         "metric's set of systems not significantly worse than its top one",))
 
 
 RULES: list[Rule] = [
-    Rule("deployment-known", "If the deployment prevalence is known, make accuracy on the gold rows re-weighted "
-         "to it the primary metric.", ("Opitz 2024 §5.2", "Vickers et al. 2024"), _known_deployment),
-    Rule("deployment-test", "If the test prevalence is the deployment prevalence and rare classes do not "
-         "matter more than their share, accuracy is the primary metric.", ("Sokolova & Lapalme 2009",),
-         _test_deployment),
-    Rule("rare-classes", "If rare classes matter, make macro F1 (mean of class F1) primary, with macro recall.",
-         ("Opitz 2024 §4.4", "Sokolova & Lapalme 2009"), _rare_classes),
-    Rule("deployment-uniform", "If every class will be equally frequent, make macro recall (= calibrated "
-         "accuracy) primary.", ("Opitz 2024 §5.2",), _uniform_deployment),
-    Rule("imbalanced-unknown", "If classes are imbalanced and the deployment prevalence is unknown, make macro "
-         "F1 (mean of class F1) primary, with macro recall.", ("Opitz 2024 §4.4, §6", "Sokolova & Lapalme 2009"),
-         _unknown_imbalanced),
-    Rule("balanced-default", "If classes are close to balanced, accuracy is a fair primary metric.",
-         ("Sokolova & Lapalme 2009",), _balanced_default),
-    Rule("majority-inflates-accuracy", "If a constant majority prediction scores high, avoid accuracy and "
-         "weighted F1 (unless the test prevalence is the deployment prevalence).",
-         ("Opitz 2024 §4.1", "Sokolova & Lapalme 2009"), _majority_inflates_accuracy),
-    Rule("chance-correction", "If some system is near chance or a constant predictor scores high, add a "
-         "chance-corrected complement: informedness (multi-class), MCC (binary).",
-         ("Powers 2011", "Vickers et al. 2024", "Chicco & Jurman 2020"), _chance_correction),
-    Rule("binary-mcc", "With two classes, report MCC as a complement.", ("Chicco & Jurman 2020",), _binary_mcc),
-    Rule("name-macro-f1", "Always name the macro F1 variant: macro_f1 (mean of class F1), not macro_f1_hm "
-         "(F1 of macro P and macro R).", ("Opitz & Burst 2019", "Opitz 2024 §4.5"), _name_macro_f1),
-    Rule("skewed-bias", "If systems' predicted class shares diverge from the gold prevalence, avoid macro "
-         "precision and F1′ as headline metrics.", ("Opitz & Burst 2019", "Opitz 2024 §4.3"), _skewed_bias),
-    Rule("collapsed-recall-means", "If a system never predicts a gold class, avoid the geometric and harmonic "
-         "recall means, which collapse to 0.", ("Opitz 2024 §5.1",), _collapsed_recall_means),
-    Rule("small-class", "If a class has fewer than 30 gold items, report macro averages with intervals.",
-         ("Opitz 2024",), _small_class),
+    Rule("deployment-known", "If the deployment prevalence is known, accuracy on the gold rows re-weighted to it is "
+         "the primary metric.", (BUILD_A_CASE, ACCURACY_TIED), _known_deployment),
+    Rule("deployment-test", "If the test prevalence is the deployment prevalence and rare classes do not matter more "
+         "than their share, accuracy is the primary metric.", (BUILD_A_CASE, ACCURACY_TIED), _test_deployment),
+    Rule("macro-recall-primary", "If the deployment prevalence is uniform or unknown, or every class should count "
+         "the same, macro recall (all five properties, 'treats all classes equally') is the primary metric.",
+         (BUILD_A_CASE, MACR_FIVE, TREATS_EQUALLY), _uniform_or_unknown),
+    Rule("accuracy-and-macro-recall", "Always report accuracy and macro recall together.", (COMPLEMENTARY,),
+         _complementary),
+    Rule("majority-baseline", "On imbalanced data with a deployment prevalence other than the test one, read accuracy "
+         "against the majority-class baseline (reported, not avoided).", (ACCURACY_PARADOX, COMPLEMENTARY),
+         _majority_accuracy),
+    Rule("informedness-alongside", "Always report informedness alongside accuracy and F1.",
+         (INFORMEDNESS_ALONGSIDE, INFORMEDNESS_CHANCE), _informedness),
+    Rule("every-class-matters", "If performance in every class matters, report GmacR and HmacR.", (ALL_CLASSES,),
+         _every_class),
+    Rule("name-macro-f1", "Always name the macro F1 with its formula: macro_f1 (mean of class F1), not macro_f1_hm "
+         "(F1 of macro P and macro R), which is not a headline metric.", (NAME_IT, MACF1_POPULAR, MACF1_PRIME),
+         _name_macro_f1),
+    Rule("weighted-f1", "Do not use weighted F1 where accuracy can be used.", (WEIGHTED_F1,), _weighted_f1),
+    Rule("skewed-bias", "If systems' predicted class shares diverge from the gold prevalence, macro precision is not "
+         "a headline metric.", (MACP_BIAS,), _skewed_bias),
+    Rule("small-class", f"If a class has fewer than {SMALL_CLASS} gold items, read every metric with its interval.",
+         (SMALL_N,), _small_class),
+    Rule("class-wise-recall", f"With few classes (k ≤ {FEW_CLASSES}, this tool's reading of 'low'), report the "
+         "class-wise recalls; with more, the variance of class recall.", (CLASS_WISE,), _class_wise),
+    Rule("multiple-winners", "If accuracy, macro recall and informedness disagree on the best system, admit multiple "
+         "best systems.", (WINNERS,), _multiple_winners),
 ]
+
+#: Where Opitz (2024) and Vickers et al. (2024) differ; the report says so next to the recommendation.
+PAPERS_DIFFER: tuple[dict[str, Any], ...] = (
+    {"topic": "the headline metric",
+     "text": "Opitz §8 refrains from naming one best metric and recommends presenting complementary metrics such as "
+             "accuracy and macro recall; Vickers et al. §7.2 and §8 find informedness 'the most intuitive metric' and "
+             "'the fairest'. This tool follows Opitz for the primary metric and adds informedness as Vickers et al. "
+             "recommend (alongside accuracy and F1).",
+     "sources": [Source(OPITZ, "§8", "we would like to refrain from making bold statements as to which metric is "
+                        "'better'").to_json(),
+                 Source(VICKERS, "§8", "Whilst we find that Informedness is the most intuitive metric, we also found "
+                        "that it is also the fairest in driving inter and intra-model comparisons.").to_json()]},
+    {"topic": "MCC",
+     "text": "Opitz §4.7 and Table 5 give MCC (like kappa) complete chance correction, Ω = 0, and §6.1 finds kappa "
+             "'slightly more interpretable'; Vickers et al. §2 argue that MCC depends on the test set's class "
+             "frequencies and §5.1 that it 'overpunishes classifiers which have variable per-class performance'. "
+             "MCC is therefore not recommended for two classes either.",
+     "sources": [Source(OPITZ, "§4.7", "MCC and Kappa have PII and PV (complete chance correction: Ω = 0).").to_json(),
+                 MCC_PREVALENCE.to_json()]},
+    {"topic": "macro F1",
+     "text": "Opitz §4.4 sees in macro F1 a 'balance' of micro and macro features that could explain its popularity; "
+             "Vickers et al. §2 find that F1-Macro 'has no intuitive interpretation'. It is reported, named with its "
+             "formula, not as the primary metric.",
+     "sources": [MACF1_POPULAR.to_json(),
+                 Source(VICKERS, "§2", "F1-Macro encodes the heuristic that the average of F1-Measure for all classes "
+                        "is a good representation of model performance. However, this has no intuitive "
+                        "interpretation.").to_json()]},
+)
 
 
 # ------------------------------------------------------------------------------ the result
@@ -271,6 +389,7 @@ class Recommendation:
     avoid: list[dict[str, Any]]
     facts: Facts
     rules_fired: list[str]
+    notes: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def primary(self) -> str:
@@ -278,17 +397,21 @@ class Recommendation:
 
     def add_to_json(self, document: dict[str, Any]) -> None:
         document["recommendation"] = {
-            "metrics": self.metrics, "avoid": self.avoid, "profile_facts": self.facts.to_json(),
+            "metrics": self.metrics, "avoid": self.avoid, "notes": self.notes, "profile_facts": self.facts.to_json(),
             "rules_fired": self.rules_fired, "rules": [rule.to_json() for rule in RULES],
+            "papers_differ": list(PAPERS_DIFFER),
         }
 
 
 def recommend(facts: Facts, rules: list[Rule] | None = None) -> Recommendation:
-    """Apply the rules in order to ``facts``."""
+    """Apply the rules in order to ``facts``: the first primary wins; complements, metrics to
+    avoid and notes accumulate with their measured reasons and the passages they follow."""
     primary: str | None = None
     complements: list[str] = []
     avoid: dict[str, list[str]] = {}
     reasons: dict[str, list[str]] = {}
+    sources: dict[str, list[Source]] = {}
+    notes: list[dict[str, Any]] = []
     fired = []
     for rule in RULES if rules is None else rules:
         firing = rule.check(facts)
@@ -297,21 +420,19 @@ def recommend(facts: Facts, rules: list[Rule] | None = None) -> Recommendation:
         fired.append(rule.id)
         if firing.primary and primary is None:
             primary = firing.primary
-            reasons.setdefault(firing.primary, []).extend(firing.reasons)
+            reasons.setdefault(primary, []).extend(firing.reasons)
+            sources.setdefault(primary, []).extend(rule.sources)
         for metric in firing.complements:
             if metric not in complements:
                 complements.append(metric)
             reasons.setdefault(metric, []).extend(firing.reasons)
+            sources.setdefault(metric, []).extend(rule.sources)
         for metric in firing.avoid:
             avoid.setdefault(metric, []).extend(firing.reasons)
-    if primary is None:
-        primary = "macro_f1"
-        reasons.setdefault(primary, []).append("no rule chose a primary metric; macro F1 (mean of class F1)")
-    avoid.pop(primary, None)
-    chosen = [primary] + [m for m in complements if m != primary and m not in avoid]
-    if "macro_f1" not in chosen:
-        chosen.append("macro_f1")
-        reasons.setdefault("macro_f1", []).append("the usual headline metric, named explicitly: mean of class F1")
+            sources.setdefault(metric, []).extend(rule.sources)
+        notes += [{"rule": rule.id, "text": text, "sources": [source.to_json() for source in rule.sources]}
+                  for text in firing.notes]
+    chosen = ([primary] if primary else []) + [m for m in complements if m != primary and m not in avoid]
     metrics = []
     for index, metric_id in enumerate(chosen):
         record = REGISTRY.get(metric_id)
@@ -320,10 +441,15 @@ def recommend(facts: Facts, rules: list[Rule] | None = None) -> Recommendation:
         if spread:
             entry_reasons.append(spread)
         metrics.append({"id": metric_id, "name": record.name, "role": "primary" if index == 0 else "complement",
-                        "formula": record.formula, "reasons": entry_reasons})
-    avoided = [{"id": m, "name": REGISTRY.get(m).name, "reasons": list(dict.fromkeys(r))} for m, r in avoid.items()
-               if m not in chosen]
-    return Recommendation(metrics, avoided, facts, fired)
+                        "formula": record.formula, "reasons": entry_reasons,
+                        "sources": _sources_json(sources.get(metric_id, []))})
+    avoided = [{"id": m, "name": REGISTRY.get(m).name, "reasons": list(dict.fromkeys(r)),
+                "sources": _sources_json(sources.get(m, []))} for m, r in avoid.items() if m not in chosen]
+    return Recommendation(metrics, avoided, facts, fired, notes)
+
+
+def _sources_json(sources: list[Source]) -> list[dict[str, str]]:
+    return [source.to_json() for source in dict.fromkeys(sources)]
 
 
 def facts_from(profile: Any, values: Mapping[str, Mapping[str, float | None]] | None = None,
@@ -384,5 +510,6 @@ def analyse(audit: Any) -> Recommendation:
 
 
 def rules_text() -> list[str]:
-    """Every rule as one line for the report's appendix: ``id: statement (references)``."""
-    return [f"{rule.id}: {rule.text} ({'; '.join(rule.references)})" for rule in RULES]
+    """Every rule as one line for the report's appendix: ``id: statement (source: "quote")``."""
+    return [f"{rule.id}: {rule.text} — " + "; ".join(f"{source.citation} ({source.file}): \u201c{source.quote}\u201d"
+                                                     for source in rule.sources) for rule in RULES]

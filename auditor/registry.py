@@ -180,12 +180,15 @@ class ConfusionStats:
 
 @dataclass(frozen=True)
 class Properties:
-    """Declared properties of a metric (Opitz 2024, §3 and Table 5).
+    """Declared properties of a metric (Opitz 2024, §3; its §6.1 Table 5 for the metrics it covers).
 
-    ``monotonicity`` PI, ``class_sensitivity`` PII, ``decomposability`` PIII (unweighted
-    generalised mean over classes), ``prevalence_invariance`` PIV, ``chance_correction`` PV
-    (one of ``none``, ``bounded``, ``strict``, ``complete``). ``source`` says where the
-    declaration comes from (the paper's table, or a derivation written in the docstring).
+    ``monotonicity`` PI (one more correct item never lowers the score, one more error never
+    raises it), ``class_sensitivity`` PII, ``decomposability`` PIII (unweighted generalised mean
+    over classes), ``prevalence_invariance`` PIV, ``chance_correction`` PV, as §3.5 defines it:
+    ``bounded`` (every classifier that ignores its input scores at most ω(k), a bound depending on
+    the number of classes k only), ``strict`` (all exactly ω(k)), ``complete`` (one constant Ω
+    for every k) or ``none``. ``source`` says where the declaration comes from (the paper's
+    table, or a derivation). :mod:`auditor.properties` probes every declaration.
     """
 
     monotonicity: bool
@@ -193,7 +196,7 @@ class Properties:
     decomposability: bool
     prevalence_invariance: bool
     chance_correction: str
-    source: str = "Opitz 2024, Table 5"
+    source: str = "declared by the metric's author"
 
     def __post_init__(self):
         if self.chance_correction not in CHANCE_CORRECTION_LEVELS:
@@ -226,6 +229,9 @@ class Metric:
     family: str = "base"
     description: str = ""
     short: str = ""
+    #: The one number of classes the metric is defined for (a parameterised metric such as
+    #: ``informedness_train``, whose training prevalence has one share per label); None = any k.
+    classes: int | None = None
 
     @property
     def label(self) -> str:

@@ -548,46 +548,81 @@ def per_class_section(ctx: Context) -> Section:
 
 
 def properties_section(ctx: Context) -> Section | None:
+    """Declared, Opitz Table 5 and probed values side by side; every disagreement with its witness."""
     props = ctx.document.get("properties")
     if not props:
         return None
     names = (("monotonicity", "PI"), ("class_sensitivity", "PII"), ("decomposability", "PIII"),
              ("prevalence_invariance", "PIV"), ("chance_correction", "PV"))
-    rows, witnesses, disagreements = [], [], []
+    rows, witnesses, disagreements, declared_notes = [], [], [], []
+    matrices = {s: ctx.document["systems"][s]["confusion"] for s in ctx.systems}
     for metric_id, entry in props.items():
-        cells = [Cell(_yes_no(entry.get(key))) for key, _ in names]
+        literature = entry.get("literature") or None
+        declared = entry.get("declared") or {}
+        cells = []
+        for key, _ in names:
+            paper = "—" if literature is None else _mark(literature.get(key), key in literature.get("by_calibration", []))
+            cells.append(Cell(f"{_mark(entry.get(key))} / {paper} / {_mark(declared.get(key))}"))
+        cells.append(Cell(_chance_text(entry)))
+        cells.append(Cell("—" if literature is None else (literature.get("chance_value") or "—")))
         agrees = entry.get("agrees_with_literature")
         cells.append(Cell("not in table" if agrees is None else "agrees" if agrees else "DIFFERS"))
         rows.append(Row(ctx.short(metric_id) + (" (cal.)" if ctx.family(metric_id) == "calibrated" else ""),
                         tuple(cells)))
-        if agrees is False:
-            disagreements.append(f"{ctx.name(metric_id)}: {entry.get('note') or 'the probe differs from the literature'}")
+        found = entry.get("witnesses") or {}
+        for record in entry.get("disagreements") or []:
+            key = record["property"]
+            disagreements.append(
+                f"{ctx.name(metric_id)}, {dict(names)[key]}: probed {_mark(record['probed'])}, Table 5 "
+                f"{_mark(record['literature'])} ({record['section']}). {record['explanation']}"
+                + (f" Witness: {_witness_text(found[key], ctx.labels, matrices)}" if key in found else ""))
+        if entry.get("note") and "Probe differs from the declared" in entry["note"] and not entry.get("disagreements"):
+            declared_notes.append(f"{ctx.name(metric_id)}: {entry['note']}")
         if ctx.family(metric_id) == "calibrated":
             continue
-        found = entry.get("witnesses") or {}
         for key, label in names:
             if key in found:
-                witnesses.append(Row(ctx.short(metric_id), (Cell(label), Cell(_witness_text(found[key], ctx.labels, {
-                    s: ctx.document["systems"][s]["confusion"] for s in ctx.systems})))))
-    columns = tuple(Column(label, key.replace("_", " ")) for key, label in names) + (Column("Opitz 2024 Table 5"),)
+                witnesses.append(Row(ctx.short(metric_id),
+                                     (Cell(label), Cell(_witness_text(found[key], ctx.labels, matrices)))))
+    columns = tuple(Column(label, key.replace("_", " ")) for key, label in names) + (
+        Column("ω(k) probed"), Column("Table 5 ω(n)/Ω"), Column("vs Table 5"))
     blocks: list[Any] = [
-        Paragraph("Properties after Opitz (2024, §3): PI monotonicity, PII class sensitivity, PIII class "
-                  "decomposability (structural, declared), PIV prevalence invariance, PV chance correction "
-                  "(none, bounded, strict, complete). PI, PII, PIV and PV are probed on random and adversarial "
-                  "confusion matrices and on this data; the last column compares the probes with the paper's table."),
-        Table("table-properties", "Metric properties as probed (cal. = prevalence-calibrated variant).", "Metric",
-              columns, tuple(rows), "small"),
+        Paragraph("Properties after Opitz (2024, §3): PI monotonicity (one more correct item never lowers the score, "
+                  "one more error never raises it), PII class sensitivity, PIII class decomposability (structural, "
+                  "declared), PIV prevalence invariance, PV chance correction — bounded (every classifier that ignores "
+                  "its input scores at most ω(k), a bound that depends on k only), strict (all exactly ω(k)), complete "
+                  "(one constant Ω for every k), or none. Each cell reads probed / Opitz 2024 §6.1 Table 5 as printed / "
+                  "declared by the metric record; (✓) marks a property the table says is obtained through prevalence "
+                  "calibration (§5.2). PI, PII, PIV and PV are probed on random and adversarial confusion matrices and "
+                  "on this data; the calibrated variants are probed like any metric."),
+        Table("table-properties", "Metric properties: probed / Table 5 / declared (cal. = prevalence-calibrated "
+              "variant).", "Metric", columns, tuple(rows), "small"),
     ]
     if disagreements:
-        blocks.append(Bullets(tuple(disagreements), "Where the probes and the literature differ"))
+        blocks.append(Bullets(tuple(disagreements), "Where the probes and Table 5 differ, and why"))
+    if declared_notes:
+        blocks.append(Bullets(tuple(declared_notes), "Where the probes and a metric's declaration differ"))
     if witnesses:
-        blocks.append(Table("table-witnesses", "Witnesses: the smallest counter-example each probe found.", "Metric",
+        blocks.append(Table("table-witnesses", "Witnesses: the smallest counter-example each probe found "
+                            "(matrices rows gold, columns predicted).", "Metric",
                             (Column("Property"), Column("Witness")), tuple(witnesses), "small"))
     return Section("properties", SECTION_TITLES["properties"], tuple(blocks))
 
 
-def _yes_no(value: Any) -> str:
-    return "yes" if value is True else "no" if value is False else "—" if value is None else str(value)
+def _mark(value: Any, by_calibration: bool = False) -> str:
+    """✓ / ✗ for a property, the PV level as a word; "(✓)" when obtained through calibration."""
+    text = "✓" if value is True else "✗" if value is False else "—" if value is None else str(value)
+    if value in (False, "none") and by_calibration:
+        text = ("✗" if value is False else "none") + "(✓)"
+    return text
+
+
+def _chance_text(entry: Mapping[str, Any]) -> str:
+    if entry.get("chance_value") is not None:
+        return f"Ω = {entry['chance_value']:g}"
+    if entry.get("chance_formula"):
+        return entry["chance_formula"] if entry.get("chance_correction") != "none" else f"({entry['chance_formula']})"
+    return "—"
 
 
 _OMEGA = re.compile(r"ω\(k\) = 1/(\d+)")
@@ -597,25 +632,34 @@ _CELL = re.compile(r"\bcell \((\d+), (\d+)\)")
 
 def _witness_text(witness: Any, labels: Sequence[str] = (), matrices: Mapping[str, Any] | None = None) -> str:
     """A probe's witness in words. ω(k) is spelled out; classes are named by the data's labels when
-    the witness is a system's own confusion matrix, else the synthetic matrix is shown so that
-    "class 2" has a meaning (rows gold, columns predicted, classes numbered from 0)."""
+    the witness is a system's own confusion matrix, else the synthetic matrix (and the one it was
+    changed into) is shown so that "class 2" has a meaning (rows gold, columns predicted, classes
+    numbered from 0)."""
     if not isinstance(witness, Mapping):
         return str(witness)
     if "description" not in witness:
         return "; ".join(f"{k} = {v}" for k, v in witness.items())
     text = _OMEGA.sub(lambda m: f"1/{m.group(1)} (the chance bound ω(k) = 1/k of Opitz 2024 §3.5, k = {m.group(1)} "
                                 "classes)", str(witness["description"]))
-    before = witness.get("before")
+    before, after = witness.get("before"), witness.get("after")
     own = next((s for s, matrix in (matrices or {}).items() if before is not None and matrix == before), None)
     if own is not None and len(labels) == len(before):
         name = lambda i: f"“{labels[int(i)]}”"  # noqa: E731
         text = _CELL.sub(lambda m: f"cell ({name(m.group(1))}, {name(m.group(2))})", text)
         text = _CLASS.sub(lambda m: f"{m.group(1)} {name(m.group(2))}", text)
         return f"on {own}'s confusion matrix: {text}"
-    if before is not None and (_CLASS.search(text) or _CELL.search(text)):
-        rows = " / ".join(" ".join(f"{v:g}" for v in row) for row in before)
-        text += f"; witness C = [{rows}] (rows gold, columns predicted, classes numbered from 0)"
+    if before is not None:
+        text += f"; witness C = {_matrix_text(before)}"
+        if after is not None:
+            text += f" → {_matrix_text(after)}"
+        text += " (rows gold, columns predicted, classes numbered from 0)"
     return text
+
+
+def _matrix_text(matrix: Sequence[Sequence[float]]) -> str:
+    if len(matrix) > 6:
+        return f"({len(matrix)}×{len(matrix)} matrix in audit.json)"
+    return "[" + "; ".join(" ".join(f"{x:g}" for x in row) for row in matrix) + "]"
 
 
 def rank_section(ctx: Context) -> Section | None:
@@ -738,21 +782,38 @@ def _pairwise_matrix(ctx: Context, metric_id: str, method: str, tests: Sequence[
 
 
 def recommendation_section(ctx: Context) -> Section | None:
+    """Recommended metrics with formulas, measured reasons and the passages they follow; metrics to
+    avoid; notes; where the two papers differ."""
     rec = ctx.document.get("recommendation")
     if not rec:
         return None
     blocks: list[Any] = []
     for entry in rec.get("metrics", []):
         latex = entry.get("formula") or getattr(ctx.records.get(entry["id"]), "formula", "")
+        facts = tuple(("why", r) for r in entry.get("reasons", [])) + tuple(
+            ("source", _source_text(source)) for source in entry.get("sources", []))
         blocks.append(Definition(f"recommended-{entry['id']}", f"{ctx.name(entry['id'])} ({entry.get('role', '')})",
                                  Formula(ctx.name(entry["id"]), latex, ctx.formula_svg(latex) if ctx.figures else ""),
-                                 Facts(tuple(("why", r) for r in entry.get("reasons", [])))))
+                                 Facts(facts)))
     if rec.get("avoid"):
-        blocks.append(Bullets(tuple(f"{ctx.name(a['id'])}: {'; '.join(a.get('reasons', []))}" for a in rec["avoid"]),
-                              "Avoid here"))
+        blocks.append(Bullets(tuple(
+            f"{ctx.name(a['id'])}: {'; '.join(a.get('reasons', []))}"
+            + (f" ({'; '.join(_source_text(s) for s in a['sources'])})" if a.get("sources") else "")
+            for a in rec["avoid"]), "Avoid here"))
+    if rec.get("notes"):
+        blocks.append(Bullets(tuple(note["text"] for note in rec["notes"]), "Notes"))
+    if rec.get("papers_differ"):
+        blocks.append(Bullets(tuple(f"{item['topic']}: {item['text']}" for item in rec["papers_differ"]),
+                              "Where Opitz (2024) and Vickers et al. (2024) differ"))
     if rec.get("rules_fired"):
         blocks.append(Bullets(tuple(str(r) for r in rec["rules_fired"]), "Rules that fired (listed in the appendix)"))
     return Section("recommendation", SECTION_TITLES["recommendation"], tuple(blocks))
+
+
+def _source_text(source: Mapping[str, Any]) -> str:
+    """``Opitz 2024 §8: “quote”`` from a rule's source record (file, section, quote)."""
+    author = "Opitz 2024" if source.get("file", "").startswith("opitz") else "Vickers et al. 2024"
+    return f"{author} {source.get('section', '')}: \u201c{source.get('quote', '')}\u201d"
 
 
 def definitions_section(ctx: Context) -> Section:
@@ -788,7 +849,7 @@ def definitions_section(ctx: Context) -> Section:
                                  Formula("calibration", latex, ctx.formula_svg(latex) if ctx.figures else ""),
                                  Facts((("definition", "the base metric computed on C′, where every gold class has "
                                          "prevalence 1/k; calibrated accuracy equals macro recall and calibrated "
-                                         "weighted F1 equals macro F1"), ("variants", "; ".join(calibrated))))))
+                                         "weighted F1 equals the macro F1 of the calibrated matrix (Opitz §4.6)"), ("variants", "; ".join(calibrated))))))
     return Section("definitions", SECTION_TITLES["definitions"], tuple(blocks))
 
 
@@ -906,5 +967,8 @@ def recommendation_rules() -> list[str] | None:
 
 def build(audit: Any, figures: bool = True) -> Report:
     """The report model of an :class:`~auditor.pipeline.Audit`."""
-    records = {metric.id: metric for metric in audit.metrics}
+    from .registry import REGISTRY
+
+    # per-class records too: the recommendation can name class_recall (Opitz §8)
+    records = {metric.id: metric for metric in (*audit.metrics, *REGISTRY.per_class())}
     return build_document(audit.to_json(), records, figures, recommendation_rules())

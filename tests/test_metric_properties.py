@@ -45,6 +45,12 @@ def label_arrays(draw, max_k=4, max_n=30):
     return gold, pred
 
 
+def approx_equal(x, tol=1e-9):
+    import pytest
+
+    return pytest.approx(x, rel=tol, abs=tol)
+
+
 def same(a, b, tol=1e-9):
     """Equal up to rounding, NaN equal to NaN (an undefined metric stays undefined)."""
     return np.allclose(np.asarray(a, float), np.asarray(b, float), rtol=tol, atol=tol, equal_nan=True)
@@ -135,6 +141,13 @@ def test_prevalence_calibration_identities(matrix):
     assert same(values["weighted_f1_calibrated"], values["macro_f1_calibrated"])
     assert same(values["macro_recall_calibrated"], values["macro_recall"])
     assert same(values["gmean_recall_calibrated"], values["gmean_recall"])
+    # Opitz §4.7/§5.2: calibrated kappa is affine in macro recall, (macR − 1/k)/(1 − 1/k), once
+    # every class has gold items (p′ = 1/k, so p′ᵀb′ = 1/k and the observed agreement is macR)
+    k = matrix.shape[0]
+    assert same(values["kappa_calibrated"], (values["macro_recall"] - 1 / k) / (1 - 1 / k))
+    # calibrated weighted F1 is the macro F1 of the calibrated matrix, computed here from C′ directly
+    calibrated_matrix = auditor.metrics.reweight_prevalence(matrix)
+    assert same(values["weighted_f1_calibrated"], compute(calibrated_matrix)["macro_f1"])
     gold = matrix.sum(axis=1)
     calibrated = auditor.metrics.reweight_prevalence(matrix)
     assert same(calibrated.sum(axis=1), np.full(len(gold), gold.sum() / len(gold)))
@@ -166,7 +179,14 @@ def test_informedness_weights_are_irrelevant_for_a_predictor_that_ignores_its_in
     stats = ConfusionStats(independent)
     assert np.allclose(stats.informedness, 0.0, atol=1e-12)
     assert abs(float(REGISTRY.get("informedness")(independent))) < 1e-12
-    assert abs(float(auditor.metrics.informedness_at(training[:k])(independent))) < 1e-12
+    # Vickers' training-prevalence informedness (π in the odds) is not 0 unless π = p:
+    # Σ_c q_c² (p_c − π_c)/(π_c (1 − π_c)), the Limitations' "scores other than zero".
+    pi = training[:k] / training[:k].sum()
+    if np.all(pi < 1):
+        closed_form = float(np.sum(q**2 * (p - pi) / (pi * (1 - pi))))
+        assert float(auditor.metrics.informedness_at(training[:k])(independent)) == approx_equal(closed_form)
+    if np.all((p > 0) & (p < 1)):  # at π = p it is informedness: 0 (Powers 2003)
+        assert abs(float(auditor.metrics.informedness_at(p)(independent))) < 1e-9
     assert abs(float(REGISTRY.get("markedness")(independent))) < 1e-12
     assert abs(float(REGISTRY.get("kappa")(independent))) < 1e-12 or np.isnan(REGISTRY.get("kappa")(independent))
 
@@ -195,8 +215,9 @@ def _sklearn(gold, pred, labels):
             "kappa": skm.cohen_kappa_score(gold, pred),
             # F1′ by its definition from scikit-learn's macro P and macro R (Opitz & Burst eq. 3)
             "macro_f1_hm": 2 * macro_p * macro_r / (macro_p + macro_r) if macro_p + macro_r else np.nan,
-            # NIT = 2^MI / k; scikit-learn's mutual_info_score is in nats
-            "nit": np.exp2(skm.mutual_info_score(gold, pred) / np.log(2)) / len(labels),
+            # NIT = 2^(MI − H_{U_y}) = 2^MI / k_gold (Vickers Eq. 7: uniform entropy of the gold
+            # classes); scikit-learn's mutual_info_score is in nats
+            "nit": np.exp2(skm.mutual_info_score(gold, pred) / np.log(2)) / len(np.unique(gold)),
             "gmean_recall": float(np.prod(recall) ** (1 / len(labels))),
             "hmean_recall": 0.0 if (recall == 0).any() else len(labels) / float(np.sum(1 / recall)),
         }

@@ -402,27 +402,45 @@ def test_informedness_at_the_test_prevalence_is_informedness():
     assert float(informedness_at(C3.sum(axis=1))(C3)) == pytest.approx(value("informedness", C3))
 
 
-def test_informedness_at_equals_informedness_of_the_reweighted_matrix_by_hand():
-    # C = [[6, 3, 1], [2, 6, 2], [0, 2, 8]] has rows of 10, so π = (1/2, 1/4, 1/4) gives
-    # C^π = N·π_i·C_ij/10 with N = 30: rows (15·[.6,.3,.1], 7.5·[.2,.6,.2], 7.5·[0,.2,.8])
-    #     = [[9, 4.5, 1.5], [1.5, 4.5, 1.5], [0, 1.5, 6]]; cols (10.5, 10.5, 9), N = 30.
-    # R = (.6, .6, .8); FPR_i = (col_i − C_ii)/(N − row_i): FPR_0 = 1.5/15 = .1,
-    # FPR_1 = 6/22.5 = 4/15, FPR_2 = 3/22.5 = 2/15.
-    # BM = (10.5·(.6−.1) + 10.5·(.6−4/15) + 9·(.8−2/15)) / 30 = (5.25 + 3.5 + 6) / 30 = 14.75/30
+def test_informedness_train_by_hand_vickers_limitations():
+    """Vickers & Monti (sources/vickers-monti-classification-metrics-nlp.md), Eq. 4–5 and Limitations:
+    a bet on class c (a prediction of c) gains 1/p(c) when the item is c and loses 1/(1 − p(c))
+    otherwise, weighted by the prediction share b_c; with a training distribution π, π_c replaces
+    the test prevalence p(c) in those odds.
+
+    C = [[6, 3, 1], [2, 6, 2], [0, 2, 8]] (rows gold), N = 30, π = (1/2, 1/4, 1/4).
+    Columns (8, 11, 11): b = (8, 11, 11)/30; hits C_cc = (6, 6, 8); misses col_c − C_cc = (2, 5, 3).
+      c = 0: 8/30 · (6/(30·1/2) − 2/(30·1/2)) = 8/30 · 4/15  = 32/450
+      c = 1: 11/30 · (6/(30·1/4) − 5/(30·3/4)) = 11/30 · 26/45 = 286/1350
+      c = 2: 11/30 · (8/(30·1/4) − 3/(30·3/4)) = 11/30 · 14/15 = 154/450
+    BM_π = (96 + 286 + 462)/1350 = 844/1350 = 0.625185…
+    """
     matrix = np.array([[6, 3, 1], [2, 6, 2], [0, 2, 8]])
-    assert float(informedness_at([0.5, 0.25, 0.25])(matrix)) == pytest.approx(14.75 / 30)
-    # two classes: Youden's J whatever π (J = R_0 + R_1 − 1 does not depend on prevalence)
-    binary = np.array([[30, 10], [5, 15]])
-    assert float(informedness_at([0.9, 0.1])(binary)) == pytest.approx(0.5)
+    expected = F(8, 30) * F(4, 15) + F(11, 30) * F(26, 45) + F(11, 30) * F(14, 15)
+    assert expected == F(844, 1350)
+    assert float(informedness_at([0.5, 0.25, 0.25])(matrix)) == pytest.approx(float(expected), abs=1e-15)
+    # two classes, π = (1/2, 1/2), C = [[2, 1], [0, 2]]: b = (2/5, 3/5);
+    # 2/5·(2/(5/2) − 0) + 3/5·(2/(5/2) − 1/(5/2)) = 0.32 + 0.24 = 0.56 (Youden's J is 2/3 + 1 − 1 = 2/3)
+    assert float(informedness_at([0.5, 0.5])(np.array([[2, 1], [0, 2]]))) == pytest.approx(0.56)
 
 
-def test_informedness_at_is_prevalence_invariant():
-    # Scaling a gold row changes the test prevalence but not the rows' conditional rates,
-    # so the re-weighted matrix and its informedness stay the same.
+def test_informedness_train_is_not_zero_for_chance_when_pi_differs_from_p():
+    # Vickers, Limitations: with the training distribution in the odds, "systems which use
+    # strategies such as 'guess the most common' may have Informedness scores other than zero".
+    # C = N p qᵀ scores Σ_c q_c² (p_c − π_c)/(π_c (1 − π_c)); p = (0.8, 0.2), q = (1, 0), π = (1/2, 1/2):
+    # 1 · (0.8 − 0.5)/(0.25) = 1.2.
+    chance = 100 * np.outer([0.8, 0.2], [1.0, 0.0])
+    assert float(informedness_at([0.5, 0.5])(chance)) == pytest.approx(1.2)
+    assert float(informedness_at([0.8, 0.2])(chance)) == pytest.approx(0.0, abs=1e-12)
     metric = informedness_at([0.5, 0.3, 0.2])
-    shifted = C3 * np.array([[1], [10], [1]])
-    assert float(metric(C3)) == pytest.approx(float(metric(shifted)))
-    assert metric.properties.prevalence_invariance is True
+    assert metric.classes == 3 and metric.range == pytest.approx((-2.0, 5.0))
+
+
+def test_informedness_train_undefined_with_infinite_odds():
+    # π_c = 0 for a class predicted correctly: a gain of 1/0
+    metric = informedness_at([1.0, 0.0])
+    assert np.isnan(float(metric(np.array([[3, 1], [1, 2]]))))
+    assert metric.undefined_when
 
 
 def test_powers_informedness_is_zero_for_every_independent_predictor():
@@ -514,3 +532,52 @@ def test_per_class_table_shows_undefined_as_none():
     assert table["b"]["support"] == 4 and table["b"]["predicted"] == 0
     assert any("never predicted" in reason for reason in table["b"]["undefined"])
     assert table["a"]["precision"] == pytest.approx(6 / 10)  # C_aa / col_a = 6 / (6 + 3 + 1)
+
+
+@pytest.mark.parametrize("k", [2, 3, 4])
+def test_training_prevalence_audit_runs_for_k_classes(k):
+    """--training-prevalence used to crash on every input: the property probe evaluated the
+    k-share metric on matrices of every other size (a broadcasting error). It is now probed
+    at its own k only."""
+    from auditor.pipeline import audit
+
+    labels = "abcd"[:k]
+    gold = [labels[i % k] for i in range(24)]
+    pred = [labels[(i + (i % 5 == 0)) % k] for i in range(24)]
+    shares = {label: (i + 1) / sum(range(1, k + 1)) for i, label in enumerate(labels)}
+    result = audit(gold, {"s": pred}, bootstrap=20, training_prevalence=shares)
+    document = result.to_json()
+    value = document["systems"]["s"]["metrics"]["informedness_train"]["value"]
+    expected = informedness_at([shares[label] for label in labels])(result.systems["s"].confusion)
+    assert value == pytest.approx(float(expected))
+    assert document["properties"]["informedness_train"]["chance_correction"] in ("none", "bounded")
+    assert set(document["properties"]["informedness_train"]["chance_bound"]) == {str(k)}
+
+
+def test_nit_memory_is_quadratic_in_k():
+    """1,000 classes: NIT needs O(k²) memory (a few k×k arrays), never a k×k×k temporary."""
+    import tracemalloc
+
+    k = 1000
+    rng = np.random.default_rng(0)
+    matrix = rng.integers(0, 3, size=(k, k)).astype(float) + np.eye(k) * 5
+    stats = ConfusionStats(matrix)
+    tracemalloc.start()
+    value = float(REGISTRY.get("nit").function(stats))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 12 * k * k * 8  # a dozen k×k float arrays at most (k³ floats would be 8 GB)
+    # same value as the cell-by-cell definition Σ_ij (C_ij/N) log2(N C_ij/(row_i col_j)) / k_gold
+    n, row, col = matrix.sum(), matrix.sum(1), matrix.sum(0)
+    positive = matrix > 0
+    mi = np.sum(matrix[positive] / n * np.log2(n * matrix[positive] / np.outer(row, col)[positive]))
+    assert value == pytest.approx(2**mi / k)
+
+
+def test_nit_divides_by_the_gold_classes_only():
+    """Vickers Eq. 7: H_{U_y} is the entropy of a uniform distribution over the real (gold)
+    classes. A label only the system predicts does not count: gold {a, b}, predictions {a, b, c}."""
+    matrix = np.array([[3, 0, 1], [0, 4, 0], [0, 0, 0]])
+    gold, pred = labels_of(matrix)
+    mi_bits = skm.mutual_info_score(gold, pred) / math.log(2)
+    assert value("nit", matrix) == pytest.approx(2**mi_bits / 2)

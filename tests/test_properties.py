@@ -1,10 +1,11 @@
-"""The property probes (auditor.properties) against Opitz (2024), Table 5, and against toys.
+"""The property probes (auditor.properties) against Opitz (2024), §6.1 Table 5, and against toys.
 
-Each expected row below is Opitz (2024) "A Closer Look at Classification Evaluation Metrics and
-a Critical Reflection of Common Evaluation Practice", TACL 12, Table 5 (PI monotonicity, PII
-class sensitivity, PIII class decomposability, PIV prevalence invariance, PV chance
-correction). The probes must find them on random, adversarial and user matrices, and every
-failed property must carry a witness whose two scores we recompute here.
+Source: Opitz (2024) "A Closer Look at Classification Evaluation Metrics and a Critical Reflection
+of Common Evaluation Practice", TACL 12 — sources/opitz-2024-closer-look-classification-metrics.md,
+§6.1 Table 5 (PI monotonicity, PII class sensitivity, PIII class decomposability, PIV prevalence
+invariance, PV chance correction). The table as printed is pinned here cell by cell; the probes
+follow the paper's definitions (§3.1–§3.5) and must agree with it, or the disagreement must carry
+an explanation and a witness whose scores we recompute here.
 """
 from __future__ import annotations
 
@@ -18,8 +19,9 @@ import pytest
 
 from auditor import REGISTRY, ConfusionStats, Metric, Properties
 from auditor.properties import (
-    LITERATURE, PROPERTY_KEYS, PropertyTable, Witness, probe_properties,
+    EXPLANATIONS, LITERATURE, PROBED, PROPERTY_KEYS, PropertyTable, Witness, probe_properties,
 )
+from auditor.metrics import CALIBRATED
 from auditor.registry import load_plugin
 
 PLUGIN_DIR = Path(__file__).resolve().parents[1] / "examples" / "plugins"
@@ -30,64 +32,121 @@ def table() -> PropertyTable:
     return probe_properties(seed=12345)
 
 
-# --------------------------------------------------------------- Opitz (2024), Table 5
+# ------------------------------------------------------- Opitz (2024), §6.1 Table 5
 
-#            id                 PI     PII    PIII   PIV    PV          row of Table 5
+# Table 5 as printed (✓ True, ✗ False; PV "✗" none, "✓: 1/n" bounded, "✓: 1/n, strict" strict,
+# "✓: 0, complete" complete); "(✓)" after a ✗ = "obtained through prevalence calibration".
+#
+#   metric               | PI | PII   | PIII  | PIV   | PV
+#   Accuracy (=Micro F1) | ✓  | ✗(✓)  | ✗(✓)  | ✗(✓)  | ✗(✓)
+#   macro Recall (macR)  | ✓  | ✓     | ✓     | ✓     | ✓: 1/n, strict
+#   as GmacR or HmacR    | ✓  | ✓     | ✓     | ✓     | ✓: 1/n
+#   macro Precision      | ✓  | ✓     | ✓     | ✗(✓)  | ✓: 1/n, strict
+#   macro F1 (macF1)     | ✓  | ✓     | ✓     | ✗(✓)  | ✓: 1/n
+#   macro F1’ (macF1′)   | ✓  | ✓     | ✗     | ✗(✓)  | ✓: 1/n, strict
+#   weighted F1          | ✗  | ✓     | ✗(✓)  | ✗(✓)  | ✗(✓)
+#   Kappa                | ✗  | ✓     | ✗     | ✗(✓)  | ✓: 0, complete
+#   MCC                  | ✗  | ✓     | ✗     | ✗(✓)  | ✓: 0, complete
+ALL = ("class_sensitivity", "decomposability", "prevalence_invariance", "chance_correction")
+#            id                 PI     PII    PIII   PIV    PV          (✓) marks                           ω(n)/Ω
 TABLE_5 = [
-    ("accuracy",        True,  False, False, False, "none"),      # Acc
-    ("macro_recall",    True,  True,  True,  True,  "bounded"),   # macR: chance value ω(k) = 1/k
-    ("gmean_recall",    True,  True,  True,  True,  "bounded"),   # GmacR
-    ("hmean_recall",    True,  True,  True,  True,  "bounded"),   # HmacR
-    ("macro_precision", True,  True,  True,  False, "none"),      # macP
-    ("macro_f1",        True,  True,  True,  False, "none"),      # macF1 (mean of class F1)
-    ("macro_f1_hm",     True,  True,  False, False, "none"),      # macF1′ (F1 of macP, macR)
-    ("weighted_f1",     True,  True,  False, False, "none"),      # weighted F1
-    ("kappa",           False, True,  False, False, "strict"),    # Kappa: not monotone (§4.7)
-    ("mcc",             False, True,  False, False, "strict"),    # MCC: not monotone (§4.7)
+    ("accuracy",        True,  False, False, False, "none",     ALL,                                   None),
+    ("macro_recall",    True,  True,  True,  True,  "strict",   (),                                    "1/n"),
+    ("gmean_recall",    True,  True,  True,  True,  "bounded",  (),                                    "1/n"),
+    ("hmean_recall",    True,  True,  True,  True,  "bounded",  (),                                    "1/n"),
+    ("macro_precision", True,  True,  True,  False, "strict",   ("prevalence_invariance",),            "1/n"),
+    ("macro_f1",        True,  True,  True,  False, "bounded",  ("prevalence_invariance",),            "1/n"),
+    ("macro_f1_hm",     True,  True,  False, False, "strict",   ("prevalence_invariance",),            "1/n"),
+    ("weighted_f1",     False, True,  False, False, "none",     ALL[1:],                               None),
+    ("kappa",           False, True,  False, False, "complete", ("prevalence_invariance",),            "0"),
+    ("mcc",             False, True,  False, False, "complete", ("prevalence_invariance",),            "0"),
 ]
+#: The probe reaches only bounded where the paper prints strict: the chance classifiers that never
+#: predict a class have a 0/0 precision, counted as 0 (see EXPLANATIONS and the witness test).
+EXPECTED_DISAGREEMENTS = {("macro_precision", "chance_correction"): "bounded",
+                          ("macro_f1_hm", "chance_correction"): "bounded"}
 
 
-@pytest.mark.parametrize("metric_id, mon, sens, dec, prev, chance", TABLE_5, ids=[row[0] for row in TABLE_5])
-def test_probes_reproduce_opitz_table_5(table, metric_id, mon, sens, dec, prev, chance):
-    expected = {"monotonicity": mon, "class_sensitivity": sens, "decomposability": dec,
-                "prevalence_invariance": prev, "chance_correction": chance}
+@pytest.mark.parametrize("metric_id, mon, sens, dec, prev, chance, marks, omega", TABLE_5,
+                         ids=[row[0] for row in TABLE_5])
+def test_literature_is_table_5_as_printed(metric_id, mon, sens, dec, prev, chance, marks, omega):
+    printed = {"monotonicity": mon, "class_sensitivity": sens, "decomposability": dec,
+               "prevalence_invariance": prev, "chance_correction": chance}
+    row = LITERATURE[metric_id]
+    assert {key: row[key] for key in PROPERTY_KEYS} == printed
+    assert row["by_calibration"] == list(marks)
+    assert row["chance_value"] == omega
+    assert "§6.1 Table 5" in row["source"] and "opitz-2024" in row["source"]
+    for key in PROPERTY_KEYS:  # every cell cites the section that states it
+        assert "§" in row["sections"][key] or "App." in row["sections"][key], (metric_id, key)
+    for key in marks:
+        assert "(✓)" in row["sections"][key]
+
+
+def test_literature_has_exactly_the_rows_of_table_5():
+    assert set(LITERATURE) == {row[0] for row in TABLE_5}
+    assert "not yet checked" not in json.dumps(LITERATURE)
+
+
+@pytest.mark.parametrize("metric_id, mon, sens, dec, prev, chance, marks, omega", TABLE_5,
+                         ids=[row[0] for row in TABLE_5])
+def test_probes_agree_with_table_5_or_explain_why_not(table, metric_id, mon, sens, dec, prev, chance, marks, omega):
+    printed = {"monotonicity": mon, "class_sensitivity": sens, "decomposability": dec,
+               "prevalence_invariance": prev, "chance_correction": chance}
     result = table[metric_id]
-    assert {key: LITERATURE[metric_id][key] for key in PROPERTY_KEYS} == expected  # the table as transcribed
-    assert {key: result.probed[key] for key in PROPERTY_KEYS} == expected          # what the probes find
-    assert {key: result.declared[key] for key in PROPERTY_KEYS} == expected        # what the record declares
-    assert result.declared["source"] == "Opitz 2024, Table 5"
-    assert result.agrees_with_literature is True and not result.disagreements
+    expected = {key: EXPECTED_DISAGREEMENTS.get((metric_id, key), printed[key]) for key in PROPERTY_KEYS}
+    assert {key: result.probed[key] for key in PROPERTY_KEYS} == expected
+    assert {key: result.declared[key] for key in PROPERTY_KEYS} == printed  # the record declares the table
+    assert "§6.1 Table 5" in result.declared["source"]
+    for record in result.disagreement_records():
+        assert record["explanation"] == EXPLANATIONS[(metric_id, record["property"])]
+        assert record["witness"] == record["property"] and record["property"] in result.witnesses
     for key in ("monotonicity", "prevalence_invariance"):
         if not expected[key]:
             assert key in result.witnesses, f"{metric_id} fails {key} without a witness"
-    if sens:  # a witness of sensitivity: one move that keeps N and the number correct
+    if sens:
         assert "class_sensitivity" in result.witnesses
+    if omega == "1/n":
+        assert result.chance_formula == "1/k"
+    if omega == "0":
+        assert result.chance_value == 0.0 and result.chance_formula == "0"
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2024])
-def test_table_5_does_not_depend_on_the_seed(seed):
+def test_probes_do_not_depend_on_the_seed(seed):
     metrics = [REGISTRY.get(row[0]) for row in TABLE_5]
     other = probe_properties(metrics, seed=seed)
-    for metric_id, *expected in TABLE_5:
+    for metric_id, *printed in TABLE_5:
+        expected = [EXPECTED_DISAGREEMENTS.get((metric_id, key), value) for key, value in zip(PROPERTY_KEYS, printed)]
         assert [other[metric_id].probed[key] for key in PROPERTY_KEYS] == expected, metric_id
 
 
-def test_kappa_and_mcc_monotonicity_witnesses_by_hand():
-    """Opitz §4.7: for kappa and MCC a correct prediction can lower the score. Hand check of MCC
-    on the probe's witness family: C = [[1,0,0],[1,1,10],[0,0,0]], N = 13."""
-    before = np.array([[1, 0, 0], [1, 1, 10], [0, 0, 0]], dtype=float)
-    after = np.array([[1, 0, 0], [1, 2, 9], [0, 0, 0]], dtype=float)
-    # p = (1, 12, 0)/13, b = (2, 1, 10)/13 -> (2, 2, 9)/13; Acc = 2/13 -> 3/13
-    p = np.array([1, 12, 0]) / 13
+def test_macro_precision_strictness_fails_only_through_the_zero_division_convention():
+    """Opitz §4.3: macP is strictly chance corrected, ω(n) = 1/n. By hand, k = 3, uniform gold:
+    the uniform classifier has P_j = 1/3, macP = 1/3; the constant classifier (always class 0) has
+    P_0 = 1/3 and P_1, P_2 = 0/0, counted 0, so macP = 1/9. Every chance classifier that predicts
+    every class scores exactly 1/3."""
+    macp = REGISTRY.get("macro_precision")
+    uniform_gold = np.full(3, 1 / 3)
+    assert float(macp(300 * np.outer(uniform_gold, uniform_gold), True)) == pytest.approx(1 / 3)
+    assert float(macp(300 * np.outer(uniform_gold, [1, 0, 0]), True)) == pytest.approx(1 / 9)
+    rng = np.random.default_rng(5)
+    for _ in range(50):
+        p, q = rng.dirichlet(np.ones(3)), rng.dirichlet(np.ones(3))
+        assert float(macp(1000 * np.outer(p, q), True)) == pytest.approx(1 / 3)
 
-    def mcc(acc, b):
-        return (acc - p @ b) / np.sqrt((1 - p @ p) * (1 - b @ b))
 
-    by_hand_before = mcc(2 / 13, np.array([2, 1, 10]) / 13)
-    by_hand_after = mcc(3 / 13, np.array([2, 2, 9]) / 13)
-    assert by_hand_after < by_hand_before
-    assert REGISTRY.get("mcc")(before) == pytest.approx(by_hand_before)
-    assert REGISTRY.get("mcc")(after) == pytest.approx(by_hand_after)
+def test_pv_levels_follow_section_3_5(table):
+    # strict: the same ω(k) for every chance classifier; complete: one Ω whatever k
+    assert table["macro_recall"].chance_bound == {str(k): pytest.approx(1 / k) for k in (2, 3, 4, 5, 6)}
+    assert table["nit"].probed["chance_correction"] == "strict" and table["nit"].chance_formula == "1/k"
+    for metric_id in ("kappa", "mcc", "informedness", "markedness"):
+        assert table[metric_id].probed["chance_correction"] == "complete" and table[metric_id].chance_value == 0.0
+    # accuracy: a majority-class classifier on 1 − 10⁻⁷ skewed gold scores ≈ 1, the maximum
+    assert table["accuracy"].chance_bound["2"] > 0.99
+    # macro F1: bounded by 1/k, reached only when the bias equals the prevalence (§4.4)
+    assert table["macro_f1"].chance_baselines["3"]["max"] == pytest.approx(1 / 3)
+    assert table["macro_f1"].chance_baselines["3"]["min"] < 1 / 3
 
 
 def test_chance_baselines_match_closed_forms(table):
@@ -96,11 +155,40 @@ def test_chance_baselines_match_closed_forms(table):
         assert table["macro_recall"].chance_baselines[str(k)]["max"] == pytest.approx(1 / k)
         assert table["gmean_recall"].chance_baselines[str(k)]["max"] == pytest.approx(1 / k)
         assert table["nit"].chance_baselines[str(k)]["uniform_predictor"] == pytest.approx(1 / k)
-    for metric_id in ("kappa", "mcc", "informedness", "markedness"):
-        assert table[metric_id].chance_value == 0.0
     # MCC is 0/0 for a constant predictor: the majority-class baseline is undefined, not 0
     assert table["mcc"].chance_baselines["3"]["majority_class_predictor_on_skewed_gold"] is None
     assert table["kappa"].chance_baselines["3"]["majority_class_predictor_on_skewed_gold"] == pytest.approx(0.0)
+    assert "left out" in table["mcc"].note
+
+
+def test_kappa_and_mcc_monotonicity_witnesses_by_hand():
+    """Opitz §4.7 / App. G.1: for kappa and MCC one more correct item can lower the score. Hand
+    check of MCC: C = [[1,0,0],[1,1,10],[0,0,0]] plus one correct item of class 1, N = 13 → 14."""
+    before = np.array([[1, 0, 0], [1, 1, 10], [0, 0, 0]], dtype=float)
+    after = np.array([[1, 0, 0], [1, 2, 10], [0, 0, 0]], dtype=float)
+
+    def mcc(c):
+        n = c.sum()
+        p, b = c.sum(1) / n, c.sum(0) / n
+        return (np.trace(c) / n - p @ b) / np.sqrt((1 - p @ p) * (1 - b @ b))
+
+    # before: p = (1, 12, 0)/13, b = (2, 1, 10)/13, Acc = 2/13; after: p = (1, 13, 0)/14, b = (2, 2, 10)/14
+    assert mcc(after) < mcc(before)
+    assert REGISTRY.get("mcc")(before) == pytest.approx(mcc(before))
+    assert REGISTRY.get("mcc")(after) == pytest.approx(mcc(after))
+
+
+def test_weighted_f1_gains_from_an_error_as_appendix_f1_says():
+    """Opitz App. F.1: 'weightF1 increases even though a classifier made an error'. By hand:
+    C = [[0, 2], [0, 1]]: F1 = (0, 2·1/(1 + 3)) = (0, 1/2), p = (2/3, 1/3), wF1 = 1/6. One more
+    error (gold 1 predicted as 0): C = [[0, 2], [1, 1]]: F1 = (0, 2/(2 + 3)) = (0, 2/5),
+    p = (1/2, 1/2), wF1 = 1/5 > 1/6."""
+    wf1 = REGISTRY.get("weighted_f1")
+    assert float(wf1(np.array([[0, 2], [0, 1]]))) == pytest.approx(1 / 6)
+    assert float(wf1(np.array([[0, 2], [1, 1]]))) == pytest.approx(1 / 5)
+    # the probe's own (smallest) witness: here one more *correct* item lowers the score
+    witness = probe_properties([wf1], seed=12345)["weighted_f1"].witnesses["monotonicity"]
+    _check_witness(wf1, "monotonicity", witness)
 
 
 def test_metrics_outside_the_table_are_marked_and_probed(table):
@@ -110,11 +198,8 @@ def test_metrics_outside_the_table_are_marked_and_probed(table):
         assert "probed, not in the literature table" in result.note
         assert "not in Opitz 2024, Table 5" in result.declared["source"]
         assert not result.declared_disagreements, result.note
-    # what the probes found, each with a witness
     assert table["informedness"].probed["monotonicity"] is False and "monotonicity" in table["informedness"].witnesses
     assert table["nit"].probed["monotonicity"] is False
-    assert table["informedness"].probed["chance_correction"] == "complete"
-    assert table["nit"].probed["chance_correction"] == "bounded"
 
 
 def test_a_disagreement_with_the_table_is_reported_not_silenced(monkeypatch):
@@ -126,6 +211,31 @@ def test_a_disagreement_with_the_table_is_reported_not_silenced(monkeypatch):
     assert "UNEXPLAINED" in result.note
 
 
+# ------------------------------------------------------------ prevalence-calibrated variants
+
+
+def test_calibrated_variants_are_probed_not_copied(table):
+    """Opitz §5.2: calibrated accuracy = macR (all five properties), calibrated weighted F1 =
+    macF1 of the calibrated matrix; Table 5's (✓) marks of each base row must show in the probe of
+    its calibrated variant."""
+    for metric in REGISTRY.scalar():
+        if metric.family != "calibrated":
+            continue
+        result = table[metric.id]
+        base = REGISTRY.get(metric.id[: -len("_calibrated")])
+        assert not result.declared_disagreements, (metric.id, result.note)
+        assert result.probed["prevalence_invariance"] is True
+        assert "derived for the variant" in metric.properties.source
+        assert metric.chance == CALIBRATED[base.id][1] and metric.properties == CALIBRATED[base.id][0]
+        if result.calibration_marks is not None:
+            assert all(result.calibration_marks["shown_by_probe"].values()), (metric.id, result.calibration_marks)
+    assert {key: table["accuracy_calibrated"].probed[key] for key in PROPERTY_KEYS} == {
+        key: table["macro_recall"].probed[key] for key in PROPERTY_KEYS}
+    assert table["accuracy_calibrated"].chance_formula == "1/k"
+    assert table["weighted_f1_calibrated"].probed["chance_correction"] == "bounded"
+    assert table["kappa_calibrated"].chance_value == 0.0
+
+
 # ------------------------------------------------------------------------- witnesses
 
 
@@ -133,36 +243,44 @@ def _score(metric: Metric, matrix) -> float:
     return float(metric.function(ConfusionStats(np.asarray(matrix, dtype=float)[None]))[0])
 
 
+def _chance_score(metric: Metric, matrix) -> float:
+    return float(metric.function(ConfusionStats(np.asarray(matrix, dtype=float)[None], True))[0])
+
+
 def _check_witness(metric: Metric, prop: str, witness: Witness) -> None:
     """The witness demonstrates the failure: recompute both scores from its matrices."""
     before = np.asarray(witness.before, dtype=float)
     if prop == "chance_correction":
-        assert np.linalg.matrix_rank(before) == 1  # C = N p qᵀ: ignores its input
-        if witness.after is None:
-            assert _score(metric, before) > 1 / before.shape[0]
-        else:
-            after = np.asarray(witness.after, dtype=float)
-            q_before, q_after = before.sum(0) / before.sum(), after.sum(0) / after.sum()
-            assert np.allclose(q_before, q_after)  # same predictor, different gold prevalence
-            # the chance probe fixes the label set at k
-            s = [float(metric.function(ConfusionStats(m[None], True))[0]) for m in (before, after)]
-            assert s == pytest.approx([witness.score_before, witness.score_after]) and s[0] != pytest.approx(s[1])
+        # C = N p qᵀ (ignores its input) on gold with every class present; label set fixed at k
+        assert np.linalg.matrix_rank(before) == 1 and (before.sum(1) > 0).all()
+        x = _chance_score(metric, before)
+        assert x == pytest.approx(witness.score_before, abs=1e-7)
+        if witness.after is None:  # not bounded: a chance classifier reaches the metric's maximum
+            assert x > metric.range[1] - 0.01
+            return
+        after = np.asarray(witness.after, dtype=float)
+        assert np.linalg.matrix_rank(after) == 1 and (after.sum(1) > 0).all()
+        y = _chance_score(metric, after)
+        assert y == pytest.approx(witness.score_after, abs=1e-7)
+        assert y != pytest.approx(x)  # two chance scores differ (same k: not strict; two k: not complete)
         return
     after = np.asarray(witness.after, dtype=float)
     x, y = _score(metric, before), _score(metric, after)
     assert (x, y) == pytest.approx((witness.score_before, witness.score_after))
     diff = after - before
-    if prop == "monotonicity":
-        (i, j), = np.argwhere(diff < 0)
-        assert diff[i, j] == -1 and diff[i, i] == 1 and i != j and np.count_nonzero(diff) == 2
-        assert y < x
+    if prop == "monotonicity":  # one item added (§3.1 footnote)
+        (i, j), = np.argwhere(diff != 0)
+        assert diff[i, j] == 1
+        assert (y < x) if i == j else (y > x)
     elif prop == "prevalence_invariance":
         rows = before.sum(1) > 0
         ratios = after[rows].sum(1) / before[rows].sum(1)
         assert np.allclose(after[rows], before[rows] * ratios[:, None])
         assert y != pytest.approx(x)
-    elif prop == "class_sensitivity":
-        assert after.sum() == before.sum() and np.trace(after) == np.trace(before)
+    elif prop == "class_sensitivity":  # one item added in one cell, or instead in another of its kind
+        cells = np.argwhere(diff != 0)
+        assert len(cells) == 2 and sorted(diff[tuple(c)] for c in cells) == [-1, 1]
+        assert (cells[0][0] == cells[0][1]) == (cells[1][0] == cells[1][1])
         assert y != pytest.approx(x)
 
 
@@ -190,7 +308,7 @@ TOYS = [
     Metric(id="toy_ignores_diagonal", name="toy", formula="b_0", function=ignores_diagonal,
            properties=Properties(True, True, False, True, "complete", source="deliberately wrong")),
     Metric(id="toy_leaky_recall", name="toy", formula="macR + (p_0 - 1/k)/2", function=leaky_recall,
-           properties=Properties(True, True, True, True, "bounded", source="deliberately wrong")),
+           properties=Properties(True, True, True, True, "strict", source="deliberately wrong"), range=(-1.0, 1.5)),
 ]
 
 
@@ -205,14 +323,17 @@ def test_broken_toy_metrics_fail_the_right_probes_with_witnesses():
     assert blind.literature is None and "monotonicity (True declared, False probed)" in blind.note
 
     leaky = toys["toy_leaky_recall"]
-    assert leaky.probed["monotonicity"] is True and "monotonicity" not in leaky.witnesses
+    # one more error of gold class 0 raises p_0 and with it the score (§3.1's gradient fails)
+    assert leaky.probed["monotonicity"] is False and "monotonicity" in leaky.witnesses
     assert leaky.probed["prevalence_invariance"] is False
-    assert leaky.probed["chance_correction"] == "none"
-    assert set(leaky.declared_disagreements) == {"prevalence_invariance", "chance_correction"}
+    # chance scores 1/k + (p_0 − 1/k)/2 ≤ 1/2 + 1/(2k): bounded by a function of k (§3.5), not strict
+    assert leaky.probed["chance_correction"] == "bounded"
+    assert leaky.chance_bound["2"] == pytest.approx(0.75, abs=1e-6)
+    assert set(leaky.declared_disagreements) == {"monotonicity", "prevalence_invariance", "chance_correction"}
 
     for toy, result in ((TOYS[0], blind), (TOYS[1], leaky)):
         for prop in ("monotonicity", "prevalence_invariance", "chance_correction"):
-            if result.probed[prop] in (False, "none"):
+            if prop in result.witnesses:
                 _check_witness(toy, prop, result.witnesses[prop])
 
 
@@ -285,3 +406,53 @@ def test_example_plugin_reaches_the_audit_json(plugin):
     assert "worst_class_recall" in document["properties"]
     assert document["properties"]["kappa"]["monotonicity"] is False
     assert result.analyses["properties"]["worst_class_recall"].probed["prevalence_invariance"] is True
+
+
+def test_report_shows_declared_literature_and_probed_side_by_side(table):
+    """The report's property section: each cell probed / Table 5 / declared, (✓) marks kept, and
+    every disagreement with Table 5 explained, with its witness matrix."""
+    from auditor.report import properties_section
+
+    class Context:
+        document: dict = {}
+
+        def short(self, metric_id):
+            return REGISTRY.get(metric_id).label
+
+        def name(self, metric_id):
+            return REGISTRY.get(metric_id).name
+
+        def family(self, metric_id):
+            return REGISTRY.get(metric_id).family
+
+    ctx = Context()
+    table.add_to_json(ctx.document)
+    section = properties_section(ctx)
+    properties_table = next(b for b in section.blocks if getattr(b, "id", "") == "table-properties")
+    rows = {row.header: [cell.value for cell in row.cells] for row in properties_table.rows}
+    assert rows["Acc"][:5] == ["✓ / ✓ / ✓", "✗ / ✗(✓) / ✗", "✗ / ✗(✓) / ✗", "✗ / ✗(✓) / ✗", "none / none(✓) / none"]
+    assert rows["macP"][4] == "bounded / strict / strict" and rows["macP"][-1] == "DIFFERS"
+    assert rows["κ"][4:7] == ["complete / complete / complete", "Ω = 0", "0"]
+    explained = next(b for b in section.blocks if getattr(b, "title", "") == "Where the probes and Table 5 differ, and why")
+    assert len(explained.items) == 2
+    for item in explained.items:
+        assert "Table 5 strict" in item and "zero_division=0" in item or "0/0 precision" in item
+        assert "Witness:" in item and "matrix [" in item
+
+
+def test_opitz_appendix_g_matrix_is_a_monotonicity_witness_for_kappa_and_mcc():
+    """Opitz App. G.1 prints the matrix (rows predicted x, y, z; columns true x, y, z)
+    [[10, 43, 0], [1, 1, 0], [0, 0, 1]], on which kappa and MCC are 0 (up to rounding: Acc = 12/56 =
+    pᵀb). In our orientation (rows gold) it is the transpose. One more error — a true y predicted
+    as z — raises both: kappa to 1/286 = 0.0034965, MCC to 0.0130440. The probe finds the same
+    failure when given this matrix alone."""
+    printed = np.array([[10, 43, 0], [1, 1, 0], [0, 0, 1]], dtype=float)
+    matrix = printed.T
+    after = matrix.copy()
+    after[1, 2] += 1
+    for metric_id, raised in (("kappa", 1 / 286), ("mcc", 0.013043971426)):
+        metric = REGISTRY.get(metric_id)
+        assert float(metric(matrix)) == pytest.approx(0.0, abs=1e-12)
+        assert float(metric(after)) == pytest.approx(raised, rel=1e-9)
+        result = probe_properties([metric], user_matrices=matrix[None], k_values=())[metric_id]
+        assert result.probed["monotonicity"] is False
