@@ -334,7 +334,14 @@ def _encode_numpy(array: np.ndarray, what: str) -> tuple[np.ndarray, tuple[str, 
         uniques, inverse = np.unique(array, return_inverse=True)
         return _merge(inverse.astype(np.int32).ravel(), [_scalar_text(v) for v in uniques])
     if kind == "U":
-        return _encode_arrow(pa.array(array, type=pa.string()), what)
+        try:
+            strings = pa.array(array, type=pa.string())
+        except UnicodeError:  # a lone surrogate: refused with the same words as every other name
+            from .options import check_names
+
+            check_names(np.unique(array).tolist(), ())
+            raise
+        return _encode_arrow(strings, what)
     if kind == "S":
         return _encode_numpy(np.char.decode(array, "utf-8", errors="replace"), what)
     items = array.tolist() if kind == "O" else list(array.astype(object))

@@ -659,7 +659,7 @@ def _witness_text(witness: Any, labels: Sequence[str] = (), matrices: Mapping[st
 def _matrix_text(matrix: Sequence[Sequence[float]]) -> str:
     if len(matrix) > 6:
         return f"({len(matrix)}×{len(matrix)} matrix in audit.json)"
-    return "[" + "; ".join(" ".join(f"{x:g}" for x in row) for row in matrix) + "]"
+    return "[" + " / ".join(" ".join(f"{x:g}" for x in row) for row in matrix) + "]"
 
 
 def rank_section(ctx: Context) -> Section | None:

@@ -415,6 +415,8 @@ def test_report_shows_declared_literature_and_probed_side_by_side(table):
 
     class Context:
         document: dict = {}
+        systems: list = []
+        labels: list = []
 
         def short(self, metric_id):
             return REGISTRY.get(metric_id).label
@@ -437,7 +439,7 @@ def test_report_shows_declared_literature_and_probed_side_by_side(table):
     assert len(explained.items) == 2
     for item in explained.items:
         assert "Table 5 strict" in item and "zero_division=0" in item or "0/0 precision" in item
-        assert "Witness:" in item and "matrix [" in item
+        assert "Witness:" in item and "witness C = [" in item
 
 
 def test_opitz_appendix_g_matrix_is_a_monotonicity_witness_for_kappa_and_mcc():
