@@ -590,7 +590,7 @@ def significance_section(ctx: Context) -> Section | None:
     blocks: list[Any] = []
     stats = doc.get("statistics") or {}
     pairs = [(str(k).replace("_", " "), str(v)) for k, v in stats.items()
-             if isinstance(v, (str, int, float)) and k != "tests"]
+             if isinstance(v, (str, int, float)) and k not in ("tests", "family", "rounds_rule")]
     pairs += [(k.replace("_", " "), str(v)) for k, v in (stats.get("tests") or {}).items()]
     if pairs:
         blocks.append(Facts(tuple(pairs)))
@@ -617,10 +617,24 @@ def significance_section(ctx: Context) -> Section | None:
     if tests and len(ctx.systems) <= MATRIX_MAX_SYSTEMS:
         blocks += [_pairwise_matrix(ctx, metric_id, entry.get("test", ""), tests) for metric_id, entry in best_set.items()]
     if tests:
-        methods = sorted({t.get("method", "") for t in tests})
-        blocks.append(Paragraph(f"{len(tests)} pairwise tests ({', '.join(methods)}) were run; every pair with its "
-                                "p-value and adjusted p-value is listed in audit.json under “tests”."))
+        blocks.append(Paragraph(_tests_text(tests, stats)))
     return Section("significance", SECTION_TITLES["significance"], tuple(blocks))
+
+
+def _tests_text(tests: Sequence[Mapping[str, Any]], stats: Mapping[str, Any]) -> str:
+    """What was tested, once: one p-value per pair and metric, which test, the family, the rounds."""
+    methods = {t.get("method") for t in tests}
+    metrics = sorted({str(t.get("metric")) for t in tests})
+    parts = [f"{len(tests)} pairwise tests, one per pair of systems and metric ({', '.join(metrics)})"]
+    if "mcnemar_exact" in methods:
+        parts.append("accuracy uses the exact McNemar test, whose p-value has no Monte Carlo floor")
+    if "approximate_randomisation" in methods:
+        parts.append("the other metrics, which have no exact test, use approximate randomisation with "
+                     f"{stats.get('randomisation_rounds')} rounds ({stats.get('rounds_rule', '')})")
+    text = "; ".join(parts) + "."
+    if stats.get("family"):
+        text += f" Family: {stats['family']}."
+    return text + " Every pair with its p-value and adjusted p-value is listed in audit.json under “tests”."
 
 
 def _pairwise_matrix(ctx: Context, metric_id: str, method: str, tests: Sequence[Mapping[str, Any]]) -> Table:

@@ -357,8 +357,9 @@ def rounds_rule(rounds: int, family_size: int, alpha: float) -> str:
     smallest = family_size / (rounds + 1)
     verdict = ("at most α/2, so every pair can reach significance" if smallest <= alpha / 2
                else f"above α/2 because the rounds are capped at {AR_MAX_ROUNDS}")
-    return (f"R = max({AR_ROUNDS}, ⌈2m/α⌉) = {rounds} rounds, with m = {family_size} tests per metric and "
-            f"α = {alpha:g}: a randomisation p-value cannot fall below 1/(R + 1) = {1 / (rounds + 1):.2g}, and "
+    return (f"R = {rounds} rounds = max(R₀, ⌈2m/α⌉), R₀ the rounds asked for ({AR_ROUNDS} by default), m = "
+            f"{family_size} tests per metric, α = {alpha:g}, ⌈2m/α⌉ = {int(np.ceil(2 * family_size / alpha))}, at most "
+            f"{max(rounds, AR_MAX_ROUNDS)}: a randomisation p-value cannot fall below 1/(R + 1) = {1 / (rounds + 1):.2g}, and "
             f"after adjusting over m tests the smallest attainable p, m/(R + 1) = {smallest:.2g}, is {verdict}")
 
 

@@ -306,3 +306,20 @@ def test_randomisation_rounds_let_a_corrected_p_reach_alpha():
     assert randomisation_rounds(1000, 10, 0.05) == 1000  # small families keep the default
     assert randomisation_rounds(1000, 10**6, 0.05) == AR_MAX_ROUNDS  # bounded cost
     assert randomisation_rounds(50_000, 10, 0.05) == 50_000  # never fewer than asked
+
+
+def test_report_states_one_test_per_pair_and_metric_the_family_once_and_the_rounds():
+    from auditor.report import _tests_text
+
+    result = statistics(_three(), REGISTRY.scalar(), B=50, seed=2, rounds=100)
+    document = {"systems": {}}
+    result.add_to_json(document)
+    stats = document["statistics"]
+    assert stats["p_floor"] == {RANDOMISATION: 1 / 121} and "mcnemar_exact" not in stats["p_floor"]
+    # 100 rounds asked, m = 3 tests per metric: 2·3/0.05 = 120 rounds
+    assert stats["randomisation_rounds"] == 120 and stats["rounds_rule"].startswith("R = 120 rounds")
+    text = _tests_text(document["tests"], stats)
+    assert text.count("Family:") == 1 and stats["family"] in text
+    assert "exact McNemar" in text and "no Monte Carlo floor" in text
+    assert f"{stats['randomisation_rounds']} rounds" in text and "1/(R + 1)" in text
+    assert f"{3 * len(result.test_metrics)} pairwise tests, one per pair" in text
