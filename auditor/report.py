@@ -389,9 +389,10 @@ def baselines_section(ctx: Context) -> Section | None:
     if not baselines:
         return None
     keys = ctx.key_metrics()
+    coverage = f"{100 * (1 - float((ctx.document.get('baselines_method') or {}).get('alpha', 0.05))):g}%"
     blocks: list[Any] = [Paragraph(
         "Expected score of predictors that ignore the input: uniform random, random with the gold prevalence, "
-        "and always the majority class; the 95% range is the Monte Carlo spread at this test-set size.")]
+        f"and always the majority class; the {coverage} range is the Monte Carlo spread at this test-set size.")]
     rows = []
     for name in ("uniform", "prevalence", "majority"):
         metrics = (baselines.get(name) or {}).get("metrics")
@@ -403,7 +404,7 @@ def baselines_section(ctx: Context) -> Section | None:
             cells.append(Cell(entry.get("expected"), "score", low=entry.get("mc_low"), high=entry.get("mc_high")))
         rows.append(Row(name, tuple(cells)))
     if rows:
-        blocks.append(Table("table-baselines", "Expected score of each chance baseline, with the Monte Carlo 95% range.",
+        blocks.append(Table("table-baselines", f"Expected score of each chance baseline, with the Monte Carlo {coverage} range.",
                             "Baseline", tuple(Column(ctx.short(m), ctx.name(m)) for m in keys), tuple(rows),
                             _density(len(keys))))
     chance = {s: ctx.document["systems"][s].get("chance") for s in ctx.systems}
