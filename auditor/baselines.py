@@ -28,8 +28,8 @@ from Multinomial(row_i, q). The shuffle draws the matrix row by row without repl
 the pool of predicted labels — a multivariate hypergeometric per row, written as its chain
 of univariate hypergeometric draws X_j | X_<j ~ Hypergeom(K_j, Σ_{l>j} K_l, n − Σ_{l<j} X_l)
 so that all R draws (whose remaining pools differ) advance in one vectorised call per
-(row, colour): k² calls of size R whatever N is; the systems' shuffles run on worker threads
-(each system has its own stream, so the draws do not depend on the threads).
+(row, colour): k² calls of size R whatever N is; the systems' shuffles are drawn and scored
+on worker threads (each system has its own stream, so the draws do not depend on the threads).
 
 When is the expected value exact? f(E[C]) = E[f(C)] whenever f is affine on the convex hull
 of the matrices the baseline can produce. :func:`_affine_on_draws` checks this numerically
@@ -310,9 +310,11 @@ def _summary(
 def _distributions(
     expected_matrix: np.ndarray, samples: np.ndarray, metrics: Sequence[Metric], all_labels_active: bool,
     rng: np.random.Generator, proven_exact: Iterable[str] = (), deterministic: bool = False, alpha: float = 0.05,
+    values: dict[str, np.ndarray] | None = None,
 ) -> tuple[dict[str, ChanceDistribution], dict[str, np.ndarray]]:
     expected = _scores(expected_matrix, metrics, all_labels_active)
-    values = _scores(samples, metrics, all_labels_active)
+    if values is None:
+        values = _scores(samples, metrics, all_labels_active)
     if deterministic:
         affine = {metric.id: True for metric in metrics}
     else:
@@ -415,14 +417,16 @@ def chance_baselines(
         observed = _scores(counts.confusion, metrics, active)
         columns = counts.confusion.sum(axis=1)
 
-        def draw(index: int) -> np.ndarray:
-            return sample_shuffle(_rng(seed, f"{SHUFFLE}:{counts.systems[index]}"), support, columns[index], draws)
+        def draw(index: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+            samples = sample_shuffle(_rng(seed, f"{SHUFFLE}:{counts.systems[index]}"), support, columns[index], draws)
+            return samples, _scores(samples, metrics, active)
 
-        with ThreadPoolExecutor(max(1, threads)) as pool:
-            for index, samples in enumerate(pool.map(draw, range(len(counts.systems)))):
+        with ThreadPoolExecutor(max(1, threads)) as pool:  # the affine checks stay in order on this thread
+            for index, (samples, values) in enumerate(pool.map(draw, range(len(counts.systems)))):
                 system = counts.systems[index]
                 shuffle[system], shuffle_scores[system] = _distributions(
                     support[:, None] * columns[index][None, :] / n, samples, metrics, active, check_rng, alpha=alpha,
+                    values=values,
                 )
                 advance(1)
 

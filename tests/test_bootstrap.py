@@ -196,3 +196,15 @@ def test_import_and_score_without_bootstrap_load_no_rendering_stack(code, exampl
                + f"\nloaded = [m for m in {HEAVY_MODULES!r} if m in sys.modules]\nassert not loaded, loaded\n")
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("systems", [2, 30])  # 30 systems x 4 labels: too wide for one int64 key per item
+def test_patterns_are_the_unique_items_with_their_counts(systems):
+    counts = synthetic_counts(seed=4, n=500, k=4, accuracies=np.linspace(0.3, 0.9, systems))
+    codes, pattern_counts = counts.patterns()
+    stacked = np.concatenate([counts.gold[None, :], counts.predictions]).T
+    assert pattern_counts.sum() == counts.n_items and len({tuple(c) for c in codes.tolist()}) == len(codes)
+    np.testing.assert_array_equal(codes[counts.item_patterns()], stacked)  # every item maps to its pattern
+    weighted = np.repeat(codes, pattern_counts, axis=0)
+    np.testing.assert_array_equal(confusion_tensor(weighted[:, 0], weighted[:, 1:].T, counts.k), counts.confusion)
+    assert counts.patterns()[0] is codes  # computed once
