@@ -139,7 +139,7 @@ def discordant_counts(counts: Counts) -> np.ndarray:
 #: Bits in each byte value, for popcounts without ``np.bitwise_count`` (numpy < 2).
 _BYTE_BITS = np.array([bin(value).count("1") for value in range(256)], dtype=np.uint8)
 #: Binomial(n, ½) draws with n up to 64 times this are popcounts of random words.
-POPCOUNT_WORDS = 4
+POPCOUNT_WORDS = 8
 #: Largest number of (rounds x patterns) draws held at once by the randomisation.
 _DRAWS_PER_BLOCK = 2**22
 
@@ -152,7 +152,7 @@ def _bit_count(words: np.ndarray) -> np.ndarray:
 
 
 def binomial_half(rng: np.random.Generator, n: np.ndarray, rounds: int) -> np.ndarray:
-    """``rounds`` draws of ``Binomial(n_p, ½)`` for every entry of ``n``: int64 (rounds, P).
+    """``rounds`` draws of ``Binomial(n_p, ½)`` for every entry of ``n``: int64 (P, rounds).
 
     For ``n_p ≤ 64 · POPCOUNT_WORDS`` the draw is the number of set bits among ``n_p``
     random bits (``⌈n_p / 64⌉`` 64-bit words, the last one masked): each bit is a fair coin,
@@ -166,26 +166,27 @@ def binomial_half(rng: np.random.Generator, n: np.ndarray, rounds: int) -> np.nd
     if n.size > 1 and (np.diff(n) < 0).any():
         order = np.argsort(n, kind="stable")
         n = n[order]
-    out = np.zeros((rounds, n.size), dtype=np.int64)
+    out = np.zeros((n.size, rounds), dtype=np.int64)
     words = (n + 63) // 64
     bounds = np.searchsorted(words, np.arange(1, POPCOUNT_WORDS + 2))
     for width in range(1, POPCOUNT_WORDS + 1):
         first, last = bounds[width - 1], bounds[width]
         if first == last:
             continue
-        bits = rng.bit_generator.random_raw(size=(rounds, last - first, width))
+        bits = rng.bit_generator.random_raw(size=(width, last - first, rounds))
         tail = (n[first:last] - 64 * (width - 1)).astype(np.uint64)  # 1..64 bits used in the last word
-        bits[:, :, -1] &= np.where(tail >= 64, ~np.uint64(0),
-                                   (np.uint64(1) << np.minimum(tail, np.uint64(63))) - np.uint64(1))
-        out[:, first:last] = _bit_count(bits).sum(axis=2, dtype=np.int64)
+        bits[-1] &= np.where(tail >= 64, ~np.uint64(0),
+                             (np.uint64(1) << np.minimum(tail, np.uint64(63))) - np.uint64(1))[:, None]
+        for plane in bits:
+            out[first:last] += _bit_count(plane)
     start = bounds[POPCOUNT_WORDS]
     while start < n.size:
         stop = int(np.searchsorted(n, n[start], side="right"))
-        out[:, start:stop] = rng.binomial(int(n[start]), 0.5, size=(rounds, stop - start))
+        out[start:stop] = rng.binomial(int(n[start]), 0.5, size=(stop - start, rounds))
         start = stop
     if order is not None:
         unsorted = np.empty_like(out)
-        unsorted[:, order] = out
+        unsorted[order] = out
         out = unsorted
     return out
 
@@ -227,8 +228,9 @@ def swapped_matrices(counts: Counts, a: int, b: int, rounds: int,
     block = max(1, _DRAWS_PER_BLOCK // max(P, 1))
     for start in range(0, rounds, block):
         size = min(block, rounds - start)
-        moved = binomial_half(rng, total, size) - reversed_count[None, :]  # (R_c, P): a's items x -> y
-        shift = np.asarray(moves @ moved.T).T.reshape(size, k, k)
+        moved = binomial_half(rng, total, size).astype(np.float64)
+        moved -= reversed_count[:, None]  # (P, R_c): a's items moved from x to y
+        shift = np.asarray(moves @ moved).T.reshape(size, k, k)
         batch = np.empty((size, 2, k, k))
         batch[:, 0] = pair[0] + shift
         batch[:, 1] = pair[1] - shift
