@@ -66,6 +66,11 @@ class Counts:
         return (np.ascontiguousarray(codes, dtype=np.int64), pattern_counts.astype(np.int64),
                 inverse.ravel().astype(np.int64))
 
+    @cached_property
+    def _pattern_columns(self) -> np.ndarray:
+        """The pattern codes transposed, (1 + S, U): one contiguous row per column of codes."""
+        return np.ascontiguousarray(self._pattern_table[0].T)
+
     def patterns(self) -> tuple[np.ndarray, np.ndarray]:
         """Unique (gold, prediction of every system) rows and the item count of each.
 
@@ -87,9 +92,9 @@ class Counts:
         Summed from :meth:`patterns` in O(U). Returns ``(codes, counts)`` with ``codes`` of
         shape (P, 3), P ≤ k³, sorted by ``(gold·k + pred_a)·k + pred_b``.
         """
-        codes, pattern_counts = self.patterns()
+        columns, pattern_counts = self._pattern_columns, self._pattern_table[1]
         k = max(self.k, 1)
-        key = (codes[:, 0] * k + codes[:, 1 + a]) * k + codes[:, 1 + b]
+        key = (columns[0] * k + columns[1 + a]) * k + columns[1 + b]
         if k**3 <= 4_000_000:
             tally = np.bincount(key, weights=pattern_counts, minlength=k**3)
             unique = np.flatnonzero(tally)
