@@ -49,7 +49,7 @@ from .metrics import compute
 from .progress import SILENT, Progress
 from .registry import REGISTRY, Metric
 
-#: Metrics tested pairwise by default (accuracy also gets exact McNemar).
+#: Metrics tested pairwise by default: accuracy by exact McNemar, the others by approximate randomisation.
 TEST_METRICS = ("accuracy", "macro_f1", "macro_recall", "mcc", "informedness")
 #: Rounds of approximate randomisation.
 AR_ROUNDS = 1000
