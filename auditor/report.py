@@ -639,17 +639,35 @@ def _tests_text(tests: Sequence[Mapping[str, Any]], stats: Mapping[str, Any]) ->
 
 
 def _pairwise_matrix(ctx: Context, metric_id: str, method: str, tests: Sequence[Mapping[str, Any]]) -> Table:
-    """Adjusted p-value of every pair of systems under one metric and its primary test."""
-    adjusted = {}
+    """Adjusted p-value of every pair of systems under one metric and its primary test.
+
+    A Monte Carlo p-value at its floor 1/(R + 1) (no round as extreme as the observed
+    difference) is an upper bound, shown as "≤ bound".
+    """
+    floor = ((ctx.document.get("statistics") or {}).get("p_floor") or {}).get(method)
+    cells: dict[tuple[str, str], Cell] = {}
+    bounded = False
     for test in tests:
         if test.get("metric") == metric_id and test.get("method") == method:
-            adjusted[(test["a"], test["b"])] = adjusted[(test["b"], test["a"])] = test.get("p_adjusted")
-    rows = tuple(Row(a, tuple(Cell("·") if a == b else Cell(adjusted.get((a, b)), "p") for b in ctx.systems))
+            value, raw = test.get("p_adjusted"), test.get("p")
+            at_floor = floor is not None and value is not None and raw is not None and raw <= floor * (1 + 1e-9)
+            cell = Cell(_p_bound(value), "text") if at_floor and value >= 0.001 else Cell(value, "p")
+            bounded |= at_floor
+            cells[(test["a"], test["b"])] = cells[(test["b"], test["a"])] = cell
+    rows = tuple(Row(a, tuple(Cell("·") if a == b else cells.get((a, b), Cell(None, "p")) for b in ctx.systems))
                  for a in ctx.systems)
+    note = (" ≤: no randomisation round was as extreme as the observed difference, so the p-value is at most "
+            "this bound (the floor 1/(R + 1), adjusted)." if bounded else "")
     return Table(f"table-pairs-{metric_id}",
                  f"{ctx.name(metric_id)}: adjusted p-value of each pair of systems ({method.replace('_', ' ')}; "
-                 f"{ctx.document.get('statistics', {}).get('correction', '')} over the family in the statistics above).",
+                 f"{ctx.document.get('statistics', {}).get('correction', '')} over the family in the statistics above)."
+                 + note,
                  "System", tuple(Column(s, s, rotate=True) for s in ctx.systems), rows, _density(len(ctx.systems)))
+
+
+def _p_bound(value: float) -> str:
+    """An upper bound on a p-value, in the report's p format (three decimals)."""
+    return f"≤{value:.3f}"
 
 
 def recommendation_section(ctx: Context) -> Section | None:

@@ -332,3 +332,22 @@ def test_binomial_half_keeps_the_order_of_unsorted_counts():
     assert (draws >= 0).all() and (draws <= n[:, None]).all() and (draws[3] == 0).all()
     # each row's mean within 4 standard errors of n/2 (sd of Bin(n, 1/2) is sqrt(n)/2)
     assert (np.abs(draws.mean(axis=1) - n / 2) <= 4 * np.sqrt(n / 4 / 4000) + 1e-9).all()
+
+
+def test_pairwise_matrix_marks_p_values_at_the_randomisation_floor_as_bounds():
+    from types import SimpleNamespace
+
+    from auditor.report import _pairwise_matrix
+
+    floor = 1 / 1121
+    document = {"statistics": {"p_floor": {RANDOMISATION: floor}, "correction": "holm"}}
+    tests = [
+        {"a": "x", "b": "y", "metric": "mcc", "method": RANDOMISATION, "p": floor, "p_adjusted": 28 * floor},
+        {"a": "x", "b": "z", "metric": "mcc", "method": RANDOMISATION, "p": 0.2, "p_adjusted": 0.6},
+    ]
+    ctx = SimpleNamespace(document=document, systems=["x", "y", "z"], name=lambda m: m)
+    table = _pairwise_matrix(ctx, "mcc", RANDOMISATION, tests)
+    first = table.rows[0].cells
+    assert first[1].value == "≤0.025" and first[2].value == 0.6 and first[2].kind == "p"
+    assert table.rows[1].cells[2].value is None  # y-z untested
+    assert "at most this bound" in table.caption
