@@ -18,8 +18,8 @@ k labels) it considers
 
 For each baseline and every scalar metric: the **expected value** f(E[C]) with
 E[C]_ij = row_i q_j (= row_i col_j / N for the shuffle), flagged ``exact`` when it equals
-E[f(C)] exactly, and the **Monte Carlo distribution** at this N (mean, standard error, 2.5%
-and 97.5% quantiles of R draws). Per system: the margin over the strongest baseline and the
+E[f(C)] exactly, and the **Monte Carlo distribution** at this N (mean, standard error, and
+the α/2 and 1 − α/2 quantiles of R draws, α the audit's level: a 1 − α range). Per system: the margin over the strongest baseline and the
 one-sided permutation p-value against its own shuffle,
 p = (1 + #{shuffle score ≥ observed}) / (R + 1).
 
@@ -28,7 +28,8 @@ from Multinomial(row_i, q). The shuffle draws the matrix row by row without repl
 the pool of predicted labels — a multivariate hypergeometric per row, written as its chain
 of univariate hypergeometric draws X_j | X_<j ~ Hypergeom(K_j, Σ_{l>j} K_l, n − Σ_{l<j} X_l)
 so that all R draws (whose remaining pools differ) advance in one vectorised call per
-(row, colour): k² calls of size R whatever N is.
+(row, colour): k² calls of size R whatever N is; the systems' shuffles are drawn and scored
+on worker threads (each system has its own stream, so the draws do not depend on the threads).
 
 When is the expected value exact? f(E[C]) = E[f(C)] whenever f is affine on the convex hull
 of the matrices the baseline can produce. :func:`_affine_on_draws` checks this numerically
@@ -55,7 +56,9 @@ Biol. 9(1) (the +1 correction).
 """
 from __future__ import annotations
 
+import os
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -86,6 +89,8 @@ EXACT_FOR_RANDOM_ROWS = frozenset({"informedness"})
 TIE_TOLERANCE = 1e-12
 
 DEFAULT_DRAWS = 1000
+#: Worker threads for the shuffles (numpy's hypergeometric sampler releases the GIL).
+THREADS = max(1, min(2, os.cpu_count() or 1))
 
 
 @dataclass(frozen=True)
@@ -95,7 +100,8 @@ class ChanceDistribution:
     ``expected`` is f(E[C]) (None when the metric is 0/0 there, ``undefined`` says why);
     ``exact`` says whether it equals E[f(C)] exactly. ``mc_*`` summarise the R draws at this
     test set's N over the draws where the metric is defined (``undefined_share`` of them is
-    not); ``mc_se`` is the standard error of ``mc_mean``.
+    not); ``mc_se`` is the standard error of ``mc_mean``; ``mc_low`` and ``mc_high`` are the
+    α/2 and 1 − α/2 quantiles (α of :func:`chance_baselines`).
     """
 
     expected: float | None
@@ -154,6 +160,7 @@ class ChanceBaselines:
     labels: tuple[str, ...]
     draws: int
     seed: int
+    alpha: float
     predictors: dict[str, np.ndarray]
     baselines: dict[str, dict[str, ChanceDistribution]]
     shuffle: dict[str, dict[str, ChanceDistribution]]
@@ -176,7 +183,9 @@ class ChanceBaselines:
         }
         document["baselines"] = section
         document["baselines_method"] = {
-            "draws": self.draws, "seed": self.seed, "majority_label": self.majority_label,
+            "draws": self.draws, "seed": self.seed, "majority_label": self.majority_label, "alpha": self.alpha,
+            "range": f"mc_low, mc_high: the {100 * self.alpha / 2:g}% and {100 * (1 - self.alpha / 2):g}% quantiles "
+                     f"of the draws (a {100 * (1 - self.alpha):g}% Monte Carlo range at this test set's size)",
             "sampling": "counts: multinomial rows for random predictors, hypergeometric rows for shuffles",
             "p_value": "one-sided, (1 + #{shuffle >= observed}) / (R + 1)",
         }
@@ -283,7 +292,7 @@ def _affine_on_draws(
 
 
 def _summary(
-    expected: float, exact: bool, drawn: np.ndarray, undefined_reason: str | None
+    expected: float, exact: bool, drawn: np.ndarray, undefined_reason: str | None, alpha: float = 0.05,
 ) -> ChanceDistribution:
     defined = drawn[~np.isnan(drawn)]
     share = float(1 - defined.size / drawn.size) if drawn.size else 0.0
@@ -292,7 +301,7 @@ def _summary(
     if defined.size == 0:
         return ChanceDistribution(expected_value, exact, None, None, None, None, reason, share)
     se = float(defined.std(ddof=1) / np.sqrt(defined.size)) if defined.size > 1 else 0.0
-    low, high = np.quantile(defined, [0.025, 0.975])
+    low, high = np.quantile(defined, [alpha / 2, 1 - alpha / 2])
     return ChanceDistribution(
         expected_value, exact, float(defined.mean()), se, float(low), float(high), reason, share,
     )
@@ -300,10 +309,12 @@ def _summary(
 
 def _distributions(
     expected_matrix: np.ndarray, samples: np.ndarray, metrics: Sequence[Metric], all_labels_active: bool,
-    rng: np.random.Generator, proven_exact: Iterable[str] = (), deterministic: bool = False,
+    rng: np.random.Generator, proven_exact: Iterable[str] = (), deterministic: bool = False, alpha: float = 0.05,
+    values: dict[str, np.ndarray] | None = None,
 ) -> tuple[dict[str, ChanceDistribution], dict[str, np.ndarray]]:
     expected = _scores(expected_matrix, metrics, all_labels_active)
-    values = _scores(samples, metrics, all_labels_active)
+    if values is None:
+        values = _scores(samples, metrics, all_labels_active)
     if deterministic:
         affine = {metric.id: True for metric in metrics}
     else:
@@ -311,7 +322,7 @@ def _distributions(
     proven = set(proven_exact)
     out = {
         metric.id: _summary(float(expected[metric.id]), affine[metric.id] or metric.id in proven,
-                            values[metric.id], metric.undefined_when)
+                            values[metric.id], metric.undefined_when, alpha)
         for metric in metrics
     }
     return out, values
@@ -352,6 +363,8 @@ def chance_baselines(
     draws: int = DEFAULT_DRAWS,
     seed: int = 12345,
     progress: Progress = SILENT,
+    alpha: float = 0.05,
+    threads: int = THREADS,
 ) -> ChanceBaselines:
     """Chance baselines of every scalar metric and each system's standing against them.
 
@@ -362,6 +375,8 @@ def chance_baselines(
     draws : Monte Carlo draws R per baseline (at least 1).
     seed : every draw derives from it; each baseline and each system has its own stream, so
         adding a system does not change the others' numbers.
+    alpha : the Monte Carlo ranges (``mc_low``, ``mc_high``) cover 1 − alpha of the draws.
+    threads : worker threads drawing the systems' shuffles (the draws do not depend on it).
 
     Examples
     --------
@@ -389,23 +404,31 @@ def chance_baselines(
             samples = sample_random(_rng(seed, name), support, q, draws)
             baselines[name], _ = _distributions(
                 support[:, None] * q[None, :], samples, metrics, active, check_rng, EXACT_FOR_RANDOM_ROWS,
+                alpha=alpha,
             )
             advance(1)
         majority_matrix = support[:, None] * predictors["majority"][None, :]
         baselines["majority"], _ = _distributions(
             majority_matrix, majority_matrix[None].astype(np.int64), metrics, active, check_rng,
-            deterministic=True,
+            deterministic=True, alpha=alpha,
         )
         advance(1)
 
         observed = _scores(counts.confusion, metrics, active)
-        for index, system in enumerate(counts.systems):
-            col = counts.confusion[index].sum(axis=0)
-            samples = sample_shuffle(_rng(seed, f"{SHUFFLE}:{system}"), support, col, draws)
-            shuffle[system], shuffle_scores[system] = _distributions(
-                support[:, None] * col[None, :] / n, samples, metrics, active, check_rng,
-            )
-            advance(1)
+        columns = counts.confusion.sum(axis=1)
+
+        def draw(index: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+            samples = sample_shuffle(_rng(seed, f"{SHUFFLE}:{counts.systems[index]}"), support, columns[index], draws)
+            return samples, _scores(samples, metrics, active)
+
+        with ThreadPoolExecutor(max(1, threads)) as pool:  # the affine checks stay in order on this thread
+            for index, (samples, values) in enumerate(pool.map(draw, range(len(counts.systems)))):
+                system = counts.systems[index]
+                shuffle[system], shuffle_scores[system] = _distributions(
+                    support[:, None] * columns[index][None, :] / n, samples, metrics, active, check_rng, alpha=alpha,
+                    values=values,
+                )
+                advance(1)
 
     chance = {
         system: {
@@ -419,7 +442,7 @@ def chance_baselines(
         for index, system in enumerate(counts.systems)
     }
     return ChanceBaselines(
-        labels=counts.labels, draws=draws, seed=seed, predictors=predictors, baselines=baselines,
+        labels=counts.labels, draws=draws, seed=seed, alpha=alpha, predictors=predictors, baselines=baselines,
         shuffle=shuffle, chance=chance, majority_label=counts.labels[majority], shuffle_scores=shuffle_scores,
     )
 

@@ -8,7 +8,10 @@ on counts, never by re-indexing label arrays (STYLE.md 1):
   multiplicity ``n_u`` (:meth:`~auditor.counts.Counts.patterns`);
 * a chunk of ``Bc`` resamples draws per-pattern counts ``W`` (U x Bc) exactly as drawing
   ``N`` items uniformly with replacement does: ``N`` uniform item indices per resample binned
-  by the item -> pattern map, or ``Multinomial(N, n / N)`` directly when U is small;
+  by the item -> pattern map, or ``Multinomial(N, n / N)`` directly when U is small (U
+  binomials per resample: the cheaper of the two whenever U ≤ N / 16). Both are exact draws
+  of the paired bootstrap. A Poisson(n_u) bootstrap would be no cheaper (U draws too) and
+  only approximates it (its resample size varies around N), so it is not used;
 * ``C[b, s, i, j] = sum_u W[u, b] [gold_u = i][pred_{s,u} = j]`` for the whole chunk is one
   sparse-dense product ``M @ W`` with ``M`` the (S k^2 x U) 0/1 incidence matrix (CSC, so the
   product streams over the patterns once);
@@ -70,9 +73,10 @@ class Resampler:
         self.n_items = counts.n_items
         self.n_systems = len(counts.systems)
         self.k = counts.k
-        self.codes, self.pattern_counts, self.item_pattern = _patterns(counts)
+        self.codes, self.pattern_counts = counts.patterns()
         self.n_patterns = len(self.pattern_counts)
         self.multinomial = self.n_patterns * MULTINOMIAL_RATIO <= self.n_items
+        self.item_pattern = None if self.multinomial else counts.item_patterns()
         cells = self.n_systems * self.k * self.k
         per_resample = 4 * max(self.n_patterns, 1) + 8 * cells * 4
         self.chunk = max(1, min(self.B or 1, chunk or max(1, CHUNK_BYTES // per_resample), 256))
@@ -105,9 +109,7 @@ class Resampler:
         rows = np.empty((size, U), dtype=np.float32)
         for b in range(size):
             items = rng.integers(0, n, size=n, dtype=np.int64)
-            if self.item_pattern is not None:
-                items = self.item_pattern[items]
-            rows[b] = np.bincount(items, minlength=U)
+            rows[b] = np.bincount(self.item_pattern[items], minlength=U)
         weights = np.empty((U, size), dtype=np.float32)
         for start in range(0, U, _TRANSPOSE_BLOCK):
             weights[start:start + _TRANSPOSE_BLOCK] = rows[:, start:start + _TRANSPOSE_BLOCK].T
@@ -123,29 +125,6 @@ class Resampler:
     def __iter__(self) -> Iterator[np.ndarray]:
         for index in range(self.n_chunks):
             yield self.confusion(index)
-
-
-def _patterns(counts: Counts) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """Unique patterns (U, 1 + S), their item counts, and the item -> pattern map.
-
-    The map is ``None`` when every item is its own pattern is cheaper (U close to N): then
-    the items themselves are the patterns, in item order.
-    """
-    stacked = np.concatenate([counts.gold[None, :], counts.predictions], axis=0)
-    k = max(counts.k, 1)
-    width = stacked.shape[0]
-    if width * np.log2(k + 1) < 62:  # one int64 key per item
-        key = np.zeros(stacked.shape[1], dtype=np.int64)
-        for row in stacked:
-            key = key * k + row
-        _, first, inverse, pattern_counts = np.unique(key, return_index=True, return_inverse=True, return_counts=True)
-        codes = stacked[:, first].T
-    else:
-        codes, inverse, pattern_counts = np.unique(stacked.T, axis=0, return_inverse=True, return_counts=True)
-    inverse = inverse.ravel()
-    if len(pattern_counts) * 2 > stacked.shape[1]:
-        return stacked.T.copy(), np.ones(stacked.shape[1], dtype=np.int64), None
-    return codes, pattern_counts, inverse.astype(np.int64)
 
 
 @dataclass

@@ -1,14 +1,16 @@
 """Count once: label codes and the confusion tensor ``C[s, i, j]`` for all systems.
 
 Stage 3 of the pipeline (load -> validate -> **count** -> metrics -> analyse -> report
--> render). Everything downstream is a function of these counts; the bootstrap re-sums
-them with weights over the per-item pattern codes kept here, never re-reading labels.
+-> render). Everything downstream is a function of these counts and of the item patterns
+(:meth:`Counts.patterns`): the bootstrap and the pairwise tests re-sum pattern counts, never
+re-reading labels.
 
 Orientation: rows = gold class ``i``, columns = predicted class ``j`` (scikit-learn's).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -47,16 +49,60 @@ class Counts:
     def k(self) -> int:
         return len(self.labels)
 
+    @cached_property
+    def _pattern_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Computed once per test set: see :meth:`patterns` and :meth:`item_patterns`."""
+        stacked = np.concatenate([self.gold[None, :], self.predictions], axis=0)
+        k = max(self.k, 1)
+        if stacked.shape[0] * np.log2(k + 1) < 62:  # one int64 key per item: a 1-D unique
+            key = np.zeros(stacked.shape[1], dtype=np.int64)
+            for row in stacked:
+                key = key * k + row
+            _, first, inverse, pattern_counts = np.unique(key, return_index=True, return_inverse=True,
+                                                          return_counts=True)
+            codes = stacked[:, first].T
+        else:
+            codes, inverse, pattern_counts = np.unique(stacked.T, axis=0, return_inverse=True, return_counts=True)
+        return (np.ascontiguousarray(codes, dtype=np.int64), pattern_counts.astype(np.int64),
+                inverse.ravel().astype(np.int64))
+
+    @cached_property
+    def _pattern_columns(self) -> np.ndarray:
+        """The pattern codes transposed, (1 + S, U): one contiguous row per column of codes."""
+        return np.ascontiguousarray(self._pattern_table[0].T)
+
     def patterns(self) -> tuple[np.ndarray, np.ndarray]:
         """Unique (gold, prediction of every system) rows and the item count of each.
 
-        The bootstrap resamples these patterns with multinomial weights instead of items:
-        ``C_b[s, i, j] = sum_u w_b[u] [gold_u = i][pred_{s,u} = j]``. Returns
-        ``(codes, counts)`` with ``codes`` of shape (U, 1 + S).
+        Every statistic after counting reads these instead of the items: the bootstrap
+        resamples pattern counts, ``C_b[s, i, j] = sum_u w_b[u] [gold_u = i][pred_{s,u} = j]``,
+        and a pair's tests use :meth:`pair_patterns`. Returns ``(codes, counts)`` with
+        ``codes`` of shape (U, 1 + S), U ≤ min(N, k^(1+S)); computed once and cached.
         """
-        stacked = np.concatenate([self.gold[None, :], self.predictions], axis=0).T
-        codes, counts = np.unique(stacked, axis=0, return_counts=True)
-        return codes, counts
+        codes, pattern_counts, _ = self._pattern_table
+        return codes, pattern_counts
+
+    def item_patterns(self) -> np.ndarray:
+        """Pattern index (into :meth:`patterns`) of every item, shape (N,)."""
+        return self._pattern_table[2]
+
+    def pair_patterns(self, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+        """Counts of the (gold, pred_a, pred_b) patterns of systems ``a`` and ``b`` (indices).
+
+        Summed from :meth:`patterns` in O(U). Returns ``(codes, counts)`` with ``codes`` of
+        shape (P, 3), P ≤ k³, sorted by ``(gold·k + pred_a)·k + pred_b``.
+        """
+        columns, pattern_counts = self._pattern_columns, self._pattern_table[1]
+        k = max(self.k, 1)
+        key = (columns[0] * k + columns[1 + a]) * k + columns[1 + b]
+        if k**3 <= 4_000_000:
+            tally = np.bincount(key, weights=pattern_counts, minlength=k**3)
+            unique = np.flatnonzero(tally)
+            n = np.rint(tally[unique]).astype(np.int64)
+        else:
+            unique, inverse = np.unique(key, return_inverse=True)
+            n = np.bincount(inverse.ravel(), weights=pattern_counts).astype(np.int64)
+        return np.stack([unique // (k * k), (unique // k) % k, unique % k], axis=1), n
 
 
 def encode(values: np.ndarray, labels: Sequence[str] | None = None) -> tuple[np.ndarray, list[str]]:

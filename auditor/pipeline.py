@@ -214,7 +214,7 @@ def run_analyses(result: Audit, progress: Progress = SILENT) -> None:
     """Run every analysis stage in order; each stores its result in ``result.analyses``."""
     # Chance baselines always run: a few k x k hypergeometric draws per system, cheap at any N.
     result.analyses["baselines"] = chance_baselines(
-        result.counts, result.metrics, seed=result.options.seed, progress=progress,
+        result.counts, result.metrics, seed=result.options.seed, progress=progress, alpha=result.options.alpha,
     )
     # Paired bootstrap intervals, rank distributions, pairwise tests and best sets (--bootstrap 0: off).
     if result.options.bootstrap > 0:

@@ -36,11 +36,17 @@ def rank_table(values: np.ndarray) -> np.ndarray:
     Ties get the average of the ranks they span; NaN (undefined) values rank after every
     defined value, tied among themselves.
     """
-    from scipy.stats import rankdata
-
     values = np.asarray(values, dtype=float)
     keyed = np.where(np.isnan(values), np.inf, -values)
-    return rankdata(keyed, method="average", axis=0)
+    ranks = np.empty(keyed.shape, dtype=float)
+    for column in range(keyed.shape[1]):  # scipy.stats.rankdata(method="average"), without importing scipy.stats
+        order = np.argsort(keyed[:, column], kind="stable")
+        ordered = keyed[order, column]
+        starts_group = np.r_[True, ordered[1:] != ordered[:-1]]
+        starts = np.flatnonzero(starts_group)
+        ends = np.r_[starts[1:], ordered.size]
+        ranks[order, column] = ((starts + 1 + ends) / 2)[np.cumsum(starts_group) - 1]
+    return ranks
 
 
 def _pair_signs(ranks: np.ndarray) -> np.ndarray:

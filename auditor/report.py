@@ -460,10 +460,10 @@ def baselines_section(ctx: Context) -> Section | None:
     if not baselines:
         return None
     keys = ctx.key_metrics()
+    coverage = f"{100 * (1 - float((ctx.document.get('baselines_method') or {}).get('alpha', 0.05))):g}%"
     blocks: list[Any] = [Paragraph(
         "Expected score of predictors that ignore the input: uniform random, random with the gold prevalence, "
-        "and always the majority class; the range under each value runs from the 2.5th to the 97.5th percentile "
-        "of Monte Carlo draws at this test-set size.")]
+        f"and always the majority class; the {coverage} range is the Monte Carlo spread at this test-set size.")]
     rows = []
     for name in ("uniform", "prevalence", "majority"):
         metrics = (baselines.get(name) or {}).get("metrics")
@@ -475,8 +475,7 @@ def baselines_section(ctx: Context) -> Section | None:
             cells.append(Cell(entry.get("expected"), "score", low=entry.get("mc_low"), high=entry.get("mc_high")))
         rows.append(Row(name, tuple(cells)))
     if rows:
-        blocks.append(Table("table-baselines", "Expected score of each chance baseline, with the Monte Carlo range "
-                            "(2.5th–97.5th percentile).",
+        blocks.append(Table("table-baselines", f"Expected score of each chance baseline, with the Monte Carlo {coverage} range.",
                             "Baseline", tuple(Column(ctx.short(m), ctx.name(m)) for m in keys), tuple(rows),
                             _density(len(keys))))
     chance = {s: ctx.document["systems"][s].get("chance") for s in ctx.systems}
@@ -734,7 +733,7 @@ def significance_section(ctx: Context) -> Section | None:
     blocks: list[Any] = []
     stats = doc.get("statistics") or {}
     pairs = [(str(k).replace("_", " "), str(v)) for k, v in stats.items()
-             if isinstance(v, (str, int, float)) and k != "tests"]
+             if isinstance(v, (str, int, float)) and k not in ("tests", "family", "rounds_rule")]
     pairs += [(k.replace("_", " "), str(v)) for k, v in (stats.get("tests") or {}).items()]
     if pairs:
         blocks.append(Facts(tuple(pairs)))
@@ -761,24 +760,56 @@ def significance_section(ctx: Context) -> Section | None:
     if tests and len(ctx.systems) <= MATRIX_MAX_SYSTEMS:
         blocks += [_pairwise_matrix(ctx, metric_id, entry.get("test", ""), tests) for metric_id, entry in best_set.items()]
     if tests:
-        methods = sorted({t.get("method", "") for t in tests})
-        blocks.append(Paragraph(f"{len(tests)} pairwise tests ({', '.join(methods)}) were run; every pair with its "
-                                "p-value and adjusted p-value is listed in audit.json under “tests”."))
+        blocks.append(Paragraph(_tests_text(tests, stats)))
     return Section("significance", SECTION_TITLES["significance"], tuple(blocks))
 
 
+def _tests_text(tests: Sequence[Mapping[str, Any]], stats: Mapping[str, Any]) -> str:
+    """What was tested, once: one p-value per pair and metric, which test, the family, the rounds."""
+    methods = {t.get("method") for t in tests}
+    metrics = sorted({str(t.get("metric")) for t in tests})
+    parts = [f"{len(tests)} pairwise tests, one per pair of systems and metric ({', '.join(metrics)})"]
+    if "mcnemar_exact" in methods:
+        parts.append("accuracy uses the exact McNemar test, whose p-value has no Monte Carlo floor")
+    if "approximate_randomisation" in methods:
+        parts.append("the other metrics, which have no exact test, use approximate randomisation with "
+                     f"{stats.get('randomisation_rounds')} rounds ({stats.get('rounds_rule', '')})")
+    text = "; ".join(parts) + "."
+    if stats.get("family"):
+        text += f" Family: {stats['family']}."
+    return text + " Every pair with its p-value and adjusted p-value is listed in audit.json under “tests”."
+
+
 def _pairwise_matrix(ctx: Context, metric_id: str, method: str, tests: Sequence[Mapping[str, Any]]) -> Table:
-    """Adjusted p-value of every pair of systems under one metric and its primary test."""
-    adjusted = {}
+    """Adjusted p-value of every pair of systems under one metric and its primary test.
+
+    A Monte Carlo p-value at its floor 1/(R + 1) (no round as extreme as the observed
+    difference) is an upper bound, shown as "≤ bound".
+    """
+    floor = ((ctx.document.get("statistics") or {}).get("p_floor") or {}).get(method)
+    cells: dict[tuple[str, str], Cell] = {}
+    bounded = False
     for test in tests:
         if test.get("metric") == metric_id and test.get("method") == method:
-            adjusted[(test["a"], test["b"])] = adjusted[(test["b"], test["a"])] = test.get("p_adjusted")
-    rows = tuple(Row(a, tuple(Cell("·") if a == b else Cell(adjusted.get((a, b)), "p") for b in ctx.systems))
+            value, raw = test.get("p_adjusted"), test.get("p")
+            at_floor = floor is not None and value is not None and raw is not None and raw <= floor * (1 + 1e-9)
+            cell = Cell(_p_bound(value), "text") if at_floor and value >= 0.001 else Cell(value, "p")
+            bounded |= at_floor
+            cells[(test["a"], test["b"])] = cells[(test["b"], test["a"])] = cell
+    rows = tuple(Row(a, tuple(Cell("·") if a == b else cells.get((a, b), Cell(None, "p")) for b in ctx.systems))
                  for a in ctx.systems)
+    note = (" ≤: no randomisation round was as extreme as the observed difference, so the p-value is at most "
+            "this bound (the floor 1/(R + 1), adjusted)." if bounded else "")
     return Table(f"table-pairs-{metric_id}",
                  f"{ctx.name(metric_id)}: adjusted p-value of each pair of systems ({method.replace('_', ' ')}; "
-                 f"{ctx.document.get('statistics', {}).get('correction', '')} over the family in the statistics above).",
+                 f"{ctx.document.get('statistics', {}).get('correction', '')} over the family in the statistics above)."
+                 + note,
                  "System", tuple(Column(s, s, rotate=True) for s in ctx.systems), rows, _density(len(ctx.systems)))
+
+
+def _p_bound(value: float) -> str:
+    """An upper bound on a p-value, in the report's p format (three decimals)."""
+    return f"≤{value:.3f}"
 
 
 def recommendation_section(ctx: Context) -> Section | None:

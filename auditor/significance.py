@@ -1,31 +1,30 @@
 """Pairwise significance tests, multiple-comparison correction, rank distributions, best set.
 
-Part of the *analyse* stage; everything is computed from counts (STYLE.md 1).
+Part of the *analyse* stage; everything is computed from counts and item-pattern counts
+(STYLE.md 1), never from items.
 
-Tests between two systems ``a`` and ``b`` on one metric, all two-sided, on the difference
-``Δ = m(a) − m(b)`` measured on the test set:
+Each pair of systems ``a`` and ``b`` gets **one** two-sided test per tested metric, on the
+difference ``Δ = m(a) − m(b)`` measured on the test set:
 
-* **paired bootstrap** (shift method): the bootstrap distribution of ``Δ*`` from the shared
-  resamples of :mod:`auditor.bootstrap` is centred on the null by subtracting ``Δ``;
-  ``p = (1 + #{|Δ* − Δ| ≥ |Δ|}) / (B' + 1)`` over the ``B'`` resamples where both values
-  are defined (Koehn 2004; Berg-Kirkpatrick et al. 2012, two-sided).
-* **approximate randomisation**: each item's two predictions are swapped with probability ½.
-  On counts: for every discordant pattern ``(gold, pred_a, pred_b)`` with ``n`` items, the
-  number swapped is ``Binomial(n, ½)``, drawn for all ``R`` rounds at once;
-  ``p = (1 + #{|Δ*| ≥ |Δ|}) / (R' + 1)`` (Noreen 1989; Riezler & Maxwell 2005).
 * **exact McNemar** for accuracy: under H0 the ``n01`` items only ``a`` gets right are
   ``Binomial(n01 + n10, ½)``; ``p = min(1, 2 P(X ≤ min(n01, n10)))`` (McNemar 1947; the
-  exact form as in Dietterich 1998).
+  exact form as in Dietterich 1998). An exact test: no Monte Carlo floor.
+* **approximate randomisation** for every other metric (no exact or standard asymptotic
+  test exists for macro F1, MCC and the like): each item's two predictions are swapped with
+  probability ½. On counts: for every discordant pattern ``(gold, pred_a, pred_b)`` the
+  number swapped is binomial (:func:`approximate_randomisation`), drawn for all ``R``
+  rounds at once; ``p = (1 + #{|Δ*| ≥ |Δ|}) / (R' + 1)`` (Noreen 1989; Riezler & Maxwell
+  2005). Its smallest value is ``1 / (R + 1)``, so ``R`` grows with the family
+  (:func:`randomisation_rounds`).
 
-A family is every pair of systems compared under one metric by one method (each metric asks
-its own question); p-values are adjusted over it with Holm's step-down (default) or
-Benjamini–Hochberg.
-The *best set* of a metric holds the top system (highest value) and every system whose
-primary test against it (McNemar for accuracy, approximate randomisation otherwise) has an
-adjusted p ≥ α: the systems not significantly worse than the top one. Its family is the
-S − 1 comparisons with the top system of that metric (a many-to-one question), adjusted with
-the same correction. (A Monte Carlo p-value cannot fall below ``1 / (R + 1)``, so the rounds
-grow with the family, :func:`randomisation_rounds`; the JSON states the floor reached.)
+A family is every pair of systems compared under one metric (each metric asks its own
+question); p-values are adjusted over it with Holm's step-down (default) or
+Benjamini–Hochberg. The paired bootstrap (:mod:`auditor.bootstrap`) gives intervals and rank
+distributions, not p-values.
+The *best set* of a metric holds the top system (highest value) and every system whose test
+against it has an adjusted p ≥ α: the systems not significantly worse than the top one. Its
+family is the S − 1 comparisons with the top system of that metric (a many-to-one question),
+adjusted with the same correction.
 
 References
 ----------
@@ -38,11 +37,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 import scipy.sparse
-import scipy.stats
 
 from .bootstrap import METHOD, BootstrapResult, bootstrap
 from .counts import Counts
@@ -51,7 +49,7 @@ from .metrics import compute
 from .progress import SILENT, Progress
 from .registry import REGISTRY, Metric
 
-#: Metrics tested pairwise by default (accuracy also gets exact McNemar).
+#: Metrics tested pairwise by default: accuracy by exact McNemar, the others by approximate randomisation.
 TEST_METRICS = ("accuracy", "macro_f1", "macro_recall", "mcc", "informedness")
 #: Rounds of approximate randomisation.
 AR_ROUNDS = 1000
@@ -61,14 +59,12 @@ AR_MAX_ROUNDS = 20_000
 #: top system of each metric (S − 1 tests per metric and method instead of S(S − 1)/2).
 MAX_ALL_PAIRS = 30
 CORRECTIONS = ("holm", "bh")
-PAIRED_BOOTSTRAP = "paired_bootstrap"
 RANDOMISATION = "approximate_randomisation"
 MCNEMAR = "mcnemar_exact"
 METHOD_DESCRIPTIONS = {
-    PAIRED_BOOTSTRAP: "paired bootstrap, shift method: p = (1 + #{|Δ* − Δ| ≥ |Δ|}) / (B' + 1), two-sided",
-    RANDOMISATION: "approximate randomisation, per-item swaps with probability 1/2 drawn on counts: "
-                   "p = (1 + #{|Δ*| ≥ |Δ|}) / (R' + 1), two-sided",
-    MCNEMAR: "exact McNemar: binomial test of n01 against n01 + n10 at 1/2, two-sided",
+    RANDOMISATION: "approximate randomisation (every metric but accuracy), per-item swaps with probability "
+                   "1/2 drawn on pattern counts: p = (1 + #{|Δ*| ≥ |Δ|}) / (R' + 1), two-sided",
+    MCNEMAR: "exact McNemar (accuracy): binomial test of n01 against n01 + n10 at 1/2, two-sided",
 }
 _TOLERANCE = 1e-12
 
@@ -122,43 +118,123 @@ def adjust(p: Sequence[float], correction: str = "holm") -> np.ndarray:
 
 def mcnemar_exact(n01: int, n10: int) -> float:
     """Exact two-sided McNemar p-value ``min(1, 2 P(X ≤ min(n01, n10)))``, X ~ Bin(n01 + n10, ½)."""
+    from scipy.special import bdtr  # the binomial CDF (what scipy.stats.binom.cdf calls)
+
     n = int(n01) + int(n10)
     if n == 0:
         return 1.0
-    return float(min(1.0, 2.0 * scipy.stats.binom.cdf(min(int(n01), int(n10)), n, 0.5)))
+    return float(min(1.0, 2.0 * bdtr(min(int(n01), int(n10)), n, 0.5)))
 
 
 def discordant_counts(counts: Counts) -> np.ndarray:
-    """``D[a, b]`` = items system a gets right and system b gets wrong (all pairs at once)."""
-    correct = (counts.predictions == counts.gold[None, :]).astype(np.float64)
-    return np.rint(correct @ (1.0 - correct).T).astype(np.int64)
+    """``D[a, b]`` = items system a gets right and system b gets wrong (all pairs at once).
+
+    ``D = (n ∘ R)ᵀ (1 − R)`` with ``R[u, s] = [pred_{s,u} = gold_u]`` over the item patterns.
+    """
+    codes, n = counts.patterns()
+    correct = (codes[:, 1:] == codes[:, :1]).astype(np.float64)
+    return np.rint((correct * n[:, None]).T @ (1.0 - correct)).astype(np.int64)
 
 
-def paired_bootstrap_p(values_a: np.ndarray, values_b: np.ndarray, difference: float) -> float:
-    """Two-sided paired-bootstrap p-value of ``difference`` (shift method, +1 correction)."""
-    if np.isnan(difference):
-        return float("nan")
-    resampled = values_a - values_b
-    resampled = resampled[~np.isnan(resampled)]
-    if resampled.size == 0:
-        return float("nan")
-    extreme = np.abs(resampled - difference) >= abs(difference) - _TOLERANCE
-    return float((1 + extreme.sum()) / (resampled.size + 1))
+#: Bits in each byte value, for popcounts without ``np.bitwise_count`` (numpy < 2).
+_BYTE_BITS = np.array([bin(value).count("1") for value in range(256)], dtype=np.uint8)
+#: Binomial(n, ½) draws with n up to 64 times this are popcounts of random words.
+POPCOUNT_WORDS = 8
+#: Largest number of (rounds x patterns) draws held at once by the randomisation.
+_DRAWS_PER_BLOCK = 2**22
 
 
-def _pair_patterns(counts: Counts, a: int, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Discordant patterns (gold, pred_a, pred_b) with pred_a ≠ pred_b, and their item counts."""
+def _bit_count(words: np.ndarray) -> np.ndarray:
+    """Number of set bits of every uint64 in ``words``."""
+    if hasattr(np, "bitwise_count"):
+        return np.bitwise_count(words)
+    return _BYTE_BITS[words.view(np.uint8)].reshape(*words.shape, 8).sum(axis=-1)
+
+
+def binomial_half(rng: np.random.Generator, n: np.ndarray, rounds: int) -> np.ndarray:
+    """``rounds`` draws of ``Binomial(n_p, ½)`` for every entry of ``n``: int64 (P, rounds).
+
+    For ``n_p ≤ 64 · POPCOUNT_WORDS`` the draw is the number of set bits among ``n_p``
+    random bits (``⌈n_p / 64⌉`` 64-bit words, the last one masked): each bit is a fair coin,
+    so the count is exactly Binomial(n_p, ½), at a fraction of the cost of
+    ``Generator.binomial``; larger ``n_p`` use ``Generator.binomial``, one call per distinct
+    ``n_p`` (a scalar n keeps numpy's sampler set-up out of the per-draw cost). Fastest when
+    ``n`` is sorted (the groups are then slices).
+    """
+    n = np.asarray(n, dtype=np.int64)
+    order = None
+    if n.size > 1 and (np.diff(n) < 0).any():
+        order = np.argsort(n, kind="stable")
+        n = n[order]
+    out = np.zeros((n.size, rounds), dtype=np.int64)
+    words = (n + 63) // 64
+    bounds = np.searchsorted(words, np.arange(1, POPCOUNT_WORDS + 2))
+    for width in range(1, POPCOUNT_WORDS + 1):
+        first, last = bounds[width - 1], bounds[width]
+        if first == last:
+            continue
+        bits = rng.bit_generator.random_raw(size=(width, last - first, rounds))
+        tail = (n[first:last] - 64 * (width - 1)).astype(np.uint64)  # 1..64 bits used in the last word
+        bits[-1] &= np.where(tail >= 64, ~np.uint64(0),
+                             (np.uint64(1) << np.minimum(tail, np.uint64(63))) - np.uint64(1))[:, None]
+        for plane in bits:
+            out[first:last] += _bit_count(plane)
+    start = bounds[POPCOUNT_WORDS]
+    while start < n.size:
+        stop = int(np.searchsorted(n, n[start], side="right"))
+        out[start:stop] = rng.binomial(int(n[start]), 0.5, size=(stop - start, rounds))
+        start = stop
+    if order is not None:
+        unsorted = np.empty_like(out)
+        unsorted[order] = out
+        out = unsorted
+    return out
+
+
+def swapped_matrices(counts: Counts, a: int, b: int, rounds: int,
+                     rng: np.random.Generator) -> Iterator[np.ndarray]:
+    """Confusion matrices of systems ``a`` and ``b`` after random per-item swaps, in blocks.
+
+    Yields float64 arrays (R_c, 2, k, k) whose blocks add up to ``rounds`` rounds; at most
+    ``_DRAWS_PER_BLOCK`` draws are held at once. Works on the pair's pattern counts
+    (:meth:`~auditor.counts.Counts.pair_patterns`), so a round costs O(k³), not O(N).
+    Swapping each item's two predictions with probability ½ only matters for items with
+    ``pred_a ≠ pred_b``. For gold class g and labels x < y let ``n_xy`` items have (a = x,
+    b = y) and ``n_yx`` items (a = y, b = x); ``T₁ ~ Bin(n_xy, ½)`` and ``T₂ ~ Bin(n_yx, ½)``
+    of them are swapped, and the matrices depend on the swaps only through ``T₁ − T₂ = T −
+    n_yx`` with ``T = T₁ + (n_yx − T₂) ~ Bin(n_xy + n_yx, ½)``: one draw per unordered
+    pattern, exactly distributed as the item swaps. A round moves ``T − n_yx`` of system a's
+    items from cell (g, x) to (g, y) and as many of system b's from (g, y) to (g, x).
+    """
     k = counts.k
-    gold, pa, pb = counts.gold, counts.predictions[a], counts.predictions[b]
-    key = (gold * k + pa) * k + pb
-    key = key[pa != pb]
-    if k**3 <= 4_000_000:
-        tally = np.bincount(key, minlength=k**3)
-        unique = np.flatnonzero(tally)
-        n = tally[unique]
-    else:
-        unique, n = np.unique(key, return_counts=True)
-    return unique // (k * k), (unique // k) % k, unique % k, n
+    pair = counts.confusion[[a, b]].astype(np.float64)
+    codes, n = counts.pair_patterns(a, b)
+    discordant = codes[:, 1] != codes[:, 2]
+    gold, x, y, n = codes[discordant, 0], codes[discordant, 1], codes[discordant, 2], n[discordant]
+    unordered, index = np.unique((gold * k + np.minimum(x, y)) * k + np.maximum(x, y), return_inverse=True)
+    index = index.ravel()
+    total = np.bincount(index, weights=n, minlength=unordered.size).astype(np.int64)
+    reversed_count = np.bincount(index, weights=np.where(x > y, n, 0), minlength=unordered.size)
+    by_size = np.argsort(total, kind="stable")  # binomial_half is fastest on sorted counts
+    unordered, total, reversed_count = unordered[by_size], total[by_size], reversed_count[by_size]
+    row = unordered // (k * k)
+    P = unordered.size
+    moves = scipy.sparse.csr_matrix(
+        (np.concatenate([np.ones(P), -np.ones(P)]),
+         (np.concatenate([row * k + unordered % k, row * k + (unordered // k) % k]),
+          np.concatenate([np.arange(P), np.arange(P)]))),
+        shape=(k * k, P),
+    )
+    block = max(1, _DRAWS_PER_BLOCK // max(P, 1))
+    for start in range(0, rounds, block):
+        size = min(block, rounds - start)
+        moved = binomial_half(rng, total, size).astype(np.float64)
+        moved -= reversed_count[:, None]  # (P, R_c): a's items moved from x to y
+        shift = np.asarray(moves @ moved).T.reshape(size, k, k)
+        batch = np.empty((size, 2, k, k))
+        batch[:, 0] = pair[0] + shift
+        batch[:, 1] = pair[1] - shift
+        yield batch
 
 
 def approximate_randomisation(
@@ -167,35 +243,24 @@ def approximate_randomisation(
 ) -> dict[str, tuple[float, float]]:
     """Approximate-randomisation test of systems ``a`` and ``b`` (indices) on every metric.
 
-    Returns metric id -> ``(difference, p)`` with ``difference = m(a) − m(b)``. The swaps
-    are drawn on counts: pattern (g, x, y) with n items moves ``m ~ Binomial(n, ½)`` items of
-    system a from cell (g, x) to (g, y) and as many of system b from (g, y) to (g, x).
-    The draws use ``SeedSequence([seed, a, b])``.
+    Returns metric id -> ``(difference, p)`` with ``difference = m(a) − m(b)`` and
+    ``p = (1 + #{|Δ*| ≥ |Δ|}) / (R' + 1)`` over the R' rounds where Δ* is defined. The
+    rounds come from :func:`swapped_matrices` with ``SeedSequence([seed, a, b])``.
     """
-    k = counts.k
-    pair = counts.confusion[[a, b]].astype(np.float64)
-    observed = compute(pair, metrics, all_labels_active)
-    gold, pa, pb, n = _pair_patterns(counts, a, b)
+    observed = compute(counts.confusion[[a, b]].astype(np.float64), metrics, all_labels_active)
     rng = np.random.default_rng(np.random.SeedSequence([seed, a, b]))
-    swapped = rng.binomial(n[None, :], 0.5, size=(rounds, len(n))).astype(np.float64)
-    patterns = np.arange(len(n))
-    moves = scipy.sparse.csr_matrix(
-        (np.concatenate([np.ones(len(n)), -np.ones(len(n))]),
-         (np.concatenate([gold * k + pb, gold * k + pa]), np.concatenate([patterns, patterns]))),
-        shape=(k * k, len(n)),
-    )
-    shift = np.asarray(moves @ swapped.T).T.reshape(rounds, k, k)  # (R, k, k)
-    batch = np.empty((rounds, 2, k, k))
-    batch[:, 0] = pair[0] + shift
-    batch[:, 1] = pair[1] - shift
-    resampled = compute(batch, metrics, all_labels_active)
+    deltas: dict[str, list[np.ndarray]] = {metric.id: [] for metric in metrics}
+    for batch in swapped_matrices(counts, a, b, rounds, rng):
+        resampled = compute(batch, metrics, all_labels_active)
+        for metric in metrics:
+            deltas[metric.id].append(resampled[metric.id][:, 0] - resampled[metric.id][:, 1])
     result = {}
     for metric in metrics:
         difference = float(observed[metric.id][0] - observed[metric.id][1])
         if np.isnan(difference):
             result[metric.id] = (difference, float("nan"))
             continue
-        delta = resampled[metric.id][:, 0] - resampled[metric.id][:, 1]
+        delta = np.concatenate(deltas[metric.id])
         delta = delta[~np.isnan(delta)]
         extreme = (np.abs(delta) >= abs(difference) - _TOLERANCE).sum()
         result[metric.id] = (difference, float((1 + extreme) / (delta.size + 1)))
@@ -239,12 +304,11 @@ class Statistics:
     rounds: int
     family: str
 
-    def family_sizes(self) -> dict[str, dict[str, int]]:
-        """Number of tests adjusted together, per method and metric."""
-        sizes: dict[str, dict[str, int]] = {}
+    def family_sizes(self) -> dict[str, int]:
+        """Number of tests adjusted together (one per pair), per metric."""
+        sizes: dict[str, int] = {}
         for test in self.tests:
-            per_metric = sizes.setdefault(test.method, {})
-            per_metric[test.metric] = per_metric.get(test.metric, 0) + 1
+            sizes[test.metric] = sizes.get(test.metric, 0) + 1
         return sizes
 
     def tests_for(self, metric: str, method: str | None = None) -> list[PairTest]:
@@ -293,18 +357,33 @@ class Statistics:
             "correction": self.correction,
             "family": self.family,
             "test_metrics": list(self.test_metrics),
-            "tests": {method: METHOD_DESCRIPTIONS[method] for method in (MCNEMAR, RANDOMISATION, PAIRED_BOOTSTRAP)},
+            "tests": {method: METHOD_DESCRIPTIONS[method] for method in (MCNEMAR, RANDOMISATION)
+                      if any(test.method == method for test in self.tests)},
             "randomisation_rounds": self.rounds,
-            "best_set": "the top system and every system whose primary test against it (exact McNemar for "
+            "rounds_rule": rounds_rule(self.rounds, max(self.family_sizes().values(), default=0), self.alpha),
+            "best_set": "the top system and every system whose test against it (exact McNemar for "
                         f"accuracy, approximate randomisation otherwise) has adjusted p ≥ {self.alpha:g}; "
                         f"family: the S − 1 comparisons with the top system of that metric, {self.correction}",
-            "p_floor": {RANDOMISATION: 1 / (self.rounds + 1), PAIRED_BOOTSTRAP: 1 / (boot.B + 1)},
+            "p_floor": {RANDOMISATION: 1 / (self.rounds + 1)} if self.rounds else {},
             "family_sizes": self.family_sizes(),
         }
 
 
 def primary_method(metric: str) -> str:
     return MCNEMAR if metric == "accuracy" else RANDOMISATION
+
+
+def rounds_rule(rounds: int, family_size: int, alpha: float) -> str:
+    """Why the randomisation ran ``rounds`` rounds, in words (for the JSON and the report)."""
+    if not rounds:
+        return "no approximate randomisation ran (accuracy has an exact test)"
+    smallest = family_size / (rounds + 1)
+    verdict = ("at most α/2, so every pair can reach significance" if smallest <= alpha / 2
+               else f"above α/2 because the rounds are capped at {AR_MAX_ROUNDS}")
+    return (f"R = {rounds} rounds = max(R₀, ⌈2m/α⌉), R₀ the rounds asked for ({AR_ROUNDS} by default), m = "
+            f"{family_size} tests per metric, α = {alpha:g}, ⌈2m/α⌉ = {int(np.ceil(2 * family_size / alpha))}, at most "
+            f"{max(rounds, AR_MAX_ROUNDS)}: a randomisation p-value cannot fall below 1/(R + 1) = {1 / (rounds + 1):.2g}, and "
+            f"after adjusting over m tests the smallest attainable p, m/(R + 1) = {smallest:.2g}, is {verdict}")
 
 
 def randomisation_rounds(rounds: int, family_size: int, alpha: float) -> int:
@@ -337,7 +416,7 @@ def statistics(
     counts : the test set's counts.
     metrics : scalar metrics to bootstrap (intervals and rank distributions for each).
     B, seed, alpha : bootstrap resamples, seed of every draw, 1 − coverage / test level.
-    correction : ``holm`` (default) or ``bh``; applied per method over its family.
+    correction : ``holm`` (default) or ``bh``; applied per metric over its family.
     test_metrics : metric ids (or aliases) tested pairwise.
     rounds : approximate-randomisation rounds.
     """
@@ -355,43 +434,43 @@ def statistics(
     all_pairs = S <= MAX_ALL_PAIRS
     if all_pairs:
         pairs_of = {metric_id: list(combinations(range(S), 2)) for metric_id in chosen}
-        family = (f"all {S * (S - 1) // 2} pairs of systems, for each metric ({', '.join(chosen)}) and each "
-                  f"test method separately, adjusted with {correction}")
+        family = (f"all {S * (S - 1) // 2} pairs of systems, for each metric ({', '.join(chosen)}) "
+                  f"separately, adjusted with {correction}")
     else:
         pairs_of = {}
         for metric_id in chosen:
             top = _top(boot.observed[metric_id])
             pairs_of[metric_id] = [(top, s) for s in range(S) if s != top]
         family = (f"each system against the top system of each metric ({S - 1} pairs; more than {MAX_ALL_PAIRS} "
-                  f"systems), for each metric ({', '.join(chosen)}) and each test method separately, "
-                  f"adjusted with {correction}")
+                  f"systems), for each metric ({', '.join(chosen)}) separately, adjusted with {correction}")
 
-    rounds = randomisation_rounds(rounds, max(map(len, pairs_of.values()), default=0), alpha)
+    randomised_metrics = [m for m in chosen if primary_method(m) == RANDOMISATION]
+    family_size = max((len(pairs_of[m]) for m in randomised_metrics), default=0)
+    rounds = randomisation_rounds(rounds, family_size, alpha) if randomised_metrics else 0
     tests: list[PairTest] = []
     pairs = sorted({pair for metric_pairs in pairs_of.values() for pair in metric_pairs})
     discordant = discordant_counts(counts) if "accuracy" in chosen else None
     with progress.task("significance", total=len(pairs)) as advance:
         for a, b in pairs:
             wanted = [by_id[m] for m in chosen if (a, b) in pairs_of[m]]
-            randomised = approximate_randomisation(counts, a, b, wanted, rounds, seed, all_labels_active)
+            to_randomise = [metric for metric in wanted if primary_method(metric.id) == RANDOMISATION]
+            randomised = (approximate_randomisation(counts, a, b, to_randomise, rounds, seed, all_labels_active)
+                          if to_randomise else {})
             for metric in wanted:
-                difference, p = randomised[metric.id]
-                if metric.id == "accuracy":
+                if metric.id in randomised:
+                    difference, p = randomised[metric.id]
+                    tests.append(PairTest(systems[a], systems[b], metric.id, RANDOMISATION, difference, p,
+                                          details={"rounds": rounds}))
+                else:
                     n01, n10 = int(discordant[a, b]), int(discordant[b, a])
+                    difference = float(boot.observed[metric.id][a] - boot.observed[metric.id][b])
                     tests.append(PairTest(systems[a], systems[b], metric.id, MCNEMAR, difference,
                                           mcnemar_exact(n01, n10), details={"n01": n01, "n10": n10}))
-                tests.append(PairTest(systems[a], systems[b], metric.id, RANDOMISATION, difference, p,
-                                      details={"rounds": rounds}))
-                values = boot.values[metric.id]
-                tests.append(PairTest(systems[a], systems[b], metric.id, PAIRED_BOOTSTRAP, difference,
-                                      paired_bootstrap_p(values[:, a], values[:, b], difference),
-                                      details={"B": boot.B}))
             advance(1)
-    for method in (MCNEMAR, RANDOMISATION, PAIRED_BOOTSTRAP):
-        for metric_id in chosen:
-            members = [test for test in tests if test.method == method and test.metric == metric_id]
-            for test, value in zip(members, adjust([test.p for test in members], correction)):
-                test.p_adjusted = float(value)
+    for metric_id in chosen:
+        members = [test for test in tests if test.metric == metric_id]
+        for test, value in zip(members, adjust([test.p for test in members], correction)):
+            test.p_adjusted = float(value)
 
     best_set = {}
     for metric_id in chosen:

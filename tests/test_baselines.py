@@ -273,3 +273,19 @@ def test_germeval_trained_systems_beat_chance(germeval):
             comparison = result.chance[system][metric_id]
             assert comparison.p_shuffle <= 0.01, (system, metric_id)
             assert comparison.margin > 0.1, (system, metric_id)
+
+
+def test_monte_carlo_range_follows_alpha_and_draws_do_not_depend_on_threads():
+    gold, pred = synthetic(n=300, seed=5)
+    counts = count(gold, {"s": pred, "t": pred[::-1].copy()})
+    wide = chance_baselines(counts, draws=400, seed=7, alpha=0.2, threads=1)
+    narrow = chance_baselines(counts, draws=400, seed=7, alpha=0.01, threads=2)
+    drawn = wide.shuffle_scores["s"]["accuracy"]
+    np.testing.assert_array_equal(drawn, narrow.shuffle_scores["s"]["accuracy"])  # same draws
+    entry = wide.shuffle["s"]["accuracy"]
+    assert (entry.mc_low, entry.mc_high) == tuple(np.quantile(drawn, [0.1, 0.9]))
+    wider = narrow.shuffle["s"]["accuracy"]
+    assert (wider.mc_low, wider.mc_high) == tuple(np.quantile(drawn, [0.005, 0.995]))
+    document = {}
+    wide.add_to_json(document)
+    assert document["baselines_method"]["alpha"] == 0.2 and "80%" in document["baselines_method"]["range"]

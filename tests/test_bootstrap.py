@@ -170,6 +170,41 @@ def test_audit_json_has_statistics_only_when_bootstrap_is_on():
     assert lo <= on["systems"]["good"]["metrics"]["accuracy"]["value"] <= hi
     assert set(on["ranks"]["accuracy"]) == {"good", "bad"}
     assert on["best_set"]["accuracy"]["top"] == "good"
-    assert {test["method"] for test in on["tests"]} == {"mcnemar_exact", "approximate_randomisation", "paired_bootstrap"}
+    assert {test["method"] for test in on["tests"]} == {"mcnemar_exact", "approximate_randomisation"}
+    assert len({(t["a"], t["b"], t["metric"]) for t in on["tests"]}) == len(on["tests"])  # one p per pair and metric
     again = audit(list(gold), {k: list(v) for k, v in systems.items()}, bootstrap=200, seed=3).to_json()
     assert again["tests"] == on["tests"] and again["ranks"] == on["ranks"]
+
+
+HEAVY_MODULES = ("jinja2", "altair", "weasyprint", "vl_convert", "pandas", "pyarrow.parquet", "scipy.stats",
+                 "auditor.renderers", "auditor.report", "auditor.charts")
+
+
+@pytest.mark.parametrize("code", [
+    "import auditor",
+    "from auditor.cli import main\n"
+    "try:\n    main([GOLD, SYSTEM, '--bootstrap', '0', '--quiet'], prog_name='auditor', standalone_mode=True)\n"
+    "except SystemExit as exit:\n    assert not exit.code, exit.code",
+])
+def test_import_and_score_without_bootstrap_load_no_rendering_stack(code, examples_dir):
+    import subprocess
+    import sys
+
+    root = examples_dir / "germeval2018"
+    program = (f"import sys\nGOLD, SYSTEM = {str(root / 'gold.tsv')!r}, {str(root / 'systems' / 'char-svm.tsv')!r}\n"
+               + code.replace("main([", "main(['score', ")
+               + f"\nloaded = [m for m in {HEAVY_MODULES!r} if m in sys.modules]\nassert not loaded, loaded\n")
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("systems", [2, 30])  # 30 systems x 4 labels: too wide for one int64 key per item
+def test_patterns_are_the_unique_items_with_their_counts(systems):
+    counts = synthetic_counts(seed=4, n=500, k=4, accuracies=np.linspace(0.3, 0.9, systems))
+    codes, pattern_counts = counts.patterns()
+    stacked = np.concatenate([counts.gold[None, :], counts.predictions]).T
+    assert pattern_counts.sum() == counts.n_items and len({tuple(c) for c in codes.tolist()}) == len(codes)
+    np.testing.assert_array_equal(codes[counts.item_patterns()], stacked)  # every item maps to its pattern
+    weighted = np.repeat(codes, pattern_counts, axis=0)
+    np.testing.assert_array_equal(confusion_tensor(weighted[:, 0], weighted[:, 1:].T, counts.k), counts.confusion)
+    assert counts.patterns()[0] is codes  # computed once

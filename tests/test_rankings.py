@@ -15,6 +15,16 @@ def test_rank_table_average_ties_and_undefined_last():
     assert rank_table(values)[:, 0].tolist() == [1.5, 3.0, 1.5, 4.5, 4.5]
 
 
+@pytest.mark.parametrize("seed", range(5))
+def test_rank_table_equals_scipy_rankdata(seed):
+    from scipy.stats import rankdata
+
+    values = np.random.default_rng(seed).integers(0, 4, size=(9, 5)).astype(float)
+    values[values == 3] = np.nan  # undefined: ranked last, tied among themselves
+    expected = rankdata(np.where(np.isnan(values), np.inf, -values), method="average", axis=0)
+    np.testing.assert_array_equal(rank_table(values), expected)
+
+
 @pytest.mark.parametrize("seed", range(20))
 def test_tau_b_and_rho_equal_scipy_on_rankings_with_ties(seed):
     rng = np.random.default_rng(seed)

@@ -21,8 +21,8 @@ from auditor.counts import count
 from auditor.errors import UsageError
 from auditor.registry import REGISTRY
 from auditor.significance import (
-    MCNEMAR, PAIRED_BOOTSTRAP, RANDOMISATION, adjust, approximate_randomisation, benjamini_hochberg,
-    discordant_counts, holm, mcnemar_exact, paired_bootstrap_p, statistics,
+    MCNEMAR, RANDOMISATION, adjust, approximate_randomisation, benjamini_hochberg, binomial_half,
+    discordant_counts, holm, mcnemar_exact, statistics, swapped_matrices,
 )
 from synthetic import synthetic_counts
 
@@ -103,15 +103,72 @@ def test_randomisation_p_is_never_zero_and_identical_systems_give_one():
     assert p == pytest.approx(1 / 201)
 
 
-def test_paired_bootstrap_p_shift_method_by_hand():
-    # D* - D = [-.3, -.1, .1, .2, .4] for D = 0.2: |.| >= 0.2 for -.3, .2, .4 -> (1 + 3) / 6.
-    values_a = np.array([0.5, 0.7, 0.9, 1.0, 1.2])
-    values_b = np.zeros(5) + 0.6
-    assert paired_bootstrap_p(values_a, values_b, 0.2) == pytest.approx(4 / 6)
-    assert np.isnan(paired_bootstrap_p(values_a, values_b, float("nan")))
-    # undefined resamples are left out of B'
-    with_nan = np.append(values_a, np.nan)
-    assert paired_bootstrap_p(with_nan, np.append(values_b, 0.6), 0.2) == pytest.approx(4 / 6)
+def _item_level_swaps(counts, a, b, rounds, rng):
+    """The definition, item by item: swap each item's two predictions with probability 1/2."""
+    gold, x, y, k = counts.gold, counts.predictions[a], counts.predictions[b], counts.k
+    out = np.empty((rounds, 2, k, k))
+    for r in range(rounds):
+        swap = rng.random(gold.size) < 0.5
+        out[r, 0] = np.bincount(gold * k + np.where(swap, y, x), minlength=k * k).reshape(k, k)
+        out[r, 1] = np.bincount(gold * k + np.where(swap, x, y), minlength=k * k).reshape(k, k)
+    return out
+
+
+def test_swaps_on_pattern_counts_match_item_level_swaps_in_distribution():
+    # k = 4 with both orders of every discordant pattern present, so the one-draw-per-
+    # unordered-pattern rule is exercised. Every cell of both matrices is compared with a
+    # two-sample Kolmogorov-Smirnov test (R = 3000 each; the data and seeds are fixed, so
+    # the test is deterministic; each p > 1e-3 with margin, 32 cells).
+    counts = synthetic_counts(seed=6, n=400, k=4, accuracies=(0.6, 0.5))
+    ours = np.concatenate(list(swapped_matrices(counts, 0, 1, 3000, np.random.default_rng(1))))
+    reference = _item_level_swaps(counts, 0, 1, 3000, np.random.default_rng(2))
+    assert ours.shape == reference.shape
+    np.testing.assert_array_equal(ours.sum(axis=(2, 3)), reference.sum(axis=(2, 3)))  # row sums kept
+    np.testing.assert_array_equal(ours.sum(axis=3), reference.sum(axis=3))
+    for system in range(2):
+        for i in range(4):
+            for j in range(4):
+                a, b = ours[:, system, i, j], reference[:, system, i, j]
+                assert a.mean() == pytest.approx(b.mean(), abs=0.15 + 0.1 * b.std())
+                assert scipy.stats.ks_2samp(a, b).pvalue > 1e-3, (system, i, j)
+
+
+def test_swaps_are_blocked_without_changing_the_draws(monkeypatch):
+    counts = synthetic_counts(seed=2, n=300, k=5, accuracies=(0.6, 0.4))
+    whole = np.concatenate(list(swapped_matrices(counts, 0, 1, 50, np.random.default_rng(9))))
+    again = np.concatenate(list(swapped_matrices(counts, 0, 1, 50, np.random.default_rng(9))))
+    np.testing.assert_array_equal(whole, again)  # deterministic given the seed
+    monkeypatch.setattr(significance_module, "_DRAWS_PER_BLOCK", 7)
+    blocked = list(swapped_matrices(counts, 0, 1, 50, np.random.default_rng(9)))
+    assert len(blocked) > 1 and sum(len(block) for block in blocked) == 50
+
+
+@pytest.mark.parametrize("n", [1, 7, 63, 64, 65, 128, 129, 500, 512, 513, 2000])
+def test_binomial_half_matches_the_binomial_distribution(n):
+    # Chi-square goodness of fit of 20,000 draws against scipy's Binomial(n, 1/2) pmf, cells
+    # with expected count >= 5 (the rest pooled); fixed seed, p > 1e-3.
+    draws = binomial_half(np.random.default_rng(n), np.array([n]), 20_000)[0]
+    assert draws.min() >= 0 and draws.max() <= n
+    support = np.arange(n + 1)
+    expected = 20_000 * scipy.stats.binom.pmf(support, n, 0.5)
+    observed = np.bincount(draws, minlength=n + 1).astype(float)
+    keep = expected >= 5
+    if keep.all():
+        obs, exp = observed, expected
+    else:
+        obs = np.append(observed[keep], observed[~keep].sum())
+        exp = np.append(expected[keep], expected[~keep].sum())
+    if len(exp) > 1:
+        assert scipy.stats.chisquare(obs, exp * obs.sum() / exp.sum()).pvalue > 1e-3
+
+
+def test_pair_patterns_are_the_item_tally():
+    counts = synthetic_counts(seed=3, n=500, k=4, accuracies=(0.7, 0.5, 0.4))
+    codes, n = counts.pair_patterns(2, 0)
+    gold, a, b = counts.gold, counts.predictions[2], counts.predictions[0]
+    for (g, x, y), m in zip(codes, n):
+        assert m == np.sum((gold == g) & (a == x) & (b == y))
+    assert n.sum() == counts.n_items and len(codes) == len({tuple(c) for c in codes.tolist()})
 
 
 # ------------------------------------------------------------------ adjustment
@@ -165,12 +222,15 @@ def test_statistics_tests_families_and_best_set():
     methods = {}
     for test in result.tests:
         methods.setdefault(test.method, []).append(test)
-    assert len(methods[MCNEMAR]) == 3  # 3 pairs, accuracy only
-    assert len(methods[RANDOMISATION]) == len(methods[PAIRED_BOOTSTRAP]) == 3 * len(result.test_metrics)
-    for members in methods.values():  # Holm within each (method, metric) family
-        for metric_id in result.test_metrics:
-            family = [t for t in members if t.metric == metric_id]
-            np.testing.assert_allclose([t.p_adjusted for t in family], holm([t.p for t in family]))
+    assert set(methods) == {MCNEMAR, RANDOMISATION}
+    assert len(methods[MCNEMAR]) == 3  # 3 pairs, accuracy only: the exact test, no Monte Carlo
+    assert {t.metric for t in methods[MCNEMAR]} == {"accuracy"}
+    assert len(methods[RANDOMISATION]) == 3 * (len(result.test_metrics) - 1)
+    keys = [(t.a, t.b, t.metric) for t in result.tests]
+    assert len(keys) == len(set(keys)) == 3 * len(result.test_metrics)  # one p-value per pair and metric
+    for metric_id in result.test_metrics:  # Holm within each metric's family
+        family = result.tests_for(metric_id)
+        np.testing.assert_allclose([t.p_adjusted for t in family], holm([t.p for t in family]))
     mcnemar = {(t.a, t.b): t for t in methods[MCNEMAR]}[("best", "poor")]
     assert mcnemar.p == pytest.approx(scipy.stats.binomtest(mcnemar.details["n01"],
                                                             mcnemar.details["n01"] + mcnemar.details["n10"]).pvalue)
@@ -191,7 +251,8 @@ def test_statistics_tests_families_and_best_set():
 def test_statistics_bh_and_bad_correction():
     counts = _three()
     result = statistics(counts, [REGISTRY.get("accuracy")], B=100, correction="bh", rounds=200)
-    members = [t for t in result.tests if t.method == RANDOMISATION]
+    members = result.tests
+    assert {t.method for t in members} == {MCNEMAR}
     np.testing.assert_allclose([t.p_adjusted for t in members], benjamini_hochberg([t.p for t in members]))
     with pytest.raises(UsageError):
         statistics(counts, [REGISTRY.get("accuracy")], B=10, correction="sidak")
@@ -245,3 +306,48 @@ def test_randomisation_rounds_let_a_corrected_p_reach_alpha():
     assert randomisation_rounds(1000, 10, 0.05) == 1000  # small families keep the default
     assert randomisation_rounds(1000, 10**6, 0.05) == AR_MAX_ROUNDS  # bounded cost
     assert randomisation_rounds(50_000, 10, 0.05) == 50_000  # never fewer than asked
+
+
+def test_report_states_one_test_per_pair_and_metric_the_family_once_and_the_rounds():
+    from auditor.report import _tests_text
+
+    result = statistics(_three(), REGISTRY.scalar(), B=50, seed=2, rounds=100)
+    document = {"systems": {}}
+    result.add_to_json(document)
+    stats = document["statistics"]
+    assert stats["p_floor"] == {RANDOMISATION: 1 / 121} and "mcnemar_exact" not in stats["p_floor"]
+    # 100 rounds asked, m = 3 tests per metric: 2·3/0.05 = 120 rounds
+    assert stats["randomisation_rounds"] == 120 and stats["rounds_rule"].startswith("R = 120 rounds")
+    text = _tests_text(document["tests"], stats)
+    assert text.count("Family:") == 1 and stats["family"] in text
+    assert "exact McNemar" in text and "no Monte Carlo floor" in text
+    assert f"{stats['randomisation_rounds']} rounds" in text and "1/(R + 1)" in text
+    assert f"{3 * len(result.test_metrics)} pairwise tests, one per pair" in text
+
+
+def test_binomial_half_keeps_the_order_of_unsorted_counts():
+    n = np.array([300, 1, 70, 0, 64, 1000, 5])
+    draws = binomial_half(np.random.default_rng(3), n, 4000)
+    assert draws.shape == (7, 4000)
+    assert (draws >= 0).all() and (draws <= n[:, None]).all() and (draws[3] == 0).all()
+    # each row's mean within 4 standard errors of n/2 (sd of Bin(n, 1/2) is sqrt(n)/2)
+    assert (np.abs(draws.mean(axis=1) - n / 2) <= 4 * np.sqrt(n / 4 / 4000) + 1e-9).all()
+
+
+def test_pairwise_matrix_marks_p_values_at_the_randomisation_floor_as_bounds():
+    from types import SimpleNamespace
+
+    from auditor.report import _pairwise_matrix
+
+    floor = 1 / 1121
+    document = {"statistics": {"p_floor": {RANDOMISATION: floor}, "correction": "holm"}}
+    tests = [
+        {"a": "x", "b": "y", "metric": "mcc", "method": RANDOMISATION, "p": floor, "p_adjusted": 28 * floor},
+        {"a": "x", "b": "z", "metric": "mcc", "method": RANDOMISATION, "p": 0.2, "p_adjusted": 0.6},
+    ]
+    ctx = SimpleNamespace(document=document, systems=["x", "y", "z"], name=lambda m: m)
+    table = _pairwise_matrix(ctx, "mcc", RANDOMISATION, tests)
+    first = table.rows[0].cells
+    assert first[1].value == "≤0.025" and first[2].value == 0.6 and first[2].kind == "p"
+    assert table.rows[1].cells[2].value is None  # y-z untested
+    assert "at most this bound" in table.caption
