@@ -305,8 +305,16 @@ def _encode_arrow(values: Any, what: str, trim: bool = False, null_text: str = "
     if indices.null_count:
         texts.append(null_text)
         indices = pc.fill_null(indices, len(texts) - 1)
-    codes = indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
+    codes = _integer_view(indices).astype(np.int32, copy=False)
     return _merge(codes, texts, all_used or dense)
+
+
+def _integer_view(indices: Any) -> np.ndarray:
+    """The values of a null-free Arrow integer array as a numpy view of its data buffer
+    (``to_numpy`` would import pandas, 0.4 s, for the same result)."""
+    dtype = np.dtype(f"int{indices.type.bit_width}")
+    return np.frombuffer(indices.buffers()[1], dtype=dtype, count=len(indices),
+                         offset=indices.offset * dtype.itemsize)
 
 
 def _encode_numpy(array: np.ndarray, what: str) -> tuple[np.ndarray, tuple[str, ...]]:

@@ -9,7 +9,6 @@ fetches nothing but inline ``data:`` URLs (:class:`InlineDataFetcher`).
 from __future__ import annotations
 
 import json
-import math
 import os
 from functools import lru_cache
 from importlib import resources
@@ -19,6 +18,7 @@ import jinja2
 
 from . import __version__
 from .errors import UsageError
+from .formatting import MISSING, format_value
 from .output import write_files
 from .progress import SILENT, Progress
 from .report import Cell, Report, build
@@ -26,29 +26,9 @@ from .report import Cell, Report, build
 FORMATS = ("html", "pdf", "json", "tex", "md")
 FILE_NAMES = {"html": "report.html", "pdf": "report.pdf", "json": "audit.json", "tex": "tables.tex",
               "md": "summary.md"}
-MISSING = "—"
 
 
 # --------------------------------------------------------------------------- formatting
-
-
-def format_value(value: Any, kind: str) -> str:
-    """One number as the report shows it (the single formatting rule of every renderer)."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return MISSING
-    if kind in ("score", "share"):
-        return f"{100 * value:.1f}".replace("-0.0", "0.0") if value < 0 and value > -0.0005 else f"{100 * value:.1f}"
-    if kind == "count":
-        return str(int(value))
-    if kind == "rank":
-        return str(int(value)) if float(value).is_integer() else f"{value:.1f}"
-    if kind == "p":
-        return "<0.001" if value < 0.001 else f"{value:.3f}"
-    if kind == "tau":
-        return f"{value:.2f}".replace("-0.00", "0.00")
-    if kind == "number":
-        return f"{value:.3f}"
-    return str(value)
 
 
 def cell_text(cell: Cell) -> str:

@@ -34,7 +34,7 @@ def print_score_table(result: Audit, columns: Sequence[str], console: Console | 
     Below the table, every undefined value and every convention, each distinct reason once
     with the system/metric cells it applies to. Names are printed literally (no rich markup).
     """
-    from .renderers import format_value
+    from .formatting import format_value
 
     console = console or Console(soft_wrap=True, width=None if sys.stdout.isatty() else 220)
     document = result.to_json()
