@@ -93,13 +93,23 @@ def _entropy_bits(shares: np.ndarray) -> float:
 
 def identical_systems(counts: Counts) -> tuple[tuple[str, ...], ...]:
     """Groups of systems with the same prediction on every item (rows of ``counts.predictions``
-    that are equal), each group in system order; empty without per-item predictions."""
+    that are equal), each group in system order; empty without per-item predictions.
+
+    Identical predictions give identical confusion matrices, so only systems whose matrices
+    agree are compared item by item (``np.array_equal``): O(S²k²) plus one O(N) pass per
+    candidate pair, instead of sorting the S × N prediction matrix."""
     predictions = np.asarray(counts.predictions)
     if predictions.ndim != 2 or predictions.shape[0] < 2 or predictions.shape[1] != counts.n_items:
         return ()
-    _, first, inverse = np.unique(predictions, axis=0, return_index=True, return_inverse=True)
-    inverse = np.asarray(inverse).reshape(-1)
-    groups = [tuple(counts.systems[i] for i in np.flatnonzero(inverse == g)) for g in np.argsort(first)]
+    flat = counts.confusion.reshape(len(counts.systems), -1)
+    group_of = list(range(len(counts.systems)))
+    for a in range(len(counts.systems)):
+        if group_of[a] != a:
+            continue
+        for b in range(a + 1, len(counts.systems)):
+            if group_of[b] == b and np.array_equal(flat[a], flat[b]) and np.array_equal(predictions[a], predictions[b]):
+                group_of[b] = a
+    groups = [tuple(counts.systems[i] for i, g in enumerate(group_of) if g == leader) for leader in sorted(set(group_of))]
     return tuple(group for group in groups if len(group) > 1)
 
 

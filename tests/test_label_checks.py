@@ -84,3 +84,13 @@ def test_identical_systems_grouped_in_profile_and_flagged_on_page_one():
 def test_no_identical_systems_when_predictions_differ():
     result = auditor.audit(GOLD, {"a": GOOD, "b": ["OTHER"] * 10}, bootstrap=0)
     assert result.profile.identical_systems == ()
+
+
+def test_same_confusion_matrix_is_not_identical_predictions():
+    """Two systems that swap their answers on two items of one gold class have the same
+    confusion matrix but different predictions: not identical."""
+    gold = ["A", "A", "B", "B"]
+    result = auditor.audit(gold, {"x": ["A", "B", "B", "B"], "y": ["B", "A", "B", "B"], "z": ["A", "B", "B", "B"]},
+                           bootstrap=0)
+    assert (result.counts.confusion[0] == result.counts.confusion[1]).all()
+    assert result.profile.identical_systems == (("x", "z"),)
