@@ -40,6 +40,10 @@ def audit_options(command: Callable[..., Any]) -> Callable[..., Any]:
                      help="A system's confusion matrix instead of GOLD and SYSTEMS (repeatable): CSV/TSV of counts, "
                           "a corner cell then the predicted labels on the first row, then one row per gold label "
                           "(label, counts)."),
+        click.option("--annotators", "annotators", multiple=True, metavar="[NAME=]FILE",
+                     help="One annotator's labels of the gold items, aligned like a system (repeatable, at least "
+                          "two): adds the reliability of the gold (raw agreement, Cohen's and Fleiss' kappa, "
+                          "Krippendorff's alpha)."),
         click.option("--labels", help="Comma-separated label set and order (default: union of gold and predictions)."),
         click.option("--bootstrap", type=click.IntRange(min=0), default=1000, show_default=True,
                      help="Bootstrap resamples for intervals and tests; 0 turns them off."),
@@ -92,12 +96,15 @@ def parse_options(labels: str | None, bootstrap: int, seed: int, training_preval
 
 
 def run_audit(gold: str | None, systems: tuple[str, ...], quiet: bool, confusion: tuple[str, ...] = (),
-              **arguments: Any) -> Audit:
+              annotators: tuple[str, ...] = (), **arguments: Any) -> Audit:
     progress = Progress(enabled=None if not quiet else False)
     if confusion:
         if gold is not None:
             raise UsageError("--confusion replaces GOLD and SYSTEMS: give either confusion matrices or label files, "
                              "not both")
+        if annotators:
+            raise UsageError("--annotators needs GOLD (the annotators' labels are aligned to its items); it cannot be "
+                             "used with --confusion")
         options = parse_options(**arguments)
         from .confusion_input import audit_confusion
 
@@ -107,7 +114,8 @@ def run_audit(gold: str | None, systems: tuple[str, ...], quiet: bool, confusion
             raise UsageError("missing " + ("GOLD and SYSTEMS" if gold is None else "SYSTEMS")
                              + ": give a gold file and at least one system file, or --confusion NAME=FILE")
         options = parse_options(**arguments)
-        result = audit(gold, name_systems(systems), options=options, progress=progress)
+        result = audit(gold, name_systems(systems), options=options, progress=progress,
+                       annotators=name_systems(annotators) if annotators else None)
     for warning in result.warnings:  # label checks (auditor.label_checks); shown even with --quiet
         click.echo(f"auditor: warning: {warning}", err=True)
     return result
