@@ -93,6 +93,8 @@ class Audit:
         ]
         if self.options.plugins:
             parts.append("plugins:" + ",".join(self.options.plugins))
+        if not self.counts.paired:  # confusion matrices only: each matrix bootstrapped on its own
+            parts.append("input:confusion")
         return "|".join(parts)
 
     def to_json(self) -> dict[str, Any]:

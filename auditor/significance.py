@@ -68,7 +68,7 @@ METHOD_DESCRIPTIONS = {
 }
 _TOLERANCE = 1e-12
 #: Why confusion matrices alone allow no paired test (stated in the JSON and the report).
-UNPAIRED_REASON = ("unavailable: only confusion matrices were given, so which items two systems both got right or "
+UNPAIRED_REASON = ("only confusion matrices were given, so which items two systems both got right or "
                    "wrong is unknown; McNemar's test and approximate randomisation need the items paired across "
                    "systems, and the best sets (which rest on them) are not formed")
 
@@ -373,7 +373,10 @@ class Statistics:
             "p_floor": {RANDOMISATION: 1 / (self.rounds + 1)} if self.rounds else {},
             "family_sizes": self.family_sizes(),
         }
-        if self.pairwise_unavailable:
+        if self.pairwise_unavailable:  # no test ran: drop what describes the tests, say why instead
+            for key in ("correction", "family", "test_metrics", "tests", "randomisation_rounds", "rounds_rule",
+                        "best_set", "p_floor", "family_sizes"):
+                document["statistics"].pop(key, None)
             document["statistics"]["pairwise_tests_unavailable"] = self.pairwise_unavailable
 
 

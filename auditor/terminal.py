@@ -41,7 +41,9 @@ def print_score_table(result: Audit, columns: Sequence[str], console: Console | 
     statistics = document.get("statistics")
     if statistics:
         interval = (f"[lo, hi] = {100 * (1 - statistics['alpha']):g}% percentile bootstrap interval "
-                    f"({statistics['B']:,} resamples)")
+                    f"({statistics['B']:,} resamples"
+                    + ("; each confusion matrix resampled on its own, no paired tests" if
+                       statistics.get("pairwise_tests_unavailable") else "") + ")")
     else:
         interval = "no intervals (--bootstrap 0)"
     title = (f"{plural(len(result.systems), 'system')}, {plural(result.n_items, 'item')}, "
