@@ -154,7 +154,7 @@ def confusion_counts(
     order = list(labels) if labels is not None else read[first_system][0]
     if labels is not None:
         _check_labels(order, "labels")
-    where_order = "labels" if labels is not None else read[first_system][3] or repr(first_system)
+    where_order = "--labels" if labels is not None else read[first_system][3] or repr(first_system)
     stacked = []
     for system, (file_labels, matrix, _, path) in read.items():
         where = path or f"confusion matrix of {system!r}"

@@ -193,3 +193,36 @@ def test_cli_errors_are_one_line(arguments, message):
     assert result.exit_code == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("auditor: error:") and message in lines[0]
+
+
+def test_labels_option_fixes_the_order_and_must_be_the_same_set(matrix_files):
+    path = str(matrix_files["word-logreg"])
+    result = auditor.audit_confusion({"A": path}, labels=["OTHER", "ABUSE", "INSULT", "PROFANITY"], bootstrap=0)
+    labels, matrix, _ = read_matrix(path)
+    order = [labels.index(label) for label in result.labels]
+    np.testing.assert_array_equal(result.systems["A"].confusion, matrix[np.ix_(order, order)])
+    with pytest.raises(InputError, match=r"differ from those of --labels \(extra 'PROFANITY'\)"):
+        auditor.audit_confusion({"A": path}, labels=["OTHER", "ABUSE", "INSULT"], bootstrap=0)
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(2, 4), st.integers(1, 3), st.integers(5, 60), st.integers(0, 2**31))
+def test_any_items_give_the_same_metrics_as_their_matrices(k, systems, n, seed):
+    """Invariant: every metric is a function of the matrix, so both paths agree exactly."""
+    rng = np.random.default_rng(seed)
+    labels = [f"l{i}" for i in range(k)]
+    gold = rng.integers(0, k, n)
+    gold[:k] = np.arange(k)  # every label in gold
+    predictions = {f"S{s}": rng.integers(0, k, n) for s in range(systems)}
+    names = np.array(labels)
+    from_items = auditor.audit(names[gold].tolist(), {s: names[p].tolist() for s, p in predictions.items()},
+                               labels=labels, bootstrap=0)
+    from_matrices = auditor.audit_confusion({s: r.confusion for s, r in from_items.systems.items()}, labels=labels,
+                                            bootstrap=0)
+    for name, system in from_items.systems.items():
+        for metric_id, value in system.metrics.items():
+            other = from_matrices.systems[name].metrics[metric_id].value
+            assert (value.value is None and other is None) or value.value == other, (name, metric_id)
