@@ -43,8 +43,6 @@ import numpy as np
 
 from .errors import InputError
 
-#: Where the report's reading of the coefficients comes from.
-SOURCE = "slides-nlp-evaluation-protocol.md"
 UNDEFINED_CHANCE = "undefined: chance agreement is 1 (every annotation has one and the same label)"
 
 

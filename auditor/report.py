@@ -936,7 +936,7 @@ def reproducibility_section(ctx: Context) -> Section:
     ]
     sources = doc.get("sources") or {}
     if sources:
-        rows = tuple(Row(name, (Cell(source.get("path") or ""), Cell(source.get("sha256") or ""),
+        rows = tuple(Row(name, (Cell(source.get("path") or source.get("kind") or ""), Cell(source.get("sha256") or ""),
                                 Cell(source.get("n_items"), "count")))
                      for name, source in sources.items())
         blocks.append(Table("table-sources", "Inputs and their SHA-256 hashes.", "Input",

@@ -16,7 +16,6 @@ from click.testing import CliRunner
 import auditor
 from auditor.agreement import category_counts, gold_reliability
 from auditor.cli import cli
-from auditor.errors import InputError
 
 
 def _write(path, labels):
