@@ -65,6 +65,14 @@ def test_cli_annotators_and_report_section(slides_files, tmp_path):
     assert "slides-nlp-evaluation-protocol.md" in text and "ceiling" in text
 
 
+def test_score_prints_the_reliability_line(slides_files):
+    gold, a, b, system = slides_files
+    result = CliRunner().invoke(cli, ["score", str(gold), str(system), "--annotators", str(a), "--annotators", str(b),
+                                      "--bootstrap", "0", "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert "gold reliability (2 annotators, ×100): raw agreement 70.0, Cohen's κ (mean over pairs) -15.4" in result.stdout
+
+
 def test_one_annotator_is_an_error(slides_files):
     gold, a, _, system = slides_files
     result = CliRunner().invoke(cli, ["score", str(gold), str(system), "--annotators", str(a), "--quiet"])
