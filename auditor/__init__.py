@@ -26,6 +26,7 @@ from .metrics import MetricValue, compute, describe, reweight_prevalence
 _LAZY = {
     "Counts": "counts", "count": "counts",
     "Audit": "pipeline", "AuditOptions": "pipeline", "audit": "pipeline",
+    "audit_confusion": "confusion_input",
     "render": "renderers",
 }
 
@@ -33,7 +34,7 @@ __all__ = [
     "__version__", "AuditorError", "InputError", "OutputError", "UsageError",
     "REGISTRY", "ConfusionStats", "Metric", "Properties", "register",
     "MetricValue", "compute", "describe", "reweight_prevalence", "Counts", "count",
-    "Audit", "AuditOptions", "audit", "render",
+    "Audit", "AuditOptions", "audit", "audit_confusion", "render",
 ]
 
 

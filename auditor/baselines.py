@@ -346,7 +346,7 @@ def permutation_p_value(observed: float, null: np.ndarray) -> float | None:
 
 def predictor_distributions(counts: Counts) -> tuple[dict[str, np.ndarray], int]:
     """q for uniform, prevalence and majority, and the majority class's code."""
-    support = np.bincount(counts.gold, minlength=counts.k)
+    support = counts.support
     present = support > 0
     candidates = np.ones(counts.k, dtype=bool) if counts.labels_given else present
     majority = int(np.argmax(support))
@@ -390,7 +390,7 @@ def chance_baselines(
         raise ValueError(f"draws must be at least 1, got {draws}")
     metrics = [m for m in (REGISTRY.scalar() if metrics is None else metrics) if not m.per_class]
     active = counts.labels_given
-    support = np.bincount(counts.gold, minlength=counts.k).astype(np.int64)
+    support = counts.support.astype(np.int64)
     n = int(support.sum())
     predictors, majority = predictor_distributions(counts)
     check_rng = _rng(seed, "affine-check")

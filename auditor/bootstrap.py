@@ -18,6 +18,11 @@ on counts, never by re-indexing label arrays (STYLE.md 1):
 * every metric is evaluated on the (Bc, S, k, k) batch at once
   (:func:`auditor.metrics.compute`).
 
+Without per-item codes (only confusion matrices, :mod:`auditor.confusion_input`) the items
+of different systems cannot be paired, so each system's matrix is resampled on its own: a
+resample of system ``s`` is ``Multinomial(N, C_s / N)`` over its ``k^2`` cells, which is
+exactly what drawing ``N`` of its items with replacement gives (:data:`INDEPENDENT_METHOD`).
+
 Intervals are percentile intervals ``[q_{alpha/2}, q_{1-alpha/2}]`` of the defined resample
 values (Efron & Tibshirani 1993, ch. 13); rank distributions count, per resample, the rank
 of each system (1 = best) with ties sharing their ranks equally.
@@ -44,6 +49,9 @@ from .registry import Metric
 
 #: Method name written into the JSON and the signature.
 METHOD = "paired percentile bootstrap"
+#: Method name when only confusion matrices are known (no pairing of items across systems).
+INDEPENDENT_METHOD = ("independent multinomial percentile bootstrap of each system's confusion matrix "
+                      "(items cannot be paired across systems: only confusion matrices were given)")
 #: Upper bound on the bytes of the per-chunk weight matrix W (float32) and batch tensor.
 CHUNK_BYTES = 64 * 2**20
 #: Use ``Multinomial(N, n_u / N)`` per resample when the patterns are this many times fewer
@@ -73,6 +81,14 @@ class Resampler:
         self.n_items = counts.n_items
         self.n_systems = len(counts.systems)
         self.k = counts.k
+        self.paired = counts.paired
+        if not self.paired:  # confusion matrices only: each system's cells drawn on their own
+            cells = self.n_systems * self.k * self.k
+            self.chunk = max(1, min(self.B or 1, chunk or max(1, CHUNK_BYTES // (8 * cells * 4)), 256))
+            self.n_chunks = -(-self.B // self.chunk) if self.B else 0
+            self._children = np.random.SeedSequence(seed).spawn(self.n_chunks)
+            self.cell_shares = counts.confusion.reshape(self.n_systems, -1) / max(self.n_items, 1)
+            return
         self.codes, self.pattern_counts = counts.patterns()
         self.n_patterns = len(self.pattern_counts)
         self.multinomial = self.n_patterns * MULTINOMIAL_RATIO <= self.n_items
@@ -117,6 +133,11 @@ class Resampler:
 
     def confusion(self, index: int) -> np.ndarray:
         """``C[b, s, i, j]`` (float64, shape (Bc, S, k, k)) of every resample of chunk ``index``."""
+        if not self.paired:
+            size = self.chunk_size(index)
+            rng = np.random.default_rng(self._children[index])
+            drawn = rng.multinomial(self.n_items, self.cell_shares, size=(size, self.n_systems))
+            return drawn.astype(np.float64).reshape(size, self.n_systems, self.k, self.k)
         weights = self.weights(index)
         product = self.incidence @ weights  # (S k^2, Bc), exact: integer counts < 2^24
         size = weights.shape[1]
@@ -151,6 +172,7 @@ class BootstrapResult:
     alpha: float
     values: dict[str, np.ndarray]
     observed: dict[str, np.ndarray]
+    method: str = METHOD
     intervals: dict[str, np.ndarray] = field(default_factory=dict)
     undefined: dict[str, np.ndarray] = field(default_factory=dict)
     rank_probabilities: dict[str, np.ndarray] = field(default_factory=dict)
@@ -210,7 +232,8 @@ def bootstrap(
     chunk: int | None = None,
     threads: int = THREADS,
 ) -> BootstrapResult:
-    """Paired bootstrap of every scalar metric of every system.
+    """Paired bootstrap of every scalar metric of every system (independent per system when
+    ``counts`` hold confusion matrices only).
 
     Parameters
     ----------
@@ -255,6 +278,7 @@ def bootstrap(
     result = BootstrapResult(
         systems=tuple(counts.systems), metric_ids=ids, B=B, seed=seed, alpha=alpha,
         values=values, observed={k: np.asarray(v, dtype=float) for k, v in observed.items()},
+        method=METHOD if counts.paired else INDEPENDENT_METHOD,
     )
     for metric_id in ids:
         result.intervals[metric_id], result.undefined[metric_id] = percentile_intervals(values[metric_id], alpha)

@@ -34,8 +34,16 @@ DEFAULT_COLUMNS = (
 def audit_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """Options shared by every command that runs an audit."""
     decorators = [
-        click.argument("gold", type=str),
-        click.argument("systems", nargs=-1, required=True, type=str),
+        click.argument("gold", type=str, required=False),
+        click.argument("systems", nargs=-1, type=str),
+        click.option("--confusion", "confusion", multiple=True, metavar="NAME=FILE",
+                     help="A system's confusion matrix instead of GOLD and SYSTEMS (repeatable): CSV/TSV of counts, "
+                          "a corner cell then the predicted labels on the first row, then one row per gold label "
+                          "(label, counts)."),
+        click.option("--annotators", "annotators", multiple=True, metavar="[NAME=]FILE",
+                     help="One annotator's labels of the gold items, aligned like a system (repeatable, at least "
+                          "two): adds the reliability of the gold (raw agreement, Cohen's and Fleiss' kappa, "
+                          "Krippendorff's alpha)."),
         click.option("--labels", help="Comma-separated label set and order (default: union of gold and predictions)."),
         click.option("--bootstrap", type=click.IntRange(min=0), default=1000, show_default=True,
                      help="Bootstrap resamples for intervals and tests; 0 turns them off."),
@@ -87,10 +95,27 @@ def parse_options(labels: str | None, bootstrap: int, seed: int, training_preval
     return options
 
 
-def run_audit(gold: str, systems: tuple[str, ...], quiet: bool, **arguments: Any) -> Audit:
-    options = parse_options(**arguments)
-    named = name_systems(systems)
-    result = audit(gold, named, options=options, progress=Progress(enabled=None if not quiet else False))
+def run_audit(gold: str | None, systems: tuple[str, ...], quiet: bool, confusion: tuple[str, ...] = (),
+              annotators: tuple[str, ...] = (), **arguments: Any) -> Audit:
+    progress = Progress(enabled=None if not quiet else False)
+    if confusion:
+        if gold is not None:
+            raise UsageError("--confusion replaces GOLD and SYSTEMS: give either confusion matrices or label files, "
+                             "not both")
+        if annotators:
+            raise UsageError("--annotators needs GOLD (the annotators' labels are aligned to its items); it cannot be "
+                             "used with --confusion")
+        options = parse_options(**arguments)
+        from .confusion_input import audit_confusion
+
+        result = audit_confusion(name_systems(confusion), options=options, progress=progress)
+    else:
+        if gold is None or not systems:
+            raise UsageError("missing " + ("GOLD and SYSTEMS" if gold is None else "SYSTEMS")
+                             + ": give a gold file and at least one system file, or --confusion NAME=FILE")
+        options = parse_options(**arguments)
+        result = audit(gold, name_systems(systems), options=options, progress=progress,
+                       annotators=name_systems(annotators) if annotators else None)
     for warning in result.warnings:  # label checks (auditor.label_checks); shown even with --quiet
         click.echo(f"auditor: warning: {warning}", err=True)
     return result
@@ -202,7 +227,7 @@ def cli() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the audit JSON instead of the table.")
 @click.option("--metric", "-m", "columns", multiple=True, help="Metric ids or aliases to show (repeatable).")
 def score(as_json: bool, columns: tuple[str, ...], **arguments: Any) -> None:
-    """Score SYSTEMS (PATH or NAME=PATH) against GOLD: every metric of the catalogue."""
+    """Score SYSTEMS (PATH or NAME=PATH) against GOLD, or --confusion matrices: every metric of the catalogue."""
     for module in arguments["plugins"]:  # before --metric is resolved: a plugin may register it
         load_plugin(module)
     chosen = [resolve_metric(name) for name in columns] or list(DEFAULT_COLUMNS)
@@ -224,7 +249,7 @@ def score(as_json: bool, columns: tuple[str, ...], **arguments: Any) -> None:
 @click.option("--format", "formats", default="html,pdf,json,tex,md", show_default=True,
               help="Comma-separated subset of html,pdf,json,tex,md.")
 def report(outdir: str, formats: str, **arguments: Any) -> None:
-    """Write the full audit of SYSTEMS (PATH or NAME=PATH) against GOLD into OUTDIR."""
+    """Write the full audit of SYSTEMS (PATH or NAME=PATH) against GOLD, or of --confusion matrices, into OUTDIR."""
     from .renderers import parse_formats, render
 
     chosen = parse_formats(formats)

@@ -26,8 +26,9 @@ class Counts:
     ----------
     labels : class names in code order (the matrix's row and column order).
     systems : system names in the order of the first axis of ``confusion``.
-    gold : int array (N,) of gold codes.
-    predictions : int array (S, N) of predicted codes.
+    gold : int array (N,) of gold codes; None when only confusion matrices are known
+        (:mod:`auditor.confusion_input`): then no item is paired across systems.
+    predictions : int array (S, N) of predicted codes; None with ``gold``.
     confusion : int64 array (S, k, k); ``confusion[s, i, j]`` counts items of gold
         class i that system s predicted as class j.
     labels_given : True when the label set was fixed by the user (``--labels``), so every
@@ -36,14 +37,28 @@ class Counts:
 
     labels: tuple[str, ...]
     systems: tuple[str, ...]
-    gold: np.ndarray
-    predictions: np.ndarray
+    gold: np.ndarray | None
+    predictions: np.ndarray | None
     confusion: np.ndarray
     labels_given: bool = False
 
     @property
+    def paired(self) -> bool:
+        """True when per-item codes are known, so systems can be compared item by item."""
+        return self.gold is not None
+
+    @property
     def n_items(self) -> int:
+        if self.gold is None:
+            return int(self.confusion[0].sum())
         return int(self.gold.shape[0])
+
+    @cached_property
+    def support(self) -> np.ndarray:
+        """Gold items per class, shape (k,): ``bincount(gold)``, or the matrices' shared row sums."""
+        if self.gold is None:
+            return self.confusion[0].sum(axis=1).astype(np.int64)
+        return np.bincount(self.gold, minlength=self.k)
 
     @property
     def k(self) -> int:
@@ -52,6 +67,8 @@ class Counts:
     @cached_property
     def _pattern_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Computed once per test set: see :meth:`patterns` and :meth:`item_patterns`."""
+        if self.gold is None or self.predictions is None:
+            raise ValueError("item patterns need per-item codes; these counts hold confusion matrices only")
         stacked = np.concatenate([self.gold[None, :], self.predictions], axis=0)
         k = max(self.k, 1)
         if stacked.shape[0] * np.log2(k + 1) < 62:  # one int64 key per item: a 1-D unique

@@ -54,7 +54,7 @@ def check(counts: Counts, sources: dict, labels: Sequence[str] | None = None) ->
     for label in gold_labels:
         by_fold.setdefault(fold(label), []).append(label)
     declared = set(labels or ())
-    gold_path = (sources.get("gold") or {}).get("path", "gold")
+    gold_path = (sources.get("gold") or {}).get("path") or "gold"
     warnings = []
     for name, matrix in zip(counts.systems, counts.confusion):
         column_sums = matrix.sum(axis=0)

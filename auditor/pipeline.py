@@ -93,6 +93,8 @@ class Audit:
         ]
         if self.options.plugins:
             parts.append("plugins:" + ",".join(self.options.plugins))
+        if not self.counts.paired:  # confusion matrices only: each matrix bootstrapped on its own
+            parts.append("input:confusion")
         return "|".join(parts)
 
     def to_json(self) -> dict[str, Any]:
@@ -156,6 +158,7 @@ def audit(
     labels: Sequence[str] | None = None,
     options: AuditOptions | None = None,
     progress: Progress = SILENT,
+    annotators: Mapping[str, Any] | None = None,
     **option_overrides: Any,
 ) -> Audit:
     """Audit the evaluation of ``systems`` against ``gold``.
@@ -166,6 +169,8 @@ def audit(
     systems : name -> path, list, array or Series of predicted labels.
     labels : fixed label set and order (default: sorted union of gold and predictions).
     options : :class:`AuditOptions`; keyword arguments override single fields.
+    annotators : name -> path, list, array or Series: each annotator's labels of the gold
+        items (aligned like systems); adds ``gold_reliability`` (:mod:`auditor.agreement`).
 
     Examples
     --------
@@ -179,11 +184,23 @@ def audit(
     check_options(options)
     for module in options.plugins:
         load_plugin(module)
+    if annotators:
+        gold = _column(gold, "<gold>")  # read once: the annotators are aligned to the same items
     table = gather(gold, systems, options.labels)
     counts = table.counts()
     warnings = label_checks.check(counts, table.sources, options.labels)
+    reliability = None
+    if annotators:
+        from .agreement import analyse as agreement
+
+        reliability = agreement(gold, annotators, options.labels)
     result = audit_counts(counts, table.sources, options, progress)
     result.warnings.extend(warnings)
+    if reliability is not None:
+        reliability.systems.update({name: {metric: system.metrics[metric].value for metric in ("accuracy", "kappa")
+                                           if metric in system.metrics}
+                                    for name, system in result.systems.items()})
+        result.analyses["gold_reliability"] = reliability
     return result
 
 

@@ -117,7 +117,7 @@ def profile(counts: Counts) -> DataProfile:
     """Summarise prevalence and every system's bias from ``counts.confusion``."""
     labels = counts.labels
     n = counts.n_items
-    support = np.bincount(counts.gold, minlength=counts.k)
+    support = counts.support
     prevalence = support / n
     present = support > 0
     k_gold = int(present.sum())

@@ -42,7 +42,7 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 import scipy.sparse
 
-from .bootstrap import METHOD, BootstrapResult, bootstrap
+from .bootstrap import BootstrapResult, bootstrap
 from .counts import Counts
 from .errors import UsageError
 from .metrics import compute
@@ -67,6 +67,10 @@ METHOD_DESCRIPTIONS = {
     MCNEMAR: "exact McNemar (accuracy): binomial test of n01 against n01 + n10 at 1/2, two-sided",
 }
 _TOLERANCE = 1e-12
+#: Why confusion matrices alone allow no paired test (stated in the JSON and the report).
+UNPAIRED_REASON = ("only confusion matrices were given, so which items two systems both got right or "
+                   "wrong is unknown; McNemar's test and approximate randomisation need the items paired across "
+                   "systems, and the best sets (which rest on them) are not formed")
 
 
 # ------------------------------------------------------------------ p-value adjustment
@@ -303,6 +307,8 @@ class Statistics:
     alpha: float
     rounds: int
     family: str
+    #: Why no pairwise test ran although the bootstrap did (confusion matrices only), else None.
+    pairwise_unavailable: str | None = None
 
     def family_sizes(self) -> dict[str, int]:
         """Number of tests adjusted together (one per pair), per metric."""
@@ -348,7 +354,7 @@ class Statistics:
         }
         document["best_set"] = self.best_set
         document["statistics"] = {
-            "B": boot.B, "seed": boot.seed, "alpha": self.alpha, "method": METHOD,
+            "B": boot.B, "seed": boot.seed, "alpha": self.alpha, "method": boot.method,
             "interval": f"percentile [{100 * self.alpha / 2:g}%, {100 * (1 - self.alpha / 2):g}%] of the defined "
                         "resample values",
             "undefined_resamples": undefined,
@@ -367,6 +373,11 @@ class Statistics:
             "p_floor": {RANDOMISATION: 1 / (self.rounds + 1)} if self.rounds else {},
             "family_sizes": self.family_sizes(),
         }
+        if self.pairwise_unavailable:  # no test ran: drop what describes the tests, say why instead
+            for key in ("correction", "family", "test_metrics", "tests", "randomisation_rounds", "rounds_rule",
+                        "best_set", "p_floor", "family_sizes"):
+                document["statistics"].pop(key, None)
+            document["statistics"]["pairwise_tests_unavailable"] = self.pairwise_unavailable
 
 
 def primary_method(metric: str) -> str:
@@ -423,6 +434,8 @@ def statistics(
     if correction not in CORRECTIONS:
         raise UsageError(f"correction must be one of {', '.join(CORRECTIONS)}; found {correction!r}")
     boot = bootstrap(counts, metrics, B, seed, alpha, progress, all_labels_active)
+    if not counts.paired:
+        return Statistics(boot, [], {}, (), correction, alpha, 0, "none", pairwise_unavailable=UNPAIRED_REASON)
     by_id = {metric.id: metric for metric in metrics}
     chosen = []
     for name in test_metrics:

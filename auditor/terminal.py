@@ -41,7 +41,9 @@ def print_score_table(result: Audit, columns: Sequence[str], console: Console | 
     statistics = document.get("statistics")
     if statistics:
         interval = (f"[lo, hi] = {100 * (1 - statistics['alpha']):g}% percentile bootstrap interval "
-                    f"({statistics['B']:,} resamples)")
+                    f"({statistics['B']:,} resamples"
+                    + ("; each confusion matrix resampled on its own, no paired tests" if
+                       statistics.get("pairwise_tests_unavailable") else "") + ")")
     else:
         interval = "no intervals (--bootstrap 0)"
     title = (f"{plural(len(result.systems), 'system')}, {plural(result.n_items, 'item')}, "
@@ -72,6 +74,13 @@ def print_score_table(result: Audit, columns: Sequence[str], console: Console | 
     console.print(table)
     for text, cells in notes.items():
         console.print(Text(visible(f"  {', '.join(cells)}: {text}")))
+    reliability = document.get("gold_reliability")
+    if reliability:  # --annotators: agreement of the gold's annotators, ×100 like the scores
+        parts = [f"{title} {format_value(reliability[key], 'score')}" for key, title in (
+            ("raw_agreement", "raw agreement"), ("cohen_kappa", "Cohen's κ (mean over pairs)"),
+            ("fleiss_kappa", "Fleiss' κ"), ("krippendorff_alpha", "Krippendorff's α"))]
+        console.print(Text(visible(f"gold reliability ({len(reliability['annotators'])} annotators, ×100): "
+                                   + ", ".join(parts))))
     console.print(Text(f"signature: {result.signature}"))
 
 

@@ -217,7 +217,10 @@ def _text(v: Verdict, document: Mapping[str, Any], short: Mapping[str, str]) -> 
             text += (" The top value differs ("
                      + "; ".join(f"{system} under {_join(metrics)}" for system, metrics in tops.items())
                      + "), but not significantly.")
-    if not v.tested:
+    if not v.tested and (document.get("statistics") or {}).get("pairwise_tests_unavailable"):
+        text += (" No significance tests: only confusion matrices were given, so items cannot be paired across "
+                 "systems; leaders are the systems with the top value.")
+    elif not v.tested:
         text += " No significance tests ran (--bootstrap 0), so leaders are the systems with the top value."
     identical = {frozenset(group) for group in v.identical}
     tied: dict[tuple[str, ...], list[str]] = {}
