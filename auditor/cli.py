@@ -51,6 +51,8 @@ def audit_options(command: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--rare-classes-matter", is_flag=True,
                      help="Rare classes matter more than their share (intent for the recommendation)."),
         click.option("--plugin", "plugins", multiple=True, help="Module that registers extra metrics (repeatable)."),
+        click.option("--slices", help="File of one group per gold item (`id<TAB>group`, or one group per line): every "
+                                      "metric per slice, its leaders, and where the winner changes."),
         click.option("--quiet", is_flag=True, help="No progress bars (errors, warnings and the 'wrote' line stay)."),
     ]
     for decorator in reversed(decorators):
@@ -88,9 +90,11 @@ def parse_options(labels: str | None, bootstrap: int, seed: int, training_preval
 
 
 def run_audit(gold: str, systems: tuple[str, ...], quiet: bool, **arguments: Any) -> Audit:
+    slices = arguments.pop("slices", None)
     options = parse_options(**arguments)
     named = name_systems(systems)
-    result = audit(gold, named, options=options, progress=Progress(enabled=None if not quiet else False))
+    result = audit(gold, named, options=options, progress=Progress(enabled=None if not quiet else False),
+                   slices=slices)
     for warning in result.warnings:  # label checks (auditor.label_checks); shown even with --quiet
         click.echo(f"auditor: warning: {warning}", err=True)
     return result

@@ -93,6 +93,9 @@ class Audit:
         ]
         if self.options.plugins:
             parts.append("plugins:" + ",".join(self.options.plugins))
+        if "slices" in self.analyses:
+            source = self.analyses["slices"].source
+            parts.append(f"slices:{(source.get('sha256') or '')[:12]}")
         return "|".join(parts)
 
     def to_json(self) -> dict[str, Any]:
@@ -156,6 +159,7 @@ def audit(
     labels: Sequence[str] | None = None,
     options: AuditOptions | None = None,
     progress: Progress = SILENT,
+    slices: Any = None,
     **option_overrides: Any,
 ) -> Audit:
     """Audit the evaluation of ``systems`` against ``gold``.
@@ -166,6 +170,8 @@ def audit(
     systems : name -> path, list, array or Series of predicted labels.
     labels : fixed label set and order (default: sorted union of gold and predictions).
     options : :class:`AuditOptions`; keyword arguments override single fields.
+    slices : path of a slices file (``id<TAB>group``), or groups as a list (by position) or
+        dict / Series (by id): adds the ``slices`` section (:mod:`auditor.slices`).
 
     Examples
     --------
@@ -180,10 +186,20 @@ def audit(
     for module in options.plugins:
         load_plugin(module)
     table = gather(gold, systems, options.labels)
+    group_column = group_codes = None
+    if slices is not None:  # read and checked before any counting: a bad file writes nothing
+        from .slices import align_groups, read_slices
+
+        group_column = read_slices(slices)
+        group_codes = align_groups(group_column, table.sources["gold"]["path"], table.id_array, table.n_items)
     counts = table.counts()
     warnings = label_checks.check(counts, table.sources, options.labels)
     result = audit_counts(counts, table.sources, options, progress)
     result.warnings.extend(warnings)
+    if group_column is not None:
+        from . import slices as slice_analysis
+
+        result.analyses["slices"] = slice_analysis.analyse(result, group_column, group_codes)
     return result
 
 
