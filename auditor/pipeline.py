@@ -185,7 +185,17 @@ def audit(
     check_options(options)
     for module in options.plugins:
         load_plugin(module)
-    table = gather(gold, systems, options.labels)
+    gold_column = _column(gold, "<gold>")
+    scored: dict[str, Any] = {}
+    if isinstance(systems, Mapping):  # score files (one column per label): predictions + scores
+        from .scores import read_scored
+
+        names = set(gold_column.categories) | set(options.labels or ())
+        systems = dict(systems)
+        for name, value in list(systems.items()):
+            if isinstance(value, (str, os.PathLike)) and (found := read_scored(value, sorted(names))) is not None:
+                systems[name], scored[name] = found
+    table = gather(gold_column, systems, options.labels)
     group_column = group_codes = None
     if slices is not None:  # read and checked before any counting: a bad file writes nothing
         from .slices import align_groups, read_slices
@@ -196,6 +206,10 @@ def audit(
     warnings = label_checks.check(counts, table.sources, options.labels)
     result = audit_counts(counts, table.sources, options, progress)
     result.warnings.extend(warnings)
+    if scored:
+        from . import scores as score_analysis
+
+        result.analyses["scores"] = score_analysis.analyse(result, scored, table.id_array)
     if group_column is not None:
         from . import slices as slice_analysis
 
