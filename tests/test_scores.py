@@ -142,3 +142,17 @@ def test_reliability_chart_renders():
     _, bins = score_metrics(p, gold, LABELS)
     svg = reliability_chart({"sys": bins})
     assert svg.startswith("<svg") and "Accuracy" in svg
+
+
+def test_scores_section_in_the_report(tmp_path):
+    from auditor.report import build
+
+    gold = _write(tmp_path, "gold.tsv", GOLD)
+    scores = _write(tmp_path, "s.tsv", "id\ta\tb\tc\n1\t0.8\t0.1\t0.1\n2\t0.3\t0.5\t0.2\n3\t0.3\t0.4\t0.3\n"
+                                       "4\t0.4\t0.2\t0.4\n5\t0.4\t0.3\t0.3\n6\t0.1\t0.2\t0.7\n")
+    labels = _write(tmp_path, "plain.tsv", GOLD)
+    section = build(audit(gold, {"s": scores, "plain": labels}, bootstrap=0), figures=False).section("scores")
+    table = next(b for b in section.blocks if getattr(b, "kind", "") == "table")
+    assert [row.header for row in table.rows] == ["s"]
+    assert table.rows[0].cells[3].value == pytest.approx(log_loss([0, 1, 2, 0, 1, 2], [
+        [0.8, 0.1, 0.1], [0.3, 0.5, 0.2], [0.3, 0.4, 0.3], [0.4, 0.2, 0.4], [0.4, 0.3, 0.3], [0.1, 0.2, 0.7]]))
