@@ -314,8 +314,9 @@ def reliability_spec(reliability: Mapping[str, Mapping[str, Sequence[Any]]]) -> 
         {"data": {"values": rows}, "mark": {"type": "point", "filled": True, "opacity": 1},
          "encoding": {"x": x, "y": y, "color": color, "shape": {"field": "system", "type": "nominal",
                                                                 "scale": scales["shape"], "legend": {"title": None}},
-                      "size": {"field": "items", "type": "quantitative", "title": "items",
-                               "legend": SYMBOL_LEGEND | {"format": "d"}}}},
+                      "size": {"field": "items", "type": "quantitative", "title": "items in the bin",
+                               "legend": {"orient": "bottom", "direction": "horizontal", "format": "d",
+                                          "symbolType": "circle", "symbolFillColor": "#777777"}}}},
     ]}
 
 
