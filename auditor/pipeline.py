@@ -188,13 +188,14 @@ def audit(
     gold_column = _column(gold, "<gold>")
     scored: dict[str, Any] = {}
     if isinstance(systems, Mapping):  # score files (one column per label): predictions + scores
-        from .scores import read_scored
+        from .scores import check_columns, read_scored
 
         names = set(gold_column.categories) | set(options.labels or ())
         systems = dict(systems)
         for name, value in list(systems.items()):
             if isinstance(value, (str, os.PathLike)) and (found := read_scored(value, sorted(names))) is not None:
                 systems[name], scored[name] = found
+        check_columns(scored, gold_column.categories)
     table = gather(gold_column, systems, options.labels)
     group_column = group_codes = None
     if slices is not None:  # read and checked before any counting: a bad file writes nothing

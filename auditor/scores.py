@@ -52,7 +52,7 @@ import numpy as np
 from .errors import InputError
 from .load import LabelColumn
 
-__all__ = ["ScoreColumn", "SUM_TOLERANCE", "ECE_BINS", "read_scored", "score_metrics", "analyse"]
+__all__ = ["ScoreColumn", "SUM_TOLERANCE", "ECE_BINS", "read_scored", "check_columns", "score_metrics", "analyse"]
 
 #: A row of probabilities may sum to 1 ± this (files round to a few decimals).
 SUM_TOLERANCE = 1e-3
@@ -364,7 +364,7 @@ def _probability_problem(scores: np.ndarray, where: Any) -> str | None:
     sums = scores.sum(axis=1)
     off = np.flatnonzero(np.abs(sums - 1) > SUM_TOLERANCE)
     if off.size:
-        return (f"{where(int(off[0]))} sums to {sums[off[0]]:.6g} ({off.size} rows off 1 by more than "
+        return (f"{where(int(off[0]))} sums to {sums[off[0]]:.6g} ({off.size} row{'s' if off.size > 1 else ''} off 1 by more than "
                 f"{SUM_TOLERANCE:g}): not probabilities")
     return None
 
@@ -505,45 +505,45 @@ class ScoreAnalysis:
         }
 
 
-def align_scores(scored: ScoreColumn, id_array: Any, n_items: int, labels: Sequence[str]) -> np.ndarray:
-    """The scores in gold order, columns in the audit's label order (a label without a column gets none:
-    every gold label must have one). The predictions were aligned already, so ids match."""
+def check_columns(scored: Mapping[str, ScoreColumn], gold_labels: Sequence[str]) -> None:
+    """Every gold label needs a score column (checked before counting)."""
+    for column in scored.values():
+        missing = sorted(label for label in gold_labels if label not in column.labels)
+        if missing:
+            raise InputError(f"{column.source}: no score column for gold label(s) {', '.join(map(repr, missing))}; "
+                             f"expected one column per gold label")
+
+
+def align_scores(scored: ScoreColumn, id_array: Any, n_items: int, labels: Sequence[str]
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """The scores in gold order with columns in ``labels`` order (each has a column), and the row of
+    the file each gold item came from. The predictions were aligned already, so the ids match."""
     if id_array is None or scored.id_array is None:
         order = np.arange(n_items)
     else:
         import pyarrow.compute as pc
 
-        ids = scored.id_array if hasattr(scored.id_array, "chunks") else scored.id_array
-        order = pc.index_in(id_array, value_set=ids.combine_chunks() if hasattr(ids, "combine_chunks") else ids
-                            ).to_numpy(zero_copy_only=False).astype(np.int64)
+        ids = scored.id_array.combine_chunks() if hasattr(scored.id_array, "combine_chunks") else scored.id_array
+        order = pc.index_in(id_array, value_set=ids).to_numpy(zero_copy_only=False).astype(np.int64)
     position = {label: c for c, label in enumerate(scored.labels)}
-    columns = [position.get(label, -1) for label in labels]
-    matrix = np.zeros((n_items, len(labels)))
-    present = [c for c, p in enumerate(columns) if p >= 0]
-    matrix[:, present] = scored.scores[order][:, [columns[c] for c in present]]
-    return matrix
+    return scored.scores[order][:, [position[label] for label in labels]], order
 
 
 def analyse(result: Any, scored: Mapping[str, ScoreColumn], id_array: Any) -> ScoreAnalysis:
     """Score metrics of the systems in ``scored`` (their predictions are in ``result.counts``)."""
     counts = result.counts
     labels = list(counts.labels)
-    gold_present = np.bincount(counts.gold, minlength=len(labels)) > 0
     values: dict[str, dict[str, ScoreValue]] = {}
     reliability: dict[str, dict[str, Any]] = {}
     used: dict[str, list[str]] = {}
     for name, column in scored.items():
-        missing = [label for label, present in zip(labels, gold_present) if present and label not in column.labels]
-        if missing:
-            raise InputError(f"{column.source}: no score column for gold label(s) {', '.join(map(repr, missing))}; "
-                             f"expected one column per gold label")
         chosen = [label for label in labels if label in column.labels]
         index = [labels.index(label) for label in chosen]
-        matrix = align_scores(column, id_array, counts.n_items, chosen)
+        matrix, rows = align_scores(column, id_array, counts.n_items, chosen)
         remap = np.full(len(labels), -1)
         remap[index] = np.arange(len(index))
         gold = remap[counts.gold]
-        system_values, bins = score_metrics(matrix, gold, chosen)
+        system_values, bins = score_metrics(matrix, gold, chosen, lambda i, c=column, r=rows: c.where(int(r[i])))
         if result.options.bootstrap:
             _intervals(matrix, gold, chosen, system_values, result.options.bootstrap, result.options.seed,
                        result.options.alpha, counts.systems.index(name))

@@ -156,3 +156,23 @@ def test_scores_section_in_the_report(tmp_path):
     assert [row.header for row in table.rows] == ["s"]
     assert table.rows[0].cells[3].value == pytest.approx(log_loss([0, 1, 2, 0, 1, 2], [
         [0.8, 0.1, 0.1], [0.3, 0.5, 0.2], [0.3, 0.4, 0.3], [0.4, 0.2, 0.4], [0.4, 0.3, 0.3], [0.1, 0.2, 0.7]]))
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(5, 60))
+def test_invariants_of_the_score_metrics(seed, n):
+    """AUC and AP depend only on each column's order (a strictly increasing map keeps them); Brier
+    lies in [0, 2], ECE in [0, 1], log loss >= 0; every defined value agrees with scikit-learn's AUC."""
+    rng = np.random.default_rng(seed)
+    gold = np.r_[0, 1, 2, rng.integers(0, 3, n - 3)]
+    p = rng.dirichlet(np.ones(3), size=n)
+    values, _ = score_metrics(p, gold, LABELS)
+    moved, _ = score_metrics(p ** 3 + 2, gold, LABELS)  # not probabilities, same order per column
+    for metric_id in ("roc_auc_macro", "roc_auc_weighted", "average_precision_macro"):
+        assert moved[metric_id].value == pytest.approx(values[metric_id].value, abs=1e-12)
+    assert moved["brier"].value is None
+    assert 0 <= values["brier"].value <= 2 and 0 <= values["ece"].value <= 1 and values["log_loss"].value >= 0
+    assert values["roc_auc_macro"].value == pytest.approx(roc_auc_score(gold, p, multi_class="ovr"), abs=1e-12)
