@@ -147,3 +147,17 @@ def test_slices_section_in_the_report():
     assert any("tiny has 30 items, fewer than 50" in item for b in texts for item in b.items)
     tables = [b for b in section.blocks if getattr(b, "kind", "") == "table"]
     assert tables and tables[0].rows[-1].header == "all items"
+
+
+def test_slices_in_json_lines_and_parquet(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    gold = _write(tmp_path, "gold.tsv", "id\tlabel\n1\ta\n2\tb\n3\ta\n4\tb\n")
+    lines = _write(tmp_path, "slices.jsonl", "".join(json.dumps({"id": str(i), "slice": "xy"[i > 2]}) + "\n"
+                                                     for i in (4, 3, 2, 1)))
+    parquet = str(tmp_path / "slices.parquet")
+    pq.write_table(pa.table({"item_id": ["1", "2", "3", "4"], "group": ["x", "x", "y", "y"]}), parquet)
+    for path in (lines, parquet):
+        document = audit(gold, {"s": gold}, bootstrap=0, slices=path).to_json()
+        assert {g: v["n_items"] for g, v in document["slices"].items()} == {"x": 2, "y": 2}
