@@ -645,6 +645,8 @@ def scores_section(ctx: Context) -> Section | None:
                                         "Brier and ECE).", "System",
                         tuple(Column(short, title) for _, short, title in SCORE_COLUMNS), table_rows,
                         _density(len(SCORE_COLUMNS) + 3)))
+    if summary.get("notes"):
+        blocks.append(Bullets(tuple(summary["notes"]), "Intervals not computed (time budget)"))
     reliability = {name: summary["reliability"][name] for name in systems if summary["reliability"].get(name)}
     if ctx.figures and reliability:
         blocks.append(Figure("fig-reliability", f"Reliability diagram: mean confidence against accuracy in each of "

@@ -34,8 +34,11 @@ Metrics (``systems.NAME.scores``), k = classes with a score column, y_ic = [gold
 The last three need probabilities: every row non-negative and summing to 1 within
 :data:`SUM_TOLERANCE` (scores are used as given, never renormalised); otherwise they are
 undefined with the first offending item named. Bootstrap intervals (percentile, the audit's
-B and seed, items resampled with multinomial weights) are given for log loss, Brier and ECE,
-which are means over items; not for AUC and AP, which would need a re-ranking per resample.
+B and seed; N items drawn with replacement per resample) are given for all six: each class's
+items are sorted once, and a resample's AUC and AP follow from the weight of positives and
+negatives at each distinct score (no re-ranking per resample). Within a time budget: AUC and
+AP when N·B·k ≤ :data:`RANKING_BUDGET`, the means when N·B ≤ :data:`MEAN_BUDGET`; beyond it
+the interval is ``null`` and ``score_summary.notes`` says why.
 
 Scores are per item, so this module is the exception to "counts only"; it stays vectorised
 (numpy over items, loops over classes, systems and bins only).
@@ -63,6 +66,11 @@ SCORE_METRICS = ("roc_auc_macro", "roc_auc_weighted", "average_precision_macro",
 LOSSES = ("log_loss", "brier", "ece")
 #: Largest N x B block of resampling weights held at once (float64: 8 bytes each).
 _BLOCK = 4_000_000
+#: Intervals of log loss, Brier and ECE when N·B is at most this (about 1 s per 10^8).
+MEAN_BUDGET = 100_000_000
+#: Intervals of AUC and AP too when N·B·k is at most this (a sort-order gather per class and
+#: resample: about 1.5 s per 2.5·10^7, measured at N = 100,000, k = 4).
+RANKING_BUDGET = 50_000_000
 
 
 @dataclass(frozen=True)
@@ -445,42 +453,104 @@ def top_label(scores: np.ndarray, labels: Sequence[str]) -> np.ndarray:
     return order[np.argmax(scores[:, order], axis=1)]
 
 
-def _per_item_losses(scores: np.ndarray, gold: np.ndarray) -> dict[str, np.ndarray]:
-    n = scores.shape[0]
-    truth = np.zeros_like(scores)
-    truth[np.arange(n), gold] = 1.0
-    return {"log_loss": -np.log(scores[np.arange(n), gold]), "brier": np.sum((scores - truth) ** 2, axis=1)}
+class _Resampler:
+    """Every score metric of a batch of weighted resamples: ``weights`` (b, N), item n counted
+    ``weights[b, n]`` times. Each class's items are sorted once; a resample then needs per
+    distinct score only its positive and negative weight (``np.add.reduceat``), so AUC and AP
+    cost O(b·N) per class, like the means."""
+
+    def __init__(self, scores: np.ndarray, gold: np.ndarray, labels: Sequence[str], ranking: bool = True) -> None:
+        n, k = scores.shape
+        self.n = n
+        self.truth = np.zeros((n, k), dtype=bool)
+        self.truth[np.arange(n), gold] = True
+        self.classes = []
+        for c in range(k if ranking else 0):
+            order = np.argsort(-scores[:, c], kind="mergesort")  # highest score first
+            ordered = scores[order, c]
+            starts = np.r_[0, np.flatnonzero(np.diff(ordered)) + 1]  # first item of each distinct score
+            self.classes.append((order, starts, self.truth[order, c]))
+        self.probabilities = _probability_problem(scores, lambda i: str(i)) is None
+        if self.probabilities:
+            positive = scores[np.arange(n), gold]
+            with np.errstate(divide="ignore"):
+                self.log_loss = -np.log(positive)
+            self.brier = np.sum((scores - self.truth) ** 2, axis=1)
+            confidence = scores.max(axis=1)
+            correct = (top_label(scores, labels) == gold).astype(np.float64)
+            bins = np.clip(np.ceil(confidence * ECE_BINS).astype(np.int64) - 1, 0, ECE_BINS - 1)
+            onehot = np.zeros((n, ECE_BINS))
+            onehot[np.arange(n), bins] = 1.0
+            self.gap = (correct - confidence)[:, None] * onehot  # (N, M): Σ_bin (correct − conf) per item
+
+    def __call__(self, weights: np.ndarray) -> dict[str, np.ndarray]:
+        """Metric id -> (b,) values; NaN where a resample leaves a class without positives or negatives."""
+        total = weights.sum(axis=1)
+        result: dict[str, np.ndarray] = {}
+        if self.probabilities:
+            result["log_loss"] = weights @ self.log_loss / total
+            result["brier"] = weights @ self.brier / total
+            result["ece"] = np.abs(weights @ self.gap).sum(axis=1) / total
+        if not self.classes:
+            return result
+        aucs, aps, support = [], [], []
+        for order, starts, positive in self.classes:
+            w = np.take(weights, order, axis=1)
+            wp = w * positive
+            wn = w - wp
+            if starts.size < self.n:  # tied scores: weight per distinct score
+                wp, wn = np.add.reduceat(wp, starts, axis=1), np.add.reduceat(wn, starts, axis=1)
+            n_pos, n_neg = wp.sum(axis=1), wn.sum(axis=1)
+            below = n_neg[:, None] - np.cumsum(wn, axis=1)  # negatives scored lower than the group
+            with np.errstate(invalid="ignore", divide="ignore"):
+                aucs.append((wp * (below + 0.5 * wn)).sum(axis=1) / (n_pos * n_neg))
+                predicted = np.cumsum(wp + wn, axis=1)
+                precision = np.where(predicted > 0, np.cumsum(wp, axis=1) / np.where(predicted > 0, predicted, 1), 0)
+                aps.append((wp * precision).sum(axis=1) / n_pos)
+            support.append(n_pos)
+        auc, ap, support_matrix = np.stack(aucs, 1), np.stack(aps, 1), np.stack(support, 1)
+        result["roc_auc_macro"], result["average_precision_macro"] = auc.mean(axis=1), ap.mean(axis=1)
+        with np.errstate(invalid="ignore"):
+            present = support_matrix > 0
+            result["roc_auc_weighted"] = np.where(present, np.nan_to_num(auc) * support_matrix, 0).sum(axis=1) / total
+            result["roc_auc_weighted"][(present & np.isnan(auc)).any(axis=1)] = np.nan
+        return result
 
 
 def _intervals(scores: np.ndarray, gold: np.ndarray, labels: Sequence[str], values: dict[str, ScoreValue], B: int,
-               seed: int, alpha: float, system_index: int) -> None:
-    """Percentile intervals of log loss, Brier and ECE from B multinomial resamples of the items."""
-    n = scores.shape[0]
-    wanted = [m for m in LOSSES if values[m].value is not None]
+               seed: int, alpha: float, system_index: int) -> str | None:
+    """Percentile intervals of the defined score metrics from B resamples of the items (N draws with
+    replacement each; the same resamples for every metric; resamples where a metric is undefined
+    are left out), within :data:`MEAN_BUDGET` and :data:`RANKING_BUDGET`. Returns a note when
+    some intervals were not computed."""
+    n, k = scores.shape
+    ranking = n * B * k <= RANKING_BUDGET
+    wanted = [m for m in SCORE_METRICS if values[m].value is not None
+              and (ranking or m in LOSSES) and n * B <= MEAN_BUDGET]
+    note = None
+    if not ranking:
+        note = (f"AUC and AP intervals not computed: N·B·k = {n * B * k:,} is above {RANKING_BUDGET:,}"
+                + ("" if n * B <= MEAN_BUDGET else f"; nor log loss, Brier and ECE: N·B = {n * B:,} is above "
+                                                   f"{MEAN_BUDGET:,}"))
     if not wanted or B <= 0:
-        return
-    losses = _per_item_losses(scores, gold)
-    confidence = scores.max(axis=1)
-    correct = (top_label(scores, labels) == gold).astype(np.float64)
-    bins = np.clip(np.ceil(confidence * ECE_BINS).astype(np.int64) - 1, 0, ECE_BINS - 1)
-    onehot = np.zeros((n, ECE_BINS))
-    onehot[np.arange(n), bins] = 1.0
+        return note
+    resampler = _Resampler(scores, gold, labels, ranking)
     rng = np.random.default_rng([seed, 13, system_index])
     draws: dict[str, list[np.ndarray]] = {m: [] for m in wanted}
     block = max(1, _BLOCK // max(n, 1))
     for start in range(0, B, block):
         size = min(block, B - start)
-        weights = rng.multinomial(n, np.full(n, 1.0 / n), size=size).astype(np.float64)  # (b, N)
-        for metric_id in ("log_loss", "brier"):
-            if metric_id in draws:
-                draws[metric_id].append(weights @ losses[metric_id] / n)
-        if "ece" in draws:
-            conf = (weights * confidence) @ onehot
-            acc = (weights * correct) @ onehot
-            draws["ece"].append(np.abs(acc - conf).sum(axis=1) / n)
+        drawn = rng.integers(0, n, size=(size, n)) + np.arange(size)[:, None] * n  # N items with replacement
+        weights = np.bincount(drawn.ravel(), minlength=size * n).reshape(size, n).astype(np.float64)
+        batch = resampler(weights)
+        for metric_id in wanted:
+            draws[metric_id].append(batch[metric_id])
     for metric_id, parts in draws.items():
         sample = np.concatenate(parts)
-        values[metric_id].ci = (float(np.quantile(sample, alpha / 2)), float(np.quantile(sample, 1 - alpha / 2)))
+        sample = sample[np.isfinite(sample)]
+        if sample.size:
+            values[metric_id].ci = (float(np.quantile(sample, alpha / 2)), float(np.quantile(sample, 1 - alpha / 2)))
+    return note
 
 
 @dataclass
@@ -499,7 +569,7 @@ class ScoreAnalysis:
         document["score_summary"] = {
             "systems": list(self.values), "score_labels": self.labels, "ece_bins": ECE_BINS,
             "sum_tolerance": SUM_TOLERANCE, "reliability": self.reliability, "lower_is_better": list(LOSSES),
-            "intervals": ("percentile bootstrap of log_loss, brier and ece (items resampled); none for AUC and AP"
+            "intervals": (f"percentile bootstrap of every score metric ({self.bootstrap} resamples of the items)"
                           if self.bootstrap else "none (--bootstrap 0)"),
             "notes": self.notes,
         }
@@ -536,6 +606,7 @@ def analyse(result: Any, scored: Mapping[str, ScoreColumn], id_array: Any) -> Sc
     values: dict[str, dict[str, ScoreValue]] = {}
     reliability: dict[str, dict[str, Any]] = {}
     used: dict[str, list[str]] = {}
+    notes: list[str] = []
     for name, column in scored.items():
         chosen = [label for label in labels if label in column.labels]
         index = [labels.index(label) for label in chosen]
@@ -545,7 +616,9 @@ def analyse(result: Any, scored: Mapping[str, ScoreColumn], id_array: Any) -> Sc
         gold = remap[counts.gold]
         system_values, bins = score_metrics(matrix, gold, chosen, lambda i, c=column, r=rows: c.where(int(r[i])))
         if result.options.bootstrap:
-            _intervals(matrix, gold, chosen, system_values, result.options.bootstrap, result.options.seed,
-                       result.options.alpha, counts.systems.index(name))
+            note = _intervals(matrix, gold, chosen, system_values, result.options.bootstrap, result.options.seed,
+                              result.options.alpha, counts.systems.index(name))
+            if note:
+                notes.append(f"{name}: {note}")
         values[name], reliability[name], used[name] = system_values, bins, chosen
-    return ScoreAnalysis(values, reliability, used, result.options.bootstrap)
+    return ScoreAnalysis(values, reliability, used, result.options.bootstrap, notes)

@@ -119,7 +119,8 @@ def test_json_lines_scores_and_intervals(tmp_path):
     assert scores_json["brier"]["value"] == pytest.approx(np.mean(np.sum((p - np.eye(3)[y]) ** 2, axis=1)))
     low, high = scores_json["brier"]["ci"]
     assert low <= scores_json["brier"]["value"] <= high
-    assert scores_json["roc_auc_macro"]["ci"] is None
+    for metric_id, entry in scores_json.items():  # every score metric gets an interval around its value
+        assert entry["ci"][0] <= entry["value"] <= entry["ci"][1], metric_id
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -176,3 +177,37 @@ def test_invariants_of_the_score_metrics(seed, n):
     assert moved["brier"].value is None
     assert 0 <= values["brier"].value <= 2 and 0 <= values["ece"].value <= 1 and values["log_loss"].value >= 0
     assert values["roc_auc_macro"].value == pytest.approx(roc_auc_score(gold, p, multi_class="ovr"), abs=1e-12)
+
+
+def test_a_weighted_resample_equals_the_metrics_of_the_repeated_items():
+    """The bootstrap's weighted formulas (sorted once, weights per distinct score) give exactly the
+    metrics of the resampled items written out, and scikit-learn's AUC and AP on them."""
+    from auditor.scores import _Resampler
+
+    gold, p = _probabilities(seed=11, n=120)
+    rng = np.random.default_rng(5)
+    weights = rng.multinomial(120, np.full(120, 1 / 120), size=3).astype(float)
+    batch = _Resampler(p, gold, LABELS)(weights)
+    for b in range(3):
+        items = np.repeat(np.arange(120), weights[b].astype(int))
+        expected, _ = score_metrics(p[items], gold[items], LABELS)
+        for metric_id, value in expected.items():
+            assert batch[metric_id][b] == pytest.approx(value.value, abs=1e-12), metric_id
+        assert batch["roc_auc_macro"][b] == pytest.approx(
+            roc_auc_score(gold[items], p[items], multi_class="ovr"), abs=1e-12)
+        assert batch["average_precision_macro"][b] == pytest.approx(
+            average_precision_score(np.eye(3)[gold[items]], p[items], average="macro"), abs=1e-12)
+
+
+def test_intervals_beyond_the_time_budget_are_null_with_a_note(tmp_path, monkeypatch):
+    import auditor.scores as scores_module
+
+    monkeypatch.setattr(scores_module, "RANKING_BUDGET", 10)
+    gold = _write(tmp_path, "gold.tsv", GOLD)
+    path = _write(tmp_path, "s.tsv", "id\ta\tb\tc\n1\t0.8\t0.1\t0.1\n2\t0.3\t0.5\t0.2\n3\t0.3\t0.4\t0.3\n"
+                                     "4\t0.4\t0.2\t0.4\n5\t0.4\t0.3\t0.3\n6\t0.1\t0.2\t0.7\n")
+    document = audit(gold, {"s": path}, bootstrap=50).to_json()
+    entry = document["systems"]["s"]["scores"]
+    assert entry["roc_auc_macro"]["ci"] is None and entry["average_precision_macro"]["ci"] is None
+    assert entry["brier"]["ci"] is not None
+    assert document["score_summary"]["notes"] == ["s: AUC and AP intervals not computed: N·B·k = 900 is above 10"]
