@@ -307,7 +307,7 @@ def reliability_spec(reliability: Mapping[str, Mapping[str, Sequence[Any]]]) -> 
     x = {"field": "confidence", **unit, "title": "Confidence (mean top-label probability in the bin)"}
     y = {"field": "accuracy", **unit, "title": "Accuracy in the bin"}
     color = {"field": "system", "type": "nominal", "scale": scales["color"], "legend": {"title": None}}
-    return {"width": WIDTH - 300, "height": WIDTH - 300, "layer": [
+    return {"width": 260, "height": 220, "layer": [
         {"data": {"values": [{"confidence": 0, "accuracy": 0}, {"confidence": 1, "accuracy": 1}]},
          "mark": {"type": "line", "color": "#999999", "strokeDash": [4, 3]}, "encoding": {"x": x, "y": y}},
         {"data": {"values": rows}, "mark": {"type": "line", "strokeWidth": 1.2}, "encoding": {"x": x, "y": y, "color": color}},
