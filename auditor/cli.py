@@ -219,6 +219,9 @@ def score(as_json: bool, columns: tuple[str, ...], **arguments: Any) -> None:
     from .terminal import print_score_table
 
     print_score_table(result, chosen)
+    for section in ("scores", "slices"):  # per-class scores and --slices, when given
+        if section in result.analyses:
+            click.echo("\n".join(result.analyses[section].summary_lines()))
 
 
 @cli.command()

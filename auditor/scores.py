@@ -563,6 +563,14 @@ class ScoreAnalysis:
     bootstrap: int
     notes: list[str] = field(default_factory=list)
 
+    def summary_lines(self) -> list[str]:
+        """Terminal lines: the six score metrics of each system that gave scores (three decimals)."""
+        lines = ["per-class scores: " + ", ".join(SCORE_METRICS)]
+        for name, values in self.values.items():
+            shown = ["—" if values[m].value is None else f"{values[m].value:.3f}" for m in SCORE_METRICS]
+            lines.append(f"  {name}: {' '.join(shown)}")
+        return lines
+
     def add_to_json(self, document: dict[str, Any]) -> None:
         for name, values in self.values.items():
             document["systems"][name]["scores"] = {m: values[m].to_json() for m in SCORE_METRICS}

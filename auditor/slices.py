@@ -150,6 +150,19 @@ class SliceAnalysis:
             changes[metric_id] = any(not (a & b) for n, a in enumerate(sets) for b in sets[n + 1:])
         return changes
 
+    def summary_lines(self) -> list[str]:
+        """Terminal lines: the leaders of the first key metric per slice, small slices flagged."""
+        metric_id = self.key_metrics[0]
+        lines = [f"slices ({metric_id} leaders; every metric in --json under 'slices'):"]
+        for group in self.groups:
+            value = self.values[group][self.leaders[group][metric_id][0]][metric_id].value \
+                if self.leaders[group][metric_id] else None
+            shown = "—" if value is None else f"{100 * value:.1f}"
+            small = f"  (under {MIN_ITEMS} items: too small to rank)" if group in self.small else ""
+            lines.append(f"  {group} (n={self.n_items[group]}): {', '.join(self.leaders[group][metric_id]) or '—'} "
+                         f"{shown}{small}")
+        return lines
+
     def add_to_json(self, document: dict[str, Any]) -> None:
         document["slices"] = {
             group: {

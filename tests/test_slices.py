@@ -161,3 +161,12 @@ def test_slices_in_json_lines_and_parquet(tmp_path):
     for path in (lines, parquet):
         document = audit(gold, {"s": gold}, bootstrap=0, slices=path).to_json()
         assert {g: v["n_items"] for g, v in document["slices"].items()} == {"x": 2, "y": 2}
+
+
+def test_terminal_table_is_followed_by_the_slice_leaders(tmp_path):
+    gold = _write(tmp_path, "gold.tsv", "id\tlabel\n" + "".join(f"{i}\t{'ab'[i % 2]}\n" for i in range(1, 9)))
+    system = _write(tmp_path, "sys.tsv", "id\tlabel\n" + "".join(f"{i}\t{'ab'[i % 3 == 0]}\n" for i in range(1, 9)))
+    slices = _write(tmp_path, "slices.tsv", "id\tgroup\n" + "".join(f"{i}\t{'xy'[i > 4]}\n" for i in range(1, 9)))
+    result = CliRunner().invoke(cli, ["score", gold, system, "--slices", slices, "--bootstrap", "0"])
+    assert result.exit_code == 0, result.output
+    assert "x (n=4): sys" in result.output and "too small to rank" in result.output
