@@ -295,6 +295,36 @@ def bump_chart(ranks: Mapping[str, Mapping[str, float]], metric_ids: Sequence[st
     return _svg(bump_spec(ranks, metric_ids, systems, short))
 
 
+def reliability_spec(reliability: Mapping[str, Mapping[str, Sequence[Any]]]) -> dict[str, Any]:
+    """Reliability diagram: per system, mean confidence (x) against accuracy (y) of each non-empty
+    confidence bin (point area ~ items in the bin), with the diagonal of perfect calibration."""
+    systems = list(reliability)
+    rows = [{"system": s, "confidence": conf, "accuracy": acc, "items": n}
+            for s in systems for conf, acc, n in zip(reliability[s]["confidence"], reliability[s]["accuracy"],
+                                                       reliability[s]["count"]) if n]
+    scales = system_marks(systems)
+    unit = {"type": "quantitative", "scale": {"domain": [0, 1]}}
+    x = {"field": "confidence", **unit, "title": "Confidence (mean top-label probability in the bin)"}
+    y = {"field": "accuracy", **unit, "title": "Accuracy in the bin"}
+    color = {"field": "system", "type": "nominal", "scale": scales["color"], "legend": {"title": None}}
+    return {"width": 260, "height": 220, "layer": [
+        {"data": {"values": [{"confidence": 0, "accuracy": 0}, {"confidence": 1, "accuracy": 1}]},
+         "mark": {"type": "line", "color": "#999999", "strokeDash": [4, 3]}, "encoding": {"x": x, "y": y}},
+        {"data": {"values": rows}, "mark": {"type": "line", "strokeWidth": 1.2}, "encoding": {"x": x, "y": y, "color": color}},
+        {"data": {"values": rows}, "mark": {"type": "point", "filled": True, "opacity": 1},
+         "encoding": {"x": x, "y": y, "color": color, "shape": {"field": "system", "type": "nominal",
+                                                                "scale": scales["shape"], "legend": {"title": None}},
+                      "size": {"field": "items", "type": "quantitative", "title": "items in the bin",
+                               "legend": {"orient": "bottom", "direction": "horizontal", "format": "d",
+                                          "symbolType": "circle", "symbolFillColor": "#777777"}}}},
+    ]}
+
+
+def reliability_chart(reliability: Mapping[str, Mapping[str, Sequence[Any]]]) -> str:
+    """SVG of :func:`reliability_spec`."""
+    return _svg(reliability_spec(reliability))
+
+
 def formula_svg(latex: str) -> str:
     """The formula typeset to SVG by ziamath, with ids unique to this copy (a formula may be
     drawn twice: in the definitions and in the recommendation); empty when it cannot be typeset."""

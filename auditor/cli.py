@@ -59,6 +59,8 @@ def audit_options(command: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--rare-classes-matter", is_flag=True,
                      help="Rare classes matter more than their share (intent for the recommendation)."),
         click.option("--plugin", "plugins", multiple=True, help="Module that registers extra metrics (repeatable)."),
+        click.option("--slices", help="File of one group per gold item (`id<TAB>group`, or one group per line): every "
+                                      "metric per slice, its leaders, and where the winner changes."),
         click.option("--quiet", is_flag=True, help="No progress bars (errors, warnings and the 'wrote' line stay)."),
     ]
     for decorator in reversed(decorators):
@@ -98,10 +100,13 @@ def parse_options(labels: str | None, bootstrap: int, seed: int, training_preval
 def run_audit(gold: str | None, systems: tuple[str, ...], quiet: bool, confusion: tuple[str, ...] = (),
               annotators: tuple[str, ...] = (), **arguments: Any) -> Audit:
     progress = Progress(enabled=None if not quiet else False)
+    slices = arguments.pop("slices", None)
     if confusion:
         if gold is not None:
             raise UsageError("--confusion replaces GOLD and SYSTEMS: give either confusion matrices or label files, "
                              "not both")
+        if slices:
+            raise UsageError("--slices needs GOLD (a group for each gold item); it cannot be used with --confusion")
         if annotators:
             raise UsageError("--annotators needs GOLD (the annotators' labels are aligned to its items); it cannot be "
                              "used with --confusion")
@@ -115,7 +120,7 @@ def run_audit(gold: str | None, systems: tuple[str, ...], quiet: bool, confusion
                              + ": give a gold file and at least one system file, or --confusion NAME=FILE")
         options = parse_options(**arguments)
         result = audit(gold, name_systems(systems), options=options, progress=progress,
-                       annotators=name_systems(annotators) if annotators else None)
+                       annotators=name_systems(annotators) if annotators else None, slices=slices)
     for warning in result.warnings:  # label checks (auditor.label_checks); shown even with --quiet
         click.echo(f"auditor: warning: {warning}", err=True)
     return result
@@ -240,6 +245,9 @@ def score(as_json: bool, columns: tuple[str, ...], **arguments: Any) -> None:
     from .terminal import print_score_table
 
     print_score_table(result, chosen)
+    for section in ("scores", "slices"):  # per-class scores and --slices, when given
+        if section in result.analyses:
+            click.echo("\n".join(result.analyses[section].summary_lines()))
 
 
 @cli.command()

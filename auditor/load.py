@@ -66,6 +66,7 @@ import os
 import re
 import stat
 import xml.etree.ElementTree as ElementTree
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -78,6 +79,7 @@ from .errors import InputError
 __all__ = [
     "LabelColumn", "read_labels", "from_values", "parse_system_argument", "semeval_names",
     "MISSING_LABELS", "MAX_LABEL_CHARS", "ID_NAMES", "LABEL_NAMES", "ONE_COLUMN_HEADERS",
+    "GROUP_NAMES", "read_groups",
 ]
 
 #: Label texts that mean "no label": pandas' ``read_csv`` default NA strings, plus ``NaT``,
@@ -102,6 +104,12 @@ LABEL_NAMES = ("label", "labels", "gold", "gold_label", "prediction", "predictio
 #: The only names that make the first line of a one-column file a header.
 ONE_COLUMN_HEADERS = ("label", "labels", "gold", "gold_label", "prediction", "predictions",
                       "predicted", "pred", "preds", "y_true", "y_pred")
+#: Column names of the group in a slices file (``--slices``): these, and only these, take the
+#: label column's place (a ``label`` column beside them is ignored).
+GROUP_NAMES = ("group", "slice", "groups", "slices")
+#: The names that make a column the one read as labels: None = :data:`LABEL_NAMES` and the
+#: label patterns; a tuple while :func:`read_groups` reads a slices file.
+_VALUE_NAMES: ContextVar[tuple[str, ...] | None] = ContextVar("_VALUE_NAMES", default=None)
 _ID_PATTERN = re.compile(r"^([a-z0-9]+[_ -])?id$")
 _LABEL_PATTERN = re.compile(
     r"^(correct|gold|true|pred|predicted|system)?[_ -]?(label|class|prediction|target)"
@@ -523,6 +531,9 @@ def _is_id_name(name: str) -> bool:
 
 def _is_label_name(name: str) -> bool:
     name = _normal(name)
+    chosen = _VALUE_NAMES.get()
+    if chosen is not None:
+        return name in chosen
     return name in LABEL_NAMES or bool(_LABEL_PATTERN.match(name))
 
 
@@ -535,15 +546,16 @@ def _header_kind(fields: list[str]) -> str:
     holds a one-column header name but fails those tests is ``"unclear"`` (refused).
     """
     normal = [_normal(f) for f in fields]
+    one_column = _VALUE_NAMES.get() or ONE_COLUMN_HEADERS
     if len(fields) == 1:
-        return "header" if normal[0] in ONE_COLUMN_HEADERS else "data"
+        return "header" if normal[0] in one_column else "data"
     ids = [_is_id_name(f) for f in fields]
     labels = [_is_label_name(f) and not i for f, i in zip(fields, ids)]
     if all(i or lab for i, lab in zip(ids, labels)):
         return "header"
     if len(fields) >= 3 and any(ids) and any(labels):
         return "header"
-    if normal[0] in ID_NAMES or any(n in ONE_COLUMN_HEADERS for n in normal):
+    if normal[0] in ID_NAMES or any(n in one_column for n in normal):
         return "unclear"
     return "data"
 
@@ -577,6 +589,11 @@ def _choose_columns(
                 f"{shown}; expected one id column and one label column (e.g. `id`, `label`)"
             )
     if not label_columns:
+        if _VALUE_NAMES.get() is not None:
+            raise InputError(
+                f"{source}: no group {kind[:-1]}; found {kind} {shown}; expected one named "
+                f"{' or '.join(_VALUE_NAMES.get())} (and optionally an id column: id, item_id, ..._id)"
+            )
         raise InputError(
             f"{source}: no label {kind[:-1]}; found {kind} {shown}; expected one named label, "
             f"gold, prediction, pred, y, class, target... (and optionally an id column: id, "
@@ -691,6 +708,11 @@ def _parse_delimited(
     kind = _header_kind(first_fields)
     if kind == "unclear":
         unknown = [f for f in first_fields if not (_is_id_name(f) or _is_label_name(f))]
+        if _VALUE_NAMES.get() is not None:
+            raise InputError(
+                f"{source} line {first[0]}: {sep_shown.join(first_fields)!r} looks like a header "
+                f"but names no group column; expected a header naming an id column (id, item_id, "
+                f"..._id) and a group column ({', '.join(_VALUE_NAMES.get())}), or an item")
         raise InputError(
             f"{source} line {first[0]}: {sep_shown.join(first_fields)!r} looks like a header "
             f"but {', '.join(map(repr, unknown))} "
@@ -1219,6 +1241,20 @@ def read_labels(path: str | os.PathLike, *, column: str | None = None) -> LabelC
         raw = raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     fmt = {".csv": "csv", ".tsv": "tsv"}.get(suffix, "text")
     return _parse_delimited(raw, source, fmt, digest, column)
+
+
+def read_groups(path: str | os.PathLike) -> LabelColumn:
+    """Read a slices file (``--slices``): one group per item, by id or by line.
+
+    The same formats and rules as :func:`read_labels`, except that the value column is the
+    one named in :data:`GROUP_NAMES` (``group`` or ``slice``) rather than a label column; a
+    file without a header is ``id group`` (two columns) or ``group`` (one per line).
+    """
+    token = _VALUE_NAMES.set(GROUP_NAMES)
+    try:
+        return read_labels(path)
+    finally:
+        _VALUE_NAMES.reset(token)
 
 
 # --------------------------------------------------------------------------- arguments

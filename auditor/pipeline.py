@@ -95,6 +95,9 @@ class Audit:
             parts.append("plugins:" + ",".join(self.options.plugins))
         if not self.counts.paired:  # confusion matrices only: each matrix bootstrapped on its own
             parts.append("input:confusion")
+        if "slices" in self.analyses:
+            source = self.analyses["slices"].source
+            parts.append(f"slices:{(source.get('sha256') or '')[:12]}")
         return "|".join(parts)
 
     def to_json(self) -> dict[str, Any]:
@@ -159,6 +162,7 @@ def audit(
     options: AuditOptions | None = None,
     progress: Progress = SILENT,
     annotators: Mapping[str, Any] | None = None,
+    slices: Any = None,
     **option_overrides: Any,
 ) -> Audit:
     """Audit the evaluation of ``systems`` against ``gold``.
@@ -171,6 +175,8 @@ def audit(
     options : :class:`AuditOptions`; keyword arguments override single fields.
     annotators : name -> path, list, array or Series: each annotator's labels of the gold
         items (aligned like systems); adds ``gold_reliability`` (:mod:`auditor.agreement`).
+    slices : path of a slices file (``id<TAB>group``), or groups as a list (by position) or
+        dict / Series (by id): adds the ``slices`` section (:mod:`auditor.slices`).
 
     Examples
     --------
@@ -184,16 +190,31 @@ def audit(
     check_options(options)
     for module in options.plugins:
         load_plugin(module)
-    if annotators:
-        gold = _column(gold, "<gold>")  # read once: the annotators are aligned to the same items
-    table = gather(gold, systems, options.labels)
+    gold_column = _column(gold, "<gold>")  # read once: systems, annotators and slices align to its items
+    scored: dict[str, Any] = {}
+    if isinstance(systems, Mapping):  # score files (one column per label): predictions + scores
+        from .scores import check_columns, read_scored
+
+        names = set(gold_column.categories) | set(options.labels or ())
+        systems = dict(systems)
+        for name, value in list(systems.items()):
+            if isinstance(value, (str, os.PathLike)) and (found := read_scored(value, sorted(names))) is not None:
+                systems[name], scored[name] = found
+        check_columns(scored, gold_column.categories)
+    table = gather(gold_column, systems, options.labels)
+    group_column = group_codes = None
+    if slices is not None:  # read and checked before any counting: a bad file writes nothing
+        from .slices import align_groups, read_slices
+
+        group_column = read_slices(slices)
+        group_codes = align_groups(group_column, table.sources["gold"]["path"], table.id_array, table.n_items)
     counts = table.counts()
     warnings = label_checks.check(counts, table.sources, options.labels)
     reliability = None
     if annotators:
         from .agreement import analyse as agreement
 
-        reliability = agreement(gold, annotators, options.labels)
+        reliability = agreement(gold_column, annotators, options.labels)
     result = audit_counts(counts, table.sources, options, progress)
     result.warnings.extend(warnings)
     if reliability is not None:
@@ -201,6 +222,14 @@ def audit(
                                            if metric in system.metrics}
                                     for name, system in result.systems.items()})
         result.analyses["gold_reliability"] = reliability
+    if scored:
+        from . import scores as score_analysis
+
+        result.analyses["scores"] = score_analysis.analyse(result, scored, table.id_array)
+    if group_column is not None:
+        from . import slices as slice_analysis
+
+        result.analyses["slices"] = slice_analysis.analyse(result, group_column, group_codes)
     return result
 
 

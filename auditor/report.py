@@ -30,7 +30,7 @@ SECTION_TITLES = {
     "recommendation": "Recommendation", "definitions": "Metric definitions",
     "confusion": "Confusion matrices", "rules": "Recommendation rules",
     "ledger": "Undefined values", "reproducibility": "Reproducibility",
-    "gold-reliability": "Reliability of the gold",
+    "gold-reliability": "Reliability of the gold", "slices": "Slices", "scores": "Per-class scores",
 }
 APPENDICES = ("definitions", "confusion", "rules", "ledger", "reproducibility")
 
@@ -547,6 +547,127 @@ def per_class_section(ctx: Context) -> Section:
     return Section("per-class", SECTION_TITLES["per-class"], tuple(blocks))
 
 
+def slices_section(ctx: Context) -> Section | None:
+    """Per-slice scores of the key metrics, where the winner changes, and slices too small to rank
+    (``slices`` and ``slice_summary`` of the JSON; :mod:`auditor.slices`)."""
+    slices, summary = ctx.document.get("slices"), ctx.document.get("slice_summary")
+    if not slices or not summary:
+        return None
+    groups = list(slices)
+    systems = ctx.systems
+    minimum = summary["min_items"]
+    source = (summary.get("source") or {}).get("path") or "the slices"
+    blocks: list[Any] = [Paragraph(
+        f"Every metric of every system within each group of items given by {source} ({len(groups)} slices). "
+        "Vickers et al. (vickers-monti-classification-metrics-nlp.md §5.2) score a model per KVQA question type "
+        "(their Table 3) and show that the metric decides which sub-task looks strong; here the same breakdown "
+        "compares the systems. Leaders of a slice are the systems with its top value (ties all lead); no test is "
+        "run within a slice, so a different leader is not by itself a significant difference.")]
+    small = summary.get("small") or []
+    if small:
+        blocks.append(Bullets(tuple(
+            f"Slice {g} has {slices[g]['n_items']} items, fewer than {minimum}: too small to rank systems on; its "
+            f"leaders are left out of 'winner changes'. (The threshold is ours; Vickers et al. §5.1 find low "
+            f"variance only for question types 'with many samples'.)" for g in small), "Warning"))
+    changes = summary.get("winner_changes") or {}
+    overall = summary.get("overall_leaders") or {}
+    lines = []
+    for metric_id in summary["key_metrics"]:
+        per_slice = "; ".join(f"{g}: {', '.join(slices[g]['leaders'].get(metric_id) or ['—'])}" for g in groups)
+        verdict = "the winner changes across slices" if changes.get(metric_id) else "the same leader in every slice"
+        lines.append(f"{ctx.short(metric_id)}: {verdict} — {per_slice} (all items: "
+                     f"{', '.join(overall.get(metric_id) or ['—'])}).")
+    blocks.append(Bullets(tuple(lines), f"Leaders per slice (slices of at least {minimum} items count for 'changes')"))
+    all_rows = "all items"
+    for metric_id in summary["key_metrics"]:
+        rows = []
+        for g in groups:
+            cells = []
+            for name in systems:
+                entry = slices[g]["systems"][name]["metrics"].get(metric_id) or {}
+                mark = None
+                if entry.get("value") is None:
+                    mark = ctx.ledger.mark(name, "undefined", f"{ctx.short(metric_id)} in slice {g}",
+                                           entry.get("undefined") or "0/0")
+                cells.append(Cell(entry.get("value"), "score", mark))
+            rows.append((f"{g} (n={slices[g]['n_items']}{', small' if g in small else ''})", cells))
+        rows.append((all_rows, [Cell((ctx.document["systems"][name]["metrics"].get(metric_id) or {}).get("value"),
+                                     "score") for name in systems]))
+        columns = tuple(Column(name, rotate=len(systems) > 3) for name in systems)
+        blocks.append(_fit_systems(Table(
+            f"table-slices-{metric_id}", f"{ctx.name(metric_id)} per slice (×100); best per row in bold.", "Slice",
+            columns, _best_per_row(rows), _density(len(columns) + 1)), systems))
+    return Section("slices", SECTION_TITLES["slices"], tuple(blocks))
+
+
+SCORE_COLUMNS = (("roc_auc_macro", "AUC macro", "One-vs-rest ROC AUC, unweighted mean over classes"),
+                 ("roc_auc_weighted", "AUC weighted", "One-vs-rest ROC AUC weighted by gold prevalence"),
+                 ("average_precision_macro", "AP macro", "Average precision per class, unweighted mean"),
+                 ("log_loss", "Log loss", "−(1/N) Σ ln p(gold); lower is better"),
+                 ("brier", "Brier", "(1/N) Σ_i Σ_c (p_ic − y_ic)², in [0, 2]; lower is better"),
+                 ("ece", "ECE", "Top-label expected calibration error, 15 equal-width bins; lower is better"))
+
+
+def scores_section(ctx: Context) -> Section | None:
+    """Ranking and calibration metrics of the systems that gave per-class scores, and a reliability
+    diagram (``systems.NAME.scores`` and ``score_summary``; :mod:`auditor.scores`)."""
+    summary = ctx.document.get("score_summary")
+    if not summary:
+        return None
+    systems = [s for s in ctx.systems if s in summary["systems"]]
+    lower = set(summary.get("lower_is_better") or ())
+    blocks: list[Any] = [Paragraph(
+        f"{len(systems)} of {len(ctx.systems)} systems gave one score per label; their predicted label is the file's "
+        "label column, else the highest score (a tie goes to the label whose name sorts first). AUC and AP rank items "
+        "by each class's score (one-vs-rest, tied scores count ½); log loss, Brier (multi-class: sum over classes of "
+        "the squared difference from the one-hot gold, averaged over items) and ECE (top label, "
+        f"{summary['ece_bins']} equal-width confidence bins, (m−1)/M < confidence ≤ m/M) need probabilities: rows "
+        f"summing to 1 within {summary['sum_tolerance']:g}, used as given. Intervals: {summary['intervals']}.")]
+    rows = []
+    for name in systems:
+        cells = []
+        for metric_id, short, _ in SCORE_COLUMNS:
+            entry = ctx.document["systems"][name]["scores"][metric_id]
+            mark = None
+            if entry.get("value") is None:
+                mark = ctx.ledger.mark(name, "undefined", short, entry.get("undefined") or "undefined")
+            ci = entry.get("ci") or (None, None)
+            cells.append(Cell(entry.get("value"), "number", mark, low=ci[0], high=ci[1]))
+        rows.append((name, cells))
+    best = []
+    for index, (metric_id, _, _) in enumerate(SCORE_COLUMNS):
+        values = [cells[index].value for _, cells in rows if cells[index].value is not None]
+        best.append(None if len(values) < 2 else (min(values) if metric_id in lower else max(values)))
+    table_rows = tuple(Row(name, tuple(Cell(c.value, c.kind, c.mark, best[i] is not None and c.value == best[i],
+                                            c.low, c.high) for i, c in enumerate(cells))) for name, cells in rows)
+    blocks.append(Table("table-scores", "Ranking and calibration metrics of the per-class scores (three decimals, "
+                                        "not ×100); best per column in bold (highest AUC and AP, lowest log loss, "
+                                        "Brier and ECE).", "System",
+                        tuple(Column(short, title) for _, short, title in SCORE_COLUMNS), table_rows,
+                        _density(len(SCORE_COLUMNS) + 3)))
+    if summary.get("notes"):
+        blocks.append(Bullets(tuple(summary["notes"]), "Intervals not computed (time budget)"))
+    reliability = {name: summary["reliability"][name] for name in systems if summary["reliability"].get(name)}
+    if ctx.figures and reliability:
+        blocks.append(Figure("fig-reliability", f"Reliability diagram: mean confidence against accuracy in each of "
+                                                f"the {summary['ece_bins']} confidence bins (empty bins left out; "
+                                                "point area ~ items in the bin). On the dashed diagonal a system is "
+                                                "calibrated; below it, over-confident.",
+                             ctx.charts.reliability_chart(reliability)))
+    return Section("scores", SECTION_TITLES["scores"], tuple(blocks))
+
+
+def _best_per_row(rows: list[tuple[str, list[Cell]]]) -> tuple[Row, ...]:
+    """Mark the best defined value of every row strong (ties all strong)."""
+    marked = []
+    for header, cells in rows:
+        values = [c.value for c in cells if isinstance(c.value, (int, float))]
+        best = max(values) if len(values) > 1 else None
+        marked.append(Row(header, tuple(Cell(c.value, c.kind, c.mark, best is not None and c.value is not None
+                                             and c.value >= best - 1e-12, c.low, c.high) for c in cells)))
+    return tuple(marked)
+
+
 def properties_section(ctx: Context) -> Section | None:
     """Declared, Opitz Table 5 and probed values side by side; every disagreement with its witness."""
     props = ctx.document.get("properties")
@@ -989,7 +1110,8 @@ def gold_reliability_section(ctx: Context) -> Section | None:
 
 
 BUILDERS: tuple[Callable[[Context], Section | None], ...] = (
-    summary_section, data_section, gold_reliability_section, baselines_section, metrics_section, per_class_section, properties_section,
+    summary_section, data_section, gold_reliability_section, baselines_section, metrics_section, per_class_section,
+    slices_section, scores_section, properties_section,
     rank_section, deployment_section, significance_section, recommendation_section, definitions_section, confusion_section,
     rules_section,
 )
