@@ -19,7 +19,6 @@ import io
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
-from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import numpy as np

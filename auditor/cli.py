@@ -6,7 +6,6 @@ Errors become one message on standard error and a non-zero exit code in one plac
 """
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sys

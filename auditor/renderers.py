@@ -18,7 +18,7 @@ import jinja2
 
 from . import __version__
 from .errors import UsageError
-from .formatting import MISSING, format_value
+from .formatting import format_value
 from .output import write_files
 from .progress import SILENT, Progress
 from .report import Cell, Report, build

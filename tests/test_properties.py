@@ -19,7 +19,7 @@ import pytest
 
 from auditor import REGISTRY, ConfusionStats, Metric, Properties
 from auditor.properties import (
-    EXPLANATIONS, LITERATURE, PROBED, PROPERTY_KEYS, PropertyTable, Witness, probe_properties,
+    EXPLANATIONS, LITERATURE, PROPERTY_KEYS, PropertyTable, Witness, probe_properties,
 )
 from auditor.metrics import CALIBRATED
 from auditor.registry import load_plugin
