@@ -25,7 +25,6 @@ import csv
 import hashlib
 import io
 import os
-from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -233,17 +232,10 @@ def audit_confusion(
     0.7
     """
     from . import label_checks
-    from .options import check_options
-    from .pipeline import AuditOptions, audit_counts
+    from .pipeline import audit_counts, prepare_options
     from .progress import SILENT
-    from .registry import load_plugin
 
-    options = replace(options or AuditOptions(), **option_overrides)
-    if labels is not None:
-        options = replace(options, labels=tuple(labels))
-    check_options(options)
-    for module in options.plugins:
-        load_plugin(module)
+    options = prepare_options(options, labels, option_overrides)
     counts, sources = confusion_counts(matrices, options.labels)
     warnings = label_checks.check(counts, sources, options.labels)
     result = audit_counts(counts, sources, options, progress or SILENT)

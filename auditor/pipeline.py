@@ -155,6 +155,19 @@ def gather(gold: Any, systems: Mapping[str, Any], labels: Sequence[str] | None =
     )
 
 
+def prepare_options(options: AuditOptions | None, labels: Sequence[str] | None,
+                    overrides: Mapping[str, Any]) -> AuditOptions:
+    """The options of one audit: ``options`` with keyword ``overrides`` and ``labels`` applied,
+    checked once (:func:`auditor.options.check_options`), its plugins loaded."""
+    options = replace(options or AuditOptions(), **overrides)
+    if labels is not None:
+        options = replace(options, labels=tuple(labels))
+    check_options(options)
+    for module in options.plugins:
+        load_plugin(module)
+    return options
+
+
 def audit(
     gold: Any,
     systems: Mapping[str, Any],
@@ -184,12 +197,7 @@ def audit(
     >>> round(result.systems["sys"].metrics["accuracy"].value, 4)
     0.6667
     """
-    options = replace(options or AuditOptions(), **option_overrides)
-    if labels is not None:
-        options = replace(options, labels=tuple(labels))
-    check_options(options)
-    for module in options.plugins:
-        load_plugin(module)
+    options = prepare_options(options, labels, option_overrides)
     gold_column = _column(gold, "<gold>")  # read once: systems, annotators and slices align to its items
     scored: dict[str, Any] = {}
     if isinstance(systems, Mapping):  # score files (one column per label): predictions + scores
