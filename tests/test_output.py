@@ -131,7 +131,8 @@ output.write_files(sys.argv[1], {"audit.json": "new json", "summary.md": "new md
 
 
 def test_sigkill_between_renames_leaves_no_mix_and_the_next_run_recovers(previous, tmp_path):
-    child = subprocess.run([sys.executable, "-c", KILLED_BETWEEN_RENAMES, str(previous)], timeout=60)
+    # cwd away from the checkout: the child imports the installed package, not ./auditor
+    child = subprocess.run([sys.executable, "-c", KILLED_BETWEEN_RENAMES, str(previous)], timeout=60, cwd=tmp_path)
     assert child.returncode == -signal.SIGKILL
     # Killed with OUTDIR moved aside: no directory holds a mix of old and new files.
     for directory in tmp_path.iterdir():
@@ -173,7 +174,7 @@ def test_sigterm_while_writing_leaves_the_previous_report_and_no_staging(previou
     system = write("in/sys.tsv", "id\tlabel\n1\tpos\n2\tpos\n3\tpos\n")
     flag = tmp_path / "in" / "half-way"
     child = subprocess.Popen([sys.executable, "-c", SLOW_REPORT, str(previous), str(flag), gold, system],
-                             stderr=subprocess.PIPE, text=True)
+                             stderr=subprocess.PIPE, text=True, cwd=tmp_path)  # the installed package, not ./auditor
     for _ in range(600):
         if flag.exists() or child.poll() is not None:
             break
