@@ -46,6 +46,9 @@ LATEX_SPECIAL = {
     "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
     "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}",
     "−": "-", "—": "---", "′": "'", "κ": r"$\kappa$", "π": r"$\pi$", "τ": r"$\tau$", "×": r"$\times$",
+    # symbols of the property table and the captions that pdflatex's UTF-8 input does not define
+    "✓": r"$\surd$", "✗": r"$\times$", "ω": r"$\omega$", "Ω": r"$\Omega$", "α": r"$\alpha$",
+    "≤": r"$\leq$", "≥": r"$\geq$", "≠": r"$\neq$", "Σ": r"$\Sigma$", "§": r"\S{}",
 }
 
 
@@ -151,10 +154,11 @@ def render_html(report: Report) -> str:
 
 #: Tables that go into ``tables.tex`` (ready to ``\input`` in a paper).
 TEX_TABLES = ("table-metrics", "table-calibrated", "table-baselines", "table-chance", "table-class-f1",
-              "table-ranks", "table-properties", "table-pbest")
+              "table-ranks", "table-properties", "table-pbest", "table-scores")
 #: Sections and tables of ``summary.md``.
-MD_SECTIONS = ("summary", "data", "baselines", "metrics", "recommendation")
-MD_TABLES = ("summary-leaderboard", "table-metrics", "table-baselines")
+MD_SECTIONS = ("summary", "data", "gold-reliability", "baselines", "metrics", "scores", "recommendation")
+MD_TABLES = ("summary-leaderboard", "table-metrics", "table-baselines", "table-agreement", "table-ceiling",
+             "table-scores")
 
 
 def render_tex(report: Report) -> str:

@@ -110,3 +110,16 @@ def test_terminal_output_shows_control_characters_instead_of_sending_them(write)
     claim = CliRunner().invoke(cli, ["check-claim", "accuracy=0.5", "--table", table])
     assert claim.exit_code == 0, claim.output
     assert "\x1b" not in claim.stdout and r"\x1b[2Ja" in claim.stdout
+
+
+def test_tables_tex_spells_the_property_symbols_as_latex_commands():
+    """pdflatex's UTF-8 input does not define ✓ ✗ ω Ω: the property table (probed / Table 5 /
+    declared) must reach tables.tex as math commands, or the paper does not compile."""
+    from auditor.renderers import render_tex
+    from auditor.report import build
+
+    result = auditor.audit(["a", "b", "b", "a"], {"s": ["a", "b", "a", "a"]}, bootstrap=0)
+    tex = render_tex(build(result, figures=False))
+    assert "tab:auditor-table-properties" in tex
+    assert not set("✓✗ωΩα≤≥≠Σ§") & set(tex)
+    assert r"$\surd$" in tex and r"$\omega$" in tex
