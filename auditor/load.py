@@ -952,6 +952,29 @@ def _json_loads(text: str) -> Any:
             gc.enable()
 
 
+def json_lines(text: str, source: str, example: str) -> tuple[list[Any], list[int], int]:
+    """The records of a JSON Lines ``text``, the 0-based line of each, and the number of blank
+    lines. All lines are parsed in one ``json.loads`` call; when that fails, the first bad line
+    is named in an :class:`InputError` (``example`` shows what a line should hold)."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    keep = [i for i, line in enumerate(lines) if line.strip(" \t")]
+    try:
+        records = _json_loads("[" + ",".join(lines[i] for i in keep) + "]")
+    except (RecursionError, ValueError):
+        for i in keep:
+            try:
+                json.loads(lines[i])
+            except (RecursionError, ValueError) as error:
+                raise InputError(f"{source} line {i + 1}: {_json_problem(error)}; expected one JSON object "
+                                 f"per line, e.g. {example}") from None
+        raise InputError(f"{source}: invalid JSON Lines") from None
+    return records, keep, len(lines) - len(keep)
+
+
 def _json_problem(error: BaseException) -> str:
     if isinstance(error, json.JSONDecodeError):
         return f"invalid JSON ({error.msg})"
@@ -1063,26 +1086,9 @@ def _parse_json(text: str, source: str, digest: str, column: str | None) -> Labe
         numbers = np.arange(1, len(records) + 1, dtype=np.int64)
         fmt, unit = "json", "item"
     else:
-        if "\r" in text:
-            text = text.replace("\r\n", "\n").replace("\r", "\n")
-        lines = text.split("\n")
-        if lines and lines[-1] == "":
-            lines.pop()
-        keep = [i for i, line in enumerate(lines) if line.strip(" \t")]
-        if len(keep) < len(lines):
-            skipped["blank"] = len(lines) - len(keep)
-        try:
-            records = _json_loads("[" + ",".join(lines[i] for i in keep) + "]")
-        except (RecursionError, ValueError):
-            for i in keep:
-                try:
-                    json.loads(lines[i])
-                except (RecursionError, ValueError) as error:
-                    raise InputError(
-                        f"{source} line {i + 1}: {_json_problem(error)}; expected one "
-                        f'JSON object per line, e.g. {{"id": "a1", "label": "pos"}}'
-                    ) from None
-            raise InputError(f"{source}: invalid JSON Lines") from None
+        records, keep, blank = json_lines(text, source, '{"id": "a1", "label": "pos"}')
+        if blank:
+            skipped["blank"] = blank
         numbers = np.asarray(keep, dtype=np.int64) + 1
         fmt, unit = "jsonl", "line"
     if not records:

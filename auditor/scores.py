@@ -128,7 +128,7 @@ def read_scored(path: str | os.PathLike, label_names: Sequence[str]) -> tuple[La
         first = stripped.split(b"\n", 1)[0]
         try:
             record = json.loads(first)
-        except ValueError:
+        except (ValueError, RecursionError):  # not a scores file; the label loader says what is wrong
             return None
         if not isinstance(record, dict) or not isinstance(record.get("scores"), dict):
             return None
@@ -251,22 +251,10 @@ def _check_values(matrix: np.ndarray, numbers: np.ndarray, source: str, labels: 
 
 
 def _read_json(source: str, names: set[str]) -> tuple[LabelColumn, ScoreColumn]:
-    from .load import _decode, _finish, _id_array, _json_loads
+    from .load import _decode, _finish, _id_array, json_lines
 
     raw = open(source, "rb").read()
-    text = _decode(raw, source).replace("\r\n", "\n").replace("\r", "\n")
-    lines = text.split("\n")
-    keep = [i for i, line in enumerate(lines) if line.strip(" \t")]
-    try:
-        records = _json_loads("[" + ",".join(lines[i] for i in keep) + "]")
-    except (ValueError, RecursionError):
-        for i in keep:
-            try:
-                json.loads(lines[i])
-            except (ValueError, RecursionError) as error:
-                raise InputError(f"{source} line {i + 1}: invalid JSON ({error}); expected one object per line like "
-                                 f'{{"id": "a1", "scores": {{"pos": 0.8, "neg": 0.2}}}}') from None
-        raise InputError(f"{source}: invalid JSON Lines") from None
+    records, keep, _ = json_lines(_decode(raw, source), source, '{"id": "a1", "scores": {"pos": 0.8, "neg": 0.2}}')
     numbers = np.asarray(keep, dtype=np.int64) + 1
     from .load import _is_id_name, _is_label_name
 

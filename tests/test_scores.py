@@ -211,3 +211,19 @@ def test_intervals_beyond_the_time_budget_are_null_with_a_note(tmp_path, monkeyp
     assert entry["roc_auc_macro"]["ci"] is None and entry["average_precision_macro"]["ci"] is None
     assert entry["brier"]["ci"] is not None
     assert document["score_summary"]["notes"] == ["s: AUC and AP intervals not computed: N·B·k = 900 is above 10"]
+
+
+def test_json_lines_scores_with_a_bad_line_or_deep_nesting_are_one_clear_error(tmp_path):
+    """The scores reader and the label reader share one JSON Lines parser: a bad line is named
+    with what a scores line should hold, and nesting too deep to sniff is the loader's error,
+    not a RecursionError."""
+    gold = _write(tmp_path, "gold.tsv", GOLD)
+    good = json.dumps({"id": "1", "scores": {"a": 0.5, "b": 0.3, "c": 0.2}})
+    bad_line = _write(tmp_path, "bad.jsonl", good + "\n{oops\n")
+    result = CliRunner().invoke(cli, ["score", gold, bad_line, "--bootstrap", "0"])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "bad.jsonl line 2: invalid JSON" in result.output and '"scores": {"pos": 0.8' in result.output
+    deep = _write(tmp_path, "deep.jsonl", '{"scores": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
+    result = CliRunner().invoke(cli, ["score", gold, deep, "--bootstrap", "0"])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "deep.jsonl line 1: JSON nested too deeply" in result.output
