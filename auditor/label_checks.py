@@ -46,9 +46,7 @@ def check(counts: Counts, sources: dict, labels: Sequence[str] | None = None) ->
         system that predicts no gold label at all.
     """
     names = np.asarray(counts.labels, dtype=object)
-    gold_present = counts.confusion.sum(axis=(0, 2)) > 0 if counts.systems else np.bincount(
-        counts.gold, minlength=counts.k) > 0
-    gold_labels = sorted(names[gold_present].tolist())
+    gold_labels = sorted(names[counts.support > 0].tolist())
     gold_set = set(gold_labels)
     by_fold: dict[str, list[str]] = {}
     for label in gold_labels:
