@@ -150,6 +150,9 @@ def read_scored(path: str | os.PathLike, label_names: Sequence[str]) -> tuple[La
     others = [i for i in range(len(fields)) if i not in score_columns]
     if len(score_columns) < 2 or any(not (_is_id_name(fields[i]) or _is_label_name(fields[i])) for i in others):
         return None
+    if all(_is_id_name(f) or _is_label_name(f) for f in fields) and \
+            not _first_row_has_numbers(text_head[found[2]:], delimiter, score_columns):
+        return None  # a label file's header (`id<TAB>label`) whose words happen to be gold labels
     ids = [i for i in others if _is_id_name(fields[i])]
     labels = [i for i in others if i not in ids]
     if len(ids) > 1 or len(labels) > 1:
@@ -157,6 +160,25 @@ def read_scored(path: str | os.PathLike, label_names: Sequence[str]) -> tuple[La
                          f"the label columns; found {', '.join(repr(fields[i]) for i in others)}")
     return _read_delimited(source, delimiter, fields, found[0], score_columns,
                            ids[0] if ids else None, labels[0] if labels else None, names)
+
+
+def _first_row_has_numbers(text: str, delimiter: str, score_columns: list[int]) -> bool:
+    """True when the first item line of ``text`` (after the header) holds a number in every
+    score column, or when the sniffed head holds no item line."""
+    from .load import _fields, _is_comment
+
+    for line in text.split("\n"):
+        stripped = line.strip(" \t")
+        if not stripped or _is_comment(stripped):
+            continue
+        cells = _fields(line, delimiter)
+        try:
+            for i in score_columns:
+                float(cells[i])
+        except (IndexError, ValueError):
+            return False
+        return True
+    return True
 
 
 def _line_numbers(data: bytes, begin: int, first_line: int, n_rows: int, source: str) -> np.ndarray:

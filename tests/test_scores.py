@@ -227,3 +227,14 @@ def test_json_lines_scores_with_a_bad_line_or_deep_nesting_are_one_clear_error(t
     result = CliRunner().invoke(cli, ["score", gold, deep, "--bootstrap", "0"])
     assert result.exit_code == 2 and "Traceback" not in result.output
     assert "deep.jsonl line 1: JSON nested too deeply" in result.output
+
+
+def test_a_label_file_whose_header_words_are_gold_labels_is_read_as_labels(tmp_path):
+    """Gold labels named `id` and `label` make the header `id<TAB>label` look like two score
+    columns; the first item line holds no numbers there, so the file is a label file (found by
+    benchmarks/fuzz_inputs.py, which counted it as a valid input refused)."""
+    gold = _write(tmp_path, "gold.tsv", "id\tlabel\n1\tid\n2\tlabel\n3\tid\n")
+    system = _write(tmp_path, "s.tsv", "id\tlabel\n1\tid\n2\tid\n3\tlabel\n")
+    result = audit(gold, {"s": system}, bootstrap=0)
+    assert result.systems["s"].metrics["accuracy"].value == pytest.approx(1 / 3)
+    assert "scores" not in result.to_json()["systems"]["s"]
