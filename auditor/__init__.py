@@ -1,10 +1,10 @@
 """auditor: audit how classification systems are evaluated.
 
-The pipeline, one module per stage: ``load`` -> ``validate`` -> ``counts`` -> ``metrics``
-(``registry`` holds the metric record) -> analyses (``profile``, ``baselines``,
-``bootstrap``, ``significance``, ``properties``, ``rankings``, ``recommend``) -> ``report``
-(the report model) -> ``renderers``; ``pipeline`` runs them in order, ``claims`` checks
-reported numbers, ``cli`` is the command line.
+The pipeline, one package per stage, arrows only downstream: ``io`` (reading, alignment,
+counts) -> ``metrics`` (the metric record, registry and catalogue) -> ``analyses`` (one module
+each) -> ``report`` (the report model) -> ``formats`` (one renderer per output format);
+``pipeline`` runs them in order, ``claims`` checks reported numbers, ``cli`` and ``terminal``
+are the command line. The version lives in ``version``.
 
 ``import auditor`` loads only the metric catalogue (numpy); the pipeline, counting and the
 rendering stack (jinja2, altair, weasyprint, ...) are imported on first use of the names
@@ -15,19 +15,17 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__version__ = "0.1.0"
-
-from .errors import AuditorError, InputError, OutputError, UsageError
-from .registry import REGISTRY, ConfusionStats, Metric, Properties, register
-from . import metrics  # noqa: F401  (registers the catalogue)
-from .metrics import MetricValue, compute, describe, reweight_prevalence
+from auditor.version import __version__
+from auditor.errors import AuditorError, InputError, OutputError, UsageError
+from auditor.metrics.registry import REGISTRY, ConfusionStats, Metric, Properties, register
+from auditor.metrics.catalogue import MetricValue, compute, describe, reweight_prevalence
 
 #: Public names imported from their module on first access (PEP 562).
 _LAZY = {
-    "Counts": "counts", "count": "counts",
+    "Counts": "io.counts", "count": "io.counts",
     "Audit": "pipeline", "AuditOptions": "pipeline", "audit": "pipeline",
-    "audit_confusion": "confusion_input",
-    "render": "renderers",
+    "audit_confusion": "pipeline",
+    "render": "formats.render",
 }
 
 __all__ = [

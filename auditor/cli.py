@@ -14,14 +14,14 @@ from typing import Any, Callable
 
 import click
 
-from . import __version__
-from .pipeline import Audit, AuditOptions, audit
-from .errors import AuditorError, UsageError
-from .load import parse_system_argument, semeval_names
-from .options import DEPLOYMENT_WORDS, parse_prevalence
-from .output import check_writable
-from .progress import Progress
-from .registry import REGISTRY, load_plugin, normalise_name
+from auditor.version import __version__
+from auditor.pipeline import Audit, AuditOptions, audit
+from auditor.errors import AuditorError, UsageError
+from auditor.io.load import parse_system_argument, semeval_names
+from auditor.options import DEPLOYMENT_WORDS, parse_prevalence
+from auditor.formats.output import check_writable
+from auditor.progress import Progress
+from auditor.metrics.registry import REGISTRY, load_plugin, normalise_name
 
 #: Columns of the terminal table when no --metric is given.
 DEFAULT_COLUMNS = (
@@ -110,7 +110,7 @@ def run_audit(gold: str | None, systems: tuple[str, ...], quiet: bool, confusion
             raise UsageError("--annotators needs GOLD (the annotators' labels are aligned to its items); it cannot be "
                              "used with --confusion")
         options = parse_options(**arguments)
-        from .confusion_input import audit_confusion
+        from auditor.pipeline import audit_confusion
 
         result = audit_confusion(name_systems(confusion), options=options, progress=progress)
     else:
@@ -120,7 +120,7 @@ def run_audit(gold: str | None, systems: tuple[str, ...], quiet: bool, confusion
         options = parse_options(**arguments)
         result = audit(gold, name_systems(systems), options=options, progress=progress,
                        annotators=name_systems(annotators) if annotators else None, slices=slices)
-    for warning in result.warnings:  # label checks (auditor.label_checks); shown even with --quiet
+    for warning in result.warnings:  # label checks (auditor.analyses.label_checks); shown even with --quiet
         click.echo(f"auditor: warning: {warning}", err=True)
     return result
 
@@ -164,7 +164,7 @@ class AuditorGroup(click.Group):
     value of the wrong type) -> their message, exit 2; an interrupt or SIGTERM -> exit 130 /
     143; anything unexpected -> its type and message, exit 1 (``AUDITOR_DEBUG=1`` re-raises
     it with the traceback). Outputs are written as a set at the very end
-    (:mod:`auditor.output`), so no failure leaves partial output.
+    (:mod:`auditor.formats.output`), so no failure leaves partial output.
     """
 
     def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
@@ -237,11 +237,11 @@ def score(as_json: bool, columns: tuple[str, ...], **arguments: Any) -> None:
     chosen = [resolve_metric(name) for name in columns] or list(DEFAULT_COLUMNS)
     result = run_audit(**arguments)
     if as_json:
-        from .renderers import render_json
+        from auditor.formats.render import render_json
 
         click.echo(render_json(result.to_json()), nl=False)
         return
-    from .terminal import print_score_table
+    from auditor.terminal import print_score_table
 
     print_score_table(result, chosen)
     for section in ("scores", "slices"):  # per-class scores and --slices, when given
@@ -257,7 +257,7 @@ def score(as_json: bool, columns: tuple[str, ...], **arguments: Any) -> None:
               help="Comma-separated subset of html,pdf,json,tex,md.")
 def report(outdir: str, formats: str, **arguments: Any) -> None:
     """Write the full audit of SYSTEMS (PATH or NAME=PATH) against GOLD, or of --confusion matrices, into OUTDIR."""
-    from .renderers import parse_formats, render
+    from auditor.formats.render import parse_formats, render
 
     chosen = parse_formats(formats)
     check_writable(outdir)
@@ -270,7 +270,7 @@ def report(outdir: str, formats: str, **arguments: Any) -> None:
 @click.argument("metric", required=False)
 def metrics(metric: str | None) -> None:
     """The metric catalogue: formulas, properties, references (one METRIC in detail)."""
-    from .terminal import print_catalogue, print_metric
+    from auditor.terminal import print_catalogue, print_metric
 
     if metric:
         print_metric(REGISTRY.metrics[resolve_metric(metric)])
@@ -289,12 +289,12 @@ def metrics(metric: str | None) -> None:
 def check_claim(claims: tuple[str, ...], confusion: str | None, table: str | None, gold: str | None,
                 system: str | None, labels: str | None, as_json: bool) -> None:
     """Which metric definitions reproduce CLAIMS (e.g. 'macro_f1=65.4 accuracy=66.1', as printed)?"""
-    from .claims import check, format_report
+    from auditor.claims.check import check, format_report
 
     result = check(claims, confusion=confusion, table=table, gold=gold, system=system,
                    labels=[label.strip() for label in labels.split(",")] if labels else None)
     if as_json:
-        from .renderers import render_json
+        from auditor.formats.render import render_json
 
         click.echo(render_json(result.to_json()), nl=False)
     else:

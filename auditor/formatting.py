@@ -1,6 +1,6 @@
 """The one rule that turns a number into the text every output shows (report, terminal).
 
-Kept apart from :mod:`auditor.renderers` so that the terminal can format numbers without
+Kept apart from :mod:`auditor.formats.render` so that the terminal can format numbers without
 importing jinja2 and the report model.
 """
 from __future__ import annotations

@@ -12,7 +12,7 @@ import os
 from numbers import Integral, Real
 from typing import Any, Mapping, Sequence
 
-from .errors import UsageError
+from auditor.errors import UsageError
 
 #: Largest seed: numpy's SeedSequence takes any non-negative integer; 64 bits is plenty.
 MAX_SEED = 2**64 - 1

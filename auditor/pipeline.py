@@ -14,18 +14,19 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from . import __version__, label_checks
-from .baselines import chance_baselines
-from .counts import Counts
-from .errors import InputError
-from .load import LabelColumn, from_values, read_labels
-from .metrics import MetricValue, describe, informedness_at, per_class_table, prevalence_vector
-from .options import check_names, check_options, check_prevalence_labels
-from .profile import DataProfile, profile
-from .properties import property_analysis
-from .progress import SILENT, Progress
-from .registry import REGISTRY, Metric, load_plugin
-from .validate import LabelTable, align
+from auditor.version import __version__
+from auditor.analyses import label_checks
+from auditor.analyses.baselines import chance_baselines
+from auditor.io.counts import Counts
+from auditor.errors import InputError
+from auditor.io.load import label_column
+from auditor.metrics.catalogue import MetricValue, describe, informedness_at, per_class_table, prevalence_vector
+from auditor.options import check_names, check_options, check_prevalence_labels
+from auditor.analyses.profile import DataProfile, profile
+from auditor.analyses.properties import property_analysis
+from auditor.progress import SILENT, Progress
+from auditor.metrics.registry import REGISTRY, Metric, load_plugin
+from auditor.io.validate import LabelTable, align
 
 SCHEMA = "auditor/1"
 
@@ -76,7 +77,7 @@ class Audit:
     options: AuditOptions
     profile: DataProfile
     analyses: dict[str, Any] = field(default_factory=dict)
-    #: Label-check warnings (:mod:`auditor.label_checks`), printed by the CLI and on page 1.
+    #: Label-check warnings (:mod:`auditor.analyses.label_checks`), printed by the CLI and on page 1.
     warnings: list[str] = field(default_factory=list)
 
     @property
@@ -135,22 +136,14 @@ def _hash_codes(codes: np.ndarray, labels: Sequence[str]) -> str:
     return digest.hexdigest()
 
 
-def _column(value: Any, source: str) -> LabelColumn:
-    if isinstance(value, LabelColumn):
-        return value
-    if isinstance(value, (str, os.PathLike)):
-        return read_labels(value)
-    return from_values(value, source)
-
-
 def gather(gold: Any, systems: Mapping[str, Any], labels: Sequence[str] | None = None) -> LabelTable:
     """Load (from paths) or wrap (arrays, lists, Series) and align gold and system labels."""
     if not isinstance(systems, Mapping):
         raise InputError(f"systems: expected a mapping of system name to predictions, e.g. "
                          f"{{'A': [...]}}; found {type(systems).__name__}")
     return align(
-        _column(gold, "<gold>"),
-        [(name, _column(value, f"<{name}>")) for name, value in systems.items()],
+        label_column(gold, "<gold>"),
+        [(name, label_column(value, f"<{name}>")) for name, value in systems.items()],
         labels,
     )
 
@@ -187,9 +180,9 @@ def audit(
     labels : fixed label set and order (default: sorted union of gold and predictions).
     options : :class:`AuditOptions`; keyword arguments override single fields.
     annotators : name -> path, list, array or Series: each annotator's labels of the gold
-        items (aligned like systems); adds ``gold_reliability`` (:mod:`auditor.agreement`).
+        items (aligned like systems); adds ``gold_reliability`` (:mod:`auditor.analyses.agreement`).
     slices : path of a slices file (``id<TAB>group``), or groups as a list (by position) or
-        dict / Series (by id): adds the ``slices`` section (:mod:`auditor.slices`).
+        dict / Series (by id): adds the ``slices`` section (:mod:`auditor.analyses.slices`).
 
     Examples
     --------
@@ -198,10 +191,10 @@ def audit(
     0.6667
     """
     options = prepare_options(options, labels, option_overrides)
-    gold_column = _column(gold, "<gold>")  # read once: systems, annotators and slices align to its items
+    gold_column = label_column(gold, "<gold>")  # read once: systems, annotators and slices align to its items
     scored: dict[str, Any] = {}
     if isinstance(systems, Mapping):  # score files (one column per label): predictions + scores
-        from .scores import check_columns, read_scored
+        from auditor.analyses.scores import check_columns, read_scored
 
         names = set(gold_column.categories) | set(options.labels or ())
         systems = dict(systems)
@@ -212,7 +205,7 @@ def audit(
     table = gather(gold_column, systems, options.labels)
     group_column = group_codes = None
     if slices is not None:  # read and checked before any counting: a bad file writes nothing
-        from .slices import align_groups, read_slices
+        from auditor.analyses.slices import align_groups, read_slices
 
         group_column = read_slices(slices)
         group_codes = align_groups(group_column, table.sources["gold"]["path"], table.id_array, table.n_items)
@@ -220,9 +213,12 @@ def audit(
     warnings = label_checks.check(counts, table.sources, options.labels)
     reliability = None
     if annotators:
-        from .agreement import analyse as agreement
+        from auditor.analyses.agreement import gold_reliability
 
-        reliability = agreement(gold_column, annotators, options.labels)
+        aligned = align(gold_column, [(name, label_column(value, f"<{name}>")) for name, value in annotators.items()],
+                        options.labels)
+        reliability = gold_reliability(np.stack(list(aligned.system_codes.values())), aligned.labels,
+                                       tuple(aligned.system_codes))
     result = audit_counts(counts, table.sources, options, progress)
     result.warnings.extend(warnings)
     if reliability is not None:
@@ -231,13 +227,45 @@ def audit(
                                     for name, system in result.systems.items()})
         result.analyses["gold_reliability"] = reliability
     if scored:
-        from . import scores as score_analysis
+        from auditor.analyses import scores as score_analysis
 
         result.analyses["scores"] = score_analysis.analyse(result, scored, table.id_array)
     if group_column is not None:
-        from . import slices as slice_analysis
+        from auditor.analyses import slices as slice_analysis
 
         result.analyses["slices"] = slice_analysis.analyse(result, group_column, group_codes)
+    return result
+
+
+def audit_confusion(
+    matrices: Mapping[str, Any],
+    labels: Sequence[str] | None = None,
+    options: AuditOptions | None = None,
+    progress: Progress = SILENT,
+    **option_overrides: Any,
+) -> Audit:
+    """Audit systems known only by their confusion matrices (rows = gold, columns = predicted).
+
+    Parameters
+    ----------
+    matrices : system name -> matrix file (see the module docstring) or (k, k) array of counts.
+    labels : label order of array matrices (required for arrays); for files, the same set in
+        the order wanted.
+    options : :class:`AuditOptions`; keyword arguments override single fields.
+
+    Examples
+    --------
+    >>> result = audit_confusion({"A": [[0, 10], [20, 70]]}, labels=["x", "y"], bootstrap=0)
+    >>> result.systems["A"].metrics["accuracy"].value
+    0.7
+    """
+    options = prepare_options(options, labels, option_overrides)
+    from auditor.io.confusion import confusion_counts
+
+    counts, sources = confusion_counts(matrices, options.labels)
+    warnings = label_checks.check(counts, sources, options.labels)
+    result = audit_counts(counts, sources, options, progress)
+    result.warnings.extend(warnings)
     return result
 
 
@@ -272,7 +300,7 @@ def run_analyses(result: Audit, progress: Progress = SILENT) -> None:
     )
     # Paired bootstrap intervals, rank distributions, pairwise tests and best sets (--bootstrap 0: off).
     if result.options.bootstrap > 0:
-        from .significance import statistics
+        from auditor.analyses.significance import statistics
 
         result.analyses["statistics"] = statistics(
             result.counts, result.metrics, B=result.options.bootstrap, seed=result.options.seed,
@@ -283,17 +311,17 @@ def run_analyses(result: Audit, progress: Progress = SILENT) -> None:
     result.analyses["properties"] = property_analysis(result)
     # Rank disagreement (uses the statistics' tests and P(win) when they ran), then the rankings
     # under the deployment prevalence (--deployment-prevalence, unless unset or "unknown").
-    from . import rankings
+    from auditor.analyses import rankings
 
     result.analyses["rankings"] = rankings.analyse(result)
     shifted = rankings.analyse_deployment(result)
     if shifted is not None:
         result.analyses["deployment"] = shifted
     # The recommendation last: it reads the profile, the baselines and the user's intent.
-    from .recommend import analyse as recommendation
+    from auditor.analyses.recommend import analyse as recommendation
 
     result.analyses["recommendation"] = recommendation(result)
     # The verdict reads all of the above: leaders (best sets) per key metric, order, ties.
-    from . import verdict
+    from auditor.analyses import verdict
 
     result.analyses["verdict"] = verdict.analyse(result)

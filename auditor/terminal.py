@@ -9,8 +9,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .pipeline import Audit
-from .registry import REGISTRY, Metric
+from auditor.pipeline import Audit
+from auditor.metrics.registry import REGISTRY, Metric
 
 UNDEFINED_MARK = "—"
 CONVENTION_MARK = "†"
@@ -34,7 +34,7 @@ def print_score_table(result: Audit, columns: Sequence[str], console: Console | 
     Below the table, every undefined value and every convention, each distinct reason once
     with the system/metric cells it applies to. Names are printed literally (no rich markup).
     """
-    from .formatting import format_value
+    from auditor.formatting import format_value
 
     console = console or Console(soft_wrap=True, width=None if sys.stdout.isatty() else 220)
     document = result.to_json()

@@ -4,7 +4,7 @@ Synthetic but realistic data: N items over K classes with skewed prevalence; eac
 systems is correct with its own accuracy in [0.5, 0.9] and errs towards a system-specific
 biased class distribution (so systems are correlated with gold and with each other through
 the gold labels). The full scalar catalogue is bootstrapped with B resamples
-(:func:`auditor.bootstrap.bootstrap`); the scikit-learn loop (accuracy, balanced accuracy,
+(:func:`auditor.analyses.bootstrap.bootstrap`); the scikit-learn loop (accuracy, balanced accuracy,
 macro and weighted precision/recall/F1, Cohen's kappa, MCC for every system on a resample of
 the items) is timed on a few resamples and scaled to B.
 
@@ -62,10 +62,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=12345)
     arguments = parser.parse_args()
 
-    from auditor.bootstrap import Resampler, bootstrap
-    from auditor.counts import count
-    from auditor.registry import REGISTRY
-    import auditor.metrics  # noqa: F401  (registers the catalogue)
+    from auditor.analyses.bootstrap import Resampler, bootstrap
+    from auditor.io.counts import count
+    from auditor.metrics.registry import REGISTRY
+    import auditor.metrics.catalogue  # noqa: F401  (registers the catalogue)
 
     gold, predictions = synthetic(arguments.items, arguments.systems, arguments.classes)
     counts = count(gold, predictions)

@@ -22,7 +22,7 @@ TABLES = {
 
 CHILD = """
 import json, resource, sys, time, tracemalloc
-from auditor.claims import ClassRow, check_claims, from_class_table, parse_claims
+from auditor.claims.check import ClassRow, check_claims, from_class_table, parse_claims
 rows = [ClassRow(*row) for row in json.loads(sys.argv[1])]
 tracemalloc.start()
 start = time.perf_counter()

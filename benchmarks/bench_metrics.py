@@ -20,7 +20,7 @@ import numpy as np
 from sklearn import metrics as sk
 
 import auditor
-from auditor.metrics import describe
+from auditor.metrics.catalogue import describe
 
 
 def synthetic(items: int, systems: int, classes: int, seed: int = 0) -> tuple[np.ndarray, list[np.ndarray]]:

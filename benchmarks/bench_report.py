@@ -14,8 +14,8 @@ from pathlib import Path
 import auditor
 
 ROOT = Path(__file__).resolve().parents[1] / "examples" / "semeval2018-task12"
-report = importlib.import_module("auditor.report")
-render = importlib.import_module("auditor.renderers")
+report = importlib.import_module("auditor.report.build")
+render = importlib.import_module("auditor.formats.render")
 
 
 def timed(label: str, function, *args):
@@ -27,7 +27,7 @@ def timed(label: str, function, *args):
 
 
 def main() -> int:
-    from auditor.load import semeval_names
+    from auditor.io.load import semeval_names
 
     names = semeval_names(ROOT / "submissions")
     systems = {names.get(path.stem, path.stem): str(path) for path in sorted((ROOT / "submissions").glob("*.txt"))}

@@ -45,7 +45,7 @@ from click.testing import CliRunner
 
 import auditor.pipeline
 from auditor.cli import cli
-from auditor.load import MISSING_LABELS
+from auditor.io.load import MISSING_LABELS
 
 CLEAN = ["pos", "neg", "neutral", "OTHER", "ABUSE", "0", "1", "2", "yes", "no", "LABEL_0",
          "LABEL_1", "B-PER", "I-ORG", "O", "none", "Ü", "日本"]

@@ -36,7 +36,7 @@ def write(tmp_path):
 def germeval_counts(examples_dir):
     """Counts of the GermEval-2018 example: gold.tsv and systems/*.tsv (`id<TAB>label`, header),
     read with plain Python so the loader is not under test here."""
-    from auditor.counts import count
+    from auditor.io.counts import count
 
     def read(path):
         lines = [line.rstrip("\n").split("\t") for line in open(path, encoding="utf-8") if line.strip()]

@@ -5,7 +5,7 @@ from typing import Sequence
 
 import numpy as np
 
-from auditor.counts import Counts, count
+from auditor.io.counts import Counts, count
 
 
 def synthetic_counts(seed: int = 0, n: int = 200, k: int = 3,

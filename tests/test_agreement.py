@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 import auditor
-from auditor.agreement import category_counts, gold_reliability
+from auditor.analyses.agreement import category_counts, gold_reliability
 from auditor.cli import cli
 
 
@@ -56,8 +56,8 @@ def test_cli_annotators_and_report_section(slides_files, tmp_path):
     assert result.exit_code == 0, result.output
     document = json.loads(result.stdout)
     assert document["gold_reliability"]["annotators"] == ["A", "second"]
-    from auditor.registry import REGISTRY
-    from auditor.report import build_document
+    from auditor.metrics.registry import REGISTRY
+    from auditor.report.build import build_document
 
     section = build_document(document, REGISTRY.metrics, figures=False).section("gold-reliability")
     assert section is not None

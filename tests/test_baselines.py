@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from auditor.baselines import (
+from auditor.analyses.baselines import (
     SHUFFLE,
     chance_baselines,
     permutation_p_value,
     sample_random,
     sample_shuffle,
 )
-from auditor.counts import count
+from auditor.io.counts import count
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 LABELS = np.array(list("abcd"))

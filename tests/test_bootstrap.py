@@ -1,4 +1,4 @@
-"""The paired bootstrap on counts (auditor.bootstrap), against independent computations.
+"""The paired bootstrap on counts (auditor.analyses.bootstrap), against independent computations.
 
 * scipy.stats.bootstrap's percentile interval of the mean of the 0/1 correctness vector is
   the independent source for the accuracy interval;
@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 import scipy.stats
 
-import auditor.metrics  # noqa: F401  (registers the catalogue)
-from auditor import bootstrap as bootstrap_module
-from auditor.bootstrap import Resampler, bootstrap, percentile_intervals, rank_probabilities
-from auditor.counts import confusion_tensor, count
-from auditor.registry import REGISTRY
+import auditor.metrics.catalogue  # noqa: F401  (registers the catalogue)
+from auditor.analyses import bootstrap as bootstrap_module
+from auditor.analyses.bootstrap import Resampler, bootstrap, percentile_intervals, rank_probabilities
+from auditor.io.counts import confusion_tensor, count
+from auditor.metrics.registry import REGISTRY
 from synthetic import synthetic_counts
 
 
@@ -177,7 +177,7 @@ def test_audit_json_has_statistics_only_when_bootstrap_is_on():
 
 
 HEAVY_MODULES = ("jinja2", "altair", "weasyprint", "vl_convert", "pandas", "pyarrow.parquet", "scipy.stats",
-                 "auditor.renderers", "auditor.report", "auditor.charts")
+                 "auditor.formats.render", "auditor.report.build", "auditor.report.charts")
 
 
 @pytest.mark.parametrize("code", [

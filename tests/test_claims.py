@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from auditor.claims import ClassRow, check_claims, from_class_table, from_confusion, parse_claims
+from auditor.claims.check import ClassRow, check_claims, from_class_table, from_confusion, parse_claims
 from auditor.cli import cli
 
 # A results table as a paper prints it (percent, one decimal). Hand computation:
@@ -110,7 +110,7 @@ def test_cli_table_and_json(tmp_path):
 import time
 import tracemalloc
 
-from auditor.claims import MAX_TP_OPTIONS, class_options
+from auditor.claims.check import MAX_TP_OPTIONS, class_options
 from auditor.errors import InputError
 
 HOSTILE_TABLES = {

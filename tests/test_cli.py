@@ -177,7 +177,7 @@ def test_score_prints_x100_with_intervals_as_the_report_does(tmp_path):
 
 
 def test_metrics_listing_never_cuts_an_id_at_80_columns():
-    from auditor.registry import REGISTRY
+    from auditor.metrics.registry import REGISTRY
 
     result = CliRunner().invoke(cli, ["metrics"], env={"COLUMNS": "80"})
     assert result.exit_code == 0
@@ -200,7 +200,7 @@ def test_unknown_metric_suggests_close_names(name, suggested):
 
 def test_progress_names_the_step_that_runs(tmp_path, monkeypatch):
     """The rendering bar says "rendering report.pdf" while the PDF is made (it took 14 s at 4/7)."""
-    import auditor.renderers as renderers
+    import auditor.formats.render as renderers
     from auditor.progress import Progress
 
     seen = []

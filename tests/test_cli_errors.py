@@ -111,12 +111,12 @@ def test_an_unexpected_exception_is_one_line_and_exit_1(files, monkeypatch):
 
 
 def test_unexpected_exception_in_report_leaves_no_new_outdir(files, tmp_path, monkeypatch):
-    import auditor.renderers
+    import auditor.formats.render
 
     def broken(*args, **kwargs):
         raise RuntimeError("simulated renderer bug")
 
-    monkeypatch.setattr(auditor.renderers, "render_md", broken)
+    monkeypatch.setattr(auditor.formats.render, "render_md", broken)
     outdir = tmp_path / "new-report"
     result = run(["report", *files, "--bootstrap", "0", "-o", str(outdir), "--format", "json,md"])
     assert_one_error_line(result, "simulated renderer bug", code=1)

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 import auditor
 from auditor.cli import cli
-from auditor.confusion_input import confusion_counts, format_matrix, read_matrix
+from auditor.io.confusion import confusion_counts, format_matrix, read_matrix
 from auditor.errors import InputError, UsageError
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "germeval2018"
@@ -89,7 +89,7 @@ def test_bootstrap_is_independent_multinomial_and_tests_unavailable(matrix_files
 
 
 def test_bootstrap_resamples_keep_each_matrix_size():
-    from auditor.bootstrap import Resampler
+    from auditor.analyses.bootstrap import Resampler
 
     counts, _ = confusion_counts({"A": [[5, 5], [10, 80]], "B": [[0, 10], [20, 70]]}, labels=["x", "y"])
     batch = next(iter(Resampler(counts, 50, seed=1)))
@@ -106,8 +106,8 @@ def test_cli_score_json_and_report_sections(matrix_files, tmp_path):
     document = json.loads(result.stdout)
     assert list(document["systems"]) == list(SYSTEMS)
     assert document["sources"]["gold"]["kind"] == "row sums of the confusion matrices"
-    from auditor.report import build_document
-    from auditor.registry import REGISTRY
+    from auditor.report.build import build_document
+    from auditor.metrics.registry import REGISTRY
 
     report = build_document(document, REGISTRY.metrics, figures=False)
     significance = report.section("significance")

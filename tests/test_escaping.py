@@ -8,9 +8,9 @@ import pytest
 
 import auditor
 from auditor.errors import UsageError
-from auditor.renderers import latex_escape, latex_row_start, markdown_code, markdown_escape, render_json, render_md, \
+from auditor.formats.render import latex_escape, latex_row_start, markdown_code, markdown_escape, render_json, render_md, \
     render_tex
-from auditor.report import build
+from auditor.report.build import build
 
 HOSTILE_SYSTEMS = ("| a |", "<script>alert(1)</script>", "[link](http://example.org)", "[3cm]", "*star", "- dash")
 HOSTILE_LABELS = ("x|y", "<b>", "[3cm]", "#happy")
@@ -115,8 +115,8 @@ def test_terminal_output_shows_control_characters_instead_of_sending_them(write)
 def test_tables_tex_spells_the_property_symbols_as_latex_commands():
     """pdflatex's UTF-8 input does not define ✓ ✗ ω Ω: the property table (probed / Table 5 /
     declared) must reach tables.tex as math commands, or the paper does not compile."""
-    from auditor.renderers import render_tex
-    from auditor.report import build
+    from auditor.formats.render import render_tex
+    from auditor.report.build import build
 
     result = auditor.audit(["a", "b", "b", "a"], {"s": ["a", "b", "a", "a"]}, bootstrap=0)
     tex = render_tex(build(result, figures=False))

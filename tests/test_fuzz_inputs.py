@@ -21,8 +21,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from auditor.errors import InputError
-from auditor.load import MISSING_LABELS, read_labels
-from auditor.validate import align
+from auditor.io.load import MISSING_LABELS, read_labels
+from auditor.io.validate import align
 
 # Missing markers ("NA", "-", "nan", "", "\x1c") are rarer than the rest, so that most
 # examples are valid and their numbers get checked.

@@ -41,7 +41,7 @@ def test_typo_label_is_a_warning_in_the_result_and_on_page_one():
     assert len(result.warnings) == 1
     assert "'INSLUT', absent from gold (1 item)" in result.warnings[0] and "system 'typo'" in result.warnings[0]
     assert result.to_json()["warnings"] == result.warnings
-    model = importlib.import_module("auditor.report").build(result, figures=False)
+    model = importlib.import_module("auditor.report.build").build(result, figures=False)
     facts = model.section("summary").blocks[0].pairs
     assert ("Label warning", result.warnings[0]) in facts
 
@@ -75,7 +75,7 @@ def test_identical_systems_grouped_in_profile_and_flagged_on_page_one():
     result = auditor.audit(GOLD, {"a": GOOD, "b": other, "copy-of-a": list(GOOD), "c": other}, bootstrap=0)
     assert result.profile.identical_systems == (("a", "copy-of-a"), ("b", "c"))
     assert result.to_json()["profile"]["identical_systems"] == [["a", "copy-of-a"], ["b", "c"]]
-    model = importlib.import_module("auditor.report").build(result, figures=False)
+    model = importlib.import_module("auditor.report.build").build(result, figures=False)
     flagged = [text for term, text in model.section("summary").blocks[0].pairs if term == "Identical systems"]
     assert [text.split(":")[0] for text in flagged] == ["a = copy-of-a", "b = c"]
     assert "Identical predictions: a = copy-of-a." in result.to_json()["verdict"]["text"]

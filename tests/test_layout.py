@@ -9,9 +9,11 @@ from pathlib import Path
 import pytest
 
 import auditor
-from auditor import charts
+from auditor.report import charts
 
-report = importlib.import_module("auditor.report")
+report = importlib.import_module("auditor.report.build")
+report_model = importlib.import_module("auditor.report.model")
+property_section = importlib.import_module("auditor.report.sections.properties")
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "germeval2018"
 
 
@@ -100,25 +102,25 @@ def test_confusion_grid_facets_draw_their_own_axes():
 
 
 def test_long_tables_may_break_and_short_ones_stay_whole():
-    cell = report.Cell(0.5, "score", low=0.4, high=0.6)
-    rows = tuple(report.Row(f"s{i}", (cell,)) for i in range(12))
-    long = report.Table("t", "caption", "System", (report.Column("Acc"),), rows)
+    cell = report_model.Cell(0.5, "score", low=0.4, high=0.6)
+    rows = tuple(report_model.Row(f"s{i}", (cell,)) for i in range(12))
+    long = report_model.Table("t", "caption", "System", (report_model.Column("Acc"),), rows)
     assert long.lines == 24 and not long.compact
-    assert report.Table("t", "c", "System", (report.Column("Acc"),), rows, inline_ci=True).compact
-    wordy = tuple(report.Row(f"p{i}", (report.Cell("x" * 100),)) for i in range(8))
-    assert not report.Table("t", "c", "Pair", (report.Column("why"),), wordy).compact
+    assert report_model.Table("t", "c", "System", (report_model.Column("Acc"),), rows, inline_ci=True).compact
+    wordy = tuple(report_model.Row(f"p{i}", (report_model.Cell("x" * 100),)) for i in range(8))
+    assert not report_model.Table("t", "c", "Pair", (report_model.Column("why"),), wordy).compact
 
 
 def test_witness_text_names_classes_and_defines_omega():
     own = {"description": "one item of gold class 1 moved from predicted 0 to predicted 1 (an error corrected)",
            "before": [[2, 0], [1, 3]]}
-    text = report._witness_text(own, ["NEG", "POS"], {"sysA": [[2, 0], [1, 3]]})
+    text = property_section._witness_text(own, ["NEG", "POS"], {"sysA": [[2, 0], [1, 3]]})
     assert text == ("on sysA's confusion matrix: one item of gold class “POS” moved from predicted “NEG” to "
                     "predicted “POS” (an error corrected)")
-    synthetic = report._witness_text(dict(own, before=[[0, 1], [2, 0]]), ["NEG", "POS"], {"sysA": [[2, 0], [1, 3]]})
+    synthetic = property_section._witness_text(dict(own, before=[[0, 1], [2, 0]]), ["NEG", "POS"], {"sysA": [[2, 0], [1, 3]]})
     assert synthetic.endswith("; witness C = [0 1 / 2 0] (rows gold, columns predicted, classes numbered from 0)")
     chance = {"description": "k=2: a predictor that ignores its input scores 0.9 > ω(k) = 1/2", "before": [[9, 0], [1, 0]]}
-    assert "ω(k) = 1/k of Opitz 2024 §3.5, k = 2 classes" in report._witness_text(chance)
+    assert "ω(k) = 1/k of Opitz 2024 §3.5, k = 2 classes" in property_section._witness_text(chance)
 
 
 def test_tables_with_a_column_per_system_turn_to_a_row_per_system_beyond_sixteen():

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from auditor.errors import InputError
-from auditor.load import (
+from auditor.io.load import (
     LabelColumn, from_values, parse_system_argument, read_labels, semeval_names,
 )
 
@@ -390,7 +390,7 @@ def test_only_newlines_split_lines(write):
 
 
 def test_control_character_label_is_refused_not_dropped(write):
-    from auditor.validate import align
+    from auditor.io.validate import align
 
     gold = read_labels(write("g.txt", "a\n\x1c\nb\n"))
     with pytest.raises(InputError, match=r"g\.txt line 2: label of only whitespace or control "
@@ -446,7 +446,7 @@ def test_parquet_list_and_struct_labels_are_refused(tmp_path, values, kind):
 
 def test_csv_and_arrow_readers_agree(write):
     # The pyarrow body reader and the line-by-line reader give the same items and lines.
-    from auditor.load import _parse_delimited
+    from auditor.io.load import _parse_delimited
 
     for name, content in [("a.tsv", "id\tlabel\na1\t pos \n\na2\tneg\n\n"),
                           ("b.csv", "# c\nid,label\na1,x y\na2,#z\n"),
@@ -501,7 +501,7 @@ def test_dev_zero_is_refused_without_reading():
 
 
 def test_label_and_id_length_limit(write):
-    from auditor.load import MAX_LABEL_CHARS
+    from auditor.io.load import MAX_LABEL_CHARS
 
     ok = read_labels(write("ok.tsv", f"a\t{'x' * MAX_LABEL_CHARS}\nb\ty\n"))
     assert len(ok.categories[ok.codes[0]]) == MAX_LABEL_CHARS
@@ -513,7 +513,7 @@ def test_label_and_id_length_limit(write):
 
 
 def test_thousand_classes_load_and_count(write):
-    from auditor.validate import align
+    from auditor.io.validate import align
 
     n = 3000
     gold = read_labels(write("g.tsv", "".join(f"i{i}\tc{i % 1000}\n" for i in range(n))))
@@ -576,7 +576,7 @@ def test_python_api_object_whose_str_raises():
     '{"label": "x"}\n{"label": "y"}\n',
 ])
 def test_jsonl_arrow_and_python_readers_agree(content):
-    from auditor.load import _parse_json, _read_json_arrow
+    from auditor.io.load import _parse_json, _read_json_arrow
 
     fast = _read_json_arrow(content.encode(), "p.jsonl", "", None)
     slow = _parse_json(content, "p.jsonl", "", None)
@@ -593,6 +593,6 @@ def test_jsonl_arrow_and_python_readers_agree(content):
     '{"id": 1, "label": "a"}\n  \n{"id": 2, "label": "b"}\n',
 ])
 def test_jsonl_unusual_files_take_the_python_reader(content):
-    from auditor.load import _read_json_arrow
+    from auditor.io.load import _read_json_arrow
 
     assert _read_json_arrow(content.encode(), "p.jsonl", "", None) is None

@@ -16,7 +16,7 @@ from sklearn import metrics as skm
 
 import auditor
 from auditor import REGISTRY, ConfusionStats
-from auditor.metrics import compute
+from auditor.metrics.catalogue import compute
 
 SCALAR = REGISTRY.scalar()
 SCALAR_IDS = [metric.id for metric in SCALAR]
@@ -146,12 +146,12 @@ def test_prevalence_calibration_identities(matrix):
     k = matrix.shape[0]
     assert same(values["kappa_calibrated"], (values["macro_recall"] - 1 / k) / (1 - 1 / k))
     # calibrated weighted F1 is the macro F1 of the calibrated matrix, computed here from C′ directly
-    calibrated_matrix = auditor.metrics.reweight_prevalence(matrix)
+    calibrated_matrix = auditor.metrics.catalogue.reweight_prevalence(matrix)
     assert same(values["weighted_f1_calibrated"], compute(calibrated_matrix)["macro_f1"])
     gold = matrix.sum(axis=1)
-    calibrated = auditor.metrics.reweight_prevalence(matrix)
+    calibrated = auditor.metrics.catalogue.reweight_prevalence(matrix)
     assert same(calibrated.sum(axis=1), np.full(len(gold), gold.sum() / len(gold)))
-    assert same(auditor.metrics.reweight_prevalence(calibrated), calibrated)
+    assert same(auditor.metrics.catalogue.reweight_prevalence(calibrated), calibrated)
 
 
 @FAST
@@ -184,9 +184,9 @@ def test_informedness_weights_are_irrelevant_for_a_predictor_that_ignores_its_in
     pi = training[:k] / training[:k].sum()
     if np.all(pi < 1):
         closed_form = float(np.sum(q**2 * (p - pi) / (pi * (1 - pi))))
-        assert float(auditor.metrics.informedness_at(training[:k])(independent)) == approx_equal(closed_form)
+        assert float(auditor.metrics.catalogue.informedness_at(training[:k])(independent)) == approx_equal(closed_form)
     if np.all((p > 0) & (p < 1)):  # at π = p it is informedness: 0 (Powers 2003)
-        assert abs(float(auditor.metrics.informedness_at(p)(independent))) < 1e-9
+        assert abs(float(auditor.metrics.catalogue.informedness_at(p)(independent))) < 1e-9
     assert abs(float(REGISTRY.get("markedness")(independent))) < 1e-12
     assert abs(float(REGISTRY.get("kappa")(independent))) < 1e-12 or np.isnan(REGISTRY.get("kappa")(independent))
 

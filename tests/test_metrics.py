@@ -18,8 +18,8 @@ from sklearn import metrics as skm
 
 import auditor
 from auditor import REGISTRY, ConfusionStats, describe
-from auditor.metrics import MetricValue, compute, informedness_at, reweight_prevalence
-from auditor.registry import Properties, normalise_name
+from auditor.metrics.catalogue import MetricValue, compute, informedness_at, reweight_prevalence
+from auditor.metrics.registry import Properties, normalise_name
 
 # A 3-class matrix used for the hand computations (rows gold a, b, c; columns predicted).
 #   row sums 8, 10, 7; column sums 6, 12, 7; N = 25.
@@ -527,7 +527,7 @@ def test_vickers_reference_implementation_computes_markedness_in_our_orientation
 
 
 def test_per_class_table_shows_undefined_as_none():
-    table = auditor.metrics.per_class_table(SKLEARN_CASES["class never predicted"], ["a", "b", "c"])
+    table = auditor.metrics.catalogue.per_class_table(SKLEARN_CASES["class never predicted"], ["a", "b", "c"])
     assert table["b"]["precision"] is None and table["b"]["recall"] == 0.0
     assert table["b"]["support"] == 4 and table["b"]["predicted"] == 0
     assert any("never predicted" in reason for reason in table["b"]["undefined"])

@@ -1,4 +1,4 @@
-"""Atomic output writing (auditor.output)."""
+"""Atomic output writing (auditor.formats.output)."""
 from __future__ import annotations
 
 import stat
@@ -6,7 +6,7 @@ import stat
 import pytest
 
 from auditor.errors import OutputError
-from auditor.output import check_writable, write_files
+from auditor.formats.output import check_writable, write_files
 
 
 def test_files_get_the_mode_a_plain_open_would_give(tmp_path):
@@ -45,8 +45,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import auditor.output as output
-from auditor.output import recover_stale
+import auditor.formats.output as output
+from auditor.formats.output import recover_stale
 
 
 def listing(directory: Path) -> dict[str, str]:
@@ -116,7 +116,7 @@ def test_without_the_atomic_exchange_two_renames_are_used(previous, tmp_path, mo
 
 KILLED_BETWEEN_RENAMES = """
 import os, signal, sys
-import auditor.output as output
+import auditor.formats.output as output
 output._renameat2 = lambda: None          # force the two-rename swap
 real_rename = os.rename
 calls = []
@@ -157,7 +157,7 @@ def test_staging_left_by_a_killed_run_is_removed_by_the_next_one(previous, tmp_p
 
 SLOW_REPORT = """
 import sys, time
-import auditor.output as output
+import auditor.formats.output as output
 real_write = output._write
 def slow(path, data):
     real_write(path, data)

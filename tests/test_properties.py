@@ -1,4 +1,4 @@
-"""The property probes (auditor.properties) against Opitz (2024), §6.1 Table 5, and against toys.
+"""The property probes (auditor.analyses.properties) against Opitz (2024), §6.1 Table 5, and against toys.
 
 Source: Opitz (2024) "A Closer Look at Classification Evaluation Metrics and a Critical Reflection
 of Common Evaluation Practice", TACL 12 — sources/opitz-2024-closer-look-classification-metrics.md,
@@ -18,11 +18,11 @@ import numpy as np
 import pytest
 
 from auditor import REGISTRY, ConfusionStats, Metric, Properties
-from auditor.properties import (
+from auditor.analyses.properties import (
     EXPLANATIONS, LITERATURE, PROPERTY_KEYS, PropertyTable, Witness, probe_properties,
 )
-from auditor.metrics import CALIBRATED
-from auditor.registry import load_plugin
+from auditor.metrics.catalogue import CALIBRATED
+from auditor.metrics.registry import load_plugin
 
 PLUGIN_DIR = Path(__file__).resolve().parents[1] / "examples" / "plugins"
 
@@ -411,7 +411,7 @@ def test_example_plugin_reaches_the_audit_json(plugin):
 def test_report_shows_declared_literature_and_probed_side_by_side(table):
     """The report's property section: each cell probed / Table 5 / declared, (✓) marks kept, and
     every disagreement with Table 5 explained, with its witness matrix."""
-    from auditor.report import properties_section
+    from auditor.report.build import properties_section
 
     class Context:
         document: dict = {}

@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 from scipy.stats import kendalltau, spearmanr
 
-from auditor.metrics import compute
-from auditor.rankings import deployment, find_flips, kendall_tau_b, rank_disagreement, rank_table, spearman_rho
-from auditor.registry import REGISTRY
+from auditor.metrics.catalogue import compute
+from auditor.analyses.rankings import deployment, find_flips, kendall_tau_b, rank_disagreement, rank_table, spearman_rho
+from auditor.metrics.registry import REGISTRY
 
 
 def test_rank_table_average_ties_and_undefined_last():

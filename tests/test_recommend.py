@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from auditor.metrics import compute
-from auditor.profile import profile
-from auditor.recommend import OPITZ, PAPERS_DIFFER, RULES, SMALL_CLASS, VICKERS, Facts, facts_from, recommend
-from auditor.registry import REGISTRY
+from auditor.metrics.catalogue import compute
+from auditor.analyses.profile import profile
+from auditor.analyses.recommend import OPITZ, PAPERS_DIFFER, RULES, SMALL_CLASS, VICKERS, Facts, facts_from, recommend
+from auditor.metrics.registry import REGISTRY
 
 BASE = Facts(k=3, n_items=1000, min_support=200, min_label="c", imbalance_ratio=2.0, prevalence_entropy=1.5,
              normalised_entropy=0.95, majority_label="a", majority_share=0.4,
@@ -182,7 +182,7 @@ def test_audit_pipeline_sections(examples_dir):
 
 
 def test_rules_text_for_the_appendix():
-    from auditor.recommend import rules_text
+    from auditor.analyses.recommend import rules_text
 
     lines = rules_text()
     assert len(lines) == len(RULES) and lines[0].startswith("deployment-known: ")

@@ -16,9 +16,9 @@ from click.testing import CliRunner
 import auditor
 from auditor.cli import cli
 from auditor.errors import OutputError
-from auditor.report import SECTION_TITLES
+from auditor.report.build import SECTION_TITLES
 
-render_module = importlib.import_module("auditor.renderers")
+render_module = importlib.import_module("auditor.formats.render")
 SCRIPT_LABEL = "<script>alert(1)</script>"
 IMG_SYSTEM = '"><img src=x>'
 TEX_SYSTEM = "A&B_50%"
@@ -67,7 +67,7 @@ def test_all_five_files_written(rendered):
 
 
 def test_pdf_holds_every_section_title(rendered):
-    model = importlib.import_module("auditor.report").build(rendered["audit"], figures=False)
+    model = importlib.import_module("auditor.report.build").build(rendered["audit"], figures=False)
     text = _squash(rendered["pdf_text"])
     assert len(model.sections) >= 8
     for section in model.sections:
@@ -192,7 +192,7 @@ def test_failing_renderer_leaves_outdir_as_it_was(tmp_path, monkeypatch):
 def test_write_failure_cleans_up(tmp_path, monkeypatch):
     outdir = tmp_path / "out"
     outdir.mkdir()
-    import auditor.output as output
+    import auditor.formats.output as output
 
     real = output._write
     calls = []
@@ -252,7 +252,7 @@ def test_cli_unknown_format(label_files):
 
 
 def test_absent_keys_give_absent_sections():
-    report = importlib.import_module("auditor.report")
+    report = importlib.import_module("auditor.report.build")
     document = small_audit().to_json()
     for key in ("baselines", "tests", "ranks", "best_set", "statistics", "properties"):
         document.pop(key, None)
@@ -267,7 +267,7 @@ def test_absent_keys_give_absent_sections():
 
 
 def test_ledger_marks_undefined_and_conventions():
-    report = importlib.import_module("auditor.report")
+    report = importlib.import_module("auditor.report.build")
     model = report.build(small_audit(), figures=False)
     assert model.ledger, "the constant system leaves precision of two classes undefined"
     states = {entry.state for entry in model.ledger}
@@ -279,7 +279,7 @@ def test_ledger_marks_undefined_and_conventions():
 
 
 def test_recommendation_section_renders_formulas_and_summary_headline():
-    report = importlib.import_module("auditor.report")
+    report = importlib.import_module("auditor.report.build")
     result = small_audit()
     document = result.to_json()
     document["recommendation"] = {
@@ -319,7 +319,7 @@ def test_germeval_summary_names_the_top_value_under_accuracy_and_under_macro_met
     examples = Path(__file__).resolve().parent.parent / "examples" / "germeval2018"
     systems = {path.stem: str(path) for path in sorted((examples / "systems").glob("*.tsv"))}
     result = auditor.audit(str(examples / "gold.tsv"), systems, bootstrap=0)
-    model = importlib.import_module("auditor.report").build(result, figures=False)
+    model = importlib.import_module("auditor.report.build").build(result, figures=False)
     summary = dict(model.section("summary").blocks[0].pairs)
     verdict = summary["Winner depends on the metric?"]
     assert verdict.startswith("Yes: the top values of macR (char-svm-balanced) and Acc (char-svm) share no system")

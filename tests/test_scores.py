@@ -11,7 +11,7 @@ from sklearn.metrics import average_precision_score, log_loss, roc_auc_score
 from auditor import audit
 from auditor.cli import cli
 from auditor.errors import InputError
-from auditor.scores import ECE_BINS, score_metrics
+from auditor.analyses.scores import ECE_BINS, score_metrics
 
 LABELS = ["a", "b", "c"]
 
@@ -137,7 +137,7 @@ def test_bad_score_files(tmp_path, text, expected):
 
 
 def test_reliability_chart_renders():
-    from auditor.charts import reliability_chart
+    from auditor.report.charts import reliability_chart
 
     gold, p = _probabilities()
     _, bins = score_metrics(p, gold, LABELS)
@@ -146,7 +146,7 @@ def test_reliability_chart_renders():
 
 
 def test_scores_section_in_the_report(tmp_path):
-    from auditor.report import build
+    from auditor.report.build import build
 
     gold = _write(tmp_path, "gold.tsv", GOLD)
     scores = _write(tmp_path, "s.tsv", "id\ta\tb\tc\n1\t0.8\t0.1\t0.1\n2\t0.3\t0.5\t0.2\n3\t0.3\t0.4\t0.3\n"
@@ -182,7 +182,7 @@ def test_invariants_of_the_score_metrics(seed, n):
 def test_a_weighted_resample_equals_the_metrics_of_the_repeated_items():
     """The bootstrap's weighted formulas (sorted once, weights per distinct score) give exactly the
     metrics of the resampled items written out, and scikit-learn's AUC and AP on them."""
-    from auditor.scores import _Resampler
+    from auditor.analyses.scores import _Resampler
 
     gold, p = _probabilities(seed=11, n=120)
     rng = np.random.default_rng(5)
@@ -200,7 +200,7 @@ def test_a_weighted_resample_equals_the_metrics_of_the_repeated_items():
 
 
 def test_intervals_beyond_the_time_budget_are_null_with_a_note(tmp_path, monkeypatch):
-    import auditor.scores as scores_module
+    import auditor.analyses.scores as scores_module
 
     monkeypatch.setattr(scores_module, "RANKING_BUDGET", 10)
     gold = _write(tmp_path, "gold.tsv", GOLD)

@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from auditor.load import parse_system_argument, read_labels, semeval_names
-from auditor.validate import align
+from auditor.io.load import parse_system_argument, read_labels, semeval_names
+from auditor.io.validate import align
 
 # The table's "Random baseline" is metadata-public.xml's systemName "Random bsl.".
 TABLE_ALIASES = {"Random baseline": "Random bsl."}

@@ -1,4 +1,4 @@
-"""Pairwise tests, p-value adjustment and best sets (auditor.significance).
+"""Pairwise tests, p-value adjustment and best sets (auditor.analyses.significance).
 
 Independent sources: scipy.stats.binomtest (exact McNemar), scipy.stats.permutation_test
 with ``permutation_type="samples"`` (approximate randomisation of paired accuracy), an
@@ -15,12 +15,12 @@ import pytest
 import scipy.stats
 from sklearn.metrics import f1_score
 
-import auditor.metrics  # noqa: F401  (registers the catalogue)
-from auditor import significance as significance_module
-from auditor.counts import count
+import auditor.metrics.catalogue  # noqa: F401  (registers the catalogue)
+from auditor.analyses import significance as significance_module
+from auditor.io.counts import count
 from auditor.errors import UsageError
-from auditor.registry import REGISTRY
-from auditor.significance import (
+from auditor.metrics.registry import REGISTRY
+from auditor.analyses.significance import (
     MCNEMAR, RANDOMISATION, adjust, approximate_randomisation, benjamini_hochberg, binomial_half,
     discordant_counts, holm, mcnemar_exact, statistics, swapped_matrices,
 )
@@ -297,7 +297,7 @@ def test_cli_alpha_and_correction_reach_the_json(examples_dir):
 
 
 def test_randomisation_rounds_let_a_corrected_p_reach_alpha():
-    from auditor.significance import AR_MAX_ROUNDS, randomisation_rounds
+    from auditor.analyses.significance import AR_MAX_ROUNDS, randomisation_rounds
 
     # a family of m = 140 tests, α = 0.05: 2·140/0.05 = 5600 rounds, so the
     # smallest Holm-adjusted p is 140/5601 = 0.025 ≤ α/2 (with 1000 rounds it would be 0.14)
@@ -309,7 +309,7 @@ def test_randomisation_rounds_let_a_corrected_p_reach_alpha():
 
 
 def test_report_states_one_test_per_pair_and_metric_the_family_once_and_the_rounds():
-    from auditor.report import _tests_text
+    from auditor.report.build import _tests_text
 
     result = statistics(_three(), REGISTRY.scalar(), B=50, seed=2, rounds=100)
     document = {"systems": {}}
@@ -337,7 +337,7 @@ def test_binomial_half_keeps_the_order_of_unsorted_counts():
 def test_pairwise_matrix_marks_p_values_at_the_randomisation_floor_as_bounds():
     from types import SimpleNamespace
 
-    from auditor.report import _pairwise_matrix
+    from auditor.report.build import _pairwise_matrix
 
     floor = 1 / 1121
     document = {"statistics": {"p_floor": {RANDOMISATION: floor}, "correction": "holm"}}

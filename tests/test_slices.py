@@ -11,8 +11,8 @@ from sklearn.metrics import accuracy_score, f1_score, matthews_corrcoef
 from auditor import audit
 from auditor.cli import cli
 from auditor.errors import InputError
-from auditor.load import read_groups
-from auditor.slices import MIN_ITEMS, slice_confusion
+from auditor.io.load import read_groups
+from auditor.analyses.slices import MIN_ITEMS, slice_confusion
 
 LABELS = ("a", "b", "c")
 
@@ -137,7 +137,7 @@ def test_line_aligned_slices_must_match_the_gold_length():
 
 
 def test_slices_section_in_the_report():
-    from auditor.report import build
+    from auditor.report.build import build
 
     gold, systems, groups = _data()
     result = audit(list(gold), {k: list(v) for k, v in systems.items()}, bootstrap=0, slices=list(groups))

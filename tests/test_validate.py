@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from auditor.errors import InputError, UsageError
-from auditor.load import from_values, read_labels
-from auditor.validate import LabelTable, align
+from auditor.io.load import from_values, read_labels
+from auditor.io.validate import LabelTable, align
 
 
 @pytest.fixture

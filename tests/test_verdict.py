@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 import auditor
-from auditor.verdict import from_document, ordered, significance_groups
+from auditor.analyses.verdict import from_document, ordered, significance_groups
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "germeval2018"
-report = importlib.import_module("auditor.report")
+report = importlib.import_module("auditor.report.build")
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ Rows = gold label, columns = predicted label, in the sorted label order.
 from pathlib import Path
 
 import auditor
-from auditor.confusion_input import format_matrix
+from auditor.io.confusion import format_matrix
 
 HERE = Path(__file__).parent
 EXAMPLE = HERE.parent

@@ -1,0 +1,458 @@
+"""Chance baselines: what every metric scores for predictors that ignore their input.
+
+An analysis stage (load -> validate -> count -> metrics -> **analyse** -> report -> render).
+Reads only the counts. For a test set with gold support ``row`` (prevalence p = row/N,
+k labels) it considers
+
+``uniform``
+    random labels, q_j = 1/k over the gold classes (over every label when the label set
+    was fixed with ``--labels``);
+``prevalence``
+    random labels drawn with the gold prevalence, q = p;
+``majority``
+    always the most frequent gold class (first in label order on ties), q = one-hot;
+``shuffle`` (one per system)
+    the system's own predictions permuted over the items: a predictor with exactly the
+    system's bias but no information. Its confusion matrix has row sums = gold support and
+    column sums = the system's predicted counts.
+
+For each baseline and every scalar metric: the **expected value** f(E[C]) with
+E[C]_ij = row_i q_j (= row_i col_j / N for the shuffle), flagged ``exact`` when it equals
+E[f(C)] exactly, and the **Monte Carlo distribution** at this N (mean, standard error, and
+the α/2 and 1 − α/2 quantiles of R draws, α the audit's level: a 1 − α range). Per system: the margin over the strongest baseline and the
+one-sided permutation p-value against its own shuffle,
+p = (1 + #{shuffle score ≥ observed}) / (R + 1).
+
+Sampling is on counts, never on items. A random predictor with fixed gold rows draws row i
+from Multinomial(row_i, q). The shuffle draws the matrix row by row without replacement from
+the pool of predicted labels — a multivariate hypergeometric per row, written as its chain
+of univariate hypergeometric draws X_j | X_<j ~ Hypergeom(K_j, Σ_{l>j} K_l, n − Σ_{l<j} X_l)
+so that all R draws (whose remaining pools differ) advance in one vectorised call per
+(row, colour): k² calls of size R whatever N is; the systems' shuffles are drawn and scored
+on worker threads (each system has its own stream, so the draws do not depend on the threads).
+
+When is the expected value exact? f(E[C]) = E[f(C)] whenever f is affine on the convex hull
+of the matrices the baseline can produce. :func:`_affine_on_draws` checks this numerically
+on the sampled matrices (f at random convex combinations of pairs of draws against the same
+combination of the values), which covers plugin metrics too: accuracy and macro recall are
+affine for every baseline (accuracy = pᵀq, macro recall = mean of q over the classes); for
+the shuffle, where both margins are fixed, every metric whose only random part is the
+diagonal (kappa, MCC, informedness, markedness, macro precision / F1, weighted F1) is affine,
+hence exactly 0 for the chance-corrected ones. One case is exact without being affine and is
+declared by proof: informedness of a random predictor with fixed gold rows. With
+C_i· ~ Multinomial(row_i, q), its class-i term is (col_i/N)(N C_ii − row_i col_i) /
+(row_i (N − row_i)), and E[C_ii col_i] = row_i q_i (1 − q_i) + row_i q_i · N q_i,
+E[col_i²] = N q_i (1 − q_i) + N² q_i², so E[N C_ii col_i − row_i col_i²] = 0 for every i.
+Kappa and MCC of random predictors are ratios with random denominators: their expectation
+is not exactly 0 at finite N, so their plug-in value is reported as approximate. The
+majority predictor is deterministic, so every value of it is exact.
+
+References
+----------
+Powers (2011) "Evaluation: from precision, recall and F-measure to ROC, informedness,
+markedness and correlation", J. Mach. Learn. Technol. 2(1) (informedness 0 for chance).
+Phipson & Smyth (2010) "Permutation p-values should never be zero", Stat. Appl. Genet. Mol.
+Biol. 9(1) (the +1 correction).
+"""
+from __future__ import annotations
+
+import os
+import zlib
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from auditor.io.counts import Counts
+from auditor.metrics.catalogue import compute
+from auditor.progress import SILENT, Progress
+from auditor.metrics.registry import REGISTRY, Metric
+
+RANDOM_BASELINES = ("uniform", "prevalence")
+FIXED_BASELINES = RANDOM_BASELINES + ("majority",)
+SHUFFLE = "shuffle"
+
+DESCRIPTIONS = {
+    "uniform": "random labels, equally likely over the gold classes",
+    "prevalence": "random labels drawn with the gold prevalence",
+    "majority": "always the most frequent gold class",
+    SHUFFLE: "the system's own predictions shuffled over the items (same bias, no information)",
+}
+
+#: Metrics whose expectation equals the plug-in value for random predictors with fixed gold
+#: rows although they are not affine in C (derivation in the module docstring).
+EXACT_FOR_RANDOM_ROWS = frozenset({"informedness"})
+
+#: Relative tolerance for "shuffle score ≥ observed" (ties computed in floating point), as
+#: in scipy.stats.permutation_test.
+TIE_TOLERANCE = 1e-12
+
+DEFAULT_DRAWS = 1000
+#: Worker threads for the shuffles (numpy's hypergeometric sampler releases the GIL).
+THREADS = max(1, min(2, os.cpu_count() or 1))
+
+
+@dataclass(frozen=True)
+class ChanceDistribution:
+    """One metric under one baseline.
+
+    ``expected`` is f(E[C]) (None when the metric is 0/0 there, ``undefined`` says why);
+    ``exact`` says whether it equals E[f(C)] exactly. ``mc_*`` summarise the R draws at this
+    test set's N over the draws where the metric is defined (``undefined_share`` of them is
+    not); ``mc_se`` is the standard error of ``mc_mean``; ``mc_low`` and ``mc_high`` are the
+    α/2 and 1 − α/2 quantiles (α of :func:`chance_baselines`).
+    """
+
+    expected: float | None
+    exact: bool
+    mc_mean: float | None
+    mc_se: float | None
+    mc_low: float | None
+    mc_high: float | None
+    undefined: str | None = None
+    undefined_share: float = 0.0
+
+    @property
+    def reference(self) -> float | None:
+        """The baseline's score used for margins: the exact expectation, else the MC mean."""
+        if self.exact and self.expected is not None:
+            return self.expected
+        return self.mc_mean
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "expected": self.expected, "exact": self.exact, "mc_mean": self.mc_mean, "mc_se": self.mc_se,
+            "mc_low": self.mc_low, "mc_high": self.mc_high, "undefined": self.undefined,
+            "undefined_share": self.undefined_share,
+        }
+
+
+@dataclass(frozen=True)
+class ChanceComparison:
+    """One system against chance on one metric.
+
+    ``margin`` = observed value − the strongest baseline's score (expected value where
+    exact, else MC mean) over uniform, prevalence, majority and the system's own shuffle;
+    ``p_shuffle`` the one-sided permutation p-value against its shuffle. Both are None when
+    the system's value is undefined (``undefined`` says why).
+    """
+
+    margin: float | None
+    strongest_baseline: str | None
+    p_shuffle: float | None
+    undefined: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"margin": self.margin, "strongest_baseline": self.strongest_baseline,
+                "p_shuffle": self.p_shuffle, "undefined": self.undefined}
+
+
+@dataclass
+class ChanceBaselines:
+    """Result of :func:`chance_baselines`; ``add_to_json`` writes its JSON sections.
+
+    ``predictors`` maps each fixed baseline to its label distribution q; ``baselines`` and
+    ``shuffle`` map baseline (or system) -> metric id -> :class:`ChanceDistribution`;
+    ``chance`` maps system -> metric id -> :class:`ChanceComparison`.
+    """
+
+    labels: tuple[str, ...]
+    draws: int
+    seed: int
+    alpha: float
+    predictors: dict[str, np.ndarray]
+    baselines: dict[str, dict[str, ChanceDistribution]]
+    shuffle: dict[str, dict[str, ChanceDistribution]]
+    chance: dict[str, dict[str, ChanceComparison]]
+    majority_label: str
+    shuffle_scores: dict[str, dict[str, np.ndarray]] = field(default_factory=dict, repr=False)
+
+    def add_to_json(self, document: dict[str, Any]) -> None:
+        section: dict[str, Any] = {}
+        for name, metrics in self.baselines.items():
+            section[name] = {
+                "description": DESCRIPTIONS[name],
+                "predictor": dict(zip(self.labels, (float(x) for x in self.predictors[name]))),
+                "metrics": {metric_id: value.to_json() for metric_id, value in metrics.items()},
+            }
+        section[SHUFFLE] = {
+            system: {"description": DESCRIPTIONS[SHUFFLE],
+                     "metrics": {metric_id: value.to_json() for metric_id, value in metrics.items()}}
+            for system, metrics in self.shuffle.items()
+        }
+        document["baselines"] = section
+        document["baselines_method"] = {
+            "draws": self.draws, "seed": self.seed, "majority_label": self.majority_label, "alpha": self.alpha,
+            "range": f"mc_low, mc_high: the {100 * self.alpha / 2:g}% and {100 * (1 - self.alpha / 2):g}% quantiles "
+                     f"of the draws (a {100 * (1 - self.alpha):g}% Monte Carlo range at this test set's size)",
+            "sampling": "counts: multinomial rows for random predictors, hypergeometric rows for shuffles",
+            "p_value": "one-sided, (1 + #{shuffle >= observed}) / (R + 1)",
+        }
+        systems = document.setdefault("systems", {})
+        for system, comparisons in self.chance.items():
+            systems.setdefault(system, {})["chance"] = {
+                metric_id: comparison.to_json() for metric_id, comparison in comparisons.items()
+            }
+
+
+# ------------------------------------------------------------------------------ sampling
+
+
+def _rng(seed: int, tag: str) -> np.random.Generator:
+    """An independent stream per baseline (and per system), stable under adding systems."""
+    return np.random.default_rng(np.random.SeedSequence([seed, zlib.crc32(tag.encode())]))
+
+
+def sample_random(rng: np.random.Generator, row: np.ndarray, q: np.ndarray, draws: int) -> np.ndarray:
+    """R confusion matrices of a random predictor: gold row i ~ Multinomial(row_i, q).
+
+    Returns int64 (draws, k, k). One vectorised ``multinomial`` call per gold class.
+    """
+    row = np.asarray(row, dtype=np.int64)
+    k = row.shape[0]
+    out = np.zeros((draws, k, k), dtype=np.int64)
+    for i in np.flatnonzero(row):
+        out[:, i, :] = rng.multinomial(int(row[i]), q, size=draws)
+    return out
+
+
+def sample_shuffle(rng: np.random.Generator, row: np.ndarray, col: np.ndarray, draws: int) -> np.ndarray:
+    """R confusion matrices of a shuffled predictor: fixed row sums ``row``, column sums ``col``.
+
+    Row i takes row_i labels without replacement from the predicted labels left by rows
+    < i (multivariate hypergeometric), drawn colour by colour as univariate hypergeometrics
+    so that all R draws advance together. Returns int64 (draws, k, k).
+    """
+    row = np.asarray(row, dtype=np.int64)
+    col = np.asarray(col, dtype=np.int64)
+    if row.sum() != col.sum():
+        raise ValueError(f"row sums ({row.sum()}) and column sums ({col.sum()}) differ")
+    k = row.shape[0]
+    out = np.zeros((draws, k, k), dtype=np.int64)
+    remaining = np.repeat(col[None, :], draws, axis=0)
+    gold_rows = np.flatnonzero(row)
+    colours = np.flatnonzero(col)
+    for position, i in enumerate(gold_rows):
+        if position == len(gold_rows) - 1:
+            out[:, i, :] = remaining  # the last row takes what is left
+            break
+        need = np.full(draws, row[i], dtype=np.int64)
+        left = remaining.sum(axis=1)
+        for j in colours[:-1]:
+            left = left - remaining[:, j]  # colours after j
+            taken = rng.hypergeometric(remaining[:, j], left, need)
+            out[:, i, j] = taken
+            need = need - taken
+        out[:, i, colours[-1]] = need
+        remaining = remaining - out[:, i, :]
+    return out
+
+
+# ----------------------------------------------------------------------------- summaries
+
+
+def _scores(confusion: np.ndarray, metrics: Sequence[Metric], all_labels_active: bool) -> dict[str, np.ndarray]:
+    return compute(confusion, metrics, all_labels_active)
+
+
+def _affine_on_draws(
+    samples: np.ndarray, values: dict[str, np.ndarray], metrics: Sequence[Metric], all_labels_active: bool,
+    rng: np.random.Generator, pairs: int = 24,
+) -> dict[str, bool]:
+    """Whether each metric is affine along random segments between sampled matrices.
+
+    f(λA + (1−λ)B) = λ f(A) + (1−λ) f(B) on every tested pair means f is affine on the
+    hull of the draws, so E[f(C)] = f(E[C]). Metrics undefined on every draw count as
+    affine (the expectation is "undefined" exactly); partly undefined ones do not.
+    """
+    n = samples.shape[0]
+    if n < 2:
+        return {metric.id: False for metric in metrics}
+    first = rng.integers(0, n, pairs)
+    second = rng.integers(0, n, pairs)
+    weight = rng.uniform(0.1, 0.9, pairs)
+    mixed = weight[:, None, None] * samples[first] + (1 - weight[:, None, None]) * samples[second]
+    mixed_values = _scores(mixed, metrics, all_labels_active)
+    result = {}
+    for metric in metrics:
+        drawn = values[metric.id]
+        undefined = np.isnan(drawn)
+        if undefined.all():
+            result[metric.id] = True
+            continue
+        if undefined.any():
+            result[metric.id] = False
+            continue
+        line = weight * drawn[first] + (1 - weight) * drawn[second]
+        got = mixed_values[metric.id]
+        scale = np.maximum(1.0, np.abs(line))
+        result[metric.id] = bool(np.all(np.abs(got - line) <= 1e-9 * scale))
+    return result
+
+
+def _summary(
+    expected: float, exact: bool, drawn: np.ndarray, undefined_reason: str | None, alpha: float = 0.05,
+) -> ChanceDistribution:
+    defined = drawn[~np.isnan(drawn)]
+    share = float(1 - defined.size / drawn.size) if drawn.size else 0.0
+    expected_value = None if np.isnan(expected) else float(expected)
+    reason = (undefined_reason or "0/0") if expected_value is None else None
+    if defined.size == 0:
+        return ChanceDistribution(expected_value, exact, None, None, None, None, reason, share)
+    se = float(defined.std(ddof=1) / np.sqrt(defined.size)) if defined.size > 1 else 0.0
+    low, high = np.quantile(defined, [alpha / 2, 1 - alpha / 2])
+    return ChanceDistribution(
+        expected_value, exact, float(defined.mean()), se, float(low), float(high), reason, share,
+    )
+
+
+def _distributions(
+    expected_matrix: np.ndarray, samples: np.ndarray, metrics: Sequence[Metric], all_labels_active: bool,
+    rng: np.random.Generator, proven_exact: Iterable[str] = (), deterministic: bool = False, alpha: float = 0.05,
+    values: dict[str, np.ndarray] | None = None,
+) -> tuple[dict[str, ChanceDistribution], dict[str, np.ndarray]]:
+    expected = _scores(expected_matrix, metrics, all_labels_active)
+    if values is None:
+        values = _scores(samples, metrics, all_labels_active)
+    if deterministic:
+        affine = {metric.id: True for metric in metrics}
+    else:
+        affine = _affine_on_draws(samples, values, metrics, all_labels_active, rng)
+    proven = set(proven_exact)
+    out = {
+        metric.id: _summary(float(expected[metric.id]), affine[metric.id] or metric.id in proven,
+                            values[metric.id], metric.undefined_when, alpha)
+        for metric in metrics
+    }
+    return out, values
+
+
+def permutation_p_value(observed: float, null: np.ndarray) -> float | None:
+    """One-sided p = (1 + #{null ≥ observed}) / (R + 1) over the defined null scores.
+
+    Ties within a relative tolerance count as ≥ (as scipy.stats.permutation_test does), so a
+    shuffle that reproduces the observed matrix counts against the system.
+    """
+    if np.isnan(observed):
+        return None
+    null = null[~np.isnan(null)]
+    tolerance = TIE_TOLERANCE * max(1.0, abs(observed))
+    return float((1 + np.count_nonzero(null >= observed - tolerance)) / (null.size + 1))
+
+
+# ---------------------------------------------------------------------------------- main
+
+
+def predictor_distributions(counts: Counts) -> tuple[dict[str, np.ndarray], int]:
+    """q for uniform, prevalence and majority, and the majority class's code."""
+    support = counts.support
+    present = support > 0
+    candidates = np.ones(counts.k, dtype=bool) if counts.labels_given else present
+    majority = int(np.argmax(support))
+    return {
+        "uniform": candidates / candidates.sum(),
+        "prevalence": support / support.sum(),
+        "majority": np.eye(counts.k)[majority],
+    }, majority
+
+
+def chance_baselines(
+    counts: Counts,
+    metrics: Sequence[Metric] | None = None,
+    draws: int = DEFAULT_DRAWS,
+    seed: int = 12345,
+    progress: Progress = SILENT,
+    alpha: float = 0.05,
+    threads: int = THREADS,
+) -> ChanceBaselines:
+    """Chance baselines of every scalar metric and each system's standing against them.
+
+    Parameters
+    ----------
+    counts : the test set's :class:`~auditor.io.counts.Counts`.
+    metrics : scalar metrics to evaluate (default ``REGISTRY.scalar()``).
+    draws : Monte Carlo draws R per baseline (at least 1).
+    seed : every draw derives from it; each baseline and each system has its own stream, so
+        adding a system does not change the others' numbers.
+    alpha : the Monte Carlo ranges (``mc_low``, ``mc_high``) cover 1 − alpha of the draws.
+    threads : worker threads drawing the systems' shuffles (the draws do not depend on it).
+
+    Examples
+    --------
+    >>> from auditor.io.counts import count
+    >>> c = count(["a", "a", "a", "b"], {"s": ["a", "b", "a", "b"]})
+    >>> result = chance_baselines(c, draws=200, seed=1)
+    >>> result.baselines["prevalence"]["accuracy"].expected  # p·p = 0.75² + 0.25²
+    0.625
+    """
+    if draws < 1:
+        raise ValueError(f"draws must be at least 1, got {draws}")
+    metrics = [m for m in (REGISTRY.scalar() if metrics is None else metrics) if not m.per_class]
+    active = counts.labels_given
+    support = counts.support.astype(np.int64)
+    n = int(support.sum())
+    predictors, majority = predictor_distributions(counts)
+    check_rng = _rng(seed, "affine-check")
+    baselines: dict[str, dict[str, ChanceDistribution]] = {}
+    shuffle: dict[str, dict[str, ChanceDistribution]] = {}
+    shuffle_scores: dict[str, dict[str, np.ndarray]] = {}
+
+    with progress.task("chance baselines", total=len(FIXED_BASELINES) + len(counts.systems)) as advance:
+        for name in RANDOM_BASELINES:
+            q = predictors[name]
+            samples = sample_random(_rng(seed, name), support, q, draws)
+            baselines[name], _ = _distributions(
+                support[:, None] * q[None, :], samples, metrics, active, check_rng, EXACT_FOR_RANDOM_ROWS,
+                alpha=alpha,
+            )
+            advance(1)
+        majority_matrix = support[:, None] * predictors["majority"][None, :]
+        baselines["majority"], _ = _distributions(
+            majority_matrix, majority_matrix[None].astype(np.int64), metrics, active, check_rng,
+            deterministic=True, alpha=alpha,
+        )
+        advance(1)
+
+        observed = _scores(counts.confusion, metrics, active)
+        columns = counts.confusion.sum(axis=1)
+
+        def draw(index: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+            samples = sample_shuffle(_rng(seed, f"{SHUFFLE}:{counts.systems[index]}"), support, columns[index], draws)
+            return samples, _scores(samples, metrics, active)
+
+        with ThreadPoolExecutor(max(1, threads)) as pool:  # the affine checks stay in order on this thread
+            for index, (samples, values) in enumerate(pool.map(draw, range(len(counts.systems)))):
+                system = counts.systems[index]
+                shuffle[system], shuffle_scores[system] = _distributions(
+                    support[:, None] * columns[index][None, :] / n, samples, metrics, active, check_rng, alpha=alpha,
+                    values=values,
+                )
+                advance(1)
+
+    chance = {
+        system: {
+            metric.id: _compare(
+                float(observed[metric.id][index]), metric,
+                {**{name: baselines[name][metric.id] for name in FIXED_BASELINES}, SHUFFLE: shuffle[system][metric.id]},
+                shuffle_scores[system][metric.id],
+            )
+            for metric in metrics
+        }
+        for index, system in enumerate(counts.systems)
+    }
+    return ChanceBaselines(
+        labels=counts.labels, draws=draws, seed=seed, alpha=alpha, predictors=predictors, baselines=baselines,
+        shuffle=shuffle, chance=chance, majority_label=counts.labels[majority], shuffle_scores=shuffle_scores,
+    )
+
+
+def _compare(
+    value: float, metric: Metric, references: Mapping[str, ChanceDistribution], null: np.ndarray
+) -> ChanceComparison:
+    if np.isnan(value):
+        return ChanceComparison(None, None, None, metric.undefined_when or "0/0")
+    scored = {name: ref.reference for name, ref in references.items() if ref.reference is not None}
+    strongest = max(scored, key=scored.get) if scored else None
+    margin = value - scored[strongest] if strongest is not None else None
+    return ChanceComparison(margin, strongest, permutation_p_value(value, null))

@@ -1,0 +1,291 @@
+"""Paired bootstrap on counts: confidence intervals and rank distributions for every metric.
+
+Part of the *analyse* stage. Items are resampled with replacement, with **one** set of
+resampling weights shared by all systems (a paired bootstrap), and every resample is formed
+on counts, never by re-indexing label arrays (STYLE.md 1):
+
+* items are reduced to their unique patterns ``u = (gold, pred_1, ..., pred_S)`` with
+  multiplicity ``n_u`` (:meth:`~auditor.io.counts.Counts.patterns`);
+* a chunk of ``Bc`` resamples draws per-pattern counts ``W`` (U x Bc) exactly as drawing
+  ``N`` items uniformly with replacement does: ``N`` uniform item indices per resample binned
+  by the item -> pattern map, or ``Multinomial(N, n / N)`` directly when U is small (U
+  binomials per resample: the cheaper of the two whenever U ≤ N / 16). Both are exact draws
+  of the paired bootstrap. A Poisson(n_u) bootstrap would be no cheaper (U draws too) and
+  only approximates it (its resample size varies around N), so it is not used;
+* ``C[b, s, i, j] = sum_u W[u, b] [gold_u = i][pred_{s,u} = j]`` for the whole chunk is one
+  sparse-dense product ``M @ W`` with ``M`` the (S k^2 x U) 0/1 incidence matrix (CSC, so the
+  product streams over the patterns once);
+* every metric is evaluated on the (Bc, S, k, k) batch at once
+  (:func:`auditor.metrics.catalogue.compute`).
+
+Without per-item codes (only confusion matrices, :mod:`auditor.io.confusion`) the items
+of different systems cannot be paired, so each system's matrix is resampled on its own: a
+resample of system ``s`` is ``Multinomial(N, C_s / N)`` over its ``k^2`` cells, which is
+exactly what drawing ``N`` of its items with replacement gives (:data:`INDEPENDENT_METHOD`).
+
+Intervals are percentile intervals ``[q_{alpha/2}, q_{1-alpha/2}]`` of the defined resample
+values (Efron & Tibshirani 1993, ch. 13); rank distributions count, per resample, the rank
+of each system (1 = best) with ties sharing their ranks equally.
+
+References
+----------
+Efron & Tibshirani (1993) *An Introduction to the Bootstrap*, Chapman & Hall.
+Koehn (2004) "Statistical Significance Tests for Machine Translation Evaluation", EMNLP.
+"""
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Iterator, Sequence
+
+import numpy as np
+import scipy.sparse
+
+from auditor.io.counts import Counts
+from auditor.metrics.catalogue import compute
+from auditor.progress import SILENT, Progress
+from auditor.metrics.registry import Metric
+
+#: Method name written into the JSON and the signature.
+METHOD = "paired percentile bootstrap"
+#: Method name when only confusion matrices are known (no pairing of items across systems).
+INDEPENDENT_METHOD = ("independent multinomial percentile bootstrap of each system's confusion matrix "
+                      "(items cannot be paired across systems: only confusion matrices were given)")
+#: Upper bound on the bytes of the per-chunk weight matrix W (float32) and batch tensor.
+CHUNK_BYTES = 64 * 2**20
+#: Use ``Multinomial(N, n_u / N)`` per resample when the patterns are this many times fewer
+#: than the items (a multinomial draw costs about one binomial per pattern).
+MULTINOMIAL_RATIO = 16
+#: Worker threads (numpy's generator, bincount and scipy's sparse product release the GIL).
+THREADS = max(1, min(2, os.cpu_count() or 1))
+_TRANSPOSE_BLOCK = 8192
+
+
+class Resampler:
+    """Draws the paired item resamples of one test set as counts.
+
+    Parameters
+    ----------
+    counts : the test set's :class:`~auditor.io.counts.Counts`.
+    B : number of resamples.
+    seed : seed of the ``numpy.random.SeedSequence``; chunk ``c`` uses its ``c``-th spawned
+        child, so the draws do not depend on the number of threads.
+    chunk : resamples per chunk (default: as many as fit ``CHUNK_BYTES``).
+    """
+
+    def __init__(self, counts: Counts, B: int, seed: int = 12345, chunk: int | None = None):
+        self.counts = counts
+        self.B = int(B)
+        self.seed = seed
+        self.n_items = counts.n_items
+        self.n_systems = len(counts.systems)
+        self.k = counts.k
+        self.paired = counts.paired
+        if not self.paired:  # confusion matrices only: each system's cells drawn on their own
+            cells = self.n_systems * self.k * self.k
+            self.chunk = max(1, min(self.B or 1, chunk or max(1, CHUNK_BYTES // (8 * cells * 4)), 256))
+            self.n_chunks = -(-self.B // self.chunk) if self.B else 0
+            self._children = np.random.SeedSequence(seed).spawn(self.n_chunks)
+            self.cell_shares = counts.confusion.reshape(self.n_systems, -1) / max(self.n_items, 1)
+            return
+        self.codes, self.pattern_counts = counts.patterns()
+        self.n_patterns = len(self.pattern_counts)
+        self.multinomial = self.n_patterns * MULTINOMIAL_RATIO <= self.n_items
+        self.item_pattern = None if self.multinomial else counts.item_patterns()
+        cells = self.n_systems * self.k * self.k
+        per_resample = 4 * max(self.n_patterns, 1) + 8 * cells * 4
+        self.chunk = max(1, min(self.B or 1, chunk or max(1, CHUNK_BYTES // per_resample), 256))
+        self.n_chunks = -(-self.B // self.chunk) if self.B else 0
+        gold, predictions = self.codes[:, 0], self.codes[:, 1:].T
+        rows = (np.arange(self.n_systems)[:, None] * self.k + gold[None, :]) * self.k + predictions
+        # CSC built directly: column u holds its S cells, one per system, in ascending row order
+        self.incidence = scipy.sparse.csc_matrix(
+            (np.ones(rows.size, dtype=np.float32), rows.T.ravel().astype(np.int32),
+             np.arange(0, rows.size + 1, self.n_systems, dtype=np.int64)),
+            shape=(cells, self.n_patterns),
+        )
+        self._children = np.random.SeedSequence(seed).spawn(self.n_chunks)
+
+    def chunk_size(self, index: int) -> int:
+        return min(self.chunk, self.B - index * self.chunk)
+
+    def weights(self, index: int) -> np.ndarray:
+        """Per-pattern counts ``W`` (U x Bc, float32, C order) of chunk ``index``.
+
+        Column ``b`` is distributed as the pattern counts of ``N`` items drawn uniformly
+        with replacement: ``W[:, b] ~ Multinomial(N, n_u / N)``.
+        """
+        size = self.chunk_size(index)
+        rng = np.random.default_rng(self._children[index])
+        n, U = self.n_items, self.n_patterns
+        if self.multinomial:
+            drawn = rng.multinomial(n, self.pattern_counts / n, size=size)
+            return np.ascontiguousarray(drawn.T, dtype=np.float32)
+        rows = np.empty((size, U), dtype=np.float32)
+        for b in range(size):
+            items = rng.integers(0, n, size=n, dtype=np.int64)
+            rows[b] = np.bincount(self.item_pattern[items], minlength=U)
+        weights = np.empty((U, size), dtype=np.float32)
+        for start in range(0, U, _TRANSPOSE_BLOCK):
+            weights[start:start + _TRANSPOSE_BLOCK] = rows[:, start:start + _TRANSPOSE_BLOCK].T
+        return weights
+
+    def confusion(self, index: int) -> np.ndarray:
+        """``C[b, s, i, j]`` (float64, shape (Bc, S, k, k)) of every resample of chunk ``index``."""
+        if not self.paired:
+            size = self.chunk_size(index)
+            rng = np.random.default_rng(self._children[index])
+            drawn = rng.multinomial(self.n_items, self.cell_shares, size=(size, self.n_systems))
+            return drawn.astype(np.float64).reshape(size, self.n_systems, self.k, self.k)
+        weights = self.weights(index)
+        product = self.incidence @ weights  # (S k^2, Bc), exact: integer counts < 2^24
+        size = weights.shape[1]
+        return np.asarray(product, dtype=np.float64).T.reshape(size, self.n_systems, self.k, self.k)
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        for index in range(self.n_chunks):
+            yield self.confusion(index)
+
+
+@dataclass
+class BootstrapResult:
+    """Bootstrap distribution of every metric of every system, and what follows from it.
+
+    Attributes
+    ----------
+    systems, metric_ids : axis labels.
+    values : metric id -> (B, S) resample values (NaN where undefined in that resample).
+    observed : metric id -> (S,) value on the test set itself.
+    intervals : metric id -> (S, 2) percentile interval ``[q_{alpha/2}, q_{1-alpha/2}]`` of
+        the defined resample values; NaN when no resample is defined.
+    undefined : metric id -> (S,) number of resamples in which the metric was undefined.
+    rank_probabilities : metric id -> (S, S) ``P[s, r-1] = P(rank of s = r)``, rank 1 = best
+        (higher value); tied systems share their ranks equally; an undefined value ranks
+        below every defined one.
+    """
+
+    systems: tuple[str, ...]
+    metric_ids: tuple[str, ...]
+    B: int
+    seed: int
+    alpha: float
+    values: dict[str, np.ndarray]
+    observed: dict[str, np.ndarray]
+    method: str = METHOD
+    intervals: dict[str, np.ndarray] = field(default_factory=dict)
+    undefined: dict[str, np.ndarray] = field(default_factory=dict)
+    rank_probabilities: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def p_best(self, metric_id: str) -> np.ndarray:
+        """P(rank = 1) of every system (ties split equally): the probability of winning."""
+        return self.rank_probabilities[metric_id][:, 0]
+
+    def interval(self, metric_id: str, system: str) -> tuple[float, float] | None:
+        lo, hi = self.intervals[metric_id][self.systems.index(system)]
+        return None if np.isnan(lo) else (float(lo), float(hi))
+
+
+def percentile_intervals(values: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile interval per column of ``values`` (B, S), ignoring NaN; and NaN counts."""
+    undefined = np.isnan(values).sum(axis=0)
+    intervals = np.full((values.shape[1], 2), np.nan)
+    defined = undefined < values.shape[0]
+    if defined.any():
+        with np.errstate(invalid="ignore"):
+            intervals[defined] = np.nanpercentile(values[:, defined], [100 * alpha / 2, 100 * (1 - alpha / 2)], axis=0).T
+    return intervals, undefined
+
+
+def rank_probabilities(values: np.ndarray) -> np.ndarray:
+    """``P[s, r-1]``: share of resamples (rows of ``values`` (B, S)) where system s has rank r.
+
+    Rank 1 = highest value. Systems tied at positions ``r..r+t-1`` each get ``1/t`` of
+    every one of those ranks; NaN ranks below every number (ties with other NaNs).
+    """
+    B, S = values.shape
+    if B == 0:
+        return np.full((S, S), np.nan)
+    score = np.where(np.isnan(values), -np.inf, values)
+    better = np.zeros((B, S), dtype=np.int64)
+    ties = np.zeros((B, S), dtype=np.int64)
+    for other in range(S):
+        better += score[:, other:other + 1] > score
+        ties += score[:, other:other + 1] == score
+    probabilities = np.zeros((S, S))
+    for t in np.unique(ties):
+        rows, systems = np.nonzero(ties == t)
+        first = better[rows, systems]
+        for offset in range(t):
+            np.add.at(probabilities, (systems, first + offset), 1.0 / t)
+    return probabilities / B
+
+
+def bootstrap(
+    counts: Counts,
+    metrics: Sequence[Metric],
+    B: int = 1000,
+    seed: int = 12345,
+    alpha: float = 0.05,
+    progress: Progress = SILENT,
+    all_labels_active: bool = False,
+    chunk: int | None = None,
+    threads: int = THREADS,
+) -> BootstrapResult:
+    """Paired bootstrap of every scalar metric of every system (independent per system when
+    ``counts`` hold confusion matrices only).
+
+    Parameters
+    ----------
+    counts : the test set's counts.
+    metrics : scalar metrics to resample (per-class metrics are skipped).
+    B : resamples (``B = 0`` gives empty distributions).
+    seed : seed of every draw; the result does not depend on ``threads`` or timing.
+    alpha : the intervals cover ``1 - alpha``.
+    progress : advanced by each finished chunk of resamples.
+    all_labels_active : every label enters macro averages (the user fixed the label set).
+    chunk : resamples per chunk (default from ``CHUNK_BYTES``).
+    threads : worker threads.
+
+    Returns
+    -------
+    BootstrapResult
+    """
+    scalar = [metric for metric in metrics if not metric.per_class]
+    ids = tuple(metric.id for metric in scalar)
+    observed = compute(counts.confusion, scalar, all_labels_active)
+    S = len(counts.systems)
+    values = {metric_id: np.empty((B, S)) for metric_id in ids}
+    if B > 0:
+        resampler = Resampler(counts, B, seed, chunk)
+
+        def work(index: int) -> tuple[int, dict[str, np.ndarray]]:
+            return index, compute(resampler.confusion(index), scalar, all_labels_active)
+
+        with progress.task("bootstrap", total=B) as advance:
+            indices = range(resampler.n_chunks)
+            if threads > 1 and resampler.n_chunks > 1:
+                with ThreadPoolExecutor(threads) as pool:
+                    finished = pool.map(work, indices)
+                    for index, chunk_values in finished:
+                        _store(values, chunk_values, index * resampler.chunk)
+                        advance(resampler.chunk_size(index))
+            else:
+                for index in indices:
+                    _, chunk_values = work(index)
+                    _store(values, chunk_values, index * resampler.chunk)
+                    advance(resampler.chunk_size(index))
+    result = BootstrapResult(
+        systems=tuple(counts.systems), metric_ids=ids, B=B, seed=seed, alpha=alpha,
+        values=values, observed={k: np.asarray(v, dtype=float) for k, v in observed.items()},
+        method=METHOD if counts.paired else INDEPENDENT_METHOD,
+    )
+    for metric_id in ids:
+        result.intervals[metric_id], result.undefined[metric_id] = percentile_intervals(values[metric_id], alpha)
+        result.rank_probabilities[metric_id] = rank_probabilities(values[metric_id])
+    return result
+
+
+def _store(values: dict[str, np.ndarray], chunk_values: dict[str, np.ndarray], start: int) -> None:
+    for metric_id, array in chunk_values.items():
+        values[metric_id][start:start + array.shape[0]] = array

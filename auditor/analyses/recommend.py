@@ -1,0 +1,515 @@
+"""The recommendation: which metrics to report on this data, and which to avoid, and why.
+
+Analysis stage (DESIGN.md "Recommendation"). Every rule lives here, in :data:`RULES`, as one
+:class:`Rule` record: an id, a statement, the passage it follows (quoted, with the source file
+and section under ``sources/``) and a function of the measured :class:`Facts` that returns the
+measured reasons when it fires (None when it does not). The report prints :data:`RULES` in its
+appendix, and :data:`PAPERS_DIFFER` where the two papers disagree.
+
+Rules are applied in order; the first rule that names a primary metric sets it. Complements,
+metrics to avoid and notes accumulate, each with the measured facts behind it and the passage
+it follows. No rule contradicts its source: accuracy is never "avoided" (Opitz §8 recommends it
+as a complement to macro recall; Vickers §7.2 recommends informedness alongside accuracy and
+F1), GmacR/HmacR are recommended when every class matters (Opitz §5.1), MCC is not preferred
+for two classes (Vickers §2: it depends on the test set's class frequencies).
+
+Sources: Opitz (2024) TACL 12 (opitz-2024-closer-look-classification-metrics.md); Vickers,
+Barrault, Monti & Aletras (2024) IJCNLP-AACL 2023 (vickers-monti-classification-metrics-nlp.md).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from auditor.metrics.registry import REGISTRY
+
+OPITZ = "opitz-2024-closer-look-classification-metrics.md"
+VICKERS = "vickers-monti-classification-metrics-nlp.md"
+#: Imbalance ratio (largest / smallest gold class) reported as "imbalanced" in the reasons.
+IMBALANCED = 3.0
+#: Informedness below which a system is treated as near chance when no baselines ran.
+NEAR_CHANCE_INFORMEDNESS = 0.05
+#: Total variation between a system's bias and the prevalence counted as a strong skew.
+SKEWED_BIAS = 0.1
+#: Vickers et al., Limitations: "less stable estimation ... with low numbers (< 50) of examples".
+SMALL_CLASS = 50
+#: Opitz §8 says "if the amount of classes n is low" without a number; this tool's reading: k ≤ 5.
+FEW_CLASSES = 5
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What the rules read: the measured data profile, per-system facts and the user's intent."""
+
+    k: int
+    n_items: int
+    min_support: int
+    min_label: str
+    imbalance_ratio: float
+    prevalence_entropy: float
+    normalised_entropy: float
+    majority_label: str
+    majority_share: float
+    bias_divergence: dict[str, dict[str, float | None]] = field(default_factory=dict)
+    never_predicted: dict[str, list[str]] = field(default_factory=dict)
+    near_chance: dict[str, str] = field(default_factory=dict)
+    values: dict[str, dict[str, float | None]] = field(default_factory=dict)
+    deployment_prevalence: str | None = None
+    rare_classes_matter: bool = False
+
+    @property
+    def imbalanced(self) -> bool:
+        return self.imbalance_ratio >= IMBALANCED
+
+    @property
+    def majority_weighted_f1(self) -> float:
+        """Weighted F1 of the majority-class predictor: p_max · 2p_max/(1 + p_max)."""
+        p = self.majority_share
+        return p * 2 * p / (1 + p)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "k": self.k, "n_items": self.n_items, "min_support": self.min_support, "min_label": self.min_label,
+            "imbalance_ratio": self.imbalance_ratio, "prevalence_entropy": self.prevalence_entropy,
+            "normalised_entropy": self.normalised_entropy, "majority_label": self.majority_label,
+            "majority_share": self.majority_share, "bias_divergence": self.bias_divergence,
+            "never_predicted": self.never_predicted, "near_chance": self.near_chance,
+            "deployment_prevalence": self.deployment_prevalence, "rare_classes_matter": self.rare_classes_matter,
+        }
+
+
+@dataclass(frozen=True)
+class Firing:
+    """What a rule concludes: a primary metric, complements, metrics to avoid and notes, with reasons."""
+
+    reasons: tuple[str, ...]
+    primary: str | None = None
+    complements: tuple[str, ...] = ()
+    avoid: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Source:
+    """A passage a rule follows: the source file (under ``sources/``), the section and the words."""
+
+    file: str
+    section: str
+    quote: str
+
+    @property
+    def citation(self) -> str:
+        author = "Opitz 2024" if self.file == OPITZ else "Vickers et al. 2024" if self.file == VICKERS else self.file
+        return f"{author} {self.section}"
+
+    def to_json(self) -> dict[str, str]:
+        return {"file": self.file, "section": self.section, "quote": self.quote}
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    text: str
+    sources: tuple[Source, ...]
+    check: Callable[[Facts], Firing | None]
+
+    @property
+    def references(self) -> tuple[str, ...]:
+        return tuple(source.citation for source in self.sources)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "text": self.text, "references": list(self.references),
+                "sources": [source.to_json() for source in self.sources]}
+
+
+def _deployment_kind(facts: Facts) -> str:
+    target = facts.deployment_prevalence
+    if target in (None, "unknown"):
+        return "unknown"
+    if target in ("uniform", "test"):
+        return target
+    return "file"
+
+
+def _spread(facts: Facts, metric: str) -> str:
+    values = [v.get(metric) for v in facts.values.values() if v.get(metric) is not None]
+    if not values:
+        return ""
+    return f"{metric} ranges from {min(values):.3f} to {max(values):.3f} over the systems"
+
+
+def _winners(facts: Facts, metric: str) -> list[str]:
+    scored = {s: v.get(metric) for s, v in facts.values.items() if v.get(metric) is not None}
+    if not scored:
+        return []
+    best = max(scored.values())
+    return sorted(s for s, value in scored.items() if value >= best - 1e-12)
+
+
+# ---------------------------------------------------------------------------------- passages
+
+BUILD_A_CASE = Source(OPITZ, "§8", "As a starting point we can think about how the class distribution in our data "
+                      "set would align with the distribution that we could expect in an application. With greater "
+                      "uncertainty, more macro metric features may be useful.")
+ACCURACY_TIED = Source(OPITZ, "§4.1", "Accuracy is an important statistic, estimating the probability of observing "
+                       "a correct prediction in a data set. But this means that it is strictly tied to the class "
+                       "prevalences in a specific data set.")
+MACR_FIVE = Source(OPITZ, "§4.2", "Since macro Recall has all five properties, including prevalence invariance (PIV), "
+                   "it may be a good pick for evaluation, particularly through a 'macro' lens.")
+TREATS_EQUALLY = Source(OPITZ, "§6.1", "macro Recall has all five properties, including class prevalence invariance "
+                        "(PIV), i.e., 'it treats all classes equally' (in a strict sense).")
+COMPLEMENTARY = Source(OPITZ, "§8", "Consider presenting more than a single number. In particular, complementary "
+                       "metrics such as Accuracy and macro Recall can be indicative about i) a classifier's empirical "
+                       "data set correctness (as in a micro metric) and ii) its robustness to class distribution "
+                       "shifts (as in a macro metric).")
+INFORMEDNESS_ALONGSIDE = Source(VICKERS, "§7.2", "we encourage the community and practitioners to consider reporting "
+                                "Informedness alongside metrics such as Accuracy and F1 in future experiments and "
+                                "analyses.")
+ACCURACY_PARADOX = Source(VICKERS, "§1", "simply guessing the most common class can reward a score equal to that "
+                          "class's prevalence in the test set.")
+INFORMEDNESS_CHANCE = Source(VICKERS, "§2", "the expected value of a model which predicts correctly x% of the time, "
+                             "and guesses from the prevalence 100-x% of the time is x.")
+ALL_CLASSES = Source(OPITZ, "§5.1", "GmacR can be useful when it's important to perform well in all classes. Thinking "
+                     "further along this line, we can employ HmacR (p = −1).")
+WEIGHTED_F1 = Source(OPITZ, "§6.1", "As discussed in §4.6, we could not determine clear reasons for favoring weighted "
+                     "F1 over Accuracy.")
+NAME_IT = Source(OPITZ, "§8", "State the evaluation metric clearly, best use a formula. This also helps protect "
+                 "against ambiguity, e.g., as induced through homonyms such as macF1 and macF1′.")
+MACF1_POPULAR = Source(OPITZ, "§4.4", "Thus it seems useful to find classifiers that do well in a given data set, "
+                       "but probably also in others, a 'balance' that could explain its popularity.")
+MACF1_PRIME = Source(OPITZ, "§4.5", "macF1′ does not seem as easy to interpret, since the numerator involves the "
+                     "cross-product of all class-wise recall and precision values.")
+MACP_BIAS = Source(OPITZ, "§4.3", "if we have f, f′ with different biases, score differences are difficult to "
+                   "interpret, particularly with an underlying 'macro' expectation that a metric be robust to class "
+                   "prevalence.")
+SMALL_N = Source(VICKERS, "Limitations", "Informedness is sensitive to the number of evaluation samples, which may "
+                 "result in less stable estimation of model's performance in situations with low numbers (< 50) of "
+                 "examples. We consider that all metrics are subject to this")
+CLASS_WISE = Source(OPITZ, "§8", "If the amount of classes n is low, consider presenting class-wise recall scores for "
+                    "their generalizability. If n is larger and a metric is decomposable over classes (PIII), "
+                    "reporting the variance of a 'macro' metric over classes can also be of value.")
+WINNERS = Source(OPITZ, "§8", "Consider admitting multiple 'winners' or 'best systems': If we are not able to build a "
+                 "strong case for a single metric, then it may be sensible to present a set of well-motivated metrics "
+                 "and select a set of best systems.")
+MCC_PREVALENCE = Source(VICKERS, "§2", "MCC is dependent on the relative frequencies of classes in the test set, which "
+                        "makes comparison between models evaluated on different datasets impossible")
+
+
+# ---------------------------------------------------------------------------------- rules
+
+
+def _known_deployment(facts: Facts) -> Firing | None:
+    if _deployment_kind(facts) != "file":
+        return None
+    return Firing((f"the deployment prevalence is given ({facts.deployment_prevalence}); accuracy after "
+                   "re-weighting the gold rows to it estimates the share of correct decisions users will see "
+                   "(see the deployment section)",), primary="accuracy")
+
+
+def _test_deployment(facts: Facts) -> Firing | None:
+    if _deployment_kind(facts) != "test" or facts.rare_classes_matter:
+        return None
+    return Firing((f"deployment prevalence = test prevalence (majority class {facts.majority_label} "
+                   f"{facts.majority_share:.2f}) and rare classes are not declared to matter more than their share: "
+                   "accuracy estimates the share of correct decisions at deployment",), primary="accuracy")
+
+
+def _uniform_or_unknown(facts: Facts) -> Firing | None:
+    kind = _deployment_kind(facts)
+    if kind not in ("uniform", "unknown") and not facts.rare_classes_matter:
+        return None
+    why = {"uniform": "every class will be equally frequent at deployment: macro recall is accuracy after "
+                      "prevalence calibration (Opitz §4.2, §5.2)",
+           "unknown": "the deployment prevalence is unknown" + (
+               f" and the test set is imbalanced (largest/smallest = {facts.imbalance_ratio:.1f})"
+               if facts.imbalanced else ""),
+           }.get(kind, "rare classes matter more than their share")
+    return Firing((f"{why}: macro recall is the one metric of Table 5 with all five properties, prevalence "
+                   "invariance included",), primary="macro_recall")
+
+
+def _complementary(facts: Facts) -> Firing:
+    return Firing(("report accuracy (empirical correctness on this test set) next to macro recall (robustness to "
+                   "class-distribution shift)",), complements=("accuracy", "macro_recall"))
+
+
+def _majority_accuracy(facts: Facts) -> Firing | None:
+    if not facts.imbalanced or _deployment_kind(facts) in ("test", "file"):
+        return None
+    return Firing((f"read accuracy against the majority-class baseline: always predicting {facts.majority_label} "
+                   f"already scores {facts.majority_share:.2f} accuracy (imbalance ratio {facts.imbalance_ratio:.1f})",),
+                  complements=("accuracy",))
+
+
+def _informedness(facts: Facts) -> Firing:
+    reasons = ["informedness is 0 for every classifier that ignores its input and x for one that is right x% of "
+               "the time and otherwise guesses from the prevalence"]
+    if facts.near_chance:
+        reasons.append("near chance here: " + "; ".join(f"{s} ({why})" for s, why in facts.near_chance.items()))
+    return Firing(tuple(reasons), complements=("informedness",))
+
+
+def _every_class(facts: Facts) -> Firing | None:
+    if not facts.rare_classes_matter:
+        return None
+    reasons = [f"performance in every class matters (smallest: {facts.min_label}, {facts.min_support} items); "
+               "the geometric and harmonic means of class recall fall towards the worst class"]
+    collapsed = {s: labels for s, labels in facts.never_predicted.items() if labels}
+    if collapsed:
+        reasons.append("; ".join(f"{s} never predicts {', '.join(labels)}" for s, labels in collapsed.items())
+                       + ": such a system scores 0 in GmacR and HmacR, as it fails a class entirely")
+    return Firing(tuple(reasons), complements=("gmean_recall", "hmean_recall"))
+
+
+def _name_macro_f1(facts: Facts) -> Firing:
+    """Always fires: the two macro F1s are homonyms and must not be confused."""
+    reasons = ["macro F1 (macro_f1) here is the mean of class F1, written out with its formula; macro F1′ "
+               "(macro_f1_hm, F1 of macro P and macro R) is a different metric"]
+    differences = [v["macro_f1_hm"] - v["macro_f1"] for v in facts.values.values()
+                   if v.get("macro_f1") is not None and v.get("macro_f1_hm") is not None]
+    if differences:
+        reasons.append(f"here F1′ exceeds macro F1 by {min(differences):.3f} to {max(differences):.3f}")
+    return Firing(tuple(reasons), complements=("macro_f1",), avoid=("macro_f1_hm",))
+
+
+def _weighted_f1(facts: Facts) -> Firing:
+    return Firing((f"weighted F1 is not monotone (Opitz §4.6, App. F.1) and, like accuracy, follows the test "
+                   f"prevalence (majority-class classifier here: weighted F1 {facts.majority_weighted_f1:.2f})",),
+                  avoid=("weighted_f1",))
+
+
+def _skewed_bias(facts: Facts) -> Firing | None:
+    skewed = {s: d["total_variation"] for s, d in facts.bias_divergence.items()
+              if d.get("total_variation") is not None and d["total_variation"] >= SKEWED_BIAS}
+    if not skewed:
+        return None
+    worst = max(skewed, key=skewed.get)
+    return Firing((f"{len(skewed)} system(s) predict classes far from their gold prevalence (largest total "
+                   f"variation: {worst}, {skewed[worst]:.2f}): their macro precision differences are hard to "
+                   "interpret",), avoid=("macro_precision",))
+
+
+def _small_class(facts: Facts) -> Firing | None:
+    if facts.min_support >= SMALL_CLASS:
+        return None
+    return Firing((f"class {facts.min_label} has {facts.min_support} gold items (< {SMALL_CLASS}): one item moves "
+                   f"its recall by {1 / facts.min_support:.3f}; read every metric with its bootstrap interval",),
+                  notes=(f"small class {facts.min_label} ({facts.min_support} items < {SMALL_CLASS}): estimates are "
+                         "unstable; report bootstrap intervals (Vickers et al. 2024, Limitations)",))
+
+
+def _class_wise(facts: Facts) -> Firing:
+    if facts.k <= FEW_CLASSES:
+        return Firing((f"{facts.k} classes: the class-wise recalls show where each system is right",),
+                      complements=("class_recall",))
+    return Firing((f"{facts.k} classes: report the spread of the class recalls around macro recall (PIII)",),
+                  notes=("report the variance of class recall over the classes next to macro recall (Opitz §8)",))
+
+
+def _multiple_winners(facts: Facts) -> Firing | None:
+    core = ("accuracy", "macro_recall", "informedness")
+    winners = {metric: _winners(facts, metric) for metric in core}
+    distinct = {tuple(w) for w in winners.values() if w}
+    if len(distinct) <= 1:
+        return None
+    detail = "; ".join(f"{metric}: {', '.join(w)}" for metric, w in winners.items() if w)
+    return Firing((f"the recommended metrics disagree on the best system ({detail})",),
+                  notes=(f"admit multiple best systems: {detail} (Opitz §8); the significance section gives each "
+                         "metric's set of systems not significantly worse than its top one",))
+
+
+RULES: list[Rule] = [
+    Rule("deployment-known", "If the deployment prevalence is known, accuracy on the gold rows re-weighted to it is "
+         "the primary metric.", (BUILD_A_CASE, ACCURACY_TIED), _known_deployment),
+    Rule("deployment-test", "If the test prevalence is the deployment prevalence and rare classes do not matter more "
+         "than their share, accuracy is the primary metric.", (BUILD_A_CASE, ACCURACY_TIED), _test_deployment),
+    Rule("macro-recall-primary", "If the deployment prevalence is uniform or unknown, or every class should count "
+         "the same, macro recall (all five properties, 'treats all classes equally') is the primary metric.",
+         (BUILD_A_CASE, MACR_FIVE, TREATS_EQUALLY), _uniform_or_unknown),
+    Rule("accuracy-and-macro-recall", "Always report accuracy and macro recall together.", (COMPLEMENTARY,),
+         _complementary),
+    Rule("majority-baseline", "On imbalanced data with a deployment prevalence other than the test one, read accuracy "
+         "against the majority-class baseline (reported, not avoided).", (ACCURACY_PARADOX, COMPLEMENTARY),
+         _majority_accuracy),
+    Rule("informedness-alongside", "Always report informedness alongside accuracy and F1.",
+         (INFORMEDNESS_ALONGSIDE, INFORMEDNESS_CHANCE), _informedness),
+    Rule("every-class-matters", "If performance in every class matters, report GmacR and HmacR.", (ALL_CLASSES,),
+         _every_class),
+    Rule("name-macro-f1", "Always name the macro F1 with its formula: macro_f1 (mean of class F1), not macro_f1_hm "
+         "(F1 of macro P and macro R), which is not a headline metric.", (NAME_IT, MACF1_POPULAR, MACF1_PRIME),
+         _name_macro_f1),
+    Rule("weighted-f1", "Do not use weighted F1 where accuracy can be used.", (WEIGHTED_F1,), _weighted_f1),
+    Rule("skewed-bias", "If systems' predicted class shares diverge from the gold prevalence, macro precision is not "
+         "a headline metric.", (MACP_BIAS,), _skewed_bias),
+    Rule("small-class", f"If a class has fewer than {SMALL_CLASS} gold items, read every metric with its interval.",
+         (SMALL_N,), _small_class),
+    Rule("class-wise-recall", f"With few classes (k ≤ {FEW_CLASSES}, this tool's reading of 'low'), report the "
+         "class-wise recalls; with more, the variance of class recall.", (CLASS_WISE,), _class_wise),
+    Rule("multiple-winners", "If accuracy, macro recall and informedness disagree on the best system, admit multiple "
+         "best systems.", (WINNERS,), _multiple_winners),
+]
+
+#: Where Opitz (2024) and Vickers et al. (2024) differ; the report says so next to the recommendation.
+PAPERS_DIFFER: tuple[dict[str, Any], ...] = (
+    {"topic": "the headline metric",
+     "text": "Opitz §8 refrains from naming one best metric and recommends presenting complementary metrics such as "
+             "accuracy and macro recall; Vickers et al. §7.2 and §8 find informedness 'the most intuitive metric' and "
+             "'the fairest'. This tool follows Opitz for the primary metric and adds informedness as Vickers et al. "
+             "recommend (alongside accuracy and F1).",
+     "sources": [Source(OPITZ, "§8", "we would like to refrain from making bold statements as to which metric is "
+                        "'better'").to_json(),
+                 Source(VICKERS, "§8", "Whilst we find that Informedness is the most intuitive metric, we also found "
+                        "that it is also the fairest in driving inter and intra-model comparisons.").to_json()]},
+    {"topic": "MCC",
+     "text": "Opitz §4.7 and Table 5 give MCC (like kappa) complete chance correction, Ω = 0, and §6.1 finds kappa "
+             "'slightly more interpretable'; Vickers et al. §2 argue that MCC depends on the test set's class "
+             "frequencies and §5.1 that it 'overpunishes classifiers which have variable per-class performance'. "
+             "MCC is therefore not recommended for two classes either.",
+     "sources": [Source(OPITZ, "§4.7", "MCC and Kappa have PII and PV (complete chance correction: Ω = 0).").to_json(),
+                 MCC_PREVALENCE.to_json()]},
+    {"topic": "macro F1",
+     "text": "Opitz §4.4 sees in macro F1 a 'balance' of micro and macro features that could explain its popularity; "
+             "Vickers et al. §2 find that F1-Macro 'has no intuitive interpretation'. It is reported, named with its "
+             "formula, not as the primary metric.",
+     "sources": [MACF1_POPULAR.to_json(),
+                 Source(VICKERS, "§2", "F1-Macro encodes the heuristic that the average of F1-Measure for all classes "
+                        "is a good representation of model performance. However, this has no intuitive "
+                        "interpretation.").to_json()]},
+)
+
+
+# ------------------------------------------------------------------------------ the result
+
+
+@dataclass
+class Recommendation:
+    metrics: list[dict[str, Any]]
+    avoid: list[dict[str, Any]]
+    facts: Facts
+    rules_fired: list[str]
+    notes: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def primary(self) -> str:
+        return self.metrics[0]["id"]
+
+    def add_to_json(self, document: dict[str, Any]) -> None:
+        document["recommendation"] = {
+            "metrics": self.metrics, "avoid": self.avoid, "notes": self.notes, "profile_facts": self.facts.to_json(),
+            "rules_fired": self.rules_fired, "rules": [rule.to_json() for rule in RULES],
+            "papers_differ": list(PAPERS_DIFFER),
+        }
+
+
+def recommend(facts: Facts, rules: list[Rule] | None = None) -> Recommendation:
+    """Apply the rules in order to ``facts``: the first primary wins; complements, metrics to
+    avoid and notes accumulate with their measured reasons and the passages they follow."""
+    primary: str | None = None
+    complements: list[str] = []
+    avoid: dict[str, list[str]] = {}
+    reasons: dict[str, list[str]] = {}
+    sources: dict[str, list[Source]] = {}
+    notes: list[dict[str, Any]] = []
+    fired = []
+    for rule in RULES if rules is None else rules:
+        firing = rule.check(facts)
+        if firing is None:
+            continue
+        fired.append(rule.id)
+        if firing.primary and primary is None:
+            primary = firing.primary
+            reasons.setdefault(primary, []).extend(firing.reasons)
+            sources.setdefault(primary, []).extend(rule.sources)
+        for metric in firing.complements:
+            if metric not in complements:
+                complements.append(metric)
+            reasons.setdefault(metric, []).extend(firing.reasons)
+            sources.setdefault(metric, []).extend(rule.sources)
+        for metric in firing.avoid:
+            avoid.setdefault(metric, []).extend(firing.reasons)
+            sources.setdefault(metric, []).extend(rule.sources)
+        notes += [{"rule": rule.id, "text": text, "sources": [source.to_json() for source in rule.sources]}
+                  for text in firing.notes]
+    chosen = ([primary] if primary else []) + [m for m in complements if m != primary and m not in avoid]
+    metrics = []
+    for index, metric_id in enumerate(chosen):
+        record = REGISTRY.get(metric_id)
+        entry_reasons = list(dict.fromkeys(reasons.get(metric_id, [])))
+        spread = _spread(facts, metric_id)
+        if spread:
+            entry_reasons.append(spread)
+        metrics.append({"id": metric_id, "name": record.name, "role": "primary" if index == 0 else "complement",
+                        "formula": record.formula, "reasons": entry_reasons,
+                        "sources": _sources_json(sources.get(metric_id, []))})
+    avoided = [{"id": m, "name": REGISTRY.get(m).name, "reasons": list(dict.fromkeys(r)),
+                "sources": _sources_json(sources.get(m, []))} for m, r in avoid.items() if m not in chosen]
+    return Recommendation(metrics, avoided, facts, fired, notes)
+
+
+def _sources_json(sources: list[Source]) -> list[dict[str, str]]:
+    return [source.to_json() for source in dict.fromkeys(sources)]
+
+
+def facts_from(profile: Any, values: Mapping[str, Mapping[str, float | None]] | None = None,
+               baselines: Any = None, deployment_prevalence: Any = None,
+               rare_classes_matter: bool = False) -> Facts:
+    """Collect :class:`Facts` from a :class:`~auditor.analyses.profile.DataProfile`, metric values
+    (system -> id -> value) and, when present, the chance-baselines analysis."""
+    support = np.asarray(profile.support)
+    present = support > 0
+    min_index = int(np.flatnonzero(present)[np.argmin(support[present])])
+    values = {s: dict(v) for s, v in (values or {}).items()}
+    near = _near_chance(baselines, values)
+    target = deployment_prevalence
+    if isinstance(target, Mapping):
+        target = ",".join(f"{label}={share:g}" for label, share in target.items())
+    return Facts(
+        k=profile.k_gold, n_items=profile.n_items, min_support=profile.min_support,
+        min_label=profile.labels[min_index], imbalance_ratio=profile.imbalance_ratio,
+        prevalence_entropy=profile.prevalence_entropy, normalised_entropy=profile.normalised_entropy,
+        majority_label=profile.majority_label, majority_share=profile.majority_share,
+        bias_divergence={s: {"total_variation": b.total_variation,
+                             "kl_divergence": None if np.isinf(b.kl_divergence) else b.kl_divergence}
+                         for s, b in profile.systems.items()},
+        never_predicted={s: list(b.never_predicted) for s, b in profile.systems.items()},
+        near_chance=near, values=values, deployment_prevalence=target, rare_classes_matter=rare_classes_matter,
+    )
+
+
+def _near_chance(baselines: Any, values: Mapping[str, Mapping[str, float | None]]) -> dict[str, str]:
+    """System -> why it is near chance: from the baselines' permutation test when it ran
+    (p ≥ 0.05 against its own shuffle on informedness/kappa), else informedness < 0.05."""
+    result = {}
+    chance = getattr(baselines, "chance", None)
+    if isinstance(chance, Mapping):
+        for system, comparisons in chance.items():
+            for metric in ("informedness", "kappa", "accuracy"):
+                comparison = comparisons.get(metric)
+                if comparison is not None and comparison.p_shuffle is not None:
+                    if comparison.p_shuffle >= 0.05:
+                        result[system] = (f"{metric} not above its shuffled predictions, permutation "
+                                          f"p = {comparison.p_shuffle:.3f}")
+                    break
+        return result
+    for system, metric_values in values.items():
+        value = metric_values.get("informedness")
+        if value is not None and value < NEAR_CHANCE_INFORMEDNESS:
+            result[system] = f"informedness {value:.3f}"
+    return result
+
+
+def analyse(audit: Any) -> Recommendation:
+    """The recommendation of an :class:`auditor.pipeline.Audit` (after baselines and statistics)."""
+    values = {name: {metric_id: value.value for metric_id, value in result.metrics.items()}
+              for name, result in audit.systems.items()}
+    facts = facts_from(audit.profile, values, audit.analyses.get("baselines"),
+                       audit.options.deployment_prevalence, audit.options.rare_classes_matter)
+    return recommend(facts)
+
+
+def rules_text() -> list[str]:
+    """Every rule as one line for the report's appendix: ``id: statement (source: "quote")``."""
+    return [f"{rule.id}: {rule.text} — " + "; ".join(f"{source.citation} ({source.file}): \u201c{source.quote}\u201d"
+                                                     for source in rule.sources) for rule in RULES]

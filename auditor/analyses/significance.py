@@ -1,0 +1,524 @@
+"""Pairwise significance tests, multiple-comparison correction, rank distributions, best set.
+
+Part of the *analyse* stage; everything is computed from counts and item-pattern counts
+(STYLE.md 1), never from items.
+
+Each pair of systems ``a`` and ``b`` gets **one** two-sided test per tested metric, on the
+difference ``Δ = m(a) − m(b)`` measured on the test set:
+
+* **exact McNemar** for accuracy: under H0 the ``n01`` items only ``a`` gets right are
+  ``Binomial(n01 + n10, ½)``; ``p = min(1, 2 P(X ≤ min(n01, n10)))`` (McNemar 1947; the
+  exact form as in Dietterich 1998). An exact test: no Monte Carlo floor.
+* **approximate randomisation** for every other metric (no exact or standard asymptotic
+  test exists for macro F1, MCC and the like): each item's two predictions are swapped with
+  probability ½. On counts: for every discordant pattern ``(gold, pred_a, pred_b)`` the
+  number swapped is binomial (:func:`approximate_randomisation`), drawn for all ``R``
+  rounds at once; ``p = (1 + #{|Δ*| ≥ |Δ|}) / (R' + 1)`` (Noreen 1989; Riezler & Maxwell
+  2005). Its smallest value is ``1 / (R + 1)``, so ``R`` grows with the family
+  (:func:`randomisation_rounds`).
+
+A family is every pair of systems compared under one metric (each metric asks its own
+question); p-values are adjusted over it with Holm's step-down (default) or
+Benjamini–Hochberg. The paired bootstrap (:mod:`auditor.analyses.bootstrap`) gives intervals and rank
+distributions, not p-values.
+The *best set* of a metric holds the top system (highest value) and every system whose test
+against it has an adjusted p ≥ α: the systems not significantly worse than the top one. Its
+family is the S − 1 comparisons with the top system of that metric (a many-to-one question),
+adjusted with the same correction.
+
+References
+----------
+Holm (1979) Scand. J. Statist. 6(2). Benjamini & Hochberg (1995) JRSS B 57(1).
+Noreen (1989) *Computer-Intensive Methods for Testing Hypotheses*. Riezler & Maxwell (2005)
+ACL workshop on MT evaluation. Dror et al. (2018) "The Hitchhiker's Guide to Testing
+Statistical Significance in NLP", ACL.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any, Iterator, Sequence
+
+import numpy as np
+import scipy.sparse
+
+from auditor.analyses.bootstrap import BootstrapResult, bootstrap
+from auditor.io.counts import Counts
+from auditor.errors import UsageError
+from auditor.metrics.catalogue import compute
+from auditor.progress import SILENT, Progress
+from auditor.metrics.registry import REGISTRY, Metric
+
+#: Metrics tested pairwise by default: accuracy by exact McNemar, the others by approximate randomisation.
+TEST_METRICS = ("accuracy", "macro_f1", "macro_recall", "mcc", "informedness")
+#: Rounds of approximate randomisation.
+AR_ROUNDS = 1000
+#: Most approximate-randomisation rounds :func:`randomisation_rounds` asks for.
+AR_MAX_ROUNDS = 20_000
+#: Up to this many systems every pair is tested; above it, each system only against the
+#: top system of each metric (S − 1 tests per metric and method instead of S(S − 1)/2).
+MAX_ALL_PAIRS = 30
+CORRECTIONS = ("holm", "bh")
+RANDOMISATION = "approximate_randomisation"
+MCNEMAR = "mcnemar_exact"
+METHOD_DESCRIPTIONS = {
+    RANDOMISATION: "approximate randomisation (every metric but accuracy), per-item swaps with probability "
+                   "1/2 drawn on pattern counts: p = (1 + #{|Δ*| ≥ |Δ|}) / (R' + 1), two-sided",
+    MCNEMAR: "exact McNemar (accuracy): binomial test of n01 against n01 + n10 at 1/2, two-sided",
+}
+_TOLERANCE = 1e-12
+#: Why confusion matrices alone allow no paired test (stated in the JSON and the report).
+UNPAIRED_REASON = ("only confusion matrices were given, so which items two systems both got right or "
+                   "wrong is unknown; McNemar's test and approximate randomisation need the items paired across "
+                   "systems, and the best sets (which rest on them) are not formed")
+
+
+# ------------------------------------------------------------------ p-value adjustment
+
+
+def holm(p: Sequence[float]) -> np.ndarray:
+    """Holm's step-down adjusted p-values: ``max_{j ≤ i} min(1, (m − j + 1) p_(j))``.
+
+    NaN entries are left out of the family and stay NaN.
+    """
+    p = np.asarray(p, dtype=float)
+    adjusted = np.full(p.shape, np.nan)
+    valid = np.flatnonzero(~np.isnan(p))
+    m = len(valid)
+    if m:
+        order = valid[np.argsort(p[valid], kind="stable")]
+        scaled = np.minimum(1.0, (m - np.arange(m)) * p[order])
+        adjusted[order] = np.maximum.accumulate(scaled)
+    return adjusted
+
+
+def benjamini_hochberg(p: Sequence[float]) -> np.ndarray:
+    """Benjamini–Hochberg adjusted p-values: ``min_{j ≥ i} min(1, m p_(j) / j)``.
+
+    NaN entries are left out of the family and stay NaN.
+    """
+    p = np.asarray(p, dtype=float)
+    adjusted = np.full(p.shape, np.nan)
+    valid = np.flatnonzero(~np.isnan(p))
+    m = len(valid)
+    if m:
+        order = valid[np.argsort(p[valid], kind="stable")]
+        scaled = np.minimum(1.0, m * p[order] / np.arange(1, m + 1))
+        adjusted[order] = np.minimum.accumulate(scaled[::-1])[::-1]
+    return adjusted
+
+
+def adjust(p: Sequence[float], correction: str = "holm") -> np.ndarray:
+    """Adjust ``p`` over one family with ``holm`` or ``bh`` (Benjamini–Hochberg)."""
+    if correction == "holm":
+        return holm(p)
+    if correction == "bh":
+        return benjamini_hochberg(p)
+    raise UsageError(f"correction must be one of {', '.join(CORRECTIONS)}; found {correction!r}")
+
+
+# ------------------------------------------------------------------ single tests
+
+
+def mcnemar_exact(n01: int, n10: int) -> float:
+    """Exact two-sided McNemar p-value ``min(1, 2 P(X ≤ min(n01, n10)))``, X ~ Bin(n01 + n10, ½)."""
+    from scipy.special import bdtr  # the binomial CDF (what scipy.stats.binom.cdf calls)
+
+    n = int(n01) + int(n10)
+    if n == 0:
+        return 1.0
+    return float(min(1.0, 2.0 * bdtr(min(int(n01), int(n10)), n, 0.5)))
+
+
+def discordant_counts(counts: Counts) -> np.ndarray:
+    """``D[a, b]`` = items system a gets right and system b gets wrong (all pairs at once).
+
+    ``D = (n ∘ R)ᵀ (1 − R)`` with ``R[u, s] = [pred_{s,u} = gold_u]`` over the item patterns.
+    """
+    codes, n = counts.patterns()
+    correct = (codes[:, 1:] == codes[:, :1]).astype(np.float64)
+    return np.rint((correct * n[:, None]).T @ (1.0 - correct)).astype(np.int64)
+
+
+#: Bits in each byte value, for popcounts without ``np.bitwise_count`` (numpy < 2).
+_BYTE_BITS = np.array([bin(value).count("1") for value in range(256)], dtype=np.uint8)
+#: Binomial(n, ½) draws with n up to 64 times this are popcounts of random words.
+POPCOUNT_WORDS = 8
+#: Largest number of (rounds x patterns) draws held at once by the randomisation.
+_DRAWS_PER_BLOCK = 2**22
+
+
+def _bit_count(words: np.ndarray) -> np.ndarray:
+    """Number of set bits of every uint64 in ``words``."""
+    if hasattr(np, "bitwise_count"):
+        return np.bitwise_count(words)
+    return _BYTE_BITS[words.view(np.uint8)].reshape(*words.shape, 8).sum(axis=-1)
+
+
+def binomial_half(rng: np.random.Generator, n: np.ndarray, rounds: int) -> np.ndarray:
+    """``rounds`` draws of ``Binomial(n_p, ½)`` for every entry of ``n``: int64 (P, rounds).
+
+    For ``n_p ≤ 64 · POPCOUNT_WORDS`` the draw is the number of set bits among ``n_p``
+    random bits (``⌈n_p / 64⌉`` 64-bit words, the last one masked): each bit is a fair coin,
+    so the count is exactly Binomial(n_p, ½), at a fraction of the cost of
+    ``Generator.binomial``; larger ``n_p`` use ``Generator.binomial``, one call per distinct
+    ``n_p`` (a scalar n keeps numpy's sampler set-up out of the per-draw cost). Fastest when
+    ``n`` is sorted (the groups are then slices).
+    """
+    n = np.asarray(n, dtype=np.int64)
+    order = None
+    if n.size > 1 and (np.diff(n) < 0).any():
+        order = np.argsort(n, kind="stable")
+        n = n[order]
+    out = np.zeros((n.size, rounds), dtype=np.int64)
+    words = (n + 63) // 64
+    bounds = np.searchsorted(words, np.arange(1, POPCOUNT_WORDS + 2))
+    for width in range(1, POPCOUNT_WORDS + 1):
+        first, last = bounds[width - 1], bounds[width]
+        if first == last:
+            continue
+        bits = rng.bit_generator.random_raw(size=(width, last - first, rounds))
+        tail = (n[first:last] - 64 * (width - 1)).astype(np.uint64)  # 1..64 bits used in the last word
+        bits[-1] &= np.where(tail >= 64, ~np.uint64(0),
+                             (np.uint64(1) << np.minimum(tail, np.uint64(63))) - np.uint64(1))[:, None]
+        for plane in bits:
+            out[first:last] += _bit_count(plane)
+    start = bounds[POPCOUNT_WORDS]
+    while start < n.size:
+        stop = int(np.searchsorted(n, n[start], side="right"))
+        out[start:stop] = rng.binomial(int(n[start]), 0.5, size=(stop - start, rounds))
+        start = stop
+    if order is not None:
+        unsorted = np.empty_like(out)
+        unsorted[order] = out
+        out = unsorted
+    return out
+
+
+def swapped_matrices(counts: Counts, a: int, b: int, rounds: int,
+                     rng: np.random.Generator) -> Iterator[np.ndarray]:
+    """Confusion matrices of systems ``a`` and ``b`` after random per-item swaps, in blocks.
+
+    Yields float64 arrays (R_c, 2, k, k) whose blocks add up to ``rounds`` rounds; at most
+    ``_DRAWS_PER_BLOCK`` draws are held at once. Works on the pair's pattern counts
+    (:meth:`~auditor.io.counts.Counts.pair_patterns`), so a round costs O(k³), not O(N).
+    Swapping each item's two predictions with probability ½ only matters for items with
+    ``pred_a ≠ pred_b``. For gold class g and labels x < y let ``n_xy`` items have (a = x,
+    b = y) and ``n_yx`` items (a = y, b = x); ``T₁ ~ Bin(n_xy, ½)`` and ``T₂ ~ Bin(n_yx, ½)``
+    of them are swapped, and the matrices depend on the swaps only through ``T₁ − T₂ = T −
+    n_yx`` with ``T = T₁ + (n_yx − T₂) ~ Bin(n_xy + n_yx, ½)``: one draw per unordered
+    pattern, exactly distributed as the item swaps. A round moves ``T − n_yx`` of system a's
+    items from cell (g, x) to (g, y) and as many of system b's from (g, y) to (g, x).
+    """
+    k = counts.k
+    pair = counts.confusion[[a, b]].astype(np.float64)
+    codes, n = counts.pair_patterns(a, b)
+    discordant = codes[:, 1] != codes[:, 2]
+    gold, x, y, n = codes[discordant, 0], codes[discordant, 1], codes[discordant, 2], n[discordant]
+    unordered, index = np.unique((gold * k + np.minimum(x, y)) * k + np.maximum(x, y), return_inverse=True)
+    index = index.ravel()
+    total = np.bincount(index, weights=n, minlength=unordered.size).astype(np.int64)
+    reversed_count = np.bincount(index, weights=np.where(x > y, n, 0), minlength=unordered.size)
+    by_size = np.argsort(total, kind="stable")  # binomial_half is fastest on sorted counts
+    unordered, total, reversed_count = unordered[by_size], total[by_size], reversed_count[by_size]
+    row = unordered // (k * k)
+    P = unordered.size
+    moves = scipy.sparse.csr_matrix(
+        (np.concatenate([np.ones(P), -np.ones(P)]),
+         (np.concatenate([row * k + unordered % k, row * k + (unordered // k) % k]),
+          np.concatenate([np.arange(P), np.arange(P)]))),
+        shape=(k * k, P),
+    )
+    block = max(1, _DRAWS_PER_BLOCK // max(P, 1))
+    for start in range(0, rounds, block):
+        size = min(block, rounds - start)
+        moved = binomial_half(rng, total, size).astype(np.float64)
+        moved -= reversed_count[:, None]  # (P, R_c): a's items moved from x to y
+        shift = np.asarray(moves @ moved).T.reshape(size, k, k)
+        batch = np.empty((size, 2, k, k))
+        batch[:, 0] = pair[0] + shift
+        batch[:, 1] = pair[1] - shift
+        yield batch
+
+
+def approximate_randomisation(
+    counts: Counts, a: int, b: int, metrics: Sequence[Metric], rounds: int = AR_ROUNDS,
+    seed: int = 12345, all_labels_active: bool = False,
+) -> dict[str, tuple[float, float]]:
+    """Approximate-randomisation test of systems ``a`` and ``b`` (indices) on every metric.
+
+    Returns metric id -> ``(difference, p)`` with ``difference = m(a) − m(b)`` and
+    ``p = (1 + #{|Δ*| ≥ |Δ|}) / (R' + 1)`` over the R' rounds where Δ* is defined. The
+    rounds come from :func:`swapped_matrices` with ``SeedSequence([seed, a, b])``.
+    """
+    observed = compute(counts.confusion[[a, b]].astype(np.float64), metrics, all_labels_active)
+    rng = np.random.default_rng(np.random.SeedSequence([seed, a, b]))
+    deltas: dict[str, list[np.ndarray]] = {metric.id: [] for metric in metrics}
+    for batch in swapped_matrices(counts, a, b, rounds, rng):
+        resampled = compute(batch, metrics, all_labels_active)
+        for metric in metrics:
+            deltas[metric.id].append(resampled[metric.id][:, 0] - resampled[metric.id][:, 1])
+    result = {}
+    for metric in metrics:
+        difference = float(observed[metric.id][0] - observed[metric.id][1])
+        if np.isnan(difference):
+            result[metric.id] = (difference, float("nan"))
+            continue
+        delta = np.concatenate(deltas[metric.id])
+        delta = delta[~np.isnan(delta)]
+        extreme = (np.abs(delta) >= abs(difference) - _TOLERANCE).sum()
+        result[metric.id] = (difference, float((1 + extreme) / (delta.size + 1)))
+    return result
+
+
+# ------------------------------------------------------------------ the whole stage
+
+
+@dataclass
+class PairTest:
+    """One test of ``a`` against ``b`` on ``metric``; ``difference = m(a) − m(b)``."""
+
+    a: str
+    b: str
+    metric: str
+    method: str
+    difference: float
+    p: float
+    p_adjusted: float = float("nan")
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "a": self.a, "b": self.b, "metric": self.metric, "method": self.method,
+            "difference": _number(self.difference), "p": _number(self.p), "p_adjusted": _number(self.p_adjusted),
+            **self.details,
+        }
+
+
+@dataclass
+class Statistics:
+    """Result of the statistics stage: bootstrap intervals and ranks, tests, best sets."""
+
+    bootstrap: BootstrapResult
+    tests: list[PairTest]
+    best_set: dict[str, dict[str, Any]]
+    test_metrics: tuple[str, ...]
+    correction: str
+    alpha: float
+    rounds: int
+    family: str
+    #: Why no pairwise test ran although the bootstrap did (confusion matrices only), else None.
+    pairwise_unavailable: str | None = None
+
+    def family_sizes(self) -> dict[str, int]:
+        """Number of tests adjusted together (one per pair), per metric."""
+        sizes: dict[str, int] = {}
+        for test in self.tests:
+            sizes[test.metric] = sizes.get(test.metric, 0) + 1
+        return sizes
+
+    def tests_for(self, metric: str, method: str | None = None) -> list[PairTest]:
+        return [t for t in self.tests if t.metric == metric and (method is None or t.method == method)]
+
+    def p_matrix(self, metric: str, method: str | None = None, adjusted: bool = True) -> np.ndarray:
+        """Symmetric (S, S) matrix of (adjusted) p-values of one metric; NaN where untested."""
+        method = method or primary_method(metric)
+        systems = self.bootstrap.systems
+        matrix = np.full((len(systems), len(systems)), np.nan)
+        for test in self.tests_for(metric, method):
+            i, j = systems.index(test.a), systems.index(test.b)
+            matrix[i, j] = matrix[j, i] = test.p_adjusted if adjusted else test.p
+        return matrix
+
+    def add_to_json(self, document: dict[str, Any]) -> None:
+        """Fill ``ci`` of every metric of every system; add ``tests``, ``ranks``,
+        ``best_set`` and ``statistics``."""
+        boot = self.bootstrap
+        undefined: dict[str, dict[str, int]] = {}
+        for s, name in enumerate(boot.systems):
+            entries = document.get("systems", {}).get(name, {}).get("metrics", {})
+            for metric_id in boot.metric_ids:
+                if metric_id in entries:
+                    entries[metric_id]["ci"] = _interval(boot.intervals[metric_id][s])
+                missing = int(boot.undefined[metric_id][s])
+                if missing:
+                    undefined.setdefault(name, {})[metric_id] = missing
+        document["tests"] = [test.to_json() for test in self.tests]
+        document["ranks"] = {
+            metric_id: {
+                name: {"p_rank": [float(x) for x in boot.rank_probabilities[metric_id][s]],
+                       "p_best": float(boot.rank_probabilities[metric_id][s, 0])}
+                for s, name in enumerate(boot.systems)
+            }
+            for metric_id in boot.metric_ids
+        }
+        document["best_set"] = self.best_set
+        document["statistics"] = {
+            "B": boot.B, "seed": boot.seed, "alpha": self.alpha, "method": boot.method,
+            "interval": f"percentile [{100 * self.alpha / 2:g}%, {100 * (1 - self.alpha / 2):g}%] of the defined "
+                        "resample values",
+            "undefined_resamples": undefined,
+            "ranks": "rank 1 = highest value; tied systems share their ranks equally; "
+                     "an undefined value ranks last",
+            "correction": self.correction,
+            "family": self.family,
+            "test_metrics": list(self.test_metrics),
+            "tests": {method: METHOD_DESCRIPTIONS[method] for method in (MCNEMAR, RANDOMISATION)
+                      if any(test.method == method for test in self.tests)},
+            "randomisation_rounds": self.rounds,
+            "rounds_rule": rounds_rule(self.rounds, max(self.family_sizes().values(), default=0), self.alpha),
+            "best_set": "the top system and every system whose test against it (exact McNemar for "
+                        f"accuracy, approximate randomisation otherwise) has adjusted p ≥ {self.alpha:g}; "
+                        f"family: the S − 1 comparisons with the top system of that metric, {self.correction}",
+            "p_floor": {RANDOMISATION: 1 / (self.rounds + 1)} if self.rounds else {},
+            "family_sizes": self.family_sizes(),
+        }
+        if self.pairwise_unavailable:  # no test ran: drop what describes the tests, say why instead
+            for key in ("correction", "family", "test_metrics", "tests", "randomisation_rounds", "rounds_rule",
+                        "best_set", "p_floor", "family_sizes"):
+                document["statistics"].pop(key, None)
+            document["statistics"]["pairwise_tests_unavailable"] = self.pairwise_unavailable
+
+
+def primary_method(metric: str) -> str:
+    return MCNEMAR if metric == "accuracy" else RANDOMISATION
+
+
+def rounds_rule(rounds: int, family_size: int, alpha: float) -> str:
+    """Why the randomisation ran ``rounds`` rounds, in words (for the JSON and the report)."""
+    if not rounds:
+        return "no approximate randomisation ran (accuracy has an exact test)"
+    smallest = family_size / (rounds + 1)
+    verdict = ("at most α/2, so every pair can reach significance" if smallest <= alpha / 2
+               else f"above α/2 because the rounds are capped at {AR_MAX_ROUNDS}")
+    return (f"R = {rounds} rounds = max(R₀, ⌈2m/α⌉), R₀ the rounds asked for ({AR_ROUNDS} by default), m = "
+            f"{family_size} tests per metric, α = {alpha:g}, ⌈2m/α⌉ = {int(np.ceil(2 * family_size / alpha))}, at most "
+            f"{max(rounds, AR_MAX_ROUNDS)}: a randomisation p-value cannot fall below 1/(R + 1) = {1 / (rounds + 1):.2g}, and "
+            f"after adjusting over m tests the smallest attainable p, m/(R + 1) = {smallest:.2g}, is {verdict}")
+
+
+def randomisation_rounds(rounds: int, family_size: int, alpha: float) -> int:
+    """Rounds enough for a corrected Monte Carlo p-value to reach significance at all.
+
+    The smallest randomisation p is 1/(R + 1), so after Holm or Bonferroni over m tests the
+    smallest adjusted p is m/(R + 1): with R = 1000 and m = 140 no pair could ever reach
+    α = 0.05. Returns ``max(rounds, ⌈2m/α⌉)`` (smallest adjusted p ≤ α/2), at most
+    ``AR_MAX_ROUNDS``; the p floor actually reached is reported with the tests.
+    """
+    return int(min(max(rounds, int(np.ceil(2 * family_size / alpha))), max(rounds, AR_MAX_ROUNDS)))
+
+
+def statistics(
+    counts: Counts,
+    metrics: Sequence[Metric],
+    B: int = 1000,
+    seed: int = 12345,
+    alpha: float = 0.05,
+    correction: str = "holm",
+    test_metrics: Sequence[str] = TEST_METRICS,
+    rounds: int = AR_ROUNDS,
+    progress: Progress = SILENT,
+    all_labels_active: bool = False,
+) -> Statistics:
+    """Bootstrap every metric, test pairs of systems, adjust, and find each best set.
+
+    Parameters
+    ----------
+    counts : the test set's counts.
+    metrics : scalar metrics to bootstrap (intervals and rank distributions for each).
+    B, seed, alpha : bootstrap resamples, seed of every draw, 1 − coverage / test level.
+    correction : ``holm`` (default) or ``bh``; applied per metric over its family.
+    test_metrics : metric ids (or aliases) tested pairwise.
+    rounds : approximate-randomisation rounds.
+    """
+    if correction not in CORRECTIONS:
+        raise UsageError(f"correction must be one of {', '.join(CORRECTIONS)}; found {correction!r}")
+    boot = bootstrap(counts, metrics, B, seed, alpha, progress, all_labels_active)
+    if not counts.paired:
+        return Statistics(boot, [], {}, (), correction, alpha, 0, "none", pairwise_unavailable=UNPAIRED_REASON)
+    by_id = {metric.id: metric for metric in metrics}
+    chosen = []
+    for name in test_metrics:
+        metric_id = name if name in by_id else REGISTRY.resolve(name)
+        if metric_id in by_id and metric_id not in chosen and not by_id[metric_id].per_class:
+            chosen.append(metric_id)
+    systems = counts.systems
+    S = len(systems)
+    all_pairs = S <= MAX_ALL_PAIRS
+    if all_pairs:
+        pairs_of = {metric_id: list(combinations(range(S), 2)) for metric_id in chosen}
+        family = (f"all {S * (S - 1) // 2} pairs of systems, for each metric ({', '.join(chosen)}) "
+                  f"separately, adjusted with {correction}")
+    else:
+        pairs_of = {}
+        for metric_id in chosen:
+            top = _top(boot.observed[metric_id])
+            pairs_of[metric_id] = [(top, s) for s in range(S) if s != top]
+        family = (f"each system against the top system of each metric ({S - 1} pairs; more than {MAX_ALL_PAIRS} "
+                  f"systems), for each metric ({', '.join(chosen)}) separately, adjusted with {correction}")
+
+    randomised_metrics = [m for m in chosen if primary_method(m) == RANDOMISATION]
+    family_size = max((len(pairs_of[m]) for m in randomised_metrics), default=0)
+    rounds = randomisation_rounds(rounds, family_size, alpha) if randomised_metrics else 0
+    tests: list[PairTest] = []
+    pairs = sorted({pair for metric_pairs in pairs_of.values() for pair in metric_pairs})
+    discordant = discordant_counts(counts) if "accuracy" in chosen else None
+    with progress.task("significance", total=len(pairs)) as advance:
+        for a, b in pairs:
+            wanted = [by_id[m] for m in chosen if (a, b) in pairs_of[m]]
+            to_randomise = [metric for metric in wanted if primary_method(metric.id) == RANDOMISATION]
+            randomised = (approximate_randomisation(counts, a, b, to_randomise, rounds, seed, all_labels_active)
+                          if to_randomise else {})
+            for metric in wanted:
+                if metric.id in randomised:
+                    difference, p = randomised[metric.id]
+                    tests.append(PairTest(systems[a], systems[b], metric.id, RANDOMISATION, difference, p,
+                                          details={"rounds": rounds}))
+                else:
+                    n01, n10 = int(discordant[a, b]), int(discordant[b, a])
+                    difference = float(boot.observed[metric.id][a] - boot.observed[metric.id][b])
+                    tests.append(PairTest(systems[a], systems[b], metric.id, MCNEMAR, difference,
+                                          mcnemar_exact(n01, n10), details={"n01": n01, "n10": n10}))
+            advance(1)
+    for metric_id in chosen:
+        members = [test for test in tests if test.metric == metric_id]
+        for test, value in zip(members, adjust([test.p for test in members], correction)):
+            test.p_adjusted = float(value)
+
+    best_set = {}
+    for metric_id in chosen:
+        top = _top(boot.observed[metric_id])
+        if top is None:
+            continue
+        method = primary_method(metric_id)
+        against = {}
+        for test in tests:
+            if test.metric == metric_id and test.method == method and systems[top] in (test.a, test.b):
+                against[test.b if test.a == systems[top] else test.a] = test.p
+        names = list(against)
+        adjusted = dict(zip(names, (float(x) for x in adjust([against[n] for n in names], correction))))
+        members = [systems[top]] + [
+            name for name in systems
+            if name in adjusted and not adjusted[name] < alpha
+            and not np.isnan(boot.observed[metric_id][systems.index(name)])
+        ]
+        best_set[metric_id] = {
+            "top": systems[top], "systems": members, "test": method, "alpha": alpha,
+            "p_adjusted": {name: _number(value) for name, value in adjusted.items()},
+        }
+    return Statistics(boot, tests, best_set, tuple(chosen), correction, alpha, rounds, family)
+
+
+def _top(values: np.ndarray) -> int | None:
+    values = np.asarray(values, dtype=float)
+    if np.isnan(values).all():
+        return None
+    return int(np.nanargmax(values))
+
+
+def _number(value: float) -> float | None:
+    return None if value is None or np.isnan(value) else float(value)
+
+
+def _interval(row: np.ndarray) -> list[float] | None:
+    return None if np.isnan(row[0]) else [float(row[0]), float(row[1])]

@@ -1,0 +1,1 @@
+"""Checking numbers a paper reports against the evidence (``check``)."""

@@ -1,0 +1,232 @@
+"""Count once: label codes and the confusion tensor ``C[s, i, j]`` for all systems.
+
+Stage 3 of the pipeline (load -> validate -> **count** -> metrics -> analyse -> report
+-> render). Everything downstream is a function of these counts and of the item patterns
+(:meth:`Counts.patterns`): the bootstrap and the pairwise tests re-sum pattern counts, never
+re-reading labels.
+
+Orientation: rows = gold class ``i``, columns = predicted class ``j`` (scikit-learn's).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from auditor.errors import InputError
+
+
+@dataclass(frozen=True)
+class Counts:
+    """Label codes and confusion counts of every system on one test set.
+
+    Attributes
+    ----------
+    labels : class names in code order (the matrix's row and column order).
+    systems : system names in the order of the first axis of ``confusion``.
+    gold : int array (N,) of gold codes; None when only confusion matrices are known
+        (:mod:`auditor.io.confusion`): then no item is paired across systems.
+    predictions : int array (S, N) of predicted codes; None with ``gold``.
+    confusion : int64 array (S, k, k); ``confusion[s, i, j]`` counts items of gold
+        class i that system s predicted as class j.
+    labels_given : True when the label set was fixed by the user (``--labels``), so every
+        label counts in macro averages even if no item and no prediction has it.
+    """
+
+    labels: tuple[str, ...]
+    systems: tuple[str, ...]
+    gold: np.ndarray | None
+    predictions: np.ndarray | None
+    confusion: np.ndarray
+    labels_given: bool = False
+
+    @property
+    def paired(self) -> bool:
+        """True when per-item codes are known, so systems can be compared item by item."""
+        return self.gold is not None
+
+    @property
+    def n_items(self) -> int:
+        if self.gold is None:
+            return int(self.confusion[0].sum())
+        return int(self.gold.shape[0])
+
+    @cached_property
+    def support(self) -> np.ndarray:
+        """Gold items per class, shape (k,): ``bincount(gold)``, or the matrices' shared row sums."""
+        if self.gold is None:
+            return self.confusion[0].sum(axis=1).astype(np.int64)
+        return np.bincount(self.gold, minlength=self.k)
+
+    @property
+    def k(self) -> int:
+        return len(self.labels)
+
+    @cached_property
+    def _pattern_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Computed once per test set: see :meth:`patterns` and :meth:`item_patterns`."""
+        if self.gold is None or self.predictions is None:
+            raise ValueError("item patterns need per-item codes; these counts hold confusion matrices only")
+        stacked = np.concatenate([self.gold[None, :], self.predictions], axis=0)
+        k = max(self.k, 1)
+        if stacked.shape[0] * np.log2(k + 1) < 62:  # one int64 key per item: a 1-D unique
+            key = np.zeros(stacked.shape[1], dtype=np.int64)
+            for row in stacked:
+                key = key * k + row
+            _, first, inverse, pattern_counts = np.unique(key, return_index=True, return_inverse=True,
+                                                          return_counts=True)
+            codes = stacked[:, first].T
+        else:
+            codes, inverse, pattern_counts = np.unique(stacked.T, axis=0, return_inverse=True, return_counts=True)
+        return (np.ascontiguousarray(codes, dtype=np.int64), pattern_counts.astype(np.int64),
+                inverse.ravel().astype(np.int64))
+
+    @cached_property
+    def _pattern_columns(self) -> np.ndarray:
+        """The pattern codes transposed, (1 + S, U): one contiguous row per column of codes."""
+        return np.ascontiguousarray(self._pattern_table[0].T)
+
+    def patterns(self) -> tuple[np.ndarray, np.ndarray]:
+        """Unique (gold, prediction of every system) rows and the item count of each.
+
+        Every statistic after counting reads these instead of the items: the bootstrap
+        resamples pattern counts, ``C_b[s, i, j] = sum_u w_b[u] [gold_u = i][pred_{s,u} = j]``,
+        and a pair's tests use :meth:`pair_patterns`. Returns ``(codes, counts)`` with
+        ``codes`` of shape (U, 1 + S), U ≤ min(N, k^(1+S)); computed once and cached.
+        """
+        codes, pattern_counts, _ = self._pattern_table
+        return codes, pattern_counts
+
+    def item_patterns(self) -> np.ndarray:
+        """Pattern index (into :meth:`patterns`) of every item, shape (N,)."""
+        return self._pattern_table[2]
+
+    def pair_patterns(self, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+        """Counts of the (gold, pred_a, pred_b) patterns of systems ``a`` and ``b`` (indices).
+
+        Summed from :meth:`patterns` in O(U). Returns ``(codes, counts)`` with ``codes`` of
+        shape (P, 3), P ≤ k³, sorted by ``(gold·k + pred_a)·k + pred_b``.
+        """
+        columns, pattern_counts = self._pattern_columns, self._pattern_table[1]
+        k = max(self.k, 1)
+        key = (columns[0] * k + columns[1 + a]) * k + columns[1 + b]
+        if k**3 <= 4_000_000:
+            tally = np.bincount(key, weights=pattern_counts, minlength=k**3)
+            unique = np.flatnonzero(tally)
+            n = np.rint(tally[unique]).astype(np.int64)
+        else:
+            unique, inverse = np.unique(key, return_inverse=True)
+            n = np.bincount(inverse.ravel(), weights=pattern_counts).astype(np.int64)
+        return np.stack([unique // (k * k), (unique // k) % k, unique % k], axis=1), n
+
+
+def encode(values: np.ndarray, labels: Sequence[str] | None = None) -> tuple[np.ndarray, list[str]]:
+    """Map labels (any shape) to integer codes in one vectorised pass.
+
+    Without ``labels`` the codes follow the sorted set of labels seen (numerically sorted
+    for integer labels). Labels outside a given ``labels`` get code -1 (the caller reports
+    them).
+    """
+    values = np.asarray(values)
+    if values.dtype.kind in "iu":
+        lo, hi = int(values.min()), int(values.max())
+        present = np.flatnonzero(np.bincount((values - lo).ravel(), minlength=hi - lo + 1)) + lo
+        order = [str(v) for v in present] if labels is None else list(labels)
+        lookup = np.full(hi - lo + 1, -1, dtype=np.int64)
+        for code, name in enumerate(order):
+            if name.lstrip("-").isdigit() and lo <= int(name) <= hi:
+                lookup[int(name) - lo] = code
+        return lookup[values - lo], order
+    uniques, inverse = np.unique(values.astype(str), return_inverse=True)
+    order = [str(u) for u in uniques] if labels is None else list(labels)
+    position = {name: code for code, name in enumerate(order)}
+    lookup = np.array([position.get(str(u), -1) for u in uniques], dtype=np.int64)
+    return lookup[inverse.reshape(values.shape)], order
+
+
+def confusion_tensor(gold: np.ndarray, predictions: Sequence[np.ndarray], k: int) -> np.ndarray:
+    """``C[s, i, j]`` for all systems: one ``np.bincount`` of ``gold·k + prediction`` per system.
+
+    ``gold`` has shape (N,), ``predictions`` is (S, N) or a sequence of S arrays (N,),
+    codes in ``0..k-1``. The loop runs over systems, never over items.
+    """
+    scaled_gold = np.asarray(gold, dtype=np.int64) * k
+    return np.stack([np.bincount(scaled_gold + p, minlength=k * k).reshape(k, k) for p in predictions])
+
+
+#: Widest integer label range counted directly, before dropping the values that never occur.
+MAX_DIRECT_RANGE = 1024
+
+
+def _count_integers(gold: np.ndarray, predictions: list[np.ndarray]) -> tuple[np.ndarray, list[np.ndarray], list[str], np.ndarray] | None:
+    """Fast path for integer labels without ``--labels``: count on ``value − min`` directly.
+
+    Saves the encoding pass: values that occur nowhere are dropped from the counted matrix
+    afterwards (and the codes remapped only then). Returns None when the range is too wide.
+    """
+    lo = min(int(gold.min()), *(int(p.min()) for p in predictions))
+    hi = max(int(gold.max()), *(int(p.max()) for p in predictions))
+    width = hi - lo + 1
+    if width > MAX_DIRECT_RANGE:
+        return None
+    if lo:
+        gold, predictions = gold - lo, [p - lo for p in predictions]
+    confusion = confusion_tensor(gold, predictions, width)
+    present = (confusion[0].sum(axis=1) + confusion.sum(axis=(0, 1))) > 0
+    if not present.all():
+        confusion = confusion[:, present][:, :, present]
+        lookup = np.cumsum(present) - 1
+        gold, predictions = lookup[gold], [lookup[p] for p in predictions]
+    labels = [str(value + lo) for value in np.flatnonzero(present)]
+    return gold, predictions, labels, confusion
+
+
+def count(
+    gold: np.ndarray,
+    systems: Mapping[str, np.ndarray],
+    labels: Sequence[str] | None = None,
+) -> Counts:
+    """Encode gold and system labels with one shared label set and count them.
+
+    Parameters
+    ----------
+    gold : array (N,) of gold labels (strings or integers).
+    systems : system name -> array (N,) of predicted labels, aligned with ``gold``.
+    labels : fixed label order; default is the sorted union of gold and predicted labels.
+
+    Raises
+    ------
+    InputError
+        If ``labels`` is given and a gold or predicted label is not in it.
+    """
+    names = tuple(systems)
+    gold = np.asarray(gold)
+    arrays = [np.asarray(systems[name]) for name in names]
+    fast = None
+    if labels is None and gold.dtype.kind in "iu" and all(a.dtype.kind in "iu" for a in arrays):
+        fast = _count_integers(gold, arrays)
+    if fast is not None:
+        gold_codes, prediction_codes, order, confusion = fast
+        return Counts(tuple(order), names, gold_codes, np.stack(prediction_codes), confusion, False)
+    stacked = np.stack([gold] + arrays)
+    if stacked.dtype.kind not in "iu":
+        stacked = stacked.astype(str)
+    codes, order = encode(stacked, labels)
+    if labels is not None and (codes < 0).any():
+        row, item = np.argwhere(codes < 0)[0]
+        where = "gold" if row == 0 else f"system {names[row - 1]!r}"
+        raise InputError(
+            f"{where}, item {item + 1}: label {str(stacked[row, item])!r} is not in --labels "
+            f"({', '.join(order)})"
+        )
+    gold_codes, prediction_codes = codes[0], codes[1:]
+    return Counts(
+        labels=tuple(order),
+        systems=names,
+        gold=gold_codes,
+        predictions=prediction_codes,
+        confusion=confusion_tensor(gold_codes, prediction_codes, len(order)),
+        labels_given=labels is not None,
+    )

@@ -1,0 +1,389 @@
+"""The metric record, the registry, and the one path for division by zero.
+
+Every metric is declared once as a frozen :class:`Metric` (id, name, LaTeX formula, range,
+chance value, references, declared properties, vectorised function of counts) and
+registered here. The CLI's ``auditor metrics``, the report's definitions, the JSON and the
+property probes all read these records.
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import sys
+import traceback
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Callable, Iterator, Mapping
+
+import numpy as np
+
+from auditor.errors import UsageError
+
+CHANCE_CORRECTION_LEVELS = ("none", "bounded", "strict", "complete")
+
+#: Why a per-class ratio is 0/0, by the name of the :class:`ConfusionStats` attribute.
+UNDEFINED_REASONS = {
+    "recall": "recall of {label} undefined: no gold item has this class (0/0)",
+    "precision": "precision of {label} undefined: never predicted (0/0)",
+    "f1": "F1 of {label} undefined: neither in gold nor predicted (0/0)",
+    "fpr": "false-positive rate of {label} undefined: every gold item has this class (0/0)",
+    "npv": "negative predictive value of {label} undefined: every item was predicted as it (0/0)",
+    "informedness": "informedness of {label} undefined: recall or false-positive rate is 0/0",
+    "markedness": "markedness of {label} undefined: precision or negative predictive value is 0/0",
+}
+
+
+def ratio(numerator: np.ndarray, denominator: np.ndarray, fill: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """``numerator / denominator`` with every 0-denominator entry set to ``fill``.
+
+    The single place where auditor divides by a count that can be zero (STYLE.md 6).
+    Returns ``(value, undefined)`` where ``undefined`` marks the entries that were 0/0 (or
+    x/0), so that callers record *why* a value is undefined instead of hiding it.
+    """
+    numerator = np.asarray(numerator, dtype=float)
+    denominator = np.asarray(denominator, dtype=float)
+    undefined = denominator == 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = numerator / np.where(undefined, 1.0, denominator)
+    return np.where(undefined, fill, value), undefined
+
+
+class ConfusionStats:
+    """Per-class quantities of a confusion tensor ``C[..., i, j]``, computed once and shared.
+
+    Any leading batch axes are allowed (systems, bootstrap resamples). Rows are gold,
+    columns predicted. For every ratio ``x`` there is ``x_undefined``, a boolean mask of the
+    entries that were 0/0 and hold 0 by convention (scikit-learn's ``zero_division=0``).
+
+    ``active`` marks the labels that enter macro averages: those with gold support or
+    predicted by the system (scikit-learn's default label set, ``unique(y_true ∪ y_pred)``),
+    or every label when the user fixed the label set.
+    """
+
+    def __init__(self, confusion: np.ndarray, all_labels_active: bool = False):
+        self.C = np.asarray(confusion, dtype=float)
+        self.k = self.C.shape[-1]
+        self.row = self.C.sum(axis=-1)
+        self.col = self.C.sum(axis=-2)
+        self.diag = np.diagonal(self.C, axis1=-2, axis2=-1)
+        self.n = self.row.sum(axis=-1)
+        self.all_labels_active = all_labels_active
+
+    @cached_property
+    def active(self) -> np.ndarray:
+        if self.all_labels_active:
+            return np.ones(self.row.shape, dtype=bool)
+        return (self.row + self.col) > 0
+
+    @cached_property
+    def k_active(self) -> np.ndarray:
+        return self.active.sum(axis=-1)
+
+    @cached_property
+    def _prevalence(self) -> tuple[np.ndarray, np.ndarray]:
+        return ratio(self.row, self.n[..., None])
+
+    @property
+    def prevalence(self) -> np.ndarray:
+        """p_i = row_i / N."""
+        return self._prevalence[0]
+
+    @cached_property
+    def bias(self) -> np.ndarray:
+        """b_j = col_j / N."""
+        return ratio(self.col, self.n[..., None])[0]
+
+    @cached_property
+    def _recall(self):
+        return ratio(self.diag, self.row)
+
+    @property
+    def recall(self) -> np.ndarray:
+        return self._recall[0]
+
+    @property
+    def recall_undefined(self) -> np.ndarray:
+        return self._recall[1]
+
+    @cached_property
+    def _precision(self):
+        return ratio(self.diag, self.col)
+
+    @property
+    def precision(self) -> np.ndarray:
+        return self._precision[0]
+
+    @property
+    def precision_undefined(self) -> np.ndarray:
+        return self._precision[1]
+
+    @cached_property
+    def _f1(self):
+        return ratio(2 * self.diag, self.row + self.col)
+
+    @property
+    def f1(self) -> np.ndarray:
+        return self._f1[0]
+
+    @property
+    def f1_undefined(self) -> np.ndarray:
+        return self._f1[1]
+
+    @cached_property
+    def _fpr(self):
+        return ratio(self.col - self.diag, self.n[..., None] - self.row)
+
+    @property
+    def fpr(self) -> np.ndarray:
+        return self._fpr[0]
+
+    @property
+    def fpr_undefined(self) -> np.ndarray:
+        return self._fpr[1]
+
+    @cached_property
+    def _npv(self):
+        return ratio(self.n[..., None] - self.row - self.col + self.diag, self.n[..., None] - self.col)
+
+    @property
+    def npv(self) -> np.ndarray:
+        return self._npv[0]
+
+    @property
+    def npv_undefined(self) -> np.ndarray:
+        return self._npv[1]
+
+    @property
+    def informedness_undefined(self) -> np.ndarray:
+        return self.recall_undefined | self.fpr_undefined
+
+    @cached_property
+    def informedness(self) -> np.ndarray:
+        """Per-class informedness R_i − FPR_i; 0 where either part is 0/0."""
+        return np.where(self.informedness_undefined, 0.0, self.recall - self.fpr)
+
+    @property
+    def markedness_undefined(self) -> np.ndarray:
+        return self.precision_undefined | self.npv_undefined
+
+    @cached_property
+    def markedness(self) -> np.ndarray:
+        """Per-class markedness PPV_i + NPV_i − 1; 0 where either part is 0/0."""
+        return np.where(self.markedness_undefined, 0.0, self.precision + self.npv - 1)
+
+    def macro(self, per_class: np.ndarray) -> np.ndarray:
+        """Unweighted mean over the active labels: (1/k) Σ_i x_i."""
+        return np.where(self.active, per_class, 0.0).sum(axis=-1) / np.maximum(self.k_active, 1)
+
+
+@dataclass(frozen=True)
+class Properties:
+    """Declared properties of a metric (Opitz 2024, §3; its §6.1 Table 5 for the metrics it covers).
+
+    ``monotonicity`` PI (one more correct item never lowers the score, one more error never
+    raises it), ``class_sensitivity`` PII, ``decomposability`` PIII (unweighted generalised mean
+    over classes), ``prevalence_invariance`` PIV, ``chance_correction`` PV, as §3.5 defines it:
+    ``bounded`` (every classifier that ignores its input scores at most ω(k), a bound depending on
+    the number of classes k only), ``strict`` (all exactly ω(k)), ``complete`` (one constant Ω
+    for every k) or ``none``. ``source`` says where the declaration comes from (the paper's
+    table, or a derivation). :mod:`auditor.analyses.properties` probes every declaration.
+    """
+
+    monotonicity: bool
+    class_sensitivity: bool
+    decomposability: bool
+    prevalence_invariance: bool
+    chance_correction: str
+    source: str = "declared by the metric's author"
+
+    def __post_init__(self):
+        if self.chance_correction not in CHANCE_CORRECTION_LEVELS:
+            raise ValueError(f"chance_correction must be one of {CHANCE_CORRECTION_LEVELS}")
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One metric, declared once.
+
+    ``function`` maps :class:`ConfusionStats` (any batch shape ``B``) to an array of shape
+    ``B`` (or ``B + (k,)`` when ``per_class``) holding NaN wherever the metric as a whole is
+    undefined; ``undefined_when`` says in words when that happens. ``uses`` names the
+    per-class ratios (attributes of ``ConfusionStats``) whose 0/0 entries the metric counts
+    by convention, and ``convention`` says what the convention is.
+    """
+
+    id: str
+    name: str
+    formula: str
+    function: Callable[[ConfusionStats], np.ndarray]
+    properties: Properties
+    range: tuple[float, float] = (0.0, 1.0)
+    chance: str = ""
+    references: tuple[str, ...] = ()
+    uses: tuple[str, ...] = ()
+    convention: str = "counted as 0, as scikit-learn's zero_division=0 does"
+    undefined_when: str | None = None
+    per_class: bool = False
+    family: str = "base"
+    description: str = ""
+    short: str = ""
+    #: The one number of classes the metric is defined for (a parameterised metric such as
+    #: ``informedness_train``, whose training prevalence has one share per label); None = any k.
+    classes: int | None = None
+
+    @property
+    def label(self) -> str:
+        """Short column header (``short`` or the id)."""
+        return self.short or self.id
+
+    def __call__(self, confusion: np.ndarray | ConfusionStats, all_labels_active: bool = False) -> np.ndarray:
+        stats = confusion if isinstance(confusion, ConfusionStats) else ConfusionStats(confusion, all_labels_active)
+        return self.function(stats)
+
+
+@dataclass
+class Registry:
+    """Metrics by id, plus the alias table that resolves common names to one id."""
+
+    metrics: dict[str, Metric] = field(default_factory=dict)
+    aliases: dict[str, str] = field(default_factory=dict)
+    #: Normalised name -> why that name is ambiguous in the literature (the mapping is kept;
+    #: the report shows the note next to the resolved id).
+    alias_notes: dict[str, str] = field(default_factory=dict)
+
+    def register(
+        self, metric: Metric, aliases: tuple[str, ...] = (), notes: Mapping[str, str] | None = None
+    ) -> Metric:
+        if metric.id in self.metrics:
+            raise ValueError(f"metric id {metric.id!r} is already registered")
+        self.metrics[metric.id] = metric
+        for alias in aliases:
+            self.aliases[normalise_name(alias)] = metric.id
+        for name, note in (notes or {}).items():
+            self.alias_notes[normalise_name(name)] = note
+        return metric
+
+    def alias_note(self, name: str) -> str | None:
+        """Why ``name`` is ambiguous in the literature, or None if it names one metric only."""
+        return self.alias_notes.get(normalise_name(name))
+
+    def resolve(self, name: str) -> str:
+        """The metric id for ``name``: an id or an alias (case, spaces, '-' and '_' ignored)."""
+        if name in self.metrics:
+            return name
+        key = normalise_name(name)
+        for metric_id in self.metrics:
+            if normalise_name(metric_id) == key:
+                return metric_id
+        if key in self.aliases:
+            return self.aliases[key]
+        raise UsageError(f"unknown metric {name!r}; known ids: {', '.join(self.metrics)}")
+
+    def get(self, name: str) -> Metric:
+        return self.metrics[self.resolve(name)]
+
+    def __iter__(self) -> Iterator[Metric]:
+        return iter(self.metrics.values())
+
+    def __len__(self) -> int:
+        return len(self.metrics)
+
+    def scalar(self) -> list[Metric]:
+        return [metric for metric in self if not metric.per_class]
+
+    def per_class(self) -> list[Metric]:
+        return [metric for metric in self if metric.per_class]
+
+
+def normalise_name(name: str) -> str:
+    """Lower case, only letters, digits and apostrophes; typographic apostrophes and the prime
+    (’ ‘ ′) count as ``'`` so that "Youden’s J" and "macro F1′" resolve like their ASCII spellings."""
+    name = name.lower().translate({0x2019: "'", 0x2018: "'", 0x2032: "'"})
+    return "".join(ch for ch in name if ch.isalnum() or ch == "'")
+
+
+REGISTRY = Registry()
+
+
+def register(metric: Metric, aliases: tuple[str, ...] = (), notes: Mapping[str, str] | None = None) -> Metric:
+    """Add ``metric`` to the global registry (used by the catalogue and by plugins).
+
+    ``notes`` maps a name (alias or id) to why it is ambiguous in the literature."""
+    return REGISTRY.register(metric, aliases, notes)
+
+
+def load_plugin(module: str) -> None:
+    """Import a user's module (a dotted name, or the path of a ``.py`` file); it registers its
+    metrics with :func:`register` when imported. A module is imported once per process.
+
+    A dotted name is looked up on ``sys.path`` and then in the working directory (so that
+    ``--plugin my_metric`` finds ``./my_metric.py`` as ``python -m`` would). Whatever the
+    plugin raises while importing (a syntax error, an exception, ``sys.exit``) becomes one
+    :class:`UsageError` naming the plugin, the line in its file and its own message.
+    """
+    if module.endswith(".py"):
+        path = Path(module)
+        if not path.is_file():
+            raise UsageError(f"--plugin {module}: cannot import it (no file {path})")
+        name = f"auditor_plugin_{path.stem}"
+        if name in sys.modules:
+            return
+        spec = importlib.util.spec_from_file_location(name, path)
+        loaded = importlib.util.module_from_spec(spec)
+        sys.modules[name] = loaded
+        try:
+            _run_plugin(module, lambda: spec.loader.exec_module(loaded))
+        except BaseException:
+            del sys.modules[name]
+            raise
+        return
+    if not module.replace(".", "").replace("_", "").isalnum() or module.startswith(".") or ".." in module:
+        raise UsageError(f"--plugin {module}: expected a module name (my_metric, package.module) or the path "
+                         f"of a .py file")
+    working_directory = os.getcwd()
+    added = working_directory not in sys.path
+    if added:
+        sys.path.append(working_directory)  # last: an installed module of the same name wins
+    try:
+        _run_plugin(module, lambda: importlib.import_module(module))
+    finally:
+        if added and working_directory in sys.path:
+            sys.path.remove(working_directory)
+
+
+def _run_plugin(module: str, run: Callable[[], object]) -> None:
+    """Run a plugin's import; turn its failures into one UsageError that says they are its own."""
+    try:
+        run()
+    except KeyboardInterrupt:
+        raise
+    except ModuleNotFoundError as error:
+        if error.name and (module == error.name or module.startswith(error.name + ".")):
+            raise UsageError(f"--plugin {module}: cannot import it (no module named {error.name!r} on the Python "
+                             f"path or in the working directory {os.getcwd()})") from None
+        raise UsageError(f"--plugin {module}: the plugin failed while importing: {_where(error)}"
+                         f"ModuleNotFoundError: {error}") from None
+    except SyntaxError as error:
+        raise UsageError(f"--plugin {module}: syntax error in the plugin, {error.filename} line {error.lineno}: "
+                         f"{error.msg}") from None
+    except SystemExit as error:
+        raise UsageError(f"--plugin {module}: the plugin called sys.exit({error.code!r}) while importing "
+                         f"({_where(error)[:-2] or 'no line known'}); a plugin must only register metrics") from None
+    except ValueError as error:
+        if "is already registered" in str(error):  # Registry.register refuses an id that is taken
+            raise UsageError(f"--plugin {module}: {error}") from None
+        raise UsageError(f"--plugin {module}: the plugin failed while importing: {_where(error)}"
+                         f"ValueError: {error}") from None
+    except BaseException as error:
+        raise UsageError(f"--plugin {module}: the plugin failed while importing: {_where(error)}"
+                         f"{type(error).__name__}: {error}") from None
+
+
+def _where(error: BaseException) -> str:
+    """``file line N: `` of the innermost traceback frame outside importlib, or ''."""
+    frames = [frame for frame in traceback.extract_tb(error.__traceback__)
+              if "importlib" not in frame.filename and not frame.filename.startswith("<frozen")
+              and Path(frame.filename).resolve() != Path(__file__).resolve()]
+    return f"{frames[-1].filename} line {frames[-1].lineno}: " if frames else ""

@@ -1,0 +1,1 @@
+"""Stage 4: the report model (``build``) and its charts (``charts``), built from the audit."""

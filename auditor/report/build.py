@@ -1,0 +1,75 @@
+"""The report model: typed, frozen dataclasses built from the audit JSON (stage "build report").
+
+``build(audit)`` reads ``audit.to_json()`` (the stable document of DESIGN.md "Interfaces")
+plus the metric records (names, LaTeX formulas, references) and returns a :class:`Report`.
+Each section builder reads its own JSON keys; when a key is absent the section is absent —
+never a placeholder. Numbers stay numbers here: every value is a :class:`Cell` whose
+``kind`` tells the renderers' filters how to format it (scores ×100 with one decimal,
+shares as percentages, p-values with three decimals). Undefined values (``null``) and
+values filled by a convention carry the number of their entry in the undefined-value
+ledger. Renderers (``auditor.formats.render``) read only this model.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping, Sequence
+
+from auditor.report.context import APPENDICES, Context, Ledger, SECTION_TITLES, _profile_line
+from auditor.report.model import Cell, Column, Paragraph, Report, Row, SCALE_NOTE, Section, Table
+from auditor.report.sections.appendices import confusion_section, definitions_section, reproducibility_section
+from auditor.report.sections.baselines import baselines_section
+from auditor.report.sections.data import data_section
+from auditor.report.sections.gold_reliability import gold_reliability_section
+from auditor.report.sections.metrics import metrics_section
+from auditor.report.sections.per_class import per_class_section
+from auditor.report.sections.properties import properties_section
+from auditor.report.sections.rankings import deployment_section, rank_section
+from auditor.report.sections.recommendation import recommendation_rules, recommendation_section, rules_section
+from auditor.report.sections.scores import scores_section
+from auditor.report.sections.significance import significance_section
+from auditor.report.sections.slices import slices_section
+from auditor.report.sections.summary import summary_section
+
+
+BUILDERS: tuple[Callable[[Context], Section | None], ...] = (
+    summary_section, data_section, gold_reliability_section, baselines_section, metrics_section, per_class_section,
+    slices_section, scores_section, properties_section,
+    rank_section, deployment_section, significance_section, recommendation_section, definitions_section, confusion_section,
+    rules_section,
+)
+
+
+def build_document(document: Mapping[str, Any], records: Mapping[str, Any], figures: bool = True,
+                   rules: Sequence[str] | None = None, title: str = "Metric audit") -> Report:
+    """The report model of an audit JSON ``document``; ``records`` maps metric id -> Metric."""
+    from auditor.report import charts
+
+    ledger = Ledger()
+    ctx = Context(document, records, ledger, figures, charts, charts.formula_svg, {"rules": rules})
+    sections = [section for builder in BUILDERS if (section := builder(ctx)) is not None]
+    entries = ledger.freeze()
+    if entries:
+        rows = tuple(Row(str(e.number), (Cell(e.system), Cell(e.state), Cell(e.where), Cell(e.text)), f"ledger-{e.number}")
+                     for e in entries)
+        sections.append(Section("ledger", SECTION_TITLES["ledger"], (
+            Paragraph("Undefined values (0/0) are shown as “—”; values computed with a convention for a 0/0 part carry "
+                      "a superscript number. Each number points to an entry here."),
+            Table("table-ledger", "Undefined-value ledger.", "#",
+                  (Column("System"), Column("State"), Column("Where"), Column("What and which convention")),
+                  rows, "small"),
+        )))
+    sections.append(reproducibility_section(ctx))
+    letters = iter("ABCDEFGH")
+    sections = [Section(x.id, f"Appendix {next(letters)}: {x.title}", x.blocks) if x.id in APPENDICES else x
+                for x in sections]
+    gold = (document.get("sources") or {}).get("gold", {}).get("path")
+    subtitle = f"{len(document['systems'])} systems scored against {gold}" if gold else _profile_line(document)
+    return Report(title, subtitle, document["signature"], SCALE_NOTE, tuple(sections), entries)
+
+
+def build(audit: Any, figures: bool = True) -> Report:
+    """The report model of an :class:`~auditor.pipeline.Audit`."""
+    from auditor.metrics.registry import REGISTRY
+
+    # per-class records too: the recommendation can name class_recall (Opitz §8)
+    records = {metric.id: metric for metric in (*audit.metrics, *REGISTRY.per_class())}
+    return build_document(audit.to_json(), records, figures, recommendation_rules())

@@ -1,0 +1,132 @@
+"""What every section builder reads: the audit, the metric records, the undefined-value ledger
+and the chart functions; section titles and the key metrics."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+from auditor.report.model import Cell, LedgerEntry
+
+
+KEY_METRICS = ("accuracy", "macro_f1", "macro_f1_hm", "macro_recall", "mcc", "informedness")
+
+
+SECTION_TITLES = {
+    "summary": "Summary", "data": "Data", "baselines": "Chance baselines", "metrics": "Metrics",
+    "per-class": "Per-class results", "properties": "Metric properties",
+    "rank-disagreement": "Rank disagreement", "deployment": "At the deployment prevalence", "significance": "Significance",
+    "recommendation": "Recommendation", "definitions": "Metric definitions",
+    "confusion": "Confusion matrices", "rules": "Recommendation rules",
+    "ledger": "Undefined values", "reproducibility": "Reproducibility",
+    "gold-reliability": "Reliability of the gold", "slices": "Slices", "scores": "Per-class scores",
+}
+
+
+APPENDICES = ("definitions", "confusion", "rules", "ledger", "reproducibility")
+
+
+class Ledger:
+    """Collects undefined values and conventions; one entry per (system, state, text)."""
+
+    def __init__(self) -> None:
+        self.entries: dict[tuple[str, str, str], list[Any]] = {}
+
+    def mark(self, system: str, state: str, where: str, text: str) -> int:
+        key = (system, state, text)
+        if key not in self.entries:
+            self.entries[key] = [len(self.entries) + 1, []]
+        places = self.entries[key][1]
+        if where not in places:
+            places.append(where)
+        return self.entries[key][0]
+
+    def freeze(self) -> tuple[LedgerEntry, ...]:
+        return tuple(
+            LedgerEntry(number, system, state, ", ".join(places), text)
+            for (system, state, text), (number, places) in self.entries.items()
+        )
+
+
+@dataclass
+class Context:
+    document: Mapping[str, Any]
+    records: Mapping[str, Any]
+    ledger: Ledger
+    figures: bool
+    charts: Any = None
+    formula_svg: Callable[[str], str] = lambda latex: ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def systems(self) -> list[str]:
+        """Systems ordered by the primary metric (the verdict's order), else in input order."""
+        given = list(self.document["systems"])
+        order = (self.document.get("verdict") or {}).get("order") or []
+        return list(order) if sorted(order) == sorted(given) else given
+
+    @property
+    def level(self) -> str:
+        """Confidence level of the intervals, from ``alpha``: "95%" for α = 0.05."""
+        return f"{100 * (1 - self.alpha):g}%"
+
+    @property
+    def alpha(self) -> float:
+        """α of the intervals and tests (the statistics section, else the signature's ``alpha:``)."""
+        stats = self.document.get("statistics") or {}
+        if "alpha" in stats:
+            return float(stats["alpha"])
+        found = re.search(r"\balpha:([0-9.eE-]+)", self.document.get("signature", ""))
+        return float(found.group(1)) if found else 0.05
+
+    @property
+    def labels(self) -> list[str]:
+        return list(self.document["labels"])
+
+    def name(self, metric_id: str) -> str:
+        record = self.records.get(metric_id)
+        return record.name if record is not None else metric_id
+
+    def short(self, metric_id: str) -> str:
+        """Column header from the metric record; a calibrated variant shows its base metric's
+        (its table says it is calibrated)."""
+        base = metric_id.removesuffix("_calibrated")
+        record = self.records.get(base) or self.records.get(metric_id)
+        return record.label if record is not None else metric_id
+
+    def family(self, metric_id: str) -> str:
+        record = self.records.get(metric_id)
+        if record is not None:
+            return record.family
+        return "calibrated" if metric_id.endswith("_calibrated") else "base"
+
+    def metric_ids(self) -> list[str]:
+        first = self.document["systems"][self.systems[0]]["metrics"]
+        return list(first)
+
+    def score_cell(self, system: str, metric_id: str) -> Cell:
+        entry = self.document["systems"][system]["metrics"].get(metric_id)
+        if entry is None:
+            return Cell(None, "score")
+        mark = None
+        if entry.get("value") is None:
+            mark = self.ledger.mark(system, "undefined", self.short(metric_id), entry.get("undefined") or "0/0")
+        elif entry.get("convention"):
+            mark = self.ledger.mark(system, "convention", self.short(metric_id), entry["convention"])
+        ci = entry.get("ci") or (None, None)
+        return Cell(entry.get("value"), "score", mark, low=ci[0], high=ci[1])
+
+    def key_metrics(self) -> list[str]:
+        present = self.metric_ids()
+        return [m for m in KEY_METRICS if m in present]
+
+
+def _profile_line(doc: Mapping[str, Any]) -> str:
+    prof = doc.get("profile")
+    n, k = doc["n_items"], len(doc["labels"])
+    if not prof:
+        return f"{n} items, {k} labels, {len(doc['systems'])} systems"
+    return (f"{n} items, {k} labels ({prof['k_gold']} in gold), {len(doc['systems'])} systems; "
+            f"smallest class {prof['min_support']} items, imbalance ratio {prof['imbalance_ratio']:.1f}, "
+            f"majority class “{prof['majority_label']}” = {100 * prof['majority_share']:.1f}% of items, "
+            f"normalised prevalence entropy {prof['normalised_entropy']:.2f}")

@@ -1,0 +1,97 @@
+"""Appendices: metric definitions, confusion matrices, reproducibility."""
+from __future__ import annotations
+
+from typing import Any
+
+from auditor.report.context import Context, SECTION_TITLES
+from auditor.report.model import Cell, Column, Definition, Facts, Figure, Formula, Paragraph, Row, Section, Table
+from auditor.report.tables import _density
+
+
+def definitions_section(ctx: Context) -> Section:
+    blocks: list[Any] = [Paragraph(
+        "Notation: C_ij counts items of gold class i predicted as j (rows gold, columns predicted); N items; "
+        "p_i = Σ_j C_ij / N prevalence; b_j = Σ_i C_ij / N bias; k labels averaged over.")]
+    calibrated = []
+    for metric_id in ctx.metric_ids():
+        record = ctx.records.get(metric_id)
+        if record is None:
+            continue
+        if record.family == "calibrated":
+            calibrated.append(f"{metric_id}: {record.name}")
+            continue
+        facts = [("id", metric_id), ("range", f"[{record.range[0]:g}, {record.range[1]:g}]")]
+        if record.chance:
+            facts.append(("under chance", record.chance))
+        if record.undefined_when:
+            facts.append(("undefined when", record.undefined_when))
+        if record.convention and record.uses:
+            facts.append(("0/0 parts", record.convention))
+        if record.references:
+            facts.append(("references", "; ".join(record.references)))
+        if record.description:
+            facts.append(("note", record.description))
+        blocks.append(Definition(metric_id, record.name,
+                                 Formula(record.name, record.formula,
+                                         ctx.formula_svg(record.formula) if ctx.figures else ""),
+                                 Facts(tuple(facts))))
+    if calibrated:
+        latex = r"C'_{ij} = \frac{N}{k}\,\frac{C_{ij}}{\sum_l C_{il}}"
+        blocks.append(Definition("calibrated", "Prevalence-calibrated variants (Opitz 2024 §5.2)",
+                                 Formula("calibration", latex, ctx.formula_svg(latex) if ctx.figures else ""),
+                                 Facts((("definition", "the base metric computed on C′, where every gold class has "
+                                         "prevalence 1/k; calibrated accuracy equals macro recall and calibrated "
+                                         "weighted F1 equals the macro F1 of the calibrated matrix (Opitz §4.6)"), ("variants", "; ".join(calibrated))))))
+    return Section("definitions", SECTION_TITLES["definitions"], tuple(blocks))
+
+
+def confusion_section(ctx: Context) -> Section:
+    labels, systems = ctx.labels, ctx.systems
+    matrices = {s: ctx.document["systems"][s]["confusion"] for s in systems}
+    blocks: list[Any] = [Paragraph("Orientation: rows = gold class, columns = predicted class (scikit-learn's "
+                                   "convention; some papers use the transpose). Heatmap colours are row-normalised "
+                                   "(share of each gold class); the numbers are counts.")]
+    if len(labels) <= 3:
+        if ctx.figures:
+            blocks.append(Figure("fig-confusion", "Confusion matrix of every system (rows gold, columns predicted).",
+                                 ctx.charts.confusion_grid(labels, matrices)))
+        pairs = [(i, j) for i in range(len(labels)) for j in range(len(labels))]
+        rows = tuple(Row(s, tuple(Cell(matrices[s][i][j], "count", strong=i == j) for i, j in pairs)) for s in systems)
+        blocks.append(Table("table-confusion", "Counts per system: column “g → p” counts items of gold class g "
+                            "predicted as p.", "System",
+                            tuple(Column(f"{labels[i]} → {labels[j]}", rotate=True) for i, j in pairs),
+                            rows, _density(len(pairs) + 1)))
+        return Section("confusion", SECTION_TITLES["confusion"], tuple(blocks))
+    if ctx.figures and len(labels) <= 6:
+        blocks.append(Figure("fig-confusion", "Confusion matrix of every system (rows gold, columns predicted).",
+                             ctx.charts.confusion_grid(labels, matrices)))
+    for index, s in enumerate(systems):
+        matrix = matrices[s]
+        if ctx.figures and len(labels) > 6:
+            blocks.append(Figure(f"fig-confusion-{index}", f"{s}: confusion matrix, row-normalised colours.",
+                                 ctx.charts.confusion_heatmap(labels, matrix, s)))
+        if len(labels) <= 12:
+            rows = tuple(Row(g, tuple(Cell(v, "count", strong=(i == j)) for j, v in enumerate(matrix[i])))
+                         for i, g in enumerate(labels))
+            blocks.append(Table(f"table-confusion-{index}", f"{s}: counts (rows gold, columns predicted).",
+                                "gold \\ predicted", tuple(Column(label, rotate=len(labels) > 6) for label in labels),
+                                rows, _density(len(labels))))
+    return Section("confusion", SECTION_TITLES["confusion"], tuple(blocks))
+
+
+def reproducibility_section(ctx: Context) -> Section:
+    doc = ctx.document
+    blocks: list[Any] = [
+        Paragraph("Every number in this report is reproducible from the inputs whose SHA-256 hashes are listed below "
+                  "and the options in the signature (auditor version, bootstrap resamples, seed, interval method, "
+                  "correction)."),
+        Facts((("signature", doc["signature"]), ("schema", doc.get("schema", "")))),
+    ]
+    sources = doc.get("sources") or {}
+    if sources:
+        rows = tuple(Row(name, (Cell(source.get("path") or source.get("kind") or ""), Cell(source.get("sha256") or ""),
+                                Cell(source.get("n_items"), "count")))
+                     for name, source in sources.items())
+        blocks.append(Table("table-sources", "Inputs and their SHA-256 hashes.", "Input",
+                            (Column("Path"), Column("SHA-256"), Column("Items")), rows, "tiny"))
+    return Section("reproducibility", SECTION_TITLES["reproducibility"], tuple(blocks))

@@ -1,0 +1,40 @@
+"""The metric table: every catalogue metric of every system, with its interval."""
+from __future__ import annotations
+
+from typing import Any
+
+from auditor.report.context import Context, SECTION_TITLES
+from auditor.report.model import Column, Figure, Section, Table
+from auditor.report.sections.summary import _strongest_baseline
+from auditor.report.tables import _density, _with_best
+
+
+def metrics_section(ctx: Context) -> Section:
+    ids = ctx.metric_ids()
+    main = [m for m in ids if ctx.family(m) != "calibrated"]
+    calibrated = [m for m in ids if ctx.family(m) == "calibrated"]
+    has_ci = any(entry.get("ci") for s in ctx.systems for entry in ctx.document["systems"][s]["metrics"].values())
+    blocks: list[Any] = []
+    if ctx.figures:
+        keys = ctx.key_metrics()
+        chance = {m: (best or (None, None))[1] for m in keys for best in [_strongest_baseline(ctx, m)]}
+        blocks.append(Figure("fig-metrics", "Key metric values per system (×100)" +
+                             (f" with {ctx.level} bootstrap intervals" if has_ci else "") +
+                             (", systems ordered by the primary metric; dashed red line: the expected score of the "
+                              "strongest chance baseline (uniform, prevalence or majority; see Chance baselines)."
+                              if any(v is not None for v in chance.values()) else "."),
+                             ctx.charts.metric_chart(ctx.systems, keys, [ctx.short(m) for m in keys],
+                                                     ctx.document["systems"], chance)))
+    for table_id, chosen, caption in (
+        ("table-metrics", main, "Every metric for every system (×100); best value per column in bold."),
+        ("table-calibrated", calibrated, "Prevalence-calibrated variants (Opitz 2024 §5.2): each gold class rescaled "
+                                         "to prevalence 1/k before the metric is computed (×100)."),
+    ):
+        if not chosen:
+            continue
+        if has_ci:
+            caption += f" Brackets: {ctx.level} bootstrap percentile interval."
+        rows = [(s, [ctx.score_cell(s, m) for m in chosen]) for s in ctx.systems]
+        blocks.append(Table(table_id, caption, "System", tuple(Column(ctx.short(m), ctx.name(m)) for m in chosen),
+                            _with_best(rows), _density(len(chosen) + (4 if has_ci else 0))))
+    return Section("metrics", SECTION_TITLES["metrics"], tuple(blocks))
