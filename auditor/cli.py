@@ -15,10 +15,10 @@ from typing import Any, Callable
 import click
 
 from auditor.version import __version__
-from auditor.pipeline import Audit, AuditOptions, audit
+from auditor.pipeline import Audit, audit
 from auditor.errors import AuditorError, UsageError
 from auditor.io.load import parse_system_argument, semeval_names
-from auditor.options import DEPLOYMENT_WORDS, parse_prevalence
+from auditor.options import CORRECTIONS, DEPLOYMENT_WORDS, AuditOptions, parse_prevalence
 from auditor.formats.output import check_writable
 from auditor.progress import Progress
 from auditor.metrics.registry import REGISTRY, load_plugin, normalise_name
@@ -28,6 +28,9 @@ DEFAULT_COLUMNS = (
     "accuracy", "macro_recall", "macro_precision", "macro_f1", "macro_f1_hm", "weighted_f1",
     "kappa", "mcc", "informedness", "markedness", "nit",
 )
+
+#: The defaults of every audit option: the command line shows and uses these.
+DEFAULTS = AuditOptions()
 
 
 def audit_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -44,12 +47,12 @@ def audit_options(command: Callable[..., Any]) -> Callable[..., Any]:
                           "two): adds the reliability of the gold (raw agreement, Cohen's and Fleiss' kappa, "
                           "Krippendorff's alpha)."),
         click.option("--labels", help="Comma-separated label set and order (default: union of gold and predictions)."),
-        click.option("--bootstrap", type=click.IntRange(min=0), default=1000, show_default=True,
+        click.option("--bootstrap", type=click.IntRange(min=0), default=DEFAULTS.bootstrap, show_default=True,
                      help="Bootstrap resamples for intervals and tests; 0 turns them off."),
-        click.option("--seed", type=int, default=12345, show_default=True, help="Seed of every random draw (>= 0)."),
-        click.option("--alpha", type=float, default=0.05, show_default=True,
+        click.option("--seed", type=int, default=DEFAULTS.seed, show_default=True, help="Seed of every random draw (>= 0)."),
+        click.option("--alpha", type=float, default=DEFAULTS.alpha, show_default=True,
                      help="Level of tests, in (0, 1); intervals cover 1 - alpha."),
-        click.option("--correction", type=click.Choice(["holm", "bh"]), default="holm", show_default=True,
+        click.option("--correction", type=click.Choice(CORRECTIONS), default=DEFAULTS.correction, show_default=True,
                      help="Multiple-comparison correction of the pairwise tests (Holm or Benjamini-Hochberg)."),
         click.option("--training-prevalence", help="Training class shares ('a=0.3,b=0.7' or a file) for informedness_train."),
         click.option("--deployment-prevalence",
@@ -245,8 +248,8 @@ def score(as_json: bool, columns: tuple[str, ...], **arguments: Any) -> None:
 
     print_score_table(result, chosen)
     for section in ("scores", "slices"):  # per-class scores and --slices, when given
-        if section in result.analyses:
-            click.echo("\n".join(result.analyses[section].summary_lines()))
+        if (analysis := getattr(result, section)) is not None:
+            click.echo("\n".join(analysis.summary_lines()))
 
 
 @cli.command()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import os
+from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import Any, Mapping, Sequence
 
@@ -22,6 +23,29 @@ CORRECTIONS = ("holm", "bh")
 DEPLOYMENT_WORDS = ("uniform", "test", "unknown")
 #: A prevalence file is a few lines per class; anything larger is not one.
 MAX_PREVALENCE_FILE_BYTES = 10_000_000
+
+
+@dataclass(frozen=True)
+class AuditOptions:
+    """Everything that changes an audit's numbers; all of it goes into the signature.
+
+    ``bootstrap`` resamples (0 = off), ``seed`` for every random draw, ``alpha`` for
+    intervals and tests, ``correction`` for multiple comparisons (``holm`` or ``bh``),
+    ``training_prevalence`` label -> share (adds ``informedness_train``),
+    ``deployment_prevalence`` (``uniform``, ``test``, ``unknown`` or label -> share),
+    ``rare_classes_matter`` (intent for the recommendation), ``plugins`` (modules that
+    register extra metrics).
+    """
+
+    labels: tuple[str, ...] | None = None
+    bootstrap: int = 1000
+    seed: int = 12345
+    alpha: float = 0.05
+    correction: str = "holm"
+    training_prevalence: Mapping[str, float] | None = None
+    deployment_prevalence: str | Mapping[str, float] | None = None
+    rare_classes_matter: bool = False
+    plugins: tuple[str, ...] = ()
 
 
 def check_options(options: Any) -> None:

@@ -7,134 +7,25 @@ them. Sections that did not run are absent from the JSON, never filled with plac
 """
 from __future__ import annotations
 
-import hashlib
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from auditor.version import __version__
 from auditor.analyses import label_checks
 from auditor.analyses.baselines import chance_baselines
 from auditor.io.counts import Counts
 from auditor.errors import InputError
 from auditor.io.load import label_column
-from auditor.metrics.catalogue import MetricValue, describe, informedness_at, per_class_table, prevalence_vector
-from auditor.options import check_names, check_options, check_prevalence_labels
-from auditor.analyses.profile import DataProfile, profile
+from auditor.metrics.catalogue import describe, informedness_at, per_class_table, prevalence_vector
+from auditor.options import AuditOptions, check_names, check_options, check_prevalence_labels
+from auditor.analyses.profile import profile
 from auditor.analyses.properties import property_analysis
 from auditor.progress import SILENT, Progress
-from auditor.metrics.registry import REGISTRY, Metric, load_plugin
+from auditor.metrics.registry import REGISTRY, load_plugin
 from auditor.io.validate import LabelTable, align
-
-SCHEMA = "auditor/1"
-
-
-@dataclass(frozen=True)
-class AuditOptions:
-    """Everything that changes an audit's numbers; all of it goes into the signature.
-
-    ``bootstrap`` resamples (0 = off), ``seed`` for every random draw, ``alpha`` for
-    intervals and tests, ``correction`` for multiple comparisons (``holm`` or ``bh``),
-    ``training_prevalence`` label -> share (adds ``informedness_train``),
-    ``deployment_prevalence`` (``uniform``, ``test``, ``unknown`` or label -> share),
-    ``rare_classes_matter`` (intent for the recommendation), ``plugins`` (modules that
-    register extra metrics).
-    """
-
-    labels: tuple[str, ...] | None = None
-    bootstrap: int = 1000
-    seed: int = 12345
-    alpha: float = 0.05
-    correction: str = "holm"
-    training_prevalence: Mapping[str, float] | None = None
-    deployment_prevalence: str | Mapping[str, float] | None = None
-    rare_classes_matter: bool = False
-    plugins: tuple[str, ...] = ()
-
-
-@dataclass
-class SystemResult:
-    """One system's metric values, per-class table and confusion matrix."""
-
-    name: str
-    metrics: dict[str, MetricValue]
-    per_class: dict[str, dict[str, Any]]
-    confusion: np.ndarray
-
-
-@dataclass
-class Audit:
-    """Result of :func:`audit`. Analysis results are ``None`` until their stage has run."""
-
-    labels: tuple[str, ...]
-    n_items: int
-    counts: Counts
-    metrics: tuple[Metric, ...]
-    systems: dict[str, SystemResult]
-    sources: dict[str, dict[str, Any]]
-    options: AuditOptions
-    profile: DataProfile
-    analyses: dict[str, Any] = field(default_factory=dict)
-    #: Label-check warnings (:mod:`auditor.analyses.label_checks`), printed by the CLI and on page 1.
-    warnings: list[str] = field(default_factory=list)
-
-    @property
-    def signature(self) -> str:
-        """``auditor:<version>|gold:<sha256[:12]>|systems:<n>|labels:<k>|boot:B|seed:S|ci:percentile``."""
-        gold_hash = (self.sources.get("gold", {}).get("sha256") or _hash_codes(self.counts.gold, self.labels))[:12]
-        systems_hash = hashlib.sha256(
-            "|".join(f"{name}:{self.sources.get(name, {}).get('sha256') or ''}" for name in self.counts.systems).encode()
-        ).hexdigest()[:12]
-        parts = [
-            f"auditor:{__version__}", f"gold:{gold_hash}", f"systems:{len(self.systems)}:{systems_hash}",
-            f"labels:{len(self.labels)}", f"boot:{self.options.bootstrap}", f"seed:{self.options.seed}",
-            "ci:percentile", f"alpha:{self.options.alpha}", f"correction:{self.options.correction}",
-        ]
-        if self.options.plugins:
-            parts.append("plugins:" + ",".join(self.options.plugins))
-        if not self.counts.paired:  # confusion matrices only: each matrix bootstrapped on its own
-            parts.append("input:confusion")
-        if "slices" in self.analyses:
-            source = self.analyses["slices"].source
-            parts.append(f"slices:{(source.get('sha256') or '')[:12]}")
-        return "|".join(parts)
-
-    def to_json(self) -> dict[str, Any]:
-        """The audit JSON of DESIGN.md ("Interfaces"); ``null`` for undefined values."""
-        systems = {}
-        for name, result in self.systems.items():
-            systems[name] = {
-                "metrics": {metric_id: _metric_json(value) for metric_id, value in result.metrics.items()},
-                "per_class": result.per_class,
-                "confusion": result.confusion.tolist(),
-            }
-        document: dict[str, Any] = {
-            "schema": SCHEMA,
-            "signature": self.signature,
-            "labels": list(self.labels),
-            "n_items": self.n_items,
-            "orientation": "rows = gold class, columns = predicted class",
-            "sources": self.sources,
-            "profile": self.profile.to_json(),
-            "warnings": list(self.warnings),
-            "systems": systems,
-        }
-        for analysis in self.analyses.values():
-            analysis.add_to_json(document)
-        return document
-
-
-def _metric_json(value: MetricValue) -> dict[str, Any]:
-    return {"value": value.value, "ci": None, "undefined": value.undefined, "convention": value.convention}
-
-
-def _hash_codes(codes: np.ndarray, labels: Sequence[str]) -> str:
-    digest = hashlib.sha256("\x1f".join(labels).encode())
-    digest.update(np.ascontiguousarray(codes, dtype=np.int64).tobytes())
-    return digest.hexdigest()
-
+from auditor.results import Audit, SystemResult
 
 def gather(gold: Any, systems: Mapping[str, Any], labels: Sequence[str] | None = None) -> LabelTable:
     """Load (from paths) or wrap (arrays, lists, Series) and align gold and system labels."""
@@ -225,15 +116,15 @@ def audit(
         reliability.systems.update({name: {metric: system.metrics[metric].value for metric in ("accuracy", "kappa")
                                            if metric in system.metrics}
                                     for name, system in result.systems.items()})
-        result.analyses["gold_reliability"] = reliability
+        result.gold_reliability = reliability
     if scored:
         from auditor.analyses import scores as score_analysis
 
-        result.analyses["scores"] = score_analysis.analyse(result, scored, table.id_array)
+        result.scores = score_analysis.analyse(result, scored, table.id_array)
     if group_column is not None:
         from auditor.analyses import slices as slice_analysis
 
-        result.analyses["slices"] = slice_analysis.analyse(result, group_column, group_codes)
+        result.slices = slice_analysis.analyse(result, group_column, group_codes)
     return result
 
 
@@ -293,35 +184,35 @@ def audit_counts(counts: Counts, sources: dict[str, dict[str, Any]], options: Au
 
 
 def run_analyses(result: Audit, progress: Progress = SILENT) -> None:
-    """Run every analysis stage in order; each stores its result in ``result.analyses``."""
+    """Run every analysis stage in order; each stores its result in its field of ``result``."""
     # Chance baselines always run: a few k x k hypergeometric draws per system, cheap at any N.
-    result.analyses["baselines"] = chance_baselines(
+    result.baselines = chance_baselines(
         result.counts, result.metrics, seed=result.options.seed, progress=progress, alpha=result.options.alpha,
     )
     # Paired bootstrap intervals, rank distributions, pairwise tests and best sets (--bootstrap 0: off).
     if result.options.bootstrap > 0:
         from auditor.analyses.significance import statistics
 
-        result.analyses["statistics"] = statistics(
+        result.statistics = statistics(
             result.counts, result.metrics, B=result.options.bootstrap, seed=result.options.seed,
             alpha=result.options.alpha, correction=result.options.correction, progress=progress,
             all_labels_active=result.counts.labels_given,
         )
     # Metric properties (PI, PII, PIV, PV) probed on random, adversarial and the systems' own matrices.
-    result.analyses["properties"] = property_analysis(result)
+    result.properties = property_analysis(result)
     # Rank disagreement (uses the statistics' tests and P(win) when they ran), then the rankings
     # under the deployment prevalence (--deployment-prevalence, unless unset or "unknown").
     from auditor.analyses import rankings
 
-    result.analyses["rankings"] = rankings.analyse(result)
+    result.rankings = rankings.analyse(result)
     shifted = rankings.analyse_deployment(result)
     if shifted is not None:
-        result.analyses["deployment"] = shifted
+        result.deployment = shifted
     # The recommendation last: it reads the profile, the baselines and the user's intent.
     from auditor.analyses.recommend import analyse as recommendation
 
-    result.analyses["recommendation"] = recommendation(result)
+    result.recommendation = recommendation(result)
     # The verdict reads all of the above: leaders (best sets) per key metric, order, ties.
     from auditor.analyses import verdict
 
-    result.analyses["verdict"] = verdict.analyse(result)
+    result.verdict = verdict.analyse(result)

@@ -77,7 +77,7 @@ def test_bootstrap_is_independent_multinomial_and_tests_unavailable(matrix_files
     assert statistics["method"].startswith("independent multinomial")
     assert statistics["pairwise_tests_unavailable"].startswith("only confusion matrices were given")
     assert document["tests"] == [] and document["best_set"] == {}
-    boot = result.analyses["statistics"].bootstrap
+    boot = result.statistics.bootstrap
     # the resampled accuracy of a system is Binomial(N, acc) / N: its spread matches sqrt(acc(1-acc)/N)
     accuracy = boot.values["accuracy"][:, 0]
     observed = boot.observed["accuracy"][0]

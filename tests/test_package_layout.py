@@ -13,8 +13,8 @@ PACKAGE = Path(auditor.__file__).resolve().parent
 #: Stage order: a module may import modules of its own or an earlier stage only.
 STAGE = {
     "version": 0, "errors": 0, "progress": 0, "formatting": 0, "options": 0,
-    "io": 1, "metrics": 2, "analyses": 3, "report": 4, "formats": 5,
-    "pipeline": 6, "claims": 7, "terminal": 7, "cli": 8,
+    "io": 1, "metrics": 2, "analyses": 3, "results": 4, "report": 5, "formats": 6,
+    "pipeline": 7, "claims": 8, "terminal": 8, "cli": 9,
 }
 
 

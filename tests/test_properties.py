@@ -405,13 +405,13 @@ def test_example_plugin_reaches_the_audit_json(plugin):
     document = result.to_json()
     assert "worst_class_recall" in document["properties"]
     assert document["properties"]["kappa"]["monotonicity"] is False
-    assert result.analyses["properties"]["worst_class_recall"].probed["prevalence_invariance"] is True
+    assert result.properties["worst_class_recall"].probed["prevalence_invariance"] is True
 
 
 def test_report_shows_declared_literature_and_probed_side_by_side(table):
     """The report's property section: each cell probed / Table 5 / declared, (✓) marks kept, and
     every disagreement with Table 5 explained, with its witness matrix."""
-    from auditor.report.build import properties_section
+    from auditor.report.sections.properties import properties_section
 
     class Context:
         document: dict = {}

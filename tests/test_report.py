@@ -16,7 +16,7 @@ from click.testing import CliRunner
 import auditor
 from auditor.cli import cli
 from auditor.errors import OutputError
-from auditor.report.build import SECTION_TITLES
+from auditor.report.context import SECTION_TITLES
 
 render_module = importlib.import_module("auditor.formats.render")
 SCRIPT_LABEL = "<script>alert(1)</script>"

@@ -309,7 +309,7 @@ def test_randomisation_rounds_let_a_corrected_p_reach_alpha():
 
 
 def test_report_states_one_test_per_pair_and_metric_the_family_once_and_the_rounds():
-    from auditor.report.build import _tests_text
+    from auditor.report.sections.significance import _tests_text
 
     result = statistics(_three(), REGISTRY.scalar(), B=50, seed=2, rounds=100)
     document = {"systems": {}}
@@ -337,7 +337,7 @@ def test_binomial_half_keeps_the_order_of_unsorted_counts():
 def test_pairwise_matrix_marks_p_values_at_the_randomisation_floor_as_bounds():
     from types import SimpleNamespace
 
-    from auditor.report.build import _pairwise_matrix
+    from auditor.report.sections.significance import _pairwise_matrix
 
     floor = 1 / 1121
     document = {"statistics": {"p_floor": {RANDOMISATION: floor}, "correction": "holm"}}

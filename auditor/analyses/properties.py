@@ -271,7 +271,7 @@ class PropertyResult:
 
 @dataclass
 class PropertyTable:
-    """The property table of every probed metric (``result.analyses["properties"]``)."""
+    """The property table of every probed metric (``Audit.properties``)."""
 
     results: dict[str, PropertyResult]
     seed: int

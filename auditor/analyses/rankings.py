@@ -193,7 +193,7 @@ def rank_disagreement(values: Mapping[str, Mapping[str, float | None]], metrics:
     """Rank disagreement from ``values[system][metric]`` (None or NaN = undefined).
 
     ``metrics`` default to :data:`DEFAULT_METRICS` that are present. ``statistics`` is the
-    statistics analysis result (``audit.analyses["statistics"]``) or None.
+    statistics analysis result (``audit.statistics``) or None.
     """
     systems = tuple(values)
     if metrics is None:
@@ -430,7 +430,7 @@ def analyse(audit: Any, metrics: Sequence[str] | None = None) -> RankDisagreemen
     """Rank disagreement of an :class:`auditor.pipeline.Audit` (statistics used when present)."""
     values = {name: {metric_id: value.value for metric_id, value in result.metrics.items()}
               for name, result in audit.systems.items()}
-    return rank_disagreement(values, metrics, audit.analyses.get("statistics"))
+    return rank_disagreement(values, metrics, audit.statistics)
 
 
 def analyse_deployment(audit: Any) -> Deployment | None:

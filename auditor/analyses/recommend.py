@@ -504,7 +504,7 @@ def analyse(audit: Any) -> Recommendation:
     """The recommendation of an :class:`auditor.pipeline.Audit` (after baselines and statistics)."""
     values = {name: {metric_id: value.value for metric_id, value in result.metrics.items()}
               for name, result in audit.systems.items()}
-    facts = facts_from(audit.profile, values, audit.analyses.get("baselines"),
+    facts = facts_from(audit.profile, values, audit.baselines,
                        audit.options.deployment_prevalence, audit.options.rare_classes_matter)
     return recommend(facts)
 

@@ -196,7 +196,7 @@ def analyse(result: Any, column: LabelColumn, group_codes: np.ndarray) -> SliceA
     groups = order[group_codes]
     tensor = slice_confusion(groups, counts.gold, counts.predictions, len(names), counts.k)
     sizes = np.bincount(groups, minlength=len(names))
-    verdict = result.analyses.get("verdict")
+    verdict = result.verdict
     present = [m.id for m in result.metrics]
     key_metrics = list(verdict.key_metrics) if verdict is not None else [m for m in present][:1]
     values: dict[str, dict[str, dict[str, MetricValue]]] = {}

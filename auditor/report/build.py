@@ -39,12 +39,12 @@ BUILDERS: tuple[Callable[[Context], Section | None], ...] = (
 
 
 def build_document(document: Mapping[str, Any], records: Mapping[str, Any], figures: bool = True,
-                   rules: Sequence[str] | None = None, title: str = "Metric audit") -> Report:
+                   rules: Sequence[str] | None = None, title: str = "Metric audit", audit: Any = None) -> Report:
     """The report model of an audit JSON ``document``; ``records`` maps metric id -> Metric."""
     from auditor.report import charts
 
     ledger = Ledger()
-    ctx = Context(document, records, ledger, figures, charts, charts.formula_svg, {"rules": rules})
+    ctx = Context(document, records, ledger, figures, charts, charts.formula_svg, {"rules": rules}, audit)
     sections = [section for builder in BUILDERS if (section := builder(ctx)) is not None]
     entries = ledger.freeze()
     if entries:
@@ -72,4 +72,4 @@ def build(audit: Any, figures: bool = True) -> Report:
 
     # per-class records too: the recommendation can name class_recall (Opitz §8)
     records = {metric.id: metric for metric in (*audit.metrics, *REGISTRY.per_class())}
-    return build_document(audit.to_json(), records, figures, recommendation_rules())
+    return build_document(audit.to_json(), records, figures, recommendation_rules(), audit=audit)

@@ -50,6 +50,9 @@ class Ledger:
 
 @dataclass
 class Context:
+    """What a section builder reads: ``audit`` (the typed :class:`~auditor.results.Audit`; None
+    when a bare JSON document is rendered), ``document`` (its JSON), the metric records."""
+
     document: Mapping[str, Any]
     records: Mapping[str, Any]
     ledger: Ledger
@@ -57,6 +60,7 @@ class Context:
     charts: Any = None
     formula_svg: Callable[[str], str] = lambda latex: ""
     extra: dict[str, Any] = field(default_factory=dict)
+    audit: Any = None
 
     @property
     def systems(self) -> list[str]:

@@ -1,0 +1,186 @@
+"""The results of one audit: the :class:`Audit` record (one field per analysis) and its JSON.
+
+The pipeline fills the record; the report and every output format read it. ``Audit.to_json``
+is the one place the audit JSON of DESIGN.md ("Interfaces") is produced.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Sequence
+
+import numpy as np
+
+from auditor.io.counts import Counts
+from auditor.metrics.catalogue import MetricValue
+from auditor.metrics.registry import Metric
+from auditor.options import AuditOptions
+from auditor.version import __version__
+
+if TYPE_CHECKING:  # the analysis modules load scipy; the record needs only their names
+    from auditor.analyses.agreement import GoldReliability
+    from auditor.analyses.baselines import ChanceBaselines
+    from auditor.analyses.profile import DataProfile
+    from auditor.analyses.properties import PropertyTable
+    from auditor.analyses.rankings import Deployment, RankDisagreement
+    from auditor.analyses.recommend import Recommendation
+    from auditor.analyses.scores import ScoreAnalysis
+    from auditor.analyses.significance import Statistics
+    from auditor.analyses.slices import SliceAnalysis
+    from auditor.analyses.verdict import Verdict
+
+SCHEMA = "auditor/1"
+#: The analysis fields of :class:`Audit`, in the order the pipeline runs them.
+ANALYSES = ("baselines", "statistics", "properties", "rankings", "deployment", "recommendation", "verdict",
+            "gold_reliability", "scores", "slices")
+
+
+@dataclass
+class SystemResult:
+    """One system's metric values, per-class table and confusion matrix."""
+
+    name: str
+    metrics: dict[str, MetricValue]
+    per_class: dict[str, dict[str, Any]]
+    confusion: np.ndarray
+
+
+@dataclass
+class Audit:
+    """Result of :func:`audit`. Analysis results are ``None`` until their stage has run."""
+
+    labels: tuple[str, ...]
+    n_items: int
+    counts: Counts
+    metrics: tuple[Metric, ...]
+    systems: dict[str, SystemResult]
+    sources: dict[str, dict[str, Any]]
+    options: AuditOptions
+    profile: DataProfile
+    #: Label-check warnings (:mod:`auditor.analyses.label_checks`), printed by the CLI and on page 1.
+    warnings: list[str] = field(default_factory=list)
+    # One field per analysis, in the order the pipeline runs them; None = did not run.
+    baselines: ChanceBaselines | None = None
+    statistics: Statistics | None = None
+    properties: PropertyTable | None = None
+    rankings: RankDisagreement | None = None
+    deployment: Deployment | None = None
+    recommendation: Recommendation | None = None
+    verdict: Verdict | None = None
+    gold_reliability: GoldReliability | None = None
+    scores: ScoreAnalysis | None = None
+    slices: SliceAnalysis | None = None
+
+    def analyses(self) -> list[Any]:
+        """The results of the analyses that ran, in pipeline order."""
+        return [result for name in ANALYSES if (result := getattr(self, name)) is not None]
+
+    @property
+    def signature(self) -> str:
+        """``auditor:<version>|gold:<sha256[:12]>|systems:<n>|labels:<k>|boot:B|seed:S|ci:percentile``."""
+        gold_hash = (self.sources.get("gold", {}).get("sha256") or _hash_codes(self.counts.gold, self.labels))[:12]
+        systems_hash = hashlib.sha256(
+            "|".join(f"{name}:{self.sources.get(name, {}).get('sha256') or ''}" for name in self.counts.systems).encode()
+        ).hexdigest()[:12]
+        parts = [
+            f"auditor:{__version__}", f"gold:{gold_hash}", f"systems:{len(self.systems)}:{systems_hash}",
+            f"labels:{len(self.labels)}", f"boot:{self.options.bootstrap}", f"seed:{self.options.seed}",
+            "ci:percentile", f"alpha:{self.options.alpha}", f"correction:{self.options.correction}",
+        ]
+        if self.options.plugins:
+            parts.append("plugins:" + ",".join(self.options.plugins))
+        if not self.counts.paired:  # confusion matrices only: each matrix bootstrapped on its own
+            parts.append("input:confusion")
+        if self.slices is not None:
+            source = self.slices.source
+            parts.append(f"slices:{(source.get('sha256') or '')[:12]}")
+        return "|".join(parts)
+
+    def to_json(self) -> dict[str, Any]:
+        """The audit JSON of DESIGN.md ("Interfaces"); ``null`` for undefined values."""
+        systems = {}
+        for name, result in self.systems.items():
+            systems[name] = {
+                "metrics": {metric_id: _metric_json(value) for metric_id, value in result.metrics.items()},
+                "per_class": result.per_class,
+                "confusion": result.confusion.tolist(),
+            }
+        document: dict[str, Any] = {
+            "schema": SCHEMA,
+            "signature": self.signature,
+            "labels": list(self.labels),
+            "n_items": self.n_items,
+            "orientation": "rows = gold class, columns = predicted class",
+            "sources": self.sources,
+            "profile": self.profile.to_json(),
+            "warnings": list(self.warnings),
+            "systems": systems,
+        }
+        for name in ANALYSES:
+            result = getattr(self, name)
+            if result is not None:
+                JSON_SECTIONS[name](self, result, document)
+        return document
+
+
+# ------------------------------------------------------------------ one function per analysis
+# Each writes its analysis's key(s) of the audit JSON (and the parts DESIGN.md places inside
+# ``systems``, such as ``ci``); nothing else writes the document.
+
+
+def _baselines_json(audit: Audit, result: ChanceBaselines, document: dict[str, Any]) -> None:
+    result.add_to_json(document)
+
+
+def _statistics_json(audit: Audit, result: Statistics, document: dict[str, Any]) -> None:
+    result.add_to_json(document)
+
+
+def _properties_json(audit: Audit, result: PropertyTable, document: dict[str, Any]) -> None:
+    result.add_to_json(document)
+
+
+def _rankings_json(audit: Audit, result: RankDisagreement, document: dict[str, Any]) -> None:
+    result.add_to_json(document)
+
+
+def _deployment_json(audit: Audit, result: Deployment, document: dict[str, Any]) -> None:
+    result.add_to_json(document)
+
+
+def _recommendation_json(audit: Audit, result: Recommendation, document: dict[str, Any]) -> None:
+    result.add_to_json(document)
+
+
+def _verdict_json(audit: Audit, result: Verdict, document: dict[str, Any]) -> None:
+    result.add_to_json(document)
+
+
+def _gold_reliability_json(audit: Audit, result: GoldReliability, document: dict[str, Any]) -> None:
+    result.add_to_json(document)
+
+
+def _scores_json(audit: Audit, result: ScoreAnalysis, document: dict[str, Any]) -> None:
+    result.add_to_json(document)
+
+
+def _slices_json(audit: Audit, result: SliceAnalysis, document: dict[str, Any]) -> None:
+    result.add_to_json(document)
+
+
+JSON_SECTIONS = {
+    "baselines": _baselines_json, "statistics": _statistics_json, "properties": _properties_json,
+    "rankings": _rankings_json, "deployment": _deployment_json, "recommendation": _recommendation_json,
+    "verdict": _verdict_json, "gold_reliability": _gold_reliability_json, "scores": _scores_json,
+    "slices": _slices_json,
+}
+
+
+def _metric_json(value: MetricValue) -> dict[str, Any]:
+    return {"value": value.value, "ci": None, "undefined": value.undefined, "convention": value.convention}
+
+
+def _hash_codes(codes: np.ndarray, labels: Sequence[str]) -> str:
+    digest = hashlib.sha256("\x1f".join(labels).encode())
+    digest.update(np.ascontiguousarray(codes, dtype=np.int64).tobytes())
+    return digest.hexdigest()
