@@ -1,7 +1,8 @@
 """An example ``--plugin`` module: worst-class recall, registered like the built-in metrics.
 
 Use it with ``auditor score gold.tsv sys.tsv --plugin my_metric`` run from this directory (or
-with it on ``PYTHONPATH``), or give the file's path: ``--plugin examples/plugins/my_metric.py``. Importing the module registers the metric; auditor then computes it, shows its
+with it on ``PYTHONPATH``), or give the file's path: ``--plugin examples/plugins/my_metric.py``.
+Importing the module registers the metric; auditor then computes it, shows its
 formula, and probes its properties (monotonicity, class sensitivity, prevalence invariance,
 chance correction) exactly as it does for the built-ins, witnesses included.
 
@@ -12,8 +13,10 @@ well only if it finds every class.
 
 Declared properties (checked by the probes, not taken on trust):
 
-- PI monotonicity: correcting an error of class i raises R_i and leaves every other recall as
-  it is, so the minimum cannot fall.
+- PI monotonicity (§3.1 and its footnote: one more item on the diagonal never lowers the score,
+  one more item off it never raises it): one more correct item of class i raises R_i and leaves
+  every other recall as it is, so the minimum cannot fall; one more error in row i lowers R_i
+  and leaves the others, so the minimum cannot rise.
 - PII class sensitivity: which class an error falls in decides whether the minimum moves.
 - PIII class decomposability: a generalised (power) mean of per-class recalls, unweighted.
 - PIV prevalence invariance: recalls are row-conditional, so rescaling gold rows changes none.
