@@ -240,7 +240,7 @@ def score(as_json: bool, columns: tuple[str, ...], **arguments: Any) -> None:
     chosen = [resolve_metric(name) for name in columns] or list(DEFAULT_COLUMNS)
     result = run_audit(**arguments)
     if as_json:
-        from auditor.formats.render import render_json
+        from auditor.formats.json import render_json
 
         click.echo(render_json(result.to_json()), nl=False)
         return
@@ -298,7 +298,7 @@ def check_claim(claims: tuple[str, ...], confusion: str | None, table: str | Non
     result = check(claims, confusion=confusion, table=table, gold=gold, system=system,
                    labels=[label.strip() for label in labels.split(",")] if labels else None)
     if as_json:
-        from auditor.formats.render import render_json
+        from auditor.formats.json import render_json
 
         click.echo(render_json(result.to_json()), nl=False)
     else:
