@@ -237,3 +237,19 @@ def test_class_table_messages_name_the_file_line(tmp_path):
     table.write_text("# results of Table 3\n\nlabel\tprecision\trecall\tsupport\na\t0.5\t0.5\n")
     bad = CliRunner().invoke(cli, ["check-claim", "accuracy=0.5", "--table", str(table)])
     assert bad.exit_code == 2 and f"{table} line 4: expected 4 columns, found 3" in bad.stderr
+
+
+def test_cli_gold_and_system_evidence(examples_dir):
+    """Evidence from predictions goes through auditor.io as `report` does; accuracy computed
+    here by hand from the two files (ids in the same order) must be reproduced."""
+    root = examples_dir / "germeval2018"
+    gold = dict(line.split("\t") for line in (root / "gold.tsv").read_text().splitlines()[1:])
+    system = dict(line.split("\t") for line in (root / "systems" / "char-svm.tsv").read_text().splitlines()[1:])
+    accuracy = sum(system[i] == label for i, label in gold.items()) / len(gold)
+    result = CliRunner().invoke(cli, ["check-claim", f"accuracy={100 * accuracy:.2f}", "--gold", str(root / "gold.tsv"),
+                                      "--system", str(root / "systems" / "char-svm.tsv"), "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["claims"][0]["named_reproduces"] is True
+    assert data["claims"][0]["named_value"] == pytest.approx(accuracy)
+    assert set(data["evidence"]["labels"]) == set(gold.values())
