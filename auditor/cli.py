@@ -240,7 +240,7 @@ def score(as_json: bool, columns: tuple[str, ...], **arguments: Any) -> None:
     chosen = [resolve_metric(name) for name in columns] or list(DEFAULT_COLUMNS)
     result = run_audit(**arguments)
     if as_json:
-        from auditor.formats.render import render_json
+        from auditor.formats.json import render_json
 
         click.echo(render_json(result.to_json()), nl=False)
         return
@@ -283,7 +283,7 @@ def metrics(metric: str | None) -> None:
 
 @cli.command("check-claim")
 @click.argument("claims", nargs=-1, required=True)
-@click.option("--confusion", help="Confusion matrix file (CSV/TSV of counts, rows = gold; optional label row/column).")
+@click.option("--confusion", help="Confusion matrix file, as for `report --confusion` (CSV/TSV: a header row of predicted labels, then per gold label its label and counts).")
 @click.option("--table", help="Per-class table (CSV/TSV with header: label precision recall support [f1]).")
 @click.option("--gold", help="Gold labels file (with --system).")
 @click.option("--system", help="One system's predictions file (with --gold).")
@@ -292,12 +292,13 @@ def metrics(metric: str | None) -> None:
 def check_claim(claims: tuple[str, ...], confusion: str | None, table: str | None, gold: str | None,
                 system: str | None, labels: str | None, as_json: bool) -> None:
     """Which metric definitions reproduce CLAIMS (e.g. 'macro_f1=65.4 accuracy=66.1', as printed)?"""
-    from auditor.claims.check import check, format_report
+    from auditor.claims.check import check
+    from auditor.claims.text import format_report
 
     result = check(claims, confusion=confusion, table=table, gold=gold, system=system,
                    labels=[label.strip() for label in labels.split(",")] if labels else None)
     if as_json:
-        from auditor.formats.render import render_json
+        from auditor.formats.json import render_json
 
         click.echo(render_json(result.to_json()), nl=False)
     else:

@@ -1,12 +1,12 @@
 """Benchmark: paired bootstrap on counts vs the same resampling with scikit-learn calls.
 
-Synthetic but realistic data: N items over K classes with skewed prevalence; each of S
-systems is correct with its own accuracy in [0.5, 0.9] and errs towards a system-specific
-biased class distribution (so systems are correlated with gold and with each other through
-the gold labels). The full scalar catalogue is bootstrapped with B resamples
-(:func:`auditor.analyses.bootstrap.bootstrap`); the scikit-learn loop (accuracy, balanced accuracy,
-macro and weighted precision/recall/F1, Cohen's kappa, MCC for every system on a resample of
-the items) is timed on a few resamples and scaled to B.
+Synthetic but realistic data (:mod:`synthetic_data`, shared by the benchmarks): N items over
+K classes with skewed prevalence; each of S systems is correct with its own accuracy in
+[0.5, 0.9] and errs towards a system-specific biased class distribution. The full scalar
+catalogue is bootstrapped with B resamples (:func:`auditor.analyses.bootstrap.bootstrap`); the
+scikit-learn loop (accuracy, balanced accuracy, macro and weighted precision/recall/F1, Cohen's
+kappa, MCC for every system on a resample of the items) is timed on a few resamples and scaled
+to B.
 
 Run: ``python benchmarks/bench_bootstrap.py [--items N --systems S --classes K --resamples B]``.
 A script, not a test.
@@ -19,18 +19,7 @@ import time
 
 import numpy as np
 
-
-def synthetic(items: int, systems: int, classes: int, seed: int = 0) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    rng = np.random.default_rng(seed)
-    prevalence = rng.dirichlet(np.full(classes, 0.8))
-    gold = rng.choice(classes, size=items, p=prevalence)
-    predictions = {}
-    for s, accuracy in enumerate(np.linspace(0.5, 0.9, systems)):
-        bias = rng.dirichlet(np.full(classes, 0.5))  # where this system's errors go
-        correct = rng.random(items) < accuracy
-        wrong = rng.choice(classes, size=items, p=bias)
-        predictions[f"sys{s:02d}"] = np.where(correct, gold, wrong)
-    return gold, predictions
+from synthetic_data import synthetic
 
 
 def sklearn_resample(gold: np.ndarray, predictions: dict[str, np.ndarray], index: np.ndarray) -> None:

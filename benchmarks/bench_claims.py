@@ -22,7 +22,9 @@ TABLES = {
 
 CHILD = """
 import json, resource, sys, time, tracemalloc
-from auditor.claims.check import ClassRow, check_claims, from_class_table, parse_claims
+from auditor.claims.check import check_claims
+from auditor.claims.evidence import ClassRow, from_class_table
+from auditor.claims.parse import parse_claims
 rows = [ClassRow(*row) for row in json.loads(sys.argv[1])]
 tracemalloc.start()
 start = time.perf_counter()

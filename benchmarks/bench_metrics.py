@@ -1,7 +1,7 @@
 """Benchmark: the whole metric catalogue from raw label arrays, against scikit-learn and bincount.
 
-Three timings, measured in the same run on the same synthetic data (default 1M items ×
-10 systems × 20 classes):
+Three timings, measured in the same run on the same synthetic data (:mod:`synthetic_data`,
+shared by the benchmarks; default 1M items × 10 systems × 20 classes):
 
 1. auditor: ``count`` (encode labels, confusion tensor) + every registered metric, plus the
    ``describe`` of every system (values with their undefined-value notes);
@@ -21,19 +21,7 @@ from sklearn import metrics as sk
 
 import auditor
 from auditor.metrics.catalogue import describe
-
-
-def synthetic(items: int, systems: int, classes: int, seed: int = 0) -> tuple[np.ndarray, list[np.ndarray]]:
-    """Skewed gold labels and systems that are right 50–90% of the time, errors biased to low codes."""
-    rng = np.random.default_rng(seed)
-    prevalence = rng.dirichlet(np.full(classes, 0.7))
-    gold = rng.choice(classes, size=items, p=prevalence)
-    predictions = []
-    for accuracy in np.linspace(0.5, 0.9, systems):
-        error_bias = rng.dirichlet(np.full(classes, 0.5))
-        wrong = rng.choice(classes, size=items, p=error_bias)
-        predictions.append(np.where(rng.random(items) < accuracy, gold, wrong))
-    return gold, predictions
+from synthetic_data import synthetic
 
 
 def best_of(repeat: int, function) -> float:
@@ -76,7 +64,8 @@ def main() -> None:
     parser.add_argument("--classes", type=int, default=20)
     parser.add_argument("--repeat", type=int, default=3)
     arguments = parser.parse_args()
-    gold, predictions = synthetic(arguments.items, arguments.systems, arguments.classes)
+    gold, systems = synthetic(arguments.items, arguments.systems, arguments.classes)
+    predictions = list(systems.values())
     k = arguments.classes
     system_axis = np.arange(arguments.systems)[:, None]
     codes = ((system_axis * k + gold[None, :]) * k + np.stack(predictions)).ravel()

@@ -7,7 +7,9 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from auditor.claims.check import ClassRow, check_claims, from_class_table, from_confusion, parse_claims
+from auditor.claims.check import check_claims
+from auditor.claims.evidence import ClassRow, from_class_table, from_confusion
+from auditor.claims.parse import parse_claims
 from auditor.cli import cli
 
 # A results table as a paper prints it (percent, one decimal). Hand computation:
@@ -42,32 +44,32 @@ def test_parse_rounding():
 def test_identifies_harmonic_mean_macro_f1():
     result = _row(["average_F=58.9"])
     row = result.rows[0]
-    assert row["named_as"] == "macro_f1_hm" and row["named_reproduces"]
-    assert "macro_f1_hm" in row["reproduced_by"]
-    assert "macro_f1" not in row["reproduced_by"] and "weighted_f1" not in row["reproduced_by"]
-    assert row["named_value"] == pytest.approx(0.588732, abs=1e-6)
+    assert row.named_as == "macro_f1_hm" and row.named_reproduces
+    assert "macro_f1_hm" in row.reproduced_by
+    assert "macro_f1" not in row.reproduced_by and "weighted_f1" not in row.reproduced_by
+    assert row.named_value == pytest.approx(0.588732, abs=1e-6)
     assert result.consistent
 
 
 def test_reported_macro_f1_matches_mean_of_class_f1_only():
     result = _row(["F1-macro=56.7"])
     row = result.rows[0]
-    assert row["named_as"] == "macro_f1" and row["named_reproduces"]
-    assert "macro_f1" in row["reproduced_by"] and "macro_f1_hm" not in row["reproduced_by"]
-    assert row["named_value"] == pytest.approx(1.7 / 3)
+    assert row.named_as == "macro_f1" and row.named_reproduces
+    assert "macro_f1" in row.reproduced_by and "macro_f1_hm" not in row.reproduced_by
+    assert row.named_value == pytest.approx(1.7 / 3)
 
 
 def test_reported_f1_matches_weighted_f1():
     row = _row(["f1=60.2"]).rows[0]
-    assert row["named_as"] is None  # "f1" alone names no definition
-    assert row["reproduced_by"] == ["weighted_f1"]
+    assert row.named_as is None  # "f1" alone names no definition
+    assert row.reproduced_by == ("weighted_f1",)
 
 
 def test_numbers_cannot_hold_together():
     result = _row(["accuracy=70.0", "macro_f1=56.7"])
     assert not result.consistent
-    assert result.rows[0]["named_reproduces"] is False
-    assert result.rows[0]["named_value"] == pytest.approx(101 / 170)
+    assert result.rows[0].named_reproduces is False
+    assert result.rows[0].named_value == pytest.approx(101 / 170)
     assert any("Σ TP / N" in problem for problem in result.problems)
     # A recall that no whole number of true positives gives: 0.333 of 10 items.
     bad = from_class_table([ClassRow("a", "0.500", "0.333", "10"), ClassRow("b", "0.5", "0.5", "10")])
@@ -81,10 +83,10 @@ def test_zero_division_and_without_a_class_from_a_matrix():
     # zero_division=1: (0.66667 + 0.69231 + 1)/3 = 0.78632; left out: (0.66667 + 0.69231)/2 = 0.67949
     evidence = from_confusion(confusion, ["a", "b", "c"])
     result = check_claims(parse_claims(["macro_precision=45.3 p1=78.6 p2=67.9"]), evidence)
-    assert "macro_precision" in result.rows[0]["reproduced_by"]
-    assert "macro_precision[zero_division=1]" in result.rows[1]["reproduced_by"]
-    assert "macro_precision[undefined classes left out]" in result.rows[2]["reproduced_by"]
-    assert "macro_precision[without c]" in result.rows[2]["reproduced_by"]
+    assert "macro_precision" in result.rows[0].reproduced_by
+    assert "macro_precision[zero_division=1]" in result.rows[1].reproduced_by
+    assert "macro_precision[undefined classes left out]" in result.rows[2].reproduced_by
+    assert "macro_precision[without c]" in result.rows[2].reproduced_by
 
 
 def test_cli_table_and_json(tmp_path):
@@ -110,7 +112,7 @@ def test_cli_table_and_json(tmp_path):
 import time
 import tracemalloc
 
-from auditor.claims.check import MAX_TP_OPTIONS, class_options
+from auditor.claims.evidence import MAX_TP_OPTIONS, class_options
 from auditor.errors import InputError
 
 HOSTILE_TABLES = {
@@ -185,6 +187,69 @@ def test_cli_hostile_table_exits_quickly(tmp_path):
     assert time.perf_counter() - start < 5
     assert "values are ranges" in result.stdout
     matrix = tmp_path / "matrix.csv"
-    matrix.write_text("1,nan\n2,3\n")
+    matrix.write_text(",a,b\na,1,nan\nb,2,3\n")
     bad = CliRunner().invoke(cli, ["check-claim", "accuracy=50", "--confusion", str(matrix)])
-    assert bad.exit_code == 2 and bad.stderr.startswith("auditor: error:") and "finite" in bad.stderr
+    assert bad.exit_code == 2 and bad.stderr.startswith("auditor: error:") and "'nan' is not a count" in bad.stderr
+
+
+# ------------------------------------------------- undefined is not zero, one matrix reader
+
+from auditor.claims.definitions import definitions
+
+
+def test_a_zero_over_zero_in_an_alternative_definition_is_undefined_with_its_reason():
+    # Every item wrong: P_a = P_b = R_a = R_b = 0, so macro P = macro R = 0 under every
+    # convention and F1′ = 2·0·0 / (0 + 0) is 0/0. Only class a occurs in [[5, 0], [0, 0]],
+    # so "without a" leaves no class: micro F1 = 2·0 / (0 + 0).
+    wrong = from_confusion(np.array([[0, 5], [5, 0]]), ["a", "b"])
+    only_a = from_confusion(np.array([[5, 0], [0, 0]]), ["a", "b"])
+    by_id = {d.id: d for d in definitions(["a", "b"])}
+    hm = by_id["macro_f1_hm[undefined classes left out]"].function(wrong.candidates[0])
+    assert hm.value is None and "both 0" in hm.undefined
+    micro = by_id["micro_f1[without a]"].function(only_a.candidates[0])
+    assert micro.value is None and "no class but a" in micro.undefined
+    macro = by_id["macro_recall[without a]"].function(only_a.candidates[0])
+    assert macro.value is None and "no class but a" in macro.undefined  # was 0 before
+    result = check_claims(parse_claims(["macro_f1_hm=0.0"]), wrong)
+    undefined = {u.definition: u.reason for u in result.undefined}
+    assert "macro_f1_hm[zero_division=1]" in undefined and "0/0" in undefined["macro_f1_hm[zero_division=1]"]
+    assert "macro_f1_hm" not in result.rows[0].reproduced_by  # never 0 by default
+    assert json.loads(json.dumps(result.to_json()))["undefined"]
+
+
+def test_confusion_file_is_read_by_the_one_matrix_reader(tmp_path):
+    """Columns in another order than rows: the reader puts them in one order (the claim
+    checker's own reader read 'b,a' columns against 'a,b' rows and gave accuracy 3/12)."""
+    matrix = tmp_path / "swapped.csv"
+    matrix.write_text(",b,a\na,1,5\nb,4,2\n")  # a: 5 right, 1 wrong; b: 4 right, 2 wrong
+    result = CliRunner().invoke(cli, ["check-claim", "accuracy=75.0", "--confusion", str(matrix), "--json"])
+    data = json.loads(result.output)
+    assert data["claims"][0]["named_reproduces"] is True
+    assert data["evidence"]["counts"]["a"] == {"tp": 5.0, "support": 6.0, "predicted": 7.0}
+    unlabelled = tmp_path / "unlabelled.csv"
+    unlabelled.write_text("5,1\n2,4\n")
+    bad = CliRunner().invoke(cli, ["check-claim", "accuracy=75.0", "--confusion", str(unlabelled)])
+    assert bad.exit_code == 2 and "only numbers" in bad.stderr and "header row" in bad.stderr
+
+
+def test_class_table_messages_name_the_file_line(tmp_path):
+    table = tmp_path / "table.tsv"
+    table.write_text("# results of Table 3\n\nlabel\tprecision\trecall\tsupport\na\t0.5\t0.5\n")
+    bad = CliRunner().invoke(cli, ["check-claim", "accuracy=0.5", "--table", str(table)])
+    assert bad.exit_code == 2 and f"{table} line 4: expected 4 columns, found 3" in bad.stderr
+
+
+def test_cli_gold_and_system_evidence(examples_dir):
+    """Evidence from predictions goes through auditor.io as `report` does; accuracy computed
+    here by hand from the two files (ids in the same order) must be reproduced."""
+    root = examples_dir / "germeval2018"
+    gold = dict(line.split("\t") for line in (root / "gold.tsv").read_text().splitlines()[1:])
+    system = dict(line.split("\t") for line in (root / "systems" / "char-svm.tsv").read_text().splitlines()[1:])
+    accuracy = sum(system[i] == label for i, label in gold.items()) / len(gold)
+    result = CliRunner().invoke(cli, ["check-claim", f"accuracy={100 * accuracy:.2f}", "--gold", str(root / "gold.tsv"),
+                                      "--system", str(root / "systems" / "char-svm.tsv"), "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["claims"][0]["named_reproduces"] is True
+    assert data["claims"][0]["named_value"] == pytest.approx(accuracy)
+    assert set(data["evidence"]["labels"]) == set(gold.values())

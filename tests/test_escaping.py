@@ -8,8 +8,9 @@ import pytest
 
 import auditor
 from auditor.errors import UsageError
-from auditor.formats.render import latex_escape, latex_row_start, markdown_code, markdown_escape, render_json, render_md, \
-    render_tex
+from auditor.formats.json import render_json
+from auditor.formats.latex import latex_escape, latex_row_start, render_tex
+from auditor.formats.markdown import markdown_code, markdown_escape, render_md
 from auditor.report.build import build
 
 HOSTILE_SYSTEMS = ("| a |", "<script>alert(1)</script>", "[link](http://example.org)", "[3cm]", "*star", "- dash")
@@ -115,7 +116,6 @@ def test_terminal_output_shows_control_characters_instead_of_sending_them(write)
 def test_tables_tex_spells_the_property_symbols_as_latex_commands():
     """pdflatex's UTF-8 input does not define ✓ ✗ ω Ω: the property table (probed / Table 5 /
     declared) must reach tables.tex as math commands, or the paper does not compile."""
-    from auditor.formats.render import render_tex
     from auditor.report.build import build
 
     result = auditor.audit(["a", "b", "b", "a"], {"s": ["a", "b", "a", "a"]}, bootstrap=0)

@@ -19,6 +19,8 @@ from auditor.errors import OutputError
 from auditor.report.context import SECTION_TITLES
 
 render_module = importlib.import_module("auditor.formats.render")
+pdf_module = importlib.import_module("auditor.formats.pdf")
+formatting = importlib.import_module("auditor.formatting")
 SCRIPT_LABEL = "<script>alert(1)</script>"
 IMG_SYSTEM = '"><img src=x>'
 TEX_SYSTEM = "A&B_50%"
@@ -82,12 +84,12 @@ def test_pdf_holds_metric_values_as_formatted(rendered):
     checked = 0
     for system in document["systems"].values():
         for entry in system["metrics"].values():
-            shown = render_module.format_value(entry["value"], "score")
+            shown = formatting.format_value(entry["value"], "score")
             assert shown in text
             checked += 1
     assert checked > 40
-    assert render_module.format_value(0.71234, "score") == "71.2"
-    assert render_module.format_value(None, "score") == "—"
+    assert formatting.format_value(0.71234, "score") == "71.2"
+    assert formatting.format_value(None, "score") == "—"
 
 
 class _Links(HTMLParser):
@@ -130,10 +132,10 @@ def test_weasyprint_gets_the_refusing_fetcher(rendered):
         with pytest.raises(ValueError, match="refused"):
             fetcher.fetch(url)
         with pytest.raises(ValueError):
-            render_module.refuse_non_data_url(url)
+            pdf_module.refuse_non_data_url(url)
     response = fetcher.fetch("data:text/plain;base64,aGk=")
     assert response is not None
-    render_module.refuse_non_data_url("data:image/png;base64,AAAA")
+    pdf_module.refuse_non_data_url("data:image/png;base64,AAAA")
 
 
 def test_pdf_is_a4_with_embedded_fonts_and_page_numbers(rendered):

@@ -70,7 +70,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 import numpy as np
 
@@ -651,6 +651,35 @@ def _line_iter(data: bytes, pos: int):
         pos = end + 1
 
 
+def _skip_preamble(
+    data: bytes, lines: Iterator[tuple[int, int]], number: int, skipped: dict[str, int], fmt: str | None
+) -> tuple[int, tuple[int, int, int] | None, tuple[str, int] | None]:
+    """Read ``lines`` up to the first item, counting blank lines and comments in ``skipped``.
+
+    Returns the number of the last line read, the first item as (line number, start, end)
+    in bytes (None when there is none), and the last commented header (``#id<TAB>label``:
+    a ``#`` line whose fields read as a header) with its line number. Commented headers are
+    looked for only before the header is known (``fmt`` given, the file's format); with
+    ``fmt`` None (after a header line) a ``#`` line that is not a comment is the first item.
+    """
+    commented: tuple[str, int] | None = None
+    for start, end in lines:
+        number += 1
+        stripped = data[start:end].decode("utf-8").strip(_TRIM)
+        if not stripped:
+            skipped["blank"] += 1
+        elif _is_comment(stripped):
+            skipped["comment"] += 1
+        elif fmt is not None and stripped[0] == "#" \
+                and _header_kind(_fields(stripped[1:], _guess(stripped, fmt))) == "header":
+            if commented is not None:
+                skipped["comment"] += 1
+            commented = (stripped[1:], number)
+        else:
+            return number, (number, start, end), commented
+    return number, None, commented
+
+
 def _parse_delimited(
     data: bytes, source: str, fmt: str, digest: str, column: str | None, fast: bool = True
 ) -> LabelColumn:
@@ -664,25 +693,8 @@ def _parse_delimited(
     reader (tests compare the two).
     """
     skipped = {"blank": 0, "comment": 0, "header": 0}
-    commented: tuple[str, int] | None = None
-    first: tuple[int, int, int] | None = None  # (line number, start, end) in bytes
-    number = 0
     lines = _line_iter(data, 0)
-    for start, end in lines:
-        number += 1
-        stripped = data[start:end].decode("utf-8").strip(_TRIM)
-        if not stripped:
-            skipped["blank"] += 1
-        elif _is_comment(stripped):
-            skipped["comment"] += 1
-        elif stripped[0] == "#" and _header_kind(_fields(stripped[1:], _guess(stripped, fmt))) \
-                == "header":
-            if commented is not None:
-                skipped["comment"] += 1
-            commented = (stripped[1:], number)
-        else:
-            first = (number, start, end)
-            break
+    number, first, commented = _skip_preamble(data, lines, 0, skipped, fmt)
     if first is None:
         if commented is not None:
             raise InputError(f"{source}: no items, only a header ({commented[0].strip()})")
@@ -726,17 +738,7 @@ def _parse_delimited(
         skipped["header"] += 1
         if commented is not None:
             skipped["comment"] += 1
-        first = None
-        for start, end in lines:
-            number += 1
-            stripped = data[start:end].decode("utf-8").strip(_TRIM)
-            if not stripped:
-                skipped["blank"] += 1
-            elif _is_comment(stripped):
-                skipped["comment"] += 1
-            else:
-                first = (number, start, end)
-                break
+        number, first, _ = _skip_preamble(data, lines, number, skipped, None)
         if first is None:
             raise InputError(f"{source}: no items, only a header ({sep_shown.join(header)})")
     elif commented is not None:

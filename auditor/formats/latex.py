@@ -1,0 +1,68 @@
+"""``tables.tex``: the report's tables ready to ``\\input`` in a paper, through ``tables.tex.j2``.
+
+Every string goes through :func:`latex_escape` (filter ``tex``), which also maps the symbols
+of the property table and captions that pdflatex's UTF-8 input does not define
+(:data:`LATEX_SPECIAL`); the template's delimiters are ``((( )))`` and ``((* *))`` so that
+LaTeX braces need no escaping.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+import jinja2
+
+from auditor.formats.templating import environment
+from auditor.formats.text import is_control
+from auditor.report.model import Report
+from auditor.version import __version__
+
+#: Characters LaTeX reads as commands, and symbols pdflatex's UTF-8 input does not define.
+LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
+    "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}",
+    "−": "-", "—": "---", "′": "'", "κ": r"$\kappa$", "π": r"$\pi$", "τ": r"$\tau$", "×": r"$\times$",
+    # symbols of the property table and the captions that pdflatex's UTF-8 input does not define
+    "✓": r"$\surd$", "✗": r"$\times$", "ω": r"$\omega$", "Ω": r"$\Omega$", "α": r"$\alpha$",
+    "≤": r"$\leq$", "≥": r"$\geq$", "≠": r"$\neq$", "Σ": r"$\Sigma$", "§": r"\S{}",
+}
+
+#: Tables that go into ``tables.tex`` (ready to ``\input`` in a paper).
+TEX_TABLES = ("table-metrics", "table-calibrated", "table-baselines", "table-chance", "table-class-f1",
+              "table-ranks", "table-properties", "table-pbest", "table-scores")
+
+
+def latex_escape(text: Any) -> str:
+    """Text for LaTeX: every special character (``\\ & % $ # _ { } ~ ^ < >``) as a command,
+    control characters (a newline would end a table row, a blank line a paragraph) as a
+    visible ``\\xHH``, lone surrogates as ``\\udXXX``."""
+    return "".join(LATEX_SPECIAL.get(ch) or (_escaped_control(ch) if is_control(ch) else ch) for ch in str(text))
+
+
+def latex_row_start(text: Any) -> str:
+    """:func:`latex_escape` for the first cell of a table row. After ``\\\\`` or a booktabs
+    rule, LaTeX reads a leading ``[`` as an optional argument (``[3cm]`` vanishes) and a
+    leading ``*`` as the star form; an empty group ``{}`` in front stops both."""
+    escaped = latex_escape(text)
+    return "{}" + escaped if escaped[:1] in ("[", "*") else escaped
+
+
+def _escaped_control(ch: str) -> str:
+    code = ord(ch)
+    return r"\textbackslash{}" + (f"x{code:02x}" if code < 0x100 else f"u{code:04x}")
+
+
+@lru_cache(maxsize=None)
+def latex_environment() -> jinja2.Environment:
+    """The shared environment with LaTeX-safe delimiters and the ``tex`` / ``texrow`` filters."""
+    env = environment(autoescape=False, block_start_string="((*", block_end_string="*))",
+                      variable_start_string="(((", variable_end_string=")))", comment_start_string="((#",
+                      comment_end_string="#))")
+    env.finalize = lambda value: value
+    env.filters.update(tex=latex_escape, texrow=latex_row_start)
+    return env
+
+
+def render_tex(report: Report) -> str:
+    return latex_environment().get_template("tables.tex.j2").render(report=report, version=__version__,
+                                                                    tex_tables=TEX_TABLES)

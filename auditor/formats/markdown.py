@@ -1,0 +1,71 @@
+"""``summary.md``: the summary, data, baselines, metrics and recommendation as Markdown
+(CommonMark + GFM tables) through ``summary.md.j2``; every string escaped (filter ``md``)."""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+import jinja2
+
+from auditor.formats.templating import environment
+from auditor.formats.text import is_control
+from auditor.report.model import Report
+from auditor.version import __version__
+
+#: Characters that mean something to Markdown (CommonMark + GFM tables and strikethrough)
+#: wherever they stand; a backslash in front prints them as themselves.
+MARKDOWN_SPECIAL = set("\\`*_[]<>|#~&!")
+
+#: Sections and tables of ``summary.md``.
+MD_SECTIONS = ("summary", "data", "gold-reliability", "baselines", "metrics", "scores", "recommendation")
+MD_TABLES = ("summary-leaderboard", "table-metrics", "table-baselines", "table-agreement", "table-ceiling",
+             "table-scores")
+
+
+def markdown_escape(text: Any) -> str:
+    """Text for a Markdown table cell or list item: every special character backslash-escaped
+    (``|`` would split a cell, ``<script>`` would be raw HTML, ``[x](y)`` a link), a leading
+    ``-``, ``+``, ``=`` or ``1.`` escaped (a list or heading marker), control characters and
+    lone surrogates as a visible ``\\xHH`` / ``\\udXXX``, newlines as spaces."""
+    out = []
+    for ch in str(text):
+        if ch in "\r\n\t":
+            out.append(" ")
+        elif ch in MARKDOWN_SPECIAL:
+            out.append("\\" + ch)
+        elif is_control(ch):
+            out.append("\\\\" + (f"x{ord(ch):02x}" if ord(ch) < 0x100 else f"u{ord(ch):04x}"))
+        else:
+            out.append(ch)
+    escaped = "".join(out)
+    stripped = escaped.lstrip(" ")
+    if stripped[:1] in ("-", "+", "=") or (stripped[:1].isdigit() and stripped.lstrip("0123456789")[:1] in (".", ")")):
+        head = len(escaped) - len(stripped)
+        position = head if not stripped[:1].isdigit() else head + len(stripped) - len(stripped.lstrip("0123456789"))
+        escaped = escaped[:position] + "\\" + escaped[position:]
+    return escaped
+
+
+def markdown_code(text: Any) -> str:
+    """``text`` as Markdown inline code, fenced with more backticks than it holds."""
+    text = " ".join(str(text).splitlines())
+    run, longest = 0, 0
+    for ch in text:
+        run = run + 1 if ch == "`" else 0
+        longest = max(longest, run)
+    fence = "`" * (longest + 1)
+    padding = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{padding}{text}{padding}{fence}"
+
+
+@lru_cache(maxsize=None)
+def markdown_environment() -> jinja2.Environment:
+    """The shared environment, unescaped, with the ``md`` / ``mdcode`` filters."""
+    env = environment(autoescape=False)
+    env.filters.update(md=markdown_escape, mdcode=markdown_code)
+    return env
+
+
+def render_md(report: Report) -> str:
+    return markdown_environment().get_template("summary.md.j2").render(report=report, version=__version__,
+                                                                       md_sections=MD_SECTIONS, md_tables=MD_TABLES)

@@ -1,0 +1,43 @@
+"""The jinja environment shared by the HTML, LaTeX and Markdown renderers, and its number filters.
+
+Numbers are formatted here, by jinja filters, never in templates (:func:`auditor.formatting.format_value`:
+scores ×100 with one decimal, shares as percentages with one decimal, p-values with three
+decimals). Templates are loaded from the ``auditor.templates`` package; each format adds its
+own escaping filters (:mod:`~auditor.formats.html`, :mod:`~auditor.formats.latex`,
+:mod:`~auditor.formats.markdown`).
+"""
+from __future__ import annotations
+
+from importlib import resources
+from typing import Any
+
+import jinja2
+
+from auditor.formatting import format_value
+from auditor.report.model import Cell
+
+
+def cell_text(cell: Cell) -> str:
+    """A cell's value as every output shows it (filter ``num``)."""
+    return format_value(cell.value, cell.kind)
+
+
+def cell_interval(cell: Cell) -> str:
+    """"[lo, hi]" for a cell with a confidence interval, else the empty string (filter ``interval``)."""
+    if cell.low is None or cell.high is None:
+        return ""
+    return f"[{format_value(cell.low, cell.kind)}, {format_value(cell.high, cell.kind)}]"
+
+
+def load_template(name: str) -> str:
+    """A file of the ``auditor.templates`` package."""
+    return resources.files("auditor.templates").joinpath(name).read_text(encoding="utf-8")
+
+
+def environment(**options: Any) -> jinja2.Environment:
+    """A strict jinja environment over the ``auditor.templates`` package with the filters
+    ``num`` and ``interval``; ``options`` (autoescape, delimiters) are the format's own."""
+    env = jinja2.Environment(loader=jinja2.FunctionLoader(load_template), trim_blocks=True, lstrip_blocks=True,
+                             undefined=jinja2.StrictUndefined, **options)
+    env.filters.update(num=cell_text, interval=cell_interval)
+    return env
