@@ -56,13 +56,16 @@ def test_cli_annotators_and_report_section(slides_files, tmp_path):
     assert result.exit_code == 0, result.output
     document = json.loads(result.stdout)
     assert document["gold_reliability"]["annotators"] == ["A", "second"]
-    from auditor.metrics.registry import REGISTRY
-    from auditor.report.build import build_document
+    from auditor.report.build import build
 
-    section = build_document(document, REGISTRY.metrics, figures=False).section("gold-reliability")
+    typed = auditor.audit(gold, {"sys": system}, annotators={"A": a, "second": b}, bootstrap=0)
+    section = build(typed, figures=False).section("gold-reliability")
     assert section is not None
     text = json.dumps([str(block) for block in section.blocks])
     assert "slides-nlp-evaluation-protocol.md" in text and "ceiling" in text
+    assert "sys scores above the annotators' agreement in accuracy, kappa" in text
+    ceiling = next(b for b in section.blocks if getattr(b, "id", "") == "table-ceiling")
+    assert [row.cells[0].value for row in ceiling.rows] == pytest.approx([0.70, 0.80])
 
 
 def test_score_prints_the_reliability_line(slides_files):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 
 import numpy as np
 import pytest
@@ -48,11 +49,11 @@ def test_ece_by_hand():
     values, bins = score_metrics(p, gold, LABELS)
     # bin of 0.9: acc 1/2, conf 0.9 -> 2/4 * 0.4; bin of 0.5: 1/4 * 0.5; bin of 0.34: 1/4 * 0.66
     assert values["ece"].value == pytest.approx(2 / 4 * 0.4 + 1 / 4 * 0.5 + 1 / 4 * 0.66, abs=1e-12)
-    assert len(bins["count"]) == ECE_BINS and sum(bins["count"]) == 4
-    assert bins["count"][13] == 2 and bins["count"][7] == 1 and bins["count"][5] == 1
+    assert len(bins.count) == ECE_BINS and sum(bins.count) == 4
+    assert bins.count[13] == 2 and bins.count[7] == 1 and bins.count[5] == 1
     # a confidence exactly on a bin edge (1/3 = 5/15) falls in the lower bin (m-1)/M < conf <= m/M
     edge, edge_bins = score_metrics(np.array([[1 / 3, 1 / 3, 1 / 3], [1.0, 0.0, 0.0]]), np.array([0, 0]), LABELS)
-    assert edge_bins["count"][4] == 1 and edge_bins["count"][14] == 1
+    assert edge_bins.count[4] == 1 and edge_bins.count[14] == 1
 
 
 def test_undefined_cases_are_recorded_with_their_reason():
@@ -141,7 +142,7 @@ def test_reliability_chart_renders():
 
     gold, p = _probabilities()
     _, bins = score_metrics(p, gold, LABELS)
-    svg = reliability_chart({"sys": bins})
+    svg = reliability_chart({"sys": asdict(bins)})
     assert svg.startswith("<svg") and "Accuracy" in svg
 
 
