@@ -126,3 +126,21 @@ def test_one_label_everywhere_is_undefined_not_zero():
     assert result.raw_agreement == 1.0
     assert result.cohen_kappa is None and result.fleiss_kappa is None and result.krippendorff_alpha is None
     assert "chance agreement is 1" in result.undefined["fleiss_kappa"]
+
+
+def test_tables_tex_carries_the_agreement_table_in_plain_latex(slides_files):
+    """tables.tex has the agreement table (issue 13), its definitions in a wrapped column, and every
+    symbol of them as a LaTeX command pdflatex knows: P̄ (Fleiss' observed agreement) as \\={P},
+    Σ, ≠, ², κ, α — no character outside ASCII."""
+    from auditor.formats.render import render_tex
+    from auditor.report.build import build
+
+    gold, a, b, system = slides_files
+    result = auditor.audit(gold, {"sys": system}, annotators={"A": a, "B": b}, bootstrap=0)
+    tex = render_tex(build(result, figures=False))
+    start = tex.index(r"\label{tab:auditor-table-agreement}")
+    table = tex[start:tex.index(r"\end{table}", start)]
+    assert r"\begin{tabular}{lrp{0.55\linewidth}}" in table
+    assert r"Raw agreement & 70.0 &" in table and r"Cohen's $\kappa$ (mean over pairs) & -15.4 &" in table
+    assert r"(\={P} - P\_e) / (1 - P\_e), P\_e = $\Sigma$\_c p\_c\textsuperscript{2}" in table
+    assert table.isascii(), sorted({ch for ch in table if not ch.isascii()})
