@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from types import MappingProxyType
-from typing import Any, Callable, Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -115,7 +115,7 @@ def _average_precision(score: np.ndarray, positive: np.ndarray) -> float:
     return float(np.sum(np.diff(np.r_[0.0, recall]) * precision))
 
 
-def _probability_problem(scores: np.ndarray, where: Any) -> str | None:
+def _probability_problem(scores: np.ndarray, where: Callable[[int], str]) -> str | None:
     negative = np.flatnonzero((scores < 0).any(axis=1))
     if negative.size:
         return f"{where(int(negative[0]))} has a negative score: not probabilities"

@@ -4,7 +4,8 @@ An organiser often holds a grouping of the test items — question types, domain
 Vickers et al. (sources/vickers-monti-classification-metrics-nlp.md, §5.1 GQA and §5.2
 KVQA) score one model per question type ("accuracy grouped by question type in Table 3")
 and show that the metric decides which sub-task looks strong: intra-dataset comparison is
-where prevalence-sensitive metrics mislead. This module gives that table for every system.
+where prevalence-sensitive metrics mislead. This module gives that table for every system;
+the groups are read and aligned to the gold items by :mod:`auditor.io.slices`.
 
 Counts first: one ``np.bincount`` of ``((s·G + g)·k + gold)·k + pred`` over all systems and
 items gives ``C[g, s, i, j]``, the confusion tensor of every slice; every metric is then a
