@@ -144,3 +144,28 @@ def test_tables_tex_carries_the_agreement_table_in_plain_latex(slides_files):
     assert r"Raw agreement & 70.0 &" in table and r"Cohen's $\kappa$ (mean over pairs) & -15.4 &" in table
     assert r"(\={P} - P\_e) / (1 - P\_e), P\_e = $\Sigma$\_c p\_c\textsuperscript{2}" in table
     assert table.isascii(), sorted({ch for ch in table if not ch.isascii()})
+
+
+def test_the_ceiling_compares_only_defined_values_and_the_result_is_frozen():
+    """The ceiling is computed from the reliability and the systems' metric values (no values
+    stuffed into the result afterwards): an undefined kappa (one label only) bounds nothing;
+    accuracy above the raw agreement is reported."""
+    import dataclasses
+
+    from auditor.analyses.agreement import ceiling
+    from auditor.metrics.catalogue import MetricValue
+
+    same = gold_reliability(np.zeros((2, 10), dtype=np.int64), ["a", "b"], ["x", "y"])
+    assert same.raw_agreement == 1.0 and same.cohen_kappa is None and "cohen_kappa" in same.undefined
+    systems = {"s": {"accuracy": MetricValue(1.0), "kappa": MetricValue(0.9)},
+               "t": {"accuracy": MetricValue(None, undefined="0/0")}}
+    assert dict(ceiling(same, systems).systems_above) == {}
+    codes = np.array([[0, 0, 1, 1], [0, 1, 1, 1]])
+    reliability = gold_reliability(codes, ["a", "b"], ["x", "y"])
+    bound = ceiling(reliability, {"s": {"accuracy": MetricValue(0.9), "kappa": MetricValue(0.1)}})
+    assert bound.accuracy == 0.75 and bound.kappa == pytest.approx(0.5)
+    assert dict(bound.systems_above) == {"s": ("accuracy",)}
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        reliability.raw_agreement = 0.0
+    with pytest.raises(ValueError):
+        reliability.cohen_kappa_pairs[0, 1] = 0.0
