@@ -85,7 +85,7 @@ def audit(
     gold_column = label_column(gold, "<gold>")  # read once: systems, annotators and slices align to its items
     scored: dict[str, Any] = {}
     if isinstance(systems, Mapping):  # score files (one column per label): predictions + scores
-        from auditor.analyses.scores import check_columns, read_scored
+        from auditor.io.scores import check_columns, read_scored
 
         names = set(gold_column.categories) | set(options.labels or ())
         systems = dict(systems)
@@ -94,12 +94,11 @@ def audit(
                 systems[name], scored[name] = found
         check_columns(scored, gold_column.categories)
     table = gather(gold_column, systems, options.labels)
-    group_column = group_codes = None
+    groups = None
     if slices is not None:  # read and checked before any counting: a bad file writes nothing
-        from auditor.analyses.slices import align_groups, read_slices
+        from auditor.io.slices import slice_groups
 
-        group_column = read_slices(slices)
-        group_codes = align_groups(group_column, table.sources["gold"]["path"], table.id_array, table.n_items)
+        groups = slice_groups(slices, table.sources["gold"]["path"], table.id_array, table.n_items)
     counts = table.counts()
     warnings = label_checks.check(counts, table.sources, options.labels)
     reliability = None
@@ -112,19 +111,22 @@ def audit(
                                        tuple(aligned.system_codes))
     result = audit_counts(counts, table.sources, options, progress)
     result.warnings.extend(warnings)
-    if reliability is not None:
-        reliability.systems.update({name: {metric: system.metrics[metric].value for metric in ("accuracy", "kappa")
-                                           if metric in system.metrics}
-                                    for name, system in result.systems.items()})
-        result.gold_reliability = reliability
+    result.gold_reliability = reliability
     if scored:
         from auditor.analyses import scores as score_analysis
+        from auditor.io.scores import align_scores
 
-        result.scores = score_analysis.analyse(result, scored, table.id_array)
-    if group_column is not None:
+        result.scores = score_analysis.analyse(
+            {name: align_scores(column, table.id_array, counts.n_items, counts.labels) for name, column in scored.items()},
+            counts.gold, counts.labels, counts.systems,
+            bootstrap=options.bootstrap, seed=options.seed, alpha=options.alpha)
+    if groups is not None:
         from auditor.analyses import slices as slice_analysis
 
-        result.slices = slice_analysis.analyse(result, group_column, group_codes)
+        key_metrics = result.verdict.key_metrics if result.verdict is not None else (result.metrics[0].id,)
+        result.slices = slice_analysis.analyse(
+            groups.names, groups.codes, counts, result.metrics, key_metrics,
+            {name: system.metrics for name, system in result.systems.items()}, groups.source)
     return result
 
 

@@ -157,15 +157,65 @@ def _verdict_json(audit: Audit, result: Verdict, document: dict[str, Any]) -> No
 
 
 def _gold_reliability_json(audit: Audit, result: GoldReliability, document: dict[str, Any]) -> None:
-    result.add_to_json(document)
+    from auditor.analyses.agreement import CEILING_MEANING, DEFINITIONS, ceiling
+
+    bound = ceiling(result, {name: system.metrics for name, system in audit.systems.items()})
+    document["gold_reliability"] = {
+        "annotators": list(result.annotators), "labels": list(result.labels), "n_items": result.n_items,
+        "raw_agreement": result.raw_agreement,
+        "raw_agreement_pairs": _matrix_json(result.raw_agreement_pairs),
+        "unanimous": result.unanimous,
+        "cohen_kappa": result.cohen_kappa,
+        "cohen_kappa_pairs": _matrix_json(result.cohen_kappa_pairs),
+        "fleiss_kappa": result.fleiss_kappa,
+        "krippendorff_alpha": result.krippendorff_alpha,
+        "undefined": dict(result.undefined),
+        "definitions": DEFINITIONS,
+        "ceiling": {"accuracy": bound.accuracy, "kappa": bound.kappa, "meaning": CEILING_MEANING,
+                    "systems_above": {name: list(metrics) for name, metrics in bound.systems_above.items()}},
+    }
+
+
+def _matrix_json(matrix: np.ndarray) -> list[list[float | None]]:
+    return [[None if np.isnan(x) else float(x) for x in row] for row in matrix]
 
 
 def _scores_json(audit: Audit, result: ScoreAnalysis, document: dict[str, Any]) -> None:
-    result.add_to_json(document)
+    from auditor.analyses.scores import ECE_BINS, LOSSES, SCORE_METRICS, SUM_TOLERANCE
+
+    for name, values in result.values.items():
+        document["systems"][name]["scores"] = {
+            metric_id: {"value": value.value, "ci": list(value.ci) if value.ci else None, "undefined": value.undefined}
+            for metric_id, value in ((m, values[m]) for m in SCORE_METRICS)}
+    document["score_summary"] = {
+        "systems": list(result.values), "score_labels": {name: list(labels) for name, labels in result.labels.items()},
+        "ece_bins": ECE_BINS, "sum_tolerance": SUM_TOLERANCE,
+        "reliability": {name: {} if bins is None else {"count": list(bins.count), "confidence": list(bins.confidence),
+                                                       "accuracy": list(bins.accuracy)}
+                        for name, bins in result.reliability.items()},
+        "lower_is_better": list(LOSSES),
+        "intervals": result.intervals,
+        "notes": list(result.notes),
+    }
 
 
 def _slices_json(audit: Audit, result: SliceAnalysis, document: dict[str, Any]) -> None:
-    result.add_to_json(document)
+    from auditor.analyses.slices import LEADERS_RULE, MIN_ITEMS
+
+    document["slices"] = {
+        group: {
+            "n_items": result.n_items[group],
+            "systems": {name: {"metrics": {m: {"value": v.value, "undefined": v.undefined} for m, v in metrics.items()}}
+                        for name, metrics in result.values[group].items()},
+            "leaders": {m: list(systems) for m, systems in result.leaders[group].items()},
+        }
+        for group in result.groups
+    }
+    document["slice_summary"] = {
+        "source": dict(result.source), "key_metrics": list(result.key_metrics), "min_items": MIN_ITEMS,
+        "small": list(result.small), "overall_leaders": {m: list(s) for m, s in result.overall_leaders.items()},
+        "winner_changes": result.winner_changes(), "leaders_rule": LEADERS_RULE,
+    }
 
 
 JSON_SECTIONS = {

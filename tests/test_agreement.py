@@ -56,13 +56,16 @@ def test_cli_annotators_and_report_section(slides_files, tmp_path):
     assert result.exit_code == 0, result.output
     document = json.loads(result.stdout)
     assert document["gold_reliability"]["annotators"] == ["A", "second"]
-    from auditor.metrics.registry import REGISTRY
-    from auditor.report.build import build_document
+    from auditor.report.build import build
 
-    section = build_document(document, REGISTRY.metrics, figures=False).section("gold-reliability")
+    typed = auditor.audit(gold, {"sys": system}, annotators={"A": a, "second": b}, bootstrap=0)
+    section = build(typed, figures=False).section("gold-reliability")
     assert section is not None
     text = json.dumps([str(block) for block in section.blocks])
     assert "slides-nlp-evaluation-protocol.md" in text and "ceiling" in text
+    assert "sys scores above the annotators' agreement in accuracy, kappa" in text
+    ceiling = next(b for b in section.blocks if getattr(b, "id", "") == "table-ceiling")
+    assert [row.cells[0].value for row in ceiling.rows] == pytest.approx([0.70, 0.80])
 
 
 def test_score_prints_the_reliability_line(slides_files):
@@ -123,3 +126,46 @@ def test_one_label_everywhere_is_undefined_not_zero():
     assert result.raw_agreement == 1.0
     assert result.cohen_kappa is None and result.fleiss_kappa is None and result.krippendorff_alpha is None
     assert "chance agreement is 1" in result.undefined["fleiss_kappa"]
+
+
+def test_tables_tex_carries_the_agreement_table_in_plain_latex(slides_files):
+    """tables.tex has the agreement table (issue 13), its definitions in a wrapped column, and every
+    symbol of them as a LaTeX command pdflatex knows: P̄ (Fleiss' observed agreement) as \\={P},
+    Σ, ≠, ², κ, α — no character outside ASCII."""
+    from auditor.formats.render import render_tex
+    from auditor.report.build import build
+
+    gold, a, b, system = slides_files
+    result = auditor.audit(gold, {"sys": system}, annotators={"A": a, "B": b}, bootstrap=0)
+    tex = render_tex(build(result, figures=False))
+    start = tex.index(r"\label{tab:auditor-table-agreement}")
+    table = tex[start:tex.index(r"\end{table}", start)]
+    assert r"\begin{tabular}{lrp{0.55\linewidth}}" in table
+    assert r"Raw agreement & 70.0 &" in table and r"Cohen's $\kappa$ (mean over pairs) & -15.4 &" in table
+    assert r"(\={P} - P\_e) / (1 - P\_e), P\_e = $\Sigma$\_c p\_c\textsuperscript{2}" in table
+    assert table.isascii(), sorted({ch for ch in table if not ch.isascii()})
+
+
+def test_the_ceiling_compares_only_defined_values_and_the_result_is_frozen():
+    """The ceiling is computed from the reliability and the systems' metric values (no values
+    stuffed into the result afterwards): an undefined kappa (one label only) bounds nothing;
+    accuracy above the raw agreement is reported."""
+    import dataclasses
+
+    from auditor.analyses.agreement import ceiling
+    from auditor.metrics.catalogue import MetricValue
+
+    same = gold_reliability(np.zeros((2, 10), dtype=np.int64), ["a", "b"], ["x", "y"])
+    assert same.raw_agreement == 1.0 and same.cohen_kappa is None and "cohen_kappa" in same.undefined
+    systems = {"s": {"accuracy": MetricValue(1.0), "kappa": MetricValue(0.9)},
+               "t": {"accuracy": MetricValue(None, undefined="0/0")}}
+    assert dict(ceiling(same, systems).systems_above) == {}
+    codes = np.array([[0, 0, 1, 1], [0, 1, 1, 1]])
+    reliability = gold_reliability(codes, ["a", "b"], ["x", "y"])
+    bound = ceiling(reliability, {"s": {"accuracy": MetricValue(0.9), "kappa": MetricValue(0.1)}})
+    assert bound.accuracy == 0.75 and bound.kappa == pytest.approx(0.5)
+    assert dict(bound.systems_above) == {"s": ("accuracy",)}
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        reliability.raw_agreement = 0.0
+    with pytest.raises(ValueError):
+        reliability.cohen_kappa_pairs[0, 1] = 0.0

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 
 import numpy as np
 import pytest
@@ -48,11 +49,11 @@ def test_ece_by_hand():
     values, bins = score_metrics(p, gold, LABELS)
     # bin of 0.9: acc 1/2, conf 0.9 -> 2/4 * 0.4; bin of 0.5: 1/4 * 0.5; bin of 0.34: 1/4 * 0.66
     assert values["ece"].value == pytest.approx(2 / 4 * 0.4 + 1 / 4 * 0.5 + 1 / 4 * 0.66, abs=1e-12)
-    assert len(bins["count"]) == ECE_BINS and sum(bins["count"]) == 4
-    assert bins["count"][13] == 2 and bins["count"][7] == 1 and bins["count"][5] == 1
+    assert len(bins.count) == ECE_BINS and sum(bins.count) == 4
+    assert bins.count[13] == 2 and bins.count[7] == 1 and bins.count[5] == 1
     # a confidence exactly on a bin edge (1/3 = 5/15) falls in the lower bin (m-1)/M < conf <= m/M
     edge, edge_bins = score_metrics(np.array([[1 / 3, 1 / 3, 1 / 3], [1.0, 0.0, 0.0]]), np.array([0, 0]), LABELS)
-    assert edge_bins["count"][4] == 1 and edge_bins["count"][14] == 1
+    assert edge_bins.count[4] == 1 and edge_bins.count[14] == 1
 
 
 def test_undefined_cases_are_recorded_with_their_reason():
@@ -141,7 +142,7 @@ def test_reliability_chart_renders():
 
     gold, p = _probabilities()
     _, bins = score_metrics(p, gold, LABELS)
-    svg = reliability_chart({"sys": bins})
+    svg = reliability_chart({"sys": asdict(bins)})
     assert svg.startswith("<svg") and "Accuracy" in svg
 
 
@@ -238,3 +239,30 @@ def test_a_label_file_whose_header_words_are_gold_labels_is_read_as_labels(tmp_p
     result = audit(gold, {"s": system}, bootstrap=0)
     assert result.systems["s"].metrics["accuracy"].value == pytest.approx(1 / 3)
     assert "scores" not in result.to_json()["systems"]["s"]
+
+
+def test_analyse_takes_aligned_scores_gold_codes_and_the_options_it_needs():
+    """scores.analyse needs no Audit: aligned score matrices, gold codes, labels, the systems' order
+    (a system's position seeds its resamples) and bootstrap / seed / alpha from the caller. The same
+    seed gives the same intervals; alpha sets their level; the result is frozen."""
+    import dataclasses
+
+    from auditor.analyses.scores import analyse
+    from auditor.io.scores import AlignedScores
+
+    gold, p = _probabilities(seed=4, n=80)
+    aligned = {"s": AlignedScores("<s>", tuple(LABELS), p, np.arange(2, 82))}
+    first = analyse(aligned, gold, LABELS, ("t", "s"), bootstrap=200, seed=7, alpha=0.05)
+    again = analyse(aligned, gold, LABELS, ("t", "s"), bootstrap=200, seed=7, alpha=0.05)
+    wider = analyse(aligned, gold, LABELS, ("t", "s"), bootstrap=200, seed=7, alpha=0.01)
+    brier = first.values["s"]["brier"]
+    assert brier.value == pytest.approx(np.mean(np.sum((p - np.eye(3)[gold]) ** 2, axis=1)), abs=1e-12)
+    assert brier.ci == again.values["s"]["brier"].ci
+    low, high = wider.values["s"]["brier"].ci
+    assert low <= brier.ci[0] and brier.ci[1] <= high
+    assert first.values["s"]["roc_auc_macro"].value == pytest.approx(roc_auc_score(gold, p, multi_class="ovr"))
+    assert first.reliability["s"] is not None and sum(first.reliability["s"].count) == 80
+    none = analyse(aligned, gold, LABELS, ("t", "s"), bootstrap=0, seed=7, alpha=0.05)
+    assert none.values["s"]["brier"].ci is None and none.intervals == "none (--bootstrap 0)"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        brier.ci = None

@@ -88,6 +88,42 @@ def test_slice_confusion_is_one_bincount_per_slice_and_system():
             assert (tensor[g, s] == expected).all()
 
 
+def test_analyse_is_a_function_of_counts_groups_and_metric_records():
+    """The analysis needs no Audit: counts, group codes, the metric records, the key metrics and
+    the overall values. Each slice's values are scikit-learn's on that slice's items; the result
+    is frozen, its mappings read-only."""
+    import dataclasses
+
+    from auditor.analyses.slices import analyse
+    from auditor.io.counts import count
+    from auditor.metrics.catalogue import describe
+    from auditor.metrics.registry import REGISTRY
+
+    rng = np.random.default_rng(3)
+    gold = rng.choice(["a", "b", "c"], 300)
+    systems = {"S": np.where(rng.random(300) < 0.7, gold, rng.choice(["a", "b", "c"], 300)),
+               "T": rng.choice(["a", "b", "c"], 300)}
+    counts = count(gold, systems)
+    codes = rng.integers(0, 2, 300)
+    metrics = [REGISTRY.get(m) for m in ("accuracy", "macro_f1", "mcc")]
+    overall = dict(zip(counts.systems, describe(counts.confusion, counts.labels, metrics, counts.labels_given)))
+    result = analyse(("p", "q"), codes, counts, metrics, ("accuracy", "mcc"), overall, {"path": "<groups>"})
+    for g, group in enumerate(("p", "q")):
+        keep = codes == g
+        assert result.n_items[group] == keep.sum()
+        for name, predicted in systems.items():
+            values = result.values[group][name]
+            assert values["accuracy"].value == pytest.approx(accuracy_score(gold[keep], predicted[keep]), abs=1e-12)
+            assert values["macro_f1"].value == pytest.approx(
+                f1_score(gold[keep], predicted[keep], average="macro", labels=["a", "b", "c"]), abs=1e-12)
+            assert values["mcc"].value == pytest.approx(matthews_corrcoef(gold[keep], predicted[keep]), abs=1e-12)
+    assert result.overall_leaders["accuracy"] == ("S",) and result.key_metrics == ("accuracy", "mcc")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        result.groups = ()
+    with pytest.raises(TypeError):
+        result.values["p"]["S"]["accuracy"] = None
+
+
 def _write(tmp_path, name, text):
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")

@@ -37,16 +37,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Any, Sequence
+from types import MappingProxyType
+from typing import Mapping, Sequence
 
 import numpy as np
 
 from auditor.errors import InputError
+from auditor.metrics.catalogue import MetricValue
 
 UNDEFINED_CHANCE = "undefined: chance agreement is 1 (every annotation has one and the same label)"
 
 
-@dataclass
+@dataclass(frozen=True)
 class GoldReliability:
     """Agreement between the annotators of the gold items (``gold_reliability`` in the JSON)."""
 
@@ -54,43 +56,41 @@ class GoldReliability:
     labels: tuple[str, ...]
     n_items: int
     raw_agreement: float
+    #: (m, m) raw agreement of every pair of annotators (read-only).
     raw_agreement_pairs: np.ndarray
     unanimous: float
     cohen_kappa: float | None
+    #: (m, m) Cohen's kappa of every pair (NaN = undefined; read-only).
     cohen_kappa_pairs: np.ndarray
     fleiss_kappa: float | None
     krippendorff_alpha: float | None
-    undefined: dict[str, str] = field(default_factory=dict)
-    #: System name -> {"accuracy": x, "kappa": x} of the audit, for the ceiling comparison.
-    systems: dict[str, dict[str, float | None]] = field(default_factory=dict)
+    #: Coefficient -> why it is undefined (or how it was taken).
+    undefined: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
-    def ceiling(self) -> dict[str, Any]:
-        """The practical ceiling agreement puts on the systems' scores against this gold."""
-        above = {
-            name: [metric for metric, bound in (("accuracy", self.raw_agreement), ("kappa", self.cohen_kappa))
-                   if bound is not None and scores.get(metric) is not None and scores[metric] > bound]
-            for name, scores in self.systems.items()
-        }
-        return {
-            "accuracy": self.raw_agreement, "kappa": self.cohen_kappa,
-            "meaning": CEILING_MEANING,
-            "systems_above": {name: metrics for name, metrics in above.items() if metrics},
-        }
 
-    def add_to_json(self, document: dict[str, Any]) -> None:
-        document["gold_reliability"] = {
-            "annotators": list(self.annotators), "labels": list(self.labels), "n_items": self.n_items,
-            "raw_agreement": self.raw_agreement,
-            "raw_agreement_pairs": _matrix_json(self.raw_agreement_pairs),
-            "unanimous": self.unanimous,
-            "cohen_kappa": self.cohen_kappa,
-            "cohen_kappa_pairs": _matrix_json(self.cohen_kappa_pairs),
-            "fleiss_kappa": self.fleiss_kappa,
-            "krippendorff_alpha": self.krippendorff_alpha,
-            "undefined": dict(self.undefined),
-            "definitions": DEFINITIONS,
-            "ceiling": self.ceiling(),
-        }
+@dataclass(frozen=True)
+class Ceiling:
+    """The practical ceiling agreement puts on the systems' scores (:data:`CEILING_MEANING`)."""
+
+    #: Raw agreement: the ceiling of accuracy.
+    accuracy: float
+    #: Mean Cohen's kappa: the ceiling of kappa (None when undefined).
+    kappa: float | None
+    #: System -> the metrics ("accuracy", "kappa") in which it scores above the ceiling.
+    systems_above: Mapping[str, tuple[str, ...]]
+
+
+def ceiling(reliability: GoldReliability, systems: Mapping[str, Mapping[str, MetricValue]]) -> Ceiling:
+    """The systems against the ceiling set by agreement: ``systems`` maps a system to its metric
+    values against the gold (metric id -> value); its ``accuracy`` is compared with the raw
+    agreement and its ``kappa`` with the mean Cohen's kappa (a missing or undefined one is not)."""
+    bounds = (("accuracy", reliability.raw_agreement), ("kappa", reliability.cohen_kappa))
+    above = {name: tuple(metric for metric, bound in bounds
+                         if bound is not None and metric in values and values[metric].value is not None
+                         and values[metric].value > bound)
+             for name, values in systems.items()}
+    return Ceiling(reliability.raw_agreement, reliability.cohen_kappa,
+                   MappingProxyType({name: metrics for name, metrics in above.items() if metrics}))
 
 
 DEFINITIONS = {
@@ -112,10 +112,6 @@ CEILING_MEANING = (
     "(slides-nlp-evaluation-protocol.md, 'Humans do not always agree on NLP tasks' and 'Measuring inter "
     "annotator agreement': IAA is a measure of the quality of the gold and of the subjectivity of the task)."
 )
-
-
-def _matrix_json(matrix: np.ndarray) -> list[list[float | None]]:
-    return [[None if np.isnan(x) else float(x) for x in row] for row in matrix]
 
 
 def _chance_corrected(observed: np.ndarray, chance: np.ndarray) -> np.ndarray:
@@ -205,11 +201,13 @@ def gold_reliability(codes: np.ndarray, labels: Sequence[str], annotators: Seque
         undefined["fleiss_kappa"] = UNDEFINED_CHANCE
     if np.isnan(alpha):
         undefined["krippendorff_alpha"] = "undefined: no disagreement is expected by chance (one label only)"
+    raw_pairs.setflags(write=False)
+    kappa_pairs.setflags(write=False)
     return GoldReliability(
         annotators=tuple(annotators), labels=tuple(labels), n_items=n_items,
         raw_agreement=float(raw_pairs[upper].mean()), raw_agreement_pairs=raw_pairs,
         unanimous=float((table.max(axis=1) == m).mean()),
         cohen_kappa=cohen, cohen_kappa_pairs=kappa_pairs,
         fleiss_kappa=None if np.isnan(fleiss) else fleiss,
-        krippendorff_alpha=None if np.isnan(alpha) else alpha, undefined=undefined,
+        krippendorff_alpha=None if np.isnan(alpha) else alpha, undefined=MappingProxyType(undefined),
     )

@@ -7,6 +7,7 @@ LaTeX braces need no escaping.
 """
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -25,18 +26,29 @@ LATEX_SPECIAL = {
     # symbols of the property table and the captions that pdflatex's UTF-8 input does not define
     "✓": r"$\surd$", "✗": r"$\times$", "ω": r"$\omega$", "Ω": r"$\Omega$", "α": r"$\alpha$",
     "≤": r"$\leq$", "≥": r"$\geq$", "≠": r"$\neq$", "Σ": r"$\Sigma$", "§": r"\S{}",
+    # the agreement table's definitions (gold reliability)
+    "²": r"\textsuperscript{2}",
 }
+#: A letter with a combining accent, as a LaTeX text accent: P̄ (Fleiss' observed agreement) -> ``\={P}``.
+LATEX_ACCENTS = {"\u0304": "="}
+_LATEX_TOKEN = re.compile("[A-Za-z][" + "".join(LATEX_ACCENTS) + "]|.", re.S)
 
 #: Tables that go into ``tables.tex`` (ready to ``\input`` in a paper).
 TEX_TABLES = ("table-metrics", "table-calibrated", "table-baselines", "table-chance", "table-class-f1",
-              "table-ranks", "table-properties", "table-pbest", "table-scores")
+              "table-ranks", "table-properties", "table-pbest", "table-scores", "table-agreement")
 
 
 def latex_escape(text: Any) -> str:
     """Text for LaTeX: every special character (``\\ & % $ # _ { } ~ ^ < >``) as a command,
-    control characters (a newline would end a table row, a blank line a paragraph) as a
-    visible ``\\xHH``, lone surrogates as ``\\udXXX``."""
-    return "".join(LATEX_SPECIAL.get(ch) or (_escaped_control(ch) if is_control(ch) else ch) for ch in str(text))
+    a letter with a combining macron as ``\\={P}``, control characters (a newline would end a
+    table row, a blank line a paragraph) as a visible ``\\xHH``, lone surrogates as ``\\udXXX``."""
+    return "".join(_latex_token(token) for token in _LATEX_TOKEN.findall(str(text)))
+
+
+def _latex_token(token: str) -> str:
+    if len(token) == 2:  # a letter and its combining accent
+        return f"\\{LATEX_ACCENTS[token[1]]}{{{token[0]}}}"
+    return LATEX_SPECIAL.get(token) or (_escaped_control(token) if is_control(token) else token)
 
 
 def latex_row_start(text: Any) -> str:

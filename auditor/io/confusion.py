@@ -94,11 +94,7 @@ def read_matrix(path: str | os.PathLike[str]) -> tuple[list[str], np.ndarray, st
             matrix[row_index, column] = int(cell)
     _check_labels(gold_labels, f"{name} (row labels)")
     if set(gold_labels) != set(columns) or len(gold_labels) != k:
-        only_rows = [label for label in gold_labels if label not in set(columns)]
-        only_columns = [label for label in columns if label not in set(gold_labels)]
-        detail = "; ".join(part for part in (
-            f"only as rows: {', '.join(map(repr, only_rows))}" if only_rows else "",
-            f"only as columns: {', '.join(map(repr, only_columns))}" if only_columns else "") if part)
+        detail = _label_difference(gold_labels, columns, "only as rows:", "only as columns:")
         raise InputError(f"{name}: the row labels (gold) and the column labels (predicted) differ ({detail}); "
                          "expected the same labels in both")
     order = [gold_labels.index(label) for label in columns]
@@ -113,6 +109,14 @@ def format_matrix(labels: Sequence[str], matrix: Any, corner: str = "gold\\predi
     lines = ["\t".join([corner, *labels])]
     lines += ["\t".join([label, *(str(int(x)) for x in row)]) for label, row in zip(labels, np.asarray(matrix))]
     return "\n".join(lines) + "\n"
+
+
+def _label_difference(first: Sequence[str], second: Sequence[str], only_first: str, only_second: str) -> str:
+    """The labels of one set the other lacks, for a message: ``"only as rows: 'a'; only as columns: 'b'"``
+    (``only_first`` names the labels of ``first`` not in ``second``; each part only when not empty)."""
+    parts = ((only_first, [label for label in first if label not in set(second)]),
+             (only_second, [label for label in second if label not in set(first)]))
+    return "; ".join(f"{what} {', '.join(map(repr, labels))}" for what, labels in parts if labels)
 
 
 def _check_labels(labels: Sequence[str], where: str) -> None:
@@ -158,11 +162,7 @@ def confusion_counts(
     for system, (file_labels, matrix, _, path) in read.items():
         where = path or f"confusion matrix of {system!r}"
         if set(file_labels) != set(order):
-            missing = [label for label in order if label not in set(file_labels)]
-            extra = [label for label in file_labels if label not in set(order)]
-            detail = "; ".join(part for part in (
-                f"missing {', '.join(map(repr, missing))}" if missing else "",
-                f"extra {', '.join(map(repr, extra))}" if extra else "") if part)
+            detail = _label_difference(order, file_labels, "missing", "extra")
             raise InputError(f"{where}: its labels differ from those of {where_order} ({detail}); every matrix "
                              "must have the same label set")
         index = [file_labels.index(label) for label in order]

@@ -80,6 +80,9 @@ __all__ = [
     "LabelColumn", "read_labels", "from_values", "parse_system_argument", "semeval_names",
     "MISSING_LABELS", "MAX_LABEL_CHARS", "ID_NAMES", "LABEL_NAMES", "ONE_COLUMN_HEADERS",
     "GROUP_NAMES", "read_groups",
+    # the column rules and builders the other readers (io.scores, io.slices) share
+    "is_comment", "split_fields", "is_id_name", "is_label_name", "decode_utf8", "build_column",
+    "as_id_array", "merge_codes",
 ]
 
 #: Label texts that mean "no label": pandas' ``read_csv`` default NA strings, plus ``NaT``,
@@ -242,7 +245,7 @@ def _strings(items: list[str]) -> np.ndarray:
     return np.fromiter(items, dtype=f"U{width}", count=len(items))
 
 
-def _merge(codes: np.ndarray, texts: list[str], all_used: bool = False
+def merge_codes(codes: np.ndarray, texts: list[str], all_used: bool = False
            ) -> tuple[np.ndarray, tuple[str, ...]]:
     """Codes into ``texts`` -> codes into the distinct texts that items use.
 
@@ -314,7 +317,7 @@ def _encode_arrow(values: Any, what: str, trim: bool = False, null_text: str = "
         texts.append(null_text)
         indices = pc.fill_null(indices, len(texts) - 1)
     codes = _integer_view(indices).astype(np.int32, copy=False)
-    return _merge(codes, texts, all_used or dense)
+    return merge_codes(codes, texts, all_used or dense)
 
 
 def _integer_view(indices: Any) -> np.ndarray:
@@ -345,10 +348,10 @@ def _encode_numpy(array: np.ndarray, what: str) -> tuple[np.ndarray, tuple[str, 
         uniques, inverse = np.unique(array, return_inverse=True)
         return inverse.astype(np.int32), tuple(str(int(v)) for v in uniques)
     if kind == "b":
-        return _merge(array.astype(np.int32), ["False", "True"])
+        return merge_codes(array.astype(np.int32), ["False", "True"])
     if kind == "f":
         uniques, inverse = np.unique(array, return_inverse=True)
-        return _merge(inverse.astype(np.int32).ravel(), [_scalar_text(v) for v in uniques])
+        return merge_codes(inverse.astype(np.int32).ravel(), [_scalar_text(v) for v in uniques])
     if kind == "U":
         try:
             strings = pa.array(array, type=pa.string())
@@ -391,7 +394,7 @@ def _encodable(text: str) -> bool:
     return True
 
 
-def _id_array(values: Any, what: str) -> Any:
+def as_id_array(values: Any, what: str) -> Any:
     """Ids of any 1-D array as a pyarrow string array (nulls become empty ids)."""
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -404,7 +407,7 @@ def _id_array(values: Any, what: str) -> Any:
             if pa.types.is_integer(array.type):
                 array = pc.cast(array, pa.string())
             else:
-                return _id_array(np.asarray(array.to_pylist(), dtype=object), what)
+                return as_id_array(np.asarray(array.to_pylist(), dtype=object), what)
         return pc.fill_null(array.cast(pa.string()), "")
     array = np.asarray(values)
     if array.dtype.kind in "iu":
@@ -474,14 +477,14 @@ def from_values(values: Any, source: str) -> LabelColumn:
         codes, categories = _encode_arrow(values, name)
         return LabelColumn(name, codes, categories, None, None, None)
     if isinstance(values, Mapping):
-        ids = _id_array(np.asarray(list(values.keys()) + [None], dtype=object)[:-1], name)
+        ids = as_id_array(np.asarray(list(values.keys()) + [None], dtype=object)[:-1], name)
         values = list(values.values())
     elif module.startswith("pandas") and hasattr(values, "index") and hasattr(values, "dtype"):
         index = values.index
         default = (type(index).__name__ == "RangeIndex" and index.start == 0
                    and index.step == 1)
         if not default:
-            ids = _id_array(index.to_numpy(), name)
+            ids = as_id_array(index.to_numpy(), name)
         dtype = values.dtype
         if type(dtype).__name__ == "CategoricalDtype":
             raw = values.cat.codes.to_numpy().astype(np.int32)
@@ -489,7 +492,7 @@ def from_values(values: Any, source: str) -> LabelColumn:
             if (raw < 0).any():
                 texts.append("nan")
                 raw = np.where(raw < 0, len(texts) - 1, raw).astype(np.int32)
-            codes, categories = _merge(raw, texts)
+            codes, categories = merge_codes(raw, texts)
             return LabelColumn(name, codes, categories, ids, None, None)
         if not isinstance(dtype, np.dtype):  # nullable Int64, string, boolean, Arrow-backed
             codes, categories = _encode_arrow(pa.array(values, from_pandas=True), name)
@@ -524,12 +527,14 @@ def _normal(name: str) -> str:
     return name.strip().lstrip("#").strip().strip('"').strip().lower()
 
 
-def _is_id_name(name: str) -> bool:
+def is_id_name(name: str) -> bool:
+    """True for an id column's name (:data:`ID_NAMES`, ``*_id``)."""
     name = _normal(name)
     return name in ID_NAMES or bool(_ID_PATTERN.match(name))
 
 
-def _is_label_name(name: str) -> bool:
+def is_label_name(name: str) -> bool:
+    """True for a label column's name (:data:`LABEL_NAMES`; a group column's while reading slices)."""
     name = _normal(name)
     chosen = _VALUE_NAMES.get()
     if chosen is not None:
@@ -549,8 +554,8 @@ def _header_kind(fields: list[str]) -> str:
     one_column = _VALUE_NAMES.get() or ONE_COLUMN_HEADERS
     if len(fields) == 1:
         return "header" if normal[0] in one_column else "data"
-    ids = [_is_id_name(f) for f in fields]
-    labels = [_is_label_name(f) and not i for f, i in zip(fields, ids)]
+    ids = [is_id_name(f) for f in fields]
+    labels = [is_label_name(f) and not i for f, i in zip(fields, ids)]
     if all(i or lab for i, lab in zip(ids, labels)):
         return "header"
     if len(fields) >= 3 and any(ids) and any(labels):
@@ -566,7 +571,7 @@ def _choose_columns(
     """(id column or None, label column), chosen by name only."""
     shown = ", ".join(repr(n.strip()) for n in names)
     normal = [_normal(n) for n in names]
-    id_columns = [i for i, n in enumerate(names) if _is_id_name(n)]
+    id_columns = [i for i, n in enumerate(names) if is_id_name(n)]
     if column is not None:
         if _normal(column) not in normal:
             raise InputError(
@@ -575,7 +580,7 @@ def _choose_columns(
         label = normal.index(_normal(column))
         ids = [i for i in id_columns if i != label]
         return (ids[0] if ids else None), label
-    label_columns = [i for i, n in enumerate(names) if _is_label_name(n) and i not in id_columns]
+    label_columns = [i for i, n in enumerate(names) if is_label_name(n) and i not in id_columns]
     if len(label_columns) > 1:
         exact = [i for i in label_columns if normal[i] in LABEL_NAMES]
         first = [i for i in exact if normal[i] == min((normal[j] for j in exact),
@@ -613,7 +618,8 @@ def _choose_columns(
 
 # --------------------------------------------------------------------------- text files
 
-def _decode(raw: bytes, source: str) -> str:
+def decode_utf8(raw: bytes, source: str) -> str:
+    """``raw`` as text (a UTF-8 byte-order mark dropped), or an error naming the line of the first bad byte."""
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise InputError(f"{source}: UTF-16 text; expected UTF-8 (save the file as UTF-8)")
     try:
@@ -627,12 +633,12 @@ def _decode(raw: bytes, source: str) -> str:
         ) from None
 
 
-def _is_comment(stripped: str) -> bool:
+def is_comment(stripped: str) -> bool:
     """``#`` alone or followed by a space or tab (only before the first item)."""
     return stripped[:1] == "#" and (len(stripped) == 1 or stripped[1] in _TRIM)
 
 
-def _fields(line: str, delimiter: str | None) -> list[str]:
+def split_fields(line: str, delimiter: str | None) -> list[str]:
     """One unquoted line's fields, trimmed of spaces and tabs."""
     if delimiter is None:
         return re.split(r"[ \t]+", line.strip(_TRIM))
@@ -668,10 +674,10 @@ def _skip_preamble(
         stripped = data[start:end].decode("utf-8").strip(_TRIM)
         if not stripped:
             skipped["blank"] += 1
-        elif _is_comment(stripped):
+        elif is_comment(stripped):
             skipped["comment"] += 1
         elif fmt is not None and stripped[0] == "#" \
-                and _header_kind(_fields(stripped[1:], _guess(stripped, fmt))) == "header":
+                and _header_kind(split_fields(stripped[1:], _guess(stripped, fmt))) == "header":
             if commented is not None:
                 skipped["comment"] += 1
             commented = (stripped[1:], number)
@@ -716,10 +722,10 @@ def _parse_delimited(
     sep_shown = {"csv": ",", "tsv": "<TAB>"}.get(fmt, " ")
 
     header: list[str] | None = None
-    first_fields = _fields(probe[0], delimiter)
+    first_fields = split_fields(probe[0], delimiter)
     kind = _header_kind(first_fields)
     if kind == "unclear":
-        unknown = [f for f in first_fields if not (_is_id_name(f) or _is_label_name(f))]
+        unknown = [f for f in first_fields if not (is_id_name(f) or is_label_name(f))]
         if _VALUE_NAMES.get() is not None:
             raise InputError(
                 f"{source} line {first[0]}: {sep_shown.join(first_fields)!r} looks like a header "
@@ -742,7 +748,7 @@ def _parse_delimited(
         if first is None:
             raise InputError(f"{source}: no items, only a header ({sep_shown.join(header)})")
     elif commented is not None:
-        fields = _fields(commented[0], delimiter)
+        fields = split_fields(commented[0], delimiter)
         if len(fields) == len(first_fields):
             header = fields
             skipped["header"] += 1
@@ -759,7 +765,7 @@ def _parse_delimited(
                               header, source, column, sep_shown)
     labels, ids, numbers, blank, trim = result
     skipped["blank"] += blank
-    return _finish(source, labels, ids, numbers, digest, fmt,
+    return build_column(source, labels, ids, numbers, digest, fmt,
                    {k: v for k, v in skipped.items() if v}, trim)
 
 
@@ -882,7 +888,7 @@ def _read_python(body: str, first_line: int, delimiter: str | None, quoted: bool
             if not line.strip(_TRIM):
                 blank += 1
                 continue
-            rows.append(_fields(line, delimiter))
+            rows.append(split_fields(line, delimiter))
             numbers.append(first_line + offset)
     width = len(header) if header is not None else len(rows[0])
     for i, row in enumerate(rows):
@@ -902,7 +908,7 @@ def _read_python(body: str, first_line: int, delimiter: str | None, quoted: bool
     return labels, ids, np.asarray(numbers, dtype=np.int64), blank, False
 
 
-def _finish(source: str, labels: Any, ids: Any, numbers: np.ndarray, digest: str | None,
+def build_column(source: str, labels: Any, ids: Any, numbers: np.ndarray, digest: str | None,
             fmt: str, skipped: Mapping[str, int], trim: bool = False) -> LabelColumn:
     """Encode the labels and check lengths: one place for every file format."""
     import pyarrow.compute as pc
@@ -1066,7 +1072,7 @@ def _read_json_arrow(data: bytes, source: str, digest: str, column: str | None
         if numbers.size != n_rows:  # lines of spaces: the Python reader decides
             return None
     skipped = {"blank": n_lines - n_rows} if n_lines > n_rows else {}
-    return _finish(source, labels, None if ids is None else _id_array(ids, source), numbers,
+    return build_column(source, labels, None if ids is None else as_id_array(ids, source), numbers,
                    digest, "jsonl", skipped)
 
 
@@ -1104,7 +1110,7 @@ def _parse_json(text: str, source: str, digest: str, column: str | None) -> Labe
         if any(isinstance(r, dict) for r in records):
             raise InputError(f"{source}: mixed JSON values ({', '.join(sorted(kinds))}); "
                              f"expected one JSON object per {unit}")
-        return _finish(source, _json_values(records, where, "label"), None, numbers, digest,
+        return build_column(source, _json_values(records, where, "label"), None, numbers, digest,
                        fmt, skipped)
     keys = list(records[0].keys())
     if not keys:
@@ -1134,8 +1140,8 @@ def _parse_json(text: str, source: str, digest: str, column: str | None) -> Labe
         if nulls is not None:
             raise InputError(f"{where(nulls)}: id is null; every item needs an id like "
                              f"{unit} {numbers[0]}")
-        ids = _id_array(_json_values(ids_out, where, "id"), source)
-    return _finish(source, labels, ids, numbers, digest, fmt, skipped)
+        ids = as_id_array(_json_values(ids_out, where, "id"), source)
+    return build_column(source, labels, ids, numbers, digest, fmt, skipped)
 
 
 def _parse_parquet(raw: bytes, source: str, digest: str, column: str | None) -> LabelColumn:
@@ -1163,9 +1169,9 @@ def _parse_parquet(raw: bytes, source: str, digest: str, column: str | None) -> 
                          f"{', '.join(map(repr, names))})")
     ids = None
     if id_column is not None:
-        ids = _id_array(table.column(id_column), source)
+        ids = as_id_array(table.column(id_column), source)
     lines = np.arange(1, table.num_rows + 1, dtype=np.int64)
-    return _finish(source, label, ids, lines, digest, "parquet", {})
+    return build_column(source, label, ids, lines, digest, "parquet", {})
 
 
 # --------------------------------------------------------------------------- read_labels
@@ -1232,7 +1238,7 @@ def read_labels(path: str | os.PathLike, *, column: str | None = None) -> LabelC
     if b"\x00" in raw[:8192] and not raw.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise InputError(f"{source}: unknown format (binary data); expected {_EXPECTED}")
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")) or not raw.isascii():
-        _decode(raw, source)  # a clear message for UTF-16 or bytes that are not UTF-8
+        decode_utf8(raw, source)  # a clear message for UTF-16 or bytes that are not UTF-8
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
     head = raw.lstrip(b" \t\r\n")[:1]

@@ -107,7 +107,7 @@ def _listing(values: Iterable[str], total: int) -> str:
     return shown + (f" and {total - _SHOW} more" if total > _SHOW else "")
 
 
-def _missing(text: str) -> bool:
+def is_missing(text: str) -> bool:
     """A missing-value marker, or nothing but whitespace and control characters."""
     return text in MISSING_LABELS or all(c.isspace() or not c.isprintable() for c in text)
 
@@ -124,7 +124,7 @@ def check_labels(column: LabelColumn, role: str = "") -> None:
     """
     if len(column) == 0:
         raise InputError(f"{column.source}: no items; expected {column.layout} per item")
-    bad_codes = [code for code, text in enumerate(column.categories) if _missing(text)]
+    bad_codes = [code for code, text in enumerate(column.categories) if is_missing(text)]
     if bad_codes:
         missing = np.isin(column.codes, bad_codes)
         bad = np.flatnonzero(missing)

@@ -1,27 +1,29 @@
 """Reliability of the gold: agreement of the annotators and the ceiling it puts on scores."""
 from __future__ import annotations
 
+import math
 from typing import Any
 
+from auditor.analyses.agreement import CEILING_MEANING, DEFINITIONS, ceiling
 from auditor.report.context import Context, SECTION_TITLES
 from auditor.report.model import Bullets, Cell, Column, Paragraph, Row, Section, Table
 from auditor.report.tables import _density
 
 
 def gold_reliability_section(ctx: Context) -> Section | None:
-    """Agreement between the annotators of the gold (``--annotators``) and the ceiling it sets."""
-    entry = ctx.document.get("gold_reliability")
-    if not entry:
+    """Agreement between the annotators of the gold (``--annotators``) and the ceiling it sets
+    (``ctx.audit.gold_reliability``, :class:`auditor.analyses.agreement.GoldReliability`)."""
+    reliability = ctx.audit.gold_reliability if ctx.audit is not None else None
+    if reliability is None:
         return None
-    definitions = entry.get("definitions") or {}
     names = {"raw_agreement": "Raw agreement", "unanimous": "Unanimous items", "cohen_kappa": "Cohen's κ (mean over pairs)",
              "fleiss_kappa": "Fleiss' κ", "krippendorff_alpha": "Krippendorff's α (nominal)"}
-    undefined = entry.get("undefined") or {}
-    rows = tuple(Row(title, (Cell(entry.get(key), "score"), Cell(undefined.get(key) or definitions.get(key, ""))))
+    rows = tuple(Row(title, (Cell(getattr(reliability, key), "score"),
+                             Cell(reliability.undefined.get(key) or DEFINITIONS.get(key, ""))))
                  for key, title in names.items())
-    annotators = entry.get("annotators") or []
+    annotators = reliability.annotators
     blocks: list[Any] = [
-        Paragraph(f"{len(annotators)} annotators ({', '.join(annotators)}) labelled the {entry.get('n_items')} gold "
+        Paragraph(f"{len(annotators)} annotators ({', '.join(annotators)}) labelled the {reliability.n_items} gold "
                   "items. Inter-annotator agreement measures the quality of the gold and the subjectivity of the "
                   "task, and must be measured and reported; raw agreement ignores agreement by chance, which the "
                   "kappas and alpha subtract (slides-nlp-evaluation-protocol.md, 'Measuring inter annotator "
@@ -30,23 +32,23 @@ def gold_reliability_section(ctx: Context) -> Section | None:
         Table("table-agreement", "Agreement between the annotators (×100).", "Coefficient",
               (Column("Value"), Column("Definition")), rows, "small"),
     ]
-    pairs = entry.get("cohen_kappa_pairs") or []
     if len(annotators) > 2:
+        pairs = [[None if math.isnan(x) else float(x) for x in row] for row in reliability.cohen_kappa_pairs]
         blocks.append(Table("table-agreement-pairs", "Cohen's κ of every pair of annotators (×100).", "Annotator",
                             tuple(Column(a) for a in annotators),
                             tuple(Row(a, tuple(Cell(x, "score") for x in row)) for a, row in zip(annotators, pairs)),
                             _density(len(annotators) + 1)))
-    ceiling = entry.get("ceiling") or {}
-    systems = [s for s in ctx.systems if "accuracy" in ctx.document["systems"][s]["metrics"]]
+    systems = [s for s in ctx.systems if "accuracy" in ctx.audit.systems[s].metrics]
+    bound = ceiling(reliability, {name: system.metrics for name, system in ctx.audit.systems.items()})
     if systems:
-        rows = [Row("ceiling (annotators)", (Cell(ceiling.get("accuracy"), "score"), Cell(ceiling.get("kappa"), "score")))]
+        rows = [Row("ceiling (annotators)", (Cell(bound.accuracy, "score"), Cell(bound.kappa, "score")))]
         rows += [Row(s, (ctx.score_cell(s, "accuracy"), ctx.score_cell(s, "kappa"))) for s in systems]
         blocks.append(Table("table-ceiling", "The systems against the ceiling set by agreement: raw agreement for "
                             "accuracy, mean Cohen's κ for κ (×100).", "System",
                             (Column(ctx.short("accuracy"), ctx.name("accuracy")), Column(ctx.short("kappa"), ctx.name("kappa"))),
                             tuple(rows), "small"))
-    blocks.append(Paragraph("What the ceiling means: " + str(ceiling.get("meaning", ""))))
-    above = ceiling.get("systems_above") or {}
+    blocks.append(Paragraph("What the ceiling means: " + CEILING_MEANING))
+    above = bound.systems_above
     blocks.append(Bullets(tuple(f"{s} scores above the annotators' agreement in {', '.join(ms)}" for s, ms in above.items())
                           or ("No system scores above the annotators' agreement.",), "Systems above the ceiling"))
     return Section("gold-reliability", SECTION_TITLES["gold-reliability"], tuple(blocks))

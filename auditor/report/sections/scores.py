@@ -1,8 +1,10 @@
 """Per-class scores: ROC AUC, average precision, log loss, Brier, ECE and the reliability diagram."""
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
+from auditor.analyses.scores import ECE_BINS, LOSSES, SUM_TOLERANCE
 from auditor.report.context import Context, SECTION_TITLES
 from auditor.report.model import Bullets, Cell, Column, Figure, Paragraph, Row, Section, Table
 from auditor.report.tables import _density
@@ -18,34 +20,33 @@ SCORE_COLUMNS = (("roc_auc_macro", "AUC macro", "One-vs-rest ROC AUC, unweighted
 
 def scores_section(ctx: Context) -> Section | None:
     """Ranking and calibration metrics of the systems that gave per-class scores, and a reliability
-    diagram (``systems.NAME.scores`` and ``score_summary``; :mod:`auditor.analyses.scores`)."""
-    summary = ctx.document.get("score_summary")
-    if not summary:
+    diagram (``ctx.audit.scores``, :class:`auditor.analyses.scores.ScoreAnalysis`)."""
+    analysis = ctx.audit.scores if ctx.audit is not None else None
+    if analysis is None:
         return None
-    systems = [s for s in ctx.systems if s in summary["systems"]]
-    lower = set(summary.get("lower_is_better") or ())
+    systems = [s for s in ctx.systems if s in analysis.values]
     blocks: list[Any] = [Paragraph(
         f"{len(systems)} of {len(ctx.systems)} systems gave one score per label; their predicted label is the file's "
         "label column, else the highest score (a tie goes to the label whose name sorts first). AUC and AP rank items "
         "by each class's score (one-vs-rest, tied scores count ½); log loss, Brier (multi-class: sum over classes of "
         "the squared difference from the one-hot gold, averaged over items) and ECE (top label, "
-        f"{summary['ece_bins']} equal-width confidence bins, (m−1)/M < confidence ≤ m/M) need probabilities: rows "
-        f"summing to 1 within {summary['sum_tolerance']:g}, used as given. Intervals: {summary['intervals']}.")]
+        f"{ECE_BINS} equal-width confidence bins, (m−1)/M < confidence ≤ m/M) need probabilities: rows "
+        f"summing to 1 within {SUM_TOLERANCE:g}, used as given. Intervals: {analysis.intervals}.")]
     rows = []
     for name in systems:
         cells = []
         for metric_id, short, _ in SCORE_COLUMNS:
-            entry = ctx.document["systems"][name]["scores"][metric_id]
+            value = analysis.values[name][metric_id]
             mark = None
-            if entry.get("value") is None:
-                mark = ctx.ledger.mark(name, "undefined", short, entry.get("undefined") or "undefined")
-            ci = entry.get("ci") or (None, None)
-            cells.append(Cell(entry.get("value"), "number", mark, low=ci[0], high=ci[1]))
+            if value.value is None:
+                mark = ctx.ledger.mark(name, "undefined", short, value.undefined or "undefined")
+            low, high = value.ci or (None, None)
+            cells.append(Cell(value.value, "number", mark, low=low, high=high))
         rows.append((name, cells))
     best = []
     for index, (metric_id, _, _) in enumerate(SCORE_COLUMNS):
         values = [cells[index].value for _, cells in rows if cells[index].value is not None]
-        best.append(None if len(values) < 2 else (min(values) if metric_id in lower else max(values)))
+        best.append(None if len(values) < 2 else (min(values) if metric_id in LOSSES else max(values)))
     table_rows = tuple(Row(name, tuple(Cell(c.value, c.kind, c.mark, best[i] is not None and c.value == best[i],
                                             c.low, c.high) for i, c in enumerate(cells))) for name, cells in rows)
     blocks.append(Table("table-scores", "Ranking and calibration metrics of the per-class scores (three decimals, "
@@ -53,12 +54,12 @@ def scores_section(ctx: Context) -> Section | None:
                                         "Brier and ECE).", "System",
                         tuple(Column(short, title) for _, short, title in SCORE_COLUMNS), table_rows,
                         _density(len(SCORE_COLUMNS) + 3)))
-    if summary.get("notes"):
-        blocks.append(Bullets(tuple(summary["notes"]), "Intervals not computed (time budget)"))
-    reliability = {name: summary["reliability"][name] for name in systems if summary["reliability"].get(name)}
+    if analysis.notes:
+        blocks.append(Bullets(analysis.notes, "Intervals not computed (time budget)"))
+    reliability = {name: asdict(bins) for name in systems if (bins := analysis.reliability[name]) is not None}
     if ctx.figures and reliability:
         blocks.append(Figure("fig-reliability", f"Reliability diagram: mean confidence against accuracy in each of "
-                                                f"the {summary['ece_bins']} confidence bins (empty bins left out; "
+                                                f"the {ECE_BINS} confidence bins (empty bins left out; "
                                                 "point area ~ items in the bin). On the dashed diagonal a system is "
                                                 "calibrated; below it, over-confident.",
                              ctx.charts.reliability_chart(reliability)))
