@@ -199,7 +199,8 @@ def run_analyses(result: Audit, progress: Progress = SILENT) -> None:
             all_labels_active=result.counts.labels_given,
         )
     # Metric properties (PI, PII, PIV, PV) probed on random, adversarial and the systems' own matrices.
-    result.properties = property_analysis(result)
+    result.properties = property_analysis(result.metrics, result.counts.confusion, result.counts.systems,
+                                          seed=result.options.seed)
     # Rank disagreement (uses the statistics' tests and P(win) when they ran), then the rankings
     # under the deployment prevalence (--deployment-prevalence, unless unset or "unknown").
     from auditor.analyses import rankings

@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # the analysis modules load scipy; the record needs only thei
     from auditor.analyses.agreement import GoldReliability
     from auditor.analyses.baselines import ChanceBaselines
     from auditor.analyses.profile import DataProfile
-    from auditor.analyses.properties import PropertyTable
+    from auditor.analyses.properties import PropertyResult, PropertyTable, Witness
     from auditor.analyses.rankings import Deployment, RankDisagreement
     from auditor.analyses.recommend import Recommendation
     from auditor.analyses.scores import ScoreAnalysis
@@ -137,7 +137,54 @@ def _statistics_json(audit: Audit, result: Statistics, document: dict[str, Any])
 
 
 def _properties_json(audit: Audit, result: PropertyTable, document: dict[str, Any]) -> None:
-    result.add_to_json(document)
+    """``properties``: per metric the probed properties (DESIGN.md "Metric properties"), the chance
+    scores found, the declaration, Table 5's row, the disagreements and the witnesses."""
+    from auditor.analyses.properties import PROPERTY_KEYS
+
+    document["properties"] = {entry.metric_id: _property_json(entry, PROPERTY_KEYS) for entry in result}
+
+
+def _property_json(entry: PropertyResult, keys: Sequence[str]) -> dict[str, Any]:
+    marks = entry.calibration_marks
+    return {
+        **{key: entry.probed[key] for key in keys},
+        "chance_value": entry.chance_value,
+        "chance_bound": dict(entry.chance_bound),
+        "chance_formula": entry.chance_formula,
+        "chance_baselines": {k: {"min": b.min, "max": b.max, "uniform_predictor": b.uniform_predictor,
+                                 "majority_class_predictor_on_skewed_gold": b.majority_class_predictor_on_skewed_gold}
+                             for k, b in entry.chance_baselines.items()},
+        "declared": {**{key: getattr(entry.declared, key) for key in keys}, "source": entry.declared.source},
+        "literature": None if entry.literature is None else dict(entry.literature),
+        "agrees_with_literature": entry.agrees_with_literature,
+        "disagreements": [{"property": d.property, "probed": d.probed, "literature": d.literature,
+                           "section": d.section, "explanation": d.explanation, "witness": d.witness}
+                          for d in entry.disagreement_records()],
+        "calibration_marks": None if marks is None else {
+            "base": marks.base, "row": marks.row, "by_calibration": list(marks.by_calibration),
+            "shown_by_probe": dict(marks.shown_by_probe), "source": marks.source},
+        "witnesses": {key: _witness_json(witness) for key, witness in entry.witnesses.items()},
+        "note": entry.note,
+    }
+
+
+def _witness_json(witness: Witness) -> dict[str, Any]:
+    return {
+        "description": witness.description,
+        "before": _count_matrix_json(witness.before),
+        "after": None if witness.after is None else _count_matrix_json(witness.after),
+        "score_before": _finite_or_none(witness.score_before),
+        "score_after": _finite_or_none(witness.score_after),
+    }
+
+
+def _count_matrix_json(matrix: np.ndarray) -> list[list[float]]:
+    """Whole counts as integers, fractional ones (re-weighted, chance matrices) to 6 decimals."""
+    return [[int(x) if float(x).is_integer() else round(float(x), 6) for x in row] for row in np.asarray(matrix)]
+
+
+def _finite_or_none(x: float | None) -> float | None:
+    return None if x is None or not np.isfinite(x) else float(x)
 
 
 def _rankings_json(audit: Audit, result: RankDisagreement, document: dict[str, Any]) -> None:
