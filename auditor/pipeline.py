@@ -205,10 +205,12 @@ def run_analyses(result: Audit, progress: Progress = SILENT) -> None:
     # under the deployment prevalence (--deployment-prevalence, unless unset or "unknown").
     from auditor.analyses import rankings
 
-    result.rankings = rankings.analyse(result)
-    shifted = rankings.analyse_deployment(result)
-    if shifted is not None:
-        result.deployment = shifted
+    values = {name: {metric_id: value.value for metric_id, value in system.metrics.items()}
+              for name, system in result.systems.items()}
+    result.rankings = rankings.rank_analysis(values, rankings.DEFAULT_METRICS, result.statistics)
+    result.deployment = rankings.deployment_analysis(result.counts.confusion, result.labels, result.counts.systems,
+                                                     result.options.deployment_prevalence,
+                                                     result.counts.labels_given)
     # The recommendation last: it reads the profile, the baselines and the user's intent.
     from auditor.analyses.recommend import analyse as recommendation
 

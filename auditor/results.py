@@ -188,11 +188,30 @@ def _finite_or_none(x: float | None) -> float | None:
 
 
 def _rankings_json(audit: Audit, result: RankDisagreement, document: dict[str, Any]) -> None:
-    result.add_to_json(document)
+    """``rankings`` and ``rank_agreement`` (DESIGN.md), and ``rank_disagreement``: the winner under
+    each metric, the flipping pairs, every system's rank, the systems ranked last as undefined."""
+    document["rankings"] = result.rankings
+    document["rank_agreement"] = {"kendall": result.agreement("kendall"), "spearman": result.agreement("spearman")}
+    document["rank_disagreement"] = {
+        "winners": result.winners,
+        "flips": [{"a": flip.a, "b": flip.b, "a_better_under": list(flip.a_better_under),
+                   "b_better_under": list(flip.b_better_under),
+                   "significant": None if flip.significant is None else dict(flip.significant)}
+                  for flip in result.flips],
+        "rank_table": {name: {metric: result.rank(name, metric) for metric in result.metrics}
+                       for name in result.systems},
+        "rank_undefined": {metric: list(names) for metric, names in result.undefined.items() if names},
+    }
 
 
 def _deployment_json(audit: Audit, result: Deployment, document: dict[str, Any]) -> None:
-    result.add_to_json(document)
+    """``deployment``: metric values and rankings with the gold rows re-weighted to its prevalence."""
+    document["deployment"] = {
+        "name": result.name, "target": dict(result.target),
+        "metrics": {system: dict(values) for system, values in result.values.items()},
+        "rankings": result.disagreement.rankings, "winners": result.disagreement.winners,
+        "notes": list(result.notes),
+    }
 
 
 def _recommendation_json(audit: Audit, result: Recommendation, document: dict[str, Any]) -> None:

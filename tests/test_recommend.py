@@ -170,8 +170,8 @@ def test_audit_pipeline_sections(examples_dir):
     systems = {path.stem: str(path) for path in sorted((folder / "systems").glob("*.tsv"))}
     result = audit(str(folder / "gold.tsv"), systems, bootstrap=0, deployment_prevalence="uniform")
     document = result.to_json()
-    assert document["winners"]["accuracy"] == "char-svm"
-    assert document["winners"]["macro_f1"] == "char-svm-balanced"
+    assert document["rank_disagreement"]["winners"]["accuracy"] == "char-svm"
+    assert document["rank_disagreement"]["winners"]["macro_f1"] == "char-svm-balanced"
     assert document["deployment"]["rankings"]["accuracy"][0] == "char-svm-balanced"
     # Intent "uniform": macro recall (= calibrated accuracy) primary; accuracy reported next to it
     assert document["recommendation"]["metrics"][0]["id"] == "macro_recall"
