@@ -212,9 +212,12 @@ def run_analyses(result: Audit, progress: Progress = SILENT) -> None:
                                                      result.options.deployment_prevalence,
                                                      result.counts.labels_given)
     # The recommendation last: it reads the profile, the baselines and the user's intent.
-    from auditor.analyses.recommend import analyse as recommendation
+    from auditor.analyses.recommend import recommendation_analysis
 
-    result.recommendation = recommendation(result)
+    result.recommendation = recommendation_analysis(
+        result.profile, values, result.baselines, alpha=result.options.alpha,
+        deployment_prevalence=result.options.deployment_prevalence,
+        rare_classes_matter=result.options.rare_classes_matter)
     # The verdict reads all of the above: leaders (best sets) per key metric, order, ties.
     from auditor.analyses import verdict
 

@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # the analysis modules load scipy; the record needs only thei
     from auditor.analyses.profile import DataProfile
     from auditor.analyses.properties import PropertyResult, PropertyTable, Witness
     from auditor.analyses.rankings import Deployment, RankDisagreement
-    from auditor.analyses.recommend import Recommendation
+    from auditor.analyses.recommend import Recommendation, Source
     from auditor.analyses.scores import ScoreAnalysis
     from auditor.analyses.significance import Statistics
     from auditor.analyses.slices import SliceAnalysis
@@ -215,7 +215,38 @@ def _deployment_json(audit: Audit, result: Deployment, document: dict[str, Any])
 
 
 def _recommendation_json(audit: Audit, result: Recommendation, document: dict[str, Any]) -> None:
-    result.add_to_json(document)
+    """``recommendation`` (DESIGN.md): the metric set with formulas, reasons and passages, the metrics
+    to avoid, notes, the facts the rules read, the rules (all, and those that fired), where the
+    papers differ."""
+    from auditor.analyses.recommend import PAPERS_DIFFER, RULES
+
+    facts = result.facts
+    document["recommendation"] = {
+        "metrics": [{"id": m.id, "name": m.name, "role": m.role, "formula": m.formula, "reasons": list(m.reasons),
+                     "sources": _sources_json(m.sources)} for m in result.metrics],
+        "avoid": [{"id": a.id, "name": a.name, "reasons": list(a.reasons), "sources": _sources_json(a.sources)}
+                  for a in result.avoid],
+        "notes": [{"rule": n.rule, "text": n.text, "sources": _sources_json(n.sources)} for n in result.notes],
+        "profile_facts": {
+            "k": facts.k, "n_items": facts.n_items, "min_support": facts.min_support, "min_label": facts.min_label,
+            "imbalance_ratio": facts.imbalance_ratio, "prevalence_entropy": facts.prevalence_entropy,
+            "normalised_entropy": facts.normalised_entropy, "majority_label": facts.majority_label,
+            "majority_share": facts.majority_share,
+            "bias_divergence": {s: dict(d) for s, d in facts.bias_divergence.items()},
+            "never_predicted": {s: list(labels) for s, labels in facts.never_predicted.items()},
+            "near_chance": dict(facts.near_chance), "deployment_prevalence": facts.deployment_prevalence,
+            "rare_classes_matter": facts.rare_classes_matter,
+        },
+        "rules_fired": list(result.rules_fired),
+        "rules": [{"id": rule.id, "text": rule.text, "references": list(rule.references),
+                   "sources": _sources_json(rule.sources)} for rule in RULES],
+        "papers_differ": [{"topic": d.topic, "text": d.text, "sources": _sources_json(d.sources)}
+                          for d in PAPERS_DIFFER],
+    }
+
+
+def _sources_json(sources: Sequence[Source]) -> list[dict[str, str]]:
+    return [{"file": source.file, "section": source.section, "quote": source.quote} for source in sources]
 
 
 def _verdict_json(audit: Audit, result: Verdict, document: dict[str, Any]) -> None:
