@@ -16,7 +16,8 @@ def recommendation_section(ctx: Context) -> Section | None:
         return None
     blocks: list[Any] = []
     for entry in rec.metrics:
-        latex = entry.formula or getattr(ctx.records.get(entry.id), "formula", "")
+        record = ctx.records.get(entry.id)
+        latex = entry.formula or (record.formula if record is not None else "")
         facts = tuple(("why", r) for r in entry.reasons) + tuple(("source", _source_text(s)) for s in entry.sources)
         blocks.append(Definition(f"recommended-{entry.id}", f"{ctx.name(entry.id)} ({entry.role})",
                                  Formula(ctx.name(entry.id), latex, ctx.formula_svg(latex) if ctx.figures else ""),
