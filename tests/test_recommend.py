@@ -183,14 +183,6 @@ def test_audit_pipeline_sections(examples_dir):
     assert test["recommendation"]["metrics"][0]["id"] == "accuracy"
 
 
-def test_rules_text_for_the_appendix():
-    from auditor.analyses.recommend import rules_text
-
-    lines = rules_text()
-    assert len(lines) == len(RULES) and lines[0].startswith("deployment-known: ")
-    assert all("“" in line and ".md)" in line for line in lines)
-
-
 def test_near_chance_is_the_permutation_test_at_the_audits_alpha(germeval_counts):
     """With baselines, a system is near chance when its permutation p against its own shuffle is
     ≥ alpha (a test level, the audit's --alpha); p = 0.07 is near chance at 0.05, not at 0.1."""

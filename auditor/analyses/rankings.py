@@ -136,15 +136,6 @@ class RankDisagreement:
     def winners(self) -> dict[str, str]:
         return {metric: self.ranking(metric)[0] for metric in self.metrics}
 
-    @property
-    def tied_winners(self) -> dict[str, list[str]]:
-        """Metric -> every system sharing the best rank (length > 1 only when tied)."""
-        result = {}
-        for column, metric in enumerate(self.metrics):
-            best = self.ranks[:, column].min()
-            result[metric] = [s for s, r in zip(self.systems, self.ranks[:, column]) if r == best]
-        return result
-
     def rank(self, system: str, metric: str) -> float:
         """Average rank of ``system`` under ``metric`` (1 = best)."""
         return float(self.ranks[self.systems.index(system), self.metrics.index(metric)])

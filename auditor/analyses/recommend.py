@@ -537,8 +537,3 @@ def recommendation_analysis(profile: DataProfile, values: Mapping[str, Mapping[s
     return recommend(facts_from(profile, values, baselines, alpha=alpha, deployment_prevalence=deployment_prevalence,
                                 rare_classes_matter=rare_classes_matter))
 
-
-def rules_text() -> list[str]:
-    """Every rule as one line for the report's appendix: ``id: statement (source: "quote")``."""
-    return [f"{rule.id}: {rule.text} — " + "; ".join(f"{source.citation} ({source.file}): \u201c{source.quote}\u201d"
-                                                     for source in rule.sources) for rule in RULES]
