@@ -201,19 +201,25 @@ def run_analyses(result: Audit, progress: Progress = SILENT) -> None:
             all_labels_active=result.counts.labels_given,
         )
     # Metric properties (PI, PII, PIV, PV) probed on random, adversarial and the systems' own matrices.
-    result.properties = property_analysis(result)
+    result.properties = property_analysis(result.metrics, result.counts.confusion, result.counts.systems,
+                                          seed=result.options.seed)
     # Rank disagreement (uses the statistics' tests and P(win) when they ran), then the rankings
     # under the deployment prevalence (--deployment-prevalence, unless unset or "unknown").
     from auditor.analyses import rankings
 
-    result.rankings = rankings.analyse(result)
-    shifted = rankings.analyse_deployment(result)
-    if shifted is not None:
-        result.deployment = shifted
+    values = {name: {metric_id: value.value for metric_id, value in system.metrics.items()}
+              for name, system in result.systems.items()}
+    result.rankings = rankings.rank_analysis(values, rankings.DEFAULT_METRICS, result.statistics)
+    result.deployment = rankings.deployment_analysis(result.counts.confusion, result.labels, result.counts.systems,
+                                                     result.options.deployment_prevalence,
+                                                     result.counts.labels_given)
     # The recommendation last: it reads the profile, the baselines and the user's intent.
-    from auditor.analyses.recommend import analyse as recommendation
+    from auditor.analyses.recommend import recommendation_analysis
 
-    result.recommendation = recommendation(result)
+    result.recommendation = recommendation_analysis(
+        result.profile, values, result.baselines, alpha=result.options.alpha,
+        deployment_prevalence=result.options.deployment_prevalence,
+        rare_classes_matter=result.options.rare_classes_matter)
     # The verdict reads all of the above: leaders (best sets) per key metric, order, ties.
     from auditor.analyses import verdict
 

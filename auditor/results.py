@@ -21,9 +21,9 @@ if TYPE_CHECKING:  # the analysis modules load scipy; the record needs only thei
     from auditor.analyses.agreement import GoldReliability
     from auditor.analyses.baselines import ChanceBaselines
     from auditor.analyses.profile import DataProfile
-    from auditor.analyses.properties import PropertyTable
+    from auditor.analyses.properties import PropertyResult, PropertyTable, Witness
     from auditor.analyses.rankings import Deployment, RankDisagreement
-    from auditor.analyses.recommend import Recommendation
+    from auditor.analyses.recommend import Recommendation, Source
     from auditor.analyses.scores import ScoreAnalysis
     from auditor.analyses.significance import Statistics
     from auditor.analyses.slices import SliceAnalysis
@@ -137,19 +137,116 @@ def _statistics_json(audit: Audit, result: Statistics, document: dict[str, Any])
 
 
 def _properties_json(audit: Audit, result: PropertyTable, document: dict[str, Any]) -> None:
-    result.add_to_json(document)
+    """``properties``: per metric the probed properties (DESIGN.md "Metric properties"), the chance
+    scores found, the declaration, Table 5's row, the disagreements and the witnesses."""
+    from auditor.analyses.properties import PROPERTY_KEYS
+
+    document["properties"] = {entry.metric_id: _property_json(entry, PROPERTY_KEYS) for entry in result}
+
+
+def _property_json(entry: PropertyResult, keys: Sequence[str]) -> dict[str, Any]:
+    marks = entry.calibration_marks
+    return {
+        **{key: entry.probed[key] for key in keys},
+        "chance_value": entry.chance_value,
+        "chance_bound": dict(entry.chance_bound),
+        "chance_formula": entry.chance_formula,
+        "chance_baselines": {k: {"min": b.min, "max": b.max, "uniform_predictor": b.uniform_predictor,
+                                 "majority_class_predictor_on_skewed_gold": b.majority_class_predictor_on_skewed_gold}
+                             for k, b in entry.chance_baselines.items()},
+        "declared": {**{key: getattr(entry.declared, key) for key in keys}, "source": entry.declared.source},
+        "literature": None if entry.literature is None else dict(entry.literature),
+        "agrees_with_literature": entry.agrees_with_literature,
+        "disagreements": [{"property": d.property, "probed": d.probed, "literature": d.literature,
+                           "section": d.section, "explanation": d.explanation, "witness": d.witness}
+                          for d in entry.disagreement_records()],
+        "calibration_marks": None if marks is None else {
+            "base": marks.base, "row": marks.row, "by_calibration": list(marks.by_calibration),
+            "shown_by_probe": dict(marks.shown_by_probe), "source": marks.source},
+        "witnesses": {key: _witness_json(witness) for key, witness in entry.witnesses.items()},
+        "note": entry.note,
+    }
+
+
+def _witness_json(witness: Witness) -> dict[str, Any]:
+    return {
+        "description": witness.description,
+        "before": _count_matrix_json(witness.before),
+        "after": None if witness.after is None else _count_matrix_json(witness.after),
+        "score_before": _finite_or_none(witness.score_before),
+        "score_after": _finite_or_none(witness.score_after),
+    }
+
+
+def _count_matrix_json(matrix: np.ndarray) -> list[list[float]]:
+    """Whole counts as integers, fractional ones (re-weighted, chance matrices) to 6 decimals."""
+    return [[int(x) if float(x).is_integer() else round(float(x), 6) for x in row] for row in np.asarray(matrix)]
+
+
+def _finite_or_none(x: float | None) -> float | None:
+    return None if x is None or not np.isfinite(x) else float(x)
 
 
 def _rankings_json(audit: Audit, result: RankDisagreement, document: dict[str, Any]) -> None:
-    result.add_to_json(document)
+    """``rankings`` and ``rank_agreement`` (DESIGN.md), and ``rank_disagreement``: the winner under
+    each metric, the flipping pairs, every system's rank, the systems ranked last as undefined."""
+    document["rankings"] = result.rankings
+    document["rank_agreement"] = {"kendall": result.agreement("kendall"), "spearman": result.agreement("spearman")}
+    document["rank_disagreement"] = {
+        "winners": result.winners,
+        "flips": [{"a": flip.a, "b": flip.b, "a_better_under": list(flip.a_better_under),
+                   "b_better_under": list(flip.b_better_under),
+                   "significant": None if flip.significant is None else dict(flip.significant)}
+                  for flip in result.flips],
+        "rank_table": {name: {metric: result.rank(name, metric) for metric in result.metrics}
+                       for name in result.systems},
+        "rank_undefined": {metric: list(names) for metric, names in result.undefined.items() if names},
+    }
 
 
 def _deployment_json(audit: Audit, result: Deployment, document: dict[str, Any]) -> None:
-    result.add_to_json(document)
+    """``deployment``: metric values and rankings with the gold rows re-weighted to its prevalence."""
+    document["deployment"] = {
+        "name": result.name, "target": dict(result.target),
+        "metrics": {system: dict(values) for system, values in result.values.items()},
+        "rankings": result.disagreement.rankings, "winners": result.disagreement.winners,
+        "notes": list(result.notes),
+    }
 
 
 def _recommendation_json(audit: Audit, result: Recommendation, document: dict[str, Any]) -> None:
-    result.add_to_json(document)
+    """``recommendation`` (DESIGN.md): the metric set with formulas, reasons and passages, the metrics
+    to avoid, notes, the facts the rules read, the rules (all, and those that fired), where the
+    papers differ."""
+    from auditor.analyses.recommend import PAPERS_DIFFER, RULES
+
+    facts = result.facts
+    document["recommendation"] = {
+        "metrics": [{"id": m.id, "name": m.name, "role": m.role, "formula": m.formula, "reasons": list(m.reasons),
+                     "sources": _sources_json(m.sources)} for m in result.metrics],
+        "avoid": [{"id": a.id, "name": a.name, "reasons": list(a.reasons), "sources": _sources_json(a.sources)}
+                  for a in result.avoid],
+        "notes": [{"rule": n.rule, "text": n.text, "sources": _sources_json(n.sources)} for n in result.notes],
+        "profile_facts": {
+            "k": facts.k, "n_items": facts.n_items, "min_support": facts.min_support, "min_label": facts.min_label,
+            "imbalance_ratio": facts.imbalance_ratio, "prevalence_entropy": facts.prevalence_entropy,
+            "normalised_entropy": facts.normalised_entropy, "majority_label": facts.majority_label,
+            "majority_share": facts.majority_share,
+            "bias_divergence": {s: dict(d) for s, d in facts.bias_divergence.items()},
+            "never_predicted": {s: list(labels) for s, labels in facts.never_predicted.items()},
+            "near_chance": dict(facts.near_chance), "deployment_prevalence": facts.deployment_prevalence,
+            "rare_classes_matter": facts.rare_classes_matter,
+        },
+        "rules_fired": list(result.rules_fired),
+        "rules": [{"id": rule.id, "text": rule.text, "references": list(rule.references),
+                   "sources": _sources_json(rule.sources)} for rule in RULES],
+        "papers_differ": [{"topic": d.topic, "text": d.text, "sources": _sources_json(d.sources)}
+                          for d in PAPERS_DIFFER],
+    }
+
+
+def _sources_json(sources: Sequence[Source]) -> list[dict[str, str]]:
+    return [{"file": source.file, "section": source.section, "quote": source.quote} for source in sources]
 
 
 def _verdict_json(audit: Audit, result: Verdict, document: dict[str, Any]) -> None:

@@ -112,14 +112,20 @@ def test_long_tables_may_break_and_short_ones_stay_whole():
 
 
 def test_witness_text_names_classes_and_defines_omega():
-    own = {"description": "one item of gold class 1 moved from predicted 0 to predicted 1 (an error corrected)",
-           "before": [[2, 0], [1, 3]]}
-    text = property_section._witness_text(own, ["NEG", "POS"], {"sysA": [[2, 0], [1, 3]]})
-    assert text == ("on sysA's confusion matrix: one item of gold class “POS” moved from predicted “NEG” to "
-                    "predicted “POS” (an error corrected)")
-    synthetic = property_section._witness_text(dict(own, before=[[0, 1], [2, 0]]), ["NEG", "POS"], {"sysA": [[2, 0], [1, 3]]})
-    assert synthetic.endswith("; witness C = [0 1 / 2 0] (rows gold, columns predicted, classes numbered from 0)")
-    chance = {"description": "k=2: a predictor that ignores its input scores 0.9 > ω(k) = 1/2", "before": [[9, 0], [1, 0]]}
+    import numpy as np
+
+    from auditor.analyses.properties import Witness
+
+    text = "one item of gold class 1 moved from predicted 0 to predicted 1 (an error corrected)"
+    own = Witness(text, np.array([[2, 0], [1, 3]]), None, 0.5, None, system="sysA")
+    assert property_section._witness_text(own, ["NEG", "POS"]) == (
+        "on sysA's confusion matrix: one item of gold class “POS” moved from predicted “NEG” to predicted “POS” "
+        "(an error corrected)")
+    synthetic = Witness(text, np.array([[0, 1], [2, 0]]), None, 0.5, None)
+    assert property_section._witness_text(synthetic, ["NEG", "POS"]).endswith(
+        "; witness C = [0 1 / 2 0] (rows gold, columns predicted, classes numbered from 0)")
+    chance = Witness("k=2: a predictor that ignores its input scores 0.9 > ω(k) = 1/2", np.array([[9, 0], [1, 0]]),
+                     None, 0.9, None)
     assert "ω(k) = 1/k of Opitz 2024 §3.5, k = 2 classes" in property_section._witness_text(chance)
 
 

@@ -19,17 +19,32 @@ import pytest
 
 from auditor import REGISTRY, ConfusionStats, Metric, Properties
 from auditor.analyses.properties import (
-    EXPLANATIONS, LITERATURE, PROPERTY_KEYS, PropertyTable, Witness, probe_properties,
+    EXPLANATIONS, LITERATURE, PROPERTY_KEYS, PropertyTable, Witness, property_analysis,
 )
 from auditor.metrics.catalogue import CALIBRATED
 from auditor.metrics.registry import load_plugin
+from auditor.results import _properties_json
 
 PLUGIN_DIR = Path(__file__).resolve().parents[1] / "examples" / "plugins"
 
 
+def probe(metrics=None, user_matrices=None, seed=12345, **options) -> PropertyTable:
+    """The analysis on ``metrics`` (default: every registered scalar metric) and optional user
+    matrices (systems named s0, s1, ...)."""
+    metrics = tuple(REGISTRY.scalar()) if metrics is None else tuple(metrics)
+    user = np.zeros((0, 2, 2)) if user_matrices is None else np.asarray(user_matrices, dtype=float)
+    return property_analysis(metrics, user, tuple(f"s{i}" for i in range(len(user))), seed=seed, **options)
+
+
+def properties_json(table: PropertyTable) -> dict:
+    document: dict = {}
+    _properties_json(None, table, document)
+    return document
+
+
 @pytest.fixture(scope="module")
 def table() -> PropertyTable:
-    return probe_properties(seed=12345)
+    return probe(seed=12345)
 
 
 # ------------------------------------------------------- Opitz (2024), §6.1 Table 5
@@ -96,11 +111,11 @@ def test_probes_agree_with_table_5_or_explain_why_not(table, metric_id, mon, sen
     result = table[metric_id]
     expected = {key: EXPECTED_DISAGREEMENTS.get((metric_id, key), printed[key]) for key in PROPERTY_KEYS}
     assert {key: result.probed[key] for key in PROPERTY_KEYS} == expected
-    assert {key: result.declared[key] for key in PROPERTY_KEYS} == printed  # the record declares the table
-    assert "§6.1 Table 5" in result.declared["source"]
+    assert {key: getattr(result.declared, key) for key in PROPERTY_KEYS} == printed  # the record declares the table
+    assert "§6.1 Table 5" in result.declared.source
     for record in result.disagreement_records():
-        assert record["explanation"] == EXPLANATIONS[(metric_id, record["property"])]
-        assert record["witness"] == record["property"] and record["property"] in result.witnesses
+        assert record.explanation == EXPLANATIONS[(metric_id, record.property)]
+        assert record.witness == record.property and record.property in result.witnesses
     for key in ("monotonicity", "prevalence_invariance"):
         if not expected[key]:
             assert key in result.witnesses, f"{metric_id} fails {key} without a witness"
@@ -115,7 +130,7 @@ def test_probes_agree_with_table_5_or_explain_why_not(table, metric_id, mon, sen
 @pytest.mark.parametrize("seed", [0, 1, 2024])
 def test_probes_do_not_depend_on_the_seed(seed):
     metrics = [REGISTRY.get(row[0]) for row in TABLE_5]
-    other = probe_properties(metrics, seed=seed)
+    other = probe(metrics, seed=seed)
     for metric_id, *printed in TABLE_5:
         expected = [EXPECTED_DISAGREEMENTS.get((metric_id, key), value) for key, value in zip(PROPERTY_KEYS, printed)]
         assert [other[metric_id].probed[key] for key in PROPERTY_KEYS] == expected, metric_id
@@ -145,19 +160,19 @@ def test_pv_levels_follow_section_3_5(table):
     # accuracy: a majority-class classifier on 1 − 10⁻⁷ skewed gold scores ≈ 1, the maximum
     assert table["accuracy"].chance_bound["2"] > 0.99
     # macro F1: bounded by 1/k, reached only when the bias equals the prevalence (§4.4)
-    assert table["macro_f1"].chance_baselines["3"]["max"] == pytest.approx(1 / 3)
-    assert table["macro_f1"].chance_baselines["3"]["min"] < 1 / 3
+    assert table["macro_f1"].chance_baselines["3"].max == pytest.approx(1 / 3)
+    assert table["macro_f1"].chance_baselines["3"].min < 1 / 3
 
 
 def test_chance_baselines_match_closed_forms(table):
     for k in (2, 3, 4, 5, 6):
-        assert table["macro_recall"].chance_baselines[str(k)]["min"] == pytest.approx(1 / k)
-        assert table["macro_recall"].chance_baselines[str(k)]["max"] == pytest.approx(1 / k)
-        assert table["gmean_recall"].chance_baselines[str(k)]["max"] == pytest.approx(1 / k)
-        assert table["nit"].chance_baselines[str(k)]["uniform_predictor"] == pytest.approx(1 / k)
+        assert table["macro_recall"].chance_baselines[str(k)].min == pytest.approx(1 / k)
+        assert table["macro_recall"].chance_baselines[str(k)].max == pytest.approx(1 / k)
+        assert table["gmean_recall"].chance_baselines[str(k)].max == pytest.approx(1 / k)
+        assert table["nit"].chance_baselines[str(k)].uniform_predictor == pytest.approx(1 / k)
     # MCC is 0/0 for a constant predictor: the majority-class baseline is undefined, not 0
-    assert table["mcc"].chance_baselines["3"]["majority_class_predictor_on_skewed_gold"] is None
-    assert table["kappa"].chance_baselines["3"]["majority_class_predictor_on_skewed_gold"] == pytest.approx(0.0)
+    assert table["mcc"].chance_baselines["3"].majority_class_predictor_on_skewed_gold is None
+    assert table["kappa"].chance_baselines["3"].majority_class_predictor_on_skewed_gold == pytest.approx(0.0)
     assert "left out" in table["mcc"].note
 
 
@@ -187,7 +202,7 @@ def test_weighted_f1_gains_from_an_error_as_appendix_f1_says():
     assert float(wf1(np.array([[0, 2], [0, 1]]))) == pytest.approx(1 / 6)
     assert float(wf1(np.array([[0, 2], [1, 1]]))) == pytest.approx(1 / 5)
     # the probe's own (smallest) witness: here one more *correct* item lowers the score
-    witness = probe_properties([wf1], seed=12345)["weighted_f1"].witnesses["monotonicity"]
+    witness = probe([wf1], seed=12345)["weighted_f1"].witnesses["monotonicity"]
     _check_witness(wf1, "monotonicity", witness)
 
 
@@ -196,7 +211,7 @@ def test_metrics_outside_the_table_are_marked_and_probed(table):
         result = table[metric_id]
         assert result.literature is None and result.agrees_with_literature is None
         assert "probed, not in the literature table" in result.note
-        assert "not in Opitz 2024, Table 5" in result.declared["source"]
+        assert "not in Opitz 2024, Table 5" in result.declared.source
         assert not result.declared_disagreements, result.note
     assert table["informedness"].probed["monotonicity"] is False and "monotonicity" in table["informedness"].witnesses
     assert table["nit"].probed["monotonicity"] is False
@@ -205,7 +220,7 @@ def test_metrics_outside_the_table_are_marked_and_probed(table):
 def test_a_disagreement_with_the_table_is_reported_not_silenced(monkeypatch):
     wrong = dict(LITERATURE["accuracy"], prevalence_invariance=True)
     monkeypatch.setitem(LITERATURE, "accuracy", wrong)
-    result = probe_properties([REGISTRY.get("accuracy")])["accuracy"]
+    result = probe([REGISTRY.get("accuracy")])["accuracy"]
     assert result.agrees_with_literature is False
     assert result.disagreements == ["prevalence_invariance"]
     assert "UNEXPLAINED" in result.note
@@ -228,7 +243,7 @@ def test_calibrated_variants_are_probed_not_copied(table):
         assert "derived for the variant" in metric.properties.source
         assert metric.chance == CALIBRATED[base.id][1] and metric.properties == CALIBRATED[base.id][0]
         if result.calibration_marks is not None:
-            assert all(result.calibration_marks["shown_by_probe"].values()), (metric.id, result.calibration_marks)
+            assert all(result.calibration_marks.shown_by_probe.values()), (metric.id, result.calibration_marks)
     assert {key: table["accuracy_calibrated"].probed[key] for key in PROPERTY_KEYS} == {
         key: table["macro_recall"].probed[key] for key in PROPERTY_KEYS}
     assert table["accuracy_calibrated"].chance_formula == "1/k"
@@ -313,7 +328,7 @@ TOYS = [
 
 
 def test_broken_toy_metrics_fail_the_right_probes_with_witnesses():
-    toys = probe_properties(TOYS, seed=7)
+    toys = probe(TOYS, seed=7)
     blind = toys["toy_ignores_diagonal"]
     assert blind.probed["monotonicity"] is False
     assert blind.probed["prevalence_invariance"] is False
@@ -340,7 +355,7 @@ def test_broken_toy_metrics_fail_the_right_probes_with_witnesses():
 def test_user_matrices_are_probed_and_can_supply_the_witness():
     """Only the user's matrix, no random ones: MCC's non-monotonicity is found on it."""
     user = np.array([[[1, 0, 0], [1, 1, 10], [0, 0, 0]]], dtype=float)
-    result = probe_properties([REGISTRY.get("mcc")], user_matrices=user, k_values=())["mcc"]
+    result = probe([REGISTRY.get("mcc")], user_matrices=user, k_values=())["mcc"]
     assert result.probed["monotonicity"] is False
     assert result.witnesses["monotonicity"].before.tolist() == user[0].tolist()
 
@@ -349,8 +364,7 @@ def test_user_matrices_are_probed_and_can_supply_the_witness():
 
 
 def test_json_has_the_design_keys(table):
-    document: dict = {}
-    table.add_to_json(document)
+    document = properties_json(table)
     json.dumps(document, allow_nan=False)
     assert set(document["properties"]) == {metric.id for metric in REGISTRY.scalar()}
     for metric_id, entry in document["properties"].items():
@@ -365,7 +379,7 @@ def test_json_has_the_design_keys(table):
 
 def test_all_probes_for_all_metrics_are_fast():
     start = time.perf_counter()
-    probe_properties(seed=3)
+    probe(seed=3)
     assert time.perf_counter() - start < 2.0
 
 
@@ -385,14 +399,13 @@ def plugin(monkeypatch):
 
 def test_example_plugin_is_probed_like_the_built_ins(plugin):
     assert REGISTRY.resolve("min recall") == "worst_class_recall"
-    table = probe_properties(seed=11)
+    table = probe(seed=11)
     result = table["worst_class_recall"]
     assert result.probed == {"monotonicity": True, "class_sensitivity": True, "decomposability": True,
                              "prevalence_invariance": True, "chance_correction": "bounded"}
     assert not result.declared_disagreements
     assert result.literature is None and "not in the literature table" in result.note
-    document: dict = {}
-    table.add_to_json(document)
+    document = properties_json(table)
     assert document["properties"]["worst_class_recall"]["chance_correction"] == "bounded"
 
 
@@ -413,9 +426,11 @@ def test_report_shows_declared_literature_and_probed_side_by_side(table):
     every disagreement with Table 5 explained, with its witness matrix."""
     from auditor.report.sections.properties import properties_section
 
+    class Audit:
+        properties = table
+
     class Context:
-        document: dict = {}
-        systems: list = []
+        audit = Audit()
         labels: list = []
 
         def short(self, metric_id):
@@ -428,7 +443,6 @@ def test_report_shows_declared_literature_and_probed_side_by_side(table):
             return REGISTRY.get(metric_id).family
 
     ctx = Context()
-    table.add_to_json(ctx.document)
     section = properties_section(ctx)
     properties_table = next(b for b in section.blocks if getattr(b, "id", "") == "table-properties")
     rows = {row.header: [cell.value for cell in row.cells] for row in properties_table.rows}
@@ -456,5 +470,49 @@ def test_opitz_appendix_g_matrix_is_a_monotonicity_witness_for_kappa_and_mcc():
         metric = REGISTRY.get(metric_id)
         assert float(metric(matrix)) == pytest.approx(0.0, abs=1e-12)
         assert float(metric(after)) == pytest.approx(raised, rel=1e-9)
-        result = probe_properties([metric], user_matrices=matrix[None], k_values=())[metric_id]
+        result = probe([metric], user_matrices=matrix[None], k_values=())[metric_id]
         assert result.probed["monotonicity"] is False
+
+
+# ------------------------------------------------------------- typed inputs, provenance
+
+
+def test_the_seed_comes_from_the_caller():
+    import inspect
+
+    assert inspect.signature(property_analysis).parameters["seed"].default is inspect.Parameter.empty
+
+
+def test_a_witness_on_a_systems_own_matrix_names_the_system():
+    user = np.array([[[1, 0, 0], [1, 1, 10], [0, 0, 0]]], dtype=float)
+    result = property_analysis([REGISTRY.get("mcc")], user, ("tagger",), seed=1, k_values=())["mcc"]
+    assert result.witnesses["monotonicity"].system == "tagger"
+    generated = probe([REGISTRY.get("mcc")], seed=1)["mcc"].witnesses["monotonicity"]
+    assert generated.system is None
+
+
+def test_reference_chance_classifiers_are_scored_even_when_sampled_away():
+    """Many systems at k = 2 make more chance classifiers than the probe keeps (400); the uniform
+    classifier on uniform gold and the majority-class one on skewed gold (p = (2/3, 1/3)) are scored
+    on their own matrices all the same: accuracy 1/2 and 2/3, kappa 0 (by hand: Acc = pᵀb)."""
+    rng = np.random.default_rng(0)
+    user = rng.integers(1, 30, size=(40, 2, 2)).astype(float)
+    table = probe([REGISTRY.get("accuracy"), REGISTRY.get("kappa")], user, seed=3, k_values=())
+    accuracy, kappa = table["accuracy"].chance_baselines["2"], table["kappa"].chance_baselines["2"]
+    assert accuracy.uniform_predictor == pytest.approx(0.5)
+    assert accuracy.majority_class_predictor_on_skewed_gold == pytest.approx(2 / 3)
+    assert kappa.uniform_predictor == pytest.approx(0.0, abs=1e-12)
+
+
+def test_germeval_properties_equal_the_committed_example(examples_dir, germeval_counts):
+    """The property table of the GermEval example (seed 12345) is the one in its committed audit.json:
+    the probes' values, witnesses and notes do not change when the code around them does. (The
+    declaration's ``source`` is the metric record's text, which names modules; it is left out.)"""
+    committed = json.loads((examples_dir / "germeval2018" / "report" / "audit.json").read_text(encoding="utf-8"))
+    metrics = [REGISTRY.get(metric_id) for metric_id in committed["properties"]]
+    table = property_analysis(metrics, germeval_counts.confusion, germeval_counts.systems, seed=12345)
+    found = json.loads(json.dumps(properties_json(table)["properties"]))
+    for document in (found, committed["properties"]):
+        for entry in document.values():
+            entry["declared"].pop("source")
+    assert found == committed["properties"]

@@ -6,8 +6,12 @@ import pytest
 from scipy.stats import kendalltau, spearmanr
 
 from auditor.metrics.catalogue import compute
-from auditor.analyses.rankings import deployment, find_flips, kendall_tau_b, rank_disagreement, rank_table, spearman_rho
+from auditor.analyses.rankings import (
+    DEFAULT_METRICS, deployment, deployment_analysis, find_flips, kendall_tau_b, rank_analysis, rank_disagreement,
+    rank_table, spearman_rho,
+)
 from auditor.metrics.registry import REGISTRY
+from auditor.results import _deployment_json, _rankings_json
 
 
 def test_rank_table_average_ties_and_undefined_last():
@@ -56,12 +60,15 @@ def test_json_sections_and_undefined_reported():
     values = {"A": {"accuracy": 0.9, "mcc": None}, "B": {"accuracy": 0.8, "mcc": 0.3}}
     result = rank_disagreement(values, ["accuracy", "mcc"])
     document: dict = {}
-    result.add_to_json(document)
+    _rankings_json(None, result, document)
     assert document["rankings"] == {"accuracy": ["A", "B"], "mcc": ["B", "A"]}
-    assert document["winners"] == {"accuracy": "A", "mcc": "B"}
-    assert document["rank_undefined"] == {"mcc": ["A"]}
+    assert set(document) == {"rankings", "rank_agreement", "rank_disagreement"}
+    section = document["rank_disagreement"]
+    assert section["winners"] == {"accuracy": "A", "mcc": "B"}
+    assert section["rank_undefined"] == {"mcc": ["A"]}
+    assert section["rank_table"] == {"A": {"accuracy": 1.0, "mcc": 2.0}, "B": {"accuracy": 2.0, "mcc": 1.0}}
     assert document["rank_agreement"]["kendall"]["accuracy"]["mcc"] == pytest.approx(-1.0)
-    assert document["flips"] == []  # A's MCC is undefined: no metric-by-metric comparison there
+    assert section["flips"] == []  # A's MCC is undefined: no metric-by-metric comparison there
 
 
 def test_germeval_winner_depends_on_the_metric(germeval_counts):
@@ -69,7 +76,7 @@ def test_germeval_winner_depends_on_the_metric(germeval_counts):
     arrays = compute(counts.confusion, REGISTRY.scalar())
     values = {s: {m: (None if np.isnan(a[i]) else float(a[i])) for m, a in arrays.items()}
               for i, s in enumerate(counts.systems)}
-    result = rank_disagreement(values)
+    result = rank_disagreement(values, DEFAULT_METRICS)
     # What the data shows: char-svm wins accuracy (0.713 vs 0.712), the class-balanced
     # char-svm wins every macro average (macro F1 0.422 vs 0.354).
     assert result.winners["accuracy"] == "char-svm"
@@ -97,5 +104,34 @@ def test_germeval_deployment_uniform_is_calibration(germeval_counts):
                         {"OTHER": 0.9, "ABUSE": 0.05, "INSULT": 0.04, "PROFANITY": 0.01})
     assert skewed.disagreement.winners["accuracy"] == "majority"
     document: dict = {}
-    skewed.add_to_json(document)
-    assert set(document["deployment"]) >= {"target", "metrics", "rankings"}
+    _deployment_json(None, skewed, document)
+    assert set(document["deployment"]) == {"name", "target", "metrics", "rankings", "winners", "notes"}
+    assert document["deployment"]["winners"]["accuracy"] == "majority"
+
+
+def test_deployment_runs_only_for_a_known_prevalence(germeval_counts):
+    counts = germeval_counts
+    for target in (None, "unknown"):
+        assert deployment_analysis(counts.confusion, counts.labels, counts.systems, target, False) is None
+    shifted = deployment_analysis(counts.confusion, counts.labels, counts.systems, "uniform", False)
+    assert shifted.name == "uniform" and shifted.disagreement.winners["accuracy"] == "char-svm-balanced"
+
+
+def test_flips_carry_the_primary_tests_verdict():
+    """Significance of a flip comes from the statistics' primary test of that metric (exact McNemar
+    for accuracy, approximate randomisation otherwise), adjusted p < alpha; a pair not tested is None."""
+    from auditor.analyses.significance import MCNEMAR, RANDOMISATION, PairTest
+
+    class Statistics:  # the attributes rankings read: tests and alpha
+        alpha = 0.05
+        tests = (PairTest(a="A", b="B", metric="accuracy", method=MCNEMAR, difference=0.1, p=0.01, p_adjusted=0.02),
+                 # not accuracy's primary test: not read
+                 PairTest(a="A", b="B", metric="accuracy", method=RANDOMISATION, difference=0.1, p=0.5, p_adjusted=0.9),
+                 PairTest(a="A", b="B", metric="macro_f1", method=RANDOMISATION, difference=-0.1, p=0.04,
+                          p_adjusted=0.08))
+
+    values = {"A": {"accuracy": 0.8, "macro_f1": 0.5, "mcc": 0.4}, "B": {"accuracy": 0.7, "macro_f1": 0.6, "mcc": 0.3}}
+    result = rank_analysis(values, ["accuracy", "macro_f1", "mcc"], Statistics())
+    (flip,) = result.flips
+    assert dict(flip.significant) == {"accuracy": True, "mcc": None, "macro_f1": False}
+    assert rank_analysis(values, ["accuracy", "macro_f1"], None).flips[0].significant is None

@@ -13,6 +13,7 @@ from auditor.metrics.catalogue import compute
 from auditor.analyses.profile import profile
 from auditor.analyses.recommend import OPITZ, PAPERS_DIFFER, RULES, SMALL_CLASS, VICKERS, Facts, facts_from, recommend
 from auditor.metrics.registry import REGISTRY
+from auditor.results import _recommendation_json
 
 BASE = Facts(k=3, n_items=1000, min_support=200, min_label="c", imbalance_ratio=2.0, prevalence_entropy=1.5,
              normalised_entropy=0.95, majority_label="a", majority_share=0.4,
@@ -58,9 +59,9 @@ def test_every_quote_is_in_its_source_file():
     """Each quoted passage appears word for word in the source file it names (PDF conversion
     artefacts aside: emphasis markers, apostrophes, line breaks)."""
     quoted = [source for rule in RULES for source in rule.sources]
-    quoted += [source for item in PAPERS_DIFFER for source in item["sources"]]
+    quoted += [source for item in PAPERS_DIFFER for source in item.sources]
     for source in quoted:
-        file, quote = (source.file, source.quote) if hasattr(source, "file") else (source["file"], source["quote"])
+        file, quote = source.file, source.quote
         text = _normalise((SOURCES / file).read_text(encoding="utf-8"))
         # the converted Opitz text lost the symbols in 'GmacR (p = −1)'; compare up to that point
         probe = _normalise(quote).split("(p=-1)")[0]
@@ -82,8 +83,8 @@ def test_rule_fires_on_its_profile_and_not_on_the_opposite(rule):
                          ids=["balanced", "imbalanced", "binary", "binary-near-chance", "uniform", "rare"])
 def test_no_rule_contradicts_its_source(facts):
     result = recommend(facts)
-    chosen = [m["id"] for m in result.metrics]
-    avoided = {a["id"] for a in result.avoid}
+    chosen = [m.id for m in result.metrics]
+    avoided = {a.id for a in result.avoid}
     # Opitz §8: "complementary metrics such as Accuracy and macro Recall"; Vickers §7.2: informedness alongside
     assert {"accuracy", "macro_recall", "informedness"} <= set(chosen)
     assert "accuracy" not in avoided and "macro_recall" not in avoided
@@ -94,7 +95,7 @@ def test_no_rule_contradicts_its_source(facts):
     # Opitz §6.1: macro recall 'treats all classes equally'; macro F1 is reported, named, not primary
     assert result.primary != "macro_f1" and "macro_f1" in chosen
     for entry in result.metrics + result.avoid:
-        assert entry["sources"], entry["id"]  # every conclusion names the passage it follows
+        assert entry.sources, entry.id  # every conclusion names the passage it follows
 
 
 def test_primary_follows_intent():
@@ -106,26 +107,26 @@ def test_primary_follows_intent():
     # test prevalence = deployment, but every class matters more than its share: macro recall
     rare_test = recommend(replace(BASE, deployment_prevalence="test", rare_classes_matter=True))
     assert rare_test.primary == "macro_recall"
-    assert {"gmean_recall", "hmean_recall"} <= {m["id"] for m in rare_test.metrics}
+    assert {"gmean_recall", "hmean_recall"} <= {m.id for m in rare_test.metrics}
 
 
 def test_small_class_threshold_is_vickers_fifty():
     assert SMALL_CLASS == 50
     notes = recommend(replace(BASE, min_support=49)).notes
-    assert any("< 50" in note["text"] and note["sources"][0]["section"] == "Limitations" for note in notes)
+    assert any("< 50" in note.text and note.sources[0].section == "Limitations" for note in notes)
 
 
 def test_class_wise_recall_for_few_classes_variance_for_many():
     few = recommend(BASE)
-    assert "class_recall" in [m["id"] for m in few.metrics]
+    assert "class_recall" in [m.id for m in few.metrics]
     many = recommend(replace(BASE, k=12))
-    assert "class_recall" not in [m["id"] for m in many.metrics]
-    assert any("variance of class recall" in note["text"] for note in many.notes)
+    assert "class_recall" not in [m.id for m in many.metrics]
+    assert any("variance of class recall" in note.text for note in many.notes)
 
 
 def test_papers_differ_in_the_json_and_name_both_sources():
     document: dict = {}
-    recommend(BASE).add_to_json(document)
+    _recommendation_json(None, recommend(BASE), document)
     differ = document["recommendation"]["papers_differ"]
     assert {item["topic"] for item in differ} == {"the headline metric", "MCC", "macro F1"}
     for item in differ:
@@ -143,21 +144,22 @@ def test_germeval_recommendation_follows_from_the_rules(germeval_counts):
     arrays = compute(counts.confusion, REGISTRY.scalar())
     values = {s: {m: (None if np.isnan(a[i]) else float(a[i])) for m, a in arrays.items()}
               for i, s in enumerate(counts.systems)}
-    result = recommend(facts_from(profile(counts), values))
+    result = recommend(facts_from(profile(counts), values, None, alpha=0.05, deployment_prevalence=None,
+                                  rare_classes_matter=False))
     assert result.facts.imbalance_ratio == pytest.approx(2330 / 48)
-    assert result.rules_fired == ["macro-recall-primary", "accuracy-and-macro-recall", "majority-baseline",
+    assert list(result.rules_fired) == ["macro-recall-primary", "accuracy-and-macro-recall", "majority-baseline",
                                   "informedness-alongside", "name-macro-f1", "weighted-f1", "skewed-bias",
                                   "small-class", "class-wise-recall", "multiple-winners"]
-    assert [m["id"] for m in result.metrics] == ["macro_recall", "accuracy", "informedness", "macro_f1",
+    assert [m.id for m in result.metrics] == ["macro_recall", "accuracy", "informedness", "macro_f1",
                                                   "class_recall"]
-    assert [a["id"] for a in result.avoid] == ["macro_f1_hm", "weighted_f1", "macro_precision"]
-    accuracy = next(m for m in result.metrics if m["id"] == "accuracy")
-    assert any("0.66 accuracy" in reason for reason in accuracy["reasons"])  # the majority baseline, measured
-    assert any("PROFANITY (48 items < 50)" in note["text"] for note in result.notes)
-    assert any("accuracy: char-svm;" in note["text"] and "macro_recall: char-svm-balanced" in note["text"]
+    assert [a.id for a in result.avoid] == ["macro_f1_hm", "weighted_f1", "macro_precision"]
+    accuracy = next(m for m in result.metrics if m.id == "accuracy")
+    assert any("0.66 accuracy" in reason for reason in accuracy.reasons)  # the majority baseline, measured
+    assert any("PROFANITY (48 items < 50)" in note.text for note in result.notes)
+    assert any("accuracy: char-svm;" in note.text and "macro_recall: char-svm-balanced" in note.text
                for note in result.notes)
     document: dict = {}
-    result.add_to_json(document)
+    _recommendation_json(None, result, document)
     section = document["recommendation"]
     assert section["metrics"][0]["formula"] == REGISTRY.get("macro_recall").formula
     assert set(section) >= {"metrics", "avoid", "notes", "profile_facts", "rules_fired", "rules", "papers_differ"}
@@ -170,8 +172,8 @@ def test_audit_pipeline_sections(examples_dir):
     systems = {path.stem: str(path) for path in sorted((folder / "systems").glob("*.tsv"))}
     result = audit(str(folder / "gold.tsv"), systems, bootstrap=0, deployment_prevalence="uniform")
     document = result.to_json()
-    assert document["winners"]["accuracy"] == "char-svm"
-    assert document["winners"]["macro_f1"] == "char-svm-balanced"
+    assert document["rank_disagreement"]["winners"]["accuracy"] == "char-svm"
+    assert document["rank_disagreement"]["winners"]["macro_f1"] == "char-svm-balanced"
     assert document["deployment"]["rankings"]["accuracy"][0] == "char-svm-balanced"
     # Intent "uniform": macro recall (= calibrated accuracy) primary; accuracy reported next to it
     assert document["recommendation"]["metrics"][0]["id"] == "macro_recall"
@@ -181,9 +183,24 @@ def test_audit_pipeline_sections(examples_dir):
     assert test["recommendation"]["metrics"][0]["id"] == "accuracy"
 
 
-def test_rules_text_for_the_appendix():
-    from auditor.analyses.recommend import rules_text
+def test_near_chance_is_the_permutation_test_at_the_audits_alpha(germeval_counts):
+    """With baselines, a system is near chance when its permutation p against its own shuffle is
+    ≥ alpha (a test level, the audit's --alpha); p = 0.07 is near chance at 0.05, not at 0.1."""
+    from auditor.analyses.baselines import ChanceComparison
 
-    lines = rules_text()
-    assert len(lines) == len(RULES) and lines[0].startswith("deployment-known: ")
-    assert all("“" in line and ".md)" in line for line in lines)
+    class Baselines:  # the attribute the recommendation reads: chance[system][metric].p_shuffle
+        chance = {"S": {"informedness": ChanceComparison(margin=0.01, strongest_baseline="shuffle", p_shuffle=0.07)}}
+
+    facts = {alpha: facts_from(profile(germeval_counts), {}, Baselines(), alpha=alpha, deployment_prevalence=None,
+                               rare_classes_matter=False) for alpha in (0.05, 0.1)}
+    assert dict(facts[0.05].near_chance) == {"S": "informedness not above its shuffled predictions, permutation "
+                                                  "p = 0.070"}
+    assert dict(facts[0.1].near_chance) == {}
+
+
+def test_the_rules_appendix_lists_every_rule_with_its_references():
+    from auditor.report.sections.recommendation import recommendation_rules
+
+    lines = recommendation_rules()
+    assert len(lines) == len(RULES)
+    assert lines[0] == f"deployment-known: {RULES[0].text} (Opitz 2024 §8; Opitz 2024 §4.1)"

@@ -281,18 +281,19 @@ def test_ledger_marks_undefined_and_conventions():
 
 
 def test_recommendation_section_renders_formulas_and_summary_headline():
+    from dataclasses import replace
+
+    from auditor.analyses.recommend import Avoided, Recommendation, Recommended
+
     report = importlib.import_module("auditor.report.build")
     result = small_audit()
-    document = result.to_json()
-    document["recommendation"] = {
-        "metrics": [{"id": "macro_f1", "role": "primary", "formula": r"\frac{1}{k}\sum_i F1_i",
-                     "reasons": ["the majority class already reaches 50.0 accuracy"]},
-                    {"id": "mcc", "role": "complement", "formula": "", "reasons": ["chance-corrected"]}],
-        "avoid": [{"id": "accuracy", "reasons": ["the majority-class baseline reaches 50.0"]}],
-        "rules_fired": ["R1: imbalance"],
-    }
-    model = report.build_document(document, {m.id: m for m in result.metrics}, figures=True,
-                                  rules=["R1: imbalance ratio above 3 → avoid accuracy (Opitz 2024)"])
+    recommendation = Recommendation(
+        metrics=(Recommended("macro_f1", "Macro F1", "primary", r"\frac{1}{k}\sum_i F1_i",
+                             ("the majority class already reaches 50.0 accuracy",), ()),
+                 Recommended("mcc", "MCC", "complement", "", ("chance-corrected",), ())),
+        avoid=(Avoided("accuracy", "Accuracy", ("the majority-class baseline reaches 50.0",), ()),),
+        facts=result.recommendation.facts, rules_fired=("R1: imbalance",))
+    model = report.build(replace(result, recommendation=recommendation), figures=True)
     section = model.section("recommendation")
     definitions = [block for block in section.blocks if block.kind == "definition"]
     assert [d.id for d in definitions] == ["recommended-macro_f1", "recommended-mcc"]  # ids apart from the appendix's

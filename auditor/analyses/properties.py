@@ -45,12 +45,13 @@ shows it; a disagreement without an explanation is reported as "UNEXPLAINED".
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from auditor.metrics.registry import REGISTRY, ConfusionStats, Metric
+from auditor.metrics.registry import ConfusionStats, Metric, Properties
 
 PROBED = ("monotonicity", "class_sensitivity", "prevalence_invariance", "chance_correction")
 PROPERTY_KEYS = ("monotonicity", "class_sensitivity", "decomposability", "prevalence_invariance", "chance_correction")
@@ -65,6 +66,8 @@ CHANCE_GAP = 0.01
 ELEMENT_BUDGET = 2_000_000
 #: Items of a chance matrix C = N p qᵀ (real-valued counts, as Opitz §2, footnote 1 allows).
 CHANCE_N = 1000.0
+#: Random matrices per k.
+N_RANDOM = 100
 
 
 def _row(printed: str, cells: dict[str, tuple[Any, str]], by_calibration: Sequence[str] = (),
@@ -181,48 +184,77 @@ CONTEXT: dict[str, str] = {
 
 @dataclass(frozen=True)
 class Witness:
-    """A counterexample: two matrices and their scores (``after`` None: one matrix suffices)."""
+    """A counterexample: two matrices and their scores (``after`` None: one matrix suffices).
+
+    ``system`` names the audited system when ``before`` is that system's own confusion matrix.
+    """
 
     description: str
     before: np.ndarray
     after: np.ndarray | None
     score_before: float | None
     score_after: float | None
-
-    def to_json(self) -> dict[str, Any]:
-        def number(x):
-            return None if x is None or not np.isfinite(x) else float(x)
-        return {
-            "description": self.description,
-            "before": _matrix_json(self.before),
-            "after": None if self.after is None else _matrix_json(self.after),
-            "score_before": number(self.score_before),
-            "score_after": number(self.score_after),
-        }
+    system: str | None = None
 
 
-@dataclass
+@dataclass(frozen=True)
+class Disagreement:
+    """A probed property that differs from Table 5: both values, the section, why, the witness key."""
+
+    property: str
+    probed: bool | str
+    literature: bool | str
+    section: str
+    explanation: str
+    witness: str | None
+
+
+@dataclass(frozen=True)
+class CalibrationMarks:
+    """For ``X_calibrated``: the properties Table 5 marks (✓) for X (obtained through prevalence
+    calibration, §5.2) and whether the probe of the variant shows each of them."""
+
+    base: str
+    row: str
+    by_calibration: tuple[str, ...]
+    shown_by_probe: Mapping[str, bool]
+    source: str
+
+
+@dataclass(frozen=True)
+class ChanceBaseline:
+    """Chance scores at one k: min and max over the probed chance classifiers, the uniform
+    classifier on uniform gold, the majority-class classifier on skewed gold (p_i ∝ 0.5^i);
+    None where undefined (0/0) or where no probed chance classifier has a score."""
+
+    min: float | None
+    max: float | None
+    uniform_predictor: float | None
+    majority_class_predictor_on_skewed_gold: float | None
+
+
+@dataclass(frozen=True)
 class PropertyResult:
     """Probed properties of one metric, with its declaration, the literature and witnesses."""
 
     metric_id: str
     name: str
-    probed: dict[str, Any]
-    declared: dict[str, Any]
-    literature: dict[str, Any] | None
-    witnesses: dict[str, Witness] = field(default_factory=dict)
+    #: property key (:data:`PROPERTY_KEYS`) -> probed value (PIII: the declared one, structural).
+    probed: Mapping[str, bool | str]
+    #: the metric record's own declaration.
+    declared: Properties
+    #: the metric's row of Table 5 (:data:`LITERATURE`), or None when the table is silent on it.
+    literature: Mapping[str, Any] | None
+    witnesses: Mapping[str, Witness]
     #: Ω when the probe finds complete chance correction, else None.
-    chance_value: float | None = None
+    chance_value: float | None
     #: ω(k) per k: the largest score of a chance classifier found (the bound when PV holds).
-    chance_bound: dict[str, float | None] = field(default_factory=dict)
+    chance_bound: Mapping[str, float | None]
     #: "1/k", "0" or another constant when ω(k) follows it at every probed k, else None.
-    chance_formula: str | None = None
-    #: per k: min and max over the chance classifiers, the uniform classifier on uniform gold,
-    #: the majority-class classifier on skewed gold (0.5^i).
-    chance_baselines: dict[str, dict[str, float | None]] = field(default_factory=dict)
-    #: for a prevalence-calibrated variant: the base metric's Table 5 (✓) marks it should show.
-    calibration_marks: dict[str, Any] | None = None
-    notes: list[str] = field(default_factory=list)
+    chance_formula: str | None
+    chance_baselines: Mapping[str, ChanceBaseline]
+    calibration_marks: CalibrationMarks | None
+    notes: tuple[str, ...]
 
     @property
     def disagreements(self) -> list[str]:
@@ -237,43 +269,22 @@ class PropertyResult:
 
     @property
     def declared_disagreements(self) -> list[str]:
-        return [key for key in PROBED if self.probed[key] != self.declared[key]]
+        return [key for key in PROBED if self.probed[key] != getattr(self.declared, key)]
 
     @property
     def note(self) -> str | None:
         return " ".join(self.notes) if self.notes else None
 
-    def disagreement_records(self) -> list[dict[str, Any]]:
+    def disagreement_records(self) -> tuple[Disagreement, ...]:
         """Each disagreement with Table 5: the two values, the explanation, the witness key."""
-        return [{"property": key, "probed": self.probed[key], "literature": self.literature[key],
-                 "section": self.literature["sections"][key],
-                 "explanation": EXPLANATIONS.get((self.metric_id, key), "UNEXPLAINED — investigate."),
-                 "witness": key if key in self.witnesses else None}
-                for key in self.disagreements]
-
-    def to_json(self) -> dict[str, Any]:
-        document = {key: self.probed[key] for key in PROPERTY_KEYS}
-        document.update({
-            "chance_value": self.chance_value,
-            "chance_bound": self.chance_bound,
-            "chance_formula": self.chance_formula,
-            "chance_baselines": self.chance_baselines,
-            "declared": self.declared,
-            "literature": self.literature,
-            "agrees_with_literature": self.agrees_with_literature,
-            "disagreements": self.disagreement_records(),
-            "calibration_marks": self.calibration_marks,
-            "witnesses": {key: witness.to_json() for key, witness in self.witnesses.items()},
-            "note": self.note,
-        })
-        return document
+        return tuple(_disagreements(self.metric_id, self.probed, self.literature, self.witnesses))
 
 
-@dataclass
+@dataclass(frozen=True)
 class PropertyTable:
     """The property table of every probed metric (``Audit.properties``)."""
 
-    results: dict[str, PropertyResult]
+    results: Mapping[str, PropertyResult]
     seed: int
     k_values: tuple[int, ...]
     n_matrices: int
@@ -282,15 +293,18 @@ class PropertyTable:
     def __getitem__(self, metric_id: str) -> PropertyResult:
         return self.results[metric_id]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[PropertyResult]:
         return iter(self.results.values())
 
-    def to_json(self) -> dict[str, Any]:
-        return {metric_id: result.to_json() for metric_id, result in self.results.items()}
 
-    def add_to_json(self, document: dict[str, Any]) -> None:
-        """Write ``document["properties"]`` (DESIGN.md "Metric properties")."""
-        document["properties"] = self.to_json()
+def _disagreements(metric_id: str, probed: Mapping[str, Any], literature: Mapping[str, Any] | None,
+                   witnesses: Mapping[str, Witness]) -> list[Disagreement]:
+    if literature is None:
+        return []
+    return [Disagreement(key, probed[key], literature[key], literature["sections"][key],
+                         EXPLANATIONS.get((metric_id, key), "UNEXPLAINED — investigate."),
+                         key if key in witnesses else None)
+            for key in PROBED if probed[key] != literature[key]]
 
 
 # ------------------------------------------------------------------------------ matrices
@@ -352,19 +366,28 @@ def adversarial_matrices(rng: np.random.Generator, k: int) -> np.ndarray:
     return np.concatenate(parts)
 
 
-def _user_by_k(user_matrices: Iterable[np.ndarray] | np.ndarray | None) -> dict[int, np.ndarray]:
-    grouped: dict[int, list[np.ndarray]] = {}
-    if user_matrices is None:
-        return {}
-    stack = [np.asarray(m, dtype=float) for m in (user_matrices if not isinstance(user_matrices, np.ndarray)
-                                                  or user_matrices.ndim == 3 else [user_matrices])]
-    for matrix in stack:
+def _user_by_k(confusion: np.ndarray, systems: Sequence[str]) -> dict[int, tuple[np.ndarray, tuple[str, ...]]]:
+    """The systems' matrices with at least one item, grouped by k: (matrices, system names)."""
+    grouped: dict[int, list[tuple[np.ndarray, str]]] = {}
+    for matrix, name in zip(np.asarray(confusion, dtype=float), systems):
         if matrix.sum() > 0:
-            grouped.setdefault(matrix.shape[-1], []).append(matrix)
-    return {k: np.stack(v) for k, v in grouped.items()}
+            grouped.setdefault(matrix.shape[-1], []).append((matrix, name))
+    return {k: (np.stack([m for m, _ in pairs]), tuple(name for _, name in pairs)) for k, pairs in grouped.items()}
 
 
 # ---------------------------------------------------------------------------------- moves
+
+
+@dataclass(frozen=True)
+class Pairs:
+    """The matrix pairs of one probe at one k, as row indices into that k's evaluated batch:
+    the score moves from row ``before[i]`` to row ``after[i]``; ``describe(i)`` says how the two
+    matrices differ (called only for a witness); ``correct[i]`` (PI) marks an added correct item."""
+
+    before: np.ndarray
+    after: np.ndarray
+    describe: Callable[[int], str]
+    correct: np.ndarray | None = None
 
 
 def _sample(rng: np.random.Generator, n: int, limit: int) -> np.ndarray:
@@ -374,301 +397,410 @@ def _sample(rng: np.random.Generator, n: int, limit: int) -> np.ndarray:
     return np.sort(rng.choice(n, size=limit, replace=False))
 
 
-def _monotonicity_pairs(matrices: np.ndarray, rng: np.random.Generator,
-                        limit: int) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray]:
+def _monotonicity_moves(matrices: np.ndarray, rng: np.random.Generator,
+                        limit: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, Callable[[int], str]]:
     """(M, M + one item in cell (i, j)) for every matrix and cell (a sample of ``limit``).
 
     Opitz §3.1, footnote: one more correct item must not lower the score, one more error must
-    not raise it. Returns before, after, labels and a mask of the pairs that add a correct item.
+    not raise it. Returns the index of M in ``matrices``, the matrices after, the mask of the
+    moves that add a correct item, and their descriptions.
     """
     k = matrices.shape[-1]
     keep = _sample(rng, len(matrices) * k * k, limit)
     b, cell = np.divmod(keep, k * k)
     i, j = np.divmod(cell, k)
-    before = matrices[b]
-    after = before.copy()
+    after = matrices[b]
     after[np.arange(len(b)), i, j] += 1
-    correct = i == j
-    labels = [f"one correct item of class {r} added" if r == c else
-              f"one error added (gold class {r} predicted as {c})" for r, c in zip(i, j)]
-    return before, after, labels, correct
+
+    def describe(n: int) -> str:
+        return (f"one correct item of class {i[n]} added" if i[n] == j[n] else
+                f"one error added (gold class {i[n]} predicted as {j[n]})")
+    return b, after, i == j, describe
 
 
-def _sensitivity_pairs(matrices: np.ndarray, rng: np.random.Generator,
-                       limit: int) -> tuple[np.ndarray, np.ndarray, list[str]]:
+def _sensitivity_moves(matrices: np.ndarray, rng: np.random.Generator,
+                       limit: int) -> tuple[np.ndarray, np.ndarray, Callable[[int], str]]:
     """(M + one item in cell a, M + one item in cell b), a and b both on the diagonal or both off it.
 
     Opitz §3.2, footnote: a metric is not 'micro' if adding a correct item of one class and a
     correct item of another (or an error in one cell and an error in another) can score
-    differently.
+    differently. Two draws per sampled matrix, each a diagonal pair then an off-diagonal pair.
     """
     k = matrices.shape[-1]
     n = min(len(matrices), max(1, limit // 4))
     chosen = _sample(rng, len(matrices), n)
     off = np.array([(r, c) for r in range(k) for c in range(k) if r != c])
-    befores, afters, labels = [], [], []
-    for index in chosen:
-        for _ in range(2):
-            r, s = rng.choice(k, size=2, replace=False)
-            first, second = matrices[index].copy(), matrices[index].copy()
-            first[r, r] += 1
-            second[s, s] += 1
-            befores.append(first), afters.append(second)
-            labels.append(f"one correct item added to class {r}, or instead to class {s}")
-            a, c = off[rng.choice(len(off), size=2, replace=False)]
-            first, second = matrices[index].copy(), matrices[index].copy()
-            first[tuple(a)] += 1
-            second[tuple(c)] += 1
-            befores.append(first), afters.append(second)
-            labels.append(f"one error added in cell {tuple(int(x) for x in a)}, or instead in cell "
-                          f"{tuple(int(x) for x in c)}")
-    return np.stack(befores), np.stack(afters), labels
+    draws = np.empty((2 * len(chosen), 4), dtype=np.int64)  # r, s (classes), a, c (off-diagonal cells)
+    for row in range(len(draws)):  # the draws stay sequential: the seeded stream defines the probe
+        draws[row, :2] = rng.choice(k, size=2, replace=False)
+        draws[row, 2:] = rng.choice(len(off), size=2, replace=False)
+    r, s, a, c = draws[:, 0], draws[:, 1], off[draws[:, 2]], off[draws[:, 3]]
+    # per draw: the diagonal pair, then the off-diagonal pair
+    first = np.stack([np.stack([r, r], 1), a], 1).reshape(-1, 2)
+    second = np.stack([np.stack([s, s], 1), c], 1).reshape(-1, 2)
+    source = np.repeat(chosen, 4)
+    rows = np.arange(len(source))
+    before, after = matrices[source], matrices[source]
+    before[rows, first[:, 0], first[:, 1]] += 1
+    after[rows, second[:, 0], second[:, 1]] += 1
+
+    def describe(m: int) -> str:
+        if m % 2 == 0:
+            return f"one correct item added to class {first[m, 0]}, or instead to class {second[m, 0]}"
+        return (f"one error added in cell {tuple(int(x) for x in first[m])}, or instead in cell "
+                f"{tuple(int(x) for x in second[m])}")
+    return before, after, describe
 
 
-def _prevalence_pairs(matrices: np.ndarray, rng: np.random.Generator,
-                      limit: int) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """Each matrix with its gold rows rescaled by random factors in [1/8, 8] (prevalence scaling, §3.4)."""
-    before = np.repeat(matrices[_sample(rng, len(matrices), max(1, limit // 2))], 2, axis=0)
-    scale = np.exp(rng.uniform(-np.log(8), np.log(8), size=before.shape[:2]))
-    after = before * scale[..., None]
-    labels = ["gold rows rescaled by " + ", ".join(f"{s:.3g}" for s in row)
-              + " (prevalence changed, each class's prediction distribution kept)" for row in scale]
-    return before, after, labels
+def _prevalence_moves(matrices: np.ndarray, rng: np.random.Generator,
+                      limit: int) -> tuple[np.ndarray, np.ndarray, Callable[[int], str]]:
+    """Each matrix with its gold rows rescaled by random factors in [1/8, 8] (prevalence scaling,
+    §3.4). Returns the index of each matrix in ``matrices``, the rescaled matrices, descriptions."""
+    source = np.repeat(_sample(rng, len(matrices), max(1, limit // 2)), 2)
+    scale = np.exp(rng.uniform(-np.log(8), np.log(8), size=(len(source), matrices.shape[-1])))
+    after = matrices[source] * scale[..., None]
+
+    def describe(n: int) -> str:
+        return ("gold rows rescaled by " + ", ".join(f"{x:.3g}" for x in scale[n])
+                + " (prevalence changed, each class's prediction distribution kept)")
+    return source, after, describe
 
 
-def _chance_vectors(k: int, rng: np.random.Generator, user: np.ndarray | None, limit: int):
+@dataclass(frozen=True)
+class ChanceClassifier:
+    """A classifier that ignores its input: gold prevalence ``p`` and prediction shares ``q``,
+    each named by what it is; its expected matrix is C = N p qᵀ (N = :data:`CHANCE_N`)."""
+
+    gold: str
+    prediction: str
+    p: np.ndarray
+    q: np.ndarray
+
+    @property
+    def matrix(self) -> np.ndarray:
+        return CHANCE_N * np.outer(self.p, self.q)
+
+    def describe(self, k: int, value: float) -> str:
+        return f"k={k}, p={_vec(self.p)}, q={_vec(self.q)}: {value:.6g}"
+
+
+def _geometric(k: int) -> np.ndarray:
+    """Skewed gold: p_i ∝ 0.5^i."""
+    shares = 0.5 ** np.arange(k)
+    return shares / shares.sum()
+
+
+def uniform_classifier(k: int) -> ChanceClassifier:
+    """The uniform classifier on uniform gold."""
+    uniform = np.full(k, 1 / k)
+    return ChanceClassifier("uniform", "uniform", uniform, uniform)
+
+
+def majority_classifier(k: int) -> ChanceClassifier:
+    """The majority-class classifier on skewed gold (p_i ∝ 0.5^i)."""
+    return ChanceClassifier("geometric", "majority class", _geometric(k), np.eye(k)[0])
+
+
+def _chance_classifiers(k: int, rng: np.random.Generator, user: np.ndarray | None,
+                        limit: int) -> tuple[ChanceClassifier, ...]:
     """Gold prevalences p (every class present, §3.5: data sets with k classes) and biases q."""
     uniform = np.full(k, 1 / k)
-    geometric = 0.5 ** np.arange(k)
-    geometric /= geometric.sum()
+    geometric = _geometric(k)
     dominant = np.full(k, 0.1 / (k - 1))
     dominant[0] = 0.9
     extreme = np.full(k, 1e-7)
     extreme[0] = 1 - (k - 1) * 1e-7
-    ps = [uniform, geometric, dominant, extreme, geometric[::-1].copy()] + list(rng.dirichlet(np.full(k, 0.7), size=6))
+    golds = [("uniform", uniform), ("geometric", geometric), ("dominant", dominant), ("extreme", extreme),
+             ("reversed geometric", geometric[::-1].copy())] + [("Dirichlet(0.7)", p) for p in
+                                                                rng.dirichlet(np.full(k, 0.7), size=6)]
     never = np.full(k, 1 / (k - 1))
     never[k - 1] = 0
-    qs_extra = [uniform, np.eye(k)[k - 1], geometric, never] + list(rng.dirichlet(np.full(k, 0.5), size=5))
+    predictions = [("uniform", uniform), ("always the last class", np.eye(k)[k - 1]), ("geometric", geometric),
+                   ("never the last class", never)] + [("Dirichlet(0.5)", q) for q in
+                                                       rng.dirichlet(np.full(k, 0.5), size=5)]
     if user is not None:
         stats = ConfusionStats(user)
-        ps += [p for p in stats.prevalence if np.all(p > 0)]
-        qs_extra += list(stats.bias)
-    pairs = []
-    for p_index, p in enumerate(ps):
-        qs = [np.eye(k)[int(np.argmax(p))], np.eye(k)[int(np.argmin(p))], p] + qs_extra
-        for q_index, q in enumerate(qs):
-            pairs.append((p_index, q_index, p, q))
-    return [pairs[i] for i in _sample(rng, len(pairs), limit)] if len(pairs) > limit else pairs
+        golds += [("a system's gold", p) for p in stats.prevalence if np.all(p > 0)]
+        predictions += [("a system's predictions", q) for q in stats.bias]
+    classifiers = []
+    for gold, p in golds:
+        matched = [("majority class", np.eye(k)[int(np.argmax(p))]), ("minority class", np.eye(k)[int(np.argmin(p))]),
+                   ("the gold prevalence", p)]
+        classifiers += [ChanceClassifier(gold, prediction, p, q) for prediction, q in matched + predictions]
+    if len(classifiers) > limit:
+        return tuple(classifiers[i] for i in _sample(rng, len(classifiers), limit))
+    return tuple(classifiers)
 
 
 # --------------------------------------------------------------------------------- probe
 
 
 def _evaluate(metrics: Sequence[Metric], matrices: np.ndarray, all_labels_active: bool = False) -> dict[str, np.ndarray]:
+    """Every metric on every matrix, in chunks of at most :data:`ELEMENT_BUDGET` matrix entries."""
     if len(matrices) == 0 or not metrics:
         return {metric.id: np.zeros(len(matrices)) for metric in metrics}
-    stats = ConfusionStats(matrices, all_labels_active)
-    with np.errstate(all="ignore"):
-        return {metric.id: np.asarray(metric.function(stats), dtype=float) for metric in metrics}
+    step = max(1, ELEMENT_BUDGET // int(np.prod(matrices.shape[1:])))
+    parts: dict[str, list[np.ndarray]] = {metric.id: [] for metric in metrics}
+    for start in range(0, len(matrices), step):
+        stats = ConfusionStats(matrices[start:start + step], all_labels_active)
+        with np.errstate(all="ignore"):
+            for metric in metrics:
+                parts[metric.id].append(np.asarray(metric.function(stats), dtype=float))
+    return {metric_id: np.concatenate(values) for metric_id, values in parts.items()}
 
 
 def _close(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.abs(a - b) <= TOLERANCE * np.maximum(1.0, np.maximum(np.abs(a), np.abs(b)))
 
 
-def _smallest(mask: np.ndarray, before: np.ndarray) -> int:
-    """Index of the witness to keep: the smallest matrix (fewest items) among the failures."""
-    candidates = np.flatnonzero(mask)
-    sizes = before[candidates].sum(axis=(1, 2))
-    return int(candidates[np.argmin(sizes)])
-
-
 def _applies(metric: Metric, k: int) -> bool:
     return metric.classes is None or metric.classes == k
 
 
-def probe_properties(
-    metrics: Iterable[Metric] | None = None,
-    user_matrices: Iterable[np.ndarray] | np.ndarray | None = None,
-    seed: int = 12345,
-    k_values: Sequence[int] = K_VALUES,
-    n_random: int = 100,
-) -> PropertyTable:
-    """Probe PI, PII, PIV and PV of every scalar metric on random, adversarial and user matrices.
+@dataclass(frozen=True)
+class Batch:
+    """Every matrix probed at one k, evaluated once: the matrices, their sizes (items), the
+    audited system each is the own matrix of (None: generated or changed), every metric's scores."""
+
+    matrices: np.ndarray
+    sizes: np.ndarray
+    systems: tuple[str | None, ...]
+    values: Mapping[str, np.ndarray]
+
+
+@dataclass(frozen=True)
+class ProbeOutcome:
+    """One probe of one metric over one set of pairs: whether a pair showed the effect (a failure
+    for PI and PIV, a difference for PII), the smallest such pair as the witness, and (PI) whether
+    one more item turned a defined score into 0/0."""
+
+    shown: bool
+    witness: Witness | None = None
+    undefined_after: bool = False
+
+
+def _witness(batch: Batch, pairs: Pairs, mask: np.ndarray, x: np.ndarray, y: np.ndarray, verb: str) -> Witness:
+    """The witness among the pairs in ``mask``: the one with the smallest matrix (fewest items)."""
+    candidates = np.flatnonzero(mask)
+    index = int(candidates[np.argmin(batch.sizes[pairs.before[candidates]])])
+    row = int(pairs.before[index])
+    return Witness(f"{pairs.describe(index)}: {verb} from {x[index]:.6g} to {y[index]:.6g}", batch.matrices[row],
+                   batch.matrices[int(pairs.after[index])], float(x[index]), float(y[index]), batch.systems[row])
+
+
+def probe_monotonicity(metric_id: str, batch: Batch, pairs: Pairs) -> ProbeOutcome:
+    """PI (Opitz §3.1 and its footnote): one more correct item never lowers the score, one more
+    error never raises it (within :data:`TOLERANCE`); pairs where the score turns 0/0 do not count."""
+    x, y = batch.values[metric_id][pairs.before], batch.values[metric_id][pairs.after]
+    defined = np.isfinite(x) & np.isfinite(y)
+    slack = TOLERANCE * np.maximum(1.0, np.abs(x))
+    failed = defined & np.where(pairs.correct, y < x - slack, y > x + slack)
+    witness = _witness(batch, pairs, failed, x, y, "the score moves") if failed.any() else None
+    return ProbeOutcome(bool(failed.any()), witness, bool((np.isfinite(x) & ~np.isfinite(y)).any()))
+
+
+def probe_class_sensitivity(metric_id: str, batch: Batch, pairs: Pairs) -> ProbeOutcome:
+    """PII (Opitz §3.2 and its footnote): shown when one item added in one cell, or instead in
+    another cell of its kind (both on the diagonal or both off it), gives a different score."""
+    return _differs(metric_id, batch, pairs)
+
+
+def probe_prevalence_invariance(metric_id: str, batch: Batch, pairs: Pairs) -> ProbeOutcome:
+    """PIV (Opitz §3.4): fails when rescaling the gold rows changes the score."""
+    return _differs(metric_id, batch, pairs)
+
+
+def _differs(metric_id: str, batch: Batch, pairs: Pairs) -> ProbeOutcome:
+    x, y = batch.values[metric_id][pairs.before], batch.values[metric_id][pairs.after]
+    changed = np.isfinite(x) & np.isfinite(y) & ~_close(x, y)
+    return ProbeOutcome(bool(changed.any()), _witness(batch, pairs, changed, x, y, "the score differs")
+                        if changed.any() else None)
+
+
+def _combine(outcomes: Sequence[ProbeOutcome]) -> tuple[ProbeOutcome, int]:
+    """One probe's outcomes over every k: shown at any k; the smallest witness (the first on
+    ties); and the position of the first k with a witness (witnesses are listed in that order)."""
+    witness: Witness | None = None
+    first = len(outcomes)
+    for position, outcome in enumerate(outcomes):
+        if outcome.witness is not None and (witness is None or outcome.witness.before.sum() < witness.before.sum()):
+            witness = outcome.witness
+            first = min(first, position)
+    return ProbeOutcome(any(o.shown for o in outcomes), witness, any(o.undefined_after for o in outcomes)), first
+
+
+@dataclass(frozen=True)
+class ChanceBatch:
+    """The chance classifiers probed at one k with every metric's scores, and the scores of the
+    two reference classifiers (uniform on uniform gold, majority class on skewed gold)."""
+
+    k: int
+    classifiers: tuple[ChanceClassifier, ...]
+    matrices: np.ndarray
+    values: Mapping[str, np.ndarray]
+    uniform: Mapping[str, float]
+    majority: Mapping[str, float]
+
+
+@dataclass(frozen=True)
+class ChanceCorrection:
+    """PV as probed: the level, Ω (complete only), ω(k) per k, its formula, the baselines per k,
+    the witness of the level not reached, notes."""
+
+    level: str
+    chance_value: float | None
+    bound: Mapping[str, float | None]
+    formula: str | None
+    baselines: Mapping[str, ChanceBaseline]
+    witness: Witness | None
+    notes: tuple[str, ...]
+
+
+def probe_chance_correction(metric: Metric, batches: Sequence[ChanceBatch]) -> ChanceCorrection:
+    """PV (Opitz §3.5): none, bounded, strict or complete, on classifiers C = N p qᵀ."""
+    maximum = metric.range[1]
+    baselines: dict[str, ChanceBaseline] = {}
+    bound: dict[str, float | None] = {}
+    bounded, strict, any_undefined = True, True, False
+    witness: Witness | None = None
+    strict_witness: Witness | None = None
+    extremes: list[tuple[int, float]] = []
+    for batch in batches:
+        k, classifiers, values = batch.k, batch.classifiers, batch.values[metric.id]
+        finite = np.isfinite(values)
+        any_undefined |= bool((~finite).any())
+        defined = values[finite]
+        baselines[str(k)] = ChanceBaseline(
+            float(defined.min()) if defined.size else None, float(defined.max()) if defined.size else None,
+            _finite(batch.uniform[metric.id]), _finite(batch.majority[metric.id]))
+        if not defined.size:
+            bound[str(k)] = None
+            continue
+        top, low = int(np.flatnonzero(finite)[np.argmax(defined)]), int(np.flatnonzero(finite)[np.argmin(defined)])
+        bound[str(k)] = float(values[top])
+        extremes.append((k, float(values[top])))
+        if values[top] > maximum - CHANCE_GAP and bounded:
+            bounded = False
+            witness = Witness(
+                f"a classifier that ignores its input ({classifiers[top].describe(k, values[top])}) comes within "
+                f"{CHANCE_GAP} of the metric's maximum {maximum:g}: no bound ω(k) below the maximum holds for every "
+                f"data set with k classes (Opitz §3.5)", batch.matrices[top], None, float(values[top]), None)
+        if not _close(values[top], values[low]) and strict:
+            strict = False
+            on_uniform = np.flatnonzero(finite & np.array([c.gold == "uniform" for c in classifiers]))
+            if on_uniform.size and not _close(values[on_uniform].max(), values[on_uniform].min()):
+                # a clearer witness: two chance classifiers on the same uniform gold
+                low = int(on_uniform[np.argmin(values[on_uniform])])
+                top = int(on_uniform[np.argmax(values[on_uniform])])
+            strict_witness = Witness(
+                f"two classifiers that ignore their input score differently, "
+                f"{classifiers[low].describe(k, values[low])} and {classifiers[top].describe(k, values[top])}: PV "
+                f"holds at most as a bound, not strictly (Opitz §3.5)", batch.matrices[low], batch.matrices[top],
+                float(values[low]), float(values[top]))
+    notes = ()
+    if any_undefined:
+        notes = ("PV: the metric is 0/0 on some classifiers that ignore their input "
+                 f"({metric.undefined_when or 'undefined'}); they have no score and are left out.",)
+    if not extremes:
+        return ChanceCorrection("none", None, bound, None, baselines, None, notes)
+    omegas = np.round(np.array([value for _, value in extremes]), 9) + 0.0  # + 0.0: no "-0"
+    ks = np.array([k for k, _ in extremes])
+    formula = None
+    if np.allclose(omegas, 1 / ks, rtol=0, atol=1e-9):
+        formula = "1/k"
+    elif np.ptp(omegas) <= TOLERANCE:
+        formula = f"{omegas[0]:g}"
+    bound = {str(k): float(v) for k, v in zip(ks, omegas)}
+    if not bounded:
+        return ChanceCorrection("none", None, bound, formula, baselines, witness, notes)
+    if not strict:
+        return ChanceCorrection("bounded", None, bound, formula, baselines, strict_witness, notes)
+    if len(omegas) == 1:
+        return ChanceCorrection("strict", None, bound, formula, baselines, None, notes + (
+            f"PV: probed at k = {ks[0]} only, so complete (one Ω for every k) cannot be told from strict.",))
+    if np.ptp(omegas) <= TOLERANCE:
+        return ChanceCorrection("complete", float(omegas[0]), bound, formula, baselines, None, notes)
+    first, second = batches[0], batches[1]
+    v1, v2 = float(first.uniform[metric.id]), float(second.uniform[metric.id])
+    return ChanceCorrection("strict", None, bound, formula, baselines, Witness(
+        f"every classifier that ignores its input scores {v1:.6g} at k={first.k} and {v2:.6g} at k={second.k} (shown: "
+        f"the uniform classifier on uniform gold): the chance score depends on the number of classes, so PV is "
+        f"strict, not complete (Opitz §3.5)", uniform_classifier(first.k).matrix, uniform_classifier(second.k).matrix,
+        v1, v2), notes)
+
+
+def property_analysis(metrics: Sequence[Metric], confusion: np.ndarray, systems: Sequence[str], *, seed: int,
+                      k_values: Sequence[int] = K_VALUES, n_random: int = N_RANDOM) -> PropertyTable:
+    """Probe PI, PII, PIV and PV of every scalar metric on random, adversarial and the systems' matrices.
 
     Parameters
     ----------
-    metrics : metrics to probe; default every registered scalar metric (plugins included).
-    user_matrices : the audit's confusion matrices (S, k, k); probed alongside the others.
-    seed : seed of the random matrices (numpy ``default_rng``).
+    metrics : the metrics to probe (per-class metrics are skipped); plugins and variants included.
+    confusion : the systems' confusion matrices ``C[s, i, j]`` (S, k, k), probed alongside the others.
+    systems : their names, in the same order (a witness found on a system's own matrix names it).
+    seed : seed of the random matrices (numpy ``default_rng``); the audit's ``--seed``.
     k_values : numbers of classes of the random and adversarial matrices (a metric defined for
         one number of classes only, ``Metric.classes``, is probed at that k).
     n_random : random matrices per k.
     """
-    chosen = [metric for metric in (REGISTRY.scalar() if metrics is None else metrics) if not metric.per_class]
+    chosen = [metric for metric in metrics if not metric.per_class]
     rng = np.random.default_rng(seed)
-    user = _user_by_k(user_matrices)
+    user = _user_by_k(confusion, systems)
     fixed = {metric.classes for metric in chosen if metric.classes is not None}
     generated = set(k_values) | fixed
     ks = sorted(generated | set(user))
-    state: dict[str, dict[str, Any]] = {
-        metric.id: {"witness": {}, "failed": set(), "changed": False, "chance": {}} for metric in chosen
-    }
+    outcomes: dict[str, dict[str, list[ProbeOutcome]]] = {
+        metric.id: {"monotonicity": [], "class_sensitivity": [], "prevalence_invariance": []} for metric in chosen}
+    chance: dict[str, list[ChanceBatch]] = {metric.id: [] for metric in chosen}
     n_total = 0
     for k in ks:
         here = [metric for metric in chosen if _applies(metric, k)]
         if not here:
             continue
         parts = [random_matrices(rng, k, n_random), adversarial_matrices(rng, k)] if k in generated else []
-        if k in user:
-            parts.append(user[k])
-        matrices = np.concatenate(parts)
+        own_matrices, own_names = user.get(k, (np.zeros((0, k, k)), ()))
+        matrices = np.concatenate(parts + [own_matrices])
+        names = (None,) * (len(matrices) - len(own_names)) + own_names
         n_total += len(matrices)
         limit = max(4, ELEMENT_BUDGET // (k * k))
-        mon_before, mon_after, mon_labels, correct = _monotonicity_pairs(matrices, rng, min(limit, 6000))
-        groups = {
-            "monotonicity": (mon_before, mon_after, mon_labels),
-            "class_sensitivity": _sensitivity_pairs(matrices, rng, min(limit, 1200)),
-            "prevalence_invariance": _prevalence_pairs(matrices, rng, min(limit, 1200)),
-        }
-        values_before, values_after = {}, {}
-        for prop, (before, after, _) in groups.items():
-            values_before[prop] = _evaluate(here, before)
-            values_after[prop] = _evaluate(here, after)
+        mon_source, mon_after, correct, mon_text = _monotonicity_moves(matrices, rng, min(limit, 6000))
+        sens_before, sens_after, sens_text = _sensitivity_moves(matrices, rng, min(limit, 1200))
+        prev_source, prev_after, prev_text = _prevalence_moves(matrices, rng, min(limit, 1200))
+        # one batch: the matrices themselves, then every changed matrix; the pairs index into it
+        stack = np.concatenate([matrices, mon_after, sens_before, sens_after, prev_after])
+        offsets = np.cumsum([0, len(matrices), len(mon_after), len(sens_before), len(sens_after)])
+        batch = Batch(stack, stack.sum(axis=(1, 2)), names + (None,) * (len(stack) - len(matrices)),
+                      _evaluate(here, stack))
+        monotonicity = Pairs(mon_source, offsets[1] + np.arange(len(mon_after)), mon_text, correct)
+        sensitivity = Pairs(offsets[2] + np.arange(len(sens_before)), offsets[3] + np.arange(len(sens_after)),
+                            sens_text)
+        prevalence = Pairs(prev_source, offsets[4] + np.arange(len(prev_after)), prev_text)
         for metric in here:
-            s = state[metric.id]
-            for prop, (before, after, labels) in groups.items():
-                x, y = values_before[prop][metric.id], values_after[prop][metric.id]
-                defined = np.isfinite(x) & np.isfinite(y)
-                if prop == "monotonicity":
-                    slack = TOLERANCE * np.maximum(1.0, np.abs(x))
-                    failed = defined & np.where(correct, y < x - slack, y > x + slack)
-                    if failed.any():
-                        s["failed"].add(prop)
-                        _keep(s["witness"], prop, failed, before, after, labels, x, y, "the score moves")
-                    undefined_after = np.isfinite(x) & ~np.isfinite(y)
-                    if "mon_undefined" not in s and undefined_after.any():
-                        s["mon_undefined"] = True
-                else:
-                    changed = defined & ~_close(x, y)
-                    if changed.any():
-                        if prop == "class_sensitivity":
-                            s["changed"] = True
-                        else:
-                            s["failed"].add(prop)
-                        _keep(s["witness"], prop, changed, before, after, labels, x, y, "the score differs")
+            found = outcomes[metric.id]
+            found["monotonicity"].append(probe_monotonicity(metric.id, batch, monotonicity))
+            found["class_sensitivity"].append(probe_class_sensitivity(metric.id, batch, sensitivity))
+            found["prevalence_invariance"].append(probe_prevalence_invariance(metric.id, batch, prevalence))
         # chance classifiers C = N p qᵀ on data sets with k classes, label set fixed at k
-        pairs = _chance_vectors(k, rng, user.get(k), max(4, min(400, ELEMENT_BUDGET // (k * k))))
-        chance = np.stack([CHANCE_N * np.outer(p, q) for _, _, p, q in pairs])
-        chance_values = _evaluate(here, chance, all_labels_active=True)
+        classifiers = _chance_classifiers(k, rng, own_matrices if len(own_matrices) else None,
+                                          max(4, min(400, ELEMENT_BUDGET // (k * k))))
+        references = (uniform_classifier(k), majority_classifier(k))
+        chance_matrices = np.stack([c.matrix for c in classifiers + references])
+        values = _evaluate(here, chance_matrices, all_labels_active=True)
         for metric in here:
-            state[metric.id]["chance"][k] = (pairs, chance, chance_values[metric.id])
-
-    results = {metric.id: _result(metric, state[metric.id]) for metric in chosen}
-    return PropertyTable(results, seed, tuple(ks), n_total, sum(len(v) for v in user.values()))
-
-
-def _keep(witnesses, prop, mask, before, after, labels, x, y, verb):
-    if prop in witnesses:
-        old = witnesses[prop]
-        if old.before.sum() <= before[mask].sum(axis=(1, 2)).min():
-            return
-    index = _smallest(mask, before)
-    witnesses[prop] = Witness(f"{labels[index]}: {verb} from {x[index]:.6g} to {y[index]:.6g}",
-                              before[index], after[index], float(x[index]), float(y[index]))
+            scores = values[metric.id]
+            chance[metric.id].append(ChanceBatch(k, classifiers, chance_matrices[:-2], {metric.id: scores[:-2]},
+                                                 {metric.id: float(scores[-2])}, {metric.id: float(scores[-1])}))
+    results = {}
+    for metric in chosen:
+        combined = {prop: _combine(found) for prop, found in outcomes[metric.id].items()}
+        order = sorted(combined, key=lambda prop: combined[prop][1])  # stable: PI, PII, PIV within one k
+        results[metric.id] = _result(metric, {prop: combined[prop][0] for prop in order},
+                                     probe_chance_correction(metric, chance[metric.id]))
+    return PropertyTable(MappingProxyType(results), seed, tuple(ks), n_total,
+                         sum(len(matrices) for matrices, _ in user.values()))
 
 
-def _describe_chance(k: int, pair: tuple, value: float) -> str:
-    return f"k={k}, p={_vec(pair[2])}, q={_vec(pair[3])}: {value:.6g}"
-
-
-def _classify_chance(metric: Metric, chance: dict[int, tuple]) -> dict[str, Any]:
-    """PV level, ω(k), Ω, baselines and the witness of the level not reached (Opitz §3.5)."""
-    maximum = metric.range[1]
-    baselines: dict[str, dict[str, float | None]] = {}
-    bound: dict[str, float | None] = {}
-    bounded, strict, any_undefined = True, True, False
-    witness: Witness | None = None
-    strict_witness: Witness | None = None
-    extremes: list[tuple[int, int, float]] = []
-    for k, (pairs, matrices, values) in sorted(chance.items()):
-        finite = np.isfinite(values)
-        any_undefined |= bool((~finite).any())
-        uniform_index = _uniform_index(pairs)
-        majority_index = next((i for i, (pi, qi, _, _) in enumerate(pairs) if pi == 1 and qi == 0), None)
-        defined = values[finite]
-        baselines[str(k)] = {
-            "min": float(defined.min()) if defined.size else None,
-            "max": float(defined.max()) if defined.size else None,
-            "uniform_predictor": _finite(values[uniform_index]),
-            "majority_class_predictor_on_skewed_gold": None if majority_index is None else _finite(values[majority_index]),
-        }
-        if not defined.size:
-            bound[str(k)] = None
-            continue
-        top, low = int(np.flatnonzero(finite)[np.argmax(defined)]), int(np.flatnonzero(finite)[np.argmin(defined)])
-        bound[str(k)] = float(values[top])
-        extremes.append((k, top, float(values[top])))
-        if values[top] > maximum - CHANCE_GAP and bounded:
-            bounded = False
-            witness = Witness(
-                f"a classifier that ignores its input ({_describe_chance(k, pairs[top], values[top])}) comes within "
-                f"{CHANCE_GAP} of the metric's maximum {maximum:g}: no bound ω(k) below the maximum holds for every "
-                f"data set with k classes (Opitz §3.5)", matrices[top], None, float(values[top]), None)
-        if not _close(values[top], values[low]) and strict:
-            strict = False
-            on_uniform = np.flatnonzero(finite & np.array([pi == 0 for pi, _, _, _ in pairs]))
-            if on_uniform.size and not _close(values[on_uniform].max(), values[on_uniform].min()):
-                # a clearer witness: two chance classifiers on the same uniform gold
-                low = int(on_uniform[np.argmin(values[on_uniform])])
-                top = int(on_uniform[np.argmax(values[on_uniform])])
-            strict_witness = Witness(
-                f"two classifiers that ignore their input score differently, {_describe_chance(k, pairs[low], values[low])} "
-                f"and {_describe_chance(k, pairs[top], values[top])}: PV holds at most as a bound, not strictly "
-                f"(Opitz §3.5)", matrices[low], matrices[top], float(values[low]), float(values[top]))
-    result: dict[str, Any] = {"baselines": baselines, "bound": bound, "chance_value": None, "formula": None,
-                              "witness": None, "notes": []}
-    if any_undefined:
-        result["notes"].append("PV: the metric is 0/0 on some classifiers that ignore their input "
-                               f"({metric.undefined_when or 'undefined'}); they have no score and are left out.")
-    if not extremes:
-        result["level"] = "none"
-        return result
-    omegas = np.round(np.array([value for _, _, value in extremes]), 9) + 0.0  # + 0.0: no "-0"
-    ks = np.array([k for k, _, _ in extremes])
-    if np.allclose(omegas, 1 / ks, rtol=0, atol=1e-9):
-        result["formula"] = "1/k"
-    elif np.ptp(omegas) <= TOLERANCE:
-        result["formula"] = f"{omegas[0]:g}"
-    result["bound"] = {str(k): float(v) for k, v in zip(ks, omegas)}
-    if not bounded:
-        result["level"], result["witness"] = "none", witness
-    elif not strict:
-        result["level"], result["witness"] = "bounded", strict_witness
-    elif len(omegas) == 1:
-        result["level"] = "strict"
-        result["notes"].append(f"PV: probed at k = {ks[0]} only, so complete (one Ω for every k) cannot be told "
-                               "from strict.")
-    elif np.ptp(omegas) <= TOLERANCE:
-        result["level"], result["chance_value"] = "complete", float(omegas[0])
-    else:
-        result["level"] = "strict"
-        first, last = sorted(chance)[:2]
-        (i1, i2) = (_uniform_index(chance[first][0]), _uniform_index(chance[last][0]))
-        v1, v2 = float(chance[first][2][i1]), float(chance[last][2][i2])
-        result["witness"] = Witness(
-            f"every classifier that ignores its input scores {v1:.6g} at k={first} and {v2:.6g} at k={last} (shown: the "
-            f"uniform classifier on uniform gold): the chance score depends on the number of classes, so PV is strict, "
-            f"not complete (Opitz §3.5)", chance[first][1][i1], chance[last][1][i2], v1, v2)
-    return result
-
-
-def _uniform_index(pairs: list) -> int:
-    """The pair (uniform p, uniform q) of :func:`_chance_vectors`, or the first pair if sampled away."""
-    return next((i for i, (pi, qi, _, _) in enumerate(pairs) if pi == 0 and qi == 3), 0)
-
-
-def _calibration_marks(metric: Metric, probed: dict[str, Any]) -> dict[str, Any] | None:
+def _calibration_marks(metric: Metric, probed: Mapping[str, Any]) -> CalibrationMarks | None:
     """For ``X_calibrated``: the properties Table 5 marks (✓) for X, and whether the probe shows them."""
     if metric.family != "calibrated" or not metric.id.endswith("_calibrated"):
         return None
@@ -677,49 +809,45 @@ def _calibration_marks(metric: Metric, probed: dict[str, Any]) -> dict[str, Any]
     if row is None:
         return None
     marks = {key: probed[key] not in (False, "none") for key in row["by_calibration"]}
-    return {"base": base, "row": row["row"], "by_calibration": row["by_calibration"], "shown_by_probe": marks,
-            "source": row["source"]}
+    return CalibrationMarks(base, row["row"], tuple(row["by_calibration"]), MappingProxyType(marks), row["source"])
 
 
-def _result(metric: Metric, s: dict[str, Any]) -> PropertyResult:
-    witnesses: dict[str, Witness] = dict(s["witness"])
-    chance = _classify_chance(metric, s["chance"])
-    if chance["witness"] is not None:
-        witnesses["chance_correction"] = chance["witness"]
-    probed = {
-        "monotonicity": "monotonicity" not in s["failed"],
-        "class_sensitivity": bool(s["changed"]),
+def _result(metric: Metric, found: Mapping[str, ProbeOutcome], chance: ChanceCorrection) -> PropertyResult:
+    witnesses = {prop: outcome.witness for prop, outcome in found.items() if outcome.witness is not None}
+    if chance.witness is not None:
+        witnesses["chance_correction"] = chance.witness
+    probed = MappingProxyType({
+        "monotonicity": not found["monotonicity"].shown,
+        "class_sensitivity": found["class_sensitivity"].shown,
         "decomposability": metric.properties.decomposability,
-        "prevalence_invariance": "prevalence_invariance" not in s["failed"],
-        "chance_correction": chance["level"],
-    }
-    declared = {key: getattr(metric.properties, key) for key in PROPERTY_KEYS}
-    declared["source"] = metric.properties.source
+        "prevalence_invariance": not found["prevalence_invariance"].shown,
+        "chance_correction": chance.level,
+    })
+    declared = metric.properties
     literature = LITERATURE.get(metric.id)
-    result = PropertyResult(metric.id, metric.name, probed, declared, literature, witnesses,
-                            chance["chance_value"], chance["bound"], chance["formula"], chance["baselines"],
-                            _calibration_marks(metric, probed), list(chance["notes"]))
-    if literature is None:
-        result.notes.insert(0, NOT_IN_LITERATURE + ".")
+    marks = _calibration_marks(metric, probed)
+    notes = ([NOT_IN_LITERATURE + "."] if literature is None else []) + list(chance.notes)
     if metric.id in CONTEXT:
-        result.notes.append(CONTEXT[metric.id])
-    if s.get("mon_undefined") and probed["monotonicity"]:
-        result.notes.append("PI: one more item never moved a defined score the wrong way; it can make the score "
-                            "undefined (0/0), which the probe does not count.")
-    for record in result.disagreement_records():
-        result.notes.append(f"Disagrees with {LITERATURE_SOURCE} on {record['property']} (probe: {record['probed']}, "
-                            f"table: {record['literature']}, {record['section']}): {record['explanation']}")
-    marks = result.calibration_marks
+        notes.append(CONTEXT[metric.id])
+    if found["monotonicity"].undefined_after and probed["monotonicity"]:
+        notes.append("PI: one more item never moved a defined score the wrong way; it can make the score "
+                     "undefined (0/0), which the probe does not count.")
+    for record in _disagreements(metric.id, probed, literature, witnesses):
+        notes.append(f"Disagrees with {LITERATURE_SOURCE} on {record.property} (probe: {record.probed}, "
+                     f"table: {record.literature}, {record.section}): {record.explanation}")
     if marks is not None:
-        missing = [key for key, shown in marks["shown_by_probe"].items() if not shown]
-        result.notes.append(
-            f"Table 5 marks (✓) for {marks['row']}, obtained through prevalence calibration: "
-            f"{', '.join(marks['by_calibration']) or 'none'}"
+        missing = [key for key, shown in marks.shown_by_probe.items() if not shown]
+        notes.append(
+            f"Table 5 marks (✓) for {marks.row}, obtained through prevalence calibration: "
+            f"{', '.join(marks.by_calibration) or 'none'}"
             + (f"; the probe does not show {', '.join(missing)}." if missing else "; the probe shows them all."))
-    if result.declared_disagreements:
-        result.notes.append("Probe differs from the declared " + ", ".join(
-            f"{key} ({declared[key]} declared, {probed[key]} probed)" for key in result.declared_disagreements) + ".")
-    return result
+    differing = [key for key in PROBED if probed[key] != getattr(declared, key)]
+    if differing:
+        notes.append("Probe differs from the declared " + ", ".join(
+            f"{key} ({getattr(declared, key)} declared, {probed[key]} probed)" for key in differing) + ".")
+    return PropertyResult(metric.id, metric.name, probed, declared, literature, MappingProxyType(witnesses),
+                          chance.chance_value, MappingProxyType(chance.bound), chance.formula,
+                          MappingProxyType(chance.baselines), marks, tuple(notes))
 
 
 def _finite(x: float) -> float | None:
@@ -728,12 +856,3 @@ def _finite(x: float) -> float | None:
 
 def _vec(v: np.ndarray) -> str:
     return "(" + ", ".join(f"{x:.3g}" for x in v) + ")"
-
-
-def _matrix_json(matrix: np.ndarray) -> list[list[float]]:
-    return [[int(x) if float(x).is_integer() else round(float(x), 6) for x in row] for row in np.asarray(matrix)]
-
-
-def property_analysis(result: Any) -> PropertyTable:
-    """The property table of an :class:`~auditor.pipeline.Audit`: its metrics, its matrices, its seed."""
-    return probe_properties(result.metrics, result.counts.confusion, seed=result.options.seed)

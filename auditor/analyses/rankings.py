@@ -5,15 +5,17 @@ counts: a systems × metrics rank table (rank 1 = best, ties share the average r
 undefined value ranks last and is listed as such), the winner under each metric, Kendall τ-b
 and Spearman ρ between every pair of metrics, and the pairs of systems whose order flips
 between metrics, with the metrics on each side and — when the statistics analysis ran —
-whether each difference is significant and the bootstrap probability of winning.
+whether each difference is significant (the bootstrap probability of winning is the
+statistics analysis's own ``p_win``).
 
 :func:`deployment` re-weights the gold rows to a deployment prevalence
 (:func:`auditor.metrics.catalogue.reweight_prevalence`) and ranks the systems again.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -21,9 +23,12 @@ from auditor.errors import UsageError
 from auditor.metrics.catalogue import BASE_METRIC_IDS, compute, prevalence_vector, reweight_prevalence
 from auditor.metrics.registry import REGISTRY
 
+if TYPE_CHECKING:  # the statistics module loads scipy; only its result type is named here
+    from auditor.analyses.significance import Statistics
+
 #: The main (non-calibrated) scalar metrics ranked by default.
 DEFAULT_METRICS: tuple[str, ...] = BASE_METRIC_IDS
-#: Their prevalence-calibrated variants (``rank_disagreement(..., metrics=CALIBRATED_METRICS)``).
+#: Their prevalence-calibrated variants (``rank_disagreement(values, CALIBRATED_METRICS)``).
 CALIBRATED_METRICS: tuple[str, ...] = tuple(f"{metric_id}_calibrated" for metric_id in BASE_METRIC_IDS)
 
 
@@ -90,27 +95,23 @@ class Flip:
     """Systems ``a`` and ``b`` whose order depends on the metric.
 
     ``significant`` maps each metric to True/False (difference significant after the
-    statistics analysis's correction) or is None when no statistics ran.
+    statistics analysis's correction) or None where that pair was not tested there; the
+    whole field is None when no statistics ran.
     """
 
     a: str
     b: str
     a_better_under: tuple[str, ...]
     b_better_under: tuple[str, ...]
-    significant: dict[str, bool | None] | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"a": self.a, "b": self.b, "a_better_under": list(self.a_better_under),
-                "b_better_under": list(self.b_better_under), "significant": self.significant}
+    significant: Mapping[str, bool | None] | None = None
 
 
-@dataclass
+@dataclass(frozen=True, eq=False)
 class RankDisagreement:
     """Rank table, winners, agreement between metrics and flipping pairs.
 
     ``values`` and ``ranks`` have shape (systems, metrics); ``undefined[metric]`` lists the
-    systems whose value is undefined there (ranked last). ``p_win[metric][system]`` is the
-    bootstrap probability of rank 1, when the statistics analysis provided it.
+    systems whose value is undefined there (ranked last).
     """
 
     systems: tuple[str, ...]
@@ -119,9 +120,8 @@ class RankDisagreement:
     ranks: np.ndarray
     kendall: np.ndarray
     spearman: np.ndarray
-    flips: list[Flip]
-    undefined: dict[str, list[str]] = field(default_factory=dict)
-    p_win: dict[str, dict[str, float]] | None = None
+    flips: tuple[Flip, ...]
+    undefined: Mapping[str, tuple[str, ...]]
 
     def ranking(self, metric: str) -> list[str]:
         """Systems best first under ``metric`` (ties in input order, undefined last)."""
@@ -136,31 +136,15 @@ class RankDisagreement:
     def winners(self) -> dict[str, str]:
         return {metric: self.ranking(metric)[0] for metric in self.metrics}
 
-    @property
-    def tied_winners(self) -> dict[str, list[str]]:
-        """Metric -> every system sharing the best rank (length > 1 only when tied)."""
-        result = {}
-        for column, metric in enumerate(self.metrics):
-            best = self.ranks[:, column].min()
-            result[metric] = [s for s, r in zip(self.systems, self.ranks[:, column]) if r == best]
-        return result
+    def rank(self, system: str, metric: str) -> float:
+        """Average rank of ``system`` under ``metric`` (1 = best)."""
+        return float(self.ranks[self.systems.index(system), self.metrics.index(metric)])
 
-    def _matrix(self, matrix: np.ndarray) -> dict[str, dict[str, float | None]]:
+    def agreement(self, kind: str) -> dict[str, dict[str, float | None]]:
+        """``kind`` "kendall" (τ-b) or "spearman" (ρ) as metric -> metric -> value (None: undefined)."""
+        matrix = {"kendall": self.kendall, "spearman": self.spearman}[kind]
         return {m1: {m2: (None if np.isnan(matrix[i, j]) else float(matrix[i, j]))
                      for j, m2 in enumerate(self.metrics)} for i, m1 in enumerate(self.metrics)}
-
-    def add_to_json(self, document: dict[str, Any]) -> None:
-        document["rankings"] = self.rankings
-        document["rank_agreement"] = {"kendall": self._matrix(self.kendall), "spearman": self._matrix(self.spearman)}
-        document["winners"] = self.winners
-        document["flips"] = [flip.to_json() for flip in self.flips]
-        document["rank_table"] = {
-            name: {metric: float(self.ranks[s, m]) for m, metric in enumerate(self.metrics)}
-            for s, name in enumerate(self.systems)
-        }
-        document["rank_undefined"] = {metric: names for metric, names in self.undefined.items() if names}
-        if self.p_win is not None:
-            document["p_win"] = self.p_win
 
 
 #: (a, b, metric) -> significant? (None when unknown)
@@ -168,7 +152,7 @@ SignificanceLookup = Callable[[str, str, str], "bool | None"]
 
 
 def find_flips(systems: Sequence[str], metrics: Sequence[str], values: np.ndarray,
-               significance: SignificanceLookup | None = None) -> list[Flip]:
+               significance: SignificanceLookup | None = None) -> tuple[Flip, ...]:
     """Pairs of systems ordered one way by some metrics and the other way by others.
 
     Only metrics under which both systems have a defined value take part; equal values
@@ -183,187 +167,68 @@ def find_flips(systems: Sequence[str], metrics: Sequence[str], values: np.ndarra
         if a_better and b_better:
             significant = None
             if significance is not None:
-                significant = {m: significance(systems[a], systems[b], m) for m in a_better + b_better}
+                significant = MappingProxyType({m: significance(systems[a], systems[b], m)
+                                                for m in a_better + b_better})
             flips.append(Flip(systems[a], systems[b], a_better, b_better, significant))
-    return flips
+    return tuple(flips)
 
 
-def rank_disagreement(values: Mapping[str, Mapping[str, float | None]], metrics: Sequence[str] | None = None,
-                      statistics: Any = None) -> RankDisagreement:
-    """Rank disagreement from ``values[system][metric]`` (None or NaN = undefined).
-
-    ``metrics`` default to :data:`DEFAULT_METRICS` that are present. ``statistics`` is the
-    statistics analysis result (``audit.statistics``) or None.
-    """
+def rank_disagreement(values: Mapping[str, Mapping[str, float | None]], metrics: Sequence[str],
+                      significance: SignificanceLookup | None = None) -> RankDisagreement:
+    """Rank disagreement from ``values[system][metric]`` (None or NaN = undefined) under ``metrics``;
+    ``significance`` says which differences are significant (flips only)."""
     systems = tuple(values)
-    if metrics is None:
-        available = set().union(*(set(v) for v in values.values())) if values else set()
-        metrics = [m for m in DEFAULT_METRICS if m in available]
     metrics = tuple(metrics)
     table = np.array([[_number(values[s].get(m)) for m in metrics] for s in systems], dtype=float).reshape(
         len(systems), len(metrics))
     ranks = rank_table(table)
-    significance = _significance_lookup(statistics)
     return RankDisagreement(
         systems=systems, metrics=metrics, values=table, ranks=ranks,
         kendall=kendall_tau_b(ranks), spearman=spearman_rho(ranks),
         flips=find_flips(systems, metrics, table, significance),
-        undefined={m: [s for s, v in zip(systems, table[:, j]) if np.isnan(v)] for j, m in enumerate(metrics)},
-        p_win=_p_win(statistics, systems, metrics),
+        undefined=MappingProxyType({m: tuple(s for s, v in zip(systems, table[:, j]) if np.isnan(v))
+                                    for j, m in enumerate(metrics)}),
     )
 
 
-def _number(value: Any) -> float:
-    if value is None:
-        return np.nan
-    value = getattr(value, "value", value)
+def _number(value: float | None) -> float:
     return np.nan if value is None else float(value)
 
 
-# ---------------------------------------------------------------- optional statistics
+def significance_lookup(statistics: Statistics) -> SignificanceLookup:
+    """(a, b, metric) -> whether the metric's primary test (exact McNemar for accuracy, approximate
+    randomisation otherwise) has adjusted p < alpha; None where that pair was not tested."""
+    from auditor.analyses.significance import primary_method
 
-
-def _significance_lookup(statistics: Any) -> SignificanceLookup | None:
-    """Adapter to the statistics analysis: (a, b, metric) -> significant or None.
-
-    Accepts an object with a ``significant(a, b, metric)`` method, or any object whose JSON
-    section lists pairwise tests as ``{"a", "b", "metric", "p_adjusted"|"p", "significant"?}``.
-    """
-    if statistics is None:
-        return None
-    if callable(getattr(statistics, "significant", None)):
-        return statistics.significant
-    if callable(getattr(statistics, "p_matrix", None)) and hasattr(statistics, "bootstrap"):
-        return _p_matrix_lookup(statistics)
-    tests = _tests(statistics)
-    if not tests:
-        return None
-    alpha = float(getattr(statistics, "alpha", 0.05) or 0.05)
-    table: dict[tuple[str, str, str], bool] = {}
-    for test in tests:
-        try:
-            a, b, metric = test["a"], test["b"], test["metric"]
-        except (KeyError, TypeError):
+    verdicts: dict[tuple[str, str, str], bool | None] = {}
+    for test in statistics.tests:
+        if test.method != primary_method(test.metric):
             continue
-        if "significant" in test and test["significant"] is not None:
-            verdict = bool(test["significant"])
-        else:
-            p = test.get("p_adjusted", test.get("p"))
-            if p is None:
-                continue
-            verdict = float(p) < alpha
-        # Several methods may test the same pair: significant if any says so is too lenient;
-        # keep the least significant (conservative) verdict.
-        key = (a, b, metric)
-        table[key] = table.get(key, True) and verdict
-        table[(b, a, metric)] = table[key]
-    return lambda a, b, metric: table.get((a, b, metric))
+        p = test.p_adjusted
+        verdict = None if p is None or np.isnan(p) else bool(p < statistics.alpha)
+        verdicts[(test.a, test.b, test.metric)] = verdicts[(test.b, test.a, test.metric)] = verdict
+    return lambda a, b, metric: verdicts.get((a, b, metric))
 
 
-def _p_matrix_lookup(statistics: Any) -> SignificanceLookup:
-    """Significance from :class:`auditor.analyses.significance.Statistics`: the metric's primary test
-    (exact McNemar for accuracy, approximate randomisation otherwise), adjusted p < alpha."""
-    systems = list(statistics.bootstrap.systems)
-    tested = set(getattr(statistics, "test_metrics", ()) or ())
-    cache: dict[str, np.ndarray] = {}
-
-    def lookup(a: str, b: str, metric: str) -> bool | None:
-        if (tested and metric not in tested) or a not in systems or b not in systems:
-            return None
-        if metric not in cache:
-            try:
-                cache[metric] = statistics.p_matrix(metric)
-            except Exception:  # noqa: BLE001 - optional section
-                cache[metric] = np.full((len(systems), len(systems)), np.nan)
-        p = cache[metric][systems.index(a), systems.index(b)]
-        return None if np.isnan(p) else bool(p < statistics.alpha)
-
-    return lookup
-
-
-def _statistics_json(statistics: Any) -> dict[str, Any]:
-    document: dict[str, Any] = {}
-    if hasattr(statistics, "add_to_json"):
-        try:
-            statistics.add_to_json(document)
-        except Exception:  # noqa: BLE001 - an optional section must never break the rankings
-            return {}
-    elif isinstance(statistics, Mapping):
-        document = dict(statistics)
-    return document
-
-
-def _tests(statistics: Any) -> list[dict[str, Any]]:
-    tests = getattr(statistics, "tests", None)
-    if isinstance(tests, list) and tests and isinstance(tests[0], Mapping):
-        return tests
-    document = _statistics_json(statistics)
-    nested = document.get("statistics") if isinstance(document.get("statistics"), Mapping) else {}
-    for key in ("tests", "pairwise"):
-        found = document.get(key, nested.get(key))
-        if isinstance(found, list):
-            return [t if isinstance(t, Mapping) else getattr(t, "__dict__", {}) for t in found]
-    return []
-
-
-def _p_win(statistics: Any, systems: Sequence[str], metrics: Sequence[str]) -> dict[str, dict[str, float]] | None:
-    """P(rank = 1) per metric per system from the statistics analysis, when it offers it."""
-    if statistics is None:
-        return None
-    boot = getattr(statistics, "bootstrap", None)
-    probabilities = getattr(boot, "rank_probabilities", None)
-    if isinstance(probabilities, Mapping):
-        order = list(boot.systems)
-        result = {m: {s: float(probabilities[m][order.index(s), 0]) for s in systems if s in order}
-                  for m in metrics if m in probabilities}
-        return result or None
-    getter = getattr(statistics, "p_win", None)
-    if callable(getter):
-        try:
-            return {m: {s: float(getter(s, m)) for s in systems} for m in metrics}
-        except Exception:  # noqa: BLE001
-            return None
-    document = _statistics_json(statistics)
-    if isinstance(document.get("statistics"), Mapping):
-        document = {**document["statistics"], **document}
-    for key in ("p_win", "rank_probabilities", "p_rank"):
-        found = document.get(key)
-        if isinstance(found, Mapping):
-            result: dict[str, dict[str, float]] = {}
-            for metric in metrics:
-                per_system = found.get(metric)
-                if not isinstance(per_system, Mapping):
-                    continue
-                result[metric] = {}
-                for system, probability in per_system.items():
-                    if isinstance(probability, Sequence) and not isinstance(probability, str):
-                        probability = probability[0] if probability else None
-                    elif isinstance(probability, Mapping):
-                        probability = probability.get("1", probability.get(1))
-                    if probability is not None:
-                        result[metric][system] = float(probability)
-            return result or None
-    return None
+def rank_analysis(values: Mapping[str, Mapping[str, float | None]], metrics: Sequence[str],
+                  statistics: Statistics | None) -> RankDisagreement:
+    """Rank disagreement of the systems' metric values (system -> metric id -> value) under
+    ``metrics``; with the statistics result, each flip says where its difference is significant."""
+    return rank_disagreement(values, metrics, None if statistics is None else significance_lookup(statistics))
 
 
 # ------------------------------------------------------------------------- prevalence shift
 
 
-@dataclass
+@dataclass(frozen=True)
 class Deployment:
     """Metric values and rankings after re-weighting gold rows to a target prevalence."""
 
-    target: dict[str, float]
+    target: Mapping[str, float]
     name: str
-    values: dict[str, dict[str, float | None]]
+    values: Mapping[str, Mapping[str, float | None]]
     disagreement: RankDisagreement
-    notes: list[str] = field(default_factory=list)
-
-    def add_to_json(self, document: dict[str, Any]) -> None:
-        document["deployment"] = {
-            "name": self.name, "target": self.target, "metrics": self.values,
-            "rankings": self.disagreement.rankings, "winners": self.disagreement.winners, "notes": self.notes,
-        }
+    notes: tuple[str, ...]
 
 
 def target_prevalence(labels: Sequence[str], support: Sequence[int],
@@ -400,7 +265,7 @@ def target_prevalence(labels: Sequence[str], support: Sequence[int],
 
 
 def deployment(confusion: np.ndarray, labels: Sequence[str], systems: Sequence[str],
-               target: str | Mapping[str, float], metrics: Sequence[str] | None = None,
+               target: str | Mapping[str, float], metrics: Sequence[str] = DEFAULT_METRICS,
                all_labels_active: bool = False) -> Deployment:
     """Metrics and rankings of every system with gold rows re-weighted to ``target``.
 
@@ -410,7 +275,7 @@ def deployment(confusion: np.ndarray, labels: Sequence[str], systems: Sequence[s
     support = confusion[0].sum(axis=1)
     name, vector, notes = target_prevalence(labels, support, target)
     shifted = reweight_prevalence(confusion, vector)
-    chosen = [REGISTRY.get(m) for m in (metrics or DEFAULT_METRICS)]
+    chosen = [REGISTRY.get(m) for m in metrics]
     computed = compute(shifted, chosen, all_labels_active)
     values = {
         system: {metric_id: (None if np.isnan(array[index]) else float(array[index]))
@@ -418,25 +283,16 @@ def deployment(confusion: np.ndarray, labels: Sequence[str], systems: Sequence[s
         for index, system in enumerate(systems)
     }
     return Deployment(
-        target={label: float(share) for label, share in zip(labels, vector)}, name=name, values=values,
-        disagreement=rank_disagreement(values, [m.id for m in chosen]), notes=notes,
+        target=MappingProxyType({label: float(share) for label, share in zip(labels, vector)}), name=name,
+        values=MappingProxyType(values), disagreement=rank_disagreement(values, [m.id for m in chosen]),
+        notes=tuple(notes),
     )
 
 
-# ------------------------------------------------------------------------------- pipeline
-
-
-def analyse(audit: Any, metrics: Sequence[str] | None = None) -> RankDisagreement:
-    """Rank disagreement of an :class:`auditor.pipeline.Audit` (statistics used when present)."""
-    values = {name: {metric_id: value.value for metric_id, value in result.metrics.items()}
-              for name, result in audit.systems.items()}
-    return rank_disagreement(values, metrics, audit.statistics)
-
-
-def analyse_deployment(audit: Any) -> Deployment | None:
-    """The deployment analysis of an audit, or None when the option is unset or ``unknown``."""
-    target = audit.options.deployment_prevalence
+def deployment_analysis(confusion: np.ndarray, labels: Sequence[str], systems: Sequence[str],
+                        target: str | Mapping[str, float] | None, all_labels_active: bool) -> Deployment | None:
+    """The rankings at the deployment prevalence (``--deployment-prevalence``), or None when it is
+    unset or ``unknown``."""
     if target is None or target == "unknown":
         return None
-    return deployment(audit.counts.confusion, audit.labels, audit.counts.systems, target,
-                      all_labels_active=audit.counts.labels_given)
+    return deployment(confusion, labels, systems, target, all_labels_active=all_labels_active)

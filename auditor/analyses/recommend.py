@@ -19,17 +19,24 @@ Barrault, Monti & Aletras (2024) IJCNLP-AACL 2023 (vickers-monti-classification-
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 import numpy as np
 
 from auditor.metrics.registry import REGISTRY
 
+if TYPE_CHECKING:
+    from auditor.analyses.baselines import ChanceBaselines
+    from auditor.analyses.profile import DataProfile
+
 OPITZ = "opitz-2024-closer-look-classification-metrics.md"
 VICKERS = "vickers-monti-classification-metrics-nlp.md"
 #: Imbalance ratio (largest / smallest gold class) reported as "imbalanced" in the reasons.
 IMBALANCED = 3.0
-#: Informedness below which a system is treated as near chance when no baselines ran.
+#: Informedness below which a system is treated as near chance when no baselines ran (this tool's
+#: threshold, not a source's: fewer than 5% of decisions above chance, Vickers §2's reading of
+#: informedness). With baselines, the near-chance test is the permutation test at the audit's alpha.
 NEAR_CHANCE_INFORMEDNESS = 0.05
 #: Total variation between a system's bias and the prevalence counted as a strong skew.
 SKEWED_BIAS = 0.1
@@ -52,10 +59,10 @@ class Facts:
     normalised_entropy: float
     majority_label: str
     majority_share: float
-    bias_divergence: dict[str, dict[str, float | None]] = field(default_factory=dict)
-    never_predicted: dict[str, list[str]] = field(default_factory=dict)
-    near_chance: dict[str, str] = field(default_factory=dict)
-    values: dict[str, dict[str, float | None]] = field(default_factory=dict)
+    bias_divergence: Mapping[str, Mapping[str, float | None]] = field(default_factory=dict)
+    never_predicted: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    near_chance: Mapping[str, str] = field(default_factory=dict)
+    values: Mapping[str, Mapping[str, float | None]] = field(default_factory=dict)
     deployment_prevalence: str | None = None
     rare_classes_matter: bool = False
 
@@ -68,16 +75,6 @@ class Facts:
         """Weighted F1 of the majority-class predictor: p_max · 2p_max/(1 + p_max)."""
         p = self.majority_share
         return p * 2 * p / (1 + p)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "k": self.k, "n_items": self.n_items, "min_support": self.min_support, "min_label": self.min_label,
-            "imbalance_ratio": self.imbalance_ratio, "prevalence_entropy": self.prevalence_entropy,
-            "normalised_entropy": self.normalised_entropy, "majority_label": self.majority_label,
-            "majority_share": self.majority_share, "bias_divergence": self.bias_divergence,
-            "never_predicted": self.never_predicted, "near_chance": self.near_chance,
-            "deployment_prevalence": self.deployment_prevalence, "rare_classes_matter": self.rare_classes_matter,
-        }
 
 
 @dataclass(frozen=True)
@@ -104,12 +101,11 @@ class Source:
         author = "Opitz 2024" if self.file == OPITZ else "Vickers et al. 2024" if self.file == VICKERS else self.file
         return f"{author} {self.section}"
 
-    def to_json(self) -> dict[str, str]:
-        return {"file": self.file, "section": self.section, "quote": self.quote}
-
 
 @dataclass(frozen=True)
 class Rule:
+    """One rule: its id, its statement, the passages it follows, and its check of the facts."""
+
     id: str
     text: str
     sources: tuple[Source, ...]
@@ -118,10 +114,6 @@ class Rule:
     @property
     def references(self) -> tuple[str, ...]:
         return tuple(source.citation for source in self.sources)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "text": self.text, "references": list(self.references),
-                "sources": [source.to_json() for source in self.sources]}
 
 
 def _deployment_kind(facts: Facts) -> str:
@@ -320,7 +312,7 @@ def _multiple_winners(facts: Facts) -> Firing | None:
                          "metric's set of systems not significantly worse than its top one",))
 
 
-RULES: list[Rule] = [
+RULES: tuple[Rule, ...] = (
     Rule("deployment-known", "If the deployment prevalence is known, accuracy on the gold rows re-weighted to it is "
          "the primary metric.", (BUILD_A_CASE, ACCURACY_TIED), _known_deployment),
     Rule("deployment-test", "If the test prevalence is the deployment prevalence and rare classes do not matter more "
@@ -349,61 +341,97 @@ RULES: list[Rule] = [
          "class-wise recalls; with more, the variance of class recall.", (CLASS_WISE,), _class_wise),
     Rule("multiple-winners", "If accuracy, macro recall and informedness disagree on the best system, admit multiple "
          "best systems.", (WINNERS,), _multiple_winners),
-]
+)
+
+@dataclass(frozen=True)
+class Difference:
+    """A topic on which Opitz (2024) and Vickers et al. (2024) differ, how this tool decides, and both passages."""
+
+    topic: str
+    text: str
+    sources: tuple[Source, ...]
+
 
 #: Where Opitz (2024) and Vickers et al. (2024) differ; the report says so next to the recommendation.
-PAPERS_DIFFER: tuple[dict[str, Any], ...] = (
-    {"topic": "the headline metric",
-     "text": "Opitz §8 refrains from naming one best metric and recommends presenting complementary metrics such as "
+PAPERS_DIFFER: tuple[Difference, ...] = (
+    Difference("the headline metric",
+               "Opitz §8 refrains from naming one best metric and recommends presenting complementary metrics such as "
              "accuracy and macro recall; Vickers et al. §7.2 and §8 find informedness 'the most intuitive metric' and "
              "'the fairest'. This tool follows Opitz for the primary metric and adds informedness as Vickers et al. "
              "recommend (alongside accuracy and F1).",
-     "sources": [Source(OPITZ, "§8", "we would like to refrain from making bold statements as to which metric is "
-                        "'better'").to_json(),
-                 Source(VICKERS, "§8", "Whilst we find that Informedness is the most intuitive metric, we also found "
-                        "that it is also the fairest in driving inter and intra-model comparisons.").to_json()]},
-    {"topic": "MCC",
-     "text": "Opitz §4.7 and Table 5 give MCC (like kappa) complete chance correction, Ω = 0, and §6.1 finds kappa "
+               (Source(OPITZ, "§8", "we would like to refrain from making bold statements as to which metric is "
+                       "'better'"),
+                Source(VICKERS, "§8", "Whilst we find that Informedness is the most intuitive metric, we also found "
+                       "that it is also the fairest in driving inter and intra-model comparisons."))),
+    Difference("MCC",
+               "Opitz §4.7 and Table 5 give MCC (like kappa) complete chance correction, Ω = 0, and §6.1 finds kappa "
              "'slightly more interpretable'; Vickers et al. §2 argue that MCC depends on the test set's class "
              "frequencies and §5.1 that it 'overpunishes classifiers which have variable per-class performance'. "
              "MCC is therefore not recommended for two classes either.",
-     "sources": [Source(OPITZ, "§4.7", "MCC and Kappa have PII and PV (complete chance correction: Ω = 0).").to_json(),
-                 MCC_PREVALENCE.to_json()]},
-    {"topic": "macro F1",
-     "text": "Opitz §4.4 sees in macro F1 a 'balance' of micro and macro features that could explain its popularity; "
+               (Source(OPITZ, "§4.7", "MCC and Kappa have PII and PV (complete chance correction: Ω = 0)."),
+                MCC_PREVALENCE)),
+    Difference("macro F1",
+               "Opitz §4.4 sees in macro F1 a 'balance' of micro and macro features that could explain its popularity; "
              "Vickers et al. §2 find that F1-Macro 'has no intuitive interpretation'. It is reported, named with its "
              "formula, not as the primary metric.",
-     "sources": [MACF1_POPULAR.to_json(),
-                 Source(VICKERS, "§2", "F1-Macro encodes the heuristic that the average of F1-Measure for all classes "
-                        "is a good representation of model performance. However, this has no intuitive "
-                        "interpretation.").to_json()]},
+               (MACF1_POPULAR,
+                Source(VICKERS, "§2", "F1-Macro encodes the heuristic that the average of F1-Measure for all classes "
+                       "is a good representation of model performance. However, this has no intuitive "
+                       "interpretation."))),
 )
 
 
 # ------------------------------------------------------------------------------ the result
 
 
-@dataclass
+@dataclass(frozen=True)
+class Recommended:
+    """A recommended metric: its role (primary or complement), formula, measured reasons, passages."""
+
+    id: str
+    name: str
+    role: str
+    formula: str
+    reasons: tuple[str, ...]
+    sources: tuple[Source, ...]
+
+
+@dataclass(frozen=True)
+class Avoided:
+    """A metric not to use as a headline here, with the measured reasons and the passages."""
+
+    id: str
+    name: str
+    reasons: tuple[str, ...]
+    sources: tuple[Source, ...]
+
+
+@dataclass(frozen=True)
+class Note:
+    """A note of a rule (e.g. a small class), with the rule's passages."""
+
+    rule: str
+    text: str
+    sources: tuple[Source, ...]
+
+
+@dataclass(frozen=True)
 class Recommendation:
-    metrics: list[dict[str, Any]]
-    avoid: list[dict[str, Any]]
+    """The recommended metric set (primary first), the metrics to avoid, notes, the facts read and
+    the rules that fired, in order."""
+
+    metrics: tuple[Recommended, ...]
+    avoid: tuple[Avoided, ...]
     facts: Facts
-    rules_fired: list[str]
-    notes: list[dict[str, Any]] = field(default_factory=list)
+    rules_fired: tuple[str, ...]
+    notes: tuple[Note, ...] = ()
 
     @property
     def primary(self) -> str:
-        return self.metrics[0]["id"]
-
-    def add_to_json(self, document: dict[str, Any]) -> None:
-        document["recommendation"] = {
-            "metrics": self.metrics, "avoid": self.avoid, "notes": self.notes, "profile_facts": self.facts.to_json(),
-            "rules_fired": self.rules_fired, "rules": [rule.to_json() for rule in RULES],
-            "papers_differ": list(PAPERS_DIFFER),
-        }
+        return self.metrics[0].id
 
 
-def recommend(facts: Facts, rules: list[Rule] | None = None) -> Recommendation:
+def recommend(facts: Facts, rules: Sequence[Rule] = RULES) -> Recommendation:
     """Apply the rules in order to ``facts``: the first primary wins; complements, metrics to
     avoid and notes accumulate with their measured reasons and the passages they follow."""
     primary: str | None = None
@@ -411,9 +439,9 @@ def recommend(facts: Facts, rules: list[Rule] | None = None) -> Recommendation:
     avoid: dict[str, list[str]] = {}
     reasons: dict[str, list[str]] = {}
     sources: dict[str, list[Source]] = {}
-    notes: list[dict[str, Any]] = []
+    notes: list[Note] = []
     fired = []
-    for rule in RULES if rules is None else rules:
+    for rule in rules:
         firing = rule.check(facts)
         if firing is None:
             continue
@@ -430,8 +458,7 @@ def recommend(facts: Facts, rules: list[Rule] | None = None) -> Recommendation:
         for metric in firing.avoid:
             avoid.setdefault(metric, []).extend(firing.reasons)
             sources.setdefault(metric, []).extend(rule.sources)
-        notes += [{"rule": rule.id, "text": text, "sources": [source.to_json() for source in rule.sources]}
-                  for text in firing.notes]
+        notes += [Note(rule.id, text, rule.sources) for text in firing.notes]
     chosen = ([primary] if primary else []) + [m for m in complements if m != primary and m not in avoid]
     metrics = []
     for index, metric_id in enumerate(chosen):
@@ -440,28 +467,27 @@ def recommend(facts: Facts, rules: list[Rule] | None = None) -> Recommendation:
         spread = _spread(facts, metric_id)
         if spread:
             entry_reasons.append(spread)
-        metrics.append({"id": metric_id, "name": record.name, "role": "primary" if index == 0 else "complement",
-                        "formula": record.formula, "reasons": entry_reasons,
-                        "sources": _sources_json(sources.get(metric_id, []))})
-    avoided = [{"id": m, "name": REGISTRY.get(m).name, "reasons": list(dict.fromkeys(r)),
-                "sources": _sources_json(sources.get(m, []))} for m, r in avoid.items() if m not in chosen]
-    return Recommendation(metrics, avoided, facts, fired, notes)
+        metrics.append(Recommended(metric_id, record.name, "primary" if index == 0 else "complement", record.formula,
+                                   tuple(entry_reasons), _unique(sources.get(metric_id, []))))
+    avoided = tuple(Avoided(m, REGISTRY.get(m).name, tuple(dict.fromkeys(r)), _unique(sources.get(m, [])))
+                    for m, r in avoid.items() if m not in chosen)
+    return Recommendation(tuple(metrics), avoided, facts, tuple(fired), tuple(notes))
 
 
-def _sources_json(sources: list[Source]) -> list[dict[str, str]]:
-    return [source.to_json() for source in dict.fromkeys(sources)]
+def _unique(sources: Sequence[Source]) -> tuple[Source, ...]:
+    return tuple(dict.fromkeys(sources))
 
 
-def facts_from(profile: Any, values: Mapping[str, Mapping[str, float | None]] | None = None,
-               baselines: Any = None, deployment_prevalence: Any = None,
-               rare_classes_matter: bool = False) -> Facts:
-    """Collect :class:`Facts` from a :class:`~auditor.analyses.profile.DataProfile`, metric values
-    (system -> id -> value) and, when present, the chance-baselines analysis."""
+def facts_from(profile: DataProfile, values: Mapping[str, Mapping[str, float | None]],
+               baselines: ChanceBaselines | None, *, alpha: float,
+               deployment_prevalence: str | Mapping[str, float] | None, rare_classes_matter: bool) -> Facts:
+    """Collect :class:`Facts` from the data profile, the metric values (system -> id -> value), the
+    chance-baselines result (None: not run), the test level ``alpha`` of the near-chance test and
+    the user's intent."""
     support = np.asarray(profile.support)
     present = support > 0
     min_index = int(np.flatnonzero(present)[np.argmin(support[present])])
-    values = {s: dict(v) for s, v in (values or {}).items()}
-    near = _near_chance(baselines, values)
+    values = MappingProxyType({s: MappingProxyType(dict(v)) for s, v in values.items()})
     target = deployment_prevalence
     if isinstance(target, Mapping):
         target = ",".join(f"{label}={share:g}" for label, share in target.items())
@@ -470,25 +496,28 @@ def facts_from(profile: Any, values: Mapping[str, Mapping[str, float | None]] | 
         min_label=profile.labels[min_index], imbalance_ratio=profile.imbalance_ratio,
         prevalence_entropy=profile.prevalence_entropy, normalised_entropy=profile.normalised_entropy,
         majority_label=profile.majority_label, majority_share=profile.majority_share,
-        bias_divergence={s: {"total_variation": b.total_variation,
-                             "kl_divergence": None if np.isinf(b.kl_divergence) else b.kl_divergence}
-                         for s, b in profile.systems.items()},
-        never_predicted={s: list(b.never_predicted) for s, b in profile.systems.items()},
-        near_chance=near, values=values, deployment_prevalence=target, rare_classes_matter=rare_classes_matter,
+        bias_divergence=MappingProxyType({
+            s: MappingProxyType({"total_variation": b.total_variation,
+                                 "kl_divergence": None if np.isinf(b.kl_divergence) else b.kl_divergence})
+            for s, b in profile.systems.items()}),
+        never_predicted=MappingProxyType({s: tuple(b.never_predicted) for s, b in profile.systems.items()}),
+        near_chance=MappingProxyType(_near_chance(baselines, values, alpha)), values=values,
+        deployment_prevalence=target, rare_classes_matter=rare_classes_matter,
     )
 
 
-def _near_chance(baselines: Any, values: Mapping[str, Mapping[str, float | None]]) -> dict[str, str]:
-    """System -> why it is near chance: from the baselines' permutation test when it ran
-    (p ≥ 0.05 against its own shuffle on informedness/kappa), else informedness < 0.05."""
+def _near_chance(baselines: ChanceBaselines | None, values: Mapping[str, Mapping[str, float | None]],
+                 alpha: float) -> dict[str, str]:
+    """System -> why it is near chance: from the baselines' permutation test (p ≥ alpha against
+    its own shuffle on the first of informedness, kappa, accuracy that has a p-value), else, when
+    no baselines ran, informedness < :data:`NEAR_CHANCE_INFORMEDNESS`."""
     result = {}
-    chance = getattr(baselines, "chance", None)
-    if isinstance(chance, Mapping):
-        for system, comparisons in chance.items():
+    if baselines is not None:
+        for system, comparisons in baselines.chance.items():
             for metric in ("informedness", "kappa", "accuracy"):
                 comparison = comparisons.get(metric)
                 if comparison is not None and comparison.p_shuffle is not None:
-                    if comparison.p_shuffle >= 0.05:
+                    if comparison.p_shuffle >= alpha:
                         result[system] = (f"{metric} not above its shuffled predictions, permutation "
                                           f"p = {comparison.p_shuffle:.3f}")
                     break
@@ -500,16 +529,11 @@ def _near_chance(baselines: Any, values: Mapping[str, Mapping[str, float | None]
     return result
 
 
-def analyse(audit: Any) -> Recommendation:
-    """The recommendation of an :class:`auditor.pipeline.Audit` (after baselines and statistics)."""
-    values = {name: {metric_id: value.value for metric_id, value in result.metrics.items()}
-              for name, result in audit.systems.items()}
-    facts = facts_from(audit.profile, values, audit.baselines,
-                       audit.options.deployment_prevalence, audit.options.rare_classes_matter)
-    return recommend(facts)
+def recommendation_analysis(profile: DataProfile, values: Mapping[str, Mapping[str, float | None]],
+                            baselines: ChanceBaselines | None, *, alpha: float,
+                            deployment_prevalence: str | Mapping[str, float] | None,
+                            rare_classes_matter: bool) -> Recommendation:
+    """The recommendation: the rules applied to the facts of this audit (:func:`facts_from`)."""
+    return recommend(facts_from(profile, values, baselines, alpha=alpha, deployment_prevalence=deployment_prevalence,
+                                rare_classes_matter=rare_classes_matter))
 
-
-def rules_text() -> list[str]:
-    """Every rule as one line for the report's appendix: ``id: statement (source: "quote")``."""
-    return [f"{rule.id}: {rule.text} — " + "; ".join(f"{source.citation} ({source.file}): \u201c{source.quote}\u201d"
-                                                     for source in rule.sources) for rule in RULES]
