@@ -206,6 +206,8 @@ def test_patterns_are_the_unique_items_with_their_counts(systems):
     stacked = np.concatenate([counts.gold[None, :], counts.predictions]).T
     assert pattern_counts.sum() == counts.n_items and len({tuple(c) for c in codes.tolist()}) == len(codes)
     np.testing.assert_array_equal(codes[counts.item_patterns()], stacked)  # every item maps to its pattern
+    # in lexicographic order of (gold, pred_1, ...), the order the bootstrap's draws are binned in
+    np.testing.assert_array_equal(codes, np.unique(stacked, axis=0))
     weighted = np.repeat(codes, pattern_counts, axis=0)
     np.testing.assert_array_equal(confusion_tensor(weighted[:, 0], weighted[:, 1:].T, counts.k), counts.confusion)
     assert counts.patterns()[0] is codes  # computed once
