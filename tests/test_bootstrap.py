@@ -206,6 +206,33 @@ def test_patterns_are_the_unique_items_with_their_counts(systems):
     stacked = np.concatenate([counts.gold[None, :], counts.predictions]).T
     assert pattern_counts.sum() == counts.n_items and len({tuple(c) for c in codes.tolist()}) == len(codes)
     np.testing.assert_array_equal(codes[counts.item_patterns()], stacked)  # every item maps to its pattern
+    # in lexicographic order of (gold, pred_1, ...), the order the bootstrap's draws are binned in
+    np.testing.assert_array_equal(codes, np.unique(stacked, axis=0))
     weighted = np.repeat(codes, pattern_counts, axis=0)
     np.testing.assert_array_equal(confusion_tensor(weighted[:, 0], weighted[:, 1:].T, counts.k), counts.confusion)
     assert counts.patterns()[0] is codes  # computed once
+
+
+def test_item_path_weights_are_the_int64_item_draws_bit_for_bit():
+    # The item-draw path draws int32 indices and gathers with an int32 pattern map (speed,
+    # issue 10). numpy's bounded-integer sampler uses 32-bit Lemire draws for any range below
+    # 2^32 whatever the dtype, so the draws -- and every interval -- equal those of the int64
+    # reference written here (the earlier implementation), resample for resample.
+    rng = np.random.default_rng(8)
+    n = 5000
+    gold = rng.integers(0, 4, size=n)
+    counts = count(gold, {f"s{s}": rng.integers(0, 4, size=n) for s in range(4)})
+    resampler = Resampler(counts, B=40, seed=9, chunk=16)
+    assert not resampler.multinomial
+    children = np.random.SeedSequence(9).spawn(resampler.n_chunks)
+    item_pattern = counts.item_patterns().astype(np.int64)
+    for index in range(resampler.n_chunks):
+        reference_rng = np.random.default_rng(children[index])
+        reference = np.stack([
+            np.bincount(item_pattern[reference_rng.integers(0, n, size=n, dtype=np.int64)],
+                        minlength=resampler.n_patterns)
+            for _ in range(resampler.chunk_size(index))], axis=1)
+        np.testing.assert_array_equal(resampler.weights(index), reference)
+    for bound in (3, 1_000_003, 2**31 - 1):
+        assert np.array_equal(np.random.default_rng(1).integers(0, bound, size=1001, dtype=np.int64),
+                              np.random.default_rng(1).integers(0, bound, size=1001, dtype=np.int32))

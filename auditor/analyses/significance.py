@@ -35,6 +35,8 @@ Statistical Significance in NLP", ACL.
 """
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any, Iterator, Sequence
@@ -58,6 +60,8 @@ AR_MAX_ROUNDS = 20_000
 #: Up to this many systems every pair is tested; above it, each system only against the
 #: top system of each metric (S − 1 tests per metric and method instead of S(S − 1)/2).
 MAX_ALL_PAIRS = 30
+#: Worker threads testing pairs (numpy's bit generator, binomial sampler and popcount release the GIL).
+THREADS = max(1, min(2, os.cpu_count() or 1))
 CORRECTIONS = ("holm", "bh")
 RANDOMISATION = "approximate_randomisation"
 MCNEMAR = "mcnemar_exact"
@@ -463,12 +467,20 @@ def statistics(
     tests: list[PairTest] = []
     pairs = sorted({pair for metric_pairs in pairs_of.values() for pair in metric_pairs})
     discordant = discordant_counts(counts) if "accuracy" in chosen else None
-    with progress.task("significance", total=len(pairs)) as advance:
-        for a, b in pairs:
+    if pairs:
+        counts.pair_patterns(*pairs[0])  # builds the cached pattern tables once, before the workers share them
+
+    def randomise(pair: tuple[int, int]) -> dict[str, tuple[float, float]]:
+        a, b = pair
+        to_randomise = [by_id[m] for m in chosen if (a, b) in pairs_of[m] and primary_method(m) == RANDOMISATION]
+        return (approximate_randomisation(counts, a, b, to_randomise, rounds, seed, all_labels_active)
+                if to_randomise else {})
+
+    with progress.task("significance", total=len(pairs)) as advance, \
+            ThreadPoolExecutor(max(1, min(THREADS, len(pairs)))) as pool:
+        # each pair has its own stream (SeedSequence([seed, a, b])): the results do not depend on the threads
+        for (a, b), randomised in zip(pairs, pool.map(randomise, pairs)):
             wanted = [by_id[m] for m in chosen if (a, b) in pairs_of[m]]
-            to_randomise = [metric for metric in wanted if primary_method(metric.id) == RANDOMISATION]
-            randomised = (approximate_randomisation(counts, a, b, to_randomise, rounds, seed, all_labels_active)
-                          if to_randomise else {})
             for metric in wanted:
                 if metric.id in randomised:
                     difference, p = randomised[metric.id]

@@ -69,19 +69,22 @@ class Counts:
         """Computed once per test set: see :meth:`patterns` and :meth:`item_patterns`."""
         if self.gold is None or self.predictions is None:
             raise ValueError("item patterns need per-item codes; these counts hold confusion matrices only")
-        stacked = np.concatenate([self.gold[None, :], self.predictions], axis=0)
         k = max(self.k, 1)
-        if stacked.shape[0] * np.log2(k + 1) < 62:  # one int64 key per item: a 1-D unique
-            key = np.zeros(stacked.shape[1], dtype=np.int64)
-            for row in stacked:
-                key = key * k + row
-            _, first, inverse, pattern_counts = np.unique(key, return_index=True, return_inverse=True,
-                                                          return_counts=True)
-            codes = stacked[:, first].T
+        n_rows = 1 + self.predictions.shape[0]
+        if n_rows * np.log2(k + 1) < 62:  # one int64 key per item, (gold, pred_1, ...) in base k: a 1-D unique
+            key = self.gold.astype(np.int64)
+            for row in self.predictions:
+                key *= k
+                key += row
+            unique, inverse, pattern_counts = np.unique(key, return_inverse=True, return_counts=True)
+            codes = np.empty((unique.size, n_rows), dtype=np.int64)
+            for position in range(n_rows - 1, -1, -1):  # the key's base-k digits, last system first
+                unique, codes[:, position] = np.divmod(unique, k)
         else:
+            stacked = np.concatenate([self.gold[None, :], self.predictions], axis=0)
             codes, inverse, pattern_counts = np.unique(stacked.T, axis=0, return_inverse=True, return_counts=True)
-        return (np.ascontiguousarray(codes, dtype=np.int64), pattern_counts.astype(np.int64),
-                inverse.ravel().astype(np.int64))
+        return (np.ascontiguousarray(codes, dtype=np.int64), pattern_counts.astype(np.int64, copy=False),
+                inverse.ravel().astype(np.int64, copy=False))
 
     @cached_property
     def _pattern_columns(self) -> np.ndarray:
