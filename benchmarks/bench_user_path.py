@@ -40,6 +40,8 @@ from pathlib import Path
 
 import numpy as np
 
+from synthetic_data import synthetic, write_files
+
 HERE = Path(__file__).resolve().parent
 #: One child process: run argv[1:], print its wall time, exit code and peak RSS (its only child).
 WRAPPER = (
@@ -51,39 +53,6 @@ WRAPPER = (
     "print(json.dumps({'wall': wall, 'rc': done.returncode, 'peak': peak,"
     " 'stderr': done.stderr.decode(errors='replace')[-2000:]}))\n"
 )
-
-
-def synthetic(items: int, systems: int, classes: int, seed: int = 0) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """Skewed gold prevalence; system s right with accuracy in [0.5, 0.9], errs towards its own bias."""
-    rng = np.random.default_rng(seed)
-    prevalence = rng.dirichlet(np.full(classes, 0.8))
-    gold = rng.choice(classes, size=items, p=prevalence)
-    predictions = {}
-    for s, accuracy in enumerate(np.linspace(0.5, 0.9, systems)):
-        bias = rng.dirichlet(np.full(classes, 0.5))
-        correct = rng.random(items) < accuracy
-        predictions[f"sys{s:02d}"] = np.where(correct, gold, rng.choice(classes, size=items, p=bias))
-    return gold, predictions
-
-
-def write_files(directory: Path, items: int, systems: int, classes: int) -> list[Path]:
-    """gold.tsv and sysNN.tsv with header ``id<TAB>label``; labels are ``label-00`` ... strings."""
-    import pyarrow as pa
-    import pyarrow.csv as pacsv
-
-    gold, predictions = synthetic(items, systems, classes)
-    names = pa.array([f"label-{c:02d}" for c in range(classes)])
-    ids = pa.array(np.arange(1, items + 1))
-    paths = []
-    for name, codes in [("gold", gold), *predictions.items()]:
-        labels = pa.DictionaryArray.from_arrays(pa.array(codes.astype(np.int32)), names).cast(pa.string())
-        path = directory / f"{name}.tsv"
-        with pa.OSFile(str(path), "wb") as stream:
-            stream.write(b"id\tlabel\n")
-            pacsv.write_csv(pa.table({"id": ids, "label": labels}), stream,
-                            pacsv.WriteOptions(include_header=False, delimiter="\t", quoting_style="none"))
-        paths.append(path)
-    return paths
 
 
 # ------------------------------------------------------------------ steps run in a child process
