@@ -19,7 +19,7 @@ from auditor.io.counts import Counts
 from auditor.errors import InputError
 from auditor.io.load import label_column
 from auditor.metrics.catalogue import describe, informedness_at, per_class_table, prevalence_vector
-from auditor.options import AuditOptions, check_names, check_options, check_prevalence_labels
+from auditor.options import CHANCE_DRAWS, AuditOptions, check_names, check_options, check_prevalence_labels
 from auditor.analyses.profile import profile
 from auditor.analyses.properties import property_analysis
 from auditor.progress import SILENT, Progress
@@ -110,21 +110,20 @@ def audit(
                         options.labels)
         reliability = gold_reliability(np.stack(list(aligned.system_codes.values())), aligned.labels,
                                        tuple(aligned.system_codes))
-    result = audit_counts(counts, table.sources, options, progress)
-    result.warnings.extend(warnings)
+    result = audit_counts(counts, table.sources, options, progress, warnings)
     if reliability is not None:
         reliability.systems.update({name: {metric: system.metrics[metric].value for metric in ("accuracy", "kappa")
                                            if metric in system.metrics}
                                     for name, system in result.systems.items()})
-        result.gold_reliability = reliability
+        result = replace(result, gold_reliability=reliability)
     if scored:
         from auditor.analyses import scores as score_analysis
 
-        result.scores = score_analysis.analyse(result, scored, table.id_array)
+        result = replace(result, scores=score_analysis.analyse(result, scored, table.id_array))
     if group_column is not None:
         from auditor.analyses import slices as slice_analysis
 
-        result.slices = slice_analysis.analyse(result, group_column, group_codes)
+        result = replace(result, slices=slice_analysis.analyse(result, group_column, group_codes))
     return result
 
 
@@ -155,14 +154,13 @@ def audit_confusion(
 
     counts, sources = confusion_counts(matrices, options.labels)
     warnings = label_checks.check(counts, sources, options.labels)
-    result = audit_counts(counts, sources, options, progress)
-    result.warnings.extend(warnings)
-    return result
+    return audit_counts(counts, sources, options, progress, warnings)
 
 
 def audit_counts(counts: Counts, sources: dict[str, dict[str, Any]], options: AuditOptions,
-                 progress: Progress = SILENT) -> Audit:
-    """The part of :func:`audit` after counting (also used for a bare confusion matrix)."""
+                 progress: Progress = SILENT, warnings: Sequence[str] = ()) -> Audit:
+    """The part of :func:`audit` after counting (also used for a bare confusion matrix);
+    ``warnings`` are the label checks' (:mod:`auditor.analyses.label_checks`)."""
     check_names(counts.labels, counts.systems)
     check_prevalence_labels(options, counts.labels)
     metrics = list(REGISTRY.scalar())
@@ -177,42 +175,58 @@ def audit_counts(counts: Counts, sources: dict[str, dict[str, Any]], options: Au
     }
     result = Audit(
         labels=counts.labels, n_items=counts.n_items, counts=counts, metrics=tuple(metrics),
-        systems=results, sources=sources, options=options, profile=profile(counts),
+        systems=results, sources=sources, options=options, profile=profile(counts), warnings=tuple(warnings),
     )
-    run_analyses(result, progress)
-    return result
+    return run_analyses(result, progress)
 
 
-def run_analyses(result: Audit, progress: Progress = SILENT) -> None:
-    """Run every analysis stage in order; each stores its result in its field of ``result``."""
+def run_analyses(result: Audit, progress: Progress = SILENT) -> Audit:
+    """Run every analysis stage in order; returns ``result`` with each analysis's field set.
+
+    Each stage is a function of its inputs and earlier stages' results; the stages that still
+    take the whole record (properties, rankings, recommendation) see the fields set so far.
+    """
+    options = result.options
     # Chance baselines always run: a few k x k hypergeometric draws per system, cheap at any N.
-    result.baselines = chance_baselines(
-        result.counts, result.metrics, seed=result.options.seed, progress=progress, alpha=result.options.alpha,
+    baselines = chance_baselines(
+        result.counts, result.metrics, draws=CHANCE_DRAWS, seed=options.seed, alpha=options.alpha, progress=progress,
     )
     # Paired bootstrap intervals, rank distributions, pairwise tests and best sets (--bootstrap 0: off).
-    if result.options.bootstrap > 0:
-        from auditor.analyses.significance import statistics
+    statistics = None
+    if options.bootstrap > 0:
+        from auditor.analyses.significance import statistics as run_statistics
 
-        result.statistics = statistics(
-            result.counts, result.metrics, B=result.options.bootstrap, seed=result.options.seed,
-            alpha=result.options.alpha, correction=result.options.correction, progress=progress,
-            all_labels_active=result.counts.labels_given,
+        statistics = run_statistics(
+            result.counts, result.metrics, B=options.bootstrap, seed=options.seed, alpha=options.alpha,
+            correction=options.correction, progress=progress, all_labels_active=result.counts.labels_given,
         )
+    result = replace(result, baselines=baselines, statistics=statistics)
     # Metric properties (PI, PII, PIV, PV) probed on random, adversarial and the systems' own matrices.
-    result.properties = property_analysis(result)
+    result = replace(result, properties=property_analysis(result))
     # Rank disagreement (uses the statistics' tests and P(win) when they ran), then the rankings
     # under the deployment prevalence (--deployment-prevalence, unless unset or "unknown").
     from auditor.analyses import rankings
 
-    result.rankings = rankings.analyse(result)
-    shifted = rankings.analyse_deployment(result)
-    if shifted is not None:
-        result.deployment = shifted
+    result = replace(result, rankings=rankings.analyse(result))
+    result = replace(result, deployment=rankings.analyse_deployment(result))
     # The recommendation last: it reads the profile, the baselines and the user's intent.
     from auditor.analyses.recommend import analyse as recommendation
 
-    result.recommendation = recommendation(result)
-    # The verdict reads all of the above: leaders (best sets) per key metric, order, ties.
+    result = replace(result, recommendation=recommendation(result))
+    # The verdict: leaders (best sets) per key metric, order, ties.
     from auditor.analyses import verdict
 
-    result.verdict = verdict.analyse(result)
+    return replace(result, verdict=verdict.analyse(
+        {metric.id: {name: system.metrics[metric.id].value for name, system in result.systems.items()}
+         for metric in result.metrics if not metric.per_class},
+        statistics, _recommended_primary(result.recommendation), result.profile.identical_systems,
+        {metric.id: metric.label for metric in result.metrics},
+    ))
+
+
+def _recommended_primary(recommendation: Any) -> str | None:
+    """The recommendation's primary metric id, if it names one."""
+    for entry in (recommendation.metrics if recommendation is not None else ()):
+        if entry.get("role") == "primary":
+            return entry.get("id")
+    return None

@@ -59,7 +59,9 @@ def test_cli_annotators_and_report_section(slides_files, tmp_path):
     from auditor.metrics.registry import REGISTRY
     from auditor.report.build import build_document
 
-    section = build_document(document, REGISTRY.metrics, figures=False).section("gold-reliability")
+    result = auditor.audit(str(gold), {system.stem: str(system)}, annotators={"A": str(a), "second": str(b)}, bootstrap=0)
+    assert result.to_json()["gold_reliability"] == document["gold_reliability"]
+    section = build_document(result.to_json(), REGISTRY.metrics, figures=False, audit=result).section("gold-reliability")
     assert section is not None
     text = json.dumps([str(block) for block in section.blocks])
     assert "slides-nlp-evaluation-protocol.md" in text and "ceiling" in text

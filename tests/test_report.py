@@ -4,6 +4,7 @@ The PDF is rendered once per module (a small audit with hostile label and system
 """
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import re
@@ -253,12 +254,8 @@ def test_cli_unknown_format(label_files):
 
 def test_absent_keys_give_absent_sections():
     report = importlib.import_module("auditor.report.build")
-    document = small_audit().to_json()
-    for key in ("baselines", "tests", "ranks", "best_set", "statistics", "properties"):
-        document.pop(key, None)
-    for system in document["systems"].values():
-        system.pop("chance", None)
-    model = report.build_document(document, {}, figures=False)
+    result = dataclasses.replace(small_audit(), baselines=None, statistics=None, properties=None)
+    model = report.build(result, figures=False)
     ids = [section.id for section in model.sections]
     assert "baselines" not in ids and "significance" not in ids and "properties" not in ids
     assert {"summary", "data", "metrics", "per-class", "reproducibility"} <= set(ids)
@@ -289,7 +286,7 @@ def test_recommendation_section_renders_formulas_and_summary_headline():
         "avoid": [{"id": "accuracy", "reasons": ["the majority-class baseline reaches 50.0"]}],
         "rules_fired": ["R1: imbalance"],
     }
-    model = report.build_document(document, {m.id: m for m in result.metrics}, figures=True,
+    model = report.build_document(document, {m.id: m for m in result.metrics}, figures=True, audit=result,
                                   rules=["R1: imbalance ratio above 3 → avoid accuracy (Opitz 2024)"])
     section = model.section("recommendation")
     definitions = [block for block in section.blocks if block.kind == "definition"]

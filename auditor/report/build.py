@@ -39,8 +39,9 @@ BUILDERS: tuple[Callable[[Context], Section | None], ...] = (
 
 
 def build_document(document: Mapping[str, Any], records: Mapping[str, Any], figures: bool = True,
-                   rules: Sequence[str] | None = None, title: str = "Metric audit", audit: Any = None) -> Report:
-    """The report model of an audit JSON ``document``; ``records`` maps metric id -> Metric."""
+                   rules: Sequence[str] | None = None, title: str = "Metric audit", *, audit: Any) -> Report:
+    """The report model of the typed ``audit`` and its JSON ``document`` (read by the sections not
+    yet converted to the typed record); ``records`` maps metric id -> Metric."""
     from auditor.report import charts
 
     ledger = Ledger()

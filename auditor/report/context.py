@@ -2,7 +2,6 @@
 and the chart functions; section titles and the key metrics."""
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -50,8 +49,8 @@ class Ledger:
 
 @dataclass
 class Context:
-    """What a section builder reads: ``audit`` (the typed :class:`~auditor.results.Audit`; None
-    when a bare JSON document is rendered), ``document`` (its JSON), the metric records."""
+    """What a section builder reads: ``audit`` (the typed :class:`~auditor.results.Audit`),
+    ``document`` (its JSON, until every section reads ``audit``), the metric records."""
 
     document: Mapping[str, Any]
     records: Mapping[str, Any]
@@ -65,23 +64,19 @@ class Context:
     @property
     def systems(self) -> list[str]:
         """Systems ordered by the primary metric (the verdict's order), else in input order."""
-        given = list(self.document["systems"])
-        order = (self.document.get("verdict") or {}).get("order") or []
-        return list(order) if sorted(order) == sorted(given) else given
+        given = list(self.audit.systems)
+        order = list(self.audit.verdict.order) if self.audit.verdict is not None else []
+        return order if sorted(order) == sorted(given) else given
 
     @property
     def level(self) -> str:
-        """Confidence level of the intervals, from ``alpha``: "95%" for α = 0.05."""
+        """Confidence level of the intervals, ranges and tests: ``1 − alpha`` as a percentage."""
         return f"{100 * (1 - self.alpha):g}%"
 
     @property
     def alpha(self) -> float:
-        """α of the intervals and tests (the statistics section, else the signature's ``alpha:``)."""
-        stats = self.document.get("statistics") or {}
-        if "alpha" in stats:
-            return float(stats["alpha"])
-        found = re.search(r"\balpha:([0-9.eE-]+)", self.document.get("signature", ""))
-        return float(found.group(1)) if found else 0.05
+        """α of the intervals, ranges and tests: the audit's ``options.alpha``."""
+        return float(self.audit.options.alpha)
 
     @property
     def labels(self) -> list[str]:
