@@ -254,7 +254,7 @@ def test_cli_unknown_format(label_files):
 
 def test_absent_keys_give_absent_sections():
     report = importlib.import_module("auditor.report.build")
-    result = dataclasses.replace(small_audit(), baselines=None, statistics=None, properties=None)
+    result = dataclasses.replace(small_audit(), baselines=None, statistics=None, properties=None, verdict=None)
     model = report.build(result, figures=False)
     ids = [section.id for section in model.sections]
     assert "baselines" not in ids and "significance" not in ids and "properties" not in ids

@@ -62,9 +62,9 @@ def build_document(document: Mapping[str, Any], records: Mapping[str, Any], figu
     letters = iter("ABCDEFGH")
     sections = [Section(x.id, f"Appendix {next(letters)}: {x.title}", x.blocks) if x.id in APPENDICES else x
                 for x in sections]
-    gold = (document.get("sources") or {}).get("gold", {}).get("path")
-    subtitle = f"{len(document['systems'])} systems scored against {gold}" if gold else _profile_line(document)
-    return Report(title, subtitle, document["signature"], SCALE_NOTE, tuple(sections), entries)
+    gold = audit.sources.get("gold", {}).get("path")
+    subtitle = f"{len(audit.systems)} systems scored against {gold}" if gold else _profile_line(audit)
+    return Report(title, subtitle, audit.signature, SCALE_NOTE, tuple(sections), entries)
 
 
 def build(audit: Any, figures: bool = True) -> Report:
