@@ -2,8 +2,10 @@
 
 ``audit(gold, systems, ...)`` returns an :class:`Audit`: the counts, every metric of every
 system with its undefined-value notes, and the results of each analysis that ran. Each
-analysis module owns its result type and its JSON section; ``Audit.to_json`` only gathers
-them. Sections that did not run are absent from the JSON, never filled with placeholders.
+analysis module owns its (frozen) result type; ``Audit.to_json`` (:mod:`auditor.results`)
+writes the JSON. Options come from :class:`~auditor.options.AuditOptions` alone and are
+passed to each analysis. Sections that did not run are absent from the JSON, never filled
+with placeholders.
 """
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """The results of one audit: the :class:`Audit` record (one field per analysis) and its JSON.
 
-The pipeline fills the record; the report and every output format read it. ``Audit.to_json``
-is the one place the audit JSON of DESIGN.md ("Interfaces") is produced.
+The pipeline builds the (frozen) record once its analyses have run; the report and every
+output format read it. ``Audit.to_json`` is the one place the audit JSON (schema
+``auditor/2``, described by ``auditor/audit.schema.json``) is produced.
 """
 from __future__ import annotations
 

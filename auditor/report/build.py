@@ -1,9 +1,9 @@
-"""The report model: typed, frozen dataclasses built from the audit JSON (stage "build report").
+"""The report model: typed, frozen dataclasses built from the typed audit (stage "build report").
 
-``build(audit)`` reads ``audit.to_json()`` (the stable document of DESIGN.md "Interfaces")
-plus the metric records (names, LaTeX formulas, references) and returns a :class:`Report`.
-Each section builder reads its own JSON keys; when a key is absent the section is absent —
-never a placeholder. Numbers stay numbers here: every value is a :class:`Cell` whose
+``build(audit)`` reads the :class:`~auditor.results.Audit` (``ctx.audit``) plus the metric
+records (names, LaTeX formulas, references) and returns a :class:`Report`. Each section
+builder reads its analysis's result; when the analysis did not run the section is absent —
+never a placeholder. (Sections not yet converted read ``ctx.document``, the audit's JSON.) Numbers stay numbers here: every value is a :class:`Cell` whose
 ``kind`` tells the renderers' filters how to format it (scores ×100 with one decimal,
 shares as percentages, p-values with three decimals). Undefined values (``null``) and
 values filled by a convention carry the number of their entry in the undefined-value
