@@ -5,10 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
+from auditor.analyses.verdict import KEY_METRICS  # the verdict's key metrics are the report's
 from auditor.report.model import Cell, LedgerEntry
-
-
-KEY_METRICS = ("accuracy", "macro_f1", "macro_f1_hm", "macro_recall", "mcc", "informedness")
 
 
 SECTION_TITLES = {
