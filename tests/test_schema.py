@@ -94,3 +94,19 @@ def test_a_mutated_document_fails(validator, germeval, mutate, where):
     mutate(document)
     errors = _errors(validator, document)
     assert errors and any(where in error for error in errors), errors
+
+
+def test_the_record_and_the_core_results_are_frozen():
+    """The pipeline builds the Audit once; neither it nor the core analyses' results can be
+    changed afterwards (a later stage would otherwise rewrite what an earlier one reported)."""
+    import dataclasses
+
+    result = auditor.audit(["a", "b", "b", "a"], {"s": ["a", "b", "a", "a"], "t": ["b", "b", "b", "a"]},
+                           bootstrap=20)
+    for record, field in ((result, "verdict"), (result.baselines, "draws"), (result.statistics, "alpha"),
+                          (result.statistics.tests[0], "p_adjusted"), (result.profile, "n_items"),
+                          (result.verdict, "order"), (result.statistics.bootstrap, "B")):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(record, field, None)
+    assert isinstance(result.warnings, tuple) and isinstance(result.statistics.tests, tuple)
+    assert result.options.bootstrap == 20 and result.to_json()["options"]["bootstrap"] == 20
