@@ -21,6 +21,10 @@ MAX_SEED = 2**64 - 1
 SUM_TOLERANCE = 1e-3
 CORRECTIONS = ("holm", "bh")
 DEPLOYMENT_WORDS = ("uniform", "test", "unknown")
+#: Monte Carlo draws per chance baseline (and per system's shuffle): with R = 1000 the smallest
+#: shuffle p-value is 1/1001 and the standard error of a quantile of the draws is a few per
+#: cent of the range; not an option because no figure of the report depends on it beyond that.
+CHANCE_DRAWS = 1000
 #: A prevalence file is a few lines per class; anything larger is not one.
 MAX_PREVALENCE_FILE_BYTES = 10_000_000
 

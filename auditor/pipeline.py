@@ -2,14 +2,16 @@
 
 ``audit(gold, systems, ...)`` returns an :class:`Audit`: the counts, every metric of every
 system with its undefined-value notes, and the results of each analysis that ran. Each
-analysis module owns its result type and its JSON section; ``Audit.to_json`` only gathers
-them. Sections that did not run are absent from the JSON, never filled with placeholders.
+analysis module owns its (frozen) result type; ``Audit.to_json`` (:mod:`auditor.results`)
+writes the JSON. Options come from :class:`~auditor.options.AuditOptions` alone and are
+passed to each analysis. Sections that did not run are absent from the JSON, never filled
+with placeholders.
 """
 from __future__ import annotations
 
 import os
 from dataclasses import replace
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
@@ -19,13 +21,16 @@ from auditor.io.counts import Counts
 from auditor.errors import InputError
 from auditor.io.load import label_column
 from auditor.metrics.catalogue import describe, informedness_at, per_class_table, prevalence_vector
-from auditor.options import AuditOptions, check_names, check_options, check_prevalence_labels
+from auditor.options import CHANCE_DRAWS, AuditOptions, check_names, check_options, check_prevalence_labels
 from auditor.analyses.profile import profile
 from auditor.analyses.properties import property_analysis
 from auditor.progress import SILENT, Progress
 from auditor.metrics.registry import REGISTRY, load_plugin
 from auditor.io.validate import LabelTable, align
 from auditor.results import Audit, SystemResult
+
+if TYPE_CHECKING:
+    from auditor.analyses.recommend import Recommendation
 
 def gather(gold: Any, systems: Mapping[str, Any], labels: Sequence[str] | None = None) -> LabelTable:
     """Load (from paths) or wrap (arrays, lists, Series) and align gold and system labels."""
@@ -109,24 +114,24 @@ def audit(
                         options.labels)
         reliability = gold_reliability(np.stack(list(aligned.system_codes.values())), aligned.labels,
                                        tuple(aligned.system_codes))
-    result = audit_counts(counts, table.sources, options, progress)
-    result.warnings.extend(warnings)
-    result.gold_reliability = reliability
+    result = audit_counts(counts, table.sources, options, progress, warnings)
+    if reliability is not None:
+        result = replace(result, gold_reliability=reliability)
     if scored:
         from auditor.analyses import scores as score_analysis
         from auditor.io.scores import align_scores
 
-        result.scores = score_analysis.analyse(
+        result = replace(result, scores=score_analysis.analyse(
             {name: align_scores(column, table.id_array, counts.n_items, counts.labels) for name, column in scored.items()},
             counts.gold, counts.labels, counts.systems,
-            bootstrap=options.bootstrap, seed=options.seed, alpha=options.alpha)
+            bootstrap=options.bootstrap, seed=options.seed, alpha=options.alpha))
     if groups is not None:
         from auditor.analyses import slices as slice_analysis
 
         key_metrics = result.verdict.key_metrics if result.verdict is not None else (result.metrics[0].id,)
-        result.slices = slice_analysis.analyse(
+        result = replace(result, slices=slice_analysis.analyse(
             groups.names, groups.codes, counts, result.metrics, key_metrics,
-            {name: system.metrics for name, system in result.systems.items()}, groups.source)
+            {name: system.metrics for name, system in result.systems.items()}, groups.source))
     return result
 
 
@@ -157,14 +162,13 @@ def audit_confusion(
 
     counts, sources = confusion_counts(matrices, options.labels)
     warnings = label_checks.check(counts, sources, options.labels)
-    result = audit_counts(counts, sources, options, progress)
-    result.warnings.extend(warnings)
-    return result
+    return audit_counts(counts, sources, options, progress, warnings)
 
 
 def audit_counts(counts: Counts, sources: dict[str, dict[str, Any]], options: AuditOptions,
-                 progress: Progress = SILENT) -> Audit:
-    """The part of :func:`audit` after counting (also used for a bare confusion matrix)."""
+                 progress: Progress = SILENT, warnings: Sequence[str] = ()) -> Audit:
+    """The part of :func:`audit` after counting (also used for a bare confusion matrix);
+    ``warnings`` are the label checks' (:mod:`auditor.analyses.label_checks`)."""
     check_names(counts.labels, counts.systems)
     check_prevalence_labels(options, counts.labels)
     metrics = list(REGISTRY.scalar())
@@ -179,48 +183,67 @@ def audit_counts(counts: Counts, sources: dict[str, dict[str, Any]], options: Au
     }
     result = Audit(
         labels=counts.labels, n_items=counts.n_items, counts=counts, metrics=tuple(metrics),
-        systems=results, sources=sources, options=options, profile=profile(counts),
+        systems=results, sources=sources, options=options, profile=profile(counts), warnings=tuple(warnings),
     )
-    run_analyses(result, progress)
-    return result
+    return run_analyses(result, progress)
 
 
-def run_analyses(result: Audit, progress: Progress = SILENT) -> None:
-    """Run every analysis stage in order; each stores its result in its field of ``result``."""
+def run_analyses(result: Audit, progress: Progress = SILENT) -> Audit:
+    """Run every analysis stage in order; returns ``result`` with each analysis's field set.
+
+    Each stage is a function of its inputs (counts, metric values, options) and of earlier
+    stages' results.
+    """
+    options = result.options
     # Chance baselines always run: a few k x k hypergeometric draws per system, cheap at any N.
-    result.baselines = chance_baselines(
-        result.counts, result.metrics, seed=result.options.seed, progress=progress, alpha=result.options.alpha,
+    baselines = chance_baselines(
+        result.counts, result.metrics, draws=CHANCE_DRAWS, seed=options.seed, alpha=options.alpha, progress=progress,
     )
     # Paired bootstrap intervals, rank distributions, pairwise tests and best sets (--bootstrap 0: off).
-    if result.options.bootstrap > 0:
-        from auditor.analyses.significance import statistics
+    statistics = None
+    if options.bootstrap > 0:
+        from auditor.analyses.significance import statistics as run_statistics
 
-        result.statistics = statistics(
-            result.counts, result.metrics, B=result.options.bootstrap, seed=result.options.seed,
-            alpha=result.options.alpha, correction=result.options.correction, progress=progress,
-            all_labels_active=result.counts.labels_given,
+        statistics = run_statistics(
+            result.counts, result.metrics, B=options.bootstrap, seed=options.seed, alpha=options.alpha,
+            correction=options.correction, progress=progress, all_labels_active=result.counts.labels_given,
         )
+    result = replace(result, baselines=baselines, statistics=statistics)
     # Metric properties (PI, PII, PIV, PV) probed on random, adversarial and the systems' own matrices.
-    result.properties = property_analysis(result.metrics, result.counts.confusion, result.counts.systems,
-                                          seed=result.options.seed)
+    result = replace(result, properties=property_analysis(result.metrics, result.counts.confusion,
+                                                          result.counts.systems, seed=options.seed))
     # Rank disagreement (uses the statistics' tests and P(win) when they ran), then the rankings
     # under the deployment prevalence (--deployment-prevalence, unless unset or "unknown").
     from auditor.analyses import rankings
 
     values = {name: {metric_id: value.value for metric_id, value in system.metrics.items()}
               for name, system in result.systems.items()}
-    result.rankings = rankings.rank_analysis(values, rankings.DEFAULT_METRICS, result.statistics)
-    result.deployment = rankings.deployment_analysis(result.counts.confusion, result.labels, result.counts.systems,
-                                                     result.options.deployment_prevalence,
-                                                     result.counts.labels_given)
+    result = replace(
+        result,
+        rankings=rankings.rank_analysis(values, rankings.DEFAULT_METRICS, statistics),
+        deployment=rankings.deployment_analysis(result.counts.confusion, result.labels, result.counts.systems,
+                                                options.deployment_prevalence, result.counts.labels_given),
+    )
     # The recommendation last: it reads the profile, the baselines and the user's intent.
     from auditor.analyses.recommend import recommendation_analysis
 
-    result.recommendation = recommendation_analysis(
-        result.profile, values, result.baselines, alpha=result.options.alpha,
-        deployment_prevalence=result.options.deployment_prevalence,
-        rare_classes_matter=result.options.rare_classes_matter)
-    # The verdict reads all of the above: leaders (best sets) per key metric, order, ties.
+    result = replace(result, recommendation=recommendation_analysis(
+        result.profile, values, result.baselines, alpha=options.alpha,
+        deployment_prevalence=options.deployment_prevalence, rare_classes_matter=options.rare_classes_matter))
+    # The verdict: leaders (best sets) per key metric, order, ties.
     from auditor.analyses import verdict
 
-    result.verdict = verdict.analyse(result)
+    return replace(result, verdict=verdict.analyse(
+        {metric.id: {name: system.metrics[metric.id].value for name, system in result.systems.items()}
+         for metric in result.metrics if not metric.per_class},
+        statistics, _recommended_primary(result.recommendation), result.profile.identical_systems,
+        {metric.id: metric.label for metric in result.metrics},
+    ))
+
+
+def _recommended_primary(recommendation: Recommendation | None) -> str | None:
+    """The recommendation's primary metric id, if it names one."""
+    for entry in (recommendation.metrics if recommendation is not None else ()):
+        if entry.role == "primary":
+            return entry.id
+    return None

@@ -1,13 +1,15 @@
 """The results of one audit: the :class:`Audit` record (one field per analysis) and its JSON.
 
-The pipeline fills the record; the report and every output format read it. ``Audit.to_json``
-is the one place the audit JSON of DESIGN.md ("Interfaces") is produced.
+The pipeline builds the (frozen) record once its analyses have run; the report and every
+output format read it. ``Audit.to_json`` is the one place the audit JSON (schema
+``auditor/2``, described by ``auditor/audit.schema.json``) is produced.
 """
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Sequence
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
@@ -19,23 +21,23 @@ from auditor.version import __version__
 
 if TYPE_CHECKING:  # the analysis modules load scipy; the record needs only their names
     from auditor.analyses.agreement import GoldReliability
-    from auditor.analyses.baselines import ChanceBaselines
+    from auditor.analyses.baselines import ChanceBaselines, ChanceDistribution
     from auditor.analyses.profile import DataProfile
     from auditor.analyses.properties import PropertyResult, PropertyTable, Witness
     from auditor.analyses.rankings import Deployment, RankDisagreement
     from auditor.analyses.recommend import Recommendation, Source
     from auditor.analyses.scores import ScoreAnalysis
-    from auditor.analyses.significance import Statistics
+    from auditor.analyses.significance import PairTest, Statistics
     from auditor.analyses.slices import SliceAnalysis
     from auditor.analyses.verdict import Verdict
 
-SCHEMA = "auditor/1"
+SCHEMA = "auditor/2"
 #: The analysis fields of :class:`Audit`, in the order the pipeline runs them.
 ANALYSES = ("baselines", "statistics", "properties", "rankings", "deployment", "recommendation", "verdict",
             "gold_reliability", "scores", "slices")
 
 
-@dataclass
+@dataclass(frozen=True)
 class SystemResult:
     """One system's metric values, per-class table and confusion matrix."""
 
@@ -45,9 +47,10 @@ class SystemResult:
     confusion: np.ndarray
 
 
-@dataclass
+@dataclass(frozen=True)
 class Audit:
-    """Result of :func:`audit`. Analysis results are ``None`` until their stage has run."""
+    """Result of :func:`audit`, built once the analyses have run (``dataclasses.replace``
+    adds a later stage's field). An analysis's field is ``None`` when it did not run."""
 
     labels: tuple[str, ...]
     n_items: int
@@ -58,7 +61,7 @@ class Audit:
     options: AuditOptions
     profile: DataProfile
     #: Label-check warnings (:mod:`auditor.analyses.label_checks`), printed by the CLI and on page 1.
-    warnings: list[str] = field(default_factory=list)
+    warnings: tuple[str, ...] = ()
     # One field per analysis, in the order the pipeline runs them; None = did not run.
     baselines: ChanceBaselines | None = None
     statistics: Statistics | None = None
@@ -97,7 +100,8 @@ class Audit:
         return "|".join(parts)
 
     def to_json(self) -> dict[str, Any]:
-        """The audit JSON of DESIGN.md ("Interfaces"); ``null`` for undefined values."""
+        """The audit JSON (schema ``auditor/2``, ``auditor/audit.schema.json``); ``null`` for
+        undefined values. The keys DESIGN.md ("Interfaces") names stay where it puts them."""
         systems = {}
         for name, result in self.systems.items():
             systems[name] = {
@@ -112,7 +116,8 @@ class Audit:
             "n_items": self.n_items,
             "orientation": "rows = gold class, columns = predicted class",
             "sources": self.sources,
-            "profile": self.profile.to_json(),
+            "options": _options_json(self.options),
+            "profile": _profile_json(self.profile),
             "warnings": list(self.warnings),
             "systems": systems,
         }
@@ -123,17 +128,177 @@ class Audit:
         return document
 
 
+def _options_json(options: AuditOptions) -> dict[str, Any]:
+    """Every option that changes the numbers, as given (after checking); ``null`` when unset."""
+    def shares(value: Any) -> Any:
+        return dict(value) if isinstance(value, Mapping) else value
+
+    return {
+        "labels": None if options.labels is None else list(options.labels),
+        "bootstrap": options.bootstrap, "seed": options.seed, "alpha": options.alpha,
+        "correction": options.correction,
+        "training_prevalence": shares(options.training_prevalence),
+        "deployment_prevalence": shares(options.deployment_prevalence),
+        "rare_classes_matter": options.rare_classes_matter, "plugins": list(options.plugins),
+    }
+
+
+def _profile_json(profile: DataProfile) -> dict[str, Any]:
+    labels = profile.labels
+    return {
+        "k": profile.k, "k_gold": profile.k_gold, "n_items": profile.n_items,
+        "support": dict(zip(labels, profile.support)),
+        "prevalence": dict(zip(labels, profile.prevalence)),
+        "absent_from_gold": list(profile.absent_from_gold),
+        "min_support": profile.min_support, "imbalance_ratio": profile.imbalance_ratio,
+        "prevalence_entropy": profile.prevalence_entropy, "normalised_entropy": profile.normalised_entropy,
+        "majority_label": profile.majority_label, "majority_share": profile.majority_share,
+        "identical_systems": [list(group) for group in profile.identical_systems],
+        "systems": {
+            name: {
+                "bias": dict(zip(labels, bias.bias)),
+                "predicted": dict(zip(labels, bias.predicted)),
+                "never_predicted": list(bias.never_predicted),
+                "predicted_only": list(bias.predicted_only),
+                "total_variation": bias.total_variation,
+                "kl_divergence": None if math.isinf(bias.kl_divergence) else bias.kl_divergence,
+            }
+            for name, bias in profile.systems.items()
+        },
+    }
+
+
 # ------------------------------------------------------------------ one function per analysis
 # Each writes its analysis's key(s) of the audit JSON (and the parts DESIGN.md places inside
 # ``systems``, such as ``ci``); nothing else writes the document.
 
 
+def _chance_distribution_json(value: ChanceDistribution) -> dict[str, Any]:
+    return {
+        "expected": value.expected, "exact": value.exact, "mc_mean": value.mc_mean, "mc_se": value.mc_se,
+        "mc_low": value.mc_low, "mc_high": value.mc_high, "undefined": value.undefined,
+        "undefined_share": value.undefined_share,
+    }
+
+
 def _baselines_json(audit: Audit, result: ChanceBaselines, document: dict[str, Any]) -> None:
-    result.add_to_json(document)
+    """``baselines`` (DESIGN.md) and ``chance``: how the draws were made and each system's
+    margin over chance and shuffle p-value (``chance.systems.NAME.ID``)."""
+    from auditor.analyses.baselines import DESCRIPTIONS, SHUFFLE
+
+    section: dict[str, Any] = {}
+    for name, metrics in result.baselines.items():
+        section[name] = {
+            "description": DESCRIPTIONS[name],
+            "predictor": dict(zip(result.labels, (float(x) for x in result.predictors[name]))),
+            "metrics": {metric_id: _chance_distribution_json(value) for metric_id, value in metrics.items()},
+        }
+    section[SHUFFLE] = {
+        system: {"description": DESCRIPTIONS[SHUFFLE],
+                 "metrics": {metric_id: _chance_distribution_json(value) for metric_id, value in metrics.items()}}
+        for system, metrics in result.shuffle.items()
+    }
+    document["baselines"] = section
+    alpha = result.alpha
+    document["chance"] = {
+        "method": {
+            "draws": result.draws, "seed": result.seed, "majority_label": result.majority_label, "alpha": alpha,
+            "range": f"mc_low, mc_high: the {100 * alpha / 2:g}% and {100 * (1 - alpha / 2):g}% quantiles "
+                     f"of the draws (a {100 * (1 - alpha):g}% Monte Carlo range at this test set's size)",
+            "sampling": "counts: multinomial rows for random predictors, hypergeometric rows for shuffles",
+            "p_value": "one-sided, (1 + #{shuffle >= observed}) / (R + 1)",
+        },
+        "systems": {
+            system: {
+                metric_id: {"margin": c.margin, "strongest_baseline": c.strongest_baseline,
+                            "p_shuffle": c.p_shuffle, "undefined": c.undefined}
+                for metric_id, c in comparisons.items()
+            }
+            for system, comparisons in result.chance.items()
+        },
+    }
+
+
+def _pair_test_json(test: PairTest) -> dict[str, Any]:
+    return {
+        "a": test.a, "b": test.b, "metric": test.metric, "method": test.method,
+        "difference": _number(test.difference), "p": _number(test.p), "p_adjusted": _number(test.p_adjusted),
+        **dict(test.details),
+    }
 
 
 def _statistics_json(audit: Audit, result: Statistics, document: dict[str, Any]) -> None:
-    result.add_to_json(document)
+    """``ci`` of every metric of every system, ``tests`` (DESIGN.md), and ``statistics``: the
+    method, ``ranks`` (rank distributions), ``best_set`` and ``p_win`` (P(rank 1))."""
+    from auditor.analyses.significance import (
+        MCNEMAR, METHOD_DESCRIPTIONS, RANDOMISATION, RANK_RULE, best_set_rule, interval_rule, rounds_rule,
+    )
+
+    boot = result.bootstrap
+    undefined: dict[str, dict[str, int]] = {}
+    for s, name in enumerate(boot.systems):
+        entries = document["systems"][name]["metrics"]
+        for metric_id in boot.metric_ids:
+            if metric_id in entries:
+                low, high = boot.intervals[metric_id][s]
+                entries[metric_id]["ci"] = None if math.isnan(low) else [float(low), float(high)]
+            missing = int(boot.undefined[metric_id][s])
+            if missing:
+                undefined.setdefault(name, {})[metric_id] = missing
+    document["tests"] = [_pair_test_json(test) for test in result.tests]
+    alpha = result.alpha
+    section: dict[str, Any] = {
+        "B": boot.B, "seed": boot.seed, "alpha": alpha, "method": boot.method,
+        "interval": interval_rule(alpha),
+        "undefined_resamples": undefined,
+        "rank_rule": RANK_RULE,
+        "ranks": {
+            metric_id: {
+                name: {"p_rank": [float(x) for x in boot.rank_probabilities[metric_id][s]],
+                       "p_best": float(boot.rank_probabilities[metric_id][s, 0])}
+                for s, name in enumerate(boot.systems)
+            }
+            for metric_id in boot.metric_ids
+        },
+        "p_win": {metric_id: {name: float(boot.rank_probabilities[metric_id][s, 0])
+                              for s, name in enumerate(boot.systems)}
+                  for metric_id in boot.metric_ids},
+    }
+    if result.pairwise_unavailable:  # no test ran: nothing describes tests; say why instead
+        section["pairwise_tests_unavailable"] = result.pairwise_unavailable
+    else:
+        section.update({
+            "correction": result.correction,
+            "family": result.family,
+            "test_metrics": list(result.test_metrics),
+            "test_methods": {method: METHOD_DESCRIPTIONS[method] for method in (MCNEMAR, RANDOMISATION)
+                      if any(test.method == method for test in result.tests)},
+            "randomisation_rounds": result.rounds,
+            "rounds_rule": rounds_rule(result.rounds, max(result.family_sizes().values(), default=0), alpha),
+            "best_set_rule": best_set_rule(alpha, result.correction),
+            "best_set": {metric_id: {"top": best.top, "systems": list(best.systems), "test": best.test,
+                                     "alpha": best.alpha,
+                                     "p_adjusted": {name: _number(p) for name, p in best.p_adjusted.items()}}
+                         for metric_id, best in result.best_set.items()},
+            "p_floor": {RANDOMISATION: 1 / (result.rounds + 1)} if result.rounds else {},
+            "family_sizes": result.family_sizes(),
+        })
+    document["statistics"] = section
+
+
+def _verdict_json(audit: Audit, result: Verdict, document: dict[str, Any]) -> None:
+    document["verdict"] = {
+        "primary": result.primary,
+        "key_metrics": list(result.key_metrics),
+        "leaders": {metric_id: list(systems) for metric_id, systems in result.leaders.items()},
+        "significance": result.tested,
+        "winner_depends_on_metric": result.winner_depends_on_metric,
+        "disjoint_best_sets": [list(pair) for pair in result.disjoint],
+        "order": list(result.order),
+        "groups": [list(group) for group in result.groups],
+        "ties": {metric_id: [list(group) for group in groups] for metric_id, groups in result.ties.items()},
+        "text": result.text,
+    }
 
 
 def _properties_json(audit: Audit, result: PropertyTable, document: dict[str, Any]) -> None:
@@ -249,10 +414,6 @@ def _sources_json(sources: Sequence[Source]) -> list[dict[str, str]]:
     return [{"file": source.file, "section": source.section, "quote": source.quote} for source in sources]
 
 
-def _verdict_json(audit: Audit, result: Verdict, document: dict[str, Any]) -> None:
-    result.add_to_json(document)
-
-
 def _gold_reliability_json(audit: Audit, result: GoldReliability, document: dict[str, Any]) -> None:
     from auditor.analyses.agreement import CEILING_MEANING, DEFINITIONS, ceiling
 
@@ -321,6 +482,11 @@ JSON_SECTIONS = {
     "verdict": _verdict_json, "gold_reliability": _gold_reliability_json, "scores": _scores_json,
     "slices": _slices_json,
 }
+
+
+def _number(value: float | None) -> float | None:
+    """A float for the JSON, ``None`` for NaN (undefined)."""
+    return None if value is None or math.isnan(value) else float(value)
 
 
 def _metric_json(value: MetricValue) -> dict[str, Any]:

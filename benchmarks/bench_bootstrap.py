@@ -52,6 +52,7 @@ def main() -> None:
     arguments = parser.parse_args()
 
     from auditor.analyses.bootstrap import Resampler, bootstrap
+    from auditor.options import AuditOptions
     from auditor.io.counts import count
     from auditor.metrics.registry import REGISTRY
     import auditor.metrics.catalogue  # noqa: F401  (registers the catalogue)
@@ -69,7 +70,7 @@ def main() -> None:
           f"{resampler.chunk} resamples per chunk; pattern setup {setup:.2f} s")
 
     start, cpu = time.perf_counter(), time.process_time()
-    result = bootstrap(counts, metrics, B=arguments.resamples, seed=arguments.seed)
+    result = bootstrap(counts, metrics, B=arguments.resamples, seed=arguments.seed, alpha=AuditOptions().alpha)
     ours = time.perf_counter() - start
     print(f"auditor bootstrap: {ours:.2f} s wall, {time.process_time() - cpu:.2f} s CPU "
           f"(including pattern setup, intervals and ranks; {os.cpu_count()} cores)")

@@ -6,6 +6,9 @@ import json
 from pathlib import Path
 
 import numpy as np
+
+import auditor
+from auditor.options import CHANCE_DRAWS
 import pytest
 from scipy import stats
 
@@ -35,7 +38,7 @@ def synthetic(n: int = 400, seed: int = 0, skill: float = 0.5):
 def large_run():
     gold, pred = synthetic()
     counts = count(gold, {"s": pred})
-    return counts, chance_baselines(counts, draws=4000, seed=3)
+    return counts, chance_baselines(counts, draws=4000, seed=3, alpha=0.05)
 
 
 def _all_distributions(result):
@@ -88,7 +91,7 @@ def test_majority_baseline():
     pred[:3] = "z"
     counts = count(gold, {"s": pred})
     assert counts.k == 5
-    result = chance_baselines(counts, draws=50, seed=1)
+    result = chance_baselines(counts, draws=50, seed=1, alpha=0.05)
     majority = result.baselines["majority"]
     p = np.bincount(counts.gold, minlength=counts.k) / counts.n_items
     assert result.majority_label == "a"
@@ -103,7 +106,7 @@ def test_majority_baseline():
 def test_uniform_and_prevalence_closed_forms():
     gold, pred = synthetic(n=500, seed=7)
     counts = count(gold, {"s": pred})
-    result = chance_baselines(counts, draws=2000, seed=2)
+    result = chance_baselines(counts, draws=2000, seed=2, alpha=0.05)
     p = np.bincount(counts.gold, minlength=counts.k) / counts.n_items
     uniform, prevalence = result.baselines["uniform"], result.baselines["prevalence"]
     assert uniform["macro_recall"].exact and uniform["macro_recall"].expected == pytest.approx(1 / 4, abs=1e-15)
@@ -119,7 +122,7 @@ def test_uniform_and_prevalence_closed_forms():
 def test_uniform_over_the_fixed_label_set():
     gold, pred = synthetic(n=200, seed=8)
     counts = count(gold, {"s": pred}, labels=list("abcde"))  # "e" is never in gold
-    result = chance_baselines(counts, draws=100, seed=2)
+    result = chance_baselines(counts, draws=100, seed=2, alpha=0.05)
     assert result.predictors["uniform"] == pytest.approx(np.full(5, 0.2))
     # every label counts in the macro average: (1/5) * (4 gold classes * 1/5)
     assert result.baselines["uniform"]["macro_recall"].expected == pytest.approx(4 / 25)
@@ -144,7 +147,7 @@ def test_shuffle_keeps_margins_and_has_no_information():
 
     gold, pred = synthetic(n=400, seed=4)
     counts = count(gold, {"s": pred})
-    result = chance_baselines(counts, draws=2000, seed=9)
+    result = chance_baselines(counts, draws=2000, seed=9, alpha=0.05)
     informedness = result.shuffle["s"]["informedness"]
     assert informedness.expected == 0.0 or abs(informedness.expected) < 1e-15
     assert abs(informedness.mc_mean) <= 4 * informedness.mc_se
@@ -159,7 +162,7 @@ def test_system_equal_to_gold_has_the_smallest_p_value():
     gold, _ = synthetic(n=200, seed=1)
     counts = count(gold, {"oracle": gold})
     draws = 500
-    result = chance_baselines(counts, draws=draws, seed=4)
+    result = chance_baselines(counts, draws=draws, seed=4, alpha=0.05)
     for metric_id in ("accuracy", "macro_f1", "kappa", "mcc", "informedness"):
         comparison = result.chance["oracle"][metric_id]
         assert comparison.p_shuffle == pytest.approx(1 / (draws + 1)), metric_id
@@ -172,7 +175,7 @@ def test_random_system_p_values_are_roughly_uniform():
         rng = np.random.default_rng(100 + seed)
         gold = LABELS[rng.choice(4, 150, p=PREVALENCE)]
         noise = LABELS[rng.choice(4, 150, p=[0.4, 0.3, 0.2, 0.1])]
-        result = chance_baselines(count(gold, {"r": noise}), draws=200, seed=seed)
+        result = chance_baselines(count(gold, {"r": noise}), draws=200, seed=seed, alpha=0.05)
         values.append(result.chance["r"]["accuracy"].p_shuffle)
     values = np.array(values)
     assert 0.3 < values.mean() < 0.7
@@ -184,7 +187,7 @@ def test_permutation_p_value_agrees_with_scipy():
     gold = rng.choice(3, 60, p=[0.5, 0.3, 0.2])
     pred = np.where(rng.random(60) < 0.05, gold, rng.choice(3, 60, p=[0.5, 0.3, 0.2]))
     draws = 4000
-    ours = chance_baselines(count(gold, {"s": pred}), draws=draws, seed=5).chance["s"]["accuracy"].p_shuffle
+    ours = chance_baselines(count(gold, {"s": pred}), draws=draws, seed=5, alpha=0.05).chance["s"]["accuracy"].p_shuffle
 
     def accuracy(x, axis=-1):
         return (x == gold).mean(axis=axis)
@@ -206,27 +209,26 @@ def test_permutation_p_value_counts_ties_and_skips_undefined():
 def test_seed_reproducible_and_independent_of_other_systems():
     gold, pred = synthetic(n=200, seed=2)
     _, other = synthetic(n=200, seed=3)
-    alone = chance_baselines(count(gold, {"s": pred}), draws=100, seed=8)
-    together = chance_baselines(count(gold, {"t": other, "s": pred}), draws=100, seed=8)
+    alone = chance_baselines(count(gold, {"s": pred}), draws=100, seed=8, alpha=0.05)
+    together = chance_baselines(count(gold, {"t": other, "s": pred}), draws=100, seed=8, alpha=0.05)
     assert alone.shuffle["s"]["kappa"] == together.shuffle["s"]["kappa"]
     assert alone.baselines["uniform"]["macro_f1"] == together.baselines["uniform"]["macro_f1"]
 
 
 def test_json_sections():
     gold, pred = synthetic(n=200, seed=2)
-    result = chance_baselines(count(gold, {"s": pred, "m": np.full(200, "a")}), draws=100, seed=8)
-    document = {"systems": {"s": {"metrics": {}}, "m": {"metrics": {}}}}
-    result.add_to_json(document)
+    result = auditor.audit(gold, {"s": pred, "m": np.full(200, "a")}, bootstrap=0, seed=8)
+    document = result.to_json()
     json.dumps(document, allow_nan=False)
     assert set(document["baselines"]) == {"uniform", "prevalence", "majority", "shuffle"}
     entry = document["baselines"]["uniform"]["metrics"]["accuracy"]
     assert {"expected", "exact", "mc_mean", "mc_se", "mc_low", "mc_high"} <= set(entry)
     assert set(document["baselines"]["shuffle"]) == {"s", "m"}
     assert document["baselines"]["shuffle"]["s"]["metrics"]["kappa"]["exact"] is True
-    chance = document["systems"]["s"]["chance"]["kappa"]
+    chance = document["chance"]["systems"]["s"]["kappa"]
     assert {"margin", "strongest_baseline", "p_shuffle"} <= set(chance)
-    assert document["systems"]["m"]["chance"]["mcc"]["p_shuffle"] is None
-    assert document["baselines_method"]["draws"] == 100 and document["baselines_method"]["seed"] == 8
+    assert document["chance"]["systems"]["m"]["mcc"]["p_shuffle"] is None
+    assert document["chance"]["method"]["draws"] == CHANCE_DRAWS and document["chance"]["method"]["seed"] == 8
 
 
 # ------------------------------------------------------------------------- GermEval 2018
@@ -247,7 +249,7 @@ def germeval():
         predicted = _read_tsv(path)
         systems[path.stem] = np.array([predicted[i] for i in ids])
     counts = count(np.array([gold[i] for i in ids]), systems)
-    return counts, chance_baselines(counts, draws=1000, seed=12345)
+    return counts, chance_baselines(counts, draws=1000, seed=12345, alpha=0.05)
 
 
 CHANCE_CORRECTED = ("kappa", "mcc", "informedness")
@@ -286,6 +288,5 @@ def test_monte_carlo_range_follows_alpha_and_draws_do_not_depend_on_threads():
     assert (entry.mc_low, entry.mc_high) == tuple(np.quantile(drawn, [0.1, 0.9]))
     wider = narrow.shuffle["s"]["accuracy"]
     assert (wider.mc_low, wider.mc_high) == tuple(np.quantile(drawn, [0.005, 0.995]))
-    document = {}
-    wide.add_to_json(document)
-    assert document["baselines_method"]["alpha"] == 0.2 and "80%" in document["baselines_method"]["range"]
+    method = auditor.audit(["a", "b", "b"], {"s": ["a", "b", "a"]}, bootstrap=0, alpha=0.2).to_json()["chance"]["method"]
+    assert method["alpha"] == 0.2 and "80%" in method["range"]

@@ -35,7 +35,7 @@ def test_accuracy_interval_matches_scipy_percentile_bootstrap():
     # i.e. 5 sd, plus at most one 1/200 step of discreteness.
     counts = synthetic_counts(n=200)
     correct = (counts.predictions[0] == counts.gold).astype(float)
-    ours = bootstrap(counts, [REGISTRY.get("accuracy")], B=4000, seed=7)
+    ours = bootstrap(counts, [REGISTRY.get("accuracy")], B=4000, seed=7, alpha=0.05)
     reference = scipy.stats.bootstrap(
         (correct,), np.mean, n_resamples=4000, method="percentile", confidence_level=0.95,
         rng=np.random.default_rng(11),
@@ -91,7 +91,7 @@ def test_coverage_of_accuracy_interval_for_known_system():
     hits = 0
     for trial in range(200):
         gold, predicted = _system(rng, 100, 2, 0.8)
-        result = bootstrap(count(gold, {"sys": predicted}), [accuracy], B=400, seed=trial)
+        result = bootstrap(count(gold, {"sys": predicted}), [accuracy], B=400, seed=trial, alpha=0.05)
         lo, hi = result.interval("accuracy", "sys")
         hits += lo <= 0.8 <= hi
     assert 0.90 <= hits / 200 <= 0.99
@@ -100,9 +100,9 @@ def test_coverage_of_accuracy_interval_for_known_system():
 def test_same_seed_same_result_regardless_of_threads_and_different_seed_differs():
     counts = synthetic_counts(n=300)
     metrics = REGISTRY.scalar()
-    one = bootstrap(counts, metrics, B=100, seed=9, chunk=16, threads=1)
-    two = bootstrap(counts, metrics, B=100, seed=9, chunk=16, threads=2)
-    other = bootstrap(counts, metrics, B=100, seed=10, chunk=16, threads=1)
+    one = bootstrap(counts, metrics, B=100, seed=9, chunk=16, threads=1, alpha=0.05)
+    two = bootstrap(counts, metrics, B=100, seed=9, chunk=16, threads=2, alpha=0.05)
+    other = bootstrap(counts, metrics, B=100, seed=10, chunk=16, threads=1, alpha=0.05)
     for metric_id in one.metric_ids:
         np.testing.assert_array_equal(one.values[metric_id], two.values[metric_id])
     assert not np.array_equal(one.values["accuracy"], other.values["accuracy"])
@@ -110,7 +110,7 @@ def test_same_seed_same_result_regardless_of_threads_and_different_seed_differs(
 
 def test_every_scalar_metric_gets_values_intervals_and_ranks():
     counts = synthetic_counts()
-    result = bootstrap(counts, REGISTRY.scalar(), B=50)
+    result = bootstrap(counts, REGISTRY.scalar(), B=50, seed=12345, alpha=0.05)
     for metric in REGISTRY.scalar():
         assert result.values[metric.id].shape == (50, 3)
         assert result.intervals[metric.id].shape == (3, 2)
@@ -147,7 +147,7 @@ def test_chunks_bounded_by_memory_budget(monkeypatch):
     counts = synthetic_counts(n=300)
     resampler = Resampler(counts, B=100, seed=1)
     assert resampler.chunk < 100 and resampler.n_chunks * resampler.chunk >= 100
-    small = bootstrap(counts, [REGISTRY.get("accuracy")], B=100, seed=1)
+    small = bootstrap(counts, [REGISTRY.get("accuracy")], B=100, seed=1, alpha=0.05)
     assert np.isfinite(small.values["accuracy"]).all()
 
 
@@ -158,7 +158,7 @@ def test_audit_json_has_statistics_only_when_bootstrap_is_on():
     gold = rng.choice(["x", "y", "z"], size=80)
     systems = {"good": np.where(rng.random(80) < 0.8, gold, "x"), "bad": rng.choice(["x", "y", "z"], size=80)}
     off = audit(list(gold), {k: list(v) for k, v in systems.items()}, bootstrap=0).to_json()
-    for key in ("statistics", "tests", "ranks", "best_set"):
+    for key in ("statistics", "tests"):
         assert key not in off
     assert off["systems"]["good"]["metrics"]["accuracy"]["ci"] is None
 
@@ -168,12 +168,12 @@ def test_audit_json_has_statistics_only_when_bootstrap_is_on():
     assert on["statistics"]["method"] == "paired percentile bootstrap"
     lo, hi = on["systems"]["good"]["metrics"]["accuracy"]["ci"]
     assert lo <= on["systems"]["good"]["metrics"]["accuracy"]["value"] <= hi
-    assert set(on["ranks"]["accuracy"]) == {"good", "bad"}
-    assert on["best_set"]["accuracy"]["top"] == "good"
+    assert set(on["statistics"]["ranks"]["accuracy"]) == {"good", "bad"}
+    assert on["statistics"]["best_set"]["accuracy"]["top"] == "good"
     assert {test["method"] for test in on["tests"]} == {"mcnemar_exact", "approximate_randomisation"}
     assert len({(t["a"], t["b"], t["metric"]) for t in on["tests"]}) == len(on["tests"])  # one p per pair and metric
     again = audit(list(gold), {k: list(v) for k, v in systems.items()}, bootstrap=200, seed=3).to_json()
-    assert again["tests"] == on["tests"] and again["ranks"] == on["ranks"]
+    assert again["tests"] == on["tests"] and again["statistics"]["ranks"] == on["statistics"]["ranks"]
 
 
 HEAVY_MODULES = ("jinja2", "altair", "weasyprint", "vl_convert", "pandas", "pyarrow.parquet", "scipy.stats",

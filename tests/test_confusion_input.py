@@ -76,7 +76,7 @@ def test_bootstrap_is_independent_multinomial_and_tests_unavailable(matrix_files
     statistics = document["statistics"]
     assert statistics["method"].startswith("independent multinomial")
     assert statistics["pairwise_tests_unavailable"].startswith("only confusion matrices were given")
-    assert document["tests"] == [] and document["best_set"] == {}
+    assert document["tests"] == [] and "best_set" not in document["statistics"]
     boot = result.statistics.bootstrap
     # the resampled accuracy of a system is Binomial(N, acc) / N: its spread matches sqrt(acc(1-acc)/N)
     accuracy = boot.values["accuracy"][:, 0]
@@ -109,7 +109,9 @@ def test_cli_score_json_and_report_sections(matrix_files, tmp_path):
     from auditor.report.build import build_document
     from auditor.metrics.registry import REGISTRY
 
-    report = build_document(document, REGISTRY.metrics, figures=False)
+    result = auditor.audit_confusion(dict(matrix_files), bootstrap=50)
+    assert result.to_json()["statistics"] == document["statistics"]
+    report = build_document(result.to_json(), REGISTRY.metrics, figures=False, audit=result)
     significance = report.section("significance")
     assert significance is not None
     assert "pairwise tests unavailable" in json.dumps([str(block) for block in significance.blocks])

@@ -40,7 +40,7 @@ def test_typo_label_is_a_warning_in_the_result_and_on_page_one():
     result = auditor.audit(GOLD, {"typo": typo, "good": GOOD}, bootstrap=0)
     assert len(result.warnings) == 1
     assert "'INSLUT', absent from gold (1 item)" in result.warnings[0] and "system 'typo'" in result.warnings[0]
-    assert result.to_json()["warnings"] == result.warnings
+    assert result.to_json()["warnings"] == list(result.warnings)
     model = importlib.import_module("auditor.report.build").build(result, figures=False)
     facts = model.section("summary").blocks[0].pairs
     assert ("Label warning", result.warnings[0]) in facts
@@ -49,7 +49,7 @@ def test_typo_label_is_a_warning_in_the_result_and_on_page_one():
 def test_declared_label_absent_from_gold_gets_no_warning():
     typo = ["OFFENSE"] * 3 + ["INSULT"] + ["OTHER"] * 6
     result = auditor.audit(GOLD, {"s": typo}, labels=["OFFENSE", "OTHER", "INSULT"], bootstrap=0)
-    assert result.warnings == []
+    assert result.warnings == ()
 
 
 def test_cli_prints_the_warning_on_stderr_and_the_error_once(tmp_path):

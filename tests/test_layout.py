@@ -3,6 +3,7 @@ metric, ties drawn as ties, 30 systems told apart, chance lines, heatmap number 
 from __future__ import annotations
 
 import importlib
+import json
 import re
 from pathlib import Path
 
@@ -144,3 +145,24 @@ def test_tables_with_a_column_per_system_turn_to_a_row_per_system_beyond_sixteen
     bias = next(b for s in model.sections for b in s.blocks if getattr(b, "id", "") == "table-bias")
     assert [r.header for r in bias.rows[:2]] == ["Support", "Prevalence"]
     assert [c.value for c in bias.rows[0].cells] == [6, 4]
+
+
+def test_cli_alpha_reaches_every_caption_of_every_format(tmp_path):
+    """`auditor report ... --alpha 0.1 --bootstrap 50`: 90% in the captions of report.html,
+    summary.md and tables.tex, and no 95% anywhere but as the 90% interval's upper percentile."""
+    from click.testing import CliRunner
+
+    from auditor.cli import cli
+
+    out = tmp_path / "out"
+    result = CliRunner().invoke(cli, ["report", str(EXAMPLES / "gold.tsv"),
+                                      *map(str, sorted((EXAMPLES / "systems").glob("*.tsv"))),
+                                      "-o", str(out), "--alpha", "0.1", "--bootstrap", "50",
+                                      "--format", "html,md,tex,json", "--quiet"])
+    assert result.exit_code == 0, result.output
+    for name, least in (("report.html", 3), ("summary.md", 1), ("tables.tex", 3)):
+        text = (out / name).read_text(encoding="utf-8").replace("[5%, 95%]", "")
+        assert "95%" not in text and "95\\%" not in text, name
+        assert text.count("90%") + text.count("90\\%") >= least, name
+    document = json.loads((out / "audit.json").read_text(encoding="utf-8"))
+    assert document["options"]["alpha"] == 0.1 and "90%" in document["chance"]["method"]["range"]

@@ -22,7 +22,7 @@ from auditor.errors import UsageError
 from auditor.metrics.registry import REGISTRY
 from auditor.analyses.significance import (
     MCNEMAR, RANDOMISATION, adjust, approximate_randomisation, benjamini_hochberg, binomial_half,
-    discordant_counts, holm, mcnemar_exact, statistics, swapped_matrices,
+    PairTest, Statistics, discordant_counts, holm, mcnemar_exact, rounds_rule, statistics, swapped_matrices,
 )
 from synthetic import synthetic_counts
 
@@ -96,10 +96,10 @@ def test_randomisation_macro_f1_close_to_item_level_swaps_scored_by_sklearn():
 
 def test_randomisation_p_is_never_zero_and_identical_systems_give_one():
     counts = count(np.array([0, 1, 0, 1] * 20), {"a": np.array([0, 1, 0, 1] * 20), "b": np.array([0, 1, 0, 1] * 20)})
-    result = approximate_randomisation(counts, 0, 1, [REGISTRY.get("accuracy")], rounds=100)
+    result = approximate_randomisation(counts, 0, 1, [REGISTRY.get("accuracy")], rounds=100, seed=12345)
     assert result["accuracy"] == (0.0, 1.0)
     strong = _pair(n=400, accuracies=(0.95, 0.3))
-    difference, p = approximate_randomisation(strong, 0, 1, [REGISTRY.get("accuracy")], rounds=200)["accuracy"]
+    difference, p = approximate_randomisation(strong, 0, 1, [REGISTRY.get("accuracy")], rounds=200, seed=12345)["accuracy"]
     assert p == pytest.approx(1 / 201)
 
 
@@ -218,7 +218,7 @@ def _three(seed=1):
 
 def test_statistics_tests_families_and_best_set():
     counts = _three()
-    result = statistics(counts, REGISTRY.scalar(), B=300, seed=4, rounds=500)
+    result = statistics(counts, REGISTRY.scalar(), B=300, seed=4, rounds=500, alpha=0.05, correction="holm")
     methods = {}
     for test in result.tests:
         methods.setdefault(test.method, []).append(test)
@@ -236,32 +236,30 @@ def test_statistics_tests_families_and_best_set():
                                                             mcnemar.details["n01"] + mcnemar.details["n10"]).pvalue)
     for metric_id in result.test_metrics:
         best = result.best_set[metric_id]
-        assert best["top"] == "best" and "poor" not in best["systems"]
-        assert "close" in best["systems"]
-    document = {"systems": {name: {"metrics": {"accuracy": {"value": 0.0, "ci": None}}} for name in counts.systems}}
-    result.add_to_json(document)
-    assert document["statistics"]["correction"] == "holm"
-    assert "all 3 pairs of systems" in document["statistics"]["family"]
-    assert document["systems"]["best"]["metrics"]["accuracy"]["ci"][0] < 0.9
-    assert sum(document["ranks"]["accuracy"]["best"]["p_rank"]) == pytest.approx(1)
+        assert best.top == "best" and "poor" not in best.systems
+        assert "close" in best.systems
+    assert result.correction == "holm"
+    assert "all 3 pairs of systems" in result.family
+    assert result.bootstrap.interval("accuracy", "best")[0] < 0.9
+    assert result.bootstrap.rank_probabilities["accuracy"][0].sum() == pytest.approx(1)
     matrix = result.p_matrix("accuracy")
     assert matrix[0, 2] == matrix[2, 0] == mcnemar.p_adjusted
 
 
 def test_statistics_bh_and_bad_correction():
     counts = _three()
-    result = statistics(counts, [REGISTRY.get("accuracy")], B=100, correction="bh", rounds=200)
+    result = statistics(counts, [REGISTRY.get("accuracy")], B=100, correction="bh", rounds=200, seed=12345, alpha=0.05)
     members = result.tests
     assert {t.method for t in members} == {MCNEMAR}
     np.testing.assert_allclose([t.p_adjusted for t in members], benjamini_hochberg([t.p for t in members]))
     with pytest.raises(UsageError):
-        statistics(counts, [REGISTRY.get("accuracy")], B=10, correction="sidak")
+        statistics(counts, [REGISTRY.get("accuracy")], B=10, correction="sidak", seed=12345, alpha=0.05)
 
 
 def test_many_systems_are_tested_against_the_top_only(monkeypatch):
     monkeypatch.setattr(significance_module, "MAX_ALL_PAIRS", 2)
     counts = _three()
-    result = statistics(counts, REGISTRY.scalar(), B=100, rounds=100, test_metrics=("accuracy",))
+    result = statistics(counts, REGISTRY.scalar(), B=100, rounds=100, test_metrics=("accuracy",), seed=12345, alpha=0.05, correction="holm")
     pairs = {(t.a, t.b) for t in result.tests}
     assert pairs == {("best", "close"), ("best", "poor")}
     assert "against the top system" in result.family
@@ -269,9 +267,9 @@ def test_many_systems_are_tested_against_the_top_only(monkeypatch):
 
 def test_statistics_stage_is_deterministic():
     counts = _three()
-    one = statistics(counts, REGISTRY.scalar(), B=100, seed=8, rounds=100)
-    two = statistics(counts, REGISTRY.scalar(), B=100, seed=8, rounds=100)
-    assert [t.to_json() for t in one.tests] == [t.to_json() for t in two.tests]
+    one = statistics(counts, REGISTRY.scalar(), B=100, seed=8, rounds=100, alpha=0.05, correction="holm")
+    two = statistics(counts, REGISTRY.scalar(), B=100, seed=8, rounds=100, alpha=0.05, correction="holm")
+    assert one.tests == two.tests
 
 
 def test_pair_tests_do_not_depend_on_the_worker_threads(monkeypatch):
@@ -304,7 +302,7 @@ def test_cli_alpha_and_correction_reach_the_json(examples_dir):
     assert "correction:bh" in document["signature"] and "alpha:0.1" in document["signature"]
     lo, hi = document["systems"]["word-logreg"]["metrics"]["macro_f1"]["ci"]
     assert lo < document["systems"]["word-logreg"]["metrics"]["macro_f1"]["value"] < hi
-    for metric_id, best in document["best_set"].items():
+    for metric_id, best in document["statistics"]["best_set"].items():
         assert "majority" not in best["systems"] and "prior-sampler" not in best["systems"], metric_id
     bad = CliRunner().invoke(cli, ["score", *arguments, "--json", "--quiet", "--correction", "sidak"])
     assert bad.exit_code != 0
@@ -325,15 +323,13 @@ def test_randomisation_rounds_let_a_corrected_p_reach_alpha():
 def test_report_states_one_test_per_pair_and_metric_the_family_once_and_the_rounds():
     from auditor.report.sections.significance import _tests_text
 
-    result = statistics(_three(), REGISTRY.scalar(), B=50, seed=2, rounds=100)
-    document = {"systems": {}}
-    result.add_to_json(document)
-    stats = document["statistics"]
-    assert stats["p_floor"] == {RANDOMISATION: 1 / 121} and "mcnemar_exact" not in stats["p_floor"]
+    result = statistics(_three(), REGISTRY.scalar(), B=50, seed=2, rounds=100, alpha=0.05, correction="holm")
     # 100 rounds asked, m = 3 tests per metric: 2·3/0.05 = 120 rounds
-    assert stats["randomisation_rounds"] == 120 and stats["rounds_rule"].startswith("R = 120 rounds")
-    text = _tests_text(document["tests"], stats)
-    assert text.count("Family:") == 1 and stats["family"] in text
+    assert result.rounds == 120
+    assert rounds_rule(result.rounds, 3, result.alpha).startswith("R = 120 rounds")
+    stats = {"randomisation_rounds": result.rounds}
+    text = _tests_text(result)
+    assert text.count("Family:") == 1 and result.family in text
     assert "exact McNemar" in text and "no Monte Carlo floor" in text
     assert f"{stats['randomisation_rounds']} rounds" in text and "1/(R + 1)" in text
     assert f"{3 * len(result.test_metrics)} pairwise tests, one per pair" in text
@@ -354,13 +350,14 @@ def test_pairwise_matrix_marks_p_values_at_the_randomisation_floor_as_bounds():
     from auditor.report.sections.significance import _pairwise_matrix
 
     floor = 1 / 1121
-    document = {"statistics": {"p_floor": {RANDOMISATION: floor}, "correction": "holm"}}
-    tests = [
-        {"a": "x", "b": "y", "metric": "mcc", "method": RANDOMISATION, "p": floor, "p_adjusted": 28 * floor},
-        {"a": "x", "b": "z", "metric": "mcc", "method": RANDOMISATION, "p": 0.2, "p_adjusted": 0.6},
-    ]
-    ctx = SimpleNamespace(document=document, systems=["x", "y", "z"], name=lambda m: m)
-    table = _pairwise_matrix(ctx, "mcc", RANDOMISATION, tests)
+    tests = (
+        PairTest("x", "y", "mcc", RANDOMISATION, 0.1, floor, 28 * floor),
+        PairTest("x", "z", "mcc", RANDOMISATION, 0.1, 0.2, 0.6),
+    )
+    stats = Statistics(bootstrap=None, tests=tests, best_set={}, test_metrics=("mcc",), correction="holm",
+                       alpha=0.05, rounds=1120, family="all pairs")
+    ctx = SimpleNamespace(systems=["x", "y", "z"], name=lambda m: m)
+    table = _pairwise_matrix(ctx, "mcc", RANDOMISATION, stats)
     first = table.rows[0].cells
     assert first[1].value == "≤0.025" and first[2].value == 0.6 and first[2].kind == "p"
     assert table.rows[1].cells[2].value is None  # y-z untested

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 import auditor
-from auditor.analyses.verdict import from_document, ordered, significance_groups
+from auditor.analyses.significance import BestSet, PairTest, Statistics
+from auditor.analyses.verdict import analyse, ordered, significance_groups
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "germeval2018"
 report = importlib.import_module("auditor.report.build")
@@ -65,44 +66,50 @@ def test_page_one_leaderboard_sorted_with_best_sets_in_bold(germeval):
     assert [row.header for row in metrics_table.rows] == verdict["order"]
 
 
-def _document(values: dict[str, dict[str, float]], best: dict[str, list[str]] | None, tests=()):
-    systems = {s: {"metrics": {m: {"value": v} for m, v in metrics.items()}} for s, metrics in values.items()}
-    document = {"systems": systems, "tests": list(tests)}
-    if best is not None:
-        document["best_set"] = {m: {"top": members[0], "systems": members, "test": "approximate_randomisation",
-                                    "alpha": 0.05} for m, members in best.items()}
-    return document
+def _values(values: dict[str, dict[str, float]]) -> dict[str, dict[str, float | None]]:
+    """system -> metric -> value, turned into the verdict's metric -> system -> value."""
+    metrics = list(next(iter(values.values())))
+    return {m: {s: v.get(m) for s, v in values.items()} for m in metrics}
+
+
+def _statistics(best: dict[str, list[str]], tests=()) -> Statistics:
+    """A Statistics result carrying only the best sets and pairwise tests the verdict reads."""
+    best_sets = {m: BestSet(members[0], tuple(members), "approximate_randomisation", 0.05, {})
+                 for m, members in best.items()}
+    return Statistics(bootstrap=None, tests=tuple(tests), best_set=best_sets, test_metrics=tuple(best),
+                      correction="holm", alpha=0.05, rounds=100, family="all pairs")
 
 
 def test_depends_only_where_best_sets_are_disjoint():
     values = {"a": {"accuracy": 0.9, "macro_f1": 0.5}, "b": {"accuracy": 0.7, "macro_f1": 0.8},
               "c": {"accuracy": 0.6, "macro_f1": 0.4}}
-    overlapping = from_document(_document(values, {"accuracy": ["a", "b"], "macro_f1": ["b"]}))
+    overlapping = analyse(_values(values), _statistics({"accuracy": ["a", "b"], "macro_f1": ["b"]}))
     assert not overlapping.winner_depends_on_metric
     assert overlapping.text.startswith("No: b is in the best set of every key metric")
     assert "but not significantly" in overlapping.text
-    disjoint = from_document(_document(values, {"accuracy": ["a"], "macro_f1": ["b"]}))
+    disjoint = analyse(_values(values), _statistics({"accuracy": ["a"], "macro_f1": ["b"]}))
     assert disjoint.winner_depends_on_metric
-    assert disjoint.disjoint == [("accuracy", "macro_f1")]
+    assert disjoint.disjoint == (("accuracy", "macro_f1"),)
     assert disjoint.text.startswith("Yes: the best sets of accuracy (a) and macro_f1 (b) share no system")
 
 
 def test_without_tests_leaders_are_the_top_values_and_ties_are_stated():
     values = {"a": {"accuracy": 0.5}, "b": {"accuracy": 0.8}, "c": {"accuracy": 0.8}, "d": {"accuracy": None}}
-    verdict = from_document(_document(values, None))
-    assert verdict.leaders == {"accuracy": ["b", "c"]}
-    assert verdict.order == ["b", "c", "a", "d"]
-    assert verdict.ties == {"accuracy": [["b", "c"]]}
+    verdict = analyse(_values(values), None)
+    assert verdict.leaders == {"accuracy": ("b", "c")}
+    assert verdict.order == ("b", "c", "a", "d")
+    assert verdict.ties == {"accuracy": (("b", "c"),)}
     assert "Tied under accuracy: b = c." in verdict.text
     assert "No significance tests ran" in verdict.text
 
 
 def test_significance_groups_from_pairwise_tests():
     values = {s: {"accuracy": v} for s, v in zip("abcd", (0.9, 0.8, 0.7, 0.6))}
-    tests = [{"a": a, "b": b, "metric": "accuracy", "method": "approximate_randomisation", "p_adjusted": p}
+    tests = [PairTest(a, b, "accuracy", "approximate_randomisation", 0.0, p, p)
              for (a, b), p in {("b", "c"): 0.3, ("b", "d"): 0.01, ("c", "d"): 0.5}.items()]
-    document = _document(values, {"accuracy": ["a"]}, tests)
-    order = ordered({s: v["accuracy"] for s, v in values.items()})
-    assert significance_groups(document, "accuracy", order) == [["a"], ["b", "c"], ["d"]]
+    accuracy = {s: v["accuracy"] for s, v in values.items()}
+    best = _statistics({"accuracy": ["a"]}).best_set["accuracy"]
+    order = ordered(accuracy)
+    assert significance_groups("accuracy", accuracy, best, tests, order) == [("a",), ("b", "c"), ("d",)]
     # a pair that was not tested ends the grouping
-    assert significance_groups(_document(values, {"accuracy": ["a"]}, tests[:1]), "accuracy", order) == [["a"]]
+    assert significance_groups("accuracy", accuracy, best, tests[:1], order) == [("a",)]

@@ -60,7 +60,7 @@ import os
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -88,7 +88,6 @@ EXACT_FOR_RANDOM_ROWS = frozenset({"informedness"})
 #: in scipy.stats.permutation_test.
 TIE_TOLERANCE = 1e-12
 
-DEFAULT_DRAWS = 1000
 #: Worker threads for the shuffles (numpy's hypergeometric sampler releases the GIL).
 THREADS = max(1, min(2, os.cpu_count() or 1))
 
@@ -120,13 +119,6 @@ class ChanceDistribution:
             return self.expected
         return self.mc_mean
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "expected": self.expected, "exact": self.exact, "mc_mean": self.mc_mean, "mc_se": self.mc_se,
-            "mc_low": self.mc_low, "mc_high": self.mc_high, "undefined": self.undefined,
-            "undefined_share": self.undefined_share,
-        }
-
 
 @dataclass(frozen=True)
 class ChanceComparison:
@@ -143,14 +135,11 @@ class ChanceComparison:
     p_shuffle: float | None
     undefined: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        return {"margin": self.margin, "strongest_baseline": self.strongest_baseline,
-                "p_shuffle": self.p_shuffle, "undefined": self.undefined}
 
-
-@dataclass
+@dataclass(frozen=True)
 class ChanceBaselines:
-    """Result of :func:`chance_baselines`; ``add_to_json`` writes its JSON sections.
+    """Result of :func:`chance_baselines` (its JSON: ``baselines`` and ``chance``, written by
+    :mod:`auditor.results`).
 
     ``predictors`` maps each fixed baseline to its label distribution q; ``baselines`` and
     ``shuffle`` map baseline (or system) -> metric id -> :class:`ChanceDistribution`;
@@ -161,39 +150,12 @@ class ChanceBaselines:
     draws: int
     seed: int
     alpha: float
-    predictors: dict[str, np.ndarray]
-    baselines: dict[str, dict[str, ChanceDistribution]]
-    shuffle: dict[str, dict[str, ChanceDistribution]]
-    chance: dict[str, dict[str, ChanceComparison]]
+    predictors: Mapping[str, np.ndarray]
+    baselines: Mapping[str, Mapping[str, ChanceDistribution]]
+    shuffle: Mapping[str, Mapping[str, ChanceDistribution]]
+    chance: Mapping[str, Mapping[str, ChanceComparison]]
     majority_label: str
-    shuffle_scores: dict[str, dict[str, np.ndarray]] = field(default_factory=dict, repr=False)
-
-    def add_to_json(self, document: dict[str, Any]) -> None:
-        section: dict[str, Any] = {}
-        for name, metrics in self.baselines.items():
-            section[name] = {
-                "description": DESCRIPTIONS[name],
-                "predictor": dict(zip(self.labels, (float(x) for x in self.predictors[name]))),
-                "metrics": {metric_id: value.to_json() for metric_id, value in metrics.items()},
-            }
-        section[SHUFFLE] = {
-            system: {"description": DESCRIPTIONS[SHUFFLE],
-                     "metrics": {metric_id: value.to_json() for metric_id, value in metrics.items()}}
-            for system, metrics in self.shuffle.items()
-        }
-        document["baselines"] = section
-        document["baselines_method"] = {
-            "draws": self.draws, "seed": self.seed, "majority_label": self.majority_label, "alpha": self.alpha,
-            "range": f"mc_low, mc_high: the {100 * self.alpha / 2:g}% and {100 * (1 - self.alpha / 2):g}% quantiles "
-                     f"of the draws (a {100 * (1 - self.alpha):g}% Monte Carlo range at this test set's size)",
-            "sampling": "counts: multinomial rows for random predictors, hypergeometric rows for shuffles",
-            "p_value": "one-sided, (1 + #{shuffle >= observed}) / (R + 1)",
-        }
-        systems = document.setdefault("systems", {})
-        for system, comparisons in self.chance.items():
-            systems.setdefault(system, {})["chance"] = {
-                metric_id: comparison.to_json() for metric_id, comparison in comparisons.items()
-            }
+    shuffle_scores: Mapping[str, Mapping[str, np.ndarray]] = field(default_factory=dict, repr=False)
 
 
 # ------------------------------------------------------------------------------ sampling
@@ -292,7 +254,7 @@ def _affine_on_draws(
 
 
 def _summary(
-    expected: float, exact: bool, drawn: np.ndarray, undefined_reason: str | None, alpha: float = 0.05,
+    expected: float, exact: bool, drawn: np.ndarray, undefined_reason: str | None, alpha: float,
 ) -> ChanceDistribution:
     defined = drawn[~np.isnan(drawn)]
     share = float(1 - defined.size / drawn.size) if drawn.size else 0.0
@@ -309,7 +271,7 @@ def _summary(
 
 def _distributions(
     expected_matrix: np.ndarray, samples: np.ndarray, metrics: Sequence[Metric], all_labels_active: bool,
-    rng: np.random.Generator, proven_exact: Iterable[str] = (), deterministic: bool = False, alpha: float = 0.05,
+    rng: np.random.Generator, *, alpha: float, proven_exact: Iterable[str] = (), deterministic: bool = False,
     values: dict[str, np.ndarray] | None = None,
 ) -> tuple[dict[str, ChanceDistribution], dict[str, np.ndarray]]:
     expected = _scores(expected_matrix, metrics, all_labels_active)
@@ -360,10 +322,11 @@ def predictor_distributions(counts: Counts) -> tuple[dict[str, np.ndarray], int]
 def chance_baselines(
     counts: Counts,
     metrics: Sequence[Metric] | None = None,
-    draws: int = DEFAULT_DRAWS,
-    seed: int = 12345,
+    *,
+    draws: int,
+    seed: int,
+    alpha: float,
     progress: Progress = SILENT,
-    alpha: float = 0.05,
     threads: int = THREADS,
 ) -> ChanceBaselines:
     """Chance baselines of every scalar metric and each system's standing against them.
@@ -372,7 +335,8 @@ def chance_baselines(
     ----------
     counts : the test set's :class:`~auditor.io.counts.Counts`.
     metrics : scalar metrics to evaluate (default ``REGISTRY.scalar()``).
-    draws : Monte Carlo draws R per baseline (at least 1).
+    draws : Monte Carlo draws R per baseline (at least 1; the pipeline passes
+        :data:`auditor.options.CHANCE_DRAWS`).
     seed : every draw derives from it; each baseline and each system has its own stream, so
         adding a system does not change the others' numbers.
     alpha : the Monte Carlo ranges (``mc_low``, ``mc_high``) cover 1 − alpha of the draws.
@@ -382,7 +346,7 @@ def chance_baselines(
     --------
     >>> from auditor.io.counts import count
     >>> c = count(["a", "a", "a", "b"], {"s": ["a", "b", "a", "b"]})
-    >>> result = chance_baselines(c, draws=200, seed=1)
+    >>> result = chance_baselines(c, draws=200, seed=1, alpha=0.05)
     >>> result.baselines["prevalence"]["accuracy"].expected  # p·p = 0.75² + 0.25²
     0.625
     """
@@ -403,8 +367,8 @@ def chance_baselines(
             q = predictors[name]
             samples = sample_random(_rng(seed, name), support, q, draws)
             baselines[name], _ = _distributions(
-                support[:, None] * q[None, :], samples, metrics, active, check_rng, EXACT_FOR_RANDOM_ROWS,
-                alpha=alpha,
+                support[:, None] * q[None, :], samples, metrics, active, check_rng, alpha=alpha,
+                proven_exact=EXACT_FOR_RANDOM_ROWS,
             )
             advance(1)
         majority_matrix = support[:, None] * predictors["majority"][None, :]

@@ -36,8 +36,8 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from typing import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Iterator, Mapping, Sequence
 
 import numpy as np
 import scipy.sparse
@@ -79,7 +79,7 @@ class Resampler:
     chunk : resamples per chunk (default: as many as fit ``CHUNK_BYTES``).
     """
 
-    def __init__(self, counts: Counts, B: int, seed: int = 12345, chunk: int | None = None):
+    def __init__(self, counts: Counts, B: int, seed: int, chunk: int | None = None):
         self.counts = counts
         self.B = int(B)
         self.seed = seed
@@ -158,7 +158,7 @@ class Resampler:
             yield self.confusion(index)
 
 
-@dataclass
+@dataclass(frozen=True)
 class BootstrapResult:
     """Bootstrap distribution of every metric of every system, and what follows from it.
 
@@ -180,12 +180,12 @@ class BootstrapResult:
     B: int
     seed: int
     alpha: float
-    values: dict[str, np.ndarray]
-    observed: dict[str, np.ndarray]
-    method: str = METHOD
-    intervals: dict[str, np.ndarray] = field(default_factory=dict)
-    undefined: dict[str, np.ndarray] = field(default_factory=dict)
-    rank_probabilities: dict[str, np.ndarray] = field(default_factory=dict)
+    values: Mapping[str, np.ndarray]
+    observed: Mapping[str, np.ndarray]
+    method: str
+    intervals: Mapping[str, np.ndarray]
+    undefined: Mapping[str, np.ndarray]
+    rank_probabilities: Mapping[str, np.ndarray]
 
     def p_best(self, metric_id: str) -> np.ndarray:
         """P(rank = 1) of every system (ties split equally): the probability of winning."""
@@ -234,9 +234,10 @@ def rank_probabilities(values: np.ndarray) -> np.ndarray:
 def bootstrap(
     counts: Counts,
     metrics: Sequence[Metric],
-    B: int = 1000,
-    seed: int = 12345,
-    alpha: float = 0.05,
+    *,
+    B: int,
+    seed: int,
+    alpha: float,
     progress: Progress = SILENT,
     all_labels_active: bool = False,
     chunk: int | None = None,
@@ -285,15 +286,15 @@ def bootstrap(
                     _, chunk_values = work(index)
                     _store(values, chunk_values, index * resampler.chunk)
                     advance(resampler.chunk_size(index))
-    result = BootstrapResult(
+    summaries = {metric_id: percentile_intervals(values[metric_id], alpha) for metric_id in ids}
+    return BootstrapResult(
         systems=tuple(counts.systems), metric_ids=ids, B=B, seed=seed, alpha=alpha,
         values=values, observed={k: np.asarray(v, dtype=float) for k, v in observed.items()},
         method=METHOD if counts.paired else INDEPENDENT_METHOD,
+        intervals={metric_id: summary[0] for metric_id, summary in summaries.items()},
+        undefined={metric_id: summary[1] for metric_id, summary in summaries.items()},
+        rank_probabilities={metric_id: rank_probabilities(values[metric_id]) for metric_id in ids},
     )
-    for metric_id in ids:
-        result.intervals[metric_id], result.undefined[metric_id] = percentile_intervals(values[metric_id], alpha)
-        result.rank_probabilities[metric_id] = rank_probabilities(values[metric_id])
-    return result
 
 
 def _store(values: dict[str, np.ndarray], chunk_values: dict[str, np.ndarray], start: int) -> None:

@@ -33,8 +33,9 @@ def _where(sources: dict, name: str) -> str:
     return f"system {name!r}" + (f" ({path})" if path and path != f"<{name}>" else "")
 
 
-def check(counts: Counts, sources: dict, labels: Sequence[str] | None = None) -> list[str]:
-    """Check every system's labels against gold; return the warnings (one per system).
+def check(counts: Counts, sources: dict, labels: Sequence[str] | None = None) -> tuple[str, ...]:
+    """Check every system's labels against gold; return the warnings (at most one per system),
+    which the pipeline stores as ``Audit.warnings``.
 
     Works on the confusion tensor: gold labels are the rows with items, a system's labels
     the columns it fills, so no per-item text is built.
@@ -79,4 +80,4 @@ def check(counts: Counts, sources: dict, labels: Sequence[str] | None = None) ->
             warnings.append(
                 f"{_where(sources, name)} predicts {', '.join(map(repr, unknown))}, absent from gold "
                 f"({items} item{'' if items == 1 else 's'}); scored as a wrong class — check the spelling")
-    return warnings
+    return tuple(warnings)

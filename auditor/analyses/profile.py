@@ -6,7 +6,7 @@ First analysis stage. Reads only the counts. The recommendation rules and the re
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Mapping
 
 import numpy as np
 
@@ -51,7 +51,7 @@ class DataProfile:
     normalised_entropy: float
     majority_label: str
     majority_share: float
-    systems: dict[str, SystemBias]
+    systems: Mapping[str, SystemBias]
     identical_systems: tuple[tuple[str, ...], ...] = ()
 
     @property
@@ -61,29 +61,6 @@ class DataProfile:
     @property
     def k_gold(self) -> int:
         return self.k - len(self.absent_from_gold)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "k": self.k, "k_gold": self.k_gold, "n_items": self.n_items,
-            "support": dict(zip(self.labels, self.support)),
-            "prevalence": dict(zip(self.labels, self.prevalence)),
-            "absent_from_gold": list(self.absent_from_gold),
-            "min_support": self.min_support, "imbalance_ratio": self.imbalance_ratio,
-            "prevalence_entropy": self.prevalence_entropy, "normalised_entropy": self.normalised_entropy,
-            "majority_label": self.majority_label, "majority_share": self.majority_share,
-            "identical_systems": [list(group) for group in self.identical_systems],
-            "systems": {
-                name: {
-                    "bias": dict(zip(self.labels, bias.bias)),
-                    "predicted": dict(zip(self.labels, bias.predicted)),
-                    "never_predicted": list(bias.never_predicted),
-                    "predicted_only": list(bias.predicted_only),
-                    "total_variation": bias.total_variation,
-                    "kl_divergence": None if np.isinf(bias.kl_divergence) else bias.kl_divergence,
-                }
-                for name, bias in self.systems.items()
-            },
-        }
 
 
 def _entropy_bits(shares: np.ndarray) -> float:

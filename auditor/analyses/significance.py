@@ -37,9 +37,9 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import combinations
-from typing import Any, Iterator, Sequence
+from typing import Iterator, Mapping, Sequence
 
 import numpy as np
 import scipy.sparse
@@ -47,6 +47,7 @@ import scipy.sparse
 from auditor.analyses.bootstrap import BootstrapResult, bootstrap
 from auditor.io.counts import Counts
 from auditor.errors import UsageError
+from auditor.options import CORRECTIONS
 from auditor.metrics.catalogue import compute
 from auditor.progress import SILENT, Progress
 from auditor.metrics.registry import REGISTRY, Metric
@@ -62,7 +63,6 @@ AR_MAX_ROUNDS = 20_000
 MAX_ALL_PAIRS = 30
 #: Worker threads testing pairs (numpy's bit generator, binomial sampler and popcount release the GIL).
 THREADS = max(1, min(2, os.cpu_count() or 1))
-CORRECTIONS = ("holm", "bh")
 RANDOMISATION = "approximate_randomisation"
 MCNEMAR = "mcnemar_exact"
 METHOD_DESCRIPTIONS = {
@@ -112,7 +112,7 @@ def benjamini_hochberg(p: Sequence[float]) -> np.ndarray:
     return adjusted
 
 
-def adjust(p: Sequence[float], correction: str = "holm") -> np.ndarray:
+def adjust(p: Sequence[float], correction: str) -> np.ndarray:
     """Adjust ``p`` over one family with ``holm`` or ``bh`` (Benjamini–Hochberg)."""
     if correction == "holm":
         return holm(p)
@@ -246,8 +246,8 @@ def swapped_matrices(counts: Counts, a: int, b: int, rounds: int,
 
 
 def approximate_randomisation(
-    counts: Counts, a: int, b: int, metrics: Sequence[Metric], rounds: int = AR_ROUNDS,
-    seed: int = 12345, all_labels_active: bool = False,
+    counts: Counts, a: int, b: int, metrics: Sequence[Metric], *, seed: int, rounds: int = AR_ROUNDS,
+    all_labels_active: bool = False,
 ) -> dict[str, tuple[float, float]]:
     """Approximate-randomisation test of systems ``a`` and ``b`` (indices) on every metric.
 
@@ -278,9 +278,10 @@ def approximate_randomisation(
 # ------------------------------------------------------------------ the whole stage
 
 
-@dataclass
+@dataclass(frozen=True)
 class PairTest:
-    """One test of ``a`` against ``b`` on ``metric``; ``difference = m(a) − m(b)``."""
+    """One test of ``a`` against ``b`` on ``metric``; ``difference = m(a) − m(b)``; ``p_adjusted``
+    over the metric's family; ``details`` the method's own figures (rounds, or n01 and n10)."""
 
     a: str
     b: str
@@ -289,23 +290,29 @@ class PairTest:
     difference: float
     p: float
     p_adjusted: float = float("nan")
-    details: dict[str, Any] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "a": self.a, "b": self.b, "metric": self.metric, "method": self.method,
-            "difference": _number(self.difference), "p": _number(self.p), "p_adjusted": _number(self.p_adjusted),
-            **self.details,
-        }
+    details: Mapping[str, int] = field(default_factory=dict)
 
 
-@dataclass
+@dataclass(frozen=True)
+class BestSet:
+    """The systems not significantly worse than the ``top`` system under one metric: ``top``
+    and every system whose ``test`` against it has ``p_adjusted`` ≥ ``alpha`` (adjusted over
+    the S − 1 comparisons with the top system)."""
+
+    top: str
+    systems: tuple[str, ...]
+    test: str
+    alpha: float
+    p_adjusted: Mapping[str, float]
+
+
+@dataclass(frozen=True)
 class Statistics:
     """Result of the statistics stage: bootstrap intervals and ranks, tests, best sets."""
 
     bootstrap: BootstrapResult
-    tests: list[PairTest]
-    best_set: dict[str, dict[str, Any]]
+    tests: tuple[PairTest, ...]
+    best_set: Mapping[str, BestSet]
     test_metrics: tuple[str, ...]
     correction: str
     alpha: float
@@ -334,54 +341,21 @@ class Statistics:
             matrix[i, j] = matrix[j, i] = test.p_adjusted if adjusted else test.p
         return matrix
 
-    def add_to_json(self, document: dict[str, Any]) -> None:
-        """Fill ``ci`` of every metric of every system; add ``tests``, ``ranks``,
-        ``best_set`` and ``statistics``."""
-        boot = self.bootstrap
-        undefined: dict[str, dict[str, int]] = {}
-        for s, name in enumerate(boot.systems):
-            entries = document.get("systems", {}).get(name, {}).get("metrics", {})
-            for metric_id in boot.metric_ids:
-                if metric_id in entries:
-                    entries[metric_id]["ci"] = _interval(boot.intervals[metric_id][s])
-                missing = int(boot.undefined[metric_id][s])
-                if missing:
-                    undefined.setdefault(name, {})[metric_id] = missing
-        document["tests"] = [test.to_json() for test in self.tests]
-        document["ranks"] = {
-            metric_id: {
-                name: {"p_rank": [float(x) for x in boot.rank_probabilities[metric_id][s]],
-                       "p_best": float(boot.rank_probabilities[metric_id][s, 0])}
-                for s, name in enumerate(boot.systems)
-            }
-            for metric_id in boot.metric_ids
-        }
-        document["best_set"] = self.best_set
-        document["statistics"] = {
-            "B": boot.B, "seed": boot.seed, "alpha": self.alpha, "method": boot.method,
-            "interval": f"percentile [{100 * self.alpha / 2:g}%, {100 * (1 - self.alpha / 2):g}%] of the defined "
-                        "resample values",
-            "undefined_resamples": undefined,
-            "ranks": "rank 1 = highest value; tied systems share their ranks equally; "
-                     "an undefined value ranks last",
-            "correction": self.correction,
-            "family": self.family,
-            "test_metrics": list(self.test_metrics),
-            "tests": {method: METHOD_DESCRIPTIONS[method] for method in (MCNEMAR, RANDOMISATION)
-                      if any(test.method == method for test in self.tests)},
-            "randomisation_rounds": self.rounds,
-            "rounds_rule": rounds_rule(self.rounds, max(self.family_sizes().values(), default=0), self.alpha),
-            "best_set": "the top system and every system whose test against it (exact McNemar for "
-                        f"accuracy, approximate randomisation otherwise) has adjusted p ≥ {self.alpha:g}; "
-                        f"family: the S − 1 comparisons with the top system of that metric, {self.correction}",
-            "p_floor": {RANDOMISATION: 1 / (self.rounds + 1)} if self.rounds else {},
-            "family_sizes": self.family_sizes(),
-        }
-        if self.pairwise_unavailable:  # no test ran: drop what describes the tests, say why instead
-            for key in ("correction", "family", "test_metrics", "tests", "randomisation_rounds", "rounds_rule",
-                        "best_set", "p_floor", "family_sizes"):
-                document["statistics"].pop(key, None)
-            document["statistics"]["pairwise_tests_unavailable"] = self.pairwise_unavailable
+
+#: How ranks are counted in every resample (JSON ``statistics.rank_rule``, the report's facts).
+RANK_RULE = "rank 1 = highest value; tied systems share their ranks equally; an undefined value ranks last"
+
+
+def interval_rule(alpha: float) -> str:
+    """The percentile interval at level ``alpha``, in words."""
+    return f"percentile [{100 * alpha / 2:g}%, {100 * (1 - alpha / 2):g}%] of the defined resample values"
+
+
+def best_set_rule(alpha: float, correction: str) -> str:
+    """How a best set is formed, in words."""
+    return ("the top system and every system whose test against it (exact McNemar for accuracy, approximate "
+            f"randomisation otherwise) has adjusted p ≥ {alpha:g}; family: the S − 1 comparisons with the top "
+            f"system of that metric, {correction}")
 
 
 def primary_method(metric: str) -> str:
@@ -415,10 +389,11 @@ def randomisation_rounds(rounds: int, family_size: int, alpha: float) -> int:
 def statistics(
     counts: Counts,
     metrics: Sequence[Metric],
-    B: int = 1000,
-    seed: int = 12345,
-    alpha: float = 0.05,
-    correction: str = "holm",
+    *,
+    B: int,
+    seed: int,
+    alpha: float,
+    correction: str,
     test_metrics: Sequence[str] = TEST_METRICS,
     rounds: int = AR_ROUNDS,
     progress: Progress = SILENT,
@@ -431,15 +406,15 @@ def statistics(
     counts : the test set's counts.
     metrics : scalar metrics to bootstrap (intervals and rank distributions for each).
     B, seed, alpha : bootstrap resamples, seed of every draw, 1 − coverage / test level.
-    correction : ``holm`` (default) or ``bh``; applied per metric over its family.
+    correction : ``holm`` or ``bh`` (checked by :func:`auditor.options.check_options`); applied per
+        metric over its family.
     test_metrics : metric ids (or aliases) tested pairwise.
     rounds : approximate-randomisation rounds.
     """
-    if correction not in CORRECTIONS:
-        raise UsageError(f"correction must be one of {', '.join(CORRECTIONS)}; found {correction!r}")
-    boot = bootstrap(counts, metrics, B, seed, alpha, progress, all_labels_active)
+    boot = bootstrap(counts, metrics, B=B, seed=seed, alpha=alpha, progress=progress,
+                     all_labels_active=all_labels_active)
     if not counts.paired:
-        return Statistics(boot, [], {}, (), correction, alpha, 0, "none", pairwise_unavailable=UNPAIRED_REASON)
+        return Statistics(boot, (), {}, (), correction, alpha, 0, "none", pairwise_unavailable=UNPAIRED_REASON)
     by_id = {metric.id: metric for metric in metrics}
     chosen = []
     for name in test_metrics:
@@ -473,7 +448,8 @@ def statistics(
     def randomise(pair: tuple[int, int]) -> dict[str, tuple[float, float]]:
         a, b = pair
         to_randomise = [by_id[m] for m in chosen if (a, b) in pairs_of[m] and primary_method(m) == RANDOMISATION]
-        return (approximate_randomisation(counts, a, b, to_randomise, rounds, seed, all_labels_active)
+        return (approximate_randomisation(counts, a, b, to_randomise, seed=seed, rounds=rounds,
+                                          all_labels_active=all_labels_active)
                 if to_randomise else {})
 
     with progress.task("significance", total=len(pairs)) as advance, \
@@ -492,10 +468,12 @@ def statistics(
                     tests.append(PairTest(systems[a], systems[b], metric.id, MCNEMAR, difference,
                                           mcnemar_exact(n01, n10), details={"n01": n01, "n10": n10}))
             advance(1)
+    adjusted_tests: dict[int, PairTest] = {}
     for metric_id in chosen:
-        members = [test for test in tests if test.metric == metric_id]
-        for test, value in zip(members, adjust([test.p for test in members], correction)):
-            test.p_adjusted = float(value)
+        members = [index for index, test in enumerate(tests) if test.metric == metric_id]
+        for index, value in zip(members, adjust([tests[index].p for index in members], correction)):
+            adjusted_tests[index] = replace(tests[index], p_adjusted=float(value))
+    tests = [adjusted_tests.get(index, test) for index, test in enumerate(tests)]
 
     best_set = {}
     for metric_id in chosen:
@@ -514,11 +492,8 @@ def statistics(
             if name in adjusted and not adjusted[name] < alpha
             and not np.isnan(boot.observed[metric_id][systems.index(name)])
         ]
-        best_set[metric_id] = {
-            "top": systems[top], "systems": members, "test": method, "alpha": alpha,
-            "p_adjusted": {name: _number(value) for name, value in adjusted.items()},
-        }
-    return Statistics(boot, tests, best_set, tuple(chosen), correction, alpha, rounds, family)
+        best_set[metric_id] = BestSet(systems[top], tuple(members), method, alpha, adjusted)
+    return Statistics(boot, tuple(tests), best_set, tuple(chosen), correction, alpha, rounds, family)
 
 
 def _top(values: np.ndarray) -> int | None:
@@ -526,11 +501,3 @@ def _top(values: np.ndarray) -> int | None:
     if np.isnan(values).all():
         return None
     return int(np.nanargmax(values))
-
-
-def _number(value: float) -> float | None:
-    return None if value is None or np.isnan(value) else float(value)
-
-
-def _interval(row: np.ndarray) -> list[float] | None:
-    return None if np.isnan(row[0]) else [float(row[0]), float(row[1])]

@@ -1,8 +1,8 @@
 """The verdict: who leads under each key metric, and does the winner depend on the metric?
 
-Last analysis stage: it reads the audit JSON the other stages wrote (metric values, the
-statistics' best sets and pairwise tests, the recommendation, the profile) and adds a
-``verdict`` section.
+Last analysis stage: a function of the key metrics' values, the statistics' best sets and
+pairwise tests (None without ``--bootstrap``), the recommendation's primary metric and the
+profile's identical systems.
 
 * ``leaders[m]`` is the *best set* of key metric ``m``: the top system and every system
   whose primary test against it (exact McNemar for accuracy, approximate randomisation
@@ -22,54 +22,34 @@ statistics' best sets and pairwise tests, the recommendation, the profile) and a
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass, replace
 from itertools import combinations
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
+
+if TYPE_CHECKING:  # the significance module loads scipy; the verdict needs only its types
+    from auditor.analyses.significance import BestSet, PairTest, Statistics
 
 #: Metrics the verdict weighs, when present (the recommendation's primary metric comes first).
 KEY_METRICS = ("accuracy", "macro_f1", "macro_f1_hm", "macro_recall", "mcc", "informedness")
 _EPSILON = 1e-12
 
 
-@dataclass
+@dataclass(frozen=True)
 class Verdict:
     """Leaders (best sets) per key metric, whether the winner depends on the metric, and why."""
 
     primary: str
-    key_metrics: list[str]
-    leaders: dict[str, list[str]]
+    key_metrics: tuple[str, ...]
+    leaders: Mapping[str, tuple[str, ...]]
     tested: bool
     winner_depends_on_metric: bool
-    disjoint: list[tuple[str, str]]
-    order: list[str]
-    groups: list[list[str]]
-    ties: dict[str, list[list[str]]]
-    identical: list[list[str]] = field(default_factory=list)
+    disjoint: tuple[tuple[str, str], ...]
+    order: tuple[str, ...]
+    groups: tuple[tuple[str, ...], ...]
+    ties: Mapping[str, tuple[tuple[str, ...], ...]]
+    identical: tuple[tuple[str, ...], ...] = ()
     text: str = ""
-
-    def add_to_json(self, document: dict[str, Any]) -> None:
-        document["verdict"] = {
-            "primary": self.primary,
-            "key_metrics": self.key_metrics,
-            "leaders": self.leaders,
-            "significance": self.tested,
-            "winner_depends_on_metric": self.winner_depends_on_metric,
-            "disjoint_best_sets": [list(pair) for pair in self.disjoint],
-            "order": self.order,
-            "groups": self.groups,
-            "ties": self.ties,
-            "text": self.text,
-        }
-
-
-def analyse(result: Any) -> Verdict:
-    """The verdict of an :class:`~auditor.pipeline.Audit` whose other analyses have run."""
-    return from_document(result.to_json(), {metric.id: metric.label for metric in result.metrics})
-
-
-def _values(document: Mapping[str, Any], metric_id: str) -> dict[str, float | None]:
-    return {name: (system["metrics"].get(metric_id) or {}).get("value")
-            for name, system in document["systems"].items()}
 
 
 def _top_systems(values: Mapping[str, float | None]) -> list[str]:
@@ -86,7 +66,7 @@ def ordered(values: Mapping[str, float | None]) -> list[str]:
     return sorted(names, key=lambda s: (values[s] is None, -(values[s] or 0.0), names.index(s)))
 
 
-def _ties(values: Mapping[str, float | None], order: Sequence[str]) -> list[list[str]]:
+def _ties(values: Mapping[str, float | None], order: Sequence[str]) -> list[tuple[str, ...]]:
     groups: list[list[str]] = []
     for name in order:
         value = values[name]
@@ -96,43 +76,37 @@ def _ties(values: Mapping[str, float | None], order: Sequence[str]) -> list[list
             groups[-1].append(name)
         else:
             groups.append([name])
-    return [g for g in groups if len(g) > 1]
+    return [tuple(g) for g in groups if len(g) > 1]
 
 
-def primary_metric(document: Mapping[str, Any], present: Sequence[str]) -> str:
+def primary_metric(recommended: str | None, present: Sequence[str]) -> str:
     """The recommendation's primary metric when there is one, else the first key metric present."""
-    recommended = (document.get("recommendation") or {}).get("metrics") or []
-    for entry in recommended:
-        if entry.get("role") == "primary" and entry.get("id") in present:
-            return entry["id"]
+    if recommended in present:
+        return recommended  # type: ignore[return-value]
     for metric_id in KEY_METRICS:
         if metric_id in present:
             return metric_id
     return present[0]
 
 
-def _pair_p(document: Mapping[str, Any], metric_id: str, method: str) -> dict[frozenset[str], float | None]:
-    found: dict[frozenset[str], float | None] = {}
-    for test in document.get("tests") or []:
-        if test.get("metric") == metric_id and test.get("method") == method:
-            found[frozenset((test["a"], test["b"]))] = test.get("p_adjusted")
-    return found
+def _pair_p(tests: Sequence[PairTest], metric_id: str, method: str) -> dict[frozenset[str], float | None]:
+    return {frozenset((test.a, test.b)): (None if math.isnan(test.p_adjusted) else test.p_adjusted)
+            for test in tests if test.metric == metric_id and test.method == method}
 
 
-def significance_groups(document: Mapping[str, Any], metric_id: str, order: Sequence[str]) -> list[list[str]]:
+def significance_groups(metric_id: str, values: Mapping[str, float | None], best: BestSet | None,
+                        tests: Sequence[PairTest], order: Sequence[str]) -> list[tuple[str, ...]]:
     """Group 1 = the metric's best set; each later group = the best set of the systems left.
 
-    Later groups use the pairwise tests of the best set's method (adjusted over all pairs) and
-    stop where a pair was not tested. Empty without a best set.
+    ``values``: system -> the value of metric ``metric_id``. Later groups use the pairwise ``tests`` of the
+    best set's method (adjusted over all pairs) and stop where a pair was not tested. Empty
+    without a best set.
     """
-    best = (document.get("best_set") or {}).get(metric_id)
-    if not best:
+    if best is None:
         return []
-    values = _values(document, metric_id)
-    first = [s for s in order if s in set(best.get("systems", []))]
-    groups = [first]
-    alpha = float(best.get("alpha", (document.get("statistics") or {}).get("alpha", 0.05)))
-    p_values = _pair_p(document, metric_id, best.get("test", ""))
+    first = [s for s in order if s in set(best.systems)]
+    groups = [tuple(first)]
+    p_values = _pair_p(tests, metric_id, best.test)
     left = [s for s in order if s not in first and values.get(s) is not None]
     while left:
         top, members = left[0], [left[0]]
@@ -140,60 +114,65 @@ def significance_groups(document: Mapping[str, Any], metric_id: str, order: Sequ
             p = p_values.get(frozenset((top, other)), "missing")
             if p == "missing":
                 return groups
-            if p is None or p >= alpha:
+            if p is None or p >= best.alpha:
                 members.append(other)
-        groups.append(members)
+        groups.append(tuple(members))
         left = [s for s in left if s not in members]
     return groups
 
 
-def from_document(document: Mapping[str, Any], short: Mapping[str, str] | None = None) -> Verdict:
-    """The verdict of an audit JSON ``document`` (see the module docstring).
+def analyse(values: Mapping[str, Mapping[str, float | None]], statistics: Statistics | None,
+            recommended: str | None = None, identical: Sequence[Sequence[str]] = (),
+            short: Mapping[str, str] | None = None) -> Verdict:
+    """The verdict (see the module docstring).
 
+    ``values``: metric id -> system -> value (None = undefined), systems in input order, for
+    the key metrics at least; ``statistics``: the statistics stage's result, None when it did
+    not run; ``recommended``: the recommendation's primary metric, if any; ``identical``: the
+    groups of systems with identical predictions (:attr:`DataProfile.identical_systems`);
     ``short`` maps metric ids to the names used in the text (default: the ids).
     """
-    systems = list(document["systems"])
-    present = list(document["systems"][systems[0]]["metrics"]) if systems else []
-    primary = primary_metric(document, present)
-    best_sets = document.get("best_set") or {}
+    present = list(values)
+    systems = list(values[present[0]]) if present else []
+    primary = primary_metric(recommended, present)
+    best_sets: Mapping[str, BestSet] = statistics.best_set if statistics is not None else {}
+    tests: Sequence[PairTest] = statistics.tests if statistics is not None else ()
     tested = bool(best_sets)
     keys = [m for m in KEY_METRICS if m in present and (not tested or m in best_sets)]
-    if primary not in keys:
-        keys.insert(0, primary)
-    else:
+    if primary in keys:
         keys.remove(primary)
-        keys.insert(0, primary)
-    leaders: dict[str, list[str]] = {}
-    ties: dict[str, list[list[str]]] = {}
+    keys.insert(0, primary)
+    leaders: dict[str, tuple[str, ...]] = {}
+    ties: dict[str, tuple[tuple[str, ...], ...]] = {}
     for metric_id in keys:
-        values = _values(document, metric_id)
-        order_m = ordered(values)
+        order_m = ordered(values[metric_id])
         if metric_id in best_sets:
-            members = set(best_sets[metric_id].get("systems", []))
-            leaders[metric_id] = [s for s in order_m if s in members]
+            members = set(best_sets[metric_id].systems)
+            leaders[metric_id] = tuple(s for s in order_m if s in members)
         else:
-            leaders[metric_id] = _top_systems(values)
-        found = _ties(values, order_m)
+            leaders[metric_id] = tuple(_top_systems(values[metric_id]))
+        found = _ties(values[metric_id], order_m)
         if found:
-            ties[metric_id] = found
+            ties[metric_id] = tuple(found)
     leaders = {m: v for m, v in leaders.items() if v}
-    disjoint = [(a, b) for a, b in combinations(leaders, 2) if not set(leaders[a]) & set(leaders[b])]
-    order = ordered(_values(document, primary))
-    groups = significance_groups(document, primary, order)
-    identical = [list(g) for g in ((document.get("profile") or {}).get("identical_systems") or [])]
-    verdict = Verdict(primary, keys, leaders, tested, bool(disjoint), disjoint, order, groups, ties, identical)
-    verdict.text = _text(verdict, document, short or {})
-    return verdict
+    disjoint = tuple((a, b) for a, b in combinations(leaders, 2) if not set(leaders[a]) & set(leaders[b]))
+    order = ordered(values[primary])
+    groups = significance_groups(primary, values[primary], best_sets.get(primary), tests, order)
+    unpaired = statistics is not None and statistics.pairwise_unavailable is not None
+    verdict = Verdict(primary, tuple(keys), leaders, tested, bool(disjoint), disjoint, tuple(order), tuple(groups),
+                      ties, tuple(tuple(g) for g in identical))
+    return replace(verdict, text=_text(verdict, values, len(systems), unpaired, short or {}))
 
 
 def _join(names: Sequence[str]) -> str:
     return ", ".join(names)
 
 
-def _text(v: Verdict, document: Mapping[str, Any], short: Mapping[str, str]) -> str:
+def _text(v: Verdict, values: Mapping[str, Mapping[str, float | None]], n_systems: int, unpaired: bool,
+          short: Mapping[str, str]) -> str:
     """One paragraph: the answer, the reason, and the caveats (no tests, ties, identical systems)."""
     name = lambda m: short.get(m, m)  # noqa: E731
-    if len(document["systems"]) < 2:
+    if n_systems < 2:
         return "One system: nothing to compare."
     sets = "best set" if v.tested else "top value"
     if v.disjoint:
@@ -212,12 +191,12 @@ def _text(v: Verdict, document: Mapping[str, Any], short: Mapping[str, str]) -> 
             text = "No: the best sets of every two key metrics overlap, though no one system is in all of them."
         tops: dict[str, list[str]] = {}
         for metric_id in v.leaders:
-            tops.setdefault(ordered(_values(document, metric_id))[0], []).append(name(metric_id))
+            tops.setdefault(ordered(values[metric_id])[0], []).append(name(metric_id))
         if len(tops) > 1 and v.tested:
             text += (" The top value differs ("
                      + "; ".join(f"{system} under {_join(metrics)}" for system, metrics in tops.items())
                      + "), but not significantly.")
-    if not v.tested and (document.get("statistics") or {}).get("pairwise_tests_unavailable"):
+    if not v.tested and unpaired:
         text += (" No significance tests: only confusion matrices were given, so items cannot be paired across "
                  "systems; leaders are the systems with the top value.")
     elif not v.tested:

@@ -1,9 +1,9 @@
-"""The report model: typed, frozen dataclasses built from the audit JSON (stage "build report").
+"""The report model: typed, frozen dataclasses built from the typed audit (stage "build report").
 
-``build(audit)`` reads ``audit.to_json()`` (the stable document of DESIGN.md "Interfaces")
-plus the metric records (names, LaTeX formulas, references) and returns a :class:`Report`.
-Each section builder reads its own JSON keys; when a key is absent the section is absent —
-never a placeholder. Numbers stay numbers here: every value is a :class:`Cell` whose
+``build(audit)`` reads the :class:`~auditor.results.Audit` (``ctx.audit``) plus the metric
+records (names, LaTeX formulas, references) and returns a :class:`Report`. Each section
+builder reads its analysis's result; when the analysis did not run the section is absent —
+never a placeholder. (Sections not yet converted read ``ctx.document``, the audit's JSON.) Numbers stay numbers here: every value is a :class:`Cell` whose
 ``kind`` tells the renderers' filters how to format it (scores ×100 with one decimal,
 shares as percentages, p-values with three decimals). Undefined values (``null``) and
 values filled by a convention carry the number of their entry in the undefined-value
@@ -39,8 +39,9 @@ BUILDERS: tuple[Callable[[Context], Section | None], ...] = (
 
 
 def build_document(document: Mapping[str, Any], records: Mapping[str, Any], figures: bool = True,
-                   rules: Sequence[str] | None = None, title: str = "Metric audit", audit: Any = None) -> Report:
-    """The report model of an audit JSON ``document``; ``records`` maps metric id -> Metric."""
+                   rules: Sequence[str] | None = None, title: str = "Metric audit", *, audit: Any) -> Report:
+    """The report model of the typed ``audit`` and its JSON ``document`` (read by the sections not
+    yet converted to the typed record); ``records`` maps metric id -> Metric."""
     from auditor.report import charts
 
     ledger = Ledger()
@@ -61,9 +62,9 @@ def build_document(document: Mapping[str, Any], records: Mapping[str, Any], figu
     letters = iter("ABCDEFGH")
     sections = [Section(x.id, f"Appendix {next(letters)}: {x.title}", x.blocks) if x.id in APPENDICES else x
                 for x in sections]
-    gold = (document.get("sources") or {}).get("gold", {}).get("path")
-    subtitle = f"{len(document['systems'])} systems scored against {gold}" if gold else _profile_line(document)
-    return Report(title, subtitle, document["signature"], SCALE_NOTE, tuple(sections), entries)
+    gold = audit.sources.get("gold", {}).get("path")
+    subtitle = f"{len(audit.systems)} systems scored against {gold}" if gold else _profile_line(audit)
+    return Report(title, subtitle, audit.signature, SCALE_NOTE, tuple(sections), entries)
 
 
 def build(audit: Any, figures: bool = True) -> Report:

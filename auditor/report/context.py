@@ -2,14 +2,11 @@
 and the chart functions; section titles and the key metrics."""
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
+from auditor.analyses.verdict import KEY_METRICS  # the verdict's key metrics are the report's
 from auditor.report.model import Cell, LedgerEntry
-
-
-KEY_METRICS = ("accuracy", "macro_f1", "macro_f1_hm", "macro_recall", "mcc", "informedness")
 
 
 SECTION_TITLES = {
@@ -50,8 +47,8 @@ class Ledger:
 
 @dataclass
 class Context:
-    """What a section builder reads: ``audit`` (the typed :class:`~auditor.results.Audit`; None
-    when a bare JSON document is rendered), ``document`` (its JSON), the metric records."""
+    """What a section builder reads: ``audit`` (the typed :class:`~auditor.results.Audit`),
+    ``document`` (its JSON, until every section reads ``audit``), the metric records."""
 
     document: Mapping[str, Any]
     records: Mapping[str, Any]
@@ -65,27 +62,23 @@ class Context:
     @property
     def systems(self) -> list[str]:
         """Systems ordered by the primary metric (the verdict's order), else in input order."""
-        given = list(self.document["systems"])
-        order = (self.document.get("verdict") or {}).get("order") or []
-        return list(order) if sorted(order) == sorted(given) else given
+        given = list(self.audit.systems)
+        order = list(self.audit.verdict.order) if self.audit.verdict is not None else []
+        return order if sorted(order) == sorted(given) else given
 
     @property
     def level(self) -> str:
-        """Confidence level of the intervals, from ``alpha``: "95%" for α = 0.05."""
+        """Confidence level of the intervals, ranges and tests: ``1 − alpha`` as a percentage."""
         return f"{100 * (1 - self.alpha):g}%"
 
     @property
     def alpha(self) -> float:
-        """α of the intervals and tests (the statistics section, else the signature's ``alpha:``)."""
-        stats = self.document.get("statistics") or {}
-        if "alpha" in stats:
-            return float(stats["alpha"])
-        found = re.search(r"\balpha:([0-9.eE-]+)", self.document.get("signature", ""))
-        return float(found.group(1)) if found else 0.05
+        """α of the intervals, ranges and tests: the audit's ``options.alpha``."""
+        return float(self.audit.options.alpha)
 
     @property
     def labels(self) -> list[str]:
-        return list(self.document["labels"])
+        return list(self.audit.labels)
 
     def name(self, metric_id: str) -> str:
         record = self.records.get(metric_id)
@@ -105,32 +98,39 @@ class Context:
         return "calibrated" if metric_id.endswith("_calibrated") else "base"
 
     def metric_ids(self) -> list[str]:
-        first = self.document["systems"][self.systems[0]]["metrics"]
-        return list(first)
+        return list(self.audit.systems[self.systems[0]].metrics)
 
     def score_cell(self, system: str, metric_id: str) -> Cell:
-        entry = self.document["systems"][system]["metrics"].get(metric_id)
+        """The value of ``metric_id`` for ``system`` with its bootstrap interval; an undefined
+        value or a convention gets its ledger mark."""
+        entry = self.audit.systems[system].metrics.get(metric_id)
         if entry is None:
             return Cell(None, "score")
         mark = None
-        if entry.get("value") is None:
-            mark = self.ledger.mark(system, "undefined", self.short(metric_id), entry.get("undefined") or "0/0")
-        elif entry.get("convention"):
-            mark = self.ledger.mark(system, "convention", self.short(metric_id), entry["convention"])
-        ci = entry.get("ci") or (None, None)
-        return Cell(entry.get("value"), "score", mark, low=ci[0], high=ci[1])
+        if entry.value is None:
+            mark = self.ledger.mark(system, "undefined", self.short(metric_id), entry.undefined or "0/0")
+        elif entry.convention:
+            mark = self.ledger.mark(system, "convention", self.short(metric_id), entry.convention)
+        low, high = self.interval(system, metric_id) or (None, None)
+        return Cell(entry.value, "score", mark, low=low, high=high)
+
+    def interval(self, system: str, metric_id: str) -> tuple[float, float] | None:
+        """The bootstrap percentile interval, None without one (no resamples, or none defined)."""
+        statistics = self.audit.statistics
+        if statistics is None or metric_id not in statistics.bootstrap.intervals:
+            return None
+        return statistics.bootstrap.interval(metric_id, system)
 
     def key_metrics(self) -> list[str]:
         present = self.metric_ids()
         return [m for m in KEY_METRICS if m in present]
 
 
-def _profile_line(doc: Mapping[str, Any]) -> str:
-    prof = doc.get("profile")
-    n, k = doc["n_items"], len(doc["labels"])
-    if not prof:
-        return f"{n} items, {k} labels, {len(doc['systems'])} systems"
-    return (f"{n} items, {k} labels ({prof['k_gold']} in gold), {len(doc['systems'])} systems; "
-            f"smallest class {prof['min_support']} items, imbalance ratio {prof['imbalance_ratio']:.1f}, "
-            f"majority class “{prof['majority_label']}” = {100 * prof['majority_share']:.1f}% of items, "
-            f"normalised prevalence entropy {prof['normalised_entropy']:.2f}")
+def _profile_line(audit: Any) -> str:
+    """k, N, systems and the profile's headline figures, in one line."""
+    prof = audit.profile
+    n, k, systems = audit.n_items, len(audit.labels), len(audit.systems)
+    return (f"{n} items, {k} labels ({prof.k_gold} in gold), {systems} systems; "
+            f"smallest class {prof.min_support} items, imbalance ratio {prof.imbalance_ratio:.1f}, "
+            f"majority class “{prof.majority_label}” = {100 * prof.majority_share:.1f}% of items, "
+            f"normalised prevalence entropy {prof.normalised_entropy:.2f}")

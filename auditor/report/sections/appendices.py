@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from auditor.results import SCHEMA
 from auditor.report.context import Context, SECTION_TITLES
 from auditor.report.model import Cell, Column, Definition, Facts, Figure, Formula, Paragraph, Row, Section, Table
 from auditor.report.tables import _density
@@ -47,7 +48,7 @@ def definitions_section(ctx: Context) -> Section:
 
 def confusion_section(ctx: Context) -> Section:
     labels, systems = ctx.labels, ctx.systems
-    matrices = {s: ctx.document["systems"][s]["confusion"] for s in systems}
+    matrices = {s: ctx.audit.systems[s].confusion.tolist() for s in systems}
     blocks: list[Any] = [Paragraph("Orientation: rows = gold class, columns = predicted class (scikit-learn's "
                                    "convention; some papers use the transpose). Heatmap colours are row-normalised "
                                    "(share of each gold class); the numbers are counts.")]
@@ -80,14 +81,14 @@ def confusion_section(ctx: Context) -> Section:
 
 
 def reproducibility_section(ctx: Context) -> Section:
-    doc = ctx.document
+    audit = ctx.audit
     blocks: list[Any] = [
         Paragraph("Every number in this report is reproducible from the inputs whose SHA-256 hashes are listed below "
                   "and the options in the signature (auditor version, bootstrap resamples, seed, interval method, "
                   "correction)."),
-        Facts((("signature", doc["signature"]), ("schema", doc.get("schema", "")))),
+        Facts((("signature", audit.signature), ("schema", SCHEMA))),
     ]
-    sources = doc.get("sources") or {}
+    sources = audit.sources
     if sources:
         rows = tuple(Row(name, (Cell(source.get("path") or source.get("kind") or ""), Cell(source.get("sha256") or ""),
                                 Cell(source.get("n_items"), "count")))

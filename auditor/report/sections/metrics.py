@@ -13,7 +13,7 @@ def metrics_section(ctx: Context) -> Section:
     ids = ctx.metric_ids()
     main = [m for m in ids if ctx.family(m) != "calibrated"]
     calibrated = [m for m in ids if ctx.family(m) == "calibrated"]
-    has_ci = any(entry.get("ci") for s in ctx.systems for entry in ctx.document["systems"][s]["metrics"].values())
+    has_ci = any(ctx.interval(s, m) for s in ctx.systems for m in ids)
     blocks: list[Any] = []
     if ctx.figures:
         keys = ctx.key_metrics()

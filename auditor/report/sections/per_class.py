@@ -10,14 +10,14 @@ from auditor.report.tables import _density, _fit_systems
 
 def per_class_section(ctx: Context) -> Section:
     systems, labels = ctx.systems, ctx.labels
-    support = {label: ctx.document["systems"][systems[0]]["per_class"][label]["support"] for label in labels}
+    support = dict(zip(labels, ctx.audit.profile.support))
     blocks: list[Any] = []
     for quantity, title in (("f1", "F1"), ("recall", "Recall"), ("precision", "Precision")):
         rows = []
         for label in labels:
             cells = [Cell(support[label], "count")]
             for s in systems:
-                entry = ctx.document["systems"][s]["per_class"][label]
+                entry = ctx.audit.systems[s].per_class[label]
                 mark = None
                 if entry.get(quantity) is None:
                     reasons = [r for r in entry.get("undefined", []) if r.lower().startswith(f"{quantity} of")]

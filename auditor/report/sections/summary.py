@@ -1,7 +1,10 @@
 """Page 1: the verdict, the leaderboard and the strongest chance baseline of each key metric."""
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
+
+if TYPE_CHECKING:
+    from auditor.analyses.verdict import Verdict
 
 from auditor.report.context import Context, SECTION_TITLES, _profile_line
 from auditor.report.model import Cell, Column, Facts, Row, Section, Table
@@ -9,13 +12,13 @@ from auditor.report.tables import _density
 
 
 def summary_section(ctx: Context) -> Section:
-    doc, prof = ctx.document, ctx.document.get("profile", {})
+    audit, prof = ctx.audit, ctx.audit.profile
     blocks: list[Any] = []
-    pairs = [("Data", _profile_line(doc))]
-    verdict = doc.get("verdict")
+    pairs = [("Data", _profile_line(audit))]
+    verdict = audit.verdict
     if len(ctx.systems) > 1 and verdict:
-        pairs.append(("Winner depends on the metric?", verdict["text"]))
-    recommendation = doc.get("recommendation")
+        pairs.append(("Winner depends on the metric?", verdict.text))
+    recommendation = ctx.document.get("recommendation")
     if recommendation and recommendation.get("metrics"):
         primary = [m for m in recommendation["metrics"] if m.get("role") == "primary"] or recommendation["metrics"][:1]
         complements = [m["id"] for m in recommendation["metrics"] if m not in primary]
@@ -28,14 +31,13 @@ def summary_section(ctx: Context) -> Section:
     strongest = _strongest_baselines(ctx, ctx.key_metrics())
     if strongest:
         pairs.append(("Strongest chance baseline", "; ".join(strongest)))
-    if prof:
-        never = sorted({label for s in prof.get("systems", {}).values() for label in s.get("never_predicted", [])})
-        if never:
-            pairs.append(("Labels some system never predicts", ", ".join(never)))
-        for group in prof.get("identical_systems") or []:
-            pairs.append(("Identical systems", f"{' = '.join(group)}: the same prediction on every item (the same "
-                                               "file under two names?); they tie under every metric"))
-    for warning in doc.get("warnings") or []:
+    never = sorted({label for bias in prof.systems.values() for label in bias.never_predicted})
+    if never:
+        pairs.append(("Labels some system never predicts", ", ".join(never)))
+    for group in prof.identical_systems:
+        pairs.append(("Identical systems", f"{' = '.join(group)}: the same prediction on every item (the same "
+                                           "file under two names?); they tie under every metric"))
+    for warning in audit.warnings:
         pairs.append(("Label warning", warning))
     blocks.append(Facts(tuple(pairs)))
     if len(ctx.systems) > 1 and verdict:
@@ -43,12 +45,12 @@ def summary_section(ctx: Context) -> Section:
     return Section("summary", SECTION_TITLES["summary"], tuple(blocks))
 
 
-def leaderboard(ctx: Context, verdict: Mapping[str, Any]) -> Table:
+def leaderboard(ctx: Context, verdict: Verdict) -> Table:
     """Systems in the primary metric's order: significance group, key metrics with intervals,
     the best set of each metric in bold."""
-    primary, keys = verdict["primary"], list(verdict["key_metrics"])
-    leaders = {m: set(v) for m, v in (verdict.get("leaders") or {}).items()}
-    group_of = {s: index + 1 for index, group in enumerate(verdict.get("groups") or []) for s in group}
+    primary, keys = verdict.primary, list(verdict.key_metrics)
+    leaders = {m: set(v) for m, v in verdict.leaders.items()}
+    group_of = {s: index + 1 for index, group in enumerate(verdict.groups) for s in group}
     columns = ([Column("Group", f"significance group under {ctx.name(primary)}")] if group_of else [])
     columns += [Column(ctx.short(m), ctx.name(m)) for m in keys]
     rows = []
@@ -59,8 +61,8 @@ def leaderboard(ctx: Context, verdict: Mapping[str, Any]) -> Table:
             cells.append(Cell(cell.value, cell.kind, cell.mark, s in leaders.get(m, ()), cell.low, cell.high))
         rows.append(Row(s, tuple(cells)))
     has_ci = any(c.low is not None for r in rows for c in r.cells)
-    if verdict.get("significance"):
-        correction = (ctx.document.get("statistics") or {}).get("correction", "")
+    if verdict.tested:
+        correction = ctx.audit.statistics.correction
         caption = (f"Leaderboard, ordered by {ctx.name(primary)}. Bold: the metric's best set — the top system and "
                    "every system not significantly worse than it (exact McNemar for accuracy, approximate "
                    f"randomisation otherwise; {correction}-adjusted over the comparisons with the top system; "
@@ -77,12 +79,12 @@ def leaderboard(ctx: Context, verdict: Mapping[str, Any]) -> Table:
 
 def _strongest_baseline(ctx: Context, metric_id: str) -> tuple[str, float] | None:
     """(name, expected score) of the chance baseline scoring highest under ``metric_id``."""
-    baselines = ctx.document.get("baselines") or {}
+    result = ctx.audit.baselines
     best = None
     for name in ("uniform", "prevalence", "majority"):
-        entry = (baselines.get(name) or {}).get("metrics", {}).get(metric_id)
-        if entry and entry.get("expected") is not None and (best is None or entry["expected"] > best[1]):
-            best = (name, entry["expected"])
+        entry = result.baselines.get(name, {}).get(metric_id) if result is not None else None
+        if entry is not None and entry.expected is not None and (best is None or entry.expected > best[1]):
+            best = (name, entry.expected)
     return best
 
 
