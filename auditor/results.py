@@ -74,10 +74,6 @@ class Audit:
     scores: ScoreAnalysis | None = None
     slices: SliceAnalysis | None = None
 
-    def analyses(self) -> list[Any]:
-        """The results of the analyses that ran, in pipeline order."""
-        return [result for name in ANALYSES if (result := getattr(self, name)) is not None]
-
     @property
     def signature(self) -> str:
         """``auditor:<version>|gold:<sha256[:12]>|systems:<n>|labels:<k>|boot:B|seed:S|ci:percentile``."""

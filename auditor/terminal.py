@@ -37,13 +37,12 @@ def print_score_table(result: Audit, columns: Sequence[str], console: Console | 
     from auditor.formatting import format_value
 
     console = console or Console(soft_wrap=True, width=None if sys.stdout.isatty() else 220)
-    document = result.to_json()
-    statistics = document.get("statistics")
-    if statistics:
-        interval = (f"[lo, hi] = {100 * (1 - statistics['alpha']):g}% percentile bootstrap interval "
-                    f"({statistics['B']:,} resamples"
+    statistics = result.statistics
+    if statistics is not None:
+        interval = (f"[lo, hi] = {100 * (1 - statistics.alpha):g}% percentile bootstrap interval "
+                    f"({statistics.bootstrap.B:,} resamples"
                     + ("; each confusion matrix resampled on its own, no paired tests" if
-                       statistics.get("pairwise_tests_unavailable") else "") + ")")
+                       statistics.pairwise_unavailable else "") + ")")
     else:
         interval = "no intervals (--bootstrap 0)"
     title = (f"{plural(len(result.systems), 'system')}, {plural(result.n_items, 'item')}, "
@@ -58,14 +57,14 @@ def print_score_table(result: Audit, columns: Sequence[str], console: Console | 
         cells = []
         for metric_id in columns:
             value = system.metrics[metric_id]
-            entry = document["systems"][name]["metrics"].get(metric_id, {})
             if value.value is None:
                 cells.append(Text(UNDEFINED_MARK))
                 notes.setdefault(f"undefined: {value.undefined}", []).append(f"{name}/{metric_id}")
             else:
                 text = format_value(value.value, "score") + (CONVENTION_MARK if value.convention else "")
-                ci = entry.get("ci")
-                if ci and ci[0] is not None and ci[1] is not None:
+                ci = (statistics.bootstrap.interval(metric_id, name)
+                      if statistics is not None and metric_id in statistics.bootstrap.intervals else None)
+                if ci is not None:
                     text += f" [{format_value(ci[0], 'score')}, {format_value(ci[1], 'score')}]"
                 cells.append(Text(text))
             if value.convention:
@@ -74,12 +73,12 @@ def print_score_table(result: Audit, columns: Sequence[str], console: Console | 
     console.print(table)
     for text, cells in notes.items():
         console.print(Text(visible(f"  {', '.join(cells)}: {text}")))
-    reliability = document.get("gold_reliability")
-    if reliability:  # --annotators: agreement of the gold's annotators, ×100 like the scores
-        parts = [f"{title} {format_value(reliability[key], 'score')}" for key, title in (
+    reliability = result.gold_reliability
+    if reliability is not None:  # --annotators: agreement of the gold's annotators, ×100 like the scores
+        parts = [f"{title} {format_value(getattr(reliability, key), 'score')}" for key, title in (
             ("raw_agreement", "raw agreement"), ("cohen_kappa", "Cohen's κ (mean over pairs)"),
             ("fleiss_kappa", "Fleiss' κ"), ("krippendorff_alpha", "Krippendorff's α"))]
-        console.print(Text(visible(f"gold reliability ({len(reliability['annotators'])} annotators, ×100): "
+        console.print(Text(visible(f"gold reliability ({len(reliability.annotators)} annotators, ×100): "
                                    + ", ".join(parts))))
     console.print(Text(f"signature: {result.signature}"))
 

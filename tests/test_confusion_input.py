@@ -106,12 +106,11 @@ def test_cli_score_json_and_report_sections(matrix_files, tmp_path):
     document = json.loads(result.stdout)
     assert list(document["systems"]) == list(SYSTEMS)
     assert document["sources"]["gold"]["kind"] == "row sums of the confusion matrices"
-    from auditor.report.build import build_document
-    from auditor.metrics.registry import REGISTRY
+    from auditor.report.build import build
 
     result = auditor.audit_confusion(dict(matrix_files), bootstrap=50)
     assert result.to_json()["statistics"] == document["statistics"]
-    report = build_document(result.to_json(), REGISTRY.metrics, figures=False, audit=result)
+    report = build(result, figures=False)
     significance = report.section("significance")
     assert significance is not None
     assert "pairwise tests unavailable" in json.dumps([str(block) for block in significance.blocks])

@@ -79,17 +79,15 @@ def test_thirty_systems_get_distinct_marks():
 
 
 def test_forest_plot_has_a_chance_line_per_metric():
-    results = {s: {"metrics": {"accuracy": {"value": v, "ci": [v - 0.1, v + 0.1]}}} for s, v in (("a", 0.8), ("b", 0.6))}
-    spec = charts.metric_spec(["a", "b"], ["accuracy"], ["Acc"], results, {"accuracy": 0.5})
+    values = {s: {"accuracy": (v, v - 0.1, v + 0.1)} for s, v in (("a", 0.8), ("b", 0.6))}
+    spec = charts.metric_spec(["a", "b"], ["accuracy"], ["Acc"], values, {"accuracy": 0.5})
     rules = [layer for layer in spec["spec"]["layer"] if layer["encoding"]["x"].get("field") == "chance"]
     assert len(rules) == 1 and rules[0]["mark"]["strokeDash"]
     assert {row["chance"] for row in spec["data"]["values"]} == {50.0}
 
 
 def test_bias_heatmap_prints_the_quantity_its_colour_shows():
-    profile = {"prevalence": {"x": 0.25, "y": 0.75},
-               "systems": {"a": {"bias": {"x": 0.5, "y": 0.5}}, "b": {"bias": {"x": 0.25, "y": 0.75}}}}
-    spec = charts.bias_spec(["x", "y"], ["a", "b"], profile)
+    spec = charts.bias_spec(["x", "y"], ["a", "b"], (0.25, 0.75), {"a": (0.5, 0.5), "b": (0.25, 0.75)})
     layers = spec["vconcat"][1]["layer"]
     assert layers[0]["encoding"]["color"]["field"] == layers[1]["encoding"]["text"]["field"] == "diff"
     values = {(c["system"], c["label"]): c["diff"] for c in spec["vconcat"][1]["data"]["values"]}

@@ -276,12 +276,12 @@ def test_pair_tests_do_not_depend_on_the_worker_threads(monkeypatch):
     # Pairs are tested on worker threads (speed, issue 10); each pair draws from its own
     # SeedSequence([seed, a, b]), so one thread and two give the same tests in the same order.
     counts = _three()
-    two = statistics(counts, REGISTRY.scalar(), B=0, seed=8, rounds=300)
+    two = statistics(counts, REGISTRY.scalar(), B=0, seed=8, rounds=300, alpha=0.05, correction="holm")
     monkeypatch.setattr(significance_module, "THREADS", 1)
-    one = statistics(counts, REGISTRY.scalar(), B=0, seed=8, rounds=300)
-    assert [t.to_json() for t in one.tests] == [t.to_json() for t in two.tests]
+    one = statistics(counts, REGISTRY.scalar(), B=0, seed=8, rounds=300, alpha=0.05, correction="holm")
+    assert one.tests == two.tests
     a, b = counts.systems.index("best"), counts.systems.index("poor")
-    direct = approximate_randomisation(counts, a, b, [REGISTRY.get("macro_f1")], 300, 8)["macro_f1"]
+    direct = approximate_randomisation(counts, a, b, [REGISTRY.get("macro_f1")], seed=8, rounds=300)["macro_f1"]
     assert [(t.difference, t.p) for t in one.tests if (t.a, t.b, t.metric) == ("best", "poor", "macro_f1")] \
         == [direct]
 

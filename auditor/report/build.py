@@ -3,7 +3,7 @@
 ``build(audit)`` reads the :class:`~auditor.results.Audit` (``ctx.audit``) plus the metric
 records (names, LaTeX formulas, references) and returns a :class:`Report`. Each section
 builder reads its analysis's result; when the analysis did not run the section is absent —
-never a placeholder. (Sections not yet converted read ``ctx.document``, the audit's JSON.) Numbers stay numbers here: every value is a :class:`Cell` whose
+never a placeholder. Numbers stay numbers here: every value is a :class:`Cell` whose
 ``kind`` tells the renderers' filters how to format it (scores ×100 with one decimal,
 shares as percentages, p-values with three decimals). Undefined values (``null``) and
 values filled by a convention carry the number of their entry in the undefined-value
@@ -11,7 +11,7 @@ ledger. Renderers (``auditor.formats.render``) read only this model.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from auditor.report.context import APPENDICES, Context, Ledger, SECTION_TITLES, _profile_line
 from auditor.report.model import Cell, Column, Paragraph, Report, Row, SCALE_NOTE, Section, Table
@@ -29,6 +29,10 @@ from auditor.report.sections.significance import significance_section
 from auditor.report.sections.slices import slices_section
 from auditor.report.sections.summary import summary_section
 
+if TYPE_CHECKING:
+    from auditor.metrics.registry import Metric
+    from auditor.results import Audit
+
 
 BUILDERS: tuple[Callable[[Context], Section | None], ...] = (
     summary_section, data_section, gold_reliability_section, baselines_section, metrics_section, per_class_section,
@@ -38,14 +42,20 @@ BUILDERS: tuple[Callable[[Context], Section | None], ...] = (
 )
 
 
-def build_document(document: Mapping[str, Any], records: Mapping[str, Any], figures: bool = True,
-                   rules: Sequence[str] | None = None, title: str = "Metric audit", *, audit: Any) -> Report:
-    """The report model of the typed ``audit`` and its JSON ``document`` (read by the sections not
-    yet converted to the typed record); ``records`` maps metric id -> Metric."""
+def build(audit: Audit, figures: bool = True, records: Mapping[str, Metric] | None = None,
+          rules: Sequence[str] | None = None, title: str = "Metric audit") -> Report:
+    """The report model of an :class:`~auditor.results.Audit`; ``records`` maps metric id ->
+    :class:`~auditor.metrics.registry.Metric` (default: the audit's metrics and the per-class
+    ones, which the recommendation can name), ``rules`` the rules appendix (default: the
+    recommendation's rules)."""
+    from auditor.metrics.registry import REGISTRY
     from auditor.report import charts
 
     ledger = Ledger()
-    ctx = Context(document, records, ledger, figures, charts, charts.formula_svg, {"rules": rules}, audit)
+    if records is None:  # per-class records too: the recommendation can name class_recall (Opitz §8)
+        records = {metric.id: metric for metric in (*audit.metrics, *REGISTRY.per_class())}
+    ctx = Context(audit, records, ledger, figures, charts, charts.formula_svg,
+                  {"rules": recommendation_rules() if rules is None else rules})
     sections = [section for builder in BUILDERS if (section := builder(ctx)) is not None]
     entries = ledger.freeze()
     if entries:
@@ -65,12 +75,3 @@ def build_document(document: Mapping[str, Any], records: Mapping[str, Any], figu
     gold = audit.sources.get("gold", {}).get("path")
     subtitle = f"{len(audit.systems)} systems scored against {gold}" if gold else _profile_line(audit)
     return Report(title, subtitle, audit.signature, SCALE_NOTE, tuple(sections), entries)
-
-
-def build(audit: Any, figures: bool = True) -> Report:
-    """The report model of an :class:`~auditor.pipeline.Audit`."""
-    from auditor.metrics.registry import REGISTRY
-
-    # per-class records too: the recommendation can name class_recall (Opitz §8)
-    records = {metric.id: metric for metric in (*audit.metrics, *REGISTRY.per_class())}
-    return build_document(audit.to_json(), records, figures, recommendation_rules(), audit=audit)

@@ -66,16 +66,17 @@ def _pct(x: float | None) -> float | None:
     return None if x is None else round(100 * x, 3)
 
 
-def bias_spec(labels: Sequence[str], systems: Sequence[str], profile: Mapping[str, Any]) -> dict[str, Any]:
-    """Prevalence per class (bars) above a heatmap of bias − prevalence per system and class.
+def bias_spec(labels: Sequence[str], systems: Sequence[str], prevalence: Sequence[float],
+              bias: Mapping[str, Sequence[float]]) -> dict[str, Any]:
+    """Prevalence per class (bars) above a heatmap of bias − prevalence per system and class;
+    ``prevalence`` and each system's ``bias`` are shares in ``labels`` order.
 
     Colour and printed number show the same quantity: bias − prevalence in percentage points
     (the shares themselves are in the table that follows the chart)."""
-    prevalence = [{"label": label, "share": _pct(profile["prevalence"][label])} for label in labels]
+    shares = [{"label": label, "share": _pct(share)} for label, share in zip(labels, prevalence)]
     cells = [
-        {"label": label, "system": s, "bias": _pct(profile["systems"][s]["bias"][label]),
-         "diff": round(100 * (profile["systems"][s]["bias"][label] - profile["prevalence"][label]), 3)}
-        for s in systems for label in labels
+        {"label": label, "system": s, "bias": _pct(bias[s][i]), "diff": round(100 * (bias[s][i] - prevalence[i]), 3)}
+        for s in systems for i, label in enumerate(labels)
     ]
     extent = max([abs(c["diff"]) for c in cells] + [1.0])
     band = max(11, min(24, 300 // max(1, len(systems))))
@@ -83,7 +84,7 @@ def bias_spec(labels: Sequence[str], systems: Sequence[str], profile: Mapping[st
          "axis": {"labelAngle": -45 if len(labels) > 6 else 0, "grid": False}}
     spec = {
         "vconcat": [
-            {"data": {"values": prevalence}, "width": WIDTH - 160, "height": 90, "mark": {"type": "bar", "color": "#888"},
+            {"data": {"values": shares}, "width": WIDTH - 160, "height": 90, "mark": {"type": "bar", "color": "#888"},
              "encoding": {"x": {**x, "axis": None}, "y": {"field": "share", "type": "quantitative", "title": "prevalence %"}}},
             {"data": {"values": cells}, "width": WIDTH - 160, "height": band * len(systems),
              "layer": [
@@ -106,25 +107,27 @@ def bias_spec(labels: Sequence[str], systems: Sequence[str], profile: Mapping[st
     return spec
 
 
-def bias_chart(labels: Sequence[str], systems: Sequence[str], profile: Mapping[str, Any]) -> str:
+def bias_chart(labels: Sequence[str], systems: Sequence[str], prevalence: Sequence[float],
+               bias: Mapping[str, Sequence[float]]) -> str:
     """SVG of :func:`bias_spec`."""
-    return _svg(bias_spec(labels, systems, profile))
+    return _svg(bias_spec(labels, systems, prevalence, bias))
 
 
 def metric_spec(systems: Sequence[str], metric_ids: Sequence[str], short: Sequence[str],
-                 results: Mapping[str, Any], chance: Mapping[str, float | None] | None = None) -> dict[str, Any]:
-    """Dot per system and metric (×100), with CI error bars when the JSON carries ``ci``, and a
-    dashed reference line at ``chance[metric_id]`` (the strongest chance baseline's expected score)."""
+                values: Mapping[str, Mapping[str, tuple[float | None, float | None, float | None]]],
+                chance: Mapping[str, float | None] | None = None) -> dict[str, Any]:
+    """Dot per system and metric (×100), with interval bars where ``values[system][metric_id]``
+    = (value, low, high) has them, and a dashed reference line at ``chance[metric_id]`` (the
+    strongest chance baseline's expected score). Undefined values (None) are not drawn."""
     rows = []
     chance = chance or {}
     for s in systems:
         for metric_id, name in zip(metric_ids, short):
-            entry = results[s]["metrics"][metric_id]
-            if entry.get("value") is None:
+            value, low, high = values[s][metric_id]
+            if value is None:
                 continue
-            ci = entry.get("ci") or [None, None]
-            rows.append({"system": s, "metric": name, "value": _pct(entry["value"]),
-                         "low": _pct(ci[0]), "high": _pct(ci[1]), "chance": _pct(chance.get(metric_id))})
+            rows.append({"system": s, "metric": name, "value": _pct(value),
+                         "low": _pct(low), "high": _pct(high), "chance": _pct(chance.get(metric_id))})
     height = max(60, min(12 * len(systems), 240))
     y = {"field": "system", "type": "nominal", "sort": list(systems), "title": None}
     layers = [{"mark": {"type": "point", "filled": True, "size": 30, "color": "#1f4e79"},
@@ -148,9 +151,10 @@ def metric_spec(systems: Sequence[str], metric_ids: Sequence[str], short: Sequen
 
 
 def metric_chart(systems: Sequence[str], metric_ids: Sequence[str], short: Sequence[str],
-                 results: Mapping[str, Any], chance: Mapping[str, float | None] | None = None) -> str:
+                 values: Mapping[str, Mapping[str, tuple[float | None, float | None, float | None]]],
+                 chance: Mapping[str, float | None] | None = None) -> str:
     """SVG of :func:`metric_spec`."""
-    return _svg(metric_spec(systems, metric_ids, short, results, chance))
+    return _svg(metric_spec(systems, metric_ids, short, values, chance))
 
 
 def confusion_heatmap(labels: Sequence[str], matrix: Sequence[Sequence[int]], system: str) -> str:

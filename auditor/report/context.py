@@ -3,10 +3,13 @@ and the chart functions; section titles and the key metrics."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from auditor.analyses.verdict import KEY_METRICS  # the verdict's key metrics are the report's
 from auditor.report.model import Cell, LedgerEntry
+
+if TYPE_CHECKING:
+    from auditor.results import Audit
 
 
 SECTION_TITLES = {
@@ -47,17 +50,17 @@ class Ledger:
 
 @dataclass
 class Context:
-    """What a section builder reads: ``audit`` (the typed :class:`~auditor.results.Audit`),
-    ``document`` (its JSON, until every section reads ``audit``), the metric records."""
+    """What a section builder reads: ``audit`` (the typed :class:`~auditor.results.Audit`), the
+    metric records (id -> :class:`~auditor.metrics.registry.Metric`), the undefined-value
+    ledger, and the chart functions when ``figures`` is on."""
 
-    document: Mapping[str, Any]
+    audit: Audit
     records: Mapping[str, Any]
     ledger: Ledger
     figures: bool
     charts: Any = None
     formula_svg: Callable[[str], str] = lambda latex: ""
     extra: dict[str, Any] = field(default_factory=dict)
-    audit: Any = None
 
     @property
     def systems(self) -> list[str]:

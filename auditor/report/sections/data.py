@@ -26,7 +26,8 @@ def data_section(ctx: Context) -> Section:
         blocks.append(Figure("fig-bias", "Prevalence (top) and each system's prediction bias minus prevalence: colour "
                              "and number both in percentage points (blue = predicted more often than it occurs); the "
                              "shares themselves are in the table below.",
-                             ctx.charts.bias_chart(labels, systems, ctx.document["profile"])))
+                             ctx.charts.bias_chart(labels, systems, ctx.audit.profile.prevalence,
+                                                   {s: ctx.audit.profile.systems[s].bias for s in systems})))
     blocks.append(_fit_systems(Table("table-bias", "Class support, prevalence and each system's prediction bias (%).",
                                      "Label", tuple(columns), tuple(rows), _density(len(columns))), systems))
     notes = []

@@ -24,7 +24,8 @@ def metrics_section(ctx: Context) -> Section:
                               "strongest chance baseline (uniform, prevalence or majority; see Chance baselines)."
                               if any(v is not None for v in chance.values()) else "."),
                              ctx.charts.metric_chart(ctx.systems, keys, [ctx.short(m) for m in keys],
-                                                     ctx.document["systems"], chance)))
+                                                     {s: {m: _value_and_interval(ctx, s, m) for m in keys}
+                                                      for s in ctx.systems}, chance)))
     for table_id, chosen, caption in (
         ("table-metrics", main, "Every metric for every system (×100); best value per column in bold."),
         ("table-calibrated", calibrated, "Prevalence-calibrated variants (Opitz 2024 §5.2): each gold class rescaled "
@@ -38,3 +39,9 @@ def metrics_section(ctx: Context) -> Section:
         blocks.append(Table(table_id, caption, "System", tuple(Column(ctx.short(m), ctx.name(m)) for m in chosen),
                             _with_best(rows), _density(len(chosen) + (4 if has_ci else 0))))
     return Section("metrics", SECTION_TITLES["metrics"], tuple(blocks))
+
+
+def _value_and_interval(ctx: Context, system: str, metric_id: str) -> tuple[float | None, float | None, float | None]:
+    """(value, low, high) of ``metric_id`` for ``system``; None where undefined or without an interval."""
+    low, high = ctx.interval(system, metric_id) or (None, None)
+    return ctx.audit.systems[system].metrics[metric_id].value, low, high

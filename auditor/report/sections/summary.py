@@ -18,15 +18,15 @@ def summary_section(ctx: Context) -> Section:
     verdict = audit.verdict
     if len(ctx.systems) > 1 and verdict:
         pairs.append(("Winner depends on the metric?", verdict.text))
-    recommendation = ctx.document.get("recommendation")
-    if recommendation and recommendation.get("metrics"):
-        primary = [m for m in recommendation["metrics"] if m.get("role") == "primary"] or recommendation["metrics"][:1]
-        complements = [m["id"] for m in recommendation["metrics"] if m not in primary]
-        text = f"report {ctx.name(primary[0]['id'])}"
+    recommendation = audit.recommendation
+    if recommendation is not None and recommendation.metrics:
+        primary = [m for m in recommendation.metrics if m.role == "primary"] or list(recommendation.metrics[:1])
+        complements = [m.id for m in recommendation.metrics if m not in primary]
+        text = f"report {ctx.name(primary[0].id)}"
         if complements:
             text += " with " + ", ".join(ctx.name(c) for c in complements)
-        if recommendation.get("avoid"):
-            text += "; avoid " + ", ".join(ctx.name(a["id"]) for a in recommendation["avoid"])
+        if recommendation.avoid:
+            text += "; avoid " + ", ".join(ctx.name(a.id) for a in recommendation.avoid)
         pairs.append(("Recommendation", text))
     strongest = _strongest_baselines(ctx, ctx.key_metrics())
     if strongest:
