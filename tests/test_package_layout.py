@@ -14,6 +14,7 @@ PACKAGE = Path(auditor.__file__).resolve().parent
 STAGE = {
     "version": 0, "errors": 0, "progress": 0, "formatting": 0, "options": 0,
     "io": 1, "metrics": 2, "analyses": 3, "results": 4, "report": 5, "formats": 6,
+    "templates": 6,  # the renderers' jinja templates (top-level templates/, auditor/templates once installed)
     "pipeline": 7, "claims": 8, "terminal": 8, "cli": 9,
 }
 
