@@ -29,6 +29,10 @@ DEFAULT_COLUMNS = (
     "kappa", "mcc", "informedness", "markedness", "nit",
 )
 
+#: The analyses behind ``auditor score``'s table: the bootstrap intervals it prints (the
+#: inputs' own analyses — annotators, score files, slices — run whenever they are given).
+TABLE_ANALYSES = ("statistics",)
+
 #: The defaults of every audit option: the command line shows and uses these.
 DEFAULTS = AuditOptions()
 
@@ -100,7 +104,9 @@ def parse_options(labels: str | None, bootstrap: int, seed: int, training_preval
 
 
 def run_audit(gold: str | None, systems: tuple[str, ...], quiet: bool, confusion: tuple[str, ...] = (),
-              annotators: tuple[str, ...] = (), **arguments: Any) -> Audit:
+              annotators: tuple[str, ...] = (), analyses: tuple[str, ...] | None = None, **arguments: Any) -> Audit:
+    """The audit the command line asks for; ``analyses`` as for :func:`auditor.pipeline.audit`
+    (default: all)."""
     progress = Progress(enabled=None if not quiet else False)
     slices = arguments.pop("slices", None)
     if confusion:
@@ -115,14 +121,15 @@ def run_audit(gold: str | None, systems: tuple[str, ...], quiet: bool, confusion
         options = parse_options(**arguments)
         from auditor.pipeline import audit_confusion
 
-        result = audit_confusion(name_systems(confusion), options=options, progress=progress)
+        result = audit_confusion(name_systems(confusion), options=options, progress=progress, analyses=analyses)
     else:
         if gold is None or not systems:
             raise UsageError("missing " + ("GOLD and SYSTEMS" if gold is None else "SYSTEMS")
                              + ": give a gold file and at least one system file, or --confusion NAME=FILE")
         options = parse_options(**arguments)
         result = audit(gold, name_systems(systems), options=options, progress=progress,
-                       annotators=name_systems(annotators) if annotators else None, slices=slices)
+                       annotators=name_systems(annotators) if annotators else None, slices=slices,
+                       analyses=analyses)
     for warning in result.warnings:  # label checks (auditor.analyses.label_checks); shown even with --quiet
         click.echo(f"auditor: warning: {warning}", err=True)
     return result
@@ -238,7 +245,9 @@ def score(as_json: bool, columns: tuple[str, ...], **arguments: Any) -> None:
     for module in arguments["plugins"]:  # before --metric is resolved: a plugin may register it
         load_plugin(module)
     chosen = [resolve_metric(name) for name in columns] or list(DEFAULT_COLUMNS)
-    result = run_audit(**arguments)
+    # The table shows metric values and their bootstrap intervals only: the other analyses
+    # (baselines, properties, rankings, recommendation, verdict) run for --json and the report.
+    result = run_audit(**arguments, analyses=None if as_json else TABLE_ANALYSES)
     if as_json:
         from auditor.formats.json import render_json
 

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Collection, Mapping, Sequence
 
 import numpy as np
 
 from auditor.analyses import label_checks
 from auditor.analyses.baselines import chance_baselines
 from auditor.io.counts import Counts
-from auditor.errors import InputError
+from auditor.errors import InputError, UsageError
 from auditor.io.load import label_column
 from auditor.metrics.catalogue import describe, informedness_at, per_class_table, prevalence_vector
 from auditor.options import CHANCE_DRAWS, AuditOptions, check_names, check_options, check_prevalence_labels
@@ -27,7 +27,7 @@ from auditor.analyses.properties import property_analysis
 from auditor.progress import SILENT, Progress
 from auditor.metrics.registry import REGISTRY, load_plugin
 from auditor.io.validate import LabelTable, align
-from auditor.results import Audit, SystemResult
+from auditor.results import ANALYSES, Audit, SystemResult
 
 if TYPE_CHECKING:
     from auditor.analyses.recommend import Recommendation
@@ -65,6 +65,7 @@ def audit(
     progress: Progress = SILENT,
     annotators: Mapping[str, Any] | None = None,
     slices: Any = None,
+    analyses: Collection[str] | None = None,
     **option_overrides: Any,
 ) -> Audit:
     """Audit the evaluation of ``systems`` against ``gold``.
@@ -79,6 +80,9 @@ def audit(
         items (aligned like systems); adds ``gold_reliability`` (:mod:`auditor.analyses.agreement`).
     slices : path of a slices file (``id<TAB>group``), or groups as a list (by position) or
         dict / Series (by id): adds the ``slices`` section (:mod:`auditor.analyses.slices`).
+    analyses : the analyses to run (names of :data:`~auditor.results.ANALYSES`; default: all),
+        with the earlier ones they read (:data:`READS`); the others stay ``None``. Inputs
+        given (annotators, score files, slices) are always analysed.
 
     Examples
     --------
@@ -114,7 +118,8 @@ def audit(
                         options.labels)
         reliability = gold_reliability(np.stack(list(aligned.system_codes.values())), aligned.labels,
                                        tuple(aligned.system_codes))
-    result = audit_counts(counts, table.sources, options, progress, warnings)
+    result = audit_counts(counts, table.sources, options, progress, warnings,
+                          analyses if groups is None or analyses is None else (*analyses, "slices"))
     if reliability is not None:
         result = replace(result, gold_reliability=reliability)
     if scored:
@@ -140,6 +145,7 @@ def audit_confusion(
     labels: Sequence[str] | None = None,
     options: AuditOptions | None = None,
     progress: Progress = SILENT,
+    analyses: Collection[str] | None = None,
     **option_overrides: Any,
 ) -> Audit:
     """Audit systems known only by their confusion matrices (rows = gold, columns = predicted).
@@ -150,6 +156,7 @@ def audit_confusion(
     labels : label order of array matrices (required for arrays); for files, the same set in
         the order wanted.
     options : :class:`AuditOptions`; keyword arguments override single fields.
+    analyses : the analyses to run, as for :func:`audit`.
 
     Examples
     --------
@@ -162,13 +169,15 @@ def audit_confusion(
 
     counts, sources = confusion_counts(matrices, options.labels)
     warnings = label_checks.check(counts, sources, options.labels)
-    return audit_counts(counts, sources, options, progress, warnings)
+    return audit_counts(counts, sources, options, progress, warnings, analyses)
 
 
 def audit_counts(counts: Counts, sources: dict[str, dict[str, Any]], options: AuditOptions,
-                 progress: Progress = SILENT, warnings: Sequence[str] = ()) -> Audit:
+                 progress: Progress = SILENT, warnings: Sequence[str] = (),
+                 analyses: Collection[str] | None = None) -> Audit:
     """The part of :func:`audit` after counting (also used for a bare confusion matrix);
-    ``warnings`` are the label checks' (:mod:`auditor.analyses.label_checks`)."""
+    ``warnings`` are the label checks' (:mod:`auditor.analyses.label_checks`), ``analyses``
+    as for :func:`audit`."""
     check_names(counts.labels, counts.systems)
     check_prevalence_labels(options, counts.labels)
     metrics = list(REGISTRY.scalar())
@@ -185,23 +194,48 @@ def audit_counts(counts: Counts, sources: dict[str, dict[str, Any]], options: Au
         labels=counts.labels, n_items=counts.n_items, counts=counts, metrics=tuple(metrics),
         systems=results, sources=sources, options=options, profile=profile(counts), warnings=tuple(warnings),
     )
-    return run_analyses(result, progress)
+    return run_analyses(result, progress, ANALYSES if analyses is None else analyses)
 
 
-def run_analyses(result: Audit, progress: Progress = SILENT) -> Audit:
-    """Run every analysis stage in order; returns ``result`` with each analysis's field set.
+#: The earlier analyses each analysis reads (the slices' leaders use the verdict's key metrics).
+READS = {
+    "rankings": ("statistics",), "recommendation": ("baselines",), "verdict": ("statistics", "recommendation"),
+    "slices": ("verdict",),
+}
 
-    Each stage is a function of its inputs (counts, metric values, options) and of earlier
-    stages' results.
+
+def needed(analyses: Collection[str]) -> set[str]:
+    """``analyses`` and every analysis they read, transitively (:data:`READS`)."""
+    unknown = set(analyses) - set(ANALYSES)
+    if unknown:
+        raise UsageError(f"analyses: unknown {', '.join(sorted(unknown))}; expected some of {', '.join(ANALYSES)}")
+    wanted, todo = set(), list(analyses)
+    while todo:
+        name = todo.pop()
+        if name not in wanted:
+            wanted.add(name)
+            todo.extend(READS.get(name, ()))
+    return wanted
+
+
+def run_analyses(result: Audit, progress: Progress = SILENT, analyses: Collection[str] = ANALYSES) -> Audit:
+    """Run the analysis stages in order — those in ``analyses`` and the ones they read; returns
+    ``result`` with their fields set. Each stage is a function of its inputs (counts, metric
+    values, options) and of earlier stages' results, and draws from its own seeded stream, so
+    skipping one changes no other's numbers.
     """
     options = result.options
-    # Chance baselines always run: a few k x k hypergeometric draws per system, cheap at any N.
-    baselines = chance_baselines(
-        result.counts, result.metrics, draws=CHANCE_DRAWS, seed=options.seed, alpha=options.alpha, progress=progress,
-    )
+    wanted = needed(analyses)
+    # Chance baselines: a few k x k hypergeometric draws per system, cheap at any N.
+    baselines = None
+    if "baselines" in wanted:
+        baselines = chance_baselines(
+            result.counts, result.metrics, draws=CHANCE_DRAWS, seed=options.seed, alpha=options.alpha,
+            progress=progress,
+        )
     # Paired bootstrap intervals, rank distributions, pairwise tests and best sets (--bootstrap 0: off).
     statistics = None
-    if options.bootstrap > 0:
+    if "statistics" in wanted and options.bootstrap > 0:
         from auditor.analyses.significance import statistics as run_statistics
 
         statistics = run_statistics(
@@ -210,26 +244,30 @@ def run_analyses(result: Audit, progress: Progress = SILENT) -> Audit:
         )
     result = replace(result, baselines=baselines, statistics=statistics)
     # Metric properties (PI, PII, PIV, PV) probed on random, adversarial and the systems' own matrices.
-    result = replace(result, properties=property_analysis(result.metrics, result.counts.confusion,
-                                                          result.counts.systems, seed=options.seed))
+    if "properties" in wanted:
+        result = replace(result, properties=property_analysis(result.metrics, result.counts.confusion,
+                                                              result.counts.systems, seed=options.seed))
     # Rank disagreement (uses the statistics' tests and P(win) when they ran), then the rankings
     # under the deployment prevalence (--deployment-prevalence, unless unset or "unknown").
     from auditor.analyses import rankings
 
     values = {name: {metric_id: value.value for metric_id, value in system.metrics.items()}
               for name, system in result.systems.items()}
-    result = replace(
-        result,
-        rankings=rankings.rank_analysis(values, rankings.DEFAULT_METRICS, statistics),
-        deployment=rankings.deployment_analysis(result.counts.confusion, result.labels, result.counts.systems,
-                                                options.deployment_prevalence, result.counts.labels_given),
-    )
+    if "rankings" in wanted:
+        result = replace(result, rankings=rankings.rank_analysis(values, rankings.DEFAULT_METRICS, statistics))
+    if "deployment" in wanted:
+        result = replace(result, deployment=rankings.deployment_analysis(
+            result.counts.confusion, result.labels, result.counts.systems, options.deployment_prevalence,
+            result.counts.labels_given))
     # The recommendation last: it reads the profile, the baselines and the user's intent.
     from auditor.analyses.recommend import recommendation_analysis
 
-    result = replace(result, recommendation=recommendation_analysis(
-        result.profile, values, result.baselines, alpha=options.alpha,
-        deployment_prevalence=options.deployment_prevalence, rare_classes_matter=options.rare_classes_matter))
+    if "recommendation" in wanted:
+        result = replace(result, recommendation=recommendation_analysis(
+            result.profile, values, result.baselines, alpha=options.alpha,
+            deployment_prevalence=options.deployment_prevalence, rare_classes_matter=options.rare_classes_matter))
+    if "verdict" not in wanted:
+        return result
     # The verdict: leaders (best sets) per key metric, order, ties.
     from auditor.analyses import verdict
 

@@ -1,0 +1,44 @@
+"""Which analyses run (issue 10: compute what the output shows): ``auditor score``'s table needs
+the metric values and the bootstrap intervals only; skipping the other analyses changes none of
+its numbers, because every analysis draws from its own seeded stream."""
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from rich.console import Console
+
+import auditor
+from auditor.cli import DEFAULT_COLUMNS, TABLE_ANALYSES
+from auditor.errors import UsageError
+from auditor.pipeline import needed
+from auditor.terminal import print_score_table
+
+
+def _table_text(result) -> str:
+    buffer = io.StringIO()
+    print_score_table(result, DEFAULT_COLUMNS, Console(file=buffer, width=250, soft_wrap=True))
+    return buffer.getvalue()
+
+
+def test_the_score_table_is_the_same_with_only_its_analyses(examples_dir):
+    root = examples_dir / "germeval2018"
+    systems = {path.stem: str(path) for path in sorted((root / "systems").glob("*.tsv"))}
+    full = auditor.audit(str(root / "gold.tsv"), systems, bootstrap=50)
+    table = auditor.audit(str(root / "gold.tsv"), systems, bootstrap=50, analyses=TABLE_ANALYSES)
+    assert table.statistics is not None
+    for name in ("baselines", "properties", "rankings", "deployment", "recommendation", "verdict"):
+        assert getattr(table, name) is None, name
+    for metric_id, intervals in full.statistics.bootstrap.intervals.items():
+        np.testing.assert_array_equal(table.statistics.bootstrap.intervals[metric_id], intervals)
+    assert _table_text(table) == _table_text(full)
+    assert "baselines" not in table.to_json() and "statistics" in table.to_json()
+
+
+def test_an_analysis_brings_the_ones_it_reads():
+    assert needed(("statistics",)) == {"statistics"}
+    assert needed(("verdict",)) == {"verdict", "statistics", "recommendation", "baselines"}
+    assert needed(("slices",)) == {"slices", "verdict", "statistics", "recommendation", "baselines"}
+    with pytest.raises(UsageError, match="unknown nonsense"):
+        needed(("nonsense",))
