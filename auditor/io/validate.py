@@ -349,8 +349,9 @@ def align(
     aligned: dict[str, np.ndarray] = {}
     for row, (name, column) in enumerate(pairs):
         where = positions[name]
+        # mode="clip": dictionary codes are in range; "raise" (the default) buffers ``out``, ~5x slower
         np.take(lookup(column), column.codes if where is None else column.codes[where],
-                out=matrix[row])
+                out=matrix[row], mode="clip")
         aligned[name] = matrix[row]
 
     sources = {"gold": _source(gold)}
