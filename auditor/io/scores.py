@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -171,8 +172,7 @@ def _read_delimited(source: str, delimiter: str, fields: list[str], header_line:
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
-
-    raw = open(source, "rb").read()
+    raw, digest = _read_bytes(source)
     decode_utf8(raw, source)  # a clear message for bytes that are not UTF-8
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
@@ -206,11 +206,11 @@ def _read_delimited(source: str, delimiter: str, fields: list[str], header_line:
     ids = None if id_column is None else as_id_array(table.column(names_arrow[id_column]), source)
     _check_values(matrix, numbers, source, labels)
     if label_column is not None:
-        predicted = build_column(source, table.column(names_arrow[label_column]), ids, numbers, _sha256(source),
+        predicted = build_column(source, table.column(names_arrow[label_column]), ids, numbers, digest,
                             "tsv" if delimiter == "\t" else "csv", {})
     else:
         predicted = None
-    return _predictions(source, matrix, labels, ids, numbers, predicted, names)
+    return _predictions(source, matrix, labels, ids, numbers, predicted, names, digest)
 
 
 def _first_bad_line(raw: bytes, begin: int, header_line: int, delimiter: str, fields: list[str],
@@ -243,8 +243,7 @@ def _check_values(matrix: np.ndarray, numbers: np.ndarray, source: str, labels: 
 
 
 def _read_json(source: str, names: set[str]) -> tuple[LabelColumn, ScoreColumn]:
-
-    raw = open(source, "rb").read()
+    raw, digest = _read_bytes(source)
     records, keep, _ = json_lines(decode_utf8(raw, source), source, '{"id": "a1", "scores": {"pos": 0.8, "neg": 0.2}}')
     numbers = np.asarray(keep, dtype=np.int64) + 1
 
@@ -278,12 +277,12 @@ def _read_json(source: str, names: set[str]) -> tuple[LabelColumn, ScoreColumn]:
     predicted = None
     if label_key is not None:
         predicted = build_column(source, as_id_array(np.asarray([r[label_key] for r in records] + [None], dtype=object)[:-1],
-                                              source), ids, numbers, _sha256(source), "jsonl", {})
-    return _predictions(source, matrix, labels, ids, numbers, predicted, names)
+                                              source), ids, numbers, digest, "jsonl", {})
+    return _predictions(source, matrix, labels, ids, numbers, predicted, names, digest)
 
 
 def _predictions(source: str, matrix: np.ndarray, labels: tuple[str, ...], ids: Any, numbers: np.ndarray,
-                 predicted: LabelColumn | None, names: set[str]) -> tuple[LabelColumn, ScoreColumn]:
+                 predicted: LabelColumn | None, names: set[str], digest: str) -> tuple[LabelColumn, ScoreColumn]:
     """The predicted labels: the label column, else the argmax (:func:`top_label`)."""
     scored = ScoreColumn(source, labels, matrix, ids, numbers, predicted is not None)
     if predicted is not None:
@@ -291,13 +290,15 @@ def _predictions(source: str, matrix: np.ndarray, labels: tuple[str, ...], ids: 
     in_order = sorted(labels)
     rank = np.array([in_order.index(label) for label in labels], dtype=np.int32)
     codes, used = merge_codes(rank[top_label(matrix, labels)], in_order)
-    return LabelColumn(source, codes, used, ids, numbers, _sha256(source), "tsv", {}), scored
+    return LabelColumn(source, codes, used, ids, numbers, digest, "tsv", {}), scored
 
 
-def _sha256(source: str) -> str:
+def _read_bytes(source: str) -> tuple[bytes, str]:
+    """The file's bytes, read once, and their SHA-256 (the signature's file hash)."""
     import hashlib
 
-    return hashlib.sha256(open(source, "rb").read()).hexdigest()
+    raw = Path(source).read_bytes()
+    return raw, hashlib.sha256(raw).hexdigest()
 
 
 def top_label(scores: np.ndarray, labels: Sequence[str]) -> np.ndarray:
