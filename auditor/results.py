@@ -74,6 +74,13 @@ class Audit:
     scores: ScoreAnalysis | None = None
     slices: SliceAnalysis | None = None
 
+    def interval(self, system: str, metric_id: str) -> tuple[float, float] | None:
+        """The bootstrap percentile interval of ``metric_id`` for ``system``; None without one
+        (no resamples, or no defined resample)."""
+        if self.statistics is None or metric_id not in self.statistics.bootstrap.intervals:
+            return None
+        return self.statistics.bootstrap.interval(metric_id, system)
+
     @property
     def signature(self) -> str:
         """``auditor:<version>|gold:<sha256[:12]>|systems:<n>|labels:<k>|boot:B|seed:S|ci:percentile``."""

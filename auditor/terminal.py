@@ -62,8 +62,7 @@ def print_score_table(result: Audit, columns: Sequence[str], console: Console | 
                 notes.setdefault(f"undefined: {value.undefined}", []).append(f"{name}/{metric_id}")
             else:
                 text = format_value(value.value, "score") + (CONVENTION_MARK if value.convention else "")
-                ci = (statistics.bootstrap.interval(metric_id, name)
-                      if statistics is not None and metric_id in statistics.bootstrap.intervals else None)
+                ci = result.interval(name, metric_id)
                 if ci is not None:
                     text += f" [{format_value(ci[0], 'score')}, {format_value(ci[1], 'score')}]"
                 cells.append(Text(text))

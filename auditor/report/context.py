@@ -118,11 +118,8 @@ class Context:
         return Cell(entry.value, "score", mark, low=low, high=high)
 
     def interval(self, system: str, metric_id: str) -> tuple[float, float] | None:
-        """The bootstrap percentile interval, None without one (no resamples, or none defined)."""
-        statistics = self.audit.statistics
-        if statistics is None or metric_id not in statistics.bootstrap.intervals:
-            return None
-        return statistics.bootstrap.interval(metric_id, system)
+        """The bootstrap percentile interval (:meth:`~auditor.results.Audit.interval`)."""
+        return self.audit.interval(system, metric_id)
 
     def key_metrics(self) -> list[str]:
         present = self.metric_ids()
