@@ -3,7 +3,7 @@
 One module per format: :mod:`~auditor.formats.html`, :mod:`~auditor.formats.pdf`,
 :mod:`~auditor.formats.latex`, :mod:`~auditor.formats.markdown`, :mod:`~auditor.formats.json`.
 Every renderer but JSON reads only the report model (:func:`auditor.report.build.build`); the
-JSON renderer writes ``audit.to_json()``, the document the model was built from.
+JSON renderer writes ``audit.to_json()``; both come from the same typed audit.
 """
 from __future__ import annotations
 
