@@ -15,7 +15,7 @@ from typing import Any, Callable
 import click
 
 from auditor.version import __version__
-from auditor.pipeline import Audit, audit
+from auditor.pipeline import INTERVALS, Audit, audit
 from auditor.errors import AuditorError, UsageError
 from auditor.io.load import parse_system_argument, semeval_names
 from auditor.options import CORRECTIONS, DEPLOYMENT_WORDS, AuditOptions, parse_prevalence
@@ -29,9 +29,10 @@ DEFAULT_COLUMNS = (
     "kappa", "mcc", "informedness", "markedness", "nit",
 )
 
-#: The analyses behind ``auditor score``'s table: the bootstrap intervals it prints (the
-#: inputs' own analyses — annotators, score files, slices — run whenever they are given).
-TABLE_ANALYSES = ("statistics",)
+#: The analyses behind ``auditor score``'s table: the bootstrap intervals it prints, without
+#: the pairwise tests (the inputs' own analyses — annotators, score files, slices — run
+#: whenever they are given).
+TABLE_ANALYSES = (INTERVALS,)
 
 #: The defaults of every audit option: the command line shows and uses these.
 DEFAULTS = AuditOptions()

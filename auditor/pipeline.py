@@ -80,7 +80,8 @@ def audit(
         items (aligned like systems); adds ``gold_reliability`` (:mod:`auditor.analyses.agreement`).
     slices : path of a slices file (``id<TAB>group``), or groups as a list (by position) or
         dict / Series (by id): adds the ``slices`` section (:mod:`auditor.analyses.slices`).
-    analyses : the analyses to run (names of :data:`~auditor.results.ANALYSES`; default: all),
+    analyses : the analyses to run (names of :data:`~auditor.results.ANALYSES`, or
+        :data:`INTERVALS` for the statistics without their pairwise tests; default: all),
         with the earlier ones they read (:data:`READS`); the others stay ``None``. Inputs
         given (annotators, score files, slices) are always analysed.
 
@@ -204,11 +205,17 @@ READS = {
 }
 
 
+#: The part of ``statistics`` that ``auditor score``'s table shows: the bootstrap intervals and
+#: rank distributions, without the pairwise tests and best sets (the costlier half at many systems).
+INTERVALS = "intervals"
+
+
 def needed(analyses: Collection[str]) -> set[str]:
     """``analyses`` and every analysis they read, transitively (:data:`READS`)."""
-    unknown = set(analyses) - set(ANALYSES)
+    unknown = set(analyses) - {*ANALYSES, INTERVALS}
     if unknown:
-        raise UsageError(f"analyses: unknown {', '.join(sorted(unknown))}; expected some of {', '.join(ANALYSES)}")
+        raise UsageError(f"analyses: unknown {', '.join(sorted(unknown))}; "
+                         f"expected some of {', '.join((*ANALYSES, INTERVALS))}")
     wanted, todo = set(), list(analyses)
     while todo:
         name = todo.pop()
@@ -233,14 +240,16 @@ def run_analyses(result: Audit, progress: Progress = SILENT, analyses: Collectio
             result.counts, result.metrics, draws=CHANCE_DRAWS, seed=options.seed, alpha=options.alpha,
             progress=progress,
         )
-    # Paired bootstrap intervals, rank distributions, pairwise tests and best sets (--bootstrap 0: off).
+    # Paired bootstrap intervals, rank distributions, pairwise tests and best sets (--bootstrap 0: off;
+    # INTERVALS alone: the bootstrap only, whose draws do not depend on whether the tests follow).
     statistics = None
-    if "statistics" in wanted and options.bootstrap > 0:
+    if ("statistics" in wanted or INTERVALS in wanted) and options.bootstrap > 0:
         from auditor.analyses.significance import statistics as run_statistics
 
         statistics = run_statistics(
             result.counts, result.metrics, B=options.bootstrap, seed=options.seed, alpha=options.alpha,
             correction=options.correction, progress=progress, all_labels_active=result.counts.labels_given,
+            tests="statistics" in wanted,
         )
     result = replace(result, baselines=baselines, statistics=statistics)
     # Metric properties (PI, PII, PIV, PV) probed on random, adversarial and the systems' own matrices.

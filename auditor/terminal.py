@@ -42,7 +42,7 @@ def print_score_table(result: Audit, columns: Sequence[str], console: Console | 
         interval = (f"[lo, hi] = {100 * (1 - statistics.alpha):g}% percentile bootstrap interval "
                     f"({statistics.bootstrap.B:,} resamples"
                     + ("; each confusion matrix resampled on its own, no paired tests" if
-                       statistics.pairwise_unavailable else "") + ")")
+                       not result.counts.paired else "") + ")")
     else:
         interval = "no intervals (--bootstrap 0)"
     title = (f"{plural(len(result.systems), 'system')}, {plural(result.n_items, 'item')}, "

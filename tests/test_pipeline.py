@@ -12,7 +12,8 @@ from rich.console import Console
 import auditor
 from auditor.cli import DEFAULT_COLUMNS, TABLE_ANALYSES
 from auditor.errors import UsageError
-from auditor.pipeline import needed
+from auditor.analyses.significance import NOT_REQUESTED_REASON
+from auditor.pipeline import INTERVALS, needed
 from auditor.terminal import print_score_table
 
 
@@ -33,7 +34,22 @@ def test_the_score_table_is_the_same_with_only_its_analyses(examples_dir):
     for metric_id, intervals in full.statistics.bootstrap.intervals.items():
         np.testing.assert_array_equal(table.statistics.bootstrap.intervals[metric_id], intervals)
     assert _table_text(table) == _table_text(full)
-    assert "baselines" not in table.to_json() and "statistics" in table.to_json()
+    document = table.to_json()
+    assert "baselines" not in document and "statistics" in document
+    # the table shows no test, so none ran; the JSON says so instead of an empty family
+    assert full.statistics.tests and table.statistics.tests == () and table.statistics.best_set == {}
+    assert document["statistics"]["pairwise_tests_unavailable"] == NOT_REQUESTED_REASON
+    assert "best_set" not in document["statistics"]
+    for metric_id, ranks in full.statistics.bootstrap.rank_probabilities.items():
+        np.testing.assert_array_equal(table.statistics.bootstrap.rank_probabilities[metric_id], ranks)
+
+
+def test_the_intervals_alone_give_the_full_statistics_when_something_reads_them():
+    assert needed((INTERVALS,)) == {INTERVALS}
+    assert needed((INTERVALS, "verdict")) >= {"statistics"}
+    result = auditor.audit(["a", "b", "b", "a"] * 5, {"x": ["a", "b", "a", "a"] * 5, "y": ["b", "b", "b", "a"] * 5},
+                           bootstrap=20, analyses=(INTERVALS, "rankings"))
+    assert result.statistics.tests and result.statistics.pairwise_unavailable is None
 
 
 def test_an_analysis_brings_the_ones_it_reads():

@@ -75,6 +75,9 @@ _TOLERANCE = 1e-12
 UNPAIRED_REASON = ("only confusion matrices were given, so which items two systems both got right or "
                    "wrong is unknown; McNemar's test and approximate randomisation need the items paired across "
                    "systems, and the best sets (which rest on them) are not formed")
+#: Why no pairwise test ran when only the intervals were asked for (``tests=False``).
+NOT_REQUESTED_REASON = ("not run: only the bootstrap intervals and rank distributions were requested "
+                        "(the pairwise tests and best sets run in the full audit)")
 
 
 # ------------------------------------------------------------------ p-value adjustment
@@ -398,6 +401,7 @@ def statistics(
     rounds: int = AR_ROUNDS,
     progress: Progress = SILENT,
     all_labels_active: bool = False,
+    tests: bool = True,
 ) -> Statistics:
     """Bootstrap every metric, test pairs of systems, adjust, and find each best set.
 
@@ -410,11 +414,15 @@ def statistics(
         metric over its family.
     test_metrics : metric ids (or aliases) tested pairwise.
     rounds : approximate-randomisation rounds.
+    tests : False stops after the bootstrap (no pairwise tests, no best sets: what
+        ``auditor score``'s table shows); the bootstrap draws the same resamples either way.
     """
     boot = bootstrap(counts, metrics, B=B, seed=seed, alpha=alpha, progress=progress,
                      all_labels_active=all_labels_active)
     if not counts.paired:
         return Statistics(boot, (), {}, (), correction, alpha, 0, "none", pairwise_unavailable=UNPAIRED_REASON)
+    if not tests:
+        return Statistics(boot, (), {}, (), correction, alpha, 0, "none", pairwise_unavailable=NOT_REQUESTED_REASON)
     by_id = {metric.id: metric for metric in metrics}
     chosen = []
     for name in test_metrics:
