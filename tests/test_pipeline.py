@@ -13,7 +13,7 @@ import auditor
 from auditor.cli import DEFAULT_COLUMNS, TABLE_ANALYSES
 from auditor.errors import UsageError
 from auditor.analyses.significance import NOT_REQUESTED_REASON
-from auditor.pipeline import INTERVALS, needed
+from auditor.pipeline import INTERVALS, audit_confusion, needed
 from auditor.terminal import print_score_table
 
 
@@ -50,6 +50,16 @@ def test_the_intervals_alone_give_the_full_statistics_when_something_reads_them(
     result = auditor.audit(["a", "b", "b", "a"] * 5, {"x": ["a", "b", "a", "a"] * 5, "y": ["b", "b", "b", "a"] * 5},
                            bootstrap=20, analyses=(INTERVALS, "rankings"))
     assert result.statistics.tests and result.statistics.pairwise_unavailable is None
+
+
+def test_the_table_caption_says_independent_resampling_only_for_confusion_matrices():
+    # Items paired (the caption's "no paired tests" must not follow from the tests being skipped)
+    paired = auditor.audit(["a", "b", "b", "a"] * 5, {"x": ["a", "b", "a", "a"] * 5}, bootstrap=20,
+                           analyses=TABLE_ANALYSES)
+    assert "resampled on its own" not in _table_text(paired)
+    unpaired = audit_confusion({"x": np.array([[8, 2], [5, 5]])}, labels=["a", "b"], bootstrap=20,
+                               analyses=TABLE_ANALYSES)
+    assert "each confusion matrix resampled on its own, no paired tests" in _table_text(unpaired)
 
 
 def test_an_analysis_brings_the_ones_it_reads():
