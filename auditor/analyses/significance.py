@@ -39,7 +39,7 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from itertools import combinations
-from typing import Iterator, Mapping, Sequence
+from typing import Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 import scipy.sparse
@@ -83,20 +83,25 @@ NOT_REQUESTED_REASON = ("not run: only the bootstrap intervals and rank distribu
 # ------------------------------------------------------------------ p-value adjustment
 
 
-def holm(p: Sequence[float]) -> np.ndarray:
-    """Holm's step-down adjusted p-values: ``max_{j ≤ i} min(1, (m − j + 1) p_(j))``.
-
-    NaN entries are left out of the family and stay NaN.
-    """
+def _adjust_sorted(p: Sequence[float], step: Callable[[np.ndarray, int], np.ndarray]) -> np.ndarray:
+    """Apply ``step(sorted p, m)`` to the non-NaN entries of ``p`` in ascending order and put the
+    adjusted values back in place; NaN entries are left out of the family and stay NaN."""
     p = np.asarray(p, dtype=float)
     adjusted = np.full(p.shape, np.nan)
     valid = np.flatnonzero(~np.isnan(p))
     m = len(valid)
     if m:
         order = valid[np.argsort(p[valid], kind="stable")]
-        scaled = np.minimum(1.0, (m - np.arange(m)) * p[order])
-        adjusted[order] = np.maximum.accumulate(scaled)
+        adjusted[order] = step(p[order], m)
     return adjusted
+
+
+def holm(p: Sequence[float]) -> np.ndarray:
+    """Holm's step-down adjusted p-values: ``max_{j ≤ i} min(1, (m − j + 1) p_(j))``.
+
+    NaN entries are left out of the family and stay NaN.
+    """
+    return _adjust_sorted(p, lambda ordered, m: np.maximum.accumulate(np.minimum(1.0, (m - np.arange(m)) * ordered)))
 
 
 def benjamini_hochberg(p: Sequence[float]) -> np.ndarray:
@@ -104,15 +109,8 @@ def benjamini_hochberg(p: Sequence[float]) -> np.ndarray:
 
     NaN entries are left out of the family and stay NaN.
     """
-    p = np.asarray(p, dtype=float)
-    adjusted = np.full(p.shape, np.nan)
-    valid = np.flatnonzero(~np.isnan(p))
-    m = len(valid)
-    if m:
-        order = valid[np.argsort(p[valid], kind="stable")]
-        scaled = np.minimum(1.0, m * p[order] / np.arange(1, m + 1))
-        adjusted[order] = np.minimum.accumulate(scaled[::-1])[::-1]
-    return adjusted
+    return _adjust_sorted(
+        p, lambda ordered, m: np.minimum.accumulate(np.minimum(1.0, m * ordered / np.arange(1, m + 1))[::-1])[::-1])
 
 
 def adjust(p: Sequence[float], correction: str) -> np.ndarray:
