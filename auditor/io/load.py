@@ -795,6 +795,19 @@ def _columns(header: list[str] | None, width: int, source: str, column: str | No
     )
 
 
+def nonempty_line_numbers(data: bytes, begin: int, first_line: int) -> tuple[np.ndarray, int]:
+    """Line number of every non-empty line of ``data[begin:]`` (the first line is ``first_line``;
+    lines end at ``\\n``), and how many lines are empty: the lines pyarrow reads as rows."""
+    buffer = np.frombuffer(data, dtype=np.uint8, offset=begin)
+    breaks = np.flatnonzero(buffer == 10)
+    starts = np.concatenate([[0], breaks + 1])
+    ends = np.concatenate([breaks, [buffer.size]])
+    if starts[-1] == buffer.size:
+        starts, ends = starts[:-1], ends[:-1]
+    items = np.flatnonzero(ends > starts)
+    return items.astype(np.int64) + first_line, int(starts.size - items.size)
+
+
 def _read_arrow(data: bytes, begin: int, first_line: int, delimiter: str,
                 header: list[str] | None, source: str, column: str | None):
     """Body (``data[begin:]``) of an unquoted CSV/TSV through pyarrow.csv, without copying.
@@ -831,15 +844,7 @@ def _read_arrow(data: bytes, begin: int, first_line: int, delimiter: str,
     n_rows = table.num_rows
     n_lines = data.count(b"\n", begin) + (0 if data.endswith(b"\n") else 1)
     if n_lines != n_rows:  # empty lines, which pyarrow skipped: find their numbers
-        buffer = np.frombuffer(data, dtype=np.uint8, offset=begin)
-        breaks = np.flatnonzero(buffer == 10)
-        starts = np.concatenate([[0], breaks + 1])
-        ends = np.concatenate([breaks, [buffer.size]])
-        if starts[-1] == buffer.size:
-            starts, ends = starts[:-1], ends[:-1]
-        items = np.flatnonzero(ends > starts)
-        blank = int(starts.size - items.size)
-        numbers = items.astype(np.int64) + first_line
+        numbers, blank = nonempty_line_numbers(data, begin, first_line)
     else:
         blank = 0
         numbers = np.arange(first_line, first_line + n_rows, dtype=np.int64)

@@ -28,7 +28,7 @@ import numpy as np
 from auditor.errors import InputError
 from auditor.io.load import (
     LabelColumn, as_id_array, build_column, decode_utf8, is_comment, is_id_name, is_label_name, json_lines,
-    merge_codes, split_fields,
+    merge_codes, nonempty_line_numbers, split_fields,
 )
 
 __all__ = ["ScoreColumn", "AlignedScores", "read_scored", "check_columns", "align_scores", "top_label"]
@@ -155,13 +155,7 @@ def _first_row_has_numbers(text: str, delimiter: str, score_columns: list[int]) 
 
 def _line_numbers(data: bytes, begin: int, first_line: int, n_rows: int, source: str) -> np.ndarray:
     """Line of every non-empty line from ``begin`` (as the loader counts them)."""
-    buffer = np.frombuffer(data, dtype=np.uint8, offset=begin)
-    breaks = np.flatnonzero(buffer == 10)
-    starts = np.concatenate([[0], breaks + 1])
-    ends = np.concatenate([breaks, [buffer.size]])
-    if starts[-1] == buffer.size:
-        starts, ends = starts[:-1], ends[:-1]
-    numbers = np.flatnonzero(ends > starts).astype(np.int64) + first_line
+    numbers, _ = nonempty_line_numbers(data, begin, first_line)
     if numbers.size != n_rows:
         raise InputError(f"{source}: {n_rows} rows read but {numbers.size} non-empty lines; expected one item per line")
     return numbers
