@@ -22,6 +22,7 @@ from auditor.options import CORRECTIONS, DEPLOYMENT_WORDS, AuditOptions, parse_p
 from auditor.formats.output import check_writable
 from auditor.progress import Progress
 from auditor.metrics.registry import REGISTRY, load_plugin, normalise_name
+from auditor.tasks import CLASSIFICATION, TASKS, task_module, task_names
 
 #: Columns of the terminal table when no --metric is given.
 DEFAULT_COLUMNS = (
@@ -38,11 +39,29 @@ TABLE_ANALYSES = (INTERVALS,)
 DEFAULTS = AuditOptions()
 
 
+def task_options() -> list[Callable[..., Any]]:
+    """Every task kind's own options (:mod:`auditor.tasks`), in registry order."""
+    return [option for name in TASKS for option in task_module(name).OPTIONS]
+
+
+def task_option_names() -> dict[str, set[str]]:
+    """Task -> the parameter names of its own options."""
+    names: dict[str, set[str]] = {}
+    for name in TASKS:
+        names[name] = set()
+        for option in task_module(name).OPTIONS:
+            names[name].update(parameter.name for parameter in option(lambda: None).__click_params__)
+    return names
+
+
 def audit_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """Options shared by every command that runs an audit."""
     decorators = [
         click.argument("gold", type=str, required=False),
         click.argument("systems", nargs=-1, type=str),
+        click.option("--task", type=click.Choice(task_names()), default=CLASSIFICATION, show_default=True,
+                     help="What the systems output: one label per item (classification)"
+                          + "".join(f", {name}" for name in TASKS) + "."),
         click.option("--confusion", "confusion", multiple=True, metavar="NAME=FILE",
                      help="A system's confusion matrix instead of GOLD and SYSTEMS (repeatable): CSV/TSV of counts, "
                           "a corner cell then the predicted labels on the first row, then one row per gold label "
@@ -69,6 +88,7 @@ def audit_options(command: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--slices", help="File of one group per gold item (`id<TAB>group`, or one group per line): every "
                                       "metric per slice, its leaders, and where the winner changes."),
         click.option("--quiet", is_flag=True, help="No progress bars (errors, warnings and the 'wrote' line stay)."),
+        *task_options(),
     ]
     for decorator in reversed(decorators):
         command = decorator(command)
@@ -109,6 +129,10 @@ def run_audit(gold: str | None, systems: tuple[str, ...], quiet: bool, confusion
     """The audit the command line asks for; ``analyses`` as for :func:`auditor.pipeline.audit`
     (default: all)."""
     progress = Progress(enabled=None if not quiet else False)
+    task = arguments.pop("task", CLASSIFICATION)
+    own = split_task_arguments(task, arguments)
+    if task != CLASSIFICATION:
+        return run_task(task, gold, systems, progress, confusion, annotators, analyses, own, arguments)
     slices = arguments.pop("slices", None)
     if confusion:
         if gold is not None:
@@ -134,6 +158,34 @@ def run_audit(gold: str | None, systems: tuple[str, ...], quiet: bool, confusion
     for warning in result.warnings:  # label checks (auditor.analyses.label_checks); shown even with --quiet
         click.echo(f"auditor: warning: {warning}", err=True)
     return result
+
+
+def split_task_arguments(task: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """Pop every task's own options from ``arguments``; return ``task``'s. Another task's option
+    given a value is refused (it would be silently ignored)."""
+    own: dict[str, Any] = {}
+    for name, parameters in task_option_names().items():
+        for parameter in parameters:
+            value = arguments.pop(parameter, None)
+            if name == task:
+                own[parameter] = value
+            elif value not in (None, False, ()):
+                raise UsageError(f"--{parameter.replace('_', '-')} belongs to --task {name}, not --task {task}")
+    return own
+
+
+def run_task(task: str, gold: str | None, systems: tuple[str, ...], progress: Progress, confusion: tuple[str, ...],
+             annotators: tuple[str, ...], analyses: tuple[str, ...] | None, own: dict[str, Any],
+             arguments: dict[str, Any]) -> Any:
+    """The audit of a task kind other than classification (:mod:`auditor.tasks`)."""
+    for option, given in (("--confusion", confusion), ("--annotators", annotators),
+                          ("--slices", arguments.pop("slices", None))):
+        if given:
+            raise UsageError(f"{option} is for classification; it cannot be used with --task {task}")
+    module = task_module(task)
+    options = parse_options(**arguments)
+    return module.audit(gold, name_systems(systems), options=options, progress=progress, analyses=analyses,
+                        **own)
 
 
 def error_line(message: str) -> str:
@@ -245,6 +297,15 @@ def score(as_json: bool, columns: tuple[str, ...], **arguments: Any) -> None:
     """Score SYSTEMS (PATH or NAME=PATH) against GOLD, or --confusion matrices: every metric of the catalogue."""
     for module in arguments["plugins"]:  # before --metric is resolved: a plugin may register it
         load_plugin(module)
+    if arguments["task"] != CLASSIFICATION:
+        result = run_audit(**arguments, analyses=None if as_json else TABLE_ANALYSES)
+        if as_json:
+            from auditor.formats.json import render_json
+
+            click.echo(render_json(result.to_json()), nl=False)
+        else:
+            click.echo("\n".join(result.terminal_lines(columns)))
+        return
     chosen = [resolve_metric(name) for name in columns] or list(DEFAULT_COLUMNS)
     # The table shows metric values and their bootstrap intervals only: the other analyses
     # (baselines, properties, rankings, recommendation, verdict) run for --json and the report.

@@ -115,6 +115,7 @@ class Audit:
         document: dict[str, Any] = {
             "schema": SCHEMA,
             "signature": self.signature,
+            "task": "classification",
             "labels": list(self.labels),
             "n_items": self.n_items,
             "orientation": "rows = gold class, columns = predicted class",

@@ -231,3 +231,12 @@ def auditor_audit(files):
     import auditor
 
     return auditor.audit(files[0], {"sys": files[1]}, bootstrap=0)
+
+
+def test_task_is_classification_by_default_and_listed_in_help():
+    from click.testing import CliRunner
+
+    from auditor.cli import cli
+
+    result = CliRunner().invoke(cli, ["score", "--help"])
+    assert result.exit_code == 0 and "--task" in result.output and "classification" in result.output

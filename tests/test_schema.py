@@ -110,3 +110,12 @@ def test_the_record_and_the_core_results_are_frozen():
             setattr(record, field, None)
     assert isinstance(result.warnings, tuple) and isinstance(result.statistics.tests, tuple)
     assert result.options.bootstrap == 20 and result.to_json()["options"]["bootstrap"] == 20
+
+
+def test_a_classification_audit_says_so_and_keeps_its_keys(validator, germeval):
+    """``task`` is "classification"; the classification keys stay required for it (the schema's
+    allOf), and are required when ``task`` is absent too (audits written before task kinds)."""
+    assert germeval["task"] == "classification"
+    for document in (copy.deepcopy(germeval), {k: v for k, v in germeval.items() if k != "task"}):
+        del document["labels"]
+        assert any("'labels' is a required property" in error for error in _errors(validator, document))

@@ -48,7 +48,9 @@ def render(audit: Any, outdir: str | os.PathLike, formats: str | Iterable[str] =
     files: dict[str, str | bytes] = {}
 
     def model(_: dict[str, Any]) -> None:
-        state["report"] = build(audit, figures=figures)
+        # another task kind (auditor.tasks) builds its own report model
+        build_model = getattr(audit, "report_model", None)
+        state["report"] = build_model(figures) if build_model else build(audit, figures=figures)
 
     stages.append(("report model and charts", model))
     if "json" in chosen:

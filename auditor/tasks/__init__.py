@@ -1,0 +1,37 @@
+"""Task kinds beyond classification: token tagging, translation, ... one subpackage each.
+
+Classification is the core pipeline (:mod:`auditor.pipeline`). Another task kind reads its own
+files and counts its own units, then answers the same questions (metrics, intervals, rankings,
+recommendation). Each lives in one subpackage registered by one line in :data:`TASKS`; the
+command line (``--task NAME``) finds it there. A task module exposes
+
+- ``OPTIONS``: click option decorators it adds to ``score`` and ``report`` (its own names, so
+  that they never collide with another task's);
+- ``audit(gold, systems, *, options, progress, analyses, **task_options)``: the audit of
+  ``systems`` (``{name: path}``) against ``gold`` (a path), an object with ``to_json()``
+  (a top-level ``task`` key), ``report_model(figures)`` (an :class:`auditor.report.model.Report`
+  that every renderer reads) and ``terminal_lines(columns)`` (``auditor score``'s table);
+- ``METRIC_IDS``: the ids ``-m`` may name for this task.
+"""
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+#: Task name -> module implementing it (one line per task). ``classification`` is the core
+#: pipeline and has no entry.
+TASKS: dict[str, str] = {
+}
+
+#: The default task.
+CLASSIFICATION = "classification"
+
+
+def task_names() -> tuple[str, ...]:
+    """Every task ``--task`` accepts, the default first."""
+    return (CLASSIFICATION, *TASKS)
+
+
+def task_module(name: str) -> ModuleType:
+    """The module of task ``name`` (not classification)."""
+    return importlib.import_module(TASKS[name])
