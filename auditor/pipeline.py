@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Collection, Mapping, Sequence
 import numpy as np
 
 from auditor.analyses import label_checks
-from auditor.analyses.baselines import chance_baselines
+from auditor.analyses.baselines import chance_baselines, shuffle_draws
 from auditor.io.counts import Counts
 from auditor.errors import InputError, UsageError
 from auditor.io.load import label_column
@@ -237,8 +237,8 @@ def run_analyses(result: Audit, progress: Progress = SILENT, analyses: Collectio
     baselines = None
     if "baselines" in wanted:
         baselines = chance_baselines(
-            result.counts, result.metrics, draws=CHANCE_DRAWS, seed=options.seed, alpha=options.alpha,
-            progress=progress,
+            result.counts, result.metrics, draws=shuffle_draws(CHANCE_DRAWS, len(result.counts.systems), options.alpha),
+            seed=options.seed, alpha=options.alpha, progress=progress, correction=options.correction,
         )
     # Paired bootstrap intervals, rank distributions, pairwise tests and best sets (--bootstrap 0: off;
     # INTERVALS alone: the bootstrap only, whose draws do not depend on whether the tests follow).

@@ -211,11 +211,15 @@ def _baselines_json(audit: Audit, result: ChanceBaselines, document: dict[str, A
                      f"of the draws (a {100 * (1 - alpha):g}% Monte Carlo range at this test set's size)",
             "sampling": "counts: multinomial rows for random predictors, hypergeometric rows for shuffles",
             "p_value": "one-sided, (1 + #{shuffle >= observed}) / (R + 1)",
+            "p_shuffle_correction": (f"p_shuffle_adjusted: each metric's p_shuffle adjusted over the "
+                                     f"{len(result.chance)} systems with {result.correction}; draws = max(1000, "
+                                     "ceil(2S/alpha)) so that the smallest adjusted p, S/(R + 1), is at most alpha/2"),
         },
         "systems": {
             system: {
                 metric_id: {"margin": c.margin, "strongest_baseline": c.strongest_baseline,
-                            "p_shuffle": c.p_shuffle, "undefined": c.undefined}
+                            "p_shuffle": c.p_shuffle, "p_shuffle_adjusted": c.p_shuffle_adjusted,
+                            "undefined": c.undefined}
                 for metric_id, c in comparisons.items()
             }
             for system, comparisons in result.chance.items()

@@ -59,7 +59,7 @@ from __future__ import annotations
 import os
 import zlib
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -126,7 +126,9 @@ class ChanceComparison:
 
     ``margin`` = observed value − the strongest baseline's score (expected value where
     exact, else MC mean) over uniform, prevalence, majority and the system's own shuffle;
-    ``p_shuffle`` the one-sided permutation p-value against its shuffle. Both are None when
+    ``p_shuffle`` the one-sided permutation p-value against its shuffle;
+    ``p_shuffle_adjusted`` that p-value adjusted over the systems (one family per metric, the
+    audit's correction: "is system s above chance?" asked once per system). All are None when
     the system's value is undefined (``undefined`` says why).
     """
 
@@ -134,6 +136,7 @@ class ChanceComparison:
     strongest_baseline: str | None
     p_shuffle: float | None
     undefined: str | None = None
+    p_shuffle_adjusted: float | None = None
 
 
 @dataclass(frozen=True)
@@ -156,6 +159,8 @@ class ChanceBaselines:
     chance: Mapping[str, Mapping[str, ChanceComparison]]
     majority_label: str
     shuffle_scores: Mapping[str, Mapping[str, np.ndarray]] = field(default_factory=dict, repr=False)
+    #: Correction of ``p_shuffle_adjusted`` over the systems (``holm`` or ``bh``).
+    correction: str = "holm"
 
 
 # ------------------------------------------------------------------------------ sampling
@@ -328,6 +333,7 @@ def chance_baselines(
     alpha: float,
     progress: Progress = SILENT,
     threads: int = THREADS,
+    correction: str = "holm",
 ) -> ChanceBaselines:
     """Chance baselines of every scalar metric and each system's standing against them.
 
@@ -341,6 +347,8 @@ def chance_baselines(
         adding a system does not change the others' numbers.
     alpha : the Monte Carlo ranges (``mc_low``, ``mc_high``) cover 1 − alpha of the draws.
     threads : worker threads drawing the systems' shuffles (the draws do not depend on it).
+    correction : ``holm`` or ``bh``: each metric's shuffle p-values adjusted over the systems
+        (``p_shuffle_adjusted``); :func:`shuffle_draws` gives the draws that let it reach alpha.
 
     Examples
     --------
@@ -407,8 +415,36 @@ def chance_baselines(
     }
     return ChanceBaselines(
         labels=counts.labels, draws=draws, seed=seed, alpha=alpha, predictors=predictors, baselines=baselines,
-        shuffle=shuffle, chance=chance, majority_label=counts.labels[majority], shuffle_scores=shuffle_scores,
+        shuffle=shuffle, chance=adjust_shuffle_p(chance, correction), majority_label=counts.labels[majority],
+        shuffle_scores=shuffle_scores, correction=correction,
     )
+
+
+def shuffle_draws(draws: int, systems: int, alpha: float) -> int:
+    """Draws enough for the shuffle p-values, corrected over ``systems``, to reach ``alpha``.
+
+    The smallest permutation p is 1/(R + 1), so after Holm over S systems the smallest
+    adjusted p is S/(R + 1). Returns ``max(draws, ⌈2S/α⌉)`` (smallest adjusted p ≤ α/2), the
+    rule :func:`auditor.analyses.significance.randomisation_rounds` applies to the pairwise tests.
+    """
+    return max(int(draws), int(np.ceil(2 * systems / alpha)))
+
+
+def adjust_shuffle_p(chance: Mapping[str, Mapping[str, ChanceComparison]],
+                     correction: str) -> dict[str, dict[str, ChanceComparison]]:
+    """``chance`` with ``p_shuffle_adjusted`` set: per metric, the systems' shuffle p-values
+    adjusted with ``correction`` (undefined ones are left out of the family)."""
+    from auditor.analyses.significance import adjust  # the pairwise tests' Holm / BH
+
+    systems = list(chance)
+    metric_ids = list(chance[systems[0]]) if systems else []
+    out = {system: dict(chance[system]) for system in systems}
+    for metric_id in metric_ids:
+        p = [np.nan if chance[s][metric_id].p_shuffle is None else chance[s][metric_id].p_shuffle for s in systems]
+        for system, value in zip(systems, adjust(p, correction)):
+            out[system][metric_id] = replace(chance[system][metric_id],
+                                             p_shuffle_adjusted=None if np.isnan(value) else float(value))
+    return out
 
 
 def _compare(

@@ -350,3 +350,44 @@ def _typeset(latex: str) -> str:
     except Exception:  # a plugin's formula ziamath cannot parse: the LaTeX source is shown instead
         return ""
     return re.sub(r"^<\?xml[^>]*>\s*", "", svg)
+
+
+#: p-value bins of the pairwise heat-map, strongest evidence first, and their colours.
+P_BINS = ("p < .001", "p < .01", "p < α", "p ≥ α", "not tested")
+P_COLOURS = ("#08306b", "#2171b5", "#9ecae1", "#f0f0f0", "#ffffff")
+
+
+def p_bin(p: float | None, alpha: float) -> str:
+    """The heat-map bin of an adjusted p-value (None: the pair was not tested)."""
+    if p is None:
+        return P_BINS[4]
+    return P_BINS[0] if p < 0.001 else P_BINS[1] if p < 0.01 else P_BINS[2] if p < alpha else P_BINS[3]
+
+
+def pairwise_spec(systems: Sequence[str], p_adjusted: Mapping[tuple[str, str], float | None],
+                  alpha: float) -> dict[str, Any]:
+    """Systems × systems (in the given order, best first) coloured by the bin of each pair's
+    adjusted p-value; ``p_adjusted[(a, b)]`` for the tested pairs, both orders. A colour scale,
+    no numbers: at 23 systems numbers would be unreadable (their values are in audit.json)."""
+    names = [str(s) for s in systems]
+    cells = [{"a": a, "b": b, "bin": "·" if a == b else p_bin(p_adjusted.get((a, b)), alpha)}
+             for a in names for b in names]
+    cells = [c for c in cells if c["bin"] != "·"]
+    size = max(9, min(22, 260 // max(len(names), 1)))  # two heat-maps a page at 23 systems, names at 7.5 pt
+    axis = {"grid": False, "labelFontSize": 10, "labelLimit": 160}
+    scale = {"domain": list(P_BINS), "range": list(P_COLOURS)}
+    legend = {**SYMBOL_LEGEND, "title": "adjusted p", "format": None, "labelFontSize": 10}
+    legend = {k: v for k, v in legend.items() if v is not None}
+    return {"data": {"values": cells}, "width": size * len(names), "height": size * len(names),
+            "mark": {"type": "rect", "stroke": "#bbbbbb", "strokeWidth": 0.5},
+            "encoding": {
+                "x": {"field": "b", "type": "nominal", "sort": names, "title": None,
+                      "axis": {**axis, "labelAngle": -60, "orient": "top"}},
+                "y": {"field": "a", "type": "nominal", "sort": names, "title": None, "axis": axis},
+                "color": {"field": "bin", "type": "nominal", "scale": scale, "legend": legend}}}
+
+
+def pairwise_heatmap(systems: Sequence[str], p_adjusted: Mapping[tuple[str, str], float | None],
+                     alpha: float) -> str:
+    """SVG of :func:`pairwise_spec`."""
+    return _svg(pairwise_spec(systems, p_adjusted, alpha))
