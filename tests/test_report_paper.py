@@ -101,3 +101,60 @@ def test_page_one_says_which_systems_are_not_above_chance(germeval, germeval_mod
     adjusted = {s: germeval.baselines.chance[s][primary].p_shuffle_adjusted for s in germeval.systems}
     assert column == {s: "yes" if p < 0.05 else "no" for s, p in adjusted.items()}
     assert "Holm-adjusted over the 8 systems" in table.caption
+
+
+# ------------------------------------------------------------------------------ citations
+
+
+def _all_text(model) -> str:
+    from auditor.report.build import section_texts
+
+    return "\n".join(section_texts(model.sections))
+
+
+def test_references_list_every_cited_work_in_full(germeval_model):
+    from auditor.report.references import references
+
+    section = germeval_model.section("references")
+    assert section is not None and germeval_model.sections[-1] is section
+    entries = section.blocks[-1].items
+    text = _all_text(germeval_model)
+    for entry in references().values():
+        mentioned = re.search(rf"\b{re.escape(entry.surnames[0])}\b[^\n]{{0,40}}?\b{entry.get('year')}\b",
+                              text.replace("\n".join(entries), ""))
+        listed = any(item.startswith(entry.surnames[0]) and f"({entry.get('year')})" in item for item in entries)
+        assert bool(mentioned) == listed, entry.key
+    vickers = next(item for item in entries if item.startswith("Vickers"))
+    assert vickers == ("Vickers, P., Barrault, L., Monti, E. & Aletras, N. (2023). We Need to Talk About "
+                       "Classification Evaluation Metrics in NLP. In Proceedings of the 13th International Joint "
+                       "Conference on Natural Language Processing and the 3rd Conference of the Asia-Pacific Chapter "
+                       "of the Association for Computational Linguistics (IJCNLP-AACL 2023).")
+    assert any(item.startswith("McNemar, Q. (1947)") for item in entries)
+    assert any(item.startswith("Holm, S. (1979)") for item in entries)
+
+
+def test_no_source_is_cited_by_file_name_and_vickers_is_2023():
+    """Every sentence of a report with slices and annotators (the sections that cited files); the
+    year in every file of the package (code may cite a source file in a docstring, the report never)."""
+    gold = ["a", "b", "c", "a"] * 10
+    result = auditor.audit(gold, {"s": ["a", "b", "b", "a"] * 10}, bootstrap=0,
+                           annotators={"x": gold, "y": ["a", "b", "c", "c"] * 10},
+                           slices=["g1", "g2"] * 20)
+    text = _all_text(build(result, figures=False))
+    assert "Reliability of the gold" in text or result.gold_reliability is not None
+    assert not re.search(r"[\w-]+\.md\b", text), re.findall(r"[\w-]+\.md\b", text)
+    package = Path(auditor.__file__).parent
+    for path in [*package.rglob("*.py"), *package.parent.joinpath("templates").glob("*")]:
+        if path.is_file():
+            source = path.read_text(encoding="utf-8")
+            assert "Vickers et al. 2024" not in source and "Vickers et al. (2024)" not in source, path
+
+
+def test_bib_parser_reads_accents_and_bare_numbers():
+    from auditor.report.references import entry_text, parse_bib
+
+    entries = parse_bib("% comment\n@article{k1,\n  author = {Pel{\\'a}ez, Carmen and Ljube{\\v{s}}i{\\'c}, N.},\n"
+                        "  title = {A {B} \\& C}, journal = {J}, volume = 9, pages = {1--2},\n  year = {2014}\n}\n")
+    entry = entries["k1"]
+    assert entry.surnames == ["Peláez", "Ljubešić"] and entry.cite == "Peláez & Ljubešić 2014"
+    assert entry_text(entry) == "Peláez, C. & Ljubešić, N. (2014). A B & C. J, 9, 1–2."

@@ -100,7 +100,7 @@ DEFINITIONS = {
     "cohen_kappa": "(p_o − p_e) / (1 − p_e) per pair, p_e from each annotator's own label shares; mean over pairs",
     "fleiss_kappa": "(P̄ − P_e) / (1 − P_e), P_e = Σ_c p_c² with pooled label shares (Fleiss 1971)",
     "krippendorff_alpha": "nominal, 1 − (n − 1) Σ_{c≠d} o_cd / Σ_{c≠d} n_c n_d from the coincidence matrix o "
-                          "(Krippendorff 2011)",
+                          "(Krippendorff 2004)",
 }
 
 CEILING_MEANING = (
@@ -108,9 +108,7 @@ CEILING_MEANING = (
     "kappa). The gold is one such annotation, so a system that labels as well as a trained annotator is expected to "
     "score about the raw agreement in accuracy (and a kappa about the annotators' mean Cohen's kappa) against it. It is a "
     "practical ceiling, not a bound: a system can exceed it by learning the habits of the annotators who made the "
-    "gold, and differences between systems above it say more about those habits than about the task "
-    "(slides-nlp-evaluation-protocol.md, 'Humans do not always agree on NLP tasks' and 'Measuring inter "
-    "annotator agreement': IAA is a measure of the quality of the gold and of the subjectivity of the task)."
+    "gold, and differences between systems above it say more about those habits than about the task."
 )
 
 

@@ -14,7 +14,7 @@ F1), GmacR/HmacR are recommended when every class matters (Opitz §5.1), MCC is 
 for two classes (Vickers §2: it depends on the test set's class frequencies).
 
 Sources: Opitz (2024) TACL 12 (opitz-2024-closer-look-classification-metrics.md); Vickers,
-Barrault, Monti & Aletras (2024) IJCNLP-AACL 2023 (vickers-monti-classification-metrics-nlp.md).
+Barrault, Monti & Aletras (2023) IJCNLP-AACL 2023 (vickers-monti-classification-metrics-nlp.md).
 """
 from __future__ import annotations
 
@@ -98,7 +98,7 @@ class Source:
 
     @property
     def citation(self) -> str:
-        author = "Opitz 2024" if self.file == OPITZ else "Vickers et al. 2024" if self.file == VICKERS else self.file
+        author = {OPITZ: "Opitz 2024", VICKERS: "Vickers et al. 2023"}[self.file]  # never a file name
         return f"{author} {self.section}"
 
 
@@ -289,7 +289,7 @@ def _small_class(facts: Facts) -> Firing | None:
     return Firing((f"class {facts.min_label} has {facts.min_support} gold items (< {SMALL_CLASS}): one item moves "
                    f"its recall by {1 / facts.min_support:.3f}; read every metric with its bootstrap interval",),
                   notes=(f"small class {facts.min_label} ({facts.min_support} items < {SMALL_CLASS}): estimates are "
-                         "unstable; report bootstrap intervals (Vickers et al. 2024, Limitations)",))
+                         "unstable; report bootstrap intervals (Vickers et al. 2023, Limitations)",))
 
 
 def _class_wise(facts: Facts) -> Firing:
@@ -345,14 +345,14 @@ RULES: tuple[Rule, ...] = (
 
 @dataclass(frozen=True)
 class Difference:
-    """A topic on which Opitz (2024) and Vickers et al. (2024) differ, how this tool decides, and both passages."""
+    """A topic on which Opitz (2024) and Vickers et al. (2023) differ, how this tool decides, and both passages."""
 
     topic: str
     text: str
     sources: tuple[Source, ...]
 
 
-#: Where Opitz (2024) and Vickers et al. (2024) differ; the report says so next to the recommendation.
+#: Where Opitz (2024) and Vickers et al. (2023) differ; the report says so next to the recommendation.
 PAPERS_DIFFER: tuple[Difference, ...] = (
     Difference("the headline metric",
                "Opitz §8 refrains from naming one best metric and recommends presenting complementary metrics such as "

@@ -15,7 +15,7 @@ Opitz (2024) "A Closer Look at Classification Evaluation Metrics and a Critical 
 Common Evaluation Practice", TACL 12. Cohen (1960) Educ. Psychol. Meas. 20(1). Gorodkin (2004)
 Comput. Biol. Chem. 28(5). Powers (2003) "Recall and Precision versus the Bookmaker", ICCS;
 Powers (2011) J. Mach. Learn. Technol. 2(1). Valverde-Albacete & Peláez-Moreno (2014)
-PLoS ONE 9(1) e84217. Vickers, Barrault, Monti & Aletras (2024) "We Need to Talk About
+PLoS ONE 9(1) e84217. Vickers, Barrault, Monti & Aletras (2023) "We Need to Talk About
 Classification Evaluation Metrics in NLP", IJCNLP-AACL 2023.
 """
 from __future__ import annotations
@@ -34,7 +34,7 @@ PER_CLASS_CONVENTION = (
 MACRO_F1_AMBIGUITY = (
     "ambiguous: papers use this name both for the mean of class F1 (macro_f1, scikit-learn's "
     "average='macro') and for the F1 of macro P and macro R (macro_f1_hm, F1′); resolved to "
-    "macro_f1 (Opitz & Burst 2019, 'Macro F1 and Macro F1')"
+    "macro_f1 (Opitz 2024 §4.5: the two 'can diverge to a large degree of up to 0.5')"
 )
 BALANCED_ACCURACY_NOTE = (
     "resolved to macro_recall; scikit-learn's balanced_accuracy_score averages recall over the "
@@ -70,7 +70,8 @@ def macro_f1(s: ConfusionStats) -> np.ndarray:
 def macro_f1_hm(s: ConfusionStats) -> np.ndarray:
     r"""Macro F1′ :math:`2\,\mathrm{macP}\,\mathrm{macR}/(\mathrm{macP}+\mathrm{macR})` (Opitz §4.5).
 
-    Opitz & Burst (2019) show F1′ ≥ macro F1 and that the two can rank systems differently.
+    F1′ ≥ macro F1 (the harmonic mean is concave: Jensen's inequality); the two "can diverge to a
+    large degree of up to 0.5" (Opitz 2024 §4.5, after Opitz & Burst 2019).
     """
     precision, recall = macro_precision(s), macro_recall(s)
     value, undefined = ratio(2 * precision * recall, precision + recall)
@@ -234,7 +235,7 @@ register(Metric(
     id="macro_f1", short="macF1", name="Macro F1 (mean of class F1)", function=macro_f1,
     formula=r"\mathrm{macF1} = \frac{1}{k}\sum_i \frac{2\,C_{ii}}{\sum_j C_{ij} + \sum_j C_{ji}}",
     chance="at most 1/k, reached only when the classifier's bias equals the prevalence (Opitz §4.4)",
-    references=(f"{OPITZ} §4.4", "Opitz & Burst 2019"),
+    references=(f"{OPITZ} §4.4",),
     uses=("f1",), convention=PER_CLASS_CONVENTION,
     properties=P(True, True, True, False, "bounded", source=f"{OPITZ}, §6.1 Table 5"),
     description="Arithmetic mean of per-class F1 (scikit-learn f1_score average='macro'). Not the same as F1′.",
@@ -245,11 +246,12 @@ register(Metric(
     id="macro_f1_hm", short="macF1′", name="Macro F1′ (harmonic mean of macP and macR)", function=macro_f1_hm,
     formula=r"\mathrm{macF1'} = \frac{2\,\mathrm{macP}\,\mathrm{macR}}{\mathrm{macP} + \mathrm{macR}}",
     chance="1/k for a classifier that ignores its input and predicts every class; less if it never predicts a "
-           "class (Opitz §4.5 states strictly 1/n)", references=(f"{OPITZ} §4.5", "Opitz & Burst 2019"),
+           "class (Opitz §4.5 states strictly 1/n)", references=(f"{OPITZ} §4.5",),
     uses=("precision", "recall"), convention=PER_CLASS_CONVENTION,
     undefined_when="macro precision and macro recall are both 0, so the harmonic mean is 0/0",
     properties=P(True, True, False, False, "strict", source=f"{OPITZ}, §6.1 Table 5"),
-    description="F1 of the averages; always ≥ macro F1, rewards skewed error types (Opitz & Burst 2019).",
+    description="F1 of the averages; never below macro F1 (the harmonic mean is concave), and the two can differ "
+                "by up to 0.5 (Opitz 2024 §4.5).",
 ), aliases=("f1 of averages", "macro F1 prime", "macro f1'", "F1 of macro P and macro R", "average F"))
 
 register(Metric(
@@ -300,7 +302,7 @@ register(Metric(
     range=(-1.0, 1.0),
     formula=r"\mathrm{BM} = \sum_i b_i\,(R_i - \mathrm{FPR}_i),\quad \mathrm{FPR}_i = \frac{\sum_j C_{ji} - C_{ii}}{N - \sum_j C_{ij}}",
     chance="0 for every classifier that ignores its input (R_i = FPR_i = q_i)",
-    references=("Powers 2003", "Powers 2011", "Vickers et al. 2024, Eq. 4–5"),
+    references=("Powers 2003", "Powers 2011", "Vickers et al. 2023, Eq. 4–5"),
     uses=("informedness",), convention=NO_INFORMATION_CONVENTION,
     properties=P(False, True, False, False, "complete",
                  source="derived, not in Opitz 2024, Table 5; PI refuted by the probe (auditor.analyses.properties): "
@@ -322,7 +324,7 @@ register(Metric(
     range=(0.0, 1.0),
     formula=r"\mathrm{NIT} = 2^{\mathrm{MI}(Y;\hat{Y}) - H_{U_Y}} = \frac{2^{\mathrm{MI}(Y;\hat{Y})}}{k_Y},\quad \mathrm{MI} = \sum_{i,j} \frac{C_{ij}}{N}\log_2\frac{N\,C_{ij}}{\sum_l C_{il}\sum_l C_{lj}}",
     chance="exactly 1/k (k gold classes) for every classifier that ignores its input (MI = 0)",
-    references=("Vickers et al. 2024, Eq. 7", "Valverde-Albacete & Peláez-Moreno 2014"),
+    references=("Vickers et al. 2023, Eq. 7", "Valverde-Albacete & Peláez-Moreno 2014"),
     properties=P(False, True, False, False, "strict",
                  source="derived, not in Opitz 2024, Table 5; mutual information also rewards systematic "
                         "errors, so PI fails; chance value exactly 1/k, so strict, not complete (auditor.analyses.properties)"),
@@ -465,7 +467,7 @@ def informedness_at(training_prevalence: np.ndarray) -> Metric:
         formula=r"\mathrm{BM}_\pi = \sum_c b_c\Big(\frac{C_{cc}}{N\,\pi_c} - \frac{\sum_i C_{ic} - C_{cc}}{N\,(1-\pi_c)}\Big)",
         chance="Σ_c q_c² (p_c − π_c)/(π_c(1 − π_c)) for a classifier with bias q that ignores its input: 0 only "
                "when the test prevalence p equals the training prevalence π",
-        references=("Vickers et al. 2024, Limitations and Eq. 4–5", "Powers 2003"),
+        references=("Vickers et al. 2023, Limitations and Eq. 4–5", "Powers 2003"),
         undefined_when="a class with training share 0 is predicted correctly, or one with share 1 wrongly (infinite odds)",
         properties=Properties(False, True, False, False, "none",
                               source="derived (Vickers et al., Limitations; not in Opitz 2024, Table 5): it is "

@@ -14,7 +14,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from auditor.report.context import APPENDICES, Context, Ledger, SECTION_TITLES, _profile_line
-from auditor.report.model import Cell, Column, Paragraph, Report, Row, SCALE_NOTE, Section, Table
+from auditor.report.model import Bullets, Cell, Column, Paragraph, Report, Row, SCALE_NOTE, Section, Table
+from auditor.report.references import cited, entry_text
 from auditor.report.sections.appendices import confusion_section, definitions_section, reproducibility_section
 from auditor.report.sections.baselines import baselines_section
 from auditor.report.sections.data import data_section
@@ -69,9 +70,36 @@ def build(audit: Audit, figures: bool = True, records: Mapping[str, Metric] | No
                   rows, "small"),
         )))
     sections.append(reproducibility_section(ctx))
-    letters = iter("ABCDEFGH")
+    cited_works = references_section(sections)
+    if cited_works is not None:
+        sections.append(cited_works)
+    letters = iter("ABCDEFGHIJ")
     sections = [Section(x.id, f"Appendix {next(letters)}: {x.title}", x.blocks) if x.id in APPENDICES else x
                 for x in sections]
     gold = audit.sources.get("gold", {}).get("path")
     subtitle = f"{len(audit.systems)} systems scored against {gold}" if gold else _profile_line(audit)
     return Report(title, subtitle, audit.signature, SCALE_NOTE, tuple(sections), entries)
+
+
+def section_texts(sections: Sequence[Section]) -> list[str]:
+    """Every sentence a reader sees in ``sections``: captions, paragraphs, facts, bullets, cells."""
+    texts = []
+    for section in sections:
+        for block in section.blocks:
+            texts += [str(getattr(block, name, "")) for name in ("caption", "text", "title", "name")]
+            texts += [f"{a} {b}" for a, b in getattr(block, "pairs", ())]
+            texts += [f"{a} {b}" for a, b in getattr(getattr(block, "facts", None), "pairs", ())]
+            texts += list(getattr(block, "items", ()))
+            texts += [str(c.value) for row in getattr(block, "rows", ()) for c in row.cells if c.kind == "text"]
+    return texts
+
+
+def references_section(sections: Sequence[Section]) -> Section | None:
+    """Full entries (``auditor/references.bib``) of every work the sections cite by author and year."""
+    works = cited(section_texts(sections))
+    if not works:
+        return None
+    return Section("references", SECTION_TITLES["references"], (
+        Paragraph("Works cited in this report, cited by author, year and section."),
+        Bullets(tuple(entry_text(work) for work in works)),
+    ))

@@ -20,10 +20,13 @@ SECTION_TITLES = {
     "confusion": "Confusion matrices", "rules": "Recommendation rules",
     "ledger": "Undefined values", "reproducibility": "Reproducibility",
     "gold-reliability": "Reliability of the gold", "slices": "Slices", "scores": "Per-class scores",
+    "references": "References",
 }
 
 
 APPENDICES = ("definitions", "confusion", "rules", "ledger", "reproducibility")
+#: Sections after the appendices, without a letter.
+CLOSING = ("references",)
 
 
 class Ledger:

@@ -26,9 +26,7 @@ def gold_reliability_section(ctx: Context) -> Section | None:
         Paragraph(f"{len(annotators)} annotators ({', '.join(annotators)}) labelled the {reliability.n_items} gold "
                   "items. Inter-annotator agreement measures the quality of the gold and the subjectivity of the "
                   "task, and must be measured and reported; raw agreement ignores agreement by chance, which the "
-                  "kappas and alpha subtract (slides-nlp-evaluation-protocol.md, 'Measuring inter annotator "
-                  "agreement', 'Raw agreement drawback', 'Cohen's kappa'; 'Interpretation of Cohen's kappa': κ above "
-                  "0.6 is usually considered ok and above 0.8 good)."),
+                  "kappas and alpha subtract (Cohen 1960; Fleiss 1971; Krippendorff 2004)."),
         Table("table-agreement", "Agreement between the annotators (×100).", "Coefficient",
               (Column("Value"), Column("Definition")), rows, "small"),
     ]

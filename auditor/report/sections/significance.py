@@ -36,6 +36,7 @@ def significance_section(ctx: Context) -> Section | None:
                   ("best set", best_set_rule(stats.alpha, stats.correction))]
         pairs += [(method.replace("_", " "), METHOD_DESCRIPTIONS[method]) for method in (MCNEMAR, RANDOMISATION)
                   if any(test.method == method for test in stats.tests)]
+    pairs.append(("literature", _literature(stats)))
     blocks.append(Facts(tuple(pairs)))
     best_set = stats.best_set
     if best_set:
@@ -66,6 +67,22 @@ def significance_section(ctx: Context) -> Section | None:
     if tests:
         blocks.append(Paragraph(_tests_text(stats)))
     return Section("significance", SECTION_TITLES["significance"], tuple(blocks))
+
+
+def _literature(stats: Statistics) -> str:
+    """The works the statistics follow, cited by author and year (full entries in References)."""
+    from auditor.analyses.significance import MCNEMAR, RANDOMISATION
+
+    parts = ["paired bootstrap percentile intervals: Efron & Tibshirani 1993"]
+    methods = {test.method for test in stats.tests}
+    if MCNEMAR in methods:
+        parts.append("exact McNemar test: McNemar 1947")
+    if RANDOMISATION in methods:
+        parts.append("approximate randomisation: Noreen 1989")
+    if stats.tests:
+        parts.append("Holm 1979" if stats.correction == "holm" else "Benjamini & Hochberg 1995")
+        parts.append("choosing and reporting tests in NLP: Dror et al. 2018")
+    return "; ".join(parts)
 
 
 def _correction(correction: str) -> str:
