@@ -110,10 +110,14 @@ def test_primary_follows_intent():
     assert {"gmean_recall", "hmean_recall"} <= {m.id for m in rare_test.metrics}
 
 
-def test_small_class_threshold_is_vickers_fifty():
+def test_small_class_threshold_is_the_tools_own():
+    """Vickers et al., Limitations: "low numbers (< 50) of examples" is about a test set, not one class's
+    support; the note calls 50 this tool's threshold."""
     assert SMALL_CLASS == 50
     notes = recommend(replace(BASE, min_support=49)).notes
-    assert any("< 50" in note.text and note.sources[0].section == "Limitations" for note in notes)
+    assert any("this tool's threshold of 50" in note.text and note.sources[0].section == "Limitations"
+               for note in notes)
+    assert not any("Vickers" in note.text for note in notes)
 
 
 def test_class_wise_recall_for_few_classes_variance_for_many():
@@ -152,11 +156,13 @@ def test_germeval_recommendation_follows_from_the_rules(germeval_counts):
                                   "small-class", "class-wise-recall", "multiple-winners"]
     assert [m.id for m in result.metrics] == ["macro_recall", "accuracy", "informedness", "macro_f1",
                                                   "class_recall"]
-    assert [a.id for a in result.avoid] == ["macro_f1_hm", "weighted_f1", "macro_precision"]
+    # macro F1′ is a naming note, not avoided: no source says to avoid it (Opitz §8: name the metric)
+    assert [a.id for a in result.avoid] == ["weighted_f1", "macro_precision"]
+    assert any(note.rule == "name-macro-f1" and "homonym" in note.text for note in result.notes)
     accuracy = next(m for m in result.metrics if m.id == "accuracy")
-    assert any("0.66 accuracy" in reason for reason in accuracy.reasons)  # the majority baseline, measured
-    assert any("PROFANITY (48 items < 50)" in note.text for note in result.notes)
-    assert any("accuracy: char-svm;" in note.text and "macro_recall: char-svm-balanced" in note.text
+    assert any("66.0 accuracy" in reason for reason in accuracy.reasons)  # the majority baseline, ×100
+    assert any("PROFANITY (48 items, fewer than this tool's threshold of 50)" in note.text for note in result.notes)
+    assert any("Accuracy: char-svm;" in note.text and "Macro recall: char-svm-balanced" in note.text
                for note in result.notes)
     document: dict = {}
     _recommendation_json(None, result, document)
@@ -193,7 +199,7 @@ def test_near_chance_is_the_permutation_test_at_the_audits_alpha(germeval_counts
 
     facts = {alpha: facts_from(profile(germeval_counts), {}, Baselines(), alpha=alpha, deployment_prevalence=None,
                                rare_classes_matter=False) for alpha in (0.05, 0.1)}
-    assert dict(facts[0.05].near_chance) == {"S": "informedness not above its shuffled predictions, permutation "
+    assert dict(facts[0.05].near_chance) == {"S": "Informedness not above its shuffled predictions, permutation "
                                                   "p = 0.070"}
     assert dict(facts[0.1].near_chance) == {}
 

@@ -158,3 +158,21 @@ def test_bib_parser_reads_accents_and_bare_numbers():
     entry = entries["k1"]
     assert entry.surnames == ["Peláez", "Ljubešić"] and entry.cite == "Peláez & Ljubešić 2014"
     assert entry_text(entry) == "Peláez, C. & Ljubešić, N. (2014). A B & C. J, 9, 1–2."
+
+
+# ------------------------------------------------------------- statements the sources support
+
+
+def test_recommendation_says_what_sources_say(germeval):
+    """Opitz 2024 Table 5 and §5.1: GmacR and HmacR have all five properties too; §6.2: macR alone is
+    strictly chance corrected. Vickers et al. §2: informedness is 0 *in expectation* for chance.
+    No source says to avoid macro F1′ (Opitz §8: name the metric)."""
+    recommendation = germeval.recommendation
+    reasons = " ".join(r for m in recommendation.metrics for r in m.reasons)
+    assert "one metric of Table 5 with all five" not in reasons
+    assert "as its siblings GmacR and HmacR do; of the three it alone is strictly chance corrected" in reasons
+    assert "0 in expectation for a classifier that ignores its input" in reasons
+    assert "macro_f1_hm" not in {a.id for a in recommendation.avoid}
+    assert re.search(r"ranges from \d+\.\d to \d+\.\d \(×100\)", reasons)  # ×100, one decimal
+    assert not re.search(r"(?<!p = )\b0\.\d{3}\b", reasons)  # p-values keep three decimals
+    assert "macro_recall" not in reasons and "macro_f1" not in reasons and "informedness ranges" not in reasons  # display names
