@@ -176,3 +176,100 @@ def test_recommendation_says_what_sources_say(germeval):
     assert re.search(r"ranges from \d+\.\d to \d+\.\d \(×100\)", reasons)  # ×100, one decimal
     assert not re.search(r"(?<!p = )\b0\.\d{3}\b", reasons)  # p-values keep three decimals
     assert "macro_recall" not in reasons and "macro_f1" not in reasons and "informedness ranges" not in reasons  # display names
+
+
+# ------------------------------------------------------------------------------ property probes
+
+
+@pytest.fixture(scope="module")
+def three_class_properties():
+    from auditor.analyses.properties import property_analysis
+    from auditor.metrics.registry import REGISTRY
+
+    rng = np.random.default_rng(0)
+    gold = rng.choice(3, 200, p=[0.5, 0.3, 0.2])
+    pred = np.where(rng.random(200) < 0.6, gold, rng.choice(3, 200))
+    confusion = np.zeros((1, 3, 3))
+    np.add.at(confusion[0], (gold, pred), 1)
+    return property_analysis(REGISTRY.scalar(), confusion, ["s"], seed=12345)
+
+
+def _informedness(m):
+    """Σ_i b_i (R_i − FPR_i) (Powers 2011; DESIGN.md), written out independently of the catalogue."""
+    m = np.asarray(m, dtype=float)
+    n, row, col, diag = m.sum(), m.sum(axis=1), m.sum(axis=0), np.diag(m)
+    return float(np.sum(col / n * (diag / row - (col - diag) / (n - row))))
+
+
+def _mcc(m):
+    """Gorodkin's R_K via scikit-learn on the items the matrix counts."""
+    from sklearn.metrics import matthews_corrcoef
+
+    m = np.asarray(m, dtype=int)
+    gold, pred = np.nonzero(m)
+    reps = m[gold, pred]
+    return matthews_corrcoef(np.repeat(gold, reps), np.repeat(pred, reps))
+
+
+def _markedness(m):
+    """Σ_j b_j (P_j − FOR_j)... written as informedness of the transpose (Powers 2011: markedness is
+    informedness with the roles of gold and prediction swapped)."""
+    return _informedness(np.asarray(m).T)
+
+
+@pytest.mark.parametrize("metric_id, independent", [("informedness", _informedness), ("mcc", _mcc),
+                                                    ("markedness", _markedness)])
+def test_pi_witnesses_have_every_class_in_gold_and_whole_counts(three_class_properties, metric_id, independent):
+    """Opitz §3.1 (PI): one more error must not raise the score (one more correct item must not lower
+    it). The witness is a data set a reader could have: every class in gold, whole counts, and its
+    scores recomputed independently move the wrong way."""
+    witness = three_class_properties.results[metric_id].witnesses["monotonicity"]
+    for matrix in (witness.before, witness.after):
+        assert (matrix.sum(axis=1) > 0).all() and (matrix == np.round(matrix)).all(), matrix
+    assert witness.before.shape == (3, 3)
+    before, after = independent(witness.before), independent(witness.after)
+    assert (before, after) == pytest.approx((witness.score_before, witness.score_after))
+    added = witness.after - witness.before
+    i, j = np.argwhere(added == 1)[0]
+    assert after > before if i != j else after < before
+
+
+def test_chance_probe_builds_extreme_gold_for_every_class():
+    from auditor.analyses.properties import _chance_classifiers
+
+    classifiers = _chance_classifiers(4, np.random.default_rng(0), None, 10_000)
+    extremes = {c.gold: c.p for c in classifiers if c.gold.startswith("extreme")}
+    assert sorted(extremes) == [f"extreme (class {c})" for c in range(4)]
+    for c in range(4):
+        assert np.argmax(extremes[f"extreme (class {c})"]) == c
+
+
+def test_informedness_train_is_not_chance_corrected_under_any_training_prevalence():
+    """Declared "none" (Vickers et al., Limitations: the training distribution sets the loss and gain):
+    with extreme gold for every class, the probe finds it unbounded whatever class the training
+    prevalence favours."""
+    rng = np.random.default_rng(1)
+    gold = rng.choice(["a", "b", "c"], 300)
+    pred = np.where(rng.random(300) < 0.6, gold, rng.choice(["a", "b", "c"], 300))
+    for train in ({"a": 0.8, "b": 0.1, "c": 0.1}, {"a": 0.1, "b": 0.1, "c": 0.8}, {"a": 0.3, "b": 0.4, "c": 0.3}):
+        result = auditor.audit(gold, {"s": pred}, bootstrap=0, training_prevalence=train)
+        assert result.properties.results["informedness_train"].probed["chance_correction"] == "none", train
+
+
+def test_calibration_marks_say_decomposability_is_declared_not_shown(three_class_properties):
+    notes = [n for r in three_class_properties.results.values() for n in r.notes if "Table 5 marks" in n]
+    assert notes
+    for note in notes:
+        assert "shows decomposability" not in note and "shows them all" not in note
+        if "decomposability" in note:
+            assert "decomposability is declared, not probed" in note
+
+
+def test_a_one_by_one_matrix_in_the_probes_works():
+    """Issue 19: a 1×1 matrix (one class) has nothing to probe; the generated matrices still are."""
+    from auditor.analyses.properties import property_analysis
+    from auditor.metrics.registry import REGISTRY
+
+    table = property_analysis(REGISTRY.scalar(), np.array([[[5.0]]]), ["s"], seed=1)
+    assert table.n_user_matrices == 0
+    assert table.results["macro_recall"].probed["chance_correction"] == "strict"

@@ -367,10 +367,12 @@ def adversarial_matrices(rng: np.random.Generator, k: int) -> np.ndarray:
 
 
 def _user_by_k(confusion: np.ndarray, systems: Sequence[str]) -> dict[int, tuple[np.ndarray, tuple[str, ...]]]:
-    """The systems' matrices with at least one item, grouped by k: (matrices, system names)."""
+    """The systems' matrices with at least one item and at least two classes, grouped by k:
+    (matrices, system names). A 1×1 matrix has no second class to move an item to or rescale
+    against, so none of PI, PII, PIV, PV can be probed on it; the generated matrices still are."""
     grouped: dict[int, list[tuple[np.ndarray, str]]] = {}
     for matrix, name in zip(np.asarray(confusion, dtype=float), systems):
-        if matrix.sum() > 0:
+        if matrix.sum() > 0 and matrix.shape[-1] >= 2:
             grouped.setdefault(matrix.shape[-1], []).append((matrix, name))
     return {k: (np.stack([m for m, _ in pairs]), tuple(name for _, name in pairs)) for k, pairs in grouped.items()}
 
@@ -508,9 +510,9 @@ def _chance_classifiers(k: int, rng: np.random.Generator, user: np.ndarray | Non
     geometric = _geometric(k)
     dominant = np.full(k, 0.1 / (k - 1))
     dominant[0] = 0.9
-    extreme = np.full(k, 1e-7)
-    extreme[0] = 1 - (k - 1) * 1e-7
-    golds = [("uniform", uniform), ("geometric", geometric), ("dominant", dominant), ("extreme", extreme),
+    # extreme gold for every class: one class holds all but 1e-7 of each other class's share
+    extremes = [(f"extreme (class {c})", np.where(np.arange(k) == c, 1 - (k - 1) * 1e-7, 1e-7)) for c in range(k)]
+    golds = [("uniform", uniform), ("geometric", geometric), ("dominant", dominant), *extremes,
              ("reversed geometric", geometric[::-1].copy())] + [("Dirichlet(0.7)", p) for p in
                                                                 rng.dirichlet(np.full(k, 0.7), size=6)]
     never = np.full(k, 1 / (k - 1))
@@ -579,10 +581,19 @@ class ProbeOutcome:
     undefined_after: bool = False
 
 
+def _every_class(matrices: np.ndarray) -> np.ndarray:
+    """Whether every class occurs in gold (every row sum > 0) and every count is whole, per matrix."""
+    return (matrices.sum(axis=-1) > 0).all(axis=-1) & (matrices == np.round(matrices)).all(axis=(-2, -1))
+
+
 def _witness(batch: Batch, pairs: Pairs, mask: np.ndarray, x: np.ndarray, y: np.ndarray, verb: str) -> Witness:
-    """The witness among the pairs in ``mask``: the one with the smallest matrix (fewest items)."""
+    """The witness among the pairs in ``mask``: one whose matrices have every class in gold and whole
+    counts where there is one (a reader's data set has every class), then the smallest (fewest items)."""
     candidates = np.flatnonzero(mask)
-    index = int(candidates[np.argmin(batch.sizes[pairs.before[candidates]])])
+    complete = (_every_class(batch.matrices[pairs.before[candidates]])
+                & _every_class(batch.matrices[pairs.after[candidates]]))
+    order = np.lexsort((batch.sizes[pairs.before[candidates]], ~complete))
+    index = int(candidates[order[0]])
     row = int(pairs.before[index])
     return Witness(f"{pairs.describe(index)}: {verb} from {x[index]:.6g} to {y[index]:.6g}", batch.matrices[row],
                    batch.matrices[int(pairs.after[index])], float(x[index]), float(y[index]), batch.systems[row])
@@ -622,8 +633,12 @@ def _combine(outcomes: Sequence[ProbeOutcome]) -> tuple[ProbeOutcome, int]:
     ties); and the position of the first k with a witness (witnesses are listed in that order)."""
     witness: Witness | None = None
     first = len(outcomes)
+    def key(w: Witness) -> tuple[bool, int, float]:  # every class present, then fewest classes, then items
+        every = bool(_every_class(w.before)) and (w.after is None or bool(_every_class(w.after)))
+        return (not every, w.before.shape[-1], float(w.before.sum()))
+
     for position, outcome in enumerate(outcomes):
-        if outcome.witness is not None and (witness is None or outcome.witness.before.sum() < witness.before.sum()):
+        if outcome.witness is not None and (witness is None or key(outcome.witness) < key(witness)):
             witness = outcome.witness
             first = min(first, position)
     return ProbeOutcome(any(o.shown for o in outcomes), witness, any(o.undefined_after for o in outcomes)), first
@@ -808,7 +823,7 @@ def _calibration_marks(metric: Metric, probed: Mapping[str, Any]) -> Calibration
     row = LITERATURE.get(base)
     if row is None:
         return None
-    marks = {key: probed[key] not in (False, "none") for key in row["by_calibration"]}
+    marks = {key: probed[key] not in (False, "none") for key in row["by_calibration"] if key in PROBED}
     return CalibrationMarks(base, row["row"], tuple(row["by_calibration"]), MappingProxyType(marks), row["source"])
 
 
@@ -837,10 +852,13 @@ def _result(metric: Metric, found: Mapping[str, ProbeOutcome], chance: ChanceCor
                      f"table: {record.literature}, {record.section}): {record.explanation}")
     if marks is not None:
         missing = [key for key, shown in marks.shown_by_probe.items() if not shown]
+        declared_only = [key for key in marks.by_calibration if key not in PROBED]
         notes.append(
             f"Table 5 marks (✓) for {marks.row}, obtained through prevalence calibration: "
             f"{', '.join(marks.by_calibration) or 'none'}"
-            + (f"; the probe does not show {', '.join(missing)}." if missing else "; the probe shows them all."))
+            + (f"; the probe does not show {', '.join(missing)}" if missing else
+               f"; the probe shows {', '.join(marks.shown_by_probe)}" if marks.shown_by_probe else "")
+            + (f"; {', '.join(declared_only)} is declared, not probed (structural)" if declared_only else "") + ".")
     differing = [key for key in PROBED if probed[key] != getattr(declared, key)]
     if differing:
         notes.append("Probe differs from the declared " + ", ".join(
