@@ -273,3 +273,62 @@ def test_a_one_by_one_matrix_in_the_probes_works():
     table = property_analysis(REGISTRY.scalar(), np.array([[[5.0]]]), ["s"], seed=1)
     assert table.n_user_matrices == 0
     assert table.results["macro_recall"].probed["chance_correction"] == "strict"
+
+
+# ---------------------------------------------------------------- numbers as the reader sees them
+
+
+def test_signs_survive_rounding_and_use_the_minus_sign():
+    from auditor.formats.latex import latex_escape
+    from auditor.formats.templating import cell_interval, cell_text
+    from auditor.formatting import format_value
+    from auditor.report.model import Cell
+
+    assert format_value(-0.0003, "score") == "-0.0"  # a margin of −0.03 is not "0.0"
+    assert format_value(-1e-17, "score") == "0.0"  # an exact zero computed in floating point
+    assert cell_text(Cell(-0.0123, "score")) == "\u22121.2"
+    assert cell_interval(Cell(0.01, "score", low=-0.011, high=0.044)) == "[\u22121.1, 4.4]"
+    assert cell_text(Cell(0.33, "score", approximate=True)) == "≈33.0"
+    assert latex_escape(cell_text(Cell(-0.0123, "score", approximate=True))) == r"$\approx$$-$1.2"
+    assert latex_escape("word-5 and x-y") == "word-5 and x-y"  # hyphens stay hyphens
+
+
+def test_chance_tables_mark_approximate_values_only(germeval, germeval_model):
+    result = germeval.baselines
+    tables = {b.id: b for b in _blocks(germeval_model, "baselines") if b.kind == "table"}
+    from auditor.analyses.verdict import KEY_METRICS
+
+    present = germeval.systems["majority"].metrics
+    keys = [m for m in KEY_METRICS if m in present]
+    table = tables["table-baselines"]
+    for row in table.rows:
+        for metric_id, cell in zip(keys, row.cells):
+            entry = result.baselines[row.header][metric_id]
+            assert cell.approximate == (not entry.exact), (row.header, metric_id)
+    assert "≈" in table.caption
+    margins = tables["table-chance-margin"]
+    for row in margins.rows:
+        for metric_id, cell in zip(keys, row.cells):
+            comparison = result.chance[row.header][metric_id]
+            if comparison.strongest_baseline is None:
+                continue
+            name = comparison.strongest_baseline
+            reference = (result.shuffle[row.header] if name == "shuffle" else result.baselines[name])[metric_id]
+            assert cell.approximate == (not reference.exact)
+            expected = germeval.systems[row.header].metrics[metric_id].value - reference.reference
+            assert cell.value == pytest.approx(expected)
+
+
+def test_html_and_markdown_print_the_minus_sign(tmp_path):
+    gold = ["a"] * 20 + ["b"] * 20
+    worse = ["b"] * 15 + ["a"] * 5 + ["a"] * 15 + ["b"] * 5  # below chance: kappa −0.5
+    result = auditor.audit(gold, {"worse": worse, "ok": gold[:30] + ["a"] * 10}, bootstrap=0)
+    auditor.render(result, tmp_path, formats="html,md,tex")
+    html = (tmp_path / "report.html").read_text(encoding="utf-8")
+    body = re.sub(r"<svg.*?</svg>|<style>.*?</style>", "", html, flags=re.S)
+    assert "\u221250.0" in body
+    assert not re.search(r">-\d", body)
+    markdown = (tmp_path / "summary.md").read_text(encoding="utf-8")
+    assert "\u221250.0" in markdown and not re.search(r"(?<![\w`{^])-\d+\.\d\b", markdown)
+    tex = (tmp_path / "tables.tex").read_text(encoding="utf-8")
+    assert "$-$50.0" in tex and "\u2212" not in tex

@@ -15,6 +15,7 @@ import jinja2
 
 from auditor.formats.templating import environment
 from auditor.formats.text import is_control
+from auditor.formatting import typographic_minus
 from auditor.report.model import Report
 from auditor.version import __version__
 
@@ -22,7 +23,7 @@ from auditor.version import __version__
 LATEX_SPECIAL = {
     "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
     "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}",
-    "−": "-", "—": "---", "′": "'", "κ": r"$\kappa$", "π": r"$\pi$", "τ": r"$\tau$", "×": r"$\times$",
+    "−": r"$-$", "—": "---", "≈": r"$\approx$", "′": "'", "κ": r"$\kappa$", "π": r"$\pi$", "τ": r"$\tau$", "×": r"$\times$",
     # symbols of the property table and the captions that pdflatex's UTF-8 input does not define
     "✓": r"$\surd$", "✗": r"$\times$", "ω": r"$\omega$", "Ω": r"$\Omega$", "α": r"$\alpha$",
     "≤": r"$\leq$", "≥": r"$\geq$", "≠": r"$\neq$", "Σ": r"$\Sigma$", "§": r"\S{}",
@@ -42,7 +43,7 @@ def latex_escape(text: Any) -> str:
     """Text for LaTeX: every special character (``\\ & % $ # _ { } ~ ^ < >``) as a command,
     a letter with a combining macron as ``\\={P}``, control characters (a newline would end a
     table row, a blank line a paragraph) as a visible ``\\xHH``, lone surrogates as ``\\udXXX``."""
-    return "".join(_latex_token(token) for token in _LATEX_TOKEN.findall(str(text)))
+    return "".join(_latex_token(token) for token in _LATEX_TOKEN.findall(typographic_minus(str(text))))
 
 
 def _latex_token(token: str) -> str:

@@ -9,6 +9,7 @@ import jinja2
 
 from auditor.formats.templating import environment
 from auditor.formats.text import is_control
+from auditor.formatting import typographic_minus
 from auditor.report.model import Report
 from auditor.version import __version__
 
@@ -63,6 +64,8 @@ def markdown_environment() -> jinja2.Environment:
     """The shared environment, unescaped, with the ``md`` / ``mdcode`` filters."""
     env = environment(autoescape=False)
     env.filters.update(md=markdown_escape, mdcode=markdown_code)
+    # the minus sign U+2212 before a number, except in code spans (LaTeX formulas keep their "-")
+    env.finalize = lambda value: typographic_minus(value) if isinstance(value, str) and "`" not in value else value
     return env
 
 

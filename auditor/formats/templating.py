@@ -13,20 +13,22 @@ from typing import Any
 
 import jinja2
 
-from auditor.formatting import format_value
+from auditor.formatting import APPROXIMATE, format_value, typographic_minus
 from auditor.report.model import Cell
 
 
 def cell_text(cell: Cell) -> str:
-    """A cell's value as every output shows it (filter ``num``)."""
-    return format_value(cell.value, cell.kind)
+    """A cell's value as every output shows it (filter ``num``): the minus sign U+2212 (the LaTeX
+    escape turns it into TeX's own), "≈" before an approximate value."""
+    text = typographic_minus(format_value(cell.value, cell.kind))
+    return APPROXIMATE + text if cell.approximate and cell.value is not None else text
 
 
 def cell_interval(cell: Cell) -> str:
     """"[lo, hi]" for a cell with a confidence interval, else the empty string (filter ``interval``)."""
     if cell.low is None or cell.high is None:
         return ""
-    return f"[{format_value(cell.low, cell.kind)}, {format_value(cell.high, cell.kind)}]"
+    return typographic_minus(f"[{format_value(cell.low, cell.kind)}, {format_value(cell.high, cell.kind)}]")
 
 
 def load_template(name: str) -> str:

@@ -14,7 +14,8 @@ class Cell:
     """One table value. ``kind``: score, share, pp, count, p, tau, number, text.
 
     ``value`` None is shown as "—"; ``mark`` is the undefined-value ledger entry number;
-    ``low``/``high`` a confidence interval (same kind); ``strong`` marks the column's best.
+    ``low``/``high`` a confidence interval (same kind); ``strong`` marks the column's best;
+    ``approximate`` puts "≈" before the value (a plug-in value, not the exact expectation).
     """
 
     value: float | int | str | None
@@ -23,6 +24,7 @@ class Cell:
     strong: bool = False
     low: float | None = None
     high: float | None = None
+    approximate: bool = False
 
 
 @dataclass(frozen=True)
