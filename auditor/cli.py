@@ -361,8 +361,12 @@ def metrics(metric: str | None) -> None:
 @click.option("--labels", help="Comma-separated label set and order (with --gold/--system).")
 @click.option("--json", "as_json", is_flag=True, help="Print the check as JSON.")
 def check_claim(claims: tuple[str, ...], confusion: str | None, table: str | None, gold: str | None,
-                system: str | None, labels: str | None, as_json: bool) -> None:
-    """Which metric definitions reproduce CLAIMS (e.g. 'macro_f1=65.4 accuracy=66.1', as printed)?"""
+                system: str | None, labels: str | None, as_json: bool) -> int:
+    """Which metric definitions reproduce CLAIMS (e.g. 'macro_f1=65.4 accuracy=66.1', as printed)?
+
+    Exit status: 0 when every claim holds (the metric it names reproduces it, within the printed
+    rounding, and the numbers hold together), 1 when any claim does not, 2 on bad input.
+    """
     from auditor.claims.check import check
     from auditor.claims.text import format_report
 
@@ -374,6 +378,7 @@ def check_claim(claims: tuple[str, ...], confusion: str | None, table: str | Non
         click.echo(render_json(result.to_json()), nl=False)
     else:
         click.echo(format_report(result))
+    return 0 if result.holds else 1
 
 
 main = cli

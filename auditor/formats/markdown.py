@@ -17,10 +17,6 @@ from auditor.version import __version__
 #: wherever they stand; a backslash in front prints them as themselves.
 MARKDOWN_SPECIAL = set("\\`*_[]<>|#~&!")
 
-#: Sections and tables of ``summary.md``.
-MD_SECTIONS = ("summary", "data", "gold-reliability", "baselines", "metrics", "scores", "recommendation", "references")
-MD_TABLES = ("summary-leaderboard", "table-metrics", "table-baselines", "table-agreement", "table-ceiling",
-             "table-scores")
 
 
 def markdown_escape(text: Any) -> str:
@@ -70,5 +66,6 @@ def markdown_environment() -> jinja2.Environment:
 
 
 def render_md(report: Report) -> str:
-    return markdown_environment().get_template("summary.md.j2").render(report=report, version=__version__,
-                                                                       md_sections=MD_SECTIONS, md_tables=MD_TABLES)
+    """The sections marked ``for_summary`` (:class:`~auditor.report.model.Section`) with their facts,
+    bullets, definitions and the tables marked ``for_summary``, as CommonMark + GFM tables."""
+    return markdown_environment().get_template("summary.md.j2").render(report=report, version=__version__)

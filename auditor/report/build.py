@@ -67,14 +67,14 @@ def build(audit: Audit, figures: bool = True, records: Mapping[str, Metric] | No
                       "a superscript number. Each number points to an entry here."),
             Table("table-ledger", "Undefined-value ledger.", "#",
                   (Column("System"), Column("State"), Column("Where"), Column("What and which convention")),
-                  rows, "small"),
+                  rows, "small", for_paper=True),
         )))
     sections.append(reproducibility_section(ctx))
     cited_works = references_section(sections)
     if cited_works is not None:
         sections.append(cited_works)
     letters = iter("ABCDEFGHIJ")
-    sections = [Section(x.id, f"Appendix {next(letters)}: {x.title}", x.blocks) if x.id in APPENDICES else x
+    sections = [Section(x.id, f"Appendix {next(letters)}: {x.title}", x.blocks, x.for_summary) if x.id in APPENDICES else x
                 for x in sections]
     gold = audit.sources.get("gold", {}).get("path")
     subtitle = f"{len(audit.systems)} systems scored against {gold}" if gold else _profile_line(audit)
@@ -102,4 +102,4 @@ def references_section(sections: Sequence[Section]) -> Section | None:
     return Section("references", SECTION_TITLES["references"], (
         Paragraph("Works cited in this report, cited by author, year and section."),
         Bullets(tuple(entry_text(work) for work in works)),
-    ))
+    ), for_summary=True)

@@ -52,6 +52,10 @@ class Table:
     kind: str = "table"
     #: Intervals on the value's line instead of below it (one line per row).
     inline_ci: bool = False
+    #: Goes into ``tables.tex`` (a table a paper ``\input``s).
+    for_paper: bool = False
+    #: Goes into ``summary.md`` (when its section does).
+    for_summary: bool = False
 
     @property
     def lines(self) -> int:
@@ -130,6 +134,8 @@ class Section:
     id: str
     title: str
     blocks: tuple[Any, ...]
+    #: Goes into ``summary.md`` (its facts, bullets and the tables marked ``for_summary``).
+    for_summary: bool = False
 
 
 @dataclass(frozen=True)

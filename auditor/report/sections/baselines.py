@@ -36,7 +36,7 @@ def baselines_section(ctx: Context) -> Section | None:
                             "of a metric whose expectation E[f(C)] differs from it at this test-set size (a ratio "
                             "with a random denominator, such as macro F1, F1′, kappa or MCC of a random predictor).",
                             "Baseline", tuple(Column(ctx.short(m), ctx.name(m)) for m in keys), tuple(rows),
-                            _density(len(keys))))
+                            _density(len(keys)), for_paper=True, for_summary=True))
     chance = {s: result.chance[s] for s in ctx.systems if result.chance.get(s)}
     if chance:
         for field_name, kind, caption in (
@@ -51,8 +51,9 @@ def baselines_section(ctx: Context) -> Section | None:
                                       for m in keys))
                          for s, c in chance.items())
             blocks.append(Table(f"table-chance-{field_name}", caption, "System",
-                                tuple(Column(ctx.short(m), ctx.name(m)) for m in keys), rows, _density(len(keys))))
-    return Section("baselines", SECTION_TITLES["baselines"], tuple(blocks))
+                                tuple(Column(ctx.short(m), ctx.name(m)) for m in keys), rows, _density(len(keys)),
+                                for_paper=True))
+    return Section("baselines", SECTION_TITLES["baselines"], tuple(blocks), for_summary=True)
 
 
 def _exact(result: Any, system: str, comparison: Any, metric_id: str) -> bool:

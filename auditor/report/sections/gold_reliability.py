@@ -28,7 +28,7 @@ def gold_reliability_section(ctx: Context) -> Section | None:
                   "task, and must be measured and reported; raw agreement ignores agreement by chance, which the "
                   "kappas and alpha subtract (Cohen 1960; Fleiss 1971; Krippendorff 2004)."),
         Table("table-agreement", "Agreement between the annotators (×100).", "Coefficient",
-              (Column("Value"), Column("Definition")), rows, "small"),
+              (Column("Value"), Column("Definition")), rows, "small", for_paper=True, for_summary=True),
     ]
     if len(annotators) > 2:
         pairs = [[None if math.isnan(x) else float(x) for x in row] for row in reliability.cohen_kappa_pairs]
@@ -44,9 +44,9 @@ def gold_reliability_section(ctx: Context) -> Section | None:
         blocks.append(Table("table-ceiling", "The systems against the ceiling set by agreement: raw agreement for "
                             "accuracy, mean Cohen's κ for κ (×100).", "System",
                             (Column(ctx.short("accuracy"), ctx.name("accuracy")), Column(ctx.short("kappa"), ctx.name("kappa"))),
-                            tuple(rows), "small"))
+                            tuple(rows), "small", for_summary=True))
     blocks.append(Paragraph("What the ceiling means: " + CEILING_MEANING))
     above = bound.systems_above
     blocks.append(Bullets(tuple(f"{s} scores above the annotators' agreement in {', '.join(ms)}" for s, ms in above.items())
                           or ("No system scores above the annotators' agreement.",), "Systems above the ceiling"))
-    return Section("gold-reliability", SECTION_TITLES["gold-reliability"], tuple(blocks))
+    return Section("gold-reliability", SECTION_TITLES["gold-reliability"], tuple(blocks), for_summary=True)

@@ -37,8 +37,9 @@ def metrics_section(ctx: Context) -> Section:
             caption += f" Brackets: {ctx.level} bootstrap percentile interval."
         rows = [(s, [ctx.score_cell(s, m) for m in chosen]) for s in ctx.systems]
         blocks.append(Table(table_id, caption, "System", tuple(Column(ctx.short(m), ctx.name(m)) for m in chosen),
-                            _with_best(rows), _density(len(chosen) + (4 if has_ci else 0))))
-    return Section("metrics", SECTION_TITLES["metrics"], tuple(blocks))
+                            _with_best(rows), _density(len(chosen) + (4 if has_ci else 0)), for_paper=True,
+                            for_summary=table_id == "table-metrics"))
+    return Section("metrics", SECTION_TITLES["metrics"], tuple(blocks), for_summary=True)
 
 
 def _value_and_interval(ctx: Context, system: str, metric_id: str) -> tuple[float | None, float | None, float | None]:

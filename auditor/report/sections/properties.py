@@ -58,7 +58,7 @@ def properties_section(ctx: Context) -> Section | None:
                   "calibration (§5.2). PI, PII, PIV and PV are probed on random and adversarial confusion matrices and "
                   "on this data; the calibrated variants are probed like any metric."),
         Table("table-properties", "Metric properties: probed / Table 5 / declared (cal. = prevalence-calibrated "
-              "variant).", "Metric", columns, tuple(rows), "small"),
+              "variant).", "Metric", columns, tuple(rows), "small", for_paper=True),
     ]
     if disagreements:
         blocks.append(Bullets(tuple(disagreements), "Where the probes and Table 5 differ, and why"))

@@ -26,7 +26,7 @@ def rank_section(ctx: Context) -> Section | None:
     rows = [Row(s, tuple(Cell(ranks[s][m], "rank") for m in metric_ids)) for s in first]
     blocks.append(Table("table-ranks", "Rank per metric (1 = best; tied systems share the mean rank).", "System",
                         tuple(Column(ctx.short(m), ctx.name(m)) for m in metric_ids), tuple(rows),
-                        _density(len(metric_ids))))
+                        _density(len(metric_ids)), for_paper=True))
     if ctx.figures and len(first) > 1:
         blocks.append(Figure("fig-bump", "Rank of each system under each metric (bump chart); tied systems share "
                                          "the mean rank and are drawn at the same height. Each system has its own "

@@ -33,7 +33,7 @@ def recommendation_section(ctx: Context) -> Section | None:
                           "Where Opitz (2024) and Vickers et al. (2023) differ"))
     if rec.rules_fired:
         blocks.append(Bullets(rec.rules_fired, "Rules that fired (listed in the appendix)"))
-    return Section("recommendation", SECTION_TITLES["recommendation"], tuple(blocks))
+    return Section("recommendation", SECTION_TITLES["recommendation"], tuple(blocks), for_summary=True)
 
 
 def _source_text(source: Source) -> str:

@@ -49,7 +49,7 @@ def significance_section(ctx: Context) -> Section | None:
                             f"{_correction(stats.correction)}; the best set is the top system and every system "
                             "with p ≥ α).", "System",
                             tuple(Column(ctx.short(m), ctx.name(m)) for m in metric_ids), rows,
-                            _density(len(metric_ids))))
+                            _density(len(metric_ids)), for_paper=True))
         blocks.append(Bullets(tuple(f"{ctx.name(m)}: {', '.join(v.systems)} ({v.test})"
                                     for m, v in best_set.items()), "Best set per metric"))
     ranks = boot.rank_probabilities
@@ -58,7 +58,8 @@ def significance_section(ctx: Context) -> Section | None:
         rows = tuple(Row(s, tuple(Cell(float(ranks[m][boot.systems.index(s), 0]), "share") for m in keys))
                      for s in ctx.systems)
         blocks.append(Table("table-pbest", "Bootstrap probability that each system ranks first (%).", "System",
-                            tuple(Column(ctx.short(m), ctx.name(m)) for m in keys), rows, _density(len(keys))))
+                            tuple(Column(ctx.short(m), ctx.name(m)) for m in keys), rows, _density(len(keys)),
+                            for_paper=True))
     tests = stats.tests
     if tests and len(ctx.systems) <= MATRIX_MAX_SYSTEMS:
         blocks += [_pairwise_matrix(ctx, metric_id, entry.test, stats) for metric_id, entry in best_set.items()]

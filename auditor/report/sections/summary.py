@@ -45,7 +45,7 @@ def summary_section(ctx: Context) -> Section:
     blocks.append(Facts(tuple(pairs)))
     if len(ctx.systems) > 1 and verdict:
         blocks.append(leaderboard(ctx, verdict))
-    return Section("summary", SECTION_TITLES["summary"], tuple(blocks))
+    return Section("summary", SECTION_TITLES["summary"], tuple(blocks), for_summary=True)
 
 
 def leaderboard(ctx: Context, verdict: Verdict) -> Table:
@@ -86,7 +86,7 @@ def leaderboard(ctx: Context, verdict: Verdict) -> Table:
     if chance:
         caption += " " + _chance_rule(ctx, primary)
     return Table("summary-leaderboard", caption, "System", tuple(columns), tuple(rows),
-                 "small" if has_ci else _density(len(columns)), inline_ci=True)
+                 "small" if has_ci else _density(len(columns)), inline_ci=True, for_paper=True, for_summary=True)
 
 
 def _strongest_baseline(ctx: Context, metric_id: str) -> tuple[str, float] | None:
