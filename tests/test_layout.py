@@ -122,7 +122,10 @@ def test_witness_text_names_classes_and_defines_omega():
         "(an error corrected)")
     synthetic = Witness(text, np.array([[0, 1], [2, 0]]), None, 0.5, None)
     assert property_section._witness_text(synthetic, ["NEG", "POS"]).endswith(
-        "; witness C = [0 1 / 2 0] (rows gold, columns predicted, classes numbered from 0)")
+        "; C = [0 1 / 2 0]")  # the orientation is said once, in the witness table's caption
+    scores = Witness("one error added: the score moves from 0.333333 to 0.3333339", np.array([[1, 0], [0, 1]]),
+                     None, 0.333333, 0.3333339)
+    assert "from 33.3333 to 33.3334" in property_section._witness_text(scores)  # ×100, as many decimals as differ
     chance = Witness("k=2: a predictor that ignores its input scores 0.9 > ω(k) = 1/2", np.array([[9, 0], [1, 0]]),
                      None, 0.9, None)
     assert "ω(k) = 1/k of Opitz 2024 §3.5, k = 2 classes" in property_section._witness_text(chance)

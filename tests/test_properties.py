@@ -449,11 +449,13 @@ def test_report_shows_declared_literature_and_probed_side_by_side(table):
     assert rows["Acc"][:5] == ["✓ / ✓ / ✓", "✗ / ✗(✓) / ✗", "✗ / ✗(✓) / ✗", "✗ / ✗(✓) / ✗", "none / none(✓) / none"]
     assert rows["macP"][4] == "bounded / strict / strict" and rows["macP"][-1] == "DIFFERS"
     assert rows["κ"][4:7] == ["complete / complete / complete", "Ω = 0", "0"]
-    explained = next(b for b in section.blocks if getattr(b, "title", "") == "Where the probes and Table 5 differ, and why")
+    explained = next(b for b in section.blocks if getattr(b, "title", "").startswith("Where the probes and Table 5 "
+                                                                                     "differ, and why"))
+    assert "rows = gold class" in explained.title  # the orientation once, in the title
     assert len(explained.items) == 2
     for item in explained.items:
         assert "Table 5 strict" in item and "zero_division=0" in item or "0/0 precision" in item
-        assert "Witness:" in item and "witness C = [" in item
+        assert "Witness:" in item and "; C = [" in item and "rows gold" not in item
 
 
 def test_opitz_appendix_g_matrix_is_a_monotonicity_witness_for_kappa_and_mcc():

@@ -418,3 +418,20 @@ def test_summary_md_renders_as_meant_in_commonmark(paper_files):
     assert headings[:2] == ["Metric audit", "Summary"] and "References" in headings
     html = MarkdownIt("commonmark").enable("table").render(markdown)
     assert "\\." not in html and "<td>\u221266" not in html
+
+
+def test_property_pages_lead_with_the_findings_on_this_data(germeval, germeval_model):
+    blocks = _blocks(germeval_model, "properties")
+    tables = [b for b in blocks if b.kind == "table"]
+    assert [t.id for t in tables] == ["table-properties-data", "table-properties"]
+    assert "PII class sensitivity (the score depends" in blocks[0].text  # PI–PV explained where they appear
+    findings = {row.header: [c.value for c in row.cells] for row in tables[0].rows}
+    accuracy = germeval.properties.results["accuracy"].chance_baselines["4"]
+    assert findings["Acc"][0] == f"{100 * accuracy.min:.1f} to {100 * accuracy.max:.1f}"
+    witnesses = germeval_model.section("witnesses")
+    assert witnesses is not None and witnesses.title.startswith("Appendix")
+    table = witnesses.blocks[-1]
+    assert "rows = gold class" in table.caption
+    assert not any("rows gold" in str(c.value) for row in table.rows for c in row.cells)
+    rescaled = [str(row.cells[1].value) for row in table.rows if "gold rows rescaled" in str(row.cells[1].value)]
+    assert rescaled and all(re.search(r"C = \[[\d /]+\] → \[[\d /]+\]$", text) for text in rescaled), rescaled

@@ -101,6 +101,9 @@ def test_without_tests_leaders_are_the_top_values_and_ties_are_stated():
     assert verdict.ties == {"accuracy": (("b", "c"),)}
     assert "Tied under accuracy: b = c." in verdict.text
     assert "No significance tests ran" in verdict.text
+    # a tie below the top is in the JSON, not in the verdict's text
+    lower = analyse(_values({"a": {"accuracy": 0.9}, "b": {"accuracy": 0.5}, "c": {"accuracy": 0.5}}), None)
+    assert lower.ties == {"accuracy": (("b", "c"),)} and "Tied" not in lower.text
 
 
 def test_significance_groups_from_pairwise_tests():

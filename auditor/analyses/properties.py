@@ -64,8 +64,10 @@ TOLERANCE = 1e-9
 CHANCE_GAP = 0.01
 #: Most matrix entries (moves × k²) one probe batch may hold: keeps a 1,000-class matrix at O(k²).
 ELEMENT_BUDGET = 2_000_000
-#: Items of a chance matrix C = N p qᵀ (real-valued counts, as Opitz §2, footnote 1 allows).
-CHANCE_N = 1000.0
+#: Items of a chance matrix C = N p qᵀ (real-valued counts, as Opitz §2, footnote 1 allows); 3600 = 60²
+#: makes the uniform classifier's matrix whole at every k ≤ 6 (every metric is scale-free, so the scores
+#: do not depend on N).
+CHANCE_N = 3600.0
 #: Random matrices per k.
 N_RANDOM = 100
 
@@ -460,6 +462,8 @@ def _prevalence_moves(matrices: np.ndarray, rng: np.random.Generator,
     §3.4). Returns the index of each matrix in ``matrices``, the rescaled matrices, descriptions."""
     source = np.repeat(_sample(rng, len(matrices), max(1, limit // 2)), 2)
     scale = np.exp(rng.uniform(-np.log(8), np.log(8), size=(len(source), matrices.shape[-1])))
+    # every other move by whole factors 1..8, so that a witness can be a matrix of whole counts
+    scale[::2] = np.maximum(1.0, np.rint(scale[::2]))
     after = matrices[source] * scale[..., None]
 
     def describe(n: int) -> str:

@@ -204,8 +204,9 @@ def _text(v: Verdict, values: Mapping[str, Mapping[str, float | None]], n_system
     identical = {frozenset(group) for group in v.identical}
     tied: dict[tuple[str, ...], list[str]] = {}
     for metric_id, groups in v.ties.items():
-        for group in groups:
-            if frozenset(group) not in identical:
+        top = v.leaders.get(metric_id, ())[:1]
+        for group in groups:  # only a tie for the top value matters to the verdict (every tie is in the JSON)
+            if frozenset(group) not in identical and set(top) & set(group):
                 tied.setdefault(tuple(group), []).append(name(metric_id))
     for group, metrics in tied.items():
         text += f" Tied under {_join(metrics)}: {' = '.join(group)}."

@@ -22,7 +22,7 @@ from auditor.report.sections.data import data_section
 from auditor.report.sections.gold_reliability import gold_reliability_section
 from auditor.report.sections.metrics import metrics_section
 from auditor.report.sections.per_class import per_class_section
-from auditor.report.sections.properties import properties_section
+from auditor.report.sections.properties import properties_section, witnesses_section
 from auditor.report.sections.rankings import deployment_section, rank_section
 from auditor.report.sections.recommendation import recommendation_rules, recommendation_section, rules_section
 from auditor.report.sections.scores import scores_section
@@ -38,8 +38,8 @@ if TYPE_CHECKING:
 BUILDERS: tuple[Callable[[Context], Section | None], ...] = (
     summary_section, data_section, gold_reliability_section, baselines_section, metrics_section, per_class_section,
     slices_section, scores_section, properties_section,
-    rank_section, deployment_section, significance_section, recommendation_section, definitions_section, confusion_section,
-    rules_section,
+    rank_section, deployment_section, significance_section, recommendation_section, definitions_section,
+    witnesses_section, confusion_section, rules_section,
 )
 
 

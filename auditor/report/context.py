@@ -20,11 +20,11 @@ SECTION_TITLES = {
     "confusion": "Confusion matrices", "rules": "Recommendation rules",
     "ledger": "Undefined values", "reproducibility": "Reproducibility",
     "gold-reliability": "Reliability of the gold", "slices": "Slices", "scores": "Per-class scores",
-    "references": "References",
+    "references": "References", "witnesses": "Property witnesses",
 }
 
 
-APPENDICES = ("definitions", "confusion", "rules", "ledger", "reproducibility")
+APPENDICES = ("definitions", "witnesses", "confusion", "rules", "ledger", "reproducibility")
 #: Sections after the appendices, without a letter.
 CLOSING = ("references",)
 
