@@ -435,3 +435,22 @@ def test_property_pages_lead_with_the_findings_on_this_data(germeval, germeval_m
     assert not any("rows gold" in str(c.value) for row in table.rows for c in row.cells)
     rescaled = [str(row.cells[1].value) for row in table.rows if "gold rows rescaled" in str(row.cells[1].value)]
     assert rescaled and all(re.search(r"C = \[[\d /]+\] → \[[\d /]+\]$", text) for text in rescaled), rescaled
+
+
+def test_calibrated_table_is_not_repeated_when_calibration_changes_nothing():
+    """Balanced gold (every class 1/k): calibration rescales nothing, so the calibrated table would
+    repeat the plain one; it is replaced by one sentence. Imbalanced gold keeps it."""
+    gold = ["a"] * 20 + ["b"] * 20
+    balanced = build(auditor.audit(gold, {"s": ["a"] * 15 + ["b"] * 25, "t": ["b"] * 40}, bootstrap=0), figures=False)
+    ids = [b.id for b in _blocks(balanced, "metrics") if b.kind == "table"]
+    assert ids == ["table-metrics"]
+    assert any("not repeated" in b.text for b in _blocks(balanced, "metrics") if b.kind == "paragraph")
+    skewed = build(auditor.audit(["a"] * 30 + ["b"] * 10, {"s": ["a"] * 25 + ["b"] * 15}, bootstrap=0),
+                   figures=False)
+    assert [b.id for b in _blocks(skewed, "metrics") if b.kind == "table"] == ["table-metrics", "table-calibrated"]
+
+
+def test_page_one_says_which_system_never_predicts_which_labels(germeval_model):
+    facts = dict(_blocks(germeval_model, "summary")[0].pairs)
+    assert facts["Labels never predicted"] == ("char-svm, word-nb never predict PROFANITY; majority never predicts "
+                                               "ABUSE, INSULT, PROFANITY")

@@ -382,7 +382,7 @@ PAPERS_DIFFER: tuple[Difference, ...] = (
                "Opitz §4.7 and Table 5 give MCC (like kappa) complete chance correction, Ω = 0, and §6.1 finds kappa "
              "'slightly more interpretable'; Vickers et al. §2 argue that MCC depends on the test set's class "
              "frequencies and §5.1 that it 'overpunishes classifiers which have variable per-class performance'. "
-             "MCC is therefore not recommended for two classes either.",
+             "This tool does not recommend MCC, whatever the number of classes.",
                (Source(OPITZ, "§4.7", "MCC and Kappa have PII and PV (complete chance correction: Ω = 0)."),
                 MCC_PREVALENCE)),
     Difference("macro F1",

@@ -4,7 +4,8 @@ from __future__ import annotations
 from typing import Any
 
 from auditor.report.context import Context, SECTION_TITLES
-from auditor.report.model import Column, Figure, Section, Table
+from auditor.formatting import format_value
+from auditor.report.model import Column, Figure, Paragraph, Section, Table
 from auditor.report.sections.summary import _strongest_baseline
 from auditor.report.tables import _density, _with_best
 
@@ -33,6 +34,12 @@ def metrics_section(ctx: Context) -> Section:
     ):
         if not chosen:
             continue
+        if table_id == "table-calibrated" and _calibration_changes_nothing(ctx, chosen):
+            blocks.append(Paragraph("The prevalence-calibrated variants (Opitz 2024 §5.2: each gold class rescaled to "
+                                    "prevalence 1/k before the metric is computed) equal the values above at the "
+                                    "precision shown, because the gold is balanced or nearly so; they are not repeated "
+                                    "here (audit.json has them)."))
+            continue
         if has_ci:
             caption += f" Brackets: {ctx.level} bootstrap percentile interval."
         rows = [(s, [ctx.score_cell(s, m) for m in chosen]) for s in ctx.systems]
@@ -40,6 +47,18 @@ def metrics_section(ctx: Context) -> Section:
                             _with_best(rows), _density(len(chosen) + (4 if has_ci else 0)), for_paper=True,
                             for_summary=table_id == "table-metrics"))
     return Section("metrics", SECTION_TITLES["metrics"], tuple(blocks), for_summary=True)
+
+
+def _calibration_changes_nothing(ctx: Context, calibrated: list[str]) -> bool:
+    """Whether every calibrated value reads the same as its base metric's (×100, one decimal)."""
+    for s in ctx.systems:
+        metrics = ctx.audit.systems[s].metrics
+        for metric_id in calibrated:
+            base = metrics.get(metric_id.removesuffix("_calibrated"))
+            value = metrics[metric_id].value
+            if base is None or format_value(base.value, "score") != format_value(value, "score"):
+                return False
+    return True
 
 
 def _value_and_interval(ctx: Context, system: str, metric_id: str) -> tuple[float | None, float | None, float | None]:

@@ -44,7 +44,8 @@ def rank_section(ctx: Context) -> Section | None:
                 Cell(", ".join(ctx.short(m) for m in flip.a_better_under)),
                 Cell(", ".join(ctx.short(m) for m in flip.b_better_under)),
                 Cell(", ".join(ctx.short(m) for m in where) or "none"))))
-        caption = (f"Pairs of systems whose order flips between metrics ({len(flips)} pairs"
+        caption = (f"Pairs of systems whose order flips between metrics ({len(flips)} "
+                   f"{'pair' if len(flips) == 1 else 'pairs'}"
                    + (f"; the first {FLIPS_SHOWN} shown, all in audit.json" if len(flips) > FLIPS_SHOWN else "")
                    + "). Columns: metrics under which the first, or the second, system ranks higher; metrics under "
                      "which the difference is significant.")

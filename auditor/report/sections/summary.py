@@ -34,9 +34,15 @@ def summary_section(ctx: Context) -> Section:
     below = not_above_chance(ctx, verdict.primary if verdict else None)
     if below is not None:
         pairs.append(("Not above chance", below))
-    never = sorted({label for bias in prof.systems.values() for label in bias.never_predicted})
+    never: dict[tuple[str, ...], list[str]] = {}
+    for system in ctx.systems:  # systems that never predict the same labels share one entry
+        labels = tuple(prof.systems[system].never_predicted) if system in prof.systems else ()
+        if labels:
+            never.setdefault(labels, []).append(system)
     if never:
-        pairs.append(("Labels some system never predicts", ", ".join(never)))
+        pairs.append(("Labels never predicted", "; ".join(f"{', '.join(systems)} never "
+                                                          f"{'predicts' if len(systems) == 1 else 'predict'} "
+                                                          f"{', '.join(labels)}" for labels, systems in never.items())))
     for group in prof.identical_systems:
         pairs.append(("Identical systems", f"{' = '.join(group)}: the same prediction on every item (the same "
                                            "file under two names?); they tie under every metric"))
