@@ -63,11 +63,20 @@ def test_every_table_follows_the_primary_metric_order(germeval_alpha_10):
         assert [c.label for c in table.columns if c.label in order] == order, table_id
 
 
-def test_bump_chart_draws_tied_systems_at_the_same_rank():
+def test_bump_chart_draws_tied_systems_side_by_side_at_their_rank():
     ranks = {"a": {"m1": 1.0, "m2": 2.0}, "b": {"m1": 2.0, "m2": 2.0}, "c": {"m1": 3.0, "m2": 2.0}}
     spec = charts.bump_spec(ranks, ["m1", "m2"], ["a", "b", "c"], str)
     at_m2 = {row["system"]: row["rank"] for row in spec["data"]["values"] if row["metric"] == "m2"}
     assert at_m2 == {"a": 2.0, "b": 2.0, "c": 2.0}
+    shown = {row["system"]: row["shown"] for row in spec["data"]["values"] if row["metric"] == "m2"}
+    assert shown == pytest.approx({"a": 1.7, "b": 2.0, "c": 2.3})  # no point hides another
+    untied = {row["system"]: row["shown"] for row in spec["data"]["values"] if row["metric"] == "m1"}
+    assert untied == {"a": 1.0, "b": 2.0, "c": 3.0}
+
+
+def test_even_four_systems_differ_in_shape_as_well_as_colour():
+    marks = charts.system_marks(["a", "b", "c", "d"])
+    assert len(set(marks["shape"]["range"])) == 4 and len(set(marks["color"]["range"])) == 4
 
 
 def test_thirty_systems_get_distinct_marks():

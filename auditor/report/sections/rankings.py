@@ -29,8 +29,8 @@ def rank_section(ctx: Context) -> Section | None:
                         _density(len(metric_ids)), for_paper=True))
     if ctx.figures and len(first) > 1:
         blocks.append(Figure("fig-bump", "Rank of each system under each metric (bump chart); tied systems share "
-                                         "the mean rank and are drawn at the same height. Each system has its own "
-                                         "colour and point shape.",
+                                         "the mean rank and are drawn side by side around it (at most 0.3 apart), "
+                                         "so none hides another. Each system has its own colour and point shape.",
                              ctx.charts.bump_chart(ranks, metric_ids, first, ctx.short)))
     if ctx.figures:
         blocks.append(Figure("fig-kendall", "Kendall τ-b (Kendall 1938) between the system rankings of every pair of metrics.",
