@@ -81,6 +81,61 @@ class Audit:
             return None
         return self.statistics.bootstrap.interval(metric_id, system)
 
+    def to_frame(self) -> Any:
+        """A tidy pandas DataFrame, one row per system and metric: ``system``, ``metric``, ``value``
+        (on [0, 1], NaN where undefined), ``lo`` and ``hi`` (the bootstrap percentile interval, NaN
+        without one) and ``undefined`` (why the value is 0/0, else None). Needs pandas."""
+        import pandas as pd
+
+        rows = []
+        for system, result in self.systems.items():
+            for metric_id, value in result.metrics.items():
+                low, high = self.interval(system, metric_id) or (np.nan, np.nan)
+                rows.append((system, metric_id, np.nan if value.value is None else value.value, low, high,
+                             value.undefined))
+        columns = ["system", "metric", "value", "lo", "hi", "undefined"]
+        frame = pd.DataFrame(rows, columns=columns)
+        frame["undefined"] = pd.Series([row[5] for row in rows], dtype=object)  # None, not NaN, where defined
+        return frame
+
+    def _leaderboard(self) -> tuple[list[str], list[str], list[list[str]]]:
+        """(systems, metric labels, cells ×100) of the key metrics, in the primary metric's order."""
+        from auditor.analyses.verdict import KEY_METRICS
+        from auditor.formatting import format_value
+
+        order = list(self.verdict.order) if self.verdict is not None else list(self.systems)
+        present = self.systems[order[0]].metrics if order else {}
+        keys = [m for m in KEY_METRICS if m in present]
+        labels = [self._label(k) for k in keys]
+        cells = [[format_value(self.systems[s].metrics[k].value, "score") for k in keys] for s in order]
+        return order, labels, cells
+
+    def _label(self, metric_id: str) -> str:
+        return next((m.label for m in self.metrics if m.id == metric_id), metric_id)
+
+    def __repr__(self) -> str:
+        """One line of what was audited and the leaderboard (×100) of at most 10 systems: < 2,000 characters."""
+        systems, labels, cells = self._leaderboard()
+        head = (f"<Audit: {len(self.systems)} systems, {self.n_items:,} items, {len(self.labels)} labels; "
+                f"scores ×100{'' if self.verdict is None else ', ordered by ' + self._label(self.verdict.primary)}>")
+        width = min(24, max([6] + [len(s) for s in systems]))
+        lines = [head, " " * width + "".join(f"{label:>8}" for label in labels)]
+        lines += [f"{s[:width]:<{width}}" + "".join(f"{c:>8}" for c in row) for s, row in zip(systems[:10], cells)]
+        if len(systems) > 10:
+            lines.append(f"... {len(systems) - 10} more systems (Audit.to_frame() has them all)")
+        return "\n".join(lines)[:1990]
+
+    def _repr_html_(self) -> str:
+        """The leaderboard as an HTML table (notebooks), every name escaped."""
+        from html import escape
+
+        systems, labels, cells = self._leaderboard()
+        head = "".join(f"<th>{escape(label)}</th>" for label in labels)
+        body = "".join(f"<tr><th>{escape(s)}</th>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>"
+                       for s, row in zip(systems, cells))
+        return (f"<table><caption>{len(self.systems)} systems, {self.n_items:,} items, {len(self.labels)} labels "
+                f"(×100)</caption><thead><tr><th>system</th>{head}</tr></thead><tbody>{body}</tbody></table>")
+
     @property
     def signature(self) -> str:
         """``auditor:<version>|gold:<sha256[:12]>|systems:<n>|labels:<k>|boot:B|seed:S|ci:percentile``."""

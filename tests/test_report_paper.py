@@ -454,3 +454,31 @@ def test_page_one_says_which_system_never_predicts_which_labels(germeval_model):
     facts = dict(_blocks(germeval_model, "summary")[0].pairs)
     assert facts["Labels never predicted"] == ("char-svm, word-nb never predict PROFANITY; majority never predicts "
                                                "ABUSE, INSULT, PROFANITY")
+
+
+# ---------------------------------------------------------------------------------- Python
+
+
+def test_to_frame_is_tidy_and_agrees_with_the_json(germeval):
+    frame = germeval.to_frame()
+    assert list(frame.columns) == ["system", "metric", "value", "lo", "hi", "undefined"]
+    assert len(frame) == len(germeval.systems) * len(germeval.systems["majority"].metrics)
+    document = germeval.to_json()["systems"]
+    for row in frame.itertuples():
+        entry = document[row.system]["metrics"][row.metric]
+        if entry["value"] is None:
+            assert np.isnan(row.value) and row.undefined == entry["undefined"]
+        else:
+            assert row.value == entry["value"] and row.undefined is None
+        if entry["ci"] is not None:
+            assert [row.lo, row.hi] == entry["ci"]
+
+
+def test_repr_is_short_and_the_notebook_view_is_the_leaderboard():
+    result = _many_systems(n_systems=23)
+    text = repr(result)
+    assert len(text) < 2000 and text.startswith("<Audit: 23 systems, 300 items, 2 labels")
+    assert "13 more systems" in text
+    hostile = auditor.audit(["a", "b"] * 10, {"<b>x</b>": ["a", "b"] * 10}, bootstrap=0)
+    html = hostile._repr_html_()
+    assert "&lt;b&gt;x&lt;/b&gt;" in html and "<b>x" not in html and "<th>Acc</th>" in html
