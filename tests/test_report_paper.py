@@ -482,3 +482,11 @@ def test_repr_is_short_and_the_notebook_view_is_the_leaderboard():
     hostile = auditor.audit(["a", "b"] * 10, {"<b>x</b>": ["a", "b"] * 10}, bootstrap=0)
     html = hostile._repr_html_()
     assert "&lt;b&gt;x&lt;/b&gt;" in html and "<b>x" not in html and "<th>Acc</th>" in html
+
+
+def test_chart_numbers_are_printed_as_formatted_not_rounded_with_the_coordinates():
+    """The SVG's coordinates are rounded to one decimal to keep the report small; a number the chart
+    prints (Kendall τ with two decimals) is left as formatted."""
+    svg = charts.tau_heatmap({"a": {"a": 1.0, "b": 0.94}, "b": {"a": 0.94, "b": 1.0}}, str)
+    assert re.findall(r">(\d\.\d+)</text>", svg).count("0.94") == 2
+    assert not re.search(r'[xy]="-?\d+\.\d{2,}"', svg)  # coordinates still rounded

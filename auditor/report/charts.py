@@ -41,7 +41,8 @@ def _svg(spec: Mapping[str, Any]) -> str:
     return unique_ids(_NUMBER.sub(_round, svg[svg.find("<svg"):]))
 
 
-_NUMBER = re.compile(r"(?<![\w#])(?<!offset=\")(-?\d+\.\d{2,})")
+#: A coordinate with more than one decimal; not a number the chart prints (text between ">" and "<").
+_NUMBER = re.compile(r"(?<![\w#>])(?<!>-)(?<!>−)(?<!offset=\")(-?\d+\.\d{2,})(?![^<>]*</text>)")
 
 
 def unique_ids(svg: str, salt: str = "") -> str:
@@ -236,7 +237,7 @@ def tau_heatmap(kendall: Mapping[str, Mapping[str, float]], short: Callable[[str
             "y": {"field": "m2", "type": "nominal", "sort": names, "title": None, "axis": {"grid": False}},
             "color": {"field": "tau", "type": "quantitative", "title": "τ", "scale": {"scheme": "redblue", "domain": [-1, 1]},
                       "legend": SYMBOL_LEGEND}}},
-        {"mark": {"type": "text", "fontSize": 7}, "encoding": {
+        {"mark": {"type": "text", "fontSize": 8}, "encoding": {  # 6 pt on the page
             "x": {"field": "m1", "type": "nominal", "sort": names}, "y": {"field": "m2", "type": "nominal", "sort": names},
             "text": {"field": "tau", "type": "quantitative", "format": ".2f"},
             "color": {"condition": {"test": "abs(datum.tau) > 0.6", "value": "white"}, "value": "black"}}},
