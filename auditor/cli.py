@@ -293,7 +293,8 @@ def cli() -> None:
 @audit_options
 @click.option("--json", "as_json", is_flag=True, help="Print the audit JSON instead of the table.")
 @click.option("--metric", "-m", "columns", multiple=True, help="Metric ids or aliases to show (repeatable).")
-def score(as_json: bool, columns: tuple[str, ...], **arguments: Any) -> None:
+@click.option("--sort", "sort_by", help="Order the systems by this metric (id or alias), best first.")
+def score(as_json: bool, columns: tuple[str, ...], sort_by: str | None, **arguments: Any) -> None:
     """Score SYSTEMS (PATH or NAME=PATH) against GOLD, or --confusion matrices: every metric of the catalogue."""
     for module in arguments["plugins"]:  # before --metric is resolved: a plugin may register it
         load_plugin(module)
@@ -317,10 +318,13 @@ def score(as_json: bool, columns: tuple[str, ...], **arguments: Any) -> None:
         return
     from auditor.terminal import print_score_table
 
-    print_score_table(result, chosen)
-    for section in ("scores", "slices"):  # per-class scores and --slices, when given
-        if (analysis := getattr(result, section)) is not None:
-            click.echo("\n".join(analysis.summary_lines()))
+    print_score_table(result, chosen, sort_by=resolve_metric(sort_by) if sort_by else None)
+    if result.scores is not None:  # per-class scores, when given
+        click.echo("\n".join(result.scores.summary_lines()))
+    if result.slices is not None:  # --slices: the leaders under the first metric asked for
+        metric_id = chosen[0] if columns else None
+        click.echo("\n".join(result.slices.summary_lines(metric_id, REGISTRY.metrics[metric_id].name
+                                                          if metric_id else None)))
 
 
 @cli.command()

@@ -490,3 +490,73 @@ def test_chart_numbers_are_printed_as_formatted_not_rounded_with_the_coordinates
     svg = charts.tau_heatmap({"a": {"a": 1.0, "b": 0.94}, "b": {"a": 0.94, "b": 1.0}}, str)
     assert re.findall(r">(\d\.\d+)</text>", svg).count("0.94") == 2
     assert not re.search(r'[xy]="-?\d+\.\d{2,}"', svg)  # coordinates still rounded
+
+
+# ---------------------------------------------------------------------------------- terminal
+
+
+GERMEVAL_FILES = [str(EXAMPLES / "gold.tsv"), *sorted(str(p) for p in (EXAMPLES / "systems").glob("*.tsv"))]
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_score_fits_the_terminal_without_breaking_a_name_or_an_interval(columns):
+    from click.testing import CliRunner
+
+    from auditor.cli import cli
+
+    result = CliRunner().invoke(cli, ["score", *GERMEVAL_FILES, "--bootstrap", "50", "--quiet"],
+                                env={"COLUMNS": str(columns)})
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert all(len(line) <= columns for line in lines if not line.startswith("signature:")), columns
+    systems = [Path(p).stem for p in GERMEVAL_FILES[1:]]
+    rows = [line for line in lines if line.split(" ")[0] in systems]
+    parts = len([line for line in lines if line.startswith("system ")])
+    assert len(rows) == len(systems) * parts and parts >= 2  # every part repeats every system, whole
+    for line in rows:
+        cells = re.findall(r"\d+\.\d†? \[[−-]?\d+\.\d, [−-]?\d+\.\d\]|—", line)
+        assert cells, line
+    words = {w for line in lines for w in line.split()}
+    assert "[lo," not in words or "hi]" in words
+
+
+def test_score_sorts_by_a_metric_and_slices_follow_the_metric_asked_for():
+    from click.testing import CliRunner
+
+    from auditor.cli import cli
+
+    args = ["score", *GERMEVAL_FILES, "--bootstrap", "0", "--quiet", "--sort", "MCC", "-m", "mcc", "-m", "accuracy",
+            "--slices", str(EXAMPLES / "slices.tsv")]
+    result = CliRunner().invoke(cli, args, env={"COLUMNS": "120"})
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    systems = [line.split()[0] for line in lines if line.split()[:1] and line.split()[0] in
+               {Path(p).stem for p in GERMEVAL_FILES[1:]}]
+    mcc = {s: _germeval_mcc[s] for s in systems}
+    defined = [s for s in systems if mcc[s] is not None]
+    assert defined == sorted(defined, key=lambda s: -mcc[s]) and systems[-1] == "majority"  # undefined last
+    assert any(line.startswith("slices (Matthews correlation") for line in lines)
+
+
+_germeval_mcc = {"char-svm-balanced": 0.347, "char-svm": 0.330, "word-complement-nb": 0.266,
+                 "word-logreg-balanced": 0.246, "word-nb": 0.236, "word-logreg": 0.219, "prior-sampler": 0.016,
+                 "majority": None}  # MCC ×1/100 of the GermEval example (report page 1; majority: 0/0)
+
+
+def test_metrics_listing_breaks_no_word_at_80_columns():
+    from click.testing import CliRunner
+
+    from auditor.cli import cli
+    from auditor.metrics.registry import REGISTRY
+
+    output = CliRunner().invoke(cli, ["metrics"], env={"COLUMNS": "80"}).stdout
+    assert all(len(line) <= 80 for line in output.splitlines())
+    words = {w for metric in REGISTRY for w in metric.name.split()}
+    body = [line for line in output.splitlines() if line.strip() and "─" not in line
+            and not line.strip().startswith(("id ", "metric catalogue"))]
+    assert len(body) >= len(list(REGISTRY))
+    for line in body:
+        cells = re.split(r"\s{2,}", line.strip())
+        name_part = cells[1] if len(cells) > 1 and cells[0] in REGISTRY.metrics else cells[0]
+        for word in name_part.split():
+            assert word in words or word.startswith("[") or word in ("yes", "no"), (word, line)

@@ -98,17 +98,19 @@ class SliceAnalysis:
             changes[metric_id] = any(not (a & b) for n, a in enumerate(sets) for b in sets[n + 1:])
         return changes
 
-    def summary_lines(self) -> list[str]:
-        """Terminal lines: the leaders of the first key metric per slice, small slices flagged."""
-        metric_id = self.key_metrics[0]
-        lines = [f"slices ({metric_id} leaders; every metric in --json under 'slices'):"]
+    def summary_lines(self, metric_id: str | None = None, name: str | None = None) -> list[str]:
+        """Terminal lines: the leaders (top value, ties all) of ``metric_id`` (default: the first key
+        metric) per slice, small slices flagged; ``name`` is the metric's display name."""
+        metric_id = metric_id or self.key_metrics[0]
+        lines = [f"slices ({name or metric_id}: leaders per slice ×100; every metric in --json under 'slices'):"]
         for group in self.groups:
-            value = self.values[group][self.leaders[group][metric_id][0]][metric_id].value \
-                if self.leaders[group][metric_id] else None
-            shown = "—" if value is None else f"{100 * value:.1f}"
+            values = {s: v[metric_id].value for s, v in self.values[group].items() if metric_id in v}
+            defined = {s: v for s, v in values.items() if v is not None}
+            top = max(defined.values(), default=None)
+            leaders = [s for s, v in defined.items() if top is not None and v >= top - 1e-12]
+            shown = "—" if top is None else f"{100 * top:.1f}"
             small = f"  (under {MIN_ITEMS} items: too small to rank)" if group in self.small else ""
-            lines.append(f"  {group} (n={self.n_items[group]}): {', '.join(self.leaders[group][metric_id]) or '—'} "
-                         f"{shown}{small}")
+            lines.append(f"  {group} (n={self.n_items[group]}): {', '.join(leaders) or '—'} {shown}{small}")
         return lines
 
 
