@@ -560,3 +560,14 @@ def test_metrics_listing_breaks_no_word_at_80_columns():
         name_part = cells[1] if len(cells) > 1 and cells[0] in REGISTRY.metrics else cells[0]
         for word in name_part.split():
             assert word in words or word.startswith("[") or word in ("yes", "no"), (word, line)
+
+
+def test_templates_come_from_the_copy_of_the_code_that_runs():
+    """From a source checkout another installed auditor's ``auditor.templates`` may be importable;
+    the renderers read the templates beside this package."""
+    from auditor.formats.templating import _template_dir, load_template
+
+    root = Path(auditor.__file__).resolve().parent
+    folder = Path(str(_template_dir()))
+    assert folder in (root / "templates", root.parent / "templates")
+    assert load_template("summary.md.j2") == (folder / "summary.md.j2").read_text(encoding="utf-8")

@@ -9,6 +9,7 @@ own escaping filters (:mod:`~auditor.formats.html`, :mod:`~auditor.formats.latex
 from __future__ import annotations
 
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import jinja2
@@ -31,9 +32,20 @@ def cell_interval(cell: Cell) -> str:
     return typographic_minus(f"[{format_value(cell.low, cell.kind)}, {format_value(cell.high, cell.kind)}]")
 
 
+def _template_dir() -> Any:
+    """The templates that belong to this copy of the code: ``auditor/templates`` once installed,
+    ``templates/`` beside the package in a source tree (Python run from a checkout, where another
+    installed copy's ``auditor.templates`` may be importable), else the ``auditor.templates`` package."""
+    package = Path(__file__).resolve().parent.parent
+    for folder in (package / "templates", package.parent / "templates"):
+        if (folder / "report.html.j2").is_file():
+            return folder
+    return resources.files("auditor.templates")
+
+
 def load_template(name: str) -> str:
-    """A file of the ``auditor.templates`` package."""
-    return resources.files("auditor.templates").joinpath(name).read_text(encoding="utf-8")
+    """A file of this copy's templates (:func:`_template_dir`)."""
+    return _template_dir().joinpath(name).read_text(encoding="utf-8")
 
 
 def environment(**options: Any) -> jinja2.Environment:
