@@ -20,6 +20,7 @@ from auditor.analyses.baselines import chance_baselines
 from auditor.io.counts import Counts
 from auditor.errors import InputError, UsageError
 from auditor.io.load import label_column
+from auditor.io.names import PREDICTIONS
 from auditor.metrics.catalogue import describe, informedness_at, per_class_table, prevalence_vector
 from auditor.options import CHANCE_DRAWS, AuditOptions, check_names, check_options, check_prevalence_labels
 from auditor.analyses.profile import profile
@@ -33,13 +34,14 @@ if TYPE_CHECKING:
     from auditor.analyses.recommend import Recommendation
 
 def gather(gold: Any, systems: Mapping[str, Any], labels: Sequence[str] | None = None) -> LabelTable:
-    """Load (from paths) or wrap (arrays, lists, Series) and align gold and system labels."""
+    """Read (from paths) or wrap (arrays, lists, Series) and align gold and system labels; a system's
+    file is read as predictions (of a gold copy and a prediction column, the prediction)."""
     if not isinstance(systems, Mapping):
         raise InputError(f"systems: expected a mapping of system name to predictions, e.g. "
                          f"{{'A': [...]}}; found {type(systems).__name__}")
     return align(
         label_column(gold, "<gold>"),
-        [(name, label_column(value, f"<{name}>")) for name, value in systems.items()],
+        [(name, label_column(value, f"<{name}>", PREDICTIONS)) for name, value in systems.items()],
         labels,
     )
 

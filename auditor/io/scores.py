@@ -26,10 +26,10 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from auditor.errors import InputError
-from auditor.io.load import (
-    LabelColumn, as_id_array, build_column, decode_utf8, is_comment, is_id_name, is_label_name, json_lines,
-    merge_codes, nonempty_line_numbers, split_fields,
-)
+from auditor.io.column import LabelColumn, as_id_array, build_column, merge_codes
+from auditor.io.jsonl import json_lines
+from auditor.io.lines import decode_utf8, is_comment, nonempty_line_numbers, split_fields
+from auditor.io.names import is_id_name, is_label_name
 
 __all__ = ["ScoreColumn", "AlignedScores", "read_scored", "check_columns", "align_scores", "top_label"]
 

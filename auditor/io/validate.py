@@ -19,7 +19,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from auditor.errors import InputError, UsageError
-from auditor.io.load import MISSING_LABELS, LabelColumn
+from auditor.io.column import MISSING_LABELS, LabelColumn
 
 __all__ = ["LabelTable", "align", "check_labels"]
 
@@ -63,7 +63,7 @@ class LabelTable:
         """str array (N,) of ids in gold order, or None."""
         if self.id_array is None:
             return None
-        from auditor.io.load import _strings
+        from auditor.io.column import strings as _strings
 
         return _strings(self.id_array.to_pylist())
 
