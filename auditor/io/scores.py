@@ -17,6 +17,7 @@ numbers; what they mean (probabilities or not) is the analysis's concern
 """
 from __future__ import annotations
 
+import csv
 import json
 import os
 from dataclasses import dataclass
@@ -118,7 +119,7 @@ def read_scored(path: str | os.PathLike, label_names: Sequence[str]) -> tuple[La
     delimiter = {".csv": ",", ".tsv": "\t"}.get(suffix) or ("\t" if "\t" in found[1] else "," if "," in found[1] else None)
     if delimiter is None:
         return None
-    fields = split_fields(found[1], delimiter)
+    fields = _header_fields(found[1], delimiter)
     score_columns = [i for i, f in enumerate(fields) if f in names]
     others = [i for i in range(len(fields)) if i not in score_columns]
     if len(score_columns) < 2 or any(not (is_id_name(fields[i]) or is_label_name(fields[i])) for i in others):
@@ -133,6 +134,13 @@ def read_scored(path: str | os.PathLike, label_names: Sequence[str]) -> tuple[La
                          f"the label columns; found {', '.join(repr(fields[i]) for i in others)}")
     return _read_delimited(source, delimiter, fields, found[0], score_columns,
                            ids[0] if ids else None, labels[0] if labels else None, names)
+
+
+def _header_fields(line: str, delimiter: str) -> list[str]:
+    """A header line's names, unquoted (R's ``write.csv`` writes ``"id","pos","neg"``) and trimmed."""
+    if '"' not in line:
+        return split_fields(line, delimiter)
+    return [f.strip(" \t") for f in next(csv.reader([line], delimiter=delimiter), [])]
 
 
 def _first_row_has_numbers(text: str, delimiter: str, score_columns: list[int]) -> bool:

@@ -21,7 +21,7 @@ import numpy as np
 from auditor.errors import InputError, UsageError
 from auditor.io.column import MISSING_LABELS, LabelColumn
 
-__all__ = ["LabelTable", "align", "check_labels"]
+__all__ = ["LabelTable", "align", "check_labels", "check_given_labels", "single_class_error"]
 
 _SHOW = 5  # how many offending ids a message names
 
@@ -145,6 +145,32 @@ def check_labels(column: LabelColumn, role: str = "") -> None:
         if pc.min(lengths).as_py() == 0:
             i = int(np.flatnonzero(lengths.to_numpy() == 0)[0])
             raise InputError(f"{column.where(i)}: empty id; every item needs {column.layout}")
+
+
+def single_class_error(source: str, n_items: int, only: str) -> InputError:
+    """The one words for gold items of a single class, from label files and confusion matrices alike."""
+    return InputError(
+        f"{source}: every one of the {n_items:,} gold items has the label {only!r}; expected at least two gold "
+        f"classes (metrics such as recall, kappa and MCC are undefined with one)")
+
+
+def check_given_labels(labels: Sequence[Any]) -> list[str]:
+    """``--labels`` (or ``labels=``) as texts, refused when empty, repeated or holding a missing
+    value (``None``, ``""``, ``NA``...: the rules of :func:`check_labels`, which a phantom class
+    would otherwise slip past, lowering every macro average)."""
+    texts = [str(label) for label in labels]
+    if not texts:
+        raise UsageError("--labels is empty; expected a comma-separated list of labels")
+    missing = [i for i, (label, text) in enumerate(zip(labels, texts)) if label is None or is_missing(text)]
+    if missing:
+        i = missing[0]
+        found = "an empty label" if texts[i] == "" else f"a missing value ({texts[i]!r})"
+        raise UsageError(f"--labels entry {i + 1} is {found}; every label must be a name (missing-value markers "
+                         f"such as '', NA, None, nan are not labels)")
+    repeated = sorted({label for label in texts if texts.count(label) > 1})
+    if repeated:
+        raise UsageError(f"--labels repeats {', '.join(map(repr, repeated))}; expected each label once")
+    return texts
 
 
 def _duplicate_error(column: LabelColumn) -> InputError:
@@ -271,13 +297,7 @@ def align(
     """
     pairs = _named(systems)
     if labels is not None:
-        labels = [str(label) for label in labels]
-        if not labels:
-            raise UsageError("--labels is empty; expected a comma-separated list of labels")
-        repeated = sorted({label for label in labels if labels.count(label) > 1})
-        if repeated:
-            raise UsageError(f"--labels repeats {', '.join(map(repr, repeated))}; "
-                             f"expected each label once")
+        labels = check_given_labels(labels)
     check_labels(gold)
     for _, column in pairs:
         check_labels(column)
@@ -311,12 +331,7 @@ def align(
 
     gold_present = np.bincount(gold.codes, minlength=len(gold.categories)) > 0
     if gold_present.sum() < 2:
-        only = gold.categories[int(np.flatnonzero(gold_present)[0])]
-        raise InputError(
-            f"{gold.source}: every one of the {len(gold)} gold items has the label "
-            f"{only!r}; expected at least two gold classes (metrics such as "
-            f"recall, kappa and MCC are undefined with one)"
-        )
+        raise single_class_error(gold.source, len(gold), gold.categories[int(np.flatnonzero(gold_present)[0])])
     columns = [gold] + [c for _, c in pairs]
     if labels is not None:
         order = list(labels)

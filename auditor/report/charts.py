@@ -29,10 +29,30 @@ SYMBOL_LEGEND = {"orient": "bottom", "direction": "horizontal", "type": "symbol"
                  "symbolSize": 120, "format": ".1~f"}
 
 
+#: Line terminators of JavaScript source that JSON allows in strings: Vega-Lite compiles a sort
+#: order's strings into Vega expressions, whose parser (as JavaScript before ES2019) refuses them
+#: inside a string literal ("Unexpected token ILLEGAL").
+_LINE_TERMINATORS = {"\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+def _expression_safe(value: Any) -> Any:
+    """``value`` with U+2028/U+2029 in every string shown as the escapes ``\\u2028``/``\\u2029``
+    (the same text in the data and the sort order, so labels still match)."""
+    if isinstance(value, str):
+        if "\u2028" in value or "\u2029" in value:
+            return value.replace("\u2028", _LINE_TERMINATORS["\u2028"]).replace("\u2029", _LINE_TERMINATORS["\u2029"])
+        return value
+    if isinstance(value, Mapping):
+        return {_expression_safe(k): _expression_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_expression_safe(v) for v in value]
+    return value
+
+
 def _svg(spec: Mapping[str, Any]) -> str:
     import vl_convert
 
-    spec = dict(spec)
+    spec = _expression_safe(dict(spec))
     spec.setdefault("config", CONFIG)
     spec.setdefault("$schema", "https://vega.github.io/schema/vega-lite/v5.json")
     svg = vl_convert.vegalite_to_svg(spec)
