@@ -179,3 +179,76 @@ def test_report_html_with_a_line_separator_in_a_label(write, tmp_path, separator
     assert result.exit_code == 0, result.output
     html = (tmp_path / "out" / "report.html").read_text()
     assert "<svg" in html
+
+
+# ------------------------------------------------------------------ check-claim tables as people paste them
+
+# scikit-learn 1.x classification_report of y_true = [very good, bad, bad, ok, very good, ok, bad, bad],
+# y_pred = [very good, bad, ok, ok, bad, ok, bad, very good]. By hand: bad TP 2 of 4, predicted 3;
+# ok TP 2 of 2, predicted 3; very good TP 1 of 2, predicted 2. Accuracy 5/8 = 62.5; class F1 4/7, 4/5, 1/2,
+# macro F1 (4/7 + 4/5 + 1/2) / 3 = 0.6238.
+SKLEARN_TEXT = """              precision    recall  f1-score   support
+
+         bad       0.67      0.50      0.57         4
+          ok       0.67      1.00      0.80         2
+   very good       0.50      0.50      0.50         2
+
+    accuracy                           0.62         8
+   macro avg       0.61      0.67      0.62         8
+weighted avg       0.62      0.62      0.61         8
+"""
+SKLEARN_DICT = {
+    "bad": {"precision": 2 / 3, "recall": 0.5, "f1-score": 4 / 7, "support": 4.0},
+    "ok": {"precision": 2 / 3, "recall": 1.0, "f1-score": 0.8, "support": 2.0},
+    "very good": {"precision": 0.5, "recall": 0.5, "f1-score": 0.5, "support": 2.0},
+    "accuracy": 0.625,
+    "macro avg": {"precision": 0.611111111111111, "recall": 2 / 3, "f1-score": 0.6238095238095238, "support": 8.0},
+    "weighted avg": {"precision": 0.625, "recall": 0.625, "f1-score": 0.6107142857142858, "support": 8.0},
+}
+
+
+def check_claim(*arguments):
+    result = run(["check-claim", *arguments, "--json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+@pytest.mark.parametrize("name, text", [("report.txt", SKLEARN_TEXT), ("report.json", json.dumps(SKLEARN_DICT))])
+def test_a_pasted_classification_report_reproduces_its_own_claims(write, name, text):
+    found = check_claim("macro_f1=62.4 accuracy=62.5", "--table", write(name, text))
+    assert found["evidence"]["labels"] == ["bad", "ok", "very good"]
+    assert [claim["named_reproduces"] for claim in found["claims"]] == [True, True]
+    assert found["problems"] == []
+
+
+def test_a_summary_row_that_the_classes_cannot_give_is_a_problem(write):
+    wrong = SKLEARN_TEXT.replace("macro avg       0.61", "macro avg       0.71")
+    found = check_claim("accuracy=62.5", "--table", write("report.txt", wrong))
+    assert len(found["problems"]) == 1 and "'macro avg'" in found["problems"][0]
+    assert "precision 0.71" in found["problems"][0]
+
+
+def test_a_support_zero_row_is_a_class(write):
+    text = SKLEARN_TEXT.replace("\n\n    accuracy", "\n       never       0.00      0.00      0.00         0\n\n    accuracy")
+    text = text.replace("macro avg       0.61      0.67      0.62", "macro avg       0.46      0.50      0.47")
+    found = check_claim("accuracy=62.5", "--table", write("report.txt", text))
+    assert found["evidence"]["labels"] == ["bad", "ok", "very good", "never"]
+    assert found["claims"][0]["named_reproduces"] is True
+    assert found["problems"] == []
+
+
+@pytest.mark.parametrize("text", [
+    "label\tprecision\trecall\tsupport\na\t0.5\t0.5\t10\nb\t0.5\t0.5\t10\na\t0.5\t0.5\t10\n",
+    SKLEARN_TEXT.replace("          ok ", "         bad "),
+])
+def test_a_class_named_twice_is_refused(write, text):
+    one_error(run(["check-claim", "accuracy=50", "--table", write("table.txt", text)]), "table.txt line", "twice")
+
+
+def test_pandas_csv_of_a_report_reads(write):
+    # pandas.DataFrame(report_dict).T.to_csv(): an unnamed label column; the accuracy row repeats its value
+    text = (",precision,recall,f1-score,support\nbad,0.667,0.5,0.571,4.0\nok,0.667,1.0,0.8,2.0\n"
+            "very good,0.5,0.5,0.5,2.0\naccuracy,0.625,0.625,0.625,0.625\nmacro avg,0.611,0.667,0.624,8.0\n")
+    found = check_claim("accuracy=62.5", "--table", write("report.csv", text))
+    assert found["evidence"]["labels"] == ["bad", "ok", "very good"]
+    assert found["problems"] == []

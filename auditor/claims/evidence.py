@@ -22,7 +22,7 @@ import numpy as np
 
 from auditor.claims.parse import decimals
 from auditor.errors import InputError, UsageError
-from auditor.io.class_table import ClassRow, read_class_table
+from auditor.io.class_table import ClassRow, ClassTable, read_class_table
 from auditor.io.confusion import read_matrix
 from auditor.metrics.registry import ConfusionStats
 
@@ -184,8 +184,15 @@ def class_options(p: float, hp: float, r: float, hr: float, support: int, n: int
     return ClassOptions(pair(0), pair(total // 2), pair(total - 1), total, sampled)
 
 
-def from_class_table(rows: Sequence[ClassRow]) -> Evidence:
-    """Evidence from a paper's per-class precision, recall, support (and optional F1)."""
+def from_class_table(rows: Sequence[ClassRow] | ClassTable) -> Evidence:
+    """Evidence from a paper's per-class precision, recall, support (and optional F1); a
+    :class:`~auditor.io.class_table.ClassTable`'s summary rows are checked against its classes
+    (:mod:`auditor.claims.summaries`). A support of 0 (a class never in gold) is a class."""
+    summaries = rows.summaries if isinstance(rows, ClassTable) else ()
+    rows = tuple(rows)
+    repeated = sorted({row.label for row in rows if sum(other.label == row.label for other in rows) > 1})
+    if repeated:
+        raise InputError(f"per-class table: class {repeated[0]!r} appears twice; expected one row per class")
     if len(rows) < 2:
         raise InputError("per-class table: expected at least 2 classes")
     if len(rows) > MAX_CLASSES:
@@ -202,9 +209,10 @@ def from_class_table(rows: Sequence[ClassRow]) -> Evidence:
     problems, notes = [], []
     labels = tuple(row.label for row in rows)
     support = np.array([s[0] for _, _, _, s, _ in parsed])
-    if (support <= 0).any() or (support != np.round(support)).any() or (support > MAX_SUPPORT).any():
-        raise InputError(f"per-class table: support must be a positive whole number of gold items "
-                         f"(at most {MAX_SUPPORT:.0e})")
+    if (support < 0).any() or (support != np.round(support)).any() or (support > MAX_SUPPORT).any() \
+            or support.sum() <= 0:
+        raise InputError(f"per-class table: support must be a whole number of gold items, 0 or more, and not "
+                         f"0 for every class (at most {MAX_SUPPORT:.0e})")
     n = int(support.sum())
     options: list[ClassOptions] = []
     budget = max(100, MAX_TP_OPTIONS // len(rows))
@@ -260,14 +268,39 @@ def from_class_table(rows: Sequence[ClassRow]) -> Evidence:
                         f"supports sum to N = {middle.n:.0f}: the table is incomplete or inconsistent")
     if not exact:
         notes.append("the printed digits allow several whole-number tables; values are ranges")
+    if summaries:
+        found, said = _summary_problems(summaries, parsed, support, scale)
+        problems += found
+        notes += said
     return Evidence(labels, "per-class table", tuple(candidates), exact, _counts(labels, middle), tuple(problems),
                     tuple(notes))
+
+
+def _summary_problems(summaries: Sequence[Any], parsed: Sequence[Any], support: np.ndarray, scale: float
+                      ) -> tuple[list[str], list[str]]:
+    """Summary rows against the class rows (:func:`auditor.claims.summaries.check_summaries`)."""
+    from auditor.claims.summaries import check_summaries
+
+    def column(position: int) -> tuple[np.ndarray, np.ndarray]:
+        return (np.array([item[position][0] for item in parsed]) / scale,
+                np.array([item[position][1] for item in parsed]) / scale)
+
+    columns = {"precision": column(1), "recall": column(2)}
+    if all(item[4] is not None for item in parsed):
+        columns["f1"] = column(4)
+
+    def parse(text: str) -> tuple[float, float]:
+        value, half = _number(text)
+        return value / scale, half / scale
+
+    return check_summaries(summaries, columns, support.astype(float), parse)
 
 
 def _f1_problem(row: ClassRow, p: float, hp: float, r: float, hr: float, f: float, hf: float) -> str | None:
     """Whether a printed F1 can be the harmonic mean 2PR / (P + R) of the printed P and R
     within their rounding; the bounds' denominators are floored at EPS (P = R = 0 gives 0)."""
-    low = 2 * (p - hp) * (r - hr) / max((p - hp) + (r - hr), EPS)
+    p_low, r_low = max(p - hp, 0.0), max(r - hr, 0.0)  # a printed 0.00 stands for [0, h], never below 0
+    low = 2 * p_low * r_low / max(p_low + r_low, EPS)
     high = 2 * min(1, p + hp) * min(1, r + hr) / max(min(1, p + hp) + min(1, r + hr), EPS)
     if f + hf < low - EPS or f - hf > high + EPS:
         return (f"class {row.label}: F1 {row.f1} is not the harmonic mean of precision "
