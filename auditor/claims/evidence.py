@@ -14,6 +14,7 @@ digits leave several integers possible, each definition's value is a range.
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Mapping, Sequence
@@ -184,13 +185,12 @@ def class_options(p: float, hp: float, r: float, hr: float, support: int, n: int
     return ClassOptions(pair(0), pair(total // 2), pair(total - 1), total, sampled)
 
 
-def from_class_table(rows: Sequence[ClassRow] | ClassTable) -> Evidence:
-    """Evidence from a paper's per-class precision, recall, support (and optional F1); a
-    :class:`~auditor.io.class_table.ClassTable`'s summary rows are checked against its classes
-    (:mod:`auditor.claims.summaries`). A support of 0 (a class never in gold) is a class."""
-    summaries = rows.summaries if isinstance(rows, ClassTable) else ()
-    rows = tuple(rows)
-    repeated = sorted({row.label for row in rows if sum(other.label == row.label for other in rows) > 1})
+def _parsed_rows(rows: Sequence[ClassRow]) -> tuple[list[Any], float, np.ndarray]:
+    """Each row's printed numbers as (value, half unit), the scale (100 when printed in percent)
+    and the supports; a class named twice, too few or too many classes, values outside their
+    range and supports that are not whole numbers refused."""
+    named = Counter(row.label for row in rows)
+    repeated = [label for label, times in named.items() if times > 1]
     if repeated:
         raise InputError(f"per-class table: class {repeated[0]!r} appears twice; expected one row per class")
     if len(rows) < 2:
@@ -206,13 +206,23 @@ def from_class_table(rows: Sequence[ClassRow] | ClassTable) -> Evidence:
             if not 0 <= value / scale <= 1:
                 raise InputError(f"per-class table: class {row.label}: {name} {value:g} is outside "
                                  f"{'0–100 %' if percent else '0–1'}")
-    problems, notes = [], []
-    labels = tuple(row.label for row in rows)
     support = np.array([s[0] for _, _, _, s, _ in parsed])
     if (support < 0).any() or (support != np.round(support)).any() or (support > MAX_SUPPORT).any() \
             or support.sum() <= 0:
         raise InputError(f"per-class table: support must be a whole number of gold items, 0 or more, and not "
                          f"0 for every class (at most {MAX_SUPPORT:.0e})")
+    return parsed, scale, support
+
+
+def from_class_table(rows: Sequence[ClassRow] | ClassTable) -> Evidence:
+    """Evidence from a paper's per-class precision, recall, support (and optional F1); a
+    :class:`~auditor.io.class_table.ClassTable`'s summary rows are checked against its classes
+    (:mod:`auditor.claims.summaries`). A support of 0 (a class never in gold) is a class."""
+    summaries = rows.summaries if isinstance(rows, ClassTable) else ()
+    rows = tuple(rows)
+    parsed, scale, support = _parsed_rows(rows)
+    problems, notes = [], []
+    labels = tuple(row.label for row in rows)
     n = int(support.sum())
     options: list[ClassOptions] = []
     budget = max(100, MAX_TP_OPTIONS // len(rows))
@@ -245,23 +255,8 @@ def from_class_table(rows: Sequence[ClassRow] | ClassTable) -> Evidence:
     if unknown_predicted:
         notes.append(f"predicted count of {', '.join(unknown_predicted)} unknown (no true positive and precision 0); "
                      "taken as the gap to N")
-    candidates = []
     exact = all(option.count == 1 for option in options)
-    # Extreme choices per class (fewest / most TP and predictions) bracket the monotone metrics;
-    # the middle choice is the most likely table.
-    for pick in ("first", "last", "middle"):
-        diag, col = [], []
-        for option in options:
-            t, c = getattr(option, pick)
-            diag.append(t)
-            col.append(c)
-        known = sum(c for c in col if c is not None)
-        missing = [i for i, c in enumerate(col) if c is None]
-        for i in missing:  # the gap to N shared evenly (len(missing) > 0 here)
-            col[i] = max(0.0, (n - known) / len(missing))
-        candidates.append(stats_from_margins(np.array(diag, float), support, np.array(col, float)))
-        if exact:
-            break
+    candidates, missing = _candidates(options, support, n, exact)
     middle = candidates[-1]
     if not missing and abs(middle.col.sum() - middle.n) > 0.5 and exact:
         problems.append(f"predicted counts reconstructed from precision sum to {middle.col.sum():.0f}, but the gold "
@@ -274,6 +269,29 @@ def from_class_table(rows: Sequence[ClassRow] | ClassTable) -> Evidence:
         notes += said
     return Evidence(labels, "per-class table", tuple(candidates), exact, _counts(labels, middle), tuple(problems),
                     tuple(notes))
+
+
+def _candidates(options: Sequence[ClassOptions], support: np.ndarray, n: int, exact: bool
+                ) -> tuple[list[ConfusionStats], list[int]]:
+    """Extreme choices per class (fewest / most TP and predictions), which bracket the monotone
+    metrics, then the middle choice, the most likely table (only that one when ``exact``); and the
+    classes whose predicted count is unknown (the gap to N shared evenly among them)."""
+    candidates = []
+    missing: list[int] = []
+    for pick in ("first", "last", "middle"):
+        diag, col = [], []
+        for option in options:
+            t, c = getattr(option, pick)
+            diag.append(t)
+            col.append(c)
+        known = sum(c for c in col if c is not None)
+        missing = [i for i, c in enumerate(col) if c is None]
+        for i in missing:
+            col[i] = max(0.0, (n - known) / len(missing))
+        candidates.append(stats_from_margins(np.array(diag, float), support, np.array(col, float)))
+        if exact:
+            break
+    return candidates, missing
 
 
 def _summary_problems(summaries: Sequence[Any], parsed: Sequence[Any], support: np.ndarray, scale: float

@@ -79,8 +79,33 @@ def read_matrix(path: str | os.PathLike[str]) -> tuple[list[str], np.ndarray, st
     _check_labels(columns, f"{name} line {header_line}")
     if all(cell.isdigit() for cell in header):
         raise InputError(f"{name} line {header_line}: the first row holds only numbers; expected {LAYOUT}")
+    gold_labels, matrix = _body(rows[1:], columns, name, header_line)
+    _check_labels(gold_labels, f"{name} (row labels)")
+    if set(gold_labels) != set(columns) or len(gold_labels) != len(columns):
+        detail = _label_difference(gold_labels, columns, "only as rows:", "only as columns:")
+        raise InputError(f"{name}: the row labels (gold) and the column labels (predicted) differ ({detail}); "
+                         "expected the same labels in both")
+    order = [gold_labels.index(label) for label in columns]
+    matrix = matrix[order]
+    _check_total(matrix, name)
+    return list(columns), matrix, hashlib.sha256(raw).hexdigest()
+
+
+def _check_total(matrix: np.ndarray, where: str) -> None:
+    """Refuse an all-zero matrix, a total above :data:`MAX_TOTAL` (cells are at most 2^53 each,
+    so the k <= 1,000 row sums are exact in int64 and their total exact as a Python int)."""
+    rows = matrix.sum(axis=1, dtype=np.int64)
+    total = sum(int(x) for x in rows)
+    if total == 0:
+        raise InputError(f"{where}: every count is 0; expected at least one item")
+    if total > MAX_TOTAL:
+        raise InputError(f"{where}: the counts total {total:,}, {_TOO_LARGE}")
+
+
+def _body(body: list[tuple[int, list[str]]], columns: list[str], name: str, header_line: int
+          ) -> tuple[list[str], np.ndarray]:
+    """The gold labels and the (k, k) counts of a matrix file's rows after the header."""
     k = len(columns)
-    body = rows[1:]
     gold_labels = []
     matrix = np.zeros((k, k), dtype=np.int64)
     for row_index, (number, cells) in enumerate(body):
@@ -96,32 +121,11 @@ def read_matrix(path: str | os.PathLike[str]) -> tuple[list[str], np.ndarray, st
             if not (cell.isascii() and cell.isdigit()):
                 raise InputError(f"{where}, column {columns[column]!r}: {cell!r} is not a count; expected a "
                                  "non-negative whole number in digits")
-            value = int(cell)
-            if value > MAX_TOTAL:
+            if len(cell.lstrip("0")) > 16 or int(cell) > MAX_TOTAL:  # 17 digits and more: above 2^53
                 raise InputError(f"{where}, column {columns[column]!r}: the count {cell[:30]}"
                                  f"{'...' if len(cell) > 30 else ''} is {_TOO_LARGE}")
-            matrix[row_index, column] = value
-    _check_labels(gold_labels, f"{name} (row labels)")
-    if set(gold_labels) != set(columns) or len(gold_labels) != k:
-        detail = _label_difference(gold_labels, columns, "only as rows:", "only as columns:")
-        raise InputError(f"{name}: the row labels (gold) and the column labels (predicted) differ ({detail}); "
-                         "expected the same labels in both")
-    order = [gold_labels.index(label) for label in columns]
-    matrix = matrix[order]
-    _check_total(matrix, name)
-    return list(columns), matrix, hashlib.sha256(raw).hexdigest()
-
-
-def _check_total(matrix: np.ndarray, where: str) -> None:
-    """Refuse an all-zero matrix, a total above :data:`MAX_TOTAL` (cells are at most 2^53 each,
-    so the k <= 1,000 row sums are exact in int64 and their total exact as a Python int), and a
-    single gold class (the rule label files follow)."""
-    rows = matrix.sum(axis=1, dtype=np.int64)
-    total = sum(int(x) for x in rows)
-    if total == 0:
-        raise InputError(f"{where}: every count is 0; expected at least one item")
-    if total > MAX_TOTAL:
-        raise InputError(f"{where}: the counts total {total:,}, {_TOO_LARGE}")
+            matrix[row_index, column] = int(cell)
+    return gold_labels, matrix
 
 
 def format_matrix(labels: Sequence[str], matrix: Any, corner: str = "gold\\predicted") -> str:
@@ -193,22 +197,9 @@ def confusion_counts(
         index = [file_labels.index(label) for label in order]
         stacked.append(matrix[np.ix_(index, index)])
     confusion = np.stack(stacked).astype(np.int64)
-    margins = confusion.sum(axis=2)
-    mismatched = np.flatnonzero((margins != margins[0]).any(axis=1))
-    if mismatched.size:
-        s = int(mismatched[0])
-        system = list(read)[s]
-        c = int(np.flatnonzero(margins[s] != margins[0])[0])
-        raise InputError(
-            f"{read[system][3] or system!r}: row sum of gold label {order[c]!r} is {int(margins[s, c])}, but "
-            f"{read[first_system][3] or repr(first_system)} has {int(margins[0, c])}; all matrices must share "
-            "the gold margins (row sums): they count one test set")
-    n = int(margins[0].sum())
-    present = np.flatnonzero(margins[0] > 0)
-    if present.size < 2:
-        raise single_class_error(read[first_system][3] or f"confusion matrix of {first_system!r}", n,
-                                 order[int(present[0])])
-    margin_hash = hashlib.sha256(("\x1f".join(order) + "|" + ",".join(str(int(x)) for x in margins[0])).encode())
+    margins = _check_margins(confusion, [(system, path) for system, (_, _, _, path) in read.items()], order)
+    n = int(margins.sum())
+    margin_hash = hashlib.sha256(("\x1f".join(order) + "|" + ",".join(str(int(x)) for x in margins)).encode())
     sources: dict[str, dict[str, Any]] = {
         "gold": {"path": "", "kind": "row sums of the confusion matrices", "sha256": margin_hash.hexdigest(),
                  "n_items": n},
@@ -220,6 +211,26 @@ def confusion_counts(
     counts = Counts(labels=tuple(order), systems=tuple(read), gold=None, predictions=None, confusion=confusion,
                     labels_given=labels is not None)
     return counts, sources
+
+
+def _check_margins(confusion: np.ndarray, named: list[tuple[str, str]], order: list[str]) -> np.ndarray:
+    """The gold margins (row sums) all matrices share, refusing a mismatch and a single gold class;
+    ``named``: (system, path or "") per matrix."""
+    margins = confusion.sum(axis=2)
+    shown = [path or repr(system) for system, path in named]
+    mismatched = np.flatnonzero((margins != margins[0]).any(axis=1))
+    if mismatched.size:
+        s = int(mismatched[0])
+        c = int(np.flatnonzero(margins[s] != margins[0])[0])
+        raise InputError(
+            f"{shown[s]}: row sum of gold label {order[c]!r} is {int(margins[s, c])}, but "
+            f"{shown[0]} has {int(margins[0, c])}; all matrices must share "
+            "the gold margins (row sums): they count one test set")
+    present = np.flatnonzero(margins[0] > 0)
+    if present.size < 2:
+        first = named[0][1] or f"confusion matrix of {named[0][0]!r}"
+        raise single_class_error(first, int(margins[0].sum()), order[int(present[0])])
+    return margins[0]
 
 
 def _array_matrix(value: Any, k: int, system: str) -> np.ndarray:
