@@ -288,7 +288,9 @@ def _candidates(options: Sequence[ClassOptions], support: np.ndarray, n: int, ex
         missing = [i for i, c in enumerate(col) if c is None]
         for i in missing:
             col[i] = max(0.0, (n - known) / len(missing))
-        candidates.append(stats_from_margins(np.array(diag, float), support, np.array(col, float)))
+        stats = stats_from_margins(np.array(diag, float), support, np.array(col, float))
+        stats.all_labels_active = True  # a class the table lists counts, as scikit-learn's labels= (support 0 too)
+        candidates.append(stats)
         if exact:
             break
     return candidates, missing
