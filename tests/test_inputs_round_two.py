@@ -170,7 +170,7 @@ def test_confusion_just_below_the_limit_is_exact():
 
 # ------------------------------------------------------------------ hostile names through report
 
-@pytest.mark.parametrize("separator", ["\u2028", "\u2029"])
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\x1c", "\x0b"])
 def test_report_html_with_a_line_separator_in_a_label(write, tmp_path, separator):
     gold = write("gold.csv", f"id,label\n1,a{separator}x\n2,b\n3,a{separator}x\n")
     system = write("sys.csv", f"id,label\n1,a{separator}x\n2,a{separator}x\n3,b\n")

@@ -29,19 +29,18 @@ SYMBOL_LEGEND = {"orient": "bottom", "direction": "horizontal", "type": "symbol"
                  "symbolSize": 120, "format": ".1~f"}
 
 
-#: Line terminators of JavaScript source that JSON allows in strings: Vega-Lite compiles a sort
-#: order's strings into Vega expressions, whose parser (as JavaScript before ES2019) refuses them
-#: inside a string literal ("Unexpected token ILLEGAL").
-_LINE_TERMINATORS = {"\u2028": "\\u2028", "\u2029": "\\u2029"}
+#: Characters no chart may hold as they are: line breaks and U+2028/U+2029 (Vega-Lite compiles a
+#: sort order's strings into Vega expressions, whose parser, as JavaScript before ES2019, refuses
+#: them inside a string literal: "Unexpected token ILLEGAL"), and the control characters XML 1.0
+#: forbids (vl-convert's SVG text parser panics on them and aborts the process).
+_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\n\r\u2028\u2029\ufffe\uffff]")
 
 
 def _expression_safe(value: Any) -> Any:
-    """``value`` with U+2028/U+2029 in every string shown as the escapes ``\\u2028``/``\\u2029``
-    (the same text in the data and the sort order, so labels still match)."""
+    """``value`` with every :data:`_UNSAFE` character in every string shown as its escape
+    (``\\u2028``, ``\\u001c``): the same text in the data and the sort order, so labels still match."""
     if isinstance(value, str):
-        if "\u2028" in value or "\u2029" in value:
-            return value.replace("\u2028", _LINE_TERMINATORS["\u2028"]).replace("\u2029", _LINE_TERMINATORS["\u2029"])
-        return value
+        return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", value) if _UNSAFE.search(value) else value
     if isinstance(value, Mapping):
         return {_expression_safe(k): _expression_safe(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
