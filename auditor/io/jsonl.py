@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 import json
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -160,9 +161,21 @@ def _read_json_arrow(data: bytes, source: str, digest: str, column: str | None, 
                    digest, "jsonl", skipped)
 
 
-def _records(text: str, source: str) -> tuple[list[Any], np.ndarray, str, str, dict[str, int]]:
+@dataclass(frozen=True)
+class Records:
     """The JSON values of a file (one array, or one per line), the line (or array index + 1) of
-    each, the format (``json``/``jsonl``), the unit (``item``/``line``) and the blank lines."""
+    each, the format (``json``/``jsonl``), the unit of a location (``item``/``line``) and the
+    blank lines skipped."""
+
+    values: list[Any]
+    numbers: np.ndarray
+    fmt: str
+    unit: str
+    skipped: dict[str, int]
+
+
+def _records(text: str, source: str) -> Records:
+    """The :class:`Records` of a JSON or JSON Lines text."""
     body = text.strip(" \t\r\n")
     skipped: dict[str, int] = {}
     if not body:
@@ -187,12 +200,13 @@ def _records(text: str, source: str) -> tuple[list[Any], np.ndarray, str, str, d
         fmt, unit = "jsonl", "line"
     if not records:
         raise InputError(f"{source}: no items; expected one JSON object per line")
-    return records, numbers, fmt, unit, skipped
+    return Records(records, numbers, fmt, unit, skipped)
 
 
 def _parse_json(text: str, source: str, digest: str, column: str | None, rule: HeaderRule = GOLD) -> LabelColumn:
     """Any JSON Lines or JSON array text -> LabelColumn, record by record (exact messages)."""
-    records, numbers, fmt, unit, skipped = _records(text, source)
+    read = _records(text, source)
+    records, numbers, fmt, unit, skipped = read.values, read.numbers, read.fmt, read.unit, read.skipped
 
     def where(i: int) -> str:
         return f"{source} {unit} {numbers[i]}"
