@@ -16,35 +16,15 @@ import click
 
 from auditor.version import __version__
 from auditor.pipeline import INTERVALS, Audit, audit
-from auditor.errors import AuditorError, InputError, UsageError
+from auditor.errors import AuditorError, UsageError
 from auditor.io.semeval import semeval_names
-from auditor.options import CORRECTIONS, DEPLOYMENT_WORDS, AuditOptions, parse_prevalence
+from auditor.options import (  # parse_system_argument: the command line's SYSTEM arguments
+    CORRECTIONS, DEPLOYMENT_WORDS, AuditOptions, parse_prevalence, parse_system_argument,
+)
 from auditor.formats.output import check_writable
 from auditor.progress import Progress
 from auditor.metrics.registry import REGISTRY, load_plugin, normalise_name
 from auditor.tasks import CLASSIFICATION, TASKS, task_module, task_names
-
-def parse_system_argument(argument: str) -> tuple[str, str]:
-    """Split a SYSTEM argument into ``(name, path)``.
-
-    ``NAME=PATH`` names the system; a bare ``PATH`` is named by its file stem. A string that
-    is an existing file is always a bare path, even if it contains ``=``.
-
-    Raises
-    ------
-    InputError
-        If the name or the path part of ``NAME=PATH`` is empty.
-    """
-    if os.path.isfile(argument) or "=" not in argument:
-        return Path(argument).stem, argument
-    name, path = argument.split("=", 1)
-    if not name.strip() or not path:
-        raise InputError(
-            f"system argument {argument!r}: empty {'name' if not name.strip() else 'path'}; "
-            f"expected PATH or NAME=PATH"
-        )
-    return name.strip(), path
-
 
 #: Columns of the terminal table when no --metric is given.
 DEFAULT_COLUMNS = (

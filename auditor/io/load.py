@@ -81,6 +81,13 @@ from auditor.io.names import (  # noqa: F401
     is_label_name,
 )
 
+# Names that lived here before the split, kept while other branches still import them from here
+# (engines: _scalar_text, _choose_columns, json_lines; plan, tagging: parse_system_argument).
+from auditor.io.column import scalar_text as _scalar_text  # noqa: E402,F401
+from auditor.io.jsonl import json_lines  # noqa: E402,F401
+from auditor.io.names import choose_columns as _choose_columns  # noqa: E402,F401
+from auditor.options import parse_system_argument  # noqa: E402,F401
+
 __all__ = [
     "LabelColumn", "read_labels", "from_values", "MISSING_LABELS", "MAX_LABEL_CHARS", "ID_NAMES", "LABEL_NAMES",
     "ONE_COLUMN_HEADERS", "GROUP_NAMES", "read_groups", "label_column", "READERS", "Reader",
