@@ -73,6 +73,17 @@ def test_two_prediction_columns_are_refused_naming_them(write):
         accuracy(write("gold.csv", GOLD), system)
 
 
+def test_a_system_file_of_several_label_columns_none_named_as_prediction_is_refused(write):
+    system = write("sys.csv", "id,label,class\n1,a,a\n2,b,a\n3,a,a\n")
+    with pytest.raises(InputError, match=r"sys\.csv.*could be the prediction.*'label', 'class'"):
+        accuracy(write("gold.csv", GOLD), system)
+
+
+def test_gold_and_pred_columns_in_a_system_file_score_pred(write):
+    system = write("sys.tsv", "id\tgold\tpred\n1\ta\ta\n2\tb\ta\n3\ta\ta\n")
+    assert accuracy(write("gold.csv", GOLD), system) == pytest.approx(2 / 3)
+
+
 def test_the_cli_scores_the_prediction_column(write):
     result = run(["score", write("gold.csv", GOLD), write("dump.csv", DUMP_IDS), "--json", "--bootstrap", "0"])
     assert result.exit_code == 0, result.output

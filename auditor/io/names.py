@@ -121,18 +121,18 @@ def header_kind(fields: list[str], rule: HeaderRule = GOLD) -> str:
 
 def _pick_label(names: list[str], candidates: list[int], source: str, kind: str, shown: str,
                 rule: HeaderRule) -> int:
-    """The one label column of several candidates (a prediction name in a system's file; else
-    one exact name, ``label`` first), or an error naming them."""
+    """The one label column of several candidates (in a system's file, the one named as a
+    prediction, never a possible gold copy; else one exact name, ``label`` first), or an error naming them."""
     normals = [normal(n) for n in names]
     if rule.role == "prediction":
         predictions = [i for i in candidates if is_prediction_name(names[i])]
         if len(predictions) == 1:
             return predictions[0]
-        if len(predictions) > 1:
+        if len(predictions) > 1 or not predictions:  # none named as a prediction: `label` may be a gold copy
             raise InputError(
                 f"{source}: more than one {kind[:-1]} could be the prediction "
-                f"({', '.join(repr(names[i].strip()) for i in predictions)}); found {kind} {shown}; expected one "
-                f"prediction column beside any gold copy")
+                f"({', '.join(repr(names[i].strip()) for i in predictions or candidates)}); found {kind} {shown}; "
+                f"expected one prediction column (prediction, pred, y_pred...) beside any gold copy")
     exact = [i for i in candidates if normals[i] in LABEL_NAMES]
     first = [i for i in exact if normals[i] == min((normals[j] for j in exact), key=LABEL_NAMES.index)]
     if len(exact) == 1 or (exact and normals[first[0]] == "label"):
