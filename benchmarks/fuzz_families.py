@@ -14,8 +14,8 @@ Families (each case knows its truth: the numbers, or that it must be refused):
   repeat, or a used label left out (the last three refused);
 - ``claims``: scikit-learn ``classification_report`` text or ``output_dict`` JSON of random
   predictions (class names with spaces, support-0 classes, 2-4 digits), checked against the
-  accuracy and macro F1 it prints (must be reproduced, no problem); a class named twice
-  (refused); a tampered summary row (a problem named);
+  accuracy and macro F1 it prints (must be reproduced, no problem); a class left out (its
+  ``micro avg`` row must hold); a class named twice (refused); a tampered summary row (a problem named);
 - ``matrix``: confusion matrices with cells 0, 1, up to 10^30, single gold classes, ``NA``
   labels: accuracy exact, or refused (above 2^53, one gold class, a missing label);
 - ``names``: labels and system names with U+2028/U+2029, markup, quotes, backslashes, bidi
@@ -167,7 +167,13 @@ def claims_case(rng: random.Random) -> Case:
     digits = rng.choice([2, 3, 4])
     accuracy = _accuracy(gold, predicted)
     macro = f1_score(gold, predicted, labels=labels, average="macro", zero_division=0)
-    variant = rng.choice(["text", "text", "dict", "twice", "tampered"]) if not extra else rng.choice(["text", "dict"])
+    variant = rng.choice(["text", "text", "dict", "twice", "tampered", "subset"]) if not extra else rng.choice(
+        ["text", "dict"])
+    if variant == "subset" and len(names) > 2:  # a class left out: scikit-learn prints 'micro avg', not accuracy
+        labels = names[:-1]
+        macro = f1_score(gold, predicted, labels=labels, average="macro", zero_division=0)
+    elif variant == "subset":
+        variant = "text"
     case = Case("claims", variant + (" support-0" if extra else ""), expect="claims")
     if variant == "dict":
         report = classification_report(gold, predicted, labels=labels, output_dict=True, zero_division=0)
@@ -187,6 +193,8 @@ def claims_case(rng: random.Random) -> Case:
         case.files = {"table.json" if variant == "dict" else "table.txt": "\n".join(lines)}
     table = next(iter(case.files))
     claims = f"accuracy={100 * accuracy:.1f} macro_f1={100 * macro:.1f}"
+    if variant == "subset":  # accuracy needs every class; the summary check must not blame 'micro avg'
+        claims, case.expect, case.fragment = f"macro_f1={100 * macro:.1f}", "subset", "'micro avg'"
     case.argv = ["check-claim", claims, "--table", f"@/{table}", "--json"]
     return case
 
@@ -271,6 +279,9 @@ def classify(case: Case, result, directory: Path) -> str:
         found = json.loads(result.stdout)
         if case.expect == "problem":
             return "correct" if any(case.fragment in p for p in found["problems"]) else "silently wrong"
+        if case.expect == "subset":
+            right = found["claims"][0]["named_reproduces"] and not any(case.fragment in p for p in found["problems"])
+            return "correct" if right else "silently wrong"
         right = all(c["named_reproduces"] for c in found["claims"]) and not found["problems"]
         return "correct" if right else "silently wrong"
     audit = json.loads((directory / case.outdir / "audit.json").read_text() if case.outdir else result.stdout)
