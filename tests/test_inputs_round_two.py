@@ -118,6 +118,16 @@ def test_an_unterminated_quote_is_refused_naming_the_line_it_opened(write):
     one_error(result, "gold.csv line 2", "quote")
 
 
+@pytest.mark.parametrize("text, line", [
+    ('id,label\n1,a\n2,b\n3,"a', 4),      # never closed, on the last line, no final line break
+    ('id,label\n1,a\n2,b\n3,"a\n', 4),    # never closed, on the last line
+    ('id,label\n1,"a\n2,b\n3,a\n', 2),    # never closed: the rest of the file was one label
+])
+def test_a_quote_never_closed_names_its_line(write, text, line):
+    with pytest.raises(InputError, match=rf"gold\.csv line {line}: a quote opened on this line"):
+        auditor.audit(write("gold.csv", text), {"s": ["a", "b", "a"]}, bootstrap=0, analyses=())
+
+
 def test_a_quoted_field_spanning_lines_is_refused(write):
     # CR LF inside quotes: "a\r\nb" and "a\nb" were merged into one label "a\nb"
     gold = write("gold.csv", 'id,label\r\n1,"a\r\nb"\r\n2,"a\nb"\r\n3,b\r\n')

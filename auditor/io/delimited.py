@@ -273,14 +273,12 @@ def _quoted_rows(body: str, first_line: int, delimiter: str, source: str
         body += "\n"  # an unterminated quote on the last line then holds a line break too
     reader = csv.reader(io.StringIO(body), delimiter=delimiter)
     start = 0  # lines read before the current row
+    row: list[str] = []
     try:
         for row in reader:
             line = first_line + start
-            if any("\n" in f or "\r" in f for f in row):
-                raise InputError(
-                    f"{source} line {line}: a quote opened on this line is not closed on it (a quoted field "
-                    f"holding a line break, or a quote never closed); a field never spans lines: close the "
-                    f"quote on its line, or remove the stray quote")
+            if reader.line_num - start > 1:  # the row ran over a line break inside quotes
+                raise _spans(source, line)
             start = reader.line_num
             if not row or not "".join(row).strip(TRIM):
                 blank += 1
@@ -290,7 +288,16 @@ def _quoted_rows(body: str, first_line: int, delimiter: str, source: str
     except csv.Error as error:
         raise InputError(f"{source} line {first_line + start}: {error}; "
                          f"expected CSV fields (quote a field holding the separator)") from None
+    if any("\n" in f for f in row):  # a quote never closed on the last line swallowed its line break
+        raise _spans(source, first_line + start - 1)
     return rows, numbers, blank
+
+
+def _spans(source: str, line: int) -> InputError:
+    return InputError(
+        f"{source} line {line}: a quote opened on this line is not closed on it (a quoted field holding a line "
+        f"break, or a quote never closed); a field never spans lines: close the quote on its line, or remove the "
+        f"stray quote")
 
 
 def _plain_rows(body: str, first_line: int, delimiter: str | None) -> tuple[list[list[str]], list[int], int]:
