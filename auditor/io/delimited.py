@@ -16,7 +16,7 @@ import numpy as np
 
 from auditor.errors import InputError
 from auditor.io.column import TRIM, LabelColumn, build_column
-from auditor.io.lines import is_comment, line_iter, nonempty_line_numbers, split_fields
+from auditor.io.lines import arrow_body, is_comment, line_iter, nonempty_line_numbers, split_fields
 from auditor.io.names import GOLD, HeaderRule, choose_columns, header_kind, is_id_name, is_label_name
 
 __all__ = ["Body", "read_delimited", "parse_delimited", "sniff"]
@@ -219,25 +219,16 @@ def _read_arrow(data: bytes, begin: int, first_line: int, delimiter: str, header
     into a dictionary (hash) encoding.
     """
     import pyarrow as pa
-    import pyarrow.csv as pacsv
 
     end = data.find(b"\n", begin)
     width = len(header) if header is not None else \
         data[begin:end if end >= 0 else len(data)].count(delimiter.encode()) + 1
     id_column, label_column = _columns(header, width, source, column, {",": ",", "\t": "<TAB>"}[delimiter], rule)
-    names = [f"c{i}" for i in range(width)]
-    types = {names[label_column]: pa.dictionary(pa.int32(), pa.string())}
+    types = {label_column: pa.dictionary(pa.int32(), pa.string())}
     if id_column is not None:
-        types[names[id_column]] = pa.string()
+        types[id_column] = pa.string()
     try:
-        table = pacsv.read_csv(
-            pa.py_buffer(memoryview(data)[begin:]),
-            read_options=pacsv.ReadOptions(column_names=names),
-            parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False, ignore_empty_lines=True),
-            convert_options=pacsv.ConvertOptions(
-                column_types=types, include_columns=list(types),
-                strings_can_be_null=False, quoted_strings_can_be_null=False),
-        )
+        table = arrow_body(data, begin, width, types, delimiter, quoted=False)
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
         return None
     n_rows = table.num_rows
@@ -250,11 +241,11 @@ def _read_arrow(data: bytes, begin: int, first_line: int, delimiter: str, header
     if numbers.size != n_rows:  # pragma: no cover - defensive: let the Python reader decide
         return None
     trim = data.find(b" ", begin) >= 0 or (delimiter == "," and data.find(b"\t", begin) >= 0)
-    labels = table.column(names[label_column])
+    labels = table.column(f"c{label_column}")
     if trim and labels.num_chunks and any(
             not text.strip(TRIM) for text in labels.unify_dictionaries().chunks[-1].dictionary.to_pylist()):
         return None
-    ids = None if id_column is None else table.column(names[id_column])
+    ids = None if id_column is None else table.column(f"c{id_column}")
     if ids is not None and trim:
         import pyarrow.compute as pc
 

@@ -8,14 +8,14 @@ or ``#`` followed by a space or tab, and only before the first item.
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from typing import Any, Iterator, Mapping
 
 import numpy as np
 
 from auditor.errors import InputError
 from auditor.io.column import TRIM
 
-__all__ = ["decode_utf8", "is_comment", "split_fields", "line_iter", "nonempty_line_numbers"]
+__all__ = ["decode_utf8", "is_comment", "split_fields", "line_iter", "nonempty_line_numbers", "arrow_body"]
 
 
 def decode_utf8(raw: bytes, source: str) -> str:
@@ -70,3 +70,23 @@ def nonempty_line_numbers(data: bytes, begin: int, first_line: int) -> tuple[np.
     items = np.flatnonzero(ends > starts)
     return items.astype(np.int64) + first_line, int(starts.size - items.size)
 
+
+
+def arrow_body(data: bytes, begin: int, width: int, types: Mapping[int, Any], delimiter: str, quoted: bool) -> Any:
+    """``data[begin:]`` (lines of ``width`` fields) through ``pyarrow.csv`` without copying: only the
+    columns of ``types`` (column index -> Arrow type), named ``c0``, ``c1``...; empty lines skipped,
+    no string read as null; quotes read as CSV quoting only when ``quoted`` (label files hand quoted
+    bodies to their line-by-line reader). Raises pyarrow's errors for the caller to explain."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    names = [f"c{i}" for i in range(width)]
+    return pacsv.read_csv(
+        pa.py_buffer(memoryview(data)[begin:]),
+        read_options=pacsv.ReadOptions(column_names=names),
+        parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char='"' if quoted else False,
+                                         ignore_empty_lines=True),
+        convert_options=pacsv.ConvertOptions(
+            column_types={names[i]: kind for i, kind in types.items()}, include_columns=[names[i] for i in types],
+            strings_can_be_null=False, quoted_strings_can_be_null=False),
+    )

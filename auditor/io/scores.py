@@ -29,7 +29,7 @@ import numpy as np
 from auditor.errors import InputError
 from auditor.io.column import LabelColumn, as_id_array, build_column, merge_codes
 from auditor.io.jsonl import json_lines
-from auditor.io.lines import decode_utf8, is_comment, nonempty_line_numbers, split_fields
+from auditor.io.lines import arrow_body, decode_utf8, is_comment, nonempty_line_numbers, split_fields
 from auditor.io.names import is_id_name, is_label_name
 
 __all__ = ["ScoreColumn", "AlignedScores", "read_scored", "check_columns", "align_scores", "top_label"]
@@ -172,7 +172,6 @@ def _line_numbers(data: bytes, begin: int, first_line: int, n_rows: int, source:
 def _read_delimited(source: str, delimiter: str, fields: list[str], header_line: int, score_columns: list[int],
                     id_column: int | None, label_column: int | None, names: set[str]) -> tuple[LabelColumn, ScoreColumn]:
     import pyarrow as pa
-    import pyarrow.csv as pacsv
 
     raw, digest = _read_bytes(source)
     decode_utf8(raw, source)  # a clear message for bytes that are not UTF-8
@@ -186,18 +185,12 @@ def _read_delimited(source: str, delimiter: str, fields: list[str], header_line:
         end = raw.find(b"\n", begin)
         begin = len(raw) if end < 0 else end + 1
     names_arrow = [f"c{i}" for i in range(len(fields))]
-    types = {names_arrow[i]: pa.float64() for i in score_columns}
+    types = {i: pa.float64() for i in score_columns}
     for column in (id_column, label_column):
         if column is not None:
-            types[names_arrow[column]] = pa.string()
+            types[column] = pa.string()
     try:
-        table = pacsv.read_csv(
-            pa.py_buffer(memoryview(raw)[begin:]),
-            read_options=pacsv.ReadOptions(column_names=names_arrow),
-            parse_options=pacsv.ParseOptions(delimiter=delimiter, ignore_empty_lines=True),
-            convert_options=pacsv.ConvertOptions(column_types=types, include_columns=list(types),
-                                                 strings_can_be_null=False),
-        )
+        table = arrow_body(raw, begin, len(fields), types, delimiter, quoted=True)
     except (pa.ArrowInvalid, pa.ArrowTypeError) as error:
         raise _first_bad_line(raw, begin, header_line, delimiter, fields, score_columns, source, error) from None
     if table.num_rows == 0:
