@@ -42,7 +42,8 @@ Rules for text files (so that no item is ever dropped or invented silently):
   columns need a header naming the id and label columns. An unnamed first column is an
   index (pandas' ``Series.to_csv`` writes ``,label``). A system's file read as predictions
   (:data:`~auditor.io.names.PREDICTIONS`) with a gold copy beside its prediction
-  (``id,label,prediction``) is read from the prediction column.
+  (``id,label,prediction``) is read from the prediction column; several label columns of
+  which none, or more than one, is named as a prediction are refused, naming them.
 - A quoted field never spans lines: a line break inside quotes is refused, naming the line
   where the quote opened.
 - Every skipped line is counted by reason (``LabelColumn.skipped``: blank, comment,
