@@ -1,6 +1,6 @@
 """Audit from confusion matrices alone (what a reviewer holds): read, check, count, audit.
 
-Stage *load -> validate -> count* for input that is already counted. A matrix file is CSV
+Read, align and count stages for input that is already counted. A matrix file is CSV
 (comma) or TSV (tab; chosen when the first line holds a tab), UTF-8, in this layout::
 
     gold\\predicted  OFFENSE  OTHER        <- a corner cell (any text, may be empty), then

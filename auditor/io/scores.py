@@ -1,6 +1,6 @@
 """Reading score files: a system file with one score column per label (``systems.NAME.scores``).
 
-Stage *load* for systems that output scores. A system file may carry one column per label
+Read stage for systems that output scores. A system file may carry one column per label
 instead of (or beside) a label column:
 
 * CSV/TSV with a header naming an id column (optional), an optional label column and one

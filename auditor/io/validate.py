@@ -1,7 +1,6 @@
 """Validate and align gold labels and system predictions into one label table.
 
-Stage 2 of the pipeline (load -> **validate** -> count -> metrics -> analyse -> report
--> render). Every bad input the design lists is caught here or in :mod:`auditor.io.load`,
+Align stage (read -> **align** -> count -> score -> analyse -> record -> build -> render). Every bad input the design lists is caught here or in :mod:`auditor.io.load`,
 each with its own :class:`~auditor.errors.InputError` naming the file, the line or id,
 what was expected and what was found.
 
