@@ -1,7 +1,8 @@
 """Count once: label codes and the confusion tensor ``C[s, i, j]`` for all systems.
 
 Count stage (read -> align -> **count** -> score -> analyse -> record -> build -> render).
-Everything downstream is a function of these counts and of the item patterns (:meth:`Counts.patterns`): the bootstrap and the pairwise tests re-sum pattern counts, never
+Everything downstream is a function of these counts and of the item patterns
+(:meth:`Counts.patterns`): the bootstrap and the pairwise tests re-sum pattern counts, never
 re-reading labels.
 
 Orientation: rows = gold class ``i``, columns = predicted class ``j`` (scikit-learn's).

@@ -1,7 +1,7 @@
 """Validate and align gold labels and system predictions into one label table.
 
-Align stage (read -> **align** -> count -> score -> analyse -> record -> build -> render). Every bad input the design lists is caught here or in :mod:`auditor.io.load`,
-each with its own :class:`~auditor.errors.InputError` naming the file, the line or id,
+Align stage (read -> **align** -> count -> score -> analyse -> record -> build -> render).
+Every bad input the design lists is caught here or in :mod:`auditor.io.load`, each with its own :class:`~auditor.errors.InputError` naming the file, the line or id,
 what was expected and what was found.
 
 Items are aligned by id (a system may list them in any order); by position only when
