@@ -1,8 +1,9 @@
 """Validate and align gold labels and system predictions into one label table.
 
 Align stage (read -> **align** -> count -> score -> analyse -> record -> build -> render).
-Every bad input the design lists is caught here or in :mod:`auditor.io.load`, each with its own :class:`~auditor.errors.InputError` naming the file, the line or id,
-what was expected and what was found.
+Every bad input the design lists is caught here or in :mod:`auditor.io.load`, each with its
+own :class:`~auditor.errors.InputError` naming the file, the line or id, what was expected and
+what was found.
 
 Items are aligned by id (a system may list them in any order); by position only when
 neither gold nor any system has ids. The work is vectorised on label codes and Arrow id
