@@ -273,3 +273,39 @@ def test_pandas_csv_of_a_report_reads(write):
     found = check_claim("accuracy=62.5", "--table", write("report.csv", text))
     assert found["evidence"]["labels"] == ["bad", "ok", "very good"]
     assert found["problems"] == []
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+NAMES = ["bad", "ok", "very good", "so so", "x", "n a"]
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(data=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5)), min_size=6, max_size=60),
+       digits=st.integers(2, 5))
+def test_any_classification_report_reads_back_with_consistent_summaries(tmp_path_factory, data, digits):
+    """scikit-learn's report text, read back: its classes (never its summary rows), each value within
+    half a unit of its output_dict, and summary rows the class rows can give (no problem)."""
+    from sklearn.metrics import classification_report
+
+    from auditor.claims.evidence import from_class_table
+    from auditor.io.class_table import read_class_table
+
+    gold = [NAMES[g] for g, _ in data]
+    predicted = [NAMES[p] for _, p in data]
+    if len(set(gold)) < 2:
+        return
+    text = classification_report(gold, predicted, digits=digits, zero_division=0)
+    exact = classification_report(gold, predicted, output_dict=True, zero_division=0)
+    path = tmp_path_factory.mktemp("report") / "report.txt"
+    path.write_text(text)
+    table = read_class_table(path)
+    assert [row.label for row in table] == sorted(set(gold) | set(predicted))
+    half = 0.5 * 10.0 ** -digits + 1e-12
+    for row in table:
+        assert abs(float(row.precision) - exact[row.label]["precision"]) <= half
+        assert abs(float(row.recall) - exact[row.label]["recall"]) <= half
+        assert float(row.support) == exact[row.label]["support"]  # printed "5" or, at times, "5.0"
+    assert {s.name for s in table.summaries} == {"accuracy", "macro avg", "weighted avg"}
+    assert from_class_table(table).problems == ()
