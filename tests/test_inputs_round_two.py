@@ -309,3 +309,13 @@ def test_any_classification_report_reads_back_with_consistent_summaries(tmp_path
         assert float(row.support) == exact[row.label]["support"]  # printed "5" or, at times, "5.0"
     assert {s.name for s in table.summaries} == {"accuracy", "macro avg", "weighted avg"}
     assert from_class_table(table).problems == ()
+
+
+def test_a_report_spaced_by_single_spaces_reads(write):
+    """Pasted through a tool that squeezes runs of spaces: the values are the last cells."""
+    squeezed = "\n".join(" ".join(line.split()) for line in SKLEARN_TEXT.splitlines())
+    found = check_claim("macro_f1=62.4 accuracy=62.5", "--table", write("report.txt", squeezed))
+    assert found["evidence"]["labels"] == ["bad", "ok", "very good"]
+    assert [claim["named_reproduces"] for claim in found["claims"]] == [True, True] and found["problems"] == []
+    table = write("table.txt", "label  precision  recall  support\na 0.5 0.5 10\nb  0.5  0.5  10\n")
+    assert check_claim("accuracy=50", "--table", table)["evidence"]["labels"] == ["a", "b"]

@@ -113,7 +113,13 @@ def _splitter(header: str):
     if "," in header:
         return lambda line: [cell.strip() for cell in next(csv.reader(io.StringIO(line)))]
     if len(re.split(r"\s{2,}", header.strip())) >= 3:
-        return lambda line: re.split(r"\s{2,}", line.strip())
+        width = len(re.split(r"\s{2,}", header.strip()))
+
+        def aligned(line: str) -> list[str]:
+            cells = re.split(r"\s{2,}", line.strip())
+            return cells if len(cells) >= width else line.split()  # a row spaced by single spaces
+
+        return aligned
     return lambda line: line.split()
 
 
@@ -216,6 +222,8 @@ def read_class_table(path: str | os.PathLike[str]) -> ClassTable:
     split = _splitter(header_text)
     header = split(header_text)
     index = _columns(header, name, header_line, header_text)
+    if index["label"] == -1:  # scikit-learn: the values are the last cells, the name (spaces and all) the rest
+        split = lambda line: line.strip().rsplit(None, len(header))  # noqa: E731
     width = len(header) + (1 if index["label"] == -1 else 0)
     rows = []
     for number, line in lines[1:]:
