@@ -190,6 +190,9 @@ def claims_case(rng: random.Random) -> Case:
             cells[2] = f"{(float(cells[2]) + 0.3) % 1:.{digits}f}"
             lines[row] = "   macro avg       " + "      ".join(cells[2:])
             case.expect, case.fragment = "problem", "'macro avg'"
+        if rng.random() < 0.2:  # pasted through something that squeezes runs of spaces
+            lines = [" ".join(line.split()) for line in lines]
+            case.variant += " squeezed"
         case.files = {"table.json" if variant == "dict" else "table.txt": "\n".join(lines)}
     table = next(iter(case.files))
     claims = f"accuracy={100 * accuracy:.1f} macro_f1={100 * macro:.1f}"
