@@ -18,9 +18,8 @@ import numpy as np
 import pytest
 
 from auditor import REGISTRY, ConfusionStats, Metric, Properties
-from auditor.analyses.properties import (
-    EXPLANATIONS, LITERATURE, PROPERTY_KEYS, PropertyTable, Witness, property_analysis,
-)
+from auditor.analyses.properties import PROPERTY_KEYS, PropertyTable, Witness, property_analysis
+from auditor.metrics.literature import EXPLANATIONS, LITERATURE
 from auditor.metrics.catalogue import CALIBRATED
 from auditor.metrics.registry import load_plugin
 from auditor.results import _properties_json
