@@ -28,3 +28,12 @@ def format_value(value: Any, kind: str) -> str:
     if kind == "number":
         return f"{value:.3f}"
     return str(value)
+
+
+def nan_to_none(value: Any) -> float | None:
+    """A float for the JSON and the report, ``None`` for a missing or undefined one (None, NaN, ±inf:
+    JSON has no NaN, and an undefined value is ``null``, never 0)."""
+    if value is None:
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None

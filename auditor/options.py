@@ -51,6 +51,19 @@ class AuditOptions:
     rare_classes_matter: bool = False
     plugins: tuple[str, ...] = ()
 
+    def to_json(self) -> dict[str, Any]:
+        """Every option that changes the numbers, as given (after checking); ``null`` when unset."""
+        def shares(value: Any) -> Any:
+            return dict(value) if isinstance(value, Mapping) else value
+
+        return {
+            "labels": None if self.labels is None else list(self.labels),
+            "bootstrap": self.bootstrap, "seed": self.seed, "alpha": self.alpha, "correction": self.correction,
+            "training_prevalence": shares(self.training_prevalence),
+            "deployment_prevalence": shares(self.deployment_prevalence),
+            "rare_classes_matter": self.rare_classes_matter, "plugins": list(self.plugins),
+        }
+
 
 def check_options(options: Any) -> None:
     """Refuse an :class:`~auditor.pipeline.AuditOptions` whose values cannot be honoured."""

@@ -122,7 +122,10 @@ def audit(
     result = audit_counts(counts, table.sources, options, progress, warnings,
                           analyses if groups is None or analyses is None else (*analyses, "slices"))
     if reliability is not None:
-        result = replace(result, gold_reliability=reliability)
+        from auditor.analyses.agreement import ceiling
+
+        result = replace(result, gold_reliability=replace(reliability, ceiling=ceiling(
+            reliability, {name: system.metrics for name, system in result.systems.items()})))
     if scored:
         from auditor.analyses import scores as score_analysis
         from auditor.io.scores import align_scores

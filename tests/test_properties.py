@@ -22,7 +22,6 @@ from auditor.analyses.properties import PROPERTY_KEYS, PropertyTable, Witness, p
 from auditor.metrics.literature import EXPLANATIONS, LITERATURE
 from auditor.metrics.catalogue import CALIBRATED
 from auditor.metrics.registry import load_plugin
-from auditor.results import _properties_json
 
 PLUGIN_DIR = Path(__file__).resolve().parents[1] / "examples" / "plugins"
 
@@ -36,9 +35,7 @@ def probe(metrics=None, user_matrices=None, seed=12345, **options) -> PropertyTa
 
 
 def properties_json(table: PropertyTable) -> dict:
-    document: dict = {}
-    _properties_json(None, table, document)
-    return document
+    return table.to_json()
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,6 @@ from auditor.analyses.rankings import (
     rank_table, spearman_rho,
 )
 from auditor.metrics.registry import REGISTRY
-from auditor.results import _deployment_json, _rankings_json
 
 
 def test_rank_table_average_ties_and_undefined_last():
@@ -59,8 +58,7 @@ def test_flips_on_constructed_case():
 def test_json_sections_and_undefined_reported():
     values = {"A": {"accuracy": 0.9, "mcc": None}, "B": {"accuracy": 0.8, "mcc": 0.3}}
     result = rank_disagreement(values, ["accuracy", "mcc"])
-    document: dict = {}
-    _rankings_json(None, result, document)
+    document = result.to_json()
     assert document["rankings"] == {"accuracy": ["A", "B"], "mcc": ["B", "A"]}
     assert set(document) == {"rankings", "rank_agreement", "rank_disagreement"}
     section = document["rank_disagreement"]
@@ -103,8 +101,7 @@ def test_germeval_deployment_uniform_is_calibration(germeval_counts):
     skewed = deployment(counts.confusion, counts.labels, counts.systems,
                         {"OTHER": 0.9, "ABUSE": 0.05, "INSULT": 0.04, "PROFANITY": 0.01})
     assert skewed.disagreement.winners["accuracy"] == "majority"
-    document: dict = {}
-    _deployment_json(None, skewed, document)
+    document = skewed.to_json()
     assert set(document["deployment"]) == {"name", "target", "metrics", "rankings", "winners", "notes"}
     assert document["deployment"]["winners"]["accuracy"] == "majority"
 

@@ -38,14 +38,27 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from itertools import combinations
 from types import MappingProxyType
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from auditor.errors import InputError
+from auditor.formatting import nan_to_none
 from auditor.metrics.catalogue import MetricValue
 
 UNDEFINED_CHANCE = "undefined: chance agreement is 1 (every annotation has one and the same label)"
+
+
+@dataclass(frozen=True)
+class Ceiling:
+    """The practical ceiling agreement puts on the systems' scores (:data:`CEILING_MEANING`)."""
+
+    #: Raw agreement: the ceiling of accuracy.
+    accuracy: float
+    #: Mean Cohen's kappa: the ceiling of kappa (None when undefined).
+    kappa: float | None
+    #: System -> the metrics ("accuracy", "kappa") in which it scores above the ceiling.
+    systems_above: Mapping[str, tuple[str, ...]]
 
 
 @dataclass(frozen=True)
@@ -66,18 +79,26 @@ class GoldReliability:
     krippendorff_alpha: float | None
     #: Coefficient -> why it is undefined (or how it was taken).
     undefined: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    #: The systems against the ceiling agreement sets (:func:`ceiling`; None: no system read).
+    ceiling: Ceiling | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """``gold_reliability``: every coefficient, the pairs' tables, the definitions, the ceiling."""
+        bound = self.ceiling or ceiling(self, {})
+        return {"gold_reliability": {
+            "annotators": list(self.annotators), "labels": list(self.labels), "n_items": self.n_items,
+            "raw_agreement": self.raw_agreement, "raw_agreement_pairs": _matrix_json(self.raw_agreement_pairs),
+            "unanimous": self.unanimous,
+            "cohen_kappa": self.cohen_kappa, "cohen_kappa_pairs": _matrix_json(self.cohen_kappa_pairs),
+            "fleiss_kappa": self.fleiss_kappa, "krippendorff_alpha": self.krippendorff_alpha,
+            "undefined": dict(self.undefined), "definitions": DEFINITIONS,
+            "ceiling": {"accuracy": bound.accuracy, "kappa": bound.kappa, "meaning": CEILING_MEANING,
+                        "systems_above": {name: list(metrics) for name, metrics in bound.systems_above.items()}},
+        }}
 
 
-@dataclass(frozen=True)
-class Ceiling:
-    """The practical ceiling agreement puts on the systems' scores (:data:`CEILING_MEANING`)."""
-
-    #: Raw agreement: the ceiling of accuracy.
-    accuracy: float
-    #: Mean Cohen's kappa: the ceiling of kappa (None when undefined).
-    kappa: float | None
-    #: System -> the metrics ("accuracy", "kappa") in which it scores above the ceiling.
-    systems_above: Mapping[str, tuple[str, ...]]
+def _matrix_json(matrix: np.ndarray) -> list[list[float | None]]:
+    return [[nan_to_none(x) for x in row] for row in matrix]
 
 
 def ceiling(reliability: GoldReliability, systems: Mapping[str, Mapping[str, MetricValue]]) -> Ceiling:

@@ -60,7 +60,7 @@ import os
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -112,6 +112,13 @@ class ChanceDistribution:
     undefined: str | None = None
     undefined_share: float = 0.0
 
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "expected": self.expected, "exact": self.exact, "mc_mean": self.mc_mean, "mc_se": self.mc_se,
+            "mc_low": self.mc_low, "mc_high": self.mc_high, "undefined": self.undefined,
+            "undefined_share": self.undefined_share,
+        }
+
     @property
     def reference(self) -> float | None:
         """The baseline's score used for margins: the exact expectation, else the MC mean."""
@@ -138,8 +145,7 @@ class ChanceComparison:
 
 @dataclass(frozen=True)
 class ChanceBaselines:
-    """Result of :func:`chance_baselines` (its JSON: ``baselines`` and ``chance``, written by
-    :mod:`auditor.results`).
+    """Result of :func:`chance_baselines` (its JSON: ``baselines`` and ``chance``, :meth:`to_json`).
 
     ``predictors`` maps each fixed baseline to its label distribution q; ``baselines`` and
     ``shuffle`` map baseline (or system) -> metric id -> :class:`ChanceDistribution`;
@@ -156,6 +162,33 @@ class ChanceBaselines:
     chance: Mapping[str, Mapping[str, ChanceComparison]]
     majority_label: str
     shuffle_scores: Mapping[str, Mapping[str, np.ndarray]] = field(default_factory=dict, repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        """``baselines`` (DESIGN.md) and ``chance``: how the draws were made and each system's
+        margin over chance and shuffle p-value (``chance.systems.NAME.ID``)."""
+        def distributions(metrics: Mapping[str, ChanceDistribution]) -> dict[str, Any]:
+            return {metric_id: value.to_json() for metric_id, value in metrics.items()}
+
+        section: dict[str, Any] = {
+            name: {"description": DESCRIPTIONS[name],
+                   "predictor": dict(zip(self.labels, (float(x) for x in self.predictors[name]))),
+                   "metrics": distributions(metrics)}
+            for name, metrics in self.baselines.items()}
+        section[SHUFFLE] = {system: {"description": DESCRIPTIONS[SHUFFLE], "metrics": distributions(metrics)}
+                            for system, metrics in self.shuffle.items()}
+        alpha = self.alpha
+        method = {
+            "draws": self.draws, "seed": self.seed, "majority_label": self.majority_label, "alpha": alpha,
+            "range": f"mc_low, mc_high: the {100 * alpha / 2:g}% and {100 * (1 - alpha / 2):g}% quantiles "
+                     f"of the draws (a {100 * (1 - alpha):g}% Monte Carlo range at this test set's size)",
+            "sampling": "counts: multinomial rows for random predictors, hypergeometric rows for shuffles",
+            "p_value": "one-sided, (1 + #{shuffle >= observed}) / (R + 1)",
+        }
+        systems = {system: {metric_id: {"margin": c.margin, "strongest_baseline": c.strongest_baseline,
+                                        "p_shuffle": c.p_shuffle, "undefined": c.undefined}
+                            for metric_id, c in comparisons.items()}
+                   for system, comparisons in self.chance.items()}
+        return {"baselines": section, "chance": {"method": method, "systems": systems}}
 
 
 # ------------------------------------------------------------------------------ sampling

@@ -51,6 +51,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
+from auditor.formatting import nan_to_none
 from auditor.metrics.literature import CONTEXT, EXPLANATIONS, LITERATURE, LITERATURE_SOURCE, NOT_IN_LITERATURE
 from auditor.metrics.registry import ConfusionStats, Metric, Properties
 
@@ -84,6 +85,15 @@ class Witness:
     score_before: float | None
     score_after: float | None
     system: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "description": self.description,
+            "before": _count_matrix_json(self.before),
+            "after": None if self.after is None else _count_matrix_json(self.after),
+            "score_before": nan_to_none(self.score_before),
+            "score_after": nan_to_none(self.score_after),
+        }
 
 
 @dataclass(frozen=True)
@@ -168,6 +178,28 @@ class PropertyResult:
         """Each disagreement with Table 5: the two values, the explanation, the witness key."""
         return tuple(_disagreements(self.metric_id, self.probed, self.literature, self.witnesses))
 
+    def to_json(self) -> dict[str, Any]:
+        """The probed properties (DESIGN.md "Metric properties"), the chance scores found, the
+        declaration, Table 5's row, the disagreements and the witnesses."""
+        marks = self.calibration_marks
+        return {
+            **{key: self.probed[key] for key in PROPERTY_KEYS},
+            "chance_value": self.chance_value,
+            "chance_bound": dict(self.chance_bound),
+            "chance_formula": self.chance_formula,
+            "chance_baselines": {k: vars(b).copy() for k, b in self.chance_baselines.items()},
+            "declared": {**{key: getattr(self.declared, key) for key in PROPERTY_KEYS},
+                         "source": self.declared.source},
+            "literature": None if self.literature is None else dict(self.literature),
+            "agrees_with_literature": self.agrees_with_literature,
+            "disagreements": [vars(d).copy() for d in self.disagreement_records()],
+            "calibration_marks": None if marks is None else {
+                "base": marks.base, "row": marks.row, "by_calibration": list(marks.by_calibration),
+                "shown_by_probe": dict(marks.shown_by_probe), "source": marks.source},
+            "witnesses": {key: witness.to_json() for key, witness in self.witnesses.items()},
+            "note": self.note,
+        }
+
 
 @dataclass(frozen=True)
 class PropertyTable:
@@ -184,6 +216,15 @@ class PropertyTable:
 
     def __iter__(self) -> Iterator[PropertyResult]:
         return iter(self.results.values())
+
+    def to_json(self) -> dict[str, Any]:
+        """``properties``: per metric its :meth:`PropertyResult.to_json`."""
+        return {"properties": {entry.metric_id: entry.to_json() for entry in self}}
+
+
+def _count_matrix_json(matrix: np.ndarray) -> list[list[float]]:
+    """Whole counts as integers, fractional ones (re-weighted, chance matrices) to 6 decimals."""
+    return [[int(x) if float(x).is_integer() else round(float(x), 6) for x in row] for row in np.asarray(matrix)]
 
 
 def _disagreements(metric_id: str, probed: Mapping[str, Any], literature: Mapping[str, Any] | None,

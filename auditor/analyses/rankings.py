@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import numpy as np
 
 from auditor.errors import UsageError
+from auditor.formatting import nan_to_none
 from auditor.metrics.catalogue import BASE_METRIC_IDS, compute, prevalence_vector, reweight_prevalence
 from auditor.metrics.registry import REGISTRY
 
@@ -105,6 +106,11 @@ class Flip:
     b_better_under: tuple[str, ...]
     significant: Mapping[str, bool | None] | None = None
 
+    def to_json(self) -> dict[str, Any]:
+        return {"a": self.a, "b": self.b, "a_better_under": list(self.a_better_under),
+                "b_better_under": list(self.b_better_under),
+                "significant": None if self.significant is None else dict(self.significant)}
+
 
 @dataclass(frozen=True, eq=False)
 class RankDisagreement:
@@ -143,8 +149,23 @@ class RankDisagreement:
     def agreement(self, kind: str) -> dict[str, dict[str, float | None]]:
         """``kind`` "kendall" (τ-b) or "spearman" (ρ) as metric -> metric -> value (None: undefined)."""
         matrix = {"kendall": self.kendall, "spearman": self.spearman}[kind]
-        return {m1: {m2: (None if np.isnan(matrix[i, j]) else float(matrix[i, j]))
-                     for j, m2 in enumerate(self.metrics)} for i, m1 in enumerate(self.metrics)}
+        return {m1: {m2: nan_to_none(matrix[i, j]) for j, m2 in enumerate(self.metrics)}
+                for i, m1 in enumerate(self.metrics)}
+
+    def to_json(self) -> dict[str, Any]:
+        """``rankings`` and ``rank_agreement`` (DESIGN.md), and ``rank_disagreement``: the winner under
+        each metric, the flipping pairs, every system's rank, the systems ranked last as undefined."""
+        return {
+            "rankings": self.rankings,
+            "rank_agreement": {"kendall": self.agreement("kendall"), "spearman": self.agreement("spearman")},
+            "rank_disagreement": {
+                "winners": self.winners,
+                "flips": [flip.to_json() for flip in self.flips],
+                "rank_table": {name: {metric: self.rank(name, metric) for metric in self.metrics}
+                               for name in self.systems},
+                "rank_undefined": {metric: list(names) for metric, names in self.undefined.items() if names},
+            },
+        }
 
 
 #: (a, b, metric) -> significant? (None when unknown)
@@ -229,6 +250,15 @@ class Deployment:
     values: Mapping[str, Mapping[str, float | None]]
     disagreement: RankDisagreement
     notes: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """``deployment``: metric values and rankings with the gold rows re-weighted to its prevalence."""
+        return {"deployment": {
+            "name": self.name, "target": dict(self.target),
+            "metrics": {system: dict(values) for system, values in self.values.items()},
+            "rankings": self.disagreement.rankings, "winners": self.disagreement.winners,
+            "notes": list(self.notes),
+        }}
 
 
 def target_prevalence(labels: Sequence[str], support: Sequence[int],

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from types import MappingProxyType
-from typing import Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -75,6 +75,9 @@ class ScoreValue:
     value: float | None
     undefined: str | None = None
     ci: tuple[float, float] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"value": self.value, "ci": list(self.ci) if self.ci else None, "undefined": self.undefined}
 
 
 @dataclass(frozen=True)
@@ -319,6 +322,20 @@ class ScoreAnalysis:
         """How the intervals were computed, in words (``score_summary.intervals``)."""
         return (f"percentile bootstrap of every score metric ({self.bootstrap} resamples of the items)"
                 if self.bootstrap else "none (--bootstrap 0)")
+
+    def to_json(self) -> dict[str, Any]:
+        """``systems.NAME.scores`` (the six score metrics) and ``score_summary``."""
+        summary = {
+            "systems": list(self.values), "score_labels": {name: list(labels) for name, labels in self.labels.items()},
+            "ece_bins": ECE_BINS, "sum_tolerance": SUM_TOLERANCE,
+            "reliability": {name: {} if bins is None else {"count": list(bins.count), "confidence": list(bins.confidence),
+                                                           "accuracy": list(bins.accuracy)}
+                            for name, bins in self.reliability.items()},
+            "lower_is_better": list(LOSSES), "intervals": self.intervals, "notes": list(self.notes),
+        }
+        return {"systems": {name: {"scores": {metric_id: values[metric_id].to_json() for metric_id in SCORE_METRICS}}
+                            for name, values in self.values.items()},
+                "score_summary": summary}
 
     def summary_lines(self) -> list[str]:
         """Terminal lines: the six score metrics of each system that gave scores (three decimals)."""

@@ -98,6 +98,24 @@ class SliceAnalysis:
             changes[metric_id] = any(not (a & b) for n, a in enumerate(sets) for b in sets[n + 1:])
         return changes
 
+    def to_json(self) -> dict[str, Any]:
+        """``slices`` (per group: items, every system's metrics, the leaders) and ``slice_summary``."""
+        slices = {
+            group: {
+                "n_items": self.n_items[group],
+                "systems": {name: {"metrics": {m: {"value": v.value, "undefined": v.undefined}
+                                               for m, v in metrics.items()}}
+                            for name, metrics in self.values[group].items()},
+                "leaders": {m: list(systems) for m, systems in self.leaders[group].items()},
+            }
+            for group in self.groups
+        }
+        return {"slices": slices, "slice_summary": {
+            "source": dict(self.source), "key_metrics": list(self.key_metrics), "min_items": MIN_ITEMS,
+            "small": list(self.small), "overall_leaders": {m: list(s) for m, s in self.overall_leaders.items()},
+            "winner_changes": self.winner_changes(), "leaders_rule": LEADERS_RULE,
+        }}
+
     def summary_lines(self) -> list[str]:
         """Terminal lines: the leaders of the first key metric per slice, small slices flagged."""
         metric_id = self.key_metrics[0]

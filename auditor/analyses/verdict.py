@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 from itertools import combinations
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 if TYPE_CHECKING:  # the significance module loads scipy; the verdict needs only its types
     from auditor.analyses.significance import BestSet, PairTest, Statistics
@@ -50,6 +50,20 @@ class Verdict:
     ties: Mapping[str, tuple[tuple[str, ...], ...]]
     identical: tuple[tuple[str, ...], ...] = ()
     text: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"verdict": {
+            "primary": self.primary,
+            "key_metrics": list(self.key_metrics),
+            "leaders": {metric_id: list(systems) for metric_id, systems in self.leaders.items()},
+            "significance": self.tested,
+            "winner_depends_on_metric": self.winner_depends_on_metric,
+            "disjoint_best_sets": [list(pair) for pair in self.disjoint],
+            "order": list(self.order),
+            "groups": [list(group) for group in self.groups],
+            "ties": {metric_id: [list(group) for group in groups] for metric_id, groups in self.ties.items()},
+            "text": self.text,
+        }}
 
 
 def _top_systems(values: Mapping[str, float | None]) -> list[str]:

@@ -21,7 +21,7 @@ Classification Evaluation Metrics in NLP", IJCNLP-AACL 2023.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -490,6 +490,10 @@ class MetricValue:
     value: float | None
     undefined: str | None = None
     convention: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """``systems.NAME.metrics.ID``; ``ci`` is the statistics stage's (``null`` until it runs)."""
+        return {"value": self.value, "ci": None, "undefined": self.undefined, "convention": self.convention}
 
 
 def compute(

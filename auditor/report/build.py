@@ -74,4 +74,4 @@ def build(audit: Audit, figures: bool = True, records: Mapping[str, Metric] | No
                 for x in sections]
     gold = audit.sources.get("gold", {}).get("path")
     subtitle = f"{len(audit.systems)} systems scored against {gold}" if gold else _profile_line(audit)
-    return Report(title, subtitle, audit.signature, SCALE_NOTE, tuple(sections), entries)
+    return Report(title, subtitle, str(audit.signature), SCALE_NOTE, tuple(sections), entries)
