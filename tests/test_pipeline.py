@@ -3,6 +3,8 @@ the metric values and the bootstrap intervals only; skipping the other analyses 
 its numbers, because every analysis draws from its own seeded stream."""
 from __future__ import annotations
 
+import dataclasses
+import inspect
 import io
 
 import numpy as np
@@ -13,7 +15,8 @@ import auditor
 from auditor.cli import DEFAULT_COLUMNS, TABLE_ANALYSES
 from auditor.errors import UsageError
 from auditor.analyses.significance import NOT_REQUESTED_REASON
-from auditor.pipeline import INTERVALS, audit_confusion, needed
+from auditor.pipeline import INTERVALS, OPTIONAL_INPUTS, STAGES, audit_confusion, needed
+from auditor.results import ANALYSES, Audit
 from auditor.terminal import print_score_table
 
 
@@ -68,3 +71,28 @@ def test_an_analysis_brings_the_ones_it_reads():
     assert needed(("slices",)) == {"slices", "verdict", "statistics", "recommendation", "baselines"}
     with pytest.raises(UsageError, match="unknown nonsense"):
         needed(("nonsense",))
+
+
+def test_one_stage_line_per_analysis_and_each_reads_what_its_analyse_takes():
+    """Issue 18: the table of stages covers every analysis (an Audit field each, in run order); every
+    stage's module has the one verb ``analyse``, whose parameters are exactly the stage's reads (the
+    required ones at least), and a stage reads only earlier stages."""
+    assert tuple(stage.name for stage in STAGES) == ANALYSES
+    assert set(ANALYSES) <= {field.name for field in dataclasses.fields(Audit)}
+    for position, stage in enumerate(STAGES):
+        parameters = inspect.signature(stage.analyse()).parameters
+        required = {name for name, p in parameters.items() if p.default is inspect.Parameter.empty}
+        assert required <= set(stage.reads) <= set(parameters), stage.name
+        later = set(ANALYSES[position:])
+        assert not later & set(stage.reads), stage.name
+
+
+def test_an_optional_input_given_runs_its_stage_whatever_the_analyses_asked():
+    gold = ["a", "b", "b", "a"] * 5
+    result = auditor.audit(gold, {"x": ["a", "b", "a", "a"] * 5}, annotators={"p": gold, "q": ["a"] * 20},
+                           slices=["g", "h"] * 10, bootstrap=0, analyses=("properties",))
+    assert result.gold_reliability is not None and result.slices is not None and result.verdict is not None
+    assert result.baselines is not None  # the verdict reads the recommendation, which reads the baselines
+    assert result.rankings is None and result.deployment is None and result.scores is None
+    reading = {name for stage in STAGES for name in stage.reads if name in OPTIONAL_INPUTS}
+    assert reading == set(OPTIONAL_INPUTS)

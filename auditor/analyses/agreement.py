@@ -35,7 +35,7 @@ recorded with its reason, never 0.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import combinations
 from types import MappingProxyType
 from typing import Any, Mapping, Sequence
@@ -44,6 +44,7 @@ import numpy as np
 
 from auditor.errors import InputError
 from auditor.formatting import nan_to_none
+from auditor.io.validate import LabelTable
 from auditor.metrics.catalogue import MetricValue
 
 UNDEFINED_CHANCE = "undefined: chance agreement is 1 (every annotation has one and the same label)"
@@ -193,6 +194,15 @@ def krippendorff_alpha_nominal(table: np.ndarray) -> float:
     if disagree_expected == 0:
         return float("nan")
     return float(1.0 - (total - 1) * disagree_observed / disagree_expected)
+
+
+def analyse(annotators: LabelTable, metric_values: Mapping[str, Mapping[str, MetricValue]]) -> GoldReliability:
+    """The reliability of the gold from the annotators' labels of its items (aligned to the gold like
+    systems, :func:`auditor.io.validate.align`), with the systems (``metric_values``: system -> metric
+    id -> value) set against the ceiling it puts on their scores."""
+    codes = np.stack(list(annotators.system_codes.values()))
+    reliability = gold_reliability(codes, annotators.labels, tuple(annotators.system_codes))
+    return replace(reliability, ceiling=ceiling(reliability, metric_values))
 
 
 def gold_reliability(codes: np.ndarray, labels: Sequence[str], annotators: Sequence[str]) -> GoldReliability:

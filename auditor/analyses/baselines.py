@@ -66,6 +66,7 @@ import numpy as np
 
 from auditor.io.counts import Counts
 from auditor.metrics.catalogue import compute
+from auditor.options import CHANCE_DRAWS
 from auditor.progress import SILENT, Progress
 from auditor.metrics.registry import REGISTRY, Metric
 
@@ -350,6 +351,13 @@ def predictor_distributions(counts: Counts) -> tuple[dict[str, np.ndarray], int]
         "prevalence": support / support.sum(),
         "majority": np.eye(counts.k)[majority],
     }, majority
+
+
+def analyse(counts: Counts, metrics: Sequence[Metric], seed: int, alpha: float,
+            progress: Progress = SILENT) -> ChanceBaselines:
+    """The chance baselines of the audit: :func:`chance_baselines` with
+    :data:`~auditor.options.CHANCE_DRAWS` draws per baseline (a few k x k draws per system, cheap at any N)."""
+    return chance_baselines(counts, metrics, draws=CHANCE_DRAWS, seed=seed, alpha=alpha, progress=progress)
 
 
 def chance_baselines(

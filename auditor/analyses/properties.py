@@ -52,6 +52,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 import numpy as np
 
 from auditor.formatting import nan_to_none
+from auditor.io.counts import Counts
 from auditor.metrics.literature import CONTEXT, EXPLANATIONS, LITERATURE, LITERATURE_SOURCE, NOT_IN_LITERATURE
 from auditor.metrics.registry import ConfusionStats, Metric, Properties
 
@@ -657,6 +658,12 @@ def probe_chance_correction(metric: Metric, batches: Sequence[ChanceBatch]) -> C
         f"the uniform classifier on uniform gold): the chance score depends on the number of classes, so PV is "
         f"strict, not complete (Opitz §3.5)", uniform_classifier(first.k).matrix, uniform_classifier(second.k).matrix,
         v1, v2), notes)
+
+
+def analyse(counts: Counts, metrics: Sequence[Metric], seed: int) -> PropertyTable:
+    """The property table of the audit: :func:`property_analysis` of every scalar metric, the systems'
+    own confusion matrices probed alongside the random and adversarial ones."""
+    return property_analysis(metrics, counts.confusion, counts.systems, seed=seed)
 
 
 def property_analysis(metrics: Sequence[Metric], confusion: np.ndarray, systems: Sequence[str], *, seed: int,

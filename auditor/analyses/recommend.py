@@ -566,10 +566,9 @@ def _near_chance(baselines: ChanceBaselines | None, values: Mapping[str, Mapping
     return result
 
 
-def recommendation_analysis(profile: DataProfile, values: Mapping[str, Mapping[str, float | None]],
-                            baselines: ChanceBaselines | None, *, alpha: float,
-                            deployment_prevalence: str | Mapping[str, float] | None,
-                            rare_classes_matter: bool) -> Recommendation:
+def analyse(profile: DataProfile, values: Mapping[str, Mapping[str, float | None]],
+            baselines: ChanceBaselines | None, alpha: float,
+            deployment_prevalence: str | Mapping[str, float] | None, rare_classes_matter: bool) -> Recommendation:
     """The recommendation: the rules applied to the facts of this audit (:func:`facts_from`)."""
     return recommend(facts_from(profile, values, baselines, alpha=alpha, deployment_prevalence=deployment_prevalence,
                                 rare_classes_matter=rare_classes_matter))

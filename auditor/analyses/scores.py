@@ -43,10 +43,11 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from auditor.io.counts import Counts
 from auditor.io.scores import AlignedScores, top_label
 
 __all__ = ["SUM_TOLERANCE", "ECE_BINS", "SCORE_METRICS", "LOSSES", "ScoreValue", "ReliabilityBins", "ScoreAnalysis",
-           "score_metrics", "analyse"]
+           "score_metrics", "score_systems", "analyse"]
 
 #: A row of probabilities may sum to 1 ± this (files round to a few decimals).
 SUM_TOLERANCE = 1e-3
@@ -346,8 +347,16 @@ class ScoreAnalysis:
         return lines
 
 
-def analyse(scored: Mapping[str, AlignedScores], gold: np.ndarray, labels: Sequence[str], systems: Sequence[str],
-            *, bootstrap: int, seed: int, alpha: float) -> ScoreAnalysis:
+def analyse(scored: Mapping[str, AlignedScores], counts: Counts, bootstrap: int, seed: int,
+            alpha: float) -> ScoreAnalysis:
+    """Score metrics of the systems that gave scores (:func:`score_systems` on the counts' gold codes,
+    labels and systems)."""
+    return score_systems(scored, counts.gold, counts.labels, counts.systems, bootstrap=bootstrap, seed=seed,
+                         alpha=alpha)
+
+
+def score_systems(scored: Mapping[str, AlignedScores], gold: np.ndarray, labels: Sequence[str],
+                  systems: Sequence[str], *, bootstrap: int, seed: int, alpha: float) -> ScoreAnalysis:
     """Score metrics of the systems in ``scored`` (aligned to the gold items, :func:`auditor.io.scores.align_scores`).
 
     ``gold`` (N,) codes into ``labels`` (the audit's labels; every gold class has a score column);

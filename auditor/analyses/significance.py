@@ -423,6 +423,17 @@ def randomisation_rounds(rounds: int, family_size: int, alpha: float) -> int:
     return int(min(max(rounds, int(np.ceil(2 * family_size / alpha))), max(rounds, AR_MAX_ROUNDS)))
 
 
+def analyse(counts: Counts, metrics: Sequence[Metric], bootstrap: int, seed: int, alpha: float, correction: str,
+            progress: Progress = SILENT, tests: bool = True) -> Statistics | None:
+    """The statistics of the audit (:func:`statistics` with ``bootstrap`` resamples), or None when
+    ``bootstrap`` is 0 (no resamples: no intervals, ranks or tests). ``tests`` False: the intervals
+    and rank distributions only (``auditor score``'s table; the bootstrap's draws are the same)."""
+    if bootstrap <= 0:
+        return None
+    return statistics(counts, metrics, B=bootstrap, seed=seed, alpha=alpha, correction=correction, progress=progress,
+                      all_labels_active=counts.labels_given, tests=tests)
+
+
 def statistics(
     counts: Counts,
     metrics: Sequence[Metric],

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
@@ -34,7 +34,11 @@ from auditor.io.counts import Counts
 from auditor.metrics.catalogue import MetricValue, describe
 from auditor.metrics.registry import Metric
 
-__all__ = ["MIN_ITEMS", "SliceAnalysis", "slice_confusion", "analyse"]
+if TYPE_CHECKING:
+    from auditor.analyses.verdict import Verdict
+    from auditor.io.slices import SliceGroups
+
+__all__ = ["MIN_ITEMS", "SliceAnalysis", "slice_confusion", "slice_table", "analyse"]
 
 #: Slices with fewer items are flagged "too small to rank" (see the module docstring).
 MIN_ITEMS = 50
@@ -130,9 +134,18 @@ class SliceAnalysis:
         return lines
 
 
-def analyse(groups: Sequence[str], group_codes: np.ndarray, counts: Counts, metrics: Sequence[Metric],
-            key_metrics: Sequence[str], overall: Mapping[str, Mapping[str, MetricValue]],
-            source: Mapping[str, Any]) -> SliceAnalysis:
+def analyse(groups: SliceGroups, counts: Counts, metrics: Sequence[Metric],
+            metric_values: Mapping[str, Mapping[str, MetricValue]], verdict: Verdict | None) -> SliceAnalysis:
+    """Every metric within each slice of ``groups`` (:func:`auditor.io.slices.slice_groups`), and the
+    leaders of the verdict's key metrics (without a verdict: the first metric's); ``metric_values``
+    are the systems' values over all items (system -> metric id -> value)."""
+    key_metrics = verdict.key_metrics if verdict is not None else (metrics[0].id,)
+    return slice_table(groups.names, groups.codes, counts, metrics, key_metrics, metric_values, groups.source)
+
+
+def slice_table(groups: Sequence[str], group_codes: np.ndarray, counts: Counts, metrics: Sequence[Metric],
+                key_metrics: Sequence[str], overall: Mapping[str, Mapping[str, MetricValue]],
+                source: Mapping[str, Any]) -> SliceAnalysis:
     """Every metric of every system within each slice, and the leaders of ``key_metrics``.
 
     ``group_codes`` (N,) index ``groups`` (sorted names, each used by an item) in gold order

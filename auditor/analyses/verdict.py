@@ -28,7 +28,10 @@ from itertools import combinations
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 if TYPE_CHECKING:  # the significance module loads scipy; the verdict needs only its types
+    from auditor.analyses.profile import DataProfile
+    from auditor.analyses.recommend import Recommendation
     from auditor.analyses.significance import BestSet, PairTest, Statistics
+    from auditor.metrics.registry import Metric
 
 #: Metrics the verdict weighs, when present (the recommendation's primary metric comes first).
 KEY_METRICS = ("accuracy", "macro_f1", "macro_f1_hm", "macro_recall", "mcc", "informedness")
@@ -135,9 +138,22 @@ def significance_groups(metric_id: str, values: Mapping[str, float | None], best
     return groups
 
 
-def analyse(values: Mapping[str, Mapping[str, float | None]], statistics: Statistics | None,
-            recommended: str | None = None, identical: Sequence[Sequence[str]] = (),
-            short: Mapping[str, str] | None = None) -> Verdict:
+def analyse(metrics: Sequence[Metric], values: Mapping[str, Mapping[str, float | None]],
+            statistics: Statistics | None, recommendation: Recommendation | None, profile: DataProfile) -> Verdict:
+    """The verdict of the audit: :func:`decide` on every scalar metric's ``values`` (system -> metric
+    id -> value), the statistics' best sets, the recommendation's primary metric and the profile's
+    identical systems; the text names metrics by their short labels."""
+    scalar = [metric for metric in metrics if not metric.per_class]
+    by_metric = {metric.id: {name: system[metric.id] for name, system in values.items()} for metric in scalar}
+    primary = next((entry.id for entry in (recommendation.metrics if recommendation is not None else ())
+                    if entry.role == "primary"), None)
+    return decide(by_metric, statistics, primary, profile.identical_systems,
+                  {metric.id: metric.label for metric in metrics})
+
+
+def decide(values: Mapping[str, Mapping[str, float | None]], statistics: Statistics | None,
+           recommended: str | None = None, identical: Sequence[Sequence[str]] = (),
+           short: Mapping[str, str] | None = None) -> Verdict:
     """The verdict (see the module docstring).
 
     ``values``: metric id -> system -> value (None = undefined), systems in input order, for
