@@ -11,7 +11,7 @@ import math
 import os
 from dataclasses import dataclass
 from numbers import Integral, Real
-from typing import Any, Mapping, Sequence
+from typing import Any, Literal, Mapping, Sequence, get_args
 
 from auditor.errors import UsageError
 
@@ -19,7 +19,9 @@ from auditor.errors import UsageError
 MAX_SEED = 2**64 - 1
 #: Training shares must sum to 1 within this (three-decimal shares such as 0.333 x 3 pass).
 SUM_TOLERANCE = 1e-3
-CORRECTIONS = ("holm", "bh")
+#: Multiple-comparison corrections: Holm's step-down, Benjamini-Hochberg.
+Correction = Literal["holm", "bh"]
+CORRECTIONS: tuple[str, ...] = get_args(Correction)
 DEPLOYMENT_WORDS = ("uniform", "test", "unknown")
 #: Monte Carlo draws per chance baseline (and per system's shuffle): with R = 1000 the smallest
 #: shuffle p-value is 1/1001 and the standard error of a quantile of the draws is a few per
@@ -45,7 +47,7 @@ class AuditOptions:
     bootstrap: int = 1000
     seed: int = 12345
     alpha: float = 0.05
-    correction: str = "holm"
+    correction: Correction = "holm"
     training_prevalence: Mapping[str, float] | None = None
     deployment_prevalence: str | Mapping[str, float] | None = None
     rare_classes_matter: bool = False

@@ -22,6 +22,7 @@ from auditor.analyses.profile import profile
 from auditor.errors import InputError, UsageError
 from auditor.io.counts import Counts
 from auditor.io.load import LabelColumn, label_column
+from auditor.io.source import Source
 from auditor.io.validate import LabelTable, align
 from auditor.metrics.catalogue import describe, informedness_at, per_class_table, prevalence_vector
 from auditor.metrics.registry import REGISTRY, Metric, load_plugin
@@ -85,7 +86,7 @@ class Inputs:
     the label checks' warnings, and the optional inputs aligned to the gold items."""
 
     counts: Counts
-    sources: dict[str, dict[str, Any]]
+    sources: Mapping[str, Source]
     warnings: tuple[str, ...] = ()
     annotators: LabelTable | None = None
     scored: Mapping[str, AlignedScores] | None = None
@@ -167,7 +168,7 @@ def gather_inputs(gold: Any, systems: Mapping[str, Any], labels: Sequence[str] |
     if slices is not None:
         from auditor.io.slices import slice_groups
 
-        groups = slice_groups(slices, table.sources["gold"]["path"], table.id_array, table.n_items)
+        groups = slice_groups(slices, table.sources["gold"].path, table.id_array, table.n_items)
     counts = table.counts()
     warnings = label_checks.check(counts, table.sources, labels)
     aligned = None

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 import numpy as np
 
 from auditor.io.counts import Counts
+from auditor.io.source import Source
 from auditor.metrics.catalogue import MetricValue
 from auditor.metrics.registry import Metric
 from auditor.options import AuditOptions
@@ -61,7 +62,7 @@ class Audit:
     counts: Counts
     metrics: tuple[Metric, ...]
     systems: dict[str, SystemResult]
-    sources: dict[str, dict[str, Any]]
+    sources: Mapping[str, Source]
     options: AuditOptions
     profile: DataProfile
     #: Label-check warnings (:mod:`auditor.analyses.label_checks`), printed by the CLI and on page 1.
@@ -100,7 +101,7 @@ class Audit:
             "schema": SCHEMA, "signature": str(self.signature), "task": "classification",
             "labels": list(self.labels), "n_items": self.n_items,
             "orientation": "rows = gold class, columns = predicted class",
-            "sources": self.sources, "options": self.options.to_json(), "profile": self.profile.to_json(),
+            "sources": {name: source.to_json() for name, source in self.sources.items()}, "options": self.options.to_json(), "profile": self.profile.to_json(),
             "warnings": list(self.warnings),
             "systems": {name: result.to_json() for name, result in self.systems.items()},
         }
@@ -137,10 +138,12 @@ class Signature:
     def of(cls, audit: Audit) -> Signature:
         """The signature of ``audit``: its inputs' hashes, version and every option that changes a number."""
         sources, options = audit.sources, audit.options
-        gold_hash = (sources.get("gold", {}).get("sha256") or _hash_codes(audit.counts.gold, audit.labels))[:12]
-        systems_hash = hashlib.sha256("|".join(
-            f"{name}:{sources.get(name, {}).get('sha256') or ''}" for name in audit.counts.systems).encode()
-        ).hexdigest()[:12]
+        def sha256(name: str) -> str:
+            return (sources[name].sha256 if name in sources else None) or ""
+
+        gold_hash = (sha256("gold") or _hash_codes(audit.counts.gold, audit.labels))[:12]
+        systems_hash = hashlib.sha256("|".join(f"{name}:{sha256(name)}" for name in audit.counts.systems).encode()
+                                      ).hexdigest()[:12]
         fields = [
             ("auditor", __version__), ("gold", gold_hash), ("systems", f"{len(audit.systems)}:{systems_hash}"),
             ("labels", str(len(audit.labels))), ("boot", str(options.bootstrap)), ("seed", str(options.seed)),
@@ -151,7 +154,7 @@ class Signature:
         if not audit.counts.paired:  # confusion matrices only: each matrix bootstrapped on its own
             fields.append(("input", "confusion"))
         if audit.slices is not None:
-            fields.append(("slices", (audit.slices.source.get("sha256") or "")[:12]))
+            fields.append(("slices", (audit.slices.source.sha256 or "")[:12]))
         return cls(tuple(fields))
 
     def __getitem__(self, key: str) -> str:

@@ -44,3 +44,44 @@ def test_signature_is_a_record_whose_string_the_json_carries():
     assert (signature["boot"], signature["seed"], signature["labels"], signature["correction"]) == ("0", "7", "2", "holm")
     assert signature["systems"].startswith("2:")
     assert str(signature).startswith("auditor:") and "|boot:0|seed:7|ci:percentile|alpha:0.05|" in str(signature)
+
+
+def test_the_id_lists_name_registered_metrics_and_table_5_is_the_literature_table():
+    from auditor.metrics.literature import LITERATURE
+    from auditor.metrics.registry import REGISTRY
+    from auditor.metrics.selections import KEY_METRICS, TABLE_5_METRICS, TERMINAL_COLUMNS, TEST_METRICS
+
+    for ids in (TERMINAL_COLUMNS, KEY_METRICS, TEST_METRICS, TABLE_5_METRICS):
+        assert all(REGISTRY.get(metric_id).id == metric_id for metric_id in ids)
+    assert list(LITERATURE) == list(TABLE_5_METRICS)
+
+
+def test_a_calibrated_variant_names_its_base_and_the_enum_fields_are_literals():
+    from typing import get_args
+
+    from auditor.formatting import CellKind
+    from auditor.metrics.registry import CHANCE_CORRECTION_LEVELS, REGISTRY, ChanceCorrection
+    from auditor.options import CORRECTIONS, AuditOptions
+
+    for metric in REGISTRY.scalar():
+        if metric.family == "calibrated":
+            assert metric.base is not None and metric.id == f"{metric.base}_calibrated"
+            assert REGISTRY.get(metric.base).family == "base"
+        else:
+            assert metric.base is None
+    assert CHANCE_CORRECTION_LEVELS == get_args(ChanceCorrection) == ("none", "bounded", "strict", "complete")
+    assert CORRECTIONS == ("holm", "bh") and AuditOptions().correction in CORRECTIONS
+    assert {"score", "count", "p", "text"} <= set(get_args(CellKind))
+
+
+def test_sources_are_records_written_as_before():
+    from auditor.io.source import Source
+
+    result = audit(["a", "b", "b", "a"], {"s": ["a", "b", "a", "a"]}, bootstrap=0, analyses=())
+    gold = result.sources["gold"]
+    assert isinstance(gold, Source) and gold.path == "<gold>" and gold.n_items == 4
+    assert result.to_json()["sources"]["gold"] == {"path": "<gold>", "sha256": gold.sha256, "n_items": 4}
+    matrix = Source("", "ab" * 32, 10, kind="row sums of the confusion matrices")
+    assert list(matrix.to_json()) == ["path", "kind", "sha256", "n_items"] and matrix.name == matrix.kind
+    read = Source("g.tsv", "cd" * 32, 3, skipped_lines={"header": 1})
+    assert read.to_json() == {"path": "g.tsv", "sha256": "cd" * 32, "n_items": 3, "skipped_lines": {"header": 1}}

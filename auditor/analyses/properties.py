@@ -155,6 +155,8 @@ class PropertyResult:
     chance_baselines: Mapping[str, ChanceBaseline]
     calibration_marks: CalibrationMarks | None
     notes: tuple[str, ...]
+    #: The probed properties that differ from the metric record's own declaration.
+    declared_differs: tuple[str, ...] = ()
 
     @property
     def disagreements(self) -> list[str]:
@@ -166,10 +168,6 @@ class PropertyResult:
     @property
     def agrees_with_literature(self) -> bool | None:
         return None if self.literature is None else not self.disagreements
-
-    @property
-    def declared_disagreements(self) -> list[str]:
-        return [key for key in PROBED if self.probed[key] != getattr(self.declared, key)]
 
     @property
     def note(self) -> str | None:
@@ -739,9 +737,9 @@ def property_analysis(metrics: Sequence[Metric], confusion: np.ndarray, systems:
 
 def _calibration_marks(metric: Metric, probed: Mapping[str, Any]) -> CalibrationMarks | None:
     """For ``X_calibrated``: the properties Table 5 marks (✓) for X, and whether the probe shows them."""
-    if metric.family != "calibrated" or not metric.id.endswith("_calibrated"):
+    if metric.family != "calibrated" or metric.base is None:
         return None
-    base = metric.id[: -len("_calibrated")]
+    base = metric.base
     row = LITERATURE.get(base)
     if row is None:
         return None
@@ -784,7 +782,7 @@ def _result(metric: Metric, found: Mapping[str, ProbeOutcome], chance: ChanceCor
             f"{key} ({getattr(declared, key)} declared, {probed[key]} probed)" for key in differing) + ".")
     return PropertyResult(metric.id, metric.name, probed, declared, literature, MappingProxyType(witnesses),
                           chance.chance_value, MappingProxyType(chance.bound), chance.formula,
-                          MappingProxyType(chance.baselines), marks, tuple(notes))
+                          MappingProxyType(chance.baselines), marks, tuple(notes), tuple(differing))
 
 
 def _finite(x: float) -> float | None:

@@ -48,13 +48,12 @@ from auditor.analyses.bootstrap import BootstrapResult, bootstrap
 from auditor.io.counts import Counts
 from auditor.errors import UsageError
 from auditor.formatting import nan_to_none
-from auditor.options import CORRECTIONS
+from auditor.options import CORRECTIONS, Correction
 from auditor.metrics.catalogue import compute
 from auditor.progress import SILENT, Progress
 from auditor.metrics.registry import REGISTRY, Metric
+from auditor.metrics.selections import TEST_METRICS
 
-#: Metrics tested pairwise by default: accuracy by exact McNemar, the others by approximate randomisation.
-TEST_METRICS = ("accuracy", "macro_f1", "macro_recall", "mcc", "informedness")
 #: Rounds of approximate randomisation.
 AR_ROUNDS = 1000
 #: Most approximate-randomisation rounds :func:`randomisation_rounds` asks for.
@@ -325,7 +324,7 @@ class Statistics:
     tests: tuple[PairTest, ...]
     best_set: Mapping[str, BestSet]
     test_metrics: tuple[str, ...]
-    correction: str
+    correction: Correction
     alpha: float
     rounds: int
     family: str
@@ -423,7 +422,7 @@ def randomisation_rounds(rounds: int, family_size: int, alpha: float) -> int:
     return int(min(max(rounds, int(np.ceil(2 * family_size / alpha))), max(rounds, AR_MAX_ROUNDS)))
 
 
-def analyse(counts: Counts, metrics: Sequence[Metric], bootstrap: int, seed: int, alpha: float, correction: str,
+def analyse(counts: Counts, metrics: Sequence[Metric], bootstrap: int, seed: int, alpha: float, correction: Correction,
             progress: Progress = SILENT, tests: bool = True) -> Statistics | None:
     """The statistics of the audit (:func:`statistics` with ``bootstrap`` resamples), or None when
     ``bootstrap`` is 0 (no resamples: no intervals, ranks or tests). ``tests`` False: the intervals

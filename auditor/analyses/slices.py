@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 import numpy as np
 
 from auditor.io.counts import Counts
+from auditor.io.source import Source
 from auditor.metrics.catalogue import MetricValue, describe
 from auditor.metrics.registry import Metric
 
@@ -86,7 +87,7 @@ class SliceAnalysis:
     #: Key metric -> the leaders over all items.
     overall_leaders: Mapping[str, tuple[str, ...]]
     #: The slices' source: path, sha256, n_items.
-    source: Mapping[str, Any]
+    source: Source
 
     @property
     def small(self) -> tuple[str, ...]:
@@ -115,7 +116,7 @@ class SliceAnalysis:
             for group in self.groups
         }
         return {"slices": slices, "slice_summary": {
-            "source": dict(self.source), "key_metrics": list(self.key_metrics), "min_items": MIN_ITEMS,
+            "source": self.source.to_json(), "key_metrics": list(self.key_metrics), "min_items": MIN_ITEMS,
             "small": list(self.small), "overall_leaders": {m: list(s) for m, s in self.overall_leaders.items()},
             "winner_changes": self.winner_changes(), "leaders_rule": LEADERS_RULE,
         }}
@@ -145,7 +146,7 @@ def analyse(groups: SliceGroups, counts: Counts, metrics: Sequence[Metric],
 
 def slice_table(groups: Sequence[str], group_codes: np.ndarray, counts: Counts, metrics: Sequence[Metric],
                 key_metrics: Sequence[str], overall: Mapping[str, Mapping[str, MetricValue]],
-                source: Mapping[str, Any]) -> SliceAnalysis:
+                source: Source) -> SliceAnalysis:
     """Every metric of every system within each slice, and the leaders of ``key_metrics``.
 
     ``group_codes`` (N,) index ``groups`` (sorted names, each used by an item) in gold order
@@ -165,4 +166,4 @@ def slice_table(groups: Sequence[str], group_codes: np.ndarray, counts: Counts, 
     overall_leaders = {m: _leaders({s: system[m] for s, system in overall.items()}) for m in key_metrics}
     return SliceAnalysis(tuple(groups), MappingProxyType({g: int(n) for g, n in zip(groups, sizes)}),
                          MappingProxyType(values), tuple(key_metrics), MappingProxyType(leaders),
-                         MappingProxyType(overall_leaders), MappingProxyType(dict(source)))
+                         MappingProxyType(overall_leaders), source)

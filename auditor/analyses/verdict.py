@@ -27,14 +27,14 @@ from dataclasses import dataclass, replace
 from itertools import combinations
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from auditor.metrics.selections import KEY_METRICS  # weighed when present; the recommendation's primary first
+
 if TYPE_CHECKING:  # the significance module loads scipy; the verdict needs only its types
     from auditor.analyses.profile import DataProfile
     from auditor.analyses.recommend import Recommendation
     from auditor.analyses.significance import BestSet, PairTest, Statistics
     from auditor.metrics.registry import Metric
 
-#: Metrics the verdict weighs, when present (the recommendation's primary metric comes first).
-KEY_METRICS = ("accuracy", "macro_f1", "macro_f1_hm", "macro_recall", "mcc", "informedness")
 _EPSILON = 1e-12
 
 

@@ -29,6 +29,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from auditor.io.source import Source
 from auditor.io.counts import Counts
 from auditor.errors import InputError, UsageError
 
@@ -180,14 +181,11 @@ def confusion_counts(
             "the gold margins (row sums): they count one test set")
     n = int(margins[0].sum())
     margin_hash = hashlib.sha256(("\x1f".join(order) + "|" + ",".join(str(int(x)) for x in margins[0])).encode())
-    sources: dict[str, dict[str, Any]] = {
-        "gold": {"path": "", "kind": "row sums of the confusion matrices", "sha256": margin_hash.hexdigest(),
-                 "n_items": n},
-    }
+    sources = {"gold": Source("", margin_hash.hexdigest(), n, kind="row sums of the confusion matrices")}
     for system, (_, matrix, digest, path) in read.items():
         if digest is None:
             digest = hashlib.sha256(np.ascontiguousarray(matrix, dtype=np.int64).tobytes()).hexdigest()
-        sources[system] = {"path": path, "kind": "confusion matrix", "sha256": digest, "n_items": n}
+        sources[system] = Source(path, digest, n, kind="confusion matrix")
     counts = Counts(labels=tuple(order), systems=tuple(read), gold=None, predictions=None, confusion=confusion,
                     labels_given=labels is not None)
     return counts, sources
