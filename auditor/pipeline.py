@@ -24,7 +24,8 @@ from auditor.io.counts import Counts
 from auditor.io.load import LabelColumn, label_column
 from auditor.io.source import Source
 from auditor.io.validate import LabelTable, align
-from auditor.metrics.catalogue import describe, informedness_at, per_class_table, prevalence_vector
+from auditor.metrics.catalogue import describe, per_class_table, prevalence_vector
+from auditor.metrics.parameterised import informedness_at
 from auditor.metrics.registry import REGISTRY, Metric, load_plugin
 from auditor.options import AuditOptions, check_names, check_options, check_prevalence_labels
 from auditor.progress import SILENT, Progress

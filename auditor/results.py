@@ -1,4 +1,4 @@
-"""The results of one audit: the :class:`Audit` record (one field per analysis) and its JSON.
+"""Stage "record": the :class:`Audit` record of one audit (one field per analysis) and its JSON.
 
 The pipeline builds the (frozen) record once its analyses have run; the report and every
 output format read it. ``Audit.to_json`` is the one place the audit JSON (schema

@@ -1,6 +1,6 @@
 """Reliability of the gold: agreement between annotators of the same items, from counts.
 
-Part of the *analyse* stage (``--annotators FILE``, repeatable). The slides' protocol asks
+Stage "analyse" (``--annotators FILE``, repeatable). The slides' protocol asks
 first how reliable the gold is: "'Inter annotator agreement' (IAA) is considered a measure of
 the quality of gold standards; it is also a measure of the subjectivity of a task; it must be
 objectively measured and reported" (slides-nlp-evaluation-protocol.md, "Measuring inter

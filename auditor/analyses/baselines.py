@@ -1,6 +1,6 @@
 """Chance baselines: what every metric scores for predictors that ignore their input.
 
-An analysis stage (load -> validate -> count -> metrics -> **analyse** -> report -> render).
+Stage "analyse" (read -> align -> count -> score -> **analyse** -> record -> build -> render).
 Reads only the counts. For a test set with gold support ``row`` (prevalence p = row/N,
 k labels) it considers
 

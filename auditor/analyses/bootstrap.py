@@ -1,6 +1,6 @@
 """Paired bootstrap on counts: confidence intervals and rank distributions for every metric.
 
-Part of the *analyse* stage. Items are resampled with replacement, with **one** set of
+Stage "analyse". Items are resampled with replacement, with **one** set of
 resampling weights shared by all systems (a paired bootstrap), and every resample is formed
 on counts, never by re-indexing label arrays (STYLE.md 1):
 

@@ -1,6 +1,6 @@
 """The data profile: class prevalence, each system's prediction bias, and what they imply.
 
-First analysis stage. Reads only the counts. The recommendation rules and the report's
+Stage "analyse" (the data profile, read by every audit). Reads only the counts. The recommendation rules and the report's
 "Data" section consume it.
 """
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The recommendation: which metrics to report on this data, and which to avoid, and why.
 
-Analysis stage (DESIGN.md "Recommendation"). Every rule lives here, in :data:`RULES`, as one
+Stage "analyse" (DESIGN.md "Recommendation"). Every rule lives here, in :data:`RULES`, as one
 :class:`Rule` record: an id, a statement, the passage it follows (quoted, with the source file
 and section under ``sources/``) and a function of the measured :class:`Facts` that returns the
 measured reasons when it fires (None when it does not). The report prints :data:`RULES` in its

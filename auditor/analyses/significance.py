@@ -1,6 +1,6 @@
 """Pairwise significance tests, multiple-comparison correction, rank distributions, best set.
 
-Part of the *analyse* stage; everything is computed from counts and item-pattern counts
+Stage "analyse"; everything is computed from counts and item-pattern counts
 (STYLE.md 1), never from items.
 
 Each pair of systems ``a`` and ``b`` gets **one** two-sided test per tested metric, on the

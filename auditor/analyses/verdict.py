@@ -1,6 +1,6 @@
 """The verdict: who leads under each key metric, and does the winner depend on the metric?
 
-Last analysis stage: a function of the key metrics' values, the statistics' best sets and
+Stage "analyse": a function of the key metrics' values, the statistics' best sets and
 pairwise tests (None without ``--bootstrap``), the recommendation's primary metric and the
 profile's identical systems.
 

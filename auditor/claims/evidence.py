@@ -186,6 +186,37 @@ def class_options(p: float, hp: float, r: float, hr: float, support: int, n: int
 
 def from_class_table(rows: Sequence[ClassRow]) -> Evidence:
     """Evidence from a paper's per-class precision, recall, support (and optional F1)."""
+    parsed, scale = _parse_class_rows(rows)
+    labels = tuple(row.label for row in rows)
+    support = np.array([s[0] for _, _, _, s, _ in parsed])
+    if (support <= 0).any() or (support != np.round(support)).any() or (support > MAX_SUPPORT).any():
+        raise InputError(f"per-class table: support must be a positive whole number of gold items "
+                         f"(at most {MAX_SUPPORT:.0e})")
+    n = int(support.sum())
+    problems: list[str] = []
+    notes: list[str] = []
+    budget = max(100, MAX_TP_OPTIONS // len(rows))
+    options = [_row_options(row, p, r, s, f, scale, n, budget, problems, notes) for row, p, r, s, f in parsed]
+    unknown_predicted = [labels[i] for i, option in enumerate(options)
+                         if None in (option.first[1], option.middle[1], option.last[1])]
+    if unknown_predicted:
+        notes.append(f"predicted count of {', '.join(unknown_predicted)} unknown (no true positive and precision 0); "
+                     "taken as the gap to N")
+    exact = all(option.count == 1 for option in options)
+    candidates, missing = _candidate_tables(options, support, n, exact)
+    middle = candidates[-1]
+    if not missing and abs(middle.col.sum() - middle.n) > 0.5 and exact:
+        problems.append(f"predicted counts reconstructed from precision sum to {middle.col.sum():.0f}, but the gold "
+                        f"supports sum to N = {middle.n:.0f}: the table is incomplete or inconsistent")
+    if not exact:
+        notes.append("the printed digits allow several whole-number tables; values are ranges")
+    return Evidence(labels, "per-class table", tuple(candidates), exact, _counts(labels, middle), tuple(problems),
+                    tuple(notes))
+
+
+def _parse_class_rows(rows: Sequence[ClassRow]) -> tuple[list[tuple[Any, ...]], float]:
+    """Each row's printed numbers with their rounding (value, half-unit), and the scale (100 when
+    the table prints percentages); a class count, precision or recall out of range is an error."""
     if len(rows) < 2:
         raise InputError("per-class table: expected at least 2 classes")
     if len(rows) > MAX_CLASSES:
@@ -199,48 +230,46 @@ def from_class_table(rows: Sequence[ClassRow]) -> Evidence:
             if not 0 <= value / scale <= 1:
                 raise InputError(f"per-class table: class {row.label}: {name} {value:g} is outside "
                                  f"{'0–100 %' if percent else '0–1'}")
-    problems, notes = [], []
-    labels = tuple(row.label for row in rows)
-    support = np.array([s[0] for _, _, _, s, _ in parsed])
-    if (support <= 0).any() or (support != np.round(support)).any() or (support > MAX_SUPPORT).any():
-        raise InputError(f"per-class table: support must be a positive whole number of gold items "
-                         f"(at most {MAX_SUPPORT:.0e})")
-    n = int(support.sum())
-    options: list[ClassOptions] = []
-    budget = max(100, MAX_TP_OPTIONS // len(rows))
-    for row, (p, hp), (r, hr), (s, _), f in parsed:
-        p, hp, r, hr, s = p / scale, hp / scale, r / scale, hr / scale, int(s)
-        found = class_options(p, hp, r, hr, s, n, budget)
-        if found is None:
-            t_lo, t_hi = _integer_range((r - hr) * s, (r + hr) * s)
-            if max(t_lo, 0) > min(t_hi, s):
-                problems.append(f"class {row.label}: recall {row.recall} with support {s} cannot come from a whole "
-                                f"number of true positives ({(r - hr) * s:.2f}–{(r + hr) * s:.2f})")
-                t = int(round(r * s))
-            else:
-                t = max(t_lo, 0)
-                problems.append(f"class {row.label}: precision {row.precision} cannot come from whole numbers given "
-                                f"{t} true positives")
-            # predicted ≈ TP / P, P floored at 1/N so that a printed 0 gives at most N
-            c = min(n, max(t, int(round(t / max(p, 1 / max(n, 1)))))) if t else None
-            found = ClassOptions((t, c), (t, c), (t, c), 1)
-        elif found.sampled:
-            notes.append(f"class {row.label}: more than {budget:,} true-positive counts fit the printed "
-                         f"recall; {budget:,} of them, evenly spaced, were examined")
-        if f is not None:
-            problem = _f1_problem(row, p, hp, r, hr, f[0] / scale, f[1] / scale)
-            if problem:
-                problems.append(problem)
-        options.append(found)
-    unknown_predicted = [labels[i] for i, option in enumerate(options)
-                         if None in (option.first[1], option.middle[1], option.last[1])]
-    if unknown_predicted:
-        notes.append(f"predicted count of {', '.join(unknown_predicted)} unknown (no true positive and precision 0); "
-                     "taken as the gap to N")
-    candidates = []
-    exact = all(option.count == 1 for option in options)
-    # Extreme choices per class (fewest / most TP and predictions) bracket the monotone metrics;
-    # the middle choice is the most likely table.
+    return parsed, scale
+
+
+def _row_options(row: ClassRow, printed_p: tuple[float, float], printed_r: tuple[float, float],
+                 printed_s: tuple[float, float], f: tuple[float, float] | None, scale: float, n: int, budget: int,
+                 problems: list[str], notes: list[str]) -> ClassOptions:
+    """The whole-number (TP, predicted) choices of one class that fit its printed P and R; when
+    none fits, the nearest one with the problem said (``problems``, ``notes`` are appended to)."""
+    (p, hp), (r, hr), s = printed_p, printed_r, int(printed_s[0])
+    p, hp, r, hr = p / scale, hp / scale, r / scale, hr / scale
+    found = class_options(p, hp, r, hr, s, n, budget)
+    if found is None:
+        t_lo, t_hi = _integer_range((r - hr) * s, (r + hr) * s)
+        if max(t_lo, 0) > min(t_hi, s):
+            problems.append(f"class {row.label}: recall {row.recall} with support {s} cannot come from a whole "
+                            f"number of true positives ({(r - hr) * s:.2f}–{(r + hr) * s:.2f})")
+            t = int(round(r * s))
+        else:
+            t = max(t_lo, 0)
+            problems.append(f"class {row.label}: precision {row.precision} cannot come from whole numbers given "
+                            f"{t} true positives")
+        # predicted ≈ TP / P, P floored at 1/N so that a printed 0 gives at most N
+        c = min(n, max(t, int(round(t / max(p, 1 / max(n, 1)))))) if t else None
+        found = ClassOptions((t, c), (t, c), (t, c), 1)
+    elif found.sampled:
+        notes.append(f"class {row.label}: more than {budget:,} true-positive counts fit the printed "
+                     f"recall; {budget:,} of them, evenly spaced, were examined")
+    if f is not None:
+        problem = _f1_problem(row, p, hp, r, hr, f[0] / scale, f[1] / scale)
+        if problem:
+            problems.append(problem)
+    return found
+
+
+def _candidate_tables(options: Sequence[ClassOptions], support: np.ndarray, n: int,
+                      exact: bool) -> tuple[list[ConfusionStats], list[int]]:
+    """The tables of the extreme choices per class (fewest / most TP and predictions, which bracket
+    the monotone metrics) and the middle one (the most likely), last; one table when ``exact``.
+    Unknown predicted counts share the gap to N evenly; returns the classes that had one."""
+    candidates, missing = [], []
     for pick in ("first", "last", "middle"):
         diag, col = [], []
         for option in options:
@@ -254,14 +283,7 @@ def from_class_table(rows: Sequence[ClassRow]) -> Evidence:
         candidates.append(stats_from_margins(np.array(diag, float), support, np.array(col, float)))
         if exact:
             break
-    middle = candidates[-1]
-    if not missing and abs(middle.col.sum() - middle.n) > 0.5 and exact:
-        problems.append(f"predicted counts reconstructed from precision sum to {middle.col.sum():.0f}, but the gold "
-                        f"supports sum to N = {middle.n:.0f}: the table is incomplete or inconsistent")
-    if not exact:
-        notes.append("the printed digits allow several whole-number tables; values are ranges")
-    return Evidence(labels, "per-class table", tuple(candidates), exact, _counts(labels, middle), tuple(problems),
-                    tuple(notes))
+    return candidates, missing
 
 
 def _f1_problem(row: ClassRow, p: float, hp: float, r: float, hr: float, f: float, hf: float) -> str | None:

@@ -1,4 +1,4 @@
-"""The report model: typed, frozen dataclasses built from the typed audit (stage "build report").
+"""The report model: typed, frozen dataclasses built from the typed audit (stage "build").
 
 ``build(audit)`` reads the :class:`~auditor.results.Audit` (``ctx.audit``) plus the metric
 records (names, LaTeX formulas, references) and returns a :class:`Report`. Each section
