@@ -239,6 +239,5 @@ def gold_reliability(codes: np.ndarray, labels: Sequence[str], annotators: Seque
         raw_agreement=float(raw_pairs[upper].mean()), raw_agreement_pairs=raw_pairs,
         unanimous=float((table.max(axis=1) == m).mean()),
         cohen_kappa=cohen, cohen_kappa_pairs=kappa_pairs,
-        fleiss_kappa=None if np.isnan(fleiss) else fleiss,
-        krippendorff_alpha=None if np.isnan(alpha) else alpha, undefined=MappingProxyType(undefined),
+        fleiss_kappa=nan_to_none(fleiss), krippendorff_alpha=nan_to_none(alpha), undefined=MappingProxyType(undefined),
     )

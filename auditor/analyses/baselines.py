@@ -64,6 +64,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from auditor.formatting import nan_to_none
 from auditor.io.counts import Counts
 from auditor.metrics.catalogue import compute
 from auditor.options import CHANCE_DRAWS
@@ -292,7 +293,7 @@ def _summary(
 ) -> ChanceDistribution:
     defined = drawn[~np.isnan(drawn)]
     share = float(1 - defined.size / drawn.size) if drawn.size else 0.0
-    expected_value = None if np.isnan(expected) else float(expected)
+    expected_value = nan_to_none(expected)
     reason = (undefined_reason or "0/0") if expected_value is None else None
     if defined.size == 0:
         return ChanceDistribution(expected_value, exact, None, None, None, None, reason, share)

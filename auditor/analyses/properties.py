@@ -601,7 +601,7 @@ def probe_chance_correction(metric: Metric, batches: Sequence[ChanceBatch]) -> C
         defined = values[finite]
         baselines[str(k)] = ChanceBaseline(
             float(defined.min()) if defined.size else None, float(defined.max()) if defined.size else None,
-            _finite(batch.uniform[metric.id]), _finite(batch.majority[metric.id]))
+            nan_to_none(batch.uniform[metric.id]), nan_to_none(batch.majority[metric.id]))
         if not defined.size:
             bound[str(k)] = None
             continue
@@ -783,10 +783,6 @@ def _result(metric: Metric, found: Mapping[str, ProbeOutcome], chance: ChanceCor
     return PropertyResult(metric.id, metric.name, probed, declared, literature, MappingProxyType(witnesses),
                           chance.chance_value, MappingProxyType(chance.bound), chance.formula,
                           MappingProxyType(chance.baselines), marks, tuple(notes), tuple(differing))
-
-
-def _finite(x: float) -> float | None:
-    return float(x) if np.isfinite(x) else None
 
 
 def _vec(v: np.ndarray) -> str:

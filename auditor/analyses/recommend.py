@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from auditor.formatting import nan_to_none
 from auditor.metrics.registry import REGISTRY
 
 if TYPE_CHECKING:
@@ -535,7 +536,7 @@ def facts_from(profile: DataProfile, values: Mapping[str, Mapping[str, float | N
         majority_label=profile.majority_label, majority_share=profile.majority_share,
         bias_divergence=MappingProxyType({
             s: MappingProxyType({"total_variation": b.total_variation,
-                                 "kl_divergence": None if np.isinf(b.kl_divergence) else b.kl_divergence})
+                                 "kl_divergence": nan_to_none(b.kl_divergence)})
             for s, b in profile.systems.items()}),
         never_predicted=MappingProxyType({s: tuple(b.never_predicted) for s, b in profile.systems.items()}),
         near_chance=MappingProxyType(_near_chance(baselines, values, alpha)), values=values,

@@ -22,11 +22,11 @@ profile's identical systems.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 from itertools import combinations
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from auditor.formatting import nan_to_none
 from auditor.metrics.selections import KEY_METRICS  # weighed when present; the recommendation's primary first
 
 if TYPE_CHECKING:  # the significance module loads scipy; the verdict needs only its types
@@ -107,7 +107,7 @@ def primary_metric(recommended: str | None, present: Sequence[str]) -> str:
 
 
 def _pair_p(tests: Sequence[PairTest], metric_id: str, method: str) -> dict[frozenset[str], float | None]:
-    return {frozenset((test.a, test.b)): (None if math.isnan(test.p_adjusted) else test.p_adjusted)
+    return {frozenset((test.a, test.b)): nan_to_none(test.p_adjusted)
             for test in tests if test.metric == metric_id and test.method == method}
 
 
