@@ -5,10 +5,11 @@ every item to the gold, counts), scores every metric of every system, then runs 
 one line per analysis: the :class:`~auditor.results.Audit` field it fills, what it reads (by
 name: an input of the audit, an option of :class:`~auditor.options.AuditOptions`, or an earlier
 stage's result) and its module under :mod:`auditor.analyses`, whose ``analyse`` takes exactly
-those reads as keyword arguments. Adding an analysis is its module and one line here (and its
-report section and its keys in the schema). Each stage draws from its own seeded stream, so
-skipping one changes no other's numbers; a stage that did not run leaves its field ``None``,
-absent from the JSON, never filled with placeholders.
+those reads as keyword arguments; its result goes into ``Audit.results`` under the stage's
+name and writes its own JSON (``to_json``). Adding an analysis is its module and one line here
+(and its report section and its keys in the schema). Each stage draws from its own seeded
+stream, so skipping one changes no other's numbers; a stage that did not run has no result
+(``audit.X`` is None), absent from the JSON, never filled with placeholders.
 """
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ from auditor.metrics.parameterised import informedness_at
 from auditor.metrics.registry import REGISTRY, Metric, load_plugin
 from auditor.options import AuditOptions, check_names, check_options, check_prevalence_labels
 from auditor.progress import SILENT, Progress
-from auditor.results import ANALYSES, Audit, SystemResult
+from auditor.results import Audit, SystemResult
 
 if TYPE_CHECKING:
     from auditor.io.scores import AlignedScores
@@ -68,6 +69,9 @@ STAGES: tuple[Stage, ...] = (
     Stage("scores", ("scored", "counts", "bootstrap", "seed", "alpha"), "scores"),
     Stage("slices", ("groups", "counts", "metrics", "metric_values", "verdict"), "slices"),
 )
+
+#: The analyses, in the order they run (each an :class:`Audit` result by this name).
+ANALYSES: tuple[str, ...] = tuple(stage.name for stage in STAGES)
 
 #: Inputs an audit may lack; a stage that reads one runs exactly when it is given, whatever
 #: ``analyses`` says (annotators, score files, slices given are always analysed).
@@ -143,7 +147,7 @@ def audit(
         items (aligned like systems); adds ``gold_reliability`` (:mod:`auditor.analyses.agreement`).
     slices : path of a slices file (``id<TAB>group``), or groups as a list (by position) or
         dict / Series (by id): adds the ``slices`` section (:mod:`auditor.analyses.slices`).
-    analyses : the analyses to run (names of :data:`~auditor.results.ANALYSES`, or
+    analyses : the analyses to run (names of :data:`ANALYSES`, or
         :data:`INTERVALS` for the statistics without their pairwise tests; default: all),
         with the earlier ones they read (:data:`READS`); the others stay ``None``. Inputs
         given (annotators, score files, slices) are always analysed.
@@ -271,7 +275,7 @@ def run(inputs: Inputs, options: AuditOptions, progress: Progress = SILENT,
         wanted.add("statistics")
     return Audit(labels=counts.labels, n_items=counts.n_items, counts=counts, metrics=metrics, systems=systems,
                  sources=inputs.sources, options=options, profile=data_profile, warnings=inputs.warnings,
-                 **run_stages(reads, wanted))
+                 results=run_stages(reads, wanted))
 
 
 def run_stages(reads: Mapping[str, Any], wanted: Collection[str]) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Stage "record": the :class:`Audit` record of one audit (one field per analysis) and its JSON.
+"""Stage "record": the :class:`Audit` record of one audit (every analysis's result by name) and its JSON.
 
 The pipeline builds the (frozen) record once its analyses have run; the report and every
 output format read it. ``Audit.to_json`` is the one place the audit JSON (schema
@@ -7,7 +7,8 @@ output format read it. ``Audit.to_json`` is the one place the audit JSON (schema
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
@@ -32,9 +33,6 @@ if TYPE_CHECKING:  # the analysis modules load scipy; the record needs only thei
     from auditor.analyses.verdict import Verdict
 
 SCHEMA = "auditor/2"
-#: The analysis fields of :class:`Audit`, in the order the pipeline runs them.
-ANALYSES = ("baselines", "statistics", "properties", "rankings", "deployment", "recommendation", "verdict",
-            "gold_reliability", "scores", "slices")
 
 
 @dataclass(frozen=True)
@@ -52,10 +50,13 @@ class SystemResult:
                 "per_class": self.per_class, "confusion": self.confusion.tolist()}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Audit:
-    """Result of :func:`audit`, built once the analyses have run (``dataclasses.replace``
-    adds a later stage's field). An analysis's field is ``None`` when it did not run."""
+    """Result of :func:`audit`: the counts, every metric of every system, and ``results``, each
+    analysis's result by its stage name in the order the pipeline ran them (one that did not run
+    is absent). ``audit.statistics`` and the like read ``results`` (None: did not run); a new
+    analysis needs no field here. ``Audit(..., baselines=x)`` and ``dataclasses.replace(audit,
+    baselines=x)`` set one result (None removes it)."""
 
     labels: tuple[str, ...]
     n_items: int
@@ -67,17 +68,59 @@ class Audit:
     profile: DataProfile
     #: Label-check warnings (:mod:`auditor.analyses.label_checks`), printed by the CLI and on page 1.
     warnings: tuple[str, ...] = ()
-    # One field per analysis, in the order the pipeline runs them; None = did not run.
-    baselines: ChanceBaselines | None = None
-    statistics: Statistics | None = None
-    properties: PropertyTable | None = None
-    rankings: RankDisagreement | None = None
-    deployment: Deployment | None = None
-    recommendation: Recommendation | None = None
-    verdict: Verdict | None = None
-    gold_reliability: GoldReliability | None = None
-    scores: ScoreAnalysis | None = None
-    slices: SliceAnalysis | None = None
+    results: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+    def __init__(self, labels: tuple[str, ...], n_items: int, counts: Counts, metrics: tuple[Metric, ...],
+                 systems: dict[str, SystemResult], sources: Mapping[str, Source], options: AuditOptions,
+                 profile: DataProfile, warnings: tuple[str, ...] = (), results: Mapping[str, Any] | None = None,
+                 **analyses: Any) -> None:
+        merged = {**(results or {}), **analyses}
+        given = dict(labels=labels, n_items=n_items, counts=counts, metrics=metrics, systems=systems, sources=sources,
+                     options=options, profile=profile, warnings=warnings,
+                     results=MappingProxyType({name: value for name, value in merged.items() if value is not None}))
+        for name, value in given.items():
+            object.__setattr__(self, name, value)
+
+    # The analyses' results, typed (None: did not run); a new analysis may add its own here.
+    @property
+    def baselines(self) -> ChanceBaselines | None:
+        return self.results.get("baselines")
+
+    @property
+    def statistics(self) -> Statistics | None:
+        return self.results.get("statistics")
+
+    @property
+    def properties(self) -> PropertyTable | None:
+        return self.results.get("properties")
+
+    @property
+    def rankings(self) -> RankDisagreement | None:
+        return self.results.get("rankings")
+
+    @property
+    def deployment(self) -> Deployment | None:
+        return self.results.get("deployment")
+
+    @property
+    def recommendation(self) -> Recommendation | None:
+        return self.results.get("recommendation")
+
+    @property
+    def verdict(self) -> Verdict | None:
+        return self.results.get("verdict")
+
+    @property
+    def gold_reliability(self) -> GoldReliability | None:
+        return self.results.get("gold_reliability")
+
+    @property
+    def scores(self) -> ScoreAnalysis | None:
+        return self.results.get("scores")
+
+    @property
+    def slices(self) -> SliceAnalysis | None:
+        return self.results.get("slices")
 
     def interval(self, system: str, metric_id: str) -> tuple[float, float] | None:
         """The bootstrap percentile interval of ``metric_id`` for ``system``; None without one
@@ -95,7 +138,7 @@ class Audit:
         """The audit JSON (schema ``auditor/2``, ``auditor/audit.schema.json``); ``null`` for
         undefined values. The keys DESIGN.md ("Interfaces") names stay where it puts them.
 
-        Each analysis's result writes its own keys (its ``to_json``), in :data:`ANALYSES` order;
+        Each analysis's result writes its own keys (its ``to_json``), in the order they ran;
         what it returns under ``systems`` goes into each system's entry."""
         document: dict[str, Any] = {
             "schema": SCHEMA, "signature": str(self.signature), "task": "classification",
@@ -105,10 +148,8 @@ class Audit:
             "warnings": list(self.warnings),
             "systems": {name: result.to_json() for name, result in self.systems.items()},
         }
-        for name in ANALYSES:
-            result = getattr(self, name)
-            if result is not None:
-                merge_json(document, result.to_json())
+        for result in self.results.values():
+            merge_json(document, result.to_json())
         return document
 
 

@@ -85,3 +85,16 @@ def test_sources_are_records_written_as_before():
     assert list(matrix.to_json()) == ["path", "kind", "sha256", "n_items"] and matrix.name == matrix.kind
     read = Source("g.tsv", "cd" * 32, 3, skipped_lines={"header": 1})
     assert read.to_json() == {"path": "g.tsv", "sha256": "cd" * 32, "n_items": 3, "skipped_lines": {"header": 1}}
+
+
+def test_results_by_name_with_typed_accessors_and_replace():
+    import dataclasses
+
+    result = audit(["a", "b", "b", "a"], {"s": ["a", "b", "a", "a"]}, bootstrap=0, analyses=("recommendation",))
+    assert list(result.results) == ["baselines", "recommendation"]
+    assert result.baselines is result.results["baselines"] and result.statistics is None
+    without = dataclasses.replace(result, baselines=None)
+    assert list(without.results) == ["recommendation"] and without.baselines is None
+    assert "baselines" not in without.to_json() and "baselines" in result.to_json()
+    with pytest.raises(AttributeError):
+        result.baseline  # a typo is an error, never a silent None
