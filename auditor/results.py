@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Mapping, Sequence, TypeVar
 
 import numpy as np
 
@@ -33,6 +33,18 @@ if TYPE_CHECKING:  # the analysis modules load scipy; the record needs only thei
     from auditor.analyses.verdict import Verdict
 
 SCHEMA = "auditor/2"
+T = TypeVar("T")
+
+
+class ResultField(Generic[T]):
+    """``audit.NAME``: the result of the analysis NAME, ``audit.results.get(NAME)`` (None: it did
+    not run), typed by the class's parameter."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, audit: Any, owner: type | None = None) -> T | None:
+        return None if audit is None else audit.results.get(self.name)
 
 
 @dataclass(frozen=True)
@@ -81,46 +93,17 @@ class Audit:
         for name, value in given.items():
             object.__setattr__(self, name, value)
 
-    # The analyses' results, typed (None: did not run); a new analysis may add its own here.
-    @property
-    def baselines(self) -> ChanceBaselines | None:
-        return self.results.get("baselines")
-
-    @property
-    def statistics(self) -> Statistics | None:
-        return self.results.get("statistics")
-
-    @property
-    def properties(self) -> PropertyTable | None:
-        return self.results.get("properties")
-
-    @property
-    def rankings(self) -> RankDisagreement | None:
-        return self.results.get("rankings")
-
-    @property
-    def deployment(self) -> Deployment | None:
-        return self.results.get("deployment")
-
-    @property
-    def recommendation(self) -> Recommendation | None:
-        return self.results.get("recommendation")
-
-    @property
-    def verdict(self) -> Verdict | None:
-        return self.results.get("verdict")
-
-    @property
-    def gold_reliability(self) -> GoldReliability | None:
-        return self.results.get("gold_reliability")
-
-    @property
-    def scores(self) -> ScoreAnalysis | None:
-        return self.results.get("scores")
-
-    @property
-    def slices(self) -> SliceAnalysis | None:
-        return self.results.get("slices")
+    # The analyses' results, typed (None: did not run); a new analysis may add its own line here.
+    baselines: ClassVar[ResultField[ChanceBaselines]] = ResultField()
+    statistics: ClassVar[ResultField[Statistics]] = ResultField()
+    properties: ClassVar[ResultField[PropertyTable]] = ResultField()
+    rankings: ClassVar[ResultField[RankDisagreement]] = ResultField()
+    deployment: ClassVar[ResultField[Deployment]] = ResultField()
+    recommendation: ClassVar[ResultField[Recommendation]] = ResultField()
+    verdict: ClassVar[ResultField[Verdict]] = ResultField()
+    gold_reliability: ClassVar[ResultField[GoldReliability]] = ResultField()
+    scores: ClassVar[ResultField[ScoreAnalysis]] = ResultField()
+    slices: ClassVar[ResultField[SliceAnalysis]] = ResultField()
 
     def interval(self, system: str, metric_id: str) -> tuple[float, float] | None:
         """The bootstrap percentile interval of ``metric_id`` for ``system``; None without one
@@ -144,7 +127,8 @@ class Audit:
             "schema": SCHEMA, "signature": str(self.signature), "task": "classification",
             "labels": list(self.labels), "n_items": self.n_items,
             "orientation": "rows = gold class, columns = predicted class",
-            "sources": {name: source.to_json() for name, source in self.sources.items()}, "options": self.options.to_json(), "profile": self.profile.to_json(),
+            "sources": {name: source.to_json() for name, source in self.sources.items()},
+            "options": self.options.to_json(), "profile": self.profile.to_json(),
             "warnings": list(self.warnings),
             "systems": {name: result.to_json() for name, result in self.systems.items()},
         }
