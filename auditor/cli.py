@@ -24,13 +24,11 @@ from auditor.options import (  # parse_system_argument: the command line's SYSTE
 from auditor.formats.output import check_writable
 from auditor.progress import Progress
 from auditor.metrics.registry import REGISTRY, load_plugin, normalise_name
+from auditor.metrics.selections import TERMINAL_COLUMNS
 from auditor.tasks import CLASSIFICATION, TASKS, task_module, task_names
 
 #: Columns of the terminal table when no --metric is given.
-DEFAULT_COLUMNS = (
-    "accuracy", "macro_recall", "macro_precision", "macro_f1", "macro_f1_hm", "weighted_f1",
-    "kappa", "mcc", "informedness", "markedness", "nit",
-)
+DEFAULT_COLUMNS = TERMINAL_COLUMNS
 
 #: The analyses behind ``auditor score``'s table: the bootstrap intervals it prints, without
 #: the pairwise tests (the inputs' own analyses — annotators, score files, slices — run
