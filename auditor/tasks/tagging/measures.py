@@ -1,0 +1,100 @@
+r"""Span and token figures as functions of summed per-sentence counts (any leading batch axes).
+
+Span figures (one value per system), with per type :math:`m_t` matched, :math:`p_t` predicted and
+:math:`g_t` gold chunks (Tjong Kim Sang & Buchholz 2000, the conlleval script; seqeval's
+``classification_report``):
+
+* micro: :math:`P = \sum_t m_t / \sum_t p_t`, :math:`R = \sum_t m_t / \sum_t g_t`,
+  :math:`F_1 = 2\sum_t m_t / (\sum_t p_t + \sum_t g_t)` — undefined (None) when 0/0;
+* macro: the unweighted mean over the types of gold ∪ predicted chunks (on the whole test set) of :math:`P_t`, :math:`R_t`,
+  :math:`F_{1,t}` (a type's 0/0 counted as 0, as seqeval's ``zero_division=0``);
+* weighted: the same means weighted by gold support :math:`g_t / \sum g`.
+
+Partial-match views of SemEval-2013 Task 9.1 (Segura-Bedmar et al. 2013; nervaluate), from the
+error classes of :mod:`~auditor.tasks.tagging.counting`: ACT = predicted chunks, POS = correct +
+wrong type + wrong boundary + wrong both + missed; *exact* (boundaries, type ignored): COR =
+correct + wrong type; *overlap* ("type": overlap with the right type): COR = correct + wrong
+boundary; *partial* (overlap, type ignored, half credit): COR = correct + wrong type + ½ (wrong
+boundary + wrong both). :math:`P = COR/ACT`, :math:`R = COR/POS`, :math:`F_1 = 2 COR / (ACT + POS)`.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from auditor.metrics.registry import ratio
+from auditor.tasks.tagging.counting import ERRORS, SpanCounts
+
+#: Span metric ids (values per system; rankings, intervals and tests cover them).
+SPAN_METRICS = ("span_micro_f1", "span_micro_precision", "span_micro_recall", "span_macro_f1",
+                "span_macro_precision", "span_macro_recall", "span_weighted_f1", "span_weighted_precision",
+                "span_weighted_recall", "span_exact_f1", "span_overlap_f1", "span_partial_f1")
+VIEWS = ("strict", "exact", "overlap", "partial")
+NAMES = {
+    "span_micro_f1": "Span micro F1", "span_micro_precision": "Span micro precision",
+    "span_micro_recall": "Span micro recall", "span_macro_f1": "Span macro F1",
+    "span_macro_precision": "Span macro precision", "span_macro_recall": "Span macro recall",
+    "span_weighted_f1": "Span weighted F1", "span_weighted_precision": "Span weighted precision",
+    "span_weighted_recall": "Span weighted recall", "span_exact_f1": "Span F1, exact boundaries (type ignored)",
+    "span_overlap_f1": "Span F1, overlap with the right type", "span_partial_f1": "Span F1, partial (half credit)",
+}
+SHORT = {"span_micro_f1": "μF1", "span_micro_precision": "μP", "span_micro_recall": "μR", "span_macro_f1": "MF1",
+         "span_macro_precision": "MP", "span_macro_recall": "MR", "span_weighted_f1": "wF1",
+         "span_weighted_precision": "wP", "span_weighted_recall": "wR", "span_exact_f1": "exF1",
+         "span_overlap_f1": "ovF1", "span_partial_f1": "paF1"}
+FORMULAS = {
+    "span_micro_f1": r"F_1^{\mu} = \frac{2\sum_t m_t}{\sum_t p_t + \sum_t g_t}",
+    "span_macro_f1": r"F_1^{M} = \frac{1}{T}\sum_t \frac{2 m_t}{p_t + g_t}",
+    "span_weighted_f1": r"F_1^{w} = \sum_t \frac{g_t}{\sum_u g_u}\,\frac{2 m_t}{p_t + g_t}",
+    "span_partial_f1": r"F_1^{\mathrm{partial}} = \frac{2\,(\mathrm{COR} + \frac{1}{2}\mathrm{PAR})}{\mathrm{ACT} + \mathrm{POS}}",
+}
+
+
+def _nan(value: np.ndarray, undefined: np.ndarray) -> np.ndarray:
+    return np.where(undefined, np.nan, value)
+
+
+def span_parts(sums: np.ndarray, counts: SpanCounts) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(gold (…, T), predicted (…, S, T), matched (…, S, T), errors (…, S, 6)) from summed columns."""
+    T, S = counts.T, len(counts.systems)
+    gold = sums[..., :T]
+    per_system = sums[..., T:].reshape(*sums.shape[:-1], S, 2 * T + len(ERRORS))
+    return gold, per_system[..., :T], per_system[..., T:2 * T], per_system[..., 2 * T:]
+
+
+def per_type(gold: np.ndarray, predicted: np.ndarray, matched: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per-type P, R, F1 with their 0/0 masks (value 0 there)."""
+    g = np.broadcast_to(gold[..., None, :], predicted.shape)
+    return {"precision": ratio(matched, predicted), "recall": ratio(matched, g), "f1": ratio(2 * matched, predicted + g)}
+
+
+def view_counts(errors: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """(COR, ACT, POS) of every SemEval-2013 view, from the six error counts (…, S, 6)."""
+    e = {name: errors[..., i] for i, name in enumerate(ERRORS)}
+    act = e["correct"] + e["wrong_type"] + e["wrong_boundary"] + e["wrong_both"] + e["spurious"]
+    pos = e["correct"] + e["wrong_type"] + e["wrong_boundary"] + e["wrong_both"] + e["missed"]
+    correct = {"strict": e["correct"], "exact": e["correct"] + e["wrong_type"],
+               "overlap": e["correct"] + e["wrong_boundary"],
+               "partial": e["correct"] + e["wrong_type"] + 0.5 * (e["wrong_boundary"] + e["wrong_both"])}
+    return {view: (cor, act, pos) for view, cor in correct.items()}
+
+
+def span_values(sums: np.ndarray, counts: SpanCounts) -> dict[str, np.ndarray]:
+    """Every span metric id -> values (…, S); NaN where 0/0 (micro, views) or no type exists."""
+    gold, predicted, matched, errors = span_parts(sums, counts)
+    values: dict[str, np.ndarray] = {}
+    m, p, g = matched.sum(-1), predicted.sum(-1), gold.sum(-1)[..., None]
+    values["span_micro_precision"] = _nan(*ratio(m, p))
+    values["span_micro_recall"] = _nan(*ratio(m, np.broadcast_to(g, m.shape)))
+    values["span_micro_f1"] = _nan(*ratio(2 * m, p + g))
+    types = per_type(gold, predicted, matched)
+    active = counts.active
+    n_active = active.sum(-1)
+    weight, no_gold = ratio(np.broadcast_to(gold[..., None, :], predicted.shape), np.broadcast_to(g, m.shape)[..., None])
+    for name, (value, _) in types.items():
+        values[f"span_macro_{name}"] = _nan(np.where(active, value, 0.0).sum(-1) / np.maximum(n_active, 1),
+                                            np.broadcast_to(n_active == 0, m.shape))
+        values[f"span_weighted_{name}"] = _nan((weight * value).sum(-1), no_gold[..., 0])
+    for view, (cor, act, pos) in view_counts(errors).items():
+        if view != "strict":
+            values[f"span_{view}_f1"] = _nan(*ratio(2 * cor, act + pos))
+    return {metric: values[metric] for metric in SPAN_METRICS}
