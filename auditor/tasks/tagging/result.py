@@ -202,7 +202,7 @@ class TaggingAudit:
             "randomisation_rounds": B, "rounds_rule": "the bootstrap's own resamples (B) are the test's draws",
             "best_set_rule": f"the top system and every system whose test against it has adjusted p ≥ {stats.alpha}",
             "best_set": {m: {"top": names[0] if names else "", "systems": list(names),
-                             "test": "approximate_randomisation", "alpha": stats.alpha, "p_adjusted": {}}
+                             "test": "paired_bootstrap_sentences", "alpha": stats.alpha, "p_adjusted": {}}
                          for m, names in (stats.best_set or {}).items()},
             "p_floor": {m: 1 / (B + 1) for m in tested},
             "family_sizes": {m: sum(1 for t in stats.tests if t.metric == m) for m in tested}})

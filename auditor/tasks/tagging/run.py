@@ -137,7 +137,21 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
     return TaggingAudit(
         signature=_signature(gold_file.source, S, k, options, scheme, rule), options=options, sources=sources,
         aligned=aligned, codes=codes, scheme=scheme, scheme_detected=detected, scheme_reason=reason, rule=rule,
-        spans=spans, tokens=tokens, types=types, observed=observed, statistics=stats, ranking=ranking)
+        spans=spans, tokens=tokens, types=types, observed=observed, statistics=stats, ranking=ranking,
+        other_rule=_other_rule(aligned, codes, scheme, rule, sources) if scheme else None)
+
+
+def _other_rule(aligned: Aligned, codes: Any, scheme: str, rule: str, sources: Mapping[str, str]
+                ) -> dict[str, float | None] | None:
+    """Span micro F1 of every system under the rule not chosen (None where the tags are outside the
+    scheme, so that strict mode is undefined): the number a reader of the other tool would get."""
+    other = "strict" if rule == "conlleval" else "conlleval"
+    try:
+        counts = count_spans(aligned, codes, scheme, other, sources)
+    except InputError:
+        return None
+    values = span_values(counts.totals(), counts)["span_micro_f1"]
+    return {name: _finite(values[s]) for s, name in enumerate(aligned.names)}
 
 
 def _conlleval_names(conlleval: Sequence[str] | Mapping[str, str]) -> dict[str, str]:
