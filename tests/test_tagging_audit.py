@@ -172,3 +172,15 @@ def test_command_line(files, tmp_path):
     assert json.loads(result.output)["tagging"]["span_rule"] == "strict"
     result = runner.invoke(cli, ["score", files[0], files[1], "--scheme", "IOB2"])
     assert result.exit_code == 2 and "--scheme belongs to --task tagging" in result.output
+
+
+def test_report_renders(files, tmp_path):
+    from auditor.formats.render import render
+
+    result = audit(files[0], {"p": files[1], "q": files[0]}, options=AuditOptions(bootstrap=30))
+    model = result.report_model(figures=False)
+    ids = [section.id for section in model.sections]
+    assert ids[:6] == ["summary", "data", "spans", "errors", "span-rules", "tokens"]
+    written = render(result, tmp_path / "out", ["html", "md", "tex", "json"])
+    assert [p.name for p in written] == ["report.html", "summary.md", "tables.tex", "audit.json"]
+    assert "conlleval" in (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
