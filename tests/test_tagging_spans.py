@@ -152,7 +152,7 @@ def test_figures_equal_seqeval_classification_report(tmp_path_factory, seed, sch
     options = {"mode": "strict", "scheme": SCHEMES[scheme]} if strict else {}
     report = classification_report(gold_tags, pred_tags, output_dict=True, zero_division=0, **options)
     value = {m: float(v[0]) for m, v in result.observed.items()}
-    if not result.spans.active.any():  # no chunk anywhere: seqeval's averages are NaN, ours undefined
+    if not result.active.any():  # no chunk anywhere: seqeval's averages are NaN, ours undefined
         assert np.isnan(value["span_macro_f1"])
         return
     for average, key in (("micro", "micro avg"), ("macro", "macro avg"), ("weighted", "weighted avg")):

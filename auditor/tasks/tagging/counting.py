@@ -1,16 +1,22 @@
 """Count once: chunks of gold and every system, their matches, the error breakdown, and the
-per-sentence sufficient statistics that every span figure (and its bootstrap) is a sum of.
+per-sentence sufficient statistics that every figure (and its bootstrap) is a sum of.
 
 Error classes of a predicted chunk (SemEval-2013 Task 9.1 as Segura-Bedmar et al. 2013 score
 it, and as the nervaluate package implements it): **correct** (same boundaries and type),
 **wrong type** (same boundaries), **wrong boundary** (overlaps a gold chunk of its type: the
 first gold chunk it overlaps decides), **wrong both** (overlaps only with another type),
 **spurious** (overlaps no gold chunk). A gold chunk that no predicted chunk chose is **missed**.
+
+The per-sentence statistics hold the gold counts once and, per system, only what it got wrong
+(gold chunks it did not match, chunks it predicted without a match, its error classes; token
+confusion cells off the diagonal), so that they stay as sparse as the systems' errors; every
+sum is turned back into matched/predicted counts and full confusion matrices by
+:meth:`Statistics.parts` (matched = gold − unmatched gold, predicted = matched + unmatched
+predictions, C_ii = gold_i − Σ_{j≠i} C_ij).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 
 import numpy as np
 import scipy.sparse
@@ -20,12 +26,15 @@ from auditor.tasks.tagging.align import Aligned
 from auditor.tasks.tagging.schemes import Spans, TagCodes, check_allowed, spans
 
 ERRORS = ("correct", "wrong_type", "wrong_boundary", "wrong_both", "missed", "spurious")
+#: Error classes stored per sentence (``correct`` follows from the matches).
+STORED_ERRORS = ERRORS[1:]
 
 
 @dataclass(frozen=True)
 class SystemSpans:
     """One system's chunks, its per-chunk error class (index into :data:`ERRORS`), the missed gold
-    chunks, and how many chunks the other rule sees differently (``ill_formed``)."""
+    chunks, the gold chunk each chunk matches exactly (-1: none), and how many of its chunks the
+    two rules see differently (``ill_formed``)."""
 
     spans: Spans
     error: np.ndarray
@@ -34,143 +43,207 @@ class SystemSpans:
     ill_formed: int
 
 
-def token_arrays(aligned: Aligned, codes: TagCodes) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Prefix and type codes of gold (N,) and systems (S, N)."""
-    return (codes.prefix[aligned.gold], codes.type[aligned.gold],
-            codes.prefix[aligned.systems], codes.type[aligned.systems])
+def _keys(found: Spans, n: int) -> np.ndarray:
+    return (found.start * n + found.end) * 4096 + found.type
 
 
-def chunks(prefix: np.ndarray, types: np.ndarray, first: np.ndarray, scheme: str, rule: str,
-           source: str, tags: tuple[str, ...], tag_codes: np.ndarray, lines: np.ndarray) -> tuple[Spans, int]:
-    """Chunks by ``rule`` and the number of chunks the two rules see differently: conlleval's
-    chunks that are not strict chunks (repaired by conlleval, dropped by strict)."""
-    if rule == "strict":
-        check_allowed(prefix, scheme, tags, tag_codes, source, lines)
-    chosen = spans(prefix, types, first, scheme, rule)
-    lenient = chosen if rule == "conlleval" else spans(prefix, types, first, scheme, "conlleval")
+def both_rules(prefix: np.ndarray, types: np.ndarray, first: np.ndarray, scheme: str, rule: str, source: str,
+               tags: tuple[str, ...], tag_codes: np.ndarray, lines: np.ndarray) -> tuple[Spans, Spans | None, int]:
+    """Chunks by ``rule``, by the other rule (None where the tags are outside the scheme, so strict
+    mode is undefined), and how many conlleval chunks are not strict chunks (repaired by conlleval,
+    dropped by strict)."""
     try:
         check_allowed(prefix, scheme, tags, tag_codes, source, lines)
-    except InputError:  # tags outside the scheme: strict mode is undefined; every chunk is as conlleval sees it
-        return chosen, 0
-    strict = chosen if rule == "strict" else spans(prefix, types, first, scheme, "strict")
+    except InputError:
+        if rule == "strict":
+            raise
+        return spans(prefix, types, first, scheme, "conlleval"), None, 0
+    lenient = spans(prefix, types, first, scheme, "conlleval")
+    strict = spans(prefix, types, first, scheme, "strict")
     n = max(int(prefix.size), 1)
-    lenient_keys = (lenient.start * n + lenient.end) * 1024 + lenient.type
-    strict_keys = (strict.start * n + strict.end) * 1024 + strict.type
-    return chosen, int(np.isin(lenient_keys, strict_keys, invert=True).sum())
+    ill = int(lenient.size - np.isin(_keys(lenient, n), _keys(strict, n), assume_unique=True).sum())
+    return (lenient, strict, ill) if rule == "conlleval" else (strict, lenient, ill)
 
 
 def classify(gold: Spans, predicted: Spans) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Error class of every predicted chunk, the missed gold chunks (mask), and the gold chunk each
     predicted chunk matches exactly (-1 if none). Chunks of one sequence never overlap, so the
     first gold chunk a predicted one overlaps is the first whose end is not before its start."""
-    g = np.searchsorted(gold.end, predicted.start, side="left")
-    inside = g < gold.size
-    gi = np.minimum(g, max(gold.size - 1, 0))
-    overlaps = inside & (gold.start[gi] <= predicted.end) if gold.size else np.zeros(predicted.size, bool)
-    exact = overlaps & (gold.start[gi] == predicted.start) & (gold.end[gi] == predicted.end) if gold.size else overlaps
-    same = overlaps & (gold.type[gi] == predicted.type) if gold.size else overlaps
-    error = np.full(predicted.size, ERRORS.index("spurious"), dtype=np.int8)
+    if gold.size == 0:
+        return (np.full(predicted.size, ERRORS.index("spurious"), np.int64), np.zeros(0, bool),
+                np.full(predicted.size, -1, np.int64))
+    g = np.minimum(np.searchsorted(gold.end, predicted.start, side="left"), gold.size - 1)
+    overlaps = (gold.end[g] >= predicted.start) & (gold.start[g] <= predicted.end)
+    exact = overlaps & (gold.start[g] == predicted.start) & (gold.end[g] == predicted.end)
+    same = overlaps & (gold.type[g] == predicted.type)
+    error = np.full(predicted.size, ERRORS.index("spurious"), dtype=np.int64)
     error[overlaps & ~exact & ~same] = ERRORS.index("wrong_both")
     error[overlaps & ~exact & same] = ERRORS.index("wrong_boundary")
     error[exact & ~same] = ERRORS.index("wrong_type")
     error[exact & same] = ERRORS.index("correct")
     chosen = np.zeros(gold.size, dtype=bool)
-    chosen[gi[overlaps]] = True
-    matched = np.where(exact & same, gi, -1)
-    return error, ~chosen, matched
+    chosen[g[overlaps]] = True
+    return error, ~chosen, np.where(exact & same, g, -1)
 
 
 @dataclass(frozen=True)
 class SpanCounts:
-    """Everything the span figures need, per sentence: ``stats`` (sentences, D), sparse, with
-    columns ``gold`` per type, then per system ``predicted`` per type, ``matched`` per type and
-    the six error counts. ``columns(system, part)`` gives a part's column slice."""
+    """Chunks of gold and every system and their classes; ``other_rule_f1`` = each system's span
+    micro F1 under the rule not chosen (None where it is undefined)."""
 
     types: tuple[str, ...]
     systems: tuple[str, ...]
-    stats: scipy.sparse.csr_matrix
     gold: Spans
     per_system: tuple[SystemSpans, ...]
     gold_ill_formed: int
+    other_rule_f1: tuple[float | None, ...]
 
     @property
     def T(self) -> int:
         return len(self.types)
 
-    def columns(self, system: int | None, part: str) -> slice:
-        T = self.T
-        if system is None:
-            return slice(0, T)
-        base = T + system * (2 * T + len(ERRORS))
-        offset = {"predicted": 0, "matched": T, "errors": 2 * T}[part]
-        width = len(ERRORS) if part == "errors" else T
-        return slice(base + offset, base + offset + width)
-
-    def totals(self) -> np.ndarray:
-        """Column sums over every sentence (the whole test set), shape (D,)."""
-        return np.asarray(self.stats.sum(axis=0)).ravel()
-
-    @cached_property
-    def active(self) -> np.ndarray:
-        """(S, T): the types of the gold chunks or the system's chunks on the whole test set, which
-        macro averages run over (seqeval's label set: types of extracted entities, gold ∪ predicted);
-        resamples keep this set."""
-        totals = self.totals()
-        gold = totals[:self.T] > 0
-        return np.stack([gold | (totals[self.columns(s, "predicted")] > 0) for s in range(len(self.systems))]) \
-            if self.systems else np.zeros((0, self.T), bool)
-
 
 def count_spans(aligned: Aligned, codes: TagCodes, scheme: str, rule: str, sources: dict[str, str]) -> SpanCounts:
-    """Chunks of gold and systems, their classes, and the per-sentence statistics matrix."""
-    gold_prefix, gold_type, system_prefix, system_type = token_arrays(aligned, codes)
-    first, lines, T = aligned.first, aligned.lines, len(codes.types)
-    gold, gold_ill = chunks(gold_prefix, gold_type, first, scheme, rule, sources["gold"], codes.tags,
-                            aligned.gold, lines)
-    sentence = aligned.sentence
-    n_sentences = aligned.n_sentences
-    width = len(ERRORS)
-    rows, cols, values = [sentence[gold.start]], [gold.type], [np.ones(gold.size, np.int64)]
-    per_system = []
+    """Chunks of gold and systems by ``rule`` (and by the other rule, for the comparison)."""
+    tag_prefix, tag_type = codes.prefix, codes.type
+    first, lines = aligned.first, aligned.lines
+    gold, gold_other, gold_ill = both_rules(tag_prefix[aligned.gold], tag_type[aligned.gold], first, scheme, rule,
+                                            sources["gold"], codes.tags, aligned.gold, lines)
+    n = max(aligned.n_tokens, 1)
+    per_system, other_f1 = [], []
     for s, name in enumerate(aligned.names):
-        predicted, ill = chunks(system_prefix[s], system_type[s], first, scheme, rule, sources[name], codes.tags,
-                                aligned.systems[s], lines)
+        row = aligned.systems[s]
+        predicted, other, ill = both_rules(tag_prefix[row], tag_type[row], first, scheme, rule, sources[name],
+                                           codes.tags, row, lines)
         error, missed, matched = classify(gold, predicted)
         per_system.append(SystemSpans(predicted, error, missed, matched, ill))
-        base = T + s * (2 * T + width)
-        where = sentence[predicted.start]
-        hit = matched >= 0
-        rows += [where, where[hit], where, sentence[gold.start[missed]]]
-        cols += [base + predicted.type, base + T + predicted.type[hit], base + 2 * T + error,
-                 np.full(int(missed.sum()), base + 2 * T + ERRORS.index("missed"))]
-        values += [np.ones(predicted.size, np.int64), np.ones(int(hit.sum()), np.int64),
-                   np.ones(predicted.size, np.int64), np.ones(int(missed.sum()), np.int64)]
-    D = T + len(aligned.names) * (2 * T + width)
-    stats = scipy.sparse.coo_matrix((np.concatenate(values).astype(float),
-                                     (np.concatenate(rows), np.concatenate(cols))),
-                                    shape=(n_sentences, D)).tocsr()
-    stats.sum_duplicates()
-    return SpanCounts(codes.types, aligned.names, stats, gold, tuple(per_system), gold_ill)
+        if other is None or gold_other is None:
+            other_f1.append(None)
+        else:
+            hits = np.isin(_keys(other, n), _keys(gold_other, n), assume_unique=True).sum()
+            total = other.size + gold_other.size
+            other_f1.append(2 * float(hits) / total if total else None)
+    return SpanCounts(codes.types, aligned.names, gold, tuple(per_system), gold_ill, tuple(other_f1))
 
 
-def token_counts(aligned: Aligned, codes: TagCodes) -> tuple[scipy.sparse.csr_matrix, scipy.sparse.csr_matrix,
-                                                              tuple[str, ...]]:
-    """Per-sentence confusion counts, flattened to (sentences, S·k·k), over full tags and over types
-    (prefix removed; ``O`` its own class); and the type labels."""
-    k = len(aligned.tags)
-    type_labels = ("O", *codes.types) if "O" not in codes.types else (*codes.types,)
-    type_of_tag = np.where(codes.type < 0, 0, codes.type + 1) if "O" not in codes.types else codes.type
-    return (_per_sentence(aligned.sentence, aligned.gold, aligned.systems, k, aligned.n_sentences),
-            _per_sentence(aligned.sentence, type_of_tag[aligned.gold], type_of_tag[aligned.systems],
-                          len(type_labels), aligned.n_sentences), type_labels)
+@dataclass(frozen=True)
+class Layout:
+    """Column layout of the per-sentence statistics: shared gold blocks, then per system its
+    off-diagonal tag cells (k²), off-diagonal type cells (kt²) and span errors (2T + 5)."""
+
+    S: int
+    k: int
+    kt: int
+    T: int
+
+    @property
+    def shared(self) -> int:
+        return self.k + self.kt + self.T
+
+    @property
+    def per_system(self) -> int:
+        return self.k * self.k + self.kt * self.kt + 2 * self.T + len(STORED_ERRORS)
+
+    @property
+    def width(self) -> int:
+        return self.shared + self.S * self.per_system
+
+    def parts(self, sums: np.ndarray) -> dict[str, np.ndarray]:
+        """Summed columns (…, D) -> tag confusion (…, S, k, k), type confusion (…, S, kt, kt), gold
+        chunks (…, T), matched and predicted chunks (…, S, T), the six error counts (…, S, 6)."""
+        batch = sums.shape[:-1]
+        k, kt, T, S = self.k, self.kt, self.T, self.S
+        gold_tags, gold_types, gold = sums[..., :k], sums[..., k:k + kt], sums[..., k + kt:self.shared]
+        block = sums[..., self.shared:].reshape(*batch, S, self.per_system)
+        out = {"confusion": _confusion(block[..., :k * k], gold_tags, k),
+               "type_confusion": _confusion(block[..., k * k:k * k + kt * kt], gold_types, kt), "gold": gold}
+        span = block[..., k * k + kt * kt:]
+        matched = gold[..., None, :] - span[..., :T]
+        out["matched"], out["predicted"] = matched, matched + span[..., T:2 * T]
+        out["errors"] = np.concatenate([matched.sum(-1, keepdims=True), span[..., 2 * T:]], axis=-1)
+        return out
 
 
-def _per_sentence(sentence: np.ndarray, gold: np.ndarray, systems: np.ndarray, k: int, n: int
-                  ) -> scipy.sparse.csr_matrix:
-    """``M[sentence, s·k² + gold·k + predicted]`` counts, one sparse matrix."""
-    S = systems.shape[0]
-    cells = (np.arange(S)[:, None] * k * k + gold[None, :] * k + systems).ravel()
-    rows = np.broadcast_to(sentence, (S, sentence.size)).ravel()
-    matrix = scipy.sparse.coo_matrix((np.ones(cells.size), (rows, cells)), shape=(n, S * k * k)).tocsr()
+def _confusion(off: np.ndarray, gold: np.ndarray, k: int) -> np.ndarray:
+    """Off-diagonal cells (…, S, k²) and gold counts (…, k) -> full matrices (…, S, k, k)."""
+    matrix = off.reshape(*off.shape[:-1], k, k).copy()
+    index = np.arange(k)
+    matrix[..., index, index] = gold[..., None, :] - matrix.sum(-1)
+    return matrix
+
+
+def statistics_matrix(aligned: Aligned, type_of_tag: np.ndarray, kt: int, counts: SpanCounts | None,
+                      layout: Layout) -> scipy.sparse.csr_matrix:
+    """The per-sentence statistics (sentences × ``layout.width``), sparse (module docstring)."""
+    k, T = layout.k, layout.T
+    sentence, gold = aligned.sentence, aligned.gold
+    gold_types = type_of_tag[gold]
+    rows = [sentence, sentence]
+    cols = [gold, k + gold_types]
+    if counts is not None:
+        rows.append(sentence[counts.gold.start])
+        cols.append(k + kt + counts.gold.type)
+    for s in range(layout.S):
+        base = layout.shared + s * layout.per_system
+        predicted = aligned.systems[s]
+        wrong = np.flatnonzero(predicted != gold)
+        rows.append(sentence[wrong])
+        cols.append(base + gold[wrong] * k + predicted[wrong])
+        predicted_types = type_of_tag[predicted]
+        wrong = np.flatnonzero(predicted_types != gold_types)
+        rows.append(sentence[wrong])
+        cols.append(base + k * k + gold_types[wrong] * kt + predicted_types[wrong])
+        if counts is None:
+            continue
+        mine, span_base = counts.per_system[s], base + k * k + kt * kt
+        unmatched_gold = np.ones(counts.gold.size, bool)
+        unmatched_gold[mine.matched[mine.matched >= 0]] = False
+        stored = mine.error > 0  # every class but correct
+        rows += [sentence[counts.gold.start[unmatched_gold]], sentence[mine.spans.start[mine.matched < 0]],
+                 sentence[mine.spans.start[stored]], sentence[counts.gold.start[mine.missed]]]
+        cols += [span_base + counts.gold.type[unmatched_gold], span_base + T + mine.spans.type[mine.matched < 0],
+                 span_base + 2 * T + mine.error[stored] - 1,
+                 np.full(int(mine.missed.sum()), span_base + 2 * T + STORED_ERRORS.index("missed"))]
+    row, col = np.concatenate(rows), np.concatenate(cols)
+    matrix = scipy.sparse.csr_matrix((np.ones(row.size), (row, col)), shape=(aligned.n_sentences, layout.width))
     matrix.sum_duplicates()
     return matrix
+
+
+def totals(aligned: Aligned, type_of_tag: np.ndarray, kt: int, counts: SpanCounts | None, layout: Layout
+           ) -> np.ndarray:
+    """Column sums of :func:`statistics_matrix` over every sentence, without building it."""
+    k, T = layout.k, layout.T
+    out = np.zeros(layout.width)
+    gold, gold_types = aligned.gold, type_of_tag[aligned.gold]
+    out[:k] = np.bincount(gold, minlength=k)
+    out[k:k + kt] = np.bincount(gold_types, minlength=kt)
+    if counts is not None:
+        out[k + kt:layout.shared] = np.bincount(counts.gold.type, minlength=T)
+    for s in range(layout.S):
+        base = layout.shared + s * layout.per_system
+        predicted = aligned.systems[s]
+        cells = np.bincount(gold * k + predicted, minlength=k * k).astype(float)
+        cells[np.arange(k) * (k + 1)] = 0
+        out[base:base + k * k] = cells
+        cells = np.bincount(gold_types * kt + type_of_tag[predicted], minlength=kt * kt).astype(float)
+        cells[np.arange(kt) * (kt + 1)] = 0
+        out[base + k * k:base + k * k + kt * kt] = cells
+        if counts is None:
+            continue
+        mine, span_base = counts.per_system[s], base + k * k + kt * kt
+        hit = mine.matched[mine.matched >= 0]
+        out[span_base:span_base + T] = np.bincount(counts.gold.type, minlength=T) - \
+            np.bincount(counts.gold.type[hit], minlength=T)
+        out[span_base + T:span_base + 2 * T] = np.bincount(mine.spans.type[mine.matched < 0], minlength=T)
+        errors = np.bincount(mine.error, minlength=len(ERRORS)).astype(float)
+        errors[ERRORS.index("missed")] = mine.missed.sum()
+        out[span_base + 2 * T:span_base + 2 * T + len(STORED_ERRORS)] = errors[1:]
+    return out
+
+
+def type_map(codes: TagCodes) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Tag code -> type class (``O`` class 0, then the types), and the type labels."""
+    labels = ("O", *codes.types) if "O" not in codes.types else tuple(codes.types)
+    mapping = np.where(codes.type < 0, 0, codes.type + 1) if "O" not in codes.types else codes.type
+    return mapping.astype(np.int64), labels

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from auditor.metrics.registry import ratio
-from auditor.tasks.tagging.counting import ERRORS, SpanCounts
+from auditor.tasks.tagging.counting import ERRORS
 
 #: Span metric ids (values per system; rankings, intervals and tests cover them).
 SPAN_METRICS = ("span_micro_f1", "span_micro_precision", "span_micro_recall", "span_macro_f1",
@@ -53,14 +53,6 @@ def _nan(value: np.ndarray, undefined: np.ndarray) -> np.ndarray:
     return np.where(undefined, np.nan, value)
 
 
-def span_parts(sums: np.ndarray, counts: SpanCounts) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(gold (…, T), predicted (…, S, T), matched (…, S, T), errors (…, S, 6)) from summed columns."""
-    T, S = counts.T, len(counts.systems)
-    gold = sums[..., :T]
-    per_system = sums[..., T:].reshape(*sums.shape[:-1], S, 2 * T + len(ERRORS))
-    return gold, per_system[..., :T], per_system[..., T:2 * T], per_system[..., 2 * T:]
-
-
 def per_type(gold: np.ndarray, predicted: np.ndarray, matched: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Per-type P, R, F1 with their 0/0 masks (value 0 there)."""
     g = np.broadcast_to(gold[..., None, :], predicted.shape)
@@ -78,16 +70,23 @@ def view_counts(errors: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray, n
     return {view: (cor, act, pos) for view, cor in correct.items()}
 
 
-def span_values(sums: np.ndarray, counts: SpanCounts) -> dict[str, np.ndarray]:
-    """Every span metric id -> values (…, S); NaN where 0/0 (micro, views) or no type exists."""
-    gold, predicted, matched, errors = span_parts(sums, counts)
+def active_types(parts: dict[str, np.ndarray]) -> np.ndarray:
+    """(S, T): the types of gold chunks or of the system's chunks on the whole test set, which macro
+    averages run over (seqeval's label set: types of the extracted entities, gold ∪ predicted);
+    resamples keep this set."""
+    return (parts["gold"][None, :] > 0) | (parts["predicted"] > 0)
+
+
+def span_values(parts: dict[str, np.ndarray], active: np.ndarray) -> dict[str, np.ndarray]:
+    """Every span metric id -> values (…, S) from :meth:`~auditor.tasks.tagging.counting.Layout.parts`;
+    NaN where 0/0 (micro, views) or no type is active."""
+    gold, predicted, matched, errors = parts["gold"], parts["predicted"], parts["matched"], parts["errors"]
     values: dict[str, np.ndarray] = {}
     m, p, g = matched.sum(-1), predicted.sum(-1), gold.sum(-1)[..., None]
     values["span_micro_precision"] = _nan(*ratio(m, p))
     values["span_micro_recall"] = _nan(*ratio(m, np.broadcast_to(g, m.shape)))
     values["span_micro_f1"] = _nan(*ratio(2 * m, p + g))
     types = per_type(gold, predicted, matched)
-    active = counts.active
     n_active = active.sum(-1)
     weight, no_gold = ratio(np.broadcast_to(gold[..., None, :], predicted.shape), np.broadcast_to(g, m.shape)[..., None])
     for name, (value, _) in types.items():

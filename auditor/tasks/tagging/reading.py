@@ -67,17 +67,24 @@ def _read_bytes(path: str) -> bytes:
     return raw
 
 
-def _line_table(raw: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Start and end byte of every line, whether it is blank, whether it is a preamble comment."""
+def _line_table(raw: bytes, robust: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Start and end byte of every line, whether it is blank, whether it is a preamble comment.
+    Blank = empty; ``robust`` also counts lines of only spaces and tabs as blank (one more pass
+    over the bytes, taken when the fast reading meets such a line)."""
     buffer = np.frombuffer(raw, dtype=np.uint8)
     breaks = np.flatnonzero(buffer == 10)
     starts = np.r_[0, breaks + 1]
     ends = np.r_[breaks, buffer.size]
     if starts[-1] == buffer.size:
         starts, ends = starts[:-1], ends[:-1]
-    solid = np.r_[0, np.cumsum((buffer != 32) & (buffer != 9) & (buffer != 10))]
-    blank = solid[ends] == solid[starts]
+    if robust:
+        solid = np.r_[0, np.cumsum((buffer != 32) & (buffer != 9) & (buffer != 10))]
+        blank = solid[ends] == solid[starts]
+    else:
+        blank = ends == starts
     hashed = ~blank & (buffer[np.minimum(starts, max(buffer.size - 1, 0))] == 35) if buffer.size else blank
+    if not hashed.any():
+        return starts, ends, blank, hashed
     token = ~blank & ~hashed
     index = np.arange(starts.size)
     last_blank = np.maximum.accumulate(np.where(blank, index, -1))
@@ -91,24 +98,31 @@ def read_tagged(path: str, tag_column: int | None = None, role: str = "system") 
     raw = _read_bytes(path)
     if raw.lstrip()[:1] == b"{":
         return _read_jsonl(raw, path)
-    starts, ends, blank, comment = _line_table(raw)
+    parsed = _read_lines(raw, path, tag_column, role, robust=False)
+    if parsed is None:  # pyarrow refused, or a line of only spaces: the careful reader names the line
+        parsed = _read_lines(raw, path, tag_column, role, robust=True)
+    tokens, tags, first, token_lines = parsed
+    codes, vocab = _dictionary(tags)
+    return TagFile(path, tokens, codes, vocab, first, token_lines.astype(np.int64) + 1)
+
+
+def _read_lines(raw: bytes, path: str, tag_column: int | None, role: str, robust: bool):
+    """(tokens, tags, first, token line indices), or None when the fast reader cannot decide."""
+    starts, ends, blank, comment = _line_table(raw, robust)
     token_lines = np.flatnonzero(~blank & ~comment)
     if token_lines.size == 0:
         raise InputError(f"{path}: no token line; expected `token<TAB>tag` lines with a blank line between "
                          f"sentences (or JSON Lines {{\"tokens\": [...], \"tags\": [...]}})")
-    previous_kept = np.r_[-1, token_lines[:-1]]
-    first = (previous_kept < 0) | (blank[np.maximum(token_lines - 1, 0)] | comment[np.maximum(token_lines - 1, 0)])
+    before = np.maximum(token_lines - 1, 0)
+    first = blank[before] | comment[before]
     first[0] = True
-    gaps = np.zeros(starts.size, dtype=bool)  # a blank between two token lines splits sentences
-    gaps[token_lines] = True
-    body = _keep_lines(raw, starts, ends, token_lines)
     fields = _fields(raw[starts[token_lines[0]]:ends[token_lines[0]]].decode())
-    columns = _choose(fields, tag_column, path, int(token_lines[0]) + 1, role)
-    token_column, tag_column_index, width, delimiter = columns
-    table = _parse(body, width, delimiter, path, token_lines, raw, starts, ends, token_column, tag_column_index)
-    tokens, tags = table
-    codes, vocab = _dictionary(tags)
-    return TagFile(path, tokens, codes, vocab, first, token_lines.astype(np.int64) + 1)
+    token_column, tag_index, width, delimiter = _choose(fields, tag_column, path, int(token_lines[0]) + 1, role)
+    if robust:
+        return (*_parse_python(raw, token_lines, width, path, token_column, tag_index), first, token_lines)
+    body = _keep_lines(raw, starts, ends, token_lines) if comment.any() else raw
+    parsed = _parse(body, width, delimiter, token_lines.size, token_column, tag_index)
+    return None if parsed is None else (*parsed, first, token_lines)
 
 
 def _fields(line: str) -> list[str]:
@@ -147,38 +161,39 @@ def _keep_lines(raw: bytes, starts: np.ndarray, ends: np.ndarray, keep: np.ndarr
     return out.tobytes()
 
 
-def _parse(body: bytes, width: int, delimiter: str, path: str, token_lines: np.ndarray, raw: bytes,
-           starts: np.ndarray, ends: np.ndarray, token_column: int | None, tag_column: int):
-    """Token and tag columns of the kept lines: pyarrow, or the Python reader where it refuses."""
+def _parse(body: bytes, width: int, delimiter: str, rows: int, token_column: int | None, tag_column: int):
+    """Token and tag columns of the token lines through pyarrow (blank lines skipped), or None where
+    it refuses (a wrong column count, an empty tag, runs of spaces): the careful reader decides."""
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
     names = [f"c{i}" for i in range(width)]
     wanted = [names[tag_column]] + ([names[token_column]] if token_column is not None else [])
-    if b"  " not in body and b" \n" not in body and b"\t\n" not in body:
-        try:
-            table = pacsv.read_csv(
-                pa.py_buffer(body), read_options=pacsv.ReadOptions(column_names=names),
-                parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False, ignore_empty_lines=False),
-                convert_options=pacsv.ConvertOptions(
-                    column_types={names[tag_column]: pa.dictionary(pa.int32(), pa.string()),
-                                  **({names[token_column]: pa.string()} if token_column is not None else {})},
-                    include_columns=wanted, strings_can_be_null=False, quoted_strings_can_be_null=False))
-            tags = table.column(names[tag_column]).combine_chunks()
-            if table.num_rows == token_lines.size and _nonempty(tags):
-                tokens = table.column(names[token_column]).combine_chunks() if token_column is not None else None
-                return tokens, tags
-        except (pa.ArrowInvalid, pa.ArrowTypeError):
-            pass
-    return _parse_python(raw, starts, ends, token_lines, width, path, token_column, tag_column)
+    if delimiter == " " and (b"  " in body or b" \n" in body):
+        return None
+    try:
+        table = pacsv.read_csv(
+            pa.py_buffer(body), read_options=pacsv.ReadOptions(column_names=names),
+            parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False, ignore_empty_lines=True),
+            convert_options=pacsv.ConvertOptions(
+                column_types={names[tag_column]: pa.dictionary(pa.int32(), pa.string()),
+                              **({names[token_column]: pa.string()} if token_column is not None else {})},
+                include_columns=wanted, strings_can_be_null=False, quoted_strings_can_be_null=False))
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+    tags = table.column(names[tag_column]).combine_chunks()
+    if table.num_rows != rows or not _nonempty(tags):
+        return None
+    tokens = table.column(names[token_column]).combine_chunks() if token_column is not None else None
+    return tokens, tags
 
 
 def _nonempty(tags) -> bool:
-    return all(text.strip() for text in tags.dictionary.to_pylist())
+    return all(text.strip(" \t") == text and text for text in tags.dictionary.to_pylist())
 
 
-def _parse_python(raw: bytes, starts: np.ndarray, ends: np.ndarray, token_lines: np.ndarray, width: int,
-                  path: str, token_column: int | None, tag_column: int):
+def _parse_python(raw: bytes, token_lines: np.ndarray, width: int, path: str, token_column: int | None,
+                  tag_column: int):
     """Line by line: the same columns, with the exact line of a wrong column count."""
     import pyarrow as pa
 
@@ -252,7 +267,7 @@ def read_conlleval(path: str) -> tuple[TagFile, TagFile]:
     """conlleval's input: ``token ... gold prediction`` per line, blank lines between sentences
     (``-DOCSTART-`` lines are boundaries, as in the script). Returns (gold, prediction)."""
     raw = _read_bytes(path)
-    starts, ends, blank, comment = _line_table(raw)
+    starts, ends, blank, comment = _line_table(raw, robust=True)
     docstart = np.zeros_like(blank)
     for number in np.flatnonzero(~blank).tolist():
         if raw[starts[number]:starts[number] + 10] == b"-DOCSTART-":
@@ -271,8 +286,13 @@ def read_conlleval(path: str) -> tuple[TagFile, TagFile]:
     delimiter = "\t" if "\t" in raw[starts[token_lines[0]]:ends[token_lines[0]]].decode() else " "
     body = _keep_lines(raw, starts, ends, token_lines)
     lines = token_lines.astype(np.int64) + 1
-    tokens, gold = _parse(body, width, delimiter, path, token_lines, raw, starts, ends, 0, width - 2)
-    _, predicted = _parse(body, width, delimiter, path, token_lines, raw, starts, ends, None, width - 1)
+    both = _parse(body, width, delimiter, token_lines.size, 0, width - 2)
+    predicted = _parse(body, width, delimiter, token_lines.size, None, width - 1) if both else None
+    if both is None or predicted is None:
+        tokens, gold = _parse_python(raw, token_lines, width, path, 0, width - 2)
+        _, predicted = _parse_python(raw, token_lines, width, path, None, width - 1)
+    else:
+        (tokens, gold), predicted = both, predicted[1]
     gold_codes, gold_vocab = _dictionary(gold)
     codes, vocab = _dictionary(predicted)
     return (TagFile(path, tokens, gold_codes, gold_vocab, first, lines),

@@ -34,18 +34,17 @@ def sentence_weights(rng: np.random.Generator, n: int, B: int) -> np.ndarray:
     return np.bincount(flat, minlength=B * n).reshape(B, n).astype(float)
 
 
-def bootstrap_values(matrices: Sequence[scipy.sparse.csr_matrix],
-                     evaluate: Callable[[list[np.ndarray]], Mapping[str, np.ndarray]],
+def bootstrap_values(matrix: scipy.sparse.csr_matrix, evaluate: Callable[[np.ndarray], Mapping[str, np.ndarray]],
                      B: int, seed: int) -> dict[str, np.ndarray]:
-    """id -> (B, S) values of ``evaluate`` (sums per matrix, batch first) on B sentence resamples."""
+    """id -> (B, S) values of ``evaluate`` (resampled column sums, batch first) on B sentence resamples."""
     rng = np.random.default_rng([seed, 22])
-    transposed = [m.T.tocsr() for m in matrices]
-    n = matrices[0].shape[0]
+    transposed = matrix.T.tocsr()
+    n = matrix.shape[0]
     out: dict[str, np.ndarray] = {}
     for start in range(0, B, BLOCK):
         size = min(BLOCK, B - start)
         weights = sentence_weights(rng, n, size).T  # (n, size)
-        sums = [np.asarray(m @ weights).T for m in transposed]
+        sums = np.asarray(transposed @ weights).T
         for metric, values in evaluate(sums).items():
             out.setdefault(metric, np.empty((B, values.shape[-1])))[start:start + size] = values
     return out

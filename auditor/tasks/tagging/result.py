@@ -13,7 +13,7 @@ from auditor.metrics.registry import REGISTRY, ratio
 from auditor.options import AuditOptions
 from auditor.tasks.tagging.align import Aligned
 from auditor.tasks.tagging.counting import ERRORS, SpanCounts
-from auditor.tasks.tagging.measures import SPAN_METRICS, per_type, span_parts, view_counts
+from auditor.tasks.tagging.measures import SPAN_METRICS, per_type, view_counts
 from auditor.tasks.tagging.resampling import SentenceStatistics
 from auditor.tasks.tagging.schemes import TagCodes
 
@@ -61,7 +61,8 @@ class TaggingAudit:
     observed: Mapping[str, np.ndarray]
     statistics: SentenceStatistics | None
     ranking: RankDisagreement | None
-    other_rule: Mapping[str, float | None] | None = None
+    parts: Mapping[str, np.ndarray] | None = None
+    active: np.ndarray | None = None
     warnings: tuple[str, ...] = ()
 
     @property
@@ -78,9 +79,8 @@ class TaggingAudit:
 
     def span_tables(self, s: int) -> dict[str, Any]:
         """``systems.NAME.spans``: micro/macro/weighted P/R/F1, per type, errors, SemEval views."""
-        counts = self.spans
-        totals = counts.totals()
-        gold, predicted, matched, errors = (part[s] if part.ndim > 1 else part for part in span_parts(totals, counts))
+        counts, parts = self.spans, self.parts
+        gold, predicted, matched, errors = parts["gold"], parts["predicted"][s], parts["matched"][s], parts["errors"][s]
         observed = {m: _number(self.observed[m][s]) for m in SPAN_METRICS}
         table: dict[str, Any] = {
             average: {part: observed[f"span_{average}_{part}"] for part in ("precision", "recall", "f1")}
@@ -93,8 +93,7 @@ class TaggingAudit:
         table["errors"] = {name: int(errors[i]) for i, name in enumerate(ERRORS)}
         table["views"] = self._views(errors)
         table["ill_formed"] = counts.per_system[s].ill_formed
-        if self.other_rule is not None:
-            table["other_rule_micro_f1"] = self.other_rule.get(self.systems[s])
+        table["other_rule_micro_f1"] = counts.other_rule_f1[s]
         return table
 
     @staticmethod
@@ -132,8 +131,8 @@ class TaggingAudit:
                 "convention": convention}
 
     def _type_zero_division(self, s: int) -> bool:
-        gold, predicted, matched, _ = span_parts(self.spans.totals(), self.spans)
-        return bool(((predicted[s] == 0) | (gold == 0)).any())
+        active = self.active[s]
+        return bool((active & ((self.parts["predicted"][s] == 0) | (self.parts["gold"] == 0))).any())
 
     def to_json(self) -> dict[str, Any]:
         """audit.json of a tagging audit (schema ``auditor/2``, ``task: "tagging"``)."""

@@ -14,8 +14,8 @@ from auditor.metrics.registry import REGISTRY
 from auditor.options import AuditOptions, check_options
 from auditor.progress import SILENT, Progress
 from auditor.tasks.tagging.align import Aligned, align
-from auditor.tasks.tagging.counting import count_spans, token_counts
-from auditor.tasks.tagging.measures import SPAN_METRICS, span_values
+from auditor.tasks.tagging.counting import Layout, count_spans, statistics_matrix, totals, type_map
+from auditor.tasks.tagging.measures import SPAN_METRICS, active_types, span_values
 from auditor.tasks.tagging.reading import TagFile, read_conlleval, read_tagged
 from auditor.tasks.tagging.resampling import bootstrap_values, statistics
 from auditor.tasks.tagging.result import TaggingAudit, TokenView
@@ -98,7 +98,10 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
     gold_file, files = read_inputs(gold, systems, tag_column, named)
     sources = {"gold": gold_file.source, **{name: f.source for name, f in files.items()}}
     aligned = align(gold_file, files)
-    codes = parse_tags(aligned.tags, _located_tags(aligned, sources))
+    try:
+        codes = parse_tags(aligned.tags)
+    except InputError:  # again, naming where each tag first occurs
+        codes = parse_tags(aligned.tags, _located_tags(aligned, sources))
     detected = scheme is None
     if detected:
         gold_prefix, gold_type = codes.prefix[aligned.gold], codes.type[aligned.gold]
@@ -109,20 +112,21 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
         raise UsageError("--span-rule needs tags with prefixes (B-, I-, ...); these tags have none")
     rule = span_rule or (default_rule(scheme) if scheme else None)
     spans = count_spans(aligned, codes, scheme, rule, sources) if scheme else None
-    tag_matrix, type_matrix, type_labels = token_counts(aligned, codes)
-    k, kt, S = len(aligned.tags), len(type_labels), len(aligned.names)
-    confusion = np.asarray(tag_matrix.sum(axis=0)).reshape(S, k, k)
-    type_confusion = np.asarray(type_matrix.sum(axis=0)).reshape(S, kt, kt)
-    tokens = TokenView(aligned.tags, confusion.astype(np.int64), describe(confusion, aligned.tags, REGISTRY.scalar()))
-    types = TokenView(type_labels, type_confusion.astype(np.int64),
-                      describe(type_confusion, type_labels, REGISTRY.scalar()))
-    observed = _observed(spans, tokens, types, S)
+    type_of_tag, type_labels = type_map(codes)
+    S = len(aligned.names)
+    layout = Layout(S, len(aligned.tags), len(type_labels), len(codes.types) if spans else 0)
+    parts = layout.parts(totals(aligned, type_of_tag, layout.kt, spans, layout))
+    active = active_types(parts)
+    confusion, type_confusion = parts["confusion"].astype(np.int64), parts["type_confusion"].astype(np.int64)
+    tokens = TokenView(aligned.tags, confusion, describe(confusion, aligned.tags, REGISTRY.scalar()))
+    types = TokenView(type_labels, type_confusion, describe(type_confusion, type_labels, REGISTRY.scalar()))
+    observed = _observed(parts, active, spans is not None, tokens, types)
     stats = None
     if options.bootstrap > 0:
         with progress.task("bootstrap over sentences", total=1) as advance:
-            values = bootstrap_values(
-                [m for m in (spans.stats if spans else None, tag_matrix, type_matrix) if m is not None],
-                lambda sums: _evaluate(sums, spans, S, k, kt), options.bootstrap, options.seed)
+            matrix = statistics_matrix(aligned, type_of_tag, layout.kt, spans, layout)
+            values = bootstrap_values(matrix, lambda sums: _evaluate(layout.parts(sums), active, spans is not None),
+                                      options.bootstrap, options.seed)
             advance(1)
         tested = None if analyses is not None and "statistics" not in analyses else \
             [m for m in TESTED if m in observed]
@@ -131,27 +135,13 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
     ranking = None
     if analyses is None or "rankings" in analyses:
         ranked = [m for m in RANKED if m in observed]
-        verdicts = _significance(stats)
         ranking = rank_disagreement({s: {m: _finite(observed[m][i]) for m in ranked}
-                                     for i, s in enumerate(aligned.names)}, ranked, verdicts)
+                                     for i, s in enumerate(aligned.names)}, ranked, _significance(stats))
     return TaggingAudit(
-        signature=_signature(gold_file.source, S, k, options, scheme, rule), options=options, sources=sources,
+        signature=_signature(gold_file.source, S, layout.k, options, scheme, rule), options=options, sources=sources,
         aligned=aligned, codes=codes, scheme=scheme, scheme_detected=detected, scheme_reason=reason, rule=rule,
         spans=spans, tokens=tokens, types=types, observed=observed, statistics=stats, ranking=ranking,
-        other_rule=_other_rule(aligned, codes, scheme, rule, sources) if scheme else None)
-
-
-def _other_rule(aligned: Aligned, codes: Any, scheme: str, rule: str, sources: Mapping[str, str]
-                ) -> dict[str, float | None] | None:
-    """Span micro F1 of every system under the rule not chosen (None where the tags are outside the
-    scheme, so that strict mode is undefined): the number a reader of the other tool would get."""
-    other = "strict" if rule == "conlleval" else "conlleval"
-    try:
-        counts = count_spans(aligned, codes, scheme, other, sources)
-    except InputError:
-        return None
-    values = span_values(counts.totals(), counts)["span_micro_f1"]
-    return {name: _finite(values[s]) for s, name in enumerate(aligned.names)}
+        parts=parts, active=active)
 
 
 def _conlleval_names(conlleval: Sequence[str] | Mapping[str, str]) -> dict[str, str]:
@@ -172,11 +162,10 @@ def _finite(x: float) -> float | None:
     return None if np.isnan(x) else float(x)
 
 
-def _observed(spans: Any, tokens: TokenView, types: TokenView, S: int) -> dict[str, np.ndarray]:
+def _observed(parts: dict[str, np.ndarray], active: np.ndarray, with_spans: bool, tokens: TokenView,
+              types: TokenView) -> dict[str, np.ndarray]:
     """metric id -> (S,) values on the whole test set (NaN = undefined)."""
-    observed: dict[str, np.ndarray] = {}
-    if spans is not None:
-        observed.update(span_values(spans.totals(), spans))
+    observed: dict[str, np.ndarray] = span_values(parts, active) if with_spans else {}
     for view, prefix in ((tokens, ""), (types, TYPE_PREFIX)):
         for metric in BASE_METRIC_IDS:
             observed[prefix + metric] = np.array(
@@ -184,16 +173,12 @@ def _observed(spans: Any, tokens: TokenView, types: TokenView, S: int) -> dict[s
     return observed
 
 
-def _evaluate(sums: list[np.ndarray], spans: Any, S: int, k: int, kt: int) -> dict[str, np.ndarray]:
+def _evaluate(parts: dict[str, np.ndarray], active: np.ndarray, with_spans: bool) -> dict[str, np.ndarray]:
     """Every metric on a block of resampled sums: id -> (block, S)."""
-    out: dict[str, np.ndarray] = {}
-    if spans is not None:
-        out.update(span_values(sums[0], spans))
-        sums = sums[1:]
-    block = sums[0].shape[0]
+    out: dict[str, np.ndarray] = span_values(parts, active) if with_spans else {}
     metrics = [REGISTRY.metrics[m] for m in BASE_METRIC_IDS]
-    for matrix, width, prefix in ((sums[0], k, ""), (sums[1], kt, TYPE_PREFIX)):
-        for metric, values in compute(matrix.reshape(block, S, width, width), metrics).items():
+    for key, prefix in (("confusion", ""), ("type_confusion", TYPE_PREFIX)):
+        for metric, values in compute(parts[key], metrics).items():
             out[prefix + metric] = values
     return out
 
