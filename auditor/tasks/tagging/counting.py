@@ -23,7 +23,7 @@ import scipy.sparse
 
 from auditor.errors import InputError
 from auditor.tasks.tagging.align import Aligned
-from auditor.tasks.tagging.schemes import Spans, TagCodes, check_allowed, spans
+from auditor.tasks.tagging.schemes import Spans, TagCodes, _previous, check_allowed, spans
 
 ERRORS = ("correct", "wrong_type", "wrong_boundary", "wrong_both", "missed", "spurious")
 #: Error classes stored per sentence (``correct`` follows from the matches).
@@ -58,8 +58,9 @@ def both_rules(prefix: np.ndarray, types: np.ndarray, first: np.ndarray, scheme:
         if rule == "strict":
             raise
         return spans(prefix, types, first, scheme, "conlleval"), None, 0
-    lenient = spans(prefix, types, first, scheme, "conlleval")
-    strict = spans(prefix, types, first, scheme, "strict")
+    previous = _previous(prefix, types, first)
+    lenient = spans(prefix, types, first, scheme, "conlleval", previous)
+    strict = spans(prefix, types, first, scheme, "strict", previous)
     n = max(int(prefix.size), 1)
     ill = int(lenient.size - np.isin(_keys(lenient, n), _keys(strict, n), assume_unique=True).sum())
     return (lenient, strict, ill) if rule == "conlleval" else (strict, lenient, ill)
@@ -128,21 +129,23 @@ def count_spans(aligned: Aligned, codes: TagCodes, scheme: str, rule: str, sourc
 
 @dataclass(frozen=True)
 class Layout:
-    """Column layout of the per-sentence statistics: shared gold blocks, then per system its
-    off-diagonal tag cells (k²), off-diagonal type cells (kt²) and span errors (2T + 5)."""
+    """Column layout of the per-sentence statistics: shared gold blocks (tags k, chunks per type T),
+    then per system its off-diagonal tag cells (k²) and span errors (2T + 5). Type confusion
+    matrices follow from the tag ones (``type_of_tag`` maps each tag to its type class)."""
 
     S: int
     k: int
     kt: int
     T: int
+    type_of_tag: np.ndarray
 
     @property
     def shared(self) -> int:
-        return self.k + self.kt + self.T
+        return self.k + self.T
 
     @property
     def per_system(self) -> int:
-        return self.k * self.k + self.kt * self.kt + 2 * self.T + len(STORED_ERRORS)
+        return self.k * self.k + 2 * self.T + len(STORED_ERRORS)
 
     @property
     def width(self) -> int:
@@ -153,11 +156,12 @@ class Layout:
         chunks (…, T), matched and predicted chunks (…, S, T), the six error counts (…, S, 6)."""
         batch = sums.shape[:-1]
         k, kt, T, S = self.k, self.kt, self.T, self.S
-        gold_tags, gold_types, gold = sums[..., :k], sums[..., k:k + kt], sums[..., k + kt:self.shared]
+        gold_tags, gold = sums[..., :k], sums[..., k:self.shared]
         block = sums[..., self.shared:].reshape(*batch, S, self.per_system)
-        out = {"confusion": _confusion(block[..., :k * k], gold_tags, k),
-               "type_confusion": _confusion(block[..., k * k:k * k + kt * kt], gold_types, kt), "gold": gold}
-        span = block[..., k * k + kt * kt:]
+        confusion = _confusion(block[..., :k * k], gold_tags, k)
+        one_hot = np.eye(kt)[self.type_of_tag]  # (k, kt)
+        out = {"confusion": confusion, "type_confusion": one_hot.T @ confusion @ one_hot, "gold": gold}
+        span = block[..., k * k:]
         matched = gold[..., None, :] - span[..., :T]
         out["matched"], out["predicted"] = matched, matched + span[..., T:2 * T]
         out["errors"] = np.concatenate([matched.sum(-1, keepdims=True), span[..., 2 * T:]], axis=-1)
@@ -172,30 +176,23 @@ def _confusion(off: np.ndarray, gold: np.ndarray, k: int) -> np.ndarray:
     return matrix
 
 
-def statistics_matrix(aligned: Aligned, type_of_tag: np.ndarray, kt: int, counts: SpanCounts | None,
-                      layout: Layout) -> scipy.sparse.csr_matrix:
+def statistics_matrix(aligned: Aligned, counts: SpanCounts | None, layout: Layout) -> scipy.sparse.csr_matrix:
     """The per-sentence statistics (sentences × ``layout.width``), sparse (module docstring)."""
     k, T = layout.k, layout.T
     sentence, gold = aligned.sentence, aligned.gold
-    gold_types = type_of_tag[gold]
-    rows = [sentence, sentence]
-    cols = [gold, k + gold_types]
+    rows, cols = [sentence], [gold]
     if counts is not None:
         rows.append(sentence[counts.gold.start])
-        cols.append(k + kt + counts.gold.type)
+        cols.append(k + counts.gold.type)
     for s in range(layout.S):
         base = layout.shared + s * layout.per_system
         predicted = aligned.systems[s]
         wrong = np.flatnonzero(predicted != gold)
         rows.append(sentence[wrong])
         cols.append(base + gold[wrong] * k + predicted[wrong])
-        predicted_types = type_of_tag[predicted]
-        wrong = np.flatnonzero(predicted_types != gold_types)
-        rows.append(sentence[wrong])
-        cols.append(base + k * k + gold_types[wrong] * kt + predicted_types[wrong])
         if counts is None:
             continue
-        mine, span_base = counts.per_system[s], base + k * k + kt * kt
+        mine, span_base = counts.per_system[s], base + k * k
         unmatched_gold = np.ones(counts.gold.size, bool)
         unmatched_gold[mine.matched[mine.matched >= 0]] = False
         stored = mine.error > 0  # every class but correct
@@ -210,28 +207,23 @@ def statistics_matrix(aligned: Aligned, type_of_tag: np.ndarray, kt: int, counts
     return matrix
 
 
-def totals(aligned: Aligned, type_of_tag: np.ndarray, kt: int, counts: SpanCounts | None, layout: Layout
-           ) -> np.ndarray:
+def totals(aligned: Aligned, counts: SpanCounts | None, layout: Layout) -> np.ndarray:
     """Column sums of :func:`statistics_matrix` over every sentence, without building it."""
     k, T = layout.k, layout.T
     out = np.zeros(layout.width)
-    gold, gold_types = aligned.gold, type_of_tag[aligned.gold]
+    gold = aligned.gold
     out[:k] = np.bincount(gold, minlength=k)
-    out[k:k + kt] = np.bincount(gold_types, minlength=kt)
     if counts is not None:
-        out[k + kt:layout.shared] = np.bincount(counts.gold.type, minlength=T)
+        out[k:layout.shared] = np.bincount(counts.gold.type, minlength=T)
+    diagonal = np.arange(k) * (k + 1)
     for s in range(layout.S):
         base = layout.shared + s * layout.per_system
-        predicted = aligned.systems[s]
-        cells = np.bincount(gold * k + predicted, minlength=k * k).astype(float)
-        cells[np.arange(k) * (k + 1)] = 0
+        cells = np.bincount(gold * k + aligned.systems[s], minlength=k * k).astype(float)
+        cells[diagonal] = 0
         out[base:base + k * k] = cells
-        cells = np.bincount(gold_types * kt + type_of_tag[predicted], minlength=kt * kt).astype(float)
-        cells[np.arange(kt) * (kt + 1)] = 0
-        out[base + k * k:base + k * k + kt * kt] = cells
         if counts is None:
             continue
-        mine, span_base = counts.per_system[s], base + k * k + kt * kt
+        mine, span_base = counts.per_system[s], base + k * k
         hit = mine.matched[mine.matched >= 0]
         out[span_base:span_base + T] = np.bincount(counts.gold.type, minlength=T) - \
             np.bincount(counts.gold.type[hit], minlength=T)

@@ -114,8 +114,8 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
     spans = count_spans(aligned, codes, scheme, rule, sources) if scheme else None
     type_of_tag, type_labels = type_map(codes)
     S = len(aligned.names)
-    layout = Layout(S, len(aligned.tags), len(type_labels), len(codes.types) if spans else 0)
-    parts = layout.parts(totals(aligned, type_of_tag, layout.kt, spans, layout))
+    layout = Layout(S, len(aligned.tags), len(type_labels), len(codes.types) if spans else 0, type_of_tag)
+    parts = layout.parts(totals(aligned, spans, layout))
     active = active_types(parts)
     confusion, type_confusion = parts["confusion"].astype(np.int64), parts["type_confusion"].astype(np.int64)
     tokens = TokenView(aligned.tags, confusion, describe(confusion, aligned.tags, REGISTRY.scalar()))
@@ -124,7 +124,7 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
     stats = None
     if options.bootstrap > 0:
         with progress.task("bootstrap over sentences", total=1) as advance:
-            matrix = statistics_matrix(aligned, type_of_tag, layout.kt, spans, layout)
+            matrix = statistics_matrix(aligned, spans, layout)
             values = bootstrap_values(matrix, lambda sums: _evaluate(layout.parts(sums), active, spans is not None),
                                       options.bootstrap, options.seed)
             advance(1)

@@ -172,11 +172,25 @@ def check_choice(scheme: str | None, rule: str | None) -> None:
         raise UsageError(f"--span-rule: expected one of {', '.join(RULES)}; found {rule!r}")
 
 
+def _shift(values: np.ndarray, first: np.ndarray, fill: int) -> np.ndarray:
+    """The previous token's value (``fill`` at a sentence's first token)."""
+    out = np.empty_like(values)
+    out[0] = fill
+    out[1:] = values[:-1]
+    out[first] = fill
+    return out
+
+
 def _previous(prefix: np.ndarray, types: np.ndarray, first: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Previous token's prefix and type codes (O and -1 at a sentence's first token)."""
-    previous_prefix = np.r_[O, prefix[:-1]].astype(prefix.dtype)
-    previous_type = np.r_[-1, types[:-1]]
-    return np.where(first, O, previous_prefix), np.where(first, -1, previous_type)
+    return _shift(prefix, first, O), _shift(types, first, -1)
+
+
+def _next_differs(mask: np.ndarray, last: np.ndarray) -> np.ndarray:
+    """True where the next token of the sentence is not in ``mask`` (or there is none)."""
+    out = np.ones_like(mask)
+    out[:-1] = ~mask[1:]
+    return out | last
 
 
 @dataclass(frozen=True)
@@ -194,23 +208,41 @@ class Spans:
         return int(self.start.size)
 
 
-def conlleval_spans(prefix: np.ndarray, types: np.ndarray, first: np.ndarray) -> Spans:
+def conlleval_spans(prefix: np.ndarray, types: np.ndarray, first: np.ndarray,
+                    previous: tuple[np.ndarray, np.ndarray] | None = None) -> Spans:
     """Chunks by conlleval's ``startOfChunk``/``endOfChunk`` (module docstring): a chunk opens at
     every token where the start rule holds and runs over the following non-``O`` tokens up to the
     next start, ``O`` or sentence end."""
-    pp, pt = _previous(prefix, types, first)
-    start = (((prefix == B) & ((pp == B) | (pp == I) | (pp == O)))
-             | ((pp == O) & ((prefix == I) | (prefix == E)))
-             | ((pp == E) & ((prefix == E) | (prefix == I)))
-             | ((prefix != O) & (pt != types)))
+    pp, pt = previous or _previous(prefix, types, first)
+    key = pp.astype(np.int16) * 7 + prefix
+    start = np.take(_CONLLEVAL_START, key) | ((prefix != O) & (pt != types))
     inside = prefix != O
-    last = np.r_[first[1:], True]
-    closes = inside & (last | np.r_[start[1:], True] | np.r_[~inside[1:], True])
+    last = _last(first)
+    closes = inside & _next_differs(~start & inside, last)
     starts = np.flatnonzero(start)
     return Spans(starts, np.flatnonzero(closes), types[starts])
 
 
-def strict_spans(prefix: np.ndarray, types: np.ndarray, first: np.ndarray, scheme: str) -> Spans:
+def _conlleval_start_table() -> np.ndarray:
+    """(previous prefix, prefix) -> the script's prefix rules for a chunk start (type change aside)."""
+    table = np.zeros(49, dtype=bool)
+    for previous, current in ((B, B), (I, B), (O, B), (O, I), (E, E), (E, I), (O, E)):
+        table[previous * 7 + current] = True
+    return table
+
+
+_CONLLEVAL_START = _conlleval_start_table()
+
+
+def _last(first: np.ndarray) -> np.ndarray:
+    last = np.empty_like(first)
+    last[:-1] = first[1:]
+    last[-1] = True
+    return last
+
+
+def strict_spans(prefix: np.ndarray, types: np.ndarray, first: np.ndarray, scheme: str,
+                 previous: tuple[np.ndarray, np.ndarray] | None = None) -> Spans:
     """Chunks by seqeval's strict mode for ``scheme`` (module docstring).
 
     ``S[t]``/``IN[t]`` = start/inside pattern of (previous, current). seqeval's scan consumes a
@@ -219,22 +251,27 @@ def strict_spans(prefix: np.ndarray, types: np.ndarray, first: np.ndarray, schem
     of the run of inside tokens after it and counts when (last, next) matches an end pattern.
     """
     tables = TABLES[scheme]
-    pp, pt = _previous(prefix, types, first)
-    same = (pt == types).astype(np.int8)
-    start = tables["start"][pp, prefix, same]
-    inside = tables["inside"][pp, prefix, same]
-    n = prefix.size
-    index = np.arange(n)
-    run_start = np.maximum.accumulate(np.where(inside, 0, index + 1))  # first index of t's inside run
-    starts_before = np.r_[0, np.cumsum(start)]  # starts in [0, t)
-    consumed = inside & (starts_before[index] - starts_before[np.maximum(run_start - 1, 0)] > 0)
-    opens = np.flatnonzero(start & ~consumed)
-    last = np.r_[first[1:], True]
-    stops = np.flatnonzero(last | ~np.r_[inside[1:], False])  # t whose next token is not inside
+    pp, pt = previous or _previous(prefix, types, first)
+    key = (pp.astype(np.int16) * 7 + prefix) * 2 + (pt == types)
+    start = np.take(tables["start"].ravel(), key)
+    inside = np.take(tables["inside"].ravel(), key)
+    if (start & inside).any():  # only IOB1/IOE1 patterns overlap: then seqeval's scan skips consumed starts
+        n = prefix.size
+        index = np.arange(n)
+        run_start = np.maximum.accumulate(np.where(inside, 0, index + 1))  # first index of t's inside run
+        starts_before = np.concatenate([[0], np.cumsum(start)])  # starts in [0, t)
+        consumed = inside & (starts_before[index] - starts_before[np.maximum(run_start - 1, 0)] > 0)
+        start = start & ~consumed
+    opens = np.flatnonzero(start)
+    last = _last(first)
+    stops = np.flatnonzero(_next_differs(inside, last) & (start | inside))  # in a chunk, next token not inside
     ends = stops[np.searchsorted(stops, opens)]
-    next_prefix = np.where(last[ends], O, prefix[np.minimum(ends + 1, n - 1)])
-    next_type = np.where(last[ends], -1, types[np.minimum(ends + 1, n - 1)])
-    valid = tables["end"][prefix[ends], next_prefix, (next_type == types[ends]).astype(np.int8)]
+    following = np.minimum(ends + 1, prefix.size - 1)
+    at_end = last[ends]
+    next_prefix = np.where(at_end, O, prefix[following])
+    next_type = np.where(at_end, -1, types[following])
+    valid = np.take(tables["end"].ravel(), (prefix[ends].astype(np.int16) * 7 + next_prefix) * 2
+                    + (next_type == types[ends]))
     return Spans(opens[valid], ends[valid], types[opens[valid]], int((~valid).sum()))
 
 
@@ -251,8 +288,9 @@ def check_allowed(prefix: np.ndarray, scheme: str, tags: Sequence[str], codes: n
                          f"--span-rule conlleval")
 
 
-def spans(prefix: np.ndarray, types: np.ndarray, first: np.ndarray, scheme: str, rule: str) -> Spans:
+def spans(prefix: np.ndarray, types: np.ndarray, first: np.ndarray, scheme: str, rule: str,
+          previous: tuple[np.ndarray, np.ndarray] | None = None) -> Spans:
     """Chunks of one tag sequence by ``rule`` (``conlleval`` or ``strict``) under ``scheme``."""
     if rule == "conlleval":
-        return conlleval_spans(prefix, types, first)
-    return strict_spans(prefix, types, first, scheme)
+        return conlleval_spans(prefix, types, first, previous)
+    return strict_spans(prefix, types, first, scheme, previous)
