@@ -184,3 +184,21 @@ def test_report_renders(files, tmp_path):
     written = render(result, tmp_path / "out", ["html", "md", "tex", "json"])
     assert [p.name for p in written] == ["report.html", "summary.md", "tables.tex", "audit.json"]
     assert "conlleval" in (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+
+
+def test_uner_example_matches_the_datasets_own_counts():
+    """The bundled UNER English-EWT test split (examples/uner-english-ewt): its README and .stats give
+    1,088 entities (LOC 317, PER 449, ORG 322) in 2,077 sentences and 25,097 tokens; crf-rich-iob1 is
+    crf-rich with every chunk opened by I-: the same under conlleval's rules, nothing under strict."""
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parent.parent / "examples" / "uner-english-ewt"
+    systems = {name: str(folder / "systems" / f"{name}.iob2") for name in ("crf-rich", "crf-rich-iob1")}
+    result = audit(str(folder / "gold.iob2"), systems, options=AuditOptions(bootstrap=0))
+    document = result.to_json()
+    assert (document["n_items"], document["n_units"], document["tagging"]["gold_chunks"]) == (25_097, 2_077, 1_088)
+    assert {t: row["chunks"] for t, row in document["tagging"]["data"]["types"].items()} == \
+        {"LOC": 317, "ORG": 322, "PER": 449}
+    rich, iob1 = document["systems"]["crf-rich"]["spans"], document["systems"]["crf-rich-iob1"]["spans"]
+    assert iob1["micro"] == rich["micro"] and iob1["ill_formed"] > 0 and iob1["other_rule_micro_f1"] == 0.0
+    assert rich["other_rule_micro_f1"] == rich["micro"]["f1"]
