@@ -78,10 +78,14 @@ def align(gold: TagFile, systems: Mapping[str, TagFile]) -> Aligned:
     vocab = sorted(set(gold.vocab).union(*(s.vocab for s in systems.values())))
     index = {tag: code for code, tag in enumerate(vocab)}
 
-    def recode(file: TagFile) -> np.ndarray:
-        lookup = np.array([index[tag] for tag in file.vocab], dtype=np.int64)
-        return lookup[file.codes]
+    dtype = np.int16 if len(vocab) < 2**15 else np.int64
 
-    stacked = np.stack([recode(s) for s in systems.values()]) if systems else np.zeros((0, gold.n_tokens), np.int64)
-    return Aligned(tuple(vocab), recode(gold), stacked, tuple(systems), gold.first,
+    def recode(file: TagFile, out: np.ndarray) -> np.ndarray:
+        lookup = np.array([index[tag] for tag in file.vocab], dtype=dtype)[file.lookup]
+        return np.take(lookup, file.indices, out=out)
+
+    stacked = np.empty((len(systems), gold.n_tokens), dtype=dtype)
+    for row, file in enumerate(systems.values()):
+        recode(file, stacked[row])
+    return Aligned(tuple(vocab), recode(gold, np.empty(gold.n_tokens, dtype)), stacked, tuple(systems), gold.first,
                    np.cumsum(gold.first) - 1, gold.lines, gold.tokens)

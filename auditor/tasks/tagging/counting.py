@@ -179,14 +179,14 @@ def _confusion(off: np.ndarray, gold: np.ndarray, k: int) -> np.ndarray:
 def statistics_matrix(aligned: Aligned, counts: SpanCounts | None, layout: Layout) -> scipy.sparse.csr_matrix:
     """The per-sentence statistics (sentences × ``layout.width``), sparse (module docstring)."""
     k, T = layout.k, layout.T
-    sentence, gold = aligned.sentence, aligned.gold
+    sentence, gold = aligned.sentence, aligned.gold.astype(np.int64)
     rows, cols = [sentence], [gold]
     if counts is not None:
         rows.append(sentence[counts.gold.start])
         cols.append(k + counts.gold.type)
     for s in range(layout.S):
         base = layout.shared + s * layout.per_system
-        predicted = aligned.systems[s]
+        predicted = aligned.systems[s].astype(np.int64)
         wrong = np.flatnonzero(predicted != gold)
         rows.append(sentence[wrong])
         cols.append(base + gold[wrong] * k + predicted[wrong])
@@ -211,14 +211,14 @@ def totals(aligned: Aligned, counts: SpanCounts | None, layout: Layout) -> np.nd
     """Column sums of :func:`statistics_matrix` over every sentence, without building it."""
     k, T = layout.k, layout.T
     out = np.zeros(layout.width)
-    gold = aligned.gold
+    gold = aligned.gold.astype(np.int64)
     out[:k] = np.bincount(gold, minlength=k)
     if counts is not None:
         out[k:layout.shared] = np.bincount(counts.gold.type, minlength=T)
     diagonal = np.arange(k) * (k + 1)
     for s in range(layout.S):
         base = layout.shared + s * layout.per_system
-        cells = np.bincount(gold * k + aligned.systems[s], minlength=k * k).astype(float)
+        cells = np.bincount(gold * k + aligned.systems[s], minlength=k * k).astype(float)  # int64 + int16: int64
         cells[diagonal] = 0
         out[base:base + k * k] = cells
         if counts is None:

@@ -30,19 +30,25 @@ _TAG = re.compile(r"^(O|[BIESLU]-\S+)$")
 
 @dataclass(frozen=True)
 class TagFile:
-    """One file's tokens (None when it has no token column), tag codes into ``vocab``, the first
-    token of every sentence, and each token's line number."""
+    """One file's tokens (None when it has no token column), its tags (``lookup[indices]`` are codes
+    into ``vocab``: the arrow dictionary's indices, kept as read), the first token of every sentence,
+    and each token's line number."""
 
     source: str
     tokens: object | None
-    codes: np.ndarray
+    indices: np.ndarray
+    lookup: np.ndarray
     vocab: tuple[str, ...]
     first: np.ndarray
     lines: np.ndarray
 
     @property
+    def codes(self) -> np.ndarray:
+        return np.take(self.lookup, self.indices)
+
+    @property
     def n_tokens(self) -> int:
-        return int(self.codes.size)
+        return int(self.indices.size)
 
 
 def _read_bytes(path: str) -> bytes:
@@ -102,8 +108,7 @@ def read_tagged(path: str, tag_column: int | None = None, role: str = "system") 
     if parsed is None:  # pyarrow refused, or a line of only spaces: the careful reader names the line
         parsed = _read_lines(raw, path, tag_column, role, robust=True)
     tokens, tags, first, token_lines = parsed
-    codes, vocab = _dictionary(tags)
-    return TagFile(path, tokens, codes, vocab, first, token_lines.astype(np.int64) + 1)
+    return TagFile(path, tokens, *_dictionary(tags), first, token_lines.astype(np.int64) + 1)
 
 
 def _read_lines(raw: bytes, path: str, tag_column: int | None, role: str, robust: bool):
@@ -215,13 +220,14 @@ def _parse_python(raw: bytes, token_lines: np.ndarray, width: int, path: str, to
             pa.array(tags, pa.string()).dictionary_encode())
 
 
-def _dictionary(tags) -> tuple[np.ndarray, tuple[str, ...]]:
-    """Dictionary-encoded arrow tags -> (codes, vocabulary) with the vocabulary stripped and unique."""
+def _dictionary(tags) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
+    """Dictionary-encoded arrow tags -> (indices, lookup, vocabulary): the vocabulary stripped, unique
+    and sorted; ``lookup`` maps a dictionary index to its place in it."""
     vocab = [text.strip(" \t") for text in tags.dictionary.to_pylist()]
-    codes = np.asarray(tags.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
+    indices = tags.indices.to_numpy(zero_copy_only=False)
     unique = sorted(set(vocab))
     lookup = np.array([unique.index(text) for text in vocab], dtype=np.int64) if vocab else np.zeros(0, np.int64)
-    return lookup[codes], tuple(unique)
+    return indices, lookup, tuple(unique)
 
 
 def _read_jsonl(raw: bytes, path: str) -> TagFile:
@@ -258,9 +264,9 @@ def _read_jsonl(raw: bytes, path: str) -> TagFile:
         first += [True] + [False] * (len(sentence_tags) - 1)
     if not tags:
         raise InputError(f"{path}: no sentence; expected JSON Lines {{\"tokens\": [...], \"tags\": [...]}}")
-    codes, vocab = _dictionary(pa.array(tags, pa.string()).dictionary_encode())
-    return TagFile(path, pa.array(tokens, pa.string()) if has_tokens else None, codes, vocab,
-                   np.array(first), np.array(lines, dtype=np.int64))
+    return TagFile(path, pa.array(tokens, pa.string()) if has_tokens else None,
+                   *_dictionary(pa.array(tags, pa.string()).dictionary_encode()), np.array(first),
+                   np.array(lines, dtype=np.int64))
 
 
 def read_conlleval(path: str) -> tuple[TagFile, TagFile]:
@@ -293,7 +299,5 @@ def read_conlleval(path: str) -> tuple[TagFile, TagFile]:
         _, predicted = _parse_python(raw, token_lines, width, path, None, width - 1)
     else:
         (tokens, gold), predicted = both, predicted[1]
-    gold_codes, gold_vocab = _dictionary(gold)
-    codes, vocab = _dictionary(predicted)
-    return (TagFile(path, tokens, gold_codes, gold_vocab, first, lines),
-            TagFile(path, tokens, codes, vocab, first, lines))
+    return (TagFile(path, tokens, *_dictionary(gold), first, lines),
+            TagFile(path, tokens, *_dictionary(predicted), first, lines))
