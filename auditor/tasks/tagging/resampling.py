@@ -35,17 +35,24 @@ def sentence_weights(rng: np.random.Generator, n: int, B: int) -> np.ndarray:
 
 
 def bootstrap_values(matrix: scipy.sparse.csr_matrix, evaluate: Callable[[np.ndarray], Mapping[str, np.ndarray]],
-                     B: int, seed: int) -> dict[str, np.ndarray]:
-    """id -> (B, S) values of ``evaluate`` (resampled column sums, batch first) on B sentence resamples."""
+                     B: int, seed: int, dense: int = 0) -> dict[str, np.ndarray]:
+    """id -> (B, S) values of ``evaluate`` (resampled column sums, batch first) on B sentence resamples.
+
+    The first ``dense`` columns (counts every sentence has, such as gold) are summed by a dense
+    product, the rest (sparse) by a sparse one; in float32 when no resample's sum can reach 2^24
+    (n sentences × the largest count of one sentence), so that counts stay exact.
+    """
     rng = np.random.default_rng([seed, 22])
-    transposed = matrix.T.tocsr()
     n = matrix.shape[0]
+    dtype = np.float32 if n * (matrix.max() if matrix.nnz else 0) < 2**24 else np.float64
+    shared = matrix[:, :dense].toarray().astype(dtype)
+    rest = matrix[:, dense:].T.tocsr().astype(dtype)
     out: dict[str, np.ndarray] = {}
     for start in range(0, B, BLOCK):
         size = min(BLOCK, B - start)
-        weights = sentence_weights(rng, n, size).T  # (n, size)
-        sums = np.asarray(transposed @ weights).T
-        for metric, values in evaluate(sums).items():
+        weights = sentence_weights(rng, n, size).astype(dtype)  # (size, n)
+        sums = np.concatenate([weights @ shared, np.asarray(rest @ np.ascontiguousarray(weights.T)).T], axis=1)
+        for metric, values in evaluate(sums.astype(float)).items():
             out.setdefault(metric, np.empty((B, values.shape[-1])))[start:start + size] = values
     return out
 

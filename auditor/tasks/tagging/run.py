@@ -126,7 +126,7 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
         with progress.task("bootstrap over sentences", total=1) as advance:
             matrix = statistics_matrix(aligned, spans, layout)
             values = bootstrap_values(matrix, lambda sums: _evaluate(layout.parts(sums), active, spans is not None),
-                                      options.bootstrap, options.seed)
+                                      options.bootstrap, options.seed, dense=layout.shared)
             advance(1)
         tested = None if analyses is not None and "statistics" not in analyses else \
             [m for m in TESTED if m in observed]
