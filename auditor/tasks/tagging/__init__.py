@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import click
 
-from auditor.tasks.tagging.run import audit, metric_ids
+from typing import Any
+
+from auditor.metrics.catalogue import BASE_METRIC_IDS
+from auditor.tasks.tagging.names import SPAN_METRICS, TYPE_PREFIX
 from auditor.tasks.tagging.schemes import RULES, SCHEMES
 
 #: Options ``score`` and ``report`` gain for ``--task tagging``.
@@ -27,6 +30,14 @@ OPTIONS = [
 ]
 
 #: The ids ``-m`` may name for this task.
-METRIC_IDS = metric_ids()
+METRIC_IDS = (*SPAN_METRICS, *BASE_METRIC_IDS, *(TYPE_PREFIX + m for m in BASE_METRIC_IDS))
+
+
+def audit(gold: str | None, systems: Any, **options: Any) -> Any:
+    """The tagging audit (:func:`auditor.tasks.tagging.run.audit`; imported when first used, so that the
+    command line starts without scipy.sparse)."""
+    from auditor.tasks.tagging.run import audit as run
+
+    return run(gold, systems, **options)
 
 __all__ = ["OPTIONS", "METRIC_IDS", "audit"]

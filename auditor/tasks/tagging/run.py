@@ -15,15 +15,14 @@ from auditor.options import AuditOptions, check_options
 from auditor.progress import SILENT, Progress
 from auditor.tasks.tagging.align import Aligned, align
 from auditor.tasks.tagging.counting import Layout, count_spans, statistics_matrix, totals, type_map
-from auditor.tasks.tagging.measures import SPAN_METRICS, active_types, span_values
+from auditor.tasks.tagging.measures import active_types, span_values
+from auditor.tasks.tagging.names import SPAN_METRICS, TYPE_PREFIX
 from auditor.tasks.tagging.reading import TagFile, read_conlleval, read_tagged
 from auditor.tasks.tagging.resampling import bootstrap_values, statistics
 from auditor.tasks.tagging.result import TaggingAudit, TokenView
 from auditor.tasks.tagging.schemes import check_choice, default_rule, detect_scheme, parse_tags
 from auditor.version import __version__
 
-#: Token metrics over types (prefix removed): the catalogue ids with this prefix.
-TYPE_PREFIX = "type_"
 #: Metrics tested pairwise (paired bootstrap over sentences) and ranked by default.
 TESTED = ("span_micro_f1", "span_macro_f1", "span_partial_f1", "accuracy", "macro_f1")
 RANKED = ("span_micro_f1", "span_macro_f1", "span_weighted_f1", "span_exact_f1", "span_overlap_f1",
