@@ -213,3 +213,34 @@ def test_tag_outside_the_scheme_is_refused_strictly(tmp_path):
     pred = write(tmp_path / "p.txt", [[("a", "B-X"), ("b", "E-X")]])
     with pytest.raises(InputError, match=r"p.txt line 2: tag 'E-X' is not a IOB2 tag"):
         audit(gold, {"p": pred}, options=AuditOptions(bootstrap=0), span_rule="strict")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000), st.sampled_from(["IOB2", "IOBES", "BILOU", "IOE1"]))
+def test_invariants(tmp_path_factory, seed, scheme):
+    """Every figure lies in [0, 1]; the relaxed views never score below the strict one (same
+    denominators, more credit); gold against itself scores 1 everywhere; on well-formed gold the two
+    rules agree."""
+    rng = random.Random(seed)
+    gold_tags = _random(rng, scheme)
+    pred_tags = [[t if rng.random() < 0.5 else ("O" if (c := rng.choice(PREFIXES[scheme])) == "O"
+                                                else f"{c}-{rng.choice('XYZ')}") for t in s] for s in gold_tags]
+    folder = tmp_path_factory.mktemp("invariants")
+    words = [[f"w{i}" for i in range(len(s))] for s in gold_tags]
+    gold = write(folder / "g.txt", [list(zip(w, t)) for w, t in zip(words, gold_tags)])
+    pred = write(folder / "p.txt", [list(zip(w, t)) for w, t in zip(words, pred_tags)])
+    result = audit(gold, {"p": pred, "self": gold}, options=AuditOptions(bootstrap=0), scheme=scheme,
+                   span_rule="strict")
+    values = {m: v for m, v in result.observed.items()}
+    for metric, v in values.items():
+        assert np.all(np.isnan(v) | ((v >= -1 - 1e-12) & (v <= 1 + 1e-12))), metric
+    views = result.to_json()["systems"]["p"]["spans"]["views"]
+    strict = views["strict"]["f1"] or 0.0
+    for view in ("exact", "overlap", "partial"):
+        assert (views[view]["f1"] or 0.0) >= strict - 1e-12
+    if result.spans.gold.size:
+        for metric in ("span_micro_f1", "span_macro_f1", "span_partial_f1", "accuracy"):
+            assert values[metric][1] == pytest.approx(1.0)
+    strict_gold = chunks(gold_tags, scheme, "strict")
+    if chunks(gold_tags, scheme, "conlleval") == strict_gold and scheme in ("IOB2", "IOE1"):
+        assert result.spans.gold_ill_formed == 0
