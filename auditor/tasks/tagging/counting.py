@@ -34,13 +34,20 @@ STORED_ERRORS = ERRORS[1:]
 class SystemSpans:
     """One system's chunks, its per-chunk error class (index into :data:`ERRORS`), the missed gold
     chunks, the gold chunk each chunk matches exactly (-1: none), and how many of its chunks the
-    two rules see differently (``ill_formed``)."""
+    two rules see differently (``ill_formed``: conlleval's chunks that are not strict chunks)."""
 
     spans: Spans
     error: np.ndarray
     missed: np.ndarray
     matched: np.ndarray
-    ill_formed: int
+    ill: Spans
+
+    @property
+    def ill_formed(self) -> int:
+        return self.ill.size
+
+
+_NONE = Spans(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64))
 
 
 def _keys(found: Spans, n: int) -> np.ndarray:
@@ -48,21 +55,22 @@ def _keys(found: Spans, n: int) -> np.ndarray:
 
 
 def both_rules(prefix: np.ndarray, types: np.ndarray, first: np.ndarray, scheme: str, rule: str, source: str,
-               tags: tuple[str, ...], tag_codes: np.ndarray, lines: np.ndarray) -> tuple[Spans, Spans | None, int]:
+               tags: tuple[str, ...], tag_codes: np.ndarray, lines: np.ndarray) -> tuple[Spans, Spans | None, Spans]:
     """Chunks by ``rule``, by the other rule (None where the tags are outside the scheme, so strict
-    mode is undefined), and how many conlleval chunks are not strict chunks (repaired by conlleval,
+    mode is undefined), and the conlleval chunks that are not strict chunks (repaired by conlleval,
     dropped by strict)."""
     try:
         check_allowed(prefix, scheme, tags, tag_codes, source, lines)
     except InputError:
         if rule == "strict":
             raise
-        return spans(prefix, types, first, scheme, "conlleval"), None, 0
+        return spans(prefix, types, first, scheme, "conlleval"), None, _NONE
     previous = _previous(prefix, types, first)
     lenient = spans(prefix, types, first, scheme, "conlleval", previous)
     strict = spans(prefix, types, first, scheme, "strict", previous)
     n = max(int(prefix.size), 1)
-    ill = int(lenient.size - np.isin(_keys(lenient, n), _keys(strict, n), assume_unique=True).sum())
+    odd = ~np.isin(_keys(lenient, n), _keys(strict, n), assume_unique=True)
+    ill = Spans(lenient.start[odd], lenient.end[odd], lenient.type[odd])
     return (lenient, strict, ill) if rule == "conlleval" else (strict, lenient, ill)
 
 
@@ -96,8 +104,12 @@ class SpanCounts:
     systems: tuple[str, ...]
     gold: Spans
     per_system: tuple[SystemSpans, ...]
-    gold_ill_formed: int
+    gold_ill: Spans
     other_rule_f1: tuple[float | None, ...]
+
+    @property
+    def gold_ill_formed(self) -> int:
+        return self.gold_ill.size
 
     @property
     def T(self) -> int:

@@ -12,6 +12,7 @@ from auditor.report.model import (Bullets, Cell, Column, Definition, Facts, Figu
 from auditor.report.tables import _density, _fit_systems, _with_best
 from auditor.tasks.tagging.counting import ERRORS
 from auditor.tasks.tagging.measures import FORMULAS, NAMES, SHORT
+from auditor.tasks.tagging.result import ILL_FORMED_SHOWN
 
 HEADLINE = ("span_micro_f1", "span_macro_f1", "span_weighted_f1", "span_partial_f1", "accuracy", "type_macro_f1")
 TOKEN_SHOWN = ("accuracy", "macro_f1", "weighted_f1", "macro_recall", "kappa", "mcc", "informedness", "nit")
@@ -201,6 +202,16 @@ def rules_section(audit: Any) -> Section | None:
         table = audit.span_tables(s)
         rows.append(Row(name, (Cell(table["ill_formed"], "count"), Cell(table["micro"]["f1"], "score"),
                                Cell(table.get("other_rule_micro_f1"), "score"))))
+    named = []
+    for name, examples, total in [("gold", audit.ill_formed_examples(audit.spans.gold_ill, audit.aligned.gold),
+                                   audit.spans.gold_ill_formed)] + [
+            (name, audit.span_tables(s)["ill_formed_examples"], audit.spans.per_system[s].ill_formed)
+            for s, name in enumerate(audit.systems)]:
+        if examples:
+            shown = "; ".join(f"sentence {e['sentence']} (line {e['line']}), tokens {e['tokens'][0]}–{e['tokens'][1]}: "
+                              f"{e['tags']}" for e in examples)
+            more = f" (and {total - len(examples)} more)" if total > len(examples) else ""
+            named.append(f"{name}: {shown}{more}")
     return Section("span-rules", "Span rules: conlleval against strict", (
         Paragraph(f"Chunks that conlleval's rules open but that are not well-formed in {audit.scheme} (e.g. I-X after "
                   f"O in IOB2) are {verb} under the rule used here ({audit.rule}). The last column is the micro F1 a "
@@ -209,6 +220,8 @@ def rules_section(audit: Any) -> Section | None:
         Table("table-rules", "Ill-formed chunks per file and span micro F1 under both rules (×100).", "File",
               (Column("Ill-formed chunks"), Column(f"micro F1 ({audit.rule})"), Column(f"micro F1 ({other})")),
               tuple(rows)),
+        Bullets(tuple(named) or ("No file has a chunk the two rules see differently.",),
+                f"Ill-formed chunks, {verb} (the first {ILL_FORMED_SHOWN} of each file; audit.json lists the same)"),
     ))
 
 

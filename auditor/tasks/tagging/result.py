@@ -18,6 +18,8 @@ from auditor.tasks.tagging.resampling import SentenceStatistics
 from auditor.tasks.tagging.schemes import TagCodes
 
 SCHEMA = "auditor/2"
+#: Ill-formed chunks named per file (JSON and report); the count covers them all.
+ILL_FORMED_SHOWN = 5
 #: ``auditor score``'s columns when no ``-m`` is given.
 DEFAULT_COLUMNS = ("span_micro_f1", "span_macro_f1", "span_partial_f1", "accuracy", "macro_f1", "type_macro_f1")
 #: How each SemEval-2013 view counts the error classes (COR, INC, PAR).
@@ -93,8 +95,20 @@ class TaggingAudit:
         table["errors"] = {name: int(errors[i]) for i, name in enumerate(ERRORS)}
         table["views"] = self._views(errors)
         table["ill_formed"] = counts.per_system[s].ill_formed
+        table["ill_formed_examples"] = self.ill_formed_examples(counts.per_system[s].ill, self.aligned.systems[s])
         table["other_rule_micro_f1"] = counts.other_rule_f1[s]
         return table
+
+    def ill_formed_examples(self, ill: Any, codes: np.ndarray, limit: int = ILL_FORMED_SHOWN) -> list[dict[str, Any]]:
+        """The first ``limit`` chunks the two rules see differently: sentence, line, tokens, tags."""
+        starts = np.flatnonzero(self.aligned.first)
+        examples = []
+        for start, end in zip(ill.start[:limit].tolist(), ill.end[:limit].tolist()):
+            sentence = int(np.searchsorted(starts, start, side="right")) - 1
+            examples.append({"sentence": sentence + 1, "line": int(self.aligned.lines[start]),
+                             "tokens": [start - int(starts[sentence]) + 1, end - int(starts[sentence]) + 1],
+                             "tags": " ".join(self.aligned.tags[c] for c in codes[start:end + 1].tolist())})
+        return examples
 
     @staticmethod
     def _views(errors: np.ndarray) -> dict[str, Any]:
@@ -172,6 +186,7 @@ class TaggingAudit:
         if self.spans is not None:
             result["gold_chunks"] = self.spans.gold.size
             result["gold_ill_formed"] = self.spans.gold_ill_formed
+            result["gold_ill_formed_examples"] = self.ill_formed_examples(self.spans.gold_ill, self.aligned.gold)
             result["ill_formed"] = {name: self.spans.per_system[s].ill_formed for s, name in enumerate(self.systems)}
             result["data"] = data_profile(self)
         return result
