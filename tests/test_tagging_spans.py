@@ -246,3 +246,21 @@ def test_invariants(tmp_path_factory, seed, scheme):
     strict_gold = chunks(gold_tags, scheme, "strict")
     if chunks(gold_tags, scheme, "conlleval") == strict_gold and scheme in ("IOB2", "IOE1"):
         assert result.spans.gold_ill_formed == 0
+
+
+def test_iob2_shortcut_equals_seqeval_strict():
+    """IOB2's strict chunks are taken as conlleval's chunks that open with B- (counting.both_rules);
+    seqeval's strict scan agrees on random ill-formed sequences."""
+    from auditor.tasks.tagging.counting import both_rules
+
+    rng = random.Random(5)
+    for _ in range(300):
+        sentences = _random(rng, "IOB2")
+        prefix, types, first, names = flat(sentences)
+        tags = tuple(sorted({t for s in sentences for t in s}))
+        _, strict, ill = both_rules(prefix, types, first, "IOB2", "conlleval", "f", tags,
+                                    np.zeros(prefix.size, np.int64), np.ones(prefix.size, np.int64))
+        expected = spans(prefix, types, first, "IOB2", "strict")
+        assert (strict.start.tolist(), strict.end.tolist(), strict.type.tolist()) == \
+            (expected.start.tolist(), expected.end.tolist(), expected.type.tolist())
+        assert ill.size == spans(prefix, types, first, "IOB2", "conlleval").size - expected.size

@@ -23,7 +23,7 @@ import scipy.sparse
 
 from auditor.errors import InputError
 from auditor.tasks.tagging.align import Aligned
-from auditor.tasks.tagging.schemes import Spans, TagCodes, _previous, check_allowed, spans
+from auditor.tasks.tagging.schemes import PREFIXES, Spans, TagCodes, _previous, check_allowed, spans
 
 ERRORS = ("correct", "wrong_type", "wrong_boundary", "wrong_both", "missed", "spurious")
 #: Error classes stored per sentence (``correct`` follows from the matches).
@@ -67,6 +67,11 @@ def both_rules(prefix: np.ndarray, types: np.ndarray, first: np.ndarray, scheme:
         return spans(prefix, types, first, scheme, "conlleval"), None, _NONE
     previous = _previous(prefix, types, first)
     lenient = spans(prefix, types, first, scheme, "conlleval", previous)
+    if scheme == "IOB2":  # seqeval's strict IOB2 chunks are exactly conlleval's that open with B- (B-X I-X*)
+        opens_b = prefix[lenient.start] == PREFIXES.index("B")
+        strict = Spans(lenient.start[opens_b], lenient.end[opens_b], lenient.type[opens_b])
+        ill = Spans(lenient.start[~opens_b], lenient.end[~opens_b], lenient.type[~opens_b])
+        return (lenient, strict, ill) if rule == "conlleval" else (strict, lenient, ill)
     strict = spans(prefix, types, first, scheme, "strict", previous)
     n = max(int(prefix.size), 1)
     odd = ~np.isin(_keys(lenient, n), _keys(strict, n), assume_unique=True)
