@@ -202,3 +202,23 @@ def test_uner_example_matches_the_datasets_own_counts():
     rich, iob1 = document["systems"]["crf-rich"]["spans"], document["systems"]["crf-rich-iob1"]["spans"]
     assert iob1["micro"] == rich["micro"] and iob1["ill_formed"] > 0 and iob1["other_rule_micro_f1"] == 0.0
     assert rich["other_rule_micro_f1"] == rich["micro"]["f1"]
+
+
+def test_tag_column_iobes_default_strict_and_pos_tags(tmp_path):
+    """--tag-column picks a column of CoNLL-2003-like lines (word POS chunk NER); IOBES gold gets the
+    strict rule by default; tags without prefixes (POS) get token metrics and no spans."""
+    lines = ["EU NNP B-NP S-ORG", "rejects VBZ B-VP O", "German JJ B-NP S-MISC", "call NN I-NP O"]
+    (tmp_path / "g.txt").write_text("\n".join(lines) + "\n")
+    (tmp_path / "p.txt").write_text("\n".join(l.replace("S-MISC", "B-MISC") for l in lines) + "\n")
+    ner = audit(str(tmp_path / "g.txt"), {"p": str(tmp_path / "p.txt")}, options=AuditOptions(bootstrap=0))
+    assert (ner.scheme, ner.rule) == ("IOBES", "strict")
+    assert float(ner.observed["span_micro_precision"][0]) == 1.0  # B-MISC alone never closes: dropped
+    assert float(ner.observed["span_micro_recall"][0]) == 0.5
+    chunked = audit(str(tmp_path / "g.txt"), {"p": str(tmp_path / "p.txt")}, options=AuditOptions(bootstrap=0),
+                    tag_column=3)
+    assert chunked.scheme == "IOB2" and chunked.spans.gold.size == 3
+    pos = audit(str(tmp_path / "g.txt"), {"p": str(tmp_path / "p.txt")}, options=AuditOptions(bootstrap=10),
+                tag_column=2)
+    assert pos.scheme is None and pos.spans is None and float(pos.observed["accuracy"][0]) == 1.0
+    assert "span_micro_f1" not in pos.to_json()["systems"]["p"]["metrics"]
+    assert [s.id for s in pos.report_model(figures=False).sections][:2] == ["summary", "tokens"]
