@@ -7,9 +7,9 @@ The interface :mod:`auditor.tasks` asks for: ``OPTIONS``, :func:`audit`, ``METRI
 """
 from __future__ import annotations
 
-import click
-
 from typing import Any
+
+import click
 
 from auditor.metrics.catalogue import BASE_METRIC_IDS
 from auditor.tasks.tagging.names import SPAN_METRICS, TYPE_PREFIX

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-import numpy as np
 
 from auditor.report.model import (Bullets, Cell, Column, Definition, Facts, Figure, Formula, LedgerEntry, Paragraph,
                                   Report, Row, SCALE_NOTE, Section, Table)
