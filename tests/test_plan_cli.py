@@ -1,0 +1,74 @@
+"""``auditor plan`` on the command line: modes, JSON against its schema, bad input (issue 24)."""
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import jsonschema
+import pytest
+from click.testing import CliRunner
+
+from auditor.cli import cli
+
+SCHEMA = json.loads((resources.files("auditor") / "plan.schema.json").read_text(encoding="utf-8"))
+
+
+def run(*args):
+    return CliRunner().invoke(cli, ["plan", *args], standalone_mode=True)
+
+
+def plan_json(*args):
+    result = run(*args, "--json")
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.output)
+    jsonschema.validate(document, SCHEMA)
+    return document
+
+
+def test_mode_one_json_has_the_issue_keys_and_validates():
+    document = plan_json("--items", "1000", "--accuracy", "0.70", "--difference", "0.02")
+    assert document["schema"] == "auditor-plan/1" and document["mode"] == "accuracy"
+    assert document["power"] == pytest.approx(0.12, abs=0.01)
+    assert document["inputs"]["agreement_given"] is False and "conservative" in document["inputs"]["agreement_note"]
+    for key in ("type_s", "type_m", "detectable_difference", "items_needed"):
+        assert document[key] is not None
+
+
+def test_mode_one_terminal_table_says_the_conservative_case():
+    result = run("--items", "1000", "--accuracy", "0.70", "--difference", "0.02")
+    assert result.exit_code == 0
+    assert "smallest possible" in result.output and "power" in result.output
+
+
+def test_mode_three_json_has_the_curves():
+    document = plan_json("--predictive-power", "--prevalence", "a=0.7,b=0.2,c=0.1")
+    curve = document["predictive_power"]["informedness"]
+    assert curve["value"] == pytest.approx(curve["x"], abs=1e-12)
+    assert "expected confusion matrix" in document["shown"]
+
+
+def test_mode_three_from_a_gold_file(tmp_path):
+    gold = tmp_path / "gold.tsv"
+    gold.write_text("id\tlabel\n1\ta\n2\ta\n3\ta\n4\tb\n", encoding="utf-8")
+    document = plan_json("--predictive-power", "--prevalence-from", str(gold), "--simulate", "50", "--draws", "20")
+    assert document["inputs"]["prevalence"] == {"a": 0.75, "b": 0.25}
+    assert document["simulation"]["items"] == 50
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--items", "0", "--accuracy", "0.7", "--difference", "0.02"], "--items"),
+    (["--items", "100", "--accuracy", "1.5", "--difference", "0.02"], "--accuracy"),
+    (["--items", "100", "--accuracy", "0.7", "--difference", "0.05", "--agreement", "0.97"], "discordant share"),
+    (["--items", "100", "--accuracy", "0.7", "--difference", "0.02", "--agreement", "0.1"], "allow an agreement"),
+    (["--items", "100", "--accuracy", "0.7"], "missing --difference"),
+    (["--predictive-power", "--prevalence", "a=0.7,b=0.6"], "sum to 1"),
+    (["--predictive-power", "--prevalence", "a=1.7,b=-0.7"], "--prevalence"),
+    (["--predictive-power", "--prevalence", "a=0.5,b=0.5", "--accuracy", "0.7"], "--accuracy"),
+    (["--predictive-power"], "exactly one of"),
+])
+def test_bad_input_is_one_clear_error_exit_2_and_no_output(args, message, tmp_path):
+    out = tmp_path / "out"
+    result = run(*args, "-o", str(out))
+    assert result.exit_code == 2, result.output
+    assert message in result.output and "auditor: error:" in result.output
+    assert not out.exists()
