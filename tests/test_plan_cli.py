@@ -72,3 +72,22 @@ def test_bad_input_is_one_clear_error_exit_2_and_no_output(args, message, tmp_pa
     assert result.exit_code == 2, result.output
     assert message in result.output and "auditor: error:" in result.output
     assert not out.exists()
+
+
+def test_mode_two_from_the_example_pilot_validates():
+    document = plan_json("examples/germeval2018/gold.tsv", "examples/germeval2018/systems/word-logreg.tsv",
+                         "examples/germeval2018/systems/word-nb.tsv", "--items", "1000", "--simulations", "20",
+                         "--rounds", "50")
+    assert document["mode"] == "pilot"
+    pair = document["pairs"][0]
+    assert {pair["a"], pair["b"]} == {"word-logreg", "word-nb"}
+    assert 0 <= pair["metrics"]["accuracy"]["power"] <= 1
+    assert set(document["rank_stability"]) == {"p_top_stays", "expected_kendall_tau"}
+
+
+def test_mode_two_needs_items_and_refuses_mode_one_options():
+    base = ["examples/germeval2018/gold.tsv", "examples/germeval2018/systems/word-nb.tsv",
+            "examples/germeval2018/systems/char-svm.tsv"]
+    assert "--items" in run(*base).output
+    result = run(*base, "--items", "100", "--accuracy", "0.7")
+    assert result.exit_code == 2 and "--accuracy" in result.output

@@ -160,3 +160,76 @@ class PredictivePlan:
 
 GUESS_WORDS = {"prevalence": "a label drawn from the prevalence", "uniform": "a uniformly drawn label",
                "majority": "the majority class"}
+
+
+@dataclass(frozen=True)
+class PilotPlan:
+    """Mode 2: power per pair and metric at N, from the pilot's pattern table."""
+
+    result: Any  # auditor.plan.pilot.PilotResult
+
+    @property
+    def signature(self) -> str:
+        r = self.result
+        gold = (r.sources.get("gold") or {}).get("sha256") or "array"
+        return signature("pilot", gold=str(gold)[:12], systems=len(r.systems), pilot_items=r.pilot_items,
+                         items=r.items, simulations=r.simulations, rounds=r.rounds, alpha=r.alpha,
+                         correction=r.correction, seed=r.seed)
+
+    def _power(self, metric: str, index: int) -> tuple[float | None, float | None]:
+        value = float(self.result.power[metric][index])
+        if value != value:
+            return None, None
+        return value, (value * (1 - value) / self.result.simulations) ** 0.5
+
+    def to_json(self) -> dict[str, Any]:
+        from auditor.analyses.significance import primary_method
+
+        r = self.result
+        pairs = []
+        undefined = {}
+        for index, (a, b) in enumerate(r.pairs):
+            metrics = {}
+            for metric in r.metrics:
+                value, se = self._power(metric, index)
+                if value is None:
+                    undefined[f"{a} vs {b}: {metric}"] = "the pilot's difference is 0: no effect to detect"
+                metrics[metric] = {"power": value, "power_se": se, "difference": float(r.pilot_difference[metric][index]),
+                                   "method": primary_method(metric)}
+            pairs.append({"a": a, "b": b, "metrics": metrics})
+        best = r.best_metric()
+        return {
+            "schema": SCHEMA, "signature": self.signature, "mode": "pilot",
+            "inputs": {"systems": list(r.systems), "labels": list(r.labels), "pilot_items": r.pilot_items,
+                       "items": r.items, "simulations": r.simulations, "rounds": r.rounds, "alpha": r.alpha,
+                       "target_power": r.target_power, "correction": r.correction, "seed": r.seed,
+                       "metrics": list(r.metrics), "sources": r.sources},
+            "pairs": pairs,
+            "rank_stability": {"p_top_stays": dict(r.p_top_stays), "expected_kendall_tau": dict(r.expected_kendall_tau)},
+            "separates_best": {"metric": best, "rule": "at N, the metric with the most pairs at or above the target "
+                                                       "power, then the highest mean power"},
+            "method": "pattern counts ~ Multinomial(N, pilot pattern shares), R simulations; on each, the audit's "
+                      "paired tests (exact McNemar for accuracy, approximate randomisation otherwise), adjusted over "
+                      "the pairs of each metric; power = share with adjusted p < alpha and the pilot's sign",
+            "undefined": undefined, "references": [CARD],
+        }
+
+    def terminal_lines(self, columns: Any = ()) -> list[str]:
+        r = self.result
+        lines = [f"Planning from a pilot of {r.pilot_items:,} items: power at N = {r.items:,} "
+                 f"({r.simulations} simulated test sets, {r.correction}, alpha = {r.alpha:g})",
+                 f"  {'pair':<40}" + "".join(f"{m[:12]:>13}" for m in r.metrics)]
+        for index, (a, b) in enumerate(r.pairs):
+            cells = [self._power(m, index)[0] for m in r.metrics]
+            lines.append(f"  {(a + ' vs ' + b)[:40]:<40}" + "".join(f"{format_value(c, 'number'):>13}" for c in cells))
+        lines.append(f"  {'P(top stays on top)':<40}" + "".join(f"{format_value(r.p_top_stays[m], 'number'):>13}"
+                                                                for m in r.metrics))
+        lines.append(f"  {'E[Kendall tau-b]':<40}" + "".join(f"{format_value(r.expected_kendall_tau[m], 'number'):>13}"
+                                                             for m in r.metrics))
+        lines.append(f"  separates the systems best at N: {r.best_metric() or '—'}")
+        return lines
+
+    def report_model(self, figures: bool) -> Any:
+        from auditor.plan.pages import pilot_page
+
+        return pilot_page(self, figures)

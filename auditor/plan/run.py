@@ -17,7 +17,7 @@ from auditor.errors import UsageError
 MODE_OPTIONS = {
     "accuracy": ("accuracy", "difference", "agreement"),
     "predictive_power": ("prevalence", "prevalence_from", "guess", "simulate", "draws"),
-    "pilot": ("rounds", "correction", "labels"),
+    "pilot": ("rounds", "correction", "labels", "simulations"),
 }
 FORMATS = ("html", "pdf", "json", "md")
 FILE_NAMES = {"html": "plan.html", "pdf": "plan.pdf", "json": "plan.json", "md": "plan.md"}
@@ -51,6 +51,7 @@ def plan(gold: str | None = None, systems: Iterable[str] = (), **options: Any) -
         return plan_pilot(gold, systems, items=options["items"], alpha=options.get("alpha", 0.05),
                           target_power=options.get("target_power", 0.8), rounds=options.get("rounds") or 1000,
                           correction=options.get("correction") or "holm", labels=options.get("labels"),
+                          simulations=options.get("simulations") or 200,
                           seed=options.get("seed", 12345))
     _refuse_others("accuracy", options)
     missing = [name for name in ("items", "accuracy", "difference") if options.get(name) is None]
