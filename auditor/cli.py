@@ -376,7 +376,7 @@ def metrics(metric: str | None) -> None:
 @click.option("--seed", type=int, default=DEFAULTS.seed, show_default=True, help="Seed of every random draw.")
 @click.option("--json", "as_json", is_flag=True, help="Print the plan JSON (schema auditor-plan/1).")
 @click.option("--output", "-o", "outdir", type=click.Path(file_okay=False), help="Write the plan pages here.")
-@click.option("--format", "formats", default="html,pdf,json", show_default=True, help="Subset of html,pdf,json,md.")
+@click.option("--format", "formats", default="html,pdf,json", show_default=True, help="Subset of html,pdf,json.")
 def plan(gold: str | None, systems: tuple[str, ...], as_json: bool, outdir: str | None, formats: str,
          **options: Any) -> None:
     """Plan a test set: power, detectable difference and items needed (--items --accuracy --difference), from a

@@ -19,8 +19,8 @@ MODE_OPTIONS = {
     "predictive_power": ("prevalence", "prevalence_from", "guess", "simulate", "draws"),
     "pilot": ("rounds", "correction", "labels", "simulations"),
 }
-FORMATS = ("html", "pdf", "json", "md")
-FILE_NAMES = {"html": "plan.html", "pdf": "plan.pdf", "json": "plan.json", "md": "plan.md"}
+FORMATS = ("html", "pdf", "json")
+FILE_NAMES = {"html": "plan.html", "pdf": "plan.pdf", "json": "plan.json"}
 
 
 def _refuse_others(mode: str, given: Mapping[str, Any]) -> None:
@@ -92,24 +92,21 @@ def parse_formats(text: str) -> tuple[str, ...]:
 
 def write(result: Any, outdir: str | os.PathLike, formats: Iterable[str]) -> list[Any]:
     """Write the chosen outputs into ``outdir`` as one set (all or nothing), through the audit's
-    renderers: the report model for HTML, PDF and Markdown, the JSON document for JSON."""
+    renderers: the report model through the HTML template (and weasyprint for the PDF), the JSON
+    document for JSON."""
     from auditor.formats.html import render_html
     from auditor.formats.json import render_json
-    from auditor.formats.markdown import render_md
     from auditor.formats.output import write_files
     from auditor.formats.pdf import render_pdf
 
     chosen = tuple(formats)
     files: dict[str, str | bytes] = {}
-    model = result.report_model("html" in chosen or "pdf" in chosen) if set(chosen) - {"json"} else None
-    html = render_html(model) if "html" in chosen or "pdf" in chosen else None
+    html = render_html(result.report_model(True)) if "html" in chosen or "pdf" in chosen else None
     for name in chosen:
         if name == "json":
             files[FILE_NAMES[name]] = render_json(result.to_json())
         elif name == "html":
             files[FILE_NAMES[name]] = html
-        elif name == "pdf":
-            files[FILE_NAMES[name]] = render_pdf(html)
         else:
-            files[FILE_NAMES[name]] = render_md(model)
+            files[FILE_NAMES[name]] = render_pdf(html)
     return write_files(outdir, files)
