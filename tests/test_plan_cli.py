@@ -91,3 +91,18 @@ def test_mode_two_needs_items_and_refuses_mode_one_options():
     assert "--items" in run(*base).output
     result = run(*base, "--items", "100", "--accuracy", "0.7")
     assert result.exit_code == 2 and "--accuracy" in result.output
+
+
+def test_the_readme_planning_commands_work():
+    import re
+    import shlex
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Planning a test set", 1)[1].split("\n## ", 1)[0]
+    commands = [line for line in section.splitlines() if line.startswith("auditor plan")]
+    assert len(commands) == 3
+    for line in commands:
+        for variant in (re.sub(r"\s*\[[^\]]*\]", "", line), line.replace("[", "").replace("]", "")):
+            result = CliRunner().invoke(cli, shlex.split(variant)[1:])
+            assert result.exit_code == 0, (variant, result.output)
