@@ -18,8 +18,9 @@ no k qualifies). So, exactly, with ``h(d) = P(W ≥ d − k_d)``:
   exaggeration ratio), using ``E[W 1{W ≥ c}] = dπ P(Bin(d − 1, π) ≥ c − 1)``;
 
 (Gelman & Carlin 2014, abstract: Type S is the probability that a significant estimate has the
-wrong sign, Type M the factor by which it exaggerates the effect; Card et al. 2020 report both
-for NLP comparisons). ``P(d)`` is summed over ``mean ± 12 sd`` of d (the rest is below 1e-30).
+wrong sign, Type M the factor by which it exaggerates the effect; Card et al. 2020 estimate all
+three by simulation in the accuracy notebook of their released code, ``compute_power``, with the
+same definitions: power counts significant results of the true sign). ``P(d)`` is summed over ``mean ± 12 sd`` of d (the rest is below 1e-30).
 
 Items needed: power saw-tooths in N (the exact test's critical values jump), so "the smallest N
 from which on the power stays ≥ target" is proved, not assumed. ``h_low(d) = min_{d' ≥ d} h(d')``
