@@ -131,3 +131,17 @@ def test_power_is_a_probability_and_splits_the_rejections(n, accuracy, differenc
 def test_bad_inputs_get_one_clear_error(args, message):
     with pytest.raises(UsageError, match=message):
         hypothesis(*args)
+
+
+def test_items_needed_when_the_bound_only_covers_the_cap(monkeypatch):
+    # With the cap at 15,000 items, the Hoeffding tail cannot reach the target within the d any
+    # N <= 15,000 reaches: the bound then proves "stays" up to the cap only, and says so.
+    import auditor.plan.power as module
+
+    monkeypatch.setattr(module, "MAX_ITEMS", 15_000)
+    h = hypothesis(1000, 0.70, 0.02)
+    found = items_needed(h)
+    assert found.proved_to == 15_000
+    assert found.items == 11477  # as without the cap (test above)
+    for m in range(found.items - 30, 15_001, 7):
+        assert (power(h, m).power >= 0.8) == (m >= found.items), m

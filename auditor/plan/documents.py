@@ -36,7 +36,8 @@ METHODS = {
     "type_m": "E[|observed difference| | the test rejects] / D: the exaggeration ratio (Gelman & Carlin 2014)",
     "detectable_difference": "smallest D with power ≥ target at N",
     "items_needed": f"smallest N ≤ {MAX_ITEMS:,} with power ≥ target at every larger N: a nondecreasing lower "
-                    "bound of the power covers every N from checked_to + 1 on, every N below it is computed exactly",
+                    "bound of the power covers every N from checked_to + 1 on (up to bound_up_to when that is not null), every N "
+                    "from checked_from to checked_to is computed exactly",
 }
 
 
@@ -79,7 +80,8 @@ class AccuracyPlan:
             "detectable_difference_method": {"method": self.detectable.method,
                                              "tolerance": self.detectable.tolerance},
             "items_needed": self.needed.items,
-            "items_needed_checked": {"from": self.needed.checked_from, "to": self.needed.checked_to},
+            "items_needed_checked": {"from": self.needed.checked_from, "to": self.needed.checked_to,
+                                     "bound_up_to": self.needed.proved_to},
             "undefined": undefined, "methods": METHODS, "references": [CARD, GELMAN],
         }
 

@@ -140,23 +140,25 @@ def critical_counts(d: np.ndarray, alpha: float) -> np.ndarray:
     """``k_d``: largest k with ``min(1, 2·bdtr(k, d, ½)) < α`` for every d (−1 when none).
 
     Starts from the normal approximation and steps until the exact condition holds at k and
-    fails at k + 1, evaluated with ``scipy.special.bdtr`` as ``mcnemar_exact`` does.
+    fails at k + 1, evaluated with ``scipy.special.bdtr`` as ``mcnemar_exact`` does; only the
+    entries not yet settled are evaluated again.
     """
     d = np.asarray(d, dtype=np.int64)
     z = stats.norm.isf(alpha / 2)
     k = np.clip(np.floor(d / 2 - z * np.sqrt(d) / 2), -1, d).astype(np.int64)
 
-    def rejects(kk: np.ndarray) -> np.ndarray:
-        ok = kk >= 0
-        p = np.minimum(1.0, 2.0 * special.bdtr(np.maximum(kk, 0), d, 0.5))
-        return ok & (p < alpha)
+    def rejects(kk: np.ndarray, dd: np.ndarray) -> np.ndarray:
+        p = np.minimum(1.0, 2.0 * special.bdtr(np.maximum(kk, 0), dd, 0.5))
+        return (kk >= 0) & (kk <= dd) & (p < alpha)
 
+    todo = np.arange(d.size)
     for _ in range(10_000):
-        up = rejects(k + 1) & (k + 1 <= d)
-        down = (k >= 0) & ~rejects(k)
-        if not up.any() and not down.any():
+        if not todo.size:
             return k
-        k = k + up - down
+        kk, dd = k[todo], d[todo]
+        step = rejects(kk + 1, dd).astype(np.int64) - (~rejects(kk, dd) & (kk >= 0))
+        k[todo] = kk + step
+        todo = todo[step != 0]
     raise RuntimeError("critical_counts did not converge")  # pragma: no cover
 
 
@@ -219,20 +221,25 @@ def hoeffding_floor(d: np.ndarray, h: Hypothesis) -> np.ndarray:
 
 
 class _Envelope:
-    """h(d) exactly for d ≤ top, and the nondecreasing lower bound h_low(d) of the module docstring."""
+    """h(d) exactly for d ≤ top, and the nondecreasing lower bound h_low(d) of the module docstring.
 
-    def __init__(self, h: Hypothesis, top: int) -> None:
+    Beyond ``top`` the Hoeffding bound b(d) (increasing) stands in for h; when ``top`` is the
+    largest d any N ≤ MAX_ITEMS reaches (``capped``), no tail is needed for N ≤ MAX_ITEMS and the
+    bound then covers only those N.
+    """
+
+    def __init__(self, h: Hypothesis, top: int, capped: bool) -> None:
         self.h = h
         self.top = top
-        d = np.arange(top + 1, dtype=np.int64)
-        self.exact = win_given_discordant(d, h)
-        tail = float(hoeffding_floor(np.array([top + 1]), h)[0])
-        self.low = np.minimum(np.minimum.accumulate(self.exact[::-1])[::-1], tail)
-        self.tail = tail
+        self.exact = win_given_discordant(np.arange(top + 1, dtype=np.int64), h)
+        self.tail = float(hoeffding_floor(np.array([top + 1]), h)[0])
+        self.capped = capped and self.tail < h.target_power
+        suffix_min = np.minimum.accumulate(self.exact[::-1])[::-1]
+        self.low = suffix_min if self.capped else np.minimum(suffix_min, self.tail)
 
     def lower(self, d: np.ndarray) -> np.ndarray:
         inside = d <= self.top
-        return np.where(inside, self.low[np.minimum(d, self.top)], hoeffding_floor(d, self.h))
+        return np.where(inside, self.low[np.minimum(d, self.top)], 0.0 if self.capped else hoeffding_floor(d, self.h))
 
     def lower_bound(self, n: int) -> float:
         """L(n) = E[h_low(d_n)]: nondecreasing in n, at most the power at n."""
@@ -241,16 +248,17 @@ class _Envelope:
 
 
 def _envelope(h: Hypothesis) -> _Envelope:
-    """An envelope whose Hoeffding tail already reaches the target (or covers every d ≤ MAX_ITEMS)."""
+    """An envelope whose Hoeffding tail reaches the target, or one that covers every d that an
+    N ≤ MAX_ITEMS reaches (with less than 1e-30 of its mass beyond)."""
     last = int(_window(MAX_ITEMS, h.discordant)[-1])
     z = stats.norm.isf(h.alpha / 2) + stats.norm.isf(1 - h.target_power)
     guess = (z / (2 * (h.win_share - 0.5))) ** 2 if h.win_share > 0.5 else float(last)
     top = int(min(last, max(1000.0, 4 * guess)))
     while True:
-        envelope = _Envelope(h, top)
+        envelope = _Envelope(h, top, capped=top >= last)
         if envelope.tail >= h.target_power or top >= last:
             return envelope
-        top = min(last, 2 * top)
+        top = min(last, 4 * top)
 
 
 def _first_passing(predicate: Any, low: int, high: int) -> int:
@@ -285,40 +293,41 @@ def _powers(h: Hypothesis, exact: np.ndarray, first: int, last: int) -> np.ndarr
 
 @dataclass(frozen=True)
 class ItemsNeeded:
-    """Smallest N from which on the power stays ≥ target; ``checked_to`` the N up to which it was
-    computed exactly (the bound L(N) ≥ target covers every N beyond); None with ``undefined``."""
+    """Smallest N from which on the power stays ≥ target; every N in [checked_from, checked_to] was
+    computed exactly, every larger N is covered by the bound: for every N when ``proved_to`` is
+    None, else up to ``proved_to``. ``items`` None with ``undefined`` saying why."""
 
     items: int | None
     checked_from: int | None
     checked_to: int | None
+    proved_to: int | None = None
     undefined: str | None = None
 
 
 def items_needed(h: Hypothesis) -> ItemsNeeded:
     """The smallest N ≤ MAX_ITEMS such that power(n) ≥ target for every n ≥ N (module docstring)."""
-    envelope = _envelope(h)
     target = h.target_power
+    if power(h, MAX_ITEMS).power < target:
+        return ItemsNeeded(None, None, None, None, f"the power at {MAX_ITEMS:,} items is below {target:g}")
+    envelope = _envelope(h)
     bound_from = _first_passing(lambda n: envelope.lower_bound(n) >= target, 1, MAX_ITEMS)
+    proved_to = MAX_ITEMS if envelope.capped else None
     if bound_from > MAX_ITEMS:
-        if power(h, MAX_ITEMS).power < target:
-            return ItemsNeeded(None, None, None, f"the power stays below {target:g} up to {MAX_ITEMS:,} items")
-        return ItemsNeeded(None, None, None, f"the power reaches {target:g} below {MAX_ITEMS:,} items, but that it "
-                                             f"stays there could not be proved within {MAX_ITEMS:,} items")
-    # walk down from bound_from − 1 (step doubling) to an N that fails, then check every N above it
-    exact = envelope.exact if envelope.top >= _window(bound_from, h.discordant)[-1] else \
-        win_given_discordant(np.arange(_window(bound_from, h.discordant)[-1] + 1), h)
-    step, start = 1, bound_from - 1
+        return ItemsNeeded(None, None, None, proved_to, f"the power reaches {target:g} by {MAX_ITEMS:,} items, but "
+                                                        f"that it stays there could not be proved within {MAX_ITEMS:,}")
+    top = int(_window(bound_from, h.discordant)[-1])
+    exact = envelope.exact if envelope.top >= top else win_given_discordant(np.arange(top + 1), h)
+    step, start = 1, bound_from - 1  # walk down (step doubling) to an N that fails, then check every N above it
     while start >= 1 and power(h, start).power >= target:
         step *= 2
         start = max(0, bound_from - step) if start > 1 else 0
-    if start < 1:
-        start = 1
+    start = max(start, 1)
     if bound_from - 1 < start:
-        return ItemsNeeded(bound_from, None, None)
+        return ItemsNeeded(bound_from, None, None, proved_to)
     values = _powers(h, exact, start, bound_from - 1)
     failing = np.flatnonzero(values < target)
     first_ok = start + int(failing[-1]) + 1 if failing.size else start
-    return ItemsNeeded(first_ok, start, bound_from - 1)
+    return ItemsNeeded(first_ok, start, bound_from - 1, proved_to)
 
 
 # ------------------------------------------------------------------ detectable difference
