@@ -145,3 +145,19 @@ def test_items_needed_when_the_bound_only_covers_the_cap(monkeypatch):
     assert found.items == 11477  # as without the cap (test above)
     for m in range(found.items - 30, 15_001, 7):
         assert (power(h, m).power >= 0.8) == (m >= found.items), m
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(20, 2000), st.floats(0.5, 0.99), st.floats(0.001, 0.2), st.floats(0.001, 0.2))
+def test_power_grows_with_the_difference_at_a_fixed_agreement(n, agreement, first, second):
+    # pi = 1/2 + D / (2(1 - G)) grows with D and W | d grows stochastically with pi; the critical
+    # counts do not depend on D: so the power cannot fall (the basis of detectable_difference's bisection)
+    small, large = sorted((first, second))
+    if large > 1 - agreement:
+        return
+    accuracy = (1 - large) / 2 if (1 - large) / 2 + large <= 1 else 0.3
+    low = hypothesis(n, accuracy, small, agreement) if abs(2 * accuracy + small - 1) <= agreement else None
+    high = hypothesis(n, accuracy, large, agreement) if abs(2 * accuracy + large - 1) <= agreement else None
+    if low is None or high is None:
+        return
+    assert power(low).power <= power(high).power + 1e-12

@@ -48,7 +48,7 @@ POINTS = 101
 #: Shares must sum to 1 within this.
 SUM_TOLERANCE = 1e-3
 #: Most items and draws a simulation accepts (memory: draws · x points · k² floats).
-MAX_SIMULATED_CELLS = 50_000_000
+MAX_SIMULATED_CELLS = 10_000_000
 SHOWN = "values of the expected confusion matrix, f(E[C]) with E[C]/N = x·diag(p) + (1 − x)·p·qᵀ"
 SIMULATED = ("expected values at N, E[f(C)], from draws with gold rows fixed at N·p and row i ~ "
              "Multinomial(N·pᵢ, x·eᵢ + (1 − x)·q); mean and the 2.5 % and 97.5 % quantiles of the defined draws")
