@@ -370,6 +370,8 @@ def metrics(metric: str | None) -> None:
 @click.option("--simulate", type=int, help="Also simulate the model at this N (expected values at N).")
 @click.option("--draws", type=int, help="Draws per x of --simulate (default 1000).")
 @click.option("--simulations", type=int, help="Simulated test sets of N items (mode 2; default 200).")
+@click.option("--sizes", help="More test-set sizes to simulate, e.g. 500,1000,4000 (mode 2): which metric needs the "
+                              "fewest items.")
 @click.option("--rounds", type=int, help="Approximate-randomisation rounds per simulated test (mode 2; default 1000).")
 @click.option("--correction", type=click.Choice(CORRECTIONS), help="Correction over pairs (mode 2; default holm).")
 @click.option("--labels", help="Comma-separated label set (mode 2).")

@@ -102,3 +102,19 @@ def test_same_seed_same_plan_and_bad_inputs():
         plan_pilot_counts(counts, items=0)
     with pytest.raises(UsageError, match="at least two"):
         plan_pilot_counts(pilot("word-logreg"), items=100)
+
+
+def test_more_sizes_name_the_metric_needing_the_fewest_items():
+    counts = pilot("word-logreg", "char-svm", "word-nb")
+    result = plan_pilot_counts(counts, items=400, simulations=30, rounds=50, seed=2, sizes=(100, 3200),
+                               metric_ids=("accuracy", "macro_f1"))
+    for metric, by_size in result.mean_power_by_size.items():
+        assert sorted(by_size) == [100, 400, 3200]
+        assert by_size[100] <= by_size[3200]  # 32 times the items: far more power
+    reached = {m: min([n for n, v in s.items() if v >= 0.8], default=None) for m, s in result.mean_power_by_size.items()}
+    if len(set(reached.values())) > 1 and None not in reached.values():
+        assert result.best_metric() == min(reached, key=reached.get)
+    # the power at N is the same whether or not other sizes were simulated (each size has its own stream)
+    alone = plan_pilot_counts(counts, items=400, simulations=30, rounds=50, seed=2, metric_ids=("accuracy", "macro_f1"))
+    for metric in alone.metrics:
+        assert np.array_equal(alone.power[metric], result.power[metric], equal_nan=True)

@@ -208,8 +208,11 @@ class PilotPlan:
                        "metrics": list(r.metrics), "sources": r.sources},
             "pairs": pairs,
             "rank_stability": {"p_top_stays": dict(r.p_top_stays), "expected_kendall_tau": dict(r.expected_kendall_tau)},
-            "separates_best": {"metric": best, "rule": "at N, the metric with the most pairs at or above the target "
-                                                       "power, then the highest mean power"},
+            "separates_best": {"metric": best, "rule": "the smallest size at which the metric's mean power over the "
+                                                       "pairs reaches the target; then, at N, the most pairs at or "
+                                                       "above the target, then the highest mean power",
+                               "mean_power_by_size": {m: {str(n): v for n, v in sizes.items()}
+                                                      for m, sizes in r.mean_power_by_size.items()}},
             "method": "pattern counts ~ Multinomial(N, pilot pattern shares), R simulations; on each, the audit's "
                       "paired tests (exact McNemar for accuracy, approximate randomisation otherwise), adjusted over "
                       "the pairs of each metric; power = share with adjusted p < alpha and the pilot's sign",
@@ -228,7 +231,11 @@ class PilotPlan:
                                                                 for m in r.metrics))
         lines.append(f"  {'E[Kendall tau-b]':<40}" + "".join(f"{format_value(r.expected_kendall_tau[m], 'number'):>13}"
                                                              for m in r.metrics))
-        lines.append(f"  separates the systems best at N: {r.best_metric() or '—'}")
+        for metric, sizes in r.mean_power_by_size.items():
+            if len(sizes) > 1:
+                lines.append(f"  mean power of {metric} by N: " + ", ".join(
+                    f"{n:,}: {format_value(v, 'number')}" for n, v in sorted(sizes.items())))
+        lines.append(f"  separates the systems with the fewest items: {r.best_metric() or '—'}")
         return lines
 
     def report_model(self, figures: bool) -> Any:

@@ -175,7 +175,8 @@ def pilot_page(plan: Any, figures: bool) -> Report:
                    ("Planned test set", f"N = {r.items:,} items, {r.simulations} simulations"),
                    ("Tests", f"the audit's own, α = {r.alpha:g}, {r.correction} over the pairs of each metric"),
                    ("Method", document["method"]),
-                   ("Separates the systems best at N", document["separates_best"]["metric"] or "—")))
+                   ("Separates the systems with the fewest items", document["separates_best"]["metric"] or "—"),
+                   ("Rule", document["separates_best"]["rule"])))
     blocks = (facts,
               Table("table-pilot-power", f"Power per pair and metric at N = {r.items:,} (bold: at least the target "
                                          f"{r.target_power:g}; Monte Carlo standard error ≤ "

@@ -14,13 +14,14 @@ pairs of each metric with the audit's correction (Holm by default). Then, per pa
   share the top equally), and the expected Kendall τ-b between the ranking at N and the pilot's
   (:func:`auditor.analyses.rankings.kendall_tau_b`; an undefined value ranks last, as the audit ranks).
 
-The metric whose pairs reach the target power most often (then the highest mean power) at N is
-named as the one that separates the systems with the fewest items (at N; no search over N).
+The metric that separates the systems with the fewest items: with more sizes asked for, the one
+whose mean power over the pairs reaches the target at the smallest of them; otherwise (and on
+ties) the one whose pairs reach the target most often at N, then the highest mean power at N.
 Monte Carlo error: a power p from R simulations has standard error √(p(1 − p)/R), reported.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -118,28 +119,30 @@ class PilotResult:
     expected_kendall_tau: Mapping[str, float | None]
     sources: Mapping[str, Any]
 
+    #: metric id -> {N: mean power over the pairs} at every size asked for (N included).
+    mean_power_by_size: Mapping[str, Mapping[int, float | None]] = field(default_factory=dict)
+
     def best_metric(self) -> str | None:
-        """The metric whose pairs most often reach the target power at N (then highest mean power)."""
-        scored = [(np.nansum(self.power[m] >= self.target_power), np.nanmean(self.power[m]), m)
+        """The metric that separates the systems with the fewest items: the smallest size whose mean
+        power over the pairs reaches the target (sizes of ``mean_power_by_size``), ties and metrics
+        that never reach it ranked by the pairs at or above the target at N, then the mean power at N."""
+        def smallest(metric: str) -> float:
+            reached = [n for n, value in self.mean_power_by_size.get(metric, {}).items()
+                       if value is not None and value >= self.target_power]
+            return min(reached) if reached else float("inf")
+
+        scored = [(-smallest(m), np.nansum(self.power[m] >= self.target_power), np.nanmean(self.power[m]), m)
                   for m in self.metrics if not np.isnan(self.power[m]).all()]
-        return max(scored)[2] if scored else None
+        return max(scored)[3] if scored else None
 
 
-def plan_pilot_counts(counts: Counts, *, items: int, alpha: float = 0.05, target_power: float = 0.8,
-                      simulations: int = SIMULATIONS, rounds: int = 1000, correction: str = "holm",
-                      seed: int = 12345, metric_ids: Iterable[str] = TEST_METRICS,
-                      sources: Mapping[str, Any] | None = None) -> PilotResult:
-    """Mode 2 on a pilot's counts (module docstring)."""
-    _check(counts, items, alpha, target_power, simulations, rounds, correction)
-    metrics = [REGISTRY.metrics[REGISTRY.resolve(m)] for m in metric_ids]
-    S = len(counts.systems)
-    pairs = list(combinations(range(S), 2))
-    pilot_values = compute(counts.confusion.astype(np.float64), metrics, counts.labels_given)
-    pilot_difference = {m.id: np.array([pilot_values[m.id][a] - pilot_values[m.id][b] for a, b in pairs])
-                        for m in metrics}
+def _simulate_at(counts: Counts, metrics: Sequence[Metric], pairs: Sequence[tuple[int, int]],
+                 pilot_difference: Mapping[str, np.ndarray], items: int, *, simulations: int, rounds: int,
+                 alpha: float, correction: str, seed: int) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """Power per metric and pair at ``items``, and every simulation's metric values (R, S)."""
     drawn = resample(counts, items, simulations, seed)
     hits = {m.id: np.zeros(len(pairs)) for m in metrics}
-    values = {m.id: np.empty((simulations, S)) for m in metrics}
+    values = {m.id: np.empty((simulations, len(counts.systems))) for m in metrics}
     for r in range(simulations):  # one simulated test set at a time: its items are built once
         simulated = simulated_counts(counts, drawn[r])
         stream = int(np.random.SeedSequence([seed, items, r + 1]).generate_state(1)[0])
@@ -150,12 +153,37 @@ def plan_pilot_counts(counts: Counts, *, items: int, alpha: float = 0.05, target
             hits[m.id] += (adjusted[m.id] < alpha) & (np.sign(difference[m.id]) == np.sign(pilot_difference[m.id]))
             values[m.id][r] = scores[m.id]
     power = {m.id: np.where(pilot_difference[m.id] == 0, np.nan, hits[m.id] / simulations) for m in metrics}
+    return power, values
+
+
+def plan_pilot_counts(counts: Counts, *, items: int, alpha: float = 0.05, target_power: float = 0.8,
+                      simulations: int = SIMULATIONS, rounds: int = 1000, correction: str = "holm",
+                      seed: int = 12345, metric_ids: Iterable[str] = TEST_METRICS,
+                      sources: Mapping[str, Any] | None = None, sizes: Iterable[int] = ()) -> PilotResult:
+    """Mode 2 on a pilot's counts (module docstring); ``sizes``: more test-set sizes at which the
+    mean power per metric is simulated too (to find the metric needing the fewest items)."""
+    sizes = sorted({int(n) for n in sizes} | {items}) if sizes else [items]
+    for size in sizes:
+        _check(counts, size, alpha, target_power, simulations, rounds, correction)
+    metrics = [REGISTRY.metrics[REGISTRY.resolve(m)] for m in metric_ids]
+    pairs = list(combinations(range(len(counts.systems)), 2))
+    pilot_values = compute(counts.confusion.astype(np.float64), metrics, counts.labels_given)
+    pilot_difference = {m.id: np.array([pilot_values[m.id][a] - pilot_values[m.id][b] for a, b in pairs])
+                        for m in metrics}
+    by_size: dict[str, dict[int, float | None]] = {m.id: {} for m in metrics}
+    for size in sizes:
+        size_power, size_values = _simulate_at(counts, metrics, pairs, pilot_difference, size, simulations=simulations,
+                                               rounds=rounds, alpha=alpha, correction=correction, seed=seed)
+        for m in metrics:
+            by_size[m.id][size] = None if np.isnan(size_power[m.id]).all() else float(np.nanmean(size_power[m.id]))
+        if size == items:
+            power, values = size_power, size_values
     stability = {m.id: rank_stability(pilot_values[m.id], values[m.id]) for m in metrics}
     return PilotResult(counts.systems, counts.labels, counts.n_items, items, simulations, rounds, alpha, target_power,
                        correction, seed, tuple(m.id for m in metrics),
                        tuple((counts.systems[a], counts.systems[b]) for a, b in pairs), pilot_difference, power,
                        {m: s[0] for m, s in stability.items()}, {m: s[1] for m, s in stability.items()},
-                       dict(sources or {}))
+                       dict(sources or {}), by_size)
 
 
 def _check(counts: Counts, items: Any, alpha: Any, target_power: Any, simulations: Any, rounds: Any,
@@ -178,7 +206,7 @@ def _check(counts: Counts, items: Any, alpha: Any, target_power: Any, simulation
 
 def plan_pilot(gold: str, systems: Sequence[str], *, items: int, alpha: float = 0.05, target_power: float = 0.8,
                simulations: int = SIMULATIONS, rounds: int = 1000, correction: str = "holm",
-               labels: str | Sequence[str] | None = None, seed: int = 12345) -> Any:
+               labels: str | Sequence[str] | None = None, seed: int = 12345, sizes: Iterable[int] = ()) -> Any:
     """Mode 2 from files: read and align the pilot as the audit does, then :func:`plan_pilot_counts`."""
     from auditor.io.load import label_column, parse_system_argument
     from auditor.io.validate import align
@@ -195,5 +223,5 @@ def plan_pilot(gold: str, systems: Sequence[str], *, items: int, alpha: float = 
     table = align(label_column(gold, "<gold>"), [(n, label_column(p, f"<{n}>")) for n, p in named.items()], labels)
     result = plan_pilot_counts(table.counts(), items=items, alpha=alpha, target_power=target_power,
                                simulations=simulations, rounds=rounds, correction=correction, seed=seed,
-                               sources=table.sources)
+                               sources=table.sources, sizes=sizes)
     return PilotPlan(result)

@@ -17,7 +17,7 @@ from auditor.errors import UsageError
 MODE_OPTIONS = {
     "accuracy": ("accuracy", "difference", "agreement"),
     "predictive_power": ("prevalence", "prevalence_from", "guess", "simulate", "draws"),
-    "pilot": ("rounds", "correction", "labels", "simulations"),
+    "pilot": ("rounds", "correction", "labels", "simulations", "sizes"),
 }
 FORMATS = ("html", "pdf", "json")
 FILE_NAMES = {"html": "plan.html", "pdf": "plan.pdf", "json": "plan.json"}
@@ -51,7 +51,7 @@ def plan(gold: str | None = None, systems: Iterable[str] = (), **options: Any) -
         return plan_pilot(gold, systems, items=options["items"], alpha=options.get("alpha", 0.05),
                           target_power=options.get("target_power", 0.8), rounds=options.get("rounds") or 1000,
                           correction=options.get("correction") or "holm", labels=options.get("labels"),
-                          simulations=options.get("simulations") or 200,
+                          simulations=options.get("simulations") or 200, sizes=_sizes(options.get("sizes")),
                           seed=options.get("seed", 12345))
     _refuse_others("accuracy", options)
     missing = [name for name in ("items", "accuracy", "difference") if options.get(name) is None]
@@ -63,6 +63,17 @@ def plan(gold: str | None = None, systems: Iterable[str] = (), **options: Any) -
 
     return plan_accuracy(options["items"], options["accuracy"], options["difference"], options.get("agreement"),
                          alpha=options.get("alpha", 0.05), target_power=options.get("target_power", 0.8))
+
+
+def _sizes(text: str | None) -> tuple[int, ...]:
+    """``--sizes 500,1000,2000`` -> (500, 1000, 2000)."""
+    if not text:
+        return ()
+    try:
+        return tuple(int(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise UsageError(f"--sizes: expected whole numbers separated by commas (e.g. 500,1000,2000), found {text!r}") \
+            from None
 
 
 def _predictive(options: Mapping[str, Any]) -> Any:
