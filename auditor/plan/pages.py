@@ -22,7 +22,7 @@ def _references(keys: Sequence[str]) -> Section:
 
 
 def _line_chart(rows: list[dict[str, Any]], x: dict[str, Any], y: dict[str, Any], colour: str | None,
-                rule: float | None = None) -> str:
+                rule: float | None = None, points: list[dict[str, Any]] | None = None) -> str:
     from auditor.report.charts import WIDTH, spec_svg
 
     encoding: dict[str, Any] = {"x": x, "y": y}
@@ -34,6 +34,9 @@ def _line_chart(rows: list[dict[str, Any]], x: dict[str, Any], y: dict[str, Any]
         layers.append({"data": {"values": [{"target": rule}]}, "mark": {"type": "rule", "strokeDash": [4, 3],
                                                                          "color": "#b2182b"},
                        "encoding": {"y": {"field": "target", "type": "quantitative"}}})
+    if points:
+        layers.append({"data": {"values": points}, "mark": {"type": "point", "filled": True, "size": 22},
+                       "encoding": encoding})
     return spec_svg({"data": {"values": rows}, "width": WIDTH - 200, "height": 240, "layer": layers})
 
 
@@ -114,12 +117,19 @@ def predictive_page(plan: Any, figures: bool) -> Report:
         data = [{"x": r.x[i], "metric": metric, "value": round(100 * r.values[metric][i], 3)}
                 for metric in CURVE_METRICS if metric in r.values for i in range(len(r.x))
                 if r.values[metric][i] is not None]
+        points = None
+        if r.simulation is not None:
+            points = [{"x": x, "metric": metric, "value": round(100 * value, 3)}
+                      for metric in CURVE_METRICS if metric in r.simulation["metrics"]
+                      for x, value in zip(r.simulation["x"], r.simulation["metrics"][metric]["mean"]) if value is not None]
         svg = _line_chart(data, {"field": "x", "type": "quantitative", "title": "x (share of items the model gets "
                                                                               "right by knowing)"},
-                          {"field": "value", "type": "quantitative", "title": "value ×100"}, "metric")
+                          {"field": "value", "type": "quantitative", "title": "value ×100"}, "metric", points=points)
         blocks.append(Figure("figure-predictive", "Each metric of the expected confusion matrix against the model's "
                                                   "predictive power x (Vickers et al. 2023, Figure 1). Informedness "
-                                                  "is the diagonal: it equals x." + _coinciding(r), svg))
+                                                  "is the diagonal: it equals x." + _coinciding(r)
+                             + (f" Dots: the mean of {r.simulation['draws']} simulated test sets of "
+                                f"{r.simulation['items']:,} items (expected values at N)." if points else ""), svg))
     blocks.append(Table("table-predictive", "Every catalogue metric against x (values of the expected matrix); "
                                             "x = 0 is the chance value.", "metric", columns, rows, "tiny"))
     if r.simulation is not None:

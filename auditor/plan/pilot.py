@@ -5,7 +5,8 @@ The pilot (gold and S systems on N₀ items) gives the shares w_u of its item pa
 items from the same population is simulated as pattern counts ``n ~ Multinomial(N, w)``
 (R simulations, seeded): the pilot's differences are taken as the truth. On each simulated test
 set the audit's own paired tests run — exact McNemar for accuracy, approximate randomisation for
-the other key metrics (:mod:`auditor.analyses.significance`) — and p-values are adjusted over the
+the other key metrics (:mod:`auditor.analyses.significance`), with the audit's rounds rule
+(:func:`~auditor.analyses.significance.randomisation_rounds`) — and p-values are adjusted over the
 pairs of each metric with the audit's correction (Holm by default). Then, per pair and metric:
 
 * power = share of simulations where the adjusted p < α **and** the simulated difference has the
@@ -28,8 +29,8 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from auditor.analyses.rankings import kendall_tau_b
-from auditor.analyses.significance import (MCNEMAR, RANDOMISATION, TEST_METRICS, adjust, approximate_randomisation,
-                                           discordant_counts, mcnemar_exact, primary_method)
+from auditor.analyses.significance import (RANDOMISATION, TEST_METRICS, adjust, approximate_randomisation,
+                                           discordant_counts, mcnemar_exact, primary_method, randomisation_rounds)
 from auditor.errors import UsageError
 from auditor.io.counts import Counts
 from auditor.metrics.catalogue import compute
@@ -170,6 +171,8 @@ def plan_pilot_counts(counts: Counts, *, items: int, alpha: float = 0.05, target
     pilot_values = compute(counts.confusion.astype(np.float64), metrics, counts.labels_given)
     pilot_difference = {m.id: np.array([pilot_values[m.id][a] - pilot_values[m.id][b] for a, b in pairs])
                         for m in metrics}
+    # as the audit does: enough rounds that a corrected randomisation p can fall below alpha at all
+    rounds = randomisation_rounds(rounds, len(pairs), alpha)
     by_size: dict[str, dict[int, float | None]] = {m.id: {} for m in metrics}
     for size in sizes:
         size_power, size_values = _simulate_at(counts, metrics, pairs, pilot_difference, size, simulations=simulations,

@@ -36,6 +36,9 @@ def plan(gold: str | None = None, systems: Iterable[str] = (), **options: Any) -
     """Run the mode the options ask for; returns its result (``to_json``, ``terminal_lines``,
     ``report_model``)."""
     systems = tuple(systems)
+    seed = options.get("seed", 12345)
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
+        raise UsageError(f"--seed: expected an integer from 0 to 2**64-1, found {seed!r}")
     if options.get("predictive_power"):
         if gold is not None:
             raise UsageError("--predictive-power needs no GOLD or SYSTEMS; give the class shares with --prevalence "
