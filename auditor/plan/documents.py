@@ -92,10 +92,11 @@ class AccuracyPlan:
                  f"agreement G = {h.agreement:.4g}" + ("" if h.agreement_given else " (the smallest possible)")]
         if not h.agreement_given:
             lines.append(f"  note: {CONSERVATIVE_NOTE}")
-        rows = [("power", f.power), ("P(reject)", f.p_reject), ("Type S", f.type_s), ("Type M", f.type_m),
-                (f"detectable D (power {h.target_power:g})", self.detectable.difference)]
-        lines += [f"  {name:<28} {format_value(value, 'number') if value is None or value < 10 else f'{value:.3g}'}"
-                  for name, value in rows]
+        detectable = self.detectable.difference
+        rows = [("power", format_value(f.power, "number")), ("P(reject)", format_value(f.p_reject, "number")),
+                ("Type S", format_value(f.type_s, "number")), ("Type M", format_value(f.type_m, "number")),
+                (f"detectable D (power {h.target_power:g})", "—" if detectable is None else f"{detectable:.4f}")]
+        lines += [f"  {name:<28} {text}" for name, text in rows]
         lines.append(f"  {f'items needed (power {h.target_power:g})':<28} "
                      f"{self.needed.items if self.needed.items is not None else '—'}")
         lines += [f"  {key}: undefined: {reason}" for key, reason in self.to_json()["undefined"].items()]
