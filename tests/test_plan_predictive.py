@@ -96,3 +96,13 @@ def test_bad_guess_and_simulation_sizes_are_refused():
         model({"a": 0.5, "b": 0.5}, guess="oracle")
     with pytest.raises(UsageError, match="--simulate"):
         model({"a": 0.5, "b": 0.5}, items=0)
+
+
+def test_balanced_curves_are_the_model_at_uniform_prevalence():
+    result = model({"a": 0.7, "b": 0.2, "c": 0.1}, points=11)
+    balanced = model({"a": 1 / 3, "b": 1 / 3, "c": 1 / 3}, points=11)
+    for metric in result.metrics:
+        assert result.balanced[metric] == pytest.approx(balanced.values[metric], abs=1e-12)
+    # with balanced classes accuracy = x + (1 - x)/k and does not depend on prevalence any more
+    x = np.array(result.x)
+    assert np.array(result.balanced["accuracy"]) == pytest.approx(x + (1 - x) / 3)

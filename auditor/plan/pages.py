@@ -132,11 +132,24 @@ def predictive_page(plan: Any, figures: bool) -> Report:
                                 f"{r.simulation['items']:,} items (expected values at N)." if points else ""), svg))
     blocks.append(Table("table-predictive", "Every catalogue metric against x (values of the expected matrix); "
                                             "x = 0 is the chance value.", "metric", columns, rows, "tiny"))
+    blocks.append(_bending_table(r))
     if r.simulation is not None:
         blocks += _simulation_blocks(r)
     sections = (Section("model", "The predictive-power model", tuple(blocks)), _references([VICKERS]))
     return Report("Test-set plan: predictive-power model", f"{len(r.labels)} classes, guessing: {r.guess}",
                   plan.signature, SCALE, sections, ())
+
+
+def _bending_table(r: Any) -> Table:
+    """Each metric at chance (x = 0) and at x = ½ under this prevalence and with balanced classes."""
+    middle = len(r.x) // 2
+    columns = (Column("x=0"), Column("x=0 balanced"), Column(f"x={r.x[middle]:g}"),
+               Column(f"x={r.x[middle]:g} balanced"))
+    rows = tuple(Row(metric, (Cell(r.values[metric][0], "score"), Cell(r.balanced[metric][0], "score"),
+                              Cell(r.values[metric][middle], "score"), Cell(r.balanced[metric][middle], "score")))
+                 for metric in r.metrics if metric in r.balanced)
+    return Table("table-bending", "How the prevalence bends each metric: the same model with every class at share "
+                                  "1/k (balanced) beside this prevalence.", "metric", columns, rows, "tiny")
 
 
 def _coinciding(r: Any) -> str:

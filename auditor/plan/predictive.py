@@ -155,6 +155,8 @@ class PredictiveResult:
     linear: Mapping[str, bool]
     simulation: Mapping[str, Any] | None = None
     metrics: tuple[str, ...] = field(default=())
+    #: The same curves with every class at share 1/k (same guess rule): what the prevalence changes.
+    balanced: Mapping[str, list[float | None]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -163,7 +165,8 @@ class PredictiveResult:
             dict(zip(self.labels, self.q)), "shown": SHOWN,
             "predictive_power": {
                 metric_id: {"x": list(self.x), "value": self.values[metric_id], "linear": self.linear[metric_id],
-                            "at_chance": self.values[metric_id][0], "undefined": self.undefined[metric_id]}
+                            "at_chance": self.values[metric_id][0], "undefined": self.undefined[metric_id],
+                            "value_at_uniform_prevalence": self.balanced.get(metric_id)}
                 for metric_id in self.metrics},
         }
         if self.simulation is not None:
@@ -195,8 +198,11 @@ def model(prevalence: Mapping[str, float], *, guess: str = "prevalence", points:
     simulation = None
     if items is not None:
         simulation = _simulation(p, q, metrics, items, draws, seed)
+    uniform = np.full(p.size, 1.0 / p.size)  # the same model on balanced classes: how prevalence bends each curve
+    balanced = compute(expected_matrices(uniform, guess_distribution(uniform, guess), x), metrics)
     return PredictiveResult(labels, tuple(p), guess, tuple(float(v) for v in q), tuple(float(v) for v in x),
-                            curves, undefined, linear, simulation, tuple(m.id for m in metrics))
+                            curves, undefined, linear, simulation, tuple(m.id for m in metrics),
+                            {m.id: _nullable(balanced[m.id]) for m in metrics})
 
 
 def _simulation(p: np.ndarray, q: np.ndarray, metrics: Sequence[Metric], items: Any, draws: Any,
