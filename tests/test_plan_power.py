@@ -161,3 +161,14 @@ def test_power_grows_with_the_difference_at_a_fixed_agreement(n, agreement, firs
     if low is None or high is None:
         return
     assert power(low).power <= power(high).power + 1e-12
+
+
+def test_the_summed_discordant_counts_hold_all_the_mass_even_when_the_mean_is_small():
+    from scipy.stats import binom
+
+    from auditor.plan.power import _window
+
+    for n, q in [(1000, 0.001), (20, 0.5), (10**6, 0.3), (5, 1.0), (10**7, 1e-6)]:
+        d = _window(n, q)
+        left_out = binom.cdf(d[0] - 1, n, q) + binom.sf(d[-1], n, q)
+        assert left_out < 2e-30

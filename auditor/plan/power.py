@@ -20,7 +20,8 @@ no k qualifies). So, exactly, with ``h(d) = P(W ≥ d − k_d)``:
 (Gelman & Carlin 2014, abstract: Type S is the probability that a significant estimate has the
 wrong sign, Type M the factor by which it exaggerates the effect; Card et al. 2020 estimate all
 three by simulation in the accuracy notebook of their released code, ``compute_power``, with the
-same definitions: power counts significant results of the true sign). ``P(d)`` is summed over ``mean ± 12 sd`` of d (the rest is below 1e-30).
+same definitions: power counts significant results of the true sign). ``P(d)`` is summed over the
+d that carry all but 2e-30 of its mass (a Bernstein bound, :func:`_window`).
 
 Items needed: power saw-tooths in N (the exact test's critical values jump), so "the smallest N
 from which on the power stays ≥ target" is proved, not assumed. ``h_low(d) = min_{d' ≥ d} h(d')``
@@ -50,8 +51,8 @@ from auditor.errors import UsageError
 
 #: Largest test set items_needed looks at.
 MAX_ITEMS = 10**7
-#: Standard deviations of d summed on each side of its mean.
-WINDOW_SD = 12.0
+#: ln(1e30): the binomial mass of d left out of every sum is below 2e-30 (:func:`_window`).
+TAIL_LOG = math.log(1e30)
 CONSERVATIVE_NOTE = ("no --agreement given: the smallest agreement the two accuracies allow, |A + B − 1| "
                      "(the most discordant items, the conservative case)")
 
@@ -163,10 +164,15 @@ def critical_counts(d: np.ndarray, alpha: float) -> np.ndarray:
 
 
 def _window(n: int, q: float) -> np.ndarray:
-    """Discordant counts d carrying all but < 1e-30 of Binomial(n, q)."""
-    mean, sd = n * q, math.sqrt(max(n * q * (1 - q), 0.0))
-    low = max(0, int(math.floor(mean - WINDOW_SD * sd - 1)))
-    high = min(n, int(math.ceil(mean + WINDOW_SD * sd + 1)))
+    """Discordant counts d carrying all but < 2e-30 of Binomial(n, q).
+
+    Bernstein's inequality, P(|d − nq| ≥ t) ≤ 2 exp(−t² / (2(σ² + t/3))), is below 2e-30 for
+    t = L/3 + √((L/3)² + 2Lσ²), L = ln(1e30) (heavier than normal tails when nq is small are covered).
+    """
+    mean, variance = n * q, max(n * q * (1 - q), 0.0)
+    spread = TAIL_LOG / 3 + math.sqrt((TAIL_LOG / 3) ** 2 + 2 * TAIL_LOG * variance)
+    low = max(0, int(math.floor(mean - spread)))
+    high = min(n, int(math.ceil(mean + spread)))
     return np.arange(low, high + 1, dtype=np.int64)
 
 
@@ -249,7 +255,7 @@ class _Envelope:
 
 def _envelope(h: Hypothesis) -> _Envelope:
     """An envelope whose Hoeffding tail reaches the target, or one that covers every d that an
-    N ≤ MAX_ITEMS reaches (with less than 1e-30 of its mass beyond)."""
+    N ≤ MAX_ITEMS reaches (with less than 2e-30 of its mass beyond)."""
     last = int(_window(MAX_ITEMS, h.discordant)[-1])
     z = stats.norm.isf(h.alpha / 2) + stats.norm.isf(1 - h.target_power)
     guess = (z / (2 * (h.win_share - 0.5))) ** 2 if h.win_share > 0.5 else float(last)
@@ -276,7 +282,7 @@ def _first_passing(predicate: Any, low: int, high: int) -> int:
 
 def _powers(h: Hypothesis, exact: np.ndarray, first: int, last: int) -> np.ndarray:
     """Exact power at every n in [first, last] from one forward recursion of the pmf of d in n:
-    P_{n+1}(d) = (1 − q) P_n(d) + q P_n(d − 1), on a window holding all but < 1e-30 of each."""
+    P_{n+1}(d) = (1 − q) P_n(d) + q P_n(d − 1), on a window holding all but < 2e-30 of each."""
     q = h.discordant
     low, high = int(_window(first, q)[0]), int(_window(last, q)[-1])
     d = np.arange(low, high + 1)
