@@ -106,3 +106,22 @@ def test_the_readme_planning_commands_work():
         for variant in (re.sub(r"\s*\[[^\]]*\]", "", line), line.replace("[", "").replace("]", "")):
             result = CliRunner().invoke(cli, shlex.split(variant)[1:])
             assert result.exit_code == 0, (variant, result.output)
+
+
+def test_installed_console_script_plans_and_fails_with_exit_2():
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    beside_python = Path(sys.executable).parent / "auditor"
+    executable = str(beside_python) if beside_python.exists() else shutil.which("auditor")
+    if executable is None:
+        pytest.skip("console script not installed")
+    completed = subprocess.run([executable, "plan", "--items", "500", "--accuracy", "0.7", "--difference", "0.02",
+                                "--agreement", "0.975", "--json"], capture_output=True, text=True, timeout=120)
+    assert completed.returncode == 0, completed.stderr
+    assert json.loads(completed.stdout)["items_needed"] == 503
+    failed = subprocess.run([executable, "plan", "--items", "500", "--accuracy", "0.7", "--difference", "0.5",
+                             "--agreement", "0.9"], capture_output=True, text=True, timeout=120)
+    assert failed.returncode == 2 and failed.stderr.count("auditor: error:") == 1 and not failed.stdout
