@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 from numbers import Integral, Real
-from typing import Any, Mapping, Sequence
+from typing import Any, Literal, Mapping, Sequence, get_args
 
 from auditor.errors import InputError, UsageError
 
@@ -20,7 +20,9 @@ from auditor.errors import InputError, UsageError
 MAX_SEED = 2**64 - 1
 #: Training shares must sum to 1 within this (three-decimal shares such as 0.333 x 3 pass).
 SUM_TOLERANCE = 1e-3
-CORRECTIONS = ("holm", "bh")
+#: Multiple-comparison corrections: Holm's step-down, Benjamini-Hochberg.
+Correction = Literal["holm", "bh"]
+CORRECTIONS: tuple[str, ...] = get_args(Correction)
 DEPLOYMENT_WORDS = ("uniform", "test", "unknown")
 #: Monte Carlo draws per chance baseline (and per system's shuffle): with R = 1000 the smallest
 #: shuffle p-value is 1/1001 and the standard error of a quantile of the draws is a few per
@@ -46,11 +48,24 @@ class AuditOptions:
     bootstrap: int = 1000
     seed: int = 12345
     alpha: float = 0.05
-    correction: str = "holm"
+    correction: Correction = "holm"
     training_prevalence: Mapping[str, float] | None = None
     deployment_prevalence: str | Mapping[str, float] | None = None
     rare_classes_matter: bool = False
     plugins: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """Every option that changes the numbers, as given (after checking); ``null`` when unset."""
+        def shares(value: Any) -> Any:
+            return dict(value) if isinstance(value, Mapping) else value
+
+        return {
+            "labels": None if self.labels is None else list(self.labels),
+            "bootstrap": self.bootstrap, "seed": self.seed, "alpha": self.alpha, "correction": self.correction,
+            "training_prevalence": shares(self.training_prevalence),
+            "deployment_prevalence": shares(self.deployment_prevalence),
+            "rare_classes_matter": self.rare_classes_matter, "plugins": list(self.plugins),
+        }
 
 
 def check_options(options: Any) -> None:

@@ -29,6 +29,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from auditor.io.source import Source
 from auditor.errors import InputError, UsageError
 from auditor.io.counts import Counts
 from auditor.io.validate import check_given_labels, is_missing, single_class_error
@@ -200,14 +201,11 @@ def confusion_counts(
     margins = _check_margins(confusion, [(system, path) for system, (_, _, _, path) in read.items()], order)
     n = int(margins.sum())
     margin_hash = hashlib.sha256(("\x1f".join(order) + "|" + ",".join(str(int(x)) for x in margins)).encode())
-    sources: dict[str, dict[str, Any]] = {
-        "gold": {"path": "", "kind": "row sums of the confusion matrices", "sha256": margin_hash.hexdigest(),
-                 "n_items": n},
-    }
+    sources = {"gold": Source("", margin_hash.hexdigest(), n, kind="row sums of the confusion matrices")}
     for system, (_, matrix, digest, path) in read.items():
         if digest is None:
             digest = hashlib.sha256(np.ascontiguousarray(matrix, dtype=np.int64).tobytes()).hexdigest()
-        sources[system] = {"path": path, "kind": "confusion matrix", "sha256": digest, "n_items": n}
+        sources[system] = Source(path, digest, n, kind="confusion matrix")
     counts = Counts(labels=tuple(order), systems=tuple(read), gold=None, predictions=None, confusion=confusion,
                     labels_given=labels is not None)
     return counts, sources

@@ -18,6 +18,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from auditor.io.source import Source
 from auditor.errors import InputError, UsageError
 from auditor.io.column import MISSING_LABELS, LabelColumn
 
@@ -38,8 +39,8 @@ class LabelTable:
         gold and predicted labels.
     gold_codes : int array (N,) of gold codes into ``labels``.
     system_codes : system name -> int array (N,) of predicted codes, aligned to the gold.
-    sources : ``"gold"`` and each system name -> ``{"path", "sha256", "n_items"}`` (and
-        ``"skipped_lines"`` for files: reason -> number of lines without an item).
+    sources : ``"gold"`` and each system name -> its :class:`~auditor.io.source.Source` (path,
+        sha256, n_items, and for files the lines without an item by reason).
     labels_given : True when ``labels`` came from ``--labels``.
     """
 
@@ -47,7 +48,7 @@ class LabelTable:
     labels: tuple[str, ...]
     gold_codes: np.ndarray
     system_codes: dict[str, np.ndarray]
-    sources: dict
+    sources: dict[str, Source]
     labels_given: bool = False
 
     @property
@@ -385,8 +386,6 @@ def _label_order(columns: list[LabelColumn], labels: list[str] | None) -> list[s
     return list(labels)
 
 
-def _source(column: LabelColumn) -> dict:
-    source = {"path": column.source, "sha256": column.sha256, "n_items": len(column)}
-    if column.lines is not None:
-        source["skipped_lines"] = dict(column.skipped)
-    return source
+def _source(column: LabelColumn) -> Source:
+    return Source(column.source, column.sha256, len(column),
+                  skipped_lines=None if column.lines is None else dict(column.skipped))

@@ -61,6 +61,7 @@ def _svg(spec: Mapping[str, Any]) -> str:
 
 
 _NUMBER = re.compile(r"(?<![\w#])(?<!offset=\")(-?\d+\.\d{2,})")
+spec_svg = _svg  # public: the SVG of any Vega-Lite spec, styled as the report's charts (used by auditor.plan)
 
 
 def unique_ids(svg: str, salt: str = "") -> str:
