@@ -10,10 +10,11 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass
+from pathlib import Path
 from numbers import Integral, Real
 from typing import Any, Literal, Mapping, Sequence, get_args
 
-from auditor.errors import UsageError
+from auditor.errors import InputError, UsageError
 
 #: Largest seed: numpy's SeedSequence takes any non-negative integer; 64 bits is plenty.
 MAX_SEED = 2**64 - 1
@@ -189,3 +190,26 @@ def check_names(labels: Sequence[str], systems: Sequence[str]) -> None:
                 hint = "; name the system with NAME=PATH" if kind == "system name" else ""
                 raise UsageError(f"{kind} {name!r} holds a lone surrogate (U+{ord(str(name)[error.start]):04X}) at "
                                  f"character {error.start + 1}; expected valid Unicode text{hint}") from None
+
+
+def parse_system_argument(argument: str) -> tuple[str, str]:
+    """Split a command-line SYSTEM argument into ``(name, path)`` (here, not in the CLI, because
+    the planner and the task kinds read SYSTEM arguments too).
+
+    ``NAME=PATH`` names the system; a bare ``PATH`` is named by its file stem. A string that
+    is an existing file is always a bare path, even if it contains ``=``.
+
+    Raises
+    ------
+    InputError
+        If the name or the path part of ``NAME=PATH`` is empty.
+    """
+    if os.path.isfile(argument) or "=" not in argument:
+        return Path(argument).stem, argument
+    name, path = argument.split("=", 1)
+    if not name.strip() or not path:
+        raise InputError(
+            f"system argument {argument!r}: empty {'name' if not name.strip() else 'path'}; "
+            f"expected PATH or NAME=PATH"
+        )
+    return name.strip(), path

@@ -23,6 +23,7 @@ from auditor.analyses.profile import profile
 from auditor.errors import InputError, UsageError
 from auditor.io.counts import Counts
 from auditor.io.load import LabelColumn, label_column
+from auditor.io.names import PREDICTIONS
 from auditor.io.source import Source
 from auditor.io.validate import LabelTable, align
 from auditor.metrics.catalogue import describe, per_class_table, prevalence_vector
@@ -99,13 +100,14 @@ class Inputs:
 
 
 def gather(gold: Any, systems: Mapping[str, Any], labels: Sequence[str] | None = None) -> LabelTable:
-    """Read (from paths) or wrap (arrays, lists, Series) and align gold and system labels."""
+    """Read (from paths) or wrap (arrays, lists, Series) and align gold and system labels; a system's
+    file is read as predictions (of a gold copy and a prediction column, the prediction)."""
     if not isinstance(systems, Mapping):
         raise InputError(f"systems: expected a mapping of system name to predictions, e.g. "
                          f"{{'A': [...]}}; found {type(systems).__name__}")
     return align(
         label_column(gold, "<gold>"),
-        [(name, label_column(value, f"<{name}>")) for name, value in systems.items()],
+        [(name, label_column(value, f"<{name}>", PREDICTIONS)) for name, value in systems.items()],
         labels,
     )
 

@@ -14,6 +14,7 @@ digits leave several integers possible, each definition's value is a range.
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Mapping, Sequence
@@ -22,7 +23,7 @@ import numpy as np
 
 from auditor.claims.parse import decimals
 from auditor.errors import InputError, UsageError
-from auditor.io.class_table import ClassRow, read_class_table
+from auditor.io.class_table import ClassRow, ClassTable, read_class_table
 from auditor.io.confusion import read_matrix
 from auditor.metrics.registry import ConfusionStats
 
@@ -184,39 +185,14 @@ def class_options(p: float, hp: float, r: float, hr: float, support: int, n: int
     return ClassOptions(pair(0), pair(total // 2), pair(total - 1), total, sampled)
 
 
-def from_class_table(rows: Sequence[ClassRow]) -> Evidence:
-    """Evidence from a paper's per-class precision, recall, support (and optional F1)."""
-    parsed, scale = _parse_class_rows(rows)
-    labels = tuple(row.label for row in rows)
-    support = np.array([s[0] for _, _, _, s, _ in parsed])
-    if (support <= 0).any() or (support != np.round(support)).any() or (support > MAX_SUPPORT).any():
-        raise InputError(f"per-class table: support must be a positive whole number of gold items "
-                         f"(at most {MAX_SUPPORT:.0e})")
-    n = int(support.sum())
-    problems: list[str] = []
-    notes: list[str] = []
-    budget = max(100, MAX_TP_OPTIONS // len(rows))
-    options = [_row_options(row, p, r, s, f, scale, n, budget, problems, notes) for row, p, r, s, f in parsed]
-    unknown_predicted = [labels[i] for i, option in enumerate(options)
-                         if None in (option.first[1], option.middle[1], option.last[1])]
-    if unknown_predicted:
-        notes.append(f"predicted count of {', '.join(unknown_predicted)} unknown (no true positive and precision 0); "
-                     "taken as the gap to N")
-    exact = all(option.count == 1 for option in options)
-    candidates, missing = _candidate_tables(options, support, n, exact)
-    middle = candidates[-1]
-    if not missing and abs(middle.col.sum() - middle.n) > 0.5 and exact:
-        problems.append(f"predicted counts reconstructed from precision sum to {middle.col.sum():.0f}, but the gold "
-                        f"supports sum to N = {middle.n:.0f}: the table is incomplete or inconsistent")
-    if not exact:
-        notes.append("the printed digits allow several whole-number tables; values are ranges")
-    return Evidence(labels, "per-class table", tuple(candidates), exact, _counts(labels, middle), tuple(problems),
-                    tuple(notes))
-
-
-def _parse_class_rows(rows: Sequence[ClassRow]) -> tuple[list[tuple[Any, ...]], float]:
-    """Each row's printed numbers with their rounding (value, half-unit), and the scale (100 when
-    the table prints percentages); a class count, precision or recall out of range is an error."""
+def _parsed_rows(rows: Sequence[ClassRow]) -> tuple[list[Any], float, np.ndarray]:
+    """Each row's printed numbers as (value, half unit), the scale (100 when printed in percent)
+    and the supports; a class named twice, too few or too many classes, values outside their
+    range and supports that are not whole numbers refused."""
+    named = Counter(row.label for row in rows)
+    repeated = [label for label, times in named.items() if times > 1]
+    if repeated:
+        raise InputError(f"per-class table: class {repeated[0]!r} appears twice; expected one row per class")
     if len(rows) < 2:
         raise InputError("per-class table: expected at least 2 classes")
     if len(rows) > MAX_CLASSES:
@@ -230,46 +206,78 @@ def _parse_class_rows(rows: Sequence[ClassRow]) -> tuple[list[tuple[Any, ...]], 
             if not 0 <= value / scale <= 1:
                 raise InputError(f"per-class table: class {row.label}: {name} {value:g} is outside "
                                  f"{'0–100 %' if percent else '0–1'}")
-    return parsed, scale
+    support = np.array([s[0] for _, _, _, s, _ in parsed])
+    if (support < 0).any() or (support != np.round(support)).any() or (support > MAX_SUPPORT).any() \
+            or support.sum() <= 0:
+        raise InputError(f"per-class table: support must be a whole number of gold items, 0 or more, and not "
+                         f"0 for every class (at most {MAX_SUPPORT:.0e})")
+    return parsed, scale, support
 
 
-def _row_options(row: ClassRow, printed_p: tuple[float, float], printed_r: tuple[float, float],
-                 printed_s: tuple[float, float], f: tuple[float, float] | None, scale: float, n: int, budget: int,
-                 problems: list[str], notes: list[str]) -> ClassOptions:
-    """The whole-number (TP, predicted) choices of one class that fit its printed P and R; when
-    none fits, the nearest one with the problem said (``problems``, ``notes`` are appended to)."""
-    (p, hp), (r, hr), s = printed_p, printed_r, int(printed_s[0])
-    p, hp, r, hr = p / scale, hp / scale, r / scale, hr / scale
-    found = class_options(p, hp, r, hr, s, n, budget)
-    if found is None:
-        t_lo, t_hi = _integer_range((r - hr) * s, (r + hr) * s)
-        if max(t_lo, 0) > min(t_hi, s):
-            problems.append(f"class {row.label}: recall {row.recall} with support {s} cannot come from a whole "
-                            f"number of true positives ({(r - hr) * s:.2f}–{(r + hr) * s:.2f})")
-            t = int(round(r * s))
-        else:
-            t = max(t_lo, 0)
-            problems.append(f"class {row.label}: precision {row.precision} cannot come from whole numbers given "
-                            f"{t} true positives")
-        # predicted ≈ TP / P, P floored at 1/N so that a printed 0 gives at most N
-        c = min(n, max(t, int(round(t / max(p, 1 / max(n, 1)))))) if t else None
-        found = ClassOptions((t, c), (t, c), (t, c), 1)
-    elif found.sampled:
-        notes.append(f"class {row.label}: more than {budget:,} true-positive counts fit the printed "
-                     f"recall; {budget:,} of them, evenly spaced, were examined")
-    if f is not None:
-        problem = _f1_problem(row, p, hp, r, hr, f[0] / scale, f[1] / scale)
-        if problem:
-            problems.append(problem)
-    return found
+def from_class_table(rows: Sequence[ClassRow] | ClassTable) -> Evidence:
+    """Evidence from a paper's per-class precision, recall, support (and optional F1); a
+    :class:`~auditor.io.class_table.ClassTable`'s summary rows are checked against its classes
+    (:mod:`auditor.claims.summaries`). A support of 0 (a class never in gold) is a class."""
+    summaries = rows.summaries if isinstance(rows, ClassTable) else ()
+    rows = tuple(rows)
+    parsed, scale, support = _parsed_rows(rows)
+    problems, notes = [], []
+    labels = tuple(row.label for row in rows)
+    n = int(support.sum())
+    options: list[ClassOptions] = []
+    budget = max(100, MAX_TP_OPTIONS // len(rows))
+    for row, (p, hp), (r, hr), (s, _), f in parsed:
+        p, hp, r, hr, s = p / scale, hp / scale, r / scale, hr / scale, int(s)
+        found = class_options(p, hp, r, hr, s, n, budget)
+        if found is None:
+            t_lo, t_hi = _integer_range((r - hr) * s, (r + hr) * s)
+            if max(t_lo, 0) > min(t_hi, s):
+                problems.append(f"class {row.label}: recall {row.recall} with support {s} cannot come from a whole "
+                                f"number of true positives ({(r - hr) * s:.2f}–{(r + hr) * s:.2f})")
+                t = int(round(r * s))
+            else:
+                t = max(t_lo, 0)
+                problems.append(f"class {row.label}: precision {row.precision} cannot come from whole numbers given "
+                                f"{t} true positives")
+            # predicted ≈ TP / P, P floored at 1/N so that a printed 0 gives at most N
+            c = min(n, max(t, int(round(t / max(p, 1 / max(n, 1)))))) if t else None
+            found = ClassOptions((t, c), (t, c), (t, c), 1)
+        elif found.sampled:
+            notes.append(f"class {row.label}: more than {budget:,} true-positive counts fit the printed "
+                         f"recall; {budget:,} of them, evenly spaced, were examined")
+        if f is not None:
+            problem = _f1_problem(row, p, hp, r, hr, f[0] / scale, f[1] / scale)
+            if problem:
+                problems.append(problem)
+        options.append(found)
+    unknown_predicted = [labels[i] for i, option in enumerate(options)
+                         if None in (option.first[1], option.middle[1], option.last[1])]
+    if unknown_predicted:
+        notes.append(f"predicted count of {', '.join(unknown_predicted)} unknown (no true positive and precision 0); "
+                     "taken as the gap to N")
+    exact = all(option.count == 1 for option in options)
+    candidates, missing = _candidates(options, support, n, exact)
+    middle = candidates[-1]
+    if not missing and abs(middle.col.sum() - middle.n) > 0.5 and exact:
+        problems.append(f"predicted counts reconstructed from precision sum to {middle.col.sum():.0f}, but the gold "
+                        f"supports sum to N = {middle.n:.0f}: the table is incomplete or inconsistent")
+    if not exact:
+        notes.append("the printed digits allow several whole-number tables; values are ranges")
+    if summaries:
+        found, said = _summary_problems(summaries, parsed, support, scale)
+        problems += found
+        notes += said
+    return Evidence(labels, "per-class table", tuple(candidates), exact, _counts(labels, middle), tuple(problems),
+                    tuple(notes))
 
 
-def _candidate_tables(options: Sequence[ClassOptions], support: np.ndarray, n: int,
-                      exact: bool) -> tuple[list[ConfusionStats], list[int]]:
-    """The tables of the extreme choices per class (fewest / most TP and predictions, which bracket
-    the monotone metrics) and the middle one (the most likely), last; one table when ``exact``.
-    Unknown predicted counts share the gap to N evenly; returns the classes that had one."""
-    candidates, missing = [], []
+def _candidates(options: Sequence[ClassOptions], support: np.ndarray, n: int, exact: bool
+                ) -> tuple[list[ConfusionStats], list[int]]:
+    """Extreme choices per class (fewest / most TP and predictions), which bracket the monotone
+    metrics, then the middle choice, the most likely table (only that one when ``exact``); and the
+    classes whose predicted count is unknown (the gap to N shared evenly among them)."""
+    candidates = []
+    missing: list[int] = []
     for pick in ("first", "last", "middle"):
         diag, col = [], []
         for option in options:
@@ -278,18 +286,41 @@ def _candidate_tables(options: Sequence[ClassOptions], support: np.ndarray, n: i
             col.append(c)
         known = sum(c for c in col if c is not None)
         missing = [i for i, c in enumerate(col) if c is None]
-        for i in missing:  # the gap to N shared evenly (len(missing) > 0 here)
+        for i in missing:
             col[i] = max(0.0, (n - known) / len(missing))
-        candidates.append(stats_from_margins(np.array(diag, float), support, np.array(col, float)))
+        stats = stats_from_margins(np.array(diag, float), support, np.array(col, float))
+        stats.all_labels_active = True  # a class the table lists counts, as scikit-learn's labels= (support 0 too)
+        candidates.append(stats)
         if exact:
             break
     return candidates, missing
 
 
+def _summary_problems(summaries: Sequence[Any], parsed: Sequence[Any], support: np.ndarray, scale: float
+                      ) -> tuple[list[str], list[str]]:
+    """Summary rows against the class rows (:func:`auditor.claims.summaries.check_summaries`)."""
+    from auditor.claims.summaries import check_summaries
+
+    def column(position: int) -> tuple[np.ndarray, np.ndarray]:
+        return (np.array([item[position][0] for item in parsed]) / scale,
+                np.array([item[position][1] for item in parsed]) / scale)
+
+    columns = {"precision": column(1), "recall": column(2)}
+    if all(item[4] is not None for item in parsed):
+        columns["f1"] = column(4)
+
+    def parse(text: str) -> tuple[float, float]:
+        value, half = _number(text)
+        return value / scale, half / scale
+
+    return check_summaries(summaries, columns, support.astype(float), parse)
+
+
 def _f1_problem(row: ClassRow, p: float, hp: float, r: float, hr: float, f: float, hf: float) -> str | None:
     """Whether a printed F1 can be the harmonic mean 2PR / (P + R) of the printed P and R
     within their rounding; the bounds' denominators are floored at EPS (P = R = 0 gives 0)."""
-    low = 2 * (p - hp) * (r - hr) / max((p - hp) + (r - hr), EPS)
+    p_low, r_low = max(p - hp, 0.0), max(r - hr, 0.0)  # a printed 0.00 stands for [0, h], never below 0
+    low = 2 * p_low * r_low / max(p_low + r_low, EPS)
     high = 2 * min(1, p + hp) * min(1, r + hr) / max(min(1, p + hp) + min(1, r + hr), EPS)
     if f + hf < low - EPS or f - hf > high + EPS:
         return (f"class {row.label}: F1 {row.f1} is not the harmonic mean of precision "

@@ -1,6 +1,6 @@
 """Reading slices: one group per gold item (``--slices FILE``), aligned to the gold's items.
 
-Stage *load -> validate* for the slices analysis (:mod:`auditor.analyses.slices`). A slices
+Read and align stages for the slices analysis (:mod:`auditor.analyses.slices`). A slices
 file is read like a label file (:func:`auditor.io.load.read_groups`: the same formats and
 rules, the value column named ``group`` or ``slice``); in-memory groups are a list or array
 (by position) or a dict or pandas Series (by id). Every gold item needs exactly one group:
