@@ -200,10 +200,10 @@ def split_score_files(gold: LabelColumn, systems: Any, labels: Sequence[str] | N
         return systems, {}
     from auditor.io.scores import check_columns, read_scored
 
-    names = sorted(set(gold.categories) | set(labels or ()))
+    names = set(gold.categories) | set(labels or ())  # the labels themselves are checked by align
     systems, scored = dict(systems), {}
     for name, value in list(systems.items()):
-        if isinstance(value, (str, os.PathLike)) and (found := read_scored(value, names)) is not None:
+        if isinstance(value, (str, os.PathLike)) and (found := read_scored(value, sorted(names, key=str))) is not None:
             systems[name], scored[name] = found
     check_columns(scored, gold.categories)
     return systems, scored
