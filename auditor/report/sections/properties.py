@@ -76,7 +76,7 @@ def _findings_table(ctx: Context, table: Any) -> Table:
     """What the probes found on this data: the range of chance scores at this k and the properties
     that failed on the systems' own confusion matrices."""
     k = str(len(ctx.labels))
-    names = {"monotonicity": "PI", "class_sensitivity": "PII", "prevalence_invariance": "PIV"}
+    names = {"monotonicity": "PI", "prevalence_invariance": "PIV"}  # a witness of these is a failure
     rows = []
     for entry in table:
         if ctx.family(entry.metric_id) == "calibrated":
@@ -84,23 +84,25 @@ def _findings_table(ctx: Context, table: Any) -> Table:
         chance = entry.chance_baselines.get(k)
         span = (Cell("—") if chance is None or chance.min is None else
                 Cell(f"{_pct(chance.min)} to {_pct(chance.max)}"))
-        own = [f"{names[key]} ({w.system})" for key, w in entry.witnesses.items()
-               if key in names and w.system is not None]
+        broken = [f"{names[key]} ({'on ' + w.system if w.system is not None else 'synthetic'})"
+                  for key, w in entry.witnesses.items() if key in names]
         rows.append(Row(ctx.short(entry.metric_id), (
             span, Cell(_mark(entry.probed["chance_correction"])),
-            Cell(", ".join(own) if own else "none"))))
+            Cell(", ".join(broken) if broken else "none"))))
     return Table("table-properties-data", f"What the probes found on this data (k = {k} classes): the scores of "
                  "classifiers that ignore their input (×100, lowest to highest over the probed gold prevalences and "
-                 "prediction shares), the chance correction that follows, and the properties a change of one item "
-                 "or a rescaled class broke on a system's own confusion matrix.", "Metric",
-                 (Column("Chance scores"), Column("PV"), Column("Broken on your systems' matrices")), tuple(rows),
+                 "prediction shares), the chance correction that follows, and whether one more item (PI) or a "
+                 "rescaled class (PIV) moved the score the wrong way, with where the smallest such case was found "
+                 "(a system's own confusion matrix, or a synthetic one; appendix “Property witnesses”).", "Metric",
+                 (Column("Chance scores"), Column("PV"), Column("PI / PIV broken")), tuple(rows),
                  "small")
 
 
 def _pct(x: float) -> str:
-    from auditor.formatting import format_value
+    """A chance score ×100; the probe's floating-point dust (|x| < 1e-9, e.g. −3e−10) is 0."""
+    from auditor.formatting import format_value, typographic_minus
 
-    return format_value(x, "score")
+    return typographic_minus(format_value(0.0 if abs(x) < 1e-9 else x, "score"))
 
 
 def witnesses_section(ctx: Context) -> Section | None:

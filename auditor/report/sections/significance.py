@@ -13,6 +13,9 @@ from auditor.report.model import Bullets, Cell, Column, Facts, Figure, Paragraph
 from auditor.report.tables import _density
 
 
+#: The tests by name, never by id.
+TEST_NAMES = {"mcnemar_exact": "exact McNemar test", "approximate_randomisation": "approximate randomisation"}
+
 #: Up to this many systems the significance section shows a full pairwise p-value matrix per
 #: tested metric; beyond it, each system against the top one (every test is in audit.json).
 MATRIX_MAX_SYSTEMS = 12
@@ -51,7 +54,7 @@ def significance_section(ctx: Context) -> Section | None:
                             "with p ≥ α).", "System",
                             tuple(Column(ctx.short(m), ctx.name(m)) for m in metric_ids), rows,
                             _density(len(metric_ids)), for_paper=True))
-        blocks.append(Bullets(tuple(f"{ctx.name(m)}: {', '.join(v.systems)} ({v.test})"
+        blocks.append(Bullets(tuple(f"{ctx.name(m)}: {', '.join(v.systems)} ({TEST_NAMES.get(v.test, v.test)})"
                                     for m, v in best_set.items()), "Best set per metric"))
     ranks = boot.rank_probabilities
     if ranks:
