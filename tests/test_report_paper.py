@@ -571,3 +571,24 @@ def test_templates_come_from_the_copy_of_the_code_that_runs():
     folder = Path(str(_template_dir()))
     assert folder in (root / "templates", root.parent / "templates")
     assert load_template("summary.md.j2") == (folder / "summary.md.j2").read_text(encoding="utf-8")
+
+
+def test_bold_means_the_best_set_on_page_one_and_in_the_metric_table(germeval, germeval_model):
+    leaders = germeval.verdict.leaders
+    tables = {b.id: b for s in germeval_model.sections for b in s.blocks if getattr(b, "kind", "") == "table"}
+    page_one, metrics = tables["summary-leaderboard"], tables["table-metrics"]
+    for table in (page_one, metrics):
+        labels = [c.label for c in table.columns]
+        for row in table.rows:
+            for label, cell in zip(labels, row.cells):
+                metric_id = next((m for m in germeval.systems[row.header].metrics
+                                  if germeval_model and _short(m) == label), None)
+                expected = metric_id in leaders and row.header in leaders[metric_id]
+                assert cell.strong == expected, (table.id, row.header, label)
+    assert "best set, as on page 1" in metrics.caption
+
+
+def _short(metric_id):
+    from auditor.metrics.registry import REGISTRY
+
+    return REGISTRY.metrics[metric_id].label if metric_id in REGISTRY.metrics else metric_id
