@@ -592,3 +592,12 @@ def _short(metric_id):
     from auditor.metrics.registry import REGISTRY
 
     return REGISTRY.metrics[metric_id].label if metric_id in REGISTRY.metrics else metric_id
+
+
+def test_math_is_typeset_in_html_and_user_names_are_left_alone():
+    from auditor.formats.html import math_html
+
+    html = str(math_html("Prevalence p_i; multi-class R_K; Σ_{c≠d} o_cd; label x_y; id macro_f1; <b>"))
+    assert "<i>p</i><sub><i>i</i></sub>" in html and "<i>R</i><sub><i>K</i></sub>" in html
+    assert "Σ<sub><i>c≠d</i></sub> <i>o</i><sub><i>cd</i></sub>" in html
+    assert "x_y" in html and "macro_f1" in html and "&lt;b&gt;" in html
