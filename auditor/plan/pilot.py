@@ -227,6 +227,5 @@ def plan_pilot(gold: str, systems: Sequence[str], *, items: int, alpha: float = 
     table = align(label_column(gold, "<gold>"), [(n, label_column(p, f"<{n}>")) for n, p in named.items()], labels)
     result = plan_pilot_counts(table.counts(), items=items, alpha=alpha, target_power=target_power,
                                simulations=simulations, rounds=rounds, correction=correction, seed=seed,
-                               sources={name: source.to_json() if hasattr(source, "to_json") else dict(source)
-                                        for name, source in table.sources.items()}, sizes=sizes)
+                               sources=table.sources, sizes=sizes)
     return PilotPlan(result)
