@@ -205,6 +205,16 @@ def pilot_page(plan: Any, figures: bool) -> Report:
                                          f"{r.target_power:g}; Monte Carlo standard error ≤ "
                                          f"{50 / np.sqrt(r.simulations):.1f} points).", "pair", columns, rows, "small"),
               Table("table-pilot-ranks", "Rank stability at N.", "", columns, stability, "small"))
+    sizes = sorted({n for by_size in r.mean_power_by_size.values() for n in by_size})
+    if figures and len(sizes) > 1:
+        data = [{"N": n, "metric": metric, "power": round(100 * value, 3)}
+                for metric, by_size in r.mean_power_by_size.items() for n, value in sorted(by_size.items())
+                if value is not None]
+        svg = _line_chart(data, {"field": "N", "type": "quantitative", "title": "items N", "scale": {"type": "log"}},
+                          {"field": "power", "type": "quantitative", "title": "mean power over the pairs ×100",
+                           "scale": {"domain": [0, 100]}}, "metric", 100 * r.target_power, points=data)
+        blocks += (Figure("figure-pilot-sizes", "Mean power over the pairs against the test-set size (simulated at "
+                                                "the sizes asked for; dashed: the target).", svg),)
     sections = (Section("pilot", "Power from a pilot", blocks), _references([CARD]))
     return Report("Test-set plan: from a pilot", f"{len(r.systems)} systems, N = {r.items:,}", plan.signature,
                   SCALE, sections, ())
