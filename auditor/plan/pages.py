@@ -62,7 +62,8 @@ def accuracy_page(plan: Any, figures: bool) -> Report:
         ("Test", TEST),
         ("Items N", f"{h.items:,}"),
         ("Accuracies", f"A = {h.accuracy:g}, B = A + D = {h.accuracy + h.difference:g}"),
-        ("Agreement G", f"{h.agreement:.4g}" + ("" if h.agreement_given else f" — {document['inputs']['agreement_note']}")),
+        ("Agreement G", f"{h.agreement:.4g}"
+         + ("" if h.agreement_given else f" — {document['inputs']['agreement_note']}")),
         ("Level and target", f"α = {h.alpha:g}, target power {h.target_power:g}"),
     ))
     rows = (
@@ -121,7 +122,8 @@ def predictive_page(plan: Any, figures: bool) -> Report:
         if r.simulation is not None:
             points = [{"x": x, "metric": metric, "value": round(100 * value, 3)}
                       for metric in CURVE_METRICS if metric in r.simulation["metrics"]
-                      for x, value in zip(r.simulation["x"], r.simulation["metrics"][metric]["mean"]) if value is not None]
+                      for x, value in zip(r.simulation["x"], r.simulation["metrics"][metric]["mean"])
+                      if value is not None]
         svg = _line_chart(data, {"field": "x", "type": "quantitative", "title": "x (share of items the model gets "
                                                                               "right by knowing)"},
                           {"field": "value", "type": "quantitative", "title": "value ×100"}, "metric", points=points)
