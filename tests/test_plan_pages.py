@@ -41,3 +41,18 @@ def test_plan_writes_html_pdf_and_json_as_a_set(tmp_path):
     assert "Gelman &amp; Carlin (2014)" in html and "<svg" in html
     text = "".join(page.extract_text() for page in PdfReader(out / "plan.pdf").pages)
     assert "Test-set plan: accuracy" in text and "Card, Henderson" in text
+
+
+def test_pilot_page_draws_power_against_size_when_sizes_were_simulated():
+    from auditor.plan.documents import PilotPlan
+    from auditor.plan.pages import pilot_page
+    from test_plan_pilot import pilot
+    from auditor.plan.pilot import plan_pilot_counts
+
+    result = plan_pilot_counts(pilot("word-logreg", "char-svm"), items=300, simulations=10, rounds=40, seed=1,
+                               sizes=(100, 900), metric_ids=("accuracy",))
+    report = pilot_page(PilotPlan(result), figures=True)
+    kinds = [block.kind for block in report.sections[0].blocks]
+    assert kinds.count("figure") == 1 and kinds.count("table") == 2
+    table = report.sections[0].blocks[1]
+    assert table.rows[0].cells[0].value == float(result.power["accuracy"][0])

@@ -111,7 +111,8 @@ def test_more_sizes_name_the_metric_needing_the_fewest_items():
     for metric, by_size in result.mean_power_by_size.items():
         assert sorted(by_size) == [100, 400, 3200]
         assert by_size[100] <= by_size[3200]  # 32 times the items: far more power
-    reached = {m: min([n for n, v in s.items() if v >= 0.8], default=None) for m, s in result.mean_power_by_size.items()}
+    reached = {m: min([n for n, v in s.items() if v >= 0.8], default=None)
+               for m, s in result.mean_power_by_size.items()}
     if len(set(reached.values())) > 1 and None not in reached.values():
         assert result.best_metric() == min(reached, key=reached.get)
     # the power at N is the same whether or not other sizes were simulated (each size has its own stream)

@@ -36,15 +36,16 @@ METHODS = {
     "type_m": "E[|observed difference| | the test rejects] / D: the exaggeration ratio (Gelman & Carlin 2014)",
     "detectable_difference": "smallest D with power ≥ target at N",
     "items_needed": f"smallest N ≤ {MAX_ITEMS:,} with power ≥ target at every larger N: a nondecreasing lower "
-                    "bound of the power covers every N from checked_to + 1 on (up to bound_up_to when that is not null), every N "
+                    "bound of the power covers every N from checked_to + 1 on (up to bound_up_to when that is not "
+                    "null), every N "
                     "from checked_from to checked_to is computed exactly",
 }
 
 
 def signature(mode: str, **fields: Any) -> str:
     """``auditor:VERSION|plan:MODE|key:value|...``: what reproduces the numbers."""
-    return "|".join([f"auditor:{__version__}", f"plan:{mode}"] + [f"{key}:{value:g}" if isinstance(value, float)
-                                                                   else f"{key}:{value}" for key, value in fields.items()])
+    parts = [f"{key}:{value:g}" if isinstance(value, float) else f"{key}:{value}" for key, value in fields.items()]
+    return "|".join([f"auditor:{__version__}", f"plan:{mode}", *parts])
 
 
 @dataclass(frozen=True)
@@ -197,7 +198,8 @@ class PilotPlan:
                 value, se = self._power(metric, index)
                 if value is None:
                     undefined[f"{a} vs {b}: {metric}"] = "the pilot's difference is 0: no effect to detect"
-                metrics[metric] = {"power": value, "power_se": se, "difference": float(r.pilot_difference[metric][index]),
+                metrics[metric] = {"power": value, "power_se": se,
+                                   "difference": float(r.pilot_difference[metric][index]),
                                    "method": primary_method(metric)}
             pairs.append({"a": a, "b": b, "metrics": metrics})
         best = r.best_metric()
@@ -209,7 +211,8 @@ class PilotPlan:
                        "metrics": list(r.metrics),
                        "sources": {name: source.to_json() for name, source in r.sources.items()}},
             "pairs": pairs,
-            "rank_stability": {"p_top_stays": dict(r.p_top_stays), "expected_kendall_tau": dict(r.expected_kendall_tau)},
+            "rank_stability": {"p_top_stays": dict(r.p_top_stays),
+                               "expected_kendall_tau": dict(r.expected_kendall_tau)},
             "separates_best": {"metric": best, "rule": "the smallest size at which the metric's mean power over the "
                                                        "pairs reaches the target; then, at N, the most pairs at or "
                                                        "above the target, then the highest mean power",

@@ -62,7 +62,8 @@ def accuracy_page(plan: Any, figures: bool) -> Report:
         ("Test", TEST),
         ("Items N", f"{h.items:,}"),
         ("Accuracies", f"A = {h.accuracy:g}, B = A + D = {h.accuracy + h.difference:g}"),
-        ("Agreement G", f"{h.agreement:.4g}" + ("" if h.agreement_given else f" — {document['inputs']['agreement_note']}")),
+        ("Agreement G", f"{h.agreement:.4g}"
+         + ("" if h.agreement_given else f" — {document['inputs']['agreement_note']}")),
         ("Level and target", f"α = {h.alpha:g}, target power {h.target_power:g}"),
     ))
     rows = (
@@ -121,7 +122,8 @@ def predictive_page(plan: Any, figures: bool) -> Report:
         if r.simulation is not None:
             points = [{"x": x, "metric": metric, "value": round(100 * value, 3)}
                       for metric in CURVE_METRICS if metric in r.simulation["metrics"]
-                      for x, value in zip(r.simulation["x"], r.simulation["metrics"][metric]["mean"]) if value is not None]
+                      for x, value in zip(r.simulation["x"], r.simulation["metrics"][metric]["mean"])
+                      if value is not None]
         svg = _line_chart(data, {"field": "x", "type": "quantitative", "title": "x (share of items the model gets "
                                                                               "right by knowing)"},
                           {"field": "value", "type": "quantitative", "title": "value ×100"}, "metric", points=points)
@@ -205,6 +207,16 @@ def pilot_page(plan: Any, figures: bool) -> Report:
                                          f"{r.target_power:g}; Monte Carlo standard error ≤ "
                                          f"{50 / np.sqrt(r.simulations):.1f} points).", "pair", columns, rows, "small"),
               Table("table-pilot-ranks", "Rank stability at N.", "", columns, stability, "small"))
+    sizes = sorted({n for by_size in r.mean_power_by_size.values() for n in by_size})
+    if figures and len(sizes) > 1:
+        data = [{"N": n, "metric": metric, "power": round(100 * value, 3)}
+                for metric, by_size in r.mean_power_by_size.items() for n, value in sorted(by_size.items())
+                if value is not None]
+        svg = _line_chart(data, {"field": "N", "type": "quantitative", "title": "items N", "scale": {"type": "log"}},
+                          {"field": "power", "type": "quantitative", "title": "mean power over the pairs ×100",
+                           "scale": {"domain": [0, 100]}}, "metric", 100 * r.target_power, points=data)
+        blocks += (Figure("figure-pilot-sizes", "Mean power over the pairs against the test-set size (simulated at "
+                                                "the sizes asked for; dashed: the target).", svg),)
     sections = (Section("pilot", "Power from a pilot", blocks), _references([CARD]))
     return Report("Test-set plan: from a pilot", f"{len(r.systems)} systems, N = {r.items:,}", plan.signature,
                   SCALE, sections, ())
