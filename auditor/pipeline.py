@@ -141,6 +141,35 @@ def audit(
     return result
 
 
+def audit_dataset(dataset: str, gold_column: str, system_columns: Sequence[str], id_column: str | None = None,
+                  slice_column: str | None = None, engine: str = "auto", labels: Sequence[str] | None = None,
+                  options: AuditOptions | None = None, progress: Progress = SILENT,
+                  analyses: Collection[str] | None = None, memory_limit: str | None = None,
+                  temp_directory: str | None = None, spark_master: str | None = None, **option_overrides: Any) -> Audit:
+    """Audit a table (``dataset``: a file, glob or directory) with a gold column and one column per
+    system, counted where it lies by ``engine`` (:mod:`auditor.engines`: memory, duckdb, spark,
+    auto); every step after the counts is :func:`audit_counts`. ``slice_column`` adds ``slices``."""
+    from auditor.engines import count_dataset, open_dataset
+
+    options = prepare_options(options, labels, option_overrides)
+    table = open_dataset(dataset, gold_column, system_columns, id_column, slice_column)
+    counted = count_dataset(table, engine, options.labels, memory_limit, temp_directory, spark_master)
+    warnings = label_checks.check(counted.counts, counted.sources, options.labels)
+    sliced = counted.groups is not None and analyses is not None
+    result = audit_counts(counted.counts, counted.sources, options, progress, warnings,
+                          (*analyses, "slices") if sliced else analyses)
+    if counted.slice_patterns is not None:
+        from auditor.analyses import slices as slice_analysis
+
+        codes, group_codes, weights = counted.slice_patterns
+        key_metrics = result.verdict.key_metrics if result.verdict is not None else (result.metrics[0].id,)
+        result = replace(result, slices=slice_analysis.analyse(
+            counted.groups, group_codes, result.counts, result.metrics, key_metrics,
+            {name: system.metrics for name, system in result.systems.items()},
+            counted.slice_source, (codes, weights)))
+    return result
+
+
 def audit_confusion(
     matrices: Mapping[str, Any],
     labels: Sequence[str] | None = None,

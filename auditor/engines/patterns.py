@@ -1,0 +1,189 @@
+"""From an engine's GROUP BY to :class:`~auditor.io.counts.Counts`: one set of reading rules.
+
+Every engine returns the same thing: an Arrow table of the distinct rows of the dataset's columns
+(gold, systems[, slice]) with their count ``n``, values as the engine read them (text for CSV,
+JSON text for JSON Lines, typed values for Parquet). This module turns each column's *distinct*
+values into label texts with the rules of :mod:`auditor.io.load` (numbers written as ``1``, never
+``1.0``; CSV fields trimmed of spaces and tabs; text never cast, so ``01`` stays ``01``), refuses
+missing labels (:data:`~auditor.io.load.MISSING_LABELS`, nulls) with their counts, and builds the
+counts. It works on k values per column and U distinct rows, never on the N items.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from auditor.engines.source import Dataset
+from auditor.errors import InputError
+from auditor.io.counts import Counts
+from auditor.io.load import MAX_LABEL_CHARS, MISSING_LABELS, _scalar_text
+from auditor.io.validate import is_missing
+
+#: Formats whose values are text fields (trimmed of spaces and tabs; an empty field is missing).
+TEXT_FORMATS = ("csv", "tsv")
+_TRIM = " \t"
+
+
+@dataclass(frozen=True)
+class EngineCounts:
+    """What an engine produced: the counts, where they came from, and the slices' confusion.
+
+    Attributes
+    ----------
+    counts : gold and systems' pattern table and confusion matrices.
+    sources : audit.json's ``sources`` (path, column, files, format, engine, hash of the counts).
+    engine : the engine that counted.
+    groups : the slice names (sorted), or None without a slice column.
+    slice_patterns : ``(codes (1 + S, V), group codes (V,), counts (V,))`` of the
+        (gold, systems, slice) patterns, or None.
+    slice_source : the slice column's entry of ``slices.source`` (with the hash of those patterns).
+    """
+
+    counts: Counts
+    sources: dict[str, dict[str, Any]]
+    engine: str
+    groups: tuple[str, ...] | None = None
+    slice_patterns: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+    slice_source: dict[str, Any] | None = None
+
+
+def value_text(value: Any, fmt: str, raw_json: bool = False) -> str:
+    """The label text of one distinct value, as :mod:`auditor.io.load` writes it.
+
+    ``raw_json``: ``value`` is the JSON text of the value (DuckDB's and Spark's JSON columns).
+    Raises TypeError for nested (list, object) values.
+    """
+    if raw_json and value is not None:
+        value = json.loads(value)
+    if value is None:
+        return "" if fmt in TEXT_FORMATS else "null"
+    if fmt in TEXT_FORMATS:
+        return str(value).strip(_TRIM)
+    if isinstance(value, dict):
+        raise TypeError("a JSON object" if fmt == "jsonl" else "a struct")
+    return _scalar_text(value)
+
+
+def _where(dataset: Dataset, column: str, texts: list[str], bad: Sequence[int],
+           find_file: Callable[[str, Callable[[Any], bool]], str | None] | None) -> str:
+    """The file to name for bad values of ``column``: the only file, else the first that holds one."""
+    if len(dataset.files) == 1 or find_file is None:
+        return dataset.files[0] if len(dataset.files) == 1 else dataset.path
+    return find_file(column, lambda text: text in {texts[b] for b in bad}) or dataset.path
+
+
+def column_texts(column: Any, name: str, dataset: Dataset, raw_json: bool) -> tuple[np.ndarray, list[str]]:
+    """Distinct-row indices into the texts of one column's distinct values: ``(indices (U,), texts)``."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if pa.types.is_dictionary(column.type):
+        column = pc.cast(column, column.type.value_type)
+    encoded = pc.dictionary_encode(column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column,
+                                   null_encoding="encode")
+    texts = []
+    for value in encoded.dictionary.to_pylist():
+        try:
+            texts.append(value_text(value, dataset.format, raw_json))
+        except TypeError as error:
+            raise InputError(f"{dataset.path}: column {name!r}: a value is {error} (found {str(value)[:60]!r}); "
+                             f"every row needs one label") from None
+    indices = np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
+    return indices, texts
+
+
+def refuse_missing(name: str, role: str, indices: np.ndarray, texts: list[str], n: np.ndarray, dataset: Dataset,
+                   find_file: Callable[..., str | None] | None) -> None:
+    """One error for the missing values of a column, with how many rows have each."""
+    bad = [code for code, text in enumerate(texts) if is_missing(text)]
+    if bad:
+        rows = np.bincount(indices, weights=n, minlength=len(texts))
+        kinds = Counter()
+        for code in bad:
+            text = texts[code]
+            kinds["empty" if text == "" else repr(text) if text in MISSING_LABELS else "blank"] += int(rows[code])
+        total = sum(kinds.values())
+        shown = ", ".join(f"{kind} ×{count:,}" for kind, count in sorted(kinds.items(), key=lambda item: (-item[1], item[0])))
+        where = _where(dataset, name, texts, bad, find_file)
+        raise InputError(f"{where}: column {name!r}: {total:,} row{'s' if total != 1 else ''} without {role} "
+                         f"({shown}); every row needs {role} (empty, NA, null, NaN... are refused, never made a class)")
+    long = [code for code, text in enumerate(texts) if len(text) > MAX_LABEL_CHARS]
+    if long:
+        where = _where(dataset, name, texts, long, find_file)
+        raise InputError(f"{where}: column {name!r}: a value of {len(texts[long[0]]):,} characters; labels are at "
+                         f"most {MAX_LABEL_CHARS:,} characters (is a text column read as labels?)")
+
+
+def label_order(dataset: Dataset, texts: list[list[str]], used: list[np.ndarray], labels: Sequence[str] | None
+                ) -> list[str]:
+    """Sorted union of the labels used (as :func:`auditor.io.validate.align`), or ``labels`` checked."""
+    seen = [[t for t, u in zip(column, present) if u] for column, present in zip(texts, used)]
+    gold = sorted(set(seen[0]))
+    if len(gold) < 2:
+        raise InputError(f"{dataset.path}: every gold item (column {dataset.gold!r}) has the label "
+                         f"{gold[0] if gold else ''!r}; expected at least two gold classes (metrics such as recall, "
+                         f"kappa and MCC are undefined with one)")
+    if labels is None:
+        return sorted(set().union(*seen))
+    position = set(labels)
+    for name, column in zip(dataset.label_columns, seen):
+        outside = sorted(t for t in set(column) if t not in position)
+        if outside:
+            raise InputError(f"{dataset.path}: column {name!r}: label {outside[0]!r} is not in --labels "
+                             f"({', '.join(labels)})" + (f"; also outside: {', '.join(map(repr, outside[1:6]))}"
+                                                         if len(outside) > 1 else ""))
+    return list(labels)
+
+
+def _digest(*parts: Any) -> str:
+    hasher = hashlib.sha256()
+    for part in parts:
+        hasher.update(np.ascontiguousarray(part).tobytes() if isinstance(part, np.ndarray) else
+                      json.dumps(part, ensure_ascii=False).encode())
+    return hasher.hexdigest()
+
+
+def build(table: Any, dataset: Dataset, engine: str, labels: Sequence[str] | None = None,
+          raw_json: bool = False, find_file: Callable[..., str | None] | None = None) -> EngineCounts:
+    """Counts from an engine's distinct rows ``table`` (columns ``dataset.columns`` then ``n``).
+
+    Raises
+    ------
+    InputError
+        Missing or nested values (with their counts), over-long labels, one gold class, a label
+        outside ``labels``.
+    """
+    n = np.asarray(table.column("n").to_numpy(), dtype=np.int64)
+    encoded = [column_texts(table.column(i), name, dataset, raw_json) for i, name in enumerate(dataset.columns)]
+    for (indices, texts), name in zip(encoded, dataset.columns):
+        role = "a slice" if name == dataset.slice_column else "a label"
+        refuse_missing(name, role, indices, texts, n, dataset, find_file)
+    label_part = encoded[:len(dataset.label_columns)]
+    used = [np.bincount(indices, minlength=len(texts)) > 0 for indices, texts in label_part]
+    order = label_order(dataset, [texts for _, texts in label_part], used, labels)
+    position = {label: code for code, label in enumerate(order)}
+    codes = np.stack([np.array([position.get(t, -1) for t in texts], dtype=np.int64)[indices]
+                      for indices, texts in label_part], axis=1)
+    counts = Counts.from_patterns(order, dataset.systems, codes, n, labels is not None)
+    pattern_codes, pattern_counts = counts.patterns()
+    n_items = counts.n_items
+    common = {"path": dataset.path, "files": len(dataset.files), "format": dataset.format, "engine": engine,
+              "n_items": n_items, "hash_of": "the pattern table (labels, code rows and their counts)"}
+    sources = {"gold": {**common, "column": dataset.gold, "sha256": _digest(order, pattern_codes, pattern_counts)}}
+    for s, name in enumerate(dataset.systems):
+        pair = np.ascontiguousarray(pattern_codes[:, [0, 1 + s]])
+        sources[name] = {**common, "column": name, "sha256": _digest(order, pair, pattern_counts)}
+    if dataset.slice_column is None:
+        return EngineCounts(counts, sources, engine)
+    indices, texts = encoded[-1]
+    groups = sorted(set(texts))
+    group_of = np.array([groups.index(t) for t in texts], dtype=np.int64)[indices]
+    order_rows = np.lexsort((*codes.T[::-1], group_of))  # canonical: the same hash whatever the row order
+    rows, group_of, n = codes[order_rows].T.copy(), group_of[order_rows], n[order_rows]
+    source = {**common, "column": dataset.slice_column, "sha256": _digest(groups, rows, group_of, n)}
+    return EngineCounts(counts, sources, engine, tuple(groups), (rows, group_of, n), source)
