@@ -66,6 +66,7 @@ class DuckDBEngine:
             config["threads"] = threads
         try:
             self.connection = duckdb.connect(":memory:", config=config)
+            self.connection.execute("SET enable_progress_bar = false")
         except duckdb.Error as error:
             raise UsageError(f"DuckDB refused the settings (--memory-limit {memory_limit!r}, --temp-directory "
                              f"{temp_directory!r}): {str(error).splitlines()[0]}") from None
