@@ -135,6 +135,22 @@ def run_dataset(gold: str | None, systems: tuple[str, ...], slices: str | None, 
                          progress=progress, analyses=analyses, **engine)
 
 
+def run_joined(gold: str | None, systems: tuple[str, ...], slices: str | None, confusion: tuple[str, ...],
+               annotators: tuple[str, ...], progress: Progress, analyses: tuple[str, ...] | None,
+               arguments: dict[str, Any], engine: dict[str, Any]) -> Audit:
+    """GOLD and SYSTEM files joined by id in an engine (``--engine duckdb``)."""
+    if gold is None or not systems or confusion or annotators or slices:
+        raise UsageError(f"--engine {engine['engine']} reads GOLD and SYSTEMS (joined by id) or --dataset; "
+                         f"--confusion, --annotators and --slices use the default in-memory path")
+    from auditor.engines import open_label_files
+    from auditor.pipeline import audit_dataset
+
+    return audit_dataset(open_label_files(gold, name_systems(systems)), engine=engine["engine"],
+                         options=parse_options(**arguments), progress=progress, analyses=analyses,
+                         memory_limit=engine["memory_limit"], temp_directory=engine["temp_directory"],
+                         spark_master=engine["spark_master"])
+
+
 #: The command line's options of :func:`dataset_options`.
 DATASET_OPTIONS = ("dataset", "gold_column", "system_columns", "id_column", "slice_column", "engine", "memory_limit",
                    "temp_directory", "spark_master")
@@ -188,9 +204,10 @@ def run_audit(gold: str | None, systems: tuple[str, ...], quiet: bool, confusion
         result = run_dataset(gold, systems, slices, progress, analyses, arguments, engine)
     elif [name for name in DATASET_OPTIONS[1:5] if engine[name]]:
         raise UsageError("--gold-column, --system-columns, --id-column and --slice-column need --dataset")
-    elif engine["engine"] not in (None, "memory") or engine["memory_limit"] or engine["temp_directory"]:
-        raise UsageError(f"--engine {engine['engine'] or 'memory'} with GOLD and SYSTEMS files: only --engine memory "
-                         f"reads them; give one table with --dataset")
+    elif engine["engine"] not in (None, "memory", "auto"):
+        result = run_joined(gold, systems, slices, confusion, annotators, progress, analyses, arguments, engine)
+    elif engine["memory_limit"] or engine["temp_directory"] or engine["spark_master"]:
+        raise UsageError("--memory-limit, --temp-directory and --spark-master are for --engine duckdb or spark")
     elif confusion:
         if gold is not None:
             raise UsageError("--confusion replaces GOLD and SYSTEMS: give either confusion matrices or label files, "

@@ -141,18 +141,22 @@ def audit(
     return result
 
 
-def audit_dataset(dataset: str, gold_column: str, system_columns: Sequence[str], id_column: str | None = None,
+def audit_dataset(dataset: Any, gold_column: str | None = None, system_columns: Sequence[str] = (),
+                  id_column: str | None = None,
                   slice_column: str | None = None, engine: str = "auto", labels: Sequence[str] | None = None,
                   options: AuditOptions | None = None, progress: Progress = SILENT,
                   analyses: Collection[str] | None = None, memory_limit: str | None = None,
                   temp_directory: str | None = None, spark_master: str | None = None, **option_overrides: Any) -> Audit:
     """Audit a table (``dataset``: a file, glob or directory) with a gold column and one column per
     system, counted where it lies by ``engine`` (:mod:`auditor.engines`: memory, duckdb, spark,
-    auto); every step after the counts is :func:`audit_counts`. ``slice_column`` adds ``slices``."""
-    from auditor.engines import count_dataset, open_dataset
+    auto); every step after the counts is :func:`audit_counts`. ``slice_column`` adds ``slices``.
+    ``dataset`` may also be an :class:`auditor.engines.Dataset` (e.g. GOLD and SYSTEM files joined
+    by id: :func:`auditor.engines.open_label_files`)."""
+    from auditor.engines import Dataset, count_dataset, open_dataset
 
     options = prepare_options(options, labels, option_overrides)
-    table = open_dataset(dataset, gold_column, system_columns, id_column, slice_column)
+    table = dataset if isinstance(dataset, Dataset) else open_dataset(dataset, gold_column, system_columns,
+                                                                        id_column, slice_column)
     counted = count_dataset(table, engine, options.labels, memory_limit, temp_directory, spark_master)
     warnings = label_checks.check(counted.counts, counted.sources, options.labels)
     sliced = counted.groups is not None and analyses is not None

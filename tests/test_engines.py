@@ -311,8 +311,64 @@ def test_cli_dataset_score_json(tmp_path):
     (["gold.tsv", "--dataset", "d.csv", "--gold-column", "g", "--system-columns", "a"], "--dataset replaces GOLD"),
     (["--dataset", "d.csv"], "--dataset needs --gold-column and --system-columns"),
     (["gold.tsv", "a.tsv", "--gold-column", "g"], "need --dataset"),
-    (["gold.tsv", "a.tsv", "--engine", "spark"], "only --engine memory reads them"),
+    (["gold.tsv", "a.tsv", "--memory-limit", "1GB"], "are for --engine duckdb or spark"),
 ])
 def test_cli_usage_errors(arguments, message):
     result = CliRunner().invoke(cli, ["score", *arguments])
     assert result.exit_code == 2 and message in result.output
+
+
+# --------------------------------------------------------------------------- GOLD and SYSTEM files joined in DuckDB
+
+def label_files(tmp_path, n: int = 600):  # 3^3 patterns x 16 <= n: the bootstrap draws pattern counts
+    """A TSV gold file, a CSV system (rows shuffled, ids of spaces-padded text) and a JSON Lines system."""
+    columns = table(21, n, systems=2, labels=["01", "1", "x y"])
+    order = np.random.default_rng(0).permutation(n)
+    gold = tmp_path / "gold.tsv"
+    gold.write_text("id\tlabel\n" + "".join(f"{i}\t{v}\n" for i, v in zip(columns["id"], columns["gold"])))
+    csv = tmp_path / "a.csv"
+    csv.write_text("id,prediction\n" + "".join(f'{columns["id"][i]} ,"{columns["s0"][i]}"\n' for i in order))
+    jsonl = tmp_path / "b.jsonl"
+    jsonl.write_text("".join(json.dumps({"id": i, "label": v}) + "\n" for i, v in zip(columns["id"], columns["s1"])))
+    return str(gold), {"a": str(csv), "b": str(jsonl)}, columns
+
+
+def test_files_joined_in_duckdb_give_the_in_memory_figures(tmp_path):
+    from auditor.engines import open_label_files
+
+    gold, systems, columns = label_files(tmp_path)
+    by_memory = audit(gold, systems, bootstrap=100).to_json()
+    joined = audit_dataset(open_label_files(gold, systems), engine="duckdb", bootstrap=100).to_json()
+    for key in ("labels", "n_items", "systems", "statistics", "tests", "rankings"):
+        assert joined[key] == by_memory[key], key
+    expected = confusion_matrix(columns["gold"], columns["s0"], labels=["01", "1", "x y"])
+    assert joined["systems"]["a"]["confusion"] == expected.tolist()
+    assert joined["sources"]["a"]["path"] == systems["a"] and joined["sources"]["a"]["column"] == "prediction"
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda text: text + "i3 ,x y\n", r"a.csv: duplicate id 'i3' \(1 row repeats an earlier id\)"),
+    (lambda text: text + "zz,1\n", r"a.csv: 1 id not in the gold file from .*gold.tsv \(first in order: 'zz'\)"),
+    (lambda text: "\n".join(line for line in text.split("\n") if not line.startswith("i7 ")),
+     r"a.csv: 1 gold id missing \(first in order: 'i7'\); expected a prediction for every gold id"),
+    (lambda text: "\n".join(text.split("\n")[1:]), r"a.csv: no label column; .*an engine joins files by id"),
+])
+def test_joined_files_refuse_duplicate_missing_and_extra_ids(tmp_path, change, message):
+    from auditor.engines import open_label_files
+
+    gold, systems, _ = label_files(tmp_path)
+    path = tmp_path / "a.csv"
+    path.write_text(change(path.read_text()))
+    with pytest.raises(InputError, match=message):
+        count_dataset(open_label_files(gold, systems), "duckdb")
+
+
+def test_cli_joins_label_files_in_duckdb_and_refuses_spark(tmp_path):
+    gold, systems, _ = label_files(tmp_path)
+    arguments = ["score", gold, *(f"{k}={v}" for k, v in systems.items()), "--bootstrap", "0", "--json"]
+    memory = CliRunner().invoke(cli, arguments)
+    duck = CliRunner().invoke(cli, [*arguments, "--engine", "duckdb"])
+    assert memory.exit_code == duck.exit_code == 0, duck.output
+    assert json.loads(duck.stdout)["systems"] == json.loads(memory.stdout)["systems"]
+    spark = CliRunner().invoke(cli, [*arguments, "--engine", "spark"])
+    assert spark.exit_code == 2 and "joined by id in --engine duckdb" in spark.output

@@ -21,10 +21,10 @@ import os
 from typing import Any, Sequence
 
 from auditor.engines.patterns import EngineCounts, build, value_text
-from auditor.engines.source import Dataset, open_dataset
+from auditor.engines.source import Dataset, open_dataset, open_label_files
 from auditor.errors import InputError, UsageError
 
-__all__ = ["ENGINES", "Dataset", "EngineCounts", "open_dataset", "count_dataset", "choose"]
+__all__ = ["ENGINES", "Dataset", "EngineCounts", "open_dataset", "open_label_files", "count_dataset", "choose"]
 
 #: The engines ``--engine`` accepts.
 ENGINES = ("memory", "duckdb", "spark", "auto")
@@ -100,6 +100,9 @@ def count_dataset(dataset: Dataset, engine: str = "auto", labels: Sequence[str] 
     if engine not in ENGINES:
         raise UsageError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINES)}")
     name = choose(dataset) if engine == "auto" else engine
+    if dataset.joined is not None and name != "duckdb":
+        raise UsageError(f"--engine {name} reads one table (--dataset); GOLD and SYSTEM files are joined by id in "
+                         f"--engine duckdb, or read by the default in-memory path")
     runner = make_engine(name, dataset, memory_limit, temp_directory, spark_master)
     try:
         if dataset.id_column:
@@ -111,6 +114,6 @@ def count_dataset(dataset: Dataset, engine: str = "auto", labels: Sequence[str] 
         table = runner.patterns()
         if table.num_rows == 0:
             raise InputError(f"{dataset.path}: no rows; expected a row per item")
-        return build(table, dataset, name, labels, dataset.format == "jsonl", _finder(runner, dataset))
+        return build(table, dataset, name, labels, _finder(runner, dataset))
     finally:
         runner.close()

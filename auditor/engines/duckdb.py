@@ -29,16 +29,21 @@ def literal(text: str) -> str:
 
 def relation(dataset: Dataset, columns: Sequence[str], filename: bool = False) -> str:
     """The table function that reads ``dataset`` (its ``columns`` as the reading rules want them)."""
-    files = "[" + ", ".join(literal(f) for f in dataset.files) + "]"
+    return read(dataset.files, dataset.format, columns, filename)
+
+
+def read(paths: Sequence[str], fmt: str, columns: Sequence[str], filename: bool = False) -> str:
+    """The table function that reads ``paths`` of format ``fmt`` (``columns`` as the reading rules want them)."""
+    files = "[" + ", ".join(literal(f) for f in paths) + "]"
     extra = ", filename=true" if filename else ""
-    if dataset.format == "parquet":
+    if fmt == "parquet":
         return f"read_parquet({files}, binary_as_string=true{extra})"
-    if dataset.format == "jsonl":
+    if fmt == "jsonl":
         declared = ", ".join(f"{literal(c)}: 'JSON'" for c in columns)
         return f"read_json({files}, format='newline_delimited', columns={{{declared}}}{extra})"
-    names = header(dataset.files[0], dataset.format)
+    names = header(paths[0], fmt)
     declared = ", ".join(f"{literal(c)}: 'VARCHAR'" for c in names)
-    delimiter = "\\t" if dataset.format == "tsv" else ","
+    delimiter = "\\t" if fmt == "tsv" else ","
     return (f"read_csv({files}, header=true, auto_detect=false, delim=E{literal(delimiter)}, quote='\"', "
             f"escape='\"', columns={{{declared}}}, strict_mode=true{extra})")
 
@@ -47,7 +52,6 @@ class DuckDBEngine:
     """Embedded DuckDB: one in-process database per audit, closed afterwards."""
 
     name = "duckdb"
-    raw_json = True
 
     def __init__(self, dataset: Dataset, memory_limit: str | None = None, temp_directory: str | None = None,
                  threads: int | None = None):
@@ -80,9 +84,40 @@ class DuckDBEngine:
             raise InputError(f"{self.dataset.path}: DuckDB cannot read the dataset as {self.dataset.format} "
                              f"({message})") from None
 
+    def join(self) -> None:
+        """One view per GOLD/SYSTEM file (``v0`` gold, ``v1``... systems: text ids ``id``, labels
+        ``v``); refuses duplicate ids in a file, and ids missing from a system or extra in it."""
+        files = self.dataset.joined
+        for index, file in enumerate(files):
+            key = {"parquet": "CAST({} AS VARCHAR)", "jsonl": "({} ->> '$')"}.get(file.format, "trim({}, E' \\t')")
+            self.query(f"CREATE OR REPLACE TEMP VIEW v{index} AS SELECT {key.format(identifier(file.id_column))} AS id, "
+                       f"{identifier(file.label_column)} AS v FROM "
+                       f"{read([file.path], file.format, [file.id_column, file.label_column])}")
+            found = self.query(f"SELECT sum(c - 1), any_value(id) FILTER (WHERE c > 1) FROM "
+                               f"(SELECT id, count(*) AS c FROM v{index} GROUP BY ALL)")
+            if found.column(0)[0].as_py():
+                extra = found.column(0)[0].as_py()
+                raise InputError(f"{file.path}: duplicate id {found.column(1)[0].as_py()!r} ({extra:,} "
+                                 f"{'rows repeat' if extra != 1 else 'row repeats'} an earlier id); every id must "
+                                 f"appear once")
+        for index, file in enumerate(files[1:], start=1):
+            for left, right, what in ((index, 0, "not in the gold file"), (0, index, "missing")):
+                found = self.query(f"SELECT count(*), min(id) FROM v{left} ANTI JOIN v{right} USING (id)")
+                if found.column(0)[0].as_py():
+                    n, first = found.column(0)[0].as_py(), found.column(1)[0].as_py()
+                    raise InputError(f"{file.path}: {n:,} {'gold ' if right else ''}id{'s' if n != 1 else ''} {what}"
+                                     f"{' from ' + files[0].path if right == 0 else ''} (first in order: {first!r}); "
+                                     f"expected {'the gold ids only' if right == 0 else 'a prediction for every gold id'}")
+
     def patterns(self) -> Any:
         """Distinct (gold, systems[, slice]) rows and their count ``n``, as Arrow."""
         columns = self.dataset.columns
+        if self.dataset.joined is not None:
+            self.join()
+            joins = " ".join(f"JOIN v{i} ON v0.id = v{i}.id" for i in range(1, len(columns)))
+            selected = ", ".join(f"v{i}.v AS c{i}" for i in range(len(columns)))
+            return self.query(f"SELECT {selected}, count(*) AS n FROM v0 {joins} GROUP BY ALL").rename_columns(
+                [*columns, "n"])
         selected = ", ".join(f"{identifier(c)} AS c{i}" for i, c in enumerate(columns))
         table = self.query(f"SELECT {selected}, count(*) AS n FROM {relation(self.dataset, columns)} GROUP BY ALL")
         return table.rename_columns([*columns, "n"])

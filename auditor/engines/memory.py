@@ -84,7 +84,6 @@ class MemoryEngine:
     """pyarrow + numpy in this process: the whole table is read into memory."""
 
     name = "memory"
-    raw_json = True
 
     def __init__(self, dataset: Dataset):
         self.dataset = dataset

@@ -71,10 +71,11 @@ def value_text(value: Any, fmt: str, raw_json: bool = False) -> str:
 
 def _where(dataset: Dataset, column: str, texts: list[str], bad: Sequence[int],
            find_file: Callable[[str, Callable[[Any], bool]], str | None] | None) -> str:
-    """The file to name for bad values of ``column``: the only file, else the first that holds one."""
-    if len(dataset.files) == 1 or find_file is None:
-        return dataset.files[0] if len(dataset.files) == 1 else dataset.path
-    return find_file(column, lambda text: text in {texts[b] for b in bad}) or dataset.path
+    """``FILE: column 'NAME'`` for bad values of ``column``: its file (a glob's first file holding one)."""
+    file, name, _ = dataset.origin(column)
+    if dataset.joined is None and len(dataset.files) > 1 and find_file is not None:
+        file = find_file(column, lambda text: text in {texts[b] for b in bad}) or dataset.path
+    return f"{file}: column {name!r}"
 
 
 def integers(array: Any) -> np.ndarray:
@@ -83,7 +84,7 @@ def integers(array: Any) -> np.ndarray:
     return np.frombuffer(array.buffers()[1], dtype=dtype, count=len(array), offset=array.offset * dtype.itemsize)
 
 
-def column_texts(column: Any, name: str, dataset: Dataset, raw_json: bool) -> tuple[np.ndarray, list[str]]:
+def column_texts(column: Any, name: str, dataset: Dataset) -> tuple[np.ndarray, list[str]]:
     """Distinct-row indices into the texts of one column's distinct values: ``(indices (U,), texts)``."""
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -93,11 +94,12 @@ def column_texts(column: Any, name: str, dataset: Dataset, raw_json: bool) -> tu
     encoded = pc.dictionary_encode(column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column,
                                    null_encoding="encode")
     texts = []
+    file, original, fmt = dataset.origin(name)
     for value in encoded.dictionary.to_pylist():
         try:
-            texts.append(value_text(value, dataset.format, raw_json))
+            texts.append(value_text(value, fmt, fmt == "jsonl"))
         except TypeError as error:
-            raise InputError(f"{dataset.path}: column {name!r}: a value is {error} (found {str(value)[:60]!r}); "
+            raise InputError(f"{file}: column {original!r}: a value is {error} (found {str(value)[:60]!r}); "
                              f"every row needs one label") from None
     indices = integers(encoded.indices).astype(np.int64)
     return indices, texts
@@ -116,12 +118,12 @@ def refuse_missing(name: str, role: str, indices: np.ndarray, texts: list[str], 
         total = sum(kinds.values())
         shown = ", ".join(f"{kind} ×{count:,}" for kind, count in sorted(kinds.items(), key=lambda item: (-item[1], item[0])))
         where = _where(dataset, name, texts, bad, find_file)
-        raise InputError(f"{where}: column {name!r}: {total:,} row{'s' if total != 1 else ''} without {role} "
+        raise InputError(f"{where}: {total:,} row{'s' if total != 1 else ''} without {role} "
                          f"({shown}); every row needs {role} (empty, NA, null, NaN... are refused, never made a class)")
     long = [code for code, text in enumerate(texts) if len(text) > MAX_LABEL_CHARS]
     if long:
         where = _where(dataset, name, texts, long, find_file)
-        raise InputError(f"{where}: column {name!r}: a value of {len(texts[long[0]]):,} characters; labels are at "
+        raise InputError(f"{where}: a value of {len(texts[long[0]]):,} characters; labels are at "
                          f"most {MAX_LABEL_CHARS:,} characters (is a text column read as labels?)")
 
 
@@ -131,7 +133,8 @@ def label_order(dataset: Dataset, texts: list[list[str]], used: list[np.ndarray]
     seen = [[t for t, u in zip(column, present) if u] for column, present in zip(texts, used)]
     gold = sorted(set(seen[0]))
     if len(gold) < 2:
-        raise InputError(f"{dataset.path}: every gold item (column {dataset.gold!r}) has the label "
+        file, original, _ = dataset.origin(dataset.gold)
+        raise InputError(f"{file}: every gold item (column {original!r}) has the label "
                          f"{gold[0] if gold else ''!r}; expected at least two gold classes (metrics such as recall, "
                          f"kappa and MCC are undefined with one)")
     if labels is None:
@@ -140,7 +143,8 @@ def label_order(dataset: Dataset, texts: list[list[str]], used: list[np.ndarray]
     for name, column in zip(dataset.label_columns, seen):
         outside = sorted(t for t in set(column) if t not in position)
         if outside:
-            raise InputError(f"{dataset.path}: column {name!r}: label {outside[0]!r} is not in --labels "
+            file, original, _ = dataset.origin(name)
+            raise InputError(f"{file}: column {original!r}: label {outside[0]!r} is not in --labels "
                              f"({', '.join(labels)})" + (f"; also outside: {', '.join(map(repr, outside[1:6]))}"
                                                          if len(outside) > 1 else ""))
     return list(labels)
@@ -155,7 +159,7 @@ def _digest(*parts: Any) -> str:
 
 
 def build(table: Any, dataset: Dataset, engine: str, labels: Sequence[str] | None = None,
-          raw_json: bool = False, find_file: Callable[..., str | None] | None = None) -> EngineCounts:
+          find_file: Callable[..., str | None] | None = None) -> EngineCounts:
     """Counts from an engine's distinct rows ``table`` (columns ``dataset.columns`` then ``n``).
 
     Raises
@@ -165,7 +169,7 @@ def build(table: Any, dataset: Dataset, engine: str, labels: Sequence[str] | Non
         outside ``labels``.
     """
     n = integers(table.column("n").combine_chunks()).astype(np.int64, copy=False)
-    encoded = [column_texts(table.column(i), name, dataset, raw_json) for i, name in enumerate(dataset.columns)]
+    encoded = [column_texts(table.column(i), name, dataset) for i, name in enumerate(dataset.columns)]
     for (indices, texts), name in zip(encoded, dataset.columns):
         role = "a slice" if name == dataset.slice_column else "a label"
         refuse_missing(name, role, indices, texts, n, dataset, find_file)
@@ -185,6 +189,10 @@ def build(table: Any, dataset: Dataset, engine: str, labels: Sequence[str] | Non
     for s, name in enumerate(dataset.systems):
         pair = np.ascontiguousarray(pattern_codes[:, [0, 1 + s]])
         sources[name] = {**common, "column": name, "sha256": _digest(order, pair, pattern_counts)}
+    if dataset.joined is not None:  # one file per input: its own path, format and columns
+        for key, file in zip(sources, dataset.joined):
+            sources[key].update(path=file.path, files=1, format=file.format, column=file.label_column,
+                                id_column=file.id_column)
     if dataset.slice_column is None:
         return EngineCounts(counts, sources, engine)
     indices, texts = encoded[-1]

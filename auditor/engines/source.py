@@ -17,7 +17,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from auditor.errors import InputError, UsageError
 
@@ -38,6 +38,8 @@ class Dataset:
     format : ``"parquet"``, ``"csv"``, ``"tsv"`` or ``"jsonl"``.
     gold, systems : the gold column and the system columns (the systems' names).
     id_column, slice_column : optional columns (ids are checked to be unique; slices group items).
+    joined : for separate GOLD and SYSTEM files joined by id (:func:`open_label_files`): each
+        file, gold first, in the order of ``label_columns``; None for one table.
     """
 
     path: str
@@ -47,6 +49,14 @@ class Dataset:
     systems: tuple[str, ...]
     id_column: str | None = None
     slice_column: str | None = None
+    joined: tuple[LabelFile, ...] | None = None
+
+    def origin(self, column: str) -> tuple[str, str, str]:
+        """(file to name in messages, the column's name in it, its format) of one of :attr:`columns`."""
+        if self.joined is not None:
+            file = self.joined[self.label_columns.index(column)]
+            return file.path, file.label_column, file.format
+        return (self.files[0] if len(self.files) == 1 else self.path), column, self.format
 
     @property
     def label_columns(self) -> tuple[str, ...]:
@@ -61,6 +71,48 @@ class Dataset:
     def size(self) -> int:
         """Bytes of all its files."""
         return sum(os.path.getsize(file) for file in self.files)
+
+
+@dataclass(frozen=True)
+class LabelFile:
+    """One GOLD or SYSTEM file read by an engine: its format and its id and label columns."""
+
+    path: str
+    format: str
+    id_column: str
+    label_column: str
+
+
+def open_label_files(gold: str, systems: Mapping[str, str]) -> Dataset:
+    """GOLD and SYSTEM files to be joined by id in an engine, as one :class:`Dataset` (``joined``).
+
+    Each file needs a header (or schema, or JSON keys) naming an id and a label column, chosen by
+    the names :mod:`auditor.io.load` knows (``id``, ``item_id``...; ``label``, ``prediction``...).
+
+    Raises
+    ------
+    InputError
+        An unknown format, a file without a header naming an id and a label column.
+    """
+    from auditor.io.load import _choose_columns
+
+    files = []
+    for path in [gold, *systems.values()]:
+        kind = file_format(resolve_files(path) if os.path.exists(path) else (path,), path)
+        if not os.path.isfile(path):
+            raise InputError(f"{path}: no such file")
+        names = header(path, kind)
+        hint = ("; an engine joins files by id and reads a header naming the id and label columns (--engine memory "
+                "also reads files without a header or ids)")
+        try:
+            id_index, label_index = _choose_columns(names, path, "columns", None)
+        except InputError as error:
+            raise InputError(f"{error}{hint}") from None
+        if id_index is None:
+            raise InputError(f"{path}: no id column; found columns {', '.join(map(repr, names))}{hint}")
+        files.append(LabelFile(path, kind, names[id_index], names[label_index]))
+    return Dataset(gold, tuple(f.path for f in files), files[0].format, "<gold>", tuple(systems), None, None,
+                   tuple(files))
 
 
 def resolve_files(path: str) -> tuple[str, ...]:

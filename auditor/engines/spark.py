@@ -41,7 +41,6 @@ class SparkEngine:
     """PySpark: a session on ``master`` (reused within the process), stopped with the process."""
 
     name = "spark"
-    raw_json = True
 
     def __init__(self, dataset: Dataset, master: str = "local[*]", memory_limit: str | None = None,
                  temp_directory: str | None = None):
