@@ -191,6 +191,15 @@ def test_spark_counts_equal_memory_and_duckdb(tmp_path, spark_ready):
         memory = counted(path, "memory")
         same_counts(memory, counted(path, "spark"))
         same_counts(memory, counted(path, "duckdb"))
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    write(folder / "p0.parquet", {k: v[:120] for k, v in columns.items()}, "parquet")
+    write(folder / "p1.parquet", {k: v[120:] for k, v in columns.items()}, "parquet")
+    uri = f"file://{folder}/*.parquet"  # a URI (hdfs://, s3a://...) is read by Spark alone, which `auto` picks
+    assert choose(open_dataset(uri, "gold", ["s0"])) == "spark"
+    same_counts(memory, counted(uri, "auto"))
+    with pytest.raises(UsageError, match="a URI is read by --engine spark only"):
+        counted(uri, "duckdb")
 
 
 @SPARK

@@ -21,7 +21,7 @@ import os
 from typing import Any, Sequence
 
 from auditor.engines.patterns import EngineCounts, build, value_text
-from auditor.engines.source import Dataset, open_dataset, open_label_files
+from auditor.engines.source import Dataset, is_uri, open_dataset, open_label_files
 from auditor.errors import InputError, UsageError
 
 __all__ = ["ENGINES", "Dataset", "EngineCounts", "open_dataset", "open_label_files", "count_dataset", "choose"]
@@ -50,8 +50,10 @@ def available_memory() -> int:
 
 
 def choose(dataset: Dataset, memory: int | None = None) -> str:
-    """``auto``'s choice: ``duckdb`` when the files hold more than :data:`AUTO_SHARE` of the
-    available memory, else ``memory``."""
+    """``auto``'s choice: ``spark`` for a URI (``hdfs://``...), ``duckdb`` when the files hold more
+    than :data:`AUTO_SHARE` of the available memory, else ``memory``."""
+    if is_uri(dataset.path):
+        return "spark"
     memory = available_memory() if memory is None else memory
     return "duckdb" if dataset.size() > AUTO_SHARE * memory else "memory"
 
@@ -100,6 +102,8 @@ def count_dataset(dataset: Dataset, engine: str = "auto", labels: Sequence[str] 
     if engine not in ENGINES:
         raise UsageError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINES)}")
     name = choose(dataset) if engine == "auto" else engine
+    if is_uri(dataset.path) and name != "spark":
+        raise UsageError(f"{dataset.path}: a URI is read by --engine spark only; the {name} engine reads local files")
     if dataset.joined is not None and name != "duckdb":
         raise UsageError(f"--engine {name} reads one table (--dataset); GOLD and SYSTEM files are joined by id in "
                          f"--engine duckdb, or read by the default in-memory path")

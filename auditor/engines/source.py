@@ -15,6 +15,7 @@ from __future__ import annotations
 import glob
 import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
@@ -69,8 +70,8 @@ class Dataset:
         return self.label_columns + ((self.slice_column,) if self.slice_column else ())
 
     def size(self) -> int:
-        """Bytes of all its files."""
-        return sum(os.path.getsize(file) for file in self.files)
+        """Bytes of all its files (0 for a URI, :func:`is_uri`)."""
+        return sum(os.path.getsize(file) for file in self.files if not is_uri(file))
 
 
 @dataclass(frozen=True)
@@ -113,6 +114,11 @@ def open_label_files(gold: str, systems: Mapping[str, str]) -> Dataset:
         files.append(LabelFile(path, kind, names[id_index], names[label_index]))
     return Dataset(gold, tuple(f.path for f in files), files[0].format, "<gold>", tuple(systems), None, None,
                    tuple(files))
+
+
+def is_uri(path: str) -> bool:
+    """True for a URI with a scheme (``hdfs://``, ``s3a://``, ``file://``): data only Spark reads."""
+    return re.match(r"^[A-Za-z][A-Za-z0-9+.-]+://", path) is not None
 
 
 def resolve_files(path: str) -> tuple[str, ...]:
@@ -199,6 +205,9 @@ def open_dataset(path: str, gold: str, systems: Sequence[str], id_column: str | 
     if repeated:
         raise UsageError(f"column {', '.join(map(repr, repeated))} is named twice among --gold-column, "
                          f"--system-columns, --id-column and --slice-column; expected each once")
+    if is_uri(path):  # data on a cluster (hdfs://, s3a://, file://...): read by Spark, which checks the columns
+        kind = FORMATS.get(Path(path).suffix.lower(), "parquet")  # a directory or glob of Parquet files
+        return Dataset(path, (path,), kind, gold, systems, id_column, slice_column)
     files = resolve_files(path)
     kind = file_format(files, path)
     first = header(files[0], kind)
