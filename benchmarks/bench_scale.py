@@ -46,6 +46,7 @@ def build(folder: Path, rows: int, systems: int, labels: int, files: int, accura
 
     folder.mkdir(parents=True, exist_ok=True)
     connection = duckdb.connect()
+    connection.execute("SET enable_progress_bar = false")
     connection.execute(f"SELECT setseed({seed})")
 
     def label(expression: str) -> str:
@@ -105,6 +106,7 @@ BARE = """
 import sys, time, duckdb
 glob, systems = sys.argv[1], int(sys.argv[2])
 connection = duckdb.connect(config={"memory_limit": sys.argv[3]} if sys.argv[3] else {})
+connection.execute("SET enable_progress_bar = false")
 total = 0.0
 for s in range(systems):
     start = time.perf_counter()

@@ -115,9 +115,12 @@ def count_dataset(dataset: Dataset, engine: str = "auto", labels: Sequence[str] 
                 raise InputError(f"{dataset.path}: duplicate id {example!r} in column {dataset.id_column!r} "
                                  f"({repeated:,} {'rows repeat' if repeated != 1 else 'row repeats'} an earlier id); every id "
                                  f"must appear once")
-        table = runner.patterns()
-        if table.num_rows == 0:
-            raise InputError(f"{dataset.path}: no rows; expected a row per item")
-        return build(table, dataset, name, labels, _finder(runner, dataset))
+        try:
+            return build(runner.patterns(), dataset, name, labels, _finder(runner, dataset))
+        except UsageError as error:  # DuckDB out of memory: group by packed integer codes instead
+            if type(error).__name__ != "OutOfMemory" or getattr(runner, "compact", True) or dataset.joined:
+                raise
+            runner.compact = True
+            return build(runner.patterns(), dataset, name, labels, _finder(runner, dataset))
     finally:
         runner.close()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from auditor.engines.patterns import integers
 from auditor.engines.source import Dataset, header
 from auditor.errors import InputError, UsageError
 
@@ -48,10 +49,17 @@ def read(paths: Sequence[str], fmt: str, columns: Sequence[str], filename: bool 
             f"escape='\"', columns={{{declared}}}, strict_mode=true{extra})")
 
 
+class OutOfMemory(UsageError):
+    """DuckDB ran out of memory (under ``--memory-limit``) although it spills."""
+
+
 class DuckDBEngine:
-    """Embedded DuckDB: one in-process database per audit, closed afterwards."""
+    """Embedded DuckDB: one in-process database per audit, closed afterwards. ``compact``: group by
+    packed integer codes (:meth:`compact_patterns`), as :func:`auditor.engines.count_dataset` retries
+    when the plain group-by runs out of memory."""
 
     name = "duckdb"
+    compact = False
 
     def __init__(self, dataset: Dataset, memory_limit: str | None = None, temp_directory: str | None = None,
                  threads: int | None = None):
@@ -109,18 +117,73 @@ class DuckDBEngine:
                                      f"{' from ' + files[0].path if right == 0 else ''} (first in order: {first!r}); "
                                      f"expected {'the gold ids only' if right == 0 else 'a prediction for every gold id'}")
 
+    def stream(self, sql: str) -> Any:
+        """The result of ``sql`` as a stream of Arrow record batches (never materialised whole: under
+        ``--memory-limit`` the group-by spills and its result is fetched a batch at a time)."""
+        try:
+            reader = self.connection.sql(sql).to_arrow_reader(1 << 17)
+            while True:
+                try:
+                    yield reader.read_next_batch()
+                except StopIteration:
+                    return
+        except self._error as error:
+            message = " ".join(str(error).split())[:600]
+            if "Out of Memory" in message:
+                raise OutOfMemory(f"{self.dataset.path}: DuckDB ran out of memory even when spilling ({message}); "
+                                  f"raise --memory-limit or give a --temp-directory with free space") from None
+            raise InputError(f"{self.dataset.path}: DuckDB cannot read the dataset as {self.dataset.format} "
+                             f"({message})") from None
+
+    def compact_patterns(self) -> Any:
+        """The group-by on packed integer codes: a smaller hash table, for tight ``--memory-limit``.
+
+        One pass finds each column's distinct values (each a DuckDB ENUM); the rows are then grouped by
+        ``sum_c code_c * prod_{c' < c} (k_c' + 1)`` (one BIGINT per group of columns that fits 62 bits;
+        code ``k_c`` is null), and each batch is decoded back to dictionary arrays of the values.
+        """
+        import pyarrow as pa
+
+        columns, source = self.dataset.columns, relation(self.dataset, self.dataset.columns)
+        dictionaries, codes = [], []
+        for i, column in enumerate(columns):
+            found = self.query(f"SELECT DISTINCT {identifier(column)} AS v, CAST({identifier(column)} AS VARCHAR) AS s "
+                               f"FROM {source}")
+            texts = found.column("s").to_pylist()
+            keep = [j for j, t in enumerate(texts) if t is not None and t not in texts[:j]]
+            values = ", ".join(literal(texts[j]) for j in keep)
+            self.query(f"CREATE TYPE e{i} AS ENUM ({values})")
+            dictionaries.append(pa.concat_arrays([found.column("v").combine_chunks().take(keep), pa.nulls(1, found.column("v").type)]))
+            codes.append(f"CAST(coalesce(enum_code(CAST(CAST({identifier(column)} AS VARCHAR) AS e{i})), {len(keep)}) "
+                         f"AS BIGINT)")
+        keys, layout, width = [], [], 1
+        for i, code in enumerate(codes):
+            base = len(dictionaries[i])
+            if not keys or width * base >= 1 << 62:
+                keys.append([])
+                width = 1
+            keys[-1].append(f"{code} * {width}")
+            layout.append((len(keys) - 1, width, base))
+            width *= base
+        selected = ", ".join(" + ".join(parts) + f" AS k{j}" for j, parts in enumerate(keys))
+        for batch in self.stream(f"SELECT {selected}, count(*) AS n FROM {source} GROUP BY ALL"):
+            packed = [integers(batch.column(j)) for j in range(len(keys))]
+            arrays = [pa.DictionaryArray.from_arrays(pa.array((packed[key] // width) % base), dictionaries[i])
+                      for i, (key, width, base) in enumerate(layout)]
+            yield pa.RecordBatch.from_arrays([*arrays, batch.column(len(keys))], names=[*columns, "n"])
+
     def patterns(self) -> Any:
-        """Distinct (gold, systems[, slice]) rows and their count ``n``, as Arrow."""
+        """Distinct (gold, systems[, slice]) rows and their count ``n``, as a stream of Arrow batches."""
         columns = self.dataset.columns
+        if self.compact and self.dataset.joined is None:
+            return self.compact_patterns()
         if self.dataset.joined is not None:
             self.join()
             joins = " ".join(f"JOIN v{i} ON v0.id = v{i}.id" for i in range(1, len(columns)))
             selected = ", ".join(f"v{i}.v AS c{i}" for i in range(len(columns)))
-            return self.query(f"SELECT {selected}, count(*) AS n FROM v0 {joins} GROUP BY ALL").rename_columns(
-                [*columns, "n"])
+            return self.stream(f"SELECT {selected}, count(*) AS n FROM v0 {joins} GROUP BY ALL")
         selected = ", ".join(f"{identifier(c)} AS c{i}" for i, c in enumerate(columns))
-        table = self.query(f"SELECT {selected}, count(*) AS n FROM {relation(self.dataset, columns)} GROUP BY ALL")
-        return table.rename_columns([*columns, "n"])
+        return self.stream(f"SELECT {selected}, count(*) AS n FROM {relation(self.dataset, columns)} GROUP BY ALL")
 
     def file_values(self, column: str) -> list[tuple[str, list[Any]]]:
         """Each file and the distinct values of ``column`` in it."""

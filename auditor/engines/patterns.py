@@ -84,33 +84,45 @@ def integers(array: Any) -> np.ndarray:
     return np.frombuffer(array.buffers()[1], dtype=dtype, count=len(array), offset=array.offset * dtype.itemsize)
 
 
-def column_texts(column: Any, name: str, dataset: Dataset) -> tuple[np.ndarray, list[str]]:
-    """Distinct-row indices into the texts of one column's distinct values: ``(indices (U,), texts)``."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
+class ColumnTexts:
+    """One column's label texts, built batch by batch: each batch's values -> codes into :attr:`texts`
+    (one code per text, so raw values written alike, ``1`` and ``1.0``, share it)."""
 
-    if pa.types.is_dictionary(column.type):
-        column = pc.cast(column, column.type.value_type)
-    encoded = pc.dictionary_encode(column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column,
-                                   null_encoding="encode")
-    texts = []
-    file, original, fmt = dataset.origin(name)
-    for value in encoded.dictionary.to_pylist():
-        try:
-            texts.append(value_text(value, fmt, fmt == "jsonl"))
-        except TypeError as error:
-            raise InputError(f"{file}: column {original!r}: a value is {error} (found {str(value)[:60]!r}); "
-                             f"every row needs one label") from None
-    indices = integers(encoded.indices).astype(np.int64)
-    return indices, texts
+    def __init__(self, name: str, dataset: Dataset):
+        self.name, self.texts, self.position = name, [], {}
+        self.file, self.original, self.format = dataset.origin(name)
+
+    def encode(self, column: Any) -> np.ndarray:
+        """Codes (uint32) of one batch's values: the distinct values' texts only are computed."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        if isinstance(column, pa.DictionaryArray) and not column.indices.null_count:
+            encoded = column  # already codes into distinct values (DuckDB's compact group-by)
+        else:
+            if pa.types.is_dictionary(column.type):
+                column = pc.cast(column, column.type.value_type)
+            encoded = pc.dictionary_encode(column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column,
+                                           null_encoding="encode")
+        lookup = np.empty(len(encoded.dictionary), dtype=np.uint32)
+        for index, value in enumerate(encoded.dictionary.to_pylist()):
+            try:
+                text = value_text(value, self.format, self.format == "jsonl")
+            except TypeError as error:
+                raise InputError(f"{self.file}: column {self.original!r}: a value is {error} (found "
+                                 f"{str(value)[:60]!r}); every row needs one label") from None
+            lookup[index] = self.position.setdefault(text, len(self.position))
+            if lookup[index] == len(self.texts):
+                self.texts.append(text)
+        return lookup[integers(encoded.indices)]
 
 
 def refuse_missing(name: str, role: str, indices: np.ndarray, texts: list[str], n: np.ndarray, dataset: Dataset,
                    find_file: Callable[..., str | None] | None) -> None:
     """One error for the missing values of a column, with how many rows have each."""
-    bad = [code for code, text in enumerate(texts) if is_missing(text)]
+    rows = np.bincount(indices, weights=n, minlength=len(texts))
+    bad = [code for code, text in enumerate(texts) if rows[code] and is_missing(text)]
     if bad:
-        rows = np.bincount(indices, weights=n, minlength=len(texts))
         kinds = Counter()
         for code in bad:
             text = texts[code]
@@ -120,7 +132,7 @@ def refuse_missing(name: str, role: str, indices: np.ndarray, texts: list[str], 
         where = _where(dataset, name, texts, bad, find_file)
         raise InputError(f"{where}: {total:,} row{'s' if total != 1 else ''} without {role} "
                          f"({shown}); every row needs {role} (empty, NA, null, NaN... are refused, never made a class)")
-    long = [code for code, text in enumerate(texts) if len(text) > MAX_LABEL_CHARS]
+    long = [code for code, text in enumerate(texts) if rows[code] and len(text) > MAX_LABEL_CHARS]
     if long:
         where = _where(dataset, name, texts, long, find_file)
         raise InputError(f"{where}: a value of {len(texts[long[0]]):,} characters; labels are at "
@@ -160,7 +172,8 @@ def _digest(*parts: Any) -> str:
 
 def build(table: Any, dataset: Dataset, engine: str, labels: Sequence[str] | None = None,
           find_file: Callable[..., str | None] | None = None) -> EngineCounts:
-    """Counts from an engine's distinct rows ``table`` (columns ``dataset.columns`` then ``n``).
+    """Counts from an engine's distinct rows ``table`` (columns ``dataset.columns`` then ``n``): an
+    Arrow table or a stream of record batches (DuckDB's result, never materialised whole).
 
     Raises
     ------
@@ -168,8 +181,17 @@ def build(table: Any, dataset: Dataset, engine: str, labels: Sequence[str] | Non
         Missing or nested values (with their counts), over-long labels, one gold class, a label
         outside ``labels``.
     """
-    n = integers(table.column("n").combine_chunks()).astype(np.int64, copy=False)
-    encoded = [column_texts(table.column(i), name, dataset) for i, name in enumerate(dataset.columns)]
+    batches = table.to_batches() if hasattr(table, "to_batches") else table
+    columns = [ColumnTexts(name, dataset) for name in dataset.columns]
+    parts: list[list[np.ndarray]] = [[] for _ in range(len(columns) + 1)]
+    for batch in batches:  # an engine's stream of record batches: one pass, codes kept, values dropped
+        for i, column in enumerate(columns):
+            parts[i].append(column.encode(batch.column(i)))
+        parts[-1].append(integers(batch.column(len(columns))).astype(np.int64))
+    if not parts[-1] or not sum(map(len, parts[-1])):
+        raise InputError(f"{dataset.path}: no rows; expected a row per item")
+    n = np.concatenate(parts[-1])
+    encoded = [(np.concatenate(part), column.texts) for part, column in zip(parts, columns)]
     for (indices, texts), name in zip(encoded, dataset.columns):
         role = "a slice" if name == dataset.slice_column else "a label"
         refuse_missing(name, role, indices, texts, n, dataset, find_file)
@@ -177,7 +199,8 @@ def build(table: Any, dataset: Dataset, engine: str, labels: Sequence[str] | Non
     used = [np.bincount(indices, minlength=len(texts)) > 0 for indices, texts in label_part]
     order = label_order(dataset, [texts for _, texts in label_part], used, labels)
     position = {label: code for code, label in enumerate(order)}
-    codes = np.stack([np.array([position.get(t, -1) for t in texts], dtype=np.int64)[indices]
+    small = np.uint8 if len(order) < 255 else np.uint16 if len(order) < 65535 else np.int64
+    codes = np.stack([np.array([position.get(t, 0) for t in texts], dtype=small)[indices]  # 0: a text no row uses
                       for indices, texts in label_part], axis=1)
     counts = Counts.from_patterns(order, dataset.systems, codes, n, labels is not None)
     pattern_codes, pattern_counts = counts.patterns()
@@ -196,8 +219,9 @@ def build(table: Any, dataset: Dataset, engine: str, labels: Sequence[str] | Non
     if dataset.slice_column is None:
         return EngineCounts(counts, sources, engine)
     indices, texts = encoded[-1]
-    groups = sorted(set(texts))
-    group_of = np.array([groups.index(t) for t in texts], dtype=np.int64)[indices]
+    present = np.bincount(indices, minlength=len(texts)) > 0
+    groups = sorted({t for t, used in zip(texts, present) if used})
+    group_of = np.array([groups.index(t) if t in groups else -1 for t in texts], dtype=np.int64)[indices]
     order_rows = np.lexsort((*codes.T[::-1], group_of))  # canonical: the same hash whatever the row order
     rows, group_of, n = codes[order_rows].T.copy(), group_of[order_rows], n[order_rows]
     source = {**common, "column": dataset.slice_column, "sha256": _digest(groups, rows, group_of, n)}

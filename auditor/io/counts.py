@@ -56,20 +56,20 @@ class Counts:
         the same counts (and the same bootstrap draws) whatever engine or row order produced it;
         ``C[s, i, j] = sum_u n_u [gold_u = i][pred_{s,u} = j]``.
         """
-        codes = np.asarray(codes, dtype=np.int64).reshape(-1, 1 + len(systems))
+        codes = np.asarray(codes).reshape(-1, 1 + len(systems))  # any integer dtype: widened column by column
         weights = np.asarray(pattern_counts, dtype=np.int64)
         k = max(len(labels), 1)
         if codes.shape[1] * np.log2(k + 1) < 62:  # as in _pattern_table: one int64 key per row
             key = np.zeros(codes.shape[0], dtype=np.int64)
             for column in codes.T:
                 key *= k
-                key += column
+                key += column.astype(np.int64)
             unique, inverse = np.unique(key, return_inverse=True)
             merged = np.empty((unique.size, codes.shape[1]), dtype=np.int64)
             for position in range(codes.shape[1] - 1, -1, -1):
                 unique, merged[:, position] = np.divmod(unique, k)
         else:
-            merged, inverse = np.unique(codes, axis=0, return_inverse=True)
+            merged, inverse = np.unique(codes.astype(np.int64), axis=0, return_inverse=True)
         merged_counts = np.bincount(inverse.ravel(), weights=weights, minlength=merged.shape[0])
         merged_counts = np.rint(merged_counts).astype(np.int64)
         keep = merged_counts > 0
