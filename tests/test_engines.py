@@ -397,3 +397,17 @@ def test_cli_joins_label_files_in_duckdb_and_refuses_spark(tmp_path):
     assert json.loads(duck.stdout)["systems"] == json.loads(memory.stdout)["systems"]
     spark = CliRunner().invoke(cli, [*arguments, "--engine", "spark"])
     assert spark.exit_code == 2 and "joined by id in --engine duckdb" in spark.output
+
+
+def test_dataset_audit_json_follows_the_schema_and_the_report_names_the_engine(tmp_path):
+    import jsonschema
+    from importlib.resources import files
+
+    from auditor.report.build import build as build_report
+
+    path = write(tmp_path / "d.csv", {**table(9, 200, labels=["a", "b", "c"]), "region": ["n", "s"] * 100}, "csv")
+    result = audit_dataset(path, "gold", ["s0", "s1"], slice_column="region", engine="duckdb", bootstrap=50)
+    schema = json.loads((files("auditor") / "audit.schema.json").read_text())
+    jsonschema.validate(json.loads(json.dumps(result.to_json())), schema)
+    report = build_report(result, figures=False)
+    assert "counted by duckdb; SHA-256 of the pattern table" in repr(report)
