@@ -265,6 +265,10 @@ def test_bad_datasets_get_one_clear_error(tmp_path):
         open_dataset(str(tmp_path / "p*.parquet"), "gold", ["s0"])
     with pytest.raises(UsageError, match="named twice"):
         open_dataset(path, "gold", ["s0", "gold"])
+    (tmp_path / "empty.csv").write_text("id,gold,s0\n")
+    for engine in ("memory", "duckdb"):
+        with pytest.raises(InputError, match=r"empty.csv: no rows; expected a row per item"):
+            counted(str(tmp_path / "empty.csv"), engine, ("s0",))
 
 
 @pytest.mark.parametrize("engine", ["memory", "duckdb"])

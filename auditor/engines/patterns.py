@@ -170,6 +170,21 @@ def _digest(*parts: Any) -> str:
     return hasher.hexdigest()
 
 
+def encode_batches(table: Any, dataset: Dataset) -> tuple[np.ndarray, list[tuple[np.ndarray, list[str]]]]:
+    """Row counts ``n`` (U,) and, per column, the codes (U,) into its texts, from an Arrow table or a
+    stream of record batches (one pass: codes kept, values dropped)."""
+    batches = table.to_batches() if hasattr(table, "to_batches") else table
+    columns = [ColumnTexts(name, dataset) for name in dataset.columns]
+    parts: list[list[np.ndarray]] = [[] for _ in range(len(columns) + 1)]
+    for batch in batches:  # an engine's stream of record batches: one pass, codes kept, values dropped
+        for i, column in enumerate(columns):
+            parts[i].append(column.encode(batch.column(i)))
+        parts[-1].append(integers(batch.column(len(columns))).astype(np.int64))
+    if not parts[-1] or not sum(map(len, parts[-1])):
+        raise InputError(f"{dataset.path}: no rows; expected a row per item")
+    return np.concatenate(parts[-1]), [(np.concatenate(part), column.texts) for part, column in zip(parts, columns)]
+
+
 def build(table: Any, dataset: Dataset, engine: str, labels: Sequence[str] | None = None,
           find_file: Callable[..., str | None] | None = None) -> EngineCounts:
     """Counts from an engine's distinct rows ``table`` (columns ``dataset.columns`` then ``n``): an
@@ -181,17 +196,7 @@ def build(table: Any, dataset: Dataset, engine: str, labels: Sequence[str] | Non
         Missing or nested values (with their counts), over-long labels, one gold class, a label
         outside ``labels``.
     """
-    batches = table.to_batches() if hasattr(table, "to_batches") else table
-    columns = [ColumnTexts(name, dataset) for name in dataset.columns]
-    parts: list[list[np.ndarray]] = [[] for _ in range(len(columns) + 1)]
-    for batch in batches:  # an engine's stream of record batches: one pass, codes kept, values dropped
-        for i, column in enumerate(columns):
-            parts[i].append(column.encode(batch.column(i)))
-        parts[-1].append(integers(batch.column(len(columns))).astype(np.int64))
-    if not parts[-1] or not sum(map(len, parts[-1])):
-        raise InputError(f"{dataset.path}: no rows; expected a row per item")
-    n = np.concatenate(parts[-1])
-    encoded = [(np.concatenate(part), column.texts) for part, column in zip(parts, columns)]
+    n, encoded = encode_batches(table, dataset)
     for (indices, texts), name in zip(encoded, dataset.columns):
         role = "a slice" if name == dataset.slice_column else "a label"
         refuse_missing(name, role, indices, texts, n, dataset, find_file)
