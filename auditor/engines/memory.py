@@ -15,7 +15,8 @@ import numpy as np
 
 from auditor.engines.source import Dataset, header
 from auditor.errors import InputError
-from auditor.io.load import decode_utf8, json_lines
+from auditor.io.jsonl import json_lines
+from auditor.io.lines import decode_utf8
 
 
 def _read_csv(file: str, delimiter: str, columns: Sequence[str]) -> Any:

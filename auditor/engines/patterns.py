@@ -21,7 +21,9 @@ import numpy as np
 from auditor.engines.source import Dataset
 from auditor.errors import InputError
 from auditor.io.counts import Counts
-from auditor.io.load import MAX_LABEL_CHARS, MISSING_LABELS, _scalar_text
+from auditor.io.slices import SliceGroups
+from auditor.io.source import Source
+from auditor.io.column import MAX_LABEL_CHARS, MISSING_LABELS, scalar_text
 from auditor.io.validate import is_missing
 
 #: Formats whose values are text fields (trimmed of spaces and tabs; an empty field is missing).
@@ -38,18 +40,14 @@ class EngineCounts:
     counts : gold and systems' pattern table and confusion matrices.
     sources : audit.json's ``sources`` (path, column, files, format, engine, hash of the counts).
     engine : the engine that counted.
-    groups : the slice names (sorted), or None without a slice column.
-    slice_patterns : ``(codes (1 + S, V), group codes (V,), counts (V,))`` of the
-        (gold, systems, slice) patterns, or None.
-    slice_source : the slice column's entry of ``slices.source`` (with the hash of those patterns).
+    groups : the slice column's groups (:class:`~auditor.io.slices.SliceGroups` holding the
+        (gold, systems, slice) rows), or None without a slice column.
     """
 
     counts: Counts
-    sources: dict[str, dict[str, Any]]
+    sources: dict[str, Source]
     engine: str
-    groups: tuple[str, ...] | None = None
-    slice_patterns: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
-    slice_source: dict[str, Any] | None = None
+    groups: SliceGroups | None = None
 
 
 def value_text(value: Any, fmt: str, raw_json: bool = False) -> str:
@@ -66,7 +64,7 @@ def value_text(value: Any, fmt: str, raw_json: bool = False) -> str:
         return str(value).strip(_TRIM)
     if isinstance(value, dict):
         raise TypeError("a JSON object" if fmt == "jsonl" else "a struct")
-    return _scalar_text(value)
+    return scalar_text(value)
 
 
 def _where(dataset: Dataset, column: str, texts: list[str], bad: Sequence[int],
@@ -211,16 +209,18 @@ def build(table: Any, dataset: Dataset, engine: str, labels: Sequence[str] | Non
     pattern_codes, pattern_counts = counts.patterns()
     pattern_codes = pattern_codes.astype(np.uint16 if len(order) < 1 << 16 else np.int64)  # hashed: fewer bytes
     n_items = counts.n_items
-    common = {"path": dataset.path, "files": len(dataset.files), "format": dataset.format, "engine": engine,
-              "n_items": n_items, "hash_of": "the pattern table (labels, code rows and their counts)"}
-    sources = {"gold": {**common, "column": dataset.gold, "sha256": _digest(order, pattern_codes, pattern_counts)}}
+    counted = {"files": len(dataset.files), "format": dataset.format, "engine": engine,
+               "hash_of": "the pattern table (labels, code rows and their counts)"}
+    hashes = {"gold": _digest(order, pattern_codes, pattern_counts)}
     for s, name in enumerate(dataset.systems):
-        pair = np.ascontiguousarray(pattern_codes[:, [0, 1 + s]])
-        sources[name] = {**common, "column": name, "sha256": _digest(order, pair, pattern_counts)}
+        hashes[name] = _digest(order, np.ascontiguousarray(pattern_codes[:, [0, 1 + s]]), pattern_counts)
+    columns = dict(zip(hashes, dataset.label_columns))
+    sources = {key: Source(dataset.path, digest, n_items, counted={**counted, "column": columns[key]})
+               for key, digest in hashes.items()}
     if dataset.joined is not None:  # one file per input: its own path, format and columns
-        for key, file in zip(sources, dataset.joined):
-            sources[key].update(path=file.path, files=1, format=file.format, column=file.label_column,
-                                id_column=file.id_column)
+        sources = {key: Source(file.path, hashes[key], n_items, counted={
+            **counted, "files": 1, "format": file.format, "column": file.label_column, "id_column": file.id_column})
+            for key, file in zip(hashes, dataset.joined)}
     if dataset.slice_column is None:
         return EngineCounts(counts, sources, engine)
     indices, texts = encoded[-1]
@@ -229,5 +229,6 @@ def build(table: Any, dataset: Dataset, engine: str, labels: Sequence[str] | Non
     group_of = np.array([groups.index(t) if t in groups else -1 for t in texts], dtype=np.int64)[indices]
     order_rows = np.lexsort((*codes.T[::-1], group_of))  # canonical: the same hash whatever the row order
     rows, group_of, n = codes[order_rows].T.copy(), group_of[order_rows], n[order_rows]
-    source = {**common, "column": dataset.slice_column, "sha256": _digest(groups, rows, group_of, n)}
-    return EngineCounts(counts, sources, engine, tuple(groups), (rows, group_of, n), source)
+    source = Source(dataset.path, _digest(groups, rows, group_of, n), n_items,
+                    counted={**counted, "column": dataset.slice_column})
+    return EngineCounts(counts, sources, engine, SliceGroups(tuple(groups), group_of, source, (rows, n)))

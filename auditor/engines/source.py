@@ -95,7 +95,7 @@ def open_label_files(gold: str, systems: Mapping[str, str]) -> Dataset:
     InputError
         An unknown format, a file without a header naming an id and a label column.
     """
-    from auditor.io.load import _choose_columns
+    from auditor.io.names import choose_columns
 
     files = []
     for path in [gold, *systems.values()]:
@@ -106,7 +106,7 @@ def open_label_files(gold: str, systems: Mapping[str, str]) -> Dataset:
         hint = ("; an engine joins files by id and reads a header naming the id and label columns (--engine memory "
                 "also reads files without a header or ids)")
         try:
-            id_index, label_index = _choose_columns(names, path, "columns", None)
+            id_index, label_index = choose_columns(names, path, "columns", None)
         except InputError as error:
             raise InputError(f"{error}{hint}") from None
         if id_index is None:

@@ -9,15 +9,6 @@ from auditor.report.model import Cell, Column, Definition, Facts, Figure, Formul
 from auditor.report.tables import _density
 
 
-def _source_path(source: dict[str, Any]) -> str:
-    """An input's path; a column counted by an engine (auditor.engines) says so, and that its hash is
-    the pattern table's, not the file's."""
-    path = source.get("path") or source.get("kind") or ""
-    if "engine" in source:
-        path += f" [column {source.get('column')!r}, counted by {source['engine']}; SHA-256 of the pattern table]"
-    return path
-
-
 def definitions_section(ctx: Context) -> Section:
     blocks: list[Any] = [Paragraph(
         "Notation: C_ij counts items of gold class i predicted as j (rows gold, columns predicted); N items; "
@@ -95,12 +86,11 @@ def reproducibility_section(ctx: Context) -> Section:
         Paragraph("Every number in this report is reproducible from the inputs whose SHA-256 hashes are listed below "
                   "and the options in the signature (auditor version, bootstrap resamples, seed, interval method, "
                   "correction)."),
-        Facts((("signature", audit.signature), ("schema", SCHEMA))),
+        Facts((("signature", str(audit.signature)), ("schema", SCHEMA))),
     ]
     sources = audit.sources
     if sources:
-        rows = tuple(Row(name, (Cell(_source_path(source)), Cell(source.get("sha256") or ""),
-                                Cell(source.get("n_items"), "count")))
+        rows = tuple(Row(name, (Cell(source.name), Cell(source.sha256 or ""), Cell(source.n_items, "count")))
                      for name, source in sources.items())
         blocks.append(Table("table-sources", "Inputs and their SHA-256 hashes.", "Input",
                             (Column("Path"), Column("SHA-256"), Column("Items")), rows, "tiny"))
