@@ -25,7 +25,7 @@ from auditor.io.counts import Counts
 from auditor.io.load import LabelColumn, label_column
 from auditor.io.names import PREDICTIONS
 from auditor.io.source import Source
-from auditor.io.validate import LabelTable, align
+from auditor.io.validate import LabelTable, align, check_given_labels
 from auditor.metrics.catalogue import describe, per_class_table, prevalence_vector
 from auditor.metrics.parameterised import informedness_at
 from auditor.metrics.registry import REGISTRY, Metric, load_plugin
@@ -119,6 +119,8 @@ def prepare_options(options: AuditOptions | None, labels: Sequence[str] | None,
     options = replace(options or AuditOptions(), **overrides)
     if labels is not None:
         options = replace(options, labels=tuple(labels))
+    if options.labels is not None:  # before anything sorts them: a None or NA there is refused, not a class
+        options = replace(options, labels=tuple(check_given_labels(options.labels)))
     check_options(options)
     for module in options.plugins:
         load_plugin(module)
@@ -198,10 +200,10 @@ def split_score_files(gold: LabelColumn, systems: Any, labels: Sequence[str] | N
         return systems, {}
     from auditor.io.scores import check_columns, read_scored
 
-    names = sorted(set(gold.categories) | set(labels or ()))
+    names = set(gold.categories) | set(labels or ())  # the labels themselves are checked by align
     systems, scored = dict(systems), {}
     for name, value in list(systems.items()):
-        if isinstance(value, (str, os.PathLike)) and (found := read_scored(value, names)) is not None:
+        if isinstance(value, (str, os.PathLike)) and (found := read_scored(value, sorted(names, key=str))) is not None:
             systems[name], scored[name] = found
     check_columns(scored, gold.categories)
     return systems, scored

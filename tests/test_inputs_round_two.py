@@ -319,3 +319,19 @@ def test_a_report_spaced_by_single_spaces_reads(write):
     assert [claim["named_reproduces"] for claim in found["claims"]] == [True, True] and found["problems"] == []
     table = write("table.txt", "label  precision  recall  support\na 0.5 0.5 10\nb  0.5  0.5  10\n")
     assert check_claim("accuracy=50", "--table", table)["evidence"]["labels"] == ["a", "b"]
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(prediction=st.sampled_from(["prediction", "pred", "y_pred", "predicted", "preds", "pred_label", "Prediction"]),
+       gold=st.sampled_from(["label", "gold", "y_true", "gold_label", "truth", "target"]),
+       extras=st.lists(st.sampled_from(["score", "text", "confidence", "source"]), unique=True, max_size=3),
+       with_id=st.booleans(), order=st.randoms(use_true_random=False))
+def test_a_system_file_is_read_from_its_prediction_column_whatever_the_order(prediction, gold, extras, with_id, order):
+    """Under the predictions rule the prediction column wins over any gold copy, in any column order."""
+    from auditor.io.names import PREDICTIONS, choose_columns
+
+    names = [prediction, gold, *extras] + (["id"] if with_id else [])
+    order.shuffle(names)
+    id_column, label_column = choose_columns(names, "sys.csv", "columns", None, PREDICTIONS)
+    assert names[label_column] == prediction
+    assert (id_column is None) != with_id and (id_column is None or names[id_column] == "id")

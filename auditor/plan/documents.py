@@ -174,7 +174,7 @@ class PilotPlan:
     @property
     def signature(self) -> str:
         r = self.result
-        gold = (r.sources.get("gold") or {}).get("sha256") or "array"
+        gold = (r.sources["gold"].sha256 if "gold" in r.sources else None) or "array"
         return signature("pilot", gold=str(gold)[:12], systems=len(r.systems), pilot_items=r.pilot_items,
                          items=r.items, simulations=r.simulations, rounds=r.rounds, alpha=r.alpha,
                          correction=r.correction, seed=r.seed)
@@ -206,7 +206,8 @@ class PilotPlan:
             "inputs": {"systems": list(r.systems), "labels": list(r.labels), "pilot_items": r.pilot_items,
                        "items": r.items, "simulations": r.simulations, "rounds": r.rounds, "alpha": r.alpha,
                        "target_power": r.target_power, "correction": r.correction, "seed": r.seed,
-                       "metrics": list(r.metrics), "sources": r.sources},
+                       "metrics": list(r.metrics),
+                       "sources": {name: source.to_json() for name, source in r.sources.items()}},
             "pairs": pairs,
             "rank_stability": {"p_top_stays": dict(r.p_top_stays), "expected_kendall_tau": dict(r.expected_kendall_tau)},
             "separates_best": {"metric": best, "rule": "the smallest size at which the metric's mean power over the "

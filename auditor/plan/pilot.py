@@ -28,6 +28,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from auditor.io.source import Source
 from auditor.analyses.rankings import kendall_tau_b
 from auditor.analyses.significance import (RANDOMISATION, TEST_METRICS, adjust, approximate_randomisation,
                                            discordant_counts, mcnemar_exact, primary_method, randomisation_rounds)
@@ -118,7 +119,7 @@ class PilotResult:
     power: Mapping[str, np.ndarray]
     p_top_stays: Mapping[str, float | None]
     expected_kendall_tau: Mapping[str, float | None]
-    sources: Mapping[str, Any]
+    sources: Mapping[str, Source]
 
     #: metric id -> {N: mean power over the pairs} at every size asked for (N included).
     mean_power_by_size: Mapping[str, Mapping[int, float | None]] = field(default_factory=dict)
@@ -160,7 +161,7 @@ def _simulate_at(counts: Counts, metrics: Sequence[Metric], pairs: Sequence[tupl
 def plan_pilot_counts(counts: Counts, *, items: int, alpha: float = 0.05, target_power: float = 0.8,
                       simulations: int = SIMULATIONS, rounds: int = 1000, correction: str = "holm",
                       seed: int = 12345, metric_ids: Iterable[str] = TEST_METRICS,
-                      sources: Mapping[str, Any] | None = None, sizes: Iterable[int] = ()) -> PilotResult:
+                      sources: Mapping[str, Source] | None = None, sizes: Iterable[int] = ()) -> PilotResult:
     """Mode 2 on a pilot's counts (module docstring); ``sizes``: more test-set sizes at which the
     mean power per metric is simulated too (to find the metric needing the fewest items)."""
     sizes = sorted({int(n) for n in sizes} | {items}) if sizes else [items]
