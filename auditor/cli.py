@@ -88,11 +88,72 @@ def audit_options(command: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--slices", help="File of one group per gold item (`id<TAB>group`, or one group per line): every "
                                       "metric per slice, its leaders, and where the winner changes."),
         click.option("--quiet", is_flag=True, help="No progress bars (errors, warnings and the 'wrote' line stay)."),
+        *dataset_options(),
         *task_options(),
     ]
     for decorator in reversed(decorators):
         command = decorator(command)
     return command
+
+
+def dataset_options() -> list[Callable[..., Any]]:
+    """``--dataset`` (one table, a column per system) and the engine that counts it (:mod:`auditor.engines`)."""
+    from auditor.engines import ENGINES
+
+    return [
+        click.option("--dataset", metavar="PATH_OR_GLOB",
+                     help="One table instead of GOLD and SYSTEMS: Parquet, CSV, TSV or JSON Lines; a file, a glob or "
+                          "a directory of Parquet files, with a gold column and one column per system."),
+        click.option("--gold-column", help="With --dataset: the gold labels' column."),
+        click.option("--system-columns", help="With --dataset: comma-separated columns, one per system (its name)."),
+        click.option("--id-column", help="With --dataset: the ids' column (checked to be unique)."),
+        click.option("--slice-column", help="With --dataset: a column of groups: every metric per slice."),
+        click.option("--engine", type=click.Choice(ENGINES), default=None,
+                     help="Where the counting runs: memory (pyarrow), duckdb (embedded, spills to disk), spark, or "
+                          "auto (duckdb for files large for this machine's memory) [default: auto with --dataset, "
+                          "memory otherwise]."),
+        click.option("--memory-limit", help="Memory limit of the duckdb engine (e.g. 2GB; Spark: driver memory)."),
+        click.option("--temp-directory", help="Where the duckdb (or spark) engine spills when past --memory-limit."),
+        click.option("--spark-master", help="Spark master URL of the spark engine [default: local[*]]."),
+    ]
+
+
+def run_dataset(gold: str | None, systems: tuple[str, ...], slices: str | None, progress: Progress,
+                analyses: tuple[str, ...] | None, arguments: dict[str, Any], engine: dict[str, Any]) -> Audit:
+    """The audit of ``--dataset`` (a table with a column per system), counted by ``--engine``."""
+    if gold is not None or systems or slices:
+        raise UsageError("--dataset replaces GOLD, SYSTEMS and --slices (use --gold-column, --system-columns and "
+                         "--slice-column); give either a dataset or label files, not both")
+    if not engine["gold_column"] or not engine["system_columns"]:
+        raise UsageError("--dataset needs --gold-column and --system-columns (e.g. --gold-column gold "
+                         "--system-columns a,b,c)")
+    from auditor.pipeline import audit_dataset
+
+    return audit_dataset(engine.pop("dataset"), engine.pop("gold_column"),
+                         [c.strip() for c in engine.pop("system_columns").split(",") if c.strip()],
+                         engine=engine.pop("engine") or "auto", options=parse_options(**arguments),
+                         progress=progress, analyses=analyses, **engine)
+
+
+def run_joined(gold: str | None, systems: tuple[str, ...], slices: str | None, confusion: tuple[str, ...],
+               annotators: tuple[str, ...], progress: Progress, analyses: tuple[str, ...] | None,
+               arguments: dict[str, Any], engine: dict[str, Any]) -> Audit:
+    """GOLD and SYSTEM files joined by id in an engine (``--engine duckdb``)."""
+    if gold is None or not systems or confusion or annotators or slices:
+        raise UsageError(f"--engine {engine['engine']} reads GOLD and SYSTEMS (joined by id) or --dataset; "
+                         f"--confusion, --annotators and --slices use the default in-memory path")
+    from auditor.engines import open_label_files
+    from auditor.pipeline import audit_dataset
+
+    return audit_dataset(open_label_files(gold, name_systems(systems)), engine=engine["engine"],
+                         options=parse_options(**arguments), progress=progress, analyses=analyses,
+                         memory_limit=engine["memory_limit"], temp_directory=engine["temp_directory"],
+                         spark_master=engine["spark_master"])
+
+
+#: The command line's options of :func:`dataset_options`.
+DATASET_OPTIONS = ("dataset", "gold_column", "system_columns", "id_column", "slice_column", "engine", "memory_limit",
+                   "temp_directory", "spark_master")
 
 
 def name_systems(arguments: tuple[str, ...]) -> dict[str, str]:
@@ -131,10 +192,23 @@ def run_audit(gold: str | None, systems: tuple[str, ...], quiet: bool, confusion
     progress = Progress(enabled=None if not quiet else False)
     task = arguments.pop("task", CLASSIFICATION)
     own = split_task_arguments(task, arguments)
+    engine = {name: arguments.pop(name, None) for name in DATASET_OPTIONS}
     if task != CLASSIFICATION:
+        if any(engine.values()):
+            raise UsageError(f"--dataset and --engine are for classification; they cannot be used with --task {task}")
         return run_task(task, gold, systems, progress, confusion, annotators, analyses, own, arguments)
     slices = arguments.pop("slices", None)
-    if confusion:
+    if engine["dataset"]:
+        if confusion or annotators:
+            raise UsageError("--confusion and --annotators cannot be used with --dataset")
+        result = run_dataset(gold, systems, slices, progress, analyses, arguments, engine)
+    elif [name for name in DATASET_OPTIONS[1:5] if engine[name]]:
+        raise UsageError("--gold-column, --system-columns, --id-column and --slice-column need --dataset")
+    elif engine["engine"] not in (None, "memory", "auto"):
+        result = run_joined(gold, systems, slices, confusion, annotators, progress, analyses, arguments, engine)
+    elif engine["memory_limit"] or engine["temp_directory"] or engine["spark_master"]:
+        raise UsageError("--memory-limit, --temp-directory and --spark-master are for --engine duckdb or spark")
+    elif confusion:
         if gold is not None:
             raise UsageError("--confusion replaces GOLD and SYSTEMS: give either confusion matrices or label files, "
                              "not both")

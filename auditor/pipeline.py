@@ -209,6 +209,27 @@ def split_score_files(gold: LabelColumn, systems: Any, labels: Sequence[str] | N
     return systems, scored
 
 
+def audit_dataset(dataset: Any, gold_column: str | None = None, system_columns: Sequence[str] = (),
+                  id_column: str | None = None,
+                  slice_column: str | None = None, engine: str = "auto", labels: Sequence[str] | None = None,
+                  options: AuditOptions | None = None, progress: Progress = SILENT,
+                  analyses: Collection[str] | None = None, memory_limit: str | None = None,
+                  temp_directory: str | None = None, spark_master: str | None = None, **option_overrides: Any) -> Audit:
+    """Audit a table (``dataset``: a file, glob or directory) with a gold column and one column per
+    system, counted where it lies by ``engine`` (:mod:`auditor.engines`: memory, duckdb, spark,
+    auto); every step after the counts is :func:`run`'s. ``slice_column`` adds ``slices``.
+    ``dataset`` may also be an :class:`auditor.engines.Dataset` (e.g. GOLD and SYSTEM files joined
+    by id: :func:`auditor.engines.open_label_files`)."""
+    from auditor.engines import Dataset, count_dataset, open_dataset
+
+    options = prepare_options(options, labels, option_overrides)
+    table = dataset if isinstance(dataset, Dataset) else open_dataset(dataset, gold_column, system_columns,
+                                                                        id_column, slice_column)
+    counted = count_dataset(table, engine, options.labels, memory_limit, temp_directory, spark_master)
+    warnings = tuple(label_checks.check(counted.counts, counted.sources, options.labels))
+    return run(Inputs(counted.counts, counted.sources, warnings, groups=counted.groups), options, progress, analyses)
+
+
 def audit_confusion(
     matrices: Mapping[str, Any],
     labels: Sequence[str] | None = None,

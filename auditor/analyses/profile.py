@@ -97,9 +97,16 @@ def identical_systems(counts: Counts) -> tuple[tuple[str, ...], ...]:
 
     Identical predictions give identical confusion matrices, so only systems whose matrices
     agree are compared item by item (``np.array_equal``): O(S²k²) plus one O(N) pass per
-    candidate pair, instead of sorting the S × N prediction matrix."""
-    predictions = np.asarray(counts.predictions)
-    if predictions.ndim != 2 or predictions.shape[0] < 2 or predictions.shape[1] != counts.n_items:
+    candidate pair, instead of sorting the S × N prediction matrix. Counts known by their
+    pattern table only (:meth:`~auditor.io.counts.Counts.from_patterns`) compare its columns:
+    two systems agree on every item iff they agree on every pattern."""
+    if counts.given_patterns is not None:
+        predictions = counts.patterns()[0][:, 1:].T
+    else:
+        predictions = np.asarray(counts.predictions)
+        if predictions.ndim != 2 or predictions.shape[1] != counts.n_items:
+            return ()
+    if predictions.shape[0] < 2:
         return ()
     flat = counts.confusion.reshape(len(counts.systems), -1)
     group_of = list(range(len(counts.systems)))

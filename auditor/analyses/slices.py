@@ -46,17 +46,24 @@ MIN_ITEMS = 50
 _EPSILON = 1e-12
 
 
-def slice_confusion(groups: np.ndarray, gold: np.ndarray, predictions: np.ndarray, n_groups: int, k: int) -> np.ndarray:
+def slice_confusion(groups: np.ndarray, gold: np.ndarray, predictions: np.ndarray, n_groups: int, k: int,
+                    weights: np.ndarray | None = None) -> np.ndarray:
     """``C[g, s, i, j]``: items of group g and gold class i that system s predicted as j.
 
     One ``np.bincount`` over the (S, N) keys ``((s·G + g)·k + gold)·k + pred``; no loop over
-    items or systems.
+    items or systems. ``weights`` (N,): the items each column stands for (rows of a pattern
+    table, :mod:`auditor.engines`); default one each.
     """
     predictions = np.asarray(predictions, dtype=np.int64)
     n_systems = predictions.shape[0]
     base = (np.asarray(groups, dtype=np.int64) * k + np.asarray(gold, dtype=np.int64)) * k
     keys = (np.arange(n_systems, dtype=np.int64)[:, None] * (n_groups * k * k) + base[None, :] + predictions)
-    counted = np.bincount(keys.ravel(), minlength=n_systems * n_groups * k * k)
+    if weights is None:
+        counted = np.bincount(keys.ravel(), minlength=n_systems * n_groups * k * k)
+    else:
+        spread = np.broadcast_to(np.asarray(weights, dtype=np.float64), keys.shape).ravel()
+        counted = np.rint(np.bincount(keys.ravel(), weights=spread, minlength=n_systems * n_groups * k * k)
+                          ).astype(np.int64)
     return counted.reshape(n_systems, n_groups, k, k).transpose(1, 0, 2, 3)
 
 
@@ -143,21 +150,29 @@ def analyse(groups: SliceGroups, counts: Counts, metrics: Sequence[Metric],
     leaders of the verdict's key metrics (without a verdict: the first metric's); ``metric_values``
     are the systems' values over all items (system -> metric id -> value)."""
     key_metrics = verdict.key_metrics if verdict is not None else (metrics[0].id,)
-    return slice_table(groups.names, groups.codes, counts, metrics, key_metrics, metric_values, groups.source)
+    return slice_table(groups.names, groups.codes, counts, metrics, key_metrics, metric_values, groups.source,
+                       groups.patterns)
 
 
 def slice_table(groups: Sequence[str], group_codes: np.ndarray, counts: Counts, metrics: Sequence[Metric],
                 key_metrics: Sequence[str], overall: Mapping[str, Mapping[str, MetricValue]],
-                source: Source) -> SliceAnalysis:
+                source: Source, patterns: tuple[np.ndarray, np.ndarray] | None = None) -> SliceAnalysis:
     """Every metric of every system within each slice, and the leaders of ``key_metrics``.
 
     ``group_codes`` (N,) index ``groups`` (sorted names, each used by an item) in gold order
     (:func:`auditor.io.slices.slice_groups`); ``counts`` holds the gold and prediction codes;
     ``overall`` the systems' values over all items (system -> metric id -> value), for the
-    overall leaders; ``source`` describes the slices file.
+    overall leaders; ``source`` describes the slices file. ``patterns``: ``(codes (1 + S, V),
+    counts (V,))`` of (gold, systems) rows when the items are known by a pattern table refined by
+    slice (:mod:`auditor.engines`); ``group_codes`` (V,) is then each row's group.
     """
-    tensor = slice_confusion(group_codes, counts.gold, counts.predictions, len(groups), counts.k)
-    sizes = np.bincount(group_codes, minlength=len(groups))
+    if patterns is None:
+        tensor = slice_confusion(group_codes, counts.gold, counts.predictions, len(groups), counts.k)
+        sizes = np.bincount(group_codes, minlength=len(groups))
+    else:
+        codes, weights = patterns
+        tensor = slice_confusion(group_codes, codes[0], codes[1:], len(groups), counts.k, weights)
+        sizes = np.rint(np.bincount(group_codes, weights=weights, minlength=len(groups))).astype(np.int64)
     values: dict[str, Mapping[str, Mapping[str, MetricValue]]] = {}
     leaders: dict[str, Mapping[str, tuple[str, ...]]] = {}
     for g, group in enumerate(groups):

@@ -32,6 +32,10 @@ class SliceGroups:
     codes: np.ndarray
     #: The slices' source for the JSON and the signature: path, sha256, n_items.
     source: Source
+    #: Rows counted by an engine (:mod:`auditor.engines`): ``(codes (1 + S, V), counts (V,))`` of the
+    #: (gold, systems) rows of the pattern table refined by slice; ``codes`` above is then each
+    #: row's group (V,), not each item's. None when the items are known one by one.
+    patterns: tuple[np.ndarray, np.ndarray] | None = None
 
 
 def slice_groups(value: Any, gold_name: str, id_array: Any, n_items: int) -> SliceGroups:
