@@ -137,6 +137,8 @@ def test_bad_lines_are_refused(tmp_path, files):
         audit(files[0], {"p": str(tmp_path / "missing.txt")})
     with pytest.raises(UsageError, match="--labels is for classification"):
         audit(files[0], {"p": files[1]}, options=AuditOptions(labels=("a",)))
+    with pytest.raises(UsageError, match="--rare-classes-matter is for classification"):
+        audit(files[0], {"p": files[1]}, options=AuditOptions(rare_classes_matter=True))
 
 
 @pytest.fixture(scope="module")

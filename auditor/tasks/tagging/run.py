@@ -93,6 +93,11 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
     check_choice(scheme, span_rule)
     if options.labels is not None:
         raise UsageError("--labels is for classification; a tagging audit takes its tags from the files")
+    for option, value in (("--training-prevalence", options.training_prevalence),
+                          ("--deployment-prevalence", options.deployment_prevalence),
+                          ("--rare-classes-matter", options.rare_classes_matter), ("--plugin", options.plugins)):
+        if value:
+            raise UsageError(f"{option} is for classification; it cannot be used with --task tagging")
     named = _conlleval_names(conlleval)
     gold_file, files = read_inputs(gold, systems, tag_column, named)
     sources = {"gold": gold_file.source, **{name: f.source for name, f in files.items()}}
