@@ -17,18 +17,18 @@ import click
 from auditor.version import __version__
 from auditor.pipeline import INTERVALS, Audit, audit
 from auditor.errors import AuditorError, UsageError
-from auditor.io.load import parse_system_argument, semeval_names
-from auditor.options import CORRECTIONS, DEPLOYMENT_WORDS, AuditOptions, parse_prevalence
+from auditor.io.semeval import semeval_names
+from auditor.options import (  # parse_system_argument: the command line's SYSTEM arguments
+    CORRECTIONS, DEPLOYMENT_WORDS, AuditOptions, parse_prevalence, parse_system_argument,
+)
 from auditor.formats.output import check_writable
 from auditor.progress import Progress
 from auditor.metrics.registry import REGISTRY, load_plugin, normalise_name
+from auditor.metrics.selections import TERMINAL_COLUMNS
 from auditor.tasks import CLASSIFICATION, TASKS, task_module, task_names
 
 #: Columns of the terminal table when no --metric is given.
-DEFAULT_COLUMNS = (
-    "accuracy", "macro_recall", "macro_precision", "macro_f1", "macro_f1_hm", "weighted_f1",
-    "kappa", "mcc", "informedness", "markedness", "nit",
-)
+DEFAULT_COLUMNS = TERMINAL_COLUMNS
 
 #: The analyses behind ``auditor score``'s table: the bootstrap intervals it prints, without
 #: the pairwise tests (the inputs' own analyses — annotators, score files, slices — run
@@ -350,6 +350,53 @@ def metrics(metric: str | None) -> None:
         print_metric(REGISTRY.metrics[resolve_metric(metric)])
     else:
         print_catalogue()
+
+
+@cli.command("plan")
+@click.argument("gold", required=False)
+@click.argument("systems", nargs=-1)
+@click.option("--items", type=int, help="Planned test set size N (items).")
+@click.option("--accuracy", type=float, help="System A's accuracy (mode 1).")
+@click.option("--difference", type=float, help="B's accuracy minus A's, D > 0 (mode 1).")
+@click.option("--agreement", type=float, help="Share of items both get right or both wrong (mode 1; default: the "
+                                               "smallest the accuracies allow, the conservative case).")
+@click.option("--alpha", type=float, default=0.05, show_default=True, help="Level of the tests.")
+@click.option("--target-power", type=float, default=0.8, show_default=True, help="Power to reach.")
+@click.option("--predictive-power", is_flag=True, help="Mode 3: Vickers et al.'s predictive-power model.")
+@click.option("--prevalence", help="Class shares for --predictive-power, e.g. a=0.7,b=0.2,c=0.1.")
+@click.option("--prevalence-from", help="Gold file whose class shares --predictive-power uses.")
+@click.option("--guess", type=click.Choice(("prevalence", "uniform", "majority")),
+              help="What the model does when not right (default prevalence).")
+@click.option("--simulate", type=int, help="Also simulate the model at this N (expected values at N).")
+@click.option("--draws", type=int, help="Draws per x of --simulate (default 1000).")
+@click.option("--simulations", type=int, help="Simulated test sets of N items (mode 2; default 200).")
+@click.option("--sizes", help="More test-set sizes to simulate, e.g. 500,1000,4000 (mode 2): which metric needs the "
+                              "fewest items.")
+@click.option("--rounds", type=int, help="Approximate-randomisation rounds per simulated test (mode 2; default 1000).")
+@click.option("--correction", type=click.Choice(CORRECTIONS), help="Correction over pairs (mode 2; default holm).")
+@click.option("--labels", help="Comma-separated label set (mode 2).")
+@click.option("--seed", type=int, default=DEFAULTS.seed, show_default=True, help="Seed of every random draw.")
+@click.option("--json", "as_json", is_flag=True, help="Print the plan JSON (schema auditor-plan/1).")
+@click.option("--output", "-o", "outdir", type=click.Path(file_okay=False), help="Write the plan pages here.")
+@click.option("--format", "formats", default="html,pdf,json", show_default=True, help="Subset of html,pdf,json.")
+def plan(gold: str | None, systems: tuple[str, ...], as_json: bool, outdir: str | None, formats: str,
+         **options: Any) -> None:
+    """Plan a test set: power, detectable difference and items needed (--items --accuracy --difference), from a
+    pilot (GOLD SYSTEM... --items N), or the predictive-power model (--predictive-power)."""
+    from auditor.plan.run import parse_formats, plan as run_plan, write
+
+    chosen = parse_formats(formats) if outdir else ()
+    if outdir:
+        check_writable(outdir)
+    result = run_plan(gold, systems, **options)
+    if as_json:
+        from auditor.formats.json import render_json
+
+        click.echo(render_json(result.to_json()), nl=False)
+    else:
+        click.echo("\n".join(result.terminal_lines()))
+    if outdir:
+        click.echo("wrote " + ", ".join(str(path) for path in write(result, outdir, chosen)), err=True)
 
 
 @cli.command("check-claim")

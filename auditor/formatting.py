@@ -6,12 +6,16 @@ importing jinja2 and the report model.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Literal
+
+#: How a number is shown (:func:`format_value`): a score or share x 100 with one decimal, a count,
+#: a rank, a p-value, a rank correlation, a plain number, or text as given.
+CellKind = Literal["score", "share", "pp", "count", "rank", "p", "tau", "number", "text"]
 
 MISSING = "—"
 
 
-def format_value(value: Any, kind: str) -> str:
+def format_value(value: Any, kind: CellKind | str) -> str:
     """One number as the report shows it (the single formatting rule of every renderer)."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return MISSING
@@ -28,3 +32,12 @@ def format_value(value: Any, kind: str) -> str:
     if kind == "number":
         return f"{value:.3f}"
     return str(value)
+
+
+def nan_to_none(value: Any) -> float | None:
+    """A float for the JSON and the report, ``None`` for a missing or undefined one (None, NaN, ±inf:
+    JSON has no NaN, and an undefined value is ``null``, never 0)."""
+    if value is None:
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None

@@ -129,7 +129,9 @@ def worst_precision(stats):
 
 register(Metric(id="test_worst_precision", name="Worst-class precision", function=worst_precision,
                 formula=r"\\min_i P_i", uses=("precision",),
-                properties=Properties(True, True, False, False, "none", source="declared by the test")))
+                properties=Properties(monotonicity=True, class_sensitivity=True, decomposability=False,
+                                      prevalence_invariance=False, chance_correction="none",
+                                      source="declared by the test")))
 '''
 
 

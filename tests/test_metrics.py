@@ -18,7 +18,8 @@ from sklearn import metrics as skm
 
 import auditor
 from auditor import REGISTRY, ConfusionStats, describe
-from auditor.metrics.catalogue import MetricValue, compute, informedness_at, reweight_prevalence
+from auditor.metrics.catalogue import MetricValue, compute, reweight_prevalence
+from auditor.metrics.parameterised import informedness_at
 from auditor.metrics.registry import Properties, normalise_name
 
 # A 3-class matrix used for the hand computations (rows gold a, b, c; columns predicted).

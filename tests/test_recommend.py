@@ -13,7 +13,6 @@ from auditor.metrics.catalogue import compute
 from auditor.analyses.profile import profile
 from auditor.analyses.recommend import OPITZ, PAPERS_DIFFER, RULES, SMALL_CLASS, VICKERS, Facts, facts_from, recommend
 from auditor.metrics.registry import REGISTRY
-from auditor.results import _recommendation_json
 
 BASE = Facts(k=3, n_items=1000, min_support=200, min_label="c", imbalance_ratio=2.0, prevalence_entropy=1.5,
              normalised_entropy=0.95, majority_label="a", majority_share=0.4,
@@ -125,8 +124,7 @@ def test_class_wise_recall_for_few_classes_variance_for_many():
 
 
 def test_papers_differ_in_the_json_and_name_both_sources():
-    document: dict = {}
-    _recommendation_json(None, recommend(BASE), document)
+    document = recommend(BASE).to_json()
     differ = document["recommendation"]["papers_differ"]
     assert {item["topic"] for item in differ} == {"the headline metric", "MCC", "macro F1"}
     for item in differ:
@@ -158,8 +156,7 @@ def test_germeval_recommendation_follows_from_the_rules(germeval_counts):
     assert any("PROFANITY (48 items < 50)" in note.text for note in result.notes)
     assert any("accuracy: char-svm;" in note.text and "macro_recall: char-svm-balanced" in note.text
                for note in result.notes)
-    document: dict = {}
-    _recommendation_json(None, result, document)
+    document = result.to_json()
     section = document["recommendation"]
     assert section["metrics"][0]["formula"] == REGISTRY.get("macro_recall").formula
     assert set(section) >= {"metrics", "avoid", "notes", "profile_facts", "rules_fired", "rules", "papers_differ"}

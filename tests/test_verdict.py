@@ -13,7 +13,7 @@ import pytest
 
 import auditor
 from auditor.analyses.significance import BestSet, PairTest, Statistics
-from auditor.analyses.verdict import analyse, ordered, significance_groups
+from auditor.analyses.verdict import decide, ordered, significance_groups
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "germeval2018"
 report = importlib.import_module("auditor.report.build")
@@ -83,11 +83,11 @@ def _statistics(best: dict[str, list[str]], tests=()) -> Statistics:
 def test_depends_only_where_best_sets_are_disjoint():
     values = {"a": {"accuracy": 0.9, "macro_f1": 0.5}, "b": {"accuracy": 0.7, "macro_f1": 0.8},
               "c": {"accuracy": 0.6, "macro_f1": 0.4}}
-    overlapping = analyse(_values(values), _statistics({"accuracy": ["a", "b"], "macro_f1": ["b"]}))
+    overlapping = decide(_values(values), _statistics({"accuracy": ["a", "b"], "macro_f1": ["b"]}))
     assert not overlapping.winner_depends_on_metric
     assert overlapping.text.startswith("No: b is in the best set of every key metric")
     assert "but not significantly" in overlapping.text
-    disjoint = analyse(_values(values), _statistics({"accuracy": ["a"], "macro_f1": ["b"]}))
+    disjoint = decide(_values(values), _statistics({"accuracy": ["a"], "macro_f1": ["b"]}))
     assert disjoint.winner_depends_on_metric
     assert disjoint.disjoint == (("accuracy", "macro_f1"),)
     assert disjoint.text.startswith("Yes: the best sets of accuracy (a) and macro_f1 (b) share no system")
@@ -95,7 +95,7 @@ def test_depends_only_where_best_sets_are_disjoint():
 
 def test_without_tests_leaders_are_the_top_values_and_ties_are_stated():
     values = {"a": {"accuracy": 0.5}, "b": {"accuracy": 0.8}, "c": {"accuracy": 0.8}, "d": {"accuracy": None}}
-    verdict = analyse(_values(values), None)
+    verdict = decide(_values(values), None)
     assert verdict.leaders == {"accuracy": ("b", "c")}
     assert verdict.order == ("b", "c", "a", "d")
     assert verdict.ties == {"accuracy": (("b", "c"),)}

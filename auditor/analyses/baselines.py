@@ -1,6 +1,6 @@
 """Chance baselines: what every metric scores for predictors that ignore their input.
 
-An analysis stage (load -> validate -> count -> metrics -> **analyse** -> report -> render).
+Stage "analyse" (read -> align -> count -> score -> **analyse** -> record -> build -> render).
 Reads only the counts. For a test set with gold support ``row`` (prevalence p = row/N,
 k labels) it considers
 
@@ -60,12 +60,14 @@ import os
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from auditor.formatting import nan_to_none
 from auditor.io.counts import Counts
 from auditor.metrics.catalogue import compute
+from auditor.options import CHANCE_DRAWS
 from auditor.progress import SILENT, Progress
 from auditor.metrics.registry import REGISTRY, Metric
 
@@ -112,6 +114,13 @@ class ChanceDistribution:
     undefined: str | None = None
     undefined_share: float = 0.0
 
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "expected": self.expected, "exact": self.exact, "mc_mean": self.mc_mean, "mc_se": self.mc_se,
+            "mc_low": self.mc_low, "mc_high": self.mc_high, "undefined": self.undefined,
+            "undefined_share": self.undefined_share,
+        }
+
     @property
     def reference(self) -> float | None:
         """The baseline's score used for margins: the exact expectation, else the MC mean."""
@@ -138,8 +147,7 @@ class ChanceComparison:
 
 @dataclass(frozen=True)
 class ChanceBaselines:
-    """Result of :func:`chance_baselines` (its JSON: ``baselines`` and ``chance``, written by
-    :mod:`auditor.results`).
+    """Result of :func:`chance_baselines` (its JSON: ``baselines`` and ``chance``, :meth:`to_json`).
 
     ``predictors`` maps each fixed baseline to its label distribution q; ``baselines`` and
     ``shuffle`` map baseline (or system) -> metric id -> :class:`ChanceDistribution`;
@@ -156,6 +164,33 @@ class ChanceBaselines:
     chance: Mapping[str, Mapping[str, ChanceComparison]]
     majority_label: str
     shuffle_scores: Mapping[str, Mapping[str, np.ndarray]] = field(default_factory=dict, repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        """``baselines`` (DESIGN.md) and ``chance``: how the draws were made and each system's
+        margin over chance and shuffle p-value (``chance.systems.NAME.ID``)."""
+        def distributions(metrics: Mapping[str, ChanceDistribution]) -> dict[str, Any]:
+            return {metric_id: value.to_json() for metric_id, value in metrics.items()}
+
+        section: dict[str, Any] = {
+            name: {"description": DESCRIPTIONS[name],
+                   "predictor": dict(zip(self.labels, (float(x) for x in self.predictors[name]))),
+                   "metrics": distributions(metrics)}
+            for name, metrics in self.baselines.items()}
+        section[SHUFFLE] = {system: {"description": DESCRIPTIONS[SHUFFLE], "metrics": distributions(metrics)}
+                            for system, metrics in self.shuffle.items()}
+        alpha = self.alpha
+        method = {
+            "draws": self.draws, "seed": self.seed, "majority_label": self.majority_label, "alpha": alpha,
+            "range": f"mc_low, mc_high: the {100 * alpha / 2:g}% and {100 * (1 - alpha / 2):g}% quantiles "
+                     f"of the draws (a {100 * (1 - alpha):g}% Monte Carlo range at this test set's size)",
+            "sampling": "counts: multinomial rows for random predictors, hypergeometric rows for shuffles",
+            "p_value": "one-sided, (1 + #{shuffle >= observed}) / (R + 1)",
+        }
+        systems = {system: {metric_id: {"margin": c.margin, "strongest_baseline": c.strongest_baseline,
+                                        "p_shuffle": c.p_shuffle, "undefined": c.undefined}
+                            for metric_id, c in comparisons.items()}
+                   for system, comparisons in self.chance.items()}
+        return {"baselines": section, "chance": {"method": method, "systems": systems}}
 
 
 # ------------------------------------------------------------------------------ sampling
@@ -258,7 +293,7 @@ def _summary(
 ) -> ChanceDistribution:
     defined = drawn[~np.isnan(drawn)]
     share = float(1 - defined.size / drawn.size) if drawn.size else 0.0
-    expected_value = None if np.isnan(expected) else float(expected)
+    expected_value = nan_to_none(expected)
     reason = (undefined_reason or "0/0") if expected_value is None else None
     if defined.size == 0:
         return ChanceDistribution(expected_value, exact, None, None, None, None, reason, share)
@@ -317,6 +352,13 @@ def predictor_distributions(counts: Counts) -> tuple[dict[str, np.ndarray], int]
         "prevalence": support / support.sum(),
         "majority": np.eye(counts.k)[majority],
     }, majority
+
+
+def analyse(counts: Counts, metrics: Sequence[Metric], seed: int, alpha: float,
+            progress: Progress = SILENT) -> ChanceBaselines:
+    """The chance baselines of the audit: :func:`chance_baselines` with
+    :data:`~auditor.options.CHANCE_DRAWS` draws per baseline (a few k x k draws per system, cheap at any N)."""
+    return chance_baselines(counts, metrics, draws=CHANCE_DRAWS, seed=seed, alpha=alpha, progress=progress)
 
 
 def chance_baselines(

@@ -1,6 +1,6 @@
 """The recommendation: which metrics to report on this data, and which to avoid, and why.
 
-Analysis stage (DESIGN.md "Recommendation"). Every rule lives here, in :data:`RULES`, as one
+Stage "analyse" (DESIGN.md "Recommendation"). Every rule lives here, in :data:`RULES`, as one
 :class:`Rule` record: an id, a statement, the passage it follows (quoted, with the source file
 and section under ``sources/``) and a function of the measured :class:`Facts` that returns the
 measured reasons when it fires (None when it does not). The report prints :data:`RULES` in its
@@ -20,10 +20,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from auditor.formatting import nan_to_none
 from auditor.metrics.registry import REGISTRY
 
 if TYPE_CHECKING:
@@ -66,6 +67,19 @@ class Facts:
     deployment_prevalence: str | None = None
     rare_classes_matter: bool = False
 
+    def to_json(self) -> dict[str, Any]:
+        """``recommendation.profile_facts``: the facts the rules read (the metric values aside)."""
+        return {
+            "k": self.k, "n_items": self.n_items, "min_support": self.min_support, "min_label": self.min_label,
+            "imbalance_ratio": self.imbalance_ratio, "prevalence_entropy": self.prevalence_entropy,
+            "normalised_entropy": self.normalised_entropy, "majority_label": self.majority_label,
+            "majority_share": self.majority_share,
+            "bias_divergence": {s: dict(d) for s, d in self.bias_divergence.items()},
+            "never_predicted": {s: list(labels) for s, labels in self.never_predicted.items()},
+            "near_chance": dict(self.near_chance), "deployment_prevalence": self.deployment_prevalence,
+            "rare_classes_matter": self.rare_classes_matter,
+        }
+
     @property
     def imbalanced(self) -> bool:
         return self.imbalance_ratio >= IMBALANCED
@@ -95,6 +109,9 @@ class Source:
     file: str
     section: str
     quote: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"file": self.file, "section": self.section, "quote": self.quote}
 
     @property
     def citation(self) -> str:
@@ -430,6 +447,27 @@ class Recommendation:
     def primary(self) -> str:
         return self.metrics[0].id
 
+    def to_json(self) -> dict[str, Any]:
+        """``recommendation`` (DESIGN.md): the metric set with formulas, reasons and passages, the metrics
+        to avoid, notes, the facts the rules read, the rules (all, and those that fired), where the
+        papers differ."""
+        def cited(sources: Sequence[Source]) -> list[dict[str, str]]:
+            return [source.to_json() for source in sources]
+
+        return {"recommendation": {
+            "metrics": [{"id": m.id, "name": m.name, "role": m.role, "formula": m.formula, "reasons": list(m.reasons),
+                         "sources": cited(m.sources)} for m in self.metrics],
+            "avoid": [{"id": a.id, "name": a.name, "reasons": list(a.reasons), "sources": cited(a.sources)}
+                      for a in self.avoid],
+            "notes": [{"rule": n.rule, "text": n.text, "sources": cited(n.sources)} for n in self.notes],
+            "profile_facts": self.facts.to_json(),
+            "rules_fired": list(self.rules_fired),
+            "rules": [{"id": rule.id, "text": rule.text, "references": list(rule.references),
+                       "sources": cited(rule.sources)} for rule in RULES],
+            "papers_differ": [{"topic": d.topic, "text": d.text, "sources": cited(d.sources)}
+                              for d in PAPERS_DIFFER],
+        }}
+
 
 def recommend(facts: Facts, rules: Sequence[Rule] = RULES) -> Recommendation:
     """Apply the rules in order to ``facts``: the first primary wins; complements, metrics to
@@ -498,7 +536,7 @@ def facts_from(profile: DataProfile, values: Mapping[str, Mapping[str, float | N
         majority_label=profile.majority_label, majority_share=profile.majority_share,
         bias_divergence=MappingProxyType({
             s: MappingProxyType({"total_variation": b.total_variation,
-                                 "kl_divergence": None if np.isinf(b.kl_divergence) else b.kl_divergence})
+                                 "kl_divergence": nan_to_none(b.kl_divergence)})
             for s, b in profile.systems.items()}),
         never_predicted=MappingProxyType({s: tuple(b.never_predicted) for s, b in profile.systems.items()}),
         near_chance=MappingProxyType(_near_chance(baselines, values, alpha)), values=values,
@@ -529,10 +567,9 @@ def _near_chance(baselines: ChanceBaselines | None, values: Mapping[str, Mapping
     return result
 
 
-def recommendation_analysis(profile: DataProfile, values: Mapping[str, Mapping[str, float | None]],
-                            baselines: ChanceBaselines | None, *, alpha: float,
-                            deployment_prevalence: str | Mapping[str, float] | None,
-                            rare_classes_matter: bool) -> Recommendation:
+def analyse(profile: DataProfile, values: Mapping[str, Mapping[str, float | None]],
+            baselines: ChanceBaselines | None, alpha: float,
+            deployment_prevalence: str | Mapping[str, float] | None, rare_classes_matter: bool) -> Recommendation:
     """The recommendation: the rules applied to the facts of this audit (:func:`facts_from`)."""
     return recommend(facts_from(profile, values, baselines, alpha=alpha, deployment_prevalence=deployment_prevalence,
                                 rare_classes_matter=rare_classes_matter))

@@ -26,15 +26,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
 from auditor.io.counts import Counts
+from auditor.io.source import Source
 from auditor.metrics.catalogue import MetricValue, describe
 from auditor.metrics.registry import Metric
 
-__all__ = ["MIN_ITEMS", "SliceAnalysis", "slice_confusion", "analyse"]
+if TYPE_CHECKING:
+    from auditor.analyses.verdict import Verdict
+    from auditor.io.slices import SliceGroups
+
+__all__ = ["MIN_ITEMS", "SliceAnalysis", "slice_confusion", "slice_table", "analyse"]
 
 #: Slices with fewer items are flagged "too small to rank" (see the module docstring).
 MIN_ITEMS = 50
@@ -82,7 +87,7 @@ class SliceAnalysis:
     #: Key metric -> the leaders over all items.
     overall_leaders: Mapping[str, tuple[str, ...]]
     #: The slices' source: path, sha256, n_items.
-    source: Mapping[str, Any]
+    source: Source
 
     @property
     def small(self) -> tuple[str, ...]:
@@ -98,6 +103,24 @@ class SliceAnalysis:
             changes[metric_id] = any(not (a & b) for n, a in enumerate(sets) for b in sets[n + 1:])
         return changes
 
+    def to_json(self) -> dict[str, Any]:
+        """``slices`` (per group: items, every system's metrics, the leaders) and ``slice_summary``."""
+        slices = {
+            group: {
+                "n_items": self.n_items[group],
+                "systems": {name: {"metrics": {m: {"value": v.value, "undefined": v.undefined}
+                                               for m, v in metrics.items()}}
+                            for name, metrics in self.values[group].items()},
+                "leaders": {m: list(systems) for m, systems in self.leaders[group].items()},
+            }
+            for group in self.groups
+        }
+        return {"slices": slices, "slice_summary": {
+            "source": self.source.to_json(), "key_metrics": list(self.key_metrics), "min_items": MIN_ITEMS,
+            "small": list(self.small), "overall_leaders": {m: list(s) for m, s in self.overall_leaders.items()},
+            "winner_changes": self.winner_changes(), "leaders_rule": LEADERS_RULE,
+        }}
+
     def summary_lines(self) -> list[str]:
         """Terminal lines: the leaders of the first key metric per slice, small slices flagged."""
         metric_id = self.key_metrics[0]
@@ -112,9 +135,18 @@ class SliceAnalysis:
         return lines
 
 
-def analyse(groups: Sequence[str], group_codes: np.ndarray, counts: Counts, metrics: Sequence[Metric],
-            key_metrics: Sequence[str], overall: Mapping[str, Mapping[str, MetricValue]],
-            source: Mapping[str, Any]) -> SliceAnalysis:
+def analyse(groups: SliceGroups, counts: Counts, metrics: Sequence[Metric],
+            metric_values: Mapping[str, Mapping[str, MetricValue]], verdict: Verdict | None) -> SliceAnalysis:
+    """Every metric within each slice of ``groups`` (:func:`auditor.io.slices.slice_groups`), and the
+    leaders of the verdict's key metrics (without a verdict: the first metric's); ``metric_values``
+    are the systems' values over all items (system -> metric id -> value)."""
+    key_metrics = verdict.key_metrics if verdict is not None else (metrics[0].id,)
+    return slice_table(groups.names, groups.codes, counts, metrics, key_metrics, metric_values, groups.source)
+
+
+def slice_table(groups: Sequence[str], group_codes: np.ndarray, counts: Counts, metrics: Sequence[Metric],
+                key_metrics: Sequence[str], overall: Mapping[str, Mapping[str, MetricValue]],
+                source: Source) -> SliceAnalysis:
     """Every metric of every system within each slice, and the leaders of ``key_metrics``.
 
     ``group_codes`` (N,) index ``groups`` (sorted names, each used by an item) in gold order
@@ -134,4 +166,4 @@ def analyse(groups: Sequence[str], group_codes: np.ndarray, counts: Counts, metr
     overall_leaders = {m: _leaders({s: system[m] for s, system in overall.items()}) for m in key_metrics}
     return SliceAnalysis(tuple(groups), MappingProxyType({g: int(n) for g, n in zip(groups, sizes)}),
                          MappingProxyType(values), tuple(key_metrics), MappingProxyType(leaders),
-                         MappingProxyType(overall_leaders), MappingProxyType(dict(source)))
+                         MappingProxyType(overall_leaders), source)

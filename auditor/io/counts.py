@@ -1,7 +1,7 @@
 """Count once: label codes and the confusion tensor ``C[s, i, j]`` for all systems.
 
-Stage 3 of the pipeline (load -> validate -> **count** -> metrics -> analyse -> report
--> render). Everything downstream is a function of these counts and of the item patterns
+Count stage (read -> align -> **count** -> score -> analyse -> record -> build -> render).
+Everything downstream is a function of these counts and of the item patterns
 (:meth:`Counts.patterns`): the bootstrap and the pairwise tests re-sum pattern counts, never
 re-reading labels.
 

@@ -1,4 +1,4 @@
-"""The report model: typed, frozen dataclasses built from the typed audit (stage "build report").
+"""The report model: typed, frozen dataclasses built from the typed audit (stage "build").
 
 ``build(audit)`` reads the :class:`~auditor.results.Audit` (``ctx.audit``) plus the metric
 records (names, LaTeX formulas, references) and returns a :class:`Report`. Each section
@@ -72,6 +72,6 @@ def build(audit: Audit, figures: bool = True, records: Mapping[str, Metric] | No
     letters = iter("ABCDEFGH")
     sections = [Section(x.id, f"Appendix {next(letters)}: {x.title}", x.blocks) if x.id in APPENDICES else x
                 for x in sections]
-    gold = audit.sources.get("gold", {}).get("path")
+    gold = audit.sources["gold"].path if "gold" in audit.sources else None
     subtitle = f"{len(audit.systems)} systems scored against {gold}" if gold else _profile_line(audit)
-    return Report(title, subtitle, audit.signature, SCALE_NOTE, tuple(sections), entries)
+    return Report(title, subtitle, str(audit.signature), SCALE_NOTE, tuple(sections), entries)

@@ -29,10 +29,29 @@ SYMBOL_LEGEND = {"orient": "bottom", "direction": "horizontal", "type": "symbol"
                  "symbolSize": 120, "format": ".1~f"}
 
 
+#: Characters no chart may hold as they are: line breaks and U+2028/U+2029 (Vega-Lite compiles a
+#: sort order's strings into Vega expressions, whose parser, as JavaScript before ES2019, refuses
+#: them inside a string literal: "Unexpected token ILLEGAL"), and the control characters XML 1.0
+#: forbids (vl-convert's SVG text parser panics on them and aborts the process).
+_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\n\r\u2028\u2029\ufffe\uffff]")
+
+
+def _expression_safe(value: Any) -> Any:
+    """``value`` with every :data:`_UNSAFE` character in every string shown as its escape
+    (``\\u2028``, ``\\u001c``): the same text in the data and the sort order, so labels still match."""
+    if isinstance(value, str):
+        return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", value) if _UNSAFE.search(value) else value
+    if isinstance(value, Mapping):
+        return {_expression_safe(k): _expression_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_expression_safe(v) for v in value]
+    return value
+
+
 def _svg(spec: Mapping[str, Any]) -> str:
     import vl_convert
 
-    spec = dict(spec)
+    spec = _expression_safe(dict(spec))
     spec.setdefault("config", CONFIG)
     spec.setdefault("$schema", "https://vega.github.io/schema/vega-lite/v5.json")
     svg = vl_convert.vegalite_to_svg(spec)
@@ -42,6 +61,7 @@ def _svg(spec: Mapping[str, Any]) -> str:
 
 
 _NUMBER = re.compile(r"(?<![\w#])(?<!offset=\")(-?\d+\.\d{2,})")
+spec_svg = _svg  # public: the SVG of any Vega-Lite spec, styled as the report's charts (used by auditor.plan)
 
 
 def unique_ids(svg: str, salt: str = "") -> str:

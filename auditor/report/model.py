@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from auditor.formatting import CellKind
+
 
 SCALE_NOTE = "Scores are shown ×100 with one decimal; shares as percentages."
 
@@ -18,7 +20,7 @@ class Cell:
     """
 
     value: float | int | str | None
-    kind: str = "text"
+    kind: CellKind = "text"
     mark: int | None = None
     strong: bool = False
     low: float | None = None

@@ -1,9 +1,9 @@
 """Reliability of the gold: agreement of the annotators and the ceiling it puts on scores."""
 from __future__ import annotations
 
-import math
 from typing import Any
 
+from auditor.formatting import nan_to_none
 from auditor.analyses.agreement import CEILING_MEANING, DEFINITIONS, ceiling
 from auditor.report.context import Context, SECTION_TITLES
 from auditor.report.model import Bullets, Cell, Column, Paragraph, Row, Section, Table
@@ -33,7 +33,7 @@ def gold_reliability_section(ctx: Context) -> Section | None:
               (Column("Value"), Column("Definition")), rows, "small"),
     ]
     if len(annotators) > 2:
-        pairs = [[None if math.isnan(x) else float(x) for x in row] for row in reliability.cohen_kappa_pairs]
+        pairs = [[nan_to_none(x) for x in row] for row in reliability.cohen_kappa_pairs]
         blocks.append(Table("table-agreement-pairs", "Cohen's κ of every pair of annotators (×100).", "Annotator",
                             tuple(Column(a) for a in annotators),
                             tuple(Row(a, tuple(Cell(x, "score") for x in row)) for a, row in zip(annotators, pairs)),

@@ -39,7 +39,7 @@ def properties_section(ctx: Context) -> Section | None:
                 f"{ctx.name(metric_id)}, {dict(names)[key]}: probed {_mark(record.probed)}, Table 5 "
                 f"{_mark(record.literature)} ({record.section}). {record.explanation}"
                 + (f" Witness: {_witness_text(found[key], ctx.labels)}" if key in found else ""))
-        if entry.note and "Probe differs from the declared" in entry.note and not records:
+        if entry.declared_differs and not records:
             declared_notes.append(f"{ctx.name(metric_id)}: {entry.note}")
         if ctx.family(metric_id) == "calibrated":
             continue

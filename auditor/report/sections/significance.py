@@ -1,12 +1,12 @@
 """Pairwise tests, corrected p-values and the best sets."""
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from auditor.analyses.significance import Statistics
 
+from auditor.formatting import nan_to_none
 from auditor.report.context import Context, SECTION_TITLES
 from auditor.report.model import Bullets, Cell, Column, Facts, Paragraph, Row, Section, Table
 from auditor.report.tables import _density
@@ -40,7 +40,7 @@ def significance_section(ctx: Context) -> Section | None:
     best_set = stats.best_set
     if best_set:
         metric_ids = list(best_set)
-        rows = tuple(Row(s, tuple(Cell(_number(best_set[m].p_adjusted.get(s)), "p")
+        rows = tuple(Row(s, tuple(Cell(nan_to_none(best_set[m].p_adjusted.get(s)), "p")
                                   if s != best_set[m].top else Cell("top") for m in metric_ids))
                      for s in ctx.systems)
         blocks.append(Table("table-best", "Adjusted p-value of each system against the top system of each metric "
@@ -62,10 +62,6 @@ def significance_section(ctx: Context) -> Section | None:
     if tests:
         blocks.append(Paragraph(_tests_text(stats)))
     return Section("significance", SECTION_TITLES["significance"], tuple(blocks))
-
-
-def _number(value: float | None) -> float | None:
-    return None if value is None or math.isnan(value) else float(value)
 
 
 def _tests_text(stats: Statistics) -> str:
@@ -101,7 +97,7 @@ def _pairwise_matrix(ctx: Context, metric_id: str, method: str, stats: Statistic
     bounded = False
     for test in stats.tests:
         if test.metric == metric_id and test.method == method:
-            value, raw = _number(test.p_adjusted), _number(test.p)
+            value, raw = nan_to_none(test.p_adjusted), nan_to_none(test.p)
             at_floor = floor is not None and value is not None and raw is not None and raw <= floor * (1 + 1e-9)
             cell = Cell(_p_bound(value), "text") if at_floor and value >= 0.001 else Cell(value, "p")
             bounded |= at_floor

@@ -17,7 +17,7 @@ def slices_section(ctx: Context) -> Section | None:
         return None
     groups = analysis.groups
     systems = ctx.systems
-    source = analysis.source.get("path") or "the slices"
+    source = analysis.source.path or "the slices"
     blocks: list[Any] = [Paragraph(
         f"Every metric of every system within each group of items given by {source} ({len(groups)} slices). "
         "Vickers et al. (vickers-monti-classification-metrics-nlp.md §5.2) score a model per KVQA question type "
