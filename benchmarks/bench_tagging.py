@@ -44,7 +44,9 @@ def gold_tags(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]
     codes = np.where(entity, 1 + 2 * kind + (~begins), 0)
     first = np.zeros(n, bool)
     first[np.r_[0, np.cumsum(lengths)[:-1]]] = True
-    codes[first & (codes % 2 == 0) & (codes > 0)] -= 1  # a sentence never opens with I-
+    previous = np.r_[0, codes[:-1]]
+    continues = ~first & (previous > 0) & ((previous - 1) // 2 == (codes - 1) // 2)
+    codes[(codes % 2 == 0) & (codes > 0) & ~continues] -= 1  # well-formed IOB2: I-X only inside an X chunk
     return codes, lengths
 
 

@@ -137,6 +137,8 @@ def test_bad_lines_are_refused(tmp_path, files):
         audit(files[0], {"p": str(tmp_path / "missing.txt")})
     with pytest.raises(UsageError, match="--labels is for classification"):
         audit(files[0], {"p": files[1]}, options=AuditOptions(labels=("a",)))
+    with pytest.raises(UsageError, match="--rare-classes-matter is for classification"):
+        audit(files[0], {"p": files[1]}, options=AuditOptions(rare_classes_matter=True))
 
 
 @pytest.fixture(scope="module")
@@ -222,3 +224,14 @@ def test_tag_column_iobes_default_strict_and_pos_tags(tmp_path):
     assert pos.scheme is None and pos.spans is None and float(pos.observed["accuracy"][0]) == 1.0
     assert "span_micro_f1" not in pos.to_json()["systems"]["p"]["metrics"]
     assert [s.id for s in pos.report_model(figures=False).sections][:2] == ["summary", "tokens"]
+
+
+def test_gold_without_chunks_takes_the_scheme_from_a_system(tmp_path):
+    gold = write(tmp_path / "g.txt", [[("a", "O"), ("b", "O")]])
+    pred = write(tmp_path / "p.txt", [[("a", "B-X"), ("b", "I-X")]])
+    result = audit(gold, {"p": pred}, options=AuditOptions(bootstrap=0))
+    assert result.scheme == "IOB2" and "gold has no chunk; from p's tags" in result.scheme_reason
+    assert float(result.observed["span_micro_precision"][0]) == 0.0
+    assert np.isnan(result.observed["span_micro_recall"][0])  # 0/0: no gold chunk
+    entry = result.to_json()["systems"]["p"]["metrics"]["span_micro_recall"]
+    assert entry["value"] is None and "0/0" in entry["undefined"]

@@ -211,7 +211,7 @@ def rules_section(audit: Any) -> Section | None:
             (name, audit.span_tables(s)["ill_formed_examples"], audit.spans.per_system[s].ill_formed)
             for s, name in enumerate(audit.systems)]:
         if examples:
-            shown = "; ".join(f"sentence {e['sentence']} (line {e['line']}), tokens {e['tokens'][0]}–{e['tokens'][1]}: "
+            shown = "; ".join(f"sentence {e['sentence']} (gold line {e['gold_line']}), tokens {e['tokens'][0]}–{e['tokens'][1]}: "
                               f"{e['tags']}" for e in examples)
             more = f" (and {total - len(examples)} more)" if total > len(examples) else ""
             named.append(f"{name}: {shown}{more}")

@@ -6,7 +6,7 @@ sums ``w_b M``: one sparse product per block of resamples, and every figure is t
 the whole block at once (STYLE.md 1).
 
 Paired test of systems a and b under a metric: the paired bootstrap over sentences
-(Koehn 2004; Berg-Kirkpatrick et al. 2012), two-sided on the shifted differences:
+(Koehn 2004), two-sided on the shifted differences:
 ``p = (1 + #{b : |Δ*_b − Δ| ≥ |Δ|}) / (B' + 1)`` with ``Δ`` the difference on the test set and
 ``B'`` the resamples where both values are defined. p-values are adjusted over the pairs of a
 metric (Holm or Benjamini–Hochberg, :func:`auditor.analyses.significance.adjust`).

@@ -100,12 +100,13 @@ class TaggingAudit:
         return table
 
     def ill_formed_examples(self, ill: Any, codes: np.ndarray, limit: int = ILL_FORMED_SHOWN) -> list[dict[str, Any]]:
-        """The first ``limit`` chunks the two rules see differently: sentence, line, tokens, tags."""
+        """The first ``limit`` chunks the two rules see differently: sentence, its first token's line in
+        the gold file, token positions in the sentence, tags."""
         starts = np.flatnonzero(self.aligned.first)
         examples = []
         for start, end in zip(ill.start[:limit].tolist(), ill.end[:limit].tolist()):
             sentence = int(np.searchsorted(starts, start, side="right")) - 1
-            examples.append({"sentence": sentence + 1, "line": int(self.aligned.lines[start]),
+            examples.append({"sentence": sentence + 1, "gold_line": int(self.aligned.lines[start]),
                              "tokens": [start - int(starts[sentence]) + 1, end - int(starts[sentence]) + 1],
                              "tags": " ".join(self.aligned.tags[c] for c in codes[start:end + 1].tolist())})
         return examples

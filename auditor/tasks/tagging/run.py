@@ -93,6 +93,11 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
     check_choice(scheme, span_rule)
     if options.labels is not None:
         raise UsageError("--labels is for classification; a tagging audit takes its tags from the files")
+    for option, value in (("--training-prevalence", options.training_prevalence),
+                          ("--deployment-prevalence", options.deployment_prevalence),
+                          ("--rare-classes-matter", options.rare_classes_matter), ("--plugin", options.plugins)):
+        if value:
+            raise UsageError(f"{option} is for classification; it cannot be used with --task tagging")
     named = _conlleval_names(conlleval)
     gold_file, files = read_inputs(gold, systems, tag_column, named)
     sources = {"gold": gold_file.source, **{name: f.source for name, f in files.items()}}
@@ -102,11 +107,7 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
     except InputError:  # again, naming where each tag first occurs
         codes = parse_tags(aligned.tags, _located_tags(aligned, sources))
     detected = scheme is None
-    if detected:
-        gold_prefix, gold_type = codes.prefix[aligned.gold], codes.type[aligned.gold]
-        scheme, reason = detect_scheme(gold_prefix, gold_type, aligned.first)
-    else:
-        reason = "given (--scheme)"
+    scheme, reason = _scheme(aligned, codes) if detected else (scheme, "given (--scheme)")
     if scheme is None and span_rule is not None:
         raise UsageError("--span-rule needs tags with prefixes (B-, I-, ...); these tags have none")
     rule = span_rule or (default_rule(scheme) if scheme else None)
@@ -141,6 +142,16 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
         aligned=aligned, codes=codes, scheme=scheme, scheme_detected=detected, scheme_reason=reason, rule=rule,
         spans=spans, tokens=tokens, types=types, observed=observed, statistics=stats, ranking=ranking,
         parts=parts, active=active)
+
+
+def _scheme(aligned: Aligned, codes: Any) -> tuple[str | None, str]:
+    """The scheme detected from the gold tags, or, when gold has no chunk at all, from the first
+    system's tags that have one (and said so)."""
+    for name, row in (("gold", aligned.gold), *zip(aligned.names, aligned.systems)):
+        if codes.prefix[row].any():
+            scheme, reason = detect_scheme(codes.prefix[row], codes.type[row], aligned.first)
+            return scheme, reason if name == "gold" else f"gold has no chunk; from {name}'s tags: {reason}"
+    return None, "no tag has a prefix: no spans (token metrics only)"
 
 
 def _conlleval_names(conlleval: Sequence[str] | Mapping[str, str]) -> dict[str, str]:

@@ -141,10 +141,10 @@ def detect_scheme(prefix: np.ndarray, types: np.ndarray, first: np.ndarray) -> t
     names = ", ".join(PREFIXES[p] for p in sorted(present))
     if present & {L, U}:
         if present & {E, S}:
-            raise InputError(f"gold mixes BILOU prefixes (L, U) with IOBES ones (E, S): prefixes {names}")
-        return "BILOU", f"gold prefixes {names}"
+            raise InputError(f"the tags mix BILOU prefixes (L, U) with IOBES ones (E, S): prefixes {names}")
+        return "BILOU", f"prefixes {names}"
     if S in present or (E in present and B in present):
-        return "IOBES", f"gold prefixes {names}"
+        return "IOBES", f"prefixes {names}"
     previous_prefix, previous_type = _previous(prefix, types, first)
     if E in present:
         last = np.r_[first[1:], True]
@@ -152,12 +152,12 @@ def detect_scheme(prefix: np.ndarray, types: np.ndarray, first: np.ndarray) -> t
         next_type = np.where(last, -1, np.r_[types[1:], -1])
         closes_with_i = (prefix == I) & ((next_prefix == O) | (next_type != types))
         if closes_with_i.any():
-            return "IOE1", f"gold prefixes {names}; a chunk closes with I- (IOE1 marks E- only before a same-type chunk)"
-        return "IOE2", f"gold prefixes {names}; every chunk closes with E-"
+            return "IOE1", f"prefixes {names}; a chunk closes with I- (IOE1 marks E- only before a same-type chunk)"
+        return "IOE2", f"prefixes {names}; every chunk closes with E-"
     opens_with_i = (prefix == I) & ((previous_prefix == O) | (previous_type != types))
     if opens_with_i.any():
-        return "IOB1", f"gold prefixes {names}; a chunk opens with I- (IOB1 marks B- only after a same-type chunk)"
-    return "IOB2", f"gold prefixes {names}; every chunk opens with B-"
+        return "IOB1", f"prefixes {names}; a chunk opens with I- (IOB1 marks B- only after a same-type chunk)"
+    return "IOB2", f"prefixes {names}; every chunk opens with B-"
 
 
 def default_rule(scheme: str) -> str:
