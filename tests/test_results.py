@@ -98,3 +98,17 @@ def test_results_by_name_with_typed_accessors_and_replace():
     assert "baselines" not in without.to_json() and "baselines" in result.to_json()
     with pytest.raises(AttributeError):
         result.baseline  # a typo is an error, never a silent None
+
+
+def test_a_label_column_says_its_file_format_from_the_literal(tmp_path):
+    from typing import get_args
+
+    from auditor.io.column import FileFormat
+    from auditor.io.load import label_column
+
+    (tmp_path / "g.tsv").write_text("1\ta\n2\tb\n", encoding="utf-8")
+    (tmp_path / "g.jsonl").write_text('{"id": 1, "label": "a"}\n', encoding="utf-8")
+    assert label_column(["a", "b"], "<g>").format == "array"
+    assert label_column(str(tmp_path / "g.tsv"), "g").format == "tsv"
+    assert label_column(str(tmp_path / "g.jsonl"), "g").format == "jsonl"
+    assert {"array", "tsv", "jsonl", "whitespace", "csv", "json", "parquet"} == set(get_args(FileFormat))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Mapping
+from typing import Any, Literal, Mapping
 
 import numpy as np
 
@@ -35,6 +35,11 @@ MISSING_LABELS = frozenset({
 MAX_LABEL_CHARS = 10_000
 
 TRIM = " \t"  # the only characters trimmed from a field
+
+
+#: The file format a label column was read from (``array``: given in memory); it decides what a
+#: message says a line should look like.
+FileFormat = Literal["csv", "tsv", "whitespace", "jsonl", "json", "parquet", "array"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -63,7 +68,7 @@ class LabelColumn:
     id_array: Any
     lines: np.ndarray | None
     sha256: str | None
-    format: str = "array"
+    format: FileFormat = "array"
     skipped: Mapping[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -332,7 +337,7 @@ def as_id_array(values: Any, what: str) -> Any:
 
 
 def build_column(source: str, labels: Any, ids: Any, numbers: np.ndarray, digest: str | None,
-            fmt: str, skipped: Mapping[str, int], trim: bool = False) -> LabelColumn:
+            fmt: FileFormat, skipped: Mapping[str, int], trim: bool = False) -> LabelColumn:
     """Encode the labels and check lengths: one place for every file format."""
     import pyarrow.compute as pc
 
