@@ -16,10 +16,10 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from auditor.version import __version__
 from auditor.errors import AuditorError, InputError, OutputError, UsageError
-from auditor.metrics.registry import REGISTRY, ConfusionStats, Metric, Properties, register
 from auditor.metrics.catalogue import MetricValue, compute, describe, reweight_prevalence
+from auditor.metrics.registry import REGISTRY, ConfusionStats, Metric, Properties, register
+from auditor.version import __version__
 
 #: Public names imported from their module on first access (PEP 562).
 _LAZY = {

@@ -14,18 +14,22 @@ from typing import Any, Callable
 
 import click
 
-from auditor.version import __version__
-from auditor.pipeline import INTERVALS, Audit, audit
 from auditor.errors import AuditorError, UsageError
-from auditor.io.semeval import semeval_names
-from auditor.options import (  # parse_system_argument: the command line's SYSTEM arguments
-    CORRECTIONS, DEPLOYMENT_WORDS, AuditOptions, parse_prevalence, parse_system_argument,
-)
 from auditor.formats.output import check_writable
-from auditor.progress import Progress
+from auditor.io.semeval import semeval_names
 from auditor.metrics.registry import REGISTRY, load_plugin, normalise_name
 from auditor.metrics.selections import TERMINAL_COLUMNS
+from auditor.options import (  # parse_system_argument: the command line's SYSTEM arguments
+    CORRECTIONS,
+    DEPLOYMENT_WORDS,
+    AuditOptions,
+    parse_prevalence,
+    parse_system_argument,
+)
+from auditor.pipeline import INTERVALS, Audit, audit
+from auditor.progress import Progress
 from auditor.tasks import CLASSIFICATION, TASKS, task_module, task_names
+from auditor.version import __version__
 
 #: Columns of the terminal table when no --metric is given.
 DEFAULT_COLUMNS = TERMINAL_COLUMNS
@@ -461,7 +465,8 @@ def plan(gold: str | None, systems: tuple[str, ...], as_json: bool, outdir: str 
          **options: Any) -> None:
     """Plan a test set: power, detectable difference and items needed (--items --accuracy --difference), from a
     pilot (GOLD SYSTEM... --items N), or the predictive-power model (--predictive-power)."""
-    from auditor.plan.run import parse_formats, plan as run_plan, write
+    from auditor.plan.run import parse_formats, write
+    from auditor.plan.run import plan as run_plan
 
     chosen = parse_formats(formats) if outdir else ()
     if outdir:

@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass
-from pathlib import Path
 from numbers import Integral, Real
+from pathlib import Path
 from typing import Any, Literal, Mapping, Sequence, get_args
 
 from auditor.errors import InputError, UsageError

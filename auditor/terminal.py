@@ -9,8 +9,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from auditor.pipeline import Audit
 from auditor.metrics.registry import REGISTRY, Metric
+from auditor.pipeline import Audit
 
 UNDEFINED_MARK = "—"
 CONVENTION_MARK = "†"

@@ -18,14 +18,18 @@ import os
 import time
 
 import numpy as np
-
 from synthetic_data import synthetic
 
 
 def sklearn_resample(gold: np.ndarray, predictions: dict[str, np.ndarray], index: np.ndarray) -> None:
     from sklearn.metrics import (
-        accuracy_score, balanced_accuracy_score, cohen_kappa_score, f1_score, matthews_corrcoef,
-        precision_score, recall_score,
+        accuracy_score,
+        balanced_accuracy_score,
+        cohen_kappa_score,
+        f1_score,
+        matthews_corrcoef,
+        precision_score,
+        recall_score,
     )
 
     y_true = gold[index]
@@ -51,11 +55,11 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=12345)
     arguments = parser.parse_args()
 
+    import auditor.metrics.catalogue  # noqa: F401  (registers the catalogue)
     from auditor.analyses.bootstrap import Resampler, bootstrap
-    from auditor.options import AuditOptions
     from auditor.io.counts import count
     from auditor.metrics.registry import REGISTRY
-    import auditor.metrics.catalogue  # noqa: F401  (registers the catalogue)
+    from auditor.options import AuditOptions
 
     gold, predictions = synthetic(arguments.items, arguments.systems, arguments.classes)
     counts = count(gold, predictions)

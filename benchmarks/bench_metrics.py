@@ -18,10 +18,10 @@ import time
 
 import numpy as np
 from sklearn import metrics as sk
+from synthetic_data import synthetic
 
 import auditor
 from auditor.metrics.catalogue import describe
-from synthetic_data import synthetic
 
 
 def best_of(repeat: int, function) -> float:

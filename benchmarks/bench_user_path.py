@@ -39,7 +39,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from synthetic_data import synthetic, write_files
 
 HERE = Path(__file__).resolve().parent
@@ -104,7 +103,12 @@ def step_sklearn_resampling(arguments: argparse.Namespace) -> float:
 
 def _sklearn_calls(gold: np.ndarray, predictions: dict[str, np.ndarray], index: np.ndarray | None) -> None:
     from sklearn.metrics import (
-        accuracy_score, balanced_accuracy_score, cohen_kappa_score, f1_score, matthews_corrcoef, precision_score,
+        accuracy_score,
+        balanced_accuracy_score,
+        cohen_kappa_score,
+        f1_score,
+        matthews_corrcoef,
+        precision_score,
         recall_score,
     )
 

@@ -6,12 +6,10 @@ import json
 from pathlib import Path
 
 import numpy as np
-
-import auditor
-from auditor.options import CHANCE_DRAWS
 import pytest
 from scipy import stats
 
+import auditor
 from auditor.analyses.baselines import (
     SHUFFLE,
     ChanceComparison,
@@ -23,6 +21,7 @@ from auditor.analyses.baselines import (
     shuffle_draws,
 )
 from auditor.io.counts import count
+from auditor.options import CHANCE_DRAWS
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 LABELS = np.array(list("abcd"))

@@ -12,13 +12,13 @@ import json
 import numpy as np
 import pytest
 import scipy.stats
+from synthetic import synthetic_counts
 
 import auditor.metrics.catalogue  # noqa: F401  (registers the catalogue)
 from auditor.analyses import bootstrap as bootstrap_module
 from auditor.analyses.bootstrap import Resampler, bootstrap, percentile_intervals, rank_probabilities
 from auditor.io.counts import confusion_tensor, count
 from auditor.metrics.registry import REGISTRY
-from synthetic import synthetic_counts
 
 
 def _system(rng, n, k, accuracy):

@@ -14,8 +14,8 @@ from click.testing import CliRunner
 
 import auditor
 from auditor.cli import cli
-from auditor.io.confusion import confusion_counts, format_matrix, read_matrix
 from auditor.errors import InputError, UsageError
+from auditor.io.confusion import confusion_counts, format_matrix, read_matrix
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "germeval2018"
 SYSTEMS = ("word-logreg", "char-svm-balanced", "majority")
@@ -206,7 +206,8 @@ def test_labels_option_fixes_the_order_and_must_be_the_same_set(matrix_files):
         auditor.audit_confusion({"A": path}, labels=["OTHER", "ABUSE", "INSULT"], bootstrap=0)
 
 
-from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st
 
 
 @settings(max_examples=25, deadline=None)

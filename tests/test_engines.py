@@ -16,7 +16,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from sklearn.metrics import confusion_matrix
 
 from auditor import audit
@@ -404,8 +405,9 @@ def test_cli_joins_label_files_in_duckdb_and_refuses_spark(tmp_path):
 
 
 def test_dataset_audit_json_follows_the_schema_and_the_report_names_the_engine(tmp_path):
-    import jsonschema
     from importlib.resources import files
+
+    import jsonschema
 
     from auditor.report.build import build as build_report
 

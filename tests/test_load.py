@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from auditor.errors import InputError
 from auditor.cli import parse_system_argument
+from auditor.errors import InputError
 from auditor.io.load import LabelColumn, from_values, read_labels
 from auditor.io.semeval import semeval_names
 

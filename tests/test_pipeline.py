@@ -11,9 +11,9 @@ import pytest
 from rich.console import Console
 
 import auditor
+from auditor.analyses.significance import NOT_REQUESTED_REASON
 from auditor.cli import DEFAULT_COLUMNS, TABLE_ANALYSES
 from auditor.errors import UsageError
-from auditor.analyses.significance import NOT_REQUESTED_REASON
 from auditor.pipeline import ANALYSES, INTERVALS, OPTIONAL_INPUTS, STAGES, audit_confusion, needed
 from auditor.results import Audit, ResultField
 from auditor.terminal import print_score_table

@@ -7,9 +7,8 @@ from click.testing import CliRunner
 from pypdf import PdfReader
 
 from auditor.cli import cli
-from auditor.plan.documents import plan_accuracy
+from auditor.plan.documents import PredictivePlan, plan_accuracy
 from auditor.plan.pages import accuracy_page, power_curve, predictive_page
-from auditor.plan.documents import PredictivePlan
 from auditor.plan.predictive import model
 
 
@@ -44,9 +43,10 @@ def test_plan_writes_html_pdf_and_json_as_a_set(tmp_path):
 
 
 def test_pilot_page_draws_power_against_size_when_sizes_were_simulated():
+    from test_plan_pilot import pilot
+
     from auditor.plan.documents import PilotPlan
     from auditor.plan.pages import pilot_page
-    from test_plan_pilot import pilot
     from auditor.plan.pilot import plan_pilot_counts
 
     result = plan_pilot_counts(pilot("word-logreg", "char-svm"), items=300, simulations=10, rounds=40, seed=1,

@@ -3,12 +3,20 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from auditor.analyses.significance import mcnemar_exact
 from auditor.errors import UsageError
-from auditor.plan.power import (MAX_ITEMS, critical_counts, detectable_difference, hypothesis, items_needed, power,
-                                with_difference)
+from auditor.plan.power import (
+    MAX_ITEMS,
+    critical_counts,
+    detectable_difference,
+    hypothesis,
+    items_needed,
+    power,
+    with_difference,
+)
 
 
 def simulate(h, draws: int, seed: int) -> tuple[float, float, float]:

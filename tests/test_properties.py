@@ -19,8 +19,8 @@ import pytest
 
 from auditor import REGISTRY, ConfusionStats, Metric, Properties
 from auditor.analyses.properties import PROPERTY_KEYS, PropertyTable, Witness, property_analysis
-from auditor.metrics.literature import EXPLANATIONS, LITERATURE
 from auditor.metrics.catalogue import CALIBRATED
+from auditor.metrics.literature import EXPLANATIONS, LITERATURE
 from auditor.metrics.registry import load_plugin
 
 PLUGIN_DIR = Path(__file__).resolve().parents[1] / "examples" / "plugins"

@@ -5,13 +5,18 @@ import numpy as np
 import pytest
 from scipy.stats import kendalltau, spearmanr
 
-from auditor.metrics.catalogue import compute
 from auditor.analyses import deployment as deployment_module
 from auditor.analyses import rankings
 from auditor.analyses.deployment import deployment
 from auditor.analyses.rankings import (
-    DEFAULT_METRICS, find_flips, kendall_tau_b, rank_disagreement, rank_table, spearman_rho,
+    DEFAULT_METRICS,
+    find_flips,
+    kendall_tau_b,
+    rank_disagreement,
+    rank_table,
+    spearman_rho,
 )
+from auditor.metrics.catalogue import compute
 from auditor.metrics.registry import REGISTRY
 
 

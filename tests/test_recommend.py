@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from auditor.metrics.catalogue import compute
 from auditor.analyses.profile import profile
 from auditor.analyses.recommend import OPITZ, PAPERS_DIFFER, RULES, SMALL_CLASS, VICKERS, Facts, facts_from, recommend
+from auditor.metrics.catalogue import compute
 from auditor.metrics.registry import REGISTRY
 
 BASE = Facts(k=3, n_items=1000, min_support=200, min_label="c", imbalance_ratio=2.0, prevalence_entropy=1.5,

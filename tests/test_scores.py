@@ -10,9 +10,9 @@ from click.testing import CliRunner
 from sklearn.metrics import average_precision_score, log_loss, roc_auc_score
 
 from auditor import audit
+from auditor.analyses.scores import ECE_BINS, score_metrics
 from auditor.cli import cli
 from auditor.errors import InputError
-from auditor.analyses.scores import ECE_BINS, score_metrics
 
 LABELS = ["a", "b", "c"]
 
@@ -160,7 +160,8 @@ def test_scores_section_in_the_report(tmp_path):
         [0.8, 0.1, 0.1], [0.3, 0.5, 0.2], [0.3, 0.4, 0.3], [0.4, 0.2, 0.4], [0.4, 0.3, 0.3], [0.1, 0.2, 0.7]]))
 
 
-from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st
 
 
 @settings(max_examples=60, deadline=None)

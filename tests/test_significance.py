@@ -14,18 +14,29 @@ import numpy as np
 import pytest
 import scipy.stats
 from sklearn.metrics import f1_score
+from synthetic import synthetic_counts
 
 import auditor.metrics.catalogue  # noqa: F401  (registers the catalogue)
 from auditor.analyses import significance as significance_module
-from auditor.io.counts import count
-from auditor.errors import UsageError
-from auditor.metrics.registry import REGISTRY
 from auditor.analyses.significance import (
-    MCNEMAR, RANDOMISATION, adjust, approximate_randomisation, benjamini_hochberg, binomial_half,
-    PairTest, Statistics, discordant_counts, holm, mcnemar_exact, rounds_rule, statistics, swapped_matrices,
+    MCNEMAR,
+    RANDOMISATION,
+    PairTest,
+    Statistics,
+    adjust,
+    approximate_randomisation,
+    benjamini_hochberg,
+    binomial_half,
+    discordant_counts,
+    holm,
+    mcnemar_exact,
+    rounds_rule,
+    statistics,
+    swapped_matrices,
 )
-from synthetic import synthetic_counts
-
+from auditor.errors import UsageError
+from auditor.io.counts import count
+from auditor.metrics.registry import REGISTRY
 
 _pair = functools.partial(synthetic_counts, n=150, accuracies=(0.72, 0.62))
 
@@ -288,6 +299,7 @@ def test_pair_tests_do_not_depend_on_the_worker_threads(monkeypatch):
 
 def test_cli_alpha_and_correction_reach_the_json(examples_dir):
     import json
+
     from click.testing import CliRunner
 
     from auditor.cli import cli

@@ -9,11 +9,11 @@ from click.testing import CliRunner
 from sklearn.metrics import accuracy_score, f1_score, matthews_corrcoef
 
 from auditor import audit
-from auditor.io.source import Source
+from auditor.analyses.slices import MIN_ITEMS, slice_confusion
 from auditor.cli import cli
 from auditor.errors import InputError
 from auditor.io.load import read_groups
-from auditor.analyses.slices import MIN_ITEMS, slice_confusion
+from auditor.io.source import Source
 
 LABELS = ("a", "b", "c")
 

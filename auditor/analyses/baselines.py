@@ -67,9 +67,9 @@ import numpy as np
 from auditor.formatting import nan_to_none
 from auditor.io.counts import Counts
 from auditor.metrics.catalogue import compute
+from auditor.metrics.registry import REGISTRY, Metric
 from auditor.options import CHANCE_DRAWS
 from auditor.progress import SILENT, Progress
-from auditor.metrics.registry import REGISTRY, Metric
 
 RANDOM_BASELINES = ("uniform", "prevalence")
 FIXED_BASELINES = RANDOM_BASELINES + ("majority",)

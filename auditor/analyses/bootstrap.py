@@ -44,8 +44,8 @@ import scipy.sparse
 
 from auditor.io.counts import Counts
 from auditor.metrics.catalogue import compute
-from auditor.progress import SILENT, Progress
 from auditor.metrics.registry import Metric
+from auditor.progress import SILENT, Progress
 
 #: Method name written into the JSON and the signature.
 METHOD = "paired percentile bootstrap"

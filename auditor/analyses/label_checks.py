@@ -16,9 +16,9 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from auditor.io.source import Source
 from auditor.errors import InputError
 from auditor.io.counts import Counts
+from auditor.io.source import Source
 
 #: Labels listed in one message at most.
 _SHOW = 5

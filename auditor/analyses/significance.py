@@ -45,14 +45,14 @@ import numpy as np
 import scipy.sparse
 
 from auditor.analyses.bootstrap import BootstrapResult, bootstrap
-from auditor.io.counts import Counts
 from auditor.errors import UsageError
 from auditor.formatting import nan_to_none
-from auditor.options import CORRECTIONS, Correction
+from auditor.io.counts import Counts
 from auditor.metrics.catalogue import compute
-from auditor.progress import SILENT, Progress
 from auditor.metrics.registry import REGISTRY, Metric
 from auditor.metrics.selections import TEST_METRICS
+from auditor.options import CORRECTIONS, Correction
+from auditor.progress import SILENT, Progress
 
 #: Rounds of approximate randomisation.
 AR_ROUNDS = 1000

@@ -20,10 +20,10 @@ import numpy as np
 
 from auditor.engines.source import Dataset
 from auditor.errors import InputError
+from auditor.io.column import MAX_LABEL_CHARS, MISSING_LABELS, scalar_text
 from auditor.io.counts import Counts
 from auditor.io.slices import SliceGroups
 from auditor.io.source import Source
-from auditor.io.column import MAX_LABEL_CHARS, MISSING_LABELS, scalar_text
 from auditor.io.validate import is_missing
 
 #: Formats whose values are text fields (trimmed of spaces and tabs; an empty field is missing).

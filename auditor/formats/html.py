@@ -1,16 +1,15 @@
 """``report.html``: the report model through ``report.html.j2``, autoescaped, styles inline."""
 from __future__ import annotations
 
-from functools import lru_cache
-
 import re
+from functools import lru_cache
 
 import jinja2
 import markupsafe
 
 from auditor.formats.templating import environment, load_template
-from auditor.formatting import typographic_minus
 from auditor.formats.text import printable
+from auditor.formatting import typographic_minus
 from auditor.report.model import Report
 from auditor.version import __version__
 

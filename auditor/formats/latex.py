@@ -30,7 +30,7 @@ LATEX_SPECIAL = {
     # the agreement table's definitions (gold reliability), the ledger's formulas
     "²": r"\textsuperscript{2}", "ᵀ": r"\textsuperscript{T}", "√": r"$\surd$", "∑": r"$\sum$", "Π": r"$\Pi$",
     "ρ": r"$\rho$", "β": r"$\beta$", "…": r"\ldots{}", "‰": r"\textperthousand{}", "→": r"$\rightarrow$",
-    "·": r"$\cdot$", "∞": r"$\infty$", "≠": r"$\neq$", "±": r"$\pm$",
+    "·": r"$\cdot$", "∞": r"$\infty$", "±": r"$\pm$",
 }
 #: Characters pdflatex's default UTF-8 input reads (ASCII, Latin-1, Latin Extended-A, common
 #: punctuation); any other character is written as its code point, so the file always compiles.

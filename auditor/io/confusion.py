@@ -29,9 +29,9 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from auditor.io.source import Source
 from auditor.errors import InputError, UsageError
 from auditor.io.counts import Counts
+from auditor.io.source import Source
 from auditor.io.validate import check_given_labels, is_missing, single_class_error
 
 #: A paper's matrix is a few kilobytes; larger files are refused before reading.

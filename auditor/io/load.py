@@ -74,20 +74,26 @@ from auditor.errors import InputError
 from auditor.io import delimited, jsonl, parquet
 from auditor.io.arrays import from_values
 from auditor.io.column import (  # noqa: F401 - the names other modules and users import from here
-    MAX_LABEL_CHARS, MISSING_LABELS, LabelColumn, as_id_array, build_column, merge_codes,
+    MAX_LABEL_CHARS,
+    MISSING_LABELS,
+    LabelColumn,
+    as_id_array,
+    build_column,
+    merge_codes,
 )
 from auditor.io.lines import decode_utf8, is_comment, nonempty_line_numbers, split_fields  # noqa: F401
 from auditor.io.names import (  # noqa: F401
-    GOLD, GROUP_NAMES, GROUPS, ID_NAMES, LABEL_NAMES, ONE_COLUMN_HEADERS, PREDICTIONS, HeaderRule, is_id_name,
+    GOLD,
+    GROUP_NAMES,
+    GROUPS,
+    ID_NAMES,
+    LABEL_NAMES,
+    ONE_COLUMN_HEADERS,
+    PREDICTIONS,
+    HeaderRule,
+    is_id_name,
     is_label_name,
 )
-
-# Names that lived here before the split, kept while other branches still import them from here
-# (engines: _scalar_text, _choose_columns, json_lines; plan, tagging: parse_system_argument).
-from auditor.io.column import scalar_text as _scalar_text  # noqa: E402,F401
-from auditor.io.jsonl import json_lines  # noqa: E402,F401
-from auditor.io.names import choose_columns as _choose_columns  # noqa: E402,F401
-from auditor.options import parse_system_argument  # noqa: E402,F401
 
 __all__ = [
     "LabelColumn", "read_labels", "from_values", "MISSING_LABELS", "MAX_LABEL_CHARS", "ID_NAMES", "LABEL_NAMES",

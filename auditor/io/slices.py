@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from auditor.io.source import Source
 from auditor.errors import InputError
 from auditor.io.load import LabelColumn, from_values, read_groups
+from auditor.io.source import Source
 from auditor.io.validate import is_missing
 
 __all__ = ["SliceGroups", "read_slices", "align_groups", "slice_groups"]

@@ -18,9 +18,9 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from auditor.io.source import Source
 from auditor.errors import InputError, UsageError
 from auditor.io.column import MISSING_LABELS, LabelColumn
+from auditor.io.source import Source
 
 __all__ = ["LabelTable", "align", "check_labels", "check_given_labels", "single_class_error"]
 

@@ -10,8 +10,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from auditor.formatting import format_value
-from auditor.plan.power import (CONSERVATIVE_NOTE, MAX_ITEMS, Detectable, Hypothesis, ItemsNeeded, PowerFigures,
-                                detectable_difference, hypothesis, items_needed, power)
+from auditor.plan.power import (
+    CONSERVATIVE_NOTE,
+    MAX_ITEMS,
+    Detectable,
+    Hypothesis,
+    ItemsNeeded,
+    PowerFigures,
+    detectable_difference,
+    hypothesis,
+    items_needed,
+    power,
+)
 from auditor.plan.predictive import PredictiveResult
 from auditor.version import __version__
 

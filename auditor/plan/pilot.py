@@ -28,12 +28,20 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from auditor.io.source import Source
 from auditor.analyses.rankings import kendall_tau_b
-from auditor.analyses.significance import (RANDOMISATION, TEST_METRICS, adjust, approximate_randomisation,
-                                           discordant_counts, mcnemar_exact, primary_method, randomisation_rounds)
+from auditor.analyses.significance import (
+    RANDOMISATION,
+    TEST_METRICS,
+    adjust,
+    approximate_randomisation,
+    discordant_counts,
+    mcnemar_exact,
+    primary_method,
+    randomisation_rounds,
+)
 from auditor.errors import UsageError
 from auditor.io.counts import Counts
+from auditor.io.source import Source
 from auditor.metrics.catalogue import compute
 from auditor.metrics.registry import REGISTRY, Metric
 
@@ -212,8 +220,9 @@ def plan_pilot(gold: str, systems: Sequence[str], *, items: int, alpha: float = 
                simulations: int = SIMULATIONS, rounds: int = 1000, correction: str = "holm",
                labels: str | Sequence[str] | None = None, seed: int = 12345, sizes: Iterable[int] = ()) -> Any:
     """Mode 2 from files: read and align the pilot as the audit does, then :func:`plan_pilot_counts`."""
-    from auditor.io.load import label_column, parse_system_argument
+    from auditor.io.load import label_column
     from auditor.io.validate import align
+    from auditor.options import parse_system_argument
     from auditor.plan.documents import PilotPlan
 
     if isinstance(labels, str):

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
-from auditor.report.context import APPENDICES, Context, Ledger, SECTION_TITLES, _profile_line
-from auditor.report.model import Bullets, Cell, Column, Paragraph, Report, Row, SCALE_NOTE, Section, Table
+from auditor.report.context import APPENDICES, SECTION_TITLES, Context, Ledger, _profile_line
+from auditor.report.model import SCALE_NOTE, Bullets, Cell, Column, Paragraph, Report, Row, Section, Table
 from auditor.report.references import cited, entry_text
 from auditor.report.sections.appendices import confusion_section, definitions_section, reproducibility_section
 from auditor.report.sections.baselines import baselines_section

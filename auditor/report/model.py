@@ -7,7 +7,6 @@ from typing import Any
 
 from auditor.formatting import CellKind
 
-
 SCALE_NOTE = "Scores are shown ×100 with one decimal; shares as percentages."
 
 

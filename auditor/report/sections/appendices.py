@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from auditor.results import SCHEMA
-from auditor.report.context import Context, SECTION_TITLES
+from auditor.report.context import SECTION_TITLES, Context
 from auditor.report.model import Cell, Column, Definition, Facts, Figure, Formula, Paragraph, Row, Section, Table
 from auditor.report.tables import _density
+from auditor.results import SCHEMA
 
 
 def definitions_section(ctx: Context) -> Section:

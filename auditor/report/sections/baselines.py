@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from auditor.report.context import Context, SECTION_TITLES
+from auditor.report.context import SECTION_TITLES, Context
 from auditor.report.model import Cell, Column, Paragraph, Row, Section, Table
 from auditor.report.tables import _density
 

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from auditor.formatting import nan_to_none
 from auditor.analyses.agreement import CEILING_MEANING, DEFINITIONS, ceiling
-from auditor.report.context import Context, SECTION_TITLES
+from auditor.formatting import nan_to_none
+from auditor.report.context import SECTION_TITLES, Context
 from auditor.report.model import Bullets, Cell, Column, Paragraph, Row, Section, Table
 from auditor.report.tables import _density
 

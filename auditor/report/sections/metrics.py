@@ -4,8 +4,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
-from auditor.report.context import Context, SECTION_TITLES
 from auditor.formatting import format_value
+from auditor.report.context import SECTION_TITLES, Context
 from auditor.report.model import Cell, Column, Figure, Paragraph, Row, Section, Table
 from auditor.report.sections.summary import _strongest_baseline
 from auditor.report.tables import _density

@@ -7,7 +7,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from auditor.analyses.properties import PropertyResult, Witness
-from auditor.report.context import Context, SECTION_TITLES
+from auditor.report.context import SECTION_TITLES, Context
 from auditor.report.model import Bullets, Cell, Column, Paragraph, Row, Section, Table
 
 
@@ -18,7 +18,7 @@ def properties_section(ctx: Context) -> Section | None:
         return None
     names = (("monotonicity", "PI"), ("class_sensitivity", "PII"), ("decomposability", "PIII"),
              ("prevalence_invariance", "PIV"), ("chance_correction", "PV"))
-    rows, witnesses, disagreements, declared_notes = [], [], [], []
+    rows, disagreements, declared_notes = [], [], []
     for entry in table:
         metric_id, literature = entry.metric_id, entry.literature
         cells = []

@@ -3,10 +3,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from auditor.report.context import Context, SECTION_TITLES
+from auditor.report.context import SECTION_TITLES, Context
 from auditor.report.model import Bullets, Cell, Column, Figure, Paragraph, Row, Section, Table
 from auditor.report.tables import _density, _with_best
-
 
 #: Flipping pairs listed in the report (audit.json has them all).
 FLIPS_SHOWN = 40

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from auditor.analyses.recommend import PAPERS_DIFFER, RULES, Source
-from auditor.report.context import Context, SECTION_TITLES
+from auditor.report.context import SECTION_TITLES, Context
 from auditor.report.model import Bullets, Definition, Facts, Formula, Section
 
 

@@ -5,10 +5,9 @@ from dataclasses import asdict
 from typing import Any
 
 from auditor.analyses.scores import ECE_BINS, LOSSES, SUM_TOLERANCE
-from auditor.report.context import Context, SECTION_TITLES
+from auditor.report.context import SECTION_TITLES, Context
 from auditor.report.model import Bullets, Cell, Column, Figure, Paragraph, Row, Section, Table
 from auditor.report.tables import _density
-
 
 SCORE_COLUMNS = (("roc_auc_macro", "AUC macro", "One-vs-rest ROC AUC, unweighted mean over classes"),
                  ("roc_auc_weighted", "AUC weighted", "One-vs-rest ROC AUC weighted by gold prevalence"),

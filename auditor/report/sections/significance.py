@@ -8,10 +8,9 @@ if TYPE_CHECKING:
     from auditor.analyses.significance import Statistics
 
 from auditor.formatting import nan_to_none
-from auditor.report.context import Context, SECTION_TITLES
+from auditor.report.context import SECTION_TITLES, Context
 from auditor.report.model import Bullets, Cell, Column, Facts, Figure, Paragraph, Row, Section, Table
 from auditor.report.tables import _density
-
 
 #: The tests by name, never by id.
 TEST_NAMES = {"mcnemar_exact": "exact McNemar test", "approximate_randomisation": "approximate randomisation"}
@@ -26,8 +25,14 @@ def significance_section(ctx: Context) -> Section | None:
     stats = ctx.audit.statistics
     if stats is None:
         return None
-    from auditor.analyses.significance import METHOD_DESCRIPTIONS, MCNEMAR, RANDOMISATION, RANK_RULE
-    from auditor.analyses.significance import best_set_rule, interval_rule
+    from auditor.analyses.significance import (
+        MCNEMAR,
+        METHOD_DESCRIPTIONS,
+        RANDOMISATION,
+        RANK_RULE,
+        best_set_rule,
+        interval_rule,
+    )
 
     boot = stats.bootstrap
     blocks: list[Any] = []

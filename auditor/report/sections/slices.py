@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from auditor.analyses.slices import MIN_ITEMS
-from auditor.report.context import Context, SECTION_TITLES
+from auditor.report.context import SECTION_TITLES, Context
 from auditor.report.model import Bullets, Cell, Column, Paragraph, Section, Table
 from auditor.report.tables import _best_per_row, _density, _fit_systems
 

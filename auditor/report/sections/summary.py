@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 if TYPE_CHECKING:
     from auditor.analyses.verdict import Verdict
 
-from auditor.report.context import Context, SECTION_TITLES, _profile_line
+from auditor.report.context import SECTION_TITLES, Context, _profile_line
 from auditor.report.model import Cell, Column, Facts, Row, Section, Table
 from auditor.report.tables import _density
 

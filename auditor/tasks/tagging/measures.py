@@ -25,6 +25,7 @@ from auditor.metrics.registry import ratio
 from auditor.tasks.tagging.counting import ERRORS
 from auditor.tasks.tagging.names import FORMULAS, NAMES, SHORT, SPAN_METRICS, VIEWS  # noqa: F401 (re-exported)
 
+
 def _nan(value: np.ndarray, undefined: np.ndarray) -> np.ndarray:
     return np.where(undefined, np.nan, value)
 

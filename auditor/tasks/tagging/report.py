@@ -5,9 +5,22 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-
-from auditor.report.model import (Bullets, Cell, Column, Definition, Facts, Figure, Formula, LedgerEntry, Paragraph,
-                                  Report, Row, SCALE_NOTE, Section, Table)
+from auditor.report.model import (
+    SCALE_NOTE,
+    Bullets,
+    Cell,
+    Column,
+    Definition,
+    Facts,
+    Figure,
+    Formula,
+    LedgerEntry,
+    Paragraph,
+    Report,
+    Row,
+    Section,
+    Table,
+)
 from auditor.report.tables import _density, _fit_systems, _with_best
 from auditor.tasks.tagging.counting import ERRORS
 from auditor.tasks.tagging.measures import FORMULAS, NAMES, SHORT

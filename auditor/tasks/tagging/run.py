@@ -157,7 +157,7 @@ def _scheme(aligned: Aligned, codes: Any) -> tuple[str | None, str]:
 def _conlleval_names(conlleval: Sequence[str] | Mapping[str, str]) -> dict[str, str]:
     if isinstance(conlleval, Mapping):
         return dict(conlleval)
-    from auditor.io.load import parse_system_argument
+    from auditor.options import parse_system_argument
 
     named: dict[str, str] = {}
     for argument in conlleval:
