@@ -44,6 +44,12 @@ class TranslationAudit:
     recommendation: Mapping[str, Any]
     warnings: tuple[str, ...] = ()
 
+    def report_model(self, figures: bool = True) -> Any:
+        """The report model every renderer reads (:mod:`auditor.tasks.translation.report`)."""
+        from auditor.tasks.translation.report import report_model
+
+        return report_model(self, figures)
+
     def value(self, system: str, metric: str) -> float | None:
         return self.metrics[system][metric].value
 
@@ -152,3 +158,4 @@ def _disagreement_json(d: RankDisagreement) -> dict[str, Any]:
         "rank_table": {s: {m: d.rank(s, m) for m in d.metrics} for s in d.systems},
         "rank_undefined": {m: list(v) for m, v in d.undefined.items()},
     }
+
