@@ -230,13 +230,13 @@ def report_model(audit: TranslationAudit, figures: bool = True) -> Report:
         sections.append(Section("ledger", "Appendix B: Undefined values and conventions", (
             Table("table-ledger", "Undefined-value ledger.", "#", (Column("System"), Column("State"),
                                                                   Column("Where"), Column("What")), rows, "small"),)))
-    sources = [(f"reference {i + 1}", r) for i, r in enumerate(audit.sources["references"])]
+    sources = [(f"reference {i}", r) for i, r in audit.sources["references"].items()]
     sources += list(audit.sources["systems"].items())
     rows = tuple(Row(name, (Cell(s["path"]), Cell(s["sha256"]))) for name, s in sources)
     sections.append(Section("reproducibility", "Appendix C: Reproducibility", (
         Facts((("signature", audit.signature),)),
         Table("table-sources", "Inputs and their SHA-256 hashes.", "Input", (Column("Path"), Column("SHA-256")),
               rows, "tiny"))))
-    subtitle = f"{len(audit.systems)} translation systems scored against {audit.sources['references'][0]['path']}"
+    subtitle = f"{len(audit.systems)} translation systems scored against {audit.sources['references']['1']['path']}"
     return Report("Translation metric audit", subtitle, audit.signature, SCALE_NOTE,
                   tuple(s for s in sections if s is not None), entries)

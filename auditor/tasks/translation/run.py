@@ -78,7 +78,8 @@ def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: Audit
             "bootstrap": options.bootstrap, "seed": options.seed, "alpha": options.alpha,
             "correction": options.correction, "references": len(references),
             "sacrebleu": dict(corpus.signatures)}
-    sources = {"references": [{"path": str(p), "sha256": _sha(p)} for p in references],
+    sources: dict[str, Any] = {"references": {str(i + 1): {"path": str(p), "sha256": _sha(p)}
+                                              for i, p in enumerate(references)},
                "systems": {name: {"path": str(p), "sha256": _sha(p), "empty_segments": corpus.empty[name]}
                            for name, p in systems.items()}}
     if human is not None:
@@ -165,7 +166,7 @@ def _warnings(corpus: Corpus) -> tuple[str, ...]:
 
 
 def _signature(sources: Mapping[str, Any], opts: Mapping[str, Any], corpus: Corpus) -> str:
-    refs = "+".join(r["sha256"][:12] for r in sources["references"])
+    refs = "+".join(r["sha256"][:12] for r in sources["references"].values())
     systems = hashlib.sha256("|".join(f"{n}:{s['sha256']}" for n, s in sources["systems"].items()).encode())
     parts = [f"auditor:{__version__}", "task:translation", f"ref:{refs}",
              f"systems:{len(corpus.systems)}:{systems.hexdigest()[:12]}", f"tok:{opts['tokenize']}",
