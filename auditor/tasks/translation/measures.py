@@ -1,6 +1,6 @@
 r"""Translation metrics as vectorised functions of summed counts (leading batch axes allowed).
 
-* **MacroF_β / MicroF_β** (Gowda, You, Lignos & May 2021, NAACL, §2; the poster's "Methods"):
+* **MacroF_β / MicroF_β** (Gowda, You, Lignos & May 2021, NAACL; the poster's "Methods" panel):
   per unigram type c, :math:`P_c = Match(c)/Preds(c)` (1 when Preds = 0),
   :math:`R_c = Match(c)/Refs(c)` (1 when Refs = 0),
   :math:`F_{\beta;c} = (1+\beta^2) P_c R_c / (\beta^2 P_c + R_c)` (0 when P = R = 0; the poster
@@ -8,10 +8,10 @@ r"""Translation metrics as vectorised functions of summed counts (leading batch 
   :math:`MacroF_\beta = \frac{1}{|V|}\sum_{c\in V} F_{\beta;c}` over V, the types seen in the
   hypotheses or the references; :math:`MicroF_\beta = \sum_c f(c) F_{\beta;c} / \sum_c f(c)` with
   :math:`f(c) = Refs(c) + k`, k ≥ 1. Undefined when V is empty (no token on either side).
-* **BLEU** (Papineni et al. 2002) and **chrF** (Popović 2015) from sacrebleu's per-segment
+* **BLEU** and **chrF** from sacrebleu's per-segment
   statistics summed, with sacrebleu's defaults (BLEU: 4-grams, ``exp`` smoothing, no effective
   order; chrF: character 6-grams, β = 2), written as array code line by line from sacrebleu's
-  ``BLEU.compute_bleu`` and ``CHRF._compute_f_score`` (Post 2018) so that a batch of resamples
+  ``BLEU.compute_bleu`` and ``CHRF._compute_f_score`` (sacrebleu 2.x) so that a batch of resamples
   is scored at once; tests check them against sacrebleu's own functions.
 
 Values are fractions (sacrebleu's 0–100 divided by 100).

@@ -46,8 +46,17 @@ def _primary(types, human) -> tuple[str, list[str]]:
             row = human.correlations[metric]
             return tuple(-np.inf if np.isnan(row[k].value) else row[k].value for k in ("kendall_tau", "pearson"))
         best = max(human.correlations, key=key)
-        tau = human.correlations[best]["kendall_tau"].value
-        return best, [f"its system ranking agrees best with the human scores (Kendall τ-b = {tau:.2f})", rare]
+        tau = human.correlations[best]["kendall_tau"]
+        reasons = [f"its system ranking agrees best with the human scores (Kendall τ-b = {tau.value:.2f})"]
+        if tau.ci is not None:
+            close = [m for m, row in human.correlations.items() if m != best and row["kendall_tau"].ci is not None
+                     and row["kendall_tau"].ci[1] >= tau.ci[0]]
+            if close:
+                reasons.append(f"but its τ interval [{tau.ci[0]:.2f}, {tau.ci[1]:.2f}] overlaps those of "
+                               f"{', '.join(close)}: on these systems the human scores do not separate the metrics")
+        if best == "macrof":
+            reasons += [rare, PASSAGES["semantics"]]
+        return best, reasons
     if once >= RARE_SHARE:
         return "macrof", [rare, PASSAGES["long_tail"], PASSAGES["semantics"]]
     return "chrf", [f"{rare}; the tail is short here, so a character-level F (chrF) covers it"]
@@ -70,7 +79,7 @@ def recommend(corpus, types, disagreement, human, values: Mapping[str, Mapping[s
         if metric == "bleu":
             why.append("the figure readers compare across papers (sacrebleu signature in this audit's signature)")
         if metric == "macrof":
-            why.append(PASSAGES["untranslation"])
+            why += [PASSAGES["untranslation"], PASSAGES["long_tail"]]
         if why and (flips or metric == "bleu"):
             chosen.append({"id": metric, "role": "complement", "formula": FORMULAS[metric], "reasons": why})
     avoid = []

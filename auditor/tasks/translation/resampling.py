@@ -1,6 +1,6 @@
 """Resampling segments: bootstrap intervals and paired tests, on per-segment sufficient statistics.
 
-Segments are the resampled unit (Koehn 2004; sacrebleu's significance module, Post 2018). A
+Segments are the resampled unit (Koehn 2004; sacrebleu's significance module). A
 resample is a weight vector over segments, never a re-read of text: every metric's summed
 statistics are ``W @ X`` — BLEU's and chrF's statistic rows, and the sparse per-type match,
 predicted and reference counts — and each metric is evaluated on the whole batch at once
