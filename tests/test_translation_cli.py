@@ -72,7 +72,7 @@ def test_non_utf8_and_missing_files_are_refused(files, tmp_path):
 def test_report_json_follows_the_schema(files, tmp_path):
     out = tmp_path / "out"
     result = _run("report", "--task", "translation", files["ref"], files["A"], files["B"], files["C"], "--reference",
-                  files["ref2"], "--human", files["human"], "--bootstrap", "100", "-o", out, "--format", "json,md,tex",
+                  files["ref2"], "--human", files["human"], "--bootstrap", "100", "-o", out, "--format", "json,md,tex,html",
                   "--quiet")
     assert result.exit_code == 0, result.output
     document = json.loads((out / "audit.json").read_text(encoding="utf-8"))
@@ -132,3 +132,28 @@ def test_a_human_file_without_an_audited_system_is_refused(files, tmp_path):
 def test_classification_options_are_refused(files):
     result = _run("score", "--task", "translation", files["ref"], files["A"], "--slices", files["ref"])
     assert result.exit_code == 2 and "--slices is for classification" in result.output
+
+
+def test_the_wmt21_example_reproduces_its_committed_report_and_sacrebleu():
+    """examples/wmt21-ted-ende: 529 segments, 13 systems; every metric value of the committed audit.json
+    recomputed (values do not depend on the bootstrap), BLEU/chrF equal to sacrebleu's corpus calls."""
+    from pathlib import Path
+
+    import sacrebleu
+
+    from auditor.options import AuditOptions
+    from auditor.tasks.translation import audit
+
+    root = Path(__file__).resolve().parent.parent / "examples" / "wmt21-ted-ende"
+    systems = {p.stem: p for p in sorted((root / "systems").glob("*.txt"))}
+    result = audit(root / "ref.txt", systems, options=AuditOptions(bootstrap=0), human=root / "human.tsv")
+    committed = json.loads((root / "report" / "audit.json").read_text(encoding="utf-8"))
+    assert result.n_items == committed["n_items"] == 529 and len(systems) == 13
+    for name in systems:
+        for metric in ("macrof", "microf", "bleu", "chrf"):
+            assert result.value(name, metric) == committed["systems"][name]["metrics"][metric]["value"]
+    reference = (root / "ref.txt").read_text(encoding="utf-8").splitlines()
+    hypothesis = systems["Facebook-AI"].read_text(encoding="utf-8").splitlines()
+    assert 100 * result.value("Facebook-AI", "bleu") == pytest.approx(
+        sacrebleu.corpus_bleu(hypothesis, [reference]).score, rel=1e-12)
+    assert committed["human"]["missing_segments"]["Nemo"] == 0

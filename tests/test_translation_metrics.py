@@ -147,3 +147,19 @@ def test_p_values_equal_sacrebleus_paired_tests():
         for metric, key in (("bleu", "BLEU"), ("chrf", "chrF2")):
             for index, system in ((1, "B"), (2, "C")):
                 assert ours[(system, metric, method)] == pytest.approx(results[key][index].p_value, rel=1e-12)
+
+
+def test_frequency_bands_by_hand():
+    """Reference "a a b c" + "a d": Refs a 3 (band 2-4), b, c, d 1 (once). Output "a b x" + "a":
+    Match a 2, b 1; Preds a 2, b 1, x 1. Band once: F_b = 1, F_c = F_d = 0 (never produced) -> MacroF 1/3,
+    2 types never produced; band 2-4: F_a = 2·1·(2/3)/(1 + 2/3) = 4/5. x (output only) has no band."""
+    from auditor.tasks.translation.bands import profile
+
+    corpus, _ = _scores([["a a b c", "a d"]], {"S": ["a b x", "a"]})
+    types = profile(corpus, 1.0)
+    bands = {b.name: b for b in types.bands}
+    assert (types.types, types.tokens) == (4, 6)
+    assert bands["once"].types == 3 and bands["once"].systems["S"] == (pytest.approx(1 / 3), 2)
+    assert bands["2-4"].types == 1 and bands["2-4"].systems["S"] == (pytest.approx(0.8), 0)
+    assert bands["5-16"].systems["S"] == (None, 0)
+    assert list(types.frequencies) == [3, 1, 1, 1]

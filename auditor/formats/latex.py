@@ -35,7 +35,8 @@ _LATEX_TOKEN = re.compile("[A-Za-z][" + "".join(LATEX_ACCENTS) + "]|.", re.S)
 
 #: Tables that go into ``tables.tex`` (ready to ``\input`` in a paper).
 TEX_TABLES = ("table-metrics", "table-calibrated", "table-baselines", "table-chance", "table-class-f1",
-              "table-ranks", "table-properties", "table-pbest", "table-scores", "table-agreement")
+              "table-ranks", "table-properties", "table-pbest", "table-scores", "table-agreement", "table-bands",
+              "table-human")
 
 
 def latex_escape(text: Any) -> str:

@@ -17,9 +17,9 @@ from auditor.version import __version__
 MARKDOWN_SPECIAL = set("\\`*_[]<>|#~&!")
 
 #: Sections and tables of ``summary.md``.
-MD_SECTIONS = ("summary", "data", "gold-reliability", "baselines", "metrics", "scores", "recommendation")
+MD_SECTIONS = ("summary", "data", "gold-reliability", "baselines", "metrics", "scores", "human", "recommendation")
 MD_TABLES = ("summary-leaderboard", "table-metrics", "table-baselines", "table-agreement", "table-ceiling",
-             "table-scores")
+             "table-scores", "table-bands", "table-human")
 
 
 def markdown_escape(text: Any) -> str:
