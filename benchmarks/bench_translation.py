@@ -39,7 +39,7 @@ def corpus(segments: int, systems: int, seed: int = 1) -> tuple[list[str], dict[
     lengths = rng.integers(5, 41, size=segments)
     tokens = words[rng.choice(ranks.size, size=lengths.sum(), p=p)]
     starts = np.r_[0, np.cumsum(lengths)]
-    reference = [" ".join(tokens[starts[i]:starts[i + 1]]) + " ." for i in range(segments)]
+    reference = [" ".join(tokens[starts[i]:starts[i + 1]]) + "." for i in range(segments)]
     out = {}
     for s in range(systems):
         noise = 0.1 + 0.3 * s / max(1, systems - 1)
@@ -50,7 +50,7 @@ def corpus(segments: int, systems: int, seed: int = 1) -> tuple[list[str], dict[
         lines = []
         for i in range(segments):
             window = slice(starts[i], starts[i + 1])
-            lines.append(" ".join(replaced[window][keep[window]]) + " ." if rng.random() > 0.005 else "")
+            lines.append(" ".join(replaced[window][keep[window]]) + "." if rng.random() > 0.005 else "")
         out[f"sys{s:02d}"] = lines
     return reference, out
 

@@ -163,3 +163,22 @@ def test_frequency_bands_by_hand():
     assert bands["2-4"].types == 1 and bands["2-4"].systems["S"] == (pytest.approx(0.8), 0)
     assert bands["5-16"].systems["S"] == (None, 0)
     assert list(types.frequencies) == [3, 1, 1, 1]
+
+
+def test_randomisation_of_macro_and_micro_f_equals_swapping_the_texts():
+    """Approximate randomisation on counts = re-scoring the swapped texts round by round (R = 40)."""
+    from auditor.tasks.translation.resampling import _pair_metrics
+
+    rng = random.Random(5)
+    refs = [_sentences(rng, 30)]
+    hyps = {"A": _sentences(rng, 30), "B": refs[0][:15] + _sentences(rng, 15)}
+    corpus, _ = _scores(refs, hyps)
+    mask = np.random.default_rng(9).integers(2, size=(40, 30), dtype=bool)
+    shuffled = _pair_metrics(corpus, "A", "B", mask, 1.0, 1.0)
+    for r, row in enumerate(mask):
+        a = [x if m else y for x, y, m in zip(hyps["A"], hyps["B"], row)]
+        b = [y if m else x for x, y, m in zip(hyps["A"], hyps["B"], row)]
+        _, values = _scores(refs, {"a": a, "b": b})
+        for metric in ("macrof", "microf", "bleu", "chrf"):
+            assert shuffled[metric][0][r] == pytest.approx(values[metric][0], rel=1e-12)
+            assert shuffled[metric][1][r] == pytest.approx(values[metric][1], rel=1e-12)

@@ -23,19 +23,23 @@ null, as Noreen (1989) defines the test, instead of making every such difference
 """
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
 import scipy.sparse
 
+from auditor.analyses.significance import THREADS
 from auditor.progress import SILENT, Progress
 from auditor.tasks.translation.counting import Corpus
-from auditor.tasks.translation.measures import bleu_from_statistics, chrf_from_statistics, macro_micro_f, type_f
+from auditor.tasks.translation.measures import bleu_from_statistics, chrf_from_statistics, f_sums, from_sums
 
 METRICS = ("macrof", "microf", "bleu", "chrf")
 #: Largest number of (resample x segment) weights held at once.
 BLOCK = 2**22
+#: Largest (resamples x types) dense block evaluated at once (a few MB: stays in cache).
+DENSE = 2**18
 _TOLERANCE = 1e-12
 
 
@@ -46,16 +50,36 @@ def _sum(weights: np.ndarray, matrix: scipy.sparse.csr_matrix | np.ndarray) -> n
     return weights @ matrix
 
 
-def scores(corpus: Corpus, weights: np.ndarray, beta: float, k: float,
-           systems: Sequence[str] | None = None) -> dict[str, np.ndarray]:
-    """Every metric of every system under segment ``weights`` (resamples x N) -> metric -> (resamples, S)."""
-    systems = tuple(systems or corpus.systems)
-    reference = _sum(weights, corpus.reference)
-    out = {metric: np.empty((weights.shape[0], len(systems))) for metric in METRICS}
-    for s, name in enumerate(systems):
+@dataclass(frozen=True)
+class Prepared:
+    """Per system the match and predicted counts restricted to the types that can enter V (produced by
+    the system or in the references: a resample only sums subsets of segments) and those types."""
+
+    columns: Mapping[str, np.ndarray]
+    match: Mapping[str, scipy.sparse.csc_matrix]
+    predicted: Mapping[str, scipy.sparse.csc_matrix]
+
+
+def prepare(corpus: Corpus) -> Prepared:
+    in_reference = np.asarray(corpus.reference.sum(axis=0)).ravel() > 0
+    columns, match, predicted = {}, {}, {}
+    for name in corpus.systems:
         counts = corpus.counts[name]
-        macro, micro = macro_micro_f(_sum(weights, counts.match), _sum(weights, counts.predicted), reference, beta, k)
-        out["macrof"][:, s], out["microf"][:, s] = macro, micro
+        cols = np.flatnonzero(in_reference | (np.asarray(counts.predicted.sum(axis=0)).ravel() > 0))
+        columns[name], match[name], predicted[name] = cols, counts.match[:, cols].tocsc(), counts.predicted[:, cols].tocsc()
+    return Prepared(columns, match, predicted)
+
+
+def scores(corpus: Corpus, weights: np.ndarray, beta: float, k: float,
+           prepared: Prepared | None = None) -> dict[str, np.ndarray]:
+    """Every metric of every system under segment ``weights`` (resamples x N) -> metric -> (resamples, S)."""
+    prepared = prepared or prepare(corpus)
+    reference = _sum(weights, corpus.reference)
+    out = {metric: np.empty((weights.shape[0], len(corpus.systems))) for metric in METRICS}
+    for s, name in enumerate(corpus.systems):
+        sums = f_sums(_sum(weights, prepared.match[name]), _sum(weights, prepared.predicted[name]),
+                      reference[:, prepared.columns[name]], beta, k)
+        out["macrof"][:, s], out["microf"][:, s] = from_sums(*sums)
         out["bleu"][:, s] = bleu_from_statistics(weights @ corpus.bleu[name])
         out["chrf"][:, s] = chrf_from_statistics(weights @ corpus.chrf[name])
     return out
@@ -80,7 +104,9 @@ def bootstrap(corpus: Corpus, resamples: int, seed: int, beta: float, k: float,
     """``resamples`` paired bootstrap resamples of every metric (and of the human means)."""
     n = corpus.n_segments
     rng = np.random.default_rng(seed)
-    rows = max(1, BLOCK // max(n, 1))
+    prepared = prepare(corpus)
+    widest = max((c.size for c in prepared.columns.values()), default=1)
+    rows = max(1, min(BLOCK // max(n, 1), DENSE // max(widest, 1)))
     parts: list[dict[str, np.ndarray]] = []
     human_parts = []
     with progress.task("bootstrap over segments", total=resamples) as advance:
@@ -89,7 +115,7 @@ def bootstrap(corpus: Corpus, resamples: int, seed: int, beta: float, k: float,
             index = rng.choice(n, size=(size, n), replace=True)
             offsets = (np.arange(size) * n)[:, None]
             weights = np.bincount((index + offsets).ravel(), minlength=size * n).reshape(size, n).astype(np.float64)
-            parts.append(scores(corpus, weights, beta, k))
+            parts.append(scores(corpus, weights, beta, k, prepared))
             if human is not None:
                 human_parts.append(resampled_means(weights, human))
             advance(size)
@@ -115,57 +141,47 @@ def paired_bootstrap_p(resampled: np.ndarray, observed: np.ndarray, a: int, b: i
     return (hits + 1) / (diffs.size + 1)
 
 
+def _column_sums(matrix: scipy.sparse.spmatrix) -> np.ndarray:
+    return np.asarray(matrix.sum(axis=0)).ravel()
+
+
 def _pair_metrics(corpus: Corpus, a: str, b: str, mask: np.ndarray, beta: float,
                   k: float) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Every metric of the shuffled pseudo-systems a*, b* (each row of ``mask`` takes a's output
-    where True, b's where False, for a*; b* gets the rest)."""
+    where True, b's where False, for a*; b* gets the rest).
+
+    Only the types whose counts differ between a and b in some segment change with the swaps; the
+    others add the same sums (:func:`~.measures.f_sums`) to every round and are evaluated once.
+    """
     ca, cb = corpus.counts[a], corpus.counts[b]
-    reference = np.asarray(corpus.reference.sum(axis=0)).ravel()
-    varying = np.flatnonzero(np.asarray(abs(ca.match - cb.match).sum(axis=0)).ravel()
-                             + np.asarray(abs(ca.predicted - cb.predicted).sum(axis=0)).ravel())
-    mask = mask.astype(np.float64)
+    reference = _column_sums(corpus.reference)
+    dm, dp = (ca.match - cb.match).tocsc(), (ca.predicted - cb.predicted).tocsc()
+    varying = np.flatnonzero(_column_sums(abs(dm)) + _column_sums(abs(dp)))
+    fixed = np.ones(reference.size, dtype=bool)
+    fixed[varying] = False
+    totals = [_column_sums(x) for x in (ca.match, cb.match, ca.predicted, cb.predicted)]
+    constant = np.array(f_sums(totals[0][fixed], totals[2][fixed], reference[fixed], beta, k))[:, None]
+    dm, dp, ref_v = dm[:, varying], dp[:, varying], reference[varying]
+    both_m, both_p = totals[0][varying] + totals[1][varying], totals[2][varying] + totals[3][varying]
+    sums_a, sums_b = [], []
+    rows = max(1, DENSE // max(varying.size, 1))
+    for start in range(0, mask.shape[0], rows):
+        block = mask[start:start + rows].astype(np.float64)
+        match_a = totals[1][varying] + _sum(block, dm)
+        pred_a = totals[3][varying] + _sum(block, dp)
+        sums_a.append(np.array(f_sums(match_a, pred_a, ref_v, beta, k)))
+        sums_b.append(np.array(f_sums(both_m - match_a, both_p - pred_a, ref_v, beta, k)))
     shuffled: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    total_m = [np.asarray(x.sum(axis=0)).ravel() for x in (ca.match, cb.match, ca.predicted, cb.predicted)]
-    dm = (ca.match - cb.match)[:, varying]
-    dp = (ca.predicted - cb.predicted)[:, varying]
-    match_a = total_m[1][varying] + _sum(mask, dm)
-    pred_a = total_m[3][varying] + _sum(mask, dp)
-    match_b = total_m[0][varying] + total_m[1][varying] - match_a
-    pred_b = total_m[2][varying] + total_m[3][varying] - pred_a
-    fixed = np.setdiff1d(np.arange(reference.size), varying)
-    shuffled.update(_f_with_fixed(match_a, pred_a, match_b, pred_b, reference, varying, fixed, total_m, beta, k))
+    (macro_a, micro_a), (macro_b, micro_b) = (from_sums(*(np.concatenate(x, axis=1) + constant))
+                                              for x in (sums_a, sums_b))
+    shuffled["macrof"], shuffled["microf"] = (macro_a, macro_b), (micro_a, micro_b)
+    weights = mask.astype(np.float64)
     for metric, stats, score in (("bleu", corpus.bleu, bleu_from_statistics),
                                  ("chrf", corpus.chrf, chrf_from_statistics)):
-        diff = stats[a] - stats[b]
-        sa = stats[b].sum(axis=0) + mask @ diff
+        sa = stats[b].sum(axis=0) + weights @ (stats[a] - stats[b])
         sb = stats[a].sum(axis=0) + stats[b].sum(axis=0) - sa
         shuffled[metric] = (score(sa), score(sb))
     return shuffled
-
-
-def _f_with_fixed(match_a, pred_a, match_b, pred_b, reference, varying, fixed, totals, beta, k):
-    """MacroF/MicroF of a* and b*: the types whose counts the swaps change are evaluated per round,
-    the others once (their contribution is the same in every round; a's and b's agree on them)."""
-    out = {}
-    match_fixed, pred_fixed, ref_fixed = totals[0][fixed], totals[2][fixed], reference[fixed]
-    fixed_f = np.asarray(macro_parts(match_fixed, pred_fixed, ref_fixed, beta, k))
-    for side, (match, pred) in enumerate(((match_a, pred_a), (match_b, pred_b))):
-        parts = np.asarray(macro_parts(match, pred, reference[varying], beta, k))
-        total = parts + fixed_f[:, None]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            macro = np.where(total[0] > 0, total[1] / total[0], np.nan)
-            micro = np.where(total[0] > 0, total[3] / total[2], np.nan)
-        out.setdefault("macrof", [None, None])[side] = macro
-        out.setdefault("microf", [None, None])[side] = micro
-    return {metric: tuple(pair) for metric, pair in out.items()}
-
-
-def macro_parts(match, pred, ref, beta, k):
-    """(|V|, Σ_V F, Σ_V f, Σ_V f F) over the last axis: the sums MacroF and MicroF divide."""
-    f = type_f(match, pred, ref, beta)
-    in_v = (pred > 0) | (ref > 0)
-    weight = np.where(in_v, ref + k, 0.0)
-    return in_v.sum(axis=-1), np.where(in_v, f, 0.0).sum(axis=-1), weight.sum(axis=-1), (weight * f).sum(axis=-1)
 
 
 def randomisation_p(shuffled: tuple[np.ndarray, np.ndarray], observed: np.ndarray, a: int, b: int) -> float:
@@ -198,9 +214,12 @@ def paired_tests(corpus: Corpus, observed: Mapping[str, np.ndarray], resampled: 
     mask = np.random.default_rng(seed).integers(2, size=(rounds, corpus.n_segments), dtype=bool)
     tests: list[PairTest] = []
     names = corpus.systems
-    with progress.task("paired tests", total=len(pairs)) as advance:
-        for a, b in pairs:
-            shuffled = _pair_metrics(corpus, names[a], names[b], mask, beta, k)
+
+    def run(pair: tuple[int, int]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        return _pair_metrics(corpus, names[pair[0]], names[pair[1]], mask, beta, k)
+
+    with progress.task("paired tests", total=len(pairs)) as advance, ThreadPoolExecutor(THREADS) as pool:
+        for (a, b), shuffled in zip(pairs, pool.map(run, pairs)):  # numpy and scipy release the GIL
             for metric in METRICS:
                 difference = float(observed[metric][a] - observed[metric][b])
                 tests.append(PairTest(names[a], names[b], metric, "approximate_randomisation", difference,
