@@ -182,3 +182,22 @@ def test_randomisation_of_macro_and_micro_f_equals_swapping_the_texts():
         for metric in ("macrof", "microf", "bleu", "chrf"):
             assert shuffled[metric][0][r] == pytest.approx(values[metric][0], rel=1e-12)
             assert shuffled[metric][1][r] == pytest.approx(values[metric][1], rel=1e-12)
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10**6), n_refs=st.integers(1, 2))
+def test_bootstrap_on_counts_equals_rescoring_the_resampled_texts(seed, n_refs):
+    """A resample's MacroF/MicroF/BLEU/chrF from weighted counts = the metrics of the texts drawn."""
+    from auditor.tasks.translation.resampling import scores
+
+    rng = random.Random(seed)
+    refs = [_sentences(rng, 25) for _ in range(n_refs)]
+    hyps = {"A": _sentences(rng, 25), "B": refs[0][:10] + _sentences(rng, 15)}
+    corpus, _ = _scores(refs, hyps)
+    index = np.random.default_rng(seed).choice(25, size=(6, 25))
+    weights = np.stack([np.bincount(row, minlength=25) for row in index]).astype(float)
+    resampled = scores(corpus, weights, 1.0, 1.0)
+    for r, row in enumerate(index):
+        _, values = _scores([[ref[i] for i in row] for ref in refs], {s: [h[i] for i in row] for s, h in hyps.items()})
+        for metric in ("macrof", "microf", "bleu", "chrf"):
+            np.testing.assert_allclose(resampled[metric][r], values[metric], rtol=1e-12)

@@ -44,14 +44,26 @@ def f_sums(match: np.ndarray, predicted: np.ndarray, reference: np.ndarray, beta
     P = M/Preds, R = M/Refs; the conventions P = 1 at Preds = 0 and R = 1 at Refs = 0 give 0 = M there), and
     the denominator is positive exactly on V: three array operations instead of type_f's ten.
     """
+    in_v, f, weighted = f_terms(match, predicted, reference, beta)
+    size, f_total = in_v.sum(axis=-1), f.sum(axis=-1)
+    # f(c) = Refs(c) + k on V, and Refs(c) > 0 only on V: Σ_V f = Σ Refs + k|V|, Σ_V f F = Σ Refs F + k Σ F
+    reference = np.broadcast_to(reference, f.shape)
+    return size, f_total, reference.sum(axis=-1) + k * size, weighted.sum(axis=-1) + k * f_total
+
+
+def f_terms(match: np.ndarray, predicted: np.ndarray, reference: np.ndarray,
+            beta: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per type: [c ∈ V], F_c and Refs(c)·F_c, with F_c = (1+β²)·Match/(β²·Refs + Preds) on V (see :func:`f_sums`)."""
     b2 = beta * beta
     denominator = b2 * reference + predicted
     in_v = denominator > 0
     f = np.divide((1 + b2) * match, denominator, out=np.zeros(np.broadcast(match, denominator).shape), where=in_v)
-    size, f_total = in_v.sum(axis=-1), f.sum(axis=-1)
-    # f(c) = Refs(c) + k on V, and Refs(c) > 0 only on V: Σ_V f = Σ Refs + k|V|, Σ_V f F = Σ Refs F + k Σ F
-    reference = np.broadcast_to(reference, f.shape)
-    return size, f_total, reference.sum(axis=-1) + k * size, (reference * f).sum(axis=-1) + k * f_total
+    return in_v, f, reference * f
+
+
+def from_terms(size, f_total, weighted_total, reference_total, k: float) -> tuple[np.ndarray, np.ndarray]:
+    """(MacroF, MicroF) from Σ[c ∈ V], Σ F_c, Σ Refs(c)·F_c and Σ Refs(c) (see :func:`f_sums`)."""
+    return from_sums(size, f_total, reference_total + k * np.asarray(size), weighted_total + k * np.asarray(f_total))
 
 
 def macro_micro_f(match: np.ndarray, predicted: np.ndarray, reference: np.ndarray, beta: float = 1.0,

@@ -33,7 +33,7 @@ import scipy.sparse
 from auditor.analyses.significance import THREADS
 from auditor.progress import SILENT, Progress
 from auditor.tasks.translation.counting import Corpus
-from auditor.tasks.translation.measures import bleu_from_statistics, chrf_from_statistics, f_sums, from_sums
+from auditor.tasks.translation.measures import bleu_from_statistics, chrf_from_statistics, f_terms, from_terms
 
 METRICS = ("macrof", "microf", "bleu", "chrf")
 #: Largest number of (resample x segment) weights held at once.
@@ -50,36 +50,65 @@ def _sum(weights: np.ndarray, matrix: scipy.sparse.csr_matrix | np.ndarray) -> n
     return weights @ matrix
 
 
+def _column_sums(matrix: scipy.sparse.spmatrix) -> np.ndarray:
+    return np.asarray(matrix.sum(axis=0)).ravel()
+
+
+def _single_segment(matrix: scipy.sparse.csc_matrix) -> tuple[np.ndarray, np.ndarray]:
+    """Columns of ``matrix`` with exactly one non-zero row, and that row."""
+    matrix = matrix.tocsc()
+    matrix.eliminate_zeros()
+    single = np.flatnonzero(np.diff(matrix.indptr) == 1)
+    return single, matrix.indices[matrix.indptr[single]]
+
+
 @dataclass(frozen=True)
-class Prepared:
-    """Per system the match and predicted counts restricted to the types that can enter V (produced by
-    the system or in the references: a resample only sums subsets of segments) and those types."""
+class SystemTypes:
+    """One system's types that can enter V (produced or in the references; a resample only sums
+    segments), split in two. A type seen in one segment only (on either side) has the same F_c in
+    every resample that keeps that segment (F = (1+β²)wM/(w(β²R + P))) and is out of V otherwise, so its
+    terms are ``[w_i > 0]·(1, F_c)`` and ``w_i·R_c F_c``: per segment sums ``single`` (N x 3). The
+    other types (``match``, ``predicted``, ``reference``: CSC, segments x types) are summed per resample."""
 
-    columns: Mapping[str, np.ndarray]
-    match: Mapping[str, scipy.sparse.csc_matrix]
-    predicted: Mapping[str, scipy.sparse.csc_matrix]
+    single: np.ndarray
+    match: scipy.sparse.csc_matrix
+    predicted: scipy.sparse.csc_matrix
+    reference: scipy.sparse.csc_matrix
 
 
-def prepare(corpus: Corpus) -> Prepared:
-    in_reference = np.asarray(corpus.reference.sum(axis=0)).ravel() > 0
-    columns, match, predicted = {}, {}, {}
+def prepare(corpus: Corpus, beta: float) -> dict[str, SystemTypes]:
+    reference = corpus.reference.tocsc()
+    in_reference = _column_sums(reference) > 0
+    prepared = {}
     for name in corpus.systems:
         counts = corpus.counts[name]
-        cols = np.flatnonzero(in_reference | (np.asarray(counts.predicted.sum(axis=0)).ravel() > 0))
-        columns[name], match[name], predicted[name] = cols, counts.match[:, cols].tocsc(), counts.predicted[:, cols].tocsc()
-    return Prepared(columns, match, predicted)
+        cols = np.flatnonzero(in_reference | (_column_sums(counts.predicted) > 0))
+        match, predicted, ref = (x[:, cols].tocsc() for x in (counts.match, counts.predicted, reference))
+        single, rows = _single_segment(predicted + ref)
+        _, f, weighted = f_terms(_column_sums(match[:, single]), _column_sums(predicted[:, single]),
+                                 _column_sums(ref[:, single]), beta)
+        n = corpus.n_segments
+        table = np.stack([np.bincount(rows, minlength=n), np.bincount(rows, f, n), np.bincount(rows, weighted, n)], 1)
+        multi = np.setdiff1d(np.arange(cols.size), single)
+        prepared[name] = SystemTypes(table.astype(np.float64), match[:, multi], predicted[:, multi], ref[:, multi])
+    return prepared
 
 
 def scores(corpus: Corpus, weights: np.ndarray, beta: float, k: float,
-           prepared: Prepared | None = None) -> dict[str, np.ndarray]:
+           prepared: Mapping[str, SystemTypes] | None = None) -> dict[str, np.ndarray]:
     """Every metric of every system under segment ``weights`` (resamples x N) -> metric -> (resamples, S)."""
-    prepared = prepared or prepare(corpus)
-    reference = _sum(weights, corpus.reference)
+    prepared = prepared or prepare(corpus, beta)
+    kept = (weights > 0).astype(np.float64)
+    reference_total = weights @ np.asarray(corpus.reference.sum(axis=1)).ravel()
     out = {metric: np.empty((weights.shape[0], len(corpus.systems))) for metric in METRICS}
     for s, name in enumerate(corpus.systems):
-        sums = f_sums(_sum(weights, prepared.match[name]), _sum(weights, prepared.predicted[name]),
-                      reference[:, prepared.columns[name]], beta, k)
-        out["macrof"][:, s], out["microf"][:, s] = from_sums(*sums)
+        types = prepared[name]
+        in_v, f, weighted = f_terms(_sum(weights, types.match), _sum(weights, types.predicted),
+                                    _sum(weights, types.reference), beta)
+        size = in_v.sum(axis=1) + kept @ types.single[:, 0]
+        f_total = f.sum(axis=1) + kept @ types.single[:, 1]
+        weighted_total = weighted.sum(axis=1) + weights @ types.single[:, 2]
+        out["macrof"][:, s], out["microf"][:, s] = from_terms(size, f_total, weighted_total, reference_total, k)
         out["bleu"][:, s] = bleu_from_statistics(weights @ corpus.bleu[name])
         out["chrf"][:, s] = chrf_from_statistics(weights @ corpus.chrf[name])
     return out
@@ -104,8 +133,8 @@ def bootstrap(corpus: Corpus, resamples: int, seed: int, beta: float, k: float,
     """``resamples`` paired bootstrap resamples of every metric (and of the human means)."""
     n = corpus.n_segments
     rng = np.random.default_rng(seed)
-    prepared = prepare(corpus)
-    widest = max((c.size for c in prepared.columns.values()), default=1)
+    prepared = prepare(corpus, beta)
+    widest = max((t.match.shape[1] for t in prepared.values()), default=1)
     rows = max(1, min(BLOCK // max(n, 1), DENSE // max(widest, 1)))
     parts: list[dict[str, np.ndarray]] = []
     human_parts = []
@@ -141,47 +170,62 @@ def paired_bootstrap_p(resampled: np.ndarray, observed: np.ndarray, a: int, b: i
     return (hits + 1) / (diffs.size + 1)
 
 
-def _column_sums(matrix: scipy.sparse.spmatrix) -> np.ndarray:
-    return np.asarray(matrix.sum(axis=0)).ravel()
-
-
 def _pair_metrics(corpus: Corpus, a: str, b: str, mask: np.ndarray, beta: float,
                   k: float) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Every metric of the shuffled pseudo-systems a*, b* (each row of ``mask`` takes a's output
     where True, b's where False, for a*; b* gets the rest).
 
-    Only the types whose counts differ between a and b in some segment change with the swaps; the
-    others add the same sums (:func:`~.measures.f_sums`) to every round and are evaluated once.
+    Types whose counts are the same in a and b in every segment add the same terms
+    (:func:`~.measures.f_terms`) to every round; a type that differs in one segment i only takes one
+    of two values, b's totals or a's, as ``mask[:, i]`` says (linear in the mask); the other types are
+    summed per round.
     """
     ca, cb = corpus.counts[a], corpus.counts[b]
     reference = _column_sums(corpus.reference)
     dm, dp = (ca.match - cb.match).tocsc(), (ca.predicted - cb.predicted).tocsc()
-    varying = np.flatnonzero(_column_sums(abs(dm)) + _column_sums(abs(dp)))
-    fixed = np.ones(reference.size, dtype=bool)
-    fixed[varying] = False
+    dp.eliminate_zeros()
+    varying = np.flatnonzero(np.diff(dp.indptr) > 0)  # Preds equal in a segment -> Match equal there
+    single, rows = _single_segment(dp[:, varying])
+    single, multi = varying[single], np.setdiff1d(varying, varying[single])
+    same = np.ones(reference.size, dtype=bool)
+    same[varying] = False
     totals = [_column_sums(x) for x in (ca.match, cb.match, ca.predicted, cb.predicted)]
-    constant = np.array(f_sums(totals[0][fixed], totals[2][fixed], reference[fixed], beta, k))[:, None]
-    dm, dp, ref_v = dm[:, varying], dp[:, varying], reference[varying]
-    both_m, both_p = totals[0][varying] + totals[1][varying], totals[2][varying] + totals[3][varying]
-    sums_a, sums_b = [], []
-    rows = max(1, DENSE // max(varying.size, 1))
-    for start in range(0, mask.shape[0], rows):
-        block = mask[start:start + rows].astype(np.float64)
-        match_a = totals[1][varying] + _sum(block, dm)
-        pred_a = totals[3][varying] + _sum(block, dp)
-        sums_a.append(np.array(f_sums(match_a, pred_a, ref_v, beta, k)))
-        sums_b.append(np.array(f_sums(both_m - match_a, both_p - pred_a, ref_v, beta, k)))
-    shuffled: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    (macro_a, micro_a), (macro_b, micro_b) = (from_sums(*(np.concatenate(x, axis=1) + constant))
-                                              for x in (sums_a, sums_b))
-    shuffled["macrof"], shuffled["microf"] = (macro_a, macro_b), (micro_a, micro_b)
+    constant = np.array([t.sum() for t in f_terms(totals[0][same], totals[2][same], reference[same], beta)])
+    with_b = np.array(f_terms(totals[1][single], totals[3][single], reference[single], beta), dtype=np.float64)
+    with_a = np.array(f_terms(totals[0][single], totals[2][single], reference[single], beta), dtype=np.float64)
+    n = corpus.n_segments
+    step = np.stack([np.bincount(rows, d, n) for d in with_a - with_b], axis=1)  # per segment: a's minus b's
     weights = mask.astype(np.float64)
+    swapped = weights @ step
+    terms_a = constant + with_b.sum(axis=1) + swapped
+    terms_b = constant + with_a.sum(axis=1) - swapped
+    dense_a, dense_b = _multi_terms(totals, dm[:, multi], dp[:, multi], reference[multi], multi, mask, beta)
+    total = reference.sum()
+    shuffled = {}
+    (macro_a, micro_a), (macro_b, micro_b) = (from_terms(*(t + d).T, total, k)
+                                              for t, d in ((terms_a, dense_a), (terms_b, dense_b)))
+    shuffled["macrof"], shuffled["microf"] = (macro_a, macro_b), (micro_a, micro_b)
     for metric, stats, score in (("bleu", corpus.bleu, bleu_from_statistics),
                                  ("chrf", corpus.chrf, chrf_from_statistics)):
         sa = stats[b].sum(axis=0) + weights @ (stats[a] - stats[b])
         sb = stats[a].sum(axis=0) + stats[b].sum(axis=0) - sa
         shuffled[metric] = (score(sa), score(sb))
     return shuffled
+
+
+def _multi_terms(totals, dm, dp, reference, multi, mask, beta) -> tuple[np.ndarray, np.ndarray]:
+    """Σ terms per round of a* and b* over the types that differ in several segments (rounds x 3)."""
+    both_m, both_p = totals[0][multi] + totals[1][multi], totals[2][multi] + totals[3][multi]
+    parts_a, parts_b = [], []
+    rows = max(1, DENSE // max(multi.size, 1))
+    for start in range(0, mask.shape[0], rows):
+        block = mask[start:start + rows].astype(np.float64)
+        match_a = totals[1][multi] + _sum(block, dm)
+        pred_a = totals[3][multi] + _sum(block, dp)
+        parts_a.append(np.stack([t.sum(axis=1) for t in f_terms(match_a, pred_a, reference, beta)], axis=1))
+        parts_b.append(np.stack([t.sum(axis=1) for t in f_terms(both_m - match_a, both_p - pred_a, reference, beta)],
+                                axis=1))
+    return np.concatenate(parts_a), np.concatenate(parts_b)
 
 
 def randomisation_p(shuffled: tuple[np.ndarray, np.ndarray], observed: np.ndarray, a: int, b: int) -> float:
