@@ -164,9 +164,10 @@ def significance_section(audit: TranslationAudit) -> Section | None:
         return Section("significance", "Significance", (Paragraph(f"Paired tests {audit.tests_note}."),))
     alpha = audit.options["alpha"]
     blocks: list[Any] = [Paragraph(
-        f"Every pair of systems, every metric: two-sided approximate randomisation ({audit.options['bootstrap']} "
-        f"rounds of segment swaps) and paired bootstrap tests, as sacrebleu's paired_ar and paired_bs; p-values "
-        f"adjusted over the pairs of each metric ({audit.options['correction']}). Bold: adjusted p < {alpha}.")]
+        f"Every pair of systems, every metric: two-sided approximate randomisation (segment swaps) and paired "
+        f"bootstrap tests, as sacrebleu's paired_ar and paired_bs; p-values "
+        f"adjusted over the pairs of each metric ({audit.options['correction']}). Bold: adjusted p < {alpha}."),
+        Paragraph(f"Rounds and p floors: {audit.tests_note}.")]
     for method, title in (("approximate_randomisation", "Approximate randomisation"),
                           ("paired_bootstrap", "Paired bootstrap")):
         cells: dict[tuple[str, str], dict[str, Any]] = {}

@@ -195,21 +195,22 @@ def _pair_metrics(corpus: Corpus, a: str, b: str, mask: np.ndarray, beta: float,
     with_a = np.array(f_terms(totals[0][single], totals[2][single], reference[single], beta), dtype=np.float64)
     n = corpus.n_segments
     step = np.stack([np.bincount(rows, d, n) for d in with_a - with_b], axis=1)  # per segment: a's minus b's
-    weights = mask.astype(np.float64)
-    swapped = weights @ step
-    terms_a = constant + with_b.sum(axis=1) + swapped
-    terms_b = constant + with_a.sum(axis=1) - swapped
-    dense_a, dense_b = _multi_terms(totals, dm[:, multi], dp[:, multi], reference[multi], multi, mask, beta)
+    parts: dict[str, list[np.ndarray]] = {"a": [], "b": [], "bleu_a": [], "bleu_b": [], "chrf_a": [], "chrf_b": []}
+    for start in range(0, mask.shape[0], max(1, BLOCK // max(n, 1))):
+        weights = mask[start:start + max(1, BLOCK // max(n, 1))].astype(np.float64)
+        swapped = weights @ step
+        dense_a, dense_b = _multi_terms(totals, dm[:, multi], dp[:, multi], reference[multi], multi, weights, beta)
+        parts["a"].append(constant + with_b.sum(axis=1) + swapped + dense_a)
+        parts["b"].append(constant + with_a.sum(axis=1) - swapped + dense_b)
+        for metric, stats in (("bleu", corpus.bleu), ("chrf", corpus.chrf)):
+            sa = stats[b].sum(axis=0) + weights @ (stats[a] - stats[b])
+            parts[f"{metric}_a"].append(sa)
+            parts[f"{metric}_b"].append(stats[a].sum(axis=0) + stats[b].sum(axis=0) - sa)
     total = reference.sum()
-    shuffled = {}
-    (macro_a, micro_a), (macro_b, micro_b) = (from_terms(*(t + d).T, total, k)
-                                              for t, d in ((terms_a, dense_a), (terms_b, dense_b)))
-    shuffled["macrof"], shuffled["microf"] = (macro_a, macro_b), (micro_a, micro_b)
-    for metric, stats, score in (("bleu", corpus.bleu, bleu_from_statistics),
-                                 ("chrf", corpus.chrf, chrf_from_statistics)):
-        sa = stats[b].sum(axis=0) + weights @ (stats[a] - stats[b])
-        sb = stats[a].sum(axis=0) + stats[b].sum(axis=0) - sa
-        shuffled[metric] = (score(sa), score(sb))
+    (macro_a, micro_a), (macro_b, micro_b) = (from_terms(*np.concatenate(parts[side]).T, total, k) for side in "ab")
+    shuffled = {"macrof": (macro_a, macro_b), "microf": (micro_a, micro_b)}
+    for metric, score in (("bleu", bleu_from_statistics), ("chrf", chrf_from_statistics)):
+        shuffled[metric] = (score(np.concatenate(parts[f"{metric}_a"])), score(np.concatenate(parts[f"{metric}_b"])))
     return shuffled
 
 
@@ -219,7 +220,7 @@ def _multi_terms(totals, dm, dp, reference, multi, mask, beta) -> tuple[np.ndarr
     parts_a, parts_b = [], []
     rows = max(1, DENSE // max(multi.size, 1))
     for start in range(0, mask.shape[0], rows):
-        block = mask[start:start + rows].astype(np.float64)
+        block = mask[start:start + rows]
         match_a = totals[1][multi] + _sum(block, dm)
         pred_a = totals[3][multi] + _sum(block, dp)
         parts_a.append(np.stack([t.sum(axis=1) for t in f_terms(match_a, pred_a, reference, beta)], axis=1))

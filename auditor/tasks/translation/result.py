@@ -43,6 +43,7 @@ class TranslationAudit:
     human: HumanAgreement | None
     recommendation: Mapping[str, Any]
     warnings: tuple[str, ...] = ()
+    rounds: int = 0
 
     def report_model(self, figures: bool = True) -> Any:
         """The report model every renderer reads (:mod:`auditor.tasks.translation.report`)."""
@@ -90,6 +91,8 @@ class TranslationAudit:
         }
         if self.tests_note:
             statistics["tests_note"] = self.tests_note
+        if self.tests:
+            statistics["randomisation_rounds"] = self.rounds
         if self.rank_probabilities is not None:
             statistics["ranks"] = {m: {s: [float(x) for x in p[i]] for i, s in enumerate(self.systems)}
                                    for m, p in self.rank_probabilities.items()}

@@ -10,7 +10,7 @@ import numpy as np
 
 from auditor.analyses.bootstrap import percentile_intervals, rank_probabilities
 from auditor.analyses.rankings import rank_disagreement
-from auditor.analyses.significance import MAX_ALL_PAIRS, adjust
+from auditor.analyses.significance import MAX_ALL_PAIRS, adjust, randomisation_rounds, rounds_rule
 from auditor.errors import UsageError
 from auditor.options import AuditOptions, check_options
 from auditor.progress import SILENT, Progress
@@ -67,7 +67,7 @@ def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: Audit
     if options.bootstrap > 0:
         resampled = resampling.bootstrap(corpus, options.bootstrap, options.seed, f_beta, microf_k,
                                          None if human_scores is None else human_scores.segments, progress)
-    tests, note = _tests(corpus, observed, resampled, options, analyses, f_beta, microf_k, progress)
+    tests, note, rounds = _tests(corpus, observed, resampled, options, analyses, f_beta, microf_k, progress)
     metrics = _metric_values(corpus, observed, resampled, options.alpha, f_beta)
     values = {s: {m: metrics[s][m].value for m in resampling.METRICS} for s in corpus.systems}
     disagreement = rank_disagreement(values, resampling.METRICS, _lookup(tests, options.alpha))
@@ -92,27 +92,33 @@ def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: Audit
         {m: rank_probabilities(resampled.values[m]) for m in resampling.METRICS},
         disagreement=disagreement, human=human_result,
         recommendation=recommend(corpus, types, disagreement, human_result, values),
-        warnings=_warnings(corpus),
+        warnings=_warnings(corpus), rounds=rounds,
     )
 
 
 def _tests(corpus: Corpus, observed, resampled, options: AuditOptions, analyses, beta: float, k: float,
            progress: Progress):
     if options.bootstrap == 0:
-        return None, "not run: --bootstrap 0"
+        return None, "not run: --bootstrap 0", 0
     if analyses is not None and "statistics" not in analyses:
-        return None, "not run: only the bootstrap intervals were requested (auditor score's table)"
+        return None, "not run: only the bootstrap intervals were requested (auditor score's table)", 0
     if len(corpus.systems) < 2:
-        return None, "not run: one system"
+        return None, "not run: one system", 0
     S = len(corpus.systems)
     if S <= MAX_ALL_PAIRS:
         pairs = [(a, b) for a in range(S) for b in range(a + 1, S)]
     else:  # many systems: each against the BLEU leader
         top = int(np.nanargmax(observed["bleu"]))
         pairs = [(top, b) for b in range(S) if b != top]
-    tests = resampling.paired_tests(corpus, observed, resampled, options.bootstrap, options.seed, beta, k, pairs,
+    rounds = randomisation_rounds(options.bootstrap, len(pairs), options.alpha)
+    tests = resampling.paired_tests(corpus, observed, resampled, rounds, options.seed, beta, k, pairs,
                                     lambda p: adjust(p, options.correction), progress)
-    return tuple(tests), None
+    floor = len(pairs) / (options.bootstrap + 1)
+    note = (f"approximate randomisation: {rounds_rule(rounds, len(pairs), options.alpha)}. Paired bootstrap: the "
+            f"{options.bootstrap} resamples of the intervals; its smallest adjusted p is m/(B + 1) = {floor:.2g}"
+            + (f", above α = {options.alpha:g}: raise --bootstrap to let it reach significance"
+               if floor >= options.alpha else ""))
+    return tuple(tests), note, rounds
 
 
 def _lookup(tests, alpha: float):
