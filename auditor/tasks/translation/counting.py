@@ -104,12 +104,6 @@ def type_counts(system: Side, reference: scipy.sparse.csr_matrix) -> TypeCounts:
     return TypeCounts(predicted.minimum(reference).tocsr(), predicted)
 
 
-def bleu_statistics(bleu, tokenised_hypotheses: Sequence[str], reference_cache: Sequence[dict]) -> np.ndarray:
-    """sacrebleu's per-segment BLEU statistics ``[hyp_len, ref_len, correct_1..4, total_1..4]``."""
-    rows = list(map(bleu._compute_segment_statistics, tokenised_hypotheses, reference_cache))
-    return np.array(rows, dtype=np.float64).reshape(len(rows), 2 + 2 * bleu.max_ngram_order)
-
-
 def bleu_reference_cache(bleu, tokenised_references: Sequence[Sequence[str]]) -> list[dict]:
     """sacrebleu's ``_cache_references`` on already tokenised references (one pass for all systems)."""
     bleu.num_refs = len(tokenised_references)
@@ -122,11 +116,22 @@ def chrf_reference_cache(chrf, references: Sequence[Sequence[str]]) -> list[dict
     return [chrf._extract_reference_info([chrf._preprocess_segment(x) for x in lines]) for lines in zip(*references)]
 
 
-def chrf_statistics(chrf, hypotheses: Sequence[str], reference_cache: Sequence[dict]) -> np.ndarray:
-    """sacrebleu's per-segment chrF statistics ``[hyp, ref, match]`` per n-gram order."""
-    preprocessed = map(chrf._preprocess_segment, hypotheses)
-    rows = list(map(chrf._compute_segment_statistics, preprocessed, reference_cache))
-    return np.array(rows, dtype=np.float64).reshape(len(rows), 3 * chrf.order)
+def segment_statistics(lines: Sequence[str], bleu, chrf, bleu_cache: Sequence[dict], chrf_cache: Sequence[dict],
+                       memo: list[dict[str, tuple]]) -> tuple[list[str], list[list[int]], list[list[int]]]:
+    """Tokens and sacrebleu's BLEU and chrF statistics of each segment; an output another system already
+    gave for the same segment is looked up in ``memo`` (41% of the WMT21 TED outputs repeat one)."""
+    tokens, bleu_rows, chrf_rows = [], [], []
+    for segment, line in enumerate(lines):
+        found = memo[segment].get(line)
+        if found is None:
+            tokenised = bleu._preprocess_segment(line)
+            found = (tokenised, bleu._compute_segment_statistics(tokenised, bleu_cache[segment]),
+                     chrf._compute_segment_statistics(chrf._preprocess_segment(line), chrf_cache[segment]))
+            memo[segment][line] = found
+        tokens.append(found[0])
+        bleu_rows.append(found[1])
+        chrf_rows.append(found[2])
+    return tokens, bleu_rows, chrf_rows
 
 
 @dataclass(frozen=True)
@@ -157,11 +162,12 @@ def count_corpus(references: Sequence[Sequence[str]], systems: Mapping[str, Sequ
     bleu_cache = bleu_reference_cache(bleu, tokenised_refs)
     chrf_cache = chrf_reference_cache(chrf, references)
     sides, bleu_stats, chrf_stats, empty = {}, {}, {}, {}
+    memo: list[dict[str, tuple]] = [{} for _ in range(len(references[0]))]
     for name, lines in systems.items():
-        tokens = tokenise(lines, bleu)
+        tokens, bleu_rows, chrf_rows = segment_statistics(lines, bleu, chrf, bleu_cache, chrf_cache, memo)
         sides[name] = side(tokens, vocabulary)
-        bleu_stats[name] = bleu_statistics(bleu, tokens, bleu_cache)
-        chrf_stats[name] = chrf_statistics(chrf, lines, chrf_cache)
+        bleu_stats[name] = np.array(bleu_rows, dtype=np.float64).reshape(len(lines), 2 + 2 * bleu.max_ngram_order)
+        chrf_stats[name] = np.array(chrf_rows, dtype=np.float64).reshape(len(lines), 3 * chrf.order)
         empty[name] = int((sides[name].lengths == 0).sum())
     n_types = len(vocabulary.index)
     reference = reference_matrix(ref_sides, n_types)
