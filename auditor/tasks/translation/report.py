@@ -57,7 +57,9 @@ def summary_section(audit: TranslationAudit, ledger: Ledger) -> Section:
             f"tokeniser {audit.options['tokenize']}. "
             + ("Every metric puts the same system first: " + winners[METRICS[0]] + "." if same else
                "The winner depends on the metric: " + "; ".join(f"{NAMES[m]} {w}" for m, w in winners.items()) + ".")
-            + f" Recommended primary metric: {NAMES[primary]}.")
+            + f" Recommended primary metric: {NAMES[primary]}"
+            + ("; its lead in agreement with the human scores is within the others' intervals."
+               if any("overlaps" in r for r in audit.recommendation["metrics"][0]["reasons"]) else "."))
     rows = [(s, [_score_cell(audit, ledger, s, m) for m in METRICS]) for s in _order(audit)]
     table = Table("summary-leaderboard", "Scores ×100 with 95% bootstrap intervals over segments.", "System",
                   tuple(Column(NAMES[m]) for m in METRICS), _with_best(rows), _density(len(METRICS)), inline_ci=True)
