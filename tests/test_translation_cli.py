@@ -158,3 +158,16 @@ def test_the_wmt21_example_reproduces_its_committed_report_and_sacrebleu():
     assert 100 * result.value("Facebook-AI", "bleu") == pytest.approx(
         sacrebleu.corpus_bleu(hypothesis, [reference]).score, rel=1e-12)
     assert committed["human"]["missing_segments"]["Nemo"] == 0
+
+
+def test_above_eight_systems_each_is_tested_against_each_metrics_leader(files, tmp_path):
+    from auditor.options import AuditOptions
+    from auditor.tasks.translation import audit
+
+    systems = {f"s{i}": files["ABCD"[i % 4]] if i < 4 else files["ref2"] for i in range(9)}
+    result = audit(files["ref"], systems, options=AuditOptions(bootstrap=20))
+    leaders = {result.disagreement.ranking(m)[0] for m in ("macrof", "microf", "bleu", "chrf")}
+    pairs = {(t.a, t.b) for t in result.tests}
+    assert pairs and all(a in leaders or b in leaders for a, b in pairs)
+    assert {b for a, b in pairs} | {a for a, b in pairs} == set(systems)
+    assert "each system against the leader of each metric" in result.tests_note

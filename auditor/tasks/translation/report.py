@@ -147,10 +147,13 @@ def rank_section(audit: TranslationAudit, figures: bool) -> Section:
     if result.flips:
         rows = []
         for flip in result.flips[:40]:
-            where = [m for m, v in (flip.significant or {}).items() if v]
+            verdicts = flip.significant or {}
+            where = [m for m, v in verdicts.items() if v]
+            untested = all(v is None for v in verdicts.values())
             rows.append(Row(f"{flip.a} vs {flip.b}", (Cell(", ".join(NAMES[m] for m in flip.a_better_under)),
                                                       Cell(", ".join(NAMES[m] for m in flip.b_better_under)),
-                                                      Cell(", ".join(NAMES[m] for m in where) or "none"))))
+                                                      Cell("not tested" if untested else
+                                                           ", ".join(NAMES[m] for m in where) or "none"))))
         blocks.append(Table("table-flips", f"Pairs whose order flips between metrics ({len(result.flips)}; at most "
                                            "40 shown, all in audit.json) and where the difference is significant "
                                            "(approximate randomisation, adjusted).", "Pair",
@@ -166,7 +169,7 @@ def significance_section(audit: TranslationAudit) -> Section | None:
         return Section("significance", "Significance", (Paragraph(f"Paired tests {audit.tests_note}."),))
     alpha = audit.options["alpha"]
     blocks: list[Any] = [Paragraph(
-        f"Every pair of systems, every metric: two-sided approximate randomisation (segment swaps) and paired "
+        f"Pairs of systems, every metric: two-sided approximate randomisation (segment swaps) and paired "
         f"bootstrap tests, as sacrebleu's paired_ar and paired_bs; p-values "
         f"adjusted over the pairs of each metric ({audit.options['correction']}). Bold: adjusted p < {alpha}."),
         Paragraph(f"Rounds and p floors: {audit.tests_note}.")]

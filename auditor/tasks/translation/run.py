@@ -10,7 +10,7 @@ import numpy as np
 
 from auditor.analyses.bootstrap import percentile_intervals, rank_probabilities
 from auditor.analyses.rankings import rank_disagreement
-from auditor.analyses.significance import MAX_ALL_PAIRS, adjust, randomisation_rounds, rounds_rule
+from auditor.analyses.significance import adjust, randomisation_rounds, rounds_rule
 from auditor.errors import UsageError
 from auditor.options import AuditOptions, check_options
 from auditor.progress import SILENT, Progress
@@ -23,6 +23,9 @@ from auditor.tasks.translation.recommend import recommend
 from auditor.tasks.translation.result import MetricValue, TranslationAudit
 from auditor.version import __version__
 
+#: Up to this many systems every pair is tested; above it, each system against the leader of each metric
+#: (approximate randomisation of type-level F costs rounds x types per pair, and the rounds grow with the pairs).
+ALL_PAIRS = 8
 #: The classification-only analyses of ``auditor.audit(analyses=...)``; "intervals" alone skips the tests.
 INTERVALS = "intervals"
 
@@ -105,16 +108,18 @@ def _tests(corpus: Corpus, observed, resampled, options: AuditOptions, analyses,
     if len(corpus.systems) < 2:
         return None, "not run: one system", 0
     S = len(corpus.systems)
-    if S <= MAX_ALL_PAIRS:
+    if S <= ALL_PAIRS:
         pairs = [(a, b) for a in range(S) for b in range(a + 1, S)]
-    else:  # many systems: each against the BLEU leader
-        top = int(np.nanargmax(observed["bleu"]))
-        pairs = [(top, b) for b in range(S) if b != top]
+    else:  # each system against the leader of each metric, as sacrebleu tests each system against a baseline
+        leaders = {int(np.nanargmax(np.where(np.isnan(v), -np.inf, v))) for v in observed.values()}
+        pairs = sorted({(min(t, b), max(t, b)) for t in leaders for b in range(S) if b != t})
     rounds = randomisation_rounds(options.bootstrap, len(pairs), options.alpha)
     tests = resampling.paired_tests(corpus, observed, resampled, rounds, options.seed, beta, k, pairs,
                                     lambda p: adjust(p, options.correction), progress)
     floor = len(pairs) / (options.bootstrap + 1)
-    note = (f"approximate randomisation: {rounds_rule(rounds, len(pairs), options.alpha)}. Paired bootstrap: the "
+    chosen = (f"all {len(pairs)} pairs" if S <= ALL_PAIRS else
+              f"{len(pairs)} pairs: each system against the leader of each metric (more than {ALL_PAIRS} systems)")
+    note = (f"{chosen}; approximate randomisation: {rounds_rule(rounds, len(pairs), options.alpha)}. Paired bootstrap: the "
             f"{options.bootstrap} resamples of the intervals; its smallest adjusted p is m/(B + 1) = {floor:.2g}"
             + (f", above α = {options.alpha:g}: raise --bootstrap to let it reach significance"
                if floor >= options.alpha else ""))
