@@ -1,6 +1,6 @@
 """Chance baselines: what every metric scores for predictors that ignore their input.
 
-An analysis stage (load -> validate -> count -> metrics -> **analyse** -> report -> render).
+Stage "analyse" (read -> align -> count -> score -> **analyse** -> record -> build -> render).
 Reads only the counts. For a test set with gold support ``row`` (prevalence p = row/N,
 k labels) it considers
 
@@ -59,13 +59,15 @@ from __future__ import annotations
 import os
 import zlib
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from auditor.formatting import nan_to_none
 from auditor.io.counts import Counts
 from auditor.metrics.catalogue import compute
+from auditor.options import CHANCE_DRAWS
 from auditor.progress import SILENT, Progress
 from auditor.metrics.registry import REGISTRY, Metric
 
@@ -112,6 +114,13 @@ class ChanceDistribution:
     undefined: str | None = None
     undefined_share: float = 0.0
 
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "expected": self.expected, "exact": self.exact, "mc_mean": self.mc_mean, "mc_se": self.mc_se,
+            "mc_low": self.mc_low, "mc_high": self.mc_high, "undefined": self.undefined,
+            "undefined_share": self.undefined_share,
+        }
+
     @property
     def reference(self) -> float | None:
         """The baseline's score used for margins: the exact expectation, else the MC mean."""
@@ -126,7 +135,9 @@ class ChanceComparison:
 
     ``margin`` = observed value − the strongest baseline's score (expected value where
     exact, else MC mean) over uniform, prevalence, majority and the system's own shuffle;
-    ``p_shuffle`` the one-sided permutation p-value against its shuffle. Both are None when
+    ``p_shuffle`` the one-sided permutation p-value against its shuffle;
+    ``p_shuffle_adjusted`` that p-value adjusted over the systems (one family per metric, the
+    audit's correction: "is system s above chance?" asked once per system). All are None when
     the system's value is undefined (``undefined`` says why).
     """
 
@@ -134,12 +145,12 @@ class ChanceComparison:
     strongest_baseline: str | None
     p_shuffle: float | None
     undefined: str | None = None
+    p_shuffle_adjusted: float | None = None
 
 
 @dataclass(frozen=True)
 class ChanceBaselines:
-    """Result of :func:`chance_baselines` (its JSON: ``baselines`` and ``chance``, written by
-    :mod:`auditor.results`).
+    """Result of :func:`chance_baselines` (its JSON: ``baselines`` and ``chance``, :meth:`to_json`).
 
     ``predictors`` maps each fixed baseline to its label distribution q; ``baselines`` and
     ``shuffle`` map baseline (or system) -> metric id -> :class:`ChanceDistribution`;
@@ -156,6 +167,39 @@ class ChanceBaselines:
     chance: Mapping[str, Mapping[str, ChanceComparison]]
     majority_label: str
     shuffle_scores: Mapping[str, Mapping[str, np.ndarray]] = field(default_factory=dict, repr=False)
+    #: Correction of ``p_shuffle_adjusted`` over the systems (``holm`` or ``bh``).
+    correction: str = "holm"
+
+    def to_json(self) -> dict[str, Any]:
+        """``baselines`` (DESIGN.md) and ``chance``: how the draws were made and each system's
+        margin over chance and shuffle p-value (``chance.systems.NAME.ID``)."""
+        def distributions(metrics: Mapping[str, ChanceDistribution]) -> dict[str, Any]:
+            return {metric_id: value.to_json() for metric_id, value in metrics.items()}
+
+        section: dict[str, Any] = {
+            name: {"description": DESCRIPTIONS[name],
+                   "predictor": dict(zip(self.labels, (float(x) for x in self.predictors[name]))),
+                   "metrics": distributions(metrics)}
+            for name, metrics in self.baselines.items()}
+        section[SHUFFLE] = {system: {"description": DESCRIPTIONS[SHUFFLE], "metrics": distributions(metrics)}
+                            for system, metrics in self.shuffle.items()}
+        alpha = self.alpha
+        method = {
+            "draws": self.draws, "seed": self.seed, "majority_label": self.majority_label, "alpha": alpha,
+            "range": f"mc_low, mc_high: the {100 * alpha / 2:g}% and {100 * (1 - alpha / 2):g}% quantiles "
+                     f"of the draws (a {100 * (1 - alpha):g}% Monte Carlo range at this test set's size)",
+            "sampling": "counts: multinomial rows for random predictors, hypergeometric rows for shuffles",
+            "p_value": "one-sided, (1 + #{shuffle >= observed}) / (R + 1)",
+            "p_shuffle_correction": (f"p_shuffle_adjusted: each metric's p_shuffle adjusted over the "
+                                     f"{len(self.chance)} systems with {self.correction}; draws = max(1000, "
+                                     "ceil(2S/alpha)) so that the smallest adjusted p, S/(R + 1), is at most alpha/2"),
+        }
+        systems = {system: {metric_id: {"margin": c.margin, "strongest_baseline": c.strongest_baseline,
+                                        "p_shuffle": c.p_shuffle, "p_shuffle_adjusted": c.p_shuffle_adjusted,
+                                        "undefined": c.undefined}
+                            for metric_id, c in comparisons.items()}
+                   for system, comparisons in self.chance.items()}
+        return {"baselines": section, "chance": {"method": method, "systems": systems}}
 
 
 # ------------------------------------------------------------------------------ sampling
@@ -258,7 +302,7 @@ def _summary(
 ) -> ChanceDistribution:
     defined = drawn[~np.isnan(drawn)]
     share = float(1 - defined.size / drawn.size) if drawn.size else 0.0
-    expected_value = None if np.isnan(expected) else float(expected)
+    expected_value = nan_to_none(expected)
     reason = (undefined_reason or "0/0") if expected_value is None else None
     if defined.size == 0:
         return ChanceDistribution(expected_value, exact, None, None, None, None, reason, share)
@@ -319,6 +363,17 @@ def predictor_distributions(counts: Counts) -> tuple[dict[str, np.ndarray], int]
     }, majority
 
 
+def analyse(counts: Counts, metrics: Sequence[Metric], seed: int, alpha: float, correction: str = "holm",
+            progress: Progress = SILENT) -> ChanceBaselines:
+    """The chance baselines of the audit: :func:`chance_baselines` with :func:`shuffle_draws` draws
+    per baseline (:data:`~auditor.options.CHANCE_DRAWS`, more when many systems must be corrected
+    for; a few k x k draws per system, cheap at any N), each metric's shuffle p-values adjusted
+    over the systems with ``correction``."""
+    draws = shuffle_draws(CHANCE_DRAWS, len(counts.systems), alpha)
+    return chance_baselines(counts, metrics, draws=draws, seed=seed, alpha=alpha, progress=progress,
+                            correction=correction)
+
+
 def chance_baselines(
     counts: Counts,
     metrics: Sequence[Metric] | None = None,
@@ -328,6 +383,7 @@ def chance_baselines(
     alpha: float,
     progress: Progress = SILENT,
     threads: int = THREADS,
+    correction: str = "holm",
 ) -> ChanceBaselines:
     """Chance baselines of every scalar metric and each system's standing against them.
 
@@ -341,6 +397,8 @@ def chance_baselines(
         adding a system does not change the others' numbers.
     alpha : the Monte Carlo ranges (``mc_low``, ``mc_high``) cover 1 − alpha of the draws.
     threads : worker threads drawing the systems' shuffles (the draws do not depend on it).
+    correction : ``holm`` or ``bh``: each metric's shuffle p-values adjusted over the systems
+        (``p_shuffle_adjusted``); :func:`shuffle_draws` gives the draws that let it reach alpha.
 
     Examples
     --------
@@ -407,8 +465,36 @@ def chance_baselines(
     }
     return ChanceBaselines(
         labels=counts.labels, draws=draws, seed=seed, alpha=alpha, predictors=predictors, baselines=baselines,
-        shuffle=shuffle, chance=chance, majority_label=counts.labels[majority], shuffle_scores=shuffle_scores,
+        shuffle=shuffle, chance=adjust_shuffle_p(chance, correction), majority_label=counts.labels[majority],
+        shuffle_scores=shuffle_scores, correction=correction,
     )
+
+
+def shuffle_draws(draws: int, systems: int, alpha: float) -> int:
+    """Draws enough for the shuffle p-values, corrected over ``systems``, to reach ``alpha``.
+
+    The smallest permutation p is 1/(R + 1), so after Holm over S systems the smallest
+    adjusted p is S/(R + 1). Returns ``max(draws, ⌈2S/α⌉)`` (smallest adjusted p ≤ α/2), the
+    rule :func:`auditor.analyses.significance.randomisation_rounds` applies to the pairwise tests.
+    """
+    return max(int(draws), int(np.ceil(2 * systems / alpha)))
+
+
+def adjust_shuffle_p(chance: Mapping[str, Mapping[str, ChanceComparison]],
+                     correction: str) -> dict[str, dict[str, ChanceComparison]]:
+    """``chance`` with ``p_shuffle_adjusted`` set: per metric, the systems' shuffle p-values
+    adjusted with ``correction`` (undefined ones are left out of the family)."""
+    from auditor.analyses.significance import adjust  # the pairwise tests' Holm / BH
+
+    systems = list(chance)
+    metric_ids = list(chance[systems[0]]) if systems else []
+    out = {system: dict(chance[system]) for system in systems}
+    for metric_id in metric_ids:
+        p = [np.nan if chance[s][metric_id].p_shuffle is None else chance[s][metric_id].p_shuffle for s in systems]
+        for system, value in zip(systems, adjust(p, correction)):
+            out[system][metric_id] = replace(chance[system][metric_id],
+                                             p_shuffle_adjusted=None if np.isnan(value) else float(value))
+    return out
 
 
 def _compare(

@@ -62,11 +62,12 @@ def summary_section(audit: TranslationAudit, ledger: Ledger) -> Section:
                if any("overlaps" in r for r in audit.recommendation["metrics"][0]["reasons"]) else "."))
     rows = [(s, [_score_cell(audit, ledger, s, m) for m in METRICS]) for s in _order(audit)]
     table = Table("summary-leaderboard", "Scores ×100 with 95% bootstrap intervals over segments.", "System",
-                  tuple(Column(NAMES[m]) for m in METRICS), _with_best(rows), _density(len(METRICS)), inline_ci=True)
+                  tuple(Column(NAMES[m]) for m in METRICS), _with_best(rows), _density(len(METRICS)), inline_ci=True,
+                  for_summary=True)
     blocks: list[Any] = [Paragraph(text), table]
     if audit.warnings:
         blocks.append(Bullets(audit.warnings, "Warnings"))
-    return Section("summary", "Summary", tuple(blocks))
+    return Section("summary", "Summary", tuple(blocks), for_summary=True)
 
 
 def data_section(audit: TranslationAudit, figures: bool) -> Section:
@@ -80,13 +81,14 @@ def data_section(audit: TranslationAudit, figures: bool) -> Section:
                   f"{audit.options['tokenize']} tokenisation). A type's band is its count in the references. "
                   f"{PASSAGES['imbalance']}."),
         Table("table-vocabulary", "Reference types by frequency band: types and tokens in each band.", "Band",
-              (Column("types"), Column("share of types"), Column("tokens"), Column("share of tokens")), rows),
+              (Column("types"), Column("share of types"), Column("tokens"), Column("share of tokens")), rows,
+              for_paper=True, for_summary=True),
         Facts((("most frequent types", ", ".join(f"“{t}” {c}" for t, c in types.top)),)),
     ]
     if figures and types.frequencies.size:
         blocks.append(Figure("fig-zipf", "Zipf plot of the references: count of each type against its frequency "
                                          "rank (log–log), coloured by band.", charts.zipf_chart(types)))
-    return Section("data", "Data", tuple(blocks))
+    return Section("data", "Data", tuple(blocks), for_summary=True)
 
 
 def metrics_section(audit: TranslationAudit, ledger: Ledger, figures: bool) -> Section:
@@ -98,10 +100,12 @@ def metrics_section(audit: TranslationAudit, ledger: Ledger, figures: bool) -> S
     blocks: list[Any] = [
         Table("table-metrics", "Every metric ×100 with its 95% percentile bootstrap interval over segments "
                                f"({audit.options['bootstrap']} resamples).", "System",
-              tuple(Column(NAMES[m], DEFINITIONS[m]) for m in METRICS), _with_best(rows), _density(len(METRICS))),
+              tuple(Column(NAMES[m], DEFINITIONS[m]) for m in METRICS), _with_best(rows), _density(len(METRICS)),
+              for_paper=True, for_summary=True),
         Table("table-bands", "MacroF ×100 over the reference types of each frequency band (types seen only in "
                              "outputs have no band).", "System",
-              tuple(Column(b.name) for b in bands), _with_best(band_rows), _density(len(bands))),
+              tuple(Column(b.name) for b in bands), _with_best(band_rows), _density(len(bands)), for_paper=True,
+              for_summary=True),
         Table("table-never", "Reference types of each band the system never produces.", "System",
               tuple(Column(b.name) for b in bands), never_rows, _density(len(bands))),
     ]
@@ -116,7 +120,7 @@ def metrics_section(audit: TranslationAudit, ledger: Ledger, figures: bool) -> S
     if figures:
         blocks.append(Figure("fig-bands", "MacroF per frequency band and system: how far each system's F falls "
                                           "from frequent to rare types.", charts.band_chart(audit, order)))
-    return Section("metrics", "Metrics", tuple(blocks))
+    return Section("metrics", "Metrics", tuple(blocks), for_summary=True)
 
 
 def _outside(audit: TranslationAudit) -> list[str]:
@@ -138,7 +142,8 @@ def rank_section(audit: TranslationAudit, figures: bool) -> Section:
     ranks = {s: {m: result.rank(s, m) for m in METRICS} for s in order}
     blocks: list[Any] = [Table("table-ranks", "Rank per metric (1 = best; ties share the mean rank).", "System",
                                tuple(Column(NAMES[m]) for m in METRICS),
-                               tuple(Row(s, tuple(Cell(ranks[s][m], "rank") for m in METRICS)) for s in order))]
+                               tuple(Row(s, tuple(Cell(ranks[s][m], "rank") for m in METRICS)) for s in order),
+                               for_paper=True)]
     if figures and len(order) > 1:
         blocks.append(Figure("fig-bump", "Rank of each system under each metric.",
                              bump_chart(ranks, list(METRICS), order, NAMES.get)))
@@ -209,9 +214,9 @@ def human_section(audit: TranslationAudit) -> Section | None:
     return Section("human", "Agreement with human scores", (
         Paragraph(text),
         Table("table-human", "Kendall τ-b and Pearson r with the human system scores.", "Metric",
-              (Column("Kendall τ-b"), Column("Pearson r")), tuple(rows)),
+              (Column("Kendall τ-b"), Column("Pearson r")), tuple(rows), for_paper=True, for_summary=True),
         Table("table-human-scores", "Human system scores (mean of rated segments).", "System",
-              (Column("human score"),), scores, "small")))
+              (Column("human score"),), scores, "small")), for_summary=True)
 
 
 def recommendation_section(audit: TranslationAudit, figures: bool) -> Section:
@@ -226,7 +231,7 @@ def recommendation_section(audit: TranslationAudit, figures: bool) -> Section:
     if audit.recommendation["avoid"]:
         blocks.append(Bullets(tuple(f"{NAMES[a['id']]}: {'; '.join(a['reasons'])}"
                                     for a in audit.recommendation["avoid"]), "Avoid here"))
-    return Section("recommendation", "Recommendation", tuple(blocks))
+    return Section("recommendation", "Recommendation", tuple(blocks), for_summary=True)
 
 
 def definitions_section(audit: TranslationAudit, figures: bool) -> Section:
