@@ -83,7 +83,8 @@ def test_report_json_follows_the_schema(files, tmp_path):
     assert document["human"]["missing_segments"] == {"A": 8, "B": 8, "C": 8}
     assert "labels" not in document and "baselines" not in document
     assert {t["method"] for t in document["tests"]} == {"approximate_randomisation", "paired_bootstrap"}
-    assert "MacroF" in (out / "summary.md").read_text(encoding="utf-8")
+    summary = (out / "summary.md").read_text(encoding="utf-8")
+    assert "MacroF" in summary and "Gowda, T., You, W., Lignos, C." in summary
     broken = dict(document, labels=["x"])
     assert not jsonschema.Draft202012Validator(schema).is_valid(broken)
 

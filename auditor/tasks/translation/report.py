@@ -267,6 +267,11 @@ def report_model(audit: TranslationAudit, figures: bool = True) -> Report:
         Facts((("signature", audit.signature),)),
         Table("table-sources", "Inputs and their SHA-256 hashes.", "Input", (Column("Path"), Column("SHA-256")),
               rows, "tiny"))))
+    from auditor.report.build import references_section
+
+    cited = references_section([s for s in sections if s is not None])
+    if cited is not None:
+        sections.append(cited)
     subtitle = f"{len(audit.systems)} translation systems scored against {audit.sources['references']['1']['path']}"
     return Report("Translation metric audit", subtitle, audit.signature, SCALE_NOTE,
                   tuple(s for s in sections if s is not None), entries)
