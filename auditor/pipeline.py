@@ -238,7 +238,7 @@ def run_analyses(result: Audit, progress: Progress = SILENT, analyses: Collectio
     if "baselines" in wanted:
         baselines = chance_baselines(
             result.counts, result.metrics, draws=CHANCE_DRAWS, seed=options.seed, alpha=options.alpha,
-            progress=progress,
+            correction=options.correction, progress=progress,
         )
     # Paired bootstrap intervals, rank distributions, pairwise tests and best sets (--bootstrap 0: off;
     # INTERVALS alone: the bootstrap only, whose draws do not depend on whether the tests follow).

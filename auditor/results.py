@@ -188,7 +188,7 @@ def _chance_distribution_json(value: ChanceDistribution) -> dict[str, Any]:
 def _baselines_json(audit: Audit, result: ChanceBaselines, document: dict[str, Any]) -> None:
     """``baselines`` (DESIGN.md) and ``chance``: how the draws were made and each system's
     margin over chance and shuffle p-value (``chance.systems.NAME.ID``)."""
-    from auditor.analyses.baselines import DESCRIPTIONS, SHUFFLE
+    from auditor.analyses.baselines import DESCRIPTIONS, SAMPLING, SHUFFLE, correction_rule
 
     section: dict[str, Any] = {}
     for name, metrics in result.baselines.items():
@@ -209,13 +209,16 @@ def _baselines_json(audit: Audit, result: ChanceBaselines, document: dict[str, A
             "draws": result.draws, "seed": result.seed, "majority_label": result.majority_label, "alpha": alpha,
             "range": f"mc_low, mc_high: the {100 * alpha / 2:g}% and {100 * (1 - alpha / 2):g}% quantiles "
                      f"of the draws (a {100 * (1 - alpha):g}% Monte Carlo range at this test set's size)",
-            "sampling": "counts: multinomial rows for random predictors, hypergeometric rows for shuffles",
-            "p_value": "one-sided, (1 + #{shuffle >= observed}) / (R + 1)",
+            "sampling": SAMPLING,
+            "p_value": "one-sided, (1 + #{shuffle >= observed}) / (R' + 1) over the R' shuffles of the system",
+            "shuffle_draws": result.shuffle_draws,
+            "p_shuffle_correction": correction_rule(result.shuffle_draws, len(result.chance), alpha, result.correction),
         },
         "systems": {
             system: {
                 metric_id: {"margin": c.margin, "strongest_baseline": c.strongest_baseline,
-                            "p_shuffle": c.p_shuffle, "undefined": c.undefined}
+                            "p_shuffle": c.p_shuffle, "p_shuffle_adjusted": c.p_shuffle_adjusted,
+                            "undefined": c.undefined}
                 for metric_id, c in comparisons.items()
             }
             for system, comparisons in result.chance.items()

@@ -501,10 +501,10 @@ class MetricValue:
 
 
 def compute(
-    confusion: np.ndarray, metrics: Iterable[Metric] | None = None, all_labels_active: bool = False
+    confusion: np.ndarray | ConfusionStats, metrics: Iterable[Metric] | None = None, all_labels_active: bool = False
 ) -> dict[str, np.ndarray]:
-    """Every metric on a batch of confusion tensors: id -> array over the batch axes."""
-    stats = ConfusionStats(confusion, all_labels_active)
+    """Every metric on a batch of confusion tensors (or their stats): id -> array over the batch axes."""
+    stats = confusion if isinstance(confusion, ConfusionStats) else ConfusionStats(confusion, all_labels_active)
     chosen = REGISTRY if metrics is None else metrics
     return {metric.id: metric.function(stats) for metric in chosen}
 
