@@ -83,7 +83,9 @@ class Audit:
 
     @property
     def signature(self) -> str:
-        """``auditor:<version>|gold:<sha256[:12]>|systems:<n>|labels:<k>|boot:B|seed:S|ci:percentile``."""
+        """``auditor:<version>|gold:<sha256[:12]>|systems:<n>|labels:<k>|boot:B|seed:S|ci:percentile|...|samplers:...``."""
+        from auditor.analyses.sampling import SIGNATURE as SAMPLERS
+
         gold_hash = (self.sources.get("gold", {}).get("sha256") or _hash_codes(self.counts.gold, self.labels))[:12]
         systems_hash = hashlib.sha256(
             "|".join(f"{name}:{self.sources.get(name, {}).get('sha256') or ''}" for name in self.counts.systems).encode()
@@ -92,6 +94,7 @@ class Audit:
             f"auditor:{__version__}", f"gold:{gold_hash}", f"systems:{len(self.systems)}:{systems_hash}",
             f"labels:{len(self.labels)}", f"boot:{self.options.bootstrap}", f"seed:{self.options.seed}",
             "ci:percentile", f"alpha:{self.options.alpha}", f"correction:{self.options.correction}",
+            f"samplers:{SAMPLERS}",  # which draws made the intervals, ranks and chance ranges
         ]
         if self.options.plugins:
             parts.append("plugins:" + ",".join(self.options.plugins))
@@ -259,17 +262,15 @@ def _statistics_json(audit: Audit, result: Statistics, document: dict[str, Any])
         "interval": interval_rule(alpha),
         "undefined_resamples": undefined,
         "rank_rule": RANK_RULE,
-        "ranks": {
+        "ranks": {  # empty when only the intervals were drawn (statistics.method says so)
             metric_id: {
-                name: {"p_rank": [float(x) for x in boot.rank_probabilities[metric_id][s]],
-                       "p_best": float(boot.rank_probabilities[metric_id][s, 0])}
+                name: {"p_rank": [float(x) for x in probabilities[s]], "p_best": float(probabilities[s, 0])}
                 for s, name in enumerate(boot.systems)
             }
-            for metric_id in boot.metric_ids
+            for metric_id, probabilities in boot.rank_probabilities.items()
         },
-        "p_win": {metric_id: {name: float(boot.rank_probabilities[metric_id][s, 0])
-                              for s, name in enumerate(boot.systems)}
-                  for metric_id in boot.metric_ids},
+        "p_win": {metric_id: {name: float(probabilities[s, 0]) for s, name in enumerate(boot.systems)}
+                  for metric_id, probabilities in boot.rank_probabilities.items()},
     }
     if result.pairwise_unavailable:  # no test ran: nothing describes tests; say why instead
         section["pairwise_tests_unavailable"] = result.pairwise_unavailable

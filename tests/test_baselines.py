@@ -296,12 +296,13 @@ def test_sparse_draws_equal_dense_draws_in_distribution(monkeypatch):
     """Cells drawn item by item (many classes, few items) against the dense samplers, same case:
     two-sample tests on the drawn scores at fixed seeds, exact expectations for both."""
     import auditor.analyses.baselines as module
+    import auditor.analyses.sampling as sampling_module
 
     gold, pred = synthetic(n=60, seed=4)
     counts = count(gold, {"s": pred})
     runs = {}
     for name, ratio in (("dense", 10**9), ("sparse", 0)):
-        monkeypatch.setattr(module, "SPARSE_RATIO", ratio)
+        monkeypatch.setattr(sampling_module, "SPARSE_RATIO", ratio)
         assert module.sparse_draws(counts.k, counts.n_items) is (name == "sparse")
         runs[name] = chance_baselines(counts, draws=3000, seed=9 if name == "dense" else 10, alpha=0.05)
     dense, sparse = runs["dense"], runs["sparse"]

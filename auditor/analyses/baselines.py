@@ -73,7 +73,7 @@ import numpy as np
 
 from auditor.io.counts import Counts
 from auditor.analyses.sampling import (
-    fixed_margin_tables, random_row_cells, random_row_tables, shuffled_cells,
+    fixed_margin_tables, random_row_cells, random_row_tables, shuffled_cells, sparse_draws,
 )
 from auditor.metrics.catalogue import compute
 from auditor.progress import SILENT, Progress
@@ -190,18 +190,10 @@ def _rng(seed: int, tag: str) -> np.random.Generator:
 sample_random = random_row_tables
 #: Draws of a shuffled predictor (fixed row and column sums), dense (draws, k, k).
 sample_shuffle = fixed_margin_tables
-#: Tables are drawn as non-zero cells (one per item, O(N) per draw) instead of dense k × k
-#: arrays (O(k²) per draw) when k² exceeds this many times N: many classes, few items.
-SPARSE_RATIO = 4
 #: Most numbers (table cells or item cells) one chunk of draws holds: 64 MB of float64.
 CHUNK_ELEMENTS = 2**23
 #: Random convex combinations of two draws checked by :func:`_affine_on_draws`.
 AFFINE_PAIRS = 24
-
-
-def sparse_draws(k: int, n: int) -> bool:
-    """Whether draws are made as cells (k² > SPARSE_RATIO · N) rather than dense tables."""
-    return k * k > SPARSE_RATIO * max(n, 1)
 
 
 def _draw_stats(kind: str, rng: np.random.Generator, row: np.ndarray, other: np.ndarray, size: int,

@@ -37,6 +37,10 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import gammaln
 
+#: The samplers in the audit's signature (``samplers:`` part): intervals from each system's cells
+#: (Multinomial(N, C_s/N)), ranks from the paired resample, chance tables drawn row by row
+#: (multinomial rows; multivariate hypergeometric rows for shuffles). Change it with the draws.
+SIGNATURE = "ci=cells,ranks=paired,chance=rows"
 #: numpy's ``Generator.hypergeometric`` refuses ``good`` or ``bad`` at or above this.
 NUMPY_LIMIT = 10**9
 #: Largest population drawn exactly (integers stay exact in float64 below 2^53).
@@ -47,6 +51,14 @@ _D1, _D2 = 1.7155277699214135, 0.8989161620588988
 _SMALL_SAMPLE = 10
 #: Stirling's series is used for ln Γ differences once both arguments exceed this.
 _STIRLING_FROM = 1e5
+#: Tables are drawn as non-zero cells (O(N) per draw) instead of dense k × k arrays (O(k²)
+#: per draw) when k² exceeds this many times N: many classes, few items.
+SPARSE_RATIO = 4
+
+
+def sparse_draws(k: int, n: int) -> bool:
+    """Whether random tables are made as cells (k² > SPARSE_RATIO · N) rather than dense arrays."""
+    return k * k > SPARSE_RATIO * max(n, 1)
 
 
 def log_factorial_difference(x: np.ndarray, y: np.ndarray) -> np.ndarray:

@@ -416,7 +416,7 @@ def statistics(
         ``auditor score``'s table shows); the bootstrap draws the same resamples either way.
     """
     boot = bootstrap(counts, metrics, B=B, seed=seed, alpha=alpha, progress=progress,
-                     all_labels_active=all_labels_active)
+                     all_labels_active=all_labels_active, ranks=tests)
     if not counts.paired:
         return Statistics(boot, (), {}, (), correction, alpha, 0, "none", pairwise_unavailable=UNPAIRED_REASON)
     if not tests:
