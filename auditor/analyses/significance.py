@@ -45,12 +45,13 @@ import numpy as np
 import scipy.sparse
 
 from auditor.analyses.bootstrap import BootstrapResult, bootstrap
+from auditor.analyses.sampling import sparse_draws
 from auditor.io.counts import Counts
 from auditor.errors import UsageError
 from auditor.options import CORRECTIONS
 from auditor.metrics.catalogue import compute
 from auditor.progress import SILENT, Progress
-from auditor.metrics.registry import REGISTRY, Metric
+from auditor.metrics.registry import REGISTRY, ConfusionStats, Metric
 
 #: Metrics tested pairwise by default: accuracy by exact McNemar, the others by approximate randomisation.
 TEST_METRICS = ("accuracy", "macro_f1", "macro_recall", "mcc", "informedness")
@@ -200,6 +201,21 @@ def binomial_half(rng: np.random.Generator, n: np.ndarray, rounds: int) -> np.nd
     return out
 
 
+def _swap_plan(counts: Counts, a: int, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The discordant (gold, x < y) patterns of a pair, sorted by size: their keys ``(g·k + x)·k + y``,
+    item counts ``n_xy + n_yx`` and the reversed counts ``n_yx`` (see :func:`swapped_matrices`)."""
+    k = counts.k
+    codes, n = counts.pair_patterns(a, b)
+    discordant = codes[:, 1] != codes[:, 2]
+    gold, x, y, n = codes[discordant, 0], codes[discordant, 1], codes[discordant, 2], n[discordant]
+    unordered, index = np.unique((gold * k + np.minimum(x, y)) * k + np.maximum(x, y), return_inverse=True)
+    index = index.ravel()
+    total = np.bincount(index, weights=n, minlength=unordered.size).astype(np.int64)
+    reversed_count = np.bincount(index, weights=np.where(x > y, n, 0), minlength=unordered.size)
+    by_size = np.argsort(total, kind="stable")  # binomial_half is fastest on sorted counts
+    return unordered[by_size], total[by_size], reversed_count[by_size]
+
+
 def swapped_matrices(counts: Counts, a: int, b: int, rounds: int,
                      rng: np.random.Generator) -> Iterator[np.ndarray]:
     """Confusion matrices of systems ``a`` and ``b`` after random per-item swaps, in blocks.
@@ -217,15 +233,7 @@ def swapped_matrices(counts: Counts, a: int, b: int, rounds: int,
     """
     k = counts.k
     pair = counts.confusion[[a, b]].astype(np.float64)
-    codes, n = counts.pair_patterns(a, b)
-    discordant = codes[:, 1] != codes[:, 2]
-    gold, x, y, n = codes[discordant, 0], codes[discordant, 1], codes[discordant, 2], n[discordant]
-    unordered, index = np.unique((gold * k + np.minimum(x, y)) * k + np.maximum(x, y), return_inverse=True)
-    index = index.ravel()
-    total = np.bincount(index, weights=n, minlength=unordered.size).astype(np.int64)
-    reversed_count = np.bincount(index, weights=np.where(x > y, n, 0), minlength=unordered.size)
-    by_size = np.argsort(total, kind="stable")  # binomial_half is fastest on sorted counts
-    unordered, total, reversed_count = unordered[by_size], total[by_size], reversed_count[by_size]
+    unordered, total, reversed_count = _swap_plan(counts, a, b)
     row = unordered // (k * k)
     P = unordered.size
     moves = scipy.sparse.csr_matrix(
@@ -246,6 +254,39 @@ def swapped_matrices(counts: Counts, a: int, b: int, rounds: int,
         yield batch
 
 
+def swapped_stats(counts: Counts, a: int, b: int, rounds: int, rng: np.random.Generator,
+                  all_labels_active: bool = False) -> Iterator[ConfusionStats]:
+    """The rounds of :func:`swapped_matrices` (same draws, same order) as stats of (R_c, 2, k, k) batches.
+
+    With many classes and few items (k² > 4N) each round is listed as non-zero cells (the pair's
+    cells and the ≤ 2P moved ones) instead of two dense k × k matrices.
+    """
+    if not sparse_draws(counts.k, counts.n_items):
+        for batch in swapped_matrices(counts, a, b, rounds, rng):
+            yield ConfusionStats(batch, all_labels_active)
+        return
+    k = counts.k
+    unordered, total, reversed_count = _swap_plan(counts, a, b)
+    gold = unordered // (k * k)
+    to_cell, from_cell = gold * k + unordered % k, gold * k + (unordered // k) % k  # (g, y) and (g, x)
+    base = [np.flatnonzero(counts.confusion[s]) for s in (a, b)]
+    values = [counts.confusion[s].ravel()[cells].astype(np.float64) for s, cells in zip((a, b), base)]
+    per_round = base[0].size + base[1].size + 4 * unordered.size
+    block = max(1, _DRAWS_PER_BLOCK // max(per_round, 1))
+    for start in range(0, rounds, block):
+        size = min(block, rounds - start)
+        moved = (binomial_half(rng, total, size).astype(np.float64) - reversed_count[:, None]).T  # (R_c, P)
+        offset = np.arange(size, dtype=np.int64)[:, None] * (2 * k * k)
+        flat = np.concatenate([
+            (offset + base[0][None, :]).ravel(), (offset + k * k + base[1][None, :]).ravel(),
+            (offset + to_cell).ravel(), (offset + from_cell).ravel(),
+            (offset + k * k + to_cell).ravel(), (offset + k * k + from_cell).ravel()])
+        count = np.concatenate([
+            np.tile(values[0], size), np.tile(values[1], size),
+            moved.ravel(), -moved.ravel(), -moved.ravel(), moved.ravel()])
+        yield ConfusionStats.from_cells((size, 2, k, k), flat, count, all_labels_active)
+
+
 def approximate_randomisation(
     counts: Counts, a: int, b: int, metrics: Sequence[Metric], *, seed: int, rounds: int = AR_ROUNDS,
     all_labels_active: bool = False,
@@ -259,7 +300,7 @@ def approximate_randomisation(
     observed = compute(counts.confusion[[a, b]].astype(np.float64), metrics, all_labels_active)
     rng = np.random.default_rng(np.random.SeedSequence([seed, a, b]))
     deltas: dict[str, list[np.ndarray]] = {metric.id: [] for metric in metrics}
-    for batch in swapped_matrices(counts, a, b, rounds, rng):
+    for batch in swapped_stats(counts, a, b, rounds, rng, all_labels_active):
         resampled = compute(batch, metrics, all_labels_active)
         for metric in metrics:
             deltas[metric.id].append(resampled[metric.id][:, 0] - resampled[metric.id][:, 1])
