@@ -265,26 +265,29 @@ def swapped_stats(counts: Counts, a: int, b: int, rounds: int, rng: np.random.Ge
         for batch in swapped_matrices(counts, a, b, rounds, rng):
             yield ConfusionStats(batch, all_labels_active)
         return
-    k = counts.k
+    k, k2 = counts.k, counts.k * counts.k
     unordered, total, reversed_count = _swap_plan(counts, a, b)
-    gold = unordered // (k * k)
+    gold = unordered // k2
     to_cell, from_cell = gold * k + unordered % k, gold * k + (unordered // k) % k  # (g, y) and (g, x)
-    base = [np.flatnonzero(counts.confusion[s]) for s in (a, b)]
-    values = [counts.confusion[s].ravel()[cells].astype(np.float64) for s, cells in zip((a, b), base)]
-    per_round = base[0].size + base[1].size + 4 * unordered.size
-    block = max(1, _DRAWS_PER_BLOCK // max(per_round, 1))
+    base_a, base_b = (np.flatnonzero(counts.confusion[s]) for s in (a, b))
+    # every round touches the same cells of the (2, k, k) pair: list them once, sorted
+    touched = (base_a, k2 + base_b, to_cell, from_cell, k2 + to_cell, k2 + from_cell)
+    template = np.unique(np.concatenate(touched))
+    base = np.zeros(template.size)
+    base[np.searchsorted(template, base_a)] = counts.confusion[a].ravel()[base_a]
+    base[np.searchsorted(template, k2 + base_b)] += counts.confusion[b].ravel()[base_b]
+    P = unordered.size
+    moves = scipy.sparse.csr_matrix(  # round counts = base + moves @ moved
+        (np.repeat([1.0, -1.0, -1.0, 1.0], P),
+         (np.searchsorted(template, np.concatenate(touched[2:])), np.tile(np.arange(P), 4))),
+        shape=(template.size, P))
+    block = max(1, _DRAWS_PER_BLOCK // max(template.size, P, 1))
     for start in range(0, rounds, block):
         size = min(block, rounds - start)
-        moved = (binomial_half(rng, total, size).astype(np.float64) - reversed_count[:, None]).T  # (R_c, P)
-        offset = np.arange(size, dtype=np.int64)[:, None] * (2 * k * k)
-        flat = np.concatenate([
-            (offset + base[0][None, :]).ravel(), (offset + k * k + base[1][None, :]).ravel(),
-            (offset + to_cell).ravel(), (offset + from_cell).ravel(),
-            (offset + k * k + to_cell).ravel(), (offset + k * k + from_cell).ravel()])
-        count = np.concatenate([
-            np.tile(values[0], size), np.tile(values[1], size),
-            moved.ravel(), -moved.ravel(), -moved.ravel(), moved.ravel()])
-        yield ConfusionStats.from_cells((size, 2, k, k), flat, count, all_labels_active)
+        moved = binomial_half(rng, total, size).astype(np.float64) - reversed_count[:, None]  # (P, R_c)
+        count = base[None, :] + np.asarray(moves @ moved).T
+        flat = np.arange(size, dtype=np.int64)[:, None] * (2 * k2) + template[None, :]
+        yield ConfusionStats.from_cells((size, 2, k, k), flat.ravel(), count.ravel(), all_labels_active)
 
 
 def approximate_randomisation(

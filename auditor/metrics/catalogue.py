@@ -423,6 +423,7 @@ def calibrated_stats(s: ConfusionStats) -> ConfusionStats:
         shape, flat, count = s.cells
         scale = _calibration_scale(s.row)
         cached = ConfusionStats.from_cells(shape, flat, count * scale.ravel()[flat // s.k], s.all_labels_active)
+        s.__dict__["_calibrated_stats"] = cached
     elif cached is None:
         cached = ConfusionStats(reweight_prevalence(s.C), s.all_labels_active)
         s.__dict__["_calibrated_stats"] = cached
