@@ -54,7 +54,8 @@ def build(audit: Audit, figures: bool = True, records: Mapping[str, Metric] | No
     ledger = Ledger()
     if records is None:  # per-class records too: the recommendation can name class_recall (Opitz §8)
         records = {metric.id: metric for metric in (*audit.metrics, *REGISTRY.per_class())}
-    ctx = Context(audit, records, ledger, figures, charts, charts.formula_svg,
+    batch = charts.Batch()  # every chart converted at once, in a child process (charts.Batch.resolve)
+    ctx = Context(audit, records, ledger, figures, batch, charts.formula_svg,
                   {"rules": recommendation_rules() if rules is None else rules})
     sections = [section for builder in BUILDERS if (section := builder(ctx)) is not None]
     entries = ledger.freeze()
@@ -74,4 +75,4 @@ def build(audit: Audit, figures: bool = True, records: Mapping[str, Metric] | No
                 for x in sections]
     gold = audit.sources.get("gold", {}).get("path")
     subtitle = f"{len(audit.systems)} systems scored against {gold}" if gold else _profile_line(audit)
-    return Report(title, subtitle, audit.signature, SCALE_NOTE, tuple(sections), entries)
+    return batch.resolve(Report(title, subtitle, audit.signature, SCALE_NOTE, tuple(sections), entries))
