@@ -110,9 +110,11 @@ class Batch:
         return f"{self._token}{len(self.specs) - 1}\x00"
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
-        function = globals().get(name)
-        if name.startswith("_") or not callable(function):
+        if name.startswith("_") or name not in globals():
             raise AttributeError(name)
+        function = globals()[name]
+        if not callable(function):  # a constant (MAX_MATRIX_CLASSES, ...)
+            return function
 
         def deferred(*args: Any, **kwargs: Any) -> Any:
             token = _RECORDING.set(self)
@@ -287,7 +289,8 @@ def confusion_heatmap(labels: Sequence[str], matrix: Sequence[Sequence[int]], sy
 
 
 def confusion_grid_spec(labels: Sequence[str], matrices: Mapping[str, Sequence[Sequence[int]]]) -> dict[str, Any]:
-    """Small multiples: one row-normalised confusion heatmap per system (for small k)."""
+    """Small multiples: one row-normalised confusion heatmap per system, in one chart (k up to
+    :data:`MAX_MATRIX_CLASSES`; counts printed in the cells while they fit)."""
     cells = []
     for system, matrix in matrices.items():
         for i, gold in enumerate(labels):
@@ -296,8 +299,8 @@ def confusion_grid_spec(labels: Sequence[str], matrices: Mapping[str, Sequence[S
                 cells.append({"system": system, "gold": gold, "predicted": predicted, "count": int(matrix[i][j]),
                               "share": round(matrix[i][j] / total, 4) if total else 0.0})
     k = len(labels)
-    columns = 6 if k <= 2 else 4 if k <= 3 else 3
-    size = (WIDTH - 120) // columns // max(k, 1) - 4
+    columns = 6 if k <= 2 else 4 if k <= 3 else 3 if k <= 6 else 2
+    size = max(3, (WIDTH - 120) // columns // max(k, 1) - 4)
     x = {"field": "predicted", "type": "nominal", "sort": list(labels), "title": "predicted",
          "axis": {"labelAngle": -45 if k > 2 else 0, "grid": False}}
     y = {"field": "gold", "type": "nominal", "sort": list(labels), "title": "gold", "axis": {"grid": False}}
@@ -310,9 +313,10 @@ def confusion_grid_spec(labels: Sequence[str], matrices: Mapping[str, Sequence[S
                 "field": "share", "type": "quantitative", "title": "row share",
                 "scale": {"scheme": "blues", "domain": [0, 1]},
                 "legend": SYMBOL_LEGEND}}},
-            {"mark": {"type": "text", "fontSize": 8}, "encoding": {
+            *([{"mark": {"type": "text", "fontSize": 8}, "encoding": {
                 "x": x, "y": y, "text": {"field": "count", "type": "quantitative"},
-                "color": {"condition": {"test": "datum.share > 0.5", "value": "white"}, "value": "black"}}},
+                "color": {"condition": {"test": "datum.share > 0.5", "value": "white"}, "value": "black"}}}]
+              if size >= 14 else []),  # counts printed where a cell has room for them
         ]},
         # Each facet draws its own axes, so an empty slot of the last row draws none.
         "resolve": {"axis": {"x": "independent", "y": "independent"}},
