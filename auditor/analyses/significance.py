@@ -466,39 +466,57 @@ def statistics(
     if not tests:
         return Statistics(boot, (), {}, (), correction, alpha, 0, "none", pairwise_unavailable=NOT_REQUESTED_REASON)
     by_id = {metric.id: metric for metric in metrics}
-    chosen = []
+    chosen = _tested_metrics(by_id, test_metrics)
+    pairs_of, family = _families(boot, chosen, len(counts.systems), correction)
+    randomised_metrics = [m for m in chosen if primary_method(m) == RANDOMISATION]
+    family_size = max((len(pairs_of[m]) for m in randomised_metrics), default=0)
+    rounds = randomisation_rounds(rounds, family_size, alpha) if randomised_metrics else 0
+    tests = _adjusted(_pair_tests(counts, boot, [by_id[m] for m in chosen], pairs_of, rounds, seed,
+                                  all_labels_active, progress), chosen, correction)
+    best_set = _best_sets(tests, boot, chosen, correction, alpha)
+    return Statistics(boot, tuple(tests), best_set, tuple(chosen), correction, alpha, rounds, family)
+
+
+def _tested_metrics(by_id: Mapping[str, Metric], test_metrics: Sequence[str]) -> list[str]:
+    """The ids of ``test_metrics`` (aliases resolved) that were computed and are scalar, once each."""
+    chosen: list[str] = []
     for name in test_metrics:
         metric_id = name if name in by_id else REGISTRY.resolve(name)
         if metric_id in by_id and metric_id not in chosen and not by_id[metric_id].per_class:
             chosen.append(metric_id)
-    systems = counts.systems
-    S = len(systems)
-    all_pairs = S <= MAX_ALL_PAIRS
-    if all_pairs:
-        pairs_of = {metric_id: list(combinations(range(S), 2)) for metric_id in chosen}
-        family = (f"all {S * (S - 1) // 2} pairs of systems, for each metric ({', '.join(chosen)}) "
-                  f"separately, adjusted with {correction}")
-    else:
-        pairs_of = {}
-        for metric_id in chosen:
-            top = _top(boot.observed[metric_id])
-            pairs_of[metric_id] = [(top, s) for s in range(S) if s != top]
-        family = (f"each system against the top system of each metric ({S - 1} pairs; more than {MAX_ALL_PAIRS} "
-                  f"systems), for each metric ({', '.join(chosen)}) separately, adjusted with {correction}")
+    return chosen
 
-    randomised_metrics = [m for m in chosen if primary_method(m) == RANDOMISATION]
-    family_size = max((len(pairs_of[m]) for m in randomised_metrics), default=0)
-    rounds = randomisation_rounds(rounds, family_size, alpha) if randomised_metrics else 0
+
+def _families(boot: BootstrapResult, chosen: Sequence[str], S: int,
+              correction: str) -> tuple[dict[str, list[tuple[int, int]]], str]:
+    """The pairs tested per metric (all pairs up to MAX_ALL_PAIRS systems, else each against the
+    metric's top system) and the family, in words."""
+    if S <= MAX_ALL_PAIRS:
+        pairs_of = {metric_id: list(combinations(range(S), 2)) for metric_id in chosen}
+        return pairs_of, (f"all {S * (S - 1) // 2} pairs of systems, for each metric ({', '.join(chosen)}) "
+                          f"separately, adjusted with {correction}")
+    pairs_of = {}
+    for metric_id in chosen:
+        top = _top(boot.observed[metric_id])
+        pairs_of[metric_id] = [(top, s) for s in range(S) if s != top]
+    return pairs_of, (f"each system against the top system of each metric ({S - 1} pairs; more than {MAX_ALL_PAIRS} "
+                      f"systems), for each metric ({', '.join(chosen)}) separately, adjusted with {correction}")
+
+
+def _pair_tests(counts: Counts, boot: BootstrapResult, chosen: Sequence[Metric],
+                pairs_of: Mapping[str, list[tuple[int, int]]], rounds: int, seed: int, all_labels_active: bool,
+                progress: Progress) -> list[PairTest]:
+    """One test per pair and metric (McNemar for accuracy, randomisation otherwise), unadjusted."""
+    systems = counts.systems
     tests: list[PairTest] = []
     pairs = sorted({pair for metric_pairs in pairs_of.values() for pair in metric_pairs})
-    discordant = discordant_counts(counts) if "accuracy" in chosen else None
+    discordant = discordant_counts(counts) if any(m.id == "accuracy" for m in chosen) else None
     if pairs:
         counts.pair_patterns(*pairs[0])  # builds the cached pattern tables once, before the workers share them
 
     def randomise(pair: tuple[int, int]) -> dict[str, tuple[float, float]]:
-        a, b = pair
-        to_randomise = [by_id[m] for m in chosen if (a, b) in pairs_of[m] and primary_method(m) == RANDOMISATION]
-        return (approximate_randomisation(counts, a, b, to_randomise, seed=seed, rounds=rounds,
+        to_randomise = [m for m in chosen if pair in pairs_of[m.id] and primary_method(m.id) == RANDOMISATION]
+        return (approximate_randomisation(counts, *pair, to_randomise, seed=seed, rounds=rounds,
                                           all_labels_active=all_labels_active)
                 if to_randomise else {})
 
@@ -506,8 +524,7 @@ def statistics(
             ThreadPoolExecutor(max(1, min(THREADS, len(pairs)))) as pool:
         # each pair has its own stream (SeedSequence([seed, a, b])): the results do not depend on the threads
         for (a, b), randomised in zip(pairs, pool.map(randomise, pairs)):
-            wanted = [by_id[m] for m in chosen if (a, b) in pairs_of[m]]
-            for metric in wanted:
+            for metric in (m for m in chosen if (a, b) in pairs_of[m.id]):
                 if metric.id in randomised:
                     difference, p = randomised[metric.id]
                     tests.append(PairTest(systems[a], systems[b], metric.id, RANDOMISATION, difference, p,
@@ -518,13 +535,23 @@ def statistics(
                     tests.append(PairTest(systems[a], systems[b], metric.id, MCNEMAR, difference,
                                           mcnemar_exact(n01, n10), details={"n01": n01, "n10": n10}))
             advance(1)
+    return tests
+
+
+def _adjusted(tests: list[PairTest], chosen: Sequence[str], correction: str) -> list[PairTest]:
+    """``tests`` with ``p_adjusted`` set, each metric's tests adjusted as one family."""
     adjusted_tests: dict[int, PairTest] = {}
     for metric_id in chosen:
         members = [index for index, test in enumerate(tests) if test.metric == metric_id]
         for index, value in zip(members, adjust([tests[index].p for index in members], correction)):
             adjusted_tests[index] = replace(tests[index], p_adjusted=float(value))
-    tests = [adjusted_tests.get(index, test) for index, test in enumerate(tests)]
+    return [adjusted_tests.get(index, test) for index, test in enumerate(tests)]
 
+
+def _best_sets(tests: Sequence[PairTest], boot: BootstrapResult, chosen: Sequence[str], correction: str,
+               alpha: float) -> dict[str, BestSet]:
+    """Per metric: the top system and those not significantly worse (family: the S − 1 tests against it)."""
+    systems = boot.systems
     best_set = {}
     for metric_id in chosen:
         top = _top(boot.observed[metric_id])
@@ -543,7 +570,7 @@ def statistics(
             and not np.isnan(boot.observed[metric_id][systems.index(name)])
         ]
         best_set[metric_id] = BestSet(systems[top], tuple(members), method, alpha, adjusted)
-    return Statistics(boot, tuple(tests), best_set, tuple(chosen), correction, alpha, rounds, family)
+    return best_set
 
 
 def _top(values: np.ndarray) -> int | None:
