@@ -236,9 +236,15 @@ def main() -> None:
           f"{len(paths)} TSV files, {size:.0f} MB, written in {time.perf_counter() - start:.1f} s "
           f"({os.cpu_count()} cores)")
 
-    files = [str(p) for p in paths]
+    measured = _steps(arguments, [str(p) for p in paths], directory)
+    _ratios(arguments, measured)
+    if temporary is not None:
+        temporary.cleanup()
+
+
+def _steps(arguments: argparse.Namespace, files: list[str], directory: Path) -> dict[str, dict[str, float]]:
+    """Run and print every step (median of ``--repeat`` runs each); returns the figures by key."""
     cli = auditor_command()
-    rows: list[tuple[str, dict[str, float], float]] = []
     repeat = max(1, arguments.repeat)
 
     def record(name: str, run: Callable[[], dict[str, float]]) -> dict[str, float]:
@@ -247,25 +253,22 @@ def main() -> None:
         seconds = float(np.median([r.get("seconds", r["wall"]) for r in results]))
         result = {"seconds": seconds, "wall": float(np.median([r["wall"] for r in results])),
                   "peak": max(r["peak"] for r in results)}
-        rows.append((name, result, seconds))
         print(f"  {name:<52} {seconds:8.2f} s  {result['peak'] / 2**30:6.2f} GB   load {os.getloadavg()[0]:.1f}",
               flush=True)
         return result
 
     B = arguments.resamples
-    pyarrow_pass = record("pyarrow: read + dictionary-encode + bincount", lambda: in_process(arguments, "pyarrow"))
+    measured = {"pyarrow": record("pyarrow: read + dictionary-encode + bincount", lambda: in_process(arguments, "pyarrow"))}
     record("pandas: read_csv + crosstab", lambda: in_process(arguments, "pandas"))
-    score0 = record("auditor score --bootstrap 0", lambda: measure([*cli, "score", *files, "--bootstrap", "0", "--quiet"]))
+    measured["score0"] = record("auditor score --bootstrap 0",
+                                lambda: measure([*cli, "score", *files, "--bootstrap", "0", "--quiet"]))
     if arguments.large:
-        _ratios(arguments, {"pyarrow": pyarrow_pass, "score0": score0})
-        return
-    measured = {"pyarrow": pyarrow_pass, "score0": score0}
+        return measured
     measured["score"] = record(f"auditor score (B = {B})",
                                lambda: measure([*cli, "score", *files, "--bootstrap", str(B), "--quiet"]))
     if not arguments.skip_report:
-        out = directory / "report"
         measured["report"] = record("auditor report (all formats)", lambda: measure(
-            [*cli, "report", *files, "-o", str(out), "--bootstrap", str(B), "--quiet"]))
+            [*cli, "report", *files, "-o", str(directory / "report"), "--bootstrap", str(B), "--quiet"]))
         germeval = HERE.parent / "examples" / "germeval2018"
         small = [str(germeval / "gold.tsv"), *sorted(str(p) for p in (germeval / "systems").glob("*.tsv"))]
         measured["germeval_score"] = record("GermEval: auditor score", lambda: measure([*cli, "score", *small, "--quiet"]))
@@ -277,9 +280,7 @@ def main() -> None:
                                 lambda: in_process(arguments, "audit-B"))
     measured["auditB_shared"] = record(f"auditor.audit(int arrays, B={B}), shared errors",
                                        lambda: in_process(arguments, "audit-B-shared"))
-    _ratios(arguments, measured)
-    if temporary is not None:
-        temporary.cleanup()
+    return measured
 
 
 def _ratios(arguments: argparse.Namespace, m: dict[str, dict[str, float]]) -> None:

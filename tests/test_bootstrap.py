@@ -244,7 +244,7 @@ def test_system_resamples_equal_item_resampling_in_distribution():
     the exact multinomial moments E[C*_ij] = C_ij, Var = C_ij (1 − C_ij / N)."""
     counts = synthetic_counts(n=120, k=3, accuracies=(0.6,))
     B, n = 4000, counts.n_items
-    cells = np.concatenate([stats.C for stats in bootstrap_module.system_resamples(counts, 0, B, seed=4)])
+    cells = np.concatenate([stats.C[:, 0] for stats in bootstrap_module.system_resamples(counts, B, seed=4)])
     rng = np.random.default_rng(5)
     items = rng.integers(0, n, size=(B, n))
     reference = np.stack([confusion_tensor(counts.gold[i], counts.predictions[:1, i], counts.k)[0] for i in items])

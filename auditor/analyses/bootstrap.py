@@ -260,59 +260,78 @@ def rank_probabilities(values: np.ndarray) -> np.ndarray:
     return probabilities / B
 
 
-def system_resamples(counts: Counts, system: int, B: int, seed: int, all_labels_active: bool = False,
-                     chunk: int | None = None) -> Iterator[ConfusionStats]:
-    """``B`` resamples of one system's confusion matrix, C* ~ Multinomial(N, C_s / N) over its
-    non-zero cells, as stats of (Bc, k, k) batches (from cells when k² > 4N).
+def _system_draws(counts: Counts, system: int, B: int, seed: int, chunk: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """Chunks of ``B`` draws of system ``system``'s cells: (non-zero cell indices, counts (Bc, cells)).
 
-    Drawing N items with replacement and counting them gives exactly this distribution. One
-    stream per system (``SeedSequence([seed, crc32(name)])``) consumed in order, so the draws do
-    not depend on the chunks, the threads or the other systems.
+    C* ~ Multinomial(N, C_s / N) over the non-zero cells: exactly what drawing N of its items with
+    replacement and counting them gives. One stream per system (``SeedSequence([seed,
+    crc32(name)])``) consumed in order, so the draws depend neither on the chunks nor on the other systems.
     """
-    k, n = counts.k, counts.n_items
+    n = counts.n_items
     matrix = counts.confusion[system].ravel()
     cells = np.flatnonzero(matrix)
     shares = matrix[cells] / max(n, 1)
-    sparse = sparse_draws(k, n)
     name = counts.systems[system]
     rng = np.random.default_rng(np.random.SeedSequence([seed, zlib.crc32(f"interval:{name}".encode())]))
-    per_draw = 24 * cells.size + (400 * k if sparse else 16 * k * k)
-    chunk = max(1, min(B, chunk or CHUNK_BYTES // per_draw))
     for start in range(0, B, chunk):
         size = min(chunk, B - start)
-        drawn = rng.multinomial(n, shares, size=size) if cells.size else np.zeros((size, 0), dtype=np.int64)
-        if sparse:
-            flat = (np.arange(size, dtype=np.int64)[:, None] * (k * k) + cells[None, :]).ravel()
-            yield ConfusionStats.from_cells((size, k, k), flat, drawn.ravel(), all_labels_active)
-        else:
-            dense = np.zeros((size, k * k))
-            dense[:, cells] = drawn
-            yield ConfusionStats(dense.reshape(size, k, k), all_labels_active)
+        yield cells, (rng.multinomial(n, shares, size=size) if cells.size else np.zeros((size, 0), dtype=np.int64))
+
+
+def _stack(counts: Counts, draws: Sequence[tuple[np.ndarray, np.ndarray]], sparse: bool,
+           all_labels_active: bool) -> ConfusionStats:
+    """Every system's drawn cells of one chunk as stats of a (Bc, S, k, k) batch."""
+    k, S = counts.k, len(draws)
+    size = draws[0][1].shape[0]
+    if sparse:
+        flat = np.concatenate([((np.arange(size, dtype=np.int64)[:, None] * S + s) * (k * k) + cells[None, :]).ravel()
+                               for s, (cells, _) in enumerate(draws)])
+        order = np.argsort(flat, kind="stable")
+        count = np.concatenate([drawn.ravel() for _, drawn in draws])
+        return ConfusionStats.from_cells((size, S, k, k), flat[order], count[order], all_labels_active)
+    dense = np.zeros((size, S, k * k))
+    for s, (cells, drawn) in enumerate(draws):
+        dense[:, s, cells] = drawn
+    return ConfusionStats(dense.reshape(size, S, k, k), all_labels_active)
+
+
+def system_resamples(counts: Counts, B: int, seed: int, all_labels_active: bool = False,
+                     chunk: int | None = None) -> Iterator[ConfusionStats]:
+    """``B`` resamples of every system's own confusion matrix (:func:`_system_draws`), as stats of
+    (Bc, S, k, k) batches: dense, or from the cells when k² > 4N. System s's draws are the same
+    whichever other systems are audited with it."""
+    k, n, S = counts.k, counts.n_items, len(counts.systems)
+    sparse = sparse_draws(k, n)
+    cells = int(sum(np.count_nonzero(matrix) for matrix in counts.confusion))
+    per_draw = 24 * cells + (400 * k * S if sparse else 16 * k * k * S)
+    chunk = max(1, min(B, chunk or CHUNK_BYTES // per_draw))
+    streams = [_system_draws(counts, s, B, seed, chunk) for s in range(S)]
+    for draws in zip(*streams):
+        yield _stack(counts, draws, sparse, all_labels_active)
 
 
 def _interval_values(counts: Counts, metrics: Sequence[Metric], B: int, seed: int, all_labels_active: bool,
                      threads: int, advance, chunk: int | None = None) -> dict[str, np.ndarray]:
-    """Metric id -> (B, S) values on each system's own resamples (:func:`system_resamples`)."""
-    S = len(counts.systems)
-    values = {metric.id: np.empty((B, S)) for metric in metrics}
+    """Metric id -> (B, S) values on each system's own resamples (:func:`system_resamples`); the
+    draws are made in order on this thread, the metrics computed on ``threads`` workers."""
+    values = {metric.id: np.empty((B, len(counts.systems))) for metric in metrics}
 
-    def work(system: int) -> int:
-        start = 0
-        for stats in system_resamples(counts, system, B, seed, all_labels_active, chunk):
-            size = stats.n.shape[0]
-            for metric_id, array in compute(stats, metrics, all_labels_active).items():
-                values[metric_id][start:start + size, system] = array
-            start += size
-        return system
+    def work(stats: ConfusionStats) -> dict[str, np.ndarray]:
+        return compute(stats, metrics, all_labels_active)
 
-    if threads > 1 and S > 1:
-        with ThreadPoolExecutor(min(threads, S)) as pool:  # each system fills its own column
-            for _ in pool.map(work, range(S)):
-                advance(B)
-    else:
-        for system in range(S):
-            work(system)
-            advance(B)
+    start = 0
+    with ThreadPoolExecutor(max(1, threads)) as pool:
+        pending: list = []
+        for stats in system_resamples(counts, B, seed, all_labels_active, chunk):
+            pending.append((start, stats.n.shape[0], pool.submit(work, stats)))
+            start += stats.n.shape[0]
+            while len(pending) > max(1, threads) or (pending and pending[0][2].done()):
+                first, size, future = pending.pop(0)
+                _store(values, future.result(), first)
+                advance(size)
+        for first, size, future in pending:
+            _store(values, future.result(), first)
+            advance(size)
     return values
 
 
@@ -375,9 +394,8 @@ def bootstrap(
     scalar = [metric for metric in metrics if not metric.per_class]
     ids = tuple(metric.id for metric in scalar)
     observed = compute(counts.confusion, scalar, all_labels_active)
-    S = len(counts.systems)
     joint = ranks and counts.paired and B > 0
-    with progress.task("bootstrap", total=B * S + (B if joint else 0)) as advance:
+    with progress.task("bootstrap", total=B * (2 if joint else 1)) as advance:
         values = _interval_values(counts, scalar, B, seed, all_labels_active, threads, advance, chunk)
         joint_values = (_joint_values(counts, scalar, B, seed, all_labels_active, threads, advance, chunk)
                         if joint else values if ranks else None)
