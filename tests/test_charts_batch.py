@@ -54,3 +54,10 @@ def test_report_under_an_address_space_limit_fails_clearly_and_writes_nothing(ex
     assert done.returncode == 2, done.stderr
     assert "ulimit -v" in done.stderr and "--format json,tex,md" in done.stderr
     assert "Traceback" not in done.stderr and not out.exists()
+
+
+def test_line_and_paragraph_separators_in_labels_are_drawn_as_escapes():
+    # Vega's expression parser refuses U+2028/U+2029 in the sort orders it compiles: drawn as "\u2028"
+    labels, systems = ["a\u2028b", "c\u2029d"], ["s\u2028x"]
+    svg = charts.bias_chart(labels, systems, (0.4, 0.6), {"s\u2028x": (0.5, 0.5)})
+    assert "\\u2028" in svg and "\\u2029" in svg and "\u2028" not in svg

@@ -71,13 +71,30 @@ def convert(specs: Sequence[Mapping[str, Any]]) -> list[str]:
     """
     if not specs:
         return []
-    done = subprocess.run([sys.executable, "-c", _CHILD], input=json.dumps(list(specs)).encode(),
-                          capture_output=True)
+    payload = json.dumps([_js_safe(spec) for spec in specs])
+    done = subprocess.run([sys.executable, "-c", _CHILD], input=payload.encode(), capture_output=True)
     if done.returncode != 0:
         raise _conversion_error(done.returncode, done.stderr.decode(errors="replace"))
     # Keep the <svg> element only (inline SVG in HTML); one decimal is plenty for coordinates
     # and keeps the HTML small and the PDF quick to lay out.
     return [unique_ids(_NUMBER.sub(_round, svg[svg.find("<svg"):])) for svg in json.loads(done.stdout)]
+
+
+#: Line and paragraph separators: Vega's expression parser refuses them inside the string literals
+#: it compiles a spec's sort orders into, so they are drawn as the text "\\u2028" / "\\u2029".
+_SEPARATORS = {"\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+def _js_safe(value: Any) -> Any:
+    """``value`` with U+2028 and U+2029 in every string replaced by their visible escapes."""
+    if isinstance(value, str):
+        return value.replace("\u2028", _SEPARATORS["\u2028"]).replace("\u2029", _SEPARATORS["\u2029"]) \
+            if ("\u2028" in value or "\u2029" in value) else value
+    if isinstance(value, dict):
+        return {_js_safe(key): _js_safe(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_js_safe(item) for item in value]
+    return value
 
 
 def _conversion_error(returncode: int, stderr: str) -> Exception:
