@@ -1,8 +1,9 @@
 """auditor: audit how classification systems are evaluated.
 
-The pipeline, one package per stage, arrows only downstream: ``io`` (reading, alignment,
-counts) -> ``metrics`` (the metric record, registry and catalogue) -> ``analyses`` (one module
-each) -> ``report`` (the report model) -> ``formats`` (one renderer per output format);
+The pipeline, one package per stage, arrows only downstream, each stage named by its verb:
+read, align, count (``io``) -> score (``metrics``: the metric record, registry and catalogue)
+-> analyse (``analyses``, one module each) -> record (``results``: the audit and its JSON) ->
+build (``report``: the report model) -> render (``formats``, one renderer per output format);
 ``pipeline`` runs them in order, ``claims`` checks reported numbers, ``cli`` and ``terminal``
 are the command line. The version lives in ``version``.
 

@@ -17,18 +17,18 @@ import click
 from auditor.version import __version__
 from auditor.pipeline import INTERVALS, Audit, audit
 from auditor.errors import AuditorError, UsageError
-from auditor.io.load import parse_system_argument, semeval_names
-from auditor.options import CORRECTIONS, DEPLOYMENT_WORDS, AuditOptions, parse_prevalence
+from auditor.io.semeval import semeval_names
+from auditor.options import (  # parse_system_argument: the command line's SYSTEM arguments
+    CORRECTIONS, DEPLOYMENT_WORDS, AuditOptions, parse_prevalence, parse_system_argument,
+)
 from auditor.formats.output import check_writable
 from auditor.progress import Progress
 from auditor.metrics.registry import REGISTRY, load_plugin, normalise_name
+from auditor.metrics.selections import TERMINAL_COLUMNS
 from auditor.tasks import CLASSIFICATION, TASKS, task_module, task_names
 
 #: Columns of the terminal table when no --metric is given.
-DEFAULT_COLUMNS = (
-    "accuracy", "macro_recall", "macro_precision", "macro_f1", "macro_f1_hm", "weighted_f1",
-    "kappa", "mcc", "informedness", "markedness", "nit",
-)
+DEFAULT_COLUMNS = TERMINAL_COLUMNS
 
 #: The analyses behind ``auditor score``'s table: the bootstrap intervals it prints, without
 #: the pairwise tests (the inputs' own analyses — annotators, score files, slices — run
@@ -88,11 +88,72 @@ def audit_options(command: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--slices", help="File of one group per gold item (`id<TAB>group`, or one group per line): every "
                                       "metric per slice, its leaders, and where the winner changes."),
         click.option("--quiet", is_flag=True, help="No progress bars (errors, warnings and the 'wrote' line stay)."),
+        *dataset_options(),
         *task_options(),
     ]
     for decorator in reversed(decorators):
         command = decorator(command)
     return command
+
+
+def dataset_options() -> list[Callable[..., Any]]:
+    """``--dataset`` (one table, a column per system) and the engine that counts it (:mod:`auditor.engines`)."""
+    from auditor.engines import ENGINES
+
+    return [
+        click.option("--dataset", metavar="PATH_OR_GLOB",
+                     help="One table instead of GOLD and SYSTEMS: Parquet, CSV, TSV or JSON Lines; a file, a glob or "
+                          "a directory of Parquet files, with a gold column and one column per system."),
+        click.option("--gold-column", help="With --dataset: the gold labels' column."),
+        click.option("--system-columns", help="With --dataset: comma-separated columns, one per system (its name)."),
+        click.option("--id-column", help="With --dataset: the ids' column (checked to be unique)."),
+        click.option("--slice-column", help="With --dataset: a column of groups: every metric per slice."),
+        click.option("--engine", type=click.Choice(ENGINES), default=None,
+                     help="Where the counting runs: memory (pyarrow), duckdb (embedded, spills to disk), spark, or "
+                          "auto (duckdb for files large for this machine's memory) [default: auto with --dataset, "
+                          "memory otherwise]."),
+        click.option("--memory-limit", help="Memory limit of the duckdb engine (e.g. 2GB; Spark: driver memory)."),
+        click.option("--temp-directory", help="Where the duckdb (or spark) engine spills when past --memory-limit."),
+        click.option("--spark-master", help="Spark master URL of the spark engine [default: local[*]]."),
+    ]
+
+
+def run_dataset(gold: str | None, systems: tuple[str, ...], slices: str | None, progress: Progress,
+                analyses: tuple[str, ...] | None, arguments: dict[str, Any], engine: dict[str, Any]) -> Audit:
+    """The audit of ``--dataset`` (a table with a column per system), counted by ``--engine``."""
+    if gold is not None or systems or slices:
+        raise UsageError("--dataset replaces GOLD, SYSTEMS and --slices (use --gold-column, --system-columns and "
+                         "--slice-column); give either a dataset or label files, not both")
+    if not engine["gold_column"] or not engine["system_columns"]:
+        raise UsageError("--dataset needs --gold-column and --system-columns (e.g. --gold-column gold "
+                         "--system-columns a,b,c)")
+    from auditor.pipeline import audit_dataset
+
+    return audit_dataset(engine.pop("dataset"), engine.pop("gold_column"),
+                         [c.strip() for c in engine.pop("system_columns").split(",") if c.strip()],
+                         engine=engine.pop("engine") or "auto", options=parse_options(**arguments),
+                         progress=progress, analyses=analyses, **engine)
+
+
+def run_joined(gold: str | None, systems: tuple[str, ...], slices: str | None, confusion: tuple[str, ...],
+               annotators: tuple[str, ...], progress: Progress, analyses: tuple[str, ...] | None,
+               arguments: dict[str, Any], engine: dict[str, Any]) -> Audit:
+    """GOLD and SYSTEM files joined by id in an engine (``--engine duckdb``)."""
+    if gold is None or not systems or confusion or annotators or slices:
+        raise UsageError(f"--engine {engine['engine']} reads GOLD and SYSTEMS (joined by id) or --dataset; "
+                         f"--confusion, --annotators and --slices use the default in-memory path")
+    from auditor.engines import open_label_files
+    from auditor.pipeline import audit_dataset
+
+    return audit_dataset(open_label_files(gold, name_systems(systems)), engine=engine["engine"],
+                         options=parse_options(**arguments), progress=progress, analyses=analyses,
+                         memory_limit=engine["memory_limit"], temp_directory=engine["temp_directory"],
+                         spark_master=engine["spark_master"])
+
+
+#: The command line's options of :func:`dataset_options`.
+DATASET_OPTIONS = ("dataset", "gold_column", "system_columns", "id_column", "slice_column", "engine", "memory_limit",
+                   "temp_directory", "spark_master")
 
 
 def name_systems(arguments: tuple[str, ...]) -> dict[str, str]:
@@ -131,10 +192,23 @@ def run_audit(gold: str | None, systems: tuple[str, ...], quiet: bool, confusion
     progress = Progress(enabled=None if not quiet else False)
     task = arguments.pop("task", CLASSIFICATION)
     own = split_task_arguments(task, arguments)
+    engine = {name: arguments.pop(name, None) for name in DATASET_OPTIONS}
     if task != CLASSIFICATION:
+        if any(engine.values()):
+            raise UsageError(f"--dataset and --engine are for classification; they cannot be used with --task {task}")
         return run_task(task, gold, systems, progress, confusion, annotators, analyses, own, arguments)
     slices = arguments.pop("slices", None)
-    if confusion:
+    if engine["dataset"]:
+        if confusion or annotators:
+            raise UsageError("--confusion and --annotators cannot be used with --dataset")
+        result = run_dataset(gold, systems, slices, progress, analyses, arguments, engine)
+    elif [name for name in DATASET_OPTIONS[1:5] if engine[name]]:
+        raise UsageError("--gold-column, --system-columns, --id-column and --slice-column need --dataset")
+    elif engine["engine"] not in (None, "memory", "auto"):
+        result = run_joined(gold, systems, slices, confusion, annotators, progress, analyses, arguments, engine)
+    elif engine["memory_limit"] or engine["temp_directory"] or engine["spark_master"]:
+        raise UsageError("--memory-limit, --temp-directory and --spark-master are for --engine duckdb or spark")
+    elif confusion:
         if gold is not None:
             raise UsageError("--confusion replaces GOLD and SYSTEMS: give either confusion matrices or label files, "
                              "not both")
@@ -293,7 +367,8 @@ def cli() -> None:
 @audit_options
 @click.option("--json", "as_json", is_flag=True, help="Print the audit JSON instead of the table.")
 @click.option("--metric", "-m", "columns", multiple=True, help="Metric ids or aliases to show (repeatable).")
-def score(as_json: bool, columns: tuple[str, ...], **arguments: Any) -> None:
+@click.option("--sort", "sort_by", help="Order the systems by this metric (id or alias), best first.")
+def score(as_json: bool, columns: tuple[str, ...], sort_by: str | None, **arguments: Any) -> None:
     """Score SYSTEMS (PATH or NAME=PATH) against GOLD, or --confusion matrices: every metric of the catalogue."""
     for module in arguments["plugins"]:  # before --metric is resolved: a plugin may register it
         load_plugin(module)
@@ -317,10 +392,13 @@ def score(as_json: bool, columns: tuple[str, ...], **arguments: Any) -> None:
         return
     from auditor.terminal import print_score_table
 
-    print_score_table(result, chosen)
-    for section in ("scores", "slices"):  # per-class scores and --slices, when given
-        if (analysis := getattr(result, section)) is not None:
-            click.echo("\n".join(analysis.summary_lines()))
+    print_score_table(result, chosen, sort_by=resolve_metric(sort_by) if sort_by else None)
+    if result.scores is not None:  # per-class scores, when given
+        click.echo("\n".join(result.scores.summary_lines()))
+    if result.slices is not None:  # --slices: the leaders under the first metric asked for
+        metric_id = chosen[0] if columns else None
+        click.echo("\n".join(result.slices.summary_lines(metric_id, REGISTRY.metrics[metric_id].name
+                                                          if metric_id else None)))
 
 
 @cli.command()
@@ -352,6 +430,53 @@ def metrics(metric: str | None) -> None:
         print_catalogue()
 
 
+@cli.command("plan")
+@click.argument("gold", required=False)
+@click.argument("systems", nargs=-1)
+@click.option("--items", type=int, help="Planned test set size N (items).")
+@click.option("--accuracy", type=float, help="System A's accuracy (mode 1).")
+@click.option("--difference", type=float, help="B's accuracy minus A's, D > 0 (mode 1).")
+@click.option("--agreement", type=float, help="Share of items both get right or both wrong (mode 1; default: the "
+                                               "smallest the accuracies allow, the conservative case).")
+@click.option("--alpha", type=float, default=0.05, show_default=True, help="Level of the tests.")
+@click.option("--target-power", type=float, default=0.8, show_default=True, help="Power to reach.")
+@click.option("--predictive-power", is_flag=True, help="Mode 3: Vickers et al.'s predictive-power model.")
+@click.option("--prevalence", help="Class shares for --predictive-power, e.g. a=0.7,b=0.2,c=0.1.")
+@click.option("--prevalence-from", help="Gold file whose class shares --predictive-power uses.")
+@click.option("--guess", type=click.Choice(("prevalence", "uniform", "majority")),
+              help="What the model does when not right (default prevalence).")
+@click.option("--simulate", type=int, help="Also simulate the model at this N (expected values at N).")
+@click.option("--draws", type=int, help="Draws per x of --simulate (default 1000).")
+@click.option("--simulations", type=int, help="Simulated test sets of N items (mode 2; default 200).")
+@click.option("--sizes", help="More test-set sizes to simulate, e.g. 500,1000,4000 (mode 2): which metric needs the "
+                              "fewest items.")
+@click.option("--rounds", type=int, help="Approximate-randomisation rounds per simulated test (mode 2; default 1000).")
+@click.option("--correction", type=click.Choice(CORRECTIONS), help="Correction over pairs (mode 2; default holm).")
+@click.option("--labels", help="Comma-separated label set (mode 2).")
+@click.option("--seed", type=int, default=DEFAULTS.seed, show_default=True, help="Seed of every random draw.")
+@click.option("--json", "as_json", is_flag=True, help="Print the plan JSON (schema auditor-plan/1).")
+@click.option("--output", "-o", "outdir", type=click.Path(file_okay=False), help="Write the plan pages here.")
+@click.option("--format", "formats", default="html,pdf,json", show_default=True, help="Subset of html,pdf,json.")
+def plan(gold: str | None, systems: tuple[str, ...], as_json: bool, outdir: str | None, formats: str,
+         **options: Any) -> None:
+    """Plan a test set: power, detectable difference and items needed (--items --accuracy --difference), from a
+    pilot (GOLD SYSTEM... --items N), or the predictive-power model (--predictive-power)."""
+    from auditor.plan.run import parse_formats, plan as run_plan, write
+
+    chosen = parse_formats(formats) if outdir else ()
+    if outdir:
+        check_writable(outdir)
+    result = run_plan(gold, systems, **options)
+    if as_json:
+        from auditor.formats.json import render_json
+
+        click.echo(render_json(result.to_json()), nl=False)
+    else:
+        click.echo("\n".join(result.terminal_lines()))
+    if outdir:
+        click.echo("wrote " + ", ".join(str(path) for path in write(result, outdir, chosen)), err=True)
+
+
 @cli.command("check-claim")
 @click.argument("claims", nargs=-1, required=True)
 @click.option("--confusion", help="Confusion matrix file, as for `report --confusion` (CSV/TSV: a header row of predicted labels, then per gold label its label and counts).")
@@ -361,8 +486,12 @@ def metrics(metric: str | None) -> None:
 @click.option("--labels", help="Comma-separated label set and order (with --gold/--system).")
 @click.option("--json", "as_json", is_flag=True, help="Print the check as JSON.")
 def check_claim(claims: tuple[str, ...], confusion: str | None, table: str | None, gold: str | None,
-                system: str | None, labels: str | None, as_json: bool) -> None:
-    """Which metric definitions reproduce CLAIMS (e.g. 'macro_f1=65.4 accuracy=66.1', as printed)?"""
+                system: str | None, labels: str | None, as_json: bool) -> int:
+    """Which metric definitions reproduce CLAIMS (e.g. 'macro_f1=65.4 accuracy=66.1', as printed)?
+
+    Exit status: 0 when every claim holds (the metric it names reproduces it, within the printed
+    rounding, and the numbers hold together), 1 when any claim does not, 2 on bad input.
+    """
     from auditor.claims.check import check
     from auditor.claims.text import format_report
 
@@ -374,6 +503,7 @@ def check_claim(claims: tuple[str, ...], confusion: str | None, table: str | Non
         click.echo(render_json(result.to_json()), nl=False)
     else:
         click.echo(format_report(result))
+    return 0 if result.holds else 1
 
 
 main = cli

@@ -10,16 +10,19 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass
+from pathlib import Path
 from numbers import Integral, Real
-from typing import Any, Mapping, Sequence
+from typing import Any, Literal, Mapping, Sequence, get_args
 
-from auditor.errors import UsageError
+from auditor.errors import InputError, UsageError
 
 #: Largest seed: numpy's SeedSequence takes any non-negative integer; 64 bits is plenty.
 MAX_SEED = 2**64 - 1
 #: Training shares must sum to 1 within this (three-decimal shares such as 0.333 x 3 pass).
 SUM_TOLERANCE = 1e-3
-CORRECTIONS = ("holm", "bh")
+#: Multiple-comparison corrections: Holm's step-down, Benjamini-Hochberg.
+Correction = Literal["holm", "bh"]
+CORRECTIONS: tuple[str, ...] = get_args(Correction)
 DEPLOYMENT_WORDS = ("uniform", "test", "unknown")
 #: Monte Carlo draws per chance baseline (and per system's shuffle): with R = 1000 the smallest
 #: shuffle p-value is 1/1001 and the standard error of a quantile of the draws is a few per
@@ -45,11 +48,24 @@ class AuditOptions:
     bootstrap: int = 1000
     seed: int = 12345
     alpha: float = 0.05
-    correction: str = "holm"
+    correction: Correction = "holm"
     training_prevalence: Mapping[str, float] | None = None
     deployment_prevalence: str | Mapping[str, float] | None = None
     rare_classes_matter: bool = False
     plugins: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """Every option that changes the numbers, as given (after checking); ``null`` when unset."""
+        def shares(value: Any) -> Any:
+            return dict(value) if isinstance(value, Mapping) else value
+
+        return {
+            "labels": None if self.labels is None else list(self.labels),
+            "bootstrap": self.bootstrap, "seed": self.seed, "alpha": self.alpha, "correction": self.correction,
+            "training_prevalence": shares(self.training_prevalence),
+            "deployment_prevalence": shares(self.deployment_prevalence),
+            "rare_classes_matter": self.rare_classes_matter, "plugins": list(self.plugins),
+        }
 
 
 def check_options(options: Any) -> None:
@@ -174,3 +190,26 @@ def check_names(labels: Sequence[str], systems: Sequence[str]) -> None:
                 hint = "; name the system with NAME=PATH" if kind == "system name" else ""
                 raise UsageError(f"{kind} {name!r} holds a lone surrogate (U+{ord(str(name)[error.start]):04X}) at "
                                  f"character {error.start + 1}; expected valid Unicode text{hint}") from None
+
+
+def parse_system_argument(argument: str) -> tuple[str, str]:
+    """Split a command-line SYSTEM argument into ``(name, path)`` (here, not in the CLI, because
+    the planner and the task kinds read SYSTEM arguments too).
+
+    ``NAME=PATH`` names the system; a bare ``PATH`` is named by its file stem. A string that
+    is an existing file is always a bare path, even if it contains ``=``.
+
+    Raises
+    ------
+    InputError
+        If the name or the path part of ``NAME=PATH`` is empty.
+    """
+    if os.path.isfile(argument) or "=" not in argument:
+        return Path(argument).stem, argument
+    name, path = argument.split("=", 1)
+    if not name.strip() or not path:
+        raise InputError(
+            f"system argument {argument!r}: empty {'name' if not name.strip() else 'path'}; "
+            f"expected PATH or NAME=PATH"
+        )
+    return name.strip(), path

@@ -1,45 +1,113 @@
-"""The whole pipeline behind one call: load -> validate -> count -> metrics -> analyses.
+"""The pipeline behind one call: read -> align -> count -> score -> analyse -> record.
 
-``audit(gold, systems, ...)`` returns an :class:`Audit`: the counts, every metric of every
-system with its undefined-value notes, and the results of each analysis that ran. Each
-analysis module owns its (frozen) result type; ``Audit.to_json`` (:mod:`auditor.results`)
-writes the JSON. Options come from :class:`~auditor.options.AuditOptions` alone and are
-passed to each analysis. Sections that did not run are absent from the JSON, never filled
-with placeholders.
+``audit(gold, systems, ...)`` gathers the inputs (:func:`gather_inputs`: reads the files, aligns
+every item to the gold, counts), scores every metric of every system, then runs :data:`STAGES`,
+one line per analysis: the :class:`~auditor.results.Audit` field it fills, what it reads (by
+name: an input of the audit, an option of :class:`~auditor.options.AuditOptions`, or an earlier
+stage's result) and its module under :mod:`auditor.analyses`, whose ``analyse`` takes exactly
+those reads as keyword arguments; its result goes into ``Audit.results`` under the stage's
+name and writes its own JSON (``to_json``). Adding an analysis is its module and one line here
+(and its report section and its keys in the schema). Each stage draws from its own seeded
+stream, so skipping one changes no other's numbers; a stage that did not run has no result
+(``audit.X`` is None), absent from the JSON, never filled with placeholders.
 """
 from __future__ import annotations
 
+import importlib
 import os
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Collection, Mapping, Sequence
-
-import numpy as np
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Callable, Collection, Mapping, Sequence
 
 from auditor.analyses import label_checks
-from auditor.analyses.baselines import chance_baselines
-from auditor.io.counts import Counts
-from auditor.errors import InputError, UsageError
-from auditor.io.load import label_column
-from auditor.metrics.catalogue import describe, informedness_at, per_class_table, prevalence_vector
-from auditor.options import CHANCE_DRAWS, AuditOptions, check_names, check_options, check_prevalence_labels
 from auditor.analyses.profile import profile
-from auditor.analyses.properties import property_analysis
+from auditor.errors import InputError, UsageError
+from auditor.io.counts import Counts
+from auditor.io.load import LabelColumn, label_column
+from auditor.io.names import PREDICTIONS
+from auditor.io.source import Source
+from auditor.io.validate import LabelTable, align, check_given_labels
+from auditor.metrics.catalogue import describe, per_class_table, prevalence_vector
+from auditor.metrics.parameterised import informedness_at
+from auditor.metrics.registry import REGISTRY, Metric, load_plugin
+from auditor.options import AuditOptions, check_names, check_options, check_prevalence_labels
 from auditor.progress import SILENT, Progress
-from auditor.metrics.registry import REGISTRY, load_plugin
-from auditor.io.validate import LabelTable, align
-from auditor.results import ANALYSES, Audit, SystemResult
+from auditor.results import Audit, SystemResult
 
 if TYPE_CHECKING:
-    from auditor.analyses.recommend import Recommendation
+    from auditor.io.scores import AlignedScores
+    from auditor.io.slices import SliceGroups
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One analysis: the :class:`Audit` field it fills, what it reads (by name), and the module
+    under :mod:`auditor.analyses` whose ``analyse(**reads)`` runs it (imported when the stage
+    runs, so that scipy loads only for the analyses that need it)."""
+
+    name: str
+    reads: tuple[str, ...]
+    run: str
+
+    def analyse(self) -> Callable[..., Any]:
+        return importlib.import_module(f"auditor.analyses.{self.run}").analyse
+
+
+#: Every analysis, in the order they run (a stage reads only earlier ones). Names read: ``counts``,
+#: ``metrics``, ``values`` (system -> metric id -> number), ``metric_values`` (-> MetricValue),
+#: ``profile``, ``progress``, ``tests`` (pairwise tests wanted), the options' fields, the
+#: optional inputs (:data:`OPTIONAL_INPUTS`) and earlier stages' names.
+STAGES: tuple[Stage, ...] = (
+    Stage("baselines", ("counts", "metrics", "seed", "alpha", "correction", "progress"), "baselines"),
+    Stage("statistics", ("counts", "metrics", "bootstrap", "seed", "alpha", "correction", "progress", "tests"),
+          "significance"),
+    Stage("properties", ("counts", "metrics", "seed"), "properties"),
+    Stage("rankings", ("values", "statistics"), "rankings"),
+    Stage("deployment", ("counts", "deployment_prevalence"), "deployment"),
+    Stage("recommendation", ("profile", "values", "baselines", "alpha", "deployment_prevalence",
+                             "rare_classes_matter"), "recommend"),
+    Stage("verdict", ("metrics", "values", "statistics", "recommendation", "profile"), "verdict"),
+    Stage("gold_reliability", ("annotators", "metric_values"), "agreement"),
+    Stage("scores", ("scored", "counts", "bootstrap", "seed", "alpha"), "scores"),
+    Stage("slices", ("groups", "counts", "metrics", "metric_values", "verdict"), "slices"),
+)
+
+#: The analyses, in the order they run (each an :class:`Audit` result by this name).
+ANALYSES: tuple[str, ...] = tuple(stage.name for stage in STAGES)
+
+#: Inputs an audit may lack; a stage that reads one runs exactly when it is given, whatever
+#: ``analyses`` says (annotators, score files, slices given are always analysed).
+OPTIONAL_INPUTS = ("annotators", "scored", "groups")
+
+#: The earlier stages each stage reads (from :data:`STAGES`).
+READS: dict[str, tuple[str, ...]] = {stage.name: tuple(r for r in stage.reads if r in ANALYSES) for stage in STAGES}
+
+#: The part of ``statistics`` that ``auditor score``'s table shows: the bootstrap intervals and
+#: rank distributions, without the pairwise tests and best sets (the costlier half at many systems).
+INTERVALS = "intervals"
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What an audit reads besides its options, gathered once: the counts, the inputs' sources,
+    the label checks' warnings, and the optional inputs aligned to the gold items."""
+
+    counts: Counts
+    sources: Mapping[str, Source]
+    warnings: tuple[str, ...] = ()
+    annotators: LabelTable | None = None
+    scored: Mapping[str, AlignedScores] | None = None
+    groups: SliceGroups | None = None
+
 
 def gather(gold: Any, systems: Mapping[str, Any], labels: Sequence[str] | None = None) -> LabelTable:
-    """Load (from paths) or wrap (arrays, lists, Series) and align gold and system labels."""
+    """Read (from paths) or wrap (arrays, lists, Series) and align gold and system labels; a system's
+    file is read as predictions (of a gold copy and a prediction column, the prediction)."""
     if not isinstance(systems, Mapping):
         raise InputError(f"systems: expected a mapping of system name to predictions, e.g. "
                          f"{{'A': [...]}}; found {type(systems).__name__}")
     return align(
         label_column(gold, "<gold>"),
-        [(name, label_column(value, f"<{name}>")) for name, value in systems.items()],
+        [(name, label_column(value, f"<{name}>", PREDICTIONS)) for name, value in systems.items()],
         labels,
     )
 
@@ -51,6 +119,8 @@ def prepare_options(options: AuditOptions | None, labels: Sequence[str] | None,
     options = replace(options or AuditOptions(), **overrides)
     if labels is not None:
         options = replace(options, labels=tuple(labels))
+    if options.labels is not None:  # before anything sorts them: a None or NA there is refused, not a class
+        options = replace(options, labels=tuple(check_given_labels(options.labels)))
     check_options(options)
     for module in options.plugins:
         load_plugin(module)
@@ -73,14 +143,15 @@ def audit(
     Parameters
     ----------
     gold : path, list, array or pandas Series of gold labels.
-    systems : name -> path, list, array or Series of predicted labels.
+    systems : name -> path, list, array or Series of predicted labels (a path may be a score
+        file, one column per label: its argmax is the prediction and its scores are analysed).
     labels : fixed label set and order (default: sorted union of gold and predictions).
     options : :class:`AuditOptions`; keyword arguments override single fields.
     annotators : name -> path, list, array or Series: each annotator's labels of the gold
         items (aligned like systems); adds ``gold_reliability`` (:mod:`auditor.analyses.agreement`).
     slices : path of a slices file (``id<TAB>group``), or groups as a list (by position) or
         dict / Series (by id): adds the ``slices`` section (:mod:`auditor.analyses.slices`).
-    analyses : the analyses to run (names of :data:`~auditor.results.ANALYSES`, or
+    analyses : the analyses to run (names of :data:`ANALYSES`, or
         :data:`INTERVALS` for the statistics without their pairwise tests; default: all),
         with the earlier ones they read (:data:`READS`); the others stay ``None``. Inputs
         given (annotators, score files, slices) are always analysed.
@@ -92,53 +163,71 @@ def audit(
     0.6667
     """
     options = prepare_options(options, labels, option_overrides)
-    gold_column = label_column(gold, "<gold>")  # read once: systems, annotators and slices align to its items
-    scored: dict[str, Any] = {}
-    if isinstance(systems, Mapping):  # score files (one column per label): predictions + scores
-        from auditor.io.scores import check_columns, read_scored
+    return run(gather_inputs(gold, systems, options.labels, annotators, slices), options, progress, analyses)
 
-        names = set(gold_column.categories) | set(options.labels or ())
-        systems = dict(systems)
-        for name, value in list(systems.items()):
-            if isinstance(value, (str, os.PathLike)) and (found := read_scored(value, sorted(names))) is not None:
-                systems[name], scored[name] = found
-        check_columns(scored, gold_column.categories)
-    table = gather(gold_column, systems, options.labels)
+
+def gather_inputs(gold: Any, systems: Mapping[str, Any], labels: Sequence[str] | None,
+                  annotators: Mapping[str, Any] | None = None, slices: Any = None) -> Inputs:
+    """Read, align and count: the gold once (systems, annotators and slices align to its items),
+    score files split from label files, slices checked before any counting (a bad file writes nothing)."""
+    gold_column = label_column(gold, "<gold>")
+    systems, scored = split_score_files(gold_column, systems, labels)
+    table = gather(gold_column, systems, labels)
     groups = None
-    if slices is not None:  # read and checked before any counting: a bad file writes nothing
+    if slices is not None:
         from auditor.io.slices import slice_groups
 
-        groups = slice_groups(slices, table.sources["gold"]["path"], table.id_array, table.n_items)
+        groups = slice_groups(slices, table.sources["gold"].path, table.id_array, table.n_items)
     counts = table.counts()
-    warnings = label_checks.check(counts, table.sources, options.labels)
-    reliability = None
+    warnings = label_checks.check(counts, table.sources, labels)
+    aligned = None
     if annotators:
-        from auditor.analyses.agreement import gold_reliability
-
         aligned = align(gold_column, [(name, label_column(value, f"<{name}>")) for name, value in annotators.items()],
-                        options.labels)
-        reliability = gold_reliability(np.stack(list(aligned.system_codes.values())), aligned.labels,
-                                       tuple(aligned.system_codes))
-    result = audit_counts(counts, table.sources, options, progress, warnings,
-                          analyses if groups is None or analyses is None else (*analyses, "slices"))
-    if reliability is not None:
-        result = replace(result, gold_reliability=reliability)
+                        labels)
+    aligned_scores = None
     if scored:
-        from auditor.analyses import scores as score_analysis
         from auditor.io.scores import align_scores
 
-        result = replace(result, scores=score_analysis.analyse(
-            {name: align_scores(column, table.id_array, counts.n_items, counts.labels) for name, column in scored.items()},
-            counts.gold, counts.labels, counts.systems,
-            bootstrap=options.bootstrap, seed=options.seed, alpha=options.alpha))
-    if groups is not None:
-        from auditor.analyses import slices as slice_analysis
+        aligned_scores = {name: align_scores(column, table.id_array, counts.n_items, counts.labels)
+                          for name, column in scored.items()}
+    return Inputs(counts, table.sources, tuple(warnings), aligned, aligned_scores, groups)
 
-        key_metrics = result.verdict.key_metrics if result.verdict is not None else (result.metrics[0].id,)
-        result = replace(result, slices=slice_analysis.analyse(
-            groups.names, groups.codes, counts, result.metrics, key_metrics,
-            {name: system.metrics for name, system in result.systems.items()}, groups.source))
-    return result
+
+def split_score_files(gold: LabelColumn, systems: Any, labels: Sequence[str] | None) -> tuple[Any, dict[str, Any]]:
+    """The systems with each score file (one column per label) replaced by its predictions, and
+    the score files' columns by system name (:func:`auditor.io.scores.read_scored`)."""
+    if not isinstance(systems, Mapping):  # gather says what was expected
+        return systems, {}
+    from auditor.io.scores import check_columns, read_scored
+
+    names = set(gold.categories) | set(labels or ())  # the labels themselves are checked by align
+    systems, scored = dict(systems), {}
+    for name, value in list(systems.items()):
+        if isinstance(value, (str, os.PathLike)) and (found := read_scored(value, sorted(names, key=str))) is not None:
+            systems[name], scored[name] = found
+    check_columns(scored, gold.categories)
+    return systems, scored
+
+
+def audit_dataset(dataset: Any, gold_column: str | None = None, system_columns: Sequence[str] = (),
+                  id_column: str | None = None,
+                  slice_column: str | None = None, engine: str = "auto", labels: Sequence[str] | None = None,
+                  options: AuditOptions | None = None, progress: Progress = SILENT,
+                  analyses: Collection[str] | None = None, memory_limit: str | None = None,
+                  temp_directory: str | None = None, spark_master: str | None = None, **option_overrides: Any) -> Audit:
+    """Audit a table (``dataset``: a file, glob or directory) with a gold column and one column per
+    system, counted where it lies by ``engine`` (:mod:`auditor.engines`: memory, duckdb, spark,
+    auto); every step after the counts is :func:`run`'s. ``slice_column`` adds ``slices``.
+    ``dataset`` may also be an :class:`auditor.engines.Dataset` (e.g. GOLD and SYSTEM files joined
+    by id: :func:`auditor.engines.open_label_files`)."""
+    from auditor.engines import Dataset, count_dataset, open_dataset
+
+    options = prepare_options(options, labels, option_overrides)
+    table = dataset if isinstance(dataset, Dataset) else open_dataset(dataset, gold_column, system_columns,
+                                                                        id_column, slice_column)
+    counted = count_dataset(table, engine, options.labels, memory_limit, temp_directory, spark_master)
+    warnings = tuple(label_checks.check(counted.counts, counted.sources, options.labels))
+    return run(Inputs(counted.counts, counted.sources, warnings, groups=counted.groups), options, progress, analyses)
 
 
 def audit_confusion(
@@ -169,45 +258,61 @@ def audit_confusion(
     from auditor.io.confusion import confusion_counts
 
     counts, sources = confusion_counts(matrices, options.labels)
-    warnings = label_checks.check(counts, sources, options.labels)
-    return audit_counts(counts, sources, options, progress, warnings, analyses)
+    return run(Inputs(counts, sources, tuple(label_checks.check(counts, sources, options.labels))), options,
+               progress, analyses)
 
 
-def audit_counts(counts: Counts, sources: dict[str, dict[str, Any]], options: AuditOptions,
-                 progress: Progress = SILENT, warnings: Sequence[str] = (),
-                 analyses: Collection[str] | None = None) -> Audit:
-    """The part of :func:`audit` after counting (also used for a bare confusion matrix);
-    ``warnings`` are the label checks' (:mod:`auditor.analyses.label_checks`), ``analyses``
-    as for :func:`audit`."""
-    check_names(counts.labels, counts.systems)
-    check_prevalence_labels(options, counts.labels)
+def audit_metrics(labels: Sequence[str], options: AuditOptions) -> tuple[Metric, ...]:
+    """The metrics scored: every registered scalar metric, and informedness at the training
+    prevalence when ``--training-prevalence`` gives one."""
     metrics = list(REGISTRY.scalar())
     if options.training_prevalence:
-        metrics.append(informedness_at(prevalence_vector(counts.labels, options.training_prevalence)))
-    values = describe(counts.confusion, counts.labels, metrics, counts.labels_given)
-    results = {
-        name: SystemResult(name=name, metrics=values[index],
-                           per_class=per_class_table(counts.confusion[index], counts.labels),
-                           confusion=counts.confusion[index])
-        for index, name in enumerate(counts.systems)
+        metrics.append(informedness_at(prevalence_vector(labels, options.training_prevalence)))
+    return tuple(metrics)
+
+
+def run(inputs: Inputs, options: AuditOptions, progress: Progress = SILENT,
+        analyses: Collection[str] | None = None) -> Audit:
+    """Score every metric of every system, then run the stages in ``analyses`` (default: all)
+    and the ones they read; the :class:`Audit` record of it all."""
+    counts = inputs.counts
+    check_names(counts.labels, counts.systems)
+    check_prevalence_labels(options, counts.labels)
+    metrics = audit_metrics(counts.labels, options)
+    described = describe(counts.confusion, counts.labels, list(metrics), counts.labels_given)
+    systems = {name: SystemResult(name=name, metrics=described[index],
+                                  per_class=per_class_table(counts.confusion[index], counts.labels),
+                                  confusion=counts.confusion[index])
+               for index, name in enumerate(counts.systems)}
+    given = [stage.name for stage in STAGES
+             if any(getattr(inputs, name, None) is not None for name in stage.reads if name in OPTIONAL_INPUTS)]
+    wanted = needed((*(ANALYSES if analyses is None else analyses), *given))
+    data_profile = profile(counts)
+    reads = {
+        **vars(options), "counts": counts, "metrics": metrics, "profile": data_profile, "progress": progress,
+        "tests": "statistics" in wanted, "annotators": inputs.annotators, "scored": inputs.scored,
+        "groups": inputs.groups,
+        "metric_values": {name: system.metrics for name, system in systems.items()},
+        "values": {name: {metric_id: value.value for metric_id, value in system.metrics.items()}
+                   for name, system in systems.items()},
     }
-    result = Audit(
-        labels=counts.labels, n_items=counts.n_items, counts=counts, metrics=tuple(metrics),
-        systems=results, sources=sources, options=options, profile=profile(counts), warnings=tuple(warnings),
-    )
-    return run_analyses(result, progress, ANALYSES if analyses is None else analyses)
+    if INTERVALS in wanted:
+        wanted.add("statistics")
+    return Audit(labels=counts.labels, n_items=counts.n_items, counts=counts, metrics=metrics, systems=systems,
+                 sources=inputs.sources, options=options, profile=data_profile, warnings=inputs.warnings,
+                 results=run_stages(reads, wanted))
 
 
-#: The earlier analyses each analysis reads (the slices' leaders use the verdict's key metrics).
-READS = {
-    "rankings": ("statistics",), "recommendation": ("baselines",), "verdict": ("statistics", "recommendation"),
-    "slices": ("verdict",),
-}
-
-
-#: The part of ``statistics`` that ``auditor score``'s table shows: the bootstrap intervals and
-#: rank distributions, without the pairwise tests and best sets (the costlier half at many systems).
-INTERVALS = "intervals"
+def run_stages(reads: Mapping[str, Any], wanted: Collection[str]) -> dict[str, Any]:
+    """Run the stages of :data:`STAGES` named in ``wanted``, in order, each on its reads (an
+    earlier stage's result, or ``reads[name]``); a stage whose optional input is absent is skipped."""
+    done: dict[str, Any] = {}
+    for stage in STAGES:
+        if stage.name not in wanted or any(reads[name] is None for name in stage.reads if name in OPTIONAL_INPUTS):
+            continue
+        done[stage.name] = stage.analyse()(**{name: done.get(name) if name in ANALYSES else reads[name]
+                                              for name in stage.reads})
+    return done
 
 
 def needed(analyses: Collection[str]) -> set[str]:
@@ -223,74 +328,3 @@ def needed(analyses: Collection[str]) -> set[str]:
             wanted.add(name)
             todo.extend(READS.get(name, ()))
     return wanted
-
-
-def run_analyses(result: Audit, progress: Progress = SILENT, analyses: Collection[str] = ANALYSES) -> Audit:
-    """Run the analysis stages in order — those in ``analyses`` and the ones they read; returns
-    ``result`` with their fields set. Each stage is a function of its inputs (counts, metric
-    values, options) and of earlier stages' results, and draws from its own seeded stream, so
-    skipping one changes no other's numbers.
-    """
-    options = result.options
-    wanted = needed(analyses)
-    # Chance baselines: a few k x k hypergeometric draws per system, cheap at any N.
-    baselines = None
-    if "baselines" in wanted:
-        baselines = chance_baselines(
-            result.counts, result.metrics, draws=CHANCE_DRAWS, seed=options.seed, alpha=options.alpha,
-            correction=options.correction, progress=progress,
-        )
-    # Paired bootstrap intervals, rank distributions, pairwise tests and best sets (--bootstrap 0: off;
-    # INTERVALS alone: the bootstrap only, whose draws do not depend on whether the tests follow).
-    statistics = None
-    if ("statistics" in wanted or INTERVALS in wanted) and options.bootstrap > 0:
-        from auditor.analyses.significance import statistics as run_statistics
-
-        statistics = run_statistics(
-            result.counts, result.metrics, B=options.bootstrap, seed=options.seed, alpha=options.alpha,
-            correction=options.correction, progress=progress, all_labels_active=result.counts.labels_given,
-            tests="statistics" in wanted,
-        )
-    result = replace(result, baselines=baselines, statistics=statistics)
-    # Metric properties (PI, PII, PIV, PV) probed on random, adversarial and the systems' own matrices.
-    if "properties" in wanted:
-        result = replace(result, properties=property_analysis(result.metrics, result.counts.confusion,
-                                                              result.counts.systems, seed=options.seed))
-    # Rank disagreement (uses the statistics' tests and P(win) when they ran), then the rankings
-    # under the deployment prevalence (--deployment-prevalence, unless unset or "unknown").
-    from auditor.analyses import rankings
-
-    values = {name: {metric_id: value.value for metric_id, value in system.metrics.items()}
-              for name, system in result.systems.items()}
-    if "rankings" in wanted:
-        result = replace(result, rankings=rankings.rank_analysis(values, rankings.DEFAULT_METRICS, statistics))
-    if "deployment" in wanted:
-        result = replace(result, deployment=rankings.deployment_analysis(
-            result.counts.confusion, result.labels, result.counts.systems, options.deployment_prevalence,
-            result.counts.labels_given))
-    # The recommendation last: it reads the profile, the baselines and the user's intent.
-    from auditor.analyses.recommend import recommendation_analysis
-
-    if "recommendation" in wanted:
-        result = replace(result, recommendation=recommendation_analysis(
-            result.profile, values, result.baselines, alpha=options.alpha,
-            deployment_prevalence=options.deployment_prevalence, rare_classes_matter=options.rare_classes_matter))
-    if "verdict" not in wanted:
-        return result
-    # The verdict: leaders (best sets) per key metric, order, ties.
-    from auditor.analyses import verdict
-
-    return replace(result, verdict=verdict.analyse(
-        {metric.id: {name: system.metrics[metric.id].value for name, system in result.systems.items()}
-         for metric in result.metrics if not metric.per_class},
-        statistics, _recommended_primary(result.recommendation), result.profile.identical_systems,
-        {metric.id: metric.label for metric in result.metrics},
-    ))
-
-
-def _recommended_primary(recommendation: Recommendation | None) -> str | None:
-    """The recommendation's primary metric id, if it names one."""
-    for entry in (recommendation.metrics if recommendation is not None else ()):
-        if entry.role == "primary":
-            return entry.id
-    return None

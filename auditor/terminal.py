@@ -26,17 +26,59 @@ def plural(count: int, noun: str) -> str:
     return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
-def print_score_table(result: Audit, columns: Sequence[str], console: Console | None = None) -> None:
-    """Systems × metrics as the report shows them: ×100 with one decimal, each with its
-    bootstrap percentile interval ``[lo, hi]`` when resamples were drawn; '—' = undefined,
-    '†' = a per-class 0/0 filled by convention.
+def _width() -> int:
+    """Columns to fit: the terminal's (``COLUMNS`` honoured); 220 when the output is not a terminal
+    and ``COLUMNS`` is unset (a file or a pipe has no width)."""
+    import os
+    import shutil
 
-    Below the table, every undefined value and every convention, each distinct reason once
-    with the system/metric cells it applies to. Names are printed literally (no rich markup).
-    """
+    if "COLUMNS" in os.environ or sys.stdout.isatty():
+        return max(40, shutil.get_terminal_size((220, 24)).columns)
+    return 220
+
+
+def _cell(result: Audit, name: str, metric_id: str, notes: dict[str, list[str]]) -> str:
+    """One value ×100 with its interval; '—' = undefined, '†' = a convention; the notes collected."""
     from auditor.formatting import format_value
 
-    console = console or Console(soft_wrap=True, width=None if sys.stdout.isatty() else 220)
+    value = result.systems[name].metrics[metric_id]
+    if value.convention:
+        notes.setdefault(value.convention, []).append(f"{name}/{metric_id}")
+    if value.value is None:
+        notes.setdefault(f"undefined: {value.undefined}", []).append(f"{name}/{metric_id}")
+        return UNDEFINED_MARK
+    text = format_value(value.value, "score") + (CONVENTION_MARK if value.convention else "")
+    ci = result.interval(name, metric_id)
+    return text + (f" [{format_value(ci[0], 'score')}, {format_value(ci[1], 'score')}]" if ci is not None else "")
+
+
+def _groups(widths: Sequence[int], first: int, width: int) -> list[list[int]]:
+    """Column indices in groups that fit ``width`` beside the first column (2 characters between columns)."""
+    groups: list[list[int]] = [[]]
+    used = first + 1
+    for index, w in enumerate(widths):
+        if groups[-1] and used + w + 2 > width:
+            groups.append([])
+            used = first + 1
+        groups[-1].append(index)
+        used += w + 2
+    return groups
+
+
+def print_score_table(result: Audit, columns: Sequence[str], console: Console | None = None,
+                      sort_by: str | None = None) -> None:
+    """Systems × metrics as the report shows them: ×100 with one decimal, each with its
+    bootstrap percentile interval ``[lo, hi]`` when resamples were drawn; '—' = undefined,
+    '†' = a per-class 0/0 filled by convention. ``sort_by``: systems by that metric, best first
+    (undefined last), else in input order.
+
+    No name, number or interval is ever broken: when the columns do not fit the terminal's width,
+    the table is printed in several parts, each with the system column. Below it, every undefined
+    value and every convention, each distinct reason once with the cells it applies to. Names are
+    printed literally (no rich markup).
+    """
+    width = _width()
+    console = console or Console(soft_wrap=True, width=width)
     statistics = result.statistics
     if statistics is not None:
         interval = (f"[lo, hi] = {100 * (1 - statistics.alpha):g}% percentile bootstrap interval "
@@ -45,52 +87,64 @@ def print_score_table(result: Audit, columns: Sequence[str], console: Console | 
                        not result.counts.paired else "") + ")")
     else:
         interval = "no intervals (--bootstrap 0)"
-    title = (f"{plural(len(result.systems), 'system')}, {plural(result.n_items, 'item')}, "
-             f"{plural(len(result.labels), 'label')}; scores ×100 as in the report")
-    table = Table(title=Text(title), caption=Text(f"{interval}; {UNDEFINED_MARK} = undefined (0/0); "
-                                                  f"{CONVENTION_MARK} = a per-class 0/0 counted by convention"))
-    table.add_column("system", overflow="fold")
-    for metric_id in columns:
-        table.add_column(Text(REGISTRY.metrics[metric_id].label), justify="right", overflow="fold")
+    names = list(result.systems)
+    if sort_by is not None:
+        value = {s: result.systems[s].metrics[sort_by].value for s in names}
+        names.sort(key=lambda s: (value[s] is None, -(value[s] or 0.0)))
     notes: dict[str, list[str]] = {}
-    for name, system in result.systems.items():
-        cells = []
-        for metric_id in columns:
-            value = system.metrics[metric_id]
-            if value.value is None:
-                cells.append(Text(UNDEFINED_MARK))
-                notes.setdefault(f"undefined: {value.undefined}", []).append(f"{name}/{metric_id}")
-            else:
-                text = format_value(value.value, "score") + (CONVENTION_MARK if value.convention else "")
-                ci = result.interval(name, metric_id)
-                if ci is not None:
-                    text += f" [{format_value(ci[0], 'score')}, {format_value(ci[1], 'score')}]"
-                cells.append(Text(text))
-            if value.convention:
-                notes.setdefault(value.convention, []).append(f"{name}/{metric_id}")
-        table.add_row(Text(visible(name)), *cells)
-    console.print(table)
-    for text, cells in notes.items():
-        console.print(Text(visible(f"  {', '.join(cells)}: {text}")))
+    cells = {name: [_cell(result, name, metric_id, notes) for metric_id in columns] for name in names}
+    labels = [REGISTRY.metrics[metric_id].label for metric_id in columns]
+    widths = [max([len(label)] + [len(cells[n][i]) for n in names]) for i, label in enumerate(labels)]
+    first = max([len("system")] + [len(visible(n)) for n in names])
+    title = (f"{plural(len(result.systems), 'system')}, {plural(result.n_items, 'item')}, "
+             f"{plural(len(result.labels), 'label')}; scores ×100 as in the report"
+             + (f"; sorted by {REGISTRY.metrics[sort_by].label}" if sort_by else ""))
+    console.print(Text(title))
+    for group in _groups(widths, first, console.width):
+        table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True)
+        table.add_column("system", no_wrap=True, min_width=first)
+        for index in group:
+            table.add_column(Text(labels[index]), justify="right", no_wrap=True, min_width=widths[index])
+        for name in names:
+            table.add_row(Text(visible(name)), *(Text(cells[name][index]) for index in group))
+        console.print(table)
+        console.print()
+    _wrapped(console, f"{interval}; {UNDEFINED_MARK} = undefined (0/0); {CONVENTION_MARK} = a per-class 0/0 "
+                      "counted by convention")
+    for text, where in notes.items():
+        _wrapped(console, visible(f"{', '.join(where)}: {text}"), indent="  ")
     reliability = result.gold_reliability
     if reliability is not None:  # --annotators: agreement of the gold's annotators, ×100 like the scores
+        from auditor.formatting import format_value
+
         parts = [f"{title} {format_value(getattr(reliability, key), 'score')}" for key, title in (
             ("raw_agreement", "raw agreement"), ("cohen_kappa", "Cohen's κ (mean over pairs)"),
             ("fleiss_kappa", "Fleiss' κ"), ("krippendorff_alpha", "Krippendorff's α"))]
-        console.print(Text(visible(f"gold reliability ({len(reliability.annotators)} annotators, ×100): "
-                                   + ", ".join(parts))))
+        _wrapped(console, visible(f"gold reliability ({len(reliability.annotators)} annotators, ×100): "
+                                  + ", ".join(parts)))
     console.print(Text(f"signature: {result.signature}"))
+
+
+def _wrapped(console: Console, text: str, indent: str = "") -> None:
+    """``text`` wrapped at spaces to the console's width (a word is never cut)."""
+    import textwrap
+
+    lines = textwrap.wrap(text, width=max(20, console.width), initial_indent=indent, subsequent_indent=indent + "  ",
+                          break_long_words=False, break_on_hyphens=False)
+    for line in lines:
+        console.print(Text(line))
 
 
 def print_catalogue(console: Console | None = None) -> None:
     """One line per registered metric: id, name, range, declared properties. Ids are never
     cut: the id column is as wide as the longest id and the name column wraps instead."""
-    console = console or Console(soft_wrap=True)
+    console = console or Console(width=_width())
     table = Table(title="metric catalogue (auditor metrics ID for details)", box=box.SIMPLE_HEAD, pad_edge=False,
                   collapse_padding=True)
     widest = max((len(metric.id) for metric in REGISTRY), default=2)
     table.add_column("id", no_wrap=True, min_width=widest)
-    table.add_column("name", overflow="fold", min_width=10, ratio=1)
+    longest_word = max((len(word) for metric in REGISTRY for word in metric.name.split()), default=10)
+    table.add_column("name", overflow="fold", min_width=longest_word, ratio=1)  # wraps at spaces, never mid-word
     for column in ("range", "PI", "PII", "PIII", "PIV", "PV"):
         table.add_column(column, overflow="fold")
     for metric in REGISTRY:

@@ -31,7 +31,7 @@ def timed(label: str, function, *args):
 
 
 def main() -> int:
-    from auditor.io.load import semeval_names
+    from auditor.io.semeval import semeval_names
 
     names = semeval_names(ROOT / "submissions")
     systems = {names.get(path.stem, path.stem): str(path) for path in sorted((ROOT / "submissions").glob("*.txt"))}

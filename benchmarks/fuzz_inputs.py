@@ -400,7 +400,7 @@ def main() -> int:
     args = parser.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     resource.setrlimit(resource.RLIMIT_AS, (4 << 30, hard))
-    real_analyses = auditor.pipeline.run_analyses
+    real_analyses = auditor.pipeline.run_stages
 
     rng = random.Random(args.seed)
     outcomes: Counter = Counter()
@@ -410,7 +410,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as root:
         for index in range(args.count):
             full = args.full_every and index % args.full_every == 0
-            auditor.pipeline.run_analyses = real_analyses if full else (lambda result, *args, **kwargs: result)
+            auditor.pipeline.run_stages = real_analyses if full else (lambda reads, wanted: {})
             case = base_case(rng)
             options = mutate(case, rng)
             directory = Path(root) / str(index)
@@ -430,7 +430,7 @@ def main() -> int:
                                                     and not isinstance(result.exception, SystemExit)
                                                     else result.output.strip()[-200:])
                 examples[outcome].append(f"#{index} {case.fmt} {case.mutation} header={case.header}: {detail}")
-        auditor.pipeline.run_analyses = real_analyses
+        auditor.pipeline.run_stages = real_analyses
         hostile_dir = Path(root) / "hostile"
         hostile_dir.mkdir()
         for name, arguments, truth in hostile_cases(hostile_dir):
@@ -440,7 +440,7 @@ def main() -> int:
                 labels = sorted(f"c{i}" for i in range(1000))
                 pairs = Counter((f"c{i % 1000}", f"c{(i * 7) % 1000}") for i in range(3000))
                 expected = (labels, {"S": [[pairs[(g, p)] for p in labels] for g in labels]})
-                auditor.pipeline.run_analyses = lambda result, *args, **kwargs: result
+                auditor.pipeline.run_stages = lambda reads, wanted: {}
             try:
                 result = run_cli(arguments, timeout=60)
                 outcome = classify(result, truth, expected)
@@ -448,7 +448,7 @@ def main() -> int:
                 outcome, result = "hang", None
             except MemoryError:
                 outcome, result = "traceback", None
-            auditor.pipeline.run_analyses = real_analyses
+            auditor.pipeline.run_stages = real_analyses
             outcomes[outcome] += 1
             by_mutation["hostile:" + name][outcome] += 1
             if outcome in ("silently wrong", "traceback", "hang", "clean error (refused a valid input)"):

@@ -62,7 +62,7 @@ def test_cli_annotators_and_report_section(slides_files, tmp_path):
     section = build(typed, figures=False).section("gold-reliability")
     assert section is not None
     text = json.dumps([str(block) for block in section.blocks])
-    assert "slides-nlp-evaluation-protocol.md" in text and "ceiling" in text
+    assert ".md" not in text and "Cohen 1960" in text and "ceiling" in text  # works cited, never files
     assert "sys scores above the annotators' agreement in accuracy, kappa" in text
     ceiling = next(b for b in section.blocks if getattr(b, "id", "") == "table-ceiling")
     assert [row.cells[0].value for row in ceiling.rows] == pytest.approx([0.70, 0.80])
@@ -141,8 +141,8 @@ def test_tables_tex_carries_the_agreement_table_in_plain_latex(slides_files):
     start = tex.index(r"\label{tab:auditor-table-agreement}")
     table = tex[start:tex.index(r"\end{table}", start)]
     assert r"\begin{tabular}{lrp{0.55\linewidth}}" in table
-    assert r"Raw agreement & 70.0 &" in table and r"Cohen's $\kappa$ (mean over pairs) & -15.4 &" in table
-    assert r"(\={P} - P\_e) / (1 - P\_e), P\_e = $\Sigma$\_c p\_c\textsuperscript{2}" in table
+    assert r"Raw agreement & 70.0 &" in table and r"Cohen's $\kappa$ (mean over pairs) & $-$15.4 &" in table
+    assert r"(\={P} $-$ P\_e) / (1 $-$ P\_e), P\_e = $\Sigma$\_c p\_c\textsuperscript{2}" in table  # TeX minus
     assert table.isascii(), sorted({ch for ch in table if not ch.isascii()})
 
 

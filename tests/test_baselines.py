@@ -14,10 +14,13 @@ from scipy import stats
 
 from auditor.analyses.baselines import (
     SHUFFLE,
+    ChanceComparison,
+    adjust_shuffle_p,
     chance_baselines,
     permutation_p_value,
     sample_random,
     sample_shuffle,
+    shuffle_draws,
 )
 from auditor.io.counts import count
 
@@ -334,23 +337,40 @@ def test_many_classes_few_items_stay_small():
     assert result.chance["s"]["accuracy"].p_shuffle == pytest.approx(1 / 201)
 
 
-def test_shuffle_p_values_adjusted_over_systems():
-    gold, pred = synthetic(n=200, seed=1)
-    _, weak = synthetic(n=200, seed=1, skill=0.05)
-    counts = count(gold, {"good": pred, "weak": weak, "copy": gold})
-    result = chance_baselines(counts, draws=50, seed=2, alpha=0.05, correction="holm")
-    # R' = max(R, ceil(2S/alpha)) = max(50, 120) = 120 shuffles per system
-    assert result.shuffle_draws == 120
-    assert result.shuffle_scores["good"]["accuracy"].shape == (120,)
-    p = {s: result.chance[s]["accuracy"].p_shuffle for s in counts.systems}
-    # Holm by hand: sorted p_(1) <= p_(2) <= p_(3) get 3 p_(1), max(that, 2 p_(2)), max(that, p_(3)), capped at 1
-    order = sorted(p, key=p.get)
-    expected, running = {}, 0.0
-    for rank, system in enumerate(order):
-        running = max(running, min(1.0, (3 - rank) * p[system]))
-        expected[system] = running
-    for system in counts.systems:
-        assert result.chance[system]["accuracy"].p_shuffle_adjusted == pytest.approx(expected[system])
-    assert result.chance["copy"]["accuracy"].p_shuffle_adjusted == pytest.approx(3 / 121)  # floor S/(R'+1) <= alpha/2
-    bh = chance_baselines(counts, draws=50, seed=2, alpha=0.05, correction="bh")
-    assert bh.chance["copy"]["accuracy"].p_shuffle_adjusted <= result.chance["copy"]["accuracy"].p_shuffle_adjusted
+# ------------------------------------------------------ "above chance?" corrected over the systems
+
+
+def test_shuffle_p_values_are_adjusted_over_the_systems_per_metric():
+    """Holm by hand (Holm 1979): p = 0.01, 0.04, 0.03 over m = 3 systems, sorted 0.01, 0.03, 0.04
+    -> 3 x 0.01 = 0.03, max(0.03, 2 x 0.03) = 0.06, max(0.06, 1 x 0.04) = 0.06. BH (Benjamini &
+    Hochberg 1995): 3 x 0.04 / 3 = 0.04, min(0.04, 3 x 0.03 / 2 = 0.045) = 0.04, 3 x 0.01 = 0.03.
+    An undefined value stays out of the family."""
+    chance = {s: {"kappa": ChanceComparison(0.1, "uniform", p), "mcc": ChanceComparison(None, None, None, "0/0")
+                  if s == "b" else ChanceComparison(0.1, "uniform", 0.02)}
+              for s, p in (("a", 0.01), ("b", 0.04), ("c", 0.03))}
+    holm = adjust_shuffle_p(chance, "holm")
+    assert [holm[s]["kappa"].p_shuffle_adjusted for s in "abc"] == pytest.approx([0.03, 0.06, 0.06])
+    assert holm["b"]["mcc"].p_shuffle_adjusted is None
+    assert [holm[s]["mcc"].p_shuffle_adjusted for s in "ac"] == pytest.approx([0.04, 0.04])
+    bh = adjust_shuffle_p(chance, "bh")
+    assert [bh[s]["kappa"].p_shuffle_adjusted for s in "abc"] == pytest.approx([0.03, 0.04, 0.04])
+
+
+def test_shuffle_draws_let_the_corrected_test_reach_alpha():
+    """S/(R + 1) <= alpha/2: at 23 systems 1,000 draws suffice, at 60 systems R = ceil(2 x 60 / 0.05)."""
+    assert shuffle_draws(1000, 23, 0.05) == 1000
+    assert shuffle_draws(1000, 60, 0.05) == 2400
+    for systems in (1, 23, 60, 500):
+        draws = shuffle_draws(1000, systems, 0.01)
+        assert systems / (draws + 1) <= 0.01 / 2
+
+
+def test_json_has_the_adjusted_shuffle_p_value_and_its_correction():
+    gold, pred = synthetic(n=200, seed=2)
+    document = auditor.audit(gold, {"s": pred, "m": np.full(200, "a")}, bootstrap=0, seed=8,
+                             correction="bh").to_json()
+    assert "bh" in document["chance"]["method"]["p_shuffle_correction"]
+    entry = document["chance"]["systems"]["s"]["kappa"]
+    # one defined system in the family (m's kappa is 0 for a constant predictor, p = 1): BH of 2
+    assert entry["p_shuffle_adjusted"] >= entry["p_shuffle"]
+    assert document["chance"]["systems"]["m"]["mcc"]["p_shuffle_adjusted"] is None

@@ -95,7 +95,7 @@ def test_cli_table_and_json(tmp_path):
         f"{r.label}\t{r.precision}\t{r.recall}\t{r.support}\n" for r in TABLE))
     runner = CliRunner()
     result = runner.invoke(cli, ["check-claim", "average_F=58.9 accuracy=70.0", "--table", str(table)])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # accuracy=70.0 does not hold
     assert "macro_f1_hm" in result.output and "cannot" in result.output
     result = runner.invoke(cli, ["check-claim", "average_F=58.9", "--table", str(table), "--json"])
     assert json.loads(result.output)["claims"][0]["named_as"] == "macro_f1_hm"
@@ -105,6 +105,18 @@ def test_cli_table_and_json(tmp_path):
     assert json.loads(result.output)["claims"][0]["named_reproduces"] is True
     assert runner.invoke(cli, ["check-claim", "accuracy=75.0"]).exit_code != 0
     assert runner.invoke(cli, ["check-claim", "accuracy", "--confusion", str(matrix)]).exit_code != 0
+
+
+def test_check_claim_exit_status_says_whether_every_claim_holds(tmp_path):
+    """0: every claim holds; 1: any claim does not (or the numbers cannot hold together); 2: bad input.
+    The matrix [[5, 1], [2, 4]]: accuracy 9/12 = 75.0, macro recall (5/6 + 4/6)/2 = 75.0."""
+    matrix = tmp_path / "confusion.csv"
+    matrix.write_text(",a,b\na,5,1\nb,2,4\n")
+    runner = CliRunner()
+    assert runner.invoke(cli, ["check-claim", "accuracy=75.0 macro_recall=75.0", "--confusion", str(matrix)]).exit_code == 0
+    assert runner.invoke(cli, ["check-claim", "accuracy=75.0 macro_recall=80.0", "--confusion", str(matrix)]).exit_code == 1
+    assert runner.invoke(cli, ["check-claim", "accuracy=80.0", "--confusion", str(matrix), "--json"]).exit_code == 1
+    assert runner.invoke(cli, ["check-claim", "accuracy=75.0", "--confusion", str(tmp_path / "missing.csv")]).exit_code == 2
 
 
 # ------------------------------------------------------------- bounded whatever the table says
@@ -183,7 +195,7 @@ def test_cli_hostile_table_exits_quickly(tmp_path):
     table.write_text("label,precision,recall,support\na,0.0,0.0,1000000000\nb,0.0,50.0,1000000\n")
     start = time.perf_counter()
     result = CliRunner().invoke(cli, ["check-claim", "macro_f1=1.0", "--table", str(table)])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # answered (the claim does not hold), not an error
     assert time.perf_counter() - start < 5
     assert "values are ranges" in result.stdout
     matrix = tmp_path / "matrix.csv"

@@ -63,11 +63,20 @@ def test_every_table_follows_the_primary_metric_order(germeval_alpha_10):
         assert [c.label for c in table.columns if c.label in order] == order, table_id
 
 
-def test_bump_chart_draws_tied_systems_at_the_same_rank():
+def test_bump_chart_draws_tied_systems_side_by_side_at_their_rank():
     ranks = {"a": {"m1": 1.0, "m2": 2.0}, "b": {"m1": 2.0, "m2": 2.0}, "c": {"m1": 3.0, "m2": 2.0}}
     spec = charts.bump_spec(ranks, ["m1", "m2"], ["a", "b", "c"], str)
     at_m2 = {row["system"]: row["rank"] for row in spec["data"]["values"] if row["metric"] == "m2"}
     assert at_m2 == {"a": 2.0, "b": 2.0, "c": 2.0}
+    shown = {row["system"]: row["shown"] for row in spec["data"]["values"] if row["metric"] == "m2"}
+    assert shown == pytest.approx({"a": 1.7, "b": 2.0, "c": 2.3})  # no point hides another
+    untied = {row["system"]: row["shown"] for row in spec["data"]["values"] if row["metric"] == "m1"}
+    assert untied == {"a": 1.0, "b": 2.0, "c": 3.0}
+
+
+def test_even_four_systems_differ_in_shape_as_well_as_colour():
+    marks = charts.system_marks(["a", "b", "c", "d"])
+    assert len(set(marks["shape"]["range"])) == 4 and len(set(marks["color"]["range"])) == 4
 
 
 def test_thirty_systems_get_distinct_marks():
@@ -122,7 +131,10 @@ def test_witness_text_names_classes_and_defines_omega():
         "(an error corrected)")
     synthetic = Witness(text, np.array([[0, 1], [2, 0]]), None, 0.5, None)
     assert property_section._witness_text(synthetic, ["NEG", "POS"]).endswith(
-        "; witness C = [0 1 / 2 0] (rows gold, columns predicted, classes numbered from 0)")
+        "; C = [0 1 / 2 0]")  # the orientation is said once, in the witness table's caption
+    scores = Witness("one error added: the score moves from 0.333333 to 0.3333339", np.array([[1, 0], [0, 1]]),
+                     None, 0.333333, 0.3333339)
+    assert "from 33.3333 to 33.3334" in property_section._witness_text(scores)  # ×100, as many decimals as differ
     chance = Witness("k=2: a predictor that ignores its input scores 0.9 > ω(k) = 1/2", np.array([[9, 0], [1, 0]]),
                      None, 0.9, None)
     assert "ω(k) = 1/k of Opitz 2024 §3.5, k = 2 classes" in property_section._witness_text(chance)

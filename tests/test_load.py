@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from auditor.errors import InputError
-from auditor.io.load import (
-    LabelColumn, from_values, parse_system_argument, read_labels, semeval_names,
-)
+from auditor.cli import parse_system_argument
+from auditor.io.load import LabelColumn, from_values, read_labels
+from auditor.io.semeval import semeval_names
 
 
 def _check(column: LabelColumn, ids, labels, lines=None):
@@ -446,7 +446,7 @@ def test_parquet_list_and_struct_labels_are_refused(tmp_path, values, kind):
 
 def test_csv_and_arrow_readers_agree(write):
     # The pyarrow body reader and the line-by-line reader give the same items and lines.
-    from auditor.io.load import _parse_delimited
+    from auditor.io.delimited import parse_delimited as _parse_delimited
 
     for name, content in [("a.tsv", "id\tlabel\na1\t pos \n\na2\tneg\n\n"),
                           ("b.csv", "# c\nid,label\na1,x y\na2,#z\n"),
@@ -576,7 +576,7 @@ def test_python_api_object_whose_str_raises():
     '{"label": "x"}\n{"label": "y"}\n',
 ])
 def test_jsonl_arrow_and_python_readers_agree(content):
-    from auditor.io.load import _parse_json, _read_json_arrow
+    from auditor.io.jsonl import _parse_json, _read_json_arrow
 
     fast = _read_json_arrow(content.encode(), "p.jsonl", "", None)
     slow = _parse_json(content, "p.jsonl", "", None)
@@ -593,6 +593,6 @@ def test_jsonl_arrow_and_python_readers_agree(content):
     '{"id": 1, "label": "a"}\n  \n{"id": 2, "label": "b"}\n',
 ])
 def test_jsonl_unusual_files_take_the_python_reader(content):
-    from auditor.io.load import _read_json_arrow
+    from auditor.io.jsonl import _read_json_arrow
 
     assert _read_json_arrow(content.encode(), "p.jsonl", "", None) is None

@@ -18,7 +18,8 @@ from sklearn import metrics as skm
 
 import auditor
 from auditor import REGISTRY, ConfusionStats, describe
-from auditor.metrics.catalogue import MetricValue, compute, informedness_at, reweight_prevalence
+from auditor.metrics.catalogue import MetricValue, compute, reweight_prevalence
+from auditor.metrics.parameterised import informedness_at
 from auditor.metrics.registry import Properties, normalise_name
 
 # A 3-class matrix used for the hand computations (rows gold a, b, c; columns predicted).
@@ -497,7 +498,7 @@ def test_alias_resolution(name, metric_id):
 def test_ambiguous_aliases_carry_a_note():
     for name in ("average F1", "macro F1", "macro-F1"):
         note = REGISTRY.alias_note(name)
-        assert note and "macro_f1_hm" in note and "Opitz & Burst" in note, name
+        assert note and "macro_f1_hm" in note and "Opitz 2024 §4.5" in note, name
     assert REGISTRY.alias_note("F1 of averages") is None
     assert normalise_name("Macro F1′") == normalise_name("macro f1'") != normalise_name("macro f1")
 

@@ -3,6 +3,7 @@ the metric values and the bootstrap intervals only; skipping the other analyses 
 its numbers, because every analysis draws from its own seeded stream."""
 from __future__ import annotations
 
+import inspect
 import io
 
 import numpy as np
@@ -13,7 +14,8 @@ import auditor
 from auditor.cli import DEFAULT_COLUMNS, TABLE_ANALYSES
 from auditor.errors import UsageError
 from auditor.analyses.significance import NOT_REQUESTED_REASON
-from auditor.pipeline import INTERVALS, audit_confusion, needed
+from auditor.pipeline import ANALYSES, INTERVALS, OPTIONAL_INPUTS, STAGES, audit_confusion, needed
+from auditor.results import Audit, ResultField
 from auditor.terminal import print_score_table
 
 
@@ -72,3 +74,59 @@ def test_an_analysis_brings_the_ones_it_reads():
     assert needed(("slices",)) == {"slices", "verdict", "statistics", "recommendation", "baselines"}
     with pytest.raises(UsageError, match="unknown nonsense"):
         needed(("nonsense",))
+
+
+def test_one_stage_line_per_analysis_and_each_reads_what_its_analyse_takes():
+    """Issue 18: the table of stages covers every analysis (an Audit field each, in run order); every
+    stage's module has the one verb ``analyse``, whose parameters are exactly the stage's reads (the
+    required ones at least), and a stage reads only earlier stages."""
+    assert tuple(stage.name for stage in STAGES) == ANALYSES and len(set(ANALYSES)) == len(ANALYSES)
+    typed = {name for name, value in vars(Audit).items() if isinstance(value, ResultField)}
+    assert typed == set(ANALYSES) - {"toy"}  # the typed accessors name stages
+    for position, stage in enumerate(STAGES):
+        parameters = inspect.signature(stage.analyse()).parameters
+        required = {name for name, p in parameters.items() if p.default is inspect.Parameter.empty}
+        assert required <= set(stage.reads) <= set(parameters), stage.name
+        later = set(ANALYSES[position:])
+        assert not later & set(stage.reads), stage.name
+
+
+def test_an_optional_input_given_runs_its_stage_whatever_the_analyses_asked():
+    gold = ["a", "b", "b", "a"] * 5
+    result = auditor.audit(gold, {"x": ["a", "b", "a", "a"] * 5}, annotators={"p": gold, "q": ["a"] * 20},
+                           slices=["g", "h"] * 10, bootstrap=0, analyses=("properties",))
+    assert result.gold_reliability is not None and result.slices is not None and result.verdict is not None
+    assert result.baselines is not None  # the verdict reads the recommendation, which reads the baselines
+    assert result.rankings is None and result.deployment is None and result.scores is None
+    reading = {name for stage in STAGES for name in stage.reads if name in OPTIONAL_INPUTS}
+    assert reading == set(OPTIONAL_INPUTS)
+
+
+def test_a_new_analysis_is_its_module_and_one_stage_line(monkeypatch):
+    """Issue 18's done-when: the record, the JSON loop and the runner need no edit for a new
+    analysis; its module (here a stand-in) and its line in STAGES suffice (the constants that
+    follow from STAGES are rebuilt as at import)."""
+    import sys
+    import types
+
+    import auditor.pipeline as pipeline
+
+    class Toy:
+        def __init__(self, n_items, alpha):
+            self.n_items, self.alpha = n_items, alpha
+
+        def to_json(self):
+            return {"toy": {"n_items": self.n_items, "alpha": self.alpha}}
+
+    module = types.ModuleType("auditor.analyses.toy")
+    module.analyse = lambda counts, alpha, verdict: Toy(counts.n_items, alpha)
+    monkeypatch.setitem(sys.modules, "auditor.analyses.toy", module)
+    stages = (*STAGES, pipeline.Stage("toy", ("counts", "alpha", "verdict"), "toy"))
+    monkeypatch.setattr(pipeline, "STAGES", stages)
+    monkeypatch.setattr(pipeline, "ANALYSES", tuple(stage.name for stage in stages))
+    monkeypatch.setattr(pipeline, "READS", {stage.name: tuple(r for r in stage.reads if r in pipeline.ANALYSES)
+                                            for stage in stages})
+    result = auditor.audit(["a", "b", "b", "a"], {"x": ["a", "b", "a", "a"]}, bootstrap=0, analyses=("toy",))
+    assert result.results["toy"].n_items == 4 and result.verdict is not None and result.properties is None
+    document = result.to_json()
+    assert document["toy"] == {"n_items": 4, "alpha": 0.05} and list(document)[-1] == "toy"

@@ -18,12 +18,10 @@ import numpy as np
 import pytest
 
 from auditor import REGISTRY, ConfusionStats, Metric, Properties
-from auditor.analyses.properties import (
-    EXPLANATIONS, LITERATURE, PROPERTY_KEYS, PropertyTable, Witness, property_analysis,
-)
+from auditor.analyses.properties import PROPERTY_KEYS, PropertyTable, Witness, property_analysis
+from auditor.metrics.literature import EXPLANATIONS, LITERATURE
 from auditor.metrics.catalogue import CALIBRATED
 from auditor.metrics.registry import load_plugin
-from auditor.results import _properties_json
 
 PLUGIN_DIR = Path(__file__).resolve().parents[1] / "examples" / "plugins"
 
@@ -37,9 +35,7 @@ def probe(metrics=None, user_matrices=None, seed=12345, **options) -> PropertyTa
 
 
 def properties_json(table: PropertyTable) -> dict:
-    document: dict = {}
-    _properties_json(None, table, document)
-    return document
+    return table.to_json()
 
 
 @pytest.fixture(scope="module")
@@ -212,7 +208,7 @@ def test_metrics_outside_the_table_are_marked_and_probed(table):
         assert result.literature is None and result.agrees_with_literature is None
         assert "probed, not in the literature table" in result.note
         assert "not in Opitz 2024, Table 5" in result.declared.source
-        assert not result.declared_disagreements, result.note
+        assert not result.declared_differs, result.note
     assert table["informedness"].probed["monotonicity"] is False and "monotonicity" in table["informedness"].witnesses
     assert table["nit"].probed["monotonicity"] is False
 
@@ -238,7 +234,7 @@ def test_calibrated_variants_are_probed_not_copied(table):
             continue
         result = table[metric.id]
         base = REGISTRY.get(metric.id[: -len("_calibrated")])
-        assert not result.declared_disagreements, (metric.id, result.note)
+        assert not result.declared_differs, (metric.id, result.note)
         assert result.probed["prevalence_invariance"] is True
         assert "derived for the variant" in metric.properties.source
         assert metric.chance == CALIBRATED[base.id][1] and metric.properties == CALIBRATED[base.id][0]
@@ -321,9 +317,13 @@ def leaky_recall(s: ConfusionStats) -> np.ndarray:
 
 TOYS = [
     Metric(id="toy_ignores_diagonal", name="toy", formula="b_0", function=ignores_diagonal,
-           properties=Properties(True, True, False, True, "complete", source="deliberately wrong")),
+           properties=Properties(monotonicity=True, class_sensitivity=True, decomposability=False,
+                                 prevalence_invariance=True, chance_correction="complete",
+                                 source="deliberately wrong")),
     Metric(id="toy_leaky_recall", name="toy", formula="macR + (p_0 - 1/k)/2", function=leaky_recall,
-           properties=Properties(True, True, True, True, "strict", source="deliberately wrong"), range=(-1.0, 1.5)),
+           properties=Properties(monotonicity=True, class_sensitivity=True, decomposability=True,
+                                 prevalence_invariance=True, chance_correction="strict",
+                                 source="deliberately wrong"), range=(-1.0, 1.5)),
 ]
 
 
@@ -334,7 +334,7 @@ def test_broken_toy_metrics_fail_the_right_probes_with_witnesses():
     assert blind.probed["prevalence_invariance"] is False
     assert blind.probed["chance_correction"] == "none"
     assert blind.probed["class_sensitivity"] is True
-    assert set(blind.declared_disagreements) == {"monotonicity", "prevalence_invariance", "chance_correction"}
+    assert blind.declared_differs == ("monotonicity", "prevalence_invariance", "chance_correction")
     assert blind.literature is None and "monotonicity (True declared, False probed)" in blind.note
 
     leaky = toys["toy_leaky_recall"]
@@ -344,7 +344,7 @@ def test_broken_toy_metrics_fail_the_right_probes_with_witnesses():
     # chance scores 1/k + (p_0 − 1/k)/2 ≤ 1/2 + 1/(2k): bounded by a function of k (§3.5), not strict
     assert leaky.probed["chance_correction"] == "bounded"
     assert leaky.chance_bound["2"] == pytest.approx(0.75, abs=1e-6)
-    assert set(leaky.declared_disagreements) == {"monotonicity", "prevalence_invariance", "chance_correction"}
+    assert set(leaky.declared_differs) == {"monotonicity", "prevalence_invariance", "chance_correction"}
 
     for toy, result in ((TOYS[0], blind), (TOYS[1], leaky)):
         for prop in ("monotonicity", "prevalence_invariance", "chance_correction"):
@@ -403,7 +403,7 @@ def test_example_plugin_is_probed_like_the_built_ins(plugin):
     result = table["worst_class_recall"]
     assert result.probed == {"monotonicity": True, "class_sensitivity": True, "decomposability": True,
                              "prevalence_invariance": True, "chance_correction": "bounded"}
-    assert not result.declared_disagreements
+    assert not result.declared_differs
     assert result.literature is None and "not in the literature table" in result.note
     document = properties_json(table)
     assert document["properties"]["worst_class_recall"]["chance_correction"] == "bounded"
@@ -449,11 +449,13 @@ def test_report_shows_declared_literature_and_probed_side_by_side(table):
     assert rows["Acc"][:5] == ["✓ / ✓ / ✓", "✗ / ✗(✓) / ✗", "✗ / ✗(✓) / ✗", "✗ / ✗(✓) / ✗", "none / none(✓) / none"]
     assert rows["macP"][4] == "bounded / strict / strict" and rows["macP"][-1] == "DIFFERS"
     assert rows["κ"][4:7] == ["complete / complete / complete", "Ω = 0", "0"]
-    explained = next(b for b in section.blocks if getattr(b, "title", "") == "Where the probes and Table 5 differ, and why")
+    explained = next(b for b in section.blocks if getattr(b, "title", "").startswith("Where the probes and Table 5 "
+                                                                                     "differ, and why"))
+    assert "rows = gold class" in explained.title  # the orientation once, in the title
     assert len(explained.items) == 2
     for item in explained.items:
         assert "Table 5 strict" in item and "zero_division=0" in item or "0/0 precision" in item
-        assert "Witness:" in item and "witness C = [" in item
+        assert "Witness:" in item and "; C = [" in item and "rows gold" not in item
 
 
 def test_opitz_appendix_g_matrix_is_a_monotonicity_witness_for_kappa_and_mcc():

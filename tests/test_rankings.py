@@ -6,12 +6,13 @@ import pytest
 from scipy.stats import kendalltau, spearmanr
 
 from auditor.metrics.catalogue import compute
+from auditor.analyses import deployment as deployment_module
+from auditor.analyses import rankings
+from auditor.analyses.deployment import deployment
 from auditor.analyses.rankings import (
-    DEFAULT_METRICS, deployment, deployment_analysis, find_flips, kendall_tau_b, rank_analysis, rank_disagreement,
-    rank_table, spearman_rho,
+    DEFAULT_METRICS, find_flips, kendall_tau_b, rank_disagreement, rank_table, spearman_rho,
 )
 from auditor.metrics.registry import REGISTRY
-from auditor.results import _deployment_json, _rankings_json
 
 
 def test_rank_table_average_ties_and_undefined_last():
@@ -59,8 +60,7 @@ def test_flips_on_constructed_case():
 def test_json_sections_and_undefined_reported():
     values = {"A": {"accuracy": 0.9, "mcc": None}, "B": {"accuracy": 0.8, "mcc": 0.3}}
     result = rank_disagreement(values, ["accuracy", "mcc"])
-    document: dict = {}
-    _rankings_json(None, result, document)
+    document = result.to_json()
     assert document["rankings"] == {"accuracy": ["A", "B"], "mcc": ["B", "A"]}
     assert set(document) == {"rankings", "rank_agreement", "rank_disagreement"}
     section = document["rank_disagreement"]
@@ -103,8 +103,7 @@ def test_germeval_deployment_uniform_is_calibration(germeval_counts):
     skewed = deployment(counts.confusion, counts.labels, counts.systems,
                         {"OTHER": 0.9, "ABUSE": 0.05, "INSULT": 0.04, "PROFANITY": 0.01})
     assert skewed.disagreement.winners["accuracy"] == "majority"
-    document: dict = {}
-    _deployment_json(None, skewed, document)
+    document = skewed.to_json()
     assert set(document["deployment"]) == {"name", "target", "metrics", "rankings", "winners", "notes"}
     assert document["deployment"]["winners"]["accuracy"] == "majority"
 
@@ -112,8 +111,8 @@ def test_germeval_deployment_uniform_is_calibration(germeval_counts):
 def test_deployment_runs_only_for_a_known_prevalence(germeval_counts):
     counts = germeval_counts
     for target in (None, "unknown"):
-        assert deployment_analysis(counts.confusion, counts.labels, counts.systems, target, False) is None
-    shifted = deployment_analysis(counts.confusion, counts.labels, counts.systems, "uniform", False)
+        assert deployment_module.analyse(counts, target) is None
+    shifted = deployment_module.analyse(counts, "uniform")
     assert shifted.name == "uniform" and shifted.disagreement.winners["accuracy"] == "char-svm-balanced"
 
 
@@ -131,7 +130,7 @@ def test_flips_carry_the_primary_tests_verdict():
                           p_adjusted=0.08))
 
     values = {"A": {"accuracy": 0.8, "macro_f1": 0.5, "mcc": 0.4}, "B": {"accuracy": 0.7, "macro_f1": 0.6, "mcc": 0.3}}
-    result = rank_analysis(values, ["accuracy", "macro_f1", "mcc"], Statistics())
+    result = rankings.analyse(values, Statistics(), ["accuracy", "macro_f1", "mcc"])
     (flip,) = result.flips
     assert dict(flip.significant) == {"accuracy": True, "mcc": None, "macro_f1": False}
-    assert rank_analysis(values, ["accuracy", "macro_f1"], None).flips[0].significant is None
+    assert rankings.analyse(values, None, ["accuracy", "macro_f1"]).flips[0].significant is None

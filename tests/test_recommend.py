@@ -13,7 +13,6 @@ from auditor.metrics.catalogue import compute
 from auditor.analyses.profile import profile
 from auditor.analyses.recommend import OPITZ, PAPERS_DIFFER, RULES, SMALL_CLASS, VICKERS, Facts, facts_from, recommend
 from auditor.metrics.registry import REGISTRY
-from auditor.results import _recommendation_json
 
 BASE = Facts(k=3, n_items=1000, min_support=200, min_label="c", imbalance_ratio=2.0, prevalence_entropy=1.5,
              normalised_entropy=0.95, majority_label="a", majority_share=0.4,
@@ -110,10 +109,14 @@ def test_primary_follows_intent():
     assert {"gmean_recall", "hmean_recall"} <= {m.id for m in rare_test.metrics}
 
 
-def test_small_class_threshold_is_vickers_fifty():
+def test_small_class_threshold_is_the_tools_own():
+    """Vickers et al., Limitations: "low numbers (< 50) of examples" is about a test set, not one class's
+    support; the note calls 50 this tool's threshold."""
     assert SMALL_CLASS == 50
     notes = recommend(replace(BASE, min_support=49)).notes
-    assert any("< 50" in note.text and note.sources[0].section == "Limitations" for note in notes)
+    assert any("this tool's threshold of 50" in note.text and note.sources[0].section == "Limitations"
+               for note in notes)
+    assert not any("Vickers" in note.text for note in notes)
 
 
 def test_class_wise_recall_for_few_classes_variance_for_many():
@@ -125,8 +128,7 @@ def test_class_wise_recall_for_few_classes_variance_for_many():
 
 
 def test_papers_differ_in_the_json_and_name_both_sources():
-    document: dict = {}
-    _recommendation_json(None, recommend(BASE), document)
+    document = recommend(BASE).to_json()
     differ = document["recommendation"]["papers_differ"]
     assert {item["topic"] for item in differ} == {"the headline metric", "MCC", "macro F1"}
     for item in differ:
@@ -152,14 +154,15 @@ def test_germeval_recommendation_follows_from_the_rules(germeval_counts):
                                   "small-class", "class-wise-recall", "multiple-winners"]
     assert [m.id for m in result.metrics] == ["macro_recall", "accuracy", "informedness", "macro_f1",
                                                   "class_recall"]
-    assert [a.id for a in result.avoid] == ["macro_f1_hm", "weighted_f1", "macro_precision"]
+    # macro F1′ is a naming note, not avoided: no source says to avoid it (Opitz §8: name the metric)
+    assert [a.id for a in result.avoid] == ["weighted_f1", "macro_precision"]
+    assert any(note.rule == "name-macro-f1" and "homonym" in note.text for note in result.notes)
     accuracy = next(m for m in result.metrics if m.id == "accuracy")
-    assert any("0.66 accuracy" in reason for reason in accuracy.reasons)  # the majority baseline, measured
-    assert any("PROFANITY (48 items < 50)" in note.text for note in result.notes)
-    assert any("accuracy: char-svm;" in note.text and "macro_recall: char-svm-balanced" in note.text
+    assert any("66.0 accuracy" in reason for reason in accuracy.reasons)  # the majority baseline, ×100
+    assert any("PROFANITY (48 items, fewer than this tool's threshold of 50)" in note.text for note in result.notes)
+    assert any("Accuracy: char-svm;" in note.text and "Macro recall: char-svm-balanced" in note.text
                for note in result.notes)
-    document: dict = {}
-    _recommendation_json(None, result, document)
+    document = result.to_json()
     section = document["recommendation"]
     assert section["metrics"][0]["formula"] == REGISTRY.get("macro_recall").formula
     assert set(section) >= {"metrics", "avoid", "notes", "profile_facts", "rules_fired", "rules", "papers_differ"}
@@ -193,7 +196,7 @@ def test_near_chance_is_the_permutation_test_at_the_audits_alpha(germeval_counts
 
     facts = {alpha: facts_from(profile(germeval_counts), {}, Baselines(), alpha=alpha, deployment_prevalence=None,
                                rare_classes_matter=False) for alpha in (0.05, 0.1)}
-    assert dict(facts[0.05].near_chance) == {"S": "informedness not above its shuffled predictions, permutation "
+    assert dict(facts[0.05].near_chance) == {"S": "Informedness not above its shuffled predictions, permutation "
                                                   "p = 0.070"}
     assert dict(facts[0.1].near_chance) == {}
 

@@ -242,19 +242,19 @@ def test_a_label_file_whose_header_words_are_gold_labels_is_read_as_labels(tmp_p
 
 
 def test_analyse_takes_aligned_scores_gold_codes_and_the_options_it_needs():
-    """scores.analyse needs no Audit: aligned score matrices, gold codes, labels, the systems' order
+    """scores.score_systems needs no Audit: aligned score matrices, gold codes, labels, the systems' order
     (a system's position seeds its resamples) and bootstrap / seed / alpha from the caller. The same
     seed gives the same intervals; alpha sets their level; the result is frozen."""
     import dataclasses
 
-    from auditor.analyses.scores import analyse
+    from auditor.analyses.scores import score_systems
     from auditor.io.scores import AlignedScores
 
     gold, p = _probabilities(seed=4, n=80)
     aligned = {"s": AlignedScores("<s>", tuple(LABELS), p, np.arange(2, 82))}
-    first = analyse(aligned, gold, LABELS, ("t", "s"), bootstrap=200, seed=7, alpha=0.05)
-    again = analyse(aligned, gold, LABELS, ("t", "s"), bootstrap=200, seed=7, alpha=0.05)
-    wider = analyse(aligned, gold, LABELS, ("t", "s"), bootstrap=200, seed=7, alpha=0.01)
+    first = score_systems(aligned, gold, LABELS, ("t", "s"), bootstrap=200, seed=7, alpha=0.05)
+    again = score_systems(aligned, gold, LABELS, ("t", "s"), bootstrap=200, seed=7, alpha=0.05)
+    wider = score_systems(aligned, gold, LABELS, ("t", "s"), bootstrap=200, seed=7, alpha=0.01)
     brier = first.values["s"]["brier"]
     assert brier.value == pytest.approx(np.mean(np.sum((p - np.eye(3)[gold]) ** 2, axis=1)), abs=1e-12)
     assert brier.ci == again.values["s"]["brier"].ci
@@ -262,7 +262,7 @@ def test_analyse_takes_aligned_scores_gold_codes_and_the_options_it_needs():
     assert low <= brier.ci[0] and brier.ci[1] <= high
     assert first.values["s"]["roc_auc_macro"].value == pytest.approx(roc_auc_score(gold, p, multi_class="ovr"))
     assert first.reliability["s"] is not None and sum(first.reliability["s"].count) == 80
-    none = analyse(aligned, gold, LABELS, ("t", "s"), bootstrap=0, seed=7, alpha=0.05)
+    none = score_systems(aligned, gold, LABELS, ("t", "s"), bootstrap=0, seed=7, alpha=0.05)
     assert none.values["s"]["brier"].ci is None and none.intervals == "none (--bootstrap 0)"
     with pytest.raises(dataclasses.FrozenInstanceError):
         brier.ci = None

@@ -15,7 +15,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from auditor.io.load import parse_system_argument, read_labels, semeval_names
+from auditor.cli import parse_system_argument
+from auditor.io.load import read_labels
+from auditor.io.semeval import semeval_names
 from auditor.io.validate import align
 
 # The table's "Random baseline" is metadata-public.xml's systemName "Random bsl.".

@@ -356,7 +356,7 @@ def test_pairwise_matrix_marks_p_values_at_the_randomisation_floor_as_bounds():
     )
     stats = Statistics(bootstrap=None, tests=tests, best_set={}, test_metrics=("mcc",), correction="holm",
                        alpha=0.05, rounds=1120, family="all pairs")
-    ctx = SimpleNamespace(systems=["x", "y", "z"], name=lambda m: m)
+    ctx = SimpleNamespace(systems=["x", "y", "z"], name=lambda m: m, short=lambda m: m)
     table = _pairwise_matrix(ctx, "mcc", RANDOMISATION, stats)
     first = table.rows[0].cells
     assert first[1].value == "≤0.025" and first[2].value == 0.6 and first[2].kind == "p"

@@ -9,6 +9,7 @@ from click.testing import CliRunner
 from sklearn.metrics import accuracy_score, f1_score, matthews_corrcoef
 
 from auditor import audit
+from auditor.io.source import Source
 from auditor.cli import cli
 from auditor.errors import InputError
 from auditor.io.load import read_groups
@@ -94,7 +95,7 @@ def test_analyse_is_a_function_of_counts_groups_and_metric_records():
     is frozen, its mappings read-only."""
     import dataclasses
 
-    from auditor.analyses.slices import analyse
+    from auditor.analyses.slices import slice_table
     from auditor.io.counts import count
     from auditor.metrics.catalogue import describe
     from auditor.metrics.registry import REGISTRY
@@ -107,7 +108,7 @@ def test_analyse_is_a_function_of_counts_groups_and_metric_records():
     codes = rng.integers(0, 2, 300)
     metrics = [REGISTRY.get(m) for m in ("accuracy", "macro_f1", "mcc")]
     overall = dict(zip(counts.systems, describe(counts.confusion, counts.labels, metrics, counts.labels_given)))
-    result = analyse(("p", "q"), codes, counts, metrics, ("accuracy", "mcc"), overall, {"path": "<groups>"})
+    result = slice_table(("p", "q"), codes, counts, metrics, ("accuracy", "mcc"), overall, Source("<groups>", None, len(codes)))
     for g, group in enumerate(("p", "q")):
         keep = codes == g
         assert result.n_items[group] == keep.sum()

@@ -26,16 +26,16 @@ def test_align_by_id_in_any_order(write, gold):
     assert table.systems["same"].tolist() == ["pos", "pos", "neg", "neu"]
     assert table.systems["shuf"].tolist() == ["pos", "neg", "pos", "neg"]
     assert list(table.systems) == ["same", "shuf"] and table.n_items == 4
-    assert table.sources["gold"] == {"path": gold.source, "sha256": gold.sha256, "n_items": 4,
+    assert table.sources["gold"].to_json() == {"path": gold.source, "sha256": gold.sha256, "n_items": 4,
                                      "skipped_lines": {"header": 1}}
-    assert table.sources["shuf"]["n_items"] == 4 and len(table.sources["shuf"]["sha256"]) == 64
+    assert table.sources["shuf"].n_items == 4 and len(table.sources["shuf"].sha256) == 64
 
 
 def test_align_by_line_when_nobody_has_ids(write):
     gold = read_labels(write("g.txt", "pos\nneg\npos\n"))
     table = align(gold, [("A", from_values(["pos", "pos", "neg"], "A"))])
     assert table.ids is None and table.systems["A"].tolist() == ["pos", "pos", "neg"]
-    assert table.sources["A"] == {"path": "<A>", "sha256": None, "n_items": 3}
+    assert table.sources["A"].to_json() == {"path": "<A>", "sha256": None, "n_items": 3}
 
 
 def test_align_arrays_and_series_by_index():

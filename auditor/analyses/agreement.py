@@ -1,6 +1,6 @@
 """Reliability of the gold: agreement between annotators of the same items, from counts.
 
-Part of the *analyse* stage (``--annotators FILE``, repeatable). The slides' protocol asks
+Stage "analyse" (``--annotators FILE``, repeatable). The slides' protocol asks
 first how reliable the gold is: "'Inter annotator agreement' (IAA) is considered a measure of
 the quality of gold standards; it is also a measure of the subjectivity of a task; it must be
 objectively measured and reported" (slides-nlp-evaluation-protocol.md, "Measuring inter
@@ -35,17 +35,31 @@ recorded with its reason, never 0.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import combinations
 from types import MappingProxyType
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from auditor.errors import InputError
+from auditor.formatting import nan_to_none
+from auditor.io.validate import LabelTable
 from auditor.metrics.catalogue import MetricValue
 
 UNDEFINED_CHANCE = "undefined: chance agreement is 1 (every annotation has one and the same label)"
+
+
+@dataclass(frozen=True)
+class Ceiling:
+    """The practical ceiling agreement puts on the systems' scores (:data:`CEILING_MEANING`)."""
+
+    #: Raw agreement: the ceiling of accuracy.
+    accuracy: float
+    #: Mean Cohen's kappa: the ceiling of kappa (None when undefined).
+    kappa: float | None
+    #: System -> the metrics ("accuracy", "kappa") in which it scores above the ceiling.
+    systems_above: Mapping[str, tuple[str, ...]]
 
 
 @dataclass(frozen=True)
@@ -66,18 +80,26 @@ class GoldReliability:
     krippendorff_alpha: float | None
     #: Coefficient -> why it is undefined (or how it was taken).
     undefined: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    #: The systems against the ceiling agreement sets (:func:`ceiling`; None: no system read).
+    ceiling: Ceiling | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """``gold_reliability``: every coefficient, the pairs' tables, the definitions, the ceiling."""
+        bound = self.ceiling or ceiling(self, {})
+        return {"gold_reliability": {
+            "annotators": list(self.annotators), "labels": list(self.labels), "n_items": self.n_items,
+            "raw_agreement": self.raw_agreement, "raw_agreement_pairs": _matrix_json(self.raw_agreement_pairs),
+            "unanimous": self.unanimous,
+            "cohen_kappa": self.cohen_kappa, "cohen_kappa_pairs": _matrix_json(self.cohen_kappa_pairs),
+            "fleiss_kappa": self.fleiss_kappa, "krippendorff_alpha": self.krippendorff_alpha,
+            "undefined": dict(self.undefined), "definitions": DEFINITIONS,
+            "ceiling": {"accuracy": bound.accuracy, "kappa": bound.kappa, "meaning": CEILING_MEANING,
+                        "systems_above": {name: list(metrics) for name, metrics in bound.systems_above.items()}},
+        }}
 
 
-@dataclass(frozen=True)
-class Ceiling:
-    """The practical ceiling agreement puts on the systems' scores (:data:`CEILING_MEANING`)."""
-
-    #: Raw agreement: the ceiling of accuracy.
-    accuracy: float
-    #: Mean Cohen's kappa: the ceiling of kappa (None when undefined).
-    kappa: float | None
-    #: System -> the metrics ("accuracy", "kappa") in which it scores above the ceiling.
-    systems_above: Mapping[str, tuple[str, ...]]
+def _matrix_json(matrix: np.ndarray) -> list[list[float | None]]:
+    return [[nan_to_none(x) for x in row] for row in matrix]
 
 
 def ceiling(reliability: GoldReliability, systems: Mapping[str, Mapping[str, MetricValue]]) -> Ceiling:
@@ -100,7 +122,7 @@ DEFINITIONS = {
     "cohen_kappa": "(p_o − p_e) / (1 − p_e) per pair, p_e from each annotator's own label shares; mean over pairs",
     "fleiss_kappa": "(P̄ − P_e) / (1 − P_e), P_e = Σ_c p_c² with pooled label shares (Fleiss 1971)",
     "krippendorff_alpha": "nominal, 1 − (n − 1) Σ_{c≠d} o_cd / Σ_{c≠d} n_c n_d from the coincidence matrix o "
-                          "(Krippendorff 2011)",
+                          "(Krippendorff 2004)",
 }
 
 CEILING_MEANING = (
@@ -108,9 +130,7 @@ CEILING_MEANING = (
     "kappa). The gold is one such annotation, so a system that labels as well as a trained annotator is expected to "
     "score about the raw agreement in accuracy (and a kappa about the annotators' mean Cohen's kappa) against it. It is a "
     "practical ceiling, not a bound: a system can exceed it by learning the habits of the annotators who made the "
-    "gold, and differences between systems above it say more about those habits than about the task "
-    "(slides-nlp-evaluation-protocol.md, 'Humans do not always agree on NLP tasks' and 'Measuring inter "
-    "annotator agreement': IAA is a measure of the quality of the gold and of the subjectivity of the task)."
+    "gold, and differences between systems above it say more about those habits than about the task."
 )
 
 
@@ -174,6 +194,15 @@ def krippendorff_alpha_nominal(table: np.ndarray) -> float:
     return float(1.0 - (total - 1) * disagree_observed / disagree_expected)
 
 
+def analyse(annotators: LabelTable, metric_values: Mapping[str, Mapping[str, MetricValue]]) -> GoldReliability:
+    """The reliability of the gold from the annotators' labels of its items (aligned to the gold like
+    systems, :func:`auditor.io.validate.align`), with the systems (``metric_values``: system -> metric
+    id -> value) set against the ceiling it puts on their scores."""
+    codes = np.stack(list(annotators.system_codes.values()))
+    reliability = gold_reliability(codes, annotators.labels, tuple(annotators.system_codes))
+    return replace(reliability, ceiling=ceiling(reliability, metric_values))
+
+
 def gold_reliability(codes: np.ndarray, labels: Sequence[str], annotators: Sequence[str]) -> GoldReliability:
     """Every agreement coefficient of annotators' codes (m, N) into ``labels`` (m ≥ 2)."""
     codes = np.asarray(codes, dtype=np.int64)
@@ -208,6 +237,5 @@ def gold_reliability(codes: np.ndarray, labels: Sequence[str], annotators: Seque
         raw_agreement=float(raw_pairs[upper].mean()), raw_agreement_pairs=raw_pairs,
         unanimous=float((table.max(axis=1) == m).mean()),
         cohen_kappa=cohen, cohen_kappa_pairs=kappa_pairs,
-        fleiss_kappa=None if np.isnan(fleiss) else fleiss,
-        krippendorff_alpha=None if np.isnan(alpha) else alpha, undefined=MappingProxyType(undefined),
+        fleiss_kappa=nan_to_none(fleiss), krippendorff_alpha=nan_to_none(alpha), undefined=MappingProxyType(undefined),
     )

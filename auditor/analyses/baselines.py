@@ -1,6 +1,6 @@
 """Chance baselines: what every metric scores for predictors that ignore their input.
 
-An analysis stage (load -> validate -> count -> metrics -> **analyse** -> report -> render).
+Stage "analyse" (read -> align -> count -> score -> **analyse** -> record -> build -> render).
 Reads only the counts. For a test set with gold support ``row`` (prevalence p = row/N,
 k labels) it considers
 
@@ -34,9 +34,10 @@ draw, never O(k²), so 1,000 classes cost no 1000 × k × k array. Draws are mad
 chunks of at most :data:`CHUNK_ELEMENTS` numbers. The systems' shuffles are drawn on worker
 threads (each system has its own stream, so the draws do not depend on the threads).
 
-Each system takes R' = max(R, ⌈2S/α⌉) shuffles, and its p-values are adjusted over the S
-systems per metric (Holm or Benjamini–Hochberg, the audit's correction): with R' so chosen the
-smallest adjusted p, S/(R' + 1), is at most α/2, so a corrected test can reach α at all.
+The audit (:func:`analyse`) takes R = max(1000, ⌈2S/α⌉) draws per baseline and adjusts each
+metric's shuffle p-values over the S systems (Holm or Benjamini–Hochberg, the audit's
+correction): the smallest adjusted p, S/(R + 1), is then at most α/2, so a corrected test can
+reach α at all.
 
 When is the expected value exact? f(E[C]) = E[f(C)] whenever f is affine on the convex hull
 of the matrices the baseline can produce. :func:`_affine_on_draws` checks this numerically
@@ -67,15 +68,17 @@ import os
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from auditor.formatting import nan_to_none
 from auditor.io.counts import Counts
 from auditor.analyses.sampling import (
     fixed_margin_tables, random_row_cells, random_row_tables, shuffled_cells, sparse_draws,
 )
 from auditor.metrics.catalogue import compute
+from auditor.options import CHANCE_DRAWS
 from auditor.progress import SILENT, Progress
 from auditor.metrics.registry import REGISTRY, ConfusionStats, Metric
 
@@ -128,6 +131,13 @@ class ChanceDistribution:
     undefined: str | None = None
     undefined_share: float = 0.0
 
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "expected": self.expected, "exact": self.exact, "mc_mean": self.mc_mean, "mc_se": self.mc_se,
+            "mc_low": self.mc_low, "mc_high": self.mc_high, "undefined": self.undefined,
+            "undefined_share": self.undefined_share,
+        }
+
     @property
     def reference(self) -> float | None:
         """The baseline's score used for margins: the exact expectation, else the MC mean."""
@@ -142,9 +152,10 @@ class ChanceComparison:
 
     ``margin`` = observed value − the strongest baseline's score (expected value where
     exact, else MC mean) over uniform, prevalence, majority and the system's own shuffle;
-    ``p_shuffle`` the one-sided permutation p-value against its shuffle, ``p_shuffle_adjusted``
-    the same adjusted over the systems (per metric). All are None when the system's value is
-    undefined (``undefined`` says why).
+    ``p_shuffle`` the one-sided permutation p-value against its shuffle;
+    ``p_shuffle_adjusted`` that p-value adjusted over the systems (one family per metric, the
+    audit's correction: "is system s above chance?" asked once per system). All are None when
+    the system's value is undefined (``undefined`` says why).
     """
 
     margin: float | None
@@ -156,8 +167,7 @@ class ChanceComparison:
 
 @dataclass(frozen=True)
 class ChanceBaselines:
-    """Result of :func:`chance_baselines` (its JSON: ``baselines`` and ``chance``, written by
-    :mod:`auditor.results`).
+    """Result of :func:`chance_baselines` (its JSON: ``baselines`` and ``chance``, :meth:`to_json`).
 
     ``predictors`` maps each fixed baseline to its label distribution q; ``baselines`` and
     ``shuffle`` map baseline (or system) -> metric id -> :class:`ChanceDistribution`;
@@ -174,8 +184,39 @@ class ChanceBaselines:
     chance: Mapping[str, Mapping[str, ChanceComparison]]
     majority_label: str
     shuffle_scores: Mapping[str, Mapping[str, np.ndarray]] = field(default_factory=dict, repr=False)
-    shuffle_draws: int = 0
+    #: Correction of ``p_shuffle_adjusted`` over the systems (``holm`` or ``bh``).
     correction: str = "holm"
+
+    def to_json(self) -> dict[str, Any]:
+        """``baselines`` (DESIGN.md) and ``chance``: how the draws were made and each system's
+        margin over chance and shuffle p-value (``chance.systems.NAME.ID``)."""
+        def distributions(metrics: Mapping[str, ChanceDistribution]) -> dict[str, Any]:
+            return {metric_id: value.to_json() for metric_id, value in metrics.items()}
+
+        section: dict[str, Any] = {
+            name: {"description": DESCRIPTIONS[name],
+                   "predictor": dict(zip(self.labels, (float(x) for x in self.predictors[name]))),
+                   "metrics": distributions(metrics)}
+            for name, metrics in self.baselines.items()}
+        section[SHUFFLE] = {system: {"description": DESCRIPTIONS[SHUFFLE], "metrics": distributions(metrics)}
+                            for system, metrics in self.shuffle.items()}
+        alpha = self.alpha
+        method = {
+            "draws": self.draws, "seed": self.seed, "majority_label": self.majority_label, "alpha": alpha,
+            "range": f"mc_low, mc_high: the {100 * alpha / 2:g}% and {100 * (1 - alpha / 2):g}% quantiles "
+                     f"of the draws (a {100 * (1 - alpha):g}% Monte Carlo range at this test set's size)",
+            "sampling": SAMPLING,
+            "p_value": "one-sided, (1 + #{shuffle >= observed}) / (R + 1)",
+            "p_shuffle_correction": (f"p_shuffle_adjusted: each metric's p_shuffle adjusted over the "
+                                     f"{len(self.chance)} systems with {self.correction}; draws = max(1000, "
+                                     "ceil(2S/alpha)) so that the smallest adjusted p, S/(R + 1), is at most alpha/2"),
+        }
+        systems = {system: {metric_id: {"margin": c.margin, "strongest_baseline": c.strongest_baseline,
+                                        "p_shuffle": c.p_shuffle, "p_shuffle_adjusted": c.p_shuffle_adjusted,
+                                        "undefined": c.undefined}
+                            for metric_id, c in comparisons.items()}
+                   for system, comparisons in self.chance.items()}
+        return {"baselines": section, "chance": {"method": method, "systems": systems}}
 
 
 # ------------------------------------------------------------------------------ sampling
@@ -295,7 +336,7 @@ def _summary(
 ) -> ChanceDistribution:
     defined = drawn[~np.isnan(drawn)]
     share = float(1 - defined.size / drawn.size) if drawn.size else 0.0
-    expected_value = None if np.isnan(expected) else float(expected)
+    expected_value = nan_to_none(expected)
     reason = (undefined_reason or "0/0") if expected_value is None else None
     if defined.size == 0:
         return ChanceDistribution(expected_value, exact, None, None, None, None, reason, share)
@@ -354,16 +395,75 @@ def predictor_distributions(counts: Counts) -> tuple[dict[str, np.ndarray], int]
     }, majority
 
 
-def shuffle_draws(draws: int, systems: int, alpha: float) -> int:
-    """Shuffles per system: max(R, ⌈2S/α⌉), so that after adjusting over the S systems the smallest
-    attainable p-value, S/(R' + 1), is at most α/2 (a corrected test can reach α at all)."""
-    return max(int(draws), int(np.ceil(2 * systems / alpha)))
+def analyse(counts: Counts, metrics: Sequence[Metric], seed: int, alpha: float, correction: str = "holm",
+            progress: Progress = SILENT) -> ChanceBaselines:
+    """The chance baselines of the audit: :func:`chance_baselines` with :func:`shuffle_draws` draws
+    per baseline (:data:`~auditor.options.CHANCE_DRAWS`, more when many systems must be corrected
+    for; a few k x k draws per system, cheap at any N), each metric's shuffle p-values adjusted
+    over the systems with ``correction``."""
+    draws = shuffle_draws(CHANCE_DRAWS, len(counts.systems), alpha)
+    return chance_baselines(counts, metrics, draws=draws, seed=seed, alpha=alpha, progress=progress,
+                            correction=correction)
 
 
-def correction_rule(draws: int, systems: int, alpha: float, correction: str) -> str:
-    """How ``p_shuffle_adjusted`` is formed, in words (JSON ``chance.method.p_shuffle_correction``)."""
-    return (f"{correction} over the {systems} systems, for each metric separately; R' = max(R, ⌈2S/α⌉) = {draws} "
-            f"shuffles per system, so the smallest adjusted p, S/(R' + 1) = {systems / (draws + 1):.2g}, is at most α/2")
+def chance_baselines(
+    counts: Counts,
+    metrics: Sequence[Metric] | None = None,
+    *,
+    draws: int,
+    seed: int,
+    alpha: float,
+    progress: Progress = SILENT,
+    threads: int = THREADS,
+    correction: str = "holm",
+) -> ChanceBaselines:
+    """Chance baselines of every scalar metric and each system's standing against them.
+
+    Parameters
+    ----------
+    counts : the test set's :class:`~auditor.io.counts.Counts`.
+    metrics : scalar metrics to evaluate (default ``REGISTRY.scalar()``).
+    draws : Monte Carlo draws R per baseline (at least 1; the pipeline passes
+        :data:`auditor.options.CHANCE_DRAWS`).
+    seed : every draw derives from it; each baseline and each system has its own stream, so
+        adding a system does not change the others' numbers.
+    alpha : the Monte Carlo ranges (``mc_low``, ``mc_high``) cover 1 − alpha of the draws.
+    threads : worker threads drawing the systems' shuffles (the draws do not depend on it).
+    correction : ``holm`` or ``bh``: each metric's shuffle p-values adjusted over the systems
+        (``p_shuffle_adjusted``); :func:`shuffle_draws` gives the draws that let it reach alpha.
+
+    Examples
+    --------
+    >>> from auditor.io.counts import count
+    >>> c = count(["a", "a", "a", "b"], {"s": ["a", "b", "a", "b"]})
+    >>> result = chance_baselines(c, draws=200, seed=1, alpha=0.05)
+    >>> result.baselines["prevalence"]["accuracy"].expected  # p·p = 0.75² + 0.25²
+    0.625
+    """
+    if draws < 1:
+        raise ValueError(f"draws must be at least 1, got {draws}")
+    metrics = [m for m in (REGISTRY.scalar() if metrics is None else metrics) if not m.per_class]
+    check_rng = _rng(seed, "affine-check")
+    with progress.task("chance baselines", total=len(FIXED_BASELINES) + len(counts.systems)) as advance:
+        baselines, predictors, majority = _fixed_baselines(counts, metrics, draws, seed, alpha, check_rng, advance)
+        shuffle, shuffle_scores = _shuffles(counts, metrics, draws, seed, alpha, check_rng, advance, threads)
+    observed = _scores(counts.confusion, metrics, counts.labels_given)
+    chance = {
+        system: {
+            metric.id: _compare(
+                float(observed[metric.id][index]), metric,
+                {**{name: baselines[name][metric.id] for name in FIXED_BASELINES}, SHUFFLE: shuffle[system][metric.id]},
+                shuffle_scores[system][metric.id],
+            )
+            for metric in metrics
+        }
+        for index, system in enumerate(counts.systems)
+    }
+    return ChanceBaselines(
+        labels=counts.labels, draws=draws, seed=seed, alpha=alpha, predictors=predictors, baselines=baselines,
+        shuffle=shuffle, chance=adjust_shuffle_p(chance, correction), majority_label=counts.labels[majority],
+        shuffle_scores=shuffle_scores, correction=correction,
+    )
 
 
 def _fixed_baselines(
@@ -389,68 +489,19 @@ def _fixed_baselines(
     return baselines, predictors, majority
 
 
-def chance_baselines(
-    counts: Counts,
-    metrics: Sequence[Metric] | None = None,
-    *,
-    draws: int,
-    seed: int,
-    alpha: float,
-    correction: str = "holm",
-    progress: Progress = SILENT,
-    threads: int = THREADS,
-) -> ChanceBaselines:
-    """Chance baselines of every scalar metric and each system's standing against them.
-
-    Parameters
-    ----------
-    counts : the test set's :class:`~auditor.io.counts.Counts`.
-    metrics : scalar metrics to evaluate (default ``REGISTRY.scalar()``).
-    draws : Monte Carlo draws R per baseline (at least 1; the pipeline passes
-        :data:`auditor.options.CHANCE_DRAWS`); each system's shuffle takes :func:`shuffle_draws`.
-    seed : every draw derives from it; each baseline and each system has its own stream, so
-        adding a system does not change the others' numbers (unless it raises R').
-    alpha : the Monte Carlo ranges (``mc_low``, ``mc_high``) cover 1 − alpha of the draws.
-    correction : ``holm`` or ``bh``: shuffle p-values adjusted over the systems, per metric.
-    threads : worker threads drawing the systems' shuffles (the draws do not depend on it).
-
-    Examples
-    --------
-    >>> from auditor.io.counts import count
-    >>> c = count(["a", "a", "a", "b"], {"s": ["a", "b", "a", "b"]})
-    >>> result = chance_baselines(c, draws=200, seed=1, alpha=0.05)
-    >>> result.baselines["prevalence"]["accuracy"].expected  # p·p = 0.75² + 0.25²
-    0.625
-    """
-    if draws < 1:
-        raise ValueError(f"draws must be at least 1, got {draws}")
-    metrics = [m for m in (REGISTRY.scalar() if metrics is None else metrics) if not m.per_class]
-    check_rng = _rng(seed, "affine-check")
-    with progress.task("chance baselines", total=len(FIXED_BASELINES) + len(counts.systems)) as advance:
-        baselines, predictors, majority = _fixed_baselines(counts, metrics, draws, seed, alpha, check_rng, advance)
-        shuffle, shuffle_scores, null_draws = _shuffles(counts, metrics, draws, seed, alpha, check_rng, advance, threads)
-    chance = _comparisons(counts, metrics, baselines, shuffle, shuffle_scores, correction)
-    return ChanceBaselines(
-        labels=counts.labels, draws=draws, seed=seed, alpha=alpha, predictors=predictors, baselines=baselines,
-        shuffle=shuffle, chance=chance, majority_label=counts.labels[majority], shuffle_scores=shuffle_scores,
-        shuffle_draws=null_draws, correction=correction,
-    )
-
-
 def _shuffles(
     counts: Counts, metrics: Sequence[Metric], draws: int, seed: int, alpha: float, check_rng: np.random.Generator,
     advance, threads: int,
-) -> tuple[dict[str, dict[str, ChanceDistribution]], dict[str, dict[str, np.ndarray]], int]:
-    """Each system's shuffle: summaries, the drawn scores (R' of them), and R'."""
+) -> tuple[dict[str, dict[str, ChanceDistribution]], dict[str, dict[str, np.ndarray]]]:
+    """Each system's shuffle: summaries and the drawn scores."""
     active = counts.labels_given
     support = counts.support.astype(np.int64)
     n = int(support.sum())
     columns = counts.confusion.sum(axis=1).astype(np.int64)
-    null_draws = shuffle_draws(draws, len(counts.systems), alpha)
 
     def draw(index: int) -> tuple[dict[str, np.ndarray], ConfusionStats]:
         rng = _rng(seed, f"{SHUFFLE}:{counts.systems[index]}")
-        return _draw_values("shuffle", rng, support, columns[index], null_draws, metrics, active)
+        return _draw_values("shuffle", rng, support, columns[index], draws, metrics, active)
 
     shuffle: dict[str, dict[str, ChanceDistribution]] = {}
     shuffle_scores: dict[str, dict[str, np.ndarray]] = {}
@@ -461,31 +512,34 @@ def _shuffles(
             shuffle[system] = _distributions(expected, first, values, metrics, active, check_rng, alpha=alpha)
             shuffle_scores[system] = values
             advance(1)
-    return shuffle, shuffle_scores, null_draws
+    return shuffle, shuffle_scores
 
 
-def _comparisons(
-    counts: Counts, metrics: Sequence[Metric], baselines: Mapping[str, Mapping[str, ChanceDistribution]],
-    shuffle: Mapping[str, Mapping[str, ChanceDistribution]], shuffle_scores: Mapping[str, Mapping[str, np.ndarray]],
-    correction: str,
-) -> dict[str, dict[str, ChanceComparison]]:
-    """Each system against chance on each metric; shuffle p-values adjusted over the systems."""
-    from auditor.analyses.significance import adjust
+def shuffle_draws(draws: int, systems: int, alpha: float) -> int:
+    """Draws enough for the shuffle p-values, corrected over ``systems``, to reach ``alpha``.
 
-    observed = _scores(counts.confusion, metrics, counts.labels_given)
-    chance: dict[str, dict[str, ChanceComparison]] = {system: {} for system in counts.systems}
-    for metric in metrics:
-        compared = [
-            _compare(float(observed[metric.id][index]), metric,
-                     {**{name: baselines[name][metric.id] for name in FIXED_BASELINES},
-                      SHUFFLE: shuffle[system][metric.id]},
-                     shuffle_scores[system][metric.id])
-            for index, system in enumerate(counts.systems)
-        ]
-        adjusted = adjust([np.nan if c.p_shuffle is None else c.p_shuffle for c in compared], correction)
-        for system, comparison, p in zip(counts.systems, compared, adjusted):
-            chance[system][metric.id] = replace(comparison, p_shuffle_adjusted=None if np.isnan(p) else float(p))
-    return chance
+    The smallest permutation p is 1/(R + 1), so after Holm over S systems the smallest
+    adjusted p is S/(R + 1). Returns ``max(draws, ⌈2S/α⌉)`` (smallest adjusted p ≤ α/2), the
+    rule :func:`auditor.analyses.significance.randomisation_rounds` applies to the pairwise tests.
+    """
+    return max(int(draws), int(np.ceil(2 * systems / alpha)))
+
+
+def adjust_shuffle_p(chance: Mapping[str, Mapping[str, ChanceComparison]],
+                     correction: str) -> dict[str, dict[str, ChanceComparison]]:
+    """``chance`` with ``p_shuffle_adjusted`` set: per metric, the systems' shuffle p-values
+    adjusted with ``correction`` (undefined ones are left out of the family)."""
+    from auditor.analyses.significance import adjust  # the pairwise tests' Holm / BH
+
+    systems = list(chance)
+    metric_ids = list(chance[systems[0]]) if systems else []
+    out = {system: dict(chance[system]) for system in systems}
+    for metric_id in metric_ids:
+        p = [np.nan if chance[s][metric_id].p_shuffle is None else chance[s][metric_id].p_shuffle for s in systems]
+        for system, value in zip(systems, adjust(p, correction)):
+            out[system][metric_id] = replace(chance[system][metric_id],
+                                             p_shuffle_adjusted=None if np.isnan(value) else float(value))
+    return out
 
 
 def _compare(

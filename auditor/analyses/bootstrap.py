@@ -43,7 +43,7 @@ import os
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Iterator, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
 import scipy.sparse
@@ -225,6 +225,29 @@ class BootstrapResult:
     def interval(self, metric_id: str, system: str) -> tuple[float, float] | None:
         lo, hi = self.intervals[metric_id][self.systems.index(system)]
         return None if np.isnan(lo) else (float(lo), float(hi))
+
+    def intervals_json(self) -> dict[str, Any]:
+        """Each system's ``metrics.ID.ci`` (``null`` when no resample is defined)."""
+        return {name: {"metrics": {metric_id: {"ci": None if np.isnan(self.intervals[metric_id][s][0])
+                                               else [float(x) for x in self.intervals[metric_id][s]]}
+                                   for metric_id in self.metric_ids}}
+                for s, name in enumerate(self.systems)}
+
+    def undefined_json(self) -> dict[str, dict[str, int]]:
+        """System -> metric id -> resamples in which the metric was undefined (none: left out)."""
+        found = {name: {metric_id: int(self.undefined[metric_id][s]) for metric_id in self.metric_ids
+                        if self.undefined[metric_id][s]} for s, name in enumerate(self.systems)}
+        return {name: metrics for name, metrics in found.items() if metrics}
+
+    def ranks_json(self) -> dict[str, Any]:
+        """``ranks`` (each system's P(rank = r) and P(rank 1)) and ``p_win`` (P(rank 1)) per metric."""
+        # empty when only the intervals were drawn (no paired resample: the method says so)
+        ranks = {metric_id: {name: {"p_rank": [float(x) for x in probabilities[s]], "p_best": float(probabilities[s, 0])}
+                             for s, name in enumerate(self.systems)}
+                 for metric_id, probabilities in self.rank_probabilities.items()}
+        p_win = {metric_id: {name: float(probabilities[s, 0]) for s, name in enumerate(self.systems)}
+                 for metric_id, probabilities in self.rank_probabilities.items()}
+        return {"ranks": ranks, "p_win": p_win}
 
 
 def percentile_intervals(values: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:

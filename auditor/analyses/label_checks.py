@@ -12,10 +12,11 @@ Runs right after *count* (STYLE.md 2), on the confusion tensor, before any metri
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 
+from auditor.io.source import Source
 from auditor.errors import InputError
 from auditor.io.counts import Counts
 
@@ -28,12 +29,12 @@ def fold(label: str) -> str:
     return " ".join(label.split()).casefold()
 
 
-def _where(sources: dict, name: str) -> str:
-    path = (sources.get(name) or {}).get("path")
+def _where(sources: Mapping[str, Source], name: str) -> str:
+    path = sources[name].path if name in sources else None
     return f"system {name!r}" + (f" ({path})" if path and path != f"<{name}>" else "")
 
 
-def check(counts: Counts, sources: dict, labels: Sequence[str] | None = None) -> tuple[str, ...]:
+def check(counts: Counts, sources: Mapping[str, Source], labels: Sequence[str] | None = None) -> tuple[str, ...]:
     """Check every system's labels against gold; return the warnings (at most one per system),
     which the pipeline stores as ``Audit.warnings``.
 
@@ -53,7 +54,7 @@ def check(counts: Counts, sources: dict, labels: Sequence[str] | None = None) ->
     for label in gold_labels:
         by_fold.setdefault(fold(label), []).append(label)
     declared = set(labels or ())
-    gold_path = (sources.get("gold") or {}).get("path") or "gold"
+    gold_path = (sources["gold"].path if "gold" in sources else None) or "gold"
     warnings = []
     for name, matrix in zip(counts.systems, counts.confusion):
         column_sums = matrix.sum(axis=0)

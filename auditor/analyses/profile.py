@@ -1,15 +1,16 @@
 """The data profile: class prevalence, each system's prediction bias, and what they imply.
 
-First analysis stage. Reads only the counts. The recommendation rules and the report's
+Stage "analyse" (the data profile, read by every audit). Reads only the counts. The recommendation rules and the report's
 "Data" section consume it.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from auditor.formatting import nan_to_none
 from auditor.io.counts import Counts
 
 
@@ -27,6 +28,14 @@ class SystemBias:
     predicted_only: tuple[str, ...]
     total_variation: float
     kl_divergence: float
+
+    def to_json(self, labels: Sequence[str]) -> dict[str, Any]:
+        """``profile.systems.NAME``; an infinite KL divergence is ``null``."""
+        return {
+            "bias": dict(zip(labels, self.bias)), "predicted": dict(zip(labels, self.predicted)),
+            "never_predicted": list(self.never_predicted), "predicted_only": list(self.predicted_only),
+            "total_variation": self.total_variation, "kl_divergence": nan_to_none(self.kl_divergence),
+        }
 
 
 @dataclass(frozen=True)
@@ -62,6 +71,20 @@ class DataProfile:
     def k_gold(self) -> int:
         return self.k - len(self.absent_from_gold)
 
+    def to_json(self) -> dict[str, Any]:
+        """``profile``: k, N, support and prevalence per label, their summaries, each system's bias."""
+        labels = self.labels
+        return {
+            "k": self.k, "k_gold": self.k_gold, "n_items": self.n_items,
+            "support": dict(zip(labels, self.support)), "prevalence": dict(zip(labels, self.prevalence)),
+            "absent_from_gold": list(self.absent_from_gold),
+            "min_support": self.min_support, "imbalance_ratio": self.imbalance_ratio,
+            "prevalence_entropy": self.prevalence_entropy, "normalised_entropy": self.normalised_entropy,
+            "majority_label": self.majority_label, "majority_share": self.majority_share,
+            "identical_systems": [list(group) for group in self.identical_systems],
+            "systems": {name: bias.to_json(labels) for name, bias in self.systems.items()},
+        }
+
 
 def _entropy_bits(shares: np.ndarray) -> float:
     positive = shares[shares > 0]
@@ -74,9 +97,16 @@ def identical_systems(counts: Counts) -> tuple[tuple[str, ...], ...]:
 
     Identical predictions give identical confusion matrices, so only systems whose matrices
     agree are compared item by item (``np.array_equal``): O(S²k²) plus one O(N) pass per
-    candidate pair, instead of sorting the S × N prediction matrix."""
-    predictions = np.asarray(counts.predictions)
-    if predictions.ndim != 2 or predictions.shape[0] < 2 or predictions.shape[1] != counts.n_items:
+    candidate pair, instead of sorting the S × N prediction matrix. Counts known by their
+    pattern table only (:meth:`~auditor.io.counts.Counts.from_patterns`) compare its columns:
+    two systems agree on every item iff they agree on every pattern."""
+    if counts.given_patterns is not None:
+        predictions = counts.patterns()[0][:, 1:].T
+    else:
+        predictions = np.asarray(counts.predictions)
+        if predictions.ndim != 2 or predictions.shape[1] != counts.n_items:
+            return ()
+    if predictions.shape[0] < 2:
         return ()
     flat = counts.confusion.reshape(len(counts.systems), -1)
     group_of = list(range(len(counts.systems)))

@@ -3,7 +3,7 @@
 Stage "analyse" of the pipeline. The five properties of Opitz (2024, §3; the file
 ``opitz-2024-closer-look-classification-metrics.md`` of the project's sources) are *declared*
 in every :class:`~auditor.metrics.registry.Metric` record, *printed* in the paper's Table 5 (§6.1;
-:data:`LITERATURE`, cell by cell) and *probed* here for any registered scalar metric (a
+:data:`auditor.metrics.literature.LITERATURE`, cell by cell) and *probed* here for any registered scalar metric (a
 user's ``--plugin`` metric and the prevalence-calibrated variants included). Every failed
 probe keeps a witness — the matrices and the two scores. The definitions are the paper's:
 
@@ -40,7 +40,7 @@ the user's own. All probes for all metrics run as a few batched evaluations per 
 matrix with many classes gets few probe moves (memory grows as moves × k², kept under
 :data:`ELEMENT_BUDGET`).
 
-Where a probe and Table 5 disagree, :data:`EXPLANATIONS` says why, and the probe's witness
+Where a probe and Table 5 disagree, :data:`~auditor.metrics.literature.EXPLANATIONS` says why, and the probe's witness
 shows it; a disagreement without an explanation is reported as "UNEXPLAINED".
 """
 from __future__ import annotations
@@ -51,132 +51,25 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
+from auditor.formatting import nan_to_none
+from auditor.io.counts import Counts
+from auditor.metrics.literature import CONTEXT, EXPLANATIONS, LITERATURE, LITERATURE_SOURCE, NOT_IN_LITERATURE
 from auditor.metrics.registry import ConfusionStats, Metric, Properties
 
 PROBED = ("monotonicity", "class_sensitivity", "prevalence_invariance", "chance_correction")
 PROPERTY_KEYS = ("monotonicity", "class_sensitivity", "decomposability", "prevalence_invariance", "chance_correction")
-SOURCE_FILE = "opitz-2024-closer-look-classification-metrics.md"
-LITERATURE_SOURCE = "Opitz 2024, §6.1 Table 5"
-NOT_IN_LITERATURE = "probed, not in the literature table (Opitz 2024, §6.1 Table 5)"
 K_VALUES = (2, 3, 4, 5, 6)
 TOLERANCE = 1e-9
 #: How close to the metric's maximum a chance score may come before no bound ω(k) is said to hold.
 CHANCE_GAP = 0.01
 #: Most matrix entries (moves × k²) one probe batch may hold: keeps a 1,000-class matrix at O(k²).
 ELEMENT_BUDGET = 2_000_000
-#: Items of a chance matrix C = N p qᵀ (real-valued counts, as Opitz §2, footnote 1 allows).
-CHANCE_N = 1000.0
+#: Items of a chance matrix C = N p qᵀ (real-valued counts, as Opitz §2, footnote 1 allows); 3600 = 60²
+#: makes the uniform classifier's matrix whole at every k ≤ 6 (every metric is scale-free, so the scores
+#: do not depend on N).
+CHANCE_N = 3600.0
 #: Random matrices per k.
 N_RANDOM = 100
-
-
-def _row(printed: str, cells: dict[str, tuple[Any, str]], by_calibration: Sequence[str] = (),
-         chance_value: str | None = None) -> dict[str, Any]:
-    """One row of Table 5: each cell's value and the section that states it."""
-    row: dict[str, Any] = {key: value for key, (value, _) in cells.items()}
-    row.update({
-        "by_calibration": list(by_calibration), "chance_value": chance_value, "row": printed,
-        "source": f"{LITERATURE_SOURCE} ({SOURCE_FILE})",
-        "sections": {key: section for key, (_, section) in cells.items()},
-    })
-    return row
-
-
-_CAL = "(✓): obtained through prevalence calibration, §5.2"
-#: Opitz (2024), §6.1 Table 5, as printed: PI, PII, PIII, PIV as ✓/✗, PV as none (✗),
-#: bounded (✓: 1/n), strict (✓: 1/n, strict) or complete (✓: 0, complete); the (✓) marks
-#: ("obtained through prevalence calibration") in ``by_calibration``; ω(n) or Ω in
-#: ``chance_value``. The row "as GmacR or HmacR" applies to both metrics.
-LITERATURE: dict[str, dict[str, Any]] = {
-    "accuracy": _row("Accuracy (=Micro F1)", {
-        "monotonicity": (True, "§4.1 ('Accuracy has only PI'); App. A.1"),
-        "class_sensitivity": (False, f"§4.1; App. A.2; {_CAL}, §4.2 (macR = prevalence-calibrated Accuracy)"),
-        "decomposability": (False, f"§4.1; App. A.2; {_CAL}, §4.2"),
-        "prevalence_invariance": (False, f"§4.1; App. A.2; {_CAL}, §4.2"),
-        "chance_correction": ("none", f"§4.1; App. A.2; §6.1 iii); {_CAL}, §4.2"),
-    }, ("class_sensitivity", "decomposability", "prevalence_invariance", "chance_correction")),
-    "macro_recall": _row("macro Recall (macR)", {
-        "monotonicity": (True, "§4.2; App. B.1"),
-        "class_sensitivity": (True, "§4.2; App. B.2"),
-        "decomposability": (True, "§4.2; App. B.3"),
-        "prevalence_invariance": (True, "§4.2; App. B.4"),
-        "chance_correction": ("strict", "§4.2 ('strictly chance corrected with ω(n) = 1/n'); App. B.5"),
-    }, chance_value="1/n"),
-    "macro_precision": _row("macro Precision", {
-        "monotonicity": (True, "§4.3; App. C.1"),
-        "class_sensitivity": (True, "§4.3; App. C.2"),
-        "decomposability": (True, "§4.3; App. C.3"),
-        "prevalence_invariance": (False, f"§4.3; App. C.4; {_CAL}, §4.3 (macP∼)"),
-        "chance_correction": ("strict", "§4.3 ('strictly chance corrected (ω(n) = 1/n)'); App. C.5"),
-    }, ("prevalence_invariance",), "1/n"),
-    "macro_f1": _row("macro F1 (macF1)", {
-        "monotonicity": (True, "§4.4; App. D.1"),
-        "class_sensitivity": (True, "§4.4; App. D.2"),
-        "decomposability": (True, "§4.4; App. D.3"),
-        "prevalence_invariance": (False, f"§4.4; App. D.4; {_CAL}, §4.4"),
-        "chance_correction": ("bounded", "§4.4 ('the chance correction isn't strict'; ω(n) = 1/n reached only "
-                                         "if P(f→i) = P(c=i)); App. D.5; §6.2"),
-    }, ("prevalence_invariance",), "1/n"),
-    "macro_f1_hm": _row("macro F1’ (macF1′)", {
-        "monotonicity": (True, "§4.5; App. E.1"),
-        "class_sensitivity": (True, "§4.5; App. E.2"),
-        "decomposability": (False, "§4.5 ('cannot be decomposed over classes'); App. E.3"),
-        "prevalence_invariance": (False, f"§4.5; App. E.4; {_CAL}"),
-        "chance_correction": ("strict", "§4.5 ('strictly chance corrected with ω(n) = 1/n'); App. E.5"),
-    }, ("prevalence_invariance",), "1/n"),
-    "weighted_f1": _row("weighted F1", {
-        "monotonicity": (False, "§4.6 ('non-monotonic'); App. F.1; §6.1 ii)"),
-        "class_sensitivity": (True, "§4.6; App. F.2"),
-        "decomposability": (False, f"§4.6; App. F.3; {_CAL}, §4.6 (weightF1(mλ∼) = macF1(mλ∼))"),
-        "prevalence_invariance": (False, f"§4.6; App. F.4; {_CAL}, §4.6"),
-        "chance_correction": ("none", f"§4.6; App. F.5; §6.1 iii); {_CAL}, §4.6"),
-    }, ("decomposability", "prevalence_invariance", "chance_correction")),
-    "kappa": _row("Kappa", {
-        "monotonicity": (False, "§4.7 ('non-monotonic'); App. G.1; §6.1 ii)"),
-        "class_sensitivity": (True, "§4.7; App. G.2"),
-        "decomposability": (False, "§4.7; App. G.3"),
-        "prevalence_invariance": (False, f"§4.7; App. G.4; {_CAL}, §4.7 (calibrated Kappa affine in macR)"),
-        "chance_correction": ("complete", "§4.7 ('complete chance correction: Ω = 0'); App. G.5; §6.1 iii)"),
-    }, ("prevalence_invariance",), "0"),
-    "mcc": _row("MCC", {
-        "monotonicity": (False, "§4.7 ('non-monotonic'); App. G.1; §6.1 ii)"),
-        "class_sensitivity": (True, "§4.7; App. G.2"),
-        "decomposability": (False, "§4.7; App. G.3"),
-        "prevalence_invariance": (False, f"§4.7; App. G.4; {_CAL}"),
-        "chance_correction": ("complete", "§4.7 ('complete chance correction: Ω = 0'); App. G.5; §6.1 iii)"),
-    }, ("prevalence_invariance",), "0"),
-}
-for _metric_id in ("gmean_recall", "hmean_recall"):
-    LITERATURE[_metric_id] = _row("as GmacR or HmacR", {
-        "monotonicity": (True, "§5.1 ('Like macR, it has all five properties'); App. B.6"),
-        "class_sensitivity": (True, "§5.1; App. B.6"),
-        "decomposability": (True, "§5.1 (Eq. 4 with p → 0, p = −1)"),
-        "prevalence_invariance": (True, "§5.1"),
-        "chance_correction": ("bounded", "§6.2 ('1/n as the upper bound only achieved by the uniform random "
-                                         "baseline')"),
-    }, chance_value="1/n")
-
-#: Why a probe and Table 5 disagree, by (metric id, property), each backed by the probe's witness.
-EXPLANATIONS: dict[tuple[str, str], str] = {
-    ("macro_precision", "chance_correction"): (
-        "The paper's strict 1/n holds for every chance classifier that predicts every class (P_j = p_j, mean 1/n); "
-        "a chance classifier that never predicts class j has P_j = 0/0, which this tool counts as 0 (scikit-learn's "
-        "zero_division=0), so it scores below 1/n and the scores are no longer all equal (witness)."),
-    ("macro_f1_hm", "chance_correction"): (
-        "As for macro precision: HM(macP, macR) = 1/n for chance classifiers that predict every class, lower for "
-        "one that never predicts a class, whose 0/0 precision is counted as 0 (witness)."),
-}
-
-#: What the probe's outcome rests on, where a boundary convention or the definition decides it.
-CONTEXT: dict[str, str] = {
-    "mcc": "PV: MCC is 0/0 for a constant prediction (1 − bᵀb = 0); those chance classifiers have no score and "
-           "are left out (scikit-learn shows 0 there).",
-    "kappa_calibrated": "PI: calibrated kappa is (macR − 1/k)/(1 − 1/k) when every class has gold items (Opitz §4.7, "
-                        "§5.2), so it is monotone there; it fails only when a class is predicted but absent from gold "
-                        "(calibration spreads gold over the k_gold classes present, macR over every active label).",
-    "kappa": "PV: kappa is 0/0 only when gold and predictions are one and the same class, which no data set "
-             "with k ≥ 2 classes present allows.",
-}
 
 
 # ------------------------------------------------------------------------------ results
@@ -195,6 +88,15 @@ class Witness:
     score_before: float | None
     score_after: float | None
     system: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "description": self.description,
+            "before": _count_matrix_json(self.before),
+            "after": None if self.after is None else _count_matrix_json(self.after),
+            "score_before": nan_to_none(self.score_before),
+            "score_after": nan_to_none(self.score_after),
+        }
 
 
 @dataclass(frozen=True)
@@ -255,6 +157,8 @@ class PropertyResult:
     chance_baselines: Mapping[str, ChanceBaseline]
     calibration_marks: CalibrationMarks | None
     notes: tuple[str, ...]
+    #: The probed properties that differ from the metric record's own declaration.
+    declared_differs: tuple[str, ...] = ()
 
     @property
     def disagreements(self) -> list[str]:
@@ -268,16 +172,34 @@ class PropertyResult:
         return None if self.literature is None else not self.disagreements
 
     @property
-    def declared_disagreements(self) -> list[str]:
-        return [key for key in PROBED if self.probed[key] != getattr(self.declared, key)]
-
-    @property
     def note(self) -> str | None:
         return " ".join(self.notes) if self.notes else None
 
     def disagreement_records(self) -> tuple[Disagreement, ...]:
         """Each disagreement with Table 5: the two values, the explanation, the witness key."""
         return tuple(_disagreements(self.metric_id, self.probed, self.literature, self.witnesses))
+
+    def to_json(self) -> dict[str, Any]:
+        """The probed properties (DESIGN.md "Metric properties"), the chance scores found, the
+        declaration, Table 5's row, the disagreements and the witnesses."""
+        marks = self.calibration_marks
+        return {
+            **{key: self.probed[key] for key in PROPERTY_KEYS},
+            "chance_value": self.chance_value,
+            "chance_bound": dict(self.chance_bound),
+            "chance_formula": self.chance_formula,
+            "chance_baselines": {k: vars(b).copy() for k, b in self.chance_baselines.items()},
+            "declared": {**{key: getattr(self.declared, key) for key in PROPERTY_KEYS},
+                         "source": self.declared.source},
+            "literature": None if self.literature is None else dict(self.literature),
+            "agrees_with_literature": self.agrees_with_literature,
+            "disagreements": [vars(d).copy() for d in self.disagreement_records()],
+            "calibration_marks": None if marks is None else {
+                "base": marks.base, "row": marks.row, "by_calibration": list(marks.by_calibration),
+                "shown_by_probe": dict(marks.shown_by_probe), "source": marks.source},
+            "witnesses": {key: witness.to_json() for key, witness in self.witnesses.items()},
+            "note": self.note,
+        }
 
 
 @dataclass(frozen=True)
@@ -295,6 +217,21 @@ class PropertyTable:
 
     def __iter__(self) -> Iterator[PropertyResult]:
         return iter(self.results.values())
+
+    def to_json(self) -> dict[str, Any]:
+        """``properties``: per metric its :meth:`PropertyResult.to_json`."""
+        return {"properties": {entry.metric_id: entry.to_json() for entry in self}}
+
+
+def _count_matrix_json(matrix: np.ndarray) -> list[list[float]]:
+    """Whole counts as integers, fractional ones (re-weighted, chance matrices) to 6 decimals."""
+    matrix = np.asarray(matrix)
+    if matrix.dtype.kind in "iu":
+        return matrix.tolist()
+    if np.isfinite(matrix).all() and (matrix == np.round(matrix)).all() and (
+            matrix.size == 0 or np.abs(matrix).max() < 2.0**62):
+        return matrix.astype(np.int64).tolist()  # all whole: one vectorised pass (k = 1,000 is 10^6 cells)
+    return [[int(x) if float(x).is_integer() else round(float(x), 6) for x in row] for row in matrix]
 
 
 def _disagreements(metric_id: str, probed: Mapping[str, Any], literature: Mapping[str, Any] | None,
@@ -367,10 +304,12 @@ def adversarial_matrices(rng: np.random.Generator, k: int) -> np.ndarray:
 
 
 def _user_by_k(confusion: np.ndarray, systems: Sequence[str]) -> dict[int, tuple[np.ndarray, tuple[str, ...]]]:
-    """The systems' matrices with at least one item, grouped by k: (matrices, system names)."""
+    """The systems' matrices with at least one item and at least two classes, grouped by k:
+    (matrices, system names). A 1×1 matrix has no second class to move an item to or rescale
+    against, so none of PI, PII, PIV, PV can be probed on it; the generated matrices still are."""
     grouped: dict[int, list[tuple[np.ndarray, str]]] = {}
     for matrix, name in zip(np.asarray(confusion, dtype=float), systems):
-        if matrix.sum() > 0:
+        if matrix.sum() > 0 and matrix.shape[-1] >= 2:
             grouped.setdefault(matrix.shape[-1], []).append((matrix, name))
     return {k: (np.stack([m for m, _ in pairs]), tuple(name for _, name in pairs)) for k, pairs in grouped.items()}
 
@@ -458,6 +397,8 @@ def _prevalence_moves(matrices: np.ndarray, rng: np.random.Generator,
     §3.4). Returns the index of each matrix in ``matrices``, the rescaled matrices, descriptions."""
     source = np.repeat(_sample(rng, len(matrices), max(1, limit // 2)), 2)
     scale = np.exp(rng.uniform(-np.log(8), np.log(8), size=(len(source), matrices.shape[-1])))
+    # every other move by whole factors 1..8, so that a witness can be a matrix of whole counts
+    scale[::2] = np.maximum(1.0, np.rint(scale[::2]))
     after = matrices[source] * scale[..., None]
 
     def describe(n: int) -> str:
@@ -508,9 +449,9 @@ def _chance_classifiers(k: int, rng: np.random.Generator, user: np.ndarray | Non
     geometric = _geometric(k)
     dominant = np.full(k, 0.1 / (k - 1))
     dominant[0] = 0.9
-    extreme = np.full(k, 1e-7)
-    extreme[0] = 1 - (k - 1) * 1e-7
-    golds = [("uniform", uniform), ("geometric", geometric), ("dominant", dominant), ("extreme", extreme),
+    # extreme gold for every class: one class holds all but 1e-7 of each other class's share
+    extremes = [(f"extreme (class {c})", np.where(np.arange(k) == c, 1 - (k - 1) * 1e-7, 1e-7)) for c in range(k)]
+    golds = [("uniform", uniform), ("geometric", geometric), ("dominant", dominant), *extremes,
              ("reversed geometric", geometric[::-1].copy())] + [("Dirichlet(0.7)", p) for p in
                                                                 rng.dirichlet(np.full(k, 0.7), size=6)]
     never = np.full(k, 1 / (k - 1))
@@ -579,10 +520,19 @@ class ProbeOutcome:
     undefined_after: bool = False
 
 
+def _every_class(matrices: np.ndarray) -> np.ndarray:
+    """Whether every class occurs in gold (every row sum > 0) and every count is whole, per matrix."""
+    return (matrices.sum(axis=-1) > 0).all(axis=-1) & (matrices == np.round(matrices)).all(axis=(-2, -1))
+
+
 def _witness(batch: Batch, pairs: Pairs, mask: np.ndarray, x: np.ndarray, y: np.ndarray, verb: str) -> Witness:
-    """The witness among the pairs in ``mask``: the one with the smallest matrix (fewest items)."""
+    """The witness among the pairs in ``mask``: one whose matrices have every class in gold and whole
+    counts where there is one (a reader's data set has every class), then the smallest (fewest items)."""
     candidates = np.flatnonzero(mask)
-    index = int(candidates[np.argmin(batch.sizes[pairs.before[candidates]])])
+    complete = (_every_class(batch.matrices[pairs.before[candidates]])
+                & _every_class(batch.matrices[pairs.after[candidates]]))
+    order = np.lexsort((batch.sizes[pairs.before[candidates]], ~complete))
+    index = int(candidates[order[0]])
     row = int(pairs.before[index])
     return Witness(f"{pairs.describe(index)}: {verb} from {x[index]:.6g} to {y[index]:.6g}", batch.matrices[row],
                    batch.matrices[int(pairs.after[index])], float(x[index]), float(y[index]), batch.systems[row])
@@ -622,8 +572,12 @@ def _combine(outcomes: Sequence[ProbeOutcome]) -> tuple[ProbeOutcome, int]:
     ties); and the position of the first k with a witness (witnesses are listed in that order)."""
     witness: Witness | None = None
     first = len(outcomes)
+    def key(w: Witness) -> tuple[bool, int, float]:  # every class present, then fewest classes, then items
+        every = bool(_every_class(w.before)) and (w.after is None or bool(_every_class(w.after)))
+        return (not every, w.before.shape[-1], float(w.before.sum()))
+
     for position, outcome in enumerate(outcomes):
-        if outcome.witness is not None and (witness is None or outcome.witness.before.sum() < witness.before.sum()):
+        if outcome.witness is not None and (witness is None or key(outcome.witness) < key(witness)):
             witness = outcome.witness
             first = min(first, position)
     return ProbeOutcome(any(o.shown for o in outcomes), witness, any(o.undefined_after for o in outcomes)), first
@@ -672,7 +626,7 @@ def probe_chance_correction(metric: Metric, batches: Sequence[ChanceBatch]) -> C
         defined = values[finite]
         baselines[str(k)] = ChanceBaseline(
             float(defined.min()) if defined.size else None, float(defined.max()) if defined.size else None,
-            _finite(batch.uniform[metric.id]), _finite(batch.majority[metric.id]))
+            nan_to_none(batch.uniform[metric.id]), nan_to_none(batch.majority[metric.id]))
         if not defined.size:
             bound[str(k)] = None
             continue
@@ -727,6 +681,12 @@ def probe_chance_correction(metric: Metric, batches: Sequence[ChanceBatch]) -> C
         f"the uniform classifier on uniform gold): the chance score depends on the number of classes, so PV is "
         f"strict, not complete (Opitz §3.5)", uniform_classifier(first.k).matrix, uniform_classifier(second.k).matrix,
         v1, v2), notes)
+
+
+def analyse(counts: Counts, metrics: Sequence[Metric], seed: int) -> PropertyTable:
+    """The property table of the audit: :func:`property_analysis` of every scalar metric, the systems'
+    own confusion matrices probed alongside the random and adversarial ones."""
+    return property_analysis(metrics, counts.confusion, counts.systems, seed=seed)
 
 
 def property_analysis(metrics: Sequence[Metric], confusion: np.ndarray, systems: Sequence[str], *, seed: int,
@@ -802,13 +762,13 @@ def property_analysis(metrics: Sequence[Metric], confusion: np.ndarray, systems:
 
 def _calibration_marks(metric: Metric, probed: Mapping[str, Any]) -> CalibrationMarks | None:
     """For ``X_calibrated``: the properties Table 5 marks (✓) for X, and whether the probe shows them."""
-    if metric.family != "calibrated" or not metric.id.endswith("_calibrated"):
+    if metric.family != "calibrated" or metric.base is None:
         return None
-    base = metric.id[: -len("_calibrated")]
+    base = metric.base
     row = LITERATURE.get(base)
     if row is None:
         return None
-    marks = {key: probed[key] not in (False, "none") for key in row["by_calibration"]}
+    marks = {key: probed[key] not in (False, "none") for key in row["by_calibration"] if key in PROBED}
     return CalibrationMarks(base, row["row"], tuple(row["by_calibration"]), MappingProxyType(marks), row["source"])
 
 
@@ -837,21 +797,20 @@ def _result(metric: Metric, found: Mapping[str, ProbeOutcome], chance: ChanceCor
                      f"table: {record.literature}, {record.section}): {record.explanation}")
     if marks is not None:
         missing = [key for key, shown in marks.shown_by_probe.items() if not shown]
+        declared_only = [key for key in marks.by_calibration if key not in PROBED]
         notes.append(
             f"Table 5 marks (✓) for {marks.row}, obtained through prevalence calibration: "
             f"{', '.join(marks.by_calibration) or 'none'}"
-            + (f"; the probe does not show {', '.join(missing)}." if missing else "; the probe shows them all."))
+            + (f"; the probe does not show {', '.join(missing)}" if missing else
+               f"; the probe shows {', '.join(marks.shown_by_probe)}" if marks.shown_by_probe else "")
+            + (f"; {', '.join(declared_only)} is declared, not probed (structural)" if declared_only else "") + ".")
     differing = [key for key in PROBED if probed[key] != getattr(declared, key)]
     if differing:
         notes.append("Probe differs from the declared " + ", ".join(
             f"{key} ({getattr(declared, key)} declared, {probed[key]} probed)" for key in differing) + ".")
     return PropertyResult(metric.id, metric.name, probed, declared, literature, MappingProxyType(witnesses),
                           chance.chance_value, MappingProxyType(chance.bound), chance.formula,
-                          MappingProxyType(chance.baselines), marks, tuple(notes))
-
-
-def _finite(x: float) -> float | None:
-    return float(x) if np.isfinite(x) else None
+                          MappingProxyType(chance.baselines), marks, tuple(notes), tuple(differing))
 
 
 def _vec(v: np.ndarray) -> str:

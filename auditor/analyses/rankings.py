@@ -1,6 +1,6 @@
-"""Rank disagreement and prevalence shift: does the winner depend on the metric?
+"""Rank disagreement: does the winner depend on the metric?
 
-Analysis stage (DESIGN.md "Rank disagreement"). Reads only metric values computed from the
+Stage "analyse" (DESIGN.md "Rank disagreement"). Reads only metric values computed from the
 counts: a systems × metrics rank table (rank 1 = best, ties share the average rank, an
 undefined value ranks last and is listed as such), the winner under each metric, Kendall τ-b
 and Spearman ρ between every pair of metrics, and the pairs of systems whose order flips
@@ -8,20 +8,18 @@ between metrics, with the metrics on each side and — when the statistics analy
 whether each difference is significant (the bootstrap probability of winning is the
 statistics analysis's own ``p_win``).
 
-:func:`deployment` re-weights the gold rows to a deployment prevalence
-(:func:`auditor.metrics.catalogue.reweight_prevalence`) and ranks the systems again.
+The rankings at another prevalence are :mod:`auditor.analyses.deployment`'s.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from auditor.errors import UsageError
-from auditor.metrics.catalogue import BASE_METRIC_IDS, compute, prevalence_vector, reweight_prevalence
-from auditor.metrics.registry import REGISTRY
+from auditor.formatting import nan_to_none
+from auditor.metrics.catalogue import BASE_METRIC_IDS
 
 if TYPE_CHECKING:  # the statistics module loads scipy; only its result type is named here
     from auditor.analyses.significance import Statistics
@@ -105,6 +103,11 @@ class Flip:
     b_better_under: tuple[str, ...]
     significant: Mapping[str, bool | None] | None = None
 
+    def to_json(self) -> dict[str, Any]:
+        return {"a": self.a, "b": self.b, "a_better_under": list(self.a_better_under),
+                "b_better_under": list(self.b_better_under),
+                "significant": None if self.significant is None else dict(self.significant)}
+
 
 @dataclass(frozen=True, eq=False)
 class RankDisagreement:
@@ -143,8 +146,23 @@ class RankDisagreement:
     def agreement(self, kind: str) -> dict[str, dict[str, float | None]]:
         """``kind`` "kendall" (τ-b) or "spearman" (ρ) as metric -> metric -> value (None: undefined)."""
         matrix = {"kendall": self.kendall, "spearman": self.spearman}[kind]
-        return {m1: {m2: (None if np.isnan(matrix[i, j]) else float(matrix[i, j]))
-                     for j, m2 in enumerate(self.metrics)} for i, m1 in enumerate(self.metrics)}
+        return {m1: {m2: nan_to_none(matrix[i, j]) for j, m2 in enumerate(self.metrics)}
+                for i, m1 in enumerate(self.metrics)}
+
+    def to_json(self) -> dict[str, Any]:
+        """``rankings`` and ``rank_agreement`` (DESIGN.md), and ``rank_disagreement``: the winner under
+        each metric, the flipping pairs, every system's rank, the systems ranked last as undefined."""
+        return {
+            "rankings": self.rankings,
+            "rank_agreement": {"kendall": self.agreement("kendall"), "spearman": self.agreement("spearman")},
+            "rank_disagreement": {
+                "winners": self.winners,
+                "flips": [flip.to_json() for flip in self.flips],
+                "rank_table": {name: {metric: self.rank(name, metric) for metric in self.metrics}
+                               for name in self.systems},
+                "rank_undefined": {metric: list(names) for metric, names in self.undefined.items() if names},
+            },
+        }
 
 
 #: (a, b, metric) -> significant? (None when unknown)
@@ -210,89 +228,8 @@ def significance_lookup(statistics: Statistics) -> SignificanceLookup:
     return lambda a, b, metric: verdicts.get((a, b, metric))
 
 
-def rank_analysis(values: Mapping[str, Mapping[str, float | None]], metrics: Sequence[str],
-                  statistics: Statistics | None) -> RankDisagreement:
+def analyse(values: Mapping[str, Mapping[str, float | None]], statistics: Statistics | None,
+            metrics: Sequence[str] = DEFAULT_METRICS) -> RankDisagreement:
     """Rank disagreement of the systems' metric values (system -> metric id -> value) under
     ``metrics``; with the statistics result, each flip says where its difference is significant."""
     return rank_disagreement(values, metrics, None if statistics is None else significance_lookup(statistics))
-
-
-# ------------------------------------------------------------------------- prevalence shift
-
-
-@dataclass(frozen=True)
-class Deployment:
-    """Metric values and rankings after re-weighting gold rows to a target prevalence."""
-
-    target: Mapping[str, float]
-    name: str
-    values: Mapping[str, Mapping[str, float | None]]
-    disagreement: RankDisagreement
-    notes: tuple[str, ...]
-
-
-def target_prevalence(labels: Sequence[str], support: Sequence[int],
-                      target: str | Mapping[str, float]) -> tuple[str, np.ndarray, list[str]]:
-    """The target prevalence vector for ``uniform``, ``test`` or a label -> share mapping."""
-    support = np.asarray(support, dtype=float)
-    present = support > 0
-    notes = []
-    if isinstance(target, str):
-        if target == "uniform":
-            vector = present / present.sum()
-            notes.append("uniform over the gold classes: prevalence calibration (Opitz 2024 §5.2)")
-            return "uniform", vector, notes
-        if target == "test":
-            return "test", support / support.sum(), ["the test set's own prevalence: values equal the plain metrics"]
-        raise UsageError(f"--deployment-prevalence: expected uniform, test, unknown, a file or 'a=0.2,b=0.8', "
-                         f"found {target!r}")
-    unknown = [label for label in target if label not in labels]
-    if unknown:
-        raise UsageError(f"--deployment-prevalence: label(s) {', '.join(map(repr, unknown))} not in the label set "
-                         f"({', '.join(labels)})")
-    vector = prevalence_vector(labels, target)
-    missing = [label for label, share, ok in zip(labels, vector, present) if ok and share == 0]
-    if missing:
-        notes.append(f"no deployment share given for {', '.join(missing)}: their gold rows get weight 0")
-    dropped = [label for label, share, ok in zip(labels, vector, present) if share > 0 and not ok]
-    if dropped:
-        notes.append(f"{', '.join(dropped)} has a deployment share but no gold items; the other shares are "
-                     f"renormalised")
-    vector = np.where(present, vector, 0.0)
-    if vector.sum() <= 0:
-        raise UsageError("--deployment-prevalence: no share falls on a class with gold items")
-    return "file", vector / vector.sum(), notes
-
-
-def deployment(confusion: np.ndarray, labels: Sequence[str], systems: Sequence[str],
-               target: str | Mapping[str, float], metrics: Sequence[str] = DEFAULT_METRICS,
-               all_labels_active: bool = False) -> Deployment:
-    """Metrics and rankings of every system with gold rows re-weighted to ``target``.
-
-    ``confusion`` is ``C[s, i, j]``; N is kept, so counts become fractional.
-    """
-    confusion = np.asarray(confusion, dtype=float)
-    support = confusion[0].sum(axis=1)
-    name, vector, notes = target_prevalence(labels, support, target)
-    shifted = reweight_prevalence(confusion, vector)
-    chosen = [REGISTRY.get(m) for m in metrics]
-    computed = compute(shifted, chosen, all_labels_active)
-    values = {
-        system: {metric_id: (None if np.isnan(array[index]) else float(array[index]))
-                 for metric_id, array in computed.items()}
-        for index, system in enumerate(systems)
-    }
-    return Deployment(
-        target=MappingProxyType({label: float(share) for label, share in zip(labels, vector)}), name=name,
-        values=MappingProxyType(values), disagreement=rank_disagreement(values, [m.id for m in chosen]),
-        notes=tuple(notes),
-    )
-
-
-def deployment_analysis(confusion: np.ndarray, labels: Sequence[str], systems: Sequence[str],
-                        target: str | Mapping[str, float] | None, all_labels_active: bool) -> Deployment | None:
-    """The rankings at the deployment prevalence (``--deployment-prevalence``), or None when it is
-    unset or ``unknown``."""
-    if target is None or target == "unknown":
-        return None
-    return deployment(confusion, labels, systems, target, all_labels_active=all_labels_active)

@@ -1,6 +1,6 @@
 """The recommendation: which metrics to report on this data, and which to avoid, and why.
 
-Analysis stage (DESIGN.md "Recommendation"). Every rule lives here, in :data:`RULES`, as one
+Stage "analyse" (DESIGN.md "Recommendation"). Every rule lives here, in :data:`RULES`, as one
 :class:`Rule` record: an id, a statement, the passage it follows (quoted, with the source file
 and section under ``sources/``) and a function of the measured :class:`Facts` that returns the
 measured reasons when it fires (None when it does not). The report prints :data:`RULES` in its
@@ -14,16 +14,17 @@ F1), GmacR/HmacR are recommended when every class matters (Opitz §5.1), MCC is 
 for two classes (Vickers §2: it depends on the test set's class frequencies).
 
 Sources: Opitz (2024) TACL 12 (opitz-2024-closer-look-classification-metrics.md); Vickers,
-Barrault, Monti & Aletras (2024) IJCNLP-AACL 2023 (vickers-monti-classification-metrics-nlp.md).
+Barrault, Monti & Aletras (2023) IJCNLP-AACL 2023 (vickers-monti-classification-metrics-nlp.md).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from auditor.formatting import nan_to_none
 from auditor.metrics.registry import REGISTRY
 
 if TYPE_CHECKING:
@@ -40,7 +41,8 @@ IMBALANCED = 3.0
 NEAR_CHANCE_INFORMEDNESS = 0.05
 #: Total variation between a system's bias and the prevalence counted as a strong skew.
 SKEWED_BIAS = 0.1
-#: Vickers et al., Limitations: "less stable estimation ... with low numbers (< 50) of examples".
+#: This tool's threshold for a small class (gold items of one class). Not a source's: Vickers et al.,
+#: Limitations, speak of "low numbers (< 50) of examples" in a whole test set, not in one class.
 SMALL_CLASS = 50
 #: Opitz §8 says "if the amount of classes n is low" without a number; this tool's reading: k ≤ 5.
 FEW_CLASSES = 5
@@ -65,6 +67,19 @@ class Facts:
     values: Mapping[str, Mapping[str, float | None]] = field(default_factory=dict)
     deployment_prevalence: str | None = None
     rare_classes_matter: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        """``recommendation.profile_facts``: the facts the rules read (the metric values aside)."""
+        return {
+            "k": self.k, "n_items": self.n_items, "min_support": self.min_support, "min_label": self.min_label,
+            "imbalance_ratio": self.imbalance_ratio, "prevalence_entropy": self.prevalence_entropy,
+            "normalised_entropy": self.normalised_entropy, "majority_label": self.majority_label,
+            "majority_share": self.majority_share,
+            "bias_divergence": {s: dict(d) for s, d in self.bias_divergence.items()},
+            "never_predicted": {s: list(labels) for s, labels in self.never_predicted.items()},
+            "near_chance": dict(self.near_chance), "deployment_prevalence": self.deployment_prevalence,
+            "rare_classes_matter": self.rare_classes_matter,
+        }
 
     @property
     def imbalanced(self) -> bool:
@@ -96,9 +111,12 @@ class Source:
     section: str
     quote: str
 
+    def to_json(self) -> dict[str, str]:
+        return {"file": self.file, "section": self.section, "quote": self.quote}
+
     @property
     def citation(self) -> str:
-        author = "Opitz 2024" if self.file == OPITZ else "Vickers et al. 2024" if self.file == VICKERS else self.file
+        author = {OPITZ: "Opitz 2024", VICKERS: "Vickers et al. 2023"}[self.file]  # never a file name
         return f"{author} {self.section}"
 
 
@@ -125,11 +143,17 @@ def _deployment_kind(facts: Facts) -> str:
     return "file"
 
 
+def _display(metric_id: str) -> str:
+    """A metric's display name without its parenthesis ("Informedness", "Macro recall"): never an id."""
+    record = REGISTRY.metrics.get(metric_id)
+    return record.name.split(" (")[0] if record is not None else metric_id
+
+
 def _spread(facts: Facts, metric: str) -> str:
     values = [v.get(metric) for v in facts.values.values() if v.get(metric) is not None]
     if not values:
         return ""
-    return f"{metric} ranges from {min(values):.3f} to {max(values):.3f} over the systems"
+    return f"{_display(metric)} ranges from {100 * min(values):.1f} to {100 * max(values):.1f} (×100) over the systems"
 
 
 def _winners(facts: Facts, metric: str) -> list[str]:
@@ -150,6 +174,8 @@ ACCURACY_TIED = Source(OPITZ, "§4.1", "Accuracy is an important statistic, esti
                        "prevalences in a specific data set.")
 MACR_FIVE = Source(OPITZ, "§4.2", "Since macro Recall has all five properties, including prevalence invariance (PIV), "
                    "it may be a good pick for evaluation, particularly through a 'macro' lens.")
+STRICT_MACR = Source(OPITZ, "§6.2", "This is also reflected by macR being strictly chance corrected with 1/n, while "
+                     "its siblings have 1/n as the upper bound only achieved by the uniform random baseline")
 TREATS_EQUALLY = Source(OPITZ, "§6.1", "macro Recall has all five properties, including class prevalence invariance "
                         "(PIV), i.e., 'it treats all classes equally' (in a strict sense).")
 COMPLEMENTARY = Source(OPITZ, "§8", "Consider presenting more than a single number. In particular, complementary "
@@ -204,7 +230,7 @@ def _test_deployment(facts: Facts) -> Firing | None:
     if _deployment_kind(facts) != "test" or facts.rare_classes_matter:
         return None
     return Firing((f"deployment prevalence = test prevalence (majority class {facts.majority_label} "
-                   f"{facts.majority_share:.2f}) and rare classes are not declared to matter more than their share: "
+                   f"{100 * facts.majority_share:.1f}%) and rare classes are not declared to matter more than their share: "
                    "accuracy estimates the share of correct decisions at deployment",), primary="accuracy")
 
 
@@ -218,8 +244,9 @@ def _uniform_or_unknown(facts: Facts) -> Firing | None:
                f" and the test set is imbalanced (largest/smallest = {facts.imbalance_ratio:.1f})"
                if facts.imbalanced else ""),
            }.get(kind, "rare classes matter more than their share")
-    return Firing((f"{why}: macro recall is the one metric of Table 5 with all five properties, prevalence "
-                   "invariance included",), primary="macro_recall")
+    return Firing((f"{why}: macro recall has all five properties of Table 5, prevalence invariance included, as "
+                   "its siblings GmacR and HmacR do; of the three it alone is strictly chance corrected (every "
+                   "classifier that ignores its input scores exactly 1/k)",), primary="macro_recall")
 
 
 def _complementary(facts: Facts) -> Firing:
@@ -231,13 +258,14 @@ def _majority_accuracy(facts: Facts) -> Firing | None:
     if not facts.imbalanced or _deployment_kind(facts) in ("test", "file"):
         return None
     return Firing((f"read accuracy against the majority-class baseline: always predicting {facts.majority_label} "
-                   f"already scores {facts.majority_share:.2f} accuracy (imbalance ratio {facts.imbalance_ratio:.1f})",),
+                   f"already scores {100 * facts.majority_share:.1f} accuracy (imbalance ratio {facts.imbalance_ratio:.1f})",),
                   complements=("accuracy",))
 
 
 def _informedness(facts: Facts) -> Firing:
-    reasons = ["informedness is 0 for every classifier that ignores its input and x for one that is right x% of "
-               "the time and otherwise guesses from the prevalence"]
+    reasons = ["informedness is 0 in expectation for a classifier that ignores its input (one draw of such a "
+               "classifier scores near 0, not exactly 0) and x in expectation for one that is right x% of the time "
+               "and otherwise guesses from the prevalence"]
     if facts.near_chance:
         reasons.append("near chance here: " + "; ".join(f"{s} ({why})" for s, why in facts.near_chance.items()))
     return Firing(tuple(reasons), complements=("informedness",))
@@ -257,18 +285,21 @@ def _every_class(facts: Facts) -> Firing | None:
 
 def _name_macro_f1(facts: Facts) -> Firing:
     """Always fires: the two macro F1s are homonyms and must not be confused."""
-    reasons = ["macro F1 (macro_f1) here is the mean of class F1, written out with its formula; macro F1′ "
-               "(macro_f1_hm, F1 of macro P and macro R) is a different metric"]
+    reasons = ["macro F1 here is the mean of class F1, written out with its formula; macro F1′ (F1 of macro P "
+               "and macro R) is a different metric"]
     differences = [v["macro_f1_hm"] - v["macro_f1"] for v in facts.values.values()
                    if v.get("macro_f1") is not None and v.get("macro_f1_hm") is not None]
     if differences:
-        reasons.append(f"here F1′ exceeds macro F1 by {min(differences):.3f} to {max(differences):.3f}")
-    return Firing(tuple(reasons), complements=("macro_f1",), avoid=("macro_f1_hm",))
+        reasons.append(f"here F1′ exceeds macro F1 by {100 * min(differences):.1f} to {100 * max(differences):.1f} "
+                       "points (×100)")
+    return Firing(tuple(reasons), complements=("macro_f1",),
+                  notes=("name the macro F1 with its formula: macro F1 (mean of class F1) is reported here; macro F1′ "
+                         "(F1 of macro P and macro R) is a homonym, a different metric (Opitz §8)",))
 
 
 def _weighted_f1(facts: Facts) -> Firing:
     return Firing((f"weighted F1 is not monotone (Opitz §4.6, App. F.1) and, like accuracy, follows the test "
-                   f"prevalence (majority-class classifier here: weighted F1 {facts.majority_weighted_f1:.2f})",),
+                   f"prevalence (majority-class classifier here: weighted F1 {100 * facts.majority_weighted_f1:.1f})",),
                   avoid=("weighted_f1",))
 
 
@@ -278,18 +309,19 @@ def _skewed_bias(facts: Facts) -> Firing | None:
     if not skewed:
         return None
     worst = max(skewed, key=skewed.get)
-    return Firing((f"{len(skewed)} system(s) predict classes far from their gold prevalence (largest total "
-                   f"variation: {worst}, {skewed[worst]:.2f}): their macro precision differences are hard to "
+    return Firing((f"{len(skewed)} {'system predicts' if len(skewed) == 1 else 'systems predict'} classes far from "
+                   f"their gold prevalence (largest total variation: {worst}, {100 * skewed[worst]:.1f}%): their macro precision differences are hard to "
                    "interpret",), avoid=("macro_precision",))
 
 
 def _small_class(facts: Facts) -> Firing | None:
     if facts.min_support >= SMALL_CLASS:
         return None
-    return Firing((f"class {facts.min_label} has {facts.min_support} gold items (< {SMALL_CLASS}): one item moves "
-                   f"its recall by {1 / facts.min_support:.3f}; read every metric with its bootstrap interval",),
-                  notes=(f"small class {facts.min_label} ({facts.min_support} items < {SMALL_CLASS}): estimates are "
-                         "unstable; report bootstrap intervals (Vickers et al. 2024, Limitations)",))
+    return Firing((f"class {facts.min_label} has {facts.min_support} gold items (fewer than {SMALL_CLASS}, this "
+                   f"tool's threshold): one item moves its recall by {100 / facts.min_support:.1f} points; read every "
+                   "metric with its bootstrap interval",),
+                  notes=(f"small class {facts.min_label} ({facts.min_support} items, fewer than this tool's threshold "
+                         f"of {SMALL_CLASS}): its per-class estimates are unstable; report bootstrap intervals",))
 
 
 def _class_wise(facts: Facts) -> Firing:
@@ -306,7 +338,7 @@ def _multiple_winners(facts: Facts) -> Firing | None:
     distinct = {tuple(w) for w in winners.values() if w}
     if len(distinct) <= 1:
         return None
-    detail = "; ".join(f"{metric}: {', '.join(w)}" for metric, w in winners.items() if w)
+    detail = "; ".join(f"{_display(metric)}: {', '.join(w)}" for metric, w in winners.items() if w)
     return Firing((f"the recommended metrics disagree on the best system ({detail})",),
                   notes=(f"admit multiple best systems: {detail} (Opitz §8); the significance section gives each "
                          "metric's set of systems not significantly worse than its top one",))
@@ -318,8 +350,9 @@ RULES: tuple[Rule, ...] = (
     Rule("deployment-test", "If the test prevalence is the deployment prevalence and rare classes do not matter more "
          "than their share, accuracy is the primary metric.", (BUILD_A_CASE, ACCURACY_TIED), _test_deployment),
     Rule("macro-recall-primary", "If the deployment prevalence is uniform or unknown, or every class should count "
-         "the same, macro recall (all five properties, 'treats all classes equally') is the primary metric.",
-         (BUILD_A_CASE, MACR_FIVE, TREATS_EQUALLY), _uniform_or_unknown),
+         "the same, macro recall (all five properties, 'treats all classes equally', and, unlike GmacR and HmacR, "
+         "strictly chance corrected) is the primary metric.",
+         (BUILD_A_CASE, MACR_FIVE, TREATS_EQUALLY, STRICT_MACR), _uniform_or_unknown),
     Rule("accuracy-and-macro-recall", "Always report accuracy and macro recall together.", (COMPLEMENTARY,),
          _complementary),
     Rule("majority-baseline", "On imbalanced data with a deployment prevalence other than the test one, read accuracy "
@@ -329,14 +362,13 @@ RULES: tuple[Rule, ...] = (
          (INFORMEDNESS_ALONGSIDE, INFORMEDNESS_CHANCE), _informedness),
     Rule("every-class-matters", "If performance in every class matters, report GmacR and HmacR.", (ALL_CLASSES,),
          _every_class),
-    Rule("name-macro-f1", "Always name the macro F1 with its formula: macro_f1 (mean of class F1), not macro_f1_hm "
-         "(F1 of macro P and macro R), which is not a headline metric.", (NAME_IT, MACF1_POPULAR, MACF1_PRIME),
-         _name_macro_f1),
+    Rule("name-macro-f1", "Always name the macro F1 with its formula: macro F1 (mean of class F1) or macro F1′ (F1 "
+         "of macro P and macro R), two homonyms.", (NAME_IT, MACF1_POPULAR, MACF1_PRIME), _name_macro_f1),
     Rule("weighted-f1", "Do not use weighted F1 where accuracy can be used.", (WEIGHTED_F1,), _weighted_f1),
     Rule("skewed-bias", "If systems' predicted class shares diverge from the gold prevalence, macro precision is not "
          "a headline metric.", (MACP_BIAS,), _skewed_bias),
-    Rule("small-class", f"If a class has fewer than {SMALL_CLASS} gold items, read every metric with its interval.",
-         (SMALL_N,), _small_class),
+    Rule("small-class", f"If a class has fewer than {SMALL_CLASS} gold items (this tool's threshold; Vickers et al.'s "
+         "50 is about a whole test set), read every metric with its interval.", (SMALL_N,), _small_class),
     Rule("class-wise-recall", f"With few classes (k ≤ {FEW_CLASSES}, this tool's reading of 'low'), report the "
          "class-wise recalls; with more, the variance of class recall.", (CLASS_WISE,), _class_wise),
     Rule("multiple-winners", "If accuracy, macro recall and informedness disagree on the best system, admit multiple "
@@ -345,14 +377,14 @@ RULES: tuple[Rule, ...] = (
 
 @dataclass(frozen=True)
 class Difference:
-    """A topic on which Opitz (2024) and Vickers et al. (2024) differ, how this tool decides, and both passages."""
+    """A topic on which Opitz (2024) and Vickers et al. (2023) differ, how this tool decides, and both passages."""
 
     topic: str
     text: str
     sources: tuple[Source, ...]
 
 
-#: Where Opitz (2024) and Vickers et al. (2024) differ; the report says so next to the recommendation.
+#: Where Opitz (2024) and Vickers et al. (2023) differ; the report says so next to the recommendation.
 PAPERS_DIFFER: tuple[Difference, ...] = (
     Difference("the headline metric",
                "Opitz §8 refrains from naming one best metric and recommends presenting complementary metrics such as "
@@ -367,7 +399,7 @@ PAPERS_DIFFER: tuple[Difference, ...] = (
                "Opitz §4.7 and Table 5 give MCC (like kappa) complete chance correction, Ω = 0, and §6.1 finds kappa "
              "'slightly more interpretable'; Vickers et al. §2 argue that MCC depends on the test set's class "
              "frequencies and §5.1 that it 'overpunishes classifiers which have variable per-class performance'. "
-             "MCC is therefore not recommended for two classes either.",
+             "This tool does not recommend MCC, whatever the number of classes.",
                (Source(OPITZ, "§4.7", "MCC and Kappa have PII and PV (complete chance correction: Ω = 0)."),
                 MCC_PREVALENCE)),
     Difference("macro F1",
@@ -429,6 +461,27 @@ class Recommendation:
     @property
     def primary(self) -> str:
         return self.metrics[0].id
+
+    def to_json(self) -> dict[str, Any]:
+        """``recommendation`` (DESIGN.md): the metric set with formulas, reasons and passages, the metrics
+        to avoid, notes, the facts the rules read, the rules (all, and those that fired), where the
+        papers differ."""
+        def cited(sources: Sequence[Source]) -> list[dict[str, str]]:
+            return [source.to_json() for source in sources]
+
+        return {"recommendation": {
+            "metrics": [{"id": m.id, "name": m.name, "role": m.role, "formula": m.formula, "reasons": list(m.reasons),
+                         "sources": cited(m.sources)} for m in self.metrics],
+            "avoid": [{"id": a.id, "name": a.name, "reasons": list(a.reasons), "sources": cited(a.sources)}
+                      for a in self.avoid],
+            "notes": [{"rule": n.rule, "text": n.text, "sources": cited(n.sources)} for n in self.notes],
+            "profile_facts": self.facts.to_json(),
+            "rules_fired": list(self.rules_fired),
+            "rules": [{"id": rule.id, "text": rule.text, "references": list(rule.references),
+                       "sources": cited(rule.sources)} for rule in RULES],
+            "papers_differ": [{"topic": d.topic, "text": d.text, "sources": cited(d.sources)}
+                              for d in PAPERS_DIFFER],
+        }}
 
 
 def recommend(facts: Facts, rules: Sequence[Rule] = RULES) -> Recommendation:
@@ -498,7 +551,7 @@ def facts_from(profile: DataProfile, values: Mapping[str, Mapping[str, float | N
         majority_label=profile.majority_label, majority_share=profile.majority_share,
         bias_divergence=MappingProxyType({
             s: MappingProxyType({"total_variation": b.total_variation,
-                                 "kl_divergence": None if np.isinf(b.kl_divergence) else b.kl_divergence})
+                                 "kl_divergence": nan_to_none(b.kl_divergence)})
             for s, b in profile.systems.items()}),
         never_predicted=MappingProxyType({s: tuple(b.never_predicted) for s, b in profile.systems.items()}),
         near_chance=MappingProxyType(_near_chance(baselines, values, alpha)), values=values,
@@ -518,21 +571,20 @@ def _near_chance(baselines: ChanceBaselines | None, values: Mapping[str, Mapping
                 comparison = comparisons.get(metric)
                 if comparison is not None and comparison.p_shuffle is not None:
                     if comparison.p_shuffle >= alpha:
-                        result[system] = (f"{metric} not above its shuffled predictions, permutation "
-                                          f"p = {comparison.p_shuffle:.3f}")
+                        result[system] = (f"{_display(metric)} not above its shuffled predictions, "
+                                          f"permutation p = {comparison.p_shuffle:.3f}")
                     break
         return result
     for system, metric_values in values.items():
         value = metric_values.get("informedness")
         if value is not None and value < NEAR_CHANCE_INFORMEDNESS:
-            result[system] = f"informedness {value:.3f}"
+            result[system] = f"informedness {100 * value:.1f}"
     return result
 
 
-def recommendation_analysis(profile: DataProfile, values: Mapping[str, Mapping[str, float | None]],
-                            baselines: ChanceBaselines | None, *, alpha: float,
-                            deployment_prevalence: str | Mapping[str, float] | None,
-                            rare_classes_matter: bool) -> Recommendation:
+def analyse(profile: DataProfile, values: Mapping[str, Mapping[str, float | None]],
+            baselines: ChanceBaselines | None, alpha: float,
+            deployment_prevalence: str | Mapping[str, float] | None, rare_classes_matter: bool) -> Recommendation:
     """The recommendation: the rules applied to the facts of this audit (:func:`facts_from`)."""
     return recommend(facts_from(profile, values, baselines, alpha=alpha, deployment_prevalence=deployment_prevalence,
                                 rare_classes_matter=rare_classes_matter))

@@ -39,14 +39,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from types import MappingProxyType
-from typing import Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from auditor.io.counts import Counts
 from auditor.io.scores import AlignedScores, top_label
 
 __all__ = ["SUM_TOLERANCE", "ECE_BINS", "SCORE_METRICS", "LOSSES", "ScoreValue", "ReliabilityBins", "ScoreAnalysis",
-           "score_metrics", "analyse"]
+           "score_metrics", "score_systems", "analyse"]
 
 #: A row of probabilities may sum to 1 ± this (files round to a few decimals).
 SUM_TOLERANCE = 1e-3
@@ -75,6 +76,9 @@ class ScoreValue:
     value: float | None
     undefined: str | None = None
     ci: tuple[float, float] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"value": self.value, "ci": list(self.ci) if self.ci else None, "undefined": self.undefined}
 
 
 @dataclass(frozen=True)
@@ -320,6 +324,20 @@ class ScoreAnalysis:
         return (f"percentile bootstrap of every score metric ({self.bootstrap} resamples of the items)"
                 if self.bootstrap else "none (--bootstrap 0)")
 
+    def to_json(self) -> dict[str, Any]:
+        """``systems.NAME.scores`` (the six score metrics) and ``score_summary``."""
+        summary = {
+            "systems": list(self.values), "score_labels": {name: list(labels) for name, labels in self.labels.items()},
+            "ece_bins": ECE_BINS, "sum_tolerance": SUM_TOLERANCE,
+            "reliability": {name: {} if bins is None else {"count": list(bins.count), "confidence": list(bins.confidence),
+                                                           "accuracy": list(bins.accuracy)}
+                            for name, bins in self.reliability.items()},
+            "lower_is_better": list(LOSSES), "intervals": self.intervals, "notes": list(self.notes),
+        }
+        return {"systems": {name: {"scores": {metric_id: values[metric_id].to_json() for metric_id in SCORE_METRICS}}
+                            for name, values in self.values.items()},
+                "score_summary": summary}
+
     def summary_lines(self) -> list[str]:
         """Terminal lines: the six score metrics of each system that gave scores (three decimals)."""
         lines = ["per-class scores: " + ", ".join(SCORE_METRICS)]
@@ -329,8 +347,16 @@ class ScoreAnalysis:
         return lines
 
 
-def analyse(scored: Mapping[str, AlignedScores], gold: np.ndarray, labels: Sequence[str], systems: Sequence[str],
-            *, bootstrap: int, seed: int, alpha: float) -> ScoreAnalysis:
+def analyse(scored: Mapping[str, AlignedScores], counts: Counts, bootstrap: int, seed: int,
+            alpha: float) -> ScoreAnalysis:
+    """Score metrics of the systems that gave scores (:func:`score_systems` on the counts' gold codes,
+    labels and systems)."""
+    return score_systems(scored, counts.gold, counts.labels, counts.systems, bootstrap=bootstrap, seed=seed,
+                         alpha=alpha)
+
+
+def score_systems(scored: Mapping[str, AlignedScores], gold: np.ndarray, labels: Sequence[str],
+                  systems: Sequence[str], *, bootstrap: int, seed: int, alpha: float) -> ScoreAnalysis:
     """Score metrics of the systems in ``scored`` (aligned to the gold items, :func:`auditor.io.scores.align_scores`).
 
     ``gold`` (N,) codes into ``labels`` (the audit's labels; every gold class has a score column);

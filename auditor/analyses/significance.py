@@ -1,6 +1,6 @@
 """Pairwise significance tests, multiple-comparison correction, rank distributions, best set.
 
-Part of the *analyse* stage; everything is computed from counts and item-pattern counts
+Stage "analyse"; everything is computed from counts and item-pattern counts
 (STYLE.md 1), never from items.
 
 Each pair of systems ``a`` and ``b`` gets **one** two-sided test per tested metric, on the
@@ -39,7 +39,7 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from itertools import combinations
-from typing import Callable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 import scipy.sparse
@@ -48,13 +48,13 @@ from auditor.analyses.bootstrap import BootstrapResult, bootstrap
 from auditor.analyses.sampling import sparse_draws
 from auditor.io.counts import Counts
 from auditor.errors import UsageError
-from auditor.options import CORRECTIONS
+from auditor.formatting import nan_to_none
+from auditor.options import CORRECTIONS, Correction
 from auditor.metrics.catalogue import compute
 from auditor.progress import SILENT, Progress
 from auditor.metrics.registry import REGISTRY, ConfusionStats, Metric
+from auditor.metrics.selections import TEST_METRICS
 
-#: Metrics tested pairwise by default: accuracy by exact McNemar, the others by approximate randomisation.
-TEST_METRICS = ("accuracy", "macro_f1", "macro_recall", "mcc", "informedness")
 #: Rounds of approximate randomisation.
 AR_ROUNDS = 1000
 #: Most approximate-randomisation rounds :func:`randomisation_rounds` asks for.
@@ -337,6 +337,11 @@ class PairTest:
     p_adjusted: float = float("nan")
     details: Mapping[str, int] = field(default_factory=dict)
 
+    def to_json(self) -> dict[str, Any]:
+        return {"a": self.a, "b": self.b, "metric": self.metric, "method": self.method,
+                "difference": nan_to_none(self.difference), "p": nan_to_none(self.p),
+                "p_adjusted": nan_to_none(self.p_adjusted), **dict(self.details)}
+
 
 @dataclass(frozen=True)
 class BestSet:
@@ -350,6 +355,10 @@ class BestSet:
     alpha: float
     p_adjusted: Mapping[str, float]
 
+    def to_json(self) -> dict[str, Any]:
+        return {"top": self.top, "systems": list(self.systems), "test": self.test, "alpha": self.alpha,
+                "p_adjusted": {name: nan_to_none(p) for name, p in self.p_adjusted.items()}}
+
 
 @dataclass(frozen=True)
 class Statistics:
@@ -359,7 +368,7 @@ class Statistics:
     tests: tuple[PairTest, ...]
     best_set: Mapping[str, BestSet]
     test_metrics: tuple[str, ...]
-    correction: str
+    correction: Correction
     alpha: float
     rounds: int
     family: str
@@ -372,6 +381,32 @@ class Statistics:
         for test in self.tests:
             sizes[test.metric] = sizes.get(test.metric, 0) + 1
         return sizes
+
+    def to_json(self) -> dict[str, Any]:
+        """``ci`` of every metric of every system (inside ``systems``), ``tests`` (DESIGN.md), and
+        ``statistics``: the method, ``ranks`` (rank distributions), ``best_set`` and ``p_win`` (P(rank 1))."""
+        boot, alpha = self.bootstrap, self.alpha
+        section: dict[str, Any] = {
+            "B": boot.B, "seed": boot.seed, "alpha": alpha, "method": boot.method,
+            "interval": interval_rule(alpha), "undefined_resamples": boot.undefined_json(), "rank_rule": RANK_RULE,
+            **boot.ranks_json(),
+        }
+        if self.pairwise_unavailable:  # no test ran: nothing describes tests; say why instead
+            section["pairwise_tests_unavailable"] = self.pairwise_unavailable
+        else:
+            section.update({
+                "correction": self.correction, "family": self.family, "test_metrics": list(self.test_metrics),
+                "test_methods": {method: METHOD_DESCRIPTIONS[method] for method in (MCNEMAR, RANDOMISATION)
+                                 if any(test.method == method for test in self.tests)},
+                "randomisation_rounds": self.rounds,
+                "rounds_rule": rounds_rule(self.rounds, max(self.family_sizes().values(), default=0), alpha),
+                "best_set_rule": best_set_rule(alpha, self.correction),
+                "best_set": {metric_id: best.to_json() for metric_id, best in self.best_set.items()},
+                "p_floor": {RANDOMISATION: 1 / (self.rounds + 1)} if self.rounds else {},
+                "family_sizes": self.family_sizes(),
+            })
+        return {"systems": boot.intervals_json(), "tests": [test.to_json() for test in self.tests],
+                "statistics": section}
 
     def tests_for(self, metric: str, method: str | None = None) -> list[PairTest]:
         return [t for t in self.tests if t.metric == metric and (method is None or t.method == method)]
@@ -429,6 +464,17 @@ def randomisation_rounds(rounds: int, family_size: int, alpha: float) -> int:
     ``AR_MAX_ROUNDS``; the p floor actually reached is reported with the tests.
     """
     return int(min(max(rounds, int(np.ceil(2 * family_size / alpha))), max(rounds, AR_MAX_ROUNDS)))
+
+
+def analyse(counts: Counts, metrics: Sequence[Metric], bootstrap: int, seed: int, alpha: float, correction: Correction,
+            progress: Progress = SILENT, tests: bool = True) -> Statistics | None:
+    """The statistics of the audit (:func:`statistics` with ``bootstrap`` resamples), or None when
+    ``bootstrap`` is 0 (no resamples: no intervals, ranks or tests). ``tests`` False: the intervals
+    and rank distributions only (``auditor score``'s table; the bootstrap's draws are the same)."""
+    if bootstrap <= 0:
+        return None
+    return statistics(counts, metrics, B=bootstrap, seed=seed, alpha=alpha, correction=correction, progress=progress,
+                      all_labels_active=counts.labels_given, tests=tests)
 
 
 def statistics(

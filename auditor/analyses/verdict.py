@@ -1,6 +1,6 @@
 """The verdict: who leads under each key metric, and does the winner depend on the metric?
 
-Last analysis stage: a function of the key metrics' values, the statistics' best sets and
+Stage "analyse": a function of the key metrics' values, the statistics' best sets and
 pairwise tests (None without ``--bootstrap``), the recommendation's primary metric and the
 profile's identical systems.
 
@@ -22,16 +22,19 @@ profile's identical systems.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 from itertools import combinations
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
+from auditor.formatting import nan_to_none
+from auditor.metrics.selections import KEY_METRICS  # weighed when present; the recommendation's primary first
 
 if TYPE_CHECKING:  # the significance module loads scipy; the verdict needs only its types
+    from auditor.analyses.profile import DataProfile
+    from auditor.analyses.recommend import Recommendation
     from auditor.analyses.significance import BestSet, PairTest, Statistics
+    from auditor.metrics.registry import Metric
 
-#: Metrics the verdict weighs, when present (the recommendation's primary metric comes first).
-KEY_METRICS = ("accuracy", "macro_f1", "macro_f1_hm", "macro_recall", "mcc", "informedness")
 _EPSILON = 1e-12
 
 
@@ -50,6 +53,20 @@ class Verdict:
     ties: Mapping[str, tuple[tuple[str, ...], ...]]
     identical: tuple[tuple[str, ...], ...] = ()
     text: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"verdict": {
+            "primary": self.primary,
+            "key_metrics": list(self.key_metrics),
+            "leaders": {metric_id: list(systems) for metric_id, systems in self.leaders.items()},
+            "significance": self.tested,
+            "winner_depends_on_metric": self.winner_depends_on_metric,
+            "disjoint_best_sets": [list(pair) for pair in self.disjoint],
+            "order": list(self.order),
+            "groups": [list(group) for group in self.groups],
+            "ties": {metric_id: [list(group) for group in groups] for metric_id, groups in self.ties.items()},
+            "text": self.text,
+        }}
 
 
 def _top_systems(values: Mapping[str, float | None]) -> list[str]:
@@ -90,7 +107,7 @@ def primary_metric(recommended: str | None, present: Sequence[str]) -> str:
 
 
 def _pair_p(tests: Sequence[PairTest], metric_id: str, method: str) -> dict[frozenset[str], float | None]:
-    return {frozenset((test.a, test.b)): (None if math.isnan(test.p_adjusted) else test.p_adjusted)
+    return {frozenset((test.a, test.b)): nan_to_none(test.p_adjusted)
             for test in tests if test.metric == metric_id and test.method == method}
 
 
@@ -121,9 +138,22 @@ def significance_groups(metric_id: str, values: Mapping[str, float | None], best
     return groups
 
 
-def analyse(values: Mapping[str, Mapping[str, float | None]], statistics: Statistics | None,
-            recommended: str | None = None, identical: Sequence[Sequence[str]] = (),
-            short: Mapping[str, str] | None = None) -> Verdict:
+def analyse(metrics: Sequence[Metric], values: Mapping[str, Mapping[str, float | None]],
+            statistics: Statistics | None, recommendation: Recommendation | None, profile: DataProfile) -> Verdict:
+    """The verdict of the audit: :func:`decide` on every scalar metric's ``values`` (system -> metric
+    id -> value), the statistics' best sets, the recommendation's primary metric and the profile's
+    identical systems; the text names metrics by their short labels."""
+    scalar = [metric for metric in metrics if not metric.per_class]
+    by_metric = {metric.id: {name: system[metric.id] for name, system in values.items()} for metric in scalar}
+    primary = next((entry.id for entry in (recommendation.metrics if recommendation is not None else ())
+                    if entry.role == "primary"), None)
+    return decide(by_metric, statistics, primary, profile.identical_systems,
+                  {metric.id: metric.label for metric in metrics})
+
+
+def decide(values: Mapping[str, Mapping[str, float | None]], statistics: Statistics | None,
+           recommended: str | None = None, identical: Sequence[Sequence[str]] = (),
+           short: Mapping[str, str] | None = None) -> Verdict:
     """The verdict (see the module docstring).
 
     ``values``: metric id -> system -> value (None = undefined), systems in input order, for
@@ -204,8 +234,9 @@ def _text(v: Verdict, values: Mapping[str, Mapping[str, float | None]], n_system
     identical = {frozenset(group) for group in v.identical}
     tied: dict[tuple[str, ...], list[str]] = {}
     for metric_id, groups in v.ties.items():
-        for group in groups:
-            if frozenset(group) not in identical:
+        top = v.leaders.get(metric_id, ())[:1]
+        for group in groups:  # only a tie for the top value matters to the verdict (every tie is in the JSON)
+            if frozenset(group) not in identical and set(top) & set(group):
                 tied.setdefault(tuple(group), []).append(name(metric_id))
     for group, metrics in tied.items():
         text += f" Tied under {_join(metrics)}: {' = '.join(group)}."

@@ -72,6 +72,11 @@ class ClaimResult:
     def reproduced_by(self) -> tuple[str, ...]:
         return tuple(match.definition for match in self.matches)
 
+    @property
+    def holds(self) -> bool:
+        """The metric the claim names reproduces it; a name that is no metric: some definition does."""
+        return self.named_reproduces if self.named_reproduces is not None else bool(self.matches)
+
     def to_json(self) -> dict[str, Any]:
         return {"claim": self.claim.shown, "name": self.claim.name, "printed": self.claim.text,
                 "percent": self.claim.percent, "interval": list(self.claim.interval), "named_as": self.named_as,
@@ -93,6 +98,11 @@ class ClaimCheck:
     @property
     def consistent(self) -> bool:
         return not self.problems
+
+    @property
+    def holds(self) -> bool:
+        """Every claim holds and the numbers hold together (``auditor check-claim`` exits 0, else 1)."""
+        return self.consistent and all(row.holds for row in self.rows)
 
     def to_json(self) -> dict[str, Any]:
         return {"evidence": self.evidence.to_json(), "claims": [row.to_json() for row in self.rows],
@@ -171,7 +181,7 @@ def check_claims(claims: Sequence[Claim], evidence: Evidence) -> ClaimCheck:
     intervals = {row.named_as: row.claim.interval for row in rows if row.named_as}
     if "macro_f1" in intervals and "macro_f1_hm" in intervals \
             and intervals["macro_f1_hm"][1] < intervals["macro_f1"][0] - EPS:
-        problems.append("macro F1′ (HM of macro P and macro R) is never below macro F1 (Opitz & Burst 2019), "
+        problems.append("macro F1′ (HM of macro P and macro R) is never below macro F1 (the harmonic mean is concave; Opitz 2024 §4.5), "
                         "but the reported F1′ is")
     return ClaimCheck(evidence, rows, tuple(problems), tuple(undefined))
 

@@ -14,6 +14,7 @@ digits leave several integers possible, each definition's value is a range.
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Mapping, Sequence
@@ -22,7 +23,7 @@ import numpy as np
 
 from auditor.claims.parse import decimals
 from auditor.errors import InputError, UsageError
-from auditor.io.class_table import ClassRow, read_class_table
+from auditor.io.class_table import ClassRow, ClassTable, read_class_table
 from auditor.io.confusion import read_matrix
 from auditor.metrics.registry import ConfusionStats
 
@@ -184,8 +185,14 @@ def class_options(p: float, hp: float, r: float, hr: float, support: int, n: int
     return ClassOptions(pair(0), pair(total // 2), pair(total - 1), total, sampled)
 
 
-def from_class_table(rows: Sequence[ClassRow]) -> Evidence:
-    """Evidence from a paper's per-class precision, recall, support (and optional F1)."""
+def _parsed_rows(rows: Sequence[ClassRow]) -> tuple[list[Any], float, np.ndarray]:
+    """Each row's printed numbers as (value, half unit), the scale (100 when printed in percent)
+    and the supports; a class named twice, too few or too many classes, values outside their
+    range and supports that are not whole numbers refused."""
+    named = Counter(row.label for row in rows)
+    repeated = [label for label, times in named.items() if times > 1]
+    if repeated:
+        raise InputError(f"per-class table: class {repeated[0]!r} appears twice; expected one row per class")
     if len(rows) < 2:
         raise InputError("per-class table: expected at least 2 classes")
     if len(rows) > MAX_CLASSES:
@@ -199,12 +206,23 @@ def from_class_table(rows: Sequence[ClassRow]) -> Evidence:
             if not 0 <= value / scale <= 1:
                 raise InputError(f"per-class table: class {row.label}: {name} {value:g} is outside "
                                  f"{'0–100 %' if percent else '0–1'}")
+    support = np.array([s[0] for _, _, _, s, _ in parsed])
+    if (support < 0).any() or (support != np.round(support)).any() or (support > MAX_SUPPORT).any() \
+            or support.sum() <= 0:
+        raise InputError(f"per-class table: support must be a whole number of gold items, 0 or more, and not "
+                         f"0 for every class (at most {MAX_SUPPORT:.0e})")
+    return parsed, scale, support
+
+
+def from_class_table(rows: Sequence[ClassRow] | ClassTable) -> Evidence:
+    """Evidence from a paper's per-class precision, recall, support (and optional F1); a
+    :class:`~auditor.io.class_table.ClassTable`'s summary rows are checked against its classes
+    (:mod:`auditor.claims.summaries`). A support of 0 (a class never in gold) is a class."""
+    summaries = rows.summaries if isinstance(rows, ClassTable) else ()
+    rows = tuple(rows)
+    parsed, scale, support = _parsed_rows(rows)
     problems, notes = [], []
     labels = tuple(row.label for row in rows)
-    support = np.array([s[0] for _, _, _, s, _ in parsed])
-    if (support <= 0).any() or (support != np.round(support)).any() or (support > MAX_SUPPORT).any():
-        raise InputError(f"per-class table: support must be a positive whole number of gold items "
-                         f"(at most {MAX_SUPPORT:.0e})")
     n = int(support.sum())
     options: list[ClassOptions] = []
     budget = max(100, MAX_TP_OPTIONS // len(rows))
@@ -237,10 +255,29 @@ def from_class_table(rows: Sequence[ClassRow]) -> Evidence:
     if unknown_predicted:
         notes.append(f"predicted count of {', '.join(unknown_predicted)} unknown (no true positive and precision 0); "
                      "taken as the gap to N")
-    candidates = []
     exact = all(option.count == 1 for option in options)
-    # Extreme choices per class (fewest / most TP and predictions) bracket the monotone metrics;
-    # the middle choice is the most likely table.
+    candidates, missing = _candidates(options, support, n, exact)
+    middle = candidates[-1]
+    if not missing and abs(middle.col.sum() - middle.n) > 0.5 and exact:
+        problems.append(f"predicted counts reconstructed from precision sum to {middle.col.sum():.0f}, but the gold "
+                        f"supports sum to N = {middle.n:.0f}: the table is incomplete or inconsistent")
+    if not exact:
+        notes.append("the printed digits allow several whole-number tables; values are ranges")
+    if summaries:
+        found, said = _summary_problems(summaries, parsed, support, scale)
+        problems += found
+        notes += said
+    return Evidence(labels, "per-class table", tuple(candidates), exact, _counts(labels, middle), tuple(problems),
+                    tuple(notes))
+
+
+def _candidates(options: Sequence[ClassOptions], support: np.ndarray, n: int, exact: bool
+                ) -> tuple[list[ConfusionStats], list[int]]:
+    """Extreme choices per class (fewest / most TP and predictions), which bracket the monotone
+    metrics, then the middle choice, the most likely table (only that one when ``exact``); and the
+    classes whose predicted count is unknown (the gap to N shared evenly among them)."""
+    candidates = []
+    missing: list[int] = []
     for pick in ("first", "last", "middle"):
         diag, col = [], []
         for option in options:
@@ -249,25 +286,41 @@ def from_class_table(rows: Sequence[ClassRow]) -> Evidence:
             col.append(c)
         known = sum(c for c in col if c is not None)
         missing = [i for i, c in enumerate(col) if c is None]
-        for i in missing:  # the gap to N shared evenly (len(missing) > 0 here)
+        for i in missing:
             col[i] = max(0.0, (n - known) / len(missing))
-        candidates.append(stats_from_margins(np.array(diag, float), support, np.array(col, float)))
+        stats = stats_from_margins(np.array(diag, float), support, np.array(col, float))
+        stats.all_labels_active = True  # a class the table lists counts, as scikit-learn's labels= (support 0 too)
+        candidates.append(stats)
         if exact:
             break
-    middle = candidates[-1]
-    if not missing and abs(middle.col.sum() - middle.n) > 0.5 and exact:
-        problems.append(f"predicted counts reconstructed from precision sum to {middle.col.sum():.0f}, but the gold "
-                        f"supports sum to N = {middle.n:.0f}: the table is incomplete or inconsistent")
-    if not exact:
-        notes.append("the printed digits allow several whole-number tables; values are ranges")
-    return Evidence(labels, "per-class table", tuple(candidates), exact, _counts(labels, middle), tuple(problems),
-                    tuple(notes))
+    return candidates, missing
+
+
+def _summary_problems(summaries: Sequence[Any], parsed: Sequence[Any], support: np.ndarray, scale: float
+                      ) -> tuple[list[str], list[str]]:
+    """Summary rows against the class rows (:func:`auditor.claims.summaries.check_summaries`)."""
+    from auditor.claims.summaries import check_summaries
+
+    def column(position: int) -> tuple[np.ndarray, np.ndarray]:
+        return (np.array([item[position][0] for item in parsed]) / scale,
+                np.array([item[position][1] for item in parsed]) / scale)
+
+    columns = {"precision": column(1), "recall": column(2)}
+    if all(item[4] is not None for item in parsed):
+        columns["f1"] = column(4)
+
+    def parse(text: str) -> tuple[float, float]:
+        value, half = _number(text)
+        return value / scale, half / scale
+
+    return check_summaries(summaries, columns, support.astype(float), parse)
 
 
 def _f1_problem(row: ClassRow, p: float, hp: float, r: float, hr: float, f: float, hf: float) -> str | None:
     """Whether a printed F1 can be the harmonic mean 2PR / (P + R) of the printed P and R
     within their rounding; the bounds' denominators are floored at EPS (P = R = 0 gives 0)."""
-    low = 2 * (p - hp) * (r - hr) / max((p - hp) + (r - hr), EPS)
+    p_low, r_low = max(p - hp, 0.0), max(r - hr, 0.0)  # a printed 0.00 stands for [0, h], never below 0
+    low = 2 * p_low * r_low / max(p_low + r_low, EPS)
     high = 2 * min(1, p + hp) * min(1, r + hr) / max(min(1, p + hp) + min(1, r + hr), EPS)
     if f + hf < low - EPS or f - hf > high + EPS:
         return (f"class {row.label}: F1 {row.f1} is not the harmonic mean of precision "

@@ -3,9 +3,13 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+import re
+
 import jinja2
+import markupsafe
 
 from auditor.formats.templating import environment, load_template
+from auditor.formatting import typographic_minus
 from auditor.formats.text import printable
 from auditor.report.model import Report
 from auditor.version import __version__
@@ -13,8 +17,32 @@ from auditor.version import __version__
 
 @lru_cache(maxsize=None)
 def html_environment() -> jinja2.Environment:
-    """The shared environment with HTML autoescaping (every string is escaped unless marked safe)."""
-    return environment(autoescape=True)
+    """The shared environment with HTML autoescaping (every string is escaped unless marked safe);
+    every plain string printed gets the minus sign U+2212 before a number (SVG, marked safe, is left as is)."""
+    env = environment(autoescape=True)
+    env.finalize = lambda value: value if isinstance(value, markupsafe.Markup) or not isinstance(value, str) \
+        else math_html(typographic_minus(value))
+    return env
+
+
+#: The report's plain-text math, written with "_" for a subscript: only these tokens are set as
+#: math (a user's label "x_y" stays as it is).
+MATH_TOKENS = ("p_i", "b_j", "b_i", "q_i", "q_j", "q_c", "p_c", "p_o", "p_e", "P_e", "R_K", "R_i", "P_i", "F1_i",
+               "FPR_i", "C_ii", "C_ij", "o_cd", "n_c", "n_d", "Σ_{c≠d}", "Σ_c", "Σ_i", "Σ_j", "P_j", "b_c", "π_c")
+_MATH = re.compile(r"(?<![\w.])(" + "|".join(re.escape(t) for t in sorted(MATH_TOKENS, key=len, reverse=True))
+                   + r")(?![\w])")
+
+
+def math_html(text: str) -> markupsafe.Markup:
+    """``text`` escaped, with the report's math tokens (:data:`MATH_TOKENS`) set in italics with a
+    real subscript: "p_i" -> <i>p</i><sub><i>i</i></sub>, "Σ_{c≠d}" -> Σ<sub>c≠d</sub>."""
+    def math(match: re.Match) -> str:
+        base, _, sub = match.group(1).partition("_")
+        sub = sub.strip("{}")
+        base_html = base if base in ("Σ", "F1", "FPR") else f"<i>{base}</i>"
+        return f"{base_html}<sub><i>{sub}</i></sub>"
+
+    return markupsafe.Markup(_MATH.sub(math, str(markupsafe.escape(text))))
 
 
 def render_html(report: Report) -> str:

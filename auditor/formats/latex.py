@@ -15,6 +15,7 @@ import jinja2
 
 from auditor.formats.templating import environment
 from auditor.formats.text import is_control
+from auditor.formatting import typographic_minus
 from auditor.report.model import Report
 from auditor.version import __version__
 
@@ -22,33 +23,39 @@ from auditor.version import __version__
 LATEX_SPECIAL = {
     "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
     "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}",
-    "−": "-", "—": "---", "′": "'", "κ": r"$\kappa$", "π": r"$\pi$", "τ": r"$\tau$", "×": r"$\times$",
+    "−": r"$-$", "—": "---", "≈": r"$\approx$", "′": "'", "κ": r"$\kappa$", "π": r"$\pi$", "τ": r"$\tau$", "×": r"$\times$",
     # symbols of the property table and the captions that pdflatex's UTF-8 input does not define
     "✓": r"$\surd$", "✗": r"$\times$", "ω": r"$\omega$", "Ω": r"$\Omega$", "α": r"$\alpha$",
     "≤": r"$\leq$", "≥": r"$\geq$", "≠": r"$\neq$", "Σ": r"$\Sigma$", "§": r"\S{}",
-    # the agreement table's definitions (gold reliability)
-    "²": r"\textsuperscript{2}",
+    # the agreement table's definitions (gold reliability), the ledger's formulas
+    "²": r"\textsuperscript{2}", "ᵀ": r"\textsuperscript{T}", "√": r"$\surd$", "∑": r"$\sum$", "Π": r"$\Pi$",
+    "ρ": r"$\rho$", "β": r"$\beta$", "…": r"\ldots{}", "‰": r"\textperthousand{}", "→": r"$\rightarrow$",
+    "·": r"$\cdot$", "∞": r"$\infty$", "≠": r"$\neq$", "±": r"$\pm$",
 }
+#: Characters pdflatex's default UTF-8 input reads (ASCII, Latin-1, Latin Extended-A, common
+#: punctuation); any other character is written as its code point, so the file always compiles.
+LATEX_READS = frozenset(chr(c) for c in range(0x20, 0x17F)) | set("“”‘’–—€•")
 #: A letter with a combining accent, as a LaTeX text accent: P̄ (Fleiss' observed agreement) -> ``\={P}``.
 LATEX_ACCENTS = {"\u0304": "="}
 _LATEX_TOKEN = re.compile("[A-Za-z][" + "".join(LATEX_ACCENTS) + "]|.", re.S)
 
-#: Tables that go into ``tables.tex`` (ready to ``\input`` in a paper).
-TEX_TABLES = ("table-metrics", "table-calibrated", "table-baselines", "table-chance", "table-class-f1",
-              "table-ranks", "table-properties", "table-pbest", "table-scores", "table-agreement")
 
 
 def latex_escape(text: Any) -> str:
     """Text for LaTeX: every special character (``\\ & % $ # _ { } ~ ^ < >``) as a command,
     a letter with a combining macron as ``\\={P}``, control characters (a newline would end a
     table row, a blank line a paragraph) as a visible ``\\xHH``, lone surrogates as ``\\udXXX``."""
-    return "".join(_latex_token(token) for token in _LATEX_TOKEN.findall(str(text)))
+    return "".join(_latex_token(token) for token in _LATEX_TOKEN.findall(typographic_minus(str(text))))
 
 
 def _latex_token(token: str) -> str:
     if len(token) == 2:  # a letter and its combining accent
         return f"\\{LATEX_ACCENTS[token[1]]}{{{token[0]}}}"
-    return LATEX_SPECIAL.get(token) or (_escaped_control(token) if is_control(token) else token)
+    if token in LATEX_SPECIAL:
+        return LATEX_SPECIAL[token]
+    if is_control(token):
+        return _escaped_control(token)
+    return token if token in LATEX_READS else f"\\texttt{{U+{ord(token):04X}}}"
 
 
 def latex_row_start(text: Any) -> str:
@@ -76,5 +83,6 @@ def latex_environment() -> jinja2.Environment:
 
 
 def render_tex(report: Report) -> str:
-    return latex_environment().get_template("tables.tex.j2").render(report=report, version=__version__,
-                                                                    tex_tables=TEX_TABLES)
+    """The tables marked ``for_paper`` (:class:`~auditor.report.model.Table`), each a ``table``
+    environment that compiles on its own with booktabs and graphicx."""
+    return latex_environment().get_template("tables.tex.j2").render(report=report, version=__version__)

@@ -9,6 +9,7 @@ import jinja2
 
 from auditor.formats.templating import environment
 from auditor.formats.text import is_control
+from auditor.formatting import typographic_minus
 from auditor.report.model import Report
 from auditor.version import __version__
 
@@ -16,10 +17,6 @@ from auditor.version import __version__
 #: wherever they stand; a backslash in front prints them as themselves.
 MARKDOWN_SPECIAL = set("\\`*_[]<>|#~&!")
 
-#: Sections and tables of ``summary.md``.
-MD_SECTIONS = ("summary", "data", "gold-reliability", "baselines", "metrics", "scores", "recommendation")
-MD_TABLES = ("summary-leaderboard", "table-metrics", "table-baselines", "table-agreement", "table-ceiling",
-             "table-scores")
 
 
 def markdown_escape(text: Any) -> str:
@@ -63,9 +60,12 @@ def markdown_environment() -> jinja2.Environment:
     """The shared environment, unescaped, with the ``md`` / ``mdcode`` filters."""
     env = environment(autoescape=False)
     env.filters.update(md=markdown_escape, mdcode=markdown_code)
+    # the minus sign U+2212 before a number, except in code spans (LaTeX formulas keep their "-")
+    env.finalize = lambda value: typographic_minus(value) if isinstance(value, str) and "`" not in value else value
     return env
 
 
 def render_md(report: Report) -> str:
-    return markdown_environment().get_template("summary.md.j2").render(report=report, version=__version__,
-                                                                       md_sections=MD_SECTIONS, md_tables=MD_TABLES)
+    """The sections marked ``for_summary`` (:class:`~auditor.report.model.Section`) with their facts,
+    bullets, definitions and the tables marked ``for_summary``, as CommonMark + GFM tables."""
+    return markdown_environment().get_template("summary.md.j2").render(report=report, version=__version__)

@@ -9,29 +9,43 @@ own escaping filters (:mod:`~auditor.formats.html`, :mod:`~auditor.formats.latex
 from __future__ import annotations
 
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import jinja2
 
-from auditor.formatting import format_value
+from auditor.formatting import APPROXIMATE, format_value, typographic_minus
 from auditor.report.model import Cell
 
 
 def cell_text(cell: Cell) -> str:
-    """A cell's value as every output shows it (filter ``num``)."""
-    return format_value(cell.value, cell.kind)
+    """A cell's value as every output shows it (filter ``num``): the minus sign U+2212 (the LaTeX
+    escape turns it into TeX's own), "≈" before an approximate value."""
+    text = typographic_minus(format_value(cell.value, cell.kind))
+    return APPROXIMATE + text if cell.approximate and cell.value is not None else text
 
 
 def cell_interval(cell: Cell) -> str:
     """"[lo, hi]" for a cell with a confidence interval, else the empty string (filter ``interval``)."""
     if cell.low is None or cell.high is None:
         return ""
-    return f"[{format_value(cell.low, cell.kind)}, {format_value(cell.high, cell.kind)}]"
+    return typographic_minus(f"[{format_value(cell.low, cell.kind)}, {format_value(cell.high, cell.kind)}]")
+
+
+def _template_dir() -> Any:
+    """The templates that belong to this copy of the code: ``auditor/templates`` once installed,
+    ``templates/`` beside the package in a source tree (Python run from a checkout, where another
+    installed copy's ``auditor.templates`` may be importable), else the ``auditor.templates`` package."""
+    package = Path(__file__).resolve().parent.parent
+    for folder in (package / "templates", package.parent / "templates"):
+        if (folder / "report.html.j2").is_file():
+            return folder
+    return resources.files("auditor.templates")
 
 
 def load_template(name: str) -> str:
-    """A file of the ``auditor.templates`` package."""
-    return resources.files("auditor.templates").joinpath(name).read_text(encoding="utf-8")
+    """A file of this copy's templates (:func:`_template_dir`)."""
+    return _template_dir().joinpath(name).read_text(encoding="utf-8")
 
 
 def environment(**options: Any) -> jinja2.Environment:

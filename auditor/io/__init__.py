@@ -1,3 +1,6 @@
-"""Stage 1: reading label files and arrays (``load``), aligning gold and systems by id or line
-(``validate``), and the counts every later stage works from (``counts``); confusion-matrix
-files (``confusion``), score files (``scores``) and slices files (``slices``)."""
+"""The read, align and count stages: reading label files and arrays (``load``, one dispatch over
+one module per format: ``delimited``, ``jsonl``, ``parquet``, ``arrays``; the column-name rules in
+``names``, the label encoding in ``column``), aligning gold and systems by id or line
+(``validate``), and the counts every later stage works from (``counts``); confusion-matrix files
+(``confusion``), score files (``scores``), slices files (``slices``), per-class tables
+(``class_table``) and SemEval metadata (``semeval``)."""

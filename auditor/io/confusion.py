@@ -1,6 +1,6 @@
 """Audit from confusion matrices alone (what a reviewer holds): read, check, count, audit.
 
-Stage *load -> validate -> count* for input that is already counted. A matrix file is CSV
+Read, align and count stages for input that is already counted. A matrix file is CSV
 (comma) or TSV (tab; chosen when the first line holds a tab), UTF-8, in this layout::
 
     gold\\predicted  OFFENSE  OTHER        <- a corner cell (any text, may be empty), then
@@ -29,13 +29,19 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from auditor.io.counts import Counts
+from auditor.io.source import Source
 from auditor.errors import InputError, UsageError
+from auditor.io.counts import Counts
+from auditor.io.validate import check_given_labels, is_missing, single_class_error
 
 #: A paper's matrix is a few kilobytes; larger files are refused before reading.
 MAX_FILE_BYTES = 10_000_000
 #: Most classes a matrix may have.
 MAX_CLASSES = 1_000
+#: Largest total count: above 2^53 float64 (every metric's arithmetic) no longer holds every whole number.
+MAX_TOTAL = 2 ** 53
+_TOO_LARGE = ("above 2^53 (9,007,199,254,740,992), where floating point loses whole numbers; expected counts "
+              "whose total is at most 2^53")
 LAYOUT = ("a header row (a corner cell, then the predicted labels) and one row per gold label "
           "(the label, then its counts)")
 
@@ -74,8 +80,33 @@ def read_matrix(path: str | os.PathLike[str]) -> tuple[list[str], np.ndarray, st
     _check_labels(columns, f"{name} line {header_line}")
     if all(cell.isdigit() for cell in header):
         raise InputError(f"{name} line {header_line}: the first row holds only numbers; expected {LAYOUT}")
+    gold_labels, matrix = _body(rows[1:], columns, name, header_line)
+    _check_labels(gold_labels, f"{name} (row labels)")
+    if set(gold_labels) != set(columns) or len(gold_labels) != len(columns):
+        detail = _label_difference(gold_labels, columns, "only as rows:", "only as columns:")
+        raise InputError(f"{name}: the row labels (gold) and the column labels (predicted) differ ({detail}); "
+                         "expected the same labels in both")
+    order = [gold_labels.index(label) for label in columns]
+    matrix = matrix[order]
+    _check_total(matrix, name)
+    return list(columns), matrix, hashlib.sha256(raw).hexdigest()
+
+
+def _check_total(matrix: np.ndarray, where: str) -> None:
+    """Refuse an all-zero matrix, a total above :data:`MAX_TOTAL` (cells are at most 2^53 each,
+    so the k <= 1,000 row sums are exact in int64 and their total exact as a Python int)."""
+    rows = matrix.sum(axis=1, dtype=np.int64)
+    total = sum(int(x) for x in rows)
+    if total == 0:
+        raise InputError(f"{where}: every count is 0; expected at least one item")
+    if total > MAX_TOTAL:
+        raise InputError(f"{where}: the counts total {total:,}, {_TOO_LARGE}")
+
+
+def _body(body: list[tuple[int, list[str]]], columns: list[str], name: str, header_line: int
+          ) -> tuple[list[str], np.ndarray]:
+    """The gold labels and the (k, k) counts of a matrix file's rows after the header."""
     k = len(columns)
-    body = rows[1:]
     gold_labels = []
     matrix = np.zeros((k, k), dtype=np.int64)
     for row_index, (number, cells) in enumerate(body):
@@ -91,17 +122,11 @@ def read_matrix(path: str | os.PathLike[str]) -> tuple[list[str], np.ndarray, st
             if not (cell.isascii() and cell.isdigit()):
                 raise InputError(f"{where}, column {columns[column]!r}: {cell!r} is not a count; expected a "
                                  "non-negative whole number in digits")
+            if len(cell.lstrip("0")) > 16 or int(cell) > MAX_TOTAL:  # 17 digits and more: above 2^53
+                raise InputError(f"{where}, column {columns[column]!r}: the count {cell[:30]}"
+                                 f"{'...' if len(cell) > 30 else ''} is {_TOO_LARGE}")
             matrix[row_index, column] = int(cell)
-    _check_labels(gold_labels, f"{name} (row labels)")
-    if set(gold_labels) != set(columns) or len(gold_labels) != k:
-        detail = _label_difference(gold_labels, columns, "only as rows:", "only as columns:")
-        raise InputError(f"{name}: the row labels (gold) and the column labels (predicted) differ ({detail}); "
-                         "expected the same labels in both")
-    order = [gold_labels.index(label) for label in columns]
-    matrix = matrix[order]
-    if matrix.sum() == 0:
-        raise InputError(f"{name}: every count is 0; expected at least one item")
-    return list(columns), matrix, hashlib.sha256(raw).hexdigest()
+    return gold_labels, matrix
 
 
 def format_matrix(labels: Sequence[str], matrix: Any, corner: str = "gold\\predicted") -> str:
@@ -120,10 +145,14 @@ def _label_difference(first: Sequence[str], second: Sequence[str], only_first: s
 
 
 def _check_labels(labels: Sequence[str], where: str) -> None:
+    """No empty label, no missing-value marker (``NA``, ``nan``...: the label files' rule), no label twice."""
     seen: set[str] = set()
     for label in labels:
         if not label:
             raise InputError(f"{where}: an empty label; every row and column needs a label")
+        if is_missing(label):
+            raise InputError(f"{where}: missing label ({label!r}); a missing-value marker is not a class (the rule "
+                             "label files follow)")
         if label in seen:
             raise InputError(f"{where}: label {label!r} appears twice")
         seen.add(label)
@@ -156,6 +185,7 @@ def confusion_counts(
     first_system = next(iter(read))
     order = list(labels) if labels is not None else read[first_system][0]
     if labels is not None:
+        order = check_given_labels(labels)
         _check_labels(order, "labels")
     where_order = "--labels" if labels is not None else read[first_system][3] or repr(first_system)
     stacked = []
@@ -168,29 +198,37 @@ def confusion_counts(
         index = [file_labels.index(label) for label in order]
         stacked.append(matrix[np.ix_(index, index)])
     confusion = np.stack(stacked).astype(np.int64)
-    margins = confusion.sum(axis=2)
-    mismatched = np.flatnonzero((margins != margins[0]).any(axis=1))
-    if mismatched.size:
-        s = int(mismatched[0])
-        system = list(read)[s]
-        c = int(np.flatnonzero(margins[s] != margins[0])[0])
-        raise InputError(
-            f"{read[system][3] or system!r}: row sum of gold label {order[c]!r} is {int(margins[s, c])}, but "
-            f"{read[first_system][3] or repr(first_system)} has {int(margins[0, c])}; all matrices must share "
-            "the gold margins (row sums): they count one test set")
-    n = int(margins[0].sum())
-    margin_hash = hashlib.sha256(("\x1f".join(order) + "|" + ",".join(str(int(x)) for x in margins[0])).encode())
-    sources: dict[str, dict[str, Any]] = {
-        "gold": {"path": "", "kind": "row sums of the confusion matrices", "sha256": margin_hash.hexdigest(),
-                 "n_items": n},
-    }
+    margins = _check_margins(confusion, [(system, path) for system, (_, _, _, path) in read.items()], order)
+    n = int(margins.sum())
+    margin_hash = hashlib.sha256(("\x1f".join(order) + "|" + ",".join(str(int(x)) for x in margins)).encode())
+    sources = {"gold": Source("", margin_hash.hexdigest(), n, kind="row sums of the confusion matrices")}
     for system, (_, matrix, digest, path) in read.items():
         if digest is None:
             digest = hashlib.sha256(np.ascontiguousarray(matrix, dtype=np.int64).tobytes()).hexdigest()
-        sources[system] = {"path": path, "kind": "confusion matrix", "sha256": digest, "n_items": n}
+        sources[system] = Source(path, digest, n, kind="confusion matrix")
     counts = Counts(labels=tuple(order), systems=tuple(read), gold=None, predictions=None, confusion=confusion,
                     labels_given=labels is not None)
     return counts, sources
+
+
+def _check_margins(confusion: np.ndarray, named: list[tuple[str, str]], order: list[str]) -> np.ndarray:
+    """The gold margins (row sums) all matrices share, refusing a mismatch and a single gold class;
+    ``named``: (system, path or "") per matrix."""
+    margins = confusion.sum(axis=2)
+    shown = [path or repr(system) for system, path in named]
+    mismatched = np.flatnonzero((margins != margins[0]).any(axis=1))
+    if mismatched.size:
+        s = int(mismatched[0])
+        c = int(np.flatnonzero(margins[s] != margins[0])[0])
+        raise InputError(
+            f"{shown[s]}: row sum of gold label {order[c]!r} is {int(margins[s, c])}, but "
+            f"{shown[0]} has {int(margins[0, c])}; all matrices must share "
+            "the gold margins (row sums): they count one test set")
+    present = np.flatnonzero(margins[0] > 0)
+    if present.size < 2:
+        first = named[0][1] or f"confusion matrix of {named[0][0]!r}"
+        raise single_class_error(first, int(margins[0].sum()), order[int(present[0])])
+    return margins[0]
 
 
 def _array_matrix(value: Any, k: int, system: str) -> np.ndarray:
@@ -204,6 +242,8 @@ def _array_matrix(value: Any, k: int, system: str) -> np.ndarray:
     if matrix.dtype.kind not in "iuf" or not np.isfinite(matrix.astype(float)).all() \
             or (matrix < 0).any() or (matrix != np.round(matrix)).any():
         raise InputError(f"{where}: expected non-negative whole-number counts")
-    if matrix.sum() == 0:
-        raise InputError(f"{where}: every count is 0; expected at least one item")
-    return matrix.astype(np.int64)
+    if matrix.size and matrix.max() > MAX_TOTAL:  # uint64 2^63 or a float 1e30 would wrap in int64
+        raise InputError(f"{where}: a count of {matrix.max():.0f} is {_TOO_LARGE}")
+    matrix = matrix.astype(np.int64)
+    _check_total(matrix, where)
+    return matrix

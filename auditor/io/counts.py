@@ -1,7 +1,7 @@
 """Count once: label codes and the confusion tensor ``C[s, i, j]`` for all systems.
 
-Stage 3 of the pipeline (load -> validate -> **count** -> metrics -> analyse -> report
--> render). Everything downstream is a function of these counts and of the item patterns
+Count stage (read -> align -> **count** -> score -> analyse -> record -> build -> render).
+Everything downstream is a function of these counts and of the item patterns
 (:meth:`Counts.patterns`): the bootstrap and the pairwise tests re-sum pattern counts, never
 re-reading labels.
 
@@ -9,7 +9,7 @@ Orientation: rows = gold class ``i``, columns = predicted class ``j`` (scikit-le
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Mapping, Sequence
 
@@ -42,6 +42,9 @@ class Counts:
         class i that system s predicted as class j.
     labels_given : True when the label set was fixed by the user (``--labels``), so every
         label counts in macro averages even if no item and no prediction has it.
+    given_patterns : ``(codes, counts)`` of the pattern table when the items themselves were
+        never loaded (an engine's GROUP BY, :mod:`auditor.engines`; see :meth:`from_patterns`):
+        then ``gold`` and ``predictions`` are None but the systems are still paired.
     """
 
     labels: tuple[str, ...]
@@ -50,11 +53,46 @@ class Counts:
     predictions: np.ndarray | None
     confusion: np.ndarray
     labels_given: bool = False
+    given_patterns: tuple[np.ndarray, np.ndarray] | None = field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def from_patterns(cls, labels: Sequence[str], systems: Sequence[str], codes: np.ndarray,
+                      pattern_counts: np.ndarray, labels_given: bool = False) -> Counts:
+        """Counts from a pattern table alone: rows ``(gold, pred_1, ..., pred_S)`` of codes
+        (U, 1 + S), in any order and possibly repeated, and the items of each row.
+
+        The rows are merged and sorted as :meth:`patterns` sorts them, so the same table gives
+        the same counts (and the same bootstrap draws) whatever engine or row order produced it;
+        ``C[s, i, j] = sum_u n_u [gold_u = i][pred_{s,u} = j]``.
+        """
+        codes = np.asarray(codes).reshape(-1, 1 + len(systems))  # any integer dtype: widened column by column
+        weights = np.asarray(pattern_counts, dtype=np.int64)
+        k = max(len(labels), 1)
+        if codes.shape[1] * np.log2(k + 1) < 62:  # as in _pattern_table: one int64 key per row
+            key = np.zeros(codes.shape[0], dtype=np.int64)
+            for column in codes.T:
+                key *= k
+                key += column.astype(np.int64)
+            unique, inverse = np.unique(key, return_inverse=True)
+            merged = np.empty((unique.size, codes.shape[1]), dtype=np.int64)
+            for position in range(codes.shape[1] - 1, -1, -1):
+                unique, merged[:, position] = np.divmod(unique, k)
+        else:
+            merged, inverse = np.unique(codes.astype(np.int64), axis=0, return_inverse=True)
+        merged_counts = np.bincount(inverse.ravel(), weights=weights, minlength=merged.shape[0])
+        merged_counts = np.rint(merged_counts).astype(np.int64)
+        keep = merged_counts > 0
+        merged, merged_counts = np.ascontiguousarray(merged[keep]), merged_counts[keep]
+        confusion = np.stack([
+            np.rint(np.bincount(merged[:, 0] * k + merged[:, 1 + s], weights=merged_counts, minlength=k * k))
+            .astype(np.int64).reshape(k, k) for s in range(len(systems))])
+        return cls(tuple(labels), tuple(systems), None, None, confusion, labels_given, (merged, merged_counts))
 
     @property
     def paired(self) -> bool:
-        """True when per-item codes are known, so systems can be compared item by item."""
-        return self.gold is not None
+        """True when per-item codes (or the pattern table) are known, so systems can be
+        compared item by item."""
+        return self.gold is not None or self.given_patterns is not None
 
     @property
     def n_items(self) -> int:
@@ -74,8 +112,11 @@ class Counts:
         return len(self.labels)
 
     @cached_property
-    def _pattern_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _pattern_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """Computed once per test set: see :meth:`patterns` and :meth:`item_patterns`."""
+        if self.given_patterns is not None:  # no items: they are listed in pattern order
+            codes, pattern_counts = self.given_patterns
+            return codes, pattern_counts, None
         if self.gold is None or self.predictions is None:
             raise ValueError("item patterns need per-item codes; these counts hold confusion matrices only")
         k = max(self.k, 1)
@@ -112,8 +153,12 @@ class Counts:
         return codes, pattern_counts
 
     def item_patterns(self) -> np.ndarray:
-        """Pattern index (into :meth:`patterns`) of every item, shape (N,)."""
-        return self._pattern_table[2]
+        """Pattern index (into :meth:`patterns`) of every item, shape (N,); items known only
+        by their pattern table (:meth:`from_patterns`) are listed pattern by pattern."""
+        codes, pattern_counts, inverse = self._pattern_table
+        if inverse is None:
+            return np.repeat(np.arange(codes.shape[0], dtype=np.int64), pattern_counts)
+        return inverse
 
     def pair_patterns(self, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
         """Counts of the (gold, pred_a, pred_b) patterns of systems ``a`` and ``b`` (indices).

@@ -1,6 +1,6 @@
 """Reading score files: a system file with one score column per label (``systems.NAME.scores``).
 
-Stage *load* for systems that output scores. A system file may carry one column per label
+Read stage for systems that output scores. A system file may carry one column per label
 instead of (or beside) a label column:
 
 * CSV/TSV with a header naming an id column (optional), an optional label column and one
@@ -17,6 +17,7 @@ numbers; what they mean (probabilities or not) is the analysis's concern
 """
 from __future__ import annotations
 
+import csv
 import json
 import os
 from dataclasses import dataclass
@@ -26,10 +27,10 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from auditor.errors import InputError
-from auditor.io.load import (
-    LabelColumn, as_id_array, build_column, decode_utf8, is_comment, is_id_name, is_label_name, json_lines,
-    merge_codes, nonempty_line_numbers, split_fields,
-)
+from auditor.io.column import LabelColumn, as_id_array, build_column, merge_codes
+from auditor.io.jsonl import json_lines
+from auditor.io.lines import arrow_body, decode_utf8, is_comment, nonempty_line_numbers, split_fields
+from auditor.io.names import is_id_name, is_label_name
 
 __all__ = ["ScoreColumn", "AlignedScores", "read_scored", "check_columns", "align_scores", "top_label"]
 
@@ -118,7 +119,7 @@ def read_scored(path: str | os.PathLike, label_names: Sequence[str]) -> tuple[La
     delimiter = {".csv": ",", ".tsv": "\t"}.get(suffix) or ("\t" if "\t" in found[1] else "," if "," in found[1] else None)
     if delimiter is None:
         return None
-    fields = split_fields(found[1], delimiter)
+    fields = _header_fields(found[1], delimiter)
     score_columns = [i for i, f in enumerate(fields) if f in names]
     others = [i for i in range(len(fields)) if i not in score_columns]
     if len(score_columns) < 2 or any(not (is_id_name(fields[i]) or is_label_name(fields[i])) for i in others):
@@ -133,6 +134,13 @@ def read_scored(path: str | os.PathLike, label_names: Sequence[str]) -> tuple[La
                          f"the label columns; found {', '.join(repr(fields[i]) for i in others)}")
     return _read_delimited(source, delimiter, fields, found[0], score_columns,
                            ids[0] if ids else None, labels[0] if labels else None, names)
+
+
+def _header_fields(line: str, delimiter: str) -> list[str]:
+    """A header line's names, unquoted (R's ``write.csv`` writes ``"id","pos","neg"``) and trimmed."""
+    if '"' not in line:
+        return split_fields(line, delimiter)
+    return [f.strip(" \t") for f in next(csv.reader([line], delimiter=delimiter), [])]
 
 
 def _first_row_has_numbers(text: str, delimiter: str, score_columns: list[int]) -> bool:
@@ -164,7 +172,6 @@ def _line_numbers(data: bytes, begin: int, first_line: int, n_rows: int, source:
 def _read_delimited(source: str, delimiter: str, fields: list[str], header_line: int, score_columns: list[int],
                     id_column: int | None, label_column: int | None, names: set[str]) -> tuple[LabelColumn, ScoreColumn]:
     import pyarrow as pa
-    import pyarrow.csv as pacsv
 
     raw, digest = _read_bytes(source)
     decode_utf8(raw, source)  # a clear message for bytes that are not UTF-8
@@ -178,18 +185,12 @@ def _read_delimited(source: str, delimiter: str, fields: list[str], header_line:
         end = raw.find(b"\n", begin)
         begin = len(raw) if end < 0 else end + 1
     names_arrow = [f"c{i}" for i in range(len(fields))]
-    types = {names_arrow[i]: pa.float64() for i in score_columns}
+    types = {i: pa.float64() for i in score_columns}
     for column in (id_column, label_column):
         if column is not None:
-            types[names_arrow[column]] = pa.string()
+            types[column] = pa.string()
     try:
-        table = pacsv.read_csv(
-            pa.py_buffer(memoryview(raw)[begin:]),
-            read_options=pacsv.ReadOptions(column_names=names_arrow),
-            parse_options=pacsv.ParseOptions(delimiter=delimiter, ignore_empty_lines=True),
-            convert_options=pacsv.ConvertOptions(column_types=types, include_columns=list(types),
-                                                 strings_can_be_null=False),
-        )
+        table = arrow_body(raw, begin, len(fields), types, delimiter, quoted=True)
     except (pa.ArrowInvalid, pa.ArrowTypeError) as error:
         raise _first_bad_line(raw, begin, header_line, delimiter, fields, score_columns, source, error) from None
     if table.num_rows == 0:

@@ -1,6 +1,6 @@
 """Reading slices: one group per gold item (``--slices FILE``), aligned to the gold's items.
 
-Stage *load -> validate* for the slices analysis (:mod:`auditor.analyses.slices`). A slices
+Read and align stages for the slices analysis (:mod:`auditor.analyses.slices`). A slices
 file is read like a label file (:func:`auditor.io.load.read_groups`: the same formats and
 rules, the value column named ``group`` or ``slice``); in-memory groups are a list or array
 (by position) or a dict or pandas Series (by id). Every gold item needs exactly one group:
@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from auditor.io.source import Source
 from auditor.errors import InputError
 from auditor.io.load import LabelColumn, from_values, read_groups
 from auditor.io.validate import is_missing
@@ -30,7 +31,11 @@ class SliceGroups:
     names: tuple[str, ...]
     codes: np.ndarray
     #: The slices' source for the JSON and the signature: path, sha256, n_items.
-    source: dict[str, Any]
+    source: Source
+    #: Rows counted by an engine (:mod:`auditor.engines`): ``(codes (1 + S, V), counts (V,))`` of the
+    #: (gold, systems) rows of the pattern table refined by slice; ``codes`` above is then each
+    #: row's group (V,), not each item's. None when the items are known one by one.
+    patterns: tuple[np.ndarray, np.ndarray] | None = None
 
 
 def slice_groups(value: Any, gold_name: str, id_array: Any, n_items: int) -> SliceGroups:
@@ -40,7 +45,7 @@ def slice_groups(value: Any, gold_name: str, id_array: Any, n_items: int) -> Sli
     codes = align_groups(column, gold_name, id_array, n_items)
     names = tuple(sorted(column.categories))
     order = np.array([names.index(c) for c in column.categories], dtype=np.int64)
-    return SliceGroups(names, order[codes], {"path": column.source, "sha256": column.sha256, "n_items": len(column)})
+    return SliceGroups(names, order[codes], Source(column.source, column.sha256, len(column)))
 
 
 def align_groups(column: LabelColumn, gold_name: str, id_array: Any, n_items: int) -> np.ndarray:

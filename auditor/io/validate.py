@@ -1,9 +1,9 @@
 """Validate and align gold labels and system predictions into one label table.
 
-Stage 2 of the pipeline (load -> **validate** -> count -> metrics -> analyse -> report
--> render). Every bad input the design lists is caught here or in :mod:`auditor.io.load`,
-each with its own :class:`~auditor.errors.InputError` naming the file, the line or id,
-what was expected and what was found.
+Align stage (read -> **align** -> count -> score -> analyse -> record -> build -> render).
+Every bad input the design lists is caught here or in :mod:`auditor.io.load`, each with its
+own :class:`~auditor.errors.InputError` naming the file, the line or id, what was expected and
+what was found.
 
 Items are aligned by id (a system may list them in any order); by position only when
 neither gold nor any system has ids. The work is vectorised on label codes and Arrow id
@@ -18,10 +18,11 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from auditor.io.source import Source
 from auditor.errors import InputError, UsageError
-from auditor.io.load import MISSING_LABELS, LabelColumn
+from auditor.io.column import MISSING_LABELS, LabelColumn
 
-__all__ = ["LabelTable", "align", "check_labels"]
+__all__ = ["LabelTable", "align", "check_labels", "check_given_labels", "single_class_error"]
 
 _SHOW = 5  # how many offending ids a message names
 
@@ -38,8 +39,8 @@ class LabelTable:
         gold and predicted labels.
     gold_codes : int array (N,) of gold codes into ``labels``.
     system_codes : system name -> int array (N,) of predicted codes, aligned to the gold.
-    sources : ``"gold"`` and each system name -> ``{"path", "sha256", "n_items"}`` (and
-        ``"skipped_lines"`` for files: reason -> number of lines without an item).
+    sources : ``"gold"`` and each system name -> its :class:`~auditor.io.source.Source` (path,
+        sha256, n_items, and for files the lines without an item by reason).
     labels_given : True when ``labels`` came from ``--labels``.
     """
 
@@ -47,7 +48,7 @@ class LabelTable:
     labels: tuple[str, ...]
     gold_codes: np.ndarray
     system_codes: dict[str, np.ndarray]
-    sources: dict
+    sources: dict[str, Source]
     labels_given: bool = False
 
     @property
@@ -63,7 +64,7 @@ class LabelTable:
         """str array (N,) of ids in gold order, or None."""
         if self.id_array is None:
             return None
-        from auditor.io.load import _strings
+        from auditor.io.column import strings as _strings
 
         return _strings(self.id_array.to_pylist())
 
@@ -145,6 +146,32 @@ def check_labels(column: LabelColumn, role: str = "") -> None:
         if pc.min(lengths).as_py() == 0:
             i = int(np.flatnonzero(lengths.to_numpy() == 0)[0])
             raise InputError(f"{column.where(i)}: empty id; every item needs {column.layout}")
+
+
+def single_class_error(source: str, n_items: int, only: str) -> InputError:
+    """The one words for gold items of a single class, from label files and confusion matrices alike."""
+    return InputError(
+        f"{source}: every one of the {n_items:,} gold items has the label {only!r}; expected at least two gold "
+        f"classes (metrics such as recall, kappa and MCC are undefined with one)")
+
+
+def check_given_labels(labels: Sequence[Any]) -> list[str]:
+    """``--labels`` (or ``labels=``) as texts, refused when empty, repeated or holding a missing
+    value (``None``, ``""``, ``NA``...: the rules of :func:`check_labels`, which a phantom class
+    would otherwise slip past, lowering every macro average)."""
+    texts = [str(label) for label in labels]
+    if not texts:
+        raise UsageError("--labels is empty; expected a comma-separated list of labels")
+    missing = [i for i, (label, text) in enumerate(zip(labels, texts)) if label is None or is_missing(text)]
+    if missing:
+        i = missing[0]
+        found = "an empty label" if texts[i] == "" else f"a missing value ({texts[i]!r})"
+        raise UsageError(f"--labels entry {i + 1} is {found}; every label must be a name (missing-value markers "
+                         f"such as '', NA, None, nan are not labels)")
+    repeated = sorted({label for label in texts if texts.count(label) > 1})
+    if repeated:
+        raise UsageError(f"--labels repeats {', '.join(map(repr, repeated))}; expected each label once")
+    return texts
 
 
 def _duplicate_error(column: LabelColumn) -> InputError:
@@ -271,17 +298,46 @@ def align(
     """
     pairs = _named(systems)
     if labels is not None:
-        labels = [str(label) for label in labels]
-        if not labels:
-            raise UsageError("--labels is empty; expected a comma-separated list of labels")
-        repeated = sorted({label for label in labels if labels.count(label) > 1})
-        if repeated:
-            raise UsageError(f"--labels repeats {', '.join(map(repr, repeated))}; "
-                             f"expected each label once")
+        labels = check_given_labels(labels)
     check_labels(gold)
     for _, column in pairs:
         check_labels(column)
+    by_id = gold.id_array is not None
+    positions = _positions(gold, pairs)
+    gold_present = np.bincount(gold.codes, minlength=len(gold.categories)) > 0
+    if gold_present.sum() < 2:
+        raise single_class_error(gold.source, len(gold), gold.categories[int(np.flatnonzero(gold_present)[0])])
+    order = _label_order([gold] + [c for _, c in pairs], labels)
+    gold_codes, aligned = _codes(gold, pairs, positions, order)
+    sources = {"gold": _source(gold)}
+    sources.update((name, _source(column)) for name, column in pairs)
+    return LabelTable(id_array=gold.id_array if by_id else None, labels=tuple(order),
+                      gold_codes=gold_codes, system_codes=aligned, sources=sources,
+                      labels_given=labels is not None)
 
+
+def _codes(gold: LabelColumn, pairs: list[tuple[str, LabelColumn]], positions: dict[str, np.ndarray | None],
+           order: list[str]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Gold codes and each system's codes in gold item order, into ``order``."""
+    position = {label: code for code, label in enumerate(order)}
+
+    def lookup(column: LabelColumn) -> np.ndarray:
+        return np.fromiter((position[t] for t in column.categories), dtype=np.int64, count=len(column.categories))
+
+    # One (S, N) matrix written row by row: the counts use it as it is, without a copy.
+    matrix = np.empty((len(pairs), len(gold)), dtype=np.int64)
+    aligned: dict[str, np.ndarray] = {}
+    for row, (name, column) in enumerate(pairs):
+        where = positions[name]
+        # mode="clip": dictionary codes are in range; "raise" (the default) buffers ``out``, ~5x slower
+        np.take(lookup(column), column.codes if where is None else column.codes[where], out=matrix[row], mode="clip")
+        aligned[name] = matrix[row]
+    return lookup(gold)[gold.codes], aligned
+
+
+def _positions(gold: LabelColumn, pairs: list[tuple[str, LabelColumn]]) -> dict[str, np.ndarray | None]:
+    """Per system, the position of each gold item in it (None: the same order), by id or by line;
+    ids in some inputs but not others, duplicate ids and length mismatches refused."""
     by_id = gold.id_array is not None
     for _, column in pairs:
         if (column.id_array is not None) != by_id:
@@ -291,78 +347,45 @@ def align(
                 f"has ids; give ids in every file (`id<TAB>label`) or in none (then items "
                 f"are matched by line)"
             )
-
     positions: dict[str, np.ndarray | None] = {}
     if by_id:
         if not _unique_ids(gold):
             raise _duplicate_error(gold)
         for name, column in pairs:
             positions[name] = _system_index(gold, column)
-    else:
-        n = len(gold)
-        for name, column in pairs:
-            if len(column) != n:
-                raise InputError(
-                    f"{column.source}: {_plural(len(column), 'item')} but {gold.source} has "
-                    f"{n}; without ids items are matched by line, so every file needs one "
-                    f"label per gold item"
-                )
-            positions[name] = None
-
-    gold_present = np.bincount(gold.codes, minlength=len(gold.categories)) > 0
-    if gold_present.sum() < 2:
-        only = gold.categories[int(np.flatnonzero(gold_present)[0])]
-        raise InputError(
-            f"{gold.source}: every one of the {len(gold)} gold items has the label "
-            f"{only!r}; expected at least two gold classes (metrics such as "
-            f"recall, kappa and MCC are undefined with one)"
-        )
-    columns = [gold] + [c for _, c in pairs]
-    if labels is not None:
-        order = list(labels)
-        position = {label: code for code, label in enumerate(order)}
-        for column in columns:
-            outside = [code for code, text in enumerate(column.categories) if text not in position]
-            if outside:
-                hit = np.isin(column.codes, outside)
-                i = int(np.flatnonzero(hit)[0])
-                first = column.categories[column.codes[i]]
-                others = sorted(column.categories[c] for c in outside if column.categories[c]
-                                != first)
-                raise InputError(
-                    f"{column.where(i)}: label {first!r} is not in --labels "
-                    f"({', '.join(labels)})"
-                    + (f"; also outside: {_listing(others[:_SHOW], len(others))}"
-                       if others else "")
-                )
-    else:
-        order = sorted(set().union(*(c.categories for c in columns)))
-        position = {label: code for code, label in enumerate(order)}
-
-    def lookup(column: LabelColumn) -> np.ndarray:
-        return np.fromiter((position[t] for t in column.categories), dtype=np.int64,
-                           count=len(column.categories))
-
-    gold_codes = lookup(gold)[gold.codes]
-    # One (S, N) matrix written row by row: the counts use it as it is, without a copy.
-    matrix = np.empty((len(pairs), len(gold)), dtype=np.int64)
-    aligned: dict[str, np.ndarray] = {}
-    for row, (name, column) in enumerate(pairs):
-        where = positions[name]
-        # mode="clip": dictionary codes are in range; "raise" (the default) buffers ``out``, ~5x slower
-        np.take(lookup(column), column.codes if where is None else column.codes[where],
-                out=matrix[row], mode="clip")
-        aligned[name] = matrix[row]
-
-    sources = {"gold": _source(gold)}
-    sources.update((name, _source(column)) for name, column in pairs)
-    return LabelTable(id_array=gold.id_array if by_id else None, labels=tuple(order),
-                      gold_codes=gold_codes, system_codes=aligned, sources=sources,
-                      labels_given=labels is not None)
+        return positions
+    n = len(gold)
+    for name, column in pairs:
+        if len(column) != n:
+            raise InputError(
+                f"{column.source}: {_plural(len(column), 'item')} but {gold.source} has "
+                f"{n}; without ids items are matched by line, so every file needs one "
+                f"label per gold item"
+            )
+        positions[name] = None
+    return positions
 
 
-def _source(column: LabelColumn) -> dict:
-    source = {"path": column.source, "sha256": column.sha256, "n_items": len(column)}
-    if column.lines is not None:
-        source["skipped_lines"] = dict(column.skipped)
-    return source
+def _label_order(columns: list[LabelColumn], labels: list[str] | None) -> list[str]:
+    """``--labels`` as given (every label used must be in it), else the sorted union of the labels used."""
+    if labels is None:
+        return sorted(set().union(*(c.categories for c in columns)))
+    position = set(labels)
+    for column in columns:
+        outside = [code for code, text in enumerate(column.categories) if text not in position]
+        if outside:
+            hit = np.isin(column.codes, outside)
+            i = int(np.flatnonzero(hit)[0])
+            first = column.categories[column.codes[i]]
+            others = sorted(column.categories[c] for c in outside if column.categories[c] != first)
+            raise InputError(
+                f"{column.where(i)}: label {first!r} is not in --labels "
+                f"({', '.join(labels)})"
+                + (f"; also outside: {_listing(others[:_SHOW], len(others))}" if others else "")
+            )
+    return list(labels)
+
+
+def _source(column: LabelColumn) -> Source:
+    return Source(column.source, column.sha256, len(column),
+                  skipped_lines=None if column.lines is None else dict(column.skipped))

@@ -1,5 +1,7 @@
-"""Stage 2: the metric record and registry (``registry``, with the one zero-division helper
-``ratio``) and the catalogue of metrics and their variants (``catalogue``).
+"""Stage "score": the metric record and registry (``registry``, with the one zero-division helper
+``ratio``), the catalogue of metrics and their variants (``catalogue``), metrics with a parameter
+of the audit (``parameterised``), the literature's Table 5 as data (``literature``) and the
+lists of metric ids each output shows (``selections``).
 
 Importing this package registers the catalogue.
 """

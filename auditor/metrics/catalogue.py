@@ -1,6 +1,6 @@
 """The metric catalogue: every metric of DESIGN.md as a vectorised function of counts.
 
-Stage 4 of the pipeline. Each function takes a :class:`~auditor.metrics.registry.ConfusionStats`
+Stage "score". Each function takes a :class:`~auditor.metrics.registry.ConfusionStats`
 over a confusion tensor ``C[..., i, j]`` (rows gold, columns predicted, any leading batch
 axes) and returns one value per batch entry, NaN where the metric is 0/0 as a whole.
 
@@ -15,13 +15,13 @@ Opitz (2024) "A Closer Look at Classification Evaluation Metrics and a Critical 
 Common Evaluation Practice", TACL 12. Cohen (1960) Educ. Psychol. Meas. 20(1). Gorodkin (2004)
 Comput. Biol. Chem. 28(5). Powers (2003) "Recall and Precision versus the Bookmaker", ICCS;
 Powers (2011) J. Mach. Learn. Technol. 2(1). Valverde-Albacete & Peláez-Moreno (2014)
-PLoS ONE 9(1) e84217. Vickers, Barrault, Monti & Aletras (2024) "We Need to Talk About
+PLoS ONE 9(1) e84217. Vickers, Barrault, Monti & Aletras (2023) "We Need to Talk About
 Classification Evaluation Metrics in NLP", IJCNLP-AACL 2023.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -34,7 +34,7 @@ PER_CLASS_CONVENTION = (
 MACRO_F1_AMBIGUITY = (
     "ambiguous: papers use this name both for the mean of class F1 (macro_f1, scikit-learn's "
     "average='macro') and for the F1 of macro P and macro R (macro_f1_hm, F1′); resolved to "
-    "macro_f1 (Opitz & Burst 2019, 'Macro F1 and Macro F1')"
+    "macro_f1 (Opitz 2024 §4.5: the two 'can diverge to a large degree of up to 0.5')"
 )
 BALANCED_ACCURACY_NOTE = (
     "resolved to macro_recall; scikit-learn's balanced_accuracy_score averages recall over the "
@@ -70,7 +70,8 @@ def macro_f1(s: ConfusionStats) -> np.ndarray:
 def macro_f1_hm(s: ConfusionStats) -> np.ndarray:
     r"""Macro F1′ :math:`2\,\mathrm{macP}\,\mathrm{macR}/(\mathrm{macP}+\mathrm{macR})` (Opitz §4.5).
 
-    Opitz & Burst (2019) show F1′ ≥ macro F1 and that the two can rank systems differently.
+    F1′ ≥ macro F1 (the harmonic mean is concave: Jensen's inequality); the two "can diverge to a
+    large degree of up to 0.5" (Opitz 2024 §4.5, after Opitz & Burst 2019).
     """
     precision, recall = macro_precision(s), macro_recall(s)
     value, undefined = ratio(2 * precision * recall, precision + recall)
@@ -213,7 +214,8 @@ register(Metric(
     formula=r"\mathrm{Acc} = \frac{1}{N}\sum_i C_{ii}",
     chance="pᵀq for a predictor with bias q; maxᵢ pᵢ for the majority class",
     references=(f"{OPITZ} §4.1",),
-    properties=P(True, False, False, False, "none", source=f"{OPITZ}, §6.1 Table 5"),
+    properties=P(monotonicity=True, class_sensitivity=False, decomposability=False,
+                 prevalence_invariance=False, chance_correction="none", source=f"{OPITZ}, §6.1 Table 5"),
     description="Share of items whose prediction equals the gold label; equals micro P, R and F1.",
 ), aliases=("acc", "micro f1", "micro-f1", "f1 micro", "micro precision", "micro recall", "micro average"))
 
@@ -222,7 +224,8 @@ register(Metric(
     formula=r"\mathrm{macR} = \frac{1}{k}\sum_i R_i,\quad R_i = \frac{C_{ii}}{\sum_j C_{ij}}",
     chance="exactly 1/k for every classifier that ignores its input (Opitz §4.2)", references=(f"{OPITZ} §4.2",),
     uses=("recall",), convention=PER_CLASS_CONVENTION,
-    properties=P(True, True, True, True, "strict", source=f"{OPITZ}, §6.1 Table 5"),
+    properties=P(monotonicity=True, class_sensitivity=True, decomposability=True,
+                 prevalence_invariance=True, chance_correction="strict", source=f"{OPITZ}, §6.1 Table 5"),
     description="Mean of the per-class recalls; scikit-learn's balanced_accuracy_score when every label has gold items.",
 ), aliases=("balanced accuracy", "balanced_accuracy", "macro-recall", "recall macro", "average recall", "UAR", "unweighted average recall"),
    notes={"balanced accuracy": BALANCED_ACCURACY_NOTE})
@@ -233,16 +236,18 @@ register(Metric(
     chance="1/k for a classifier that ignores its input and predicts every class (P_j = p_j); less if it never "
            "predicts a class (0/0 precision counted as 0); Opitz §4.3 states strictly 1/n", references=(f"{OPITZ} §4.3",),
     uses=("precision",), convention=PER_CLASS_CONVENTION,
-    properties=P(True, True, True, False, "strict", source=f"{OPITZ}, §6.1 Table 5"),
+    properties=P(monotonicity=True, class_sensitivity=True, decomposability=True,
+                 prevalence_invariance=False, chance_correction="strict", source=f"{OPITZ}, §6.1 Table 5"),
 ), aliases=("precision macro", "macro-precision", "average precision over classes"))
 
 register(Metric(
     id="macro_f1", short="macF1", name="Macro F1 (mean of class F1)", function=macro_f1,
     formula=r"\mathrm{macF1} = \frac{1}{k}\sum_i \frac{2\,C_{ii}}{\sum_j C_{ij} + \sum_j C_{ji}}",
     chance="at most 1/k, reached only when the classifier's bias equals the prevalence (Opitz §4.4)",
-    references=(f"{OPITZ} §4.4", "Opitz & Burst 2019"),
+    references=(f"{OPITZ} §4.4",),
     uses=("f1",), convention=PER_CLASS_CONVENTION,
-    properties=P(True, True, True, False, "bounded", source=f"{OPITZ}, §6.1 Table 5"),
+    properties=P(monotonicity=True, class_sensitivity=True, decomposability=True,
+                 prevalence_invariance=False, chance_correction="bounded", source=f"{OPITZ}, §6.1 Table 5"),
     description="Arithmetic mean of per-class F1 (scikit-learn f1_score average='macro'). Not the same as F1′.",
 ), aliases=("f1 macro", "F1-macro", "macro-f1", "macro f-score", "average F1", "macro averaged F1", "macro F1 (averaged F1)"),
    notes={name: MACRO_F1_AMBIGUITY for name in ("macro F1", "average F1", "macro-F1", "macro f-score", "macro averaged F1")})
@@ -251,11 +256,13 @@ register(Metric(
     id="macro_f1_hm", short="macF1′", name="Macro F1′ (harmonic mean of macP and macR)", function=macro_f1_hm,
     formula=r"\mathrm{macF1'} = \frac{2\,\mathrm{macP}\,\mathrm{macR}}{\mathrm{macP} + \mathrm{macR}}",
     chance="1/k for a classifier that ignores its input and predicts every class; less if it never predicts a "
-           "class (Opitz §4.5 states strictly 1/n)", references=(f"{OPITZ} §4.5", "Opitz & Burst 2019"),
+           "class (Opitz §4.5 states strictly 1/n)", references=(f"{OPITZ} §4.5",),
     uses=("precision", "recall"), convention=PER_CLASS_CONVENTION,
     undefined_when="macro precision and macro recall are both 0, so the harmonic mean is 0/0",
-    properties=P(True, True, False, False, "strict", source=f"{OPITZ}, §6.1 Table 5"),
-    description="F1 of the averages; always ≥ macro F1, rewards skewed error types (Opitz & Burst 2019).",
+    properties=P(monotonicity=True, class_sensitivity=True, decomposability=False,
+                 prevalence_invariance=False, chance_correction="strict", source=f"{OPITZ}, §6.1 Table 5"),
+    description="F1 of the averages; never below macro F1 (the harmonic mean is concave), and the two can differ "
+                "by up to 0.5 (Opitz 2024 §4.5).",
 ), aliases=("f1 of averages", "macro F1 prime", "macro f1'", "F1 of macro P and macro R", "average F"))
 
 register(Metric(
@@ -263,7 +270,8 @@ register(Metric(
     formula=r"\mathrm{wF1} = \sum_i p_i\,F1_i",
     chance="Σ_i p_i 2 p_i q_i/(p_i + q_i) for a classifier with bias q; up to 1 for the majority class on skewed gold",
     references=(f"{OPITZ} §4.6",),
-    properties=P(False, True, False, False, "none", source=f"{OPITZ}, §6.1 Table 5"),
+    properties=P(monotonicity=False, class_sensitivity=True, decomposability=False,
+                 prevalence_invariance=False, chance_correction="none", source=f"{OPITZ}, §6.1 Table 5"),
     description="Support-weighted mean of class F1 (scikit-learn average='weighted').",
 ), aliases=("f1 weighted", "weighted-f1", "weighted average f1"))
 
@@ -272,7 +280,8 @@ register(Metric(
     formula=r"\mathrm{GmacR} = \Big(\prod_i R_i\Big)^{1/k}",
     chance="at most 1/k; 1/k only for the uniform classifier (Opitz §6.2)", references=(f"{OPITZ} §5.1",),
     uses=("recall",), convention=PER_CLASS_CONVENTION,
-    properties=P(True, True, True, True, "bounded", source=f"{OPITZ}, §6.1 Table 5"),
+    properties=P(monotonicity=True, class_sensitivity=True, decomposability=True,
+                 prevalence_invariance=True, chance_correction="bounded", source=f"{OPITZ}, §6.1 Table 5"),
 ), aliases=("GmacR", "geometric mean recall", "g-mean"))
 
 register(Metric(
@@ -280,7 +289,8 @@ register(Metric(
     formula=r"\mathrm{HmacR} = \frac{k}{\sum_i R_i^{-1}}",
     chance="at most 1/k; 1/k only for the uniform classifier (Opitz §6.2)", references=(f"{OPITZ} §5.1",),
     uses=("recall",), convention=PER_CLASS_CONVENTION,
-    properties=P(True, True, True, True, "bounded", source=f"{OPITZ}, §6.1 Table 5"),
+    properties=P(monotonicity=True, class_sensitivity=True, decomposability=True,
+                 prevalence_invariance=True, chance_correction="bounded", source=f"{OPITZ}, §6.1 Table 5"),
 ), aliases=("HmacR", "harmonic mean recall"))
 
 register(Metric(
@@ -288,7 +298,8 @@ register(Metric(
     formula=r"\kappa = \frac{\mathrm{Acc} - p^\top b}{1 - p^\top b}",
     chance="0 for every classifier that ignores its input (Opitz §4.7: complete, Ω = 0)", references=("Cohen 1960", f"{OPITZ} §4.7"),
     undefined_when="p·b = 1 (one class in gold and in the predictions), so kappa is 0/0",
-    properties=P(False, True, False, False, "complete", source=f"{OPITZ}, §6.1 Table 5"),
+    properties=P(monotonicity=False, class_sensitivity=True, decomposability=False,
+                 prevalence_invariance=False, chance_correction="complete", source=f"{OPITZ}, §6.1 Table 5"),
 ), aliases=("cohen kappa", "cohen's kappa", "kappa score"))
 
 register(Metric(
@@ -298,7 +309,8 @@ register(Metric(
     references=("Gorodkin 2004", f"{OPITZ} §4.7"),
     undefined_when=("the system predicts a single class (1 − bᵀb = 0) or gold has a single class (1 − pᵀp = 0), "
                     "so MCC is 0/0; scikit-learn shows 0"),
-    properties=P(False, True, False, False, "complete", source=f"{OPITZ}, §6.1 Table 5"),
+    properties=P(monotonicity=False, class_sensitivity=True, decomposability=False,
+                 prevalence_invariance=False, chance_correction="complete", source=f"{OPITZ}, §6.1 Table 5"),
 ), aliases=("matthews", "matthews correlation coefficient", "R_K", "phi"))
 
 register(Metric(
@@ -306,9 +318,10 @@ register(Metric(
     range=(-1.0, 1.0),
     formula=r"\mathrm{BM} = \sum_i b_i\,(R_i - \mathrm{FPR}_i),\quad \mathrm{FPR}_i = \frac{\sum_j C_{ji} - C_{ii}}{N - \sum_j C_{ij}}",
     chance="0 for every classifier that ignores its input (R_i = FPR_i = q_i)",
-    references=("Powers 2003", "Powers 2011", "Vickers et al. 2024, Eq. 4–5"),
+    references=("Powers 2003", "Powers 2011", "Vickers et al. 2023, Eq. 4–5"),
     uses=("informedness",), convention=NO_INFORMATION_CONVENTION,
-    properties=P(False, True, False, False, "complete",
+    properties=P(monotonicity=False, class_sensitivity=True, decomposability=False,
+                 prevalence_invariance=False, chance_correction="complete",
                  source="derived, not in Opitz 2024, Table 5; PI refuted by the probe (auditor.analyses.properties): "
                         "the weights b_i move when an error is corrected"),
 ), aliases=("bookmaker informedness", "bookmaker", "youden's j", "youden j", "youden index", "BM", "J statistic"))
@@ -318,7 +331,8 @@ register(Metric(
     formula=r"\mathrm{MK} = \sum_i p_i\,(\mathrm{PPV}_i + \mathrm{NPV}_i - 1)",
     chance="0 when gold and prediction are independent", references=("Powers 2011",),
     uses=("markedness",), convention=NO_INFORMATION_CONVENTION,
-    properties=P(False, True, False, False, "complete",
+    properties=P(monotonicity=False, class_sensitivity=True, decomposability=False,
+                 prevalence_invariance=False, chance_correction="complete",
                  source="derived, not in Opitz 2024, Table 5: chance value 0 as for informedness (it is informedness "
                         "of Cᵀ); PI refuted by the probe (auditor.analyses.properties)"),
 ), aliases=("MK", "deltaP"))
@@ -328,13 +342,15 @@ register(Metric(
     range=(0.0, 1.0),
     formula=r"\mathrm{NIT} = 2^{\mathrm{MI}(Y;\hat{Y}) - H_{U_Y}} = \frac{2^{\mathrm{MI}(Y;\hat{Y})}}{k_Y},\quad \mathrm{MI} = \sum_{i,j} \frac{C_{ij}}{N}\log_2\frac{N\,C_{ij}}{\sum_l C_{il}\sum_l C_{lj}}",
     chance="exactly 1/k (k gold classes) for every classifier that ignores its input (MI = 0)",
-    references=("Vickers et al. 2024, Eq. 7", "Valverde-Albacete & Peláez-Moreno 2014"),
-    properties=P(False, True, False, False, "strict",
+    references=("Vickers et al. 2023, Eq. 7", "Valverde-Albacete & Peláez-Moreno 2014"),
+    properties=P(monotonicity=False, class_sensitivity=True, decomposability=False,
+                 prevalence_invariance=False, chance_correction="strict",
                  source="derived, not in Opitz 2024, Table 5; mutual information also rewards systematic "
                         "errors, so PI fails; chance value exactly 1/k, so strict, not complete (auditor.analyses.properties)"),
 ), aliases=("normalized information transfer", "NIT factor"))
 
-_PER_CLASS = P(True, False, True, False, "none", source="per-class value")
+_PER_CLASS = P(monotonicity=True, class_sensitivity=False, decomposability=True,
+               prevalence_invariance=False, chance_correction="none", source="per-class value")
 register(Metric(
     id="class_recall", short="R_i", name="Recall per class", function=class_recall, per_class=True,
     formula=r"R_i = \frac{C_{ii}}{\sum_j C_{ij}}", chance="qᵢ (the predictor's rate for class i)",
@@ -364,35 +380,55 @@ _ZERO = "0 for every classifier that ignores its input"
 #: variant itself (not copied from the base metric). On C' = calibrated C every gold class has
 #: prevalence 1/k, so a classifier that ignores its input (C = N p qᵀ) becomes C' = (N/k) 1 qᵀ.
 CALIBRATED: dict[str, tuple[Properties, str]] = {
-    "accuracy": (Properties(True, True, True, True, "strict", source=_CAL_SOURCE + ": equals macro recall (Opitz §4.2, Eq. 8)"),
+    "accuracy": (Properties(monotonicity=True, class_sensitivity=True, decomposability=True,
+                            prevalence_invariance=True, chance_correction="strict",
+                            source=_CAL_SOURCE + ": equals macro recall (Opitz §4.2, Eq. 8)"),
                  _EXACT_1_K + " (it equals macro recall)"),
-    "macro_recall": (Properties(True, True, True, True, "strict", source=_CAL_SOURCE + ": recall does not depend on prevalence"),
+    "macro_recall": (Properties(monotonicity=True, class_sensitivity=True, decomposability=True,
+                                prevalence_invariance=True, chance_correction="strict",
+                                source=_CAL_SOURCE + ": recall does not depend on prevalence"),
                      _EXACT_1_K),
-    "macro_precision": (Properties(False, True, True, True, "bounded",
+    "macro_precision": (Properties(monotonicity=False, class_sensitivity=True, decomposability=True,
+                                   prevalence_invariance=True, chance_correction="bounded",
                                    source=_CAL_SOURCE + ": one more error in row i shrinks the other cells of row i of C′ "
                                                         "(the row is renormalised), which can raise another class's precision"),
                         "1/k for a classifier that predicts every class (P′_j = 1/k); less if it never predicts a class "
                         "(0/0 precision counted as 0)"),
-    "macro_f1": (Properties(False, True, True, True, "bounded", source=_CAL_SOURCE + ": row renormalisation, as for macro precision"),
+    "macro_f1": (Properties(monotonicity=False, class_sensitivity=True, decomposability=True,
+                            prevalence_invariance=True, chance_correction="bounded",
+                            source=_CAL_SOURCE + ": row renormalisation, as for macro precision"),
                  "at most 1/k; 1/k only for the uniform classifier (F1′_j = 2q_j/(1 + k q_j))"),
-    "macro_f1_hm": (Properties(False, True, False, True, "bounded", source=_CAL_SOURCE + ": row renormalisation, as for macro precision"),
+    "macro_f1_hm": (Properties(monotonicity=False, class_sensitivity=True, decomposability=False,
+                               prevalence_invariance=True, chance_correction="bounded",
+                               source=_CAL_SOURCE + ": row renormalisation, as for macro precision"),
                     "1/k for a classifier that predicts every class (HM of 1/k and 1/k); less if it never predicts a class"),
-    "weighted_f1": (Properties(False, True, True, True, "bounded",
+    "weighted_f1": (Properties(monotonicity=False, class_sensitivity=True, decomposability=True,
+                               prevalence_invariance=True, chance_correction="bounded",
                                source=_CAL_SOURCE + ": equals the macro F1 of the calibrated matrix (Opitz §4.6), not plain macro F1"),
                     "at most 1/k; 1/k only for the uniform classifier (it is macro F1 of C′)"),
-    "gmean_recall": (Properties(True, True, True, True, "bounded", source=_CAL_SOURCE + ": recall does not depend on prevalence"),
+    "gmean_recall": (Properties(monotonicity=True, class_sensitivity=True, decomposability=True,
+                                prevalence_invariance=True, chance_correction="bounded",
+                                source=_CAL_SOURCE + ": recall does not depend on prevalence"),
                      "at most 1/k; 1/k only for the uniform classifier"),
-    "hmean_recall": (Properties(True, True, True, True, "bounded", source=_CAL_SOURCE + ": recall does not depend on prevalence"),
+    "hmean_recall": (Properties(monotonicity=True, class_sensitivity=True, decomposability=True,
+                                prevalence_invariance=True, chance_correction="bounded",
+                                source=_CAL_SOURCE + ": recall does not depend on prevalence"),
                      "at most 1/k; 1/k only for the uniform classifier"),
-    "kappa": (Properties(False, True, False, True, "complete",
+    "kappa": (Properties(monotonicity=False, class_sensitivity=True, decomposability=False,
+                         prevalence_invariance=True, chance_correction="complete",
                          source=_CAL_SOURCE + ": (macR − 1/k)/(1 − 1/k), affine in macro recall, when every class has gold "
                                               "items (Opitz §4.7); not so when a predicted class is absent from gold"),
               _ZERO),
-    "mcc": (Properties(False, True, False, True, "complete", source=_CAL_SOURCE + ": bᵀb of C′ still rewards uneven biases (Opitz §4.7)"),
+    "mcc": (Properties(monotonicity=False, class_sensitivity=True, decomposability=False,
+                       prevalence_invariance=True, chance_correction="complete",
+                       source=_CAL_SOURCE + ": bᵀb of C′ still rewards uneven biases (Opitz §4.7)"),
             _ZERO + " (0/0 for a constant prediction)"),
-    "informedness": (Properties(False, True, False, True, "complete", source=_CAL_SOURCE), _ZERO),
-    "markedness": (Properties(False, True, False, True, "complete", source=_CAL_SOURCE), _ZERO),
-    "nit": (Properties(False, True, False, True, "strict", source=_CAL_SOURCE),
+    "informedness": (Properties(monotonicity=False, class_sensitivity=True, decomposability=False,
+                                prevalence_invariance=True, chance_correction="complete", source=_CAL_SOURCE), _ZERO),
+    "markedness": (Properties(monotonicity=False, class_sensitivity=True, decomposability=False,
+                              prevalence_invariance=True, chance_correction="complete", source=_CAL_SOURCE), _ZERO),
+    "nit": (Properties(monotonicity=False, class_sensitivity=True, decomposability=False,
+                       prevalence_invariance=True, chance_correction="strict", source=_CAL_SOURCE),
             "1/k (k gold classes) for every classifier that ignores its input"),
 }
 
@@ -413,7 +449,7 @@ def _calibrated(base: Metric) -> Metric:
         formula=base.formula + r",\ \text{on } C'_{ij} = \frac{N}{k}\,\frac{C_{ij}}{\sum_l C_{il}}",
         range=base.range, chance=chance, references=base.references + (f"{OPITZ} §5.2",),
         uses=base.uses, convention=base.convention, undefined_when=base.undefined_when,
-        properties=properties, family="calibrated", short=f"cal-{base.label}",
+        properties=properties, family="calibrated", base=base.id, short=f"cal-{base.label}",
         description=f"{base.name} computed after rescaling every gold class to prevalence 1/k.",
     )
 
@@ -437,55 +473,6 @@ for _id in BASE_METRIC_IDS:
     register(_calibrated(REGISTRY.metrics[_id]), aliases=(f"calibrated {_id}",))
 
 
-def informedness_at(training_prevalence: np.ndarray) -> Metric:
-    r"""Informedness with the training class distribution π in the bookmaker's odds (Vickers et al.).
-
-    Vickers et al., Limitations: informedness "assumes that the distribution of classes in the
-    training and test set are identical. This assumption is used to determine the loss and gain
-    for a particular class"; their implementation takes the training distribution instead. In
-    their Eq. 4 a bet on class c (a prediction ŷ = c) gains 1/p(y=c) when the item is c and
-    loses 1/(1 − p(y=c)) otherwise; Eq. 5 weights class c's bets by p(ŷ = c). With π replacing
-    the gold prevalence p in those odds:
-
-    .. math:: \mathrm{BM}_\pi = \sum_c b_c\Big(\frac{C_{cc}}{N\,\pi_c}
-              - \frac{\sum_i C_{ic} - C_{cc}}{N\,(1-\pi_c)}\Big)
-
-    At π = p it is informedness (Σ_c b_c (R_c − FPR_c)). For π ≠ p a classifier that ignores
-    its input scores Σ_c q_c² (p_c − π_c) / (π_c (1 − π_c)), not 0 — the Limitations' own
-    warning that 'guess the most common' may score other than zero. Range
-    [−max_c 1/(1 − π_c), max_c 1/π_c]. Undefined (0/0 odds) when a class with π_c = 0 is
-    predicted correctly or one with π_c = 1 is predicted wrongly.
-    """
-    weights = np.asarray(training_prevalence, dtype=float)
-    weights = weights / weights.sum()
-
-    def function(s: ConfusionStats) -> np.ndarray:
-        n = s.n[..., None]
-        gain, gain_undefined = ratio(s.diag, n * weights)
-        loss, loss_undefined = ratio(s.col - s.diag, n * (1 - weights))
-        undefined = (gain_undefined & (s.diag > 0)) | (loss_undefined & (s.col - s.diag > 0))
-        value = (s.bias * (gain - loss)).sum(axis=-1)
-        return np.where(undefined.any(axis=-1), np.nan, value)
-
-    with np.errstate(divide="ignore"):
-        low = -float(np.max(1 / (1 - weights))) if np.all(weights < 1) else -np.inf
-        high = float(np.max(1 / weights[weights > 0]))
-    return Metric(
-        id="informedness_train", short="BM_π", name="Informedness with the training prevalence in the odds",
-        function=function, range=(low, high), classes=len(weights),
-        formula=r"\mathrm{BM}_\pi = \sum_c b_c\Big(\frac{C_{cc}}{N\,\pi_c} - \frac{\sum_i C_{ic} - C_{cc}}{N\,(1-\pi_c)}\Big)",
-        chance="Σ_c q_c² (p_c − π_c)/(π_c(1 − π_c)) for a classifier with bias q that ignores its input: 0 only "
-               "when the test prevalence p equals the training prevalence π",
-        references=("Vickers et al. 2024, Limitations and Eq. 4–5", "Powers 2003"),
-        undefined_when="a class with training share 0 is predicted correctly, or one with share 1 wrongly (infinite odds)",
-        properties=Properties(False, True, False, False, "none",
-                              source="derived (Vickers et al., Limitations; not in Opitz 2024, Table 5): it is "
-                                     "informedness at π = p; otherwise the test prevalence no longer cancels, so "
-                                     "chance classifiers score ≠ 0 and rescaling gold rows moves the score"),
-        family="parameterised",
-    )
-
-
 # ------------------------------------------------------------------------------- evaluate
 
 
@@ -501,6 +488,10 @@ class MetricValue:
     value: float | None
     undefined: str | None = None
     convention: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """``systems.NAME.metrics.ID``; ``ci`` is the statistics stage's (``null`` until it runs)."""
+        return {"value": self.value, "ci": None, "undefined": self.undefined, "convention": self.convention}
 
 
 def compute(

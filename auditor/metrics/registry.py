@@ -15,13 +15,18 @@ import traceback
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Callable, Iterator, Mapping
+from typing import Callable, Iterator, Literal, Mapping, get_args
 
 import numpy as np
 
 from auditor.errors import UsageError
 
-CHANCE_CORRECTION_LEVELS = ("none", "bounded", "strict", "complete")
+#: PV levels (Opitz 2024 §3.5), weakest first.
+ChanceCorrection = Literal["none", "bounded", "strict", "complete"]
+CHANCE_CORRECTION_LEVELS: tuple[str, ...] = get_args(ChanceCorrection)
+#: What a metric is: a built-in (``base``), a prevalence-calibrated variant of one, a metric with a
+#: parameter of the audit (``informedness_train``), or a user's ``--plugin`` metric.
+MetricFamily = Literal["base", "calibrated", "parameterised", "plugin"]
 
 #: Why a per-class ratio is 0/0, by the name of the :class:`ConfusionStats` attribute.
 UNDEFINED_REASONS = {
@@ -247,7 +252,7 @@ class Properties:
     class_sensitivity: bool
     decomposability: bool
     prevalence_invariance: bool
-    chance_correction: str
+    chance_correction: ChanceCorrection
     source: str = "declared by the metric's author"
 
     def __post_init__(self):
@@ -278,7 +283,9 @@ class Metric:
     convention: str = "counted as 0, as scikit-learn's zero_division=0 does"
     undefined_when: str | None = None
     per_class: bool = False
-    family: str = "base"
+    family: MetricFamily = "base"
+    #: The metric this one is a variant of (the base of ``X_calibrated``), None for a metric of its own.
+    base: str | None = None
     description: str = ""
     short: str = ""
     #: The one number of classes the metric is defined for (a parameterised metric such as

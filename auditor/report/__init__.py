@@ -1,1 +1,1 @@
-"""Stage 4: the report model (``build``) and its charts (``charts``), built from the audit."""
+"""Stage "build": the report model (``build``) and its charts (``charts``), built from the audit."""

@@ -1,4 +1,4 @@
-"""The report model: typed, frozen dataclasses built from the typed audit (stage "build report").
+"""The report model: typed, frozen dataclasses built from the typed audit (stage "build").
 
 ``build(audit)`` reads the :class:`~auditor.results.Audit` (``ctx.audit``) plus the metric
 records (names, LaTeX formulas, references) and returns a :class:`Report`. Each section
@@ -14,14 +14,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from auditor.report.context import APPENDICES, Context, Ledger, SECTION_TITLES, _profile_line
-from auditor.report.model import Cell, Column, Paragraph, Report, Row, SCALE_NOTE, Section, Table
+from auditor.report.model import Bullets, Cell, Column, Paragraph, Report, Row, SCALE_NOTE, Section, Table
+from auditor.report.references import cited, entry_text
 from auditor.report.sections.appendices import confusion_section, definitions_section, reproducibility_section
 from auditor.report.sections.baselines import baselines_section
 from auditor.report.sections.data import data_section
 from auditor.report.sections.gold_reliability import gold_reliability_section
 from auditor.report.sections.metrics import metrics_section
 from auditor.report.sections.per_class import per_class_section
-from auditor.report.sections.properties import properties_section
+from auditor.report.sections.properties import properties_section, witnesses_section
 from auditor.report.sections.rankings import deployment_section, rank_section
 from auditor.report.sections.recommendation import recommendation_rules, recommendation_section, rules_section
 from auditor.report.sections.scores import scores_section
@@ -37,8 +38,8 @@ if TYPE_CHECKING:
 BUILDERS: tuple[Callable[[Context], Section | None], ...] = (
     summary_section, data_section, gold_reliability_section, baselines_section, metrics_section, per_class_section,
     slices_section, scores_section, properties_section,
-    rank_section, deployment_section, significance_section, recommendation_section, definitions_section, confusion_section,
-    rules_section,
+    rank_section, deployment_section, significance_section, recommendation_section, definitions_section,
+    witnesses_section, confusion_section, rules_section,
 )
 
 
@@ -67,12 +68,39 @@ def build(audit: Audit, figures: bool = True, records: Mapping[str, Metric] | No
                       "a superscript number. Each number points to an entry here."),
             Table("table-ledger", "Undefined-value ledger.", "#",
                   (Column("System"), Column("State"), Column("Where"), Column("What and which convention")),
-                  rows, "small"),
+                  rows, "small", for_paper=True),
         )))
     sections.append(reproducibility_section(ctx))
-    letters = iter("ABCDEFGH")
-    sections = [Section(x.id, f"Appendix {next(letters)}: {x.title}", x.blocks) if x.id in APPENDICES else x
+    cited_works = references_section(sections)
+    if cited_works is not None:
+        sections.append(cited_works)
+    letters = iter("ABCDEFGHIJ")
+    sections = [Section(x.id, f"Appendix {next(letters)}: {x.title}", x.blocks, x.for_summary) if x.id in APPENDICES else x
                 for x in sections]
-    gold = audit.sources.get("gold", {}).get("path")
+    gold = audit.sources["gold"].path if "gold" in audit.sources else None
     subtitle = f"{len(audit.systems)} systems scored against {gold}" if gold else _profile_line(audit)
-    return batch.resolve(Report(title, subtitle, audit.signature, SCALE_NOTE, tuple(sections), entries))
+    return batch.resolve(Report(title, subtitle, str(audit.signature), SCALE_NOTE, tuple(sections), entries))
+
+
+def section_texts(sections: Sequence[Section]) -> list[str]:
+    """Every sentence a reader sees in ``sections``: captions, paragraphs, facts, bullets, cells."""
+    texts = []
+    for section in sections:
+        for block in section.blocks:
+            texts += [str(getattr(block, name, "")) for name in ("caption", "text", "title", "name")]
+            texts += [f"{a} {b}" for a, b in getattr(block, "pairs", ())]
+            texts += [f"{a} {b}" for a, b in getattr(getattr(block, "facts", None), "pairs", ())]
+            texts += list(getattr(block, "items", ()))
+            texts += [str(c.value) for row in getattr(block, "rows", ()) for c in row.cells if c.kind == "text"]
+    return texts
+
+
+def references_section(sections: Sequence[Section]) -> Section | None:
+    """Full entries (``auditor/references.bib``) of every work the sections cite by author and year."""
+    works = cited(section_texts(sections))
+    if not works:
+        return None
+    return Section("references", SECTION_TITLES["references"], (
+        Paragraph("Works cited in this report, cited by author, year and section."),
+        Bullets(tuple(entry_text(work) for work in works)),
+    ), for_summary=True)

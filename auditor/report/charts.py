@@ -53,8 +53,27 @@ _CHILD = ("import json, sys\nimport vl_convert\nspecs = json.loads(sys.stdin.buf
           "sys.stdout.write(json.dumps([vl_convert.vegalite_to_svg(spec) for spec in specs]))\n")
 
 
+#: Characters no chart may hold as they are: line breaks and U+2028/U+2029 (Vega-Lite compiles a
+#: sort order's strings into Vega expressions, whose parser, as JavaScript before ES2019, refuses
+#: them inside a string literal: "Unexpected token ILLEGAL"), and the control characters XML 1.0
+#: forbids (vl-convert's SVG text parser panics on them and aborts the process).
+_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\n\r\u2028\u2029\ufffe\uffff]")
+
+
+def _expression_safe(value: Any) -> Any:
+    """``value`` with every :data:`_UNSAFE` character in every string shown as its escape
+    (``\\u2028``, ``\\u001c``): the same text in the data and the sort order, so labels still match."""
+    if isinstance(value, str):
+        return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", value) if _UNSAFE.search(value) else value
+    if isinstance(value, Mapping):
+        return {_expression_safe(k): _expression_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_expression_safe(v) for v in value]
+    return value
+
+
 def _svg(spec: Mapping[str, Any]) -> str:
-    spec = dict(spec)
+    spec = _expression_safe(dict(spec))
     spec.setdefault("config", CONFIG)
     spec.setdefault("$schema", "https://vega.github.io/schema/vega-lite/v5.json")
     batch = _RECORDING.get()
@@ -71,30 +90,13 @@ def convert(specs: Sequence[Mapping[str, Any]]) -> list[str]:
     """
     if not specs:
         return []
-    payload = json.dumps([_js_safe(spec) for spec in specs])
+    payload = json.dumps(list(specs))
     done = subprocess.run([sys.executable, "-c", _CHILD], input=payload.encode(), capture_output=True)
     if done.returncode != 0:
         raise _conversion_error(done.returncode, done.stderr.decode(errors="replace"))
     # Keep the <svg> element only (inline SVG in HTML); one decimal is plenty for coordinates
     # and keeps the HTML small and the PDF quick to lay out.
     return [unique_ids(_NUMBER.sub(_round, svg[svg.find("<svg"):])) for svg in json.loads(done.stdout)]
-
-
-#: Line and paragraph separators: Vega's expression parser refuses them inside the string literals
-#: it compiles a spec's sort orders into, so they are drawn as the text "\\u2028" / "\\u2029".
-_SEPARATORS = {"\u2028": "\\u2028", "\u2029": "\\u2029"}
-
-
-def _js_safe(value: Any) -> Any:
-    """``value`` with U+2028 and U+2029 in every string replaced by their visible escapes."""
-    if isinstance(value, str):
-        return value.replace("\u2028", _SEPARATORS["\u2028"]).replace("\u2029", _SEPARATORS["\u2029"]) \
-            if ("\u2028" in value or "\u2029" in value) else value
-    if isinstance(value, dict):
-        return {_js_safe(key): _js_safe(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_js_safe(item) for item in value]
-    return value
 
 
 def _conversion_error(returncode: int, stderr: str) -> Exception:
@@ -164,7 +166,9 @@ def _substitute(value: Any, fill: Callable[[str], str]) -> Any:
     return value
 
 
-_NUMBER = re.compile(r"(?<![\w#])(?<!offset=\")(-?\d+\.\d{2,})")
+#: A coordinate with more than one decimal; not a number the chart prints (text between ">" and "<").
+_NUMBER = re.compile(r"(?<![\w#>])(?<!>-)(?<!>−)(?<!offset=\")(-?\d+\.\d{2,})(?![^<>]*</text>)")
+spec_svg = _svg  # public: the SVG of any Vega-Lite spec, styled as the report's charts (used by auditor.plan)
 
 
 def unique_ids(svg: str, salt: str = "") -> str:
@@ -262,7 +266,8 @@ def metric_spec(systems: Sequence[str], metric_ids: Sequence[str], short: Sequen
     if any(r["chance"] is not None for r in rows):
         layers.insert(0, {"mark": {"type": "rule", "color": "#b2182b", "strokeDash": [4, 3], "strokeWidth": 1.2},
                           "encoding": {"x": {"field": "chance", "type": "quantitative", "aggregate": "min"}}})
-    columns = 3 if len(metric_ids) > 2 else len(metric_ids)
+    # many systems: one row of panels sharing the system axis (names once, at 7.5 pt on the page)
+    columns = len(metric_ids) if len(systems) > 12 else 3 if len(metric_ids) > 2 else len(metric_ids)
     spec = {
         "data": {"values": rows},
         "facet": {"field": "metric", "type": "nominal", "sort": list(short), "title": None},
@@ -360,7 +365,7 @@ def tau_heatmap(kendall: Mapping[str, Mapping[str, float]], short: Callable[[str
             "y": {"field": "m2", "type": "nominal", "sort": names, "title": None, "axis": {"grid": False}},
             "color": {"field": "tau", "type": "quantitative", "title": "τ", "scale": {"scheme": "redblue", "domain": [-1, 1]},
                       "legend": SYMBOL_LEGEND}}},
-        {"mark": {"type": "text", "fontSize": 7}, "encoding": {
+        {"mark": {"type": "text", "fontSize": 8}, "encoding": {  # 6 pt on the page
             "x": {"field": "m1", "type": "nominal", "sort": names}, "y": {"field": "m2", "type": "nominal", "sort": names},
             "text": {"field": "tau", "type": "quantitative", "format": ".2f"},
             "color": {"condition": {"test": "abs(datum.tau) > 0.6", "value": "white"}, "value": "black"}}},
@@ -375,13 +380,20 @@ SHAPES = ("circle", "square", "triangle-up", "diamond")
 DASHES = ((1, 0), (5, 2), (2, 2), (6, 2, 1, 2))
 
 
+def _shape(i: int) -> str:
+    """Shape i + ⌊i/10⌋ mod 4: neighbours differ in shape, and the systems sharing a colour
+    (i, i + 10, i + 20, i + 30) all differ in shape."""
+    return SHAPES[(i + i // len(PALETTE)) % len(SHAPES)]
+
+
 def system_marks(systems: Sequence[str]) -> dict[str, list[Any]]:
     """Colour, shape and dash scales giving every system its own combination (colour i mod 10,
-    shape and dash i div 10): 40 systems are told apart, where a 20-colour palette repeats."""
+    shape :func:`_shape`, dash i div 10): 40 systems are told apart, and even 4 systems differ in
+    shape as well as colour."""
     n = len(systems)
     return {
         "color": {"domain": list(systems), "range": [PALETTE[i % len(PALETTE)] for i in range(n)]},
-        "shape": {"domain": list(systems), "range": [SHAPES[(i // len(PALETTE)) % len(SHAPES)] for i in range(n)]},
+        "shape": {"domain": list(systems), "range": [_shape(i) for i in range(n)]},
         "strokeDash": {"domain": list(systems),
                        "range": [list(DASHES[(i // len(PALETTE)) % len(DASHES)]) for i in range(n)]},
     }
@@ -390,16 +402,26 @@ def system_marks(systems: Sequence[str]) -> dict[str, list[Any]]:
 def bump_spec(ranks: Mapping[str, Mapping[str, float]], metric_ids: Sequence[str], systems: Sequence[str],
                short: Callable[[str], str]) -> dict[str, Any]:
     """Rank of every system (lines) across the metrics (x axis); ``ranks[system][metric]`` is the
-    rank table's rank, so tied systems share a (mean) rank and are drawn at the same height."""
-    rows = [{"metric": short(m), "system": s, "rank": ranks[s][m]} for m in metric_ids for s in systems
-            if ranks.get(s, {}).get(m) is not None]
+    rank table's rank (tied systems share the mean rank). Tied systems are drawn side by side around
+    their shared rank (``shown``, at most ±0.3 apart), so no point hides another; ``rank`` keeps the rank."""
+    rows = []
+    for m in metric_ids:
+        present = [s for s in systems if ranks.get(s, {}).get(m) is not None]
+        tied: dict[float, list[str]] = {}
+        for s in present:
+            tied.setdefault(float(ranks[s][m]), []).append(s)
+        for rank, group in tied.items():
+            step = 0.6 / max(len(group) - 1, 1) if len(group) > 1 else 0.0
+            for j, s in enumerate(group):
+                rows.append({"metric": short(m), "system": s, "rank": rank,
+                             "shown": rank + (j * step - 0.3 if len(group) > 1 else 0.0)})
     scales = system_marks(systems)
     legend = {"title": None, "symbolStrokeWidth": 1.5, "labelLimit": 160,
               "columns": 1 if len(systems) <= 24 else 2}
     x = {"field": "metric", "type": "nominal", "sort": [short(m) for m in metric_ids], "title": None,
          "axis": {"labelAngle": -45}}
-    y = {"field": "rank", "type": "quantitative", "scale": {"reverse": True, "domainMin": 1, "nice": False},
-         "title": "rank (1 = best; ties share the mean rank)", "axis": {"tickMinStep": 1}}
+    y = {"field": "shown", "type": "quantitative", "scale": {"reverse": True, "domainMin": 0.5, "nice": False},
+         "title": "rank (1 = best; ties side by side around their mean rank)", "axis": {"tickMinStep": 1}}
     spec = {"data": {"values": rows}, "width": WIDTH - 240, "height": max(140, 14 * len(systems)),
             "layer": [
                 {"mark": {"type": "line", "strokeWidth": 1.4},
@@ -475,3 +497,44 @@ def _typeset(latex: str) -> str:
     except Exception:  # a plugin's formula ziamath cannot parse: the LaTeX source is shown instead
         return ""
     return re.sub(r"^<\?xml[^>]*>\s*", "", svg)
+
+
+#: p-value bins of the pairwise heat-map, strongest evidence first, and their colours.
+P_BINS = ("p < .001", "p < .01", "p < α", "p ≥ α", "not tested")
+P_COLOURS = ("#08306b", "#2171b5", "#9ecae1", "#f0f0f0", "#ffffff")
+
+
+def p_bin(p: float | None, alpha: float) -> str:
+    """The heat-map bin of an adjusted p-value (None: the pair was not tested)."""
+    if p is None:
+        return P_BINS[4]
+    return P_BINS[0] if p < 0.001 else P_BINS[1] if p < 0.01 else P_BINS[2] if p < alpha else P_BINS[3]
+
+
+def pairwise_spec(systems: Sequence[str], p_adjusted: Mapping[tuple[str, str], float | None],
+                  alpha: float) -> dict[str, Any]:
+    """Systems × systems (in the given order, best first) coloured by the bin of each pair's
+    adjusted p-value; ``p_adjusted[(a, b)]`` for the tested pairs, both orders. A colour scale,
+    no numbers: at 23 systems numbers would be unreadable (their values are in audit.json)."""
+    names = [str(s) for s in systems]
+    cells = [{"a": a, "b": b, "bin": "·" if a == b else p_bin(p_adjusted.get((a, b)), alpha)}
+             for a in names for b in names]
+    cells = [c for c in cells if c["bin"] != "·"]
+    size = max(9, min(22, 260 // max(len(names), 1)))  # two heat-maps a page at 23 systems, names at 7.5 pt
+    axis = {"grid": False, "labelFontSize": 10, "labelLimit": 160}
+    scale = {"domain": list(P_BINS), "range": list(P_COLOURS)}
+    legend = {**SYMBOL_LEGEND, "title": "adjusted p", "format": None, "labelFontSize": 10}
+    legend = {k: v for k, v in legend.items() if v is not None}
+    return {"data": {"values": cells}, "width": size * len(names), "height": size * len(names),
+            "mark": {"type": "rect", "stroke": "#bbbbbb", "strokeWidth": 0.5},
+            "encoding": {
+                "x": {"field": "b", "type": "nominal", "sort": names, "title": None,
+                      "axis": {**axis, "labelAngle": -60, "orient": "top"}},
+                "y": {"field": "a", "type": "nominal", "sort": names, "title": None, "axis": axis},
+                "color": {"field": "bin", "type": "nominal", "scale": scale, "legend": legend}}}
+
+
+def pairwise_heatmap(systems: Sequence[str], p_adjusted: Mapping[tuple[str, str], float | None],
+                     alpha: float) -> str:
+    """SVG of :func:`pairwise_spec`."""
+    return _svg(pairwise_spec(systems, p_adjusted, alpha))

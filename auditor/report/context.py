@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
-from auditor.analyses.verdict import KEY_METRICS  # the verdict's key metrics are the report's
+from auditor.metrics.selections import KEY_METRICS  # the verdict's key metrics are the report's
 from auditor.report.model import Cell, LedgerEntry
 
 if TYPE_CHECKING:
@@ -20,10 +20,13 @@ SECTION_TITLES = {
     "confusion": "Confusion matrices", "rules": "Recommendation rules",
     "ledger": "Undefined values", "reproducibility": "Reproducibility",
     "gold-reliability": "Reliability of the gold", "slices": "Slices", "scores": "Per-class scores",
+    "references": "References", "witnesses": "Property witnesses",
 }
 
 
-APPENDICES = ("definitions", "confusion", "rules", "ledger", "reproducibility")
+APPENDICES = ("definitions", "witnesses", "confusion", "rules", "ledger", "reproducibility")
+#: Sections after the appendices, without a letter.
+CLOSING = ("references",)
 
 
 class Ledger:
@@ -90,15 +93,14 @@ class Context:
     def short(self, metric_id: str) -> str:
         """Column header from the metric record; a calibrated variant shows its base metric's
         (its table says it is calibrated)."""
-        base = metric_id.removesuffix("_calibrated")
-        record = self.records.get(base) or self.records.get(metric_id)
+        record = self.records.get(metric_id)
+        if record is not None and record.base is not None:
+            record = self.records.get(record.base, record)
         return record.label if record is not None else metric_id
 
     def family(self, metric_id: str) -> str:
         record = self.records.get(metric_id)
-        if record is not None:
-            return record.family
-        return "calibrated" if metric_id.endswith("_calibrated") else "base"
+        return record.family if record is not None else "base"
 
     def metric_ids(self) -> list[str]:
         return list(self.audit.systems[self.systems[0]].metrics)

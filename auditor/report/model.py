@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from auditor.formatting import CellKind
+
 
 SCALE_NOTE = "Scores are shown ×100 with one decimal; shares as percentages."
 
@@ -14,15 +16,17 @@ class Cell:
     """One table value. ``kind``: score, share, pp, count, p, tau, number, text.
 
     ``value`` None is shown as "—"; ``mark`` is the undefined-value ledger entry number;
-    ``low``/``high`` a confidence interval (same kind); ``strong`` marks the column's best.
+    ``low``/``high`` a confidence interval (same kind); ``strong`` marks the column's best;
+    ``approximate`` puts "≈" before the value (a plug-in value, not the exact expectation).
     """
 
     value: float | int | str | None
-    kind: str = "text"
+    kind: CellKind = "text"
     mark: int | None = None
     strong: bool = False
     low: float | None = None
     high: float | None = None
+    approximate: bool = False
 
 
 @dataclass(frozen=True)
@@ -50,6 +54,10 @@ class Table:
     kind: str = "table"
     #: Intervals on the value's line instead of below it (one line per row).
     inline_ci: bool = False
+    #: Goes into ``tables.tex`` (a table a paper ``\input``s).
+    for_paper: bool = False
+    #: Goes into ``summary.md`` (when its section does).
+    for_summary: bool = False
 
     @property
     def lines(self) -> int:
@@ -128,6 +136,8 @@ class Section:
     id: str
     title: str
     blocks: tuple[Any, ...]
+    #: Goes into ``summary.md`` (its facts, bullets and the tables marked ``for_summary``).
+    for_summary: bool = False
 
 
 @dataclass(frozen=True)

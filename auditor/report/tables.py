@@ -23,7 +23,7 @@ def _transposed(table: Table, corner: str) -> Table:
     rows = tuple(Row(column.label, tuple(row.cells[index] for row in table.rows))
                  for index, column in enumerate(table.columns))
     return Table(table.id, table.caption, corner, columns, rows, _density(len(columns) + 1), table.kind,
-                 table.inline_ci)
+                 table.inline_ci, table.for_paper, table.for_summary)
 
 
 def _fit_systems(table: Table, systems: Sequence[str]) -> Table:

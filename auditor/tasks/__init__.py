@@ -21,6 +21,7 @@ from types import ModuleType
 #: Task name -> module implementing it (one line per task). ``classification`` is the core
 #: pipeline and has no entry.
 TASKS: dict[str, str] = {
+    "tagging": "auditor.tasks.tagging",
 }
 
 #: The default task.

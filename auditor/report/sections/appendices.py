@@ -113,12 +113,11 @@ def reproducibility_section(ctx: Context) -> Section:
         Paragraph("Every number in this report is reproducible from the inputs whose SHA-256 hashes are listed below "
                   "and the options in the signature (auditor version, bootstrap resamples, seed, interval method, "
                   "correction)."),
-        Facts((("signature", audit.signature), ("schema", SCHEMA))),
+        Facts((("signature", str(audit.signature)), ("schema", SCHEMA))),
     ]
     sources = audit.sources
     if sources:
-        rows = tuple(Row(name, (Cell(source.get("path") or source.get("kind") or ""), Cell(source.get("sha256") or ""),
-                                Cell(source.get("n_items"), "count")))
+        rows = tuple(Row(name, (Cell(source.name), Cell(source.sha256 or ""), Cell(source.n_items, "count")))
                      for name, source in sources.items())
         blocks.append(Table("table-sources", "Inputs and their SHA-256 hashes.", "Input",
                             (Column("Path"), Column("SHA-256"), Column("Items")), rows, "tiny"))

@@ -27,21 +27,39 @@ def baselines_section(ctx: Context) -> Section | None:
         for m in keys:
             entry = metrics.get(m)
             cells.append(Cell(None, "score") if entry is None else
-                         Cell(entry.expected, "score", low=entry.mc_low, high=entry.mc_high))
+                         Cell(entry.expected, "score", low=entry.mc_low, high=entry.mc_high,
+                              approximate=not entry.exact))
         rows.append(Row(name, tuple(cells)))
     if rows:
-        blocks.append(Table("table-baselines", f"Expected score of each chance baseline, with the Monte Carlo {coverage} range.",
+        blocks.append(Table("table-baselines", f"Expected score of each chance baseline, with the Monte Carlo {coverage} "
+                            "range. Exact expectations are shown as they are; “≈” marks the plug-in value f(E[C]) "
+                            "of a metric whose expectation E[f(C)] differs from it at this test-set size (a ratio "
+                            "with a random denominator, such as macro F1, F1′, kappa or MCC of a random predictor).",
                             "Baseline", tuple(Column(ctx.short(m), ctx.name(m)) for m in keys), tuple(rows),
-                            _density(len(keys))))
+                            _density(len(keys)), for_paper=True, for_summary=True))
     chance = {s: result.chance[s] for s in ctx.systems if result.chance.get(s)}
     if chance:
         for field_name, kind, caption in (
-            ("margin", "score", "Each system's margin over the strongest chance baseline (×100; negative = below chance)."),
+            ("margin", "score", "Each system's margin over the strongest chance baseline (×100; negative = below "
+                                "chance): the system's value minus the baseline's exact expectation where one "
+                                "exists, else (marked “≈”) minus its Monte Carlo mean."),
             ("p_shuffle", "p", "Permutation p-value of each system against a shuffle of its own predictions "
                                "(same bias, no information)."),
         ):
-            rows = tuple(Row(s, tuple(Cell(getattr(c[m], field_name) if m in c else None, kind) for m in keys))
+            rows = tuple(Row(s, tuple(Cell(getattr(c[m], field_name) if m in c else None, kind,
+                                           approximate=field_name == "margin" and not _exact(result, s, c.get(m), m))
+                                      for m in keys))
                          for s, c in chance.items())
             blocks.append(Table(f"table-chance-{field_name}", caption, "System",
-                                tuple(Column(ctx.short(m), ctx.name(m)) for m in keys), rows, _density(len(keys))))
-    return Section("baselines", SECTION_TITLES["baselines"], tuple(blocks))
+                                tuple(Column(ctx.short(m), ctx.name(m)) for m in keys), rows, _density(len(keys)),
+                                for_paper=True))
+    return Section("baselines", SECTION_TITLES["baselines"], tuple(blocks), for_summary=True)
+
+
+def _exact(result: Any, system: str, comparison: Any, metric_id: str) -> bool:
+    """Whether a margin subtracts an exact expectation (not a Monte Carlo mean)."""
+    if comparison is None or comparison.strongest_baseline is None:
+        return True
+    name = comparison.strongest_baseline
+    entry = (result.shuffle.get(system, {}) if name == "shuffle" else result.baselines.get(name, {})).get(metric_id)
+    return entry is None or (entry.exact and entry.expected is not None)

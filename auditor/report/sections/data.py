@@ -41,4 +41,4 @@ def data_section(ctx: Context) -> Section:
         notes.append("Labels with no gold item (kept as error classes): " + ", ".join(prof.absent_from_gold))
     blocks.append(Bullets(tuple(notes) or ("Every system predicts every gold label, and no system predicts a label "
                                            "absent from gold.",), "Never-predicted and predicted-only labels"))
-    return Section("data", SECTION_TITLES["data"], tuple(blocks))
+    return Section("data", SECTION_TITLES["data"], tuple(blocks), for_summary=True)

@@ -1,9 +1,9 @@
 """Reliability of the gold: agreement of the annotators and the ceiling it puts on scores."""
 from __future__ import annotations
 
-import math
 from typing import Any
 
+from auditor.formatting import nan_to_none
 from auditor.analyses.agreement import CEILING_MEANING, DEFINITIONS, ceiling
 from auditor.report.context import Context, SECTION_TITLES
 from auditor.report.model import Bullets, Cell, Column, Paragraph, Row, Section, Table
@@ -26,14 +26,12 @@ def gold_reliability_section(ctx: Context) -> Section | None:
         Paragraph(f"{len(annotators)} annotators ({', '.join(annotators)}) labelled the {reliability.n_items} gold "
                   "items. Inter-annotator agreement measures the quality of the gold and the subjectivity of the "
                   "task, and must be measured and reported; raw agreement ignores agreement by chance, which the "
-                  "kappas and alpha subtract (slides-nlp-evaluation-protocol.md, 'Measuring inter annotator "
-                  "agreement', 'Raw agreement drawback', 'Cohen's kappa'; 'Interpretation of Cohen's kappa': κ above "
-                  "0.6 is usually considered ok and above 0.8 good)."),
+                  "kappas and alpha subtract (Cohen 1960; Fleiss 1971; Krippendorff 2004)."),
         Table("table-agreement", "Agreement between the annotators (×100).", "Coefficient",
-              (Column("Value"), Column("Definition")), rows, "small"),
+              (Column("Value"), Column("Definition")), rows, "small", for_paper=True, for_summary=True),
     ]
     if len(annotators) > 2:
-        pairs = [[None if math.isnan(x) else float(x) for x in row] for row in reliability.cohen_kappa_pairs]
+        pairs = [[nan_to_none(x) for x in row] for row in reliability.cohen_kappa_pairs]
         blocks.append(Table("table-agreement-pairs", "Cohen's κ of every pair of annotators (×100).", "Annotator",
                             tuple(Column(a) for a in annotators),
                             tuple(Row(a, tuple(Cell(x, "score") for x in row)) for a, row in zip(annotators, pairs)),
@@ -46,9 +44,9 @@ def gold_reliability_section(ctx: Context) -> Section | None:
         blocks.append(Table("table-ceiling", "The systems against the ceiling set by agreement: raw agreement for "
                             "accuracy, mean Cohen's κ for κ (×100).", "System",
                             (Column(ctx.short("accuracy"), ctx.name("accuracy")), Column(ctx.short("kappa"), ctx.name("kappa"))),
-                            tuple(rows), "small"))
+                            tuple(rows), "small", for_summary=True))
     blocks.append(Paragraph("What the ceiling means: " + CEILING_MEANING))
     above = bound.systems_above
     blocks.append(Bullets(tuple(f"{s} scores above the annotators' agreement in {', '.join(ms)}" for s, ms in above.items())
                           or ("No system scores above the annotators' agreement.",), "Systems above the ceiling"))
-    return Section("gold-reliability", SECTION_TITLES["gold-reliability"], tuple(blocks))
+    return Section("gold-reliability", SECTION_TITLES["gold-reliability"], tuple(blocks), for_summary=True)

@@ -1,12 +1,14 @@
 """The metric table: every catalogue metric of every system, with its interval."""
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import replace
+from typing import Any, Mapping, Sequence
 
 from auditor.report.context import Context, SECTION_TITLES
-from auditor.report.model import Column, Figure, Section, Table
+from auditor.formatting import format_value
+from auditor.report.model import Cell, Column, Figure, Paragraph, Row, Section, Table
 from auditor.report.sections.summary import _strongest_baseline
-from auditor.report.tables import _density, _with_best
+from auditor.report.tables import _density
 
 
 def metrics_section(ctx: Context) -> Section:
@@ -27,18 +29,58 @@ def metrics_section(ctx: Context) -> Section:
                                                      {s: {m: _value_and_interval(ctx, s, m) for m in keys}
                                                       for s in ctx.systems}, chance)))
     for table_id, chosen, caption in (
-        ("table-metrics", main, "Every metric for every system (×100); best value per column in bold."),
+        ("table-metrics", main, "Every metric for every system (×100)." + _bold_rule(ctx)),
         ("table-calibrated", calibrated, "Prevalence-calibrated variants (Opitz 2024 §5.2): each gold class rescaled "
                                          "to prevalence 1/k before the metric is computed (×100)."),
     ):
         if not chosen:
             continue
+        if table_id == "table-calibrated" and _calibration_changes_nothing(ctx, chosen):
+            blocks.append(Paragraph("The prevalence-calibrated variants (Opitz 2024 §5.2: each gold class rescaled to "
+                                    "prevalence 1/k before the metric is computed) equal the values above at the "
+                                    "precision shown, because the gold is balanced or nearly so; they are not repeated "
+                                    "here (audit.json has them)."))
+            continue
         if has_ci:
             caption += f" Brackets: {ctx.level} bootstrap percentile interval."
-        rows = [(s, [ctx.score_cell(s, m) for m in chosen]) for s in ctx.systems]
+        rows = tuple(Row(s, tuple(_in_best_set(ctx, s, m) for m in chosen)) for s in ctx.systems)
         blocks.append(Table(table_id, caption, "System", tuple(Column(ctx.short(m), ctx.name(m)) for m in chosen),
-                            _with_best(rows), _density(len(chosen) + (4 if has_ci else 0))))
-    return Section("metrics", SECTION_TITLES["metrics"], tuple(blocks))
+                            rows, _density(len(chosen) + (4 if has_ci else 0)), for_paper=True,
+                            for_summary=table_id == "table-metrics"))
+    return Section("metrics", SECTION_TITLES["metrics"], tuple(blocks), for_summary=True)
+
+
+def _leaders(ctx: Context) -> Mapping[str, Sequence[str]]:
+    """Bold means one thing in the report: a key metric's best set, as on page 1 (the verdict's
+    leaders: the best set where tests ran, else the systems with the top value)."""
+    verdict = ctx.audit.verdict
+    return verdict.leaders if verdict is not None else {}
+
+
+def _bold_rule(ctx: Context) -> str:
+    leaders = _leaders(ctx)
+    if not leaders:
+        return ""
+    what = ("the metric's best set, as on page 1 (the top system and every system not significantly worse)"
+            if ctx.audit.verdict.tested else "the top value of the metric, as on page 1 (no significance tests ran)")
+    return f" Bold: {what}; for {', '.join(ctx.short(m) for m in leaders)} only."
+
+
+def _in_best_set(ctx: Context, system: str, metric_id: str) -> Cell:
+    cell = ctx.score_cell(system, metric_id)
+    return replace(cell, strong=system in _leaders(ctx).get(metric_id, ()))
+
+
+def _calibration_changes_nothing(ctx: Context, calibrated: list[str]) -> bool:
+    """Whether every calibrated value reads the same as its base metric's (×100, one decimal)."""
+    for s in ctx.systems:
+        metrics = ctx.audit.systems[s].metrics
+        for metric_id in calibrated:
+            base = metrics.get(metric_id.removesuffix("_calibrated"))
+            value = metrics[metric_id].value
+            if base is None or format_value(base.value, "score") != format_value(value, "score"):
+                return False
+    return True
 
 
 def _value_and_interval(ctx: Context, system: str, metric_id: str) -> tuple[float | None, float | None, float | None]:

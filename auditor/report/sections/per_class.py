@@ -26,5 +26,6 @@ def per_class_section(ctx: Context) -> Section:
             rows.append(Row(label, tuple(cells)))
         columns = (Column("Support"),) + tuple(Column(s, rotate=len(systems) > 3) for s in systems)
         blocks.append(_fit_systems(Table(f"table-class-{quantity}", f"{title} per class and system (×100).", "Label",
-                                         columns, tuple(rows), _density(len(columns))), systems))
+                                         columns, tuple(rows), _density(len(columns)),
+                                         for_paper=quantity == "f1"), systems))
     return Section("per-class", SECTION_TITLES["per-class"], tuple(blocks))

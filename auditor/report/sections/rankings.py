@@ -26,14 +26,14 @@ def rank_section(ctx: Context) -> Section | None:
     rows = [Row(s, tuple(Cell(ranks[s][m], "rank") for m in metric_ids)) for s in first]
     blocks.append(Table("table-ranks", "Rank per metric (1 = best; tied systems share the mean rank).", "System",
                         tuple(Column(ctx.short(m), ctx.name(m)) for m in metric_ids), tuple(rows),
-                        _density(len(metric_ids))))
+                        _density(len(metric_ids)), for_paper=True))
     if ctx.figures and len(first) > 1:
         blocks.append(Figure("fig-bump", "Rank of each system under each metric (bump chart); tied systems share "
-                                         "the mean rank and are drawn at the same height. Each system has its own "
-                                         "colour and point shape.",
+                                         "the mean rank and are drawn side by side around it (at most 0.3 apart), "
+                                         "so none hides another. Each system has its own colour and point shape.",
                              ctx.charts.bump_chart(ranks, metric_ids, first, ctx.short)))
     if ctx.figures:
-        blocks.append(Figure("fig-kendall", "Kendall τ-b between the system rankings of every pair of metrics.",
+        blocks.append(Figure("fig-kendall", "Kendall τ-b (Kendall 1938) between the system rankings of every pair of metrics.",
                              ctx.charts.tau_heatmap(result.agreement("kendall"), ctx.short)))
     flips = result.flips
     if flips:
@@ -44,7 +44,8 @@ def rank_section(ctx: Context) -> Section | None:
                 Cell(", ".join(ctx.short(m) for m in flip.a_better_under)),
                 Cell(", ".join(ctx.short(m) for m in flip.b_better_under)),
                 Cell(", ".join(ctx.short(m) for m in where) or "none"))))
-        caption = (f"Pairs of systems whose order flips between metrics ({len(flips)} pairs"
+        caption = (f"Pairs of systems whose order flips between metrics ({len(flips)} "
+                   f"{'pair' if len(flips) == 1 else 'pairs'}"
                    + (f"; the first {FLIPS_SHOWN} shown, all in audit.json" if len(flips) > FLIPS_SHOWN else "")
                    + "). Columns: metrics under which the first, or the second, system ranks higher; metrics under "
                      "which the difference is significant.")

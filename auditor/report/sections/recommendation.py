@@ -30,10 +30,10 @@ def recommendation_section(ctx: Context) -> Section | None:
     if rec.notes:
         blocks.append(Bullets(tuple(note.text for note in rec.notes), "Notes"))
     blocks.append(Bullets(tuple(f"{item.topic}: {item.text}" for item in PAPERS_DIFFER),
-                          "Where Opitz (2024) and Vickers et al. (2024) differ"))
+                          "Where Opitz (2024) and Vickers et al. (2023) differ"))
     if rec.rules_fired:
         blocks.append(Bullets(rec.rules_fired, "Rules that fired (listed in the appendix)"))
-    return Section("recommendation", SECTION_TITLES["recommendation"], tuple(blocks))
+    return Section("recommendation", SECTION_TITLES["recommendation"], tuple(blocks), for_summary=True)
 
 
 def _source_text(source: Source) -> str:

@@ -53,7 +53,7 @@ def scores_section(ctx: Context) -> Section | None:
                                         "not ×100); best per column in bold (highest AUC and AP, lowest log loss, "
                                         "Brier and ECE).", "System",
                         tuple(Column(short, title) for _, short, title in SCORE_COLUMNS), table_rows,
-                        _density(len(SCORE_COLUMNS) + 3)))
+                        _density(len(SCORE_COLUMNS) + 3), for_paper=True, for_summary=True))
     if analysis.notes:
         blocks.append(Bullets(analysis.notes, "Intervals not computed (time budget)"))
     reliability = {name: asdict(bins) for name in systems if (bins := analysis.reliability[name]) is not None}
@@ -63,4 +63,4 @@ def scores_section(ctx: Context) -> Section | None:
                                                 "point area ~ items in the bin). On the dashed diagonal a system is "
                                                 "calibrated; below it, over-confident.",
                              ctx.charts.reliability_chart(reliability)))
-    return Section("scores", SECTION_TITLES["scores"], tuple(blocks))
+    return Section("scores", SECTION_TITLES["scores"], tuple(blocks), for_summary=True)

@@ -7,10 +7,14 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from auditor.analyses.significance import Statistics
 
+from auditor.formatting import nan_to_none
 from auditor.report.context import Context, SECTION_TITLES
-from auditor.report.model import Bullets, Cell, Column, Facts, Paragraph, Row, Section, Table
+from auditor.report.model import Bullets, Cell, Column, Facts, Figure, Paragraph, Row, Section, Table
 from auditor.report.tables import _density
 
+
+#: The tests by name, never by id.
+TEST_NAMES = {"mcnemar_exact": "exact McNemar test", "approximate_randomisation": "approximate randomisation"}
 
 #: Up to this many systems the significance section shows a full pairwise p-value matrix per
 #: tested metric; beyond it, each system against the top one (every test is in audit.json).
@@ -36,18 +40,21 @@ def significance_section(ctx: Context) -> Section | None:
                   ("best set", best_set_rule(stats.alpha, stats.correction))]
         pairs += [(method.replace("_", " "), METHOD_DESCRIPTIONS[method]) for method in (MCNEMAR, RANDOMISATION)
                   if any(test.method == method for test in stats.tests)]
+    pairs.append(("literature", _literature(stats)))
     blocks.append(Facts(tuple(pairs)))
     best_set = stats.best_set
     if best_set:
         metric_ids = list(best_set)
-        rows = tuple(Row(s, tuple(Cell(_number(best_set[m].p_adjusted.get(s)), "p")
+        rows = tuple(Row(s, tuple(Cell(nan_to_none(best_set[m].p_adjusted.get(s)), "p")
                                   if s != best_set[m].top else Cell("top") for m in metric_ids))
                      for s in ctx.systems)
         blocks.append(Table("table-best", "Adjusted p-value of each system against the top system of each metric "
-                            "(the best set is the top system and every system with p ≥ α).", "System",
+                            f"(family: the {len(ctx.systems) - 1} comparisons with that metric's top system, "
+                            f"{_correction(stats.correction)}; the best set is the top system and every system "
+                            "with p ≥ α).", "System",
                             tuple(Column(ctx.short(m), ctx.name(m)) for m in metric_ids), rows,
-                            _density(len(metric_ids))))
-        blocks.append(Bullets(tuple(f"{ctx.name(m)}: {', '.join(v.systems)} ({v.test})"
+                            _density(len(metric_ids)), for_paper=True))
+        blocks.append(Bullets(tuple(f"{ctx.name(m)}: {', '.join(v.systems)} ({TEST_NAMES.get(v.test, v.test)})"
                                     for m, v in best_set.items()), "Best set per metric"))
     ranks = boot.rank_probabilities
     if ranks:
@@ -55,13 +62,68 @@ def significance_section(ctx: Context) -> Section | None:
         rows = tuple(Row(s, tuple(Cell(float(ranks[m][boot.systems.index(s), 0]), "share") for m in keys))
                      for s in ctx.systems)
         blocks.append(Table("table-pbest", "Bootstrap probability that each system ranks first (%).", "System",
-                            tuple(Column(ctx.short(m), ctx.name(m)) for m in keys), rows, _density(len(keys))))
+                            tuple(Column(ctx.short(m), ctx.name(m)) for m in keys), rows, _density(len(keys)),
+                            for_paper=True))
     tests = stats.tests
     if tests and len(ctx.systems) <= MATRIX_MAX_SYSTEMS:
         blocks += [_pairwise_matrix(ctx, metric_id, entry.test, stats) for metric_id, entry in best_set.items()]
+    elif tests and ctx.figures:
+        blocks += [_pairwise_figure(ctx, metric_id, entry.test, stats) for metric_id, entry in best_set.items()]
     if tests:
         blocks.append(Paragraph(_tests_text(stats)))
     return Section("significance", SECTION_TITLES["significance"], tuple(blocks))
+
+
+def _literature(stats: Statistics) -> str:
+    """The works the statistics follow, cited by author and year (full entries in References)."""
+    from auditor.analyses.significance import MCNEMAR, RANDOMISATION
+
+    parts = ["paired bootstrap percentile intervals: Efron & Tibshirani 1993"]
+    methods = {test.method for test in stats.tests}
+    if MCNEMAR in methods:
+        parts.append("exact McNemar test: McNemar 1947")
+    if RANDOMISATION in methods:
+        parts.append("approximate randomisation: Noreen 1989")
+    if stats.tests:
+        parts.append("Holm 1979" if stats.correction == "holm" else "Benjamini & Hochberg 1995")
+        parts.append("choosing and reporting tests in NLP: Dror et al. 2018")
+    return "; ".join(parts)
+
+
+def _correction(correction: str) -> str:
+    return {"holm": "Holm", "bh": "Benjamini–Hochberg"}.get(correction, correction)
+
+
+def _family(ctx: Context, metric_id: str, stats: Statistics) -> str:
+    """The family a pairwise adjusted p-value was adjusted over, in words."""
+    size = stats.family_sizes().get(metric_id, 0)
+    S = len(ctx.systems)
+    if size == S * (S - 1) // 2:
+        return f"family: all {size} pairs of systems under {ctx.short(metric_id)}, {_correction(stats.correction)}"
+    return (f"family: the {size} comparisons with the top system under {ctx.short(metric_id)} (more systems than "
+            f"the all-pairs limit), {_correction(stats.correction)}")
+
+
+def _ordered(ctx: Context, metric_id: str, stats: Statistics) -> list[str]:
+    """Systems by their value under ``metric_id``, best first (undefined last)."""
+    observed = stats.bootstrap.observed[metric_id]
+    index = {s: i for i, s in enumerate(stats.bootstrap.systems)}
+    return sorted(ctx.systems, key=lambda s: -observed[index[s]] if not math.isnan(observed[index[s]]) else math.inf)
+
+
+def _pairwise_figure(ctx: Context, metric_id: str, method: str, stats: Statistics) -> Figure:
+    """Heat-map of the adjusted p-values of the tested pairs, systems sorted by the metric."""
+    p = {}
+    for test in stats.tests_for(metric_id, method):
+        p[(test.a, test.b)] = p[(test.b, test.a)] = _number(test.p_adjusted)
+    systems = _ordered(ctx, metric_id, stats)
+    size = stats.family_sizes().get(metric_id, 0)
+    tested = ("every pair was tested" if size == len(systems) * (len(systems) - 1) // 2 else
+              "only the comparisons with the top system were tested (first row and column)")
+    caption = (f"{ctx.name(metric_id)}: adjusted p-value of each pair of systems ({method.replace('_', ' ')}; "
+               f"{_family(ctx, metric_id, stats)}); systems sorted by {ctx.short(metric_id)}, best first; "
+               f"{tested}. Each pair's p-value is in audit.json under “tests”.")
+    return Figure(f"fig-pairs-{metric_id}", caption, ctx.charts.pairwise_heatmap(systems, p, ctx.alpha))
 
 
 def _number(value: float | None) -> float | None:
@@ -101,7 +163,7 @@ def _pairwise_matrix(ctx: Context, metric_id: str, method: str, stats: Statistic
     bounded = False
     for test in stats.tests:
         if test.metric == metric_id and test.method == method:
-            value, raw = _number(test.p_adjusted), _number(test.p)
+            value, raw = nan_to_none(test.p_adjusted), nan_to_none(test.p)
             at_floor = floor is not None and value is not None and raw is not None and raw <= floor * (1 + 1e-9)
             cell = Cell(_p_bound(value), "text") if at_floor and value >= 0.001 else Cell(value, "p")
             bounded |= at_floor
@@ -112,8 +174,8 @@ def _pairwise_matrix(ctx: Context, metric_id: str, method: str, stats: Statistic
             "this bound (the floor 1/(R + 1), adjusted)." if bounded else "")
     return Table(f"table-pairs-{metric_id}",
                  f"{ctx.name(metric_id)}: adjusted p-value of each pair of systems ({method.replace('_', ' ')}; "
-                 f"{stats.correction} over the family in the statistics above)."
-                 + note,
+                 f"{_family(ctx, metric_id, stats)}). The best-set table above adjusts the comparisons with the "
+                 "top system over their own family, so the same pair's adjusted p-value differs there." + note,
                  "System", tuple(Column(s, s, rotate=True) for s in ctx.systems), rows, _density(len(ctx.systems)))
 
 

@@ -17,10 +17,10 @@ def slices_section(ctx: Context) -> Section | None:
         return None
     groups = analysis.groups
     systems = ctx.systems
-    source = analysis.source.get("path") or "the slices"
+    source = analysis.source.path or "the slices"
     blocks: list[Any] = [Paragraph(
         f"Every metric of every system within each group of items given by {source} ({len(groups)} slices). "
-        "Vickers et al. (vickers-monti-classification-metrics-nlp.md §5.2) score a model per KVQA question type "
+        "Vickers et al. (2023, §5.2) score a model per KVQA question type "
         "(their Table 3) and show that the metric decides which sub-task looks strong; here the same breakdown "
         "compares the systems. Leaders of a slice are the systems with its top value (ties all lead); no test is "
         "run within a slice, so a different leader is not by itself a significant difference.")]

@@ -31,9 +31,18 @@ def summary_section(ctx: Context) -> Section:
     strongest = _strongest_baselines(ctx, ctx.key_metrics())
     if strongest:
         pairs.append(("Strongest chance baseline", "; ".join(strongest)))
-    never = sorted({label for bias in prof.systems.values() for label in bias.never_predicted})
+    below = not_above_chance(ctx, verdict.primary if verdict else None)
+    if below is not None:
+        pairs.append(("Not above chance", below))
+    never: dict[tuple[str, ...], list[str]] = {}
+    for system in ctx.systems:  # systems that never predict the same labels share one entry
+        labels = tuple(prof.systems[system].never_predicted) if system in prof.systems else ()
+        if labels:
+            never.setdefault(labels, []).append(system)
     if never:
-        pairs.append(("Labels some system never predicts", ", ".join(never)))
+        pairs.append(("Labels never predicted", "; ".join(f"{', '.join(systems)} never "
+                                                          f"{'predicts' if len(systems) == 1 else 'predict'} "
+                                                          f"{', '.join(labels)}" for labels, systems in never.items())))
     for group in prof.identical_systems:
         pairs.append(("Identical systems", f"{' = '.join(group)}: the same prediction on every item (the same "
                                            "file under two names?); they tie under every metric"))
@@ -42,7 +51,7 @@ def summary_section(ctx: Context) -> Section:
     blocks.append(Facts(tuple(pairs)))
     if len(ctx.systems) > 1 and verdict:
         blocks.append(leaderboard(ctx, verdict))
-    return Section("summary", SECTION_TITLES["summary"], tuple(blocks))
+    return Section("summary", SECTION_TITLES["summary"], tuple(blocks), for_summary=True)
 
 
 def leaderboard(ctx: Context, verdict: Verdict) -> Table:
@@ -53,19 +62,26 @@ def leaderboard(ctx: Context, verdict: Verdict) -> Table:
     group_of = {s: index + 1 for index, group in enumerate(verdict.groups) for s in group}
     columns = ([Column("Group", f"significance group under {ctx.name(primary)}")] if group_of else [])
     columns += [Column(ctx.short(m), ctx.name(m)) for m in keys]
+    chance = _chance_tests(ctx, primary)
+    if chance:
+        columns.append(Column("Above chance", f"{ctx.name(primary)} above its shuffle baseline"))
     rows = []
     for s in ctx.systems:
         cells = [Cell(group_of.get(s), "count")] if group_of else []
         for m in keys:
             cell = ctx.score_cell(s, m)
             cells.append(Cell(cell.value, cell.kind, cell.mark, s in leaders.get(m, ()), cell.low, cell.high))
+        if chance:
+            p = chance.get(s)
+            cells.append(Cell("—" if p is None else "yes" if p < ctx.alpha else "no"))
         rows.append(Row(s, tuple(cells)))
     has_ci = any(c.low is not None for r in rows for c in r.cells)
     if verdict.tested:
         correction = ctx.audit.statistics.correction
         caption = (f"Leaderboard, ordered by {ctx.name(primary)}. Bold: the metric's best set — the top system and "
                    "every system not significantly worse than it (exact McNemar for accuracy, approximate "
-                   f"randomisation otherwise; {correction}-adjusted over the comparisons with the top system; "
+                   f"randomisation otherwise; {_CORRECTIONS.get(correction, correction)}-adjusted over the comparisons "
+                   "with the top system; "
                    f"p ≥ α = {ctx.alpha:g}). Group: 1 = the best set under {ctx.short(primary)}; 2 = the best set "
                    "of the systems outside group 1, and so on.")
     else:
@@ -73,8 +89,10 @@ def leaderboard(ctx: Context, verdict: Verdict) -> Table:
                    "significance tests ran).")
     if has_ci:
         caption += f" Brackets: {ctx.level} bootstrap percentile interval."
+    if chance:
+        caption += " " + _chance_rule(ctx, primary)
     return Table("summary-leaderboard", caption, "System", tuple(columns), tuple(rows),
-                 "small" if has_ci else _density(len(columns)), inline_ci=True)
+                 "small" if has_ci else _density(len(columns)), inline_ci=True, for_paper=True, for_summary=True)
 
 
 def _strongest_baseline(ctx: Context, metric_id: str) -> tuple[str, float] | None:
@@ -95,3 +113,41 @@ def _strongest_baselines(ctx: Context, keys: Sequence[str]) -> list[str]:
         if best:
             out.append(f"{ctx.short(metric_id)}: {best[0]} {100 * best[1]:.1f}")
     return out
+
+
+_CORRECTIONS = {"holm": "Holm", "bh": "Benjamini–Hochberg"}
+
+
+def _chance_tests(ctx: Context, primary: str) -> dict[str, float | None]:
+    """System -> the primary metric's shuffle p-value adjusted over the systems (None: undefined)."""
+    result = ctx.audit.baselines
+    if result is None:
+        return {}
+    return {s: (c.p_shuffle_adjusted if (c := result.chance.get(s, {}).get(primary)) is not None else None)
+            for s in ctx.systems}
+
+
+def _chance_rule(ctx: Context, primary: str) -> str:
+    """How "above chance" is decided, in one sentence."""
+    result = ctx.audit.baselines
+    correction = _CORRECTIONS.get(result.correction, result.correction)
+    return (f"Above chance: {ctx.short(primary)} beats a shuffle of the system's own predictions (one-sided "
+            f"permutation test, {result.draws} draws; {correction}-adjusted over the {len(ctx.systems)} systems, "
+            f"p < α).")
+
+
+def not_above_chance(ctx: Context, primary: str | None) -> str | None:
+    """Page 1's line naming the systems whose primary metric is not above chance (None: no test)."""
+    if primary is None:
+        return None
+    tests = _chance_tests(ctx, primary)
+    if not tests:
+        return None
+    below = [s for s, p in tests.items() if p is None or p >= ctx.alpha]
+    total = len(tests)
+    result = ctx.audit.baselines
+    rule = (f"{ctx.short(primary)} against each system's own shuffle, "
+            f"{_CORRECTIONS.get(result.correction, result.correction)} over the {total} systems")
+    if not below:
+        return f"none ({rule})"
+    return f"{len(below)} of {total} {'system' if total == 1 else 'systems'} ({rule}): {', '.join(below)}"

@@ -1,0 +1,123 @@
+"""The Spark engine: the same group-by in PySpark; only the distinct rows and their counts come back.
+
+``--spark-master`` (default ``local[*]``) is the cluster; the files must be readable from it.
+Reading rules are the other engines': CSV and TSV with a header and every column as text
+(``inferSchema`` off, so ``01`` stays ``01``), JSON Lines read as lines of text, each value taken as
+its JSON text (``parse_json`` then ``to_json``), Parquet with its own types. Needs the extra
+``auditor[spark]`` (PySpark) and Java 17.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+from typing import Any, Sequence
+
+from auditor.engines.source import Dataset
+from auditor.errors import InputError, UsageError
+
+
+def check_java() -> str:
+    """The ``java`` PySpark will start (``JAVA_HOME/bin/java``, else on PATH), or a UsageError."""
+    home = os.environ.get("JAVA_HOME")
+    java = os.path.join(home, "bin", "java") if home else shutil.which("java")
+    if not java or not os.path.exists(java):
+        where = f"JAVA_HOME={home!r} has no bin/java" if home else "no `java` on PATH and JAVA_HOME is not set"
+        raise UsageError(f"--engine spark needs Java 17 ({where}); install a JDK 17 (e.g. Debian's openjdk-17-jre) "
+                         f"or use --engine duckdb")
+    return java
+
+
+def _column(name: str) -> Any:
+    import pyspark.sql.functions as F
+
+    return F.col("`" + name.replace("`", "``") + "`")
+
+
+def _json_path(name: str) -> str:
+    return "$['" + name.replace("\\", "\\\\").replace("'", "\\'") + "']"
+
+
+class SparkEngine:
+    """PySpark: a session on ``master`` (reused within the process), stopped with the process."""
+
+    name = "spark"
+
+    def __init__(self, dataset: Dataset, master: str = "local[*]", memory_limit: str | None = None,
+                 temp_directory: str | None = None):
+        check_java()
+        try:
+            from pyspark.sql import SparkSession
+        except ImportError:
+            raise UsageError("--engine spark needs PySpark: pip install 'auditor[spark]' (and Java 17)") from None
+        builder = SparkSession.builder.master(master).appName("auditor").config("spark.ui.enabled", "false") \
+            .config("spark.ui.showConsoleProgress", "false").config("spark.sql.session.timeZone", "UTC") \
+            .config("spark.sql.shuffle.partitions", "8")
+        if memory_limit:
+            builder = builder.config("spark.driver.memory", memory_limit.replace("B", "").lower())
+        if temp_directory:
+            builder = builder.config("spark.local.dir", temp_directory)
+        try:
+            self.session = builder.getOrCreate()
+            self.session.sparkContext.setLogLevel("ERROR")
+        except Exception as error:  # py4j and PySpark raise their own types
+            raise UsageError(f"--engine spark could not start Spark on {master!r}: "
+                             f"{' '.join(str(error).split())[:400]}") from None
+        self.dataset = dataset
+
+    def frame(self, columns: Sequence[str], filename: bool = False) -> Any:
+        """The dataset's ``columns`` (JSON Lines: each value's JSON text) as a DataFrame."""
+        import pyspark.sql.functions as F
+
+        files, reader = list(self.dataset.files), self.session.read
+        if self.dataset.format == "parquet":
+            frame = reader.parquet(*files).select(*[_column(c) for c in columns] + ([F.input_file_name().alias("_file")]
+                                                                                     if filename else []))
+            return frame
+        if self.dataset.format == "jsonl":
+            lines = reader.text(files).where(F.length(F.trim(F.col("value"))) > 0)
+            parsed = lines.select(F.parse_json(F.col("value")).alias("_v"), F.input_file_name().alias("_file"))
+            picked = [F.to_json(F.try_variant_get(F.col("_v"), _json_path(c), "variant")).alias(c) for c in columns]
+            return parsed.select(*picked, *([F.col("_file")] if filename else []))
+        frame = reader.csv(files, header=True, sep="\t" if self.dataset.format == "tsv" else ",", quote='"',
+                           escape='"', inferSchema=False, mode="FAILFAST", ignoreLeadingWhiteSpace=False,
+                           ignoreTrailingWhiteSpace=False, enforceSchema=False)
+        return frame.select(*[_column(c) for c in columns] + ([F.input_file_name().alias("_file")] if filename else []))
+
+    def collect(self, frame: Any) -> Any:
+        """``frame`` as an Arrow table; Spark's failures become one InputError."""
+        try:
+            return frame.toArrow()
+        except Exception as error:  # Spark raises Py4J and its own analysis errors
+            message = " ".join(str(error).split())[:600]
+            raise InputError(f"{self.dataset.path}: Spark cannot read the dataset as {self.dataset.format} "
+                             f"({message})") from None
+
+    def patterns(self) -> Any:
+        """Distinct (gold, systems[, slice]) rows and their count ``n``, as Arrow."""
+        columns = self.dataset.columns
+        frame = self.frame(columns)
+        renamed = frame.toDF(*[f"c{i}" for i in range(len(columns))])
+        table = self.collect(renamed.groupBy(*renamed.columns).count())
+        return table.rename_columns([*columns, "n"])
+
+    def file_values(self, column: str) -> list[tuple[str, list[Any]]]:
+        """Each file and the distinct values of ``column`` in it."""
+        table = self.collect(self.frame([column], filename=True).toDF("v", "_file").distinct())
+        files, values = table.column("_file").to_pylist(), table.column("v").to_pylist()
+        by_file: dict[str, list[Any]] = {}
+        for file, value in zip(files, values):
+            by_file.setdefault(file.removeprefix("file://"), []).append(value)
+        return list(by_file.items())
+
+    def duplicate_ids(self) -> tuple[int, str | None]:
+        """How many rows repeat an earlier id, and one repeated id."""
+        import pyspark.sql.functions as F
+
+        frame = self.frame([self.dataset.id_column]).toDF("k").select(F.col("k").cast("string").alias("k"))
+        repeated = frame.groupBy("k").count().where(F.col("count") > 1)
+        table = self.collect(repeated.agg(F.sum(F.col("count") - 1).alias("extra"), F.first("k").alias("example")))
+        extra = table.column("extra")[0].as_py() or 0
+        return int(extra), table.column("example")[0].as_py()
+
+    def close(self) -> None:
+        """The session stays up for the next audit in this process (starting one takes seconds)."""

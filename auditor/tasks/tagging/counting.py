@@ -1,0 +1,258 @@
+"""Count once: chunks of gold and every system, their matches, the error breakdown, and the
+per-sentence sufficient statistics that every figure (and its bootstrap) is a sum of.
+
+Error classes of a predicted chunk (SemEval-2013 Task 9.1 as Segura-Bedmar et al. 2013 score
+it, and as the nervaluate package implements it): **correct** (same boundaries and type),
+**wrong type** (same boundaries), **wrong boundary** (overlaps a gold chunk of its type: the
+first gold chunk it overlaps decides), **wrong both** (overlaps only with another type),
+**spurious** (overlaps no gold chunk). A gold chunk that no predicted chunk chose is **missed**.
+
+The per-sentence statistics hold the gold counts once and, per system, only what it got wrong
+(gold chunks it did not match, chunks it predicted without a match, its error classes; token
+confusion cells off the diagonal), so that they stay as sparse as the systems' errors; every
+sum is turned back into matched/predicted counts and full confusion matrices by
+:meth:`Statistics.parts` (matched = gold − unmatched gold, predicted = matched + unmatched
+predictions, C_ii = gold_i − Σ_{j≠i} C_ij).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse
+
+from auditor.errors import InputError
+from auditor.tasks.tagging.align import Aligned
+from auditor.tasks.tagging.schemes import PREFIXES, Spans, TagCodes, _previous, check_allowed, spans
+
+ERRORS = ("correct", "wrong_type", "wrong_boundary", "wrong_both", "missed", "spurious")
+#: Error classes stored per sentence (``correct`` follows from the matches).
+STORED_ERRORS = ERRORS[1:]
+
+
+@dataclass(frozen=True)
+class SystemSpans:
+    """One system's chunks, its per-chunk error class (index into :data:`ERRORS`), the missed gold
+    chunks, the gold chunk each chunk matches exactly (-1: none), and how many of its chunks the
+    two rules see differently (``ill_formed``: conlleval's chunks that are not strict chunks)."""
+
+    spans: Spans
+    error: np.ndarray
+    missed: np.ndarray
+    matched: np.ndarray
+    ill: Spans
+
+    @property
+    def ill_formed(self) -> int:
+        return self.ill.size
+
+
+_NONE = Spans(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64))
+
+
+def _keys(found: Spans, n: int) -> np.ndarray:
+    return (found.start * n + found.end) * 4096 + found.type
+
+
+def both_rules(prefix: np.ndarray, types: np.ndarray, first: np.ndarray, scheme: str, rule: str, source: str,
+               tags: tuple[str, ...], tag_codes: np.ndarray, lines: np.ndarray) -> tuple[Spans, Spans | None, Spans]:
+    """Chunks by ``rule``, by the other rule (None where the tags are outside the scheme, so strict
+    mode is undefined), and the conlleval chunks that are not strict chunks (repaired by conlleval,
+    dropped by strict)."""
+    try:
+        check_allowed(prefix, scheme, tags, tag_codes, source, lines)
+    except InputError:
+        if rule == "strict":
+            raise
+        return spans(prefix, types, first, scheme, "conlleval"), None, _NONE
+    previous = _previous(prefix, types, first)
+    lenient = spans(prefix, types, first, scheme, "conlleval", previous)
+    if scheme == "IOB2":  # seqeval's strict IOB2 chunks are exactly conlleval's that open with B- (B-X I-X*)
+        opens_b = prefix[lenient.start] == PREFIXES.index("B")
+        strict = Spans(lenient.start[opens_b], lenient.end[opens_b], lenient.type[opens_b])
+        ill = Spans(lenient.start[~opens_b], lenient.end[~opens_b], lenient.type[~opens_b])
+        return (lenient, strict, ill) if rule == "conlleval" else (strict, lenient, ill)
+    strict = spans(prefix, types, first, scheme, "strict", previous)
+    n = max(int(prefix.size), 1)
+    odd = ~np.isin(_keys(lenient, n), _keys(strict, n), assume_unique=True)
+    ill = Spans(lenient.start[odd], lenient.end[odd], lenient.type[odd])
+    return (lenient, strict, ill) if rule == "conlleval" else (strict, lenient, ill)
+
+
+def classify(gold: Spans, predicted: Spans) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Error class of every predicted chunk, the missed gold chunks (mask), and the gold chunk each
+    predicted chunk matches exactly (-1 if none). Chunks of one sequence never overlap, so the
+    first gold chunk a predicted one overlaps is the first whose end is not before its start."""
+    if gold.size == 0:
+        return (np.full(predicted.size, ERRORS.index("spurious"), np.int64), np.zeros(0, bool),
+                np.full(predicted.size, -1, np.int64))
+    g = np.minimum(np.searchsorted(gold.end, predicted.start, side="left"), gold.size - 1)
+    overlaps = (gold.end[g] >= predicted.start) & (gold.start[g] <= predicted.end)
+    exact = overlaps & (gold.start[g] == predicted.start) & (gold.end[g] == predicted.end)
+    same = overlaps & (gold.type[g] == predicted.type)
+    error = np.full(predicted.size, ERRORS.index("spurious"), dtype=np.int64)
+    error[overlaps & ~exact & ~same] = ERRORS.index("wrong_both")
+    error[overlaps & ~exact & same] = ERRORS.index("wrong_boundary")
+    error[exact & ~same] = ERRORS.index("wrong_type")
+    error[exact & same] = ERRORS.index("correct")
+    chosen = np.zeros(gold.size, dtype=bool)
+    chosen[g[overlaps]] = True
+    return error, ~chosen, np.where(exact & same, g, -1)
+
+
+@dataclass(frozen=True)
+class SpanCounts:
+    """Chunks of gold and every system and their classes; ``other_rule_f1`` = each system's span
+    micro F1 under the rule not chosen (None where it is undefined)."""
+
+    types: tuple[str, ...]
+    systems: tuple[str, ...]
+    gold: Spans
+    per_system: tuple[SystemSpans, ...]
+    gold_ill: Spans
+    other_rule_f1: tuple[float | None, ...]
+
+    @property
+    def gold_ill_formed(self) -> int:
+        return self.gold_ill.size
+
+    @property
+    def T(self) -> int:
+        return len(self.types)
+
+
+def count_spans(aligned: Aligned, codes: TagCodes, scheme: str, rule: str, sources: dict[str, str]) -> SpanCounts:
+    """Chunks of gold and systems by ``rule`` (and by the other rule, for the comparison)."""
+    tag_prefix, tag_type = codes.prefix, codes.type
+    first, lines = aligned.first, aligned.lines
+    gold, gold_other, gold_ill = both_rules(tag_prefix[aligned.gold], tag_type[aligned.gold], first, scheme, rule,
+                                            sources["gold"], codes.tags, aligned.gold, lines)
+    n = max(aligned.n_tokens, 1)
+    per_system, other_f1 = [], []
+    for s, name in enumerate(aligned.names):
+        row = aligned.systems[s]
+        predicted, other, ill = both_rules(tag_prefix[row], tag_type[row], first, scheme, rule, sources[name],
+                                           codes.tags, row, lines)
+        error, missed, matched = classify(gold, predicted)
+        per_system.append(SystemSpans(predicted, error, missed, matched, ill))
+        if other is None or gold_other is None:
+            other_f1.append(None)
+        else:
+            hits = np.isin(_keys(other, n), _keys(gold_other, n), assume_unique=True).sum()
+            total = other.size + gold_other.size
+            other_f1.append(2 * float(hits) / total if total else None)
+    return SpanCounts(codes.types, aligned.names, gold, tuple(per_system), gold_ill, tuple(other_f1))
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Column layout of the per-sentence statistics: shared gold blocks (tags k, chunks per type T),
+    then per system its off-diagonal tag cells (k²) and span errors (2T + 5). Type confusion
+    matrices follow from the tag ones (``type_of_tag`` maps each tag to its type class)."""
+
+    S: int
+    k: int
+    kt: int
+    T: int
+    type_of_tag: np.ndarray
+
+    @property
+    def shared(self) -> int:
+        return self.k + self.T
+
+    @property
+    def per_system(self) -> int:
+        return self.k * self.k + 2 * self.T + len(STORED_ERRORS)
+
+    @property
+    def width(self) -> int:
+        return self.shared + self.S * self.per_system
+
+    def parts(self, sums: np.ndarray) -> dict[str, np.ndarray]:
+        """Summed columns (…, D) -> tag confusion (…, S, k, k), type confusion (…, S, kt, kt), gold
+        chunks (…, T), matched and predicted chunks (…, S, T), the six error counts (…, S, 6)."""
+        batch = sums.shape[:-1]
+        k, kt, T, S = self.k, self.kt, self.T, self.S
+        gold_tags, gold = sums[..., :k], sums[..., k:self.shared]
+        block = sums[..., self.shared:].reshape(*batch, S, self.per_system)
+        confusion = _confusion(block[..., :k * k], gold_tags, k)
+        one_hot = np.eye(kt)[self.type_of_tag]  # (k, kt)
+        out = {"confusion": confusion, "type_confusion": one_hot.T @ confusion @ one_hot, "gold": gold}
+        span = block[..., k * k:]
+        matched = gold[..., None, :] - span[..., :T]
+        out["matched"], out["predicted"] = matched, matched + span[..., T:2 * T]
+        out["errors"] = np.concatenate([matched.sum(-1, keepdims=True), span[..., 2 * T:]], axis=-1)
+        return out
+
+
+def _confusion(off: np.ndarray, gold: np.ndarray, k: int) -> np.ndarray:
+    """Off-diagonal cells (…, S, k²) and gold counts (…, k) -> full matrices (…, S, k, k)."""
+    matrix = off.reshape(*off.shape[:-1], k, k).copy()
+    index = np.arange(k)
+    matrix[..., index, index] = gold[..., None, :] - matrix.sum(-1)
+    return matrix
+
+
+def statistics_matrix(aligned: Aligned, counts: SpanCounts | None, layout: Layout) -> scipy.sparse.csr_matrix:
+    """The per-sentence statistics (sentences × ``layout.width``), sparse (module docstring)."""
+    k, T = layout.k, layout.T
+    sentence, gold = aligned.sentence, aligned.gold.astype(np.int64)
+    rows, cols = [sentence], [gold]
+    if counts is not None:
+        rows.append(sentence[counts.gold.start])
+        cols.append(k + counts.gold.type)
+    for s in range(layout.S):
+        base = layout.shared + s * layout.per_system
+        predicted = aligned.systems[s].astype(np.int64)
+        wrong = np.flatnonzero(predicted != gold)
+        rows.append(sentence[wrong])
+        cols.append(base + gold[wrong] * k + predicted[wrong])
+        if counts is None:
+            continue
+        mine, span_base = counts.per_system[s], base + k * k
+        unmatched_gold = np.ones(counts.gold.size, bool)
+        unmatched_gold[mine.matched[mine.matched >= 0]] = False
+        stored = mine.error > 0  # every class but correct
+        rows += [sentence[counts.gold.start[unmatched_gold]], sentence[mine.spans.start[mine.matched < 0]],
+                 sentence[mine.spans.start[stored]], sentence[counts.gold.start[mine.missed]]]
+        cols += [span_base + counts.gold.type[unmatched_gold], span_base + T + mine.spans.type[mine.matched < 0],
+                 span_base + 2 * T + mine.error[stored] - 1,
+                 np.full(int(mine.missed.sum()), span_base + 2 * T + STORED_ERRORS.index("missed"))]
+    row, col = np.concatenate(rows), np.concatenate(cols)
+    matrix = scipy.sparse.csr_matrix((np.ones(row.size), (row, col)), shape=(aligned.n_sentences, layout.width))
+    matrix.sum_duplicates()
+    return matrix
+
+
+def totals(aligned: Aligned, counts: SpanCounts | None, layout: Layout) -> np.ndarray:
+    """Column sums of :func:`statistics_matrix` over every sentence, without building it."""
+    k, T = layout.k, layout.T
+    out = np.zeros(layout.width)
+    gold = aligned.gold.astype(np.int64)
+    out[:k] = np.bincount(gold, minlength=k)
+    if counts is not None:
+        out[k:layout.shared] = np.bincount(counts.gold.type, minlength=T)
+    diagonal = np.arange(k) * (k + 1)
+    for s in range(layout.S):
+        base = layout.shared + s * layout.per_system
+        cells = np.bincount(gold * k + aligned.systems[s], minlength=k * k).astype(float)  # int64 + int16: int64
+        cells[diagonal] = 0
+        out[base:base + k * k] = cells
+        if counts is None:
+            continue
+        mine, span_base = counts.per_system[s], base + k * k
+        hit = mine.matched[mine.matched >= 0]
+        out[span_base:span_base + T] = np.bincount(counts.gold.type, minlength=T) - \
+            np.bincount(counts.gold.type[hit], minlength=T)
+        out[span_base + T:span_base + 2 * T] = np.bincount(mine.spans.type[mine.matched < 0], minlength=T)
+        errors = np.bincount(mine.error, minlength=len(ERRORS)).astype(float)
+        errors[ERRORS.index("missed")] = mine.missed.sum()
+        out[span_base + 2 * T:span_base + 2 * T + len(STORED_ERRORS)] = errors[1:]
+    return out
+
+
+def type_map(codes: TagCodes) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Tag code -> type class (``O`` class 0, then the types), and the type labels."""
+    labels = ("O", *codes.types) if "O" not in codes.types else tuple(codes.types)
+    mapping = np.where(codes.type < 0, 0, codes.type + 1) if "O" not in codes.types else codes.type
+    return mapping.astype(np.int64), labels

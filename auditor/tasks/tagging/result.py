@@ -1,0 +1,287 @@
+"""The tagging audit's result: audit.json (``task: "tagging"``), ``auditor score``'s lines, the report model."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from auditor.analyses.rankings import RankDisagreement
+from auditor.errors import UsageError
+from auditor.metrics.catalogue import MetricValue, per_class_table
+from auditor.metrics.registry import REGISTRY, ratio
+from auditor.options import AuditOptions
+from auditor.tasks.tagging.align import Aligned
+from auditor.tasks.tagging.counting import ERRORS, SpanCounts
+from auditor.tasks.tagging.measures import SPAN_METRICS, per_type, view_counts
+from auditor.tasks.tagging.resampling import SentenceStatistics
+from auditor.tasks.tagging.schemes import TagCodes
+
+SCHEMA = "auditor/2"
+#: Ill-formed chunks named per file (JSON and report); the count covers them all.
+ILL_FORMED_SHOWN = 5
+#: ``auditor score``'s columns when no ``-m`` is given.
+DEFAULT_COLUMNS = ("span_micro_f1", "span_macro_f1", "span_partial_f1", "accuracy", "macro_f1", "type_macro_f1")
+#: How each SemEval-2013 view counts the error classes (COR, INC, PAR).
+VIEW_CLASSES = {
+    "strict": (("correct",), ("wrong_type", "wrong_boundary", "wrong_both"), ()),
+    "exact": (("correct", "wrong_type"), ("wrong_boundary", "wrong_both"), ()),
+    "overlap": (("correct", "wrong_boundary"), ("wrong_type", "wrong_both"), ()),
+    "partial": (("correct", "wrong_type"), (), ("wrong_boundary", "wrong_both")),
+}
+
+
+@dataclass(frozen=True)
+class TokenView:
+    """Token-level counts over one label set (full tags, or types with the prefix removed)."""
+
+    labels: tuple[str, ...]
+    confusion: np.ndarray
+    values: Sequence[Mapping[str, MetricValue]]
+
+
+def _number(x: Any) -> float | None:
+    return None if x is None or not np.isfinite(x) else float(x)
+
+
+@dataclass(frozen=True, eq=False)
+class TaggingAudit:
+    """Everything a tagging audit found (see :func:`auditor.tasks.tagging.run.audit`)."""
+
+    signature: str
+    options: AuditOptions
+    sources: Mapping[str, str]
+    aligned: Aligned
+    codes: TagCodes
+    scheme: str | None
+    scheme_detected: bool
+    scheme_reason: str
+    rule: str | None
+    spans: SpanCounts | None
+    tokens: TokenView
+    types: TokenView
+    observed: Mapping[str, np.ndarray]
+    statistics: SentenceStatistics | None
+    ranking: RankDisagreement | None
+    parts: Mapping[str, np.ndarray] | None = None
+    active: np.ndarray | None = None
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def systems(self) -> tuple[str, ...]:
+        return self.aligned.names
+
+    def metric_ids(self) -> list[str]:
+        return list(self.observed)
+
+    def interval(self, metric: str, s: int) -> tuple[float, float] | None:
+        return None if self.statistics is None else self.statistics.interval(metric, s)
+
+    # ------------------------------------------------------------------ spans
+
+    def span_tables(self, s: int) -> dict[str, Any]:
+        """``systems.NAME.spans``: micro/macro/weighted P/R/F1, per type, errors, SemEval views."""
+        counts, parts = self.spans, self.parts
+        gold, predicted, matched, errors = parts["gold"], parts["predicted"][s], parts["matched"][s], parts["errors"][s]
+        observed = {m: _number(self.observed[m][s]) for m in SPAN_METRICS}
+        table: dict[str, Any] = {
+            average: {part: observed[f"span_{average}_{part}"] for part in ("precision", "recall", "f1")}
+            for average in ("micro", "macro", "weighted")}
+        parts = per_type(gold, predicted[None], matched[None])
+        table["per_type"] = {
+            kind: {**{name: None if undefined[0, t] else float(value[0, t]) for name, (value, undefined) in parts.items()},
+                   "support": int(gold[t]), "predicted": int(predicted[t]), "matched": int(matched[t])}
+            for t, kind in enumerate(counts.types)}
+        table["errors"] = {name: int(errors[i]) for i, name in enumerate(ERRORS)}
+        table["views"] = self._views(errors)
+        table["ill_formed"] = counts.per_system[s].ill_formed
+        table["ill_formed_examples"] = self.ill_formed_examples(counts.per_system[s].ill, self.aligned.systems[s])
+        table["other_rule_micro_f1"] = counts.other_rule_f1[s]
+        return table
+
+    def ill_formed_examples(self, ill: Any, codes: np.ndarray, limit: int = ILL_FORMED_SHOWN) -> list[dict[str, Any]]:
+        """The first ``limit`` chunks the two rules see differently: sentence, its first token's line in
+        the gold file, token positions in the sentence, tags."""
+        starts = np.flatnonzero(self.aligned.first)
+        examples = []
+        for start, end in zip(ill.start[:limit].tolist(), ill.end[:limit].tolist()):
+            sentence = int(np.searchsorted(starts, start, side="right")) - 1
+            examples.append({"sentence": sentence + 1, "gold_line": int(self.aligned.lines[start]),
+                             "tokens": [start - int(starts[sentence]) + 1, end - int(starts[sentence]) + 1],
+                             "tags": " ".join(self.aligned.tags[c] for c in codes[start:end + 1].tolist())})
+        return examples
+
+    @staticmethod
+    def _views(errors: np.ndarray) -> dict[str, Any]:
+        e = dict(zip(ERRORS, errors.tolist()))
+        views = {}
+        for view, (cor, act, pos) in view_counts(errors[None]).items():
+            correct, incorrect, partial = (sum(int(e[name]) for name in group) for group in VIEW_CLASSES[view])
+            precision, p_undefined = ratio(cor, act)
+            recall, r_undefined = ratio(cor, pos)
+            f1, f_undefined = ratio(2 * cor, act + pos)
+            views[view] = {"correct": correct, "incorrect": incorrect, "partial": partial, "missed": int(e["missed"]),
+                           "spurious": int(e["spurious"]), "possible": int(pos[0]), "actual": int(act[0]),
+                           "precision": None if p_undefined[0] else float(precision[0]),
+                           "recall": None if r_undefined[0] else float(recall[0]),
+                           "f1": None if f_undefined[0] else float(f1[0])}
+        return views
+
+    # ------------------------------------------------------------------ JSON
+
+    def _metric_entry(self, metric: str, s: int) -> dict[str, Any]:
+        value = _number(self.observed[metric][s])
+        undefined = convention = None
+        if metric.startswith("span_"):
+            if value is None:
+                undefined = "0/0: no chunk predicted or in gold for this figure"
+            elif metric.startswith("span_macro_") and self._type_zero_division(s):
+                convention = "a type's 0/0 precision, recall or F1 counted as 0 (seqeval's zero_division=0)"
+        else:
+            view = self.types if metric.startswith("type_") else self.tokens
+            entry = view.values[s][metric.removeprefix("type_") if metric.startswith("type_") else metric]
+            undefined, convention = entry.undefined, entry.convention
+        ci = self.interval(metric, s)
+        return {"value": value, "ci": None if ci is None else list(ci), "undefined": undefined,
+                "convention": convention}
+
+    def _type_zero_division(self, s: int) -> bool:
+        active = self.active[s]
+        return bool((active & ((self.parts["predicted"][s] == 0) | (self.parts["gold"] == 0))).any())
+
+    def to_json(self) -> dict[str, Any]:
+        """audit.json of a tagging audit (schema ``auditor/2``, ``task: "tagging"``)."""
+        document: dict[str, Any] = {
+            "schema": SCHEMA, "signature": self.signature, "task": "tagging", "labels": list(self.tokens.labels),
+            "n_items": self.aligned.n_tokens, "n_units": self.aligned.n_sentences,
+            "tagging": self._tagging_json(), "systems": {}}
+        for s, name in enumerate(self.systems):
+            entry: dict[str, Any] = {
+                "metrics": {metric: self._metric_entry(metric, s) for metric in self.observed},
+                "per_class": per_class_table(self.tokens.confusion[s], self.tokens.labels),
+                "confusion": self.tokens.confusion[s].tolist(),
+                "token_types": {"labels": list(self.types.labels), "confusion": self.types.confusion[s].tolist(),
+                                "per_class": per_class_table(self.types.confusion[s], self.types.labels)}}
+            if self.spans is not None:
+                entry["spans"] = self.span_tables(s)
+            document["systems"][name] = entry
+        if self.statistics is not None:
+            document["statistics"] = self._statistics_json()
+            if self.statistics.tests is not None:
+                document["tests"] = [{"a": t.a, "b": t.b, "metric": t.metric, "method": "paired_bootstrap_sentences",
+                                      "difference": t.difference, "p": t.p, "p_adjusted": t.p_adjusted}
+                                     for t in self.statistics.tests]
+        if self.ranking is not None:
+            document.update(_rankings_json(self.ranking))
+        return document
+
+    def _tagging_json(self) -> dict[str, Any]:
+        from auditor.tasks.tagging.profile import data_profile
+
+        result: dict[str, Any] = {
+            "scheme": self.scheme, "scheme_detected": self.scheme_detected, "scheme_reason": self.scheme_reason,
+            "span_rule": self.rule, "types": list(self.codes.types), "tags": list(self.aligned.tags),
+            "type_labels": list(self.types.labels), "sources": dict(self.sources),
+            "options": {"bootstrap": self.options.bootstrap, "seed": self.options.seed, "alpha": self.options.alpha,
+                        "correction": self.options.correction, "resampling_unit": "sentence"}}
+        if self.spans is not None:
+            result["gold_chunks"] = self.spans.gold.size
+            result["gold_ill_formed"] = self.spans.gold_ill_formed
+            result["gold_ill_formed_examples"] = self.ill_formed_examples(self.spans.gold_ill, self.aligned.gold)
+            result["ill_formed"] = {name: self.spans.per_system[s].ill_formed for s, name in enumerate(self.systems)}
+            result["data"] = data_profile(self)
+        return result
+
+    def _statistics_json(self) -> dict[str, Any]:
+        stats = self.statistics
+        B = stats.B
+        document: dict[str, Any] = {
+            "B": B, "seed": self.options.seed, "alpha": stats.alpha,
+            "method": "paired bootstrap over sentences (every system resampled with the same sentences)",
+            "interval": f"{100 * (1 - stats.alpha):g}% percentile interval over {B} resamples of sentences",
+            "undefined_resamples": {}, "rank_rule": "rank 1 = highest value; ties share their ranks equally",
+            "ranks": {metric: {name: {"p_rank": [float(x) for x in probabilities[s]],
+                                      "p_best": float(probabilities[s][0])}
+                               for s, name in enumerate(self.systems)}
+                      for metric, probabilities in stats.ranks.items()},
+            "p_win": {metric: {name: float(probabilities[s][0]) for s, name in enumerate(self.systems)}
+                      for metric, probabilities in stats.ranks.items()}}
+        if stats.tests is None:
+            document["pairwise_tests_unavailable"] = "not requested (auditor score shows intervals only)"
+            return document
+        tested = sorted({t.metric for t in stats.tests})
+        document.update({
+            "correction": stats.correction, "family": "every pair of systems under one metric",
+            "test_metrics": tested,
+            "test_methods": {m: "paired bootstrap over sentences (two-sided, shifted differences)" for m in tested},
+            "randomisation_rounds": B, "rounds_rule": "the bootstrap's own resamples (B) are the test's draws",
+            "best_set_rule": f"the top system and every system whose test against it has adjusted p ≥ {stats.alpha}",
+            "best_set": {m: {"top": names[0] if names else "", "systems": list(names),
+                             "test": "paired_bootstrap_sentences", "alpha": stats.alpha, "p_adjusted": {}}
+                         for m, names in (stats.best_set or {}).items()},
+            "p_floor": {m: 1 / (B + 1) for m in tested},
+            "family_sizes": {m: sum(1 for t in stats.tests if t.metric == m) for m in tested}})
+        return document
+
+    # --------------------------------------------------------------- terminal
+
+    def terminal_lines(self, columns: Sequence[str] = ()) -> list[str]:
+        """``auditor score``'s table: systems × metrics, ×100 with one decimal, [interval]."""
+        chosen = [self._resolve(c) for c in columns] or [m for m in DEFAULT_COLUMNS if m in self.observed]
+        head = f"{'system':<24}" + "".join(f"{m:>22}" for m in chosen)
+        lines = [self._summary_line(), head]
+        for s, name in enumerate(self.systems):
+            cells = []
+            for metric in chosen:
+                value = _number(self.observed[metric][s])
+                ci = self.interval(metric, s)
+                text = "—" if value is None else f"{100 * value:.1f}"
+                if ci is not None:
+                    text += f" [{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
+                cells.append(f"{text:>22}")
+            lines.append(f"{name[:24]:<24}" + "".join(cells))
+        if self.spans is not None:
+            repaired = "repaired (counted as conlleval opens them)" if self.rule == "conlleval" else \
+                "dropped (strict counts only well-formed chunks)"
+            counts = ", ".join(f"{name} {self.spans.per_system[s].ill_formed}" for s, name in enumerate(self.systems))
+            lines.append(f"ill-formed chunks {repaired}: gold {self.spans.gold_ill_formed}, {counts}")
+        return lines
+
+    def _summary_line(self) -> str:
+        scheme = "no scheme (tags without prefixes: token metrics only)" if self.scheme is None else \
+            f"scheme {self.scheme} ({'detected: ' + self.scheme_reason if self.scheme_detected else 'given'}), " \
+            f"span rule {self.rule}"
+        return (f"{self.aligned.n_tokens:,} tokens in {self.aligned.n_sentences:,} sentences; {scheme}; "
+                f"intervals resample sentences")
+
+    def _resolve(self, name: str) -> str:
+        if name in self.observed:
+            return name
+        prefix = "type_" if name.startswith("type_") else ""
+        try:
+            metric = prefix + REGISTRY.resolve(name.removeprefix(prefix))
+        except UsageError:
+            metric = name
+        if metric not in self.observed:
+            raise UsageError(f"unknown metric {name!r} for --task tagging; choose from {', '.join(self.observed)}")
+        return metric
+
+    def report_model(self, figures: bool = True) -> Any:
+        from auditor.tasks.tagging.report import build_report
+
+        return build_report(self, figures)
+
+
+def _rankings_json(result: RankDisagreement) -> dict[str, Any]:
+    """``rankings``, ``rank_agreement`` and ``rank_disagreement`` as the classification audit writes them."""
+    return {
+        "rankings": result.rankings,
+        "rank_agreement": {"kendall": result.agreement("kendall"), "spearman": result.agreement("spearman")},
+        "rank_disagreement": {
+            "winners": result.winners,
+            "flips": [{"a": f.a, "b": f.b, "a_better_under": list(f.a_better_under),
+                       "b_better_under": list(f.b_better_under),
+                       "significant": None if f.significant is None else dict(f.significant)} for f in result.flips],
+            "rank_table": {name: {metric: result.rank(name, metric) for metric in result.metrics}
+                           for name in result.systems},
+            "rank_undefined": {metric: list(names) for metric, names in result.undefined.items() if names}}}

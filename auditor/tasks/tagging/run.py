@@ -1,0 +1,209 @@
+"""The tagging audit: read -> align -> chunks and counts -> figures -> sentence bootstrap -> rankings."""
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from auditor.analyses.rankings import rank_disagreement
+from auditor.errors import InputError, UsageError
+from auditor.metrics.catalogue import BASE_METRIC_IDS, compute, describe
+from auditor.metrics.registry import REGISTRY
+from auditor.options import AuditOptions, check_options
+from auditor.progress import SILENT, Progress
+from auditor.tasks.tagging.align import Aligned, align
+from auditor.tasks.tagging.counting import Layout, count_spans, statistics_matrix, totals, type_map
+from auditor.tasks.tagging.measures import active_types, span_values
+from auditor.tasks.tagging.names import SPAN_METRICS, TYPE_PREFIX
+from auditor.tasks.tagging.reading import TagFile, read_conlleval, read_tagged
+from auditor.tasks.tagging.resampling import bootstrap_values, statistics
+from auditor.tasks.tagging.result import TaggingAudit, TokenView
+from auditor.tasks.tagging.schemes import check_choice, default_rule, detect_scheme, parse_tags
+from auditor.version import __version__
+
+#: Metrics tested pairwise (paired bootstrap over sentences) and ranked by default.
+TESTED = ("span_micro_f1", "span_macro_f1", "span_partial_f1", "accuracy", "macro_f1")
+RANKED = ("span_micro_f1", "span_macro_f1", "span_weighted_f1", "span_exact_f1", "span_overlap_f1",
+          "span_partial_f1", "accuracy", "macro_f1", "mcc", "type_macro_f1", "type_mcc")
+
+
+def metric_ids(spans: bool = True) -> tuple[str, ...]:
+    """Every scalar metric id of a tagging audit."""
+    return (*(SPAN_METRICS if spans else ()), *BASE_METRIC_IDS, *(TYPE_PREFIX + m for m in BASE_METRIC_IDS))
+
+
+def read_inputs(gold: str | None, systems: Mapping[str, str], tag_column: int | None,
+                conlleval: Mapping[str, str]) -> tuple[TagFile, dict[str, TagFile]]:
+    """Gold and system files, or conlleval files (each holds gold and one system's tags)."""
+    if conlleval:
+        if gold is not None or systems:
+            raise UsageError("--conlleval files hold gold and predictions; give them without GOLD and SYSTEMS")
+        read = {name: read_conlleval(path) for name, path in conlleval.items()}
+        first_name = next(iter(read))
+        gold_file = read[first_name][0]
+        for other, _ in read.values():
+            _same_gold(gold_file, other)
+        return gold_file, {name: pair[1] for name, pair in read.items()}
+    if gold is None or not systems:
+        raise UsageError("missing " + ("GOLD and SYSTEMS" if gold is None else "SYSTEMS")
+                         + ": give a gold file and at least one system file, or --conlleval FILE")
+    gold_file = read_tagged(gold, tag_column, role="gold")
+    return gold_file, {name: read_tagged(path, tag_column) for name, path in systems.items()}
+
+
+def _same_gold(gold: TagFile, other: TagFile) -> None:
+    """Every conlleval file must carry the same gold column."""
+    from auditor.tasks.tagging.align import check_alignment
+
+    check_alignment(gold, other)
+    mine = np.array(gold.vocab, dtype=object)[gold.codes]
+    theirs = np.array(other.vocab, dtype=object)[other.codes]
+    differ = np.flatnonzero(mine != theirs)
+    if differ.size:
+        t = int(differ[0])
+        raise InputError(f"{other.source} line {other.lines[t]}: gold tag {theirs[t]!r}, but {gold.source} line "
+                         f"{gold.lines[t]} has {mine[t]!r}; every --conlleval file must hold the same gold")
+
+
+def _located_tags(aligned: Aligned, sources: Mapping[str, str]) -> list[str]:
+    """Where each tag of ``aligned.tags`` first occurs (file and line), for messages."""
+    where = []
+    for code in range(len(aligned.tags)):
+        hits = np.flatnonzero(aligned.gold == code)
+        if hits.size:
+            where.append(f"{sources['gold']} line {aligned.lines[hits[0]]}")
+            continue
+        for s, name in enumerate(aligned.names):
+            hits = np.flatnonzero(aligned.systems[s] == code)
+            if hits.size:
+                where.append(f"{sources[name]} line {aligned.lines[hits[0]]}")
+                break
+    return where
+
+
+def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions | None = None,
+          progress: Progress = SILENT, analyses: Sequence[str] | None = None, scheme: str | None = None,
+          span_rule: str | None = None, tag_column: int | None = None,
+          conlleval: Sequence[str] | Mapping[str, str] = ()) -> TaggingAudit:
+    """The tagging audit of ``systems`` ({name: path}) against ``gold`` (a path)."""
+    options = options or AuditOptions()
+    check_options(options)
+    check_choice(scheme, span_rule)
+    if options.labels is not None:
+        raise UsageError("--labels is for classification; a tagging audit takes its tags from the files")
+    for option, value in (("--training-prevalence", options.training_prevalence),
+                          ("--deployment-prevalence", options.deployment_prevalence),
+                          ("--rare-classes-matter", options.rare_classes_matter), ("--plugin", options.plugins)):
+        if value:
+            raise UsageError(f"{option} is for classification; it cannot be used with --task tagging")
+    named = _conlleval_names(conlleval)
+    gold_file, files = read_inputs(gold, systems, tag_column, named)
+    sources = {"gold": gold_file.source, **{name: f.source for name, f in files.items()}}
+    aligned = align(gold_file, files)
+    try:
+        codes = parse_tags(aligned.tags)
+    except InputError:  # again, naming where each tag first occurs
+        codes = parse_tags(aligned.tags, _located_tags(aligned, sources))
+    detected = scheme is None
+    scheme, reason = _scheme(aligned, codes) if detected else (scheme, "given (--scheme)")
+    if scheme is None and span_rule is not None:
+        raise UsageError("--span-rule needs tags with prefixes (B-, I-, ...); these tags have none")
+    rule = span_rule or (default_rule(scheme) if scheme else None)
+    spans = count_spans(aligned, codes, scheme, rule, sources) if scheme else None
+    type_of_tag, type_labels = type_map(codes)
+    S = len(aligned.names)
+    layout = Layout(S, len(aligned.tags), len(type_labels), len(codes.types) if spans else 0, type_of_tag)
+    parts = layout.parts(totals(aligned, spans, layout))
+    active = active_types(parts)
+    confusion, type_confusion = parts["confusion"].astype(np.int64), parts["type_confusion"].astype(np.int64)
+    tokens = TokenView(aligned.tags, confusion, describe(confusion, aligned.tags, REGISTRY.scalar()))
+    types = TokenView(type_labels, type_confusion, describe(type_confusion, type_labels, REGISTRY.scalar()))
+    observed = _observed(parts, active, spans is not None, tokens, types)
+    stats = None
+    if options.bootstrap > 0:
+        with progress.task("bootstrap over sentences", total=1) as advance:
+            matrix = statistics_matrix(aligned, spans, layout)
+            values = bootstrap_values(matrix, lambda sums: _evaluate(layout.parts(sums), active, spans is not None),
+                                      options.bootstrap, options.seed, dense=layout.shared)
+            advance(1)
+        tested = None if analyses is not None and "statistics" not in analyses else \
+            [m for m in TESTED if m in observed]
+        stats = statistics(values, observed, aligned.names, options.bootstrap, options.alpha, options.correction,
+                           tested)
+    ranking = None
+    if analyses is None or "rankings" in analyses:
+        ranked = [m for m in RANKED if m in observed]
+        ranking = rank_disagreement({s: {m: _finite(observed[m][i]) for m in ranked}
+                                     for i, s in enumerate(aligned.names)}, ranked, _significance(stats))
+    return TaggingAudit(
+        signature=_signature(gold_file.source, S, layout.k, options, scheme, rule), options=options, sources=sources,
+        aligned=aligned, codes=codes, scheme=scheme, scheme_detected=detected, scheme_reason=reason, rule=rule,
+        spans=spans, tokens=tokens, types=types, observed=observed, statistics=stats, ranking=ranking,
+        parts=parts, active=active)
+
+
+def _scheme(aligned: Aligned, codes: Any) -> tuple[str | None, str]:
+    """The scheme detected from the gold tags, or, when gold has no chunk at all, from the first
+    system's tags that have one (and said so)."""
+    for name, row in (("gold", aligned.gold), *zip(aligned.names, aligned.systems)):
+        if codes.prefix[row].any():
+            scheme, reason = detect_scheme(codes.prefix[row], codes.type[row], aligned.first)
+            return scheme, reason if name == "gold" else f"gold has no chunk; from {name}'s tags: {reason}"
+    return None, "no tag has a prefix: no spans (token metrics only)"
+
+
+def _conlleval_names(conlleval: Sequence[str] | Mapping[str, str]) -> dict[str, str]:
+    if isinstance(conlleval, Mapping):
+        return dict(conlleval)
+    from auditor.io.load import parse_system_argument
+
+    named: dict[str, str] = {}
+    for argument in conlleval:
+        name, path = parse_system_argument(argument)
+        if name in named:
+            raise UsageError(f"--conlleval {path}: a second file named {name!r}; name them NAME=FILE")
+        named[name] = path
+    return named
+
+
+def _finite(x: float) -> float | None:
+    return None if np.isnan(x) else float(x)
+
+
+def _observed(parts: dict[str, np.ndarray], active: np.ndarray, with_spans: bool, tokens: TokenView,
+              types: TokenView) -> dict[str, np.ndarray]:
+    """metric id -> (S,) values on the whole test set (NaN = undefined)."""
+    observed: dict[str, np.ndarray] = span_values(parts, active) if with_spans else {}
+    for view, prefix in ((tokens, ""), (types, TYPE_PREFIX)):
+        for metric in BASE_METRIC_IDS:
+            observed[prefix + metric] = np.array(
+                [np.nan if v[metric].value is None else v[metric].value for v in view.values])
+    return observed
+
+
+def _evaluate(parts: dict[str, np.ndarray], active: np.ndarray, with_spans: bool) -> dict[str, np.ndarray]:
+    """Every metric on a block of resampled sums: id -> (block, S)."""
+    out: dict[str, np.ndarray] = span_values(parts, active) if with_spans else {}
+    metrics = [REGISTRY.metrics[m] for m in BASE_METRIC_IDS]
+    for key, prefix in (("confusion", ""), ("type_confusion", TYPE_PREFIX)):
+        for metric, values in compute(parts[key], metrics).items():
+            out[prefix + metric] = values
+    return out
+
+
+def _significance(stats: Any):
+    if stats is None or stats.tests is None:
+        return None
+    verdicts = {}
+    for test in stats.tests:
+        verdict = None if test.p_adjusted is None else bool(test.p_adjusted < stats.alpha)
+        verdicts[(test.a, test.b, test.metric)] = verdicts[(test.b, test.a, test.metric)] = verdict
+    return lambda a, b, metric: verdicts.get((a, b, metric))
+
+
+def _signature(gold: str, S: int, k: int, options: AuditOptions, scheme: str | None, rule: str | None) -> str:
+    digest = hashlib.sha256(Path(gold).read_bytes()).hexdigest()[:12]
+    return (f"auditor:{__version__}|task:tagging|gold:{digest}|systems:{S}|tags:{k}|scheme:{scheme or 'none'}|"
+            f"rule:{rule or 'none'}|boot:{options.bootstrap}|unit:sentence|seed:{options.seed}|ci:percentile")

@@ -1,0 +1,237 @@
+"""The tagging audit end to end (issue 22): layouts, alignment errors, token metrics against
+scikit-learn, SemEval-2013 views against nervaluate's documented example, the sentence
+bootstrap, audit.json against the schema, and the command line."""
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import jsonschema
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from sklearn.metrics import accuracy_score, f1_score, matthews_corrcoef
+
+from auditor.cli import cli
+from auditor.errors import InputError, UsageError
+from auditor.options import AuditOptions
+from auditor.tasks.tagging.counting import classify
+from auditor.tasks.tagging.measures import view_counts
+from auditor.tasks.tagging.run import audit
+from auditor.tasks.tagging.schemes import Spans
+
+GOLD = [[("Ann", "B-PER"), ("Lee", "I-PER"), ("met", "O"), ("Bob", "B-PER")],
+        [("in", "O"), ("New", "B-LOC"), ("York", "I-LOC")],
+        [("IBM", "B-ORG"), ("sued", "O")]]
+PRED = [[("Ann", "B-PER"), ("Lee", "O"), ("met", "O"), ("Bob", "B-ORG")],
+        [("in", "O"), ("New", "B-LOC"), ("York", "I-LOC")],
+        [("IBM", "I-ORG"), ("sued", "O")]]
+
+
+def write(path, sentences, separator="\t", numbered=False, comments=False) -> str:
+    blocks = []
+    for number, sentence in enumerate(sentences, 1):
+        lines = [f"# sent_id = s{number}", "# text = " + " ".join(w for w, _ in sentence)] if comments else []
+        for index, (word, tag) in enumerate(sentence, 1):
+            fields = ([str(index)] if numbered else []) + [word, tag] + (["-", "-"] if numbered else [])
+            lines.append(separator.join(fields))
+        blocks.append("\n".join(lines))
+    path.write_text("\n\n".join(blocks) + "\n", encoding="utf-8")
+    return str(path)
+
+
+@pytest.fixture()
+def files(tmp_path):
+    return write(tmp_path / "gold.txt", GOLD), write(tmp_path / "pred.txt", PRED)
+
+
+def _values(result, s=0):
+    return {m: float(v[s]) for m, v in result.observed.items()}
+
+
+def test_layouts_read_the_same(tmp_path, files):
+    """TAB, spaces, numbered UNER-like lines with comments, JSON Lines and conlleval's layout."""
+    reference = _values(audit(*files[:1], {"p": files[1]}, options=AuditOptions(bootstrap=0)))
+    spaced = write(tmp_path / "g2.txt", GOLD, " "), write(tmp_path / "p2.txt", PRED, " ")
+    numbered = (write(tmp_path / "g3.txt", GOLD, "\t", True, True), write(tmp_path / "p3.txt", PRED, "\t", True, True))
+    jsonl = tmp_path / "p4.jsonl"
+    jsonl.write_text("\n".join(json.dumps({"tokens": [w for w, _ in s], "tags": [t for _, t in s]}) for s in PRED))
+    conll = tmp_path / "both.txt"
+    conll.write_text("\n\n".join("\n".join(f"{w} NN {g} {p}" for (w, g), (_, p) in zip(gs, ps))
+                                 for gs, ps in zip(GOLD, PRED)) + "\n")
+    runs = [audit(spaced[0], {"p": spaced[1]}), audit(numbered[0], {"p": numbered[1]}),
+            audit(files[0], {"p": str(jsonl)}), audit(None, {}, conlleval=[f"p={conll}"])]
+    for result in runs:
+        assert _values(result) == pytest.approx(reference, nan_ok=True)
+
+
+def test_token_metrics_equal_scikit_learn(files):
+    result = audit(files[0], {"p": files[1]}, options=AuditOptions(bootstrap=0))
+    gold = [t for s in GOLD for _, t in s]
+    pred = [t for s in PRED for _, t in s]
+    value = _values(result)
+    assert value["accuracy"] == pytest.approx(accuracy_score(gold, pred))
+    assert value["macro_f1"] == pytest.approx(f1_score(gold, pred, average="macro", zero_division=0))
+    assert value["mcc"] == pytest.approx(matthews_corrcoef(gold, pred))
+    strip = lambda tags: [t.split("-", 1)[-1] for t in tags]  # noqa: E731
+    assert value["type_macro_f1"] == pytest.approx(f1_score(strip(gold), strip(pred), average="macro"))
+
+
+def test_views_reproduce_nervaluates_documented_example():
+    """nervaluate's README (SemEval-2013 Task 9.1): scenarios III (missed), II (spurious), V (overlap,
+    same type), IV (same boundaries, other type), I (exact), VI (overlap, other type); its totals:
+    Type COR 3 INC 2 PAR 0 MIS 1 SPU 1 (P = R = 0.5); Partial COR 3 PAR 2 (P = R = 0.66); Exact COR 3
+    INC 2 (0.5); Strict COR 2 INC 3 (0.33). Those totals hold scenario I twice (Strict COR 2); each
+    scenario sits in its own stretch of tokens."""
+    # gold chunks (start, end, type): III, V, IV, I, VI, I; predicted: II, V, IV, I, VI, I
+    gold = Spans(np.array([0, 10, 20, 30, 40, 50]), np.array([0, 10, 20, 30, 40, 50]), np.array([0, 1, 1, 1, 2, 1]))
+    pred = Spans(np.array([5, 9, 20, 30, 39, 50]), np.array([5, 10, 20, 30, 40, 50]), np.array([0, 1, 0, 1, 1, 1]))
+    error, missed, _ = classify(gold, pred)
+    errors = np.bincount(error, minlength=6).astype(float)
+    errors[4] = missed.sum()
+    views = {name: (float(c[0]), float(a[0]), float(p[0])) for name, (c, a, p) in view_counts(errors[None]).items()}
+    assert views["overlap"] == (3, 6, 6) and views["exact"] == (3, 6, 6) and views["strict"] == (2, 6, 6)
+    assert views["partial"] == (4, 6, 6)  # COR 3 + ½ PAR 2
+    assert views["partial"][0] / 6 == pytest.approx(0.6667, abs=1e-4)
+
+
+def test_sentence_bootstrap_intervals_and_tests(files):
+    result = audit(files[0], {"p": files[1], "same": files[0]}, options=AuditOptions(bootstrap=200, seed=3))
+    lo, hi = result.interval("span_micro_f1", 0)
+    assert lo <= float(result.observed["span_micro_f1"][0]) <= hi
+    assert result.interval("span_micro_f1", 1) == (1.0, 1.0)  # gold against itself: every resample 1
+    tests = {(t.metric, t.a, t.b): t for t in result.statistics.tests}
+    assert set(m for m, _, _ in tests) == {"span_micro_f1", "span_macro_f1", "span_partial_f1", "accuracy", "macro_f1"}
+    # same seed, same numbers
+    again = audit(files[0], {"p": files[1], "same": files[0]}, options=AuditOptions(bootstrap=200, seed=3))
+    assert again.interval("span_micro_f1", 0) == (lo, hi)
+
+
+def test_resampling_unit_is_the_sentence(files):
+    """With one sentence per resample unit, a bootstrap of sentences can only reproduce sums of whole
+    sentences: the span counts of each resample are integer combinations of the per-sentence rows."""
+    from auditor.tasks.tagging.resampling import sentence_weights
+
+    weights = sentence_weights(np.random.default_rng(0), 3, 100)
+    assert weights.shape == (100, 3) and (weights.sum(axis=1) == 3).all()
+
+
+def test_misaligned_files_name_sentence_and_lines(tmp_path, files):
+    short = write(tmp_path / "short.txt", [PRED[0][:3]] + PRED[1:])
+    with pytest.raises(InputError, match=r"sentence 1 has 4 tokens in .*gold.txt \(line 1\) and 3 in .*short.txt"):
+        audit(files[0], {"p": short})
+    other = write(tmp_path / "other.txt", [PRED[0], [("on", "O"), ("New", "B-LOC"), ("York", "I-LOC")], PRED[2]])
+    with pytest.raises(InputError, match=r"sentence 2, token 1: .*gold.txt line 6 has 'in', .*other.txt line 6 has 'on'"):
+        audit(files[0], {"p": other})
+    fewer = write(tmp_path / "fewer.txt", PRED[:2])
+    with pytest.raises(InputError, match="3 sentences and .*fewer.txt 2; sentence 3"):
+        audit(files[0], {"p": fewer})
+
+
+def test_bad_lines_are_refused(tmp_path, files):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("Ann\tB-PER\nLee\tI-PER\textra\n")
+    with pytest.raises(InputError, match="bad.txt line 2: 3 columns; expected 2"):
+        audit(files[0], {"p": str(bad)})
+    with pytest.raises(InputError, match="no such file"):
+        audit(files[0], {"p": str(tmp_path / "missing.txt")})
+    with pytest.raises(UsageError, match="--labels is for classification"):
+        audit(files[0], {"p": files[1]}, options=AuditOptions(labels=("a",)))
+    with pytest.raises(UsageError, match="--rare-classes-matter is for classification"):
+        audit(files[0], {"p": files[1]}, options=AuditOptions(rare_classes_matter=True))
+
+
+@pytest.fixture(scope="module")
+def validator():
+    schema = json.loads(resources.files("auditor").joinpath("audit.schema.json").read_text(encoding="utf-8"))
+    return jsonschema.Draft202012Validator(schema)
+
+
+@pytest.mark.parametrize("analyses", [None, ("intervals",)])
+def test_audit_json_validates(validator, files, analyses):
+    result = audit(files[0], {"p": files[1], "q": files[0]}, options=AuditOptions(bootstrap=50),
+                   analyses=analyses)
+    document = json.loads(json.dumps(result.to_json(), allow_nan=False))
+    errors = [f"{'/'.join(map(str, e.absolute_path))}: {e.message[:200]}" for e in validator.iter_errors(document)]
+    assert errors == []
+    assert document["task"] == "tagging" and document["n_items"] == 9 and document["n_units"] == 3
+    spans = document["systems"]["p"]["spans"]
+    assert spans["errors"] == {"correct": 2, "wrong_type": 1, "wrong_boundary": 1, "wrong_both": 0, "missed": 0,
+                               "spurious": 0}
+    assert document["systems"]["p"]["metrics"]["span_micro_f1"]["value"] == pytest.approx(2 * 2 / (4 + 4))
+    broken = json.loads(json.dumps(document))
+    broken["systems"]["p"]["spans"]["micro"]["f"] = 1.0
+    assert list(validator.iter_errors(broken))
+
+
+def test_command_line(files, tmp_path):
+    runner = CliRunner()
+    result = runner.invoke(cli, ["score", "--task", "tagging", files[0], files[1], "--bootstrap", "0"])
+    assert result.exit_code == 0, result.output
+    assert "scheme IOB2 (detected" in result.output and "span_micro_f1" in result.output
+    result = runner.invoke(cli, ["score", "--task", "tagging", files[0], files[1], "--json", "--bootstrap", "20",
+                                 "--span-rule", "strict"])
+    assert json.loads(result.output)["tagging"]["span_rule"] == "strict"
+    result = runner.invoke(cli, ["score", files[0], files[1], "--scheme", "IOB2"])
+    assert result.exit_code == 2 and "--scheme belongs to --task tagging" in result.output
+
+
+def test_report_renders(files, tmp_path):
+    from auditor.formats.render import render
+
+    result = audit(files[0], {"p": files[1], "q": files[0]}, options=AuditOptions(bootstrap=30))
+    model = result.report_model(figures=False)
+    ids = [section.id for section in model.sections]
+    assert ids[:6] == ["summary", "data", "spans", "errors", "span-rules", "tokens"]
+    written = render(result, tmp_path / "out", ["html", "md", "tex", "json"])
+    assert [p.name for p in written] == ["report.html", "summary.md", "tables.tex", "audit.json"]
+    assert "conlleval" in (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+
+
+def test_uner_example_matches_the_datasets_own_counts():
+    """The bundled UNER English-EWT test split (examples/uner-english-ewt): its README and .stats give
+    1,088 entities (LOC 317, PER 449, ORG 322) in 2,077 sentences and 25,097 tokens; crf-rich-iob1 is
+    crf-rich with every chunk opened by I-: the same under conlleval's rules, nothing under strict."""
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parent.parent / "examples" / "uner-english-ewt"
+    systems = {name: str(folder / "systems" / f"{name}.iob2") for name in ("crf-rich", "crf-rich-iob1")}
+    result = audit(str(folder / "gold.iob2"), systems, options=AuditOptions(bootstrap=0))
+    document = result.to_json()
+    assert (document["n_items"], document["n_units"], document["tagging"]["gold_chunks"]) == (25_097, 2_077, 1_088)
+    assert {t: row["chunks"] for t, row in document["tagging"]["data"]["types"].items()} == \
+        {"LOC": 317, "ORG": 322, "PER": 449}
+    rich, iob1 = document["systems"]["crf-rich"]["spans"], document["systems"]["crf-rich-iob1"]["spans"]
+    assert iob1["micro"] == rich["micro"] and iob1["ill_formed"] > 0 and iob1["other_rule_micro_f1"] == 0.0
+    assert rich["other_rule_micro_f1"] == rich["micro"]["f1"]
+
+
+def test_tag_column_iobes_default_strict_and_pos_tags(tmp_path):
+    """--tag-column picks a column of CoNLL-2003-like lines (word POS chunk NER); IOBES gold gets the
+    strict rule by default; tags without prefixes (POS) get token metrics and no spans."""
+    lines = ["EU NNP B-NP S-ORG", "rejects VBZ B-VP O", "German JJ B-NP S-MISC", "call NN I-NP O"]
+    (tmp_path / "g.txt").write_text("\n".join(lines) + "\n")
+    (tmp_path / "p.txt").write_text("\n".join(l.replace("S-MISC", "B-MISC") for l in lines) + "\n")
+    ner = audit(str(tmp_path / "g.txt"), {"p": str(tmp_path / "p.txt")}, options=AuditOptions(bootstrap=0))
+    assert (ner.scheme, ner.rule) == ("IOBES", "strict")
+    assert float(ner.observed["span_micro_precision"][0]) == 1.0  # B-MISC alone never closes: dropped
+    assert float(ner.observed["span_micro_recall"][0]) == 0.5
+    chunked = audit(str(tmp_path / "g.txt"), {"p": str(tmp_path / "p.txt")}, options=AuditOptions(bootstrap=0),
+                    tag_column=3)
+    assert chunked.scheme == "IOB2" and chunked.spans.gold.size == 3
+    pos = audit(str(tmp_path / "g.txt"), {"p": str(tmp_path / "p.txt")}, options=AuditOptions(bootstrap=10),
+                tag_column=2)
+    assert pos.scheme is None and pos.spans is None and float(pos.observed["accuracy"][0]) == 1.0
+    assert "span_micro_f1" not in pos.to_json()["systems"]["p"]["metrics"]
+    assert [s.id for s in pos.report_model(figures=False).sections][:2] == ["summary", "tokens"]
+
+
+def test_gold_without_chunks_takes_the_scheme_from_a_system(tmp_path):
+    gold = write(tmp_path / "g.txt", [[("a", "O"), ("b", "O")]])
+    pred = write(tmp_path / "p.txt", [[("a", "B-X"), ("b", "I-X")]])
+    result = audit(gold, {"p": pred}, options=AuditOptions(bootstrap=0))
+    assert result.scheme == "IOB2" and "gold has no chunk; from p's tags" in result.scheme_reason
+    assert float(result.observed["span_micro_precision"][0]) == 0.0
+    assert np.isnan(result.observed["span_micro_recall"][0])  # 0/0: no gold chunk
+    entry = result.to_json()["systems"]["p"]["metrics"]["span_micro_recall"]
+    assert entry["value"] is None and "0/0" in entry["undefined"]
