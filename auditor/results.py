@@ -208,7 +208,7 @@ class Signature:
     (sacrebleu's ``Signature`` is the model: one record of what changes the numbers, one format).
 
     ``auditor:<version>|gold:<sha256[:12]>|systems:<n>:<sha256[:12] of their hashes>|labels:<k>|
-    boot:B|seed:S|ci:percentile|alpha:A|correction:C`` then, when they apply, ``plugins:``,
+    boot:B|seed:S|ci:percentile|alpha:A|correction:C|samplers:...`` then, when they apply, ``plugins:``,
     ``input:confusion`` (matrices only) and ``slices:<sha256[:12]>``.
     """
 
@@ -217,7 +217,10 @@ class Signature:
     @classmethod
     def of(cls, audit: Audit) -> Signature:
         """The signature of ``audit``: its inputs' hashes, version and every option that changes a number."""
+        from auditor.analyses.sampling import SIGNATURE as SAMPLERS
+
         sources, options = audit.sources, audit.options
+
         def sha256(name: str) -> str:
             return (sources[name].sha256 if name in sources else None) or ""
 
@@ -228,6 +231,7 @@ class Signature:
             ("auditor", __version__), ("gold", gold_hash), ("systems", f"{len(audit.systems)}:{systems_hash}"),
             ("labels", str(len(audit.labels))), ("boot", str(options.bootstrap)), ("seed", str(options.seed)),
             ("ci", "percentile"), ("alpha", str(options.alpha)), ("correction", str(options.correction)),
+            ("samplers", SAMPLERS),  # which draws made the intervals, the ranks and the chance ranges
         ]
         if options.plugins:
             fields.append(("plugins", ",".join(options.plugins)))

@@ -27,6 +27,28 @@ def synthetic(items: int, systems: int, classes: int, seed: int = 0) -> tuple[np
     return gold, predictions
 
 
+def correlated(items: int, systems: int, classes: int, seed: int = 0) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Systems that share their errors (the speed issue's correlated case): gold as in
+    :func:`synthetic`; each item has a difficulty u ~ U(0, 1) and a confusable label w ≠ y drawn
+    from the prevalence; system s is right when u < 0.3 + 0.05 s, otherwise it answers w, or
+    with probability 0.05 a label drawn from the prevalence. Few distinct patterns."""
+    rng = np.random.default_rng(seed)
+    prevalence = rng.dirichlet(np.full(classes, 0.8))
+    gold = rng.choice(classes, size=items, p=prevalence)
+    confusable = rng.choice(classes, size=items, p=prevalence)
+    clash = confusable == gold
+    while clash.any():  # w ≠ y: redraw from the prevalence where they coincide
+        confusable[clash] = rng.choice(classes, size=int(clash.sum()), p=prevalence)
+        clash = confusable == gold
+    difficulty = rng.random(items)
+    predictions = {}
+    for s in range(systems):
+        noise = rng.random(items) < 0.05
+        wrong = np.where(noise, rng.choice(classes, size=items, p=prevalence), confusable)
+        predictions[f"sys{s:02d}"] = np.where(difficulty < 0.3 + 0.05 * s, gold, wrong)
+    return gold, predictions
+
+
 def write_files(directory: Path, items: int, systems: int, classes: int, seed: int = 0) -> list[Path]:
     """``gold.tsv`` and ``sysNN.tsv`` in ``directory`` with header ``id<TAB>label``, ids 1..N,
     labels ``label-00`` ... (written by pyarrow: about a second per million lines); gold first."""

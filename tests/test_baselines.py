@@ -294,6 +294,48 @@ def test_monte_carlo_range_follows_alpha_and_draws_do_not_depend_on_threads():
     assert method["alpha"] == 0.2 and "80%" in method["range"]
 
 
+def test_sparse_draws_equal_dense_draws_in_distribution(monkeypatch):
+    """Cells drawn item by item (many classes, few items) against the dense samplers, same case:
+    two-sample tests on the drawn scores at fixed seeds, exact expectations for both."""
+    import auditor.analyses.baselines as module
+    import auditor.analyses.sampling as sampling_module
+
+    gold, pred = synthetic(n=60, seed=4)
+    counts = count(gold, {"s": pred})
+    runs = {}
+    for name, ratio in (("dense", 10**9), ("sparse", 0)):
+        monkeypatch.setattr(sampling_module, "SPARSE_RATIO", ratio)
+        assert module.sparse_draws(counts.k, counts.n_items) is (name == "sparse")
+        runs[name] = chance_baselines(counts, draws=3000, seed=9 if name == "dense" else 10, alpha=0.05)
+    dense, sparse = runs["dense"], runs["sparse"]
+    for metric_id in ("accuracy", "macro_f1", "kappa", "mcc", "nit"):
+        a, b = dense.shuffle_scores["s"][metric_id], sparse.shuffle_scores["s"][metric_id]
+        assert stats.ks_2samp(a[~np.isnan(a)], b[~np.isnan(b)]).pvalue > 1e-3, metric_id
+        for baseline in ("uniform", "prevalence"):
+            d, s = dense.baselines[baseline][metric_id], sparse.baselines[baseline][metric_id]
+            assert abs(d.mc_mean - s.mc_mean) <= 5 * np.hypot(d.mc_se, s.mc_se), (baseline, metric_id)
+            assert d.exact == s.exact, (baseline, metric_id)
+        assert dense.shuffle["s"][metric_id].exact == sparse.shuffle["s"][metric_id].exact
+    # shuffle accuracy: E = Σ row_i col_i / N², exactly (hand formula; both margins fixed)
+    row, col = counts.support, counts.confusion[0].sum(axis=0)
+    assert sparse.shuffle["s"]["accuracy"].expected == pytest.approx((row * col).sum() / 60**2)
+
+
+def test_many_classes_few_items_stay_small():
+    """1,000 classes x 3,000 items: no (draws, k, k) array (it would be 8 GB)."""
+    import resource
+
+    rng = np.random.default_rng(0)
+    gold = rng.integers(0, 1000, 3000)
+    counts = count(gold, {"s": np.where(rng.random(3000) < 0.5, gold, rng.integers(0, 1000, 3000))})
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    result = chance_baselines(counts, draws=200, seed=1, alpha=0.05)
+    grown_gb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 2**20
+    assert grown_gb < 1.0
+    assert result.shuffle["s"]["kappa"].exact and result.shuffle["s"]["kappa"].expected == pytest.approx(0, abs=1e-12)
+    assert result.chance["s"]["accuracy"].p_shuffle == pytest.approx(1 / 201)
+
+
 # ------------------------------------------------------ "above chance?" corrected over the systems
 
 

@@ -165,7 +165,7 @@ def test_audit_json_has_statistics_only_when_bootstrap_is_on():
     on = audit(list(gold), {k: list(v) for k, v in systems.items()}, bootstrap=200, seed=3).to_json()
     json.dumps(on, allow_nan=False)
     assert on["statistics"]["B"] == 200 and on["statistics"]["seed"] == 3
-    assert on["statistics"]["method"] == "paired percentile bootstrap"
+    assert on["statistics"]["method"] == bootstrap_module.METHOD  # intervals per system, ranks paired
     lo, hi = on["systems"]["good"]["metrics"]["accuracy"]["ci"]
     assert lo <= on["systems"]["good"]["metrics"]["accuracy"]["value"] <= hi
     assert set(on["statistics"]["ranks"]["accuracy"]) == {"good", "bad"}
@@ -236,3 +236,54 @@ def test_item_path_weights_are_the_int64_item_draws_bit_for_bit():
     for bound in (3, 1_000_003, 2**31 - 1):
         assert np.array_equal(np.random.default_rng(1).integers(0, bound, size=1001, dtype=np.int64),
                               np.random.default_rng(1).integers(0, bound, size=1001, dtype=np.int32))
+
+
+def test_system_resamples_equal_item_resampling_in_distribution():
+    """Each system's Multinomial(N, C_s / N) resample against N items drawn with replacement and
+    counted (the item bootstrap), at fixed seeds: two-sample tests on cells and on macro F1, and
+    the exact multinomial moments E[C*_ij] = C_ij, Var = C_ij (1 − C_ij / N)."""
+    counts = synthetic_counts(n=120, k=3, accuracies=(0.6,))
+    B, n = 4000, counts.n_items
+    cells = np.concatenate([stats.C[:, 0] for stats in bootstrap_module.system_resamples(counts, B, seed=4)])
+    rng = np.random.default_rng(5)
+    items = rng.integers(0, n, size=(B, n))
+    reference = np.stack([confusion_tensor(counts.gold[i], counts.predictions[:1, i], counts.k)[0] for i in items])
+    observed = counts.confusion[0]
+    assert (cells.sum(axis=(1, 2)) == n).all()
+    for i, j in np.ndindex(observed.shape):
+        assert scipy.stats.ks_2samp(cells[:, i, j], reference[:, i, j]).pvalue > 1e-3
+        se = np.sqrt(observed[i, j] * (1 - observed[i, j] / n) / B)
+        assert abs(cells[:, i, j].mean() - observed[i, j]) <= 5 * se + 1e-12
+    np.testing.assert_allclose(cells.var(axis=0), observed * (1 - observed / n), rtol=0.15, atol=1e-12)
+    f1 = REGISTRY.get("macro_f1")
+    assert scipy.stats.ks_2samp(f1(cells), f1(reference)).pvalue > 1e-3
+
+
+def test_sparse_resamples_equal_dense_resamples(monkeypatch):
+    """The cell representation (k² > 4N) gives the same metric values as the dense tensors, draw for draw."""
+    from auditor.analyses import sampling
+
+    counts = synthetic_counts(n=90, k=4, accuracies=(0.5, 0.7))
+    metrics = REGISTRY.scalar()
+    dense = bootstrap(counts, metrics, B=30, seed=2, alpha=0.05, threads=1)
+    monkeypatch.setattr(sampling, "SPARSE_RATIO", 0)
+    resampler = Resampler(counts, B=30, seed=2)
+    assert resampler.sparse
+    np.testing.assert_array_equal(resampler.stats(0).C, resampler.confusion(0))
+    sparse = bootstrap(counts, metrics, B=30, seed=2, alpha=0.05, threads=1)
+    for metric in metrics:
+        np.testing.assert_allclose(sparse.values[metric.id], dense.values[metric.id], rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(sparse.rank_probabilities[metric.id], dense.rank_probabilities[metric.id])
+
+
+def test_intervals_only_skip_the_paired_resample_and_draw_the_same_intervals():
+    counts = synthetic_counts(n=150)
+    metrics = [REGISTRY.get("accuracy"), REGISTRY.get("macro_f1")]
+    full = bootstrap(counts, metrics, B=80, seed=3, alpha=0.05)
+    table = bootstrap(counts, metrics, B=80, seed=3, alpha=0.05, ranks=False)
+    assert table.rank_probabilities == {} and table.method == bootstrap_module.INTERVALS_METHOD
+    for metric in metrics:
+        np.testing.assert_array_equal(table.intervals[metric.id], full.intervals[metric.id])
+    # a system's draws do not depend on the other systems
+    alone = bootstrap(count(counts.gold, {"s0": counts.predictions[0]}), metrics, B=80, seed=3, alpha=0.05)
+    np.testing.assert_array_equal(alone.values["accuracy"][:, 0], full.values["accuracy"][:, 0])

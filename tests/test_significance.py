@@ -374,3 +374,26 @@ def test_pairwise_matrix_marks_p_values_at_the_randomisation_floor_as_bounds():
     assert first[1].value == "≤0.025" and first[2].value == 0.6 and first[2].kind == "p"
     assert table.rows[1].cells[2].value is None  # y-z untested
     assert "at most this bound" in table.caption
+
+
+def test_swapped_rounds_as_cells_equal_the_dense_rounds(monkeypatch):
+    """Many classes, few items (k² > 4N): the rounds listed as cells give the dense rounds' metric
+    values, round for round (same stream), so the p-values are the same."""
+    from auditor.analyses import sampling
+    from auditor.analyses.significance import swapped_stats
+    from auditor.metrics.catalogue import compute
+
+    rng = np.random.default_rng(6)
+    gold = rng.integers(0, 5, 80)
+    counts = count(gold, {"a": np.where(rng.random(80) < 0.6, gold, rng.integers(0, 5, 80)),
+                          "b": np.where(rng.random(80) < 0.5, gold, rng.integers(0, 5, 80))})
+    metrics = REGISTRY.scalar()
+    dense = [compute(batch, metrics) for batch in swapped_matrices(counts, 0, 1, 40, np.random.default_rng(2))]
+    monkeypatch.setattr(sampling, "SPARSE_RATIO", 0)
+    sparse = [compute(stats, metrics) for stats in swapped_stats(counts, 0, 1, 40, np.random.default_rng(2))]
+    for metric in metrics:
+        np.testing.assert_allclose(np.concatenate([d[metric.id] for d in sparse]),
+                                   np.concatenate([d[metric.id] for d in dense]), rtol=1e-12, atol=1e-12)
+    forced = approximate_randomisation(counts, 0, 1, metrics, seed=3, rounds=60)
+    monkeypatch.setattr(sampling, "SPARSE_RATIO", 10**9)
+    assert approximate_randomisation(counts, 0, 1, metrics, seed=3, rounds=60) == pytest.approx(forced, nan_ok=True)

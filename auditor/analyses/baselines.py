@@ -23,13 +23,21 @@ the α/2 and 1 − α/2 quantiles of R draws, α the audit's level: a 1 − α r
 one-sided permutation p-value against its own shuffle,
 p = (1 + #{shuffle score ≥ observed}) / (R + 1).
 
-Sampling is on counts, never on items. A random predictor with fixed gold rows draws row i
-from Multinomial(row_i, q). The shuffle draws the matrix row by row without replacement from
-the pool of predicted labels — a multivariate hypergeometric per row, written as its chain
-of univariate hypergeometric draws X_j | X_<j ~ Hypergeom(K_j, Σ_{l>j} K_l, n − Σ_{l<j} X_l)
-so that all R draws (whose remaining pools differ) advance in one vectorised call per
-(row, colour): k² calls of size R whatever N is; the systems' shuffles are drawn and scored
-on worker threads (each system has its own stream, so the draws do not depend on the threads).
+Sampling is on counts, never on items (:mod:`auditor.analyses.sampling`, written once). A
+random predictor with fixed gold rows draws row i from Multinomial(row_i, q). The shuffle draws
+the matrix with both margins fixed, row by row as a multivariate hypergeometric (numpy's
+sampler below 10^9 per colour, Stadlober's HRUA above it, so any count works): k² vectorised
+calls of size R whatever N is. With many classes and few items (k² > 4N) both are drawn item by
+item instead (a label per item from q; a permutation of the predictions), as non-zero cells
+scored by :meth:`~auditor.metrics.registry.ConfusionStats.from_cells`: memory and work O(N) per
+draw, never O(k²), so 1,000 classes cost no 1000 × k × k array. Draws are made and scored in
+chunks of at most :data:`CHUNK_ELEMENTS` numbers. The systems' shuffles are drawn on worker
+threads (each system has its own stream, so the draws do not depend on the threads).
+
+The audit (:func:`analyse`) takes R = max(1000, ⌈2S/α⌉) draws per baseline and adjusts each
+metric's shuffle p-values over the S systems (Holm or Benjamini–Hochberg, the audit's
+correction): the smallest adjusted p, S/(R + 1), is then at most α/2, so a corrected test can
+reach α at all.
 
 When is the expected value exact? f(E[C]) = E[f(C)] whenever f is affine on the convex hull
 of the matrices the baseline can produce. :func:`_affine_on_draws` checks this numerically
@@ -64,13 +72,26 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from auditor.analyses.sampling import (
+    fixed_margin_tables,
+    random_row_cells,
+    random_row_tables,
+    shuffled_cells,
+    sparse_draws,
+)
 from auditor.formatting import nan_to_none
 from auditor.io.counts import Counts
 from auditor.metrics.catalogue import compute
-from auditor.metrics.registry import REGISTRY, Metric
+from auditor.metrics.registry import REGISTRY, ConfusionStats, Metric
 from auditor.options import CHANCE_DRAWS
 from auditor.progress import SILENT, Progress
 
+#: How the draws are made, in words (JSON ``chance.method.sampling``).
+SAMPLING = ("on counts, never by re-indexing items: a random predictor's gold row i ~ Multinomial(row_i, q); a "
+            "shuffle's table has the system's row and column sums, drawn row by row as a multivariate "
+            "hypergeometric (numpy's sampler below 10^9 per colour, Stadlober's HRUA above); when k² > 4N both "
+            "are drawn item by item (a categorical label per item; a permutation of the predictions) as "
+            "non-zero cells, the same distributions")
 RANDOM_BASELINES = ("uniform", "prevalence")
 FIXED_BASELINES = RANDOM_BASELINES + ("majority",)
 SHUFFLE = "shuffle"
@@ -90,7 +111,7 @@ EXACT_FOR_RANDOM_ROWS = frozenset({"informedness"})
 #: in scipy.stats.permutation_test.
 TIE_TOLERANCE = 1e-12
 
-#: Worker threads for the shuffles (numpy's hypergeometric sampler releases the GIL).
+#: Worker threads for the shuffles (numpy's samplers, sorts and bincounts release the GIL).
 THREADS = max(1, min(2, os.cpu_count() or 1))
 
 
@@ -188,7 +209,7 @@ class ChanceBaselines:
             "draws": self.draws, "seed": self.seed, "majority_label": self.majority_label, "alpha": alpha,
             "range": f"mc_low, mc_high: the {100 * alpha / 2:g}% and {100 * (1 - alpha / 2):g}% quantiles "
                      f"of the draws (a {100 * (1 - alpha):g}% Monte Carlo range at this test set's size)",
-            "sampling": "counts: multinomial rows for random predictors, hypergeometric rows for shuffles",
+            "sampling": SAMPLING,
             "p_value": "one-sided, (1 + #{shuffle >= observed}) / (R + 1)",
             "p_shuffle_correction": (f"p_shuffle_adjusted: each metric's p_shuffle adjusted over the "
                                      f"{len(self.chance)} systems with {self.correction}; draws = max(1000, "
@@ -210,80 +231,97 @@ def _rng(seed: int, tag: str) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence([seed, zlib.crc32(tag.encode())]))
 
 
-def sample_random(rng: np.random.Generator, row: np.ndarray, q: np.ndarray, draws: int) -> np.ndarray:
-    """R confusion matrices of a random predictor: gold row i ~ Multinomial(row_i, q).
+#: Draws of a random predictor (gold row i ~ Multinomial(row_i, q)), dense (draws, k, k).
+sample_random = random_row_tables
+#: Draws of a shuffled predictor (fixed row and column sums), dense (draws, k, k).
+sample_shuffle = fixed_margin_tables
+#: Most numbers (table cells or item cells) one chunk of draws holds: 64 MB of float64.
+CHUNK_ELEMENTS = 2**23
+#: Random convex combinations of two draws checked by :func:`_affine_on_draws`.
+AFFINE_PAIRS = 24
 
-    Returns int64 (draws, k, k). One vectorised ``multinomial`` call per gold class.
-    """
-    row = np.asarray(row, dtype=np.int64)
+
+def _draw_stats(kind: str, rng: np.random.Generator, row: np.ndarray, other: np.ndarray, size: int,
+                sparse: bool, active: bool) -> ConfusionStats:
+    """``size`` draws of a random predictor (``kind`` "random", ``other`` = q) or of a shuffle
+    (``kind`` "shuffle", ``other`` = column sums), as one batch of stats."""
     k = row.shape[0]
-    out = np.zeros((draws, k, k), dtype=np.int64)
-    for i in np.flatnonzero(row):
-        out[:, i, :] = rng.multinomial(int(row[i]), q, size=draws)
-    return out
+    if sparse:
+        cells = random_row_cells if kind == "random" else shuffled_cells
+        flat = cells(rng, row, other, size).ravel()
+        return ConfusionStats.from_cells((size, k, k), flat, np.ones(flat.size), active)
+    tables = random_row_tables if kind == "random" else fixed_margin_tables
+    return ConfusionStats(tables(rng, row, other, size), active)
 
 
-def sample_shuffle(rng: np.random.Generator, row: np.ndarray, col: np.ndarray, draws: int) -> np.ndarray:
-    """R confusion matrices of a shuffled predictor: fixed row sums ``row``, column sums ``col``.
-
-    Row i takes row_i labels without replacement from the predicted labels left by rows
-    < i (multivariate hypergeometric), drawn colour by colour as univariate hypergeometrics
-    so that all R draws advance together. Returns int64 (draws, k, k).
-    """
-    row = np.asarray(row, dtype=np.int64)
-    col = np.asarray(col, dtype=np.int64)
-    if row.sum() != col.sum():
-        raise ValueError(f"row sums ({row.sum()}) and column sums ({col.sum()}) differ")
-    k = row.shape[0]
-    out = np.zeros((draws, k, k), dtype=np.int64)
-    remaining = np.repeat(col[None, :], draws, axis=0)
-    gold_rows = np.flatnonzero(row)
-    colours = np.flatnonzero(col)
-    for position, i in enumerate(gold_rows):
-        if position == len(gold_rows) - 1:
-            out[:, i, :] = remaining  # the last row takes what is left
-            break
-        need = np.full(draws, row[i], dtype=np.int64)
-        left = remaining.sum(axis=1)
-        for j in colours[:-1]:
-            left = left - remaining[:, j]  # colours after j
-            taken = rng.hypergeometric(remaining[:, j], left, need)
-            out[:, i, j] = taken
-            need = need - taken
-        out[:, i, colours[-1]] = need
-        remaining = remaining - out[:, i, :]
-    return out
+def _draw_values(
+    kind: str, rng: np.random.Generator, row: np.ndarray, other: np.ndarray, draws: int,
+    metrics: Sequence[Metric], active: bool,
+) -> tuple[dict[str, np.ndarray], ConfusionStats]:
+    """Every metric on ``draws`` draws, made and scored in chunks of at most CHUNK_ELEMENTS numbers
+    (memory O(k² or N) per draw, never O(draws · k²)); also the first chunk, for the affine check."""
+    k, n = row.shape[0], int(row.sum())
+    sparse = sparse_draws(k, n)
+    per_draw = (n if sparse else k * k) + 40 * k
+    chunk = max(min(draws, AFFINE_PAIRS), CHUNK_ELEMENTS // per_draw)
+    parts: dict[str, list[np.ndarray]] = {metric.id: [] for metric in metrics}
+    first = None
+    for start in range(0, draws, chunk):
+        stats = _draw_stats(kind, rng, row, other, min(chunk, draws - start), sparse, active)
+        first = stats if first is None else first
+        for metric_id, value in _scores(stats, metrics, active).items():
+            parts[metric_id].append(np.asarray(value, dtype=float))
+    return {metric_id: np.concatenate(value) for metric_id, value in parts.items()}, first
 
 
 # ----------------------------------------------------------------------------- summaries
 
 
-def _scores(confusion: np.ndarray, metrics: Sequence[Metric], all_labels_active: bool) -> dict[str, np.ndarray]:
+def _scores(confusion: np.ndarray | ConfusionStats, metrics: Sequence[Metric],
+            all_labels_active: bool) -> dict[str, np.ndarray]:
     return compute(confusion, metrics, all_labels_active)
 
 
+def _mixtures(stats: ConfusionStats, first: np.ndarray, second: np.ndarray, weight: np.ndarray,
+              active: bool) -> ConfusionStats:
+    """Stats of λ C[first] + (1 − λ) C[second] for each pair of draws of one batch (dense or cells)."""
+    if "cells" not in stats.__dict__:
+        w = weight[:, None, None]
+        return ConfusionStats(w * stats.C[first] + (1 - w) * stats.C[second], active)
+    shape, flat, count = stats.cells
+    k2 = shape[-1] * shape[-1]
+    bounds = np.searchsorted(flat // k2, np.arange(shape[0] + 1))
+    pieces, values = [], []
+    for pair, (a, b, w) in enumerate(zip(first, second, weight)):  # a loop over the pairs, not the items
+        for draw, share in ((a, w), (b, 1 - w)):
+            cells = slice(bounds[draw], bounds[draw + 1])
+            pieces.append(flat[cells] % k2 + pair * k2)
+            values.append(count[cells] * share)
+    return ConfusionStats.from_cells((len(first), *shape[1:]), np.concatenate(pieces), np.concatenate(values), active)
+
+
 def _affine_on_draws(
-    samples: np.ndarray, values: dict[str, np.ndarray], metrics: Sequence[Metric], all_labels_active: bool,
-    rng: np.random.Generator, pairs: int = 24,
+    samples: ConfusionStats, values: dict[str, np.ndarray], metrics: Sequence[Metric], all_labels_active: bool,
+    rng: np.random.Generator, pairs: int = AFFINE_PAIRS,
 ) -> dict[str, bool]:
-    """Whether each metric is affine along random segments between sampled matrices.
+    """Whether each metric is affine along random segments between the draws of ``samples``.
 
     f(λA + (1−λ)B) = λ f(A) + (1−λ) f(B) on every tested pair means f is affine on the
     hull of the draws, so E[f(C)] = f(E[C]). Metrics undefined on every draw count as
     affine (the expectation is "undefined" exactly); partly undefined ones do not.
+    ``values`` are the metrics on the draws of ``samples`` (the first ones of the baseline).
     """
-    n = samples.shape[0]
+    n = samples.n.shape[0]
     if n < 2:
         return {metric.id: False for metric in metrics}
     first = rng.integers(0, n, pairs)
     second = rng.integers(0, n, pairs)
     weight = rng.uniform(0.1, 0.9, pairs)
-    mixed = weight[:, None, None] * samples[first] + (1 - weight[:, None, None]) * samples[second]
-    mixed_values = _scores(mixed, metrics, all_labels_active)
+    mixed_values = _scores(_mixtures(samples, first, second, weight, all_labels_active), metrics, all_labels_active)
     result = {}
     for metric in metrics:
-        drawn = values[metric.id]
-        undefined = np.isnan(drawn)
+        drawn = values[metric.id][:n]
+        undefined = np.isnan(values[metric.id])
         if undefined.all():
             result[metric.id] = True
             continue
@@ -314,24 +352,22 @@ def _summary(
 
 
 def _distributions(
-    expected_matrix: np.ndarray, samples: np.ndarray, metrics: Sequence[Metric], all_labels_active: bool,
-    rng: np.random.Generator, *, alpha: float, proven_exact: Iterable[str] = (), deterministic: bool = False,
-    values: dict[str, np.ndarray] | None = None,
-) -> tuple[dict[str, ChanceDistribution], dict[str, np.ndarray]]:
+    expected_matrix: np.ndarray, samples: ConfusionStats, values: dict[str, np.ndarray], metrics: Sequence[Metric],
+    all_labels_active: bool, rng: np.random.Generator, *, alpha: float, proven_exact: Iterable[str] = (),
+    deterministic: bool = False,
+) -> dict[str, ChanceDistribution]:
+    """Summaries of every metric's draws (``values``); ``samples`` are the first draws (affine check)."""
     expected = _scores(expected_matrix, metrics, all_labels_active)
-    if values is None:
-        values = _scores(samples, metrics, all_labels_active)
     if deterministic:
         affine = {metric.id: True for metric in metrics}
     else:
         affine = _affine_on_draws(samples, values, metrics, all_labels_active, rng)
     proven = set(proven_exact)
-    out = {
+    return {
         metric.id: _summary(float(expected[metric.id]), affine[metric.id] or metric.id in proven,
                             values[metric.id], metric.undefined_when, alpha)
         for metric in metrics
     }
-    return out, values
 
 
 def permutation_p_value(observed: float, null: np.ndarray) -> float | None:
@@ -411,47 +447,11 @@ def chance_baselines(
     if draws < 1:
         raise ValueError(f"draws must be at least 1, got {draws}")
     metrics = [m for m in (REGISTRY.scalar() if metrics is None else metrics) if not m.per_class]
-    active = counts.labels_given
-    support = counts.support.astype(np.int64)
-    n = int(support.sum())
-    predictors, majority = predictor_distributions(counts)
     check_rng = _rng(seed, "affine-check")
-    baselines: dict[str, dict[str, ChanceDistribution]] = {}
-    shuffle: dict[str, dict[str, ChanceDistribution]] = {}
-    shuffle_scores: dict[str, dict[str, np.ndarray]] = {}
-
     with progress.task("chance baselines", total=len(FIXED_BASELINES) + len(counts.systems)) as advance:
-        for name in RANDOM_BASELINES:
-            q = predictors[name]
-            samples = sample_random(_rng(seed, name), support, q, draws)
-            baselines[name], _ = _distributions(
-                support[:, None] * q[None, :], samples, metrics, active, check_rng, alpha=alpha,
-                proven_exact=EXACT_FOR_RANDOM_ROWS,
-            )
-            advance(1)
-        majority_matrix = support[:, None] * predictors["majority"][None, :]
-        baselines["majority"], _ = _distributions(
-            majority_matrix, majority_matrix[None].astype(np.int64), metrics, active, check_rng,
-            deterministic=True, alpha=alpha,
-        )
-        advance(1)
-
-        observed = _scores(counts.confusion, metrics, active)
-        columns = counts.confusion.sum(axis=1)
-
-        def draw(index: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-            samples = sample_shuffle(_rng(seed, f"{SHUFFLE}:{counts.systems[index]}"), support, columns[index], draws)
-            return samples, _scores(samples, metrics, active)
-
-        with ThreadPoolExecutor(max(1, threads)) as pool:  # the affine checks stay in order on this thread
-            for index, (samples, values) in enumerate(pool.map(draw, range(len(counts.systems)))):
-                system = counts.systems[index]
-                shuffle[system], shuffle_scores[system] = _distributions(
-                    support[:, None] * columns[index][None, :] / n, samples, metrics, active, check_rng, alpha=alpha,
-                    values=values,
-                )
-                advance(1)
-
+        baselines, predictors, majority = _fixed_baselines(counts, metrics, draws, seed, alpha, check_rng, advance)
+        shuffle, shuffle_scores = _shuffles(counts, metrics, draws, seed, alpha, check_rng, advance, threads)
+    observed = _scores(counts.confusion, metrics, counts.labels_given)
     chance = {
         system: {
             metric.id: _compare(
@@ -468,6 +468,55 @@ def chance_baselines(
         shuffle=shuffle, chance=adjust_shuffle_p(chance, correction), majority_label=counts.labels[majority],
         shuffle_scores=shuffle_scores, correction=correction,
     )
+
+
+def _fixed_baselines(
+    counts: Counts, metrics: Sequence[Metric], draws: int, seed: int, alpha: float, check_rng: np.random.Generator,
+    advance,
+) -> tuple[dict[str, dict[str, ChanceDistribution]], dict[str, np.ndarray], int]:
+    """The uniform, prevalence and majority baselines: summaries, q of each, the majority code."""
+    active = counts.labels_given
+    support = counts.support.astype(np.int64)
+    predictors, majority = predictor_distributions(counts)
+    baselines: dict[str, dict[str, ChanceDistribution]] = {}
+    for name in RANDOM_BASELINES:
+        q = predictors[name]
+        values, first = _draw_values("random", _rng(seed, name), support, q, draws, metrics, active)
+        baselines[name] = _distributions(support[:, None] * q[None, :], first, values, metrics, active, check_rng,
+                                         alpha=alpha, proven_exact=EXACT_FOR_RANDOM_ROWS)
+        advance(1)
+    majority_matrix = support[:, None] * predictors["majority"][None, :]
+    baselines["majority"] = _distributions(
+        majority_matrix, ConfusionStats(majority_matrix[None], active), _scores(majority_matrix[None], metrics, active),
+        metrics, active, check_rng, deterministic=True, alpha=alpha)
+    advance(1)
+    return baselines, predictors, majority
+
+
+def _shuffles(
+    counts: Counts, metrics: Sequence[Metric], draws: int, seed: int, alpha: float, check_rng: np.random.Generator,
+    advance, threads: int,
+) -> tuple[dict[str, dict[str, ChanceDistribution]], dict[str, dict[str, np.ndarray]]]:
+    """Each system's shuffle: summaries and the drawn scores."""
+    active = counts.labels_given
+    support = counts.support.astype(np.int64)
+    n = int(support.sum())
+    columns = counts.confusion.sum(axis=1).astype(np.int64)
+
+    def draw(index: int) -> tuple[dict[str, np.ndarray], ConfusionStats]:
+        rng = _rng(seed, f"{SHUFFLE}:{counts.systems[index]}")
+        return _draw_values("shuffle", rng, support, columns[index], draws, metrics, active)
+
+    shuffle: dict[str, dict[str, ChanceDistribution]] = {}
+    shuffle_scores: dict[str, dict[str, np.ndarray]] = {}
+    with ThreadPoolExecutor(max(1, threads)) as pool:  # the affine checks stay in order on this thread
+        for index, (values, first) in enumerate(pool.map(draw, range(len(counts.systems)))):
+            system = counts.systems[index]
+            expected = support[:, None] * columns[index][None, :] / max(n, 1)
+            shuffle[system] = _distributions(expected, first, values, metrics, active, check_rng, alpha=alpha)
+            shuffle_scores[system] = values
+            advance(1)
+    return shuffle, shuffle_scores
 
 
 def shuffle_draws(draws: int, systems: int, alpha: float) -> int:

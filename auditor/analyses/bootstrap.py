@@ -1,27 +1,32 @@
-"""Paired bootstrap on counts: confidence intervals and rank distributions for every metric.
+"""Bootstrap on counts: confidence intervals and rank distributions for every metric.
 
-Stage "analyse". Items are resampled with replacement, with **one** set of
-resampling weights shared by all systems (a paired bootstrap), and every resample is formed
-on counts, never by re-indexing label arrays (STYLE.md 1):
+Part of the *analyse* stage. Every resample is formed on counts, never by re-indexing label
+arrays (STYLE.md 1), and two samplers serve two questions (a system's interval and its P(win)
+therefore come from different draws, which is fine: each is an exact item bootstrap):
 
-* items are reduced to their unique patterns ``u = (gold, pred_1, ..., pred_S)`` with
-  multiplicity ``n_u`` (:meth:`~auditor.io.counts.Counts.patterns`);
-* a chunk of ``Bc`` resamples draws per-pattern counts ``W`` (U x Bc) exactly as drawing
-  ``N`` items uniformly with replacement does: ``N`` uniform item indices per resample binned
-  by the item -> pattern map, or ``Multinomial(N, n / N)`` directly when U is small (U
-  binomials per resample: the cheaper of the two whenever U ≤ N / 16). Both are exact draws
-  of the paired bootstrap. A Poisson(n_u) bootstrap would be no cheaper (U draws too) and
-  only approximates it (its resample size varies around N), so it is not used;
-* ``C[b, s, i, j] = sum_u W[u, b] [gold_u = i][pred_{s,u} = j]`` for the whole chunk is one
-  sparse-dense product ``M @ W`` with ``M`` the (S k^2 x U) 0/1 incidence matrix (CSC, so the
-  product streams over the patterns once);
-* every metric is evaluated on the (Bc, S, k, k) batch at once
-  (:func:`auditor.metrics.catalogue.compute`).
+* **Intervals**: each system's resampled confusion matrix is ``Multinomial(N, C_s / N)`` over
+  its non-zero cells (:func:`system_resamples`) -- exactly what drawing N of its items with
+  replacement and counting them gives, at a cost of one binomial per cell instead of N draws.
+  One stream per system, so adding a system changes no other system's interval.
+* **Ranks and P(win)** compare systems, so they use the paired resample, one set of weights
+  shared by all systems (:class:`Resampler`):
+
+  * items are reduced to their unique patterns ``u = (gold, pred_1, ..., pred_S)`` with
+    multiplicity ``n_u`` (:meth:`~auditor.io.counts.Counts.patterns`);
+  * a chunk of ``Bc`` resamples draws per-pattern counts ``W`` (U x Bc) exactly as drawing
+    ``N`` items uniformly with replacement does: ``Multinomial(N, n / N)`` directly when the
+    patterns are few (U ≤ N / 8: systems that share their errors), ``N`` uniform item indices
+    per resample binned by the item -> pattern map otherwise;
+  * ``C[b, s, i, j] = sum_u W[u, b] [gold_u = i][pred_{s,u} = j]`` for the whole chunk is one
+    sparse-dense product ``M @ W`` with ``M`` the (S k^2 x U) 0/1 incidence matrix; with many
+    classes and few items (k² > 4N) the non-zero cells are listed instead
+    (:meth:`Resampler.stats`), so memory grows with the patterns, not with k²;
+  * every metric is evaluated on the (Bc, S, k, k) batch at once
+    (:func:`auditor.metrics.catalogue.compute`).
 
 Without per-item codes (only confusion matrices, :mod:`auditor.io.confusion`) the items
-of different systems cannot be paired, so each system's matrix is resampled on its own: a
-resample of system ``s`` is ``Multinomial(N, C_s / N)`` over its ``k^2`` cells, which is
-exactly what drawing ``N`` of its items with replacement gives (:data:`INDEPENDENT_METHOD`).
+of different systems cannot be paired, so the ranks too come from each system's own resamples
+(:data:`INDEPENDENT_METHOD`).
 
 Intervals are percentile intervals ``[q_{alpha/2}, q_{1-alpha/2}]`` of the defined resample
 values (Efron & Tibshirani 1993, ch. 13); rank distributions count, per resample, the rank
@@ -35,6 +40,7 @@ Koehn (2004) "Statistical Significance Tests for Machine Translation Evaluation"
 from __future__ import annotations
 
 import os
+import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping, Sequence
@@ -42,21 +48,31 @@ from typing import Any, Iterator, Mapping, Sequence
 import numpy as np
 import scipy.sparse
 
+from auditor.analyses.sampling import sparse_draws
 from auditor.io.counts import Counts
 from auditor.metrics.catalogue import compute
-from auditor.metrics.registry import Metric
+from auditor.metrics.registry import ConfusionStats, Metric
 from auditor.progress import SILENT, Progress
 
-#: Method name written into the JSON and the signature.
-METHOD = "paired percentile bootstrap"
+#: Method written into the JSON: where the intervals and where the ranks come from.
+METHOD = ("percentile bootstrap: each system's intervals from Multinomial(N, C_s / N) over its confusion cells "
+          "(the exact distribution of an item bootstrap of that system); ranks and P(win) from the paired "
+          "resample of the items shared by all systems, so a system's interval and its P(win) come from "
+          "different draws")
+#: Method when only the intervals were asked for (no paired resample, no ranks).
+INTERVALS_METHOD = ("percentile bootstrap: each system's intervals from Multinomial(N, C_s / N) over its confusion "
+                    "cells (the exact distribution of an item bootstrap of that system); no paired resample ran, "
+                    "so there are no ranks")
 #: Method name when only confusion matrices are known (no pairing of items across systems).
 INDEPENDENT_METHOD = ("independent multinomial percentile bootstrap of each system's confusion matrix "
                       "(items cannot be paired across systems: only confusion matrices were given)")
 #: Upper bound on the bytes of the per-chunk weight matrix W (float32) and batch tensor.
 CHUNK_BYTES = 64 * 2**20
 #: Use ``Multinomial(N, n_u / N)`` per resample when the patterns are this many times fewer
-#: than the items (a multinomial draw costs about one binomial per pattern).
-MULTINOMIAL_RATIO = 16
+#: than the items: a multinomial draw costs about one conditional binomial per pattern, ~65 ns,
+#: against ~10 ns per item for item draws (gather + bincount), measured at 1M items (97k and 569k
+#: patterns, this machine).
+MULTINOMIAL_RATIO = 8
 #: Worker threads (numpy's generator, bincount and scipy's sparse product release the GIL).
 THREADS = max(1, min(2, os.cpu_count() or 1))
 _TRANSPOSE_BLOCK = 8192
@@ -102,7 +118,9 @@ class Resampler:
             _index_dtype(self.n_patterns), copy=False)
         self._draw_dtype = _index_dtype(self.n_items)
         cells = self.n_systems * self.k * self.k
-        per_resample = 4 * max(self.n_patterns, 1) + 8 * cells * 4
+        self.sparse = sparse_draws(self.k, self.n_items)
+        per_resample = 4 * max(self.n_patterns, 1) + (
+            self.n_systems * (40 * min(self.n_patterns, self.n_items) + 400 * self.k) if self.sparse else 8 * cells * 4)
         self.chunk = max(1, min(self.B or 1, chunk or max(1, CHUNK_BYTES // per_resample), 256))
         self.n_chunks = -(-self.B // self.chunk) if self.B else 0
         gold, predictions = self.codes[:, 0], self.codes[:, 1:].T
@@ -152,6 +170,19 @@ class Resampler:
         product = self.incidence @ weights  # (S k^2, Bc), exact: integer counts < 2^24
         size = weights.shape[1]
         return np.asarray(product, dtype=np.float64).T.reshape(size, self.n_systems, self.k, self.k)
+
+    def stats(self, index: int, all_labels_active: bool = False) -> ConfusionStats:
+        """The resamples of chunk ``index`` as stats of a (Bc, S, k, k) batch: dense, or from the
+        non-zero cells when k² > 4N (memory O(S · patterns) per resample instead of O(S · k²))."""
+        if not (self.paired and self.sparse):
+            return ConfusionStats(self.confusion(index), all_labels_active)
+        weights = self.weights(index)
+        pattern, resample = np.nonzero(weights)
+        count = weights[pattern, resample].astype(np.float64)
+        S, k = self.n_systems, self.k
+        gold = self.codes[pattern, 0]
+        flat = np.concatenate([((resample * S + s) * k + gold) * k + self.codes[pattern, 1 + s] for s in range(S)])
+        return ConfusionStats.from_cells((weights.shape[1], S, k, k), flat, np.tile(count, S), all_labels_active)
 
     def __iter__(self) -> Iterator[np.ndarray]:
         for index in range(self.n_chunks):
@@ -210,12 +241,12 @@ class BootstrapResult:
 
     def ranks_json(self) -> dict[str, Any]:
         """``ranks`` (each system's P(rank = r) and P(rank 1)) and ``p_win`` (P(rank 1)) per metric."""
-        ranks = {metric_id: {name: {"p_rank": [float(x) for x in self.rank_probabilities[metric_id][s]],
-                                    "p_best": float(self.rank_probabilities[metric_id][s, 0])}
+        # empty when only the intervals were drawn (no paired resample: the method says so)
+        ranks = {metric_id: {name: {"p_rank": [float(x) for x in probabilities[s]], "p_best": float(probabilities[s, 0])}
                              for s, name in enumerate(self.systems)}
-                 for metric_id in self.metric_ids}
-        p_win = {metric_id: {name: float(self.rank_probabilities[metric_id][s, 0])
-                             for s, name in enumerate(self.systems)} for metric_id in self.metric_ids}
+                 for metric_id, probabilities in self.rank_probabilities.items()}
+        p_win = {metric_id: {name: float(probabilities[s, 0]) for s, name in enumerate(self.systems)}
+                 for metric_id, probabilities in self.rank_probabilities.items()}
         return {"ranks": ranks, "p_win": p_win}
 
 
@@ -254,6 +285,103 @@ def rank_probabilities(values: np.ndarray) -> np.ndarray:
     return probabilities / B
 
 
+def _system_draws(counts: Counts, system: int, B: int, seed: int, chunk: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """Chunks of ``B`` draws of system ``system``'s cells: (non-zero cell indices, counts (Bc, cells)).
+
+    C* ~ Multinomial(N, C_s / N) over the non-zero cells: exactly what drawing N of its items with
+    replacement and counting them gives. One stream per system (``SeedSequence([seed,
+    crc32(name)])``) consumed in order, so the draws depend neither on the chunks nor on the other systems.
+    """
+    n = counts.n_items
+    matrix = counts.confusion[system].ravel()
+    cells = np.flatnonzero(matrix)
+    shares = matrix[cells] / max(n, 1)
+    name = counts.systems[system]
+    rng = np.random.default_rng(np.random.SeedSequence([seed, zlib.crc32(f"interval:{name}".encode())]))
+    for start in range(0, B, chunk):
+        size = min(chunk, B - start)
+        yield cells, (rng.multinomial(n, shares, size=size) if cells.size else np.zeros((size, 0), dtype=np.int64))
+
+
+def _stack(counts: Counts, draws: Sequence[tuple[np.ndarray, np.ndarray]], sparse: bool,
+           all_labels_active: bool) -> ConfusionStats:
+    """Every system's drawn cells of one chunk as stats of a (Bc, S, k, k) batch."""
+    k, S = counts.k, len(draws)
+    size = draws[0][1].shape[0]
+    if sparse:
+        flat = np.concatenate([((np.arange(size, dtype=np.int64)[:, None] * S + s) * (k * k) + cells[None, :]).ravel()
+                               for s, (cells, _) in enumerate(draws)])
+        order = np.argsort(flat, kind="stable")
+        count = np.concatenate([drawn.ravel() for _, drawn in draws])
+        return ConfusionStats.from_cells((size, S, k, k), flat[order], count[order], all_labels_active)
+    dense = np.zeros((size, S, k * k))
+    for s, (cells, drawn) in enumerate(draws):
+        dense[:, s, cells] = drawn
+    return ConfusionStats(dense.reshape(size, S, k, k), all_labels_active)
+
+
+def system_resamples(counts: Counts, B: int, seed: int, all_labels_active: bool = False,
+                     chunk: int | None = None) -> Iterator[ConfusionStats]:
+    """``B`` resamples of every system's own confusion matrix (:func:`_system_draws`), as stats of
+    (Bc, S, k, k) batches: dense, or from the cells when k² > 4N. System s's draws are the same
+    whichever other systems are audited with it."""
+    k, n, S = counts.k, counts.n_items, len(counts.systems)
+    sparse = sparse_draws(k, n)
+    cells = int(sum(np.count_nonzero(matrix) for matrix in counts.confusion))
+    per_draw = 24 * cells + (400 * k * S if sparse else 16 * k * k * S)
+    chunk = max(1, min(B, chunk or CHUNK_BYTES // per_draw))
+    streams = [_system_draws(counts, s, B, seed, chunk) for s in range(S)]
+    for draws in zip(*streams):
+        yield _stack(counts, draws, sparse, all_labels_active)
+
+
+def _interval_values(counts: Counts, metrics: Sequence[Metric], B: int, seed: int, all_labels_active: bool,
+                     threads: int, advance, chunk: int | None = None) -> dict[str, np.ndarray]:
+    """Metric id -> (B, S) values on each system's own resamples (:func:`system_resamples`); the
+    draws are made in order on this thread, the metrics computed on ``threads`` workers."""
+    values = {metric.id: np.empty((B, len(counts.systems))) for metric in metrics}
+
+    def work(stats: ConfusionStats) -> dict[str, np.ndarray]:
+        return compute(stats, metrics, all_labels_active)
+
+    start = 0
+    with ThreadPoolExecutor(max(1, threads)) as pool:
+        pending: list = []
+        for stats in system_resamples(counts, B, seed, all_labels_active, chunk):
+            pending.append((start, stats.n.shape[0], pool.submit(work, stats)))
+            start += stats.n.shape[0]
+            while len(pending) > max(1, threads) or (pending and pending[0][2].done()):
+                first, size, future = pending.pop(0)
+                _store(values, future.result(), first)
+                advance(size)
+        for first, size, future in pending:
+            _store(values, future.result(), first)
+            advance(size)
+    return values
+
+
+def _joint_values(counts: Counts, metrics: Sequence[Metric], B: int, seed: int, all_labels_active: bool,
+                  threads: int, advance, chunk: int | None = None) -> dict[str, np.ndarray]:
+    """Metric id -> (B, S) values on the paired resamples (:class:`Resampler`), for ranks."""
+    values = {metric.id: np.empty((B, len(counts.systems))) for metric in metrics}
+    resampler = Resampler(counts, B, seed, chunk)
+
+    def work(index: int) -> tuple[int, dict[str, np.ndarray]]:
+        return index, compute(resampler.stats(index, all_labels_active), metrics, all_labels_active)
+
+    indices = range(resampler.n_chunks)
+    if threads > 1 and resampler.n_chunks > 1:
+        with ThreadPoolExecutor(threads) as pool:
+            for index, chunk_values in pool.map(work, indices):
+                _store(values, chunk_values, index * resampler.chunk)
+                advance(resampler.chunk_size(index))
+    else:
+        for index in indices:
+            _store(values, work(index)[1], index * resampler.chunk)
+            advance(resampler.chunk_size(index))
+    return values
+
+
 def bootstrap(
     counts: Counts,
     metrics: Sequence[Metric],
@@ -265,58 +393,47 @@ def bootstrap(
     all_labels_active: bool = False,
     chunk: int | None = None,
     threads: int = THREADS,
+    ranks: bool = True,
 ) -> BootstrapResult:
-    """Paired bootstrap of every scalar metric of every system (independent per system when
-    ``counts`` hold confusion matrices only).
+    """Bootstrap intervals of every scalar metric of every system, and rank distributions.
 
     Parameters
     ----------
     counts : the test set's counts.
     metrics : scalar metrics to resample (per-class metrics are skipped).
     B : resamples (``B = 0`` gives empty distributions).
-    seed : seed of every draw; the result does not depend on ``threads`` or timing.
+    seed : seed of every draw; the result does not depend on ``threads``, chunks or timing.
     alpha : the intervals cover ``1 - alpha``.
     progress : advanced by each finished chunk of resamples.
     all_labels_active : every label enters macro averages (the user fixed the label set).
     chunk : resamples per chunk (default from ``CHUNK_BYTES``).
     threads : worker threads.
+    ranks : False skips the paired resample (no rank distributions): what a table of
+        intervals needs. Without per-item codes the systems' own resamples give the ranks.
 
     Returns
     -------
-    BootstrapResult
+    BootstrapResult : ``values`` and ``intervals`` from each system's own resamples; rank
+        distributions from the paired resample (:data:`METHOD`).
     """
     scalar = [metric for metric in metrics if not metric.per_class]
     ids = tuple(metric.id for metric in scalar)
     observed = compute(counts.confusion, scalar, all_labels_active)
-    S = len(counts.systems)
-    values = {metric_id: np.empty((B, S)) for metric_id in ids}
-    if B > 0:
-        resampler = Resampler(counts, B, seed, chunk)
-
-        def work(index: int) -> tuple[int, dict[str, np.ndarray]]:
-            return index, compute(resampler.confusion(index), scalar, all_labels_active)
-
-        with progress.task("bootstrap", total=B) as advance:
-            indices = range(resampler.n_chunks)
-            if threads > 1 and resampler.n_chunks > 1:
-                with ThreadPoolExecutor(threads) as pool:
-                    finished = pool.map(work, indices)
-                    for index, chunk_values in finished:
-                        _store(values, chunk_values, index * resampler.chunk)
-                        advance(resampler.chunk_size(index))
-            else:
-                for index in indices:
-                    _, chunk_values = work(index)
-                    _store(values, chunk_values, index * resampler.chunk)
-                    advance(resampler.chunk_size(index))
+    joint = ranks and counts.paired and B > 0
+    with progress.task("bootstrap", total=B * (2 if joint else 1)) as advance:
+        values = _interval_values(counts, scalar, B, seed, all_labels_active, threads, advance, chunk)
+        joint_values = (_joint_values(counts, scalar, B, seed, all_labels_active, threads, advance, chunk)
+                        if joint else values if ranks else None)
     summaries = {metric_id: percentile_intervals(values[metric_id], alpha) for metric_id in ids}
+    method = (METHOD if counts.paired else INDEPENDENT_METHOD) if ranks else INTERVALS_METHOD
     return BootstrapResult(
         systems=tuple(counts.systems), metric_ids=ids, B=B, seed=seed, alpha=alpha,
         values=values, observed={k: np.asarray(v, dtype=float) for k, v in observed.items()},
-        method=METHOD if counts.paired else INDEPENDENT_METHOD,
+        method=method,
         intervals={metric_id: summary[0] for metric_id, summary in summaries.items()},
         undefined={metric_id: summary[1] for metric_id, summary in summaries.items()},
-        rank_probabilities={metric_id: rank_probabilities(values[metric_id]) for metric_id in ids},
+        rank_probabilities={} if joint_values is None else {
+            metric_id: rank_probabilities(joint_values[metric_id]) for metric_id in ids},
     )
 
 

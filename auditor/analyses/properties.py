@@ -225,7 +225,13 @@ class PropertyTable:
 
 def _count_matrix_json(matrix: np.ndarray) -> list[list[float]]:
     """Whole counts as integers, fractional ones (re-weighted, chance matrices) to 6 decimals."""
-    return [[int(x) if float(x).is_integer() else round(float(x), 6) for x in row] for row in np.asarray(matrix)]
+    matrix = np.asarray(matrix)
+    if matrix.dtype.kind in "iu":
+        return matrix.tolist()
+    if np.isfinite(matrix).all() and (matrix == np.round(matrix)).all() and (
+            matrix.size == 0 or np.abs(matrix).max() < 2.0**62):
+        return matrix.astype(np.int64).tolist()  # all whole: one vectorised pass (k = 1,000 is 10^6 cells)
+    return [[int(x) if float(x).is_integer() else round(float(x), 6) for x in row] for row in matrix]
 
 
 def _disagreements(metric_id: str, probed: Mapping[str, Any], literature: Mapping[str, Any] | None,

@@ -45,11 +45,12 @@ import numpy as np
 import scipy.sparse
 
 from auditor.analyses.bootstrap import BootstrapResult, bootstrap
+from auditor.analyses.sampling import sparse_draws
 from auditor.errors import UsageError
 from auditor.formatting import nan_to_none
 from auditor.io.counts import Counts
 from auditor.metrics.catalogue import compute
-from auditor.metrics.registry import REGISTRY, Metric
+from auditor.metrics.registry import REGISTRY, ConfusionStats, Metric
 from auditor.metrics.selections import TEST_METRICS
 from auditor.options import CORRECTIONS, Correction
 from auditor.progress import SILENT, Progress
@@ -200,6 +201,21 @@ def binomial_half(rng: np.random.Generator, n: np.ndarray, rounds: int) -> np.nd
     return out
 
 
+def _swap_plan(counts: Counts, a: int, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The discordant (gold, x < y) patterns of a pair, sorted by size: their keys ``(g·k + x)·k + y``,
+    item counts ``n_xy + n_yx`` and the reversed counts ``n_yx`` (see :func:`swapped_matrices`)."""
+    k = counts.k
+    codes, n = counts.pair_patterns(a, b)
+    discordant = codes[:, 1] != codes[:, 2]
+    gold, x, y, n = codes[discordant, 0], codes[discordant, 1], codes[discordant, 2], n[discordant]
+    unordered, index = np.unique((gold * k + np.minimum(x, y)) * k + np.maximum(x, y), return_inverse=True)
+    index = index.ravel()
+    total = np.bincount(index, weights=n, minlength=unordered.size).astype(np.int64)
+    reversed_count = np.bincount(index, weights=np.where(x > y, n, 0), minlength=unordered.size)
+    by_size = np.argsort(total, kind="stable")  # binomial_half is fastest on sorted counts
+    return unordered[by_size], total[by_size], reversed_count[by_size]
+
+
 def swapped_matrices(counts: Counts, a: int, b: int, rounds: int,
                      rng: np.random.Generator) -> Iterator[np.ndarray]:
     """Confusion matrices of systems ``a`` and ``b`` after random per-item swaps, in blocks.
@@ -217,15 +233,7 @@ def swapped_matrices(counts: Counts, a: int, b: int, rounds: int,
     """
     k = counts.k
     pair = counts.confusion[[a, b]].astype(np.float64)
-    codes, n = counts.pair_patterns(a, b)
-    discordant = codes[:, 1] != codes[:, 2]
-    gold, x, y, n = codes[discordant, 0], codes[discordant, 1], codes[discordant, 2], n[discordant]
-    unordered, index = np.unique((gold * k + np.minimum(x, y)) * k + np.maximum(x, y), return_inverse=True)
-    index = index.ravel()
-    total = np.bincount(index, weights=n, minlength=unordered.size).astype(np.int64)
-    reversed_count = np.bincount(index, weights=np.where(x > y, n, 0), minlength=unordered.size)
-    by_size = np.argsort(total, kind="stable")  # binomial_half is fastest on sorted counts
-    unordered, total, reversed_count = unordered[by_size], total[by_size], reversed_count[by_size]
+    unordered, total, reversed_count = _swap_plan(counts, a, b)
     row = unordered // (k * k)
     P = unordered.size
     moves = scipy.sparse.csr_matrix(
@@ -246,6 +254,42 @@ def swapped_matrices(counts: Counts, a: int, b: int, rounds: int,
         yield batch
 
 
+def swapped_stats(counts: Counts, a: int, b: int, rounds: int, rng: np.random.Generator,
+                  all_labels_active: bool = False) -> Iterator[ConfusionStats]:
+    """The rounds of :func:`swapped_matrices` (same draws, same order) as stats of (R_c, 2, k, k) batches.
+
+    With many classes and few items (k² > 4N) each round is listed as non-zero cells (the pair's
+    cells and the ≤ 2P moved ones) instead of two dense k × k matrices.
+    """
+    if not sparse_draws(counts.k, counts.n_items):
+        for batch in swapped_matrices(counts, a, b, rounds, rng):
+            yield ConfusionStats(batch, all_labels_active)
+        return
+    k, k2 = counts.k, counts.k * counts.k
+    unordered, total, reversed_count = _swap_plan(counts, a, b)
+    gold = unordered // k2
+    to_cell, from_cell = gold * k + unordered % k, gold * k + (unordered // k) % k  # (g, y) and (g, x)
+    base_a, base_b = (np.flatnonzero(counts.confusion[s]) for s in (a, b))
+    # every round touches the same cells of the (2, k, k) pair: list them once, sorted
+    touched = (base_a, k2 + base_b, to_cell, from_cell, k2 + to_cell, k2 + from_cell)
+    template = np.unique(np.concatenate(touched))
+    base = np.zeros(template.size)
+    base[np.searchsorted(template, base_a)] = counts.confusion[a].ravel()[base_a]
+    base[np.searchsorted(template, k2 + base_b)] += counts.confusion[b].ravel()[base_b]
+    P = unordered.size
+    moves = scipy.sparse.csr_matrix(  # round counts = base + moves @ moved
+        (np.repeat([1.0, -1.0, -1.0, 1.0], P),
+         (np.searchsorted(template, np.concatenate(touched[2:])), np.tile(np.arange(P), 4))),
+        shape=(template.size, P))
+    block = max(1, _DRAWS_PER_BLOCK // max(template.size, P, 1))
+    for start in range(0, rounds, block):
+        size = min(block, rounds - start)
+        moved = binomial_half(rng, total, size).astype(np.float64) - reversed_count[:, None]  # (P, R_c)
+        count = base[None, :] + np.asarray(moves @ moved).T
+        flat = np.arange(size, dtype=np.int64)[:, None] * (2 * k2) + template[None, :]
+        yield ConfusionStats.from_cells((size, 2, k, k), flat.ravel(), count.ravel(), all_labels_active)
+
+
 def approximate_randomisation(
     counts: Counts, a: int, b: int, metrics: Sequence[Metric], *, seed: int, rounds: int = AR_ROUNDS,
     all_labels_active: bool = False,
@@ -259,7 +303,7 @@ def approximate_randomisation(
     observed = compute(counts.confusion[[a, b]].astype(np.float64), metrics, all_labels_active)
     rng = np.random.default_rng(np.random.SeedSequence([seed, a, b]))
     deltas: dict[str, list[np.ndarray]] = {metric.id: [] for metric in metrics}
-    for batch in swapped_matrices(counts, a, b, rounds, rng):
+    for batch in swapped_stats(counts, a, b, rounds, rng, all_labels_active):
         resampled = compute(batch, metrics, all_labels_active)
         for metric in metrics:
             deltas[metric.id].append(resampled[metric.id][:, 0] - resampled[metric.id][:, 1])
@@ -462,45 +506,63 @@ def statistics(
         ``auditor score``'s table shows); the bootstrap draws the same resamples either way.
     """
     boot = bootstrap(counts, metrics, B=B, seed=seed, alpha=alpha, progress=progress,
-                     all_labels_active=all_labels_active)
+                     all_labels_active=all_labels_active, ranks=tests)
     if not counts.paired:
         return Statistics(boot, (), {}, (), correction, alpha, 0, "none", pairwise_unavailable=UNPAIRED_REASON)
     if not tests:
         return Statistics(boot, (), {}, (), correction, alpha, 0, "none", pairwise_unavailable=NOT_REQUESTED_REASON)
     by_id = {metric.id: metric for metric in metrics}
-    chosen = []
+    chosen = _tested_metrics(by_id, test_metrics)
+    pairs_of, family = _families(boot, chosen, len(counts.systems), correction)
+    randomised_metrics = [m for m in chosen if primary_method(m) == RANDOMISATION]
+    family_size = max((len(pairs_of[m]) for m in randomised_metrics), default=0)
+    rounds = randomisation_rounds(rounds, family_size, alpha) if randomised_metrics else 0
+    tests = _adjusted(_pair_tests(counts, boot, [by_id[m] for m in chosen], pairs_of, rounds, seed,
+                                  all_labels_active, progress), chosen, correction)
+    best_set = _best_sets(tests, boot, chosen, correction, alpha)
+    return Statistics(boot, tuple(tests), best_set, tuple(chosen), correction, alpha, rounds, family)
+
+
+def _tested_metrics(by_id: Mapping[str, Metric], test_metrics: Sequence[str]) -> list[str]:
+    """The ids of ``test_metrics`` (aliases resolved) that were computed and are scalar, once each."""
+    chosen: list[str] = []
     for name in test_metrics:
         metric_id = name if name in by_id else REGISTRY.resolve(name)
         if metric_id in by_id and metric_id not in chosen and not by_id[metric_id].per_class:
             chosen.append(metric_id)
-    systems = counts.systems
-    S = len(systems)
-    all_pairs = S <= MAX_ALL_PAIRS
-    if all_pairs:
-        pairs_of = {metric_id: list(combinations(range(S), 2)) for metric_id in chosen}
-        family = (f"all {S * (S - 1) // 2} pairs of systems, for each metric ({', '.join(chosen)}) "
-                  f"separately, adjusted with {correction}")
-    else:
-        pairs_of = {}
-        for metric_id in chosen:
-            top = _top(boot.observed[metric_id])
-            pairs_of[metric_id] = [(top, s) for s in range(S) if s != top]
-        family = (f"each system against the top system of each metric ({S - 1} pairs; more than {MAX_ALL_PAIRS} "
-                  f"systems), for each metric ({', '.join(chosen)}) separately, adjusted with {correction}")
+    return chosen
 
-    randomised_metrics = [m for m in chosen if primary_method(m) == RANDOMISATION]
-    family_size = max((len(pairs_of[m]) for m in randomised_metrics), default=0)
-    rounds = randomisation_rounds(rounds, family_size, alpha) if randomised_metrics else 0
+
+def _families(boot: BootstrapResult, chosen: Sequence[str], S: int,
+              correction: str) -> tuple[dict[str, list[tuple[int, int]]], str]:
+    """The pairs tested per metric (all pairs up to MAX_ALL_PAIRS systems, else each against the
+    metric's top system) and the family, in words."""
+    if S <= MAX_ALL_PAIRS:
+        pairs_of = {metric_id: list(combinations(range(S), 2)) for metric_id in chosen}
+        return pairs_of, (f"all {S * (S - 1) // 2} pairs of systems, for each metric ({', '.join(chosen)}) "
+                          f"separately, adjusted with {correction}")
+    pairs_of = {}
+    for metric_id in chosen:
+        top = _top(boot.observed[metric_id])
+        pairs_of[metric_id] = [(top, s) for s in range(S) if s != top]
+    return pairs_of, (f"each system against the top system of each metric ({S - 1} pairs; more than {MAX_ALL_PAIRS} "
+                      f"systems), for each metric ({', '.join(chosen)}) separately, adjusted with {correction}")
+
+
+def _pair_tests(counts: Counts, boot: BootstrapResult, chosen: Sequence[Metric],
+                pairs_of: Mapping[str, list[tuple[int, int]]], rounds: int, seed: int, all_labels_active: bool,
+                progress: Progress) -> list[PairTest]:
+    """One test per pair and metric (McNemar for accuracy, randomisation otherwise), unadjusted."""
+    systems = counts.systems
     tests: list[PairTest] = []
     pairs = sorted({pair for metric_pairs in pairs_of.values() for pair in metric_pairs})
-    discordant = discordant_counts(counts) if "accuracy" in chosen else None
+    discordant = discordant_counts(counts) if any(m.id == "accuracy" for m in chosen) else None
     if pairs:
         counts.pair_patterns(*pairs[0])  # builds the cached pattern tables once, before the workers share them
 
     def randomise(pair: tuple[int, int]) -> dict[str, tuple[float, float]]:
-        a, b = pair
-        to_randomise = [by_id[m] for m in chosen if (a, b) in pairs_of[m] and primary_method(m) == RANDOMISATION]
-        return (approximate_randomisation(counts, a, b, to_randomise, seed=seed, rounds=rounds,
+        to_randomise = [m for m in chosen if pair in pairs_of[m.id] and primary_method(m.id) == RANDOMISATION]
+        return (approximate_randomisation(counts, *pair, to_randomise, seed=seed, rounds=rounds,
                                           all_labels_active=all_labels_active)
                 if to_randomise else {})
 
@@ -508,8 +570,7 @@ def statistics(
             ThreadPoolExecutor(max(1, min(THREADS, len(pairs)))) as pool:
         # each pair has its own stream (SeedSequence([seed, a, b])): the results do not depend on the threads
         for (a, b), randomised in zip(pairs, pool.map(randomise, pairs)):
-            wanted = [by_id[m] for m in chosen if (a, b) in pairs_of[m]]
-            for metric in wanted:
+            for metric in (m for m in chosen if (a, b) in pairs_of[m.id]):
                 if metric.id in randomised:
                     difference, p = randomised[metric.id]
                     tests.append(PairTest(systems[a], systems[b], metric.id, RANDOMISATION, difference, p,
@@ -520,13 +581,23 @@ def statistics(
                     tests.append(PairTest(systems[a], systems[b], metric.id, MCNEMAR, difference,
                                           mcnemar_exact(n01, n10), details={"n01": n01, "n10": n10}))
             advance(1)
+    return tests
+
+
+def _adjusted(tests: list[PairTest], chosen: Sequence[str], correction: str) -> list[PairTest]:
+    """``tests`` with ``p_adjusted`` set, each metric's tests adjusted as one family."""
     adjusted_tests: dict[int, PairTest] = {}
     for metric_id in chosen:
         members = [index for index, test in enumerate(tests) if test.metric == metric_id]
         for index, value in zip(members, adjust([tests[index].p for index in members], correction)):
             adjusted_tests[index] = replace(tests[index], p_adjusted=float(value))
-    tests = [adjusted_tests.get(index, test) for index, test in enumerate(tests)]
+    return [adjusted_tests.get(index, test) for index, test in enumerate(tests)]
 
+
+def _best_sets(tests: Sequence[PairTest], boot: BootstrapResult, chosen: Sequence[str], correction: str,
+               alpha: float) -> dict[str, BestSet]:
+    """Per metric: the top system and those not significantly worse (family: the S − 1 tests against it)."""
+    systems = boot.systems
     best_set = {}
     for metric_id in chosen:
         top = _top(boot.observed[metric_id])
@@ -545,7 +616,7 @@ def statistics(
             and not np.isnan(boot.observed[metric_id][systems.index(name)])
         ]
         best_set[metric_id] = BestSet(systems[top], tuple(members), method, alpha, adjusted)
-    return Statistics(boot, tuple(tests), best_set, tuple(chosen), correction, alpha, rounds, family)
+    return best_set
 
 
 def _top(values: np.ndarray) -> int | None:

@@ -18,6 +18,15 @@ import numpy as np
 from auditor.errors import InputError
 
 
+def code_dtype(k: int) -> type[np.signedinteger]:
+    """The narrowest signed integer type holding the codes -1 .. k - 1 (int8 up to 127 labels, int16
+    up to 32,767): 1 or 2 bytes per item and system instead of 8, for every pass over the codes."""
+    for dtype in (np.int8, np.int16, np.int32):
+        if k <= np.iinfo(dtype).max:
+            return dtype
+    return np.int64
+
+
 @dataclass(frozen=True)
 class Counts:
     """Label codes and confusion counts of every system on one test set.
@@ -26,7 +35,7 @@ class Counts:
     ----------
     labels : class names in code order (the matrix's row and column order).
     systems : system names in the order of the first axis of ``confusion``.
-    gold : int array (N,) of gold codes; None when only confusion matrices are known
+    gold : int array (N,) of gold codes (:func:`code_dtype`: int8 for up to 127 labels); None when only confusion matrices are known
         (:mod:`auditor.io.confusion`): then no item is paired across systems.
     predictions : int array (S, N) of predicted codes; None with ``gold``.
     confusion : int64 array (S, k, k); ``confusion[s, i, j]`` counts items of gold
@@ -124,7 +133,7 @@ class Counts:
         else:
             stacked = np.concatenate([self.gold[None, :], self.predictions], axis=0)
             codes, inverse, pattern_counts = np.unique(stacked.T, axis=0, return_inverse=True, return_counts=True)
-        return (np.ascontiguousarray(codes, dtype=np.int64), pattern_counts.astype(np.int64, copy=False),
+        return (np.ascontiguousarray(codes, dtype=code_dtype(k)), pattern_counts.astype(np.int64, copy=False),
                 inverse.ravel().astype(np.int64, copy=False))
 
     @cached_property
@@ -159,7 +168,7 @@ class Counts:
         """
         columns, pattern_counts = self._pattern_columns, self._pattern_table[1]
         k = max(self.k, 1)
-        key = (columns[0] * k + columns[1 + a]) * k + columns[1 + b]
+        key = (columns[0].astype(np.int64) * k + columns[1 + a]) * k + columns[1 + b]  # narrow codes: widen first
         if k**3 <= 4_000_000:
             tally = np.bincount(key, weights=pattern_counts, minlength=k**3)
             unique = np.flatnonzero(tally)
@@ -257,7 +266,9 @@ def count(
         fast = _count_integers(gold, arrays)
     if fast is not None:
         gold_codes, prediction_codes, order, confusion = fast
-        return Counts(tuple(order), names, gold_codes, np.stack(prediction_codes), confusion, False)
+        dtype = code_dtype(len(order))
+        return Counts(tuple(order), names, gold_codes.astype(dtype), np.stack(prediction_codes).astype(dtype),
+                      confusion, False)
     stacked = np.stack([gold] + arrays)
     if stacked.dtype.kind not in "iu":
         stacked = stacked.astype(str)
@@ -269,6 +280,7 @@ def count(
             f"{where}, item {item + 1}: label {str(stacked[row, item])!r} is not in --labels "
             f"({', '.join(order)})"
         )
+    codes = codes.astype(code_dtype(len(order)))
     gold_codes, prediction_codes = codes[0], codes[1:]
     return Counts(
         labels=tuple(order),

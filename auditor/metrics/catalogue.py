@@ -151,9 +151,12 @@ def nit(s: ConfusionStats) -> np.ndarray:
     (``k = len(set(y_true))``). MI = H(Y) + H(Ŷ) − H(Y, Ŷ), 0·log 0 = 0; memory O(k²) per
     matrix (no k×k×k temporary). Range [1/k_Y, 1] for a single gold class set.
     """
-    joint = s.C / s.n[..., None, None]
-    mutual_information = (_entropy_terms(joint, (-2, -1)) - _entropy_terms(s.prevalence, (-1,))
-                          - _entropy_terms(s.bias, (-1,)))
+    if "cells" in s.__dict__:  # sparse batch: Σ (C/N) log2 (C/N) = (Σ C ln C − N ln N) / (N ln 2), O(cells)
+        n = np.where(s.n > 0, s.n, 1.0)
+        joint = (s.row_xlogx.sum(axis=-1) - s.n * np.log(n)) / (n * np.log(2))
+    else:
+        joint = _entropy_terms(s.C / s.n[..., None, None], (-2, -1))
+    mutual_information = joint - _entropy_terms(s.prevalence, (-1,)) - _entropy_terms(s.bias, (-1,))
     gold_classes = (s.row > 0).sum(axis=-1)
     return np.exp2(np.maximum(mutual_information, 0.0)) / np.maximum(gold_classes, 1)
 
@@ -185,14 +188,17 @@ def reweight_prevalence(confusion: np.ndarray, target: np.ndarray | None = None)
     the target is renormalised over the rows present. N is kept.
     """
     confusion = np.asarray(confusion, dtype=float)
-    row = confusion.sum(axis=-1)
+    return confusion * _calibration_scale(confusion.sum(axis=-1), target)[..., :, None]
+
+
+def _calibration_scale(row: np.ndarray, target: np.ndarray | None = None) -> np.ndarray:
+    """Per gold row, the factor N π_i / row_i of :func:`reweight_prevalence` (0 for empty rows)."""
     present = row > 0
-    target = np.ones(confusion.shape[-1]) if target is None else np.asarray(target, dtype=float)
+    target = np.ones(row.shape[-1]) if target is None else np.asarray(target, dtype=float)
     target = np.where(present, np.broadcast_to(target, row.shape), 0.0)
     target = target / target.sum(axis=-1, keepdims=True)
     n = row.sum(axis=-1, keepdims=True)
-    scale, _ = ratio(n * target, row)
-    return confusion * scale[..., :, None]
+    return ratio(n * target, row)[0]
 
 
 def weighted_informedness(s: ConfusionStats, weights: np.ndarray) -> np.ndarray:
@@ -451,7 +457,12 @@ def _calibrated(base: Metric) -> Metric:
 def calibrated_stats(s: ConfusionStats) -> ConfusionStats:
     """ConfusionStats of the prevalence-calibrated matrix, computed once per stats object."""
     cached = s.__dict__.get("_calibrated_stats")
-    if cached is None:
+    if cached is None and "cells" in s.__dict__:  # sparse: scale each cell by its row's factor
+        shape, flat, count = s.cells
+        scale = _calibration_scale(s.row)
+        cached = ConfusionStats.from_cells(shape, flat, count * scale.ravel()[flat // s.k], s.all_labels_active)
+        s.__dict__["_calibrated_stats"] = cached
+    elif cached is None:
         cached = ConfusionStats(reweight_prevalence(s.C), s.all_labels_active)
         s.__dict__["_calibrated_stats"] = cached
     return cached
@@ -484,10 +495,10 @@ class MetricValue:
 
 
 def compute(
-    confusion: np.ndarray, metrics: Iterable[Metric] | None = None, all_labels_active: bool = False
+    confusion: np.ndarray | ConfusionStats, metrics: Iterable[Metric] | None = None, all_labels_active: bool = False
 ) -> dict[str, np.ndarray]:
-    """Every metric on a batch of confusion tensors: id -> array over the batch axes."""
-    stats = ConfusionStats(confusion, all_labels_active)
+    """Every metric on a batch of confusion tensors (or their stats): id -> array over the batch axes."""
+    stats = confusion if isinstance(confusion, ConfusionStats) else ConfusionStats(confusion, all_labels_active)
     chosen = REGISTRY if metrics is None else metrics
     return {metric.id: metric.function(stats) for metric in chosen}
 

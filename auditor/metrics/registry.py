@@ -76,6 +76,58 @@ class ConfusionStats:
         self.n = self.row.sum(axis=-1)
         self.all_labels_active = all_labels_active
 
+    @classmethod
+    def from_cells(cls, shape: tuple[int, ...], flat: np.ndarray, count: np.ndarray,
+                   all_labels_active: bool = False) -> "ConfusionStats":
+        """Stats of a batch of confusion tensors of ``shape`` (..., k, k) given only their non-zero
+        cells: ``flat`` indices into the C-ordered tensor (repeats are summed) and their counts.
+
+        Work and memory are O(cells + batch·k), never O(batch·k²): what a batch of sparse matrices
+        (many classes, few items) needs. Every built-in metric reads the margins, the diagonal
+        and :attr:`row_xlogx`; ``C`` itself is built (densely) only if a plug-in metric reads it.
+        """
+        flat = np.asarray(flat, dtype=np.int64)
+        count = np.asarray(count, dtype=float)
+        if flat.size and np.any(np.diff(flat) <= 0):  # sum repeated cells, sorted
+            flat, inverse = np.unique(flat, return_inverse=True)
+            count = np.bincount(inverse.ravel(), weights=count, minlength=flat.size)
+        stats = cls.__new__(cls)
+        stats.k = k = int(shape[-1])
+        batch = tuple(shape[:-2])
+        size = int(np.prod(batch, dtype=np.int64)) * k
+        gold_row = flat // k  # (batch, i) flattened
+        column = (flat // (k * k)) * k + flat % k  # (batch, j) flattened
+        stats.row = np.bincount(gold_row, weights=count, minlength=size).reshape(*batch, k)
+        stats.col = np.bincount(column, weights=count, minlength=size).reshape(*batch, k)
+        on_diagonal = (flat % k) == (gold_row % k)
+        stats.diag = np.bincount(gold_row[on_diagonal], weights=count[on_diagonal], minlength=size).reshape(*batch, k)
+        stats.n = stats.row.sum(axis=-1)
+        stats.all_labels_active = all_labels_active
+        stats.cells = (tuple(shape), flat, count)
+        return stats
+
+    def __getattr__(self, name: str):
+        if name == "C" and "cells" in self.__dict__:  # built on demand (plug-in metrics) from the cells
+            shape, flat, count = self.__dict__["cells"]
+            dense = np.zeros(int(np.prod(shape, dtype=np.int64)))
+            dense[flat] = count
+            self.__dict__["C"] = dense.reshape(shape)
+            return self.__dict__["C"]
+        raise AttributeError(name)
+
+    @cached_property
+    def row_xlogx(self) -> np.ndarray:
+        """Σ_j C_ij ln C_ij per gold row (0 ln 0 = 0): the joint-entropy part NIT needs, O(cells)."""
+        if "cells" in self.__dict__:
+            shape, flat, count = self.cells
+            terms = count * np.log(np.where(count > 0, count, 1.0))
+            size = int(np.prod(shape[:-1], dtype=np.int64))
+            return np.bincount(flat // self.k, weights=terms, minlength=size).reshape(shape[:-1])
+        if self.C is None:
+            raise ValueError("Σ C ln C needs the confusion matrix; only its margins are known")
+        positive = self.C > 0
+        return np.where(positive, self.C * np.log(np.where(positive, self.C, 1.0)), 0.0).sum(axis=-1)
+
     @cached_property
     def active(self) -> np.ndarray:
         if self.all_labels_active:

@@ -55,7 +55,8 @@ def build(audit: Audit, figures: bool = True, records: Mapping[str, Metric] | No
     ledger = Ledger()
     if records is None:  # per-class records too: the recommendation can name class_recall (Opitz §8)
         records = {metric.id: metric for metric in (*audit.metrics, *REGISTRY.per_class())}
-    ctx = Context(audit, records, ledger, figures, charts, charts.formula_svg,
+    batch = charts.Batch()  # every chart converted at once, in a child process (charts.Batch.resolve)
+    ctx = Context(audit, records, ledger, figures, batch, charts.formula_svg,
                   {"rules": recommendation_rules() if rules is None else rules})
     sections = [section for builder in BUILDERS if (section := builder(ctx)) is not None]
     entries = ledger.freeze()
@@ -78,7 +79,7 @@ def build(audit: Audit, figures: bool = True, records: Mapping[str, Metric] | No
                 for x in sections]
     gold = audit.sources["gold"].path if "gold" in audit.sources else None
     subtitle = f"{len(audit.systems)} systems scored against {gold}" if gold else _profile_line(audit)
-    return Report(title, subtitle, str(audit.signature), SCALE_NOTE, tuple(sections), entries)
+    return batch.resolve(Report(title, subtitle, str(audit.signature), SCALE_NOTE, tuple(sections), entries))
 
 
 def section_texts(sections: Sequence[Section]) -> list[str]:

@@ -2,14 +2,27 @@
 
 The same SVG goes into the HTML and (through weasyprint) the PDF: no JavaScript, no
 network. Values arrive as numbers from the report builder; this module only draws.
+
+Conversion runs in one child process per batch (:class:`Batch`: the report builder collects
+every chart's spec and converts them all at once). vl-convert's JavaScript engine (V8) reserves
+tens of GB of virtual address space when it starts; under an address-space limit (``ulimit -v``,
+common on shared clusters) it dies with SIGTRAP. In a child process that death is contained and
+reported as one clear error naming the limit and the workarounds, and nothing is written.
 """
 from __future__ import annotations
 
 import hashlib
 import itertools
+import json
 import re
+import subprocess
+import sys
+from contextvars import ContextVar
+from dataclasses import fields, is_dataclass, replace
 from functools import lru_cache
 from typing import Any, Callable, Mapping, Sequence
+
+from auditor.errors import UsageError
 
 FONT = "DejaVu Sans"
 WIDTH = 600  # px; the CSS scales every chart to the page width
@@ -21,12 +34,23 @@ CONFIG = {
     "header": {"labelFontSize": 10, "titleFontSize": 10},
     "title": {"fontSize": 11},
 }
+#: Above this many classes no chart draws the k × k cells of a confusion matrix (a 1,000-class
+#: matrix is 10^6 marks per system); the report shows a table of the largest confusions instead.
+MAX_MATRIX_CLASSES = 30
+#: Address space vl-convert's V8 needs (measured with vl-convert 1.9: fails at 40 GB, works at 80 GB).
+CONVERTER_ADDRESS_SPACE = "more than 40 GB"
 
 
 #: Colour legends as discrete swatches: weasyprint does not paint SVG gradients, so a gradient
 #: legend would be blank in the PDF.
 SYMBOL_LEGEND = {"orient": "bottom", "direction": "horizontal", "type": "symbol", "symbolType": "square",
                  "symbolSize": 120, "format": ".1~f"}
+
+#: The batch collecting specs while a report is built (None: each chart is converted at once).
+_RECORDING: ContextVar["Batch | None"] = ContextVar("auditor_chart_batch", default=None)
+#: The converter run in the child: Vega-Lite specs (a JSON list on stdin) -> SVGs (a JSON list).
+_CHILD = ("import json, sys\nimport vl_convert\nspecs = json.loads(sys.stdin.buffer.read())\n"
+          "sys.stdout.write(json.dumps([vl_convert.vegalite_to_svg(spec) for spec in specs]))\n")
 
 
 #: Characters no chart may hold as they are: line breaks and U+2028/U+2029 (Vega-Lite compiles a
@@ -49,15 +73,97 @@ def _expression_safe(value: Any) -> Any:
 
 
 def _svg(spec: Mapping[str, Any]) -> str:
-    import vl_convert
-
     spec = _expression_safe(dict(spec))
     spec.setdefault("config", CONFIG)
     spec.setdefault("$schema", "https://vega.github.io/schema/vega-lite/v5.json")
-    svg = vl_convert.vegalite_to_svg(spec)
+    batch = _RECORDING.get()
+    if batch is not None:
+        return batch.add(spec)
+    return convert([spec])[0]
+
+
+def convert(specs: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Vega-Lite specs -> inline SVGs, all in one child process (see the module docstring).
+
+    Raises :class:`~auditor.errors.UsageError` naming the address-space limit when the
+    converter dies under one; RuntimeError with the child's message otherwise.
+    """
+    if not specs:
+        return []
+    payload = json.dumps(list(specs))
+    done = subprocess.run([sys.executable, "-c", _CHILD], input=payload.encode(), capture_output=True)
+    if done.returncode != 0:
+        raise _conversion_error(done.returncode, done.stderr.decode(errors="replace"))
     # Keep the <svg> element only (inline SVG in HTML); one decimal is plenty for coordinates
     # and keeps the HTML small and the PDF quick to lay out.
-    return unique_ids(_NUMBER.sub(_round, svg[svg.find("<svg"):]))
+    return [unique_ids(_NUMBER.sub(_round, svg[svg.find("<svg"):])) for svg in json.loads(done.stdout)]
+
+
+def _conversion_error(returncode: int, stderr: str) -> Exception:
+    import resource
+
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if returncode < 0 and soft != resource.RLIM_INFINITY:
+        return UsageError(
+            f"the charts could not be drawn: the chart converter (vl-convert's JavaScript engine, V8) reserves "
+            f"{CONVERTER_ADDRESS_SPACE} of virtual address space when it starts, and this process may use "
+            f"{soft / 2**30:.1f} GB (ulimit -v); it stopped with signal {-returncode}. Raise the limit "
+            f"(ulimit -v unlimited: the memory actually used stays far below it) or write the formats without "
+            f"charts (--format json,tex,md). Nothing was written.")
+    return RuntimeError(f"chart conversion failed (exit {returncode}): {stderr.strip()[-2000:]}")
+
+
+class Batch:
+    """The chart functions of this module, deferred: each returns a placeholder, and
+    :meth:`resolve` converts every recorded spec in one child process and puts the SVGs in.
+
+    ``Batch().bias_chart(...)`` takes the arguments of :func:`bias_chart`, and so on.
+    """
+
+    def __init__(self) -> None:
+        self.specs: list[dict[str, Any]] = []
+        self._token = f"\x00auditor-chart-{id(self):x}-"
+
+    def add(self, spec: dict[str, Any]) -> str:
+        self.specs.append(spec)
+        return f"{self._token}{len(self.specs) - 1}\x00"
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        if name.startswith("_") or name not in globals():
+            raise AttributeError(name)
+        function = globals()[name]
+        if not callable(function):  # a constant (MAX_MATRIX_CLASSES, ...)
+            return function
+
+        def deferred(*args: Any, **kwargs: Any) -> Any:
+            token = _RECORDING.set(self)
+            try:
+                return function(*args, **kwargs)
+            finally:
+                _RECORDING.reset(token)
+
+        return deferred
+
+    def resolve(self, model: Any) -> Any:
+        """``model`` (any tree of dataclasses, tuples, lists and strings) with every placeholder
+        replaced by its SVG; the specs are converted in one batch."""
+        svgs = convert(self.specs)
+        pattern = re.compile(re.escape(self._token) + r"(\d+)\x00")
+        self.specs = []
+        return _substitute(model, lambda text: pattern.sub(lambda m: svgs[int(m.group(1))], text))
+
+
+def _substitute(value: Any, fill: Callable[[str], str]) -> Any:
+    if isinstance(value, str):
+        return fill(value) if "\x00" in value else value
+    if isinstance(value, (tuple, list)):
+        return type(value)(_substitute(item, fill) for item in value)
+    if isinstance(value, dict):
+        return {key: _substitute(item, fill) for key, item in value.items()}
+    if is_dataclass(value) and not isinstance(value, type):
+        changed = {f.name: _substitute(getattr(value, f.name), fill) for f in fields(value) if f.init}
+        return replace(value, **changed)
+    return value
 
 
 #: A coordinate with more than one decimal; not a number the chart prints (text between ">" and "<").
@@ -205,7 +311,8 @@ def confusion_heatmap(labels: Sequence[str], matrix: Sequence[Sequence[int]], sy
 
 
 def confusion_grid_spec(labels: Sequence[str], matrices: Mapping[str, Sequence[Sequence[int]]]) -> dict[str, Any]:
-    """Small multiples: one row-normalised confusion heatmap per system (for small k)."""
+    """Small multiples: one row-normalised confusion heatmap per system, in one chart (k up to
+    :data:`MAX_MATRIX_CLASSES`; counts printed in the cells while they fit)."""
     cells = []
     for system, matrix in matrices.items():
         for i, gold in enumerate(labels):
@@ -214,8 +321,8 @@ def confusion_grid_spec(labels: Sequence[str], matrices: Mapping[str, Sequence[S
                 cells.append({"system": system, "gold": gold, "predicted": predicted, "count": int(matrix[i][j]),
                               "share": round(matrix[i][j] / total, 4) if total else 0.0})
     k = len(labels)
-    columns = 6 if k <= 2 else 4 if k <= 3 else 3
-    size = (WIDTH - 120) // columns // max(k, 1) - 4
+    columns = 6 if k <= 2 else 4 if k <= 3 else 3 if k <= 6 else 2
+    size = max(3, (WIDTH - 120) // columns // max(k, 1) - 4)
     x = {"field": "predicted", "type": "nominal", "sort": list(labels), "title": "predicted",
          "axis": {"labelAngle": -45 if k > 2 else 0, "grid": False}}
     y = {"field": "gold", "type": "nominal", "sort": list(labels), "title": "gold", "axis": {"grid": False}}
@@ -228,9 +335,10 @@ def confusion_grid_spec(labels: Sequence[str], matrices: Mapping[str, Sequence[S
                 "field": "share", "type": "quantitative", "title": "row share",
                 "scale": {"scheme": "blues", "domain": [0, 1]},
                 "legend": SYMBOL_LEGEND}}},
-            {"mark": {"type": "text", "fontSize": 8}, "encoding": {
+            *([{"mark": {"type": "text", "fontSize": 8}, "encoding": {
                 "x": x, "y": y, "text": {"field": "count", "type": "quantitative"},
-                "color": {"condition": {"test": "datum.share > 0.5", "value": "white"}, "value": "black"}}},
+                "color": {"condition": {"test": "datum.share > 0.5", "value": "white"}, "value": "black"}}}]
+              if size >= 14 else []),  # counts printed where a cell has room for them
         ]},
         # Each facet draws its own axes, so an empty slot of the last row draws none.
         "resolve": {"axis": {"x": "independent", "y": "independent"}},

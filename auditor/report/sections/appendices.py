@@ -63,14 +63,14 @@ def confusion_section(ctx: Context) -> Section:
                             tuple(Column(f"{labels[i]} → {labels[j]}", rotate=True) for i, j in pairs),
                             rows, _density(len(pairs) + 1)))
         return Section("confusion", SECTION_TITLES["confusion"], tuple(blocks))
-    if ctx.figures and len(labels) <= 6:
-        blocks.append(Figure("fig-confusion", "Confusion matrix of every system (rows gold, columns predicted).",
-                             ctx.charts.confusion_grid(labels, matrices)))
+    if len(labels) > ctx.charts.MAX_MATRIX_CLASSES:  # no chart of k × k cells: the largest confusions instead
+        blocks.append(_largest_confusions(ctx, labels))
+        return Section("confusion", SECTION_TITLES["confusion"], tuple(blocks))
+    if ctx.figures:  # small multiples: every system's matrix in one chart
+        blocks.append(Figure("fig-confusion", "Confusion matrix of every system (rows gold, columns predicted), "
+                             "row-normalised colours.", ctx.charts.confusion_grid(labels, matrices)))
     for index, s in enumerate(systems):
         matrix = matrices[s]
-        if ctx.figures and len(labels) > 6:
-            blocks.append(Figure(f"fig-confusion-{index}", f"{s}: confusion matrix, row-normalised colours.",
-                                 ctx.charts.confusion_heatmap(labels, matrix, s)))
         if len(labels) <= 12:
             rows = tuple(Row(g, tuple(Cell(v, "count", strong=(i == j)) for j, v in enumerate(matrix[i])))
                          for i, g in enumerate(labels))
@@ -78,6 +78,33 @@ def confusion_section(ctx: Context) -> Section:
                                 "gold \\ predicted", tuple(Column(label, rotate=len(labels) > 6) for label in labels),
                                 rows, _density(len(labels))))
     return Section("confusion", SECTION_TITLES["confusion"], tuple(blocks))
+
+
+#: Off-diagonal cells listed per system when the matrices are too large to draw.
+LARGEST_CONFUSIONS = 10
+
+
+def _largest_confusions(ctx: Context, labels: tuple[str, ...] | list[str]) -> Table:
+    """Per system, the ``LARGEST_CONFUSIONS`` largest off-diagonal cells (ties: first in label order)."""
+    import numpy as np
+
+    rows = []
+    for s in ctx.systems:
+        matrix = np.array(ctx.audit.systems[s].confusion, dtype=float)
+        support = matrix.sum(axis=1)
+        np.fill_diagonal(matrix, 0)
+        flat = matrix.ravel()
+        top = np.argsort(-flat, kind="stable")[:LARGEST_CONFUSIONS]
+        for cell in top[flat[top] > 0]:
+            i, j = divmod(int(cell), len(labels))
+            rows.append(Row(s, (Cell(labels[i]), Cell(labels[j]), Cell(int(flat[cell]), "count"),
+                                Cell(flat[cell] / support[i], "share"))))
+    return Table("table-confusion-largest",
+                 f"With {len(labels)} classes (more than {ctx.charts.MAX_MATRIX_CLASSES}) the k × k matrices are not "
+                 f"drawn (audit.json has them in full, systems.NAME.confusion): each system's "
+                 f"{LARGEST_CONFUSIONS} largest confusions, with their share of the gold class.", "System",
+                 (Column("Gold"), Column("Predicted"), Column("Items"), Column("Share of gold class")),
+                 tuple(rows), "small")
 
 
 def reproducibility_section(ctx: Context) -> Section:

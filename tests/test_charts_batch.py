@@ -1,0 +1,63 @@
+"""Chart conversion: one batch in a child process, the same SVG as one-by-one conversion, and one
+clear error (nothing written) when an address-space limit stops the converter's JavaScript engine."""
+from __future__ import annotations
+
+import resource
+import subprocess
+import sys
+from dataclasses import dataclass
+
+import pytest
+
+from auditor.report import charts
+from auditor.report.model import Figure
+
+
+def _bias_args():
+    return ["x", "y", "z"], ["a", "b"], (0.2, 0.3, 0.5), {"a": (0.1, 0.4, 0.5), "b": (0.2, 0.2, 0.6)}
+
+
+def test_batch_gives_the_svgs_of_direct_conversion():
+    batch = charts.Batch()
+    placeholder = batch.bias_chart(*_bias_args())
+    other = batch.confusion_grid(["x", "y"], {"a": [[3, 1], [0, 2]]})
+    assert "<svg" not in placeholder and len(batch.specs) == 2
+
+    @dataclass(frozen=True)
+    class Holder:
+        figures: tuple
+        extra: dict
+
+    resolved = batch.resolve(Holder((Figure("f1", "c", placeholder), Figure("f2", "c", other)), {"k": [other]}))
+    assert resolved.figures[0].svg == charts.bias_chart(*_bias_args())
+    assert resolved.figures[1].svg.startswith("<svg") and resolved.extra["k"][0] == resolved.figures[1].svg
+    assert "\x00" not in resolved.figures[1].svg
+
+
+def test_batch_refuses_private_names():
+    with pytest.raises(AttributeError):
+        charts.Batch()._svg
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS semantics")
+def test_report_under_an_address_space_limit_fails_clearly_and_writes_nothing(examples_dir, tmp_path):
+    root = examples_dir / "germeval2018"
+    out = tmp_path / "out"
+
+    def limit():  # 8 GB: far above the report's real peak, far below what V8 reserves
+        resource.setrlimit(resource.RLIMIT_AS, (8 * 10**9, 8 * 10**9))
+
+    done = subprocess.run(
+        [sys.executable, "-c", "from auditor.cli import main; main(prog_name='auditor')", "report", str(root / "gold.tsv"),
+         str(root / "systems" / "char-svm.tsv"), "-o", str(out), "--format", "html", "--bootstrap", "0"],
+        capture_output=True, text=True, preexec_fn=limit, timeout=600)
+    assert done.returncode == 2, done.stderr
+    assert "ulimit -v" in done.stderr and "--format json,tex,md" in done.stderr
+    assert "Traceback" not in done.stderr and not out.exists()
+
+
+def test_line_and_paragraph_separators_in_labels_are_drawn_as_escapes():
+    # Vega's expression parser refuses U+2028/U+2029 in the sort orders it compiles: drawn as "\u2028"
+    labels, systems = ["a\u2028b", "c\u2029d"], ["s\u2028x"]
+    svg = charts.bias_chart(labels, systems, (0.4, 0.6), {"s\u2028x": (0.5, 0.5)})
+    assert "\\u2028" in svg and "\\u2029" in svg and "\u2028" not in svg
