@@ -45,14 +45,3 @@ def _with_best(rows: list[tuple[str, list[Cell]]], higher_better: Sequence[bool]
                           for i, c in enumerate(cells)))
         for header, cells in rows
     )
-
-
-def _best_per_row(rows: list[tuple[str, list[Cell]]]) -> tuple[Row, ...]:
-    """Mark the best defined value of every row strong (ties all strong)."""
-    marked = []
-    for header, cells in rows:
-        values = [c.value for c in cells if isinstance(c.value, (int, float))]
-        best = max(values) if len(values) > 1 else None
-        marked.append(Row(header, tuple(Cell(c.value, c.kind, c.mark, best is not None and c.value is not None
-                                             and c.value >= best - 1e-12, c.low, c.high) for c in cells)))
-    return tuple(marked)

@@ -22,6 +22,7 @@ from types import ModuleType
 #: pipeline and has no entry.
 TASKS: dict[str, str] = {
     "tagging": "auditor.tasks.tagging",
+    "translation": "auditor.tasks.translation",
 }
 
 #: The default task.

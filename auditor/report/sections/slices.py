@@ -5,8 +5,8 @@ from typing import Any
 
 from auditor.analyses.slices import MIN_ITEMS
 from auditor.report.context import Context, SECTION_TITLES
-from auditor.report.model import Bullets, Cell, Column, Paragraph, Section, Table
-from auditor.report.tables import _best_per_row, _density, _fit_systems
+from auditor.report.model import Bullets, Cell, Column, Paragraph, Row, Section, Table
+from auditor.report.tables import _density, _fit_systems
 
 
 def slices_section(ctx: Context) -> Section | None:
@@ -54,6 +54,8 @@ def slices_section(ctx: Context) -> Section | None:
         rows.append(("all items", [Cell(None if value is None else value.value, "score") for value in overall]))
         columns = tuple(Column(name, rotate=len(systems) > 3) for name in systems)
         blocks.append(_fit_systems(Table(
-            f"table-slices-{metric_id}", f"{ctx.name(metric_id)} per slice (×100); best per row in bold.", "Slice",
-            columns, _best_per_row(rows), _density(len(columns) + 1)), systems))
+            f"table-slices-{metric_id}", f"{ctx.name(metric_id)} per slice (×100); the leaders of each slice are "
+            "listed above (bold is kept for best sets, which need tests; none is run within a slice).", "Slice",
+            columns, tuple(Row(header, tuple(cells)) for header, cells in rows), _density(len(columns) + 1)),
+            systems))
     return Section("slices", SECTION_TITLES["slices"], tuple(blocks))

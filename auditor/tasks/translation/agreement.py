@@ -1,0 +1,79 @@
+r"""How well each metric agrees with human judgements, across systems.
+
+Kendall's τ-b (Kendall 1945; ``scipy.stats.kendalltau``) and Pearson's r between a metric's
+system values and the systems' human scores (the mean of each system's rated segments for
+segment-level files, missing segments left out and counted). Intervals are percentile intervals
+over the same segment bootstrap as the metrics: each resample recomputes every metric and — for
+segment-level scores — the human means on the resampled segments (system-level scores stay fixed).
+:math:`\tau_b = \sum_{a<b} s_{ab} t_{ab} / \sqrt{\sum s_{ab}^2 \sum t_{ab}^2}` with
+:math:`s_{ab} = \mathrm{sign}(x_a - x_b)`, :math:`t_{ab} = \mathrm{sign}(y_a - y_b)`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+import numpy as np
+
+from auditor.analyses.bootstrap import percentile_intervals
+
+
+def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """τ-b between ``x`` and ``y`` along the last axis (systems); NaN where either is constant or has NaN."""
+    a, b = np.triu_indices(x.shape[-1], k=1)
+    s, t = np.sign(x[..., a] - x[..., b]), np.sign(y[..., a] - y[..., b])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (s * t).sum(axis=-1) / np.sqrt((s * s).sum(axis=-1) * (t * t).sum(axis=-1))
+
+
+def pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Pearson's r along the last axis; NaN where either side is constant."""
+    xc = x - x.mean(axis=-1, keepdims=True)
+    yc = y - y.mean(axis=-1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (xc * yc).sum(axis=-1) / np.sqrt((xc * xc).sum(axis=-1) * (yc * yc).sum(axis=-1))
+
+
+@dataclass(frozen=True)
+class Correlation:
+    value: float
+    ci: tuple[float, float] | None
+
+
+@dataclass(frozen=True)
+class HumanAgreement:
+    """metric -> {"kendall_tau": Correlation, "pearson": Correlation}; the human system scores."""
+
+    level: str
+    human: Mapping[str, float]
+    missing: Mapping[str, int]
+    source: str
+    lower_better: bool
+    correlations: Mapping[str, Mapping[str, Correlation]]
+
+
+def _interval(values: np.ndarray, alpha: float) -> tuple[float, float] | None:
+    if values is None:
+        return None
+    interval, _ = percentile_intervals(values[:, None], alpha)
+    return None if np.isnan(interval[0, 0]) else (float(interval[0, 0]), float(interval[0, 1]))
+
+
+def agreement(observed: Mapping[str, np.ndarray], human, resampled, alpha: float,
+              lower_better: bool, systems) -> HumanAgreement:
+    """Correlations of every metric with ``human`` (:class:`~.reading.HumanScores`), with intervals
+    from ``resampled`` (:class:`~.resampling.Bootstrap`, or None)."""
+    correlations = {}
+    for metric, values in observed.items():
+        row = {}
+        for name, function in (("kendall_tau", kendall_tau_b), ("pearson", pearson)):
+            value = float(function(values, human.system))
+            draws = None
+            if resampled is not None:
+                people = resampled.human if resampled.human is not None else human.system[None, :]
+                draws = function(resampled.values[metric], people)
+            row[name] = Correlation(value, _interval(draws, alpha) if draws is not None else None)
+        correlations[metric] = row
+    sign = -1.0 if lower_better else 1.0
+    return HumanAgreement(human.level, {s: float(sign * v) for s, v in zip(systems, human.system)},
+                          dict(human.missing), human.source, lower_better, correlations)

@@ -1,0 +1,130 @@
+"""Reading translation files: plain UTF-8 text, one segment per line, and human judgements.
+
+A text file is split at ``\\n`` (a trailing ``\\r`` is dropped, so CRLF files read the same); the
+last line's newline is optional. Every file of one audit must have the same number of lines
+(segments are aligned by line). A human-score file has ``system<TAB>score`` (system level) or
+``system<TAB>line<TAB>score`` (segment level, ``line`` the 1-based line of the text files) lines.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from auditor.errors import InputError
+
+#: Human scores whose text is one of these are missing (the WMT MQM files write ``None``).
+MISSING = frozenset({"", "None", "NA", "N/A", "nan", "NaN", "null", "-"})
+
+
+def read_lines(path: str | Path) -> list[str]:
+    """The segments of ``path``: one per line, UTF-8, ``\\r\\n`` or ``\\n`` line ends."""
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory; expected a text file of one segment per line") from None
+    except OSError as error:
+        raise InputError(f"{path}: cannot be read ({error.strerror})") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data[:error.start].count(b"\n") + 1
+        raise InputError(f"{path} line {line}: not UTF-8 (byte {data[error.start]:#04x}); "
+                         f"expected UTF-8 text, one segment per line") from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if not text:
+        raise InputError(f"{path}: empty file; expected one segment per line")
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
+def read_aligned(files: Mapping[str, str | Path]) -> dict[str, list[str]]:
+    """Every file's segments, checked to have the same line count as the first file."""
+    read = {name: read_lines(path) for name, path in files.items()}
+    first_name = next(iter(files))
+    expected = len(read[first_name])
+    for name, lines in read.items():
+        if len(lines) != expected:
+            raise InputError(f"{files[name]} has {len(lines)} lines but {files[first_name]} has {expected}; "
+                             f"translation files are aligned by line: one segment per line in every file")
+    return read
+
+
+@dataclass(frozen=True)
+class HumanScores:
+    """Human judgements: ``segments`` (N, S) with NaN where a segment is unrated (segment level),
+    or ``system`` (S,) only (system level). ``lower_better`` scores are negated on reading."""
+
+    level: str  # "segment" | "system"
+    system: np.ndarray
+    segments: np.ndarray | None
+    missing: Mapping[str, int]
+    source: str
+
+
+def _score(text: str, where: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise InputError(f"{where}: score {text!r} is not a number; expected system<TAB>score or "
+                         f"system<TAB>line<TAB>score") from None
+    if math.isinf(value):
+        raise InputError(f"{where}: score {text!r} is infinite")
+    return value
+
+
+def read_human(path: str | Path, systems: Sequence[str], n_segments: int, lower_better: bool) -> HumanScores:
+    """Human scores of ``systems`` from ``path`` (system or segment level, as its first line says)."""
+    rows = [(number, line.split("\t")) for number, line in enumerate(read_lines(path), 1)
+            if line.strip() and not line.startswith("#")]
+    if not rows:
+        raise InputError(f"{path}: no scores; expected system<TAB>score or system<TAB>line<TAB>score lines")
+    width = len(rows[0][1])
+    if width not in (2, 3):
+        raise InputError(f"{path} line {rows[0][0]}: {width} tab-separated fields; expected system<TAB>score "
+                         f"or system<TAB>line<TAB>score")
+    sign = -1.0 if lower_better else 1.0
+    index = {name: i for i, name in enumerate(systems)}
+    segments = np.full((n_segments, len(systems)), np.nan) if width == 3 else None
+    system = np.full(len(systems), np.nan)
+    for number, fields in rows:
+        where = f"{path} line {number}"
+        if len(fields) != width:
+            raise InputError(f"{where}: {len(fields)} fields where line {rows[0][0]} has {width}")
+        name = fields[0].strip()
+        if name not in index:
+            continue  # a system not audited (e.g. a second reference) is left out
+        value = np.nan if fields[-1].strip() in MISSING else sign * _score(fields[-1].strip(), where)
+        if segments is None:
+            if not np.isnan(system[index[name]]):
+                raise InputError(f"{where}: a second score for system {name!r}")
+            system[index[name]] = value
+            continue
+        if not fields[1].strip().isdigit() or not 1 <= int(fields[1]) <= n_segments:
+            raise InputError(f"{where}: line {fields[1]!r} is not a line number from 1 to {n_segments}")
+        segments[int(fields[1]) - 1, index[name]] = value
+    return _finish(path, systems, system, segments)
+
+
+def _finish(path: str | Path, systems: Sequence[str], system: np.ndarray,
+            segments: np.ndarray | None) -> HumanScores:
+    if segments is not None:
+        rated = ~np.isnan(segments)
+        with np.errstate(invalid="ignore"):
+            system = np.where(rated.any(axis=0), np.nansum(segments, axis=0) / rated.sum(axis=0), np.nan)
+        missing = {name: int((~rated[:, i]).sum()) for i, name in enumerate(systems)}
+    else:
+        missing = {name: int(np.isnan(system[i])) for i, name in enumerate(systems)}
+    unscored = [name for i, name in enumerate(systems) if np.isnan(system[i])]
+    if unscored:
+        raise InputError(f"{path}: no human score for system(s) {', '.join(map(repr, unscored))}; every audited "
+                         f"system needs one (names as the command line gives them)")
+    return HumanScores("segment" if segments is not None else "system", system, segments, missing, str(path))

@@ -1,0 +1,92 @@
+"""Which translation metrics to report on this data, with the measured reasons and the poster's
+passages (Gowda, You, Lignos & May 2021, NAACL; poster "Macro-average: Rare Types Are Important Too").
+
+Rules, in order (each written into the reasons):
+
+1. With human scores: the primary metric is the one whose system ranking agrees best with them
+   (Kendall τ-b, then Pearson r); a metric with τ < 0 is to be avoided.
+2. Without them: MacroF is primary when types seen once are at least :data:`RARE_SHARE` of the
+   reference vocabulary (the long tail the poster says current metrics do not address), else chrF.
+3. Every other metric whose ranking differs from the primary's (a flipped pair) is a complement;
+   BLEU is always one (the figure readers compare across papers).
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+
+FORMULAS = {
+    "macrof": r"\mathrm{MacroF}_\beta = \frac{1}{|V|}\sum_{c\in V} F_{\beta;c}",
+    "microf": r"\mathrm{MicroF}_\beta = \frac{\sum_{c\in V} (\mathrm{Refs}(c)+k)\,F_{\beta;c}}{\sum_{c\in V} (\mathrm{Refs}(c)+k)}",
+    "bleu": r"\mathrm{BLEU} = \mathrm{BP}\cdot\exp\big(\tfrac14\sum_{n=1}^{4}\log p_n\big)",
+    "chrf": r"\mathrm{chrF}_\beta = (1+\beta^2)\,\frac{\mathrm{chrP}\cdot\mathrm{chrR}}{\beta^2\,\mathrm{chrP}+\mathrm{chrR}},\ \beta = 2",
+}
+#: Share of reference types seen once above which the long tail is called large.
+RARE_SHARE = 0.4
+#: The poster's passages the recommendation cites (section of the poster in brackets).
+PASSAGES = {
+    "imbalance": "“Natural language types are imbalanced … Most types are rare ⇒ more information content” and "
+                 "“Current eval metrics do not address imbalance” (Gowda et al. 2021, poster, Introduction)",
+    "semantics": "“MacroF1 is a poor indicator of fluency and grammar; but a strong indicator of semantics; These "
+                 "results are based on English only.” (Gowda et al. 2021, poster, Justification)",
+    "untranslation": "“Untranslation and truncation are heavily penalized by MacroF1 than BLEU” (Gowda et al. 2021, "
+                     "poster, Manual Analysis)",
+    "long_tail": "“Macro-averaged evaluation is a useful technique for addressing the importance of long tail of "
+                 "language” (Gowda et al. 2021, poster, Conclusion)",
+}
+
+
+def _primary(types, human) -> tuple[str, list[str]]:
+    once = types.bands[0].types / types.types if types.types else 0.0
+    rare = (f"{types.bands[0].types} of the {types.types} reference types ({100 * once:.0f}%) occur once; "
+            f"{PASSAGES['imbalance']}")
+    if human is not None:
+        def key(metric: str) -> tuple[float, float]:
+            row = human.correlations[metric]
+            return tuple(-np.inf if np.isnan(row[k].value) else row[k].value for k in ("kendall_tau", "pearson"))
+        best = max(human.correlations, key=key)
+        tau = human.correlations[best]["kendall_tau"]
+        reasons = [f"its system ranking agrees best with the human scores (Kendall τ-b = {tau.value:.2f})"]
+        if tau.ci is not None:
+            close = [m for m, row in human.correlations.items() if m != best and row["kendall_tau"].ci is not None
+                     and row["kendall_tau"].ci[1] >= tau.ci[0]]
+            if close:
+                reasons.append(f"but its τ interval [{tau.ci[0]:.2f}, {tau.ci[1]:.2f}] overlaps those of "
+                               f"{', '.join(close)}: on these systems the human scores do not separate the metrics")
+        if best == "macrof":
+            reasons += [rare, PASSAGES["semantics"]]
+        return best, reasons
+    if once >= RARE_SHARE:
+        return "macrof", [rare, PASSAGES["long_tail"], PASSAGES["semantics"]]
+    return "chrf", [f"{rare}; the tail is short here, so a character-level F (chrF) covers it"]
+
+
+def recommend(corpus, types, disagreement, human, values: Mapping[str, Mapping[str, float | None]]) -> dict[str, Any]:
+    """The recommended metric set (``metrics``: primary then complements) and ``avoid``."""
+    primary, reasons = _primary(types, human)
+    chosen = [{"id": primary, "role": "primary", "formula": FORMULAS[primary], "reasons": reasons}]
+    for metric in ("macrof", "chrf", "bleu", "microf"):
+        if metric == primary:
+            continue
+        flips = [f for f in disagreement.flips
+                 if (primary in f.a_better_under and metric in f.b_better_under)
+                 or (primary in f.b_better_under and metric in f.a_better_under)]
+        why = []
+        if flips:
+            why.append(f"it orders {len(flips)} pair(s) of systems differently from {primary} "
+                       f"(e.g. {flips[0].a} vs {flips[0].b})")
+        if metric == "bleu":
+            why.append("the figure readers compare across papers (sacrebleu signature in this audit's signature)")
+        if metric == "macrof":
+            why += [PASSAGES["untranslation"], PASSAGES["long_tail"]]
+        if why and (flips or metric == "bleu"):
+            chosen.append({"id": metric, "role": "complement", "formula": FORMULAS[metric], "reasons": why})
+    avoid = []
+    if human is not None:
+        for metric, row in human.correlations.items():
+            tau = row["kendall_tau"].value
+            if not np.isnan(tau) and tau < 0:
+                avoid.append({"id": metric, "reasons": [f"ranks the systems against the human scores "
+                                                        f"(Kendall τ-b = {tau:.2f})"]})
+    return {"metrics": chosen, "avoid": avoid}

@@ -1,0 +1,277 @@
+"""The translation audit's report model (:mod:`auditor.report.model`), which every renderer reads.
+
+Sections: summary, data (reference vocabulary: frequency bands and a Zipf plot), metrics (with
+intervals; per band), rank disagreement, significance, agreement with human scores,
+recommendation, and appendices (definitions, undefined values, reproducibility).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from auditor.report.context import Ledger
+from auditor.report.model import (Bullets, Cell, Column, Definition, Facts, Figure, Formula, Paragraph, Report, Row,
+                                  SCALE_NOTE, Section, Table)
+from auditor.report.tables import _density, _with_best
+from auditor.tasks.translation import charts
+from auditor.tasks.translation.recommend import FORMULAS, PASSAGES
+from auditor.tasks.translation.resampling import METRICS
+from auditor.tasks.translation.result import NAMES, TranslationAudit
+
+DEFINITIONS = {
+    "macrof": "Mean over the types V seen in the output or the references of F_β;c, "
+              "F_β;c = (1 + β²) P_c R_c / (β² P_c + R_c), P_c = Match(c)/Preds(c), R_c = Match(c)/Refs(c); "
+              "Match(c) = Σ_segments min(count in output, count in reference). Every type one vote.",
+    "microf": "The same F_β;c averaged with weight f(c) = Refs(c) + k: frequent types weigh more (not "
+              "micro-averaged F1).",
+    "bleu": "sacrebleu's corpus BLEU: geometric mean of clipped 1–4-gram precisions times the brevity penalty.",
+    "chrf": "sacrebleu's chrF: character 1–6-gram F-score with β = 2 (recall weighted twice).",
+}
+SOURCES = {"macrof": "Gowda, You, Lignos & May (2021), NAACL; poster, “Methods”",
+           "microf": "Gowda, You, Lignos & May (2021), NAACL; poster, “Methods”",
+           "bleu": "sacrebleu (BLEU class, defaults), version in the signature", "chrf": "sacrebleu (CHRF class, defaults), version in the signature"}
+
+
+def _score_cell(audit: TranslationAudit, ledger: Ledger, system: str, metric: str) -> Cell:
+    entry = audit.metrics[system][metric]
+    mark = None
+    if entry.value is None:
+        mark = ledger.mark(system, "undefined", NAMES[metric], entry.undefined or "0/0")
+    elif entry.convention:
+        mark = ledger.mark(system, "convention", NAMES[metric], entry.convention)
+    low, high = entry.ci or (None, None)
+    return Cell(entry.value, "score", mark, low=low, high=high)
+
+
+def _order(audit: TranslationAudit) -> list[str]:
+    """Systems best first under the recommended primary metric."""
+    return audit.disagreement.ranking(audit.recommendation["metrics"][0]["id"])
+
+
+def summary_section(audit: TranslationAudit, ledger: Ledger) -> Section:
+    primary = audit.recommendation["metrics"][0]["id"]
+    winners = audit.disagreement.winners
+    same = len(set(winners.values())) == 1
+    text = (f"{len(audit.systems)} systems, {audit.n_items} segments, {audit.options['references']} reference(s), "
+            f"tokeniser {audit.options['tokenize']}. "
+            + ("Every metric puts the same system first: " + winners[METRICS[0]] + "." if same else
+               "The winner depends on the metric: " + "; ".join(f"{NAMES[m]} {w}" for m, w in winners.items()) + ".")
+            + f" Recommended primary metric: {NAMES[primary]}"
+            + ("; its lead in agreement with the human scores is within the others' intervals."
+               if any("overlaps" in r for r in audit.recommendation["metrics"][0]["reasons"]) else "."))
+    rows = [(s, [_score_cell(audit, ledger, s, m) for m in METRICS]) for s in _order(audit)]
+    table = Table("summary-leaderboard", "Scores ×100 with 95% bootstrap intervals over segments.", "System",
+                  tuple(Column(NAMES[m]) for m in METRICS), _with_best(rows), _density(len(METRICS)), inline_ci=True,
+                  for_summary=True)
+    blocks: list[Any] = [Paragraph(text), table]
+    if audit.warnings:
+        blocks.append(Bullets(audit.warnings, "Warnings"))
+    return Section("summary", "Summary", tuple(blocks), for_summary=True)
+
+
+def data_section(audit: TranslationAudit, figures: bool) -> Section:
+    types = audit.types
+    share = (lambda x, total: x / total if total else None)
+    rows = tuple(Row(b.name, (Cell(b.types, "count"), Cell(share(b.types, types.types), "share"),
+                              Cell(b.tokens, "count"), Cell(share(b.tokens, types.tokens), "share")))
+                 for b in types.bands)
+    blocks: list[Any] = [
+        Paragraph(f"The references hold {types.tokens} tokens of {types.types} types (sacrebleu's "
+                  f"{audit.options['tokenize']} tokenisation). A type's band is its count in the references. "
+                  f"{PASSAGES['imbalance']}."),
+        Table("table-vocabulary", "Reference types by frequency band: types and tokens in each band.", "Band",
+              (Column("types"), Column("share of types"), Column("tokens"), Column("share of tokens")), rows,
+              for_paper=True, for_summary=True),
+        Facts((("most frequent types", ", ".join(f"“{t}” {c}" for t, c in types.top)),)),
+    ]
+    if figures and types.frequencies.size:
+        blocks.append(Figure("fig-zipf", "Zipf plot of the references: count of each type against its frequency "
+                                         "rank (log–log), coloured by band.", charts.zipf_chart(types)))
+    return Section("data", "Data", tuple(blocks), for_summary=True)
+
+
+def metrics_section(audit: TranslationAudit, ledger: Ledger, figures: bool) -> Section:
+    order = _order(audit)
+    rows = [(s, [_score_cell(audit, ledger, s, m) for m in METRICS]) for s in order]
+    bands = audit.types.bands
+    band_rows = [(s, [Cell(b.systems[s][0], "score") for b in bands]) for s in order]
+    never_rows = tuple(Row(s, tuple(Cell(b.systems[s][1], "count") for b in bands)) for s in order)
+    blocks: list[Any] = [
+        Table("table-metrics", "Every metric ×100 with its 95% percentile bootstrap interval over segments "
+                               f"({audit.options['bootstrap']} resamples).", "System",
+              tuple(Column(NAMES[m], DEFINITIONS[m]) for m in METRICS), _with_best(rows), _density(len(METRICS)),
+              for_paper=True, for_summary=True),
+        Table("table-bands", "MacroF ×100 over the reference types of each frequency band (types seen only in "
+                             "outputs have no band).", "System",
+              tuple(Column(b.name) for b in bands), _with_best(band_rows), _density(len(bands)), for_paper=True,
+              for_summary=True),
+        Table("table-never", "Reference types of each band the system never produces.", "System",
+              tuple(Column(b.name) for b in bands), never_rows, _density(len(bands))),
+    ]
+    outside = _outside(audit)
+    if outside:
+        blocks.insert(1, Paragraph(
+            "The value lies outside its own percentile interval for " + "; ".join(outside) + ". MacroF and MicroF "
+            "are not sums over segments: a resample leaves out about a third of the segments, and with them the rare "
+            "types seen only there (mostly low F), so resampled values sit above the test set's. Read these "
+            "percentile intervals (Efron & Tibshirani 1993, ch. 13) as the spread of "
+            "the metric over resampled test sets, not as centred on its value."))
+    if figures:
+        blocks.append(Figure("fig-bands", "MacroF per frequency band and system: how far each system's F falls "
+                                          "from frequent to rare types.", charts.band_chart(audit, order)))
+    return Section("metrics", "Metrics", tuple(blocks), for_summary=True)
+
+
+def _outside(audit: TranslationAudit) -> list[str]:
+    """"MacroF: 3 of 13 systems" for every metric whose value falls outside its interval somewhere."""
+    found = []
+    for m in METRICS:
+        count = sum(1 for s in audit.systems if (e := audit.metrics[s][m]).ci is not None and e.value is not None
+                    and not e.ci[0] <= e.value <= e.ci[1])
+        if count:
+            found.append(f"{NAMES[m]}: {count} of {len(audit.systems)} systems")
+    return found
+
+
+def rank_section(audit: TranslationAudit, figures: bool) -> Section:
+    from auditor.report.charts import bump_chart, tau_heatmap
+
+    result = audit.disagreement
+    order = _order(audit)
+    ranks = {s: {m: result.rank(s, m) for m in METRICS} for s in order}
+    blocks: list[Any] = [Table("table-ranks", "Rank per metric (1 = best; ties share the mean rank).", "System",
+                               tuple(Column(NAMES[m]) for m in METRICS),
+                               tuple(Row(s, tuple(Cell(ranks[s][m], "rank") for m in METRICS)) for s in order),
+                               for_paper=True)]
+    if figures and len(order) > 1:
+        blocks.append(Figure("fig-bump", "Rank of each system under each metric.",
+                             bump_chart(ranks, list(METRICS), order, NAMES.get)))
+        blocks.append(Figure("fig-kendall", "Kendall τ-b between the system rankings of every pair of metrics.",
+                             tau_heatmap(result.agreement("kendall"), NAMES.get)))
+    if result.flips:
+        rows = []
+        for flip in result.flips[:40]:
+            verdicts = flip.significant or {}
+            where = [m for m, v in verdicts.items() if v]
+            untested = all(v is None for v in verdicts.values())
+            rows.append(Row(f"{flip.a} vs {flip.b}", (Cell(", ".join(NAMES[m] for m in flip.a_better_under)),
+                                                      Cell(", ".join(NAMES[m] for m in flip.b_better_under)),
+                                                      Cell("not tested" if untested else
+                                                           ", ".join(NAMES[m] for m in where) or "none"))))
+        blocks.append(Table("table-flips", f"Pairs whose order flips between metrics ({len(result.flips)}; at most "
+                                           "40 shown, all in audit.json) and where the difference is significant "
+                                           "(approximate randomisation, adjusted).", "Pair",
+                            (Column("first higher under"), Column("second higher under"),
+                             Column("significant under")), tuple(rows), "small"))
+    else:
+        blocks.append(Paragraph("No pair of systems changes order between the four metrics."))
+    return Section("rank-disagreement", "Rank disagreement", tuple(blocks))
+
+
+def significance_section(audit: TranslationAudit) -> Section | None:
+    if audit.tests is None:
+        return Section("significance", "Significance", (Paragraph(f"Paired tests {audit.tests_note}."),))
+    alpha = audit.options["alpha"]
+    blocks: list[Any] = [Paragraph(
+        f"Pairs of systems, every metric: two-sided approximate randomisation (segment swaps) and paired "
+        f"bootstrap tests, as sacrebleu's paired_ar and paired_bs; p-values "
+        f"adjusted over the pairs of each metric ({audit.options['correction']}). Bold: adjusted p < {alpha}."),
+        Paragraph(f"Rounds and p floors: {audit.tests_note}.")]
+    for method, title in (("approximate_randomisation", "Approximate randomisation"),
+                          ("paired_bootstrap", "Paired bootstrap")):
+        cells: dict[tuple[str, str], dict[str, Any]] = {}
+        for t in audit.tests:
+            if t.method == method:
+                cells.setdefault((t.a, t.b), {})[t.metric] = t
+        rows = tuple(Row(f"{a} vs {b}", tuple(
+            Cell(None if np.isnan(tests[m].p_adjusted) else tests[m].p_adjusted, "p",
+                 strong=bool(tests[m].p_adjusted < alpha)) for m in METRICS)) for (a, b), tests in cells.items())
+        if rows:
+            blocks.append(Table(f"table-tests-{method}", f"{title}: adjusted p per pair and metric.", "Pair",
+                                tuple(Column(NAMES[m]) for m in METRICS), rows, "small"))
+    return Section("significance", "Significance", tuple(blocks))
+
+
+def human_section(audit: TranslationAudit) -> Section | None:
+    human = audit.human
+    if human is None:
+        return None
+    rows = []
+    for m in METRICS:
+        row = human.correlations[m]
+        rows.append(Row(NAMES[m], tuple(
+            Cell(None if np.isnan(row[k].value) else row[k].value, "tau",
+                 low=row[k].ci[0] if row[k].ci else None, high=row[k].ci[1] if row[k].ci else None)
+            for k in ("kendall_tau", "pearson"))))
+    missing = sum(human.missing.values())
+    text = (f"Human scores from {human.source} ({human.level} level"
+            + (", lower is better: correlations are with their negation" if human.lower_better else "")
+            + (f"; {missing} system-segment scores missing, left out of the means" if missing else "")
+            + "). Correlation across systems of each metric with the human system scores; 95% intervals from "
+              "the segment bootstrap (metric and human means resampled together).")
+    scores = tuple(Row(s, (Cell(v, "number"),)) for s, v in sorted(human.human.items(), key=lambda x: -x[1]))
+    return Section("human", "Agreement with human scores", (
+        Paragraph(text),
+        Table("table-human", "Kendall τ-b and Pearson r with the human system scores.", "Metric",
+              (Column("Kendall τ-b"), Column("Pearson r")), tuple(rows), for_paper=True, for_summary=True),
+        Table("table-human-scores", "Human system scores (mean of rated segments).", "System",
+              (Column("human score"),), scores, "small")), for_summary=True)
+
+
+def recommendation_section(audit: TranslationAudit, figures: bool) -> Section:
+    from auditor.report.charts import formula_svg
+
+    blocks: list[Any] = []
+    for entry in audit.recommendation["metrics"]:
+        latex = entry["formula"]
+        blocks.append(Definition(f"recommended-{entry['id']}", f"{NAMES[entry['id']]} ({entry['role']})",
+                                 Formula(NAMES[entry["id"]], latex, formula_svg(latex) if figures else ""),
+                                 Facts(tuple(("why", r) for r in entry["reasons"]))))
+    if audit.recommendation["avoid"]:
+        blocks.append(Bullets(tuple(f"{NAMES[a['id']]}: {'; '.join(a['reasons'])}"
+                                    for a in audit.recommendation["avoid"]), "Avoid here"))
+    return Section("recommendation", "Recommendation", tuple(blocks), for_summary=True)
+
+
+def definitions_section(audit: TranslationAudit, figures: bool) -> Section:
+    from auditor.report.charts import formula_svg
+
+    blocks = tuple(Definition(f"definition-{m}", NAMES[m], Formula(NAMES[m], FORMULAS[m],
+                                                                     formula_svg(FORMULAS[m]) if figures else ""),
+                              Facts((("definition", DEFINITIONS[m]), ("source", SOURCES[m]))))
+                   for m in METRICS)
+    note = Paragraph("Conventions (Gowda et al.'s code): P_c = 1 when a type is never produced, R_c = 1 when it is "
+                     f"not in the references, F = 0 when P = R = 0; β = {audit.options['f_beta']:g}, "
+                     f"k = {audit.options['microf_k']:g}. The poster prints (1+β)²; the paper and code use 1 + β².")
+    return Section("definitions", "Appendix A: Metric definitions", (note, *blocks))
+
+
+def report_model(audit: TranslationAudit, figures: bool = True) -> Report:
+    """The report model of a translation audit."""
+    ledger = Ledger()
+    sections = [summary_section(audit, ledger), data_section(audit, figures), metrics_section(audit, ledger, figures),
+                rank_section(audit, figures), significance_section(audit), human_section(audit),
+                recommendation_section(audit, figures), definitions_section(audit, figures)]
+    entries = ledger.freeze()
+    if entries:
+        rows = tuple(Row(str(e.number), (Cell(e.system), Cell(e.state), Cell(e.where), Cell(e.text)),
+                         f"ledger-{e.number}") for e in entries)
+        sections.append(Section("ledger", "Appendix B: Undefined values and conventions", (
+            Table("table-ledger", "Undefined-value ledger.", "#", (Column("System"), Column("State"),
+                                                                  Column("Where"), Column("What")), rows, "small"),)))
+    sources = [(f"reference {i}", r) for i, r in audit.sources["references"].items()]
+    sources += list(audit.sources["systems"].items())
+    rows = tuple(Row(name, (Cell(s["path"]), Cell(s["sha256"]))) for name, s in sources)
+    sections.append(Section("reproducibility", "Appendix C: Reproducibility", (
+        Facts((("signature", audit.signature),)),
+        Table("table-sources", "Inputs and their SHA-256 hashes.", "Input", (Column("Path"), Column("SHA-256")),
+              rows, "tiny"))))
+    from auditor.report.build import references_section
+
+    cited = references_section([s for s in sections if s is not None])
+    if cited is not None:
+        sections.append(cited)
+    subtitle = f"{len(audit.systems)} translation systems scored against {audit.sources['references']['1']['path']}"
+    return Report("Translation metric audit", subtitle, audit.signature, SCALE_NOTE,
+                  tuple(s for s in sections if s is not None), entries)

@@ -1,0 +1,287 @@
+"""Resampling segments: bootstrap intervals and paired tests, on per-segment sufficient statistics.
+
+Segments are the resampled unit (Koehn 2004; sacrebleu's significance module). A
+resample is a weight vector over segments, never a re-read of text: every metric's summed
+statistics are ``W @ X`` — BLEU's and chrF's statistic rows, and the sparse per-type match,
+predicted and reference counts — and each metric is evaluated on the whole batch at once
+(:mod:`~auditor.tasks.translation.measures`).
+
+* **Bootstrap** (paired: one set of weights shared by all systems): ``B`` resamples drawn as
+  sacrebleu draws them, ``rng.choice(N, size=(B, N))`` with ``numpy.random.default_rng(seed)``
+  (chunked draws give the same stream), so with the same seed and B the resamples are sacrebleu's.
+  Percentile intervals (Efron & Tibshirani 1993, ch. 13).
+* **Paired bootstrap test**, as sacrebleu's ``paired_bs`` (Koehn 2004): with
+  ``d_b = |m_b(a) − m_b(b)|`` over the resamples and ``Δ = |m(a) − m(b)|``,
+  ``p = (1 + #{d_b − mean(d) ≥ Δ}) / (B + 1)``.
+* **Approximate randomisation**, as sacrebleu's ``paired_ar`` (Riezler & Maxwell 2005): each
+  segment's two outputs swapped with probability ½ (``rng.integers(2, size=(R, N), dtype=bool)``,
+  one mask for every pair); ``p = (1 + #{|m(a*) − m(b*)| ≥ Δ}) / (R + 1)``.
+
+sacrebleu counts ``>`` where this module counts ``≥`` (within 1e-12 relative): a shuffle that
+reproduces the observed difference exactly (e.g. two identical systems) then counts against the
+null, as Noreen (1989) defines the test, instead of making every such difference significant.
+"""
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+import scipy.sparse
+
+from auditor.analyses.significance import THREADS
+from auditor.progress import SILENT, Progress
+from auditor.tasks.translation.counting import Corpus
+from auditor.tasks.translation.measures import bleu_from_statistics, chrf_from_statistics, f_terms, from_terms
+
+METRICS = ("macrof", "microf", "bleu", "chrf")
+#: Largest number of (resample x segment) weights held at once.
+BLOCK = 2**22
+#: Largest (resamples x types) dense block evaluated at once (a few MB: stays in cache).
+DENSE = 2**18
+_TOLERANCE = 1e-12
+
+
+def _sum(weights: np.ndarray, matrix: scipy.sparse.csr_matrix | np.ndarray) -> np.ndarray:
+    """``weights @ matrix`` (resamples x columns), sparse matrices through their transpose."""
+    if scipy.sparse.issparse(matrix):
+        return np.asarray((matrix.T @ weights.T).T)
+    return weights @ matrix
+
+
+def _column_sums(matrix: scipy.sparse.spmatrix) -> np.ndarray:
+    return np.asarray(matrix.sum(axis=0)).ravel()
+
+
+def _single_segment(matrix: scipy.sparse.csc_matrix) -> tuple[np.ndarray, np.ndarray]:
+    """Columns of ``matrix`` with exactly one non-zero row, and that row."""
+    matrix = matrix.tocsc()
+    matrix.eliminate_zeros()
+    single = np.flatnonzero(np.diff(matrix.indptr) == 1)
+    return single, matrix.indices[matrix.indptr[single]]
+
+
+@dataclass(frozen=True)
+class SystemTypes:
+    """One system's types that can enter V (produced or in the references; a resample only sums
+    segments), split in two. A type seen in one segment only (on either side) has the same F_c in
+    every resample that keeps that segment (F = (1+β²)wM/(w(β²R + P))) and is out of V otherwise, so its
+    terms are ``[w_i > 0]·(1, F_c)`` and ``w_i·R_c F_c``: per segment sums ``single`` (N x 3). The
+    other types (``match``, ``predicted``, ``reference``: CSC, segments x types) are summed per resample."""
+
+    single: np.ndarray
+    match: scipy.sparse.csc_matrix
+    predicted: scipy.sparse.csc_matrix
+    reference: scipy.sparse.csc_matrix
+
+
+def prepare(corpus: Corpus, beta: float) -> dict[str, SystemTypes]:
+    reference = corpus.reference.tocsc()
+    in_reference = _column_sums(reference) > 0
+    prepared = {}
+    for name in corpus.systems:
+        counts = corpus.counts[name]
+        cols = np.flatnonzero(in_reference | (_column_sums(counts.predicted) > 0))
+        match, predicted, ref = (x[:, cols].tocsc() for x in (counts.match, counts.predicted, reference))
+        single, rows = _single_segment(predicted + ref)
+        _, f, weighted = f_terms(_column_sums(match[:, single]), _column_sums(predicted[:, single]),
+                                 _column_sums(ref[:, single]), beta)
+        n = corpus.n_segments
+        table = np.stack([np.bincount(rows, minlength=n), np.bincount(rows, f, n), np.bincount(rows, weighted, n)], 1)
+        multi = np.setdiff1d(np.arange(cols.size), single)
+        prepared[name] = SystemTypes(table.astype(np.float64), match[:, multi], predicted[:, multi], ref[:, multi])
+    return prepared
+
+
+def scores(corpus: Corpus, weights: np.ndarray, beta: float, k: float,
+           prepared: Mapping[str, SystemTypes] | None = None) -> dict[str, np.ndarray]:
+    """Every metric of every system under segment ``weights`` (resamples x N) -> metric -> (resamples, S)."""
+    prepared = prepared or prepare(corpus, beta)
+    kept = (weights > 0).astype(np.float64)
+    reference_total = weights @ np.asarray(corpus.reference.sum(axis=1)).ravel()
+    out = {metric: np.empty((weights.shape[0], len(corpus.systems))) for metric in METRICS}
+    for s, name in enumerate(corpus.systems):
+        types = prepared[name]
+        in_v, f, weighted = f_terms(_sum(weights, types.match), _sum(weights, types.predicted),
+                                    _sum(weights, types.reference), beta)
+        size = in_v.sum(axis=1) + kept @ types.single[:, 0]
+        f_total = f.sum(axis=1) + kept @ types.single[:, 1]
+        weighted_total = weighted.sum(axis=1) + weights @ types.single[:, 2]
+        out["macrof"][:, s], out["microf"][:, s] = from_terms(size, f_total, weighted_total, reference_total, k)
+        out["bleu"][:, s] = bleu_from_statistics(weights @ corpus.bleu[name])
+        out["chrf"][:, s] = chrf_from_statistics(weights @ corpus.chrf[name])
+    return out
+
+
+def point_scores(corpus: Corpus, beta: float, k: float) -> dict[str, np.ndarray]:
+    """The test set's own metric values: metric -> (S,)."""
+    return {metric: values[0] for metric, values in scores(corpus, np.ones((1, corpus.n_segments)), beta, k).items()}
+
+
+@dataclass(frozen=True)
+class Bootstrap:
+    """Resampled values (metric -> (B, S)) and, with segment-level human scores, their resampled
+    system means (B, S)."""
+
+    values: Mapping[str, np.ndarray]
+    human: np.ndarray | None
+
+
+def bootstrap(corpus: Corpus, resamples: int, seed: int, beta: float, k: float,
+              human: np.ndarray | None = None, progress: Progress = SILENT) -> Bootstrap:
+    """``resamples`` paired bootstrap resamples of every metric (and of the human means)."""
+    n = corpus.n_segments
+    rng = np.random.default_rng(seed)
+    prepared = prepare(corpus, beta)
+    widest = max((t.match.shape[1] for t in prepared.values()), default=1)
+    rows = max(1, min(BLOCK // max(n, 1), DENSE // max(widest, 1)))
+    parts: list[dict[str, np.ndarray]] = []
+    human_parts = []
+    with progress.task("bootstrap over segments", total=resamples) as advance:
+        for start in range(0, resamples, rows):
+            size = min(rows, resamples - start)
+            index = rng.choice(n, size=(size, n), replace=True)
+            offsets = (np.arange(size) * n)[:, None]
+            weights = np.bincount((index + offsets).ravel(), minlength=size * n).reshape(size, n).astype(np.float64)
+            parts.append(scores(corpus, weights, beta, k, prepared))
+            if human is not None:
+                human_parts.append(resampled_means(weights, human))
+            advance(size)
+    values = {metric: np.concatenate([part[metric] for part in parts]) for metric in METRICS}
+    return Bootstrap(values, np.concatenate(human_parts) if human_parts else None)
+
+
+def resampled_means(weights: np.ndarray, segments: np.ndarray) -> np.ndarray:
+    """Mean rated score per system under each weight row; NaN (unrated) segments left out."""
+    rated = ~np.isnan(segments)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (weights @ np.where(rated, segments, 0.0)) / (weights @ rated.astype(np.float64))
+
+
+def paired_bootstrap_p(resampled: np.ndarray, observed: np.ndarray, a: int, b: int) -> float:
+    """sacrebleu's ``paired_bs`` p-value of systems ``a`` and ``b`` from resampled values (B, S)."""
+    defined = ~np.isnan(resampled[:, a]) & ~np.isnan(resampled[:, b])
+    if not defined.any() or np.isnan(observed[a]) or np.isnan(observed[b]):
+        return float("nan")
+    diffs = np.abs(resampled[defined, a] - resampled[defined, b])
+    delta = abs(observed[a] - observed[b])
+    hits = np.count_nonzero(diffs - diffs.mean() >= delta - _TOLERANCE * max(1.0, delta))
+    return (hits + 1) / (diffs.size + 1)
+
+
+def _pair_metrics(corpus: Corpus, a: str, b: str, mask: np.ndarray, beta: float,
+                  k: float) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Every metric of the shuffled pseudo-systems a*, b* (each row of ``mask`` takes a's output
+    where True, b's where False, for a*; b* gets the rest).
+
+    Types whose counts are the same in a and b in every segment add the same terms
+    (:func:`~.measures.f_terms`) to every round; a type that differs in one segment i only takes one
+    of two values, b's totals or a's, as ``mask[:, i]`` says (linear in the mask); the other types are
+    summed per round.
+    """
+    ca, cb = corpus.counts[a], corpus.counts[b]
+    reference = _column_sums(corpus.reference)
+    dm, dp = (ca.match - cb.match).tocsc(), (ca.predicted - cb.predicted).tocsc()
+    dp.eliminate_zeros()
+    varying = np.flatnonzero(np.diff(dp.indptr) > 0)  # Preds equal in a segment -> Match equal there
+    single, rows = _single_segment(dp[:, varying])
+    single, multi = varying[single], np.setdiff1d(varying, varying[single])
+    same = np.ones(reference.size, dtype=bool)
+    same[varying] = False
+    totals = [_column_sums(x) for x in (ca.match, cb.match, ca.predicted, cb.predicted)]
+    constant = np.array([t.sum() for t in f_terms(totals[0][same], totals[2][same], reference[same], beta)])
+    with_b = np.array(f_terms(totals[1][single], totals[3][single], reference[single], beta), dtype=np.float64)
+    with_a = np.array(f_terms(totals[0][single], totals[2][single], reference[single], beta), dtype=np.float64)
+    n = corpus.n_segments
+    step = np.stack([np.bincount(rows, d, n) for d in with_a - with_b], axis=1)  # per segment: a's minus b's
+    parts: dict[str, list[np.ndarray]] = {"a": [], "b": [], "bleu_a": [], "bleu_b": [], "chrf_a": [], "chrf_b": []}
+    for start in range(0, mask.shape[0], max(1, BLOCK // max(n, 1))):
+        weights = mask[start:start + max(1, BLOCK // max(n, 1))].astype(np.float64)
+        swapped = weights @ step
+        dense_a, dense_b = _multi_terms(totals, dm[:, multi], dp[:, multi], reference[multi], multi, weights, beta)
+        parts["a"].append(constant + with_b.sum(axis=1) + swapped + dense_a)
+        parts["b"].append(constant + with_a.sum(axis=1) - swapped + dense_b)
+        for metric, stats in (("bleu", corpus.bleu), ("chrf", corpus.chrf)):
+            sa = stats[b].sum(axis=0) + weights @ (stats[a] - stats[b])
+            parts[f"{metric}_a"].append(sa)
+            parts[f"{metric}_b"].append(stats[a].sum(axis=0) + stats[b].sum(axis=0) - sa)
+    total = reference.sum()
+    (macro_a, micro_a), (macro_b, micro_b) = (from_terms(*np.concatenate(parts[side]).T, total, k) for side in "ab")
+    shuffled = {"macrof": (macro_a, macro_b), "microf": (micro_a, micro_b)}
+    for metric, score in (("bleu", bleu_from_statistics), ("chrf", chrf_from_statistics)):
+        shuffled[metric] = (score(np.concatenate(parts[f"{metric}_a"])), score(np.concatenate(parts[f"{metric}_b"])))
+    return shuffled
+
+
+def _multi_terms(totals, dm, dp, reference, multi, mask, beta) -> tuple[np.ndarray, np.ndarray]:
+    """Σ terms per round of a* and b* over the types that differ in several segments (rounds x 3)."""
+    both_m, both_p = totals[0][multi] + totals[1][multi], totals[2][multi] + totals[3][multi]
+    parts_a, parts_b = [], []
+    rows = max(1, DENSE // max(multi.size, 1))
+    for start in range(0, mask.shape[0], rows):
+        block = mask[start:start + rows]
+        match_a = totals[1][multi] + _sum(block, dm)
+        pred_a = totals[3][multi] + _sum(block, dp)
+        parts_a.append(np.stack([t.sum(axis=1) for t in f_terms(match_a, pred_a, reference, beta)], axis=1))
+        parts_b.append(np.stack([t.sum(axis=1) for t in f_terms(both_m - match_a, both_p - pred_a, reference, beta)],
+                                axis=1))
+    return np.concatenate(parts_a), np.concatenate(parts_b)
+
+
+def randomisation_p(shuffled: tuple[np.ndarray, np.ndarray], observed: np.ndarray, a: int, b: int) -> float:
+    """Approximate-randomisation p-value from the shuffled pseudo-systems' values."""
+    if np.isnan(observed[a]) or np.isnan(observed[b]):
+        return float("nan")
+    diffs = np.abs(shuffled[0] - shuffled[1])
+    diffs = diffs[~np.isnan(diffs)]
+    delta = abs(observed[a] - observed[b])
+    hits = np.count_nonzero(diffs >= delta - _TOLERANCE * max(1.0, delta))
+    return (hits + 1) / (diffs.size + 1)
+
+
+@dataclass(frozen=True)
+class PairTest:
+    a: str
+    b: str
+    metric: str
+    method: str
+    difference: float
+    p: float
+    p_adjusted: float = float("nan")
+
+
+def paired_tests(corpus: Corpus, observed: Mapping[str, np.ndarray], resampled: Bootstrap | None, rounds: int,
+                 seed: int, beta: float, k: float, pairs: Sequence[tuple[int, int]],
+                 adjust: Callable[[np.ndarray], np.ndarray], progress: Progress = SILENT) -> list[PairTest]:
+    """Approximate randomisation (and, with the bootstrap, the paired bootstrap test) for every
+    pair and metric; p adjusted over each (metric, method) family with ``adjust``."""
+    mask = np.random.default_rng(seed).integers(2, size=(rounds, corpus.n_segments), dtype=bool)
+    tests: list[PairTest] = []
+    names = corpus.systems
+
+    def run(pair: tuple[int, int]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        return _pair_metrics(corpus, names[pair[0]], names[pair[1]], mask, beta, k)
+
+    with progress.task("paired tests", total=len(pairs)) as advance, ThreadPoolExecutor(THREADS) as pool:
+        for (a, b), shuffled in zip(pairs, pool.map(run, pairs)):  # numpy and scipy release the GIL
+            for metric in METRICS:
+                difference = float(observed[metric][a] - observed[metric][b])
+                tests.append(PairTest(names[a], names[b], metric, "approximate_randomisation", difference,
+                                      randomisation_p(shuffled[metric], observed[metric], a, b)))
+                if resampled is not None:
+                    tests.append(PairTest(names[a], names[b], metric, "paired_bootstrap", difference,
+                                          paired_bootstrap_p(resampled.values[metric], observed[metric], a, b)))
+            advance(1)
+    return _adjusted(tests, adjust)
+
+
+def _adjusted(tests: list[PairTest], adjust: Callable[[np.ndarray], np.ndarray]) -> list[PairTest]:
+    out = list(tests)
+    for family in {(t.metric, t.method) for t in tests}:
+        members = [i for i, t in enumerate(tests) if (t.metric, t.method) == family]
+        adjusted = adjust(np.array([tests[i].p for i in members]))
+        for i, value in zip(members, adjusted):
+            t = tests[i]
+            out[i] = PairTest(t.a, t.b, t.metric, t.method, t.difference, t.p, float(value))
+    return out

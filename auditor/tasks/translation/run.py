@@ -1,0 +1,190 @@
+"""The translation audit: read -> count -> metrics -> resample -> rankings, bands, human agreement
+-> recommendation (the same verbs as the classification pipeline, STYLE.md 2)."""
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from auditor.analyses.bootstrap import percentile_intervals, rank_probabilities
+from auditor.analyses.rankings import rank_disagreement
+from auditor.analyses.significance import adjust, randomisation_rounds, rounds_rule
+from auditor.errors import UsageError
+from auditor.options import AuditOptions, check_options
+from auditor.progress import SILENT, Progress
+from auditor.tasks.translation import resampling
+from auditor.tasks.translation.agreement import agreement
+from auditor.tasks.translation.bands import profile
+from auditor.tasks.translation.counting import TOKENIZERS, Corpus, count_corpus
+from auditor.tasks.translation.reading import read_aligned, read_human
+from auditor.tasks.translation.recommend import recommend
+from auditor.tasks.translation.result import MetricValue, TranslationAudit
+from auditor.version import __version__
+
+#: Up to this many systems every pair is tested; above it, each system against the leader of each metric
+#: (approximate randomisation of type-level F costs rounds x types per pair, and the rounds grow with the pairs).
+ALL_PAIRS = 8
+#: The classification-only analyses of ``auditor.audit(analyses=...)``; "intervals" alone skips the tests.
+INTERVALS = "intervals"
+
+
+def _sha(path: str | Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def _check(tokenize: str, beta: float, k: float, systems: Mapping[str, Any], gold: Any) -> None:
+    if gold is None or not systems:
+        raise UsageError("--task translation needs REF and at least one SYSTEM: text files of one segment per line")
+    if tokenize not in TOKENIZERS:
+        raise UsageError(f"--tokenize: expected one of {', '.join(TOKENIZERS)}, found {tokenize!r}")
+    if not beta > 0:
+        raise UsageError(f"--f-beta: expected a number > 0, found {beta!r}")
+    if not k >= 1:
+        raise UsageError(f"--microf-k: expected a number >= 1 (Gowda et al. 2021: f(c) = Refs(c) + k, k ≥ 1), "
+                         f"found {k!r}")
+
+
+def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: AuditOptions = AuditOptions(),
+          progress: Progress = SILENT, analyses: Sequence[str] | None = None,
+          reference: Sequence[str | Path] = (), tokenize: str = "13a", lowercase: bool = False,
+          human: str | Path | None = None, human_lower_better: bool = False, f_beta: float = 1.0,
+          microf_k: float = 1.0) -> TranslationAudit:
+    """Audit translation ``systems`` ({name: path}) against the reference ``gold`` (and ``reference``)."""
+    tokenize = tokenize or "13a"
+    f_beta, microf_k = float(f_beta or 1.0), float(microf_k or 1.0)
+    check_options(options)
+    _check(tokenize, f_beta, microf_k, systems, gold)
+    references = [gold, *(reference or ())]
+    files = {f"reference {i + 1}": path for i, path in enumerate(references)} | dict(systems)
+    texts = read_aligned(files)
+    with progress.task("tokenising and counting", total=1) as advance:
+        corpus = count_corpus([texts[f"reference {i + 1}"] for i in range(len(references))],
+                              {name: texts[name] for name in systems}, tokenize, bool(lowercase))
+        advance(1)
+    human_scores = None if human is None else read_human(human, corpus.systems, corpus.n_segments,
+                                                         bool(human_lower_better))
+    observed = resampling.point_scores(corpus, f_beta, microf_k)
+    resampled = None
+    if options.bootstrap > 0:
+        resampled = resampling.bootstrap(corpus, options.bootstrap, options.seed, f_beta, microf_k,
+                                         None if human_scores is None else human_scores.segments, progress)
+    tests, note, rounds = _tests(corpus, observed, resampled, options, analyses, f_beta, microf_k, progress)
+    metrics = _metric_values(corpus, observed, resampled, options.alpha, f_beta)
+    values = {s: {m: metrics[s][m].value for m in resampling.METRICS} for s in corpus.systems}
+    disagreement = rank_disagreement(values, resampling.METRICS, _lookup(tests, options.alpha))
+    types = profile(corpus, f_beta)
+    human_result = None if human_scores is None else agreement(observed, human_scores, resampled, options.alpha,
+                                                               bool(human_lower_better), corpus.systems)
+    opts = {"tokenize": tokenize, "lowercase": bool(lowercase), "f_beta": f_beta, "microf_k": microf_k,
+            "bootstrap": options.bootstrap, "seed": options.seed, "alpha": options.alpha,
+            "correction": options.correction, "references": len(references),
+            "sacrebleu": dict(corpus.signatures)}
+    sources: dict[str, Any] = {"references": {str(i + 1): {"path": str(p), "sha256": _sha(p)}
+                                              for i, p in enumerate(references)},
+               "systems": {name: {"path": str(p), "sha256": _sha(p), "empty_segments": corpus.empty[name]}
+                           for name, p in systems.items()}}
+    if human is not None:
+        sources["human"] = {"path": str(human), "sha256": _sha(human)}
+    return TranslationAudit(
+        signature=_signature(sources, opts, corpus), n_items=corpus.n_segments, systems=corpus.systems,
+        sources=sources, options=opts, metrics=metrics, types=types,
+        system_types={s: _system_types(types, s) for s in corpus.systems}, tests=tests, tests_note=note,
+        rank_probabilities=None if resampled is None else
+        {m: rank_probabilities(resampled.values[m]) for m in resampling.METRICS},
+        disagreement=disagreement, human=human_result,
+        recommendation=recommend(corpus, types, disagreement, human_result, values),
+        warnings=_warnings(corpus), rounds=rounds,
+    )
+
+
+def _tests(corpus: Corpus, observed, resampled, options: AuditOptions, analyses, beta: float, k: float,
+           progress: Progress):
+    if options.bootstrap == 0:
+        return None, "not run: --bootstrap 0", 0
+    if analyses is not None and "statistics" not in analyses:
+        return None, "not run: only the bootstrap intervals were requested (auditor score's table)", 0
+    if len(corpus.systems) < 2:
+        return None, "not run: one system", 0
+    S = len(corpus.systems)
+    if S <= ALL_PAIRS:
+        pairs = [(a, b) for a in range(S) for b in range(a + 1, S)]
+    else:  # each system against the leader of each metric, as sacrebleu tests each system against a baseline
+        leaders = {int(np.nanargmax(np.where(np.isnan(v), -np.inf, v))) for v in observed.values()}
+        pairs = sorted({(min(t, b), max(t, b)) for t in leaders for b in range(S) if b != t})
+    rounds = randomisation_rounds(options.bootstrap, len(pairs), options.alpha)
+    tests = resampling.paired_tests(corpus, observed, resampled, rounds, options.seed, beta, k, pairs,
+                                    lambda p: adjust(p, options.correction), progress)
+    floor = len(pairs) / (options.bootstrap + 1)
+    chosen = (f"all {len(pairs)} pairs" if S <= ALL_PAIRS else
+              f"{len(pairs)} pairs: each system against the leader of each metric (more than {ALL_PAIRS} systems)")
+    note = (f"{chosen}; approximate randomisation: {rounds_rule(rounds, len(pairs), options.alpha)}. Paired bootstrap: the "
+            f"{options.bootstrap} resamples of the intervals; its smallest adjusted p is m/(B + 1) = {floor:.2g}"
+            + (f", above α = {options.alpha:g}: raise --bootstrap to let it reach significance"
+               if floor >= options.alpha else ""))
+    return tuple(tests), note, rounds
+
+
+def _lookup(tests, alpha: float):
+    if tests is None:
+        return None
+    verdicts = {}
+    for t in tests:
+        if t.method == "approximate_randomisation":
+            verdict = None if np.isnan(t.p_adjusted) else bool(t.p_adjusted < alpha)
+            verdicts[(t.a, t.b, t.metric)] = verdicts[(t.b, t.a, t.metric)] = verdict
+    return lambda a, b, metric: verdicts.get((a, b, metric))
+
+
+def _metric_values(corpus: Corpus, observed, resampled, alpha: float, beta: float) -> dict[str, dict[str, MetricValue]]:
+    intervals = {m: percentile_intervals(resampled.values[m], alpha)[0] for m in resampling.METRICS} \
+        if resampled is not None else None
+    out = {}
+    for s, name in enumerate(corpus.systems):
+        match, predicted, reference = corpus.counts[name].totals(corpus.reference)
+        never = int(((predicted == 0) & (reference > 0)).sum())
+        extra = int(((predicted > 0) & (reference == 0)).sum())
+        f_note = (f"P_c = 1 for the {never} reference types never produced and R_c = 1 for the {extra} produced "
+                  f"types absent from the references (the authors' convention); both give F_c = 0")
+        row = {}
+        for metric in resampling.METRICS:
+            value = float(observed[metric][s])
+            undefined = convention = None
+            if np.isnan(value):
+                undefined = "no token in this system's output or the references: V is empty, 0/0"
+            elif metric in ("macrof", "microf"):
+                convention = f_note
+            elif metric == "bleu" and corpus.bleu[name][:, 2:6].sum() == 0:
+                convention = "no n-gram of the output matches the references: BLEU = 0, as sacrebleu sets it"
+            ci = None
+            if intervals is not None and not np.isnan(intervals[metric][s, 0]):
+                ci = (float(intervals[metric][s, 0]), float(intervals[metric][s, 1]))
+            row[metric] = MetricValue(None if np.isnan(value) else value, ci, undefined, convention)
+        out[name] = row
+    return out
+
+
+def _system_types(types, system: str) -> dict[str, Any]:
+    return {"bands": {b.name: {"macrof": b.systems[system][0], "never_produced": b.systems[system][1],
+                               "types": b.types} for b in types.bands},
+            "never_produced": sum(b.systems[system][1] for b in types.bands)}
+
+
+def _warnings(corpus: Corpus) -> tuple[str, ...]:
+    return tuple(f"{name}: {count} of {corpus.n_segments} segments are empty" for name, count in corpus.empty.items()
+                 if count)
+
+
+def _signature(sources: Mapping[str, Any], opts: Mapping[str, Any], corpus: Corpus) -> str:
+    refs = "+".join(r["sha256"][:12] for r in sources["references"].values())
+    systems = hashlib.sha256("|".join(f"{n}:{s['sha256']}" for n, s in sources["systems"].items()).encode())
+    parts = [f"auditor:{__version__}", "task:translation", f"ref:{refs}",
+             f"systems:{len(corpus.systems)}:{systems.hexdigest()[:12]}", f"tok:{opts['tokenize']}",
+             f"case:{'lc' if opts['lowercase'] else 'mixed'}", f"beta:{opts['f_beta']:g}", f"k:{opts['microf_k']:g}",
+             f"boot:{opts['bootstrap']}", f"seed:{opts['seed']}", "ci:percentile", f"alpha:{opts['alpha']}",
+             f"correction:{opts['correction']}", f"BLEU:{corpus.signatures['bleu']}",
+             f"chrF2:{corpus.signatures['chrf']}"]
+    if "human" in sources:
+        parts.append(f"human:{sources['human']['sha256'][:12]}")
+    return "|".join(parts)

@@ -1,0 +1,144 @@
+"""Benchmark: the translation audit (issue 23) against its peers, measured in the same run.
+
+Synthetic but realistic text: a Zipf-distributed vocabulary (exponent 1.1, 30,000 types), reference
+segments of 5-40 tokens; each system copies the reference and replaces a system-specific share (10-40%)
+of its tokens with Zipf draws, drops a few and leaves some segments empty. Figures:
+
+1. ``report`` of 2,000 segments x 15 systems (all formats) against the GermEval-2018 classification
+   report (``examples/germeval2018``), both through the command line in this run;
+2. ``score --bootstrap 0`` of 100,000 segments x 10 systems (the command line, a fresh process) against
+   sacrebleu's ``corpus_bleu`` + ``corpus_chrf`` alone on the same texts (in process) — target <= 2x;
+3. the intervals (bootstrap, B resamples) against the metrics alone, in process — target <= 2x.
+
+Run: ``python benchmarks/bench_translation.py [--segments N --systems S --big-segments N --big-systems S
+--resamples B]``. A script, not a test. Prints figures with ``os.getloadavg()``.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+AUDITOR = [str(Path(sys.executable).parent / "auditor")]
+
+
+def corpus(segments: int, systems: int, seed: int = 1) -> tuple[list[str], dict[str, list[str]]]:
+    """Reference segments and systems' outputs (see the module docstring)."""
+    rng = np.random.default_rng(seed)
+    ranks = np.arange(1, 30_001)
+    p = ranks ** -1.1
+    p /= p.sum()
+    words = np.array([f"w{i}" for i in range(ranks.size)], dtype=object)
+    lengths = rng.integers(5, 41, size=segments)
+    tokens = words[rng.choice(ranks.size, size=lengths.sum(), p=p)]
+    starts = np.r_[0, np.cumsum(lengths)]
+    reference = [" ".join(tokens[starts[i]:starts[i + 1]]) + "." for i in range(segments)]
+    out = {}
+    for s in range(systems):
+        noise = 0.1 + 0.3 * s / max(1, systems - 1)
+        replaced = tokens.copy()
+        mask = rng.random(tokens.size) < noise
+        replaced[mask] = words[rng.choice(ranks.size, size=mask.sum(), p=p)]
+        keep = rng.random(tokens.size) > 0.03
+        lines = []
+        for i in range(segments):
+            window = slice(starts[i], starts[i + 1])
+            lines.append(" ".join(replaced[window][keep[window]]) + "." if rng.random() > 0.005 else "")
+        out[f"sys{s:02d}"] = lines
+    return reference, out
+
+
+def write(directory: Path, reference: list[str], systems: dict[str, list[str]]) -> list[str]:
+    (directory / "ref.txt").write_text("\n".join(reference) + "\n", encoding="utf-8")
+    paths = []
+    for name, lines in systems.items():
+        path = directory / f"{name}.txt"
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        paths.append(str(path))
+    return paths
+
+
+def timed(command: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def load() -> str:
+    return "load %.2f %.2f %.2f" % os.getloadavg()
+
+
+def bench_report(directory: Path, segments: int, systems: int) -> None:
+    reference, outputs = corpus(segments, systems)
+    paths = write(directory, reference, outputs)
+    germeval = sorted(str(p) for p in (ROOT / "examples/germeval2018/systems").glob("*.tsv"))
+    t_mt = timed(AUDITOR + ["report", "--task", "translation", str(directory / "ref.txt"), *paths, "-o",
+                            str(directory / "out-mt"), "--quiet"])
+    t_ge = timed(AUDITOR + ["report", str(ROOT / "examples/germeval2018/gold.tsv"), *germeval, "-o",
+                            str(directory / "out-ge"), "--quiet"])
+    print(f"report: translation {segments} x {systems}: {t_mt:.1f} s; GermEval-2018 (3,532 x 8): {t_ge:.1f} s; "
+          f"ratio {t_mt / t_ge:.2f} (target <= 1) [{load()}]")
+
+
+def bench_score(directory: Path, segments: int, systems: int) -> None:
+    import sacrebleu
+
+    reference, outputs = corpus(segments, systems, seed=2)
+    paths = write(directory, reference, outputs)
+    t_ours = timed(AUDITOR + ["score", "--task", "translation", str(directory / "ref.txt"), *paths,
+                              "--bootstrap", "0", "--quiet"])
+    start = time.perf_counter()
+    for lines in outputs.values():
+        sacrebleu.corpus_bleu(lines, [reference])
+        sacrebleu.corpus_chrf(lines, [reference])
+    t_sacre = time.perf_counter() - start
+    print(f"score --bootstrap 0, {segments} x {systems}: auditor (command line, new process) {t_ours:.1f} s; "
+          f"sacrebleu corpus_bleu + corpus_chrf (in process) {t_sacre:.1f} s; ratio {t_ours / t_sacre:.2f} "
+          f"(target <= 2) [{load()}]")
+
+
+def bench_intervals(segments: int, systems: int, resamples: int) -> None:
+    from auditor.tasks.translation.counting import count_corpus
+    from auditor.tasks.translation.resampling import bootstrap, point_scores
+
+    reference, outputs = corpus(segments, systems, seed=3)
+    start = time.perf_counter()
+    counted = count_corpus([reference], outputs, "13a", False)
+    point_scores(counted, 1.0, 1.0)
+    t_metrics = time.perf_counter() - start
+    start = time.perf_counter()
+    bootstrap(counted, resamples, 12345, 1.0, 1.0)
+    t_boot = time.perf_counter() - start
+    print(f"intervals, {segments} x {systems}, B = {resamples}: metrics (tokenise, count, score) {t_metrics:.2f} s; "
+          f"bootstrap {t_boot:.2f} s; ratio {t_boot / t_metrics:.2f} (target <= 2) [{load()}]")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--segments", type=int, default=2000)
+    parser.add_argument("--systems", type=int, default=15)
+    parser.add_argument("--big-segments", type=int, default=100_000)
+    parser.add_argument("--big-systems", type=int, default=10)
+    parser.add_argument("--resamples", type=int, default=1000)
+    parser.add_argument("--only", choices=("report", "score", "intervals"), default=None)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        if args.only in (None, "intervals"):
+            bench_intervals(args.segments, args.systems, args.resamples)
+        if args.only in (None, "report"):
+            (Path(tmp) / "r").mkdir()
+            bench_report(Path(tmp) / "r", args.segments, args.systems)
+        if args.only in (None, "score"):
+            (Path(tmp) / "s").mkdir()
+            bench_score(Path(tmp) / "s", args.big_segments, args.big_systems)
+
+
+if __name__ == "__main__":
+    main()

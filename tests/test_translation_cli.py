@@ -1,0 +1,174 @@
+"""Translation task (issue 23) through the command line: reading rules, bad input, audit.json
+against the schema, human agreement against scipy."""
+from __future__ import annotations
+
+import json
+import random
+from importlib import resources
+
+import jsonschema
+import numpy as np
+import pytest
+import scipy.stats
+from click.testing import CliRunner
+
+from auditor.cli import cli
+
+WORDS = "the a cat dog sat on mat . , house big small runs Haus über".split()
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    root = tmp_path_factory.mktemp("mt")
+    rng = random.Random(3)
+
+    def text(n=40):
+        return "\n".join(" ".join(rng.choice(WORDS) for _ in range(rng.randint(0, 9))) for _ in range(n)) + "\n"
+
+    paths = {}
+    for name in ("ref", "ref2", "A", "B", "C", "D"):
+        paths[name] = root / f"{name}.txt"
+        paths[name].write_text(text(), encoding="utf-8")
+    human = root / "human.tsv"
+    human.write_text("".join(f"{s}\t{i}\t{'None' if i % 5 == 0 else rng.random()}\n" for s in "ABCD"
+                             for i in range(1, 41)), encoding="utf-8")
+    paths["human"] = human
+    return paths
+
+
+def _run(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+def test_score_prints_every_metric_with_intervals(files):
+    result = _run("score", "--task", "translation", files["ref"], files["A"], files["B"], "--bootstrap", "50",
+                  "--quiet")
+    assert result.exit_code == 0, result.output
+    assert "MacroF" in result.output and "chrF" in result.output and "task:translation" in result.output
+    only = _run("score", "--task", "translation", files["ref"], files["A"], "-m", "bleu", "--bootstrap", "0")
+    assert "BLEU" in only.output and "MacroF" not in only.output
+    unknown = _run("score", "--task", "translation", files["ref"], files["A"], "-m", "accuracy")
+    assert unknown.exit_code == 2 and "not micro-averaged F1" in unknown.output
+
+
+def test_a_line_count_mismatch_names_both_files_and_counts(files, tmp_path):
+    short = tmp_path / "short.txt"
+    short.write_text("one\ntwo\n", encoding="utf-8")
+    result = _run("report", "--task", "translation", files["ref"], short, "-o", tmp_path / "out")
+    assert result.exit_code == 2
+    assert f"{short} has 2 lines but {files['ref']} has 40" in result.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_non_utf8_and_missing_files_are_refused(files, tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"ok\n\xff\xfe\n")
+    result = _run("score", "--task", "translation", files["ref"], bad)
+    assert result.exit_code == 2 and "line 2: not UTF-8" in result.output
+    result = _run("score", "--task", "translation", files["ref"], tmp_path / "nope.txt")
+    assert result.exit_code == 2 and "no such file" in result.output
+
+
+def test_report_json_follows_the_schema(files, tmp_path):
+    out = tmp_path / "out"
+    result = _run("report", "--task", "translation", files["ref"], files["A"], files["B"], files["C"], "--reference",
+                  files["ref2"], "--human", files["human"], "--bootstrap", "100", "-o", out, "--format", "json,md,tex,html",
+                  "--quiet")
+    assert result.exit_code == 0, result.output
+    document = json.loads((out / "audit.json").read_text(encoding="utf-8"))
+    schema = json.loads((resources.files("auditor") / "audit.schema.json").read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator(schema).validate(document)
+    assert document["task"] == "translation" and document["n_items"] == 40
+    assert set(document["systems"]["A"]["metrics"]) == {"macrof", "microf", "bleu", "chrf"}
+    assert document["human"]["missing_segments"] == {"A": 8, "B": 8, "C": 8}
+    assert "labels" not in document and "baselines" not in document
+    assert {t["method"] for t in document["tests"]} == {"approximate_randomisation", "paired_bootstrap"}
+    summary = (out / "summary.md").read_text(encoding="utf-8")
+    assert "MacroF" in summary and "Gowda, T., You, W., Lignos, C." in summary
+    broken = dict(document, labels=["x"])
+    assert not jsonschema.Draft202012Validator(schema).is_valid(broken)
+
+
+def test_human_agreement_equals_scipy(files, tmp_path):
+    """Segment-level scores: system score = mean of rated segments; τ-b and r as scipy computes them."""
+    result = _run("score", "--task", "translation", files["ref"], files["A"], files["B"], files["C"], files["D"],
+                  "--human", files["human"], "--bootstrap", "0", "--json")
+    document = json.loads(result.output)
+    systems = ["A", "B", "C", "D"]
+    human = {s: [] for s in systems}
+    for line in files["human"].read_text().splitlines():
+        s, _, v = line.split("\t")
+        if v != "None":
+            human[s].append(float(v))
+    means = [np.mean(human[s]) for s in systems]
+    assert [document["human"]["scores"][s] for s in systems] == pytest.approx(means)
+    for metric in ("macrof", "bleu"):
+        values = [document["systems"][s]["metrics"][metric]["value"] for s in systems]
+        agreement = document["human_agreement"][metric]
+        assert agreement["kendall_tau"]["value"] == pytest.approx(scipy.stats.kendalltau(values, means).statistic)
+        assert agreement["pearson"]["value"] == pytest.approx(scipy.stats.pearsonr(values, means).statistic)
+
+
+def test_system_level_lower_better_scores(files, tmp_path):
+    """MQM-like: lower is better. Scores equal to minus BLEU give τ = 1 with BLEU."""
+    base = _run("score", "--task", "translation", files["ref"], files["A"], files["B"], files["C"], "--bootstrap",
+                "0", "--json")
+    bleu = {s: v["metrics"]["bleu"]["value"] for s, v in json.loads(base.output)["systems"].items()}
+    human = tmp_path / "system.tsv"
+    human.write_text("".join(f"{s}\t{-v}\n" for s, v in bleu.items()), encoding="utf-8")
+    result = _run("score", "--task", "translation", files["ref"], files["A"], files["B"], files["C"], "--human", human,
+                  "--human-lower-better", "--bootstrap", "0", "--json")
+    document = json.loads(result.output)
+    assert document["human_agreement"]["bleu"]["kendall_tau"]["value"] == pytest.approx(1.0)
+    assert document["human"]["level"] == "system"
+
+
+def test_a_human_file_without_an_audited_system_is_refused(files, tmp_path):
+    human = tmp_path / "partial.tsv"
+    human.write_text("A\t1.0\n", encoding="utf-8")
+    result = _run("score", "--task", "translation", files["ref"], files["A"], files["B"], "--human", human)
+    assert result.exit_code == 2 and "no human score for system(s) 'B'" in result.output
+
+
+def test_classification_options_are_refused(files):
+    result = _run("score", "--task", "translation", files["ref"], files["A"], "--slices", files["ref"])
+    assert result.exit_code == 2 and "--slices is for classification" in result.output
+
+
+def test_the_wmt21_example_reproduces_its_committed_report_and_sacrebleu():
+    """examples/wmt21-ted-ende: 529 segments, 13 systems; every metric value of the committed audit.json
+    recomputed (values do not depend on the bootstrap), BLEU/chrF equal to sacrebleu's corpus calls."""
+    from pathlib import Path
+
+    import sacrebleu
+
+    from auditor.options import AuditOptions
+    from auditor.tasks.translation import audit
+
+    root = Path(__file__).resolve().parent.parent / "examples" / "wmt21-ted-ende"
+    systems = {p.stem: p for p in sorted((root / "systems").glob("*.txt"))}
+    result = audit(root / "ref.txt", systems, options=AuditOptions(bootstrap=0), human=root / "human.tsv")
+    committed = json.loads((root / "report" / "audit.json").read_text(encoding="utf-8"))
+    assert result.n_items == committed["n_items"] == 529 and len(systems) == 13
+    for name in systems:
+        for metric in ("macrof", "microf", "bleu", "chrf"):
+            assert result.value(name, metric) == pytest.approx(committed["systems"][name]["metrics"][metric]["value"],
+                                                               rel=1e-12)
+    reference = (root / "ref.txt").read_text(encoding="utf-8").splitlines()
+    hypothesis = systems["Facebook-AI"].read_text(encoding="utf-8").splitlines()
+    assert 100 * result.value("Facebook-AI", "bleu") == pytest.approx(
+        sacrebleu.corpus_bleu(hypothesis, [reference]).score, rel=1e-12)
+    assert committed["human"]["missing_segments"]["Nemo"] == 0
+
+
+def test_above_eight_systems_each_is_tested_against_each_metrics_leader(files, tmp_path):
+    from auditor.options import AuditOptions
+    from auditor.tasks.translation import audit
+
+    systems = {f"s{i}": files["ABCD"[i % 4]] if i < 4 else files["ref2"] for i in range(9)}
+    result = audit(files["ref"], systems, options=AuditOptions(bootstrap=20))
+    leaders = {result.disagreement.ranking(m)[0] for m in ("macrof", "microf", "bleu", "chrf")}
+    pairs = {(t.a, t.b) for t in result.tests}
+    assert pairs and all(a in leaders or b in leaders for a, b in pairs)
+    assert {b for a, b in pairs} | {a for a, b in pairs} == set(systems)
+    assert "each system against the leader of each metric" in result.tests_note
