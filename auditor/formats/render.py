@@ -19,6 +19,7 @@ from auditor.formats.output import write_files
 from auditor.formats.pdf import render_pdf
 from auditor.progress import SILENT, Progress
 from auditor.report.build import build
+from auditor.report.charts import batched
 
 FORMATS = ("html", "pdf", "json", "tex", "md")
 FILE_NAMES = {"html": "report.html", "pdf": "report.pdf", "json": "audit.json", "tex": "tables.tex",
@@ -50,7 +51,7 @@ def render(audit: Any, outdir: str | os.PathLike, formats: str | Iterable[str] =
     def model(_: dict[str, Any]) -> None:
         # another task kind (auditor.tasks) builds its own report model
         build_model = getattr(audit, "report_model", None)
-        state["report"] = build_model(figures) if build_model else build(audit, figures=figures)
+        state["report"] = batched(lambda: build_model(figures)) if build_model else build(audit, figures=figures)
 
     stages.append(("report model and charts", model))
     if "json" in chosen:

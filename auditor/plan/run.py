@@ -112,10 +112,11 @@ def write(result: Any, outdir: str | os.PathLike, formats: Iterable[str]) -> lis
     from auditor.formats.json import render_json
     from auditor.formats.output import write_files
     from auditor.formats.pdf import render_pdf
+    from auditor.report.charts import batched
 
     chosen = tuple(formats)
     files: dict[str, str | bytes] = {}
-    html = render_html(result.report_model(True)) if "html" in chosen or "pdf" in chosen else None
+    html = render_html(batched(lambda: result.report_model(True))) if "html" in chosen or "pdf" in chosen else None
     for name in chosen:
         if name == "json":
             files[FILE_NAMES[name]] = render_json(result.to_json())
