@@ -61,3 +61,60 @@ def test_the_version_is_written_once():
     assert auditor.__version__ == __version__
     written = [path for path in PACKAGE.rglob("*.py") if f'"{__version__}"' in path.read_text(encoding="utf-8")]
     assert written == [PACKAGE / "version.py"]
+
+
+#: Size limits (issue 18 part 6, STYLE.md): lines per module and per function.
+MODULE_LINES = 600
+FUNCTION_LINES = 60
+
+
+def _is_literal(node: ast.AST) -> bool:
+    """A literal table: constants, and dicts/lists/tuples/sets (or calls building one) of literals."""
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return all(_is_literal(e) for e in node.elts)
+    if isinstance(node, ast.Dict):
+        return all(k is None or _is_literal(k) for k in node.keys) and all(_is_literal(v) for v in node.values)
+    if isinstance(node, ast.Call):
+        return (all(_is_literal(a) for a in node.args)
+                and all(_is_literal(k.value) for k in node.keywords) and bool(node.args or node.keywords))
+    return isinstance(node, (ast.Name, ast.Attribute))  # a name inside a table (a function, a constant)
+
+
+def _returns_a_literal(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """The body, after an optional docstring, is one ``return`` of a literal container (or a call building one)."""
+    body = function.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        body = body[1:]
+    return (len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None
+            and isinstance(body[0].value, (ast.Dict, ast.List, ast.Tuple, ast.Set, ast.Call))
+            and _is_literal(body[0].value))
+
+
+def test_no_module_or_function_is_too_long():
+    too_long = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        name = path.relative_to(PACKAGE.parent)
+        lines = len(text.splitlines())
+        if lines > MODULE_LINES:
+            too_long.append(f"{name}: {lines} lines (limit {MODULE_LINES})")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not _returns_a_literal(node):
+                length = node.end_lineno - node.lineno + 1
+                if length > FUNCTION_LINES:
+                    too_long.append(f"{name}:{node.lineno} {node.name}: {length} lines (limit {FUNCTION_LINES})")
+    assert not too_long, "\n".join(too_long)
+
+
+def test_the_size_check_tells_a_literal_table_from_code():
+    def parse(source: str) -> ast.FunctionDef:
+        return ast.parse(source).body[0]
+
+    assert _returns_a_literal(parse('def f():\n    """Doc."""\n    return {"a": 1, "b": [2, (3, None)]}'))
+    assert _returns_a_literal(parse('def f():\n    return dict(a=1, b=g)'))
+    assert not _returns_a_literal(parse('def f():\n    x = 1\n    return {"a": x}'))
+    assert not _returns_a_literal(parse('def f():\n    return {"a": g(x + 1)}'))
+    assert not _returns_a_literal(parse('def f():\n    return g(x + 1)'))

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from auditor.analyses.significance import approximate_randomisation
+from auditor.analyses.randomisation import approximate_randomisation
 from auditor.errors import UsageError
 from auditor.io.counts import Counts
 from auditor.io.load import read_labels

@@ -237,9 +237,9 @@ def test_pi_witnesses_have_every_class_in_gold_and_whole_counts(three_class_prop
 
 
 def test_chance_probe_builds_extreme_gold_for_every_class():
-    from auditor.analyses.properties import _chance_classifiers
+    from auditor.analyses.probe_matrices import chance_classifiers
 
-    classifiers = _chance_classifiers(4, np.random.default_rng(0), None, 10_000)
+    classifiers = chance_classifiers(4, np.random.default_rng(0), None, 10_000)
     extremes = {c.gold: c.p for c in classifiers if c.gold.startswith("extreme")}
     assert sorted(extremes) == [f"extreme (class {c})" for c in range(4)]
     for c in range(4):

@@ -17,22 +17,21 @@ from sklearn.metrics import f1_score
 from synthetic import synthetic_counts
 
 import auditor.metrics.catalogue  # noqa: F401  (registers the catalogue)
+from auditor.analyses import randomisation as randomisation_module
 from auditor.analyses import significance as significance_module
+from auditor.analyses.randomisation import approximate_randomisation, binomial_half, swapped_matrices
 from auditor.analyses.significance import (
     MCNEMAR,
     RANDOMISATION,
     PairTest,
     Statistics,
     adjust,
-    approximate_randomisation,
     benjamini_hochberg,
-    binomial_half,
     discordant_counts,
     holm,
     mcnemar_exact,
     rounds_rule,
     statistics,
-    swapped_matrices,
 )
 from auditor.errors import UsageError
 from auditor.io.counts import count
@@ -149,7 +148,7 @@ def test_swaps_are_blocked_without_changing_the_draws(monkeypatch):
     whole = np.concatenate(list(swapped_matrices(counts, 0, 1, 50, np.random.default_rng(9))))
     again = np.concatenate(list(swapped_matrices(counts, 0, 1, 50, np.random.default_rng(9))))
     np.testing.assert_array_equal(whole, again)  # deterministic given the seed
-    monkeypatch.setattr(significance_module, "_DRAWS_PER_BLOCK", 7)
+    monkeypatch.setattr(randomisation_module, "_DRAWS_PER_BLOCK", 7)
     blocked = list(swapped_matrices(counts, 0, 1, 50, np.random.default_rng(9)))
     assert len(blocked) > 1 and sum(len(block) for block in blocked) == 50
 
@@ -380,7 +379,7 @@ def test_swapped_rounds_as_cells_equal_the_dense_rounds(monkeypatch):
     """Many classes, few items (k² > 4N): the rounds listed as cells give the dense rounds' metric
     values, round for round (same stream), so the p-values are the same."""
     from auditor.analyses import sampling
-    from auditor.analyses.significance import swapped_stats
+    from auditor.analyses.randomisation import swapped_stats
     from auditor.metrics.catalogue import compute
 
     rng = np.random.default_rng(6)

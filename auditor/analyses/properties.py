@@ -34,11 +34,9 @@ PV chance correction (§3.5)
     A chance classifier on which the metric is 0/0 (MCC of a constant prediction) has no
     score; it is left out and said so in the note.
 
-The matrices are random (seeded numpy), adversarial (skewed prevalence, a near-empty class, a
-class never predicted, a class absent from gold, constant predictors, near-perfect systems) and
-the user's own. All probes for all metrics run as a few batched evaluations per k; a user
-matrix with many classes gets few probe moves (memory grows as moves × k², kept under
-:data:`ELEMENT_BUDGET`).
+The matrices (:mod:`auditor.analyses.probe_matrices`) are random, adversarial and the user's own.
+All probes for all metrics run as a few batched evaluations per k; a user matrix with many classes
+gets few probe moves (memory grows as moves × k², kept under :data:`ELEMENT_BUDGET`).
 
 Where a probe and Table 5 disagree, :data:`~auditor.metrics.literature.EXPLANATIONS` says why, and the probe's witness
 shows it; a disagreement without an explanation is reported as "UNEXPLAINED".
@@ -47,10 +45,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
 
+from auditor.analyses import probe_matrices as synthetic
+from auditor.analyses.probe_matrices import Batch, ChanceClassifier, Pairs
 from auditor.formatting import nan_to_none
 from auditor.io.counts import Counts
 from auditor.metrics.literature import CONTEXT, EXPLANATIONS, LITERATURE, LITERATURE_SOURCE, NOT_IN_LITERATURE
@@ -64,10 +64,6 @@ TOLERANCE = 1e-9
 CHANCE_GAP = 0.01
 #: Most matrix entries (moves × k²) one probe batch may hold: keeps a 1,000-class matrix at O(k²).
 ELEMENT_BUDGET = 2_000_000
-#: Items of a chance matrix C = N p qᵀ (real-valued counts, as Opitz §2, footnote 1 allows); 3600 = 60²
-#: makes the uniform classifier's matrix whole at every k ≤ 6 (every metric is scale-free, so the scores
-#: do not depend on N).
-CHANCE_N = 3600.0
 #: Random matrices per k.
 N_RANDOM = 100
 
@@ -244,235 +240,6 @@ def _disagreements(metric_id: str, probed: Mapping[str, Any], literature: Mappin
             for key in PROBED if probed[key] != literature[key]]
 
 
-# ------------------------------------------------------------------------------ matrices
-
-
-def random_matrices(rng: np.random.Generator, k: int, n: int = 120) -> np.ndarray:
-    """``n`` random k×k count matrices: small counts, some diagonal-heavy, some sparse."""
-    counts = rng.integers(0, 8, size=(n, k, k)).astype(float)
-    heavy = rng.random(n) < 0.5
-    counts[heavy] += np.eye(k) * rng.integers(3, 20, size=(int(heavy.sum()), 1, 1))
-    sparse = rng.random((n, k, k)) < 0.25
-    counts[sparse] = 0
-    counts[counts.sum(axis=(1, 2)) == 0, 0, 0] = 1
-    return counts
-
-
-def adversarial_matrices(rng: np.random.Generator, k: int) -> np.ndarray:
-    """Skewed prevalence, near-empty classes, a class never predicted, a class absent from gold,
-    constant predictors, near-perfect systems, worse-than-chance systems on skewed gold."""
-    base = rng.integers(1, 6, size=(12, k, k)).astype(float) + np.eye(k) * 6
-    out = []
-    for index, matrix in enumerate(base):
-        m = matrix.copy()
-        kind = index % 6
-        if kind == 0:      # skewed prevalence: class 0 fifty times as frequent
-            m[0] *= 50
-        elif kind == 1:    # near-empty class
-            m[k - 1] = 0
-            m[k - 1, rng.integers(0, k)] = 1
-        elif kind == 2:    # one class never predicted
-            m[:, k - 1] = 0
-            m[k - 1, 0] = max(m[k - 1, 0], 1)
-        elif kind == 3:    # a class absent from gold, still predicted
-            m[k - 1] = 0
-            m[0, k - 1] += 1
-        elif kind == 4:    # constant predictor except one correct item of another class
-            m[:] = 0
-            m[:, 0] = rng.integers(1, 10, size=k)
-            m[1, 1] = 1
-        else:              # near-perfect: one error
-            m[:] = np.diag(rng.integers(1, 30, size=k))
-            m[0, 1] = 1
-        out.append(m)
-    # skewed gold rows, errors concentrated: worse-than-chance systems and a dominant class
-    # confused with one other class (where kappa and MCC stop being monotone, Opitz §4.7)
-    skewed = rng.integers(0, 30, size=(120, k, k)).astype(float)
-    skewed = np.round(skewed * rng.random((120, k, 1)) ** 3 * 10)
-    skewed[:60] *= 1 - np.eye(k)
-    skewed = skewed[skewed.sum(axis=(1, 2)) > 0]
-    # a dominant gold class whose errors flood a class absent from gold
-    flooded = []
-    for a in range(1, 7):
-        for b in (10, 20, 40):
-            m = np.zeros((k, k))
-            m[0, 0] = m[1, 0] = 1
-            m[1, 1], m[1, k - 1] = a, b
-            flooded.append(m)
-    parts = [np.stack(out), skewed] + ([np.stack(flooded)] if k > 2 else [])
-    return np.concatenate(parts)
-
-
-def _user_by_k(confusion: np.ndarray, systems: Sequence[str]) -> dict[int, tuple[np.ndarray, tuple[str, ...]]]:
-    """The systems' matrices with at least one item and at least two classes, grouped by k:
-    (matrices, system names). A 1×1 matrix has no second class to move an item to or rescale
-    against, so none of PI, PII, PIV, PV can be probed on it; the generated matrices still are."""
-    grouped: dict[int, list[tuple[np.ndarray, str]]] = {}
-    for matrix, name in zip(np.asarray(confusion, dtype=float), systems):
-        if matrix.sum() > 0 and matrix.shape[-1] >= 2:
-            grouped.setdefault(matrix.shape[-1], []).append((matrix, name))
-    return {k: (np.stack([m for m, _ in pairs]), tuple(name for _, name in pairs)) for k, pairs in grouped.items()}
-
-
-# ---------------------------------------------------------------------------------- moves
-
-
-@dataclass(frozen=True)
-class Pairs:
-    """The matrix pairs of one probe at one k, as row indices into that k's evaluated batch:
-    the score moves from row ``before[i]`` to row ``after[i]``; ``describe(i)`` says how the two
-    matrices differ (called only for a witness); ``correct[i]`` (PI) marks an added correct item."""
-
-    before: np.ndarray
-    after: np.ndarray
-    describe: Callable[[int], str]
-    correct: np.ndarray | None = None
-
-
-def _sample(rng: np.random.Generator, n: int, limit: int) -> np.ndarray:
-    """All of ``range(n)`` or a seeded sorted sample of ``limit`` of them."""
-    if n <= limit:
-        return np.arange(n)
-    return np.sort(rng.choice(n, size=limit, replace=False))
-
-
-def _monotonicity_moves(matrices: np.ndarray, rng: np.random.Generator,
-                        limit: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, Callable[[int], str]]:
-    """(M, M + one item in cell (i, j)) for every matrix and cell (a sample of ``limit``).
-
-    Opitz §3.1, footnote: one more correct item must not lower the score, one more error must
-    not raise it. Returns the index of M in ``matrices``, the matrices after, the mask of the
-    moves that add a correct item, and their descriptions.
-    """
-    k = matrices.shape[-1]
-    keep = _sample(rng, len(matrices) * k * k, limit)
-    b, cell = np.divmod(keep, k * k)
-    i, j = np.divmod(cell, k)
-    after = matrices[b]
-    after[np.arange(len(b)), i, j] += 1
-
-    def describe(n: int) -> str:
-        return (f"one correct item of class {i[n]} added" if i[n] == j[n] else
-                f"one error added (gold class {i[n]} predicted as {j[n]})")
-    return b, after, i == j, describe
-
-
-def _sensitivity_moves(matrices: np.ndarray, rng: np.random.Generator,
-                       limit: int) -> tuple[np.ndarray, np.ndarray, Callable[[int], str]]:
-    """(M + one item in cell a, M + one item in cell b), a and b both on the diagonal or both off it.
-
-    Opitz §3.2, footnote: a metric is not 'micro' if adding a correct item of one class and a
-    correct item of another (or an error in one cell and an error in another) can score
-    differently. Two draws per sampled matrix, each a diagonal pair then an off-diagonal pair.
-    """
-    k = matrices.shape[-1]
-    n = min(len(matrices), max(1, limit // 4))
-    chosen = _sample(rng, len(matrices), n)
-    off = np.array([(r, c) for r in range(k) for c in range(k) if r != c])
-    draws = np.empty((2 * len(chosen), 4), dtype=np.int64)  # r, s (classes), a, c (off-diagonal cells)
-    for row in range(len(draws)):  # the draws stay sequential: the seeded stream defines the probe
-        draws[row, :2] = rng.choice(k, size=2, replace=False)
-        draws[row, 2:] = rng.choice(len(off), size=2, replace=False)
-    r, s, a, c = draws[:, 0], draws[:, 1], off[draws[:, 2]], off[draws[:, 3]]
-    # per draw: the diagonal pair, then the off-diagonal pair
-    first = np.stack([np.stack([r, r], 1), a], 1).reshape(-1, 2)
-    second = np.stack([np.stack([s, s], 1), c], 1).reshape(-1, 2)
-    source = np.repeat(chosen, 4)
-    rows = np.arange(len(source))
-    before, after = matrices[source], matrices[source]
-    before[rows, first[:, 0], first[:, 1]] += 1
-    after[rows, second[:, 0], second[:, 1]] += 1
-
-    def describe(m: int) -> str:
-        if m % 2 == 0:
-            return f"one correct item added to class {first[m, 0]}, or instead to class {second[m, 0]}"
-        return (f"one error added in cell {tuple(int(x) for x in first[m])}, or instead in cell "
-                f"{tuple(int(x) for x in second[m])}")
-    return before, after, describe
-
-
-def _prevalence_moves(matrices: np.ndarray, rng: np.random.Generator,
-                      limit: int) -> tuple[np.ndarray, np.ndarray, Callable[[int], str]]:
-    """Each matrix with its gold rows rescaled by random factors in [1/8, 8] (prevalence scaling,
-    §3.4). Returns the index of each matrix in ``matrices``, the rescaled matrices, descriptions."""
-    source = np.repeat(_sample(rng, len(matrices), max(1, limit // 2)), 2)
-    scale = np.exp(rng.uniform(-np.log(8), np.log(8), size=(len(source), matrices.shape[-1])))
-    # every other move by whole factors 1..8, so that a witness can be a matrix of whole counts
-    scale[::2] = np.maximum(1.0, np.rint(scale[::2]))
-    after = matrices[source] * scale[..., None]
-
-    def describe(n: int) -> str:
-        return ("gold rows rescaled by " + ", ".join(f"{x:.3g}" for x in scale[n])
-                + " (prevalence changed, each class's prediction distribution kept)")
-    return source, after, describe
-
-
-@dataclass(frozen=True)
-class ChanceClassifier:
-    """A classifier that ignores its input: gold prevalence ``p`` and prediction shares ``q``,
-    each named by what it is; its expected matrix is C = N p qᵀ (N = :data:`CHANCE_N`)."""
-
-    gold: str
-    prediction: str
-    p: np.ndarray
-    q: np.ndarray
-
-    @property
-    def matrix(self) -> np.ndarray:
-        return CHANCE_N * np.outer(self.p, self.q)
-
-    def describe(self, k: int, value: float) -> str:
-        return f"k={k}, p={_vec(self.p)}, q={_vec(self.q)}: {value:.6g}"
-
-
-def _geometric(k: int) -> np.ndarray:
-    """Skewed gold: p_i ∝ 0.5^i."""
-    shares = 0.5 ** np.arange(k)
-    return shares / shares.sum()
-
-
-def uniform_classifier(k: int) -> ChanceClassifier:
-    """The uniform classifier on uniform gold."""
-    uniform = np.full(k, 1 / k)
-    return ChanceClassifier("uniform", "uniform", uniform, uniform)
-
-
-def majority_classifier(k: int) -> ChanceClassifier:
-    """The majority-class classifier on skewed gold (p_i ∝ 0.5^i)."""
-    return ChanceClassifier("geometric", "majority class", _geometric(k), np.eye(k)[0])
-
-
-def _chance_classifiers(k: int, rng: np.random.Generator, user: np.ndarray | None,
-                        limit: int) -> tuple[ChanceClassifier, ...]:
-    """Gold prevalences p (every class present, §3.5: data sets with k classes) and biases q."""
-    uniform = np.full(k, 1 / k)
-    geometric = _geometric(k)
-    dominant = np.full(k, 0.1 / (k - 1))
-    dominant[0] = 0.9
-    # extreme gold for every class: one class holds all but 1e-7 of each other class's share
-    extremes = [(f"extreme (class {c})", np.where(np.arange(k) == c, 1 - (k - 1) * 1e-7, 1e-7)) for c in range(k)]
-    golds = [("uniform", uniform), ("geometric", geometric), ("dominant", dominant), *extremes,
-             ("reversed geometric", geometric[::-1].copy())] + [("Dirichlet(0.7)", p) for p in
-                                                                rng.dirichlet(np.full(k, 0.7), size=6)]
-    never = np.full(k, 1 / (k - 1))
-    never[k - 1] = 0
-    predictions = [("uniform", uniform), ("always the last class", np.eye(k)[k - 1]), ("geometric", geometric),
-                   ("never the last class", never)] + [("Dirichlet(0.5)", q) for q in
-                                                       rng.dirichlet(np.full(k, 0.5), size=5)]
-    if user is not None:
-        stats = ConfusionStats(user)
-        golds += [("a system's gold", p) for p in stats.prevalence if np.all(p > 0)]
-        predictions += [("a system's predictions", q) for q in stats.bias]
-    classifiers = []
-    for gold, p in golds:
-        matched = [("majority class", np.eye(k)[int(np.argmax(p))]), ("minority class", np.eye(k)[int(np.argmin(p))]),
-                   ("the gold prevalence", p)]
-        classifiers += [ChanceClassifier(gold, prediction, p, q) for prediction, q in matched + predictions]
-    if len(classifiers) > limit:
-        return tuple(classifiers[i] for i in _sample(rng, len(classifiers), limit))
-    return tuple(classifiers)
-
-
 # --------------------------------------------------------------------------------- probe
 
 
@@ -496,17 +263,6 @@ def _close(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def _applies(metric: Metric, k: int) -> bool:
     return metric.classes is None or metric.classes == k
-
-
-@dataclass(frozen=True)
-class Batch:
-    """Every matrix probed at one k, evaluated once: the matrices, their sizes (items), the
-    audited system each is the own matrix of (None: generated or changed), every metric's scores."""
-
-    matrices: np.ndarray
-    sizes: np.ndarray
-    systems: tuple[str | None, ...]
-    values: Mapping[str, np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -610,6 +366,29 @@ class ChanceCorrection:
     notes: tuple[str, ...]
 
 
+def _unbounded_witness(batch: ChanceBatch, values: np.ndarray, top: int, maximum: float) -> Witness:
+    """PV not bounded: the chance classifier ``top`` comes within :data:`CHANCE_GAP` of the maximum."""
+    return Witness(
+        f"a classifier that ignores its input ({batch.classifiers[top].describe(batch.k, values[top])}) comes within "
+        f"{CHANCE_GAP} of the metric's maximum {maximum:g}: no bound ω(k) below the maximum holds for every "
+        f"data set with k classes (Opitz §3.5)", batch.matrices[top], None, float(values[top]), None)
+
+
+def _not_strict_witness(batch: ChanceBatch, values: np.ndarray, finite: np.ndarray, low: int, top: int) -> Witness:
+    """PV not strict: two chance classifiers at one k scoring differently (two on uniform gold where they differ)."""
+    k, classifiers = batch.k, batch.classifiers
+    on_uniform = np.flatnonzero(finite & np.array([c.gold == "uniform" for c in classifiers]))
+    if on_uniform.size and not _close(values[on_uniform].max(), values[on_uniform].min()):
+        # a clearer witness: two chance classifiers on the same uniform gold
+        low = int(on_uniform[np.argmin(values[on_uniform])])
+        top = int(on_uniform[np.argmax(values[on_uniform])])
+    return Witness(
+        f"two classifiers that ignore their input score differently, "
+        f"{classifiers[low].describe(k, values[low])} and {classifiers[top].describe(k, values[top])}: PV "
+        f"holds at most as a bound, not strictly (Opitz §3.5)", batch.matrices[low], batch.matrices[top],
+        float(values[low]), float(values[top]))
+
+
 def probe_chance_correction(metric: Metric, batches: Sequence[ChanceBatch]) -> ChanceCorrection:
     """PV (Opitz §3.5): none, bounded, strict or complete, on classifiers C = N p qᵀ."""
     maximum = metric.range[1]
@@ -620,7 +399,7 @@ def probe_chance_correction(metric: Metric, batches: Sequence[ChanceBatch]) -> C
     strict_witness: Witness | None = None
     extremes: list[tuple[int, float]] = []
     for batch in batches:
-        k, classifiers, values = batch.k, batch.classifiers, batch.values[metric.id]
+        k, values = batch.k, batch.values[metric.id]
         finite = np.isfinite(values)
         any_undefined |= bool((~finite).any())
         defined = values[finite]
@@ -635,22 +414,10 @@ def probe_chance_correction(metric: Metric, batches: Sequence[ChanceBatch]) -> C
         extremes.append((k, float(values[top])))
         if values[top] > maximum - CHANCE_GAP and bounded:
             bounded = False
-            witness = Witness(
-                f"a classifier that ignores its input ({classifiers[top].describe(k, values[top])}) comes within "
-                f"{CHANCE_GAP} of the metric's maximum {maximum:g}: no bound ω(k) below the maximum holds for every "
-                f"data set with k classes (Opitz §3.5)", batch.matrices[top], None, float(values[top]), None)
+            witness = _unbounded_witness(batch, values, top, maximum)
         if not _close(values[top], values[low]) and strict:
             strict = False
-            on_uniform = np.flatnonzero(finite & np.array([c.gold == "uniform" for c in classifiers]))
-            if on_uniform.size and not _close(values[on_uniform].max(), values[on_uniform].min()):
-                # a clearer witness: two chance classifiers on the same uniform gold
-                low = int(on_uniform[np.argmin(values[on_uniform])])
-                top = int(on_uniform[np.argmax(values[on_uniform])])
-            strict_witness = Witness(
-                f"two classifiers that ignore their input score differently, "
-                f"{classifiers[low].describe(k, values[low])} and {classifiers[top].describe(k, values[top])}: PV "
-                f"holds at most as a bound, not strictly (Opitz §3.5)", batch.matrices[low], batch.matrices[top],
-                float(values[low]), float(values[top]))
+            strict_witness = _not_strict_witness(batch, values, finite, low, top)
     notes = ()
     if any_undefined:
         notes = ("PV: the metric is 0/0 on some classifiers that ignore their input "
@@ -679,8 +446,8 @@ def probe_chance_correction(metric: Metric, batches: Sequence[ChanceBatch]) -> C
     return ChanceCorrection("strict", None, bound, formula, baselines, Witness(
         f"every classifier that ignores its input scores {v1:.6g} at k={first.k} and {v2:.6g} at k={second.k} (shown: "
         f"the uniform classifier on uniform gold): the chance score depends on the number of classes, so PV is "
-        f"strict, not complete (Opitz §3.5)", uniform_classifier(first.k).matrix, uniform_classifier(second.k).matrix,
-        v1, v2), notes)
+        f"strict, not complete (Opitz §3.5)", synthetic.uniform_classifier(first.k).matrix,
+        synthetic.uniform_classifier(second.k).matrix, v1, v2), notes)
 
 
 def analyse(counts: Counts, metrics: Sequence[Metric], seed: int) -> PropertyTable:
@@ -705,7 +472,7 @@ def property_analysis(metrics: Sequence[Metric], confusion: np.ndarray, systems:
     """
     chosen = [metric for metric in metrics if not metric.per_class]
     rng = np.random.default_rng(seed)
-    user = _user_by_k(confusion, systems)
+    user = synthetic.user_by_k(confusion, systems)
     fixed = {metric.classes for metric in chosen if metric.classes is not None}
     generated = set(k_values) | fixed
     ks = sorted(generated | set(user))
@@ -717,39 +484,20 @@ def property_analysis(metrics: Sequence[Metric], confusion: np.ndarray, systems:
         here = [metric for metric in chosen if _applies(metric, k)]
         if not here:
             continue
-        parts = [random_matrices(rng, k, n_random), adversarial_matrices(rng, k)] if k in generated else []
+        parts = ([synthetic.random_matrices(rng, k, n_random), synthetic.adversarial_matrices(rng, k)]
+                 if k in generated else [])
         own_matrices, own_names = user.get(k, (np.zeros((0, k, k)), ()))
         matrices = np.concatenate(parts + [own_matrices])
         names = (None,) * (len(matrices) - len(own_names)) + own_names
         n_total += len(matrices)
-        limit = max(4, ELEMENT_BUDGET // (k * k))
-        mon_source, mon_after, correct, mon_text = _monotonicity_moves(matrices, rng, min(limit, 6000))
-        sens_before, sens_after, sens_text = _sensitivity_moves(matrices, rng, min(limit, 1200))
-        prev_source, prev_after, prev_text = _prevalence_moves(matrices, rng, min(limit, 1200))
-        # one batch: the matrices themselves, then every changed matrix; the pairs index into it
-        stack = np.concatenate([matrices, mon_after, sens_before, sens_after, prev_after])
-        offsets = np.cumsum([0, len(matrices), len(mon_after), len(sens_before), len(sens_after)])
-        batch = Batch(stack, stack.sum(axis=(1, 2)), names + (None,) * (len(stack) - len(matrices)),
-                      _evaluate(here, stack))
-        monotonicity = Pairs(mon_source, offsets[1] + np.arange(len(mon_after)), mon_text, correct)
-        sensitivity = Pairs(offsets[2] + np.arange(len(sens_before)), offsets[3] + np.arange(len(sens_after)),
-                            sens_text)
-        prevalence = Pairs(prev_source, offsets[4] + np.arange(len(prev_after)), prev_text)
+        batch, monotonicity, sensitivity, prevalence = _probe_batch(here, matrices, names, rng)
         for metric in here:
             found = outcomes[metric.id]
             found["monotonicity"].append(probe_monotonicity(metric.id, batch, monotonicity))
             found["class_sensitivity"].append(probe_class_sensitivity(metric.id, batch, sensitivity))
             found["prevalence_invariance"].append(probe_prevalence_invariance(metric.id, batch, prevalence))
-        # chance classifiers C = N p qᵀ on data sets with k classes, label set fixed at k
-        classifiers = _chance_classifiers(k, rng, own_matrices if len(own_matrices) else None,
-                                          max(4, min(400, ELEMENT_BUDGET // (k * k))))
-        references = (uniform_classifier(k), majority_classifier(k))
-        chance_matrices = np.stack([c.matrix for c in classifiers + references])
-        values = _evaluate(here, chance_matrices, all_labels_active=True)
-        for metric in here:
-            scores = values[metric.id]
-            chance[metric.id].append(ChanceBatch(k, classifiers, chance_matrices[:-2], {metric.id: scores[:-2]},
-                                                 {metric.id: float(scores[-2])}, {metric.id: float(scores[-1])}))
+        for metric_id, chance_batch in _chance_batches(here, k, rng, own_matrices).items():
+            chance[metric_id].append(chance_batch)
     results = {}
     for metric in chosen:
         combined = {prop: _combine(found) for prop, found in outcomes[metric.id].items()}
@@ -758,6 +506,39 @@ def property_analysis(metrics: Sequence[Metric], confusion: np.ndarray, systems:
                                      probe_chance_correction(metric, chance[metric.id]))
     return PropertyTable(MappingProxyType(results), seed, tuple(ks), n_total,
                          sum(len(matrices) for matrices, _ in user.values()))
+
+
+def _probe_batch(metrics: Sequence[Metric], matrices: np.ndarray, names: tuple[str | None, ...],
+                 rng: np.random.Generator) -> tuple[Batch, Pairs, Pairs, Pairs]:
+    """The PI, PII and PIV moves of ``matrices`` (k×k) and one evaluated batch holding the matrices
+    themselves, then every changed matrix; the three :class:`Pairs` index into it."""
+    k = matrices.shape[-1]
+    limit = max(4, ELEMENT_BUDGET // (k * k))
+    mon_source, mon_after, correct, mon_text = synthetic.monotonicity_moves(matrices, rng, min(limit, 6000))
+    sens_before, sens_after, sens_text = synthetic.sensitivity_moves(matrices, rng, min(limit, 1200))
+    prev_source, prev_after, prev_text = synthetic.prevalence_moves(matrices, rng, min(limit, 1200))
+    stack = np.concatenate([matrices, mon_after, sens_before, sens_after, prev_after])
+    offsets = np.cumsum([0, len(matrices), len(mon_after), len(sens_before), len(sens_after)])
+    batch = Batch(stack, stack.sum(axis=(1, 2)), names + (None,) * (len(stack) - len(matrices)),
+                  _evaluate(metrics, stack))
+    monotonicity = Pairs(mon_source, offsets[1] + np.arange(len(mon_after)), mon_text, correct)
+    sensitivity = Pairs(offsets[2] + np.arange(len(sens_before)), offsets[3] + np.arange(len(sens_after)), sens_text)
+    prevalence = Pairs(prev_source, offsets[4] + np.arange(len(prev_after)), prev_text)
+    return batch, monotonicity, sensitivity, prevalence
+
+
+def _chance_batches(metrics: Sequence[Metric], k: int, rng: np.random.Generator,
+                    own_matrices: np.ndarray) -> dict[str, ChanceBatch]:
+    """Every metric on the chance classifiers C = N p qᵀ on data sets with k classes (label set fixed
+    at k) and on the two reference classifiers, one :class:`ChanceBatch` per metric id."""
+    classifiers = synthetic.chance_classifiers(k, rng, own_matrices if len(own_matrices) else None,
+                                     max(4, min(400, ELEMENT_BUDGET // (k * k))))
+    references = (synthetic.uniform_classifier(k), synthetic.majority_classifier(k))
+    chance_matrices = np.stack([c.matrix for c in classifiers + references])
+    values = _evaluate(metrics, chance_matrices, all_labels_active=True)
+    return {metric.id: ChanceBatch(k, classifiers, chance_matrices[:-2], {metric.id: values[metric.id][:-2]},
+                                   {metric.id: float(values[metric.id][-2])},
+                                   {metric.id: float(values[metric.id][-1])}) for metric in metrics}
 
 
 def _calibration_marks(metric: Metric, probed: Mapping[str, Any]) -> CalibrationMarks | None:
@@ -811,7 +592,3 @@ def _result(metric: Metric, found: Mapping[str, ProbeOutcome], chance: ChanceCor
     return PropertyResult(metric.id, metric.name, probed, declared, literature, MappingProxyType(witnesses),
                           chance.chance_value, MappingProxyType(chance.bound), chance.formula,
                           MappingProxyType(chance.baselines), marks, tuple(notes), tuple(differing))
-
-
-def _vec(v: np.ndarray) -> str:
-    return "(" + ", ".join(f"{x:.3g}" for x in v) + ")"

@@ -28,12 +28,12 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from auditor.analyses.randomisation import approximate_randomisation
 from auditor.analyses.rankings import kendall_tau_b
 from auditor.analyses.significance import (
     RANDOMISATION,
     TEST_METRICS,
     adjust,
-    approximate_randomisation,
     discordant_counts,
     mcnemar_exact,
     primary_method,
