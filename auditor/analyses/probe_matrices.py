@@ -212,6 +212,14 @@ class ChanceClassifier:
         return f"k={k}, p={_vec(self.p)}, q={_vec(self.q)}: {value:.6g}"
 
 
+def _one_hot(k: int, c: int) -> np.ndarray:
+    """The share vector that puts everything on class ``c`` (its own array: a row of ``np.eye(k)``
+    would keep the whole k × k matrix alive, k² per classifier)."""
+    vector = np.zeros(k)
+    vector[c] = 1.0
+    return vector
+
+
 def _geometric(k: int) -> np.ndarray:
     """Skewed gold: p_i ∝ 0.5^i."""
     shares = 0.5 ** np.arange(k)
@@ -226,7 +234,7 @@ def uniform_classifier(k: int) -> ChanceClassifier:
 
 def majority_classifier(k: int) -> ChanceClassifier:
     """The majority-class classifier on skewed gold (p_i ∝ 0.5^i)."""
-    return ChanceClassifier("geometric", "majority class", _geometric(k), np.eye(k)[0])
+    return ChanceClassifier("geometric", "majority class", _geometric(k), _one_hot(k, 0))
 
 
 def chance_classifiers(k: int, rng: np.random.Generator, user: np.ndarray | None,
@@ -243,7 +251,7 @@ def chance_classifiers(k: int, rng: np.random.Generator, user: np.ndarray | None
                                                                 rng.dirichlet(np.full(k, 0.7), size=6)]
     never = np.full(k, 1 / (k - 1))
     never[k - 1] = 0
-    predictions = [("uniform", uniform), ("always the last class", np.eye(k)[k - 1]), ("geometric", geometric),
+    predictions = [("uniform", uniform), ("always the last class", _one_hot(k, k - 1)), ("geometric", geometric),
                    ("never the last class", never)] + [("Dirichlet(0.5)", q) for q in
                                                        rng.dirichlet(np.full(k, 0.5), size=5)]
     if user is not None:
@@ -252,7 +260,7 @@ def chance_classifiers(k: int, rng: np.random.Generator, user: np.ndarray | None
         predictions += [("a system's predictions", q) for q in stats.bias]
     classifiers = []
     for gold, p in golds:
-        matched = [("majority class", np.eye(k)[int(np.argmax(p))]), ("minority class", np.eye(k)[int(np.argmin(p))]),
+        matched = [("majority class", _one_hot(k, int(np.argmax(p)))), ("minority class", _one_hot(k, int(np.argmin(p)))),
                    ("the gold prevalence", p)]
         classifiers += [ChanceClassifier(gold, prediction, p, q) for prediction, q in matched + predictions]
     if len(classifiers) > limit:
