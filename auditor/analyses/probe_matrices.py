@@ -260,8 +260,8 @@ def chance_classifiers(k: int, rng: np.random.Generator, user: np.ndarray | None
         predictions += [("a system's predictions", q) for q in stats.bias]
     classifiers = []
     for gold, p in golds:
-        matched = [("majority class", _one_hot(k, int(np.argmax(p)))), ("minority class", _one_hot(k, int(np.argmin(p)))),
-                   ("the gold prevalence", p)]
+        matched = [("majority class", _one_hot(k, int(np.argmax(p)))),
+                   ("minority class", _one_hot(k, int(np.argmin(p)))), ("the gold prevalence", p)]
         classifiers += [ChanceClassifier(gold, prediction, p, q) for prediction, q in matched + predictions]
     if len(classifiers) > limit:
         return tuple(classifiers[i] for i in _sample(rng, len(classifiers), limit))
