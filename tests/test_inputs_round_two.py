@@ -167,6 +167,15 @@ def test_confusion_files_follow_the_label_file_rules(write, text, fragment):
     one_error(run(["score", "--confusion", write("m.csv", text)]), "m.csv", fragment)
 
 
+@pytest.mark.parametrize("text, fragment", [
+    (",a,b\na,5,1\nb,0,0\n", "at least two gold classes"),
+    (",a,NA\na,5,1\nNA,2,3\n", "missing label"),
+])
+def test_check_claim_confusion_follows_the_same_rules(write, text, fragment):
+    """check-claim's --confusion route refuses what `score --confusion` refuses (one rule)."""
+    one_error(run(["check-claim", "accuracy=83.3", "--confusion", write("m.csv", text)]), "m.csv", fragment)
+
+
 def test_confusion_cell_of_ten_to_the_thirty_is_one_clear_error(write):
     matrix = write("m.csv", ",a,b\na,1000000000000000000000000000000,1\nb,2,3\n")
     one_error(run(["score", "--confusion", matrix]), "m.csv", "2^53")

@@ -25,6 +25,7 @@ from auditor.claims.parse import decimals
 from auditor.errors import InputError, UsageError
 from auditor.io.class_table import ClassRow, ClassTable, read_class_table
 from auditor.io.confusion import read_matrix
+from auditor.io.validate import single_class_error
 from auditor.metrics.registry import ConfusionStats
 
 EPS = 1e-9
@@ -98,6 +99,9 @@ def read_confusion(path: str) -> Evidence:
     (:func:`auditor.io.confusion.read_matrix`: a header row of predicted labels, then per gold
     label its label and counts)."""
     labels, matrix, _ = read_matrix(path)
+    present = np.flatnonzero(np.asarray(matrix).sum(axis=1))
+    if len(present) == 1:  # the rule of label files and of `report --confusion`
+        raise single_class_error(path, int(np.asarray(matrix).sum()), labels[int(present[0])])
     return from_confusion(matrix, labels, kind=path)
 
 
