@@ -30,7 +30,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 import scipy.sparse
 
-from auditor.analyses.significance import THREADS
+from auditor.analyses.significance import THREADS, PairTest
 from auditor.progress import SILENT, Progress
 from auditor.tasks.translation.counting import Corpus
 from auditor.tasks.translation.measures import bleu_from_statistics, chrf_from_statistics, f_terms, from_terms
@@ -238,17 +238,6 @@ def randomisation_p(shuffled: tuple[np.ndarray, np.ndarray], observed: np.ndarra
     delta = abs(observed[a] - observed[b])
     hits = np.count_nonzero(diffs >= delta - _TOLERANCE * max(1.0, delta))
     return (hits + 1) / (diffs.size + 1)
-
-
-@dataclass(frozen=True)
-class PairTest:
-    a: str
-    b: str
-    metric: str
-    method: str
-    difference: float
-    p: float
-    p_adjusted: float = float("nan")
 
 
 def paired_tests(corpus: Corpus, observed: Mapping[str, np.ndarray], resampled: Bootstrap | None, rounds: int,

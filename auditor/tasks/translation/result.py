@@ -8,10 +8,11 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from auditor.analyses.rankings import RankDisagreement
+from auditor.analyses.significance import PairTest
 from auditor.formatting import format_value
 from auditor.tasks.translation.agreement import HumanAgreement
 from auditor.tasks.translation.bands import TypeProfile
-from auditor.tasks.translation.resampling import METRICS, PairTest
+from auditor.tasks.translation.resampling import METRICS
 
 NAMES = {"macrof": "MacroF", "microf": "MicroF", "bleu": "BLEU", "chrf": "chrF"}
 
@@ -69,7 +70,7 @@ class TranslationAudit:
             "recommendation": dict(self.recommendation),
         }
         if self.tests is not None:
-            out["tests"] = [_test_json(t) for t in self.tests]
+            out["tests"] = [t.to_json() for t in self.tests]
         out["statistics"] = self._statistics_json()
         if self.human is not None:
             out["human"] = {"source": self.human.source, "level": self.human.level,
@@ -138,11 +139,6 @@ def _number(x: float | None) -> float | None:
 def _entry(v: MetricValue) -> dict[str, Any]:
     return {"value": _number(v.value), "ci": list(v.ci) if v.ci else None, "undefined": v.undefined,
             "convention": v.convention}
-
-
-def _test_json(t: PairTest) -> dict[str, Any]:
-    return {"a": t.a, "b": t.b, "metric": t.metric, "method": t.method, "difference": _number(t.difference),
-            "p": _number(float(t.p)), "p_adjusted": _number(float(t.p_adjusted))}
 
 
 def _types_json(types: TypeProfile) -> dict[str, Any]:
