@@ -130,3 +130,22 @@ def test_a_new_analysis_is_its_module_and_one_stage_line(monkeypatch):
     assert result.results["toy"].n_items == 4 and result.verdict is not None and result.properties is None
     document = result.to_json()
     assert document["toy"] == {"n_items": 4, "alpha": 0.05} and list(document)[-1] == "toy"
+
+
+def test_a_new_report_section_is_its_module_alone(monkeypatch):
+    """Issue 18's done-when, report side: a builder registered with ``@section(place)`` in a module
+    of auditor.report.sections is built in its place, with no edit to report/build.py."""
+    import auditor.report.sections as sections
+    from auditor.report.model import Paragraph, Section
+
+    monkeypatch.setattr(sections, "_REGISTERED", dict(sections._REGISTERED))
+
+    @sections.section(135)  # between the recommendation (130) and the first appendix (140)
+    def toy_section(ctx):
+        return Section("toy", "Toy", (Paragraph(f"{ctx.audit.n_items} items"),))
+
+    order = [builder.__name__ for builder in sections.builders()]
+    assert order.index("recommendation_section") < order.index("toy_section") < order.index("definitions_section")
+    with pytest.raises(RuntimeError, match="share a place"):
+        sections.section(135)(lambda ctx: None)
+        sections.builders()

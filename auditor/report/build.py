@@ -16,31 +16,17 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 from auditor.report.context import APPENDICES, SECTION_TITLES, Context, Ledger, _profile_line
 from auditor.report.model import SCALE_NOTE, Bullets, Cell, Column, Paragraph, Report, Row, Section, Table
 from auditor.report.references import cited, entry_text
-from auditor.report.sections.appendices import confusion_section, definitions_section, reproducibility_section
-from auditor.report.sections.baselines import baselines_section
-from auditor.report.sections.data import data_section
-from auditor.report.sections.gold_reliability import gold_reliability_section
-from auditor.report.sections.metrics import metrics_section
-from auditor.report.sections.per_class import per_class_section
-from auditor.report.sections.properties import properties_section, witnesses_section
-from auditor.report.sections.rankings import deployment_section, rank_section
-from auditor.report.sections.recommendation import recommendation_rules, recommendation_section, rules_section
-from auditor.report.sections.scores import scores_section
-from auditor.report.sections.significance import significance_section
-from auditor.report.sections.slices import slices_section
-from auditor.report.sections.summary import summary_section
+from auditor.report.sections import builders
+from auditor.report.sections.appendices import reproducibility_section
+from auditor.report.sections.recommendation import recommendation_rules
 
 if TYPE_CHECKING:
     from auditor.metrics.registry import Metric
     from auditor.results import Audit
 
 
-BUILDERS: tuple[Callable[[Context], Section | None], ...] = (
-    summary_section, data_section, gold_reliability_section, baselines_section, metrics_section, per_class_section,
-    slices_section, scores_section, properties_section,
-    rank_section, deployment_section, significance_section, recommendation_section, definitions_section,
-    witnesses_section, confusion_section, rules_section,
-)
+#: The section builders in report order (each registered in its own module: auditor.report.sections).
+BUILDERS: tuple[Callable[[Context], Section | None], ...] = builders()
 
 
 def build(audit: Audit, figures: bool = True, records: Mapping[str, Metric] | None = None,

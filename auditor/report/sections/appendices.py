@@ -5,10 +5,12 @@ from typing import Any
 
 from auditor.report.context import SECTION_TITLES, Context
 from auditor.report.model import Cell, Column, Definition, Facts, Figure, Formula, Paragraph, Row, Section, Table
+from auditor.report.sections import section
 from auditor.report.tables import _density
 from auditor.results import SCHEMA
 
 
+@section(140)
 def definitions_section(ctx: Context) -> Section:
     blocks: list[Any] = [Paragraph(
         "Notation: C_ij counts items of gold class i predicted as j (rows gold, columns predicted); N items; "
@@ -46,6 +48,7 @@ def definitions_section(ctx: Context) -> Section:
     return Section("definitions", SECTION_TITLES["definitions"], tuple(blocks))
 
 
+@section(160)
 def confusion_section(ctx: Context) -> Section:
     labels, systems = ctx.labels, ctx.systems
     matrices = {s: ctx.audit.systems[s].confusion.tolist() for s in systems}

@@ -5,9 +5,11 @@ from typing import Any
 
 from auditor.report.context import SECTION_TITLES, Context
 from auditor.report.model import Cell, Column, Paragraph, Row, Section, Table
+from auditor.report.sections import section
 from auditor.report.tables import _density
 
 
+@section(40)
 def baselines_section(ctx: Context) -> Section | None:
     """From the typed :class:`~auditor.analyses.baselines.ChanceBaselines` (None: section absent)."""
     result = ctx.audit.baselines

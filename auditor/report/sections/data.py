@@ -5,9 +5,11 @@ from typing import Any
 
 from auditor.report.context import SECTION_TITLES, Context
 from auditor.report.model import Bullets, Cell, Column, Figure, Paragraph, Row, Section, Table
+from auditor.report.sections import section
 from auditor.report.tables import _density, _fit_systems
 
 
+@section(20)
 def data_section(ctx: Context) -> Section:
     """From the typed :class:`~auditor.analyses.profile.DataProfile`."""
     prof = ctx.audit.profile

@@ -7,9 +7,11 @@ from auditor.analyses.agreement import CEILING_MEANING, DEFINITIONS, ceiling
 from auditor.formatting import nan_to_none
 from auditor.report.context import SECTION_TITLES, Context
 from auditor.report.model import Bullets, Cell, Column, Paragraph, Row, Section, Table
+from auditor.report.sections import section
 from auditor.report.tables import _density
 
 
+@section(30)
 def gold_reliability_section(ctx: Context) -> Section | None:
     """Agreement between the annotators of the gold (``--annotators``) and the ceiling it sets
     (``ctx.audit.gold_reliability``, :class:`auditor.analyses.agreement.GoldReliability`)."""

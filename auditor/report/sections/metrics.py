@@ -7,10 +7,12 @@ from typing import Any, Mapping, Sequence
 from auditor.formatting import format_value
 from auditor.report.context import SECTION_TITLES, Context
 from auditor.report.model import Cell, Column, Figure, Paragraph, Row, Section, Table
+from auditor.report.sections import section
 from auditor.report.sections.summary import _strongest_baseline
 from auditor.report.tables import _density
 
 
+@section(50)
 def metrics_section(ctx: Context) -> Section:
     ids = ctx.metric_ids()
     main = [m for m in ids if ctx.family(m) != "calibrated"]

@@ -5,9 +5,11 @@ from typing import Any
 
 from auditor.report.context import SECTION_TITLES, Context
 from auditor.report.model import Cell, Column, Row, Section, Table
+from auditor.report.sections import section
 from auditor.report.tables import _density, _fit_systems
 
 
+@section(60)
 def per_class_section(ctx: Context) -> Section:
     systems, labels = ctx.systems, ctx.labels
     support = dict(zip(labels, ctx.audit.profile.support))

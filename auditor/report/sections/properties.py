@@ -9,8 +9,10 @@ import numpy as np
 from auditor.analyses.properties import PropertyResult, Witness
 from auditor.report.context import SECTION_TITLES, Context
 from auditor.report.model import Bullets, Cell, Column, Paragraph, Row, Section, Table
+from auditor.report.sections import section
 
 
+@section(90)
 def properties_section(ctx: Context) -> Section | None:
     """Declared, Opitz Table 5 and probed values side by side; every disagreement with its witness."""
     table = ctx.audit.properties if ctx.audit is not None else None
@@ -105,6 +107,7 @@ def _pct(x: float) -> str:
     return typographic_minus(format_value(0.0 if abs(x) < 1e-9 else x, "score"))
 
 
+@section(150)
 def witnesses_section(ctx: Context) -> Section | None:
     """Appendix: the smallest counter-example of each probe (synthetic or a system's own matrix)."""
     table = ctx.audit.properties if ctx.audit is not None else None

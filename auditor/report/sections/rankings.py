@@ -5,12 +5,14 @@ from typing import Any
 
 from auditor.report.context import SECTION_TITLES, Context
 from auditor.report.model import Bullets, Cell, Column, Figure, Paragraph, Row, Section, Table
+from auditor.report.sections import section
 from auditor.report.tables import _density, _with_best
 
 #: Flipping pairs listed in the report (audit.json has them all).
 FLIPS_SHOWN = 40
 
 
+@section(100)
 def rank_section(ctx: Context) -> Section | None:
     """The rank table (systems in the primary metric's order), the bump chart, Kendall τ-b between
     metrics and the pairs of systems whose order flips between metrics."""
@@ -53,6 +55,7 @@ def rank_section(ctx: Context) -> Section | None:
     return Section("rank-disagreement", SECTION_TITLES["rank-disagreement"], tuple(blocks))
 
 
+@section(110)
 def deployment_section(ctx: Context) -> Section | None:
     """Every ranked metric with the gold rows re-weighted to the deployment prevalence."""
     deployment = ctx.audit.deployment if ctx.audit is not None else None

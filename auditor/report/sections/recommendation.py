@@ -6,8 +6,10 @@ from typing import Any
 from auditor.analyses.recommend import PAPERS_DIFFER, RULES, Source
 from auditor.report.context import SECTION_TITLES, Context
 from auditor.report.model import Bullets, Definition, Facts, Formula, Section
+from auditor.report.sections import section
 
 
+@section(130)
 def recommendation_section(ctx: Context) -> Section | None:
     """Recommended metrics with formulas, measured reasons and the passages they follow; metrics to
     avoid; notes; where the two papers differ."""
@@ -41,6 +43,7 @@ def _source_text(source: Source) -> str:
     return f"{source.citation}: \u201c{source.quote}\u201d"
 
 
+@section(170)
 def rules_section(ctx: Context) -> Section | None:
     rules = ctx.extra.get("rules")
     if not rules:

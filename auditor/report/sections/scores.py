@@ -7,6 +7,7 @@ from typing import Any
 from auditor.analyses.scores import ECE_BINS, LOSSES, SUM_TOLERANCE
 from auditor.report.context import SECTION_TITLES, Context
 from auditor.report.model import Bullets, Cell, Column, Figure, Paragraph, Row, Section, Table
+from auditor.report.sections import section
 from auditor.report.tables import _density
 
 SCORE_COLUMNS = (("roc_auc_macro", "AUC macro", "One-vs-rest ROC AUC, unweighted mean over classes"),
@@ -17,6 +18,7 @@ SCORE_COLUMNS = (("roc_auc_macro", "AUC macro", "One-vs-rest ROC AUC, unweighted
                  ("ece", "ECE", "Top-label expected calibration error, 15 equal-width bins; lower is better"))
 
 
+@section(80)
 def scores_section(ctx: Context) -> Section | None:
     """Ranking and calibration metrics of the systems that gave per-class scores, and a reliability
     diagram (``ctx.audit.scores``, :class:`auditor.analyses.scores.ScoreAnalysis`)."""

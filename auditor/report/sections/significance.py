@@ -10,6 +10,7 @@ if TYPE_CHECKING:
 from auditor.formatting import nan_to_none
 from auditor.report.context import SECTION_TITLES, Context
 from auditor.report.model import Bullets, Cell, Column, Facts, Figure, Paragraph, Row, Section, Table
+from auditor.report.sections import section
 from auditor.report.tables import _density
 
 #: The tests by name, never by id.
@@ -20,6 +21,7 @@ TEST_NAMES = {"mcnemar_exact": "exact McNemar test", "approximate_randomisation"
 MATRIX_MAX_SYSTEMS = 12
 
 
+@section(120)
 def significance_section(ctx: Context) -> Section | None:
     """From the typed :class:`~auditor.analyses.significance.Statistics` (None: section absent)."""
     stats = ctx.audit.statistics

@@ -6,9 +6,11 @@ from typing import Any
 from auditor.analyses.slices import MIN_ITEMS
 from auditor.report.context import SECTION_TITLES, Context
 from auditor.report.model import Bullets, Cell, Column, Paragraph, Row, Section, Table
+from auditor.report.sections import section
 from auditor.report.tables import _density, _fit_systems
 
 
+@section(70)
 def slices_section(ctx: Context) -> Section | None:
     """Per-slice scores of the key metrics, where the winner changes, and slices too small to rank
     (``ctx.audit.slices``, :class:`auditor.analyses.slices.SliceAnalysis`)."""

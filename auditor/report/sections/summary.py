@@ -8,9 +8,11 @@ if TYPE_CHECKING:
 
 from auditor.report.context import SECTION_TITLES, Context, _profile_line
 from auditor.report.model import Cell, Column, Facts, Row, Section, Table
+from auditor.report.sections import section
 from auditor.report.tables import _density
 
 
+@section(10)
 def summary_section(ctx: Context) -> Section:
     audit, prof = ctx.audit, ctx.audit.profile
     blocks: list[Any] = []
