@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Literal, Mapping, Sequence, get_args
 
 from auditor.errors import InputError, UsageError
+from auditor.files import read_small_text
 
 #: Largest seed: numpy's SeedSequence takes any non-negative integer; 64 bits is plenty.
 MAX_SEED = 2**64 - 1
@@ -136,20 +137,8 @@ def parse_prevalence(text: str | None, option: str) -> dict[str, float] | None:
         if not os.path.isfile(text):
             raise UsageError(f"{source}: not a regular file; expected a file of 'label<TAB>share' lines "
                              f"or 'a=0.2,b=0.8'")
-        try:
-            with open(text, "rb") as stream:
-                data = stream.read(MAX_PREVALENCE_FILE_BYTES + 1)
-        except OSError as error:
-            raise UsageError(f"{source}: cannot read it ({error.strerror or error})") from None
-        if len(data) > MAX_PREVALENCE_FILE_BYTES:
-            raise UsageError(f"{source}: larger than {MAX_PREVALENCE_FILE_BYTES // 1_000_000} MB; expected a few "
-                             f"'label<TAB>share' lines")
-        try:
-            content = data.decode("utf-8-sig")
-        except UnicodeDecodeError as error:
-            line = data[:error.start].count(b"\n") + 1
-            raise UsageError(f"{source} line {line}: not UTF-8 text (byte 0x{data[error.start]:02x}); "
-                             f"expected UTF-8 'label<TAB>share' lines") from None
+        content = read_small_text(text, source, MAX_PREVALENCE_FILE_BYTES, "a few UTF-8 'label<TAB>share' lines",
+                                  UsageError)
         entries = [(f"line {number}", line.rstrip("\r").split("\t") if "\t" in line else line.split(None, 1))
                    for number, line in enumerate(content.split("\n"), 1)
                    if line.strip() and not line.startswith("#")]

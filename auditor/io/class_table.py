@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 
 from auditor.errors import InputError
+from auditor.files import read_small_text
 
 #: A paper's table is a few kilobytes; anything larger is not one.
 MAX_FILE_BYTES = 10_000_000
@@ -85,23 +86,6 @@ class ClassTable:
 
     def __getitem__(self, index: int) -> ClassRow:
         return self.rows[index]
-
-
-def _read_text(path: str | os.PathLike[str], expected: str) -> str:
-    """The file's UTF-8 text (at most :data:`MAX_FILE_BYTES`), or one :class:`InputError`."""
-    name = os.fspath(path)
-    try:
-        with open(name, "rb") as stream:
-            data = stream.read(MAX_FILE_BYTES + 1)
-    except OSError as error:
-        raise InputError(f"{name}: cannot read it ({error.strerror or error})") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise InputError(f"{name}: larger than {MAX_FILE_BYTES // 1_000_000} MB; expected {expected}")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        line = data[:error.start].count(b"\n") + 1
-        raise InputError(f"{name} line {line}: not UTF-8 text") from None
 
 
 def _splitter(header: str):
@@ -211,7 +195,7 @@ def _json_table(text: str, name: str) -> ClassTable:
 def read_class_table(path: str | os.PathLike[str]) -> ClassTable:
     """The class and summary rows of a per-class table file (shapes in the module doc)."""
     name = os.fspath(path)
-    text = _read_text(name, "a paper's table")
+    text = read_small_text(name, os.fspath(name), MAX_FILE_BYTES, "a paper's table")
     if text.lstrip().startswith("{"):
         return _json_table(text, name)
     lines = [(number, line) for number, line in enumerate(text.splitlines(), 1)
