@@ -19,13 +19,7 @@ from auditor.formats.output import check_writable
 from auditor.io.semeval import semeval_names
 from auditor.metrics.registry import REGISTRY, load_plugin, normalise_name
 from auditor.metrics.selections import TERMINAL_COLUMNS
-from auditor.options import (  # parse_system_argument: the command line's SYSTEM arguments
-    CORRECTIONS,
-    DEPLOYMENT_WORDS,
-    AuditOptions,
-    parse_prevalence,
-    parse_system_argument,
-)
+from auditor.options import CORRECTIONS, DEPLOYMENT_WORDS, AuditOptions, name_paths, parse_prevalence
 from auditor.pipeline import INTERVALS, Audit, audit
 from auditor.progress import Progress
 from auditor.tasks import CLASSIFICATION, TASKS, task_module, task_names
@@ -163,15 +157,7 @@ DATASET_OPTIONS = ("dataset", "gold_column", "system_columns", "id_column", "sli
 def name_systems(arguments: tuple[str, ...]) -> dict[str, str]:
     """SYSTEM arguments -> {name: path}. A bare PATH is named by its file stem, or by its team
     name when the file sits beside a SemEval ``metadata-public.xml`` listing it."""
-    named: dict[str, str] = {}
-    for argument in arguments:
-        name, path = parse_system_argument(argument)
-        if path == argument:
-            name = semeval_names(Path(path).parent).get(name, name)
-        if name in named:
-            raise UsageError(f"{named[name]} and {path} are both named {name!r}; name them with NAME=PATH")
-        named[name] = path
-    return named
+    return name_paths(arguments, lambda stem, path: semeval_names(Path(path).parent).get(stem, stem))
 
 
 def parse_options(labels: str | None, bootstrap: int, seed: int, training_prevalence: str | None,

@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass
 from numbers import Integral, Real
 from pathlib import Path
-from typing import Any, Literal, Mapping, Sequence, get_args
+from typing import Any, Callable, Literal, Mapping, Sequence, get_args
 
 from auditor.errors import InputError, UsageError
 from auditor.files import read_small_text
@@ -202,3 +202,18 @@ def parse_system_argument(argument: str) -> tuple[str, str]:
             f"expected PATH or NAME=PATH"
         )
     return name.strip(), path
+
+
+def name_paths(arguments: Sequence[str], stem_name: Callable[[str, str], str] | None = None) -> dict[str, str]:
+    """SYSTEM arguments (``PATH`` or ``NAME=PATH``, :func:`parse_system_argument`) -> ``{name: path}``;
+    ``stem_name(stem, path)`` may rename a bare PATH (a SemEval team for its submission id). A name
+    given twice is refused, naming both paths."""
+    named: dict[str, str] = {}
+    for argument in arguments:
+        name, path = parse_system_argument(argument)
+        if stem_name is not None and path == argument:
+            name = stem_name(name, path)
+        if name in named:
+            raise UsageError(f"{named[name]} and {path} are both named {name!r}; name them with NAME=PATH")
+        named[name] = path
+    return named

@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from auditor.cli import parse_system_argument
 from auditor.errors import InputError
 from auditor.io.load import LabelColumn, from_values, read_labels
 from auditor.io.semeval import semeval_names
+from auditor.options import parse_system_argument
 
 
 def _check(column: LabelColumn, ids, labels, lines=None):
@@ -596,3 +596,16 @@ def test_jsonl_unusual_files_take_the_python_reader(content):
     from auditor.io.jsonl import _read_json_arrow
 
     assert _read_json_arrow(content.encode(), "p.jsonl", "", None) is None
+
+
+def test_name_paths_names_each_system_once():
+    """One rule for SYSTEM arguments (score, report, plan, --conlleval): a bare PATH may be renamed
+    (a SemEval team), NAME=PATH never is, and a name given twice is refused naming both paths."""
+    from auditor.errors import UsageError
+    from auditor.options import name_paths
+
+    team = {"sub1": "TeamA"}
+    assert name_paths(["runs/sub1.txt", "B=runs/sub1.txt"], lambda stem, path: team.get(stem, stem)) == {
+        "TeamA": "runs/sub1.txt", "B": "runs/sub1.txt"}
+    with pytest.raises(UsageError, match=r"a/x.tsv and b/x.tsv are both named 'x'"):
+        name_paths(["a/x.tsv", "b/x.tsv"])

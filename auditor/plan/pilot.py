@@ -222,17 +222,12 @@ def plan_pilot(gold: str, systems: Sequence[str], *, items: int, alpha: float = 
     """Mode 2 from files: read and align the pilot as the audit does, then :func:`plan_pilot_counts`."""
     from auditor.io.load import label_column
     from auditor.io.validate import align
-    from auditor.options import parse_system_argument
+    from auditor.options import name_paths
     from auditor.plan.documents import PilotPlan
 
     if isinstance(labels, str):
         labels = tuple(label.strip() for label in labels.split(","))
-    named: dict[str, str] = {}
-    for argument in systems:
-        name, path = parse_system_argument(argument)
-        if name in named:
-            raise UsageError(f"{named[name]} and {path} are both named {name!r}; name them with NAME=PATH")
-        named[name] = path
+    named = name_paths(systems)
     table = align(label_column(gold, "<gold>"), [(n, label_column(p, f"<{n}>")) for n, p in named.items()], labels)
     result = plan_pilot_counts(table.counts(), items=items, alpha=alpha, target_power=target_power,
                                simulations=simulations, rounds=rounds, correction=correction, seed=seed,

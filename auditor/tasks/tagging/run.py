@@ -157,15 +157,9 @@ def _scheme(aligned: Aligned, codes: Any) -> tuple[str | None, str]:
 def _conlleval_names(conlleval: Sequence[str] | Mapping[str, str]) -> dict[str, str]:
     if isinstance(conlleval, Mapping):
         return dict(conlleval)
-    from auditor.options import parse_system_argument
+    from auditor.options import name_paths
 
-    named: dict[str, str] = {}
-    for argument in conlleval:
-        name, path = parse_system_argument(argument)
-        if name in named:
-            raise UsageError(f"--conlleval {path}: a second file named {name!r}; name them NAME=FILE")
-        named[name] = path
-    return named
+    return name_paths(conlleval)
 
 
 def _finite(x: float) -> float | None:
