@@ -15,10 +15,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from auditor.cli import parse_system_argument
 from auditor.io.load import read_labels
 from auditor.io.semeval import semeval_names
 from auditor.io.validate import align
+from auditor.options import parse_system_argument
 
 # The table's "Random baseline" is metadata-public.xml's systemName "Random bsl.".
 TABLE_ALIASES = {"Random baseline": "Random bsl."}
