@@ -11,11 +11,11 @@ statistics. Stages: :mod:`.reading` -> :mod:`.counting` -> :mod:`.measures` ->
 """
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
-from auditor.tasks.translation.counting import TOKENIZERS
-from auditor.tasks.translation.resampling import METRICS
-from auditor.tasks.translation.run import audit
+from auditor.tasks.translation.names import METRICS, TOKENIZERS
 
 #: The ids ``-m`` may name (``MicroF`` is the poster's frequency-weighted F, not micro-averaged F1).
 METRIC_IDS = METRICS
@@ -33,5 +33,15 @@ OPTIONS = [
     click.option("--f-beta", type=float, default=None, help="translation: β of MacroF/MicroF [default: 1]."),
     click.option("--microf-k", type=float, default=None, help="translation: k of MicroF's f(c) = Refs(c) + k [default: 1]."),
 ]
+
+
+
+def audit(gold: str | None, systems: Any, **options: Any) -> Any:
+    """The translation audit (:func:`auditor.tasks.translation.run.audit`; imported when first used, so
+    that the command line starts without scipy.sparse and sacrebleu)."""
+    from auditor.tasks.translation.run import audit as run
+
+    return run(gold, systems, **options)
+
 
 __all__ = ["OPTIONS", "METRIC_IDS", "audit"]

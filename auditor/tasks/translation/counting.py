@@ -21,9 +21,6 @@ from typing import Mapping, Sequence
 import numpy as np
 import scipy.sparse
 
-#: sacrebleu's tokenisers that need no extra package or download.
-TOKENIZERS = ("13a", "intl", "zh", "char", "none")
-
 
 def scorers(tokenize: str, lowercase: bool):
     """sacrebleu's BLEU and chrF objects with this audit's options (defaults otherwise)."""

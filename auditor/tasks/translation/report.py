@@ -28,8 +28,8 @@ from auditor.report.model import (
 )
 from auditor.report.tables import _density, _with_best
 from auditor.tasks.translation import charts
+from auditor.tasks.translation.names import METRICS
 from auditor.tasks.translation.recommend import FORMULAS, PASSAGES
-from auditor.tasks.translation.resampling import METRICS
 from auditor.tasks.translation.result import NAMES, TranslationAudit
 
 DEFINITIONS = {

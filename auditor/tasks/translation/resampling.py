@@ -34,8 +34,8 @@ from auditor.analyses.significance import THREADS, PairTest
 from auditor.progress import SILENT, Progress
 from auditor.tasks.translation.counting import Corpus
 from auditor.tasks.translation.measures import bleu_from_statistics, chrf_from_statistics, f_terms, from_terms
+from auditor.tasks.translation.names import METRICS
 
-METRICS = ("macrof", "microf", "bleu", "chrf")
 #: Largest number of (resample x segment) weights held at once.
 BLOCK = 2**22
 #: Largest (resamples x types) dense block evaluated at once (a few MB: stays in cache).

@@ -12,7 +12,7 @@ from auditor.analyses.significance import PairTest
 from auditor.formatting import format_value
 from auditor.tasks.translation.agreement import HumanAgreement
 from auditor.tasks.translation.bands import TypeProfile
-from auditor.tasks.translation.resampling import METRICS
+from auditor.tasks.translation.names import METRICS
 
 NAMES = {"macrof": "MacroF", "microf": "MicroF", "bleu": "BLEU", "chrf": "chrF"}
 

@@ -17,7 +17,8 @@ from auditor.progress import SILENT, Progress
 from auditor.tasks.translation import resampling
 from auditor.tasks.translation.agreement import agreement
 from auditor.tasks.translation.bands import profile
-from auditor.tasks.translation.counting import TOKENIZERS, Corpus, count_corpus
+from auditor.tasks.translation.counting import Corpus, count_corpus
+from auditor.tasks.translation.names import TOKENIZERS
 from auditor.tasks.translation.reading import read_aligned, read_human
 from auditor.tasks.translation.recommend import recommend
 from auditor.tasks.translation.result import MetricValue, TranslationAudit

@@ -1,0 +1,8 @@
+"""The translation task's names that the command line needs before any audit runs (kept apart
+from the counting and resampling modules, so that ``auditor`` starts without scipy.sparse)."""
+from __future__ import annotations
+
+#: sacrebleu's offline tokenisers ``--tokenize`` accepts.
+TOKENIZERS = ("13a", "intl", "zh", "char", "none")
+#: The metric ids of the task, in report order (``MicroF`` is the poster's frequency-weighted F).
+METRICS = ("macrof", "microf", "bleu", "chrf")
