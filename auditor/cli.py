@@ -362,16 +362,9 @@ def score(as_json: bool, columns: tuple[str, ...], sort_by: str | None, **argume
     """Score SYSTEMS (PATH or NAME=PATH) against GOLD, or --confusion matrices: every metric of the catalogue."""
     for module in arguments["plugins"]:  # before --metric is resolved: a plugin may register it
         load_plugin(module)
-    if arguments["task"] != CLASSIFICATION:
-        result = run_audit(**arguments, analyses=None if as_json else TABLE_ANALYSES)
-        if as_json:
-            from auditor.formats.json import render_json
-
-            click.echo(render_json(result.to_json()), nl=False)
-        else:
-            click.echo("\n".join(result.terminal_lines(columns)))
-        return
-    chosen = [resolve_metric(name) for name in columns] or list(DEFAULT_COLUMNS)
+    classification = arguments["task"] == CLASSIFICATION
+    if classification:  # resolved before the audit runs: a misspelt -m fails at once
+        chosen = [resolve_metric(name) for name in columns] or list(DEFAULT_COLUMNS)
     # The table shows metric values and their bootstrap intervals only: the other analyses
     # (baselines, properties, rankings, recommendation, verdict) run for --json and the report.
     result = run_audit(**arguments, analyses=None if as_json else TABLE_ANALYSES)
@@ -379,6 +372,9 @@ def score(as_json: bool, columns: tuple[str, ...], sort_by: str | None, **argume
         from auditor.formats.json import render_json
 
         click.echo(render_json(result.to_json()), nl=False)
+        return
+    if not classification:  # another task kind prints its own table (auditor.tasks)
+        click.echo("\n".join(result.terminal_lines(columns)))
         return
     from auditor.terminal import print_score_table
 
