@@ -447,10 +447,11 @@ def plan(gold: str | None, systems: tuple[str, ...], as_json: bool, outdir: str 
          **options: Any) -> None:
     """Plan a test set: power, detectable difference and items needed (--items --accuracy --difference), from a
     pilot (GOLD SYSTEM... --items N), or the predictive-power model (--predictive-power)."""
-    from auditor.plan.run import parse_formats, write
+    from auditor.formats.render import parse_formats, render
+    from auditor.plan.run import FILE_NAMES
     from auditor.plan.run import plan as run_plan
 
-    chosen = parse_formats(formats) if outdir else ()
+    chosen = parse_formats(formats, FILE_NAMES) if outdir else ()
     if outdir:
         check_writable(outdir)
     result = run_plan(gold, systems, **options)
@@ -461,7 +462,8 @@ def plan(gold: str | None, systems: tuple[str, ...], as_json: bool, outdir: str 
     else:
         click.echo("\n".join(result.terminal_lines()))
     if outdir:
-        click.echo("wrote " + ", ".join(str(path) for path in write(result, outdir, chosen)), err=True)
+        written = render(result, outdir, chosen, file_names=FILE_NAMES)
+        click.echo("wrote " + ", ".join(str(path) for path in written), err=True)
 
 
 @cli.command("check-claim")

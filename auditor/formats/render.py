@@ -8,7 +8,7 @@ JSON renderer writes ``audit.to_json()``; both come from the same typed audit.
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 from auditor.errors import UsageError
 from auditor.formats.html import render_html
@@ -26,23 +26,26 @@ FILE_NAMES = {"html": "report.html", "pdf": "report.pdf", "json": "audit.json", 
               "md": "summary.md"}
 
 
-def parse_formats(text: str | Iterable[str] | None) -> tuple[str, ...]:
-    """``"html,pdf"`` (or a list) -> the chosen formats, in order, once each; all when None."""
-    items = [f.strip().lower() for f in (text.split(",") if isinstance(text, str) else text or FORMATS) if f.strip()]
-    unknown = [f for f in items if f not in FORMATS]
+def parse_formats(text: str | Iterable[str] | None, file_names: Mapping[str, str] = FILE_NAMES) -> tuple[str, ...]:
+    """``"html,pdf"`` (or a list) -> the chosen formats, in order, once each; all of ``file_names``'
+    formats when None."""
+    formats = tuple(file_names)
+    items = [f.strip().lower() for f in (text.split(",") if isinstance(text, str) else text or formats) if f.strip()]
+    unknown = [f for f in items if f not in formats]
     if unknown or not items:
-        raise UsageError(f"--format: unknown format {', '.join(unknown) or '(none)'}; choose from {', '.join(FORMATS)}")
+        raise UsageError(f"--format: unknown format {', '.join(unknown) or '(none)'}; choose from {', '.join(formats)}")
     return tuple(dict.fromkeys(items))
 
 
 def render(audit: Any, outdir: str | os.PathLike, formats: str | Iterable[str] = FORMATS,
-           progress: Progress = SILENT) -> list[Any]:
-    """Write the chosen outputs of ``audit`` into ``outdir``, atomically (all or nothing).
+           progress: Progress = SILENT, file_names: Mapping[str, str] = FILE_NAMES) -> list[Any]:
+    """Write the chosen outputs of ``audit`` into ``outdir``, atomically (all or nothing);
+    ``file_names``: format -> file name (the planner writes plan.html, plan.pdf, plan.json).
 
     Returns the paths written. Raises :class:`~auditor.errors.OutputError` when ``outdir``
     cannot be written; then nothing is written.
     """
-    chosen = parse_formats(formats)
+    chosen = parse_formats(formats, file_names)
     figures = "html" in chosen or "pdf" in chosen
     stages: list[tuple[str, Callable[[dict[str, Any]], None]]] = []
     state: dict[str, Any] = {}
@@ -55,22 +58,22 @@ def render(audit: Any, outdir: str | os.PathLike, formats: str | Iterable[str] =
 
     stages.append(("report model and charts", model))
     if "json" in chosen:
-        stages.append(("audit.json", lambda s: files.__setitem__(FILE_NAMES["json"], render_json(audit.to_json()))))
+        stages.append(("audit.json", lambda s: files.__setitem__(file_names["json"], render_json(audit.to_json()))))
     if figures:
         stages.append(("report.html", lambda s: s.__setitem__("html", render_html(s["report"]))))
         if "html" in chosen:
-            stages.append(("", lambda s: files.__setitem__(FILE_NAMES["html"], s["html"])))
+            stages.append(("", lambda s: files.__setitem__(file_names["html"], s["html"])))
         if "pdf" in chosen:
-            stages.append(("report.pdf", lambda s: files.__setitem__(FILE_NAMES["pdf"], render_pdf(s["html"]))))
+            stages.append(("report.pdf", lambda s: files.__setitem__(file_names["pdf"], render_pdf(s["html"]))))
     if "tex" in chosen:
-        stages.append(("tables.tex", lambda s: files.__setitem__(FILE_NAMES["tex"], render_tex(s["report"]))))
+        stages.append(("tables.tex", lambda s: files.__setitem__(file_names["tex"], render_tex(s["report"]))))
     if "md" in chosen:
-        stages.append(("summary.md", lambda s: files.__setitem__(FILE_NAMES["md"], render_md(s["report"]))))
+        stages.append(("summary.md", lambda s: files.__setitem__(file_names["md"], render_md(s["report"]))))
     with progress.task("rendering", total=len(stages)) as advance:
         for name, stage in stages:
             if name:
                 advance(0, description=f"rendering {name}")
             stage(state)
             advance(1)
-    ordered = {FILE_NAMES[f]: files[FILE_NAMES[f]] for f in chosen}
+    ordered = {file_names[f]: files[file_names[f]] for f in chosen}
     return write_files(outdir, ordered)

@@ -8,7 +8,6 @@ Options of another mode are refused (one message naming them), never silently ig
 """
 from __future__ import annotations
 
-import os
 from typing import Any, Iterable, Mapping
 
 from auditor.errors import UsageError
@@ -19,7 +18,7 @@ MODE_OPTIONS = {
     "predictive_power": ("prevalence", "prevalence_from", "guess", "simulate", "draws"),
     "pilot": ("rounds", "correction", "labels", "simulations", "sizes"),
 }
-FORMATS = ("html", "pdf", "json")
+#: The plan's files by format (written by :func:`auditor.formats.render.render`, as the audit's are).
 FILE_NAMES = {"html": "plan.html", "pdf": "plan.pdf", "json": "plan.json"}
 
 
@@ -94,34 +93,3 @@ def _predictive(options: Mapping[str, Any]) -> Any:
     result = model(prevalence, guess=options.get("guess") or "prevalence", items=options.get("simulate"),
                    draws=options.get("draws") or 1000, seed=options.get("seed", 12345))
     return PredictivePlan(result, source)
-
-
-def parse_formats(text: str) -> tuple[str, ...]:
-    items = [f.strip().lower() for f in text.split(",") if f.strip()]
-    unknown = [f for f in items if f not in FORMATS]
-    if unknown or not items:
-        raise UsageError(f"--format: unknown format {', '.join(unknown) or '(none)'}; choose from {', '.join(FORMATS)}")
-    return tuple(dict.fromkeys(items))
-
-
-def write(result: Any, outdir: str | os.PathLike, formats: Iterable[str]) -> list[Any]:
-    """Write the chosen outputs into ``outdir`` as one set (all or nothing), through the audit's
-    renderers: the report model through the HTML template (and weasyprint for the PDF), the JSON
-    document for JSON."""
-    from auditor.formats.html import render_html
-    from auditor.formats.json import render_json
-    from auditor.formats.output import write_files
-    from auditor.formats.pdf import render_pdf
-    from auditor.report.charts import batched
-
-    chosen = tuple(formats)
-    files: dict[str, str | bytes] = {}
-    html = render_html(batched(lambda: result.report_model(True))) if "html" in chosen or "pdf" in chosen else None
-    for name in chosen:
-        if name == "json":
-            files[FILE_NAMES[name]] = render_json(result.to_json())
-        elif name == "html":
-            files[FILE_NAMES[name]] = html
-        else:
-            files[FILE_NAMES[name]] = render_pdf(html)
-    return write_files(outdir, files)
