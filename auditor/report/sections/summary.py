@@ -134,7 +134,7 @@ def _chance_rule(ctx: Context, primary: str) -> str:
     result = ctx.audit.baselines
     correction = _CORRECTIONS.get(result.correction, result.correction)
     return (f"Above chance: {ctx.short(primary)} beats a shuffle of the system's own predictions (one-sided "
-            f"permutation test, {result.draws} draws; {correction}-adjusted over the {len(ctx.systems)} systems, "
+            f"permutation test, {result.p_method(primary)}; {correction}-adjusted over the {len(ctx.systems)} systems, "
             f"p < α).")
 
 
