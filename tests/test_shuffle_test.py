@@ -108,8 +108,9 @@ def test_semeval_2018_above_chance_is_exact_and_named():
     gold = folder / "gold" / "truth.txt"
     if not gold.exists():
         pytest.skip("example data not present")
-    from auditor.cli import main
     from click.testing import CliRunner
+
+    from auditor.cli import main
 
     submissions = sorted(str(p) for p in (folder / "submissions").glob("*.txt"))
     out = CliRunner().invoke(main, ["score", str(gold), *submissions, "--json"])

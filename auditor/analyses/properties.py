@@ -50,7 +50,7 @@ from typing import Any, Iterator, Mapping, Sequence
 import numpy as np
 
 from auditor.analyses import probe_matrices as synthetic
-from auditor.analyses.probe_matrices import Batch, ChanceClassifier, Pairs
+from auditor.analyses.probe_matrices import Batch, ChanceClassifier, Pairs, score_text
 from auditor.formatting import nan_to_none
 from auditor.io.counts import Counts
 from auditor.metrics.literature import CONTEXT, EXPLANATIONS, LITERATURE, LITERATURE_SOURCE, NOT_IN_LITERATURE
@@ -370,7 +370,8 @@ def _unbounded_witness(batch: ChanceBatch, values: np.ndarray, top: int, maximum
     """PV not bounded: the chance classifier ``top`` comes within :data:`CHANCE_GAP` of the maximum."""
     return Witness(
         f"a classifier that ignores its input ({batch.classifiers[top].describe(batch.k, values[top])}) comes within "
-        f"{CHANCE_GAP} of the metric's maximum {maximum:g}: no bound ω(k) below the maximum holds for every "
+        f"{score_text(CHANCE_GAP)} of the metric's maximum {score_text(maximum)} (scores ×100): no bound ω(k) below "
+        "the maximum holds for every "
         f"data set with k classes (Opitz §3.5)", batch.matrices[top], None, float(values[top]), None)
 
 
@@ -384,7 +385,7 @@ def _not_strict_witness(batch: ChanceBatch, values: np.ndarray, finite: np.ndarr
         top = int(on_uniform[np.argmax(values[on_uniform])])
     return Witness(
         f"two classifiers that ignore their input score differently, "
-        f"{classifiers[low].describe(k, values[low])} and {classifiers[top].describe(k, values[top])}: PV "
+        f"{classifiers[low].describe(k, values[low])} and {classifiers[top].describe(k, values[top])} (×100): PV "
         f"holds at most as a bound, not strictly (Opitz §3.5)", batch.matrices[low], batch.matrices[top],
         float(values[low]), float(values[top]))
 
@@ -444,7 +445,8 @@ def probe_chance_correction(metric: Metric, batches: Sequence[ChanceBatch]) -> C
     first, second = batches[0], batches[1]
     v1, v2 = float(first.uniform[metric.id]), float(second.uniform[metric.id])
     return ChanceCorrection("strict", None, bound, formula, baselines, Witness(
-        f"every classifier that ignores its input scores {v1:.6g} at k={first.k} and {v2:.6g} at k={second.k} (shown: "
+        f"every classifier that ignores its input scores {score_text(v1)} at k={first.k} and {score_text(v2)} at "
+        f"k={second.k} (×100; shown: "
         f"the uniform classifier on uniform gold): the chance score depends on the number of classes, so PV is "
         f"strict, not complete (Opitz §3.5)", synthetic.uniform_classifier(first.k).matrix,
         synthetic.uniform_classifier(second.k).matrix, v1, v2), notes)
