@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 
 OPITZ = "opitz-2024-closer-look-classification-metrics.md"
 VICKERS = "vickers-monti-classification-metrics-nlp.md"
+#: Each source file -> (bib key in ``auditor/references.bib``, author-year citation).
+REFERENCES = {OPITZ: ("opitz2024closer", "Opitz 2024"), VICKERS: ("vickers2023talk", "Vickers et al. 2023")}
 #: Imbalance ratio (largest / smallest gold class) reported as "imbalanced" in the reasons.
 IMBALANCED = 3.0
 #: Informedness below which a system is treated as near chance when no baselines ran (this tool's
@@ -111,13 +113,17 @@ class Source:
     section: str
     quote: str
 
-    def to_json(self) -> dict[str, str]:
-        return {"file": self.file, "section": self.section, "quote": self.quote}
+    def to_json(self) -> dict[str, Any]:
+        """``file`` (kept: scripts read it) and ``reference``: the bib key of ``auditor/references.bib``
+        and the author-year citation the report prints."""
+        key, cite = REFERENCES[self.file]
+        return {"file": self.file, "section": self.section, "quote": self.quote,
+                "reference": {"key": key, "citation": cite}}
 
     @property
     def citation(self) -> str:
-        author = {OPITZ: "Opitz 2024", VICKERS: "Vickers et al. 2023"}[self.file]  # never a file name
-        return f"{author} {self.section}"
+        """"Opitz 2024 §4.2": author, year and section, never a file name."""
+        return f"{REFERENCES[self.file][1]} {self.section}"
 
 
 @dataclass(frozen=True)
