@@ -147,8 +147,8 @@ class ChanceDistribution:
 class ChanceComparison:
     """One system against chance on one metric.
 
-    ``margin`` = observed value − the strongest baseline's score (expected value where
-    exact, else MC mean) over uniform, prevalence, majority and the system's own shuffle;
+    ``margin`` = observed value − the strongest baseline's score (expected value where exact, else
+    MC mean if 3 standard errors above every exact one) over uniform, prevalence, majority and shuffle;
     ``p_shuffle`` the one-sided permutation p-value against its shuffle;
     ``p_shuffle_adjusted`` that p-value adjusted over the systems (one family per metric, the
     audit's correction: "is system s above chance?" asked once per system). All are None when
@@ -591,8 +591,9 @@ def _compare(
     """Margin over the strongest baseline and the shuffle p (the settled one when given)."""
     if np.isnan(value):
         return ChanceComparison(None, None, None, metric.undefined_when or "0/0")
-    scored = {name: ref.reference for name, ref in references.items() if ref.reference is not None}
+    floor = max((r.reference for r in references.values() if r.exact and r.reference is not None), default=-np.inf)
+    scored = {name: r.reference for name, r in references.items()  # a MC mean must clear every exact value by 3 SE
+              if r.reference is not None and (r.exact or r.reference > floor + 3 * (r.mc_se or 0))}
     strongest = max(scored, key=scored.get) if scored else None
-    margin = value - scored[strongest] if strongest is not None else None
-    return ChanceComparison(margin, strongest, settled.p if settled else permutation_p_value(value, null),
-                            shuffle_p=settled)
+    return ChanceComparison(value - scored[strongest] if strongest is not None else None, strongest,
+                            settled.p if settled else permutation_p_value(value, null), shuffle_p=settled)

@@ -214,6 +214,19 @@ class ChanceClassifier:
         return f"k={k}, p={_vec(self.p)}, q={_vec(self.q)}: {score_text(value)}"
 
 
+def whole_counts(matrix: np.ndarray, q: np.ndarray, value: Callable[[np.ndarray], float]) -> tuple[np.ndarray, float, str] | None:
+    """A chance matrix N p qᵀ with every non-zero cell rounded to a whole count ≥ 1, its score
+    (``value``) and its description, when the rounded matrix is still an outer product (a
+    classifier that ignores its input); else None. Witnesses read better in whole counts."""
+    whole = np.where(matrix > 0, np.maximum(1.0, np.rint(matrix)), 0.0)
+    rows, n = whole.sum(axis=1), whole.sum()
+    if n <= 0 or not np.allclose(whole * n, np.outer(rows, whole.sum(axis=0))):
+        return None
+    score = value(whole)
+    counts = ", ".join(str(int(x)) for x in rows)
+    return whole, score, f"k={len(rows)}, gold counts ({counts}), q={_vec(q)}: {100 * score:.2f}"
+
+
 def _one_hot(k: int, c: int) -> np.ndarray:
     """The share vector that puts everything on class ``c`` (its own array: a row of ``np.eye(k)``
     would keep the whole k × k matrix alive, k² per classifier)."""

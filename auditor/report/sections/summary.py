@@ -97,14 +97,14 @@ def leaderboard(ctx: Context, verdict: Verdict) -> Table:
                  "small" if has_ci else _density(len(columns)), inline_ci=True, for_paper=True, for_summary=True)
 
 
-def _strongest_baseline(ctx: Context, metric_id: str) -> tuple[str, float] | None:
-    """(name, expected score) of the chance baseline scoring highest under ``metric_id``."""
+def _strongest_baseline(ctx: Context, metric_id: str) -> tuple[str, float, bool] | None:
+    """(name, expected score, exact?) of the chance baseline scoring highest under ``metric_id``."""
     result = ctx.audit.baselines
     best = None
     for name in ("uniform", "prevalence", "majority"):
         entry = result.baselines.get(name, {}).get(metric_id) if result is not None else None
         if entry is not None and entry.expected is not None and (best is None or entry.expected > best[1]):
-            best = (name, entry.expected)
+            best = (name, entry.expected, entry.exact)
     return best
 
 
@@ -113,7 +113,7 @@ def _strongest_baselines(ctx: Context, keys: Sequence[str]) -> list[str]:
     for metric_id in keys[:3]:
         best = _strongest_baseline(ctx, metric_id)
         if best:
-            out.append(f"{ctx.short(metric_id)}: {best[0]} {100 * best[1]:.1f}")
+            out.append(f"{ctx.short(metric_id)}: {best[0]} {'' if best[2] else '≈'}{100 * best[1]:.1f}")  # ≈: plug-in
     return out
 
 
