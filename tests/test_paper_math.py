@@ -63,3 +63,17 @@ def test_rendered_tex_and_markdown_carry_math(annotated, tmp_path):
         done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "t.tex"], cwd=tmp_path,
                               capture_output=True, text=True, errors="replace", timeout=120)
         assert done.returncode == 0, [line for line in done.stdout.splitlines() if line.startswith("!")]
+
+
+def test_html_tooltips_are_plain_text_and_p_j_is_math():
+    """A column's tooltip (title attribute) holds the metric's name as text: "R_K" in MCC's name is
+    set as math in the page, never as <i> markup inside the attribute."""
+    from auditor.formats.html import math_html, render_html
+
+    rng = np.random.default_rng(1)
+    gold = rng.choice(["a", "b"], 80)
+    page = render_html(build(auditor.audit(gold, {"s": gold, "t": rng.choice(["a", "b"], 80)}, bootstrap=0),
+                             figures=False))
+    titles = re.findall(r'title="([^"]*)"', page)
+    assert any("R_K" in t for t in titles) and not any("<" in t for t in titles)
+    assert str(math_html("P_j = p_j")) == "<i>P</i><sub><i>j</i></sub> = <i>p</i><sub><i>j</i></sub>"
