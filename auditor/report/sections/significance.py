@@ -43,9 +43,9 @@ def significance_section(ctx: Context) -> Section | None:
     if stats.pairwise_unavailable:
         pairs.append(("pairwise tests unavailable", stats.pairwise_unavailable))
     else:
-        pairs += [("correction", stats.correction), ("randomisation rounds", str(stats.rounds)),
-                  ("best set", best_set_rule(stats.alpha, stats.correction))]
-        pairs += [(method.replace("_", " "), METHOD_DESCRIPTIONS[method]) for method in (MCNEMAR, RANDOMISATION)
+        pairs += [("correction", _correction(stats.correction)), ("randomisation rounds", f"{stats.rounds:,}"),
+                  ("best set", best_set_rule(stats.alpha, _correction(stats.correction)))]
+        pairs += [(METHOD_NAMES[method], METHOD_DESCRIPTIONS[method]) for method in (MCNEMAR, RANDOMISATION)
                   if any(test.method == method for test in stats.tests)]
     pairs.append(("literature", _literature(stats)))
     blocks.append(Facts(tuple(pairs)))
@@ -77,7 +77,7 @@ def significance_section(ctx: Context) -> Section | None:
     elif tests and ctx.figures:
         blocks += [_pairwise_figure(ctx, metric_id, entry.test, stats) for metric_id, entry in best_set.items()]
     if tests:
-        blocks.append(Paragraph(_tests_text(stats)))
+        blocks.append(Paragraph(_tests_text(stats, ctx)))
     return Section("significance", SECTION_TITLES["significance"], tuple(blocks))
 
 
@@ -95,6 +95,10 @@ def _literature(stats: Statistics) -> str:
         parts.append("Holm 1979" if stats.correction == "holm" else "Benjamini & Hochberg 1995")
         parts.append("choosing and reporting tests in NLP: Dror et al. 2018")
     return "; ".join(parts)
+
+
+#: How the report names each pairwise test (the JSON keeps the ids).
+METHOD_NAMES = {"mcnemar_exact": "exact McNemar test", "approximate_randomisation": "approximate randomisation"}
 
 
 def _correction(correction: str) -> str:
@@ -127,7 +131,7 @@ def _pairwise_figure(ctx: Context, metric_id: str, method: str, stats: Statistic
     size = stats.family_sizes().get(metric_id, 0)
     tested = ("every pair was tested" if size == len(systems) * (len(systems) - 1) // 2 else
               "only the comparisons with the top system were tested (first row and column)")
-    caption = (f"{ctx.name(metric_id)}: adjusted p-value of each pair of systems ({method.replace('_', ' ')}; "
+    caption = (f"{ctx.name(metric_id)}: adjusted p-value of each pair of systems ({METHOD_NAMES[method]}; "
                f"{_family(ctx, metric_id, stats)}); systems sorted by {ctx.short(metric_id)}, best first; "
                f"{tested}. Each pair's p-value is in audit.json under “tests”.")
     return Figure(f"fig-pairs-{metric_id}", caption, ctx.charts.pairwise_heatmap(systems, p, ctx.alpha))
@@ -137,20 +141,20 @@ def _number(value: float | None) -> float | None:
     return None if value is None or math.isnan(value) else float(value)
 
 
-def _tests_text(stats: Statistics) -> str:
+def _tests_text(stats: Statistics, ctx: Context | None = None) -> str:
     """What was tested, once: one p-value per pair and metric, which test, the family, the rounds."""
     from auditor.analyses.significance import rounds_rule
 
     tests = stats.tests
     methods = {t.method for t in tests}
-    metrics = sorted({t.metric for t in tests})
+    metrics = [ctx.short(m) if ctx is not None else m for m in sorted({t.metric for t in tests})]
     parts = [f"{len(tests)} pairwise tests, one per pair of systems and metric ({', '.join(metrics)})"]
     if "mcnemar_exact" in methods:
         parts.append("accuracy uses the exact McNemar test, whose p-value has no Monte Carlo floor")
     if "approximate_randomisation" in methods:
         rule = rounds_rule(stats.rounds, max(stats.family_sizes().values(), default=0), stats.alpha)
         parts.append("the other metrics, which have no exact test, use approximate randomisation with "
-                     f"{stats.rounds} rounds ({rule})")
+                     f"{stats.rounds:,} rounds ({rule})")
     text = "; ".join(parts) + "."
     if stats.family:
         text += f" Family: {stats.family}."
