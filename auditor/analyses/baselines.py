@@ -75,7 +75,6 @@ from auditor.formatting import nan_to_none
 from auditor.io.counts import Counts
 from auditor.metrics.catalogue import compute
 from auditor.metrics.registry import REGISTRY, ConfusionStats, Metric
-from auditor.metrics.selections import KEY_METRICS
 from auditor.options import CHANCE_DRAWS
 from auditor.progress import SILENT, Progress
 
@@ -88,6 +87,9 @@ SAMPLING = ("on counts, never by re-indexing items: a random predictor's gold ro
 RANDOM_BASELINES = ("uniform", "prevalence")
 FIXED_BASELINES = RANDOM_BASELINES + ("majority",)
 SHUFFLE = "shuffle"
+#: Metrics whose shuffle p-values the audit settles: page 1's primary (accuracy or macro recall) and
+#: the recommendation's near-chance test (informedness).
+SETTLED = ("accuracy", "macro_recall", "informedness")
 
 DESCRIPTIONS = {
     "uniform": "random labels, equally likely over the gold classes",
@@ -404,15 +406,12 @@ def predictor_distributions(counts: Counts) -> tuple[dict[str, np.ndarray], int]
 
 def analyse(counts: Counts, metrics: Sequence[Metric], seed: int, alpha: float, correction: str = "holm",
             progress: Progress = SILENT) -> ChanceBaselines:
-    """The chance baselines of the audit: :func:`chance_baselines` with :func:`shuffle_draws` draws
-    per baseline (:data:`~auditor.options.CHANCE_DRAWS`, more when many systems must be corrected
-    for; a few k x k draws per system, cheap at any N), each metric's shuffle p-values adjusted
-    over the systems with ``correction``; the key metrics' p-values settled (exact for two classes,
-    else drawn until Monte Carlo error cannot change the corrected answer)."""
+    """The chance baselines of the audit: :func:`chance_baselines` with :func:`shuffle_draws` draws per
+    baseline, shuffle p-values adjusted over the systems with ``correction``, those of :data:`SETTLED`
+    settled (exact for two classes, else drawn until Monte Carlo error cannot change the answer)."""
     draws = shuffle_draws(CHANCE_DRAWS, len(counts.systems), alpha)
-    present = {m.id for m in metrics}
     return chance_baselines(counts, metrics, draws=draws, seed=seed, alpha=alpha, progress=progress,
-                            correction=correction, settle=tuple(m for m in KEY_METRICS if m in present))
+                            correction=correction, settle=SETTLED)
 
 
 def chance_baselines(
@@ -545,8 +544,9 @@ def _settle(counts: Counts, metrics: Sequence[Metric], drawn: list[tuple[dict[st
         return exact
     null = {m: [values[m] for values, _ in drawn] for m in settle}
 
-    def more(system: int, extra: int) -> None:
-        values, _ = _draw_values("shuffle", rngs[system], support, columns[system], extra, metrics, counts.labels_given)
+    def more(system: int, extra: int) -> None:  # only the settled metrics are scored on the extra draws
+        values, _ = _draw_values("shuffle", rngs[system], support, columns[system], extra,
+                                 [m for m in metrics if m.id in null], counts.labels_given)
         for metric_id, array in values.items():
             drawn[system][0][metric_id] = np.concatenate([drawn[system][0][metric_id], array])
             if metric_id in null:

@@ -41,7 +41,7 @@ EXACT_SUPPORT = 2**20
 INTERVAL_LEVEL = 0.999
 #: At most this many shuffle draws per system, and at most :data:`DRAW_BUDGET` numbers drawn.
 MAX_DRAWS = 200_000
-DRAW_BUDGET = 2**28
+DRAW_BUDGET = 2**24
 #: Relative tolerance of "null ≥ observed" (as :func:`auditor.analyses.baselines.permutation_p_value`).
 TIE_TOLERANCE = 1e-12
 
