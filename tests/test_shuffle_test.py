@@ -136,3 +136,12 @@ def test_audit_settles_the_metrics_page_one_and_the_recommendation_read():
     assert {m for m, e in entry.items() if "p_shuffle_method" in e} == {"accuracy", "macro_recall", "informedness"}
     scores = audit.baselines.shuffle_scores["a"]
     assert scores["macro_recall"].size == entry["macro_recall"]["p_shuffle_draws"] >= scores["nit"].size
+
+
+def test_hypergeometric_pmf_against_scipy():
+    from auditor.analyses.shuffle_test import _hypergeometric_pmf
+
+    for n, good, sample in ((444, 214, 230), (10, 3, 5), (100_000, 400, 70_000), (7, 7, 3)):
+        x = np.arange(max(0, good + sample - n), min(good, sample) + 1)
+        np.testing.assert_allclose(_hypergeometric_pmf(x, n, good, sample), stats.hypergeom.pmf(x, n, good, sample),
+                                   rtol=1e-9, atol=1e-300)

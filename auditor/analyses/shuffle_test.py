@@ -40,7 +40,7 @@ EXACT_SUPPORT = 2**20
 #: Level of each Clopper–Pearson interval of a Monte Carlo p-value.
 INTERVAL_LEVEL = 0.999
 #: At most this many shuffle draws per system, and at most :data:`DRAW_BUDGET` numbers drawn.
-MAX_DRAWS = 200_000
+MAX_DRAWS = 100_000
 DRAW_BUDGET = 2**24
 #: Relative tolerance of "null ≥ observed" (as :func:`auditor.analyses.baselines.permutation_p_value`).
 TIE_TOLERANCE = 1e-12
@@ -76,8 +76,6 @@ def binary_null(row: np.ndarray, col: np.ndarray) -> tuple[np.ndarray, np.ndarra
     """Every 2 × 2 table with gold counts ``row`` and predicted counts ``col`` and its probability
     under shuffling (C_00 ~ Hypergeom(N, c_0, r_0)); None when there are more than
     :data:`EXACT_SUPPORT` of them."""
-    from scipy.stats import hypergeom
-
     row, col = np.asarray(row, dtype=np.int64), np.asarray(col, dtype=np.int64)
     n, r0, c0 = int(row.sum()), int(row[0]), int(col[0])
     low, high = max(0, r0 + c0 - n), min(r0, c0)
@@ -87,7 +85,19 @@ def binary_null(row: np.ndarray, col: np.ndarray) -> tuple[np.ndarray, np.ndarra
     tables = np.empty((x.size, 2, 2), dtype=np.int64)
     tables[:, 0, 0], tables[:, 0, 1] = x, r0 - x
     tables[:, 1, 0], tables[:, 1, 1] = c0 - x, int(row[1]) - c0 + x
-    return tables, hypergeom.pmf(x, n, c0, r0)
+    return tables, _hypergeometric_pmf(x, n, c0, r0)
+
+
+def _hypergeometric_pmf(x: np.ndarray, n: int, good: int, sample: int) -> np.ndarray:
+    """P(X = x) for X ~ Hypergeom(n, good, sample) over the whole support ``x`` (consecutive), from the
+    ratio P(x + 1)/P(x) = (good − x)(sample − x) / ((x + 1)(n − good − sample + x + 1)), summed in logs
+    and normalised (no scipy.stats import; exact up to rounding)."""
+    step = x[:-1].astype(float)
+    log_ratio = (np.log(good - step) + np.log(sample - step) - np.log(step + 1)
+                 - np.log(n - good - sample + step + 1))
+    log_pmf = np.concatenate([[0.0], np.cumsum(log_ratio)])
+    pmf = np.exp(log_pmf - log_pmf.max())
+    return pmf / pmf.sum()
 
 
 def exact_p(observed: float, null: np.ndarray, pmf: np.ndarray) -> float | None:
@@ -115,14 +125,15 @@ def exact_binary(row: np.ndarray, columns: np.ndarray, observed: Mapping[str, np
 
 
 def p_interval(exceed: np.ndarray, draws: np.ndarray, level: float = INTERVAL_LEVEL) -> tuple[np.ndarray, np.ndarray]:
-    """Clopper–Pearson interval of a binomial proportion from ``exceed`` of ``draws``."""
-    from scipy.stats import beta
+    """Clopper–Pearson interval of a binomial proportion from ``exceed`` of ``draws`` (beta quantiles
+    as scipy.special.betaincinv, which scipy.stats.beta.ppf calls)."""
+    from scipy.special import betaincinv
 
     exceed, draws = np.asarray(exceed, dtype=float), np.asarray(draws, dtype=float)
     tail = (1 - level) / 2
     with np.errstate(invalid="ignore", divide="ignore"):
-        low = np.where(exceed > 0, beta.ppf(tail, exceed, draws - exceed + 1), 0.0)
-        high = np.where(exceed < draws, beta.ppf(1 - tail, exceed + 1, draws - exceed), 1.0)
+        low = np.where(exceed > 0, betaincinv(exceed, draws - exceed + 1, tail), 0.0)
+        high = np.where(exceed < draws, betaincinv(exceed + 1, draws - exceed, 1 - tail), 1.0)
     return low, high
 
 
