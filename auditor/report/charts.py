@@ -333,8 +333,7 @@ def confusion_grid_spec(labels: Sequence[str], matrices: Mapping[str, Sequence[S
                 cells.append({"system": system, "gold": gold, "predicted": predicted, "count": int(matrix[i][j]),
                               "share": round(matrix[i][j] / total, 4) if total else 0.0})
     k = len(labels)
-    columns = 6 if k <= 2 else 4 if k <= 3 else 3 if k <= 6 else 2
-    size = max(3, (WIDTH - 120) // columns // max(k, 1) - 4)
+    columns, size = _grid_layout(k)
     x = {"field": "predicted", "type": "nominal", "sort": list(labels), "title": "predicted",
          "axis": {"labelAngle": -45 if k > 2 else 0, "grid": False}}
     y = {"field": "gold", "type": "nominal", "sort": list(labels), "title": "gold", "axis": {"grid": False}}
@@ -347,7 +346,7 @@ def confusion_grid_spec(labels: Sequence[str], matrices: Mapping[str, Sequence[S
                 "field": "share", "type": "quantitative", "title": "row share",
                 "scale": {"scheme": "blues", "domain": [0, 1]},
                 "legend": SYMBOL_LEGEND}}},
-            *([{"mark": {"type": "text", "fontSize": 8}, "encoding": {
+            *([{"mark": {"type": "text", "fontSize": GRID_COUNT_FONT}, "encoding": {
                 "x": x, "y": y, "text": {"field": "count", "type": "quantitative"},
                 "color": {"condition": {"test": "datum.share > 0.5", "value": "white"}, "value": "black"}}}]
               if size >= 14 else []),  # counts printed where a cell has room for them
@@ -356,6 +355,24 @@ def confusion_grid_spec(labels: Sequence[str], matrices: Mapping[str, Sequence[S
         "resolve": {"axis": {"x": "independent", "y": "independent"}},
     }
     return spec
+
+
+#: Font size (px) of the counts in the confusion small multiples.
+GRID_COUNT_FONT = 9
+
+
+def _grid_layout(k: int) -> tuple[int, int]:
+    """(columns, cell size in px) of the confusion small multiples at ``k`` classes."""
+    columns = 6 if k <= 2 else 4 if k <= 3 else 3 if k <= 6 else 2
+    return columns, max(3, (WIDTH - 120) // columns // max(k, 1) - 4)
+
+
+def confusion_counts_fit(labels: Sequence[str], matrices: Mapping[str, Sequence[Sequence[int]]]) -> bool:
+    """Whether :func:`confusion_grid` prints every count whole inside its cell (digits about
+    0.62 em wide in DejaVu Sans), so that the chart alone carries the numbers."""
+    _, size = _grid_layout(len(labels))
+    largest = max((int(v) for m in matrices.values() for row in m for v in row), default=0)
+    return size >= 14 and len(str(largest)) * 0.62 * GRID_COUNT_FONT <= size - 4
 
 
 def confusion_grid(labels: Sequence[str], matrices: Mapping[str, Sequence[Sequence[int]]]) -> str:

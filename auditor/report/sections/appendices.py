@@ -69,9 +69,14 @@ def confusion_section(ctx: Context) -> Section:
     if len(labels) > ctx.charts.MAX_MATRIX_CLASSES:  # no chart of k × k cells: the largest confusions instead
         blocks.append(_largest_confusions(ctx, labels))
         return Section("confusion", SECTION_TITLES["confusion"], tuple(blocks))
+    in_chart = ctx.figures and ctx.charts.confusion_counts_fit(labels, matrices)
     if ctx.figures:  # small multiples: every system's matrix in one chart
         blocks.append(Figure("fig-confusion", "Confusion matrix of every system (rows gold, columns predicted), "
-                             "row-normalised colours.", ctx.charts.confusion_grid(labels, matrices)))
+                             "row-normalised colours" + (", every count printed in its cell (audit.json: "
+                                                         "systems.NAME.confusion)." if in_chart else "."),
+                             ctx.charts.confusion_grid(labels, matrices)))
+    if in_chart:  # one form: the chart carries every count
+        return Section("confusion", SECTION_TITLES["confusion"], tuple(blocks))
     for index, s in enumerate(systems):
         matrix = matrices[s]
         if len(labels) <= 12:
