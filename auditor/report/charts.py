@@ -357,8 +357,8 @@ def confusion_grid_spec(labels: Sequence[str], matrices: Mapping[str, Sequence[S
     return spec
 
 
-#: Font size (px) of the counts in the confusion small multiples.
-GRID_COUNT_FONT = 9
+#: Font size (px; 7.5 pt at the 1:1 scale of the PDF) of the counts in the confusion small multiples.
+GRID_COUNT_FONT = 10
 
 
 def _grid_layout(k: int) -> tuple[int, int]:
@@ -369,10 +369,10 @@ def _grid_layout(k: int) -> tuple[int, int]:
 
 def confusion_counts_fit(labels: Sequence[str], matrices: Mapping[str, Sequence[Sequence[int]]]) -> bool:
     """Whether :func:`confusion_grid` prints every count whole inside its cell (digits about
-    0.62 em wide in DejaVu Sans), so that the chart alone carries the numbers."""
+    0.64 em wide in DejaVu Sans), so that the chart alone carries the numbers."""
     _, size = _grid_layout(len(labels))
     largest = max((int(v) for m in matrices.values() for row in m for v in row), default=0)
-    return size >= 14 and len(str(largest)) * 0.62 * GRID_COUNT_FONT <= size - 4
+    return size >= 14 and len(str(largest)) * 0.64 * GRID_COUNT_FONT <= size - 2
 
 
 def confusion_grid(labels: Sequence[str], matrices: Mapping[str, Sequence[Sequence[int]]]) -> str:
