@@ -386,7 +386,7 @@ def tau_heatmap(kendall: Mapping[str, Mapping[str, float]], short: Callable[[str
     names = [short(m) for m in ids]
     cells = [{"m1": short(a), "m2": short(b), "tau": kendall[a].get(b)} for a in ids for b in ids
              if kendall[a].get(b) is not None]
-    size = max(14, min(26, 330 // max(len(ids), 1)))
+    size = max(14, min(22, 330 // max(len(ids), 1)))  # 13 metrics: 100 mm high at print size
     axis = {"labelAngle": -45, "grid": False}
     spec = {"data": {"values": cells}, "width": size * len(ids), "height": size * len(ids), "layer": [
         {"mark": "rect", "encoding": {
@@ -549,10 +549,10 @@ def pairwise_spec(systems: Sequence[str], p_adjusted: Mapping[tuple[str, str], f
     cells = [{"a": a, "b": b, "bin": "·" if a == b else p_bin(p_adjusted.get((a, b)), alpha)}
              for a in names for b in names]
     cells = [c for c in cells if c["bin"] != "·"]
-    size = max(9, min(22, 260 // max(len(names), 1)))  # two heat-maps a page at 23 systems, names at 7.5 pt
+    size = max(9, min(22, 200 // max(len(names), 1)))  # two heat-maps a row at 23 systems, names at 7.5 pt
     axis = {"grid": False, "labelFontSize": 10, "labelLimit": 160}
     scale = {"domain": list(P_BINS), "range": list(P_COLOURS)}
-    legend = {**SYMBOL_LEGEND, "title": "adjusted p", "format": None, "labelFontSize": 10}
+    legend = {**SYMBOL_LEGEND, "title": "adjusted p", "format": None, "labelFontSize": 10, "columns": 3}
     legend = {k: v for k, v in legend.items() if v is not None}
     return {"data": {"values": cells}, "width": size * len(names), "height": size * len(names),
             "mark": {"type": "rect", "stroke": "#bbbbbb", "strokeWidth": 0.5},
