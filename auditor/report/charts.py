@@ -364,7 +364,7 @@ GRID_COUNT_FONT = 10
 def _grid_layout(k: int) -> tuple[int, int]:
     """(columns, cell size in px) of the confusion small multiples at ``k`` classes."""
     columns = 6 if k <= 2 else 4 if k <= 3 else 3 if k <= 6 else 2
-    return columns, max(3, (WIDTH - 120) // columns // max(k, 1) - 4)
+    return columns, max(3, (WIDTH - 160) // columns // max(k, 1) - 4)
 
 
 def confusion_counts_fit(labels: Sequence[str], matrices: Mapping[str, Sequence[Sequence[int]]]) -> bool:
