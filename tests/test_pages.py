@@ -117,3 +117,69 @@ def test_charts_are_drawn_at_their_print_size(layout):
             assert box.width >= 0.99 * intrinsic, f"{figure.get('id')}: {intrinsic:.0f} px drawn {box.width:.0f} px wide"
             seen += 1
     assert seen >= 5  # bias, metrics, bump, Kendall, confusion
+
+
+def _bold_cells(html: str) -> list[tuple[str, str, str]]:
+    """(table id, row header, column title) of every bold cell (``td.best``) in the rendered HTML."""
+    from html.parser import HTMLParser
+
+    class Cells(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.table, self.titles, self.header, self.column, self.bold = None, [], "", 0, []
+            self.in_row_header = False
+
+        def handle_starttag(self, tag, attrs):
+            attrs = dict(attrs)
+            if tag == "figure":
+                self.table, self.titles = attrs.get("id"), []
+            elif tag == "th" and attrs.get("scope") == "col":
+                self.titles.append(attrs.get("title", ""))
+            elif tag == "tr":
+                self.header, self.column = "", 0
+            elif tag == "th" and attrs.get("scope") == "row":
+                self.in_row_header = True
+            elif tag == "td":
+                self.column += 1
+                if "best" in (attrs.get("class") or "").split():
+                    self.bold.append((self.table, self.header, self.titles[self.column]))
+
+        def handle_endtag(self, tag):
+            if tag == "th":
+                self.in_row_header = False
+
+        def handle_data(self, data):
+            if self.in_row_header:
+                self.header += data
+
+    parser = Cells()
+    parser.feed(html)
+    return parser.bold
+
+
+def test_bold_means_a_best_set_and_nothing_else_in_the_rendered_report(layout):
+    """Every bold cell of the rendered report is a system in the best set of its column's metric
+    (page 1 and the metric tables); no other table has bold (per-class, deployment, confusion),
+    and the meaning is stated once, in the header."""
+    from auditor.metrics.registry import REGISTRY
+
+    html, _ = layout
+    result = _germeval(bootstrap=200)
+    names = {REGISTRY.metrics[m].name: m for m in REGISTRY.metrics}
+    best = {m: set(entry.systems) for m, entry in result.statistics.best_set.items()}
+    bold = _bold_cells(html)
+    assert {table for table, _, _ in bold} == {"summary-leaderboard", "table-metrics"}
+    for table, system, title in bold:
+        metric_id = names[title]
+        assert system in best[metric_id], (table, system, title)
+    leaderboard = {(system, names[title]) for table, system, title in bold if table == "summary-leaderboard"}
+    assert leaderboard == {(s, m) for m, systems in best.items() for s in systems if m in result.verdict.key_metrics}
+    assert html.count("Bold means one thing throughout") == 1
+
+
+def test_nothing_is_bold_without_significance_tests():
+    from auditor.formats.html import render_html as render
+
+    html = render(build(_germeval(bootstrap=0), figures=False))
+    assert _bold_cells(html) == []
+    assert "No value is bold" in html

@@ -60,7 +60,7 @@ def confusion_section(ctx: Context) -> Section:
             blocks.append(Figure("fig-confusion", "Confusion matrix of every system (rows gold, columns predicted).",
                                  ctx.charts.confusion_grid(labels, matrices)))
         pairs = [(i, j) for i in range(len(labels)) for j in range(len(labels))]
-        rows = tuple(Row(s, tuple(Cell(matrices[s][i][j], "count", strong=i == j) for i, j in pairs)) for s in systems)
+        rows = tuple(Row(s, tuple(Cell(matrices[s][i][j], "count") for i, j in pairs)) for s in systems)
         blocks.append(Table("table-confusion", "Counts per system: column “g → p” counts items of gold class g "
                             "predicted as p.", "System",
                             tuple(Column(f"{labels[i]} → {labels[j]}", rotate=True) for i, j in pairs),
@@ -80,7 +80,7 @@ def confusion_section(ctx: Context) -> Section:
     for index, s in enumerate(systems):
         matrix = matrices[s]
         if len(labels) <= 12:
-            rows = tuple(Row(g, tuple(Cell(v, "count", strong=(i == j)) for j, v in enumerate(matrix[i])))
+            rows = tuple(Row(g, tuple(Cell(v, "count") for j, v in enumerate(matrix[i])))
                          for i, g in enumerate(labels))
             blocks.append(Table(f"table-confusion-{index}", f"{s}: counts (rows gold, columns predicted).",
                                 "gold \\ predicted", tuple(Column(label, rotate=len(labels) > 6) for label in labels),
