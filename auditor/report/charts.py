@@ -3,8 +3,8 @@
 The same SVG goes into the HTML and (through weasyprint) the PDF: no JavaScript, no
 network. Values arrive as numbers from the report builder; this module only draws.
 
-Conversion runs in one child process per batch (:class:`Batch`: the report builder collects
-every chart's spec and converts them all at once). vl-convert's JavaScript engine (V8) reserves
+Conversion runs in one child process per batch (:func:`batched`: while a report model is built,
+every chart function records its spec and returns a placeholder; all specs are converted at once). vl-convert's JavaScript engine (V8) reserves
 tens of GB of virtual address space when it starts; under an address-space limit (``ulimit -v``,
 common on shared clusters) it dies with SIGTRAP. In a child process that death is contained and
 reported as one clear error naming the limit and the workarounds, and nothing is written.
@@ -114,11 +114,9 @@ def _conversion_error(returncode: int, stderr: str) -> Exception:
 
 
 class Batch:
-    """The chart functions of this module, deferred: each returns a placeholder, and
-    :meth:`resolve` converts every recorded spec in one child process and puts the SVGs in.
-
-    ``Batch().bias_chart(...)`` takes the arguments of :func:`bias_chart`, and so on.
-    """
+    """The specs of the charts drawn while :func:`batched` runs: each chart function returns a
+    placeholder, and :meth:`resolve` converts every recorded spec in one child process and puts
+    the SVGs in."""
 
     def __init__(self) -> None:
         self.specs: list[dict[str, Any]] = []
@@ -127,22 +125,6 @@ class Batch:
     def add(self, spec: dict[str, Any]) -> str:
         self.specs.append(spec)
         return f"{self._token}{len(self.specs) - 1}\x00"
-
-    def __getattr__(self, name: str) -> Callable[..., Any]:
-        if name.startswith("_") or name not in globals():
-            raise AttributeError(name)
-        function = globals()[name]
-        if not callable(function):  # a constant (MAX_MATRIX_CLASSES, ...)
-            return function
-
-        def deferred(*args: Any, **kwargs: Any) -> Any:
-            token = _RECORDING.set(self)
-            try:
-                return function(*args, **kwargs)
-            finally:
-                _RECORDING.reset(token)
-
-        return deferred
 
     def resolve(self, model: Any) -> Any:
         """``model`` (any tree of dataclasses, tuples, lists and strings) with every placeholder
