@@ -358,7 +358,7 @@ def test_binomial_half_keeps_the_order_of_unsorted_counts():
 def test_pairwise_matrix_marks_p_values_at_the_randomisation_floor_as_bounds():
     from types import SimpleNamespace
 
-    from auditor.report.sections.significance import _pairwise_matrix
+    from auditor.report.sections.significance import _pairwise_table
 
     floor = 1 / 1121
     tests = (
@@ -368,10 +368,11 @@ def test_pairwise_matrix_marks_p_values_at_the_randomisation_floor_as_bounds():
     stats = Statistics(bootstrap=None, tests=tests, best_set={}, test_metrics=("mcc",), correction="holm",
                        alpha=0.05, rounds=1120, family="all pairs")
     ctx = SimpleNamespace(systems=["x", "y", "z"], name=lambda m: m, short=lambda m: m)
-    table = _pairwise_matrix(ctx, "mcc", RANDOMISATION, stats)
-    first = table.rows[0].cells
-    assert first[1].value == "≤0.025" and first[2].value == 0.6 and first[2].kind == "p"
-    assert table.rows[1].cells[2].value is None  # y-z untested
+    table = _pairwise_table(ctx, {"mcc": RANDOMISATION}, stats)
+    assert [(row.header, row.cells[0].value) for row in table.rows] == [("x", "y"), ("x", "z"), ("y", "z")]
+    assert table.rows[0].cells[1].value == "≤0.025"
+    assert table.rows[1].cells[1].value == 0.6 and table.rows[1].cells[1].kind == "p"
+    assert table.rows[2].cells[1].value is None  # y-z untested
     assert "at most this bound" in table.caption
 
 
