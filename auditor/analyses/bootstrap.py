@@ -46,7 +46,6 @@ from dataclasses import dataclass
 from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
-import scipy.sparse
 
 from auditor.analyses.sampling import sparse_draws
 from auditor.io.counts import Counts
@@ -126,6 +125,8 @@ class Resampler:
         gold, predictions = self.codes[:, 0], self.codes[:, 1:].T
         rows = (np.arange(self.n_systems)[:, None] * self.k + gold[None, :]) * self.k + predictions
         # CSC built directly: column u holds its S cells, one per system, in ascending row order
+        import scipy.sparse  # here, not at import: `score --bootstrap 0` never loads it
+
         self.incidence = scipy.sparse.csc_matrix(
             (np.ones(rows.size, dtype=np.float32), rows.T.ravel().astype(np.int32),
              np.arange(0, rows.size + 1, self.n_systems, dtype=np.int64)),

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Iterator, Sequence
 
 import numpy as np
-import scipy.sparse
 
 from auditor.analyses.sampling import sparse_draws
 from auditor.io.counts import Counts
@@ -105,6 +104,8 @@ def swapped_matrices(counts: Counts, a: int, b: int, rounds: int,
     pattern, exactly distributed as the item swaps. A round moves ``T − n_yx`` of system a's
     items from cell (g, x) to (g, y) and as many of system b's from (g, y) to (g, x).
     """
+    import scipy.sparse  # here, not at import: loaded only when a test runs
+
     k = counts.k
     pair = counts.confusion[[a, b]].astype(np.float64)
     unordered, total, reversed_count = _swap_plan(counts, a, b)
@@ -139,6 +140,8 @@ def swapped_stats(counts: Counts, a: int, b: int, rounds: int, rng: np.random.Ge
         for batch in swapped_matrices(counts, a, b, rounds, rng):
             yield ConfusionStats(batch, all_labels_active)
         return
+    import scipy.sparse
+
     k, k2 = counts.k, counts.k * counts.k
     unordered, total, reversed_count = _swap_plan(counts, a, b)
     gold = unordered // k2

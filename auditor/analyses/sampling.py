@@ -35,7 +35,6 @@ variates", J. Comput. Appl. Math. 31(1).
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import gammaln
 
 #: The samplers in the audit's signature (``samplers:`` part): intervals from each system's cells
 #: (Multinomial(N, C_s/N)), ranks from the paired resample, chance tables drawn row by row
@@ -68,6 +67,8 @@ def log_factorial_difference(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     + 1/(12(z + d)) − 1/(12z) − 1/(360(z + d)³) + 1/(360z³) (Stirling's series, error below
     10⁻²⁰ for z ≥ 10⁵); smaller arguments use ``gammaln`` directly.
     """
+    from scipy.special import gammaln  # here, not at import: only draws above numpy's limit need it
+
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     z, d = y + 1.0, x - y
