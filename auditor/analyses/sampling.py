@@ -37,9 +37,11 @@ from __future__ import annotations
 import numpy as np
 
 #: The samplers in the audit's signature (``samplers:`` part): intervals from each system's cells
-#: (Multinomial(N, C_s/N)), ranks from the paired resample, chance tables drawn row by row
-#: (multinomial rows; multivariate hypergeometric rows for shuffles). Change it with the draws.
-SIGNATURE = "ci=cells,ranks=paired,chance=rows"
+#: (Multinomial(N, C_s/N)), ranks from the paired resample with its patterns split into light ones
+#: drawn as items and heavy ones drawn by multinomial (``paired-split``; ``paired`` drew every
+#: pattern one way), chance tables drawn row by row (multinomial rows; multivariate
+#: hypergeometric rows for shuffles). Change it with the draws.
+SIGNATURE = "ci=cells,ranks=paired-split,chance=rows"
 #: numpy's ``Generator.hypergeometric`` refuses ``good`` or ``bad`` at or above this.
 NUMPY_LIMIT = 10**9
 #: Largest population drawn exactly (integers stay exact in float64 below 2^53).
