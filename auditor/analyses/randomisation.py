@@ -28,40 +28,52 @@ _DRAWS_PER_BLOCK = 2**22
 
 
 def _bit_count(words: np.ndarray) -> np.ndarray:
-    """Number of set bits of every uint64 in ``words``."""
+    """Number of set bits of every unsigned integer in ``words``."""
     if hasattr(np, "bitwise_count"):
         return np.bitwise_count(words)
-    return _BYTE_BITS[words.view(np.uint8)].reshape(*words.shape, 8).sum(axis=-1)
+    return _BYTE_BITS[words.view(np.uint8)].reshape(*words.shape, words.itemsize).sum(axis=-1)
 
 
 def binomial_half(rng: np.random.Generator, n: np.ndarray, rounds: int) -> np.ndarray:
     """``rounds`` draws of ``Binomial(n_p, ½)`` for every entry of ``n``: int64 (P, rounds).
 
     For ``n_p ≤ 64 · POPCOUNT_WORDS`` the draw is the number of set bits among ``n_p``
-    random bits (``⌈n_p / 64⌉`` 64-bit words, the last one masked): each bit is a fair coin,
-    so the count is exactly Binomial(n_p, ½), at a fraction of the cost of
-    ``Generator.binomial``; larger ``n_p`` use ``Generator.binomial``, one call per distinct
-    ``n_p`` (a scalar n keeps numpy's sampler set-up out of the per-draw cost). Fastest when
-    ``n`` is sorted (the groups are then slices).
+    random bits, each a fair coin, so the count is exactly Binomial(n_p, ½), at a fraction of
+    the cost of ``Generator.binomial``: ``n_p ≤ 8, 16, 32`` take one random byte, 16-bit or
+    32-bit word (the random 64-bit words viewed narrower, masked to ``n_p`` bits), larger
+    ``n_p`` ``⌈n_p / 64⌉`` 64-bit words, the last one masked. Larger ``n_p`` use
+    ``Generator.binomial``, one call per distinct ``n_p`` (a scalar n keeps numpy's sampler
+    set-up out of the per-draw cost). Fastest when ``n`` is sorted (the groups are then slices).
     """
     n = np.asarray(n, dtype=np.int64)
     order = None
     if n.size > 1 and (np.diff(n) < 0).any():
         order = np.argsort(n, kind="stable")
         n = n[order]
-    out = np.zeros((n.size, rounds), dtype=np.int64)
-    words = (n + 63) // 64
-    bounds = np.searchsorted(words, np.arange(1, POPCOUNT_WORDS + 2))
+    out = np.empty((n.size, rounds), dtype=np.int64)
+    first = 0
+    for width, dtype in ((8, np.uint8), (16, np.uint16), (32, np.uint32)):  # one narrow word per draw
+        last = int(np.searchsorted(n, width, side="right"))
+        if last > first:
+            size = (last - first) * rounds
+            words = rng.bit_generator.random_raw(size=-(-size * width // 64)).view(dtype)[:size]
+            words = words.reshape(last - first, rounds)
+            words &= ((np.uint64(1) << n[first:last].astype(np.uint64)) - np.uint64(1)).astype(dtype)[:, None]
+            out[first:last] = _bit_count(words)
+        first = last
+    words_needed = (n + 63) // 64
+    bounds = np.searchsorted(words_needed, np.arange(1, POPCOUNT_WORDS + 2))
     for width in range(1, POPCOUNT_WORDS + 1):
-        first, last = bounds[width - 1], bounds[width]
-        if first == last:
+        low, last = max(first, bounds[width - 1]), bounds[width]
+        if low >= last:
             continue
-        bits = rng.bit_generator.random_raw(size=(width, last - first, rounds))
-        tail = (n[first:last] - 64 * (width - 1)).astype(np.uint64)  # 1..64 bits used in the last word
+        out[low:last] = 0
+        bits = rng.bit_generator.random_raw(size=(width, last - low, rounds))
+        tail = (n[low:last] - 64 * (width - 1)).astype(np.uint64)  # 1..64 bits used in the last word
         bits[-1] &= np.where(tail >= 64, ~np.uint64(0),
                              (np.uint64(1) << np.minimum(tail, np.uint64(63))) - np.uint64(1))[:, None]
         for plane in bits:
-            out[first:last] += _bit_count(plane)
+            out[low:last] += _bit_count(plane)
     start = bounds[POPCOUNT_WORDS]
     while start < n.size:
         stop = int(np.searchsorted(n, n[start], side="right"))
