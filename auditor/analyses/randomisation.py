@@ -34,8 +34,14 @@ def _bit_count(words: np.ndarray) -> np.ndarray:
     return _BYTE_BITS[words.view(np.uint8)].reshape(*words.shape, words.itemsize).sum(axis=-1)
 
 
-def binomial_half(rng: np.random.Generator, n: np.ndarray, rounds: int) -> np.ndarray:
-    """``rounds`` draws of ``Binomial(n_p, ½)`` for every entry of ``n``: int64 (P, rounds).
+def binomial_half(rng: np.random.Generator, n: np.ndarray, rounds: int, dtype: type = np.int64) -> np.ndarray:
+    """``rounds`` draws of ``Binomial(n_p, ½)`` for every entry of ``n``: (P, rounds) of ``dtype``
+    (float64 holds every count exactly and saves the caller a conversion pass)."""
+    return _binomial_half(rng, np.asarray(n, dtype=np.int64), rounds, dtype)
+
+
+def _binomial_half(rng: np.random.Generator, n: np.ndarray, rounds: int, dtype: type) -> np.ndarray:
+    """:func:`binomial_half`'s draws.
 
     For ``n_p ≤ 64 · POPCOUNT_WORDS`` the draw is the number of set bits among ``n_p``
     random bits, each a fair coin, so the count is exactly Binomial(n_p, ½), at a fraction of
@@ -45,20 +51,19 @@ def binomial_half(rng: np.random.Generator, n: np.ndarray, rounds: int) -> np.nd
     ``Generator.binomial``, one call per distinct ``n_p`` (a scalar n keeps numpy's sampler
     set-up out of the per-draw cost). Fastest when ``n`` is sorted (the groups are then slices).
     """
-    n = np.asarray(n, dtype=np.int64)
     order = None
     if n.size > 1 and (np.diff(n) < 0).any():
         order = np.argsort(n, kind="stable")
         n = n[order]
-    out = np.empty((n.size, rounds), dtype=np.int64)
+    out = np.empty((n.size, rounds), dtype=dtype)
     first = 0
-    for width, dtype in ((8, np.uint8), (16, np.uint16), (32, np.uint32)):  # one narrow word per draw
+    for width, word in ((8, np.uint8), (16, np.uint16), (32, np.uint32)):  # one narrow word per draw
         last = int(np.searchsorted(n, width, side="right"))
         if last > first:
             size = (last - first) * rounds
-            words = rng.bit_generator.random_raw(size=-(-size * width // 64)).view(dtype)[:size]
+            words = rng.bit_generator.random_raw(size=-(-size * width // 64)).view(word)[:size]
             words = words.reshape(last - first, rounds)
-            words &= ((np.uint64(1) << n[first:last].astype(np.uint64)) - np.uint64(1)).astype(dtype)[:, None]
+            words &= ((np.uint64(1) << n[first:last].astype(np.uint64)) - np.uint64(1)).astype(word)[:, None]
             out[first:last] = _bit_count(words)
         first = last
     words_needed = (n + 63) // 64
@@ -129,12 +134,12 @@ def swapped_matrices(counts: Counts, a: int, b: int, rounds: int,
           np.concatenate([np.arange(P), np.arange(P)]))),
         shape=(k * k, P),
     )
+    offset = moves @ reversed_count  # moved = T − n_yx: the n_yx part is the same in every round
     block = max(1, _DRAWS_PER_BLOCK // max(P, 1))
     for start in range(0, rounds, block):
         size = min(block, rounds - start)
-        moved = binomial_half(rng, total, size).astype(np.float64)
-        moved -= reversed_count[:, None]  # (P, R_c): a's items moved from x to y
-        shift = np.asarray(moves @ moved).T.reshape(size, k, k)
+        swapped = binomial_half(rng, total, size, np.float64)  # (P, R_c): T
+        shift = (np.asarray(moves @ swapped) - offset[:, None]).T.reshape(size, k, k)
         batch = np.empty((size, 2, k, k))
         batch[:, 0] = pair[0] + shift
         batch[:, 1] = pair[1] - shift
@@ -170,11 +175,11 @@ def swapped_stats(counts: Counts, a: int, b: int, rounds: int, rng: np.random.Ge
         (np.repeat([1.0, -1.0, -1.0, 1.0], P),
          (np.searchsorted(template, np.concatenate(touched[2:])), np.tile(np.arange(P), 4))),
         shape=(template.size, P))
+    base = base - moves @ reversed_count  # moved = T − n_yx: the n_yx part is the same in every round
     block = max(1, _DRAWS_PER_BLOCK // max(template.size, P, 1))
     for start in range(0, rounds, block):
         size = min(block, rounds - start)
-        moved = binomial_half(rng, total, size).astype(np.float64) - reversed_count[:, None]  # (P, R_c)
-        count = base[None, :] + np.asarray(moves @ moved).T
+        count = base[None, :] + np.asarray(moves @ binomial_half(rng, total, size, np.float64)).T  # (R_c, cells)
         flat = np.arange(size, dtype=np.int64)[:, None] * (2 * k2) + template[None, :]
         yield ConfusionStats.from_cells((size, 2, k, k), flat.ravel(), count.ravel(), all_labels_active)
 
