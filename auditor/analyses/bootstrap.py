@@ -132,10 +132,12 @@ class Resampler:
         order, self.n_light = split_patterns(pattern_counts)
         self.codes, self.pattern_counts = codes[order], np.asarray(pattern_counts, dtype=np.int64)[order]
         self.n_patterns = len(self.pattern_counts)
-        self.light_items = int(self.pattern_counts[:self.n_light].sum())
-        # the light patterns' items, listed pattern by pattern (int32 when it fits: half the gather's traffic)
-        self.light_map = np.repeat(np.arange(self.n_light, dtype=_index_dtype(self.n_light)),
-                                   self.pattern_counts[:self.n_light])
+        light = self.pattern_counts[:self.n_light]
+        self.light_items = int(light.sum())
+        # the light patterns' items are numbered pattern by pattern, lightest first: the first
+        # ``singles`` items are the one-item patterns themselves, the others are summed per pattern
+        self._singles = int(np.searchsorted(light, 2))
+        self._firsts = np.concatenate([[0], np.cumsum(light[self._singles:])[:-1]]).astype(np.int64)
         heavy = self.pattern_counts[self.n_light:]
         self.heavy_shares = heavy / max(int(heavy.sum()), 1)
         self._draw_dtype = _index_dtype(self.light_items)
@@ -175,9 +177,13 @@ class Resampler:
         rows = np.empty((size, U), dtype=np.float32)
         if L < U:
             rows[:, L:] = rng.multinomial(n - light, self.heavy_shares)
+        singles = self._singles
         for b in range(size):
-            items = rng.integers(0, self.light_items, size=int(light[b]), dtype=self._draw_dtype)
-            rows[b, :L] = np.bincount(np.take(self.light_map, items), minlength=L)
+            items = np.bincount(rng.integers(0, self.light_items, size=int(light[b]), dtype=self._draw_dtype),
+                                minlength=self.light_items)  # draws per light item
+            rows[b, :singles] = items[:singles]
+            if singles < L:
+                rows[b, singles:L] = np.add.reduceat(items[singles:], self._firsts)
         weights = np.empty((U, size), dtype=np.float32)
         for start in range(0, U, _TRANSPOSE_BLOCK):
             weights[start:start + _TRANSPOSE_BLOCK] = rows[:, start:start + _TRANSPOSE_BLOCK].T
