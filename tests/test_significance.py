@@ -404,3 +404,21 @@ def test_swapped_rounds_as_cells_equal_the_dense_rounds(monkeypatch):
     assert dense_rounds.keys() == forced.keys()
     for metric_id, values in forced.items():  # (difference, p) per metric; approx takes no nested mappings
         assert dense_rounds[metric_id] == pytest.approx(values, nan_ok=True)
+
+
+@pytest.mark.parametrize("sparse_ratio", [0, 10**9])  # rounds as cells, and dense rounds
+def test_swap_counts_in_float32_equal_float64(monkeypatch, sparse_ratio):
+    """Below 2^24 discordant items the swap counts and their per-cell sums are drawn and summed in
+    float32 (exact there); forcing float64 gives the same rounds, so the same p-values."""
+    from auditor.analyses import sampling
+
+    monkeypatch.setattr(sampling, "SPARSE_RATIO", sparse_ratio)
+    counts = synthetic_counts(seed=5, n=400, k=4, accuracies=(0.6, 0.5))
+    metrics = REGISTRY.scalar()
+    assert randomisation_module._draw_dtype(np.array([2**24 - 1])) is np.float32
+    assert randomisation_module._draw_dtype(np.array([2**23, 2**23])) is np.float64
+    narrow = approximate_randomisation(counts, 0, 1, metrics, seed=3, rounds=300)
+    monkeypatch.setattr(randomisation_module, "_draw_dtype", lambda total: np.float64)
+    wide = approximate_randomisation(counts, 0, 1, metrics, seed=3, rounds=300)
+    for metric_id, values in narrow.items():
+        assert wide[metric_id] == pytest.approx(values, nan_ok=True, rel=1e-12)
