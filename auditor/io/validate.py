@@ -318,14 +318,18 @@ def align(
 
 def _codes(gold: LabelColumn, pairs: list[tuple[str, LabelColumn]], positions: dict[str, np.ndarray | None],
            order: list[str]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """Gold codes and each system's codes in gold item order, into ``order``."""
+    """Gold codes and each system's codes in gold item order, into ``order``, in the narrowest integer
+    type that holds them (:func:`~auditor.io.counts.code_dtype`: int8 up to 127 labels)."""
+    from auditor.io.counts import code_dtype
+
     position = {label: code for code, label in enumerate(order)}
+    dtype = code_dtype(len(order))
 
     def lookup(column: LabelColumn) -> np.ndarray:
-        return np.fromiter((position[t] for t in column.categories), dtype=np.int64, count=len(column.categories))
+        return np.fromiter((position[t] for t in column.categories), dtype=dtype, count=len(column.categories))
 
     # One (S, N) matrix written row by row: the counts use it as it is, without a copy.
-    matrix = np.empty((len(pairs), len(gold)), dtype=np.int64)
+    matrix = np.empty((len(pairs), len(gold)), dtype=dtype)
     aligned: dict[str, np.ndarray] = {}
     for row, (name, column) in enumerate(pairs):
         where = positions[name]
