@@ -34,6 +34,8 @@ variates", J. Comput. Appl. Math. 31(1).
 """
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 #: The samplers in the audit's signature (``samplers:`` part): intervals from each system's cells
@@ -171,6 +173,10 @@ def fixed_margin_tables(rng: np.random.Generator, row: np.ndarray, col: np.ndarr
     col = np.asarray(col, dtype=np.int64)
     if row.sum() != col.sum():
         raise ValueError(f"row sums ({row.sum()}) and column sums ({col.sum()}) differ")
+    if (row < 0).any() or (col < 0).any() or row.sum() >= MAX_POPULATION:
+        raise ValueError("fixed_margin_tables: margins must be >= 0 and total below 2^53")
+    # every argument below is a valid count by construction: below numpy's limit, call it directly
+    draw = rng.hypergeometric if row.sum() < NUMPY_LIMIT else partial(hypergeometric, rng)
     k = row.shape[0]
     out = np.zeros((draws, k, k), dtype=np.int64)
     remaining = np.repeat(col[None, :], draws, axis=0)
@@ -184,7 +190,7 @@ def fixed_margin_tables(rng: np.random.Generator, row: np.ndarray, col: np.ndarr
         left = remaining.sum(axis=1)
         for j in colours[:-1]:
             left = left - remaining[:, j]  # colours after j
-            taken = hypergeometric(rng, remaining[:, j], left, need)
+            taken = draw(remaining[:, j], left, need)
             out[:, i, j] = taken
             need = need - taken
         out[:, i, colours[-1]] = need
