@@ -73,11 +73,11 @@ INDEPENDENT_METHOD = ("independent multinomial percentile bootstrap of each syst
                       "(items cannot be paired across systems: only confusion matrices were given)")
 #: Upper bound on the bytes of the per-chunk weight matrix W (float32) and batch tensor.
 CHUNK_BYTES = 64 * 2**20
-#: Cost of one pattern in numpy's multinomial (a conditional binomial, with its set-up) in units
-#: of one drawn item (a uniform index, a gather and a bincount): measured 10-17x at 1M items
-#: (this machine, 97k and 569k patterns). :func:`split_patterns` minimises
-#: ``PATTERN_COST · heavy patterns + light items``.
-PATTERN_COST = 12
+#: Cost of one pattern in numpy's multinomial (a conditional binomial, with its set-up, ~100 ns)
+#: in units of one drawn item (a uniform index and its bincount, 5-7 ns): 15-20x at 1M items on
+#: this machine (97k and 569k patterns; the weights took 3-8% less at 24 than at 12).
+#: :func:`split_patterns` minimises ``PATTERN_COST · heavy patterns + light items``.
+PATTERN_COST = 24
 #: Worker threads (numpy's generator, bincount and scipy's sparse product release the GIL).
 THREADS = max(1, min(2, os.cpu_count() or 1))
 #: Patterns per block of the (Bc, U) -> (U, Bc) transposition (a block of rows stays in cache).
