@@ -197,9 +197,20 @@ def _duplicate_error(column: LabelColumn) -> InputError:
 
 
 def _unique_ids(column: LabelColumn) -> bool:
+    """Whether every id of ``column`` differs: strictly increasing integer ids (1, 2, 3...: equal
+    texts read as equal numbers, so none repeats) without a hash of every text; else by hashing."""
+    import pyarrow as pa
     import pyarrow.compute as pc
 
-    return len(pc.unique(column.id_array)) == len(column)
+    ids = column.id_array
+    if len(ids) > 1:
+        try:
+            numbers = pc.cast(ids, pa.int64()).to_numpy()
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            numbers = None
+        if numbers is not None and bool((numbers[1:] > numbers[:-1]).all()):
+            return True
+    return len(pc.unique(ids)) == len(column)
 
 
 def _system_index(gold: LabelColumn, system: LabelColumn) -> np.ndarray | None:
