@@ -203,13 +203,15 @@ def _unique_ids(column: LabelColumn) -> bool:
     import pyarrow.compute as pc
 
     ids = column.id_array
-    if len(ids) > 1:
+    if len(ids) > 1 and not ids.null_count:
         try:
-            numbers = pc.cast(ids, pa.int64()).to_numpy()
+            numbers = pc.cast(ids, pa.int64()).combine_chunks()
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             numbers = None
-        if numbers is not None and bool((numbers[1:] > numbers[:-1]).all()):
-            return True
+        if numbers is not None:  # a view of the buffer (to_numpy on chunks would import pandas)
+            values = np.frombuffer(numbers.buffers()[1], dtype=np.int64, count=len(numbers), offset=numbers.offset * 8)
+            if bool((values[1:] > values[:-1]).all()):
+                return True
     return len(pc.unique(ids)) == len(column)
 
 
