@@ -111,9 +111,21 @@ class Counts:
     def k(self) -> int:
         return len(self.labels)
 
+    def _item_keys(self) -> np.ndarray | None:
+        """One int64 key per item, (gold, pred_1, ...) as base-k digits, when they fit in 62 bits; else None."""
+        k = max(self.k, 1)
+        if (1 + self.predictions.shape[0]) * np.log2(k + 1) >= 62:
+            return None
+        key = self.gold.astype(np.int64)
+        for row in self.predictions:
+            key *= k
+            key += row
+        return key
+
     @cached_property
     def _pattern_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-        """Computed once per test set: see :meth:`patterns` and :meth:`item_patterns`."""
+        """Computed once per test set: see :meth:`patterns` and :meth:`item_patterns` (with one key
+        per item, a sort and no inverse: :meth:`item_patterns` finds it when asked)."""
         if self.given_patterns is not None:  # no items: they are listed in pattern order
             codes, pattern_counts = self.given_patterns
             return codes, pattern_counts, None
@@ -121,20 +133,18 @@ class Counts:
             raise ValueError("item patterns need per-item codes; these counts hold confusion matrices only")
         k = max(self.k, 1)
         n_rows = 1 + self.predictions.shape[0]
-        if n_rows * np.log2(k + 1) < 62:  # one int64 key per item, (gold, pred_1, ...) in base k: a 1-D unique
-            key = self.gold.astype(np.int64)
-            for row in self.predictions:
-                key *= k
-                key += row
-            unique, inverse, pattern_counts = np.unique(key, return_inverse=True, return_counts=True)
+        key = self._item_keys()
+        if key is not None:  # a 1-D unique of the keys
+            unique, pattern_counts = np.unique(key, return_counts=True)
             codes = np.empty((unique.size, n_rows), dtype=np.int64)
             for position in range(n_rows - 1, -1, -1):  # the key's base-k digits, last system first
                 unique, codes[:, position] = np.divmod(unique, k)
+            inverse = None
         else:
             stacked = np.concatenate([self.gold[None, :], self.predictions], axis=0)
             codes, inverse, pattern_counts = np.unique(stacked.T, axis=0, return_inverse=True, return_counts=True)
-        return (np.ascontiguousarray(codes, dtype=code_dtype(k)), pattern_counts.astype(np.int64, copy=False),
-                inverse.ravel().astype(np.int64, copy=False))
+            inverse = inverse.ravel().astype(np.int64, copy=False)
+        return np.ascontiguousarray(codes, dtype=code_dtype(k)), pattern_counts.astype(np.int64, copy=False), inverse
 
     @cached_property
     def _pattern_columns(self) -> np.ndarray:
@@ -156,9 +166,16 @@ class Counts:
         """Pattern index (into :meth:`patterns`) of every item, shape (N,); items known only
         by their pattern table (:meth:`from_patterns`) are listed pattern by pattern."""
         codes, pattern_counts, inverse = self._pattern_table
-        if inverse is None:
-            return np.repeat(np.arange(codes.shape[0], dtype=np.int64), pattern_counts)
-        return inverse
+        if inverse is not None:
+            return inverse
+        if self.given_patterns is None:  # one key per item: its pattern is where its key sorts
+            k = max(self.k, 1)
+            unique = np.zeros(codes.shape[0], dtype=np.int64)
+            for position in range(codes.shape[1]):
+                unique *= k
+                unique += codes[:, position]
+            return np.searchsorted(unique, self._item_keys())
+        return np.repeat(np.arange(codes.shape[0], dtype=np.int64), pattern_counts)
 
     def pair_patterns(self, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
         """Counts of the (gold, pred_a, pred_b) patterns of systems ``a`` and ``b`` (indices).
