@@ -112,7 +112,8 @@ class ColumnTexts:
             lookup[index] = self.position.setdefault(text, len(self.position))
             if lookup[index] == len(self.texts):
                 self.texts.append(text)
-        return lookup[integers(encoded.indices)]
+        codes = lookup[integers(encoded.indices)]
+        return codes.astype(np.uint16) if len(self.texts) < 1 << 16 else codes  # half the bytes of U rows
 
 
 def refuse_missing(name: str, role: str, indices: np.ndarray, texts: list[str], n: np.ndarray, dataset: Dataset,
@@ -180,7 +181,11 @@ def encode_batches(table: Any, dataset: Dataset) -> tuple[np.ndarray, list[tuple
         parts[-1].append(integers(batch.column(len(columns))).astype(np.int64))
     if not parts[-1] or not sum(map(len, parts[-1])):
         raise InputError(f"{dataset.path}: no rows; expected a row per item")
-    return np.concatenate(parts[-1]), [(np.concatenate(part), column.texts) for part, column in zip(parts, columns)]
+    encoded = []
+    for i, column in enumerate(columns):  # one column's parts joined and dropped at a time
+        encoded.append((np.concatenate(parts[i]), column.texts))
+        parts[i] = []
+    return np.concatenate(parts[-1]), encoded
 
 
 def build(table: Any, dataset: Dataset, engine: str, labels: Sequence[str] | None = None,

@@ -68,24 +68,32 @@ class Counts:
         codes = np.asarray(codes).reshape(-1, 1 + len(systems))  # any integer dtype: widened column by column
         weights = np.asarray(pattern_counts, dtype=np.int64)
         k = max(len(labels), 1)
-        if codes.shape[1] * np.log2(k + 1) < 62:  # as in _pattern_table: one int64 key per row
+        if codes.shape[1] * np.log2(k + 1) < 62:  # as in _pattern_table: one int64 key per row, sorted
             key = np.zeros(codes.shape[0], dtype=np.int64)
             for column in codes.T:
                 key *= k
-                key += column.astype(np.int64)
-            unique, inverse = np.unique(key, return_inverse=True)
-            merged = np.empty((unique.size, codes.shape[1]), dtype=np.int64)
+                key += column
+            order = np.argsort(key)
+            key, weights = key[order], weights[order]
+            del order
+            starts = np.flatnonzero(np.concatenate([[True], key[1:] != key[:-1]]))
+            if starts.size < key.size:  # rows written alike: merged, their counts summed
+                key, weights = key[starts], np.add.reduceat(weights, starts)
+            merged = np.empty((key.size, codes.shape[1]), dtype=code_dtype(k))  # 1 byte a code up to 127 labels
             for position in range(codes.shape[1] - 1, -1, -1):
-                unique, merged[:, position] = np.divmod(unique, k)
+                key, merged[:, position] = np.divmod(key, k)
+            merged_counts = weights
         else:
             merged, inverse = np.unique(codes.astype(np.int64), axis=0, return_inverse=True)
-        merged_counts = np.bincount(inverse.ravel(), weights=weights, minlength=merged.shape[0])
-        merged_counts = np.rint(merged_counts).astype(np.int64)
+            merged_counts = np.rint(np.bincount(inverse.ravel(), weights=weights, minlength=merged.shape[0]))
+            merged, merged_counts = merged.astype(code_dtype(k)), merged_counts.astype(np.int64)
         keep = merged_counts > 0
-        merged, merged_counts = np.ascontiguousarray(merged[keep]), merged_counts[keep]
-        confusion = np.stack([
-            np.rint(np.bincount(merged[:, 0] * k + merged[:, 1 + s], weights=merged_counts, minlength=k * k))
-            .astype(np.int64).reshape(k, k) for s in range(len(systems))])
+        if not keep.all():
+            merged, merged_counts = merged[keep], merged_counts[keep]
+        merged = np.ascontiguousarray(merged)
+        base = merged[:, 0].astype(np.int64) * k
+        confusion = np.stack([np.bincount(base + merged[:, 1 + s], weights=merged_counts, minlength=k * k)
+                              .round().astype(np.int64).reshape(k, k) for s in range(len(systems))])
         return cls(tuple(labels), tuple(systems), None, None, confusion, labels_given, (merged, merged_counts))
 
     @property
