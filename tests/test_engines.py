@@ -383,25 +383,49 @@ def test_files_joined_in_duckdb_give_the_in_memory_figures(tmp_path):
      r"a.csv: 1 gold id missing \(first in order: 'i7'\); expected a prediction for every gold id"),
     (lambda text: "\n".join(text.split("\n")[1:]), r"a.csv: no label column; .*an engine joins files by id"),
 ])
-def test_joined_files_refuse_duplicate_missing_and_extra_ids(tmp_path, change, message):
+@pytest.mark.parametrize("engine", ["duckdb", pytest.param("spark", marks=SPARK)])
+def test_joined_files_refuse_duplicate_missing_and_extra_ids(tmp_path, change, message, engine, request):
     from auditor.engines import open_label_files
 
+    if engine == "spark":
+        request.getfixturevalue("spark_ready")
     gold, systems, _ = label_files(tmp_path)
     path = tmp_path / "a.csv"
     path.write_text(change(path.read_text()))
     with pytest.raises(InputError, match=message):
-        count_dataset(open_label_files(gold, systems), "duckdb")
+        count_dataset(open_label_files(gold, systems), engine)
 
 
-def test_cli_joins_label_files_in_duckdb_and_refuses_spark(tmp_path):
+def test_cli_joins_label_files_in_duckdb_and_refuses_memory(tmp_path):
     gold, systems, _ = label_files(tmp_path)
     arguments = ["score", gold, *(f"{k}={v}" for k, v in systems.items()), "--bootstrap", "0", "--json"]
     memory = CliRunner().invoke(cli, arguments)
     duck = CliRunner().invoke(cli, [*arguments, "--engine", "duckdb"])
     assert memory.exit_code == duck.exit_code == 0, duck.output
     assert json.loads(duck.stdout)["systems"] == json.loads(memory.stdout)["systems"]
-    spark = CliRunner().invoke(cli, [*arguments, "--engine", "spark"])
-    assert spark.exit_code == 2 and "joined by id in --engine duckdb" in spark.output
+    from auditor.engines import open_label_files
+
+    with pytest.raises(UsageError, match="joined by id in --engine duckdb or spark"):
+        count_dataset(open_label_files(gold, systems), "memory")
+
+
+@SPARK
+def test_files_joined_in_spark_give_duckdb_figures(tmp_path, spark_ready):
+    # a TSV gold file, a CSV system with shuffled, space-padded ids, a JSON Lines system and a Parquet one
+    from auditor.engines import open_label_files
+
+    gold, systems, columns = label_files(tmp_path)
+    ids = columns["id"]
+    pq.write_table(pa.table({"item_id": pa.array(ids[::-1]), "label": pa.array(columns["gold"][::-1])}),
+                   tmp_path / "c.parquet")
+    systems["c"] = str(tmp_path / "c.parquet")  # a system equal to gold, rows reversed
+    duck = count_dataset(open_label_files(gold, systems), "duckdb")
+    spark = count_dataset(open_label_files(gold, systems), "spark")
+    same_counts(duck.counts, spark.counts)
+    assert {k: v.sha256 for k, v in duck.sources.items()} == {k: v.sha256 for k, v in spark.sources.items()}
+    expected = confusion_matrix(columns["gold"], columns["s0"], labels=["01", "1", "x y"])
+    np.testing.assert_array_equal(spark.counts.confusion[0], expected)
+    assert np.trace(spark.counts.confusion[2]) == len(ids)
 
 
 def test_dataset_audit_json_follows_the_schema_and_the_report_names_the_engine(tmp_path):

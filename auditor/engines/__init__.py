@@ -104,9 +104,9 @@ def count_dataset(dataset: Dataset, engine: str = "auto", labels: Sequence[str] 
     name = choose(dataset) if engine == "auto" else engine
     if is_uri(dataset.path) and name != "spark":
         raise UsageError(f"{dataset.path}: a URI is read by --engine spark only; the {name} engine reads local files")
-    if dataset.joined is not None and name != "duckdb":
-        raise UsageError(f"--engine {name} reads one table (--dataset); GOLD and SYSTEM files are joined by id in "
-                         f"--engine duckdb, or read by the default in-memory path")
+    if dataset.joined is not None and name == "memory":
+        raise UsageError("--engine memory reads one table (--dataset); GOLD and SYSTEM files are joined by id in "
+                         "--engine duckdb or spark, or read by the default in-memory path")
     runner = make_engine(name, dataset, memory_limit, temp_directory, spark_master)
     try:
         if dataset.id_column:
