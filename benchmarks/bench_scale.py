@@ -12,7 +12,7 @@ same invocation so that the ratios share the machine's load:
    in one DuckDB connection, the floor for any tool that reads the same files;
 2. ``auditor score --dataset GLOB --engine duckdb --bootstrap 0 --json`` (target: <= 3x bare + 2 s,
    peak RSS <= 1.5 GB);
-3. the same with the default bootstrap (target: <= 3x run 2);
+3. the same with the default bootstrap (target: <= 3x run 2; the rank route, joint or pairs, is printed);
 4. ``--spill``: a second data set (``--spill-rows`` x ``--spill-systems`` uniform random systems:
    about one distinct pattern per row) under ``--memory-limit 64MB``, the temporary directory's
    size polled while it runs, and its counts compared with an unlimited run;
@@ -164,9 +164,11 @@ def main() -> None:
           f"{'met' if zero['rss_mb'] <= 1500 else 'NOT met'})")
     if not arguments.skip_bootstrap:
         full = timed(score(glob, arguments.systems, engine))
+        route = json.loads(full["stdout"])["statistics"].get("rank_route")
         print(f"3. the same with the default bootstrap (1000): {full['seconds']:.2f} s, peak RSS {full['rss_mb']:.0f} MB; "
               f"ratio to run 2 {full['seconds'] / zero['seconds']:.2f}x (target <= 3x: "
-              f"{'met' if full['seconds'] <= 3 * zero['seconds'] else 'NOT met'})")
+              f"{'met' if full['seconds'] <= 3 * zero['seconds'] else 'NOT met'}); ranks from the {route} route")
+    print(f"load at the end: {os.getloadavg()}")
     if arguments.spill:
         spill(data, arguments)
     if arguments.parity:

@@ -441,3 +441,57 @@ def test_dataset_audit_json_follows_the_schema_and_the_report_names_the_engine(t
     jsonschema.validate(json.loads(json.dumps(result.to_json())), schema)
     report = build_report(result, figures=False)
     assert "counted by duckdb; SHA-256 of the pattern table" in repr(report)
+
+
+# --------------------------------------------------------------------------- pattern table too large: pairs' tables
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_pairs_route_gives_the_full_tables_figures(tmp_path, monkeypatch, fmt):
+    # The engine forms only every pair's (gold, a, b) table when the pattern table would not fit:
+    # the audit must equal the full table's audit with its ranks from the pairs (same tables, same seeds).
+    import auditor.engines
+    from auditor.analyses import pairwise_resample
+
+    path = write(tmp_path / f"d.{fmt}", table(5, 900, systems=4, labels=["01", "1", "x y", "é"]), fmt)
+    systems = ["s0", "s1", "s2", "s3"]
+    full = count_dataset(open_dataset(path, "gold", systems), "duckdb")
+    monkeypatch.setattr(auditor.engines, "pattern_limit", lambda dataset, engine: 10)
+    pairs = count_dataset(open_dataset(path, "gold", systems), "duckdb")
+    assert pairs.counts.given_pairs is not None and pairs.counts.given_patterns is None
+    np.testing.assert_array_equal(pairs.counts.confusion, full.counts.confusion)
+    for a in range(4):
+        for b in range(4):
+            if a != b:
+                for x, y in zip(pairs.counts.pair_patterns(a, b), full.counts.pair_patterns(a, b)):
+                    np.testing.assert_array_equal(x, y)
+    with pytest.raises(ValueError, match="only each pair's"):
+        pairs.counts.patterns()
+    by_pairs = audit_dataset(path, "gold", systems, engine="duckdb", bootstrap=100).to_json()
+    monkeypatch.undo()
+    monkeypatch.setattr(pairwise_resample, "route", lambda counts: pairwise_resample.PAIRS)
+    by_full = audit_dataset(path, "gold", systems, engine="duckdb", bootstrap=100).to_json()
+    assert by_pairs["statistics"]["rank_route"] == "pairs"
+    assert by_pairs["sources"]["gold"]["hash_of"].startswith("each pair's")
+    for key in ("labels", "n_items", "systems", "statistics", "tests", "rankings", "profile"):
+        assert by_pairs.get(key) == by_full.get(key), key
+
+
+def test_pairs_route_refuses_missing_labels_with_their_counts(tmp_path, monkeypatch):
+    import auditor.engines
+
+    columns = table(6, 300, systems=4, labels=["a", "b", "c"])
+    columns["s3"][:7] = ["NA"] * 7
+    path = write(tmp_path / "d.csv", columns, "csv")
+    monkeypatch.setattr(auditor.engines, "pattern_limit", lambda dataset, engine: 10)
+    with pytest.raises(InputError, match=r"d.csv: column 's3': 7 rows without a label \('NA' ×7\)"):
+        count_dataset(open_dataset(path, "gold", ["s0", "s1", "s2", "s3"]), "duckdb")
+
+
+def test_pattern_limit_follows_the_memory():
+    from auditor.engines import pattern_limit
+    from auditor.engines.source import Dataset
+
+    dataset = Dataset("d", ("d",), "parquet", "gold", ("a", "b", "c"))
+    assert pattern_limit(dataset, "duckdb", memory=4 << 30) == int(0.25 * (4 << 30)) // (64 + 6 * 4)
+    assert pattern_limit(dataset, "memory", memory=4 << 30) is None
+    assert pattern_limit(Dataset("d", ("d",), "parquet", "gold", ("a",)), "duckdb", memory=1 << 30) is None

@@ -65,6 +65,8 @@ def pair_cells_bound(k: int, n_patterns: int, S: int) -> int:
 def route(counts: Counts) -> str:
     """:data:`PAIRS` when the pattern table has more than :data:`PAIRS_FROM` rows and the pairs'
     tables are smaller in all (:func:`pair_cells_bound`), else :data:`JOINT`."""
+    if counts.given_pairs is not None:  # the engine formed only the pairs' tables
+        return PAIRS
     if not counts.paired or len(counts.systems) < 2:
         return JOINT
     n_patterns = len(counts.patterns()[1])
@@ -81,13 +83,14 @@ class PairwiseRanks:
     ----------
     systems, metric_ids : axis labels.
     p_beats : metric id -> (S, S) ``P[a, b] = P(a beats b)`` (ties count ½; NaN on the diagonal).
-    n_patterns : distinct patterns of the test set (why this route was taken).
+    n_patterns : distinct patterns of the test set (why this route was taken); None when the engine
+        formed only the pairs' tables (the pattern table was too large for memory).
     """
 
     systems: tuple[str, ...]
     metric_ids: tuple[str, ...]
     p_beats: Mapping[str, np.ndarray]
-    n_patterns: int
+    n_patterns: int | None
 
     def expected_rank(self, metric_id: str) -> np.ndarray:
         """``E[rank_s] = 1 + Σ_{t ≠ s} P(t beats s)`` for every system, shape (S,)."""
@@ -157,4 +160,29 @@ def pairwise_ranks(counts: Counts, metrics: Sequence[Metric], B: int, seed: int,
                 done += step
                 advance(step)
     return PairwiseRanks(tuple(counts.systems), tuple(metric.id for metric in metrics), p_beats,
-                         len(counts.patterns()[1]))
+                         None if counts.given_pairs is not None else len(counts.patterns()[1]))
+
+
+def discordant_from_pairs(counts: Counts) -> np.ndarray:
+    """``D[a, b]`` = items a gets right and b wrong (as :func:`~auditor.analyses.significance.discordant_counts`),
+    summed from each pair's (gold, pred_a, pred_b) table."""
+    S = len(counts.systems)
+    discordant = np.zeros((S, S), dtype=np.int64)
+    for a, b in combinations(range(S), 2):
+        codes, n = counts.pair_patterns(a, b)
+        right_a, right_b = codes[:, 1] == codes[:, 0], codes[:, 2] == codes[:, 0]
+        discordant[a, b], discordant[b, a] = n[right_a & ~right_b].sum(), n[right_b & ~right_a].sum()
+    return discordant
+
+
+def identical_from_pairs(counts: Counts) -> tuple[tuple[str, ...], ...]:
+    """Groups of systems that agree on every item (as :func:`~auditor.analyses.profile.identical_systems`):
+    a and b agree everywhere iff their pair table has ``pred_a = pred_b`` on every row."""
+    S = len(counts.systems)
+    group_of = list(range(S))
+    for a, b in combinations(range(S), 2):
+        codes, _ = counts.pair_patterns(a, b)
+        if group_of[a] == a and group_of[b] == b and np.array_equal(codes[:, 1], codes[:, 2]):
+            group_of[b] = a
+    groups = [tuple(counts.systems[i] for i, g in enumerate(group_of) if g == leader) for leader in sorted(set(group_of))]
+    return tuple(group for group in groups if len(group) > 1)
