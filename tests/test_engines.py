@@ -470,6 +470,11 @@ def test_pairs_route_gives_the_full_tables_figures(tmp_path, monkeypatch, fmt):
     monkeypatch.undo()
     monkeypatch.setattr(pairwise_resample, "route", lambda counts: pairwise_resample.PAIRS)
     by_full = audit_dataset(path, "gold", systems, engine="duckdb", bootstrap=100).to_json()
+    from importlib.resources import files
+
+    import jsonschema
+
+    jsonschema.validate(json.loads(json.dumps(by_pairs)), json.loads((files("auditor") / "audit.schema.json").read_text()))
     assert by_pairs["statistics"]["rank_route"] == "pairs"
     assert by_pairs["sources"]["gold"]["hash_of"].startswith("each pair's")
     for key in ("labels", "n_items", "systems", "statistics", "tests", "rankings", "profile"):

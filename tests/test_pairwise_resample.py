@@ -20,6 +20,8 @@ import jsonschema
 import numpy as np
 import pytest
 import scipy.stats
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import auditor
 import auditor.metrics.catalogue  # noqa: F401  (registers the catalogue)
@@ -27,7 +29,8 @@ from auditor.analyses import bootstrap as bootstrap_module
 from auditor.analyses import pairwise_resample
 from auditor.analyses.bootstrap import PAIRS_METHOD, Resampler, bootstrap, rank_probabilities
 from auditor.analyses.pairwise_resample import JOINT, PAIRS, beats, pair_values, route
-from auditor.analyses.significance import statistics
+from auditor.analyses.profile import identical_systems
+from auditor.analyses.significance import discordant_counts, statistics
 from auditor.io.counts import Counts, count
 from auditor.metrics.catalogue import compute
 from auditor.metrics.registry import REGISTRY
@@ -172,3 +175,27 @@ def test_joint_route_json_names_its_route():
     assert bootstrap(counts, METRICS, B=20, seed=1, alpha=0.05).ranks_json()["rank_route"] == "joint"
     assert bootstrap(counts, METRICS, B=20, seed=1, alpha=0.05, ranks=False).ranks_json()["rank_route"] == "none"
     assert bootstrap_module.METHOD != PAIRS_METHOD
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 5), st.integers(2, 4), st.integers(1, 60), st.integers(0, 2**32 - 1))
+def test_counts_from_pairs_equal_counts_from_the_pattern_table(k, S, rows, seed):
+    # Counts.from_pairs (what an engine gives when the pattern table is too large) against the full table.
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, k, size=(rows, 1 + S))
+    codes[0, 0], codes[-1, 0] = 0, k - 1
+    if seed % 2:  # the last system copies the first: identical systems found from the pairs too
+        codes[:, S] = codes[:, 1]
+    full = Counts.from_patterns([str(i) for i in range(k)], [f"S{s}" for s in range(S)], codes,
+                                rng.integers(1, 50, size=rows))
+    pairs = {(a, b): full.pair_patterns(a, b) for a in range(S) for b in range(a + 1, S)}
+    from_pairs = Counts.from_pairs(full.labels, full.systems, pairs)
+    np.testing.assert_array_equal(from_pairs.confusion, full.confusion)
+    assert from_pairs.paired and from_pairs.n_items == full.n_items
+    for a in range(S):
+        for b in range(S):
+            if a != b:
+                for x, y in zip(from_pairs.pair_patterns(a, b), full.pair_patterns(a, b)):
+                    np.testing.assert_array_equal(x, y)
+    np.testing.assert_array_equal(pairwise_resample.discordant_from_pairs(from_pairs), discordant_counts(full))
+    assert identical_systems(from_pairs) == identical_systems(full)
