@@ -445,6 +445,19 @@ def test_dataset_audit_json_follows_the_schema_and_the_report_names_the_engine(t
 
 # --------------------------------------------------------------------------- pattern table too large: pairs' tables
 
+@SPARK
+def test_spark_pairs_route_gives_duckdbs(tmp_path, monkeypatch, spark_ready):
+    import auditor.engines
+
+    path = write(tmp_path / "d.jsonl", table(7, 500, systems=3, labels=["01", "1", "x y"]), "jsonl")
+    monkeypatch.setattr(auditor.engines, "pattern_limit", lambda dataset, engine: 10)
+    duck = count_dataset(open_dataset(path, "gold", ["s0", "s1", "s2"]), "duckdb")
+    spark = count_dataset(open_dataset(path, "gold", ["s0", "s1", "s2"]), "spark")
+    assert spark.counts.given_pairs is not None
+    np.testing.assert_array_equal(spark.counts.confusion, duck.counts.confusion)
+    assert {k: v.sha256 for k, v in duck.sources.items()} == {k: v.sha256 for k, v in spark.sources.items()}
+
+
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])
 def test_pairs_route_gives_the_full_tables_figures(tmp_path, monkeypatch, fmt):
     # The engine forms only every pair's (gold, a, b) table when the pattern table would not fit:

@@ -116,6 +116,8 @@ def count_dataset(dataset: Dataset, engine: str = "auto", labels: Sequence[str] 
                                  f"({repeated:,} {'rows repeat' if repeated != 1 else 'row repeats'} an earlier id); every id "
                                  f"must appear once")
         limit = pattern_limit(dataset, name)
+        if name == "spark":  # Spark counts the distinct rows before collecting them
+            runner.max_rows, limit = limit, None
         try:
             try:
                 return build(runner.patterns(), dataset, name, labels, _finder(runner, dataset), limit)
@@ -133,9 +135,9 @@ def count_dataset(dataset: Dataset, engine: str = "auto", labels: Sequence[str] 
 
 
 def pattern_limit(dataset: Dataset, engine: str, memory: int | None = None) -> int | None:
-    """Most pattern rows read before the pairs' tables replace the pattern table (DuckDB, two or more
-    systems, no slice column: slices need the full table), else None (:func:`auditor.engines.pairs.max_pattern_rows`)."""
-    if engine != "duckdb" or len(dataset.systems) < 2 or dataset.slice_column:
+    """Most pattern rows read before the pairs' tables replace the pattern table (DuckDB or Spark, two or
+    more systems, no slice column: slices need the full table), else None (:func:`auditor.engines.pairs.max_pattern_rows`)."""
+    if engine not in ("duckdb", "spark") or len(dataset.systems) < 2 or dataset.slice_column:
         return None
     from auditor.engines.pairs import max_pattern_rows
 

@@ -66,7 +66,8 @@ def _home(S: int, column: int) -> tuple[int, int]:
 
 def build_pairs(batches: Any, dataset: Dataset, engine: str, labels: Sequence[str] | None = None,
                 find_file: Callable[..., str | None] | None = None) -> EngineCounts:
-    """Counts from an engine's grouping-set rows (columns ``c0..cS``, the grouping id ``g``, ``n``).
+    """Counts from an engine's grouping-set rows (columns ``c0..cS``, the grouping id ``g``, ``n``): an
+    Arrow table or a stream of record batches.
 
     Raises
     ------
@@ -77,7 +78,7 @@ def build_pairs(batches: Any, dataset: Dataset, engine: str, labels: Sequence[st
     columns = [ColumnTexts(name, dataset) for name in dataset.label_columns]
     S = len(dataset.systems)
     parts: list[list[np.ndarray]] = [[] for _ in range(len(columns) + 2)]
-    for batch in batches:
+    for batch in (batches.to_batches() if hasattr(batches, "to_batches") else batches):  # a table or a stream
         for i, column in enumerate(columns):
             parts[i].append(column.encode(batch.column(i)))
         parts[-2].append(integers(batch.column(len(columns))).astype(np.int64))

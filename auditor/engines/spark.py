@@ -135,15 +135,43 @@ class SparkEngine:
             raise InputError(f"{self.dataset.path}: Spark cannot read the dataset as {self.dataset.format} "
                              f"({message})") from None
 
-    def patterns(self) -> Any:
-        """Distinct (gold, systems[, slice]) rows and their count ``n``, as Arrow."""
-        columns = self.dataset.columns
+    #: Most distinct rows collected (:func:`auditor.engines.count_dataset` sets it from the memory):
+    #: past it :meth:`patterns` raises and :meth:`pair_patterns` is asked instead.
+    max_rows: int | None = None
+
+    def renamed(self) -> Any:
+        """The dataset's (or the joined files') columns as ``c0`` (gold), ``c1``..."""
         if self.dataset.joined is not None:
-            renamed = self.join()
-        else:
-            renamed = self.frame(columns).toDF(*[f"c{i}" for i in range(len(columns))])
-        table = self.collect(renamed.groupBy(*renamed.columns).count())
+            return self.join()
+        return self.frame(self.dataset.columns).toDF(*[f"c{i}" for i in range(len(self.dataset.columns))])
+
+    def patterns(self) -> Any:
+        """Distinct (gold, systems[, slice]) rows and their count ``n``, as Arrow; raises
+        :class:`~auditor.engines.patterns.PatternTableTooLarge` (before collecting) past :attr:`max_rows`."""
+        from auditor.engines.patterns import PatternTableTooLarge
+
+        columns = self.dataset.columns
+        grouped = self.renamed()
+        grouped = grouped.groupBy(*grouped.columns).count()
+        if self.max_rows is not None:
+            grouped = grouped.cache()  # counted, then collected from the cache
+            if self.collect(grouped.groupBy().count()).column(0)[0].as_py() > self.max_rows:
+                grouped.unpersist()
+                raise PatternTableTooLarge(f"more than {self.max_rows:,} distinct rows")
+        table = self.collect(grouped)
         return table.rename_columns([*columns, "n"])
+
+    def pair_patterns(self) -> Any:
+        """Every pair's (gold, a, b) rows in one job (:mod:`auditor.engines.pairs`): columns ``c0..cS``,
+        the grouping id ``g`` and ``n``, as Arrow."""
+        from auditor.engines.pairs import grouping_sql
+
+        sets, grouping = grouping_sql(len(self.dataset.systems))
+        self.renamed().select(*[f"c{i}" for i in range(len(self.dataset.label_columns))]) \
+            .createOrReplaceTempView("auditor_pairs")
+        selected = ", ".join(f"c{i}" for i in range(len(self.dataset.label_columns)))
+        return self.collect(self.session.sql(f"SELECT {selected}, {grouping} AS g, count(*) AS n FROM auditor_pairs "
+                                             f"GROUP BY {sets}"))
 
     def file_values(self, column: str) -> list[tuple[str, list[Any]]]:
         """Each file and the distinct values of ``column`` in it."""
