@@ -134,6 +134,7 @@ def test_bootstrap_in_the_pairs_route(monkeypatch):
         assert result.pairwise.expected_rank(metric.id).sum() == pytest.approx(1 + 2 + 3)
     ranks = result.ranks_json()
     assert ranks["rank_route"] == "pairs" and ranks["ranks"] == {} and ranks["p_win"] == {}
+    assert ranks["rank_route_rule"] == pairwise_resample.PAIRS_RULE and "2^18" not in ranks["rank_route_rule"]
     assert set(ranks["pairwise_ranks"]["accuracy"]) == {"p_beats", "expected_rank"}
 
 

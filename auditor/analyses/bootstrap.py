@@ -257,8 +257,11 @@ class BootstrapResult:
                  for metric_id, probabilities in self.rank_probabilities.items()}
         route = "pairs" if self.pairwise is not None else "joint" if self.method == METHOD else (
             "independent" if self.method == INDEPENDENT_METHOD else "none")
+        from auditor.analyses.pairwise_resample import PAIRS_RULE
+
         pairwise = {"pairwise_ranks": self.pairwise.to_json()} if self.pairwise is not None else {}
-        return {"ranks": ranks, "p_win": p_win, "rank_route": route, **pairwise}
+        rule = {"rank_route_rule": PAIRS_RULE} if route in ("joint", "pairs") else {}
+        return {"ranks": ranks, "p_win": p_win, "rank_route": route, **rule, **pairwise}
 
 
 def percentile_intervals(values: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
