@@ -490,6 +490,7 @@ def test_pairs_route_gives_the_full_tables_figures(tmp_path, monkeypatch, fmt):
     jsonschema.validate(json.loads(json.dumps(by_pairs)), json.loads((files("auditor") / "audit.schema.json").read_text()))
     assert by_pairs["statistics"]["rank_route"] == "pairs"
     assert by_pairs["sources"]["gold"]["hash_of"].startswith("each pair's")
+    assert "SHA-256 of the pairs' tables" in pairs.sources["s0"].name
     for key in ("labels", "n_items", "systems", "statistics", "tests", "rankings", "profile"):
         assert by_pairs.get(key) == by_full.get(key), key
 
