@@ -335,6 +335,9 @@ class Signature:
             ("ci", "percentile"), ("alpha", str(options.alpha)), ("correction", str(options.correction)),
             ("samplers", SAMPLERS),  # which draws made the intervals, the ranks and the chance ranges
         ]
+        statistics = getattr(audit, "statistics", None)
+        if statistics is not None and getattr(statistics.bootstrap, "pairwise", None) is not None:
+            fields[-1] = ("samplers", SAMPLERS.replace("ranks=paired", "ranks=pairs"))  # each pair's own resample
         if options.plugins:
             fields.append(("plugins", ",".join(options.plugins)))
         if not audit.counts.paired:  # confusion matrices only: each matrix bootstrapped on its own

@@ -64,6 +64,11 @@ METHOD = ("percentile bootstrap: each system's intervals from Multinomial(N, C_s
           "(the exact distribution of an item bootstrap of that system); ranks and P(win) from the paired "
           "resample of the items shared by all systems, so a system's interval and its P(win) come from "
           "different draws")
+#: Method when the pattern table is too large to resample jointly (:mod:`auditor.analyses.pairwise_resample`).
+PAIRS_METHOD = ("percentile bootstrap: each system's intervals from Multinomial(N, C_s / N) over its confusion cells "
+                "(the exact distribution of an item bootstrap of that system); P(a beats b) and the expected ranks "
+                "from each pair's own item resample of its (gold, pred_a, pred_b) table: the pattern table is too "
+                "large to resample all systems jointly, so P(rank = r) is not formed")
 #: Method when only the intervals were asked for (no paired resample, no ranks).
 INTERVALS_METHOD = ("percentile bootstrap: each system's intervals from Multinomial(N, C_s / N) over its confusion "
                     "cells (the exact distribution of an item bootstrap of that system); no paired resample ran, "
@@ -258,6 +263,9 @@ class BootstrapResult:
     intervals: Mapping[str, np.ndarray]
     undefined: Mapping[str, np.ndarray]
     rank_probabilities: Mapping[str, np.ndarray]
+    #: Ranks from each pair's own resample (:mod:`auditor.analyses.pairwise_resample`) instead of
+    #: ``rank_probabilities``, when the pattern table is too large to resample jointly.
+    pairwise: Any = None
 
     def p_best(self, metric_id: str) -> np.ndarray:
         """P(rank = 1) of every system (ties split equally): the probability of winning."""
@@ -288,7 +296,13 @@ class BootstrapResult:
                  for metric_id, probabilities in self.rank_probabilities.items()}
         p_win = {metric_id: {name: float(probabilities[s, 0]) for s, name in enumerate(self.systems)}
                  for metric_id, probabilities in self.rank_probabilities.items()}
-        return {"ranks": ranks, "p_win": p_win}
+        route = "pairs" if self.pairwise is not None else "joint" if self.method == METHOD else (
+            "independent" if self.method == INDEPENDENT_METHOD else "none")
+        from auditor.analyses.pairwise_resample import PAIRS_RULE
+
+        pairwise = {"pairwise_ranks": self.pairwise.to_json()} if self.pairwise is not None else {}
+        rule = {"rank_route_rule": PAIRS_RULE} if route in ("joint", "pairs") else {}
+        return {"ranks": ranks, "p_win": p_win, "rank_route": route, **rule, **pairwise}
 
 
 def percentile_intervals(values: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
@@ -461,12 +475,17 @@ def bootstrap(
     ids = tuple(metric.id for metric in scalar)
     observed = compute(counts.confusion, scalar, all_labels_active)
     joint = ranks and counts.paired and B > 0
+    from auditor.analyses import pairwise_resample  # the route for pattern tables too large to resample jointly
+
+    pairs = joint and pairwise_resample.route(counts) == pairwise_resample.PAIRS
     with progress.task("bootstrap", total=B * (2 if joint else 1)) as advance:
         values = _interval_values(counts, scalar, B, seed, all_labels_active, threads, advance, chunk)
+        pairwise = pairwise_resample.pairwise_ranks(counts, scalar, B, seed, all_labels_active, threads,
+                                                    advance) if pairs else None
         joint_values = (_joint_values(counts, scalar, B, seed, all_labels_active, threads, advance, chunk)
-                        if joint else values if ranks else None)
+                        if joint and not pairs else values if ranks and not pairs else None)
     summaries = {metric_id: percentile_intervals(values[metric_id], alpha) for metric_id in ids}
-    method = (METHOD if counts.paired else INDEPENDENT_METHOD) if ranks else INTERVALS_METHOD
+    method = (PAIRS_METHOD if pairs else METHOD if counts.paired else INDEPENDENT_METHOD) if ranks else INTERVALS_METHOD
     return BootstrapResult(
         systems=tuple(counts.systems), metric_ids=ids, B=B, seed=seed, alpha=alpha,
         values=values, observed={k: np.asarray(v, dtype=float) for k, v in observed.items()},
@@ -475,6 +494,7 @@ def bootstrap(
         undefined={metric_id: summary[1] for metric_id, summary in summaries.items()},
         rank_probabilities={} if joint_values is None else {
             metric_id: rank_probabilities(joint_values[metric_id]) for metric_id in ids},
+        pairwise=pairwise,
     )
 
 

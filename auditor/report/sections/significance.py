@@ -71,6 +71,8 @@ def significance_section(ctx: Context) -> Section | None:
         blocks.append(Table("table-pbest", "Bootstrap probability that each system ranks first (%).", "System",
                             tuple(Column(ctx.short(m), ctx.name(m)) for m in keys), rows, _density(len(keys)),
                             for_paper=True))
+    elif boot.pairwise is not None:  # pattern table too large to resample jointly: ranks from the pairs
+        blocks.append(_expected_ranks(ctx, boot.pairwise))
     tests = stats.tests
     if tests and len(ctx.systems) <= MATRIX_MAX_SYSTEMS:
         blocks.append(_pairwise_table(ctx, {metric_id: entry.test for metric_id, entry in best_set.items()}, stats))
@@ -79,6 +81,18 @@ def significance_section(ctx: Context) -> Section | None:
     if tests:
         blocks.append(Paragraph(_tests_text(stats, ctx)))
     return Section("significance", SECTION_TITLES["significance"], tuple(blocks))
+
+
+def _expected_ranks(ctx: Context, pairwise: Any) -> Table:
+    """Each system's expected rank from the pairs' resamples, with the one sentence that says so."""
+    from auditor.analyses.pairwise_resample import PAIRS_SENTENCE
+
+    keys = [m for m in ctx.key_metrics() if m in pairwise.p_beats] or list(pairwise.p_beats)[:6]
+    ranks = {m: pairwise.expected_rank(m) for m in keys}
+    rows = tuple(Row(s, tuple(Cell(float(ranks[m][pairwise.systems.index(s)]), "number") for m in keys))
+                 for s in ctx.systems)
+    return Table("table-expected-rank", f"Expected rank of each system (1 = best). {PAIRS_SENTENCE}", "System",
+                 tuple(Column(ctx.short(m), ctx.name(m)) for m in keys), rows, _density(len(keys)), for_paper=True)
 
 
 def _literature(stats: Statistics) -> str:
