@@ -225,12 +225,18 @@ class TaggingAudit:
 
     # --------------------------------------------------------------- terminal
 
-    def terminal_lines(self, columns: Sequence[str] = ()) -> list[str]:
-        """``auditor score``'s table: systems × metrics, ×100 with one decimal, [interval]."""
+    def terminal_lines(self, columns: Sequence[str] = (), sort: str | None = None) -> list[str]:
+        """``auditor score``'s table: systems × metrics, ×100 with one decimal, [interval]; ``sort``: systems
+        by that metric, best first (undefined values last, ties in input order)."""
         chosen = [self._resolve(c) for c in columns] or [m for m in DEFAULT_COLUMNS if m in self.observed]
         head = f"{'system':<24}" + "".join(f"{m:>22}" for m in chosen)
-        lines = [self._summary_line(), head]
-        for s, name in enumerate(self.systems):
+        lines = [self._summary_line() + (f"; sorted by {self._resolve(sort)}" if sort else ""), head]
+        order = range(len(self.systems))
+        if sort:
+            values = [_number(x) for x in self.observed[self._resolve(sort)]]
+            order = sorted(order, key=lambda s: (values[s] is None, -(values[s] or 0.0)))
+        for s in order:
+            name = self.systems[s]
             cells = []
             for metric in chosen:
                 value = _number(self.observed[metric][s])
