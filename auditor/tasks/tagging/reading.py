@@ -224,10 +224,15 @@ def _dictionary(tags) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
     """Dictionary-encoded arrow tags -> (indices, lookup, vocabulary): the vocabulary stripped, unique
     and sorted; ``lookup`` maps a dictionary index to its place in it."""
     vocab = [text.strip(" \t") for text in tags.dictionary.to_pylist()]
-    indices = tags.indices.to_numpy(zero_copy_only=False)
+    indices = _int32(tags.indices)
     unique = sorted(set(vocab))
     lookup = np.array([unique.index(text) for text in vocab], dtype=np.int64) if vocab else np.zeros(0, np.int64)
     return indices, lookup, tuple(unique)
+
+
+def _int32(array) -> np.ndarray:
+    """An arrow int32 array without nulls as numpy, zero copy (``to_numpy`` would import pandas)."""
+    return np.frombuffer(array.buffers()[1], dtype=np.int32, count=len(array), offset=4 * array.offset)
 
 
 def _read_jsonl(raw: bytes, path: str) -> TagFile:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
@@ -14,8 +14,10 @@ from auditor.options import AuditOptions
 from auditor.tasks.tagging.align import Aligned
 from auditor.tasks.tagging.counting import ERRORS, SpanCounts
 from auditor.tasks.tagging.measures import SPAN_METRICS, per_type, view_counts
-from auditor.tasks.tagging.resampling import SentenceStatistics
 from auditor.tasks.tagging.schemes import TagCodes
+
+if TYPE_CHECKING:  # the resampling code (scipy) is imported only when intervals are asked for
+    from auditor.tasks.tagging.resampling import SentenceStatistics
 
 SCHEMA = "auditor/2"
 #: Ill-formed chunks named per file (JSON and report); the count covers them all.
