@@ -188,6 +188,25 @@ def test_report_renders(files, tmp_path):
     assert "conlleval" in (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
 
 
+def test_report_tables_show_differences_as_points_ranks_as_ranks_and_one_ledger_entry_per_value(files, tmp_path):
+    from auditor.formatting import format_value
+
+    # q = gold scores every span figure 1; p = 2 of 4 chunks (test_audit_json_validates): Δ = 0.5 - 1 = -50 points.
+    # "none" tags everything O: every type's precision is 0/0, so its span macro figures carry a ledger mark, in the
+    # summary table and again in the span table: one entry.
+    none = write(tmp_path / "none.txt", [[(word, "O") for word, _ in sentence] for sentence in GOLD])
+    result = audit(files[0], {"p": files[1], "q": files[0], "none": none}, options=AuditOptions(bootstrap=30))
+    tables = {block.id: block for section in result.report_model(figures=False).sections
+              for block in section.blocks if hasattr(block, "rows")}
+    micro = next(row for row in tables["table-tests"].rows if row.cells[0].value == "μF1" and row.header == "p − q")
+    assert format_value(micro.cells[1].value, micro.cells[1].kind) == "-50.0"
+    ranks = [format_value(cell.value, cell.kind) for row in tables["table-ranks"].rows for cell in row.cells]
+    assert set(ranks) <= {"1", "2", "3", "1.5", "2.5"} and "3" in ranks
+    entries = [(row.cells[0].value, row.cells[1].value, row.cells[2].value, row.cells[3].value)
+               for row in tables["table-ledger"].rows]
+    assert ("none", "convention", "MF1", entries[0][3]) in entries and len(entries) == len(set(entries))
+
+
 def test_uner_example_matches_the_datasets_own_counts():
     """The bundled UNER English-EWT test split (examples/uner-english-ewt): its README and .stats give
     1,088 entities (LOC 317, PER 449, ORG 322) in 2,077 sentences and 25,097 tokens; crf-rich-iob1 is
