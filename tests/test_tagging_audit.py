@@ -113,7 +113,9 @@ def test_resampling_unit_is_the_sentence(files):
     from auditor.tasks.tagging.resampling import sentence_weights
 
     weights = sentence_weights(np.random.default_rng(0), 3, 100)
-    assert weights.shape == (100, 3) and (weights.sum(axis=1) == 3).all()
+    assert weights.shape == (3, 100) and (weights.sum(axis=0) == 3).all()
+    draws = np.random.default_rng(0).integers(0, 3, size=(100, 3))  # the same draws, counted one resample at a time
+    assert all((weights[:, b] == np.bincount(draws[b], minlength=3)).all() for b in range(100))
 
 
 def test_misaligned_files_name_sentence_and_lines(tmp_path, files):
