@@ -524,4 +524,22 @@ def check_claim(claims: tuple[str, ...], confusion: str | None, table: str | Non
     return 0 if result.holds else 1
 
 
-main = cli
+def keep_freed_memory() -> bool:
+    """glibc only (a no-op returning False elsewhere): keep freed blocks under 32 MB in the heap for reuse
+    (``M_MMAP_THRESHOLD``) and give the heap's free top back to the system only past 256 MB
+    (``M_TRIM_THRESHOLD``). A command is one short process; by default every large numpy temporary is a
+    fresh mapping whose pages the kernel zero-fills on first touch (about 100,000 page faults, 0.4-0.9 s of
+    system time, for a tagging score of 1M tokens × 10 systems; a third of them with this)."""
+    import ctypes
+
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return False
+    return bool(mallopt(-3, 32 * 2**20)) and bool(mallopt(-1, 256 * 2**20))
+
+
+def main(args: Any = None, prog_name: str | None = None, **extra: Any) -> Any:
+    """The ``auditor`` program (console script): the command group in a process of its own."""
+    keep_freed_memory()
+    return cli.main(args, prog_name, **extra)
