@@ -65,6 +65,23 @@ def test_layouts_read_the_same(tmp_path, files):
         assert _values(result) == pytest.approx(reference, nan_ok=True)
 
 
+@pytest.mark.parametrize("separator", ["\t", " "])
+def test_well_formed_layouts_are_parsed_by_arrow_not_line_by_line(tmp_path, monkeypatch, separator):
+    """The line-by-line reader is only for lines arrow refuses (it names the bad line): space-separated files
+    went to it because the separator was taken from the fields already split (always a TAB)."""
+    from auditor.tasks.tagging import reading
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("read line by line")
+
+    monkeypatch.setattr(reading, "_parse_python", refuse)
+    gold = reading.read_tagged(write(tmp_path / "g.txt", GOLD, separator))
+    pred = reading.read_tagged(write(tmp_path / "p.txt", PRED, separator, True))
+    assert [gold.vocab[c] for c in gold.codes] == [t for sentence in GOLD for _, t in sentence]
+    assert [pred.vocab[c] for c in pred.codes] == [t for sentence in PRED for _, t in sentence]
+    assert gold.tokens.to_pylist() == pred.tokens.to_pylist() == [w for sentence in GOLD for w, _ in sentence]
+
+
 def test_token_metrics_equal_scikit_learn(files):
     result = audit(files[0], {"p": files[1]}, options=AuditOptions(bootstrap=0))
     gold = [t for s in GOLD for _, t in s]
