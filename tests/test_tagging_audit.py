@@ -273,3 +273,13 @@ def test_gold_without_chunks_takes_the_scheme_from_a_system(tmp_path):
     assert np.isnan(result.observed["span_micro_recall"][0])  # 0/0: no gold chunk
     entry = result.to_json()["systems"]["p"]["metrics"]["span_micro_recall"]
     assert entry["value"] is None and "0/0" in entry["undefined"]
+
+
+def test_every_span_figure_has_its_formula_and_undefined_rule_in_the_report(files):
+    from auditor.tasks.tagging.names import FORMULAS, SPAN_METRICS, UNDEFINED
+
+    assert list(FORMULAS) == list(SPAN_METRICS) and set(UNDEFINED) == set(SPAN_METRICS)
+    result = audit(files[0], {"p": files[1]}, options=AuditOptions(bootstrap=0))
+    section = next(s for s in result.report_model(figures=False).sections if s.id == "definitions")
+    defined = [block.id for block in section.blocks if hasattr(block, "formula")]
+    assert defined == list(SPAN_METRICS)

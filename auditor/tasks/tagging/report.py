@@ -24,6 +24,7 @@ from auditor.report.model import (
 from auditor.report.tables import _density, _fit_systems, _with_best
 from auditor.tasks.tagging.counting import ERRORS
 from auditor.tasks.tagging.measures import FORMULAS, NAMES, SHORT
+from auditor.tasks.tagging.names import PER_TYPE_ZERO, UNDEFINED
 from auditor.tasks.tagging.result import ILL_FORMED_SHOWN
 
 HEADLINE = ("span_micro_f1", "span_macro_f1", "span_weighted_f1", "span_partial_f1", "accuracy", "type_macro_f1")
@@ -317,7 +318,9 @@ def definitions_section(audit: Any, formula_svg: Callable[[str], str], figures: 
     for metric, latex in FORMULAS.items():
         blocks.append(Definition(metric, NAMES[metric], Formula(NAMES[metric], latex,
                                                                 formula_svg(latex) if figures else ""),
-                                 Facts((("id", metric), ("undefined when", "its denominator is 0 (shown as —)")))))
+                                 Facts((("id", metric), ("undefined when", f"{UNDEFINED[metric]} (shown as —)"),
+                                        *((("a type's 0/0", PER_TYPE_ZERO),) if "_macro_" in metric
+                                          or "_weighted_" in metric else ())))))
     blocks.append(Bullets(REFERENCES, "References"))
     return Section("definitions", "Appendix A: definitions", tuple(blocks))
 
