@@ -540,6 +540,10 @@ def keep_freed_memory() -> bool:
 
 
 def main(args: Any = None, prog_name: str | None = None, **extra: Any) -> Any:
-    """The ``auditor`` program (console script): the command group in a process of its own."""
+    """The ``auditor`` program (console script): the command group in a process of its own, with the C
+    library's allocator keeping freed memory (:func:`keep_freed_memory`) and arrow allocating through it
+    (``ARROW_DEFAULT_MEMORY_POOL=system`` unless set: arrow's own mimalloc pool gives freed pages back at
+    once, and a tagging score of 1M tokens × 10 systems spent 0.8 s of system time on it, 0.2 s without)."""
     keep_freed_memory()
+    os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
     return cli.main(args, prog_name, **extra)

@@ -50,3 +50,17 @@ def test_arrow_indices_are_read_with_their_width_and_offset():
     tags = pa.array(["O", "B-PER", "O", "I-PER", "B-PER"]).dictionary_encode().slice(2)
     assert _int32(tags.indices).tolist() == [0, 2, 1]
     assert _int32(pa.array([5, 6, 7, 8], pa.int64()).slice(1)).tolist() == [6, 7, 8]
+
+
+@pytest.mark.parametrize(("given", "expected"), [(None, "system"), ("mimalloc", "mimalloc")])
+def test_the_program_has_arrow_allocate_through_the_c_library_unless_told_otherwise(given, expected):
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "ARROW_DEFAULT_MEMORY_POOL"}
+    if given:
+        env["ARROW_DEFAULT_MEMORY_POOL"] = given
+    code = ("from auditor.cli import main\ntry:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
+            "import pyarrow\nprint(pyarrow.default_memory_pool().backend_name)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[-1] == expected
