@@ -49,7 +49,18 @@ def read_inputs(gold: str | None, systems: Mapping[str, str], tag_column: int | 
         raise UsageError("missing " + ("GOLD and SYSTEMS" if gold is None else "SYSTEMS")
                          + ": give a gold file and at least one system file, or --conlleval FILE")
     gold_file = read_tagged(gold, tag_column, role="gold")
-    return gold_file, {name: read_tagged(path, tag_column) for name, path in systems.items()}
+    return gold_file, {name: _checked(gold_file, read_tagged(path, tag_column)) for name, path in systems.items()}
+
+
+def _checked(gold: TagFile, system: TagFile) -> TagFile:
+    """``system`` aligned with gold (:func:`~auditor.tasks.tagging.align.check_alignment`), without its tokens:
+    each file's tokens are compared as soon as it is read and not kept (memory for the next file)."""
+    from dataclasses import replace
+
+    from auditor.tasks.tagging.align import check_alignment
+
+    check_alignment(gold, system)
+    return replace(system, tokens=None)
 
 
 def _same_gold(gold: TagFile, other: TagFile) -> None:
