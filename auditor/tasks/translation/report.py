@@ -221,6 +221,8 @@ def human_section(audit: TranslationAudit) -> Section | None:
     text = (f"Human scores from {human.source} ({human.level} level"
             + (", lower is better: correlations are with their negation" if human.lower_better else "")
             + (f"; {missing} system-segment scores missing, left out of the means" if missing else "")
+            + (f"; the lines of {len(human.skipped)} system(s) in the file that are not audited are left out: "
+               + ", ".join(human.skipped) if human.skipped else "")
             + "). Correlation across systems of each metric with the human system scores; 95% intervals from "
               "the segment bootstrap (metric and human means resampled together).")
     scores = tuple(Row(s, (Cell(v, "number"),)) for s, v in sorted(human.human.items(), key=lambda x: -x[1]))

@@ -75,7 +75,8 @@ class TranslationAudit:
         if self.human is not None:
             out["human"] = {"source": self.human.source, "level": self.human.level,
                             "lower_better": self.human.lower_better, "scores": dict(self.human.human),
-                            "missing_segments": dict(self.human.missing)}
+                            "missing_segments": dict(self.human.missing),
+                            "skipped_systems": list(self.human.skipped)}
             out["human_agreement"] = {metric: {kind: {"value": _number(c.value),
                                                       "ci": list(c.ci) if c.ci else None}
                                                for kind, c in row.items()}

@@ -96,7 +96,7 @@ def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: Audit
         {m: rank_probabilities(resampled.values[m]) for m in resampling.METRICS},
         disagreement=disagreement, human=human_result,
         recommendation=recommend(corpus, types, disagreement, human_result, values),
-        warnings=_warnings(corpus), rounds=rounds,
+        warnings=_warnings(corpus, human_scores), rounds=rounds,
     )
 
 
@@ -172,9 +172,13 @@ def _system_types(types, system: str) -> dict[str, Any]:
             "never_produced": sum(b.systems[system][1] for b in types.bands)}
 
 
-def _warnings(corpus: Corpus) -> tuple[str, ...]:
-    return tuple(f"{name}: {count} of {corpus.n_segments} segments are empty" for name, count in corpus.empty.items()
-                 if count)
+def _warnings(corpus: Corpus, human) -> tuple[str, ...]:
+    found = [f"{name}: {count} of {corpus.n_segments} segments are empty" for name, count in corpus.empty.items()
+             if count]
+    if human is not None and human.skipped:
+        found.append(f"{human.source}: the lines of {len(human.skipped)} system(s) not audited are left out: "
+                     + ", ".join(human.skipped))
+    return tuple(found)
 
 
 def _signature(sources: Mapping[str, Any], opts: Mapping[str, Any], corpus: Corpus) -> str:
