@@ -74,7 +74,7 @@ def summary_section(audit: TranslationAudit, ledger: Ledger) -> Section:
             + ("; its lead in agreement with the human scores is within the others' intervals."
                if any("overlaps" in r for r in audit.recommendation["metrics"][0]["reasons"]) else "."))
     rows = [(s, [_score_cell(audit, ledger, s, m) for m in METRICS]) for s in _order(audit)]
-    table = Table("summary-leaderboard", "Scores ×100 with 95% bootstrap intervals over segments.", "System",
+    table = Table("summary-leaderboard", "Scores ×100 with 95% BCa bootstrap intervals over segments.", "System",
                   tuple(Column(NAMES[m]) for m in METRICS), _with_best(rows), _density(len(METRICS)), inline_ci=True,
                   for_summary=True)
     blocks: list[Any] = [Paragraph(text), table]
@@ -111,8 +111,8 @@ def metrics_section(audit: TranslationAudit, ledger: Ledger, figures: bool) -> S
     band_rows = [(s, [Cell(b.systems[s][0], "score") for b in bands]) for s in order]
     never_rows = tuple(Row(s, tuple(Cell(b.systems[s][1], "count") for b in bands)) for s in order)
     blocks: list[Any] = [
-        Table("table-metrics", "Every metric ×100 with its 95% percentile bootstrap interval over segments "
-                               f"({audit.options['bootstrap']} resamples).", "System",
+        Table("table-metrics", "Every metric ×100 with its 95% BCa (bias-corrected and accelerated) bootstrap "
+                               f"interval over segments ({audit.options['bootstrap']} resamples).", "System",
               tuple(Column(NAMES[m], DEFINITIONS[m]) for m in METRICS), _with_best(rows), _density(len(METRICS)),
               for_paper=True, for_summary=True),
         Table("table-bands", "MacroF ×100 over the reference types of each frequency band (types seen only in "
@@ -122,18 +122,31 @@ def metrics_section(audit: TranslationAudit, ledger: Ledger, figures: bool) -> S
         Table("table-never", "Reference types of each band the system never produces.", "System",
               tuple(Column(b.name) for b in bands), never_rows, _density(len(bands))),
     ]
-    outside = _outside(audit)
-    if outside:
-        blocks.insert(1, Paragraph(
-            "The value lies outside its own percentile interval for " + "; ".join(outside) + ". MacroF and MicroF "
-            "are not sums over segments: a resample leaves out about a third of the segments, and with them the rare "
-            "types seen only there (mostly low F), so resampled values sit above the test set's. Read these "
-            "percentile intervals (Efron & Tibshirani 1993, ch. 13) as the spread of "
-            "the metric over resampled test sets, not as centred on its value."))
+    blocks.insert(1, Paragraph(_interval_text(audit)))
     if figures:
         blocks.append(Figure("fig-bands", "MacroF per frequency band and system: how far each system's F falls "
                                           "from frequent to rare types.", charts.band_chart(audit, order)))
     return Section("metrics", "Metrics", tuple(blocks), for_summary=True)
+
+
+def _interval_text(audit: TranslationAudit) -> str:
+    """How the intervals were computed, and where a value still falls outside its own."""
+    if audit.bca is None:
+        return "No intervals: --bootstrap 0."
+    text = ("Intervals are BCa (Efron & Tibshirani 1993, sections 14.3 and 15.4): MacroF and MicroF are not sums over "
+            "segments, and a resample leaves out about a third of the segments and with them the rare types seen only "
+            "there (mostly of low F), so resampled values sit above the test set's and a percentile interval can miss "
+            "the value. BCa shifts the percentiles by the share of resamples below the value (bias correction z0) and "
+            "by the skew of the leave-one-segment-out values (acceleration a); both are in audit.json "
+            "(statistics.bca).")
+    fallback = [f"{NAMES[m]} {s}" for m, row in audit.bca.items() for s, v in row.items() if v["percentile_fallback"]]
+    if fallback:
+        text += (" The value lies outside every resample (z0 infinite), so the percentile interval is given, for "
+                 + ", ".join(fallback) + ".")
+    outside = _outside(audit)
+    if outside:
+        text += " The value still lies outside its interval for " + "; ".join(outside) + "."
+    return text
 
 
 def _outside(audit: TranslationAudit) -> list[str]:

@@ -9,7 +9,7 @@ predicted and reference counts — and each metric is evaluated on the whole bat
 * **Bootstrap** (paired: one set of weights shared by all systems): ``B`` resamples drawn as
   sacrebleu draws them, ``rng.choice(N, size=(B, N))`` with ``numpy.random.default_rng(seed)``
   (chunked draws give the same stream), so with the same seed and B the resamples are sacrebleu's.
-  Percentile intervals (Efron & Tibshirani 1993, ch. 13).
+  Intervals: BCa (:mod:`.intervals`), from these resamples and the jackknife.
 * **Paired bootstrap test**, as sacrebleu's ``paired_bs`` (Koehn 2004): with
   ``d_b = |m_b(a) − m_b(b)|`` over the resamples and ``Δ = |m(a) − m(b)|``,
   ``p = (1 + #{d_b − mean(d) ≥ Δ}) / (B + 1)``.

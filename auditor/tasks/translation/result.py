@@ -45,6 +45,7 @@ class TranslationAudit:
     recommendation: Mapping[str, Any]
     warnings: tuple[str, ...] = ()
     rounds: int = 0
+    bca: Mapping[str, Mapping[str, Mapping[str, Any]]] | None = None
 
     def report_model(self, figures: bool = True) -> Any:
         """The report model every renderer reads (:mod:`auditor.tasks.translation.report`)."""
@@ -85,12 +86,15 @@ class TranslationAudit:
 
     def _statistics_json(self) -> dict[str, Any]:
         statistics: dict[str, Any] = {
-            "bootstrap": "paired percentile bootstrap over segments (sacrebleu's draws: "
-                         "default_rng(seed).choice(N, (B, N)))",
+            "bootstrap": "paired bootstrap over segments (sacrebleu's draws: default_rng(seed).choice(N, (B, N))); "
+                         "metric intervals BCa (statistics.interval_method), human-agreement intervals percentile",
             "test_methods": {"approximate_randomisation": "segments' outputs swapped with probability 1/2 "
                                                           "(sacrebleu's paired_ar); p = (1 + #{|Δ*| ≥ |Δ|}) / (R + 1)",
                              "paired_bootstrap": "sacrebleu's paired_bs: p = (1 + #{|Δ_b| − mean ≥ |Δ|}) / (B + 1)"},
         }
+        if self.bca is not None:
+            statistics["interval_method"] = {m: "bca" for m in self.bca}
+            statistics["bca"] = {m: {s: dict(v) for s, v in row.items()} for m, row in self.bca.items()}
         if self.tests_note:
             statistics["tests_note"] = self.tests_note
         if self.tests:

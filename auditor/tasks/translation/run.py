@@ -8,12 +8,13 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from auditor.analyses.bootstrap import percentile_intervals, rank_probabilities
+from auditor.analyses.bootstrap import rank_probabilities
 from auditor.analyses.rankings import rank_disagreement
 from auditor.analyses.significance import adjust, randomisation_rounds, rounds_rule
 from auditor.errors import UsageError
 from auditor.options import AuditOptions, check_options
 from auditor.progress import SILENT, Progress
+from auditor.tasks.translation import intervals as interval_module
 from auditor.tasks.translation import resampling
 from auditor.tasks.translation.agreement import agreement
 from auditor.tasks.translation.bands import profile
@@ -72,7 +73,9 @@ def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: Audit
         resampled = resampling.bootstrap(corpus, options.bootstrap, options.seed, f_beta, microf_k,
                                          None if human_scores is None else human_scores.segments, progress)
     tests, note, rounds = _tests(corpus, observed, resampled, options, analyses, f_beta, microf_k, progress)
-    metrics = _metric_values(corpus, observed, resampled, options.alpha, f_beta)
+    bca = None if resampled is None else interval_module.intervals(corpus, observed, resampled.values, options.alpha,
+                                                                   f_beta, microf_k)
+    metrics = _metric_values(corpus, observed, bca, f_beta)
     values = {s: {m: metrics[s][m].value for m in resampling.METRICS} for s in corpus.systems}
     disagreement = rank_disagreement(values, resampling.METRICS, _lookup(tests, options.alpha))
     types = profile(corpus, f_beta)
@@ -96,7 +99,7 @@ def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: Audit
         {m: rank_probabilities(resampled.values[m]) for m in resampling.METRICS},
         disagreement=disagreement, human=human_result,
         recommendation=recommend(corpus, types, disagreement, human_result, values),
-        warnings=_warnings(corpus, human_scores), rounds=rounds,
+        warnings=_warnings(corpus, human_scores), rounds=rounds, bca=_bca_json(bca, corpus.systems),
     )
 
 
@@ -138,9 +141,7 @@ def _lookup(tests, alpha: float):
     return lambda a, b, metric: verdicts.get((a, b, metric))
 
 
-def _metric_values(corpus: Corpus, observed, resampled, alpha: float, beta: float) -> dict[str, dict[str, MetricValue]]:
-    intervals = {m: percentile_intervals(resampled.values[m], alpha)[0] for m in resampling.METRICS} \
-        if resampled is not None else None
+def _metric_values(corpus: Corpus, observed, intervals, beta: float) -> dict[str, dict[str, MetricValue]]:
     out = {}
     for s, name in enumerate(corpus.systems):
         match, predicted, reference = corpus.counts[name].totals(corpus.reference)
@@ -159,11 +160,24 @@ def _metric_values(corpus: Corpus, observed, resampled, alpha: float, beta: floa
             elif metric == "bleu" and corpus.bleu[name][:, 2:6].sum() == 0:
                 convention = "no n-gram of the output matches the references: BLEU = 0, as sacrebleu sets it"
             ci = None
-            if intervals is not None and not np.isnan(intervals[metric][s, 0]):
-                ci = (float(intervals[metric][s, 0]), float(intervals[metric][s, 1]))
+            if intervals is not None and not np.isnan(intervals[metric][0][s, 0]):
+                ci = (float(intervals[metric][0][s, 0]), float(intervals[metric][0][s, 1]))
             row[metric] = MetricValue(None if np.isnan(value) else value, ci, undefined, convention)
         out[name] = row
     return out
+
+
+def _bca_json(bca, systems) -> dict[str, dict[str, dict[str, Any]]] | None:
+    """metric -> system -> the BCa interval's z0, acceleration and whether it fell back to the percentile one."""
+    if bca is None:
+        return None
+    return {m: {s: {"z0": _finite(z0[i]), "acceleration": _finite(a[i]), "percentile_fallback": bool(fallback[i])}
+                for i, s in enumerate(systems)} for m, (_, z0, a, fallback) in bca.items()}
+
+
+def _finite(x: float) -> float | str | None:
+    """JSON has no infinity: ±inf as the strings "inf"/"-inf", NaN as null."""
+    return None if np.isnan(x) else ("inf" if x > 0 else "-inf") if np.isinf(x) else float(x)
 
 
 def _system_types(types, system: str) -> dict[str, Any]:
@@ -187,7 +201,7 @@ def _signature(sources: Mapping[str, Any], opts: Mapping[str, Any], corpus: Corp
     parts = [f"auditor:{__version__}", "task:translation", f"ref:{refs}",
              f"systems:{len(corpus.systems)}:{systems.hexdigest()[:12]}", f"tok:{opts['tokenize']}",
              f"case:{'lc' if opts['lowercase'] else 'mixed'}", f"beta:{opts['f_beta']:g}", f"k:{opts['microf_k']:g}",
-             f"boot:{opts['bootstrap']}", f"seed:{opts['seed']}", "ci:percentile", f"alpha:{opts['alpha']}",
+             f"boot:{opts['bootstrap']}", f"seed:{opts['seed']}", "ci:bca", f"alpha:{opts['alpha']}",
              f"correction:{opts['correction']}", f"BLEU:{corpus.signatures['bleu']}",
              f"chrF2:{corpus.signatures['chrf']}"]
     if "human" in sources:

@@ -1,0 +1,101 @@
+"""BCa intervals of the translation metrics (issue 23): equal to scipy.stats.bootstrap(method='BCa')
+on the same resamples; the jackknife from counts equals recomputing without each segment."""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+import scipy.stats
+
+from auditor.options import AuditOptions
+from auditor.tasks.translation import audit
+from auditor.tasks.translation.counting import count_corpus
+from auditor.tasks.translation.intervals import bca_intervals, intervals, jackknife
+from auditor.tasks.translation.names import METRICS
+from auditor.tasks.translation.resampling import bootstrap, point_scores, scores
+
+WORDS = "the a cat dog sat on mat . , house big small runs Haus über rare1 rare2 rare3 rare4".split()
+
+
+def _corpus(n=30, seed=4):
+    rng = random.Random(seed)
+
+    def line():
+        return " ".join(rng.choice(WORDS) for _ in range(rng.randint(0, 9)))
+
+    references = [[line() for _ in range(n)] for _ in range(2)]
+    systems = {"A": [line() for _ in range(n)], "B": [r if rng.random() < 0.5 else line() for r in references[0]]}
+    return count_corpus(references, systems, "13a", False)
+
+
+def test_jackknife_from_counts_equals_recounting_without_each_segment():
+    corpus = _corpus()
+    left_out = jackknife(corpus, 1.0, 1.0)
+    for i in (0, 7, 29):
+        weights = np.ones((1, corpus.n_segments))
+        weights[0, i] = 0
+        direct = scores(corpus, weights, 1.0, 1.0)
+        for metric in METRICS:
+            np.testing.assert_allclose(left_out[metric][i], direct[metric][0], rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_bca_equals_scipy_on_the_same_resamples(metric):
+    """scipy draws rng.integers(0, N, (B, N)); our bootstrap draws rng.choice(N, (B, N)): the same indices."""
+    corpus = _corpus()
+    n, resamples, seed = corpus.n_segments, 400, 21
+    observed = point_scores(corpus, 1.0, 1.0)
+    resampled = bootstrap(corpus, resamples, seed, 1.0, 1.0)
+    ours = intervals(corpus, observed, resampled.values, 0.05, 1.0, 1.0)[metric]
+    for s in range(len(corpus.systems)):
+
+        def statistic(index, axis=-1):
+            rows = np.atleast_2d(index)
+            weights = np.stack([np.bincount(row, minlength=n) for row in rows.reshape(-1, rows.shape[-1])])
+            values = scores(corpus, weights.astype(np.float64), 1.0, 1.0)[metric][:, s]
+            return values.reshape(rows.shape[:-1]) if np.ndim(index) > 1 else values[0]
+
+        result = scipy.stats.bootstrap((np.arange(n),), statistic, vectorized=True, n_resamples=resamples,
+                                       method="BCa", confidence_level=0.95, rng=np.random.default_rng(seed))
+        np.testing.assert_allclose(result.bootstrap_distribution, resampled.values[metric][:, s], rtol=1e-12)
+        assert ours[0][s] == pytest.approx([result.confidence_interval.low, result.confidence_interval.high],
+                                           rel=1e-10)
+
+
+def test_bca_by_hand_with_no_bias_and_no_skew_is_the_percentile_interval():
+    """Resamples symmetric around the value (z0 = Φ⁻¹(1/2) = 0) and a symmetric jackknife (a = 0):
+    α1,2 = Φ(z_{α/2}), Φ(z_{1−α/2}) = 0.025, 0.975, the percentile interval."""
+    resampled = np.linspace(-1, 1, 401)[:, None]
+    interval, z0, a, fallback = bca_intervals(resampled, np.array([0.0]), np.array([[-1.0], [1.0]]), 0.05)
+    assert z0[0] == 0 and a[0] == 0 and not fallback[0]
+    np.testing.assert_allclose(interval[0], np.quantile(resampled[:, 0], [0.025, 0.975]))
+
+
+def test_a_value_outside_every_resample_falls_back_to_the_percentile_interval():
+    resampled = np.linspace(1, 2, 101)[:, None]
+    interval, z0, _, fallback = bca_intervals(resampled, np.array([0.5]), np.array([[0.4], [0.6], [0.5]]), 0.05)
+    assert np.isneginf(z0[0]) and fallback[0]
+    np.testing.assert_allclose(interval[0], np.quantile(resampled[:, 0], [0.025, 0.975]))
+
+
+def test_the_audit_names_bca_in_json_and_every_value_lies_in_its_interval(tmp_path):
+    rng = random.Random(9)
+    n = 80
+
+    def line():
+        return " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 9)))
+
+    paths = {}
+    for name in ("ref", "A", "B"):
+        paths[name] = tmp_path / f"{name}.txt"
+        paths[name].write_text("\n".join(line() for _ in range(n)) + "\n", encoding="utf-8")
+    result = audit(paths["ref"], {"A": paths["A"], "B": paths["B"]}, options=AuditOptions(bootstrap=300))
+    document = result.to_json()
+    assert document["statistics"]["interval_method"] == {m: "bca" for m in METRICS}
+    assert set(document["statistics"]["bca"]["microf"]["A"]) == {"z0", "acceleration", "percentile_fallback"}
+    assert "ci:bca" in document["signature"]
+    for system in ("A", "B"):
+        for metric in METRICS:
+            entry = document["systems"][system]["metrics"][metric]
+            assert entry["ci"][0] <= entry["value"] <= entry["ci"][1], (system, metric)
