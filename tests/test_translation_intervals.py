@@ -11,7 +11,7 @@ import scipy.stats
 from auditor.options import AuditOptions
 from auditor.tasks.translation import audit
 from auditor.tasks.translation.counting import count_corpus
-from auditor.tasks.translation.intervals import bca_intervals, intervals, jackknife
+from auditor.tasks.translation.intervals import METHODS, bca_intervals, bias_removed_intervals, intervals, jackknife
 from auditor.tasks.translation.names import METRICS
 from auditor.tasks.translation.resampling import bootstrap, point_scores, scores
 
@@ -47,7 +47,11 @@ def test_bca_equals_scipy_on_the_same_resamples(metric):
     n, resamples, seed = corpus.n_segments, 400, 21
     observed = point_scores(corpus, 1.0, 1.0)
     resampled = bootstrap(corpus, resamples, seed, 1.0, 1.0)
-    ours = intervals(corpus, observed, resampled.values, 0.05, 1.0, 1.0)[metric]
+    ours = bca_intervals(resampled.values[metric], observed[metric], jackknife(corpus, 1.0, 1.0)[metric], 0.05)
+    chosen = intervals(corpus, observed, resampled.values, 0.05, 1.0, 1.0)[metric]
+    if METHODS[metric] == "bca":
+        np.testing.assert_array_equal(chosen["interval"], ours[0])
+    np.testing.assert_array_equal(chosen["z0"], ours[1])
     for s in range(len(corpus.systems)):
 
         def statistic(index, axis=-1):
@@ -92,10 +96,38 @@ def test_the_audit_names_bca_in_json_and_every_value_lies_in_its_interval(tmp_pa
         paths[name].write_text("\n".join(line() for _ in range(n)) + "\n", encoding="utf-8")
     result = audit(paths["ref"], {"A": paths["A"], "B": paths["B"]}, options=AuditOptions(bootstrap=300))
     document = result.to_json()
-    assert document["statistics"]["interval_method"] == {m: "bca" for m in METRICS}
-    assert set(document["statistics"]["bca"]["microf"]["A"]) == {"z0", "acceleration", "percentile_fallback"}
+    assert document["statistics"]["interval_method"] == {"macrof": "bias_removed_percentile",
+                                                         "microf": "bias_removed_percentile", "bleu": "bca",
+                                                         "chrf": "bca"}
+    assert set(document["statistics"]["bca"]["microf"]["A"]) == {"z0", "acceleration", "percentile_fallback",
+                                                                 "resample_mean"}
     assert "ci:bca" in document["signature"]
     for system in ("A", "B"):
         for metric in METRICS:
             entry = document["systems"][system]["metrics"][metric]
             assert entry["ci"][0] <= entry["value"] <= entry["ci"][1], (system, metric)
+
+
+def test_bias_removed_interval_by_hand():
+    """Resamples 1, 2, ..., 101 (mean 51; 2.5% and 97.5% linear quantiles 3.5 and 98.5) and value 40:
+    [40 + 3.5 − 51, 40 + 98.5 − 51] = [−7.5, 87.5]."""
+    interval, mean = bias_removed_intervals(np.arange(1.0, 102.0)[:, None], np.array([40.0]), 0.05)
+    assert mean[0] == 51 and interval[0].tolist() == pytest.approx([-7.5, 87.5])
+
+
+def test_type_level_intervals_are_the_resamples_spread_around_the_value():
+    """Many rare types (each in one segment): the bias-removed interval holds the value by construction
+    (value − lower = mean − q_{α/2} > 0 unless the resamples are skewed past their mean)."""
+    rng = random.Random(5)
+    n = 60
+    references = [[" ".join(f"r{rng.randrange(400)}" for _ in range(6)) + " the cat" for _ in range(n)]]
+    system = {"S": [" ".join(t if rng.random() < 0.6 else "x" for t in line.split()) for line in references[0]]}
+    corpus = count_corpus(references, system, "13a", False)
+    observed = point_scores(corpus, 1.0, 1.0)
+    resampled = bootstrap(corpus, 300, 3, 1.0, 1.0).values
+    result = intervals(corpus, observed, resampled, 0.05, 1.0, 1.0)
+    for metric in ("macrof", "microf"):
+        low, high = result[metric]["interval"][0]
+        assert low <= observed[metric][0] <= high
+        assert observed[metric][0] - low == pytest.approx(
+            result[metric]["resample_mean"][0] - np.quantile(resampled[metric][:, 0], 0.025))

@@ -87,13 +87,15 @@ class TranslationAudit:
     def _statistics_json(self) -> dict[str, Any]:
         statistics: dict[str, Any] = {
             "bootstrap": "paired bootstrap over segments (sacrebleu's draws: default_rng(seed).choice(N, (B, N))); "
-                         "metric intervals BCa (statistics.interval_method), human-agreement intervals percentile",
+                         "metric intervals by statistics.interval_method, human-agreement intervals percentile",
             "test_methods": {"approximate_randomisation": "segments' outputs swapped with probability 1/2 "
                                                           "(sacrebleu's paired_ar); p = (1 + #{|Δ*| ≥ |Δ|}) / (R + 1)",
                              "paired_bootstrap": "sacrebleu's paired_bs: p = (1 + #{|Δ_b| − mean ≥ |Δ|}) / (B + 1)"},
         }
         if self.bca is not None:
-            statistics["interval_method"] = {m: "bca" for m in self.bca}
+            from auditor.tasks.translation.intervals import METHODS
+
+            statistics["interval_method"] = {m: METHODS[m] for m in self.bca}
             statistics["bca"] = {m: {s: dict(v) for s, v in row.items()} for m, row in self.bca.items()}
         if self.tests_note:
             statistics["tests_note"] = self.tests_note

@@ -160,19 +160,21 @@ def _metric_values(corpus: Corpus, observed, intervals, beta: float) -> dict[str
             elif metric == "bleu" and corpus.bleu[name][:, 2:6].sum() == 0:
                 convention = "no n-gram of the output matches the references: BLEU = 0, as sacrebleu sets it"
             ci = None
-            if intervals is not None and not np.isnan(intervals[metric][0][s, 0]):
-                ci = (float(intervals[metric][0][s, 0]), float(intervals[metric][0][s, 1]))
+            if intervals is not None and not np.isnan(intervals[metric]["interval"][s, 0]):
+                ci = (float(intervals[metric]["interval"][s, 0]), float(intervals[metric]["interval"][s, 1]))
             row[metric] = MetricValue(None if np.isnan(value) else value, ci, undefined, convention)
         out[name] = row
     return out
 
 
 def _bca_json(bca, systems) -> dict[str, dict[str, dict[str, Any]]] | None:
-    """metric -> system -> the BCa interval's z0, acceleration and whether it fell back to the percentile one."""
+    """metric -> system -> BCa's z0 and acceleration, whether BCa fell back to the percentile interval, and the
+    resamples' mean (value − mean: the shift of the bias-removed interval)."""
     if bca is None:
         return None
-    return {m: {s: {"z0": _finite(z0[i]), "acceleration": _finite(a[i]), "percentile_fallback": bool(fallback[i])}
-                for i, s in enumerate(systems)} for m, (_, z0, a, fallback) in bca.items()}
+    keys = ("z0", "acceleration", "percentile_fallback", "resample_mean")
+    return {m: {s: {key: bool(row[key][i]) if key == "percentile_fallback" else _finite(row[key][i]) for key in keys}
+                for i, s in enumerate(systems)} for m, row in bca.items()}
 
 
 def _finite(x: float) -> float | str | None:
