@@ -87,3 +87,20 @@ def test_closest_reference_length_prefers_the_shorter_on_a_tie():
     """sacrebleu's _get_closest_ref_len: hyp 5 against 3 and 7 -> 3; against 6 and 4 -> 4; 5 -> 5."""
     refs = np.array([[3, 7], [6, 4], [9, 5]])
     assert ngrams.closest_length(np.array([5, 5, 5]), refs).tolist() == [3, 4, 5]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(list("&;<>-.,0123456789 \t\n") + ["&quot;", "&amp;", "&lt;", "&gt;",
+                                                                            "<skipped>", "-\n"]),
+                          st.characters(max_codepoint=0x7F), st.characters()), max_size=40).map("".join))
+def test_13a_tokenisation_equals_sacrebleus(text):
+    """The translation table of the first rule gives sacrebleu's Tokenizer13a output exactly."""
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+    from auditor.tasks.translation.counting import tokenise
+
+    for lowercase in (False, True):
+        bleu = BLEU(lowercase=lowercase)
+        assert type(bleu.tokenizer) is Tokenizer13a
+        assert tokenise([text, text + " x"], bleu) == [bleu._preprocess_segment(text),
+                                                       bleu._preprocess_segment(text + " x")]

@@ -133,9 +133,10 @@ def scores(corpus: Corpus, weights: np.ndarray, beta: float, k: float,
     return out
 
 
-def point_scores(corpus: Corpus, beta: float, k: float) -> dict[str, np.ndarray]:
+def point_scores(corpus: Corpus, beta: float, k: float, prepared: Prepared | None = None) -> dict[str, np.ndarray]:
     """The test set's own metric values: metric -> (S,)."""
-    return {metric: values[0] for metric, values in scores(corpus, np.ones((1, corpus.n_segments)), beta, k).items()}
+    ones = np.ones((1, corpus.n_segments))
+    return {metric: values[0] for metric, values in scores(corpus, ones, beta, k, prepared).items()}
 
 
 @dataclass(frozen=True)
@@ -148,11 +149,12 @@ class Bootstrap:
 
 
 def bootstrap(corpus: Corpus, resamples: int, seed: int, beta: float, k: float,
-              human: np.ndarray | None = None, progress: Progress = SILENT) -> Bootstrap:
+              human: np.ndarray | None = None, progress: Progress = SILENT,
+              prepared: Prepared | None = None) -> Bootstrap:
     """``resamples`` paired bootstrap resamples of every metric (and of the human means)."""
     n = corpus.n_segments
     rng = np.random.default_rng(seed)
-    prepared = prepare(corpus, beta)
+    prepared = prepared or prepare(corpus, beta)
     widest = max((t.match.shape[1] for t in prepared.types.values()), default=1)
     rows = max(1, min(BLOCK // max(n, 1), DENSE // max(widest, 1)))
     parts: list[dict[str, np.ndarray]] = []

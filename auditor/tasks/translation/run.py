@@ -67,11 +67,13 @@ def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: Audit
         advance(1)
     human_scores = None if human is None else read_human(human, corpus.systems, corpus.n_segments,
                                                          bool(human_lower_better))
-    observed = resampling.point_scores(corpus, f_beta, microf_k)
+    prepared = resampling.prepare(corpus, f_beta)
+    observed = resampling.point_scores(corpus, f_beta, microf_k, prepared)
     resampled = None
     if options.bootstrap > 0:
         resampled = resampling.bootstrap(corpus, options.bootstrap, options.seed, f_beta, microf_k,
-                                         None if human_scores is None else human_scores.segments, progress)
+                                         None if human_scores is None else human_scores.segments, progress,
+                                         prepared)
     tests, note, rounds = _tests(corpus, observed, resampled, options, analyses, f_beta, microf_k, progress)
     bca = None if resampled is None else interval_module.intervals(corpus, observed, resampled.values, options.alpha,
                                                                    f_beta, microf_k)
