@@ -29,7 +29,7 @@ from typing import Sequence
 import numpy as np
 
 #: Most symbol positions (all sides together) counted in one block of segments.
-BLOCK = 2**22
+BLOCK = 2**20
 #: chrF's epsilon for an undefined precision or recall (``CHRF._compute_f_score``).
 CHRF_EPS = 1e-16
 
@@ -66,11 +66,11 @@ def _blocks(sides: Sequence[Symbols]) -> list[tuple[int, int]]:
     return bounds
 
 
-def _gather(sides: Sequence[Symbols], start: int, stop: int) -> tuple[np.ndarray, ...]:
+def _gather(sides: Sequence[Symbols], starts: Sequence[np.ndarray], start: int, stop: int) -> tuple[np.ndarray, ...]:
     """A block's symbols of every side: values, local segment, symbols left in the segment, side edges."""
     values, segments, lengths = [], [], []
-    for s in sides:
-        begin, end = s.starts[start], s.starts[stop]
+    for s, offsets in zip(sides, starts):
+        begin, end = offsets[start], offsets[stop]
         values.append(s.values[begin:end])
         lengths.append(s.lengths[start:stop])
         segments.append(np.repeat(np.arange(stop - start), s.lengths[start:stop]))
@@ -81,9 +81,10 @@ def _gather(sides: Sequence[Symbols], start: int, stop: int) -> tuple[np.ndarray
     return np.concatenate(values), np.concatenate(segments), remaining, edges
 
 
-def block_counts(sides: Sequence[Symbols], start: int, stop: int, order: int):
-    """Per order n = 1..order: (segment of each n-gram id, [count per id for each side])."""
-    values, segments, remaining, edges = _gather(sides, start, stop)
+def block_counts(sides: Sequence[Symbols], starts: Sequence[np.ndarray], start: int, stop: int, order: int):
+    """Per order n = 1..order: (segment of each n-gram id, [count per id for each side]); ``starts``: each
+    side's :attr:`Symbols.starts`."""
+    values, segments, remaining, edges = _gather(sides, starts, start, stop)
     width = int(values.max()) + 1 if values.size else 1
     positions = np.arange(values.size)
     ids = np.full(values.size, -1, dtype=np.int64)
@@ -117,8 +118,10 @@ def bleu_statistics(references: Sequence[Symbols], systems: Sequence[Symbols], o
     """sacrebleu's BLEU statistics of each system (N x (2 + 2·order)) against ``references`` (word ids)."""
     n, r = references[0].lengths.size, len(references)
     out = [np.zeros((n, 2 + 2 * order)) for _ in systems]
-    for start, stop in _blocks([*references, *systems]):
-        for g, (owner, counts) in enumerate(block_counts([*references, *systems], start, stop, order)):
+    sides = [*references, *systems]
+    starts = [side.starts for side in sides]
+    for start, stop in _blocks(sides):
+        for g, (owner, counts) in enumerate(block_counts(sides, starts, start, stop, order)):
             most = np.max(counts[:r], axis=0)
             for s, stats in enumerate(out):
                 stats[start:stop, 2 + g] = np.bincount(owner, np.minimum(counts[r + s], most), stop - start)
@@ -143,8 +146,10 @@ def chrf_statistics(references: Sequence[Symbols], systems: Sequence[Symbols], o
     """sacrebleu's chrF statistics of each system (N x 3·order) against ``references`` (code points)."""
     n, r = references[0].lengths.size, len(references)
     match = np.zeros((len(systems), r, n, order))
-    for start, stop in _blocks([*references, *systems]):
-        for g, (owner, counts) in enumerate(block_counts([*references, *systems], start, stop, order)):
+    sides = [*references, *systems]
+    starts = [side.starts for side in sides]
+    for start, stop in _blocks(sides):
+        for g, (owner, counts) in enumerate(block_counts(sides, starts, start, stop, order)):
             for s in range(len(systems)):
                 for k in range(r):
                     match[s, k, start:stop, g] = np.bincount(owner, np.minimum(counts[r + s], counts[k]), stop - start)
