@@ -215,7 +215,8 @@ def significance_section(audit: TranslationAudit) -> Section | None:
     blocks: list[Any] = [Paragraph(
         f"Pairs of systems, every metric: two-sided approximate randomisation (segment swaps) and paired "
         f"bootstrap tests, as sacrebleu's paired_ar and paired_bs; p-values "
-        f"adjusted over the pairs of each metric ({audit.options['correction']}). Bold: adjusted p < {alpha}."),
+        f"adjusted ({audit.options['correction']}) over one family per metric and method: {audit.family}. "
+        f"Bold: adjusted p < {alpha}."),
         Paragraph(f"Rounds and p floors: {audit.tests_note}.")]
     for method, title in (("approximate_randomisation", "Approximate randomisation"),
                           ("paired_bootstrap", "Paired bootstrap")):

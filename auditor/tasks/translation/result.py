@@ -46,6 +46,7 @@ class TranslationAudit:
     warnings: tuple[str, ...] = ()
     rounds: int = 0
     bca: Mapping[str, Mapping[str, Mapping[str, Any]]] | None = None
+    family: str | None = None
 
     def report_model(self, figures: bool = True) -> Any:
         """The report model every renderer reads (:mod:`auditor.tasks.translation.report`)."""
@@ -101,6 +102,9 @@ class TranslationAudit:
             statistics["tests_note"] = self.tests_note
         if self.tests:
             statistics["randomisation_rounds"] = self.rounds
+            statistics["family"] = self.family
+            statistics["family_sizes"] = {m: sum(1 for t in self.tests if t.metric == m
+                                                 and t.method == "approximate_randomisation") for m in METRICS}
         if self.rank_probabilities is not None:
             statistics["ranks"] = {m: {s: [float(x) for x in p[i]] for i, s in enumerate(self.systems)}
                                    for m, p in self.rank_probabilities.items()}

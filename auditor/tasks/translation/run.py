@@ -22,7 +22,7 @@ from auditor.tasks.translation.counting import Corpus, count_corpus
 from auditor.tasks.translation.names import TOKENIZERS
 from auditor.tasks.translation.reading import read_aligned, read_human
 from auditor.tasks.translation.recommend import recommend
-from auditor.tasks.translation.result import MetricValue, TranslationAudit
+from auditor.tasks.translation.result import NAMES, MetricValue, TranslationAudit
 from auditor.version import __version__
 
 #: Up to this many systems every pair is tested; above it, each system against the leader of each metric
@@ -74,7 +74,7 @@ def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: Audit
         resampled = resampling.bootstrap(corpus, options.bootstrap, options.seed, f_beta, microf_k,
                                          None if human_scores is None else human_scores.segments, progress,
                                          prepared)
-    tests, note, rounds = _tests(corpus, observed, resampled, options, analyses, f_beta, microf_k, progress)
+    tests, note, rounds, family = _tests(corpus, observed, resampled, options, analyses, f_beta, microf_k, progress)
     bca = None if resampled is None else interval_module.intervals(corpus, observed, resampled.values, options.alpha,
                                                                    f_beta, microf_k)
     metrics = _metric_values(corpus, observed, bca, f_beta)
@@ -97,6 +97,7 @@ def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: Audit
         signature=_signature(sources, opts, corpus), n_items=corpus.n_segments, systems=corpus.systems,
         sources=sources, options=opts, metrics=metrics, types=types,
         system_types={s: _system_types(types, s) for s in corpus.systems}, tests=tests, tests_note=note,
+        family=family,
         rank_probabilities=None if resampled is None else
         {m: rank_probabilities(resampled.values[m]) for m in resampling.METRICS},
         disagreement=disagreement, human=human_result,
@@ -107,29 +108,40 @@ def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: Audit
 
 def _tests(corpus: Corpus, observed, resampled, options: AuditOptions, analyses, beta: float, k: float,
            progress: Progress):
+    """(tests, note, rounds, family): the paired tests, how they ran, and the family each metric's p is adjusted over."""
     if options.bootstrap == 0:
-        return None, "not run: --bootstrap 0", 0
+        return None, "not run: --bootstrap 0", 0, None
     if analyses is not None and "statistics" not in analyses:
-        return None, "not run: only the bootstrap intervals were requested (auditor score's table)", 0
+        return None, "not run: only the bootstrap intervals were requested (auditor score's table)", 0, None
     if len(corpus.systems) < 2:
-        return None, "not run: one system", 0
+        return None, "not run: one system", 0, None
     S = len(corpus.systems)
+    leaders = {m: int(np.nanargmax(np.where(np.isnan(v), -np.inf, v))) for m, v in observed.items()}
     if S <= ALL_PAIRS:
         pairs = [(a, b) for a in range(S) for b in range(a + 1, S)]
     else:  # each system against the leader of each metric, as sacrebleu tests each system against a baseline
-        leaders = {int(np.nanargmax(np.where(np.isnan(v), -np.inf, v))) for v in observed.values()}
-        pairs = sorted({(min(t, b), max(t, b)) for t in leaders for b in range(S) if b != t})
+        pairs = sorted({(min(t, b), max(t, b)) for t in set(leaders.values()) for b in range(S) if b != t})
     rounds = randomisation_rounds(options.bootstrap, len(pairs), options.alpha)
     tests = resampling.paired_tests(corpus, observed, resampled, rounds, options.seed, beta, k, pairs,
                                     lambda p: adjust(p, options.correction), progress)
     floor = len(pairs) / (options.bootstrap + 1)
-    chosen = (f"all {len(pairs)} pairs" if S <= ALL_PAIRS else
-              f"{len(pairs)} pairs: each system against the leader of each metric (more than {ALL_PAIRS} systems)")
-    note = (f"{chosen}; approximate randomisation: {rounds_rule(rounds, len(pairs), options.alpha)}. Paired bootstrap: the "
+    note = (f"approximate randomisation: {rounds_rule(rounds, len(pairs), options.alpha)}. Paired bootstrap: the "
             f"{options.bootstrap} resamples of the intervals; its smallest adjusted p is m/(B + 1) = {floor:.2g}"
             + (f", above α = {options.alpha:g}: raise --bootstrap to let it reach significance"
                if floor >= options.alpha else ""))
-    return tuple(tests), note, rounds
+    return tuple(tests), note, rounds, _family(corpus, leaders, len(pairs))
+
+
+def _family(corpus: Corpus, leaders: dict[str, int], n_pairs: int) -> str:
+    """The pairs whose p-values each metric's correction adjusts together, in words."""
+    S = len(corpus.systems)
+    if S <= ALL_PAIRS:
+        return f"all {n_pairs} pairs of the {S} systems, per metric and method"
+    named = ", ".join(f"{NAMES[m]}: {corpus.systems[t]}" for m, t in leaders.items())
+    return (f"the {n_pairs} pairs that include the leader of a metric ({named}), per metric and method: with more "
+            f"than {ALL_PAIRS} systems each system is tested against the leaders only, not all {S * (S - 1) // 2} "
+            f"pairs (approximate randomisation of type-level F costs rounds × types per pair, and the rounds grow "
+            f"with the pairs)")
 
 
 def _lookup(tests, alpha: float):
