@@ -39,7 +39,7 @@ from auditor.tasks.translation.names import METRICS
 #: Largest number of (resample x segment) weights held at once.
 BLOCK = 2**22
 #: Largest (resamples x types) dense block evaluated at once (a few MB: stays in cache).
-DENSE = 2**18
+DENSE = 2**20
 _TOLERANCE = 1e-12
 
 
