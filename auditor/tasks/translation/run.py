@@ -136,9 +136,9 @@ def _family(corpus: Corpus, leaders: dict[str, int], n_pairs: int) -> str:
     """The pairs whose p-values each metric's correction adjusts together, in words."""
     S = len(corpus.systems)
     if S <= ALL_PAIRS:
-        return f"all {n_pairs} pairs of the {S} systems, per metric and method"
+        return f"all {n_pairs} pairs of the {S} systems"
     named = ", ".join(f"{NAMES[m]}: {corpus.systems[t]}" for m, t in leaders.items())
-    return (f"the {n_pairs} pairs that include the leader of a metric ({named}), per metric and method: with more "
+    return (f"the {n_pairs} pairs that include the leader of a metric ({named}): with more "
             f"than {ALL_PAIRS} systems each system is tested against the leaders only, not all {S * (S - 1) // 2} "
             f"pairs (approximate randomisation of type-level F costs rounds × types per pair, and the rounds grow "
             f"with the pairs)")
@@ -217,7 +217,7 @@ def _signature(sources: Mapping[str, Any], opts: Mapping[str, Any], corpus: Corp
     parts = [f"auditor:{__version__}", "task:translation", f"ref:{refs}",
              f"systems:{len(corpus.systems)}:{systems.hexdigest()[:12]}", f"tok:{opts['tokenize']}",
              f"case:{'lc' if opts['lowercase'] else 'mixed'}", f"beta:{opts['f_beta']:g}", f"k:{opts['microf_k']:g}",
-             f"boot:{opts['bootstrap']}", f"seed:{opts['seed']}", "ci:bca", f"alpha:{opts['alpha']}",
+             f"boot:{opts['bootstrap']}", f"seed:{opts['seed']}", "ci:bca/bias-removed", f"alpha:{opts['alpha']}",
              f"correction:{opts['correction']}", f"BLEU:{corpus.signatures['bleu']}",
              f"chrF2:{corpus.signatures['chrf']}"]
     if "human" in sources:
