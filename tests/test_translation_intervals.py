@@ -7,6 +7,8 @@ import random
 import numpy as np
 import pytest
 import scipy.stats
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from auditor.options import AuditOptions
 from auditor.tasks.translation import audit
@@ -131,3 +133,19 @@ def test_type_level_intervals_are_the_resamples_spread_around_the_value():
         assert low <= observed[metric][0] <= high
         assert observed[metric][0] - low == pytest.approx(
             result[metric]["resample_mean"][0] - np.quantile(resampled[metric][:, 0], 0.025))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.lists(st.sampled_from("a b c d e f".split()), max_size=6),
+                          st.lists(st.sampled_from("a b c x y".split()), max_size=6)), min_size=2, max_size=9),
+       st.floats(0.5, 3.0), st.floats(1.0, 4.0))
+def test_jackknife_equals_recounting_on_generated_corpora(rows, beta, k):
+    """Property: for any small corpus (empty segments, types in one segment only), every leave-one-out value
+    from the counts equals scoring the corpus with that segment's weight 0."""
+    references = [[" ".join(r) for r, _ in rows]]
+    corpus = count_corpus(references, {"S": [" ".join(h) for _, h in rows]}, "13a", False)
+    left_out = jackknife(corpus, beta, k)
+    weights = np.ones((len(rows), len(rows))) - np.eye(len(rows))
+    direct = scores(corpus, weights, beta, k)
+    for metric in METRICS:
+        np.testing.assert_allclose(left_out[metric][:, 0], direct[metric][:, 0], rtol=1e-12, atol=1e-15)
