@@ -45,6 +45,8 @@ class TranslationAudit:
     recommendation: Mapping[str, Any]
     warnings: tuple[str, ...] = ()
     rounds: int = 0
+    bca: Mapping[str, Mapping[str, Mapping[str, Any]]] | None = None
+    family: str | None = None
 
     def report_model(self, figures: bool = True) -> Any:
         """The report model every renderer reads (:mod:`auditor.tasks.translation.report`)."""
@@ -75,7 +77,8 @@ class TranslationAudit:
         if self.human is not None:
             out["human"] = {"source": self.human.source, "level": self.human.level,
                             "lower_better": self.human.lower_better, "scores": dict(self.human.human),
-                            "missing_segments": dict(self.human.missing)}
+                            "missing_segments": dict(self.human.missing),
+                            "skipped_systems": list(self.human.skipped)}
             out["human_agreement"] = {metric: {kind: {"value": _number(c.value),
                                                       "ci": list(c.ci) if c.ci else None}
                                                for kind, c in row.items()}
@@ -84,16 +87,24 @@ class TranslationAudit:
 
     def _statistics_json(self) -> dict[str, Any]:
         statistics: dict[str, Any] = {
-            "bootstrap": "paired percentile bootstrap over segments (sacrebleu's draws: "
-                         "default_rng(seed).choice(N, (B, N)))",
+            "bootstrap": "paired bootstrap over segments (sacrebleu's draws: default_rng(seed).choice(N, (B, N))); "
+                         "metric intervals by statistics.interval_method, human-agreement intervals percentile",
             "test_methods": {"approximate_randomisation": "segments' outputs swapped with probability 1/2 "
                                                           "(sacrebleu's paired_ar); p = (1 + #{|Δ*| ≥ |Δ|}) / (R + 1)",
                              "paired_bootstrap": "sacrebleu's paired_bs: p = (1 + #{|Δ_b| − mean ≥ |Δ|}) / (B + 1)"},
         }
+        if self.bca is not None:
+            from auditor.tasks.translation.intervals import METHODS
+
+            statistics["interval_method"] = {m: METHODS[m] for m in self.bca}
+            statistics["bca"] = {m: {s: dict(v) for s, v in row.items()} for m, row in self.bca.items()}
         if self.tests_note:
             statistics["tests_note"] = self.tests_note
         if self.tests:
             statistics["randomisation_rounds"] = self.rounds
+            statistics["family"] = self.family
+            statistics["family_sizes"] = {m: sum(1 for t in self.tests if t.metric == m
+                                                 and t.method == "approximate_randomisation") for m in METRICS}
         if self.rank_probabilities is not None:
             statistics["ranks"] = {m: {s: [float(x) for x in p[i]] for i, s in enumerate(self.systems)}
                                    for m, p in self.rank_probabilities.items()}
