@@ -8,7 +8,8 @@ of its tokens with Zipf draws, drops a few and leaves some segments empty. Figur
    report (``examples/germeval2018``), both through the command line in this run;
 2. ``score --bootstrap 0`` of 100,000 segments x 10 systems (the command line, a fresh process) against
    sacrebleu's ``corpus_bleu`` + ``corpus_chrf`` alone on the same texts (in process) — target <= 2x;
-3. the intervals (bootstrap, B resamples) against the metrics alone, in process — target <= 2x.
+3. the intervals (bootstrap of B resamples, jackknife and BCa) against the metrics alone, in process, at
+   ``--interval-segments`` x ``--interval-systems`` (default: the 100k x 10 of 2.) — target <= 2x.
 
 Run: ``python benchmarks/bench_translation.py [--segments N --systems S --big-segments N --big-systems S
 --resamples B]``. A script, not a test. Prints figures with ``os.getloadavg()``.
@@ -106,18 +107,23 @@ def bench_score(directory: Path, segments: int, systems: int) -> None:
 
 def bench_intervals(segments: int, systems: int, resamples: int) -> None:
     from auditor.tasks.translation.counting import count_corpus
+    from auditor.tasks.translation.intervals import intervals
     from auditor.tasks.translation.resampling import bootstrap, point_scores
 
     reference, outputs = corpus(segments, systems, seed=3)
     start = time.perf_counter()
     counted = count_corpus([reference], outputs, "13a", False)
-    point_scores(counted, 1.0, 1.0)
+    observed = point_scores(counted, 1.0, 1.0)
     t_metrics = time.perf_counter() - start
     start = time.perf_counter()
-    bootstrap(counted, resamples, 12345, 1.0, 1.0)
+    resampled = bootstrap(counted, resamples, 12345, 1.0, 1.0)
     t_boot = time.perf_counter() - start
+    start = time.perf_counter()
+    intervals(counted, observed, resampled.values, 0.05, 1.0, 1.0)
+    t_bca = time.perf_counter() - start
     print(f"intervals, {segments} x {systems}, B = {resamples}: metrics (tokenise, count, score) {t_metrics:.2f} s; "
-          f"bootstrap {t_boot:.2f} s; ratio {t_boot / t_metrics:.2f} (target <= 2) [{load()}]")
+          f"bootstrap {t_boot:.2f} s + jackknife and BCa {t_bca:.2f} s; ratio {(t_boot + t_bca) / t_metrics:.2f} "
+          f"(target <= 2) [{load()}]")
 
 
 def main() -> None:
@@ -127,11 +133,14 @@ def main() -> None:
     parser.add_argument("--big-segments", type=int, default=100_000)
     parser.add_argument("--big-systems", type=int, default=10)
     parser.add_argument("--resamples", type=int, default=1000)
+    parser.add_argument("--interval-segments", type=int, default=None, help="default: --big-segments")
+    parser.add_argument("--interval-systems", type=int, default=None, help="default: --big-systems")
     parser.add_argument("--only", choices=("report", "score", "intervals"), default=None)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         if args.only in (None, "intervals"):
-            bench_intervals(args.segments, args.systems, args.resamples)
+            bench_intervals(args.interval_segments or args.big_segments, args.interval_systems or args.big_systems,
+                            args.resamples)
         if args.only in (None, "report"):
             (Path(tmp) / "r").mkdir()
             bench_report(Path(tmp) / "r", args.segments, args.systems)

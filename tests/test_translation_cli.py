@@ -93,7 +93,7 @@ def test_human_agreement_equals_scipy(files, tmp_path):
     """Segment-level scores: system score = mean of rated segments; τ-b and r as scipy computes them."""
     result = _run("score", "--task", "translation", files["ref"], files["A"], files["B"], files["C"], files["D"],
                   "--human", files["human"], "--bootstrap", "0", "--json")
-    document = json.loads(result.output)
+    document = json.loads(result.stdout)
     systems = ["A", "B", "C", "D"]
     human = {s: [] for s in systems}
     for line in files["human"].read_text().splitlines():
@@ -113,12 +113,12 @@ def test_system_level_lower_better_scores(files, tmp_path):
     """MQM-like: lower is better. Scores equal to minus BLEU give τ = 1 with BLEU."""
     base = _run("score", "--task", "translation", files["ref"], files["A"], files["B"], files["C"], "--bootstrap",
                 "0", "--json")
-    bleu = {s: v["metrics"]["bleu"]["value"] for s, v in json.loads(base.output)["systems"].items()}
+    bleu = {s: v["metrics"]["bleu"]["value"] for s, v in json.loads(base.stdout)["systems"].items()}
     human = tmp_path / "system.tsv"
     human.write_text("".join(f"{s}\t{-v}\n" for s, v in bleu.items()), encoding="utf-8")
     result = _run("score", "--task", "translation", files["ref"], files["A"], files["B"], files["C"], "--human", human,
                   "--human-lower-better", "--bootstrap", "0", "--json")
-    document = json.loads(result.output)
+    document = json.loads(result.stdout)
     assert document["human_agreement"]["bleu"]["kendall_tau"]["value"] == pytest.approx(1.0)
     assert document["human"]["level"] == "system"
 
@@ -171,4 +171,30 @@ def test_above_eight_systems_each_is_tested_against_each_metrics_leader(files, t
     pairs = {(t.a, t.b) for t in result.tests}
     assert pairs and all(a in leaders or b in leaders for a, b in pairs)
     assert {b for a, b in pairs} | {a for a, b in pairs} == set(systems)
-    assert "each system against the leader of each metric" in result.tests_note
+    assert "each system is tested against the leaders only, not all 36 pairs" in result.family
+    leader = result.disagreement.ranking("bleu")[0]
+    assert f"BLEU: {leader}" in result.family
+    statistics = result.to_json()["statistics"]
+    assert statistics["family"] == result.family
+    assert statistics["family_sizes"]["bleu"] == len(pairs)
+    significance = next(s for s in result.report_model(figures=False).sections if s.id == "significance")
+    assert any(result.family in getattr(block, "text", "") for block in significance.blocks)
+
+
+def test_human_lines_of_systems_not_audited_are_counted_named_and_warned(files, tmp_path):
+    human = tmp_path / "extra.tsv"
+    human.write_text("A\t1.0\nB\t2.0\nref-A\t3.0\nC\t0.5\nref-B\t1.5\nref-A\t9.0\n", encoding="utf-8")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(cli, [str(a) for a in (
+        "report", "--task", "translation", files["ref"], files["A"], files["B"], "--human", human, "--bootstrap", "0",
+        "-o", out, "--format", "json,md", "--quiet")])
+    assert result.exit_code == 0, result.output
+    assert f"auditor: warning: {human}: the lines of 3 system(s) not audited are left out: ref-A, C, ref-B" \
+        in result.stderr
+    document = json.loads((out / "audit.json").read_text(encoding="utf-8"))
+    assert document["human"]["skipped_systems"] == ["ref-A", "C", "ref-B"]
+    assert document["human"]["scores"] == {"A": 1.0, "B": 2.0}
+    assert "3 system(s) in the file that are not audited are left out: ref-A, C, ref-B" in \
+        (out / "summary.md").read_text(encoding="utf-8")
+    schema = json.loads((resources.files("auditor") / "audit.schema.json").read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator(schema).validate(document)

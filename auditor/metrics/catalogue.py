@@ -139,7 +139,10 @@ def markedness(s: ConfusionStats) -> np.ndarray:
 def _entropy_terms(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
     """Σ x log2 x over ``axes`` with 0·log 0 = 0 (x are shares)."""
     positive = x > 0
-    return np.where(positive, x * np.log2(np.where(positive, x, 1.0)), 0.0).sum(axis=axes)
+    terms = np.zeros_like(x, dtype=np.float64)
+    np.log2(x, out=terms, where=positive)  # x log2 x where x > 0; 0 elsewhere (NaN included)
+    np.multiply(terms, x, out=terms, where=positive)
+    return terms.sum(axis=axes)
 
 
 def nit(s: ConfusionStats) -> np.ndarray:

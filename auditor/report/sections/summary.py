@@ -60,7 +60,7 @@ def leaderboard(ctx: Context, verdict: Verdict) -> Table:
     """Systems in the primary metric's order: significance group, key metrics with intervals,
     the best set of each metric in bold."""
     primary, keys = verdict.primary, list(verdict.key_metrics)
-    leaders = {m: set(v) for m, v in verdict.leaders.items()}
+    leaders = {m: set(v) for m, v in verdict.leaders.items()} if verdict.tested else {}  # bold: best sets only
     group_of = {s: index + 1 for index, group in enumerate(verdict.groups) for s in group}
     columns = ([Column("Group", f"significance group under {ctx.name(primary)}")] if group_of else [])
     columns += [Column(ctx.short(m), ctx.name(m)) for m in keys]
@@ -87,8 +87,8 @@ def leaderboard(ctx: Context, verdict: Verdict) -> Table:
                    f"p ≥ α = {ctx.alpha:g}). Group: 1 = the best set under {ctx.short(primary)}; 2 = the best set "
                    "of the systems outside group 1, and so on.")
     else:
-        caption = (f"Leaderboard, ordered by {ctx.name(primary)}. Bold: the top value of each metric (no "
-                   "significance tests ran).")
+        caption = (f"Leaderboard, ordered by {ctx.name(primary)}. No value is bold: bold marks a best set, "
+                   "and no significance tests ran.")
     if has_ci:
         caption += f" Brackets: {ctx.level} bootstrap percentile interval."
     if chance:

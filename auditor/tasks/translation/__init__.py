@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from auditor.tasks.translation.names import METRICS, TOKENIZERS
+from auditor.tasks.translation.names import METRIC_ALIASES, METRIC_NOTE, METRICS, TOKENIZERS
 
 #: The ids ``-m`` may name (``MicroF`` is the poster's frequency-weighted F, not micro-averaged F1).
 METRIC_IDS = METRICS
@@ -38,10 +38,13 @@ OPTIONS = [
 
 def audit(gold: str | None, systems: Any, **options: Any) -> Any:
     """The translation audit (:func:`auditor.tasks.translation.run.audit`; imported when first used, so
-    that the command line starts without scipy.sparse and sacrebleu)."""
+    that the command line starts without scipy.sparse and sacrebleu); its warnings go to stderr."""
     from auditor.tasks.translation.run import audit as run
 
-    return run(gold, systems, **options)
+    result = run(gold, systems, **options)
+    for warning in result.warnings:  # empty outputs, human-score lines of systems not audited; shown with --quiet
+        click.echo(f"auditor: warning: {warning}", err=True)
+    return result
 
 
-__all__ = ["OPTIONS", "METRIC_IDS", "audit"]
+__all__ = ["OPTIONS", "METRIC_IDS", "METRIC_ALIASES", "METRIC_NOTE", "audit"]

@@ -50,6 +50,7 @@ class HumanAgreement:
     source: str
     lower_better: bool
     correlations: Mapping[str, Mapping[str, Correlation]]
+    skipped: tuple[str, ...] = ()
 
 
 def _interval(values: np.ndarray, alpha: float) -> tuple[float, float] | None:
@@ -76,4 +77,4 @@ def agreement(observed: Mapping[str, np.ndarray], human, resampled, alpha: float
         correlations[metric] = row
     sign = -1.0 if lower_better else 1.0
     return HumanAgreement(human.level, {s: float(sign * v) for s, v in zip(systems, human.system)},
-                          dict(human.missing), human.source, lower_better, correlations)
+                          dict(human.missing), human.source, lower_better, correlations, tuple(human.skipped))

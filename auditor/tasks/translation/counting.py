@@ -8,9 +8,9 @@ the references and every system); a side's counts are the sparse matrix ``X[segm
 largest over the references (Gowda et al. 2021; the issue's rule), used in both Match and Refs:
 ``Match = min(H, R_max)`` element-wise.
 
-BLEU's and chrF's per-segment statistics come from sacrebleu's own segment functions on the
-same tokenised (BLEU) or preprocessed (chrF) text, so corpus values equal ``corpus_bleu`` and
-``corpus_chrf`` and resampling re-sums them (STYLE.md 1).
+BLEU's and chrF's per-segment statistics are sacrebleu's, computed with array code from the same
+tokenised (BLEU) or preprocessed (chrF) text (:mod:`.ngrams`), so corpus values equal
+``corpus_bleu`` and ``corpus_chrf`` and resampling re-sums them (STYLE.md 1).
 """
 from __future__ import annotations
 
@@ -20,6 +20,8 @@ from typing import Mapping, Sequence
 
 import numpy as np
 import scipy.sparse
+
+from auditor.tasks.translation.ngrams import Symbols, bleu_statistics, characters, chrf_statistics
 
 
 def scorers(tokenize: str, lowercase: bool):
@@ -60,9 +62,36 @@ class Side:
         return scipy.sparse.csr_matrix((data, (self.segment, self.ids)), shape=shape)
 
 
+#: The first rule of sacrebleu's ``TokenizerRegexp`` (13a), ``([\{-\~\[-\` -\&\(-\+\:-\@\/])`` -> `` \1 ``,
+#: as a translation table: the regular expression matches single characters, so replacing each one
+#: is the same, in C instead of a Python template expansion per match (Python 3.11's ``re.sub``).
+PUNCTUATION = {c: f" {chr(c)} " for c in (*range(0x7B, 0x7F), *range(0x5B, 0x61), *range(0x20, 0x27),
+                                          *range(0x28, 0x2C), *range(0x3A, 0x41), 0x2F)}
+
+
 def tokenise(lines: Sequence[str], bleu) -> list[str]:
-    """Each segment as sacrebleu's BLEU preprocessing gives it (lowercase, tokenise)."""
-    return list(map(bleu._preprocess_segment, lines))
+    """Each segment as sacrebleu's BLEU preprocessing gives it (lowercase, tokenise); 13a through
+    :func:`tokenise_13a` (equal to sacrebleu's ``Tokenizer13a``; tested)."""
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+    if type(bleu.tokenizer) is not Tokenizer13a:
+        return list(map(bleu._preprocess_segment, lines))
+    if bleu.lowercase:
+        lines = [line.lower() for line in lines]
+    rules = bleu.tokenizer._post_tokenizer._re[1:]
+    return [tokenise_13a(line.rstrip(), rules) for line in lines]
+
+
+def tokenise_13a(line: str, rules) -> str:
+    """sacrebleu's ``Tokenizer13a.__call__`` with its first regular expression as :data:`PUNCTUATION`;
+    ``rules``: its other (pattern, replacement) pairs."""
+    line = line.replace("<skipped>", "").replace("-\n", "").replace("\n", " ")
+    if "&" in line:
+        line = line.replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
+    line = f" {line} ".translate(PUNCTUATION)
+    for pattern, replacement in rules:
+        line = pattern.sub(replacement, line)
+    return " ".join(line.split())
 
 
 def side(tokenised: Sequence[str], vocabulary: Vocabulary) -> Side:
@@ -101,36 +130,6 @@ def type_counts(system: Side, reference: scipy.sparse.csr_matrix) -> TypeCounts:
     return TypeCounts(predicted.minimum(reference).tocsr(), predicted)
 
 
-def bleu_reference_cache(bleu, tokenised_references: Sequence[Sequence[str]]) -> list[dict]:
-    """sacrebleu's ``_cache_references`` on already tokenised references (one pass for all systems)."""
-    bleu.num_refs = len(tokenised_references)
-    return [bleu._extract_reference_info(list(lines)) for lines in zip(*tokenised_references)]
-
-
-def chrf_reference_cache(chrf, references: Sequence[Sequence[str]]) -> list[dict]:
-    """sacrebleu's chrF reference n-grams, once for all systems."""
-    chrf.num_refs = len(references)
-    return [chrf._extract_reference_info([chrf._preprocess_segment(x) for x in lines]) for lines in zip(*references)]
-
-
-def segment_statistics(lines: Sequence[str], bleu, chrf, bleu_cache: Sequence[dict], chrf_cache: Sequence[dict],
-                       memo: list[dict[str, tuple]]) -> tuple[list[str], list[list[int]], list[list[int]]]:
-    """Tokens and sacrebleu's BLEU and chrF statistics of each segment; an output another system already
-    gave for the same segment is looked up in ``memo`` (41% of the WMT21 TED outputs repeat one)."""
-    tokens, bleu_rows, chrf_rows = [], [], []
-    for segment, line in enumerate(lines):
-        found = memo[segment].get(line)
-        if found is None:
-            tokenised = bleu._preprocess_segment(line)
-            found = (tokenised, bleu._compute_segment_statistics(tokenised, bleu_cache[segment]),
-                     chrf._compute_segment_statistics(chrf._preprocess_segment(line), chrf_cache[segment]))
-            memo[segment][line] = found
-        tokens.append(found[0])
-        bleu_rows.append(found[1])
-        chrf_rows.append(found[2])
-    return tokens, bleu_rows, chrf_rows
-
-
 @dataclass(frozen=True)
 class Corpus:
     """Everything later stages read: per system its type counts and BLEU/chrF statistics, the
@@ -153,19 +152,16 @@ def count_corpus(references: Sequence[Sequence[str]], systems: Mapping[str, Sequ
                  lowercase: bool) -> Corpus:
     """Tokenise and count every text once (references shared by all systems)."""
     bleu, chrf = scorers(tokenize, lowercase)
+    bleu.num_refs = chrf.num_refs = len(references)  # what sacrebleu's signatures report
     vocabulary = Vocabulary({})
-    tokenised_refs = [tokenise(ref, bleu) for ref in references]
-    ref_sides = [side(tokens, vocabulary) for tokens in tokenised_refs]
-    bleu_cache = bleu_reference_cache(bleu, tokenised_refs)
-    chrf_cache = chrf_reference_cache(chrf, references)
-    sides, bleu_stats, chrf_stats, empty = {}, {}, {}, {}
-    memo: list[dict[str, tuple]] = [{} for _ in range(len(references[0]))]
-    for name, lines in systems.items():
-        tokens, bleu_rows, chrf_rows = segment_statistics(lines, bleu, chrf, bleu_cache, chrf_cache, memo)
-        sides[name] = side(tokens, vocabulary)
-        bleu_stats[name] = np.array(bleu_rows, dtype=np.float64).reshape(len(lines), 2 + 2 * bleu.max_ngram_order)
-        chrf_stats[name] = np.array(chrf_rows, dtype=np.float64).reshape(len(lines), 3 * chrf.order)
-        empty[name] = int((sides[name].lengths == 0).sum())
+    ref_sides = [side(tokenise(ref, bleu), vocabulary) for ref in references]
+    sides = {name: side(tokenise(lines, bleu), vocabulary) for name, lines in systems.items()}
+    words = [Symbols(s.ids, s.lengths) for s in (*ref_sides, *sides.values())]
+    r = len(references)
+    bleu_stats = dict(zip(systems, bleu_statistics(words[:r], words[r:], bleu.max_ngram_order)))
+    chars = [characters(list(map(chrf._preprocess_segment, lines))) for lines in (*references, *systems.values())]
+    chrf_stats = dict(zip(systems, chrf_statistics(chars[:r], chars[r:], chrf.char_order, chrf.beta)))
+    empty = {name: int((s.lengths == 0).sum()) for name, s in sides.items()}
     n_types = len(vocabulary.index)
     reference = reference_matrix(ref_sides, n_types)
     counts = {name: type_counts(s, reference) for name, s in sides.items()}

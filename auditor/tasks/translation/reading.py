@@ -68,6 +68,7 @@ class HumanScores:
     segments: np.ndarray | None
     missing: Mapping[str, int]
     source: str
+    skipped: tuple[str, ...] = ()
 
 
 def _score(text: str, where: str) -> float:
@@ -95,13 +96,15 @@ def read_human(path: str | Path, systems: Sequence[str], n_segments: int, lower_
     index = {name: i for i, name in enumerate(systems)}
     segments = np.full((n_segments, len(systems)), np.nan) if width == 3 else None
     system = np.full(len(systems), np.nan)
+    skipped: dict[str, None] = {}
     for number, fields in rows:
         where = f"{path} line {number}"
         if len(fields) != width:
             raise InputError(f"{where}: {len(fields)} fields where line {rows[0][0]} has {width}")
         name = fields[0].strip()
         if name not in index:
-            continue  # a system not audited (e.g. a second reference) is left out
+            skipped[name] = None  # a system not audited (e.g. a second reference): left out, and said so
+            continue
         value = np.nan if fields[-1].strip() in MISSING else sign * _score(fields[-1].strip(), where)
         if segments is None:
             if not np.isnan(system[index[name]]):
@@ -111,11 +114,11 @@ def read_human(path: str | Path, systems: Sequence[str], n_segments: int, lower_
         if not fields[1].strip().isdigit() or not 1 <= int(fields[1]) <= n_segments:
             raise InputError(f"{where}: line {fields[1]!r} is not a line number from 1 to {n_segments}")
         segments[int(fields[1]) - 1, index[name]] = value
-    return _finish(path, systems, system, segments)
+    return _finish(path, systems, system, segments, tuple(skipped))
 
 
-def _finish(path: str | Path, systems: Sequence[str], system: np.ndarray,
-            segments: np.ndarray | None) -> HumanScores:
+def _finish(path: str | Path, systems: Sequence[str], system: np.ndarray, segments: np.ndarray | None,
+            skipped: tuple[str, ...]) -> HumanScores:
     if segments is not None:
         rated = ~np.isnan(segments)
         with np.errstate(invalid="ignore"):
@@ -127,4 +130,5 @@ def _finish(path: str | Path, systems: Sequence[str], system: np.ndarray,
     if unscored:
         raise InputError(f"{path}: no human score for system(s) {', '.join(map(repr, unscored))}; every audited "
                          f"system needs one (names as the command line gives them)")
-    return HumanScores("segment" if segments is not None else "system", system, segments, missing, str(path))
+    return HumanScores("segment" if segments is not None else "system", system, segments, missing, str(path),
+                       skipped)

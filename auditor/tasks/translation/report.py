@@ -74,7 +74,7 @@ def summary_section(audit: TranslationAudit, ledger: Ledger) -> Section:
             + ("; its lead in agreement with the human scores is within the others' intervals."
                if any("overlaps" in r for r in audit.recommendation["metrics"][0]["reasons"]) else "."))
     rows = [(s, [_score_cell(audit, ledger, s, m) for m in METRICS]) for s in _order(audit)]
-    table = Table("summary-leaderboard", "Scores ×100 with 95% bootstrap intervals over segments.", "System",
+    table = Table("summary-leaderboard", "Scores ×100 with 95% bootstrap intervals over segments (BLEU, chrF: BCa; MacroF, MicroF: bias-removed percentile).", "System",
                   tuple(Column(NAMES[m]) for m in METRICS), _with_best(rows), _density(len(METRICS)), inline_ci=True,
                   for_summary=True)
     blocks: list[Any] = [Paragraph(text), table]
@@ -111,8 +111,9 @@ def metrics_section(audit: TranslationAudit, ledger: Ledger, figures: bool) -> S
     band_rows = [(s, [Cell(b.systems[s][0], "score") for b in bands]) for s in order]
     never_rows = tuple(Row(s, tuple(Cell(b.systems[s][1], "count") for b in bands)) for s in order)
     blocks: list[Any] = [
-        Table("table-metrics", "Every metric ×100 with its 95% percentile bootstrap interval over segments "
-                               f"({audit.options['bootstrap']} resamples).", "System",
+        Table("table-metrics", "Every metric ×100 with its 95% bootstrap interval over segments "
+                               f"({audit.options['bootstrap']} resamples; BLEU, chrF: BCa; MacroF, MicroF: "
+                               "bias-removed percentile).", "System",
               tuple(Column(NAMES[m], DEFINITIONS[m]) for m in METRICS), _with_best(rows), _density(len(METRICS)),
               for_paper=True, for_summary=True),
         Table("table-bands", "MacroF ×100 over the reference types of each frequency band (types seen only in "
@@ -122,18 +123,43 @@ def metrics_section(audit: TranslationAudit, ledger: Ledger, figures: bool) -> S
         Table("table-never", "Reference types of each band the system never produces.", "System",
               tuple(Column(b.name) for b in bands), never_rows, _density(len(bands))),
     ]
-    outside = _outside(audit)
-    if outside:
-        blocks.insert(1, Paragraph(
-            "The value lies outside its own percentile interval for " + "; ".join(outside) + ". MacroF and MicroF "
-            "are not sums over segments: a resample leaves out about a third of the segments, and with them the rare "
-            "types seen only there (mostly low F), so resampled values sit above the test set's. Read these "
-            "percentile intervals (Efron & Tibshirani 1993, ch. 13) as the spread of "
-            "the metric over resampled test sets, not as centred on its value."))
+    blocks.insert(1, Paragraph(_interval_text(audit)))
     if figures:
         blocks.append(Figure("fig-bands", "MacroF per frequency band and system: how far each system's F falls "
                                           "from frequent to rare types.", charts.band_chart(audit, order)))
     return Section("metrics", "Metrics", tuple(blocks), for_summary=True)
+
+
+def _interval_text(audit: TranslationAudit) -> str:
+    """How the intervals were computed, and where a value still falls outside its own."""
+    if audit.bca is None:
+        return "No intervals: --bootstrap 0."
+    shifts = {m: max(abs(v["resample_mean"] - audit.metrics[s][m].value) for s, v in row.items()
+                     if v["resample_mean"] is not None and audit.metrics[s][m].value is not None)
+              for m, row in audit.bca.items() if any(v["resample_mean"] is not None for v in row.values())}
+    z0 = {m: [v["z0"] for v in row.values() if isinstance(v["z0"], float)] for m, row in audit.bca.items()}
+    text = ("BLEU and chrF: BCa intervals (bias-corrected and accelerated; Efron & Tibshirani 1993, sections 14.3 "
+            "and 15.4). MacroF and MicroF are not sums over segments: a resample holds about 63% of the distinct "
+            "segments and loses the rare types seen only in the others, so resampled values stray from the test "
+            "set's"
+            + (f" (here their mean by up to {100 * shifts['macrof']:.2f} points ×100 for MacroF and "
+               f"{100 * shifts['microf']:.2f} for MicroF)"
+               if "macrof" in shifts and "microf" in shifts else "")
+            + ". That shift comes from drawing with replacement, not from the metric, so BCa's bias correction "
+              "does not apply: where it exceeds 1.96 standard errors (|z0| > 1.96"
+            + (f"; here z0 of MicroF from {min(z0['microf']):.2f} to {max(z0['microf']):.2f}" if z0.get("microf")
+               else "") + ") BCa's interval excludes the value by construction. Their intervals are the percentile "
+            "intervals shifted by the bootstrap bias (value + quantiles − mean of the resamples; Efron & Tibshirani "
+            "1993, ch. 10): the resamples' spread, centred on the value. z0, acceleration and the resamples' mean of "
+            "every metric and system are in audit.json (statistics.bca).")
+    fallback = [f"{NAMES[m]} {s}" for m, row in audit.bca.items() for s, v in row.items() if v["percentile_fallback"]]
+    if fallback:
+        text += (" The value lies outside every resample (z0 infinite), so the percentile interval is given, for "
+                 + ", ".join(fallback) + ".")
+    outside = _outside(audit)
+    if outside:
+        text += " The value still lies outside its interval for " + "; ".join(outside) + "."
+    return text
 
 
 def _outside(audit: TranslationAudit) -> list[str]:
@@ -189,7 +215,8 @@ def significance_section(audit: TranslationAudit) -> Section | None:
     blocks: list[Any] = [Paragraph(
         f"Pairs of systems, every metric: two-sided approximate randomisation (segment swaps) and paired "
         f"bootstrap tests, as sacrebleu's paired_ar and paired_bs; p-values "
-        f"adjusted over the pairs of each metric ({audit.options['correction']}). Bold: adjusted p < {alpha}."),
+        f"adjusted ({audit.options['correction']}) over one family per metric and method: {audit.family}. "
+        f"Bold: adjusted p < {alpha}."),
         Paragraph(f"Rounds and p floors: {audit.tests_note}.")]
     for method, title in (("approximate_randomisation", "Approximate randomisation"),
                           ("paired_bootstrap", "Paired bootstrap")):
@@ -221,6 +248,8 @@ def human_section(audit: TranslationAudit) -> Section | None:
     text = (f"Human scores from {human.source} ({human.level} level"
             + (", lower is better: correlations are with their negation" if human.lower_better else "")
             + (f"; {missing} system-segment scores missing, left out of the means" if missing else "")
+            + (f"; the lines of {len(human.skipped)} system(s) in the file that are not audited are left out: "
+               + ", ".join(human.skipped) if human.skipped else "")
             + "). Correlation across systems of each metric with the human system scores; 95% intervals from "
               "the segment bootstrap (metric and human means resampled together).")
     scores = tuple(Row(s, (Cell(v, "number"),)) for s, v in sorted(human.human.items(), key=lambda x: -x[1]))

@@ -12,7 +12,7 @@ from auditor.analyses.significance import PairTest
 from auditor.formatting import format_value
 from auditor.tasks.translation.agreement import HumanAgreement
 from auditor.tasks.translation.bands import TypeProfile
-from auditor.tasks.translation.names import METRICS
+from auditor.tasks.translation.names import METRIC_ALIASES, METRICS
 
 NAMES = {"macrof": "MacroF", "microf": "MicroF", "bleu": "BLEU", "chrf": "chrF"}
 
@@ -45,6 +45,8 @@ class TranslationAudit:
     recommendation: Mapping[str, Any]
     warnings: tuple[str, ...] = ()
     rounds: int = 0
+    bca: Mapping[str, Mapping[str, Mapping[str, Any]]] | None = None
+    family: str | None = None
 
     def report_model(self, figures: bool = True) -> Any:
         """The report model every renderer reads (:mod:`auditor.tasks.translation.report`)."""
@@ -75,7 +77,8 @@ class TranslationAudit:
         if self.human is not None:
             out["human"] = {"source": self.human.source, "level": self.human.level,
                             "lower_better": self.human.lower_better, "scores": dict(self.human.human),
-                            "missing_segments": dict(self.human.missing)}
+                            "missing_segments": dict(self.human.missing),
+                            "skipped_systems": list(self.human.skipped)}
             out["human_agreement"] = {metric: {kind: {"value": _number(c.value),
                                                       "ci": list(c.ci) if c.ci else None}
                                                for kind, c in row.items()}
@@ -84,16 +87,24 @@ class TranslationAudit:
 
     def _statistics_json(self) -> dict[str, Any]:
         statistics: dict[str, Any] = {
-            "bootstrap": "paired percentile bootstrap over segments (sacrebleu's draws: "
-                         "default_rng(seed).choice(N, (B, N)))",
+            "bootstrap": "paired bootstrap over segments (sacrebleu's draws: default_rng(seed).choice(N, (B, N))); "
+                         "metric intervals by statistics.interval_method, human-agreement intervals percentile",
             "test_methods": {"approximate_randomisation": "segments' outputs swapped with probability 1/2 "
                                                           "(sacrebleu's paired_ar); p = (1 + #{|Δ*| ≥ |Δ|}) / (R + 1)",
                              "paired_bootstrap": "sacrebleu's paired_bs: p = (1 + #{|Δ_b| − mean ≥ |Δ|}) / (B + 1)"},
         }
+        if self.bca is not None:
+            from auditor.tasks.translation.intervals import METHODS
+
+            statistics["interval_method"] = {m: METHODS[m] for m in self.bca}
+            statistics["bca"] = {m: {s: dict(v) for s, v in row.items()} for m, row in self.bca.items()}
         if self.tests_note:
             statistics["tests_note"] = self.tests_note
         if self.tests:
             statistics["randomisation_rounds"] = self.rounds
+            statistics["family"] = self.family
+            statistics["family_sizes"] = {m: sum(1 for t in self.tests if t.metric == m
+                                                 and t.method == "approximate_randomisation") for m in METRICS}
         if self.rank_probabilities is not None:
             statistics["ranks"] = {m: {s: [float(x) for x in p[i]] for i, s in enumerate(self.systems)}
                                    for m, p in self.rank_probabilities.items()}
@@ -101,13 +112,18 @@ class TranslationAudit:
                                    for m, p in self.rank_probabilities.items()}
         return statistics
 
-    def terminal_lines(self, columns: Sequence[str] = ()) -> list[str]:
-        """The score table: one line per system, scores ×100 with their interval."""
+    def terminal_lines(self, columns: Sequence[str] = (), sort: str | None = None) -> list[str]:
+        """The score table: one line per system, scores ×100 with their interval; ``sort``: systems by that
+        metric, best first (undefined values last, ties in input order)."""
         chosen = [_resolve(c) for c in columns] or list(METRICS)
         width = max(8, *(len(s) for s in self.systems))
         header = f"{'system':<{width}}  " + "  ".join(f"{NAMES[m]:>21}" for m in chosen)
         lines = [header]
-        for s in self.systems:
+        systems = list(self.systems)
+        if sort:
+            values = {s: _number(self.metrics[s][_resolve(sort)].value) for s in systems}
+            systems.sort(key=lambda s: (values[s] is None, -(values[s] or 0.0)))
+        for s in systems:
             cells = []
             for m in chosen:
                 entry = self.metrics[s][m]
@@ -116,7 +132,8 @@ class TranslationAudit:
                     text += f" [{format_value(entry.ci[0], 'score')}, {format_value(entry.ci[1], 'score')}]"
                 cells.append(f"{text:>21}")
             lines.append(f"{s:<{width}}  " + "  ".join(cells))
-        lines.append(f"{self.n_items} segments; scores ×100; {self.signature}")
+        lines.append(f"{self.n_items} segments; scores ×100"
+                     + (f"; sorted by {NAMES[_resolve(sort)]}" if sort else "") + f"; {self.signature}")
         return lines
 
 
@@ -124,8 +141,7 @@ def _resolve(name: str) -> str:
     from auditor.errors import UsageError
 
     key = name.strip().lower().replace("-", "").replace("_", "")
-    aliases = {"macrof": "macrof", "macrof1": "macrof", "microf": "microf", "microf1": "microf",
-               "bleu": "bleu", "chrf": "chrf", "chrf2": "chrf"}
+    aliases = {**{m: m for m in METRICS}, **METRIC_ALIASES}
     if key not in aliases:
         raise UsageError(f"unknown metric {name!r} for --task translation; choose from {', '.join(METRICS)} "
                          f"(MicroF is the poster's frequency-weighted F, not micro-averaged F1)")

@@ -8,12 +8,13 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from auditor.analyses.bootstrap import percentile_intervals, rank_probabilities
+from auditor.analyses.bootstrap import rank_probabilities
 from auditor.analyses.rankings import rank_disagreement
 from auditor.analyses.significance import adjust, randomisation_rounds, rounds_rule
 from auditor.errors import UsageError
 from auditor.options import AuditOptions, check_options
 from auditor.progress import SILENT, Progress
+from auditor.tasks.translation import intervals as interval_module
 from auditor.tasks.translation import resampling
 from auditor.tasks.translation.agreement import agreement
 from auditor.tasks.translation.bands import profile
@@ -21,7 +22,7 @@ from auditor.tasks.translation.counting import Corpus, count_corpus
 from auditor.tasks.translation.names import TOKENIZERS
 from auditor.tasks.translation.reading import read_aligned, read_human
 from auditor.tasks.translation.recommend import recommend
-from auditor.tasks.translation.result import MetricValue, TranslationAudit
+from auditor.tasks.translation.result import NAMES, MetricValue, TranslationAudit
 from auditor.version import __version__
 
 #: Up to this many systems every pair is tested; above it, each system against the leader of each metric
@@ -66,13 +67,17 @@ def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: Audit
         advance(1)
     human_scores = None if human is None else read_human(human, corpus.systems, corpus.n_segments,
                                                          bool(human_lower_better))
-    observed = resampling.point_scores(corpus, f_beta, microf_k)
+    prepared = resampling.prepare(corpus, f_beta)
+    observed = resampling.point_scores(corpus, f_beta, microf_k, prepared)
     resampled = None
     if options.bootstrap > 0:
         resampled = resampling.bootstrap(corpus, options.bootstrap, options.seed, f_beta, microf_k,
-                                         None if human_scores is None else human_scores.segments, progress)
-    tests, note, rounds = _tests(corpus, observed, resampled, options, analyses, f_beta, microf_k, progress)
-    metrics = _metric_values(corpus, observed, resampled, options.alpha, f_beta)
+                                         None if human_scores is None else human_scores.segments, progress,
+                                         prepared)
+    tests, note, rounds, family = _tests(corpus, observed, resampled, options, analyses, f_beta, microf_k, progress)
+    bca = None if resampled is None else interval_module.intervals(corpus, observed, resampled.values, options.alpha,
+                                                                   f_beta, microf_k)
+    metrics = _metric_values(corpus, observed, bca, f_beta)
     values = {s: {m: metrics[s][m].value for m in resampling.METRICS} for s in corpus.systems}
     disagreement = rank_disagreement(values, resampling.METRICS, _lookup(tests, options.alpha))
     types = profile(corpus, f_beta)
@@ -92,39 +97,51 @@ def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: Audit
         signature=_signature(sources, opts, corpus), n_items=corpus.n_segments, systems=corpus.systems,
         sources=sources, options=opts, metrics=metrics, types=types,
         system_types={s: _system_types(types, s) for s in corpus.systems}, tests=tests, tests_note=note,
+        family=family,
         rank_probabilities=None if resampled is None else
         {m: rank_probabilities(resampled.values[m]) for m in resampling.METRICS},
         disagreement=disagreement, human=human_result,
         recommendation=recommend(corpus, types, disagreement, human_result, values),
-        warnings=_warnings(corpus), rounds=rounds,
+        warnings=_warnings(corpus, human_scores), rounds=rounds, bca=_bca_json(bca, corpus.systems),
     )
 
 
 def _tests(corpus: Corpus, observed, resampled, options: AuditOptions, analyses, beta: float, k: float,
            progress: Progress):
+    """(tests, note, rounds, family): the paired tests, how they ran, and the family each metric's p is adjusted over."""
     if options.bootstrap == 0:
-        return None, "not run: --bootstrap 0", 0
+        return None, "not run: --bootstrap 0", 0, None
     if analyses is not None and "statistics" not in analyses:
-        return None, "not run: only the bootstrap intervals were requested (auditor score's table)", 0
+        return None, "not run: only the bootstrap intervals were requested (auditor score's table)", 0, None
     if len(corpus.systems) < 2:
-        return None, "not run: one system", 0
+        return None, "not run: one system", 0, None
     S = len(corpus.systems)
+    leaders = {m: int(np.nanargmax(np.where(np.isnan(v), -np.inf, v))) for m, v in observed.items()}
     if S <= ALL_PAIRS:
         pairs = [(a, b) for a in range(S) for b in range(a + 1, S)]
     else:  # each system against the leader of each metric, as sacrebleu tests each system against a baseline
-        leaders = {int(np.nanargmax(np.where(np.isnan(v), -np.inf, v))) for v in observed.values()}
-        pairs = sorted({(min(t, b), max(t, b)) for t in leaders for b in range(S) if b != t})
+        pairs = sorted({(min(t, b), max(t, b)) for t in set(leaders.values()) for b in range(S) if b != t})
     rounds = randomisation_rounds(options.bootstrap, len(pairs), options.alpha)
     tests = resampling.paired_tests(corpus, observed, resampled, rounds, options.seed, beta, k, pairs,
                                     lambda p: adjust(p, options.correction), progress)
     floor = len(pairs) / (options.bootstrap + 1)
-    chosen = (f"all {len(pairs)} pairs" if S <= ALL_PAIRS else
-              f"{len(pairs)} pairs: each system against the leader of each metric (more than {ALL_PAIRS} systems)")
-    note = (f"{chosen}; approximate randomisation: {rounds_rule(rounds, len(pairs), options.alpha)}. Paired bootstrap: the "
+    note = (f"approximate randomisation: {rounds_rule(rounds, len(pairs), options.alpha)}. Paired bootstrap: the "
             f"{options.bootstrap} resamples of the intervals; its smallest adjusted p is m/(B + 1) = {floor:.2g}"
             + (f", above α = {options.alpha:g}: raise --bootstrap to let it reach significance"
                if floor >= options.alpha else ""))
-    return tuple(tests), note, rounds
+    return tuple(tests), note, rounds, _family(corpus, leaders, len(pairs))
+
+
+def _family(corpus: Corpus, leaders: dict[str, int], n_pairs: int) -> str:
+    """The pairs whose p-values each metric's correction adjusts together, in words."""
+    S = len(corpus.systems)
+    if S <= ALL_PAIRS:
+        return f"all {n_pairs} pairs of the {S} systems"
+    named = ", ".join(f"{NAMES[m]}: {corpus.systems[t]}" for m, t in leaders.items())
+    return (f"the {n_pairs} pairs that include the leader of a metric ({named}): with more "
+            f"than {ALL_PAIRS} systems each system is tested against the leaders only, not all {S * (S - 1) // 2} "
+            f"pairs (approximate randomisation of type-level F costs rounds × types per pair, and the rounds grow "
+            f"with the pairs)")
 
 
 def _lookup(tests, alpha: float):
@@ -138,9 +155,7 @@ def _lookup(tests, alpha: float):
     return lambda a, b, metric: verdicts.get((a, b, metric))
 
 
-def _metric_values(corpus: Corpus, observed, resampled, alpha: float, beta: float) -> dict[str, dict[str, MetricValue]]:
-    intervals = {m: percentile_intervals(resampled.values[m], alpha)[0] for m in resampling.METRICS} \
-        if resampled is not None else None
+def _metric_values(corpus: Corpus, observed, intervals, beta: float) -> dict[str, dict[str, MetricValue]]:
     out = {}
     for s, name in enumerate(corpus.systems):
         match, predicted, reference = corpus.counts[name].totals(corpus.reference)
@@ -159,11 +174,26 @@ def _metric_values(corpus: Corpus, observed, resampled, alpha: float, beta: floa
             elif metric == "bleu" and corpus.bleu[name][:, 2:6].sum() == 0:
                 convention = "no n-gram of the output matches the references: BLEU = 0, as sacrebleu sets it"
             ci = None
-            if intervals is not None and not np.isnan(intervals[metric][s, 0]):
-                ci = (float(intervals[metric][s, 0]), float(intervals[metric][s, 1]))
+            if intervals is not None and not np.isnan(intervals[metric]["interval"][s, 0]):
+                ci = (float(intervals[metric]["interval"][s, 0]), float(intervals[metric]["interval"][s, 1]))
             row[metric] = MetricValue(None if np.isnan(value) else value, ci, undefined, convention)
         out[name] = row
     return out
+
+
+def _bca_json(bca, systems) -> dict[str, dict[str, dict[str, Any]]] | None:
+    """metric -> system -> BCa's z0 and acceleration, whether BCa fell back to the percentile interval, and the
+    resamples' mean (value − mean: the shift of the bias-removed interval)."""
+    if bca is None:
+        return None
+    keys = ("z0", "acceleration", "percentile_fallback", "resample_mean")
+    return {m: {s: {key: bool(row[key][i]) if key == "percentile_fallback" else _finite(row[key][i]) for key in keys}
+                for i, s in enumerate(systems)} for m, row in bca.items()}
+
+
+def _finite(x: float) -> float | str | None:
+    """JSON has no infinity: ±inf as the strings "inf"/"-inf", NaN as null."""
+    return None if np.isnan(x) else ("inf" if x > 0 else "-inf") if np.isinf(x) else float(x)
 
 
 def _system_types(types, system: str) -> dict[str, Any]:
@@ -172,9 +202,13 @@ def _system_types(types, system: str) -> dict[str, Any]:
             "never_produced": sum(b.systems[system][1] for b in types.bands)}
 
 
-def _warnings(corpus: Corpus) -> tuple[str, ...]:
-    return tuple(f"{name}: {count} of {corpus.n_segments} segments are empty" for name, count in corpus.empty.items()
-                 if count)
+def _warnings(corpus: Corpus, human) -> tuple[str, ...]:
+    found = [f"{name}: {count} of {corpus.n_segments} segments are empty" for name, count in corpus.empty.items()
+             if count]
+    if human is not None and human.skipped:
+        found.append(f"{human.source}: the lines of {len(human.skipped)} system(s) not audited are left out: "
+                     + ", ".join(human.skipped))
+    return tuple(found)
 
 
 def _signature(sources: Mapping[str, Any], opts: Mapping[str, Any], corpus: Corpus) -> str:
@@ -183,7 +217,7 @@ def _signature(sources: Mapping[str, Any], opts: Mapping[str, Any], corpus: Corp
     parts = [f"auditor:{__version__}", "task:translation", f"ref:{refs}",
              f"systems:{len(corpus.systems)}:{systems.hexdigest()[:12]}", f"tok:{opts['tokenize']}",
              f"case:{'lc' if opts['lowercase'] else 'mixed'}", f"beta:{opts['f_beta']:g}", f"k:{opts['microf_k']:g}",
-             f"boot:{opts['bootstrap']}", f"seed:{opts['seed']}", "ci:percentile", f"alpha:{opts['alpha']}",
+             f"boot:{opts['bootstrap']}", f"seed:{opts['seed']}", "ci:bca/bias-removed", f"alpha:{opts['alpha']}",
              f"correction:{opts['correction']}", f"BLEU:{corpus.signatures['bleu']}",
              f"chrF2:{corpus.signatures['chrf']}"]
     if "human" in sources:
