@@ -45,10 +45,9 @@ def test_near_chance_is_page_ones_corrected_test(germeval):
     page 1's column does; the prior sampler and the majority class are the two."""
     near = germeval.recommendation.facts.near_chance
     assert set(near) == {"prior-sampler", "majority"}
-    assert all("Holm-adjusted over 8 systems" in text for text in near.values())
     for system, text in near.items():
         p = germeval.baselines.chance[system]["informedness"].p_shuffle_adjusted
-        assert f"p = {p:.3f}" in text
+        assert f"Holm-adjusted p = {p:.3f}" in text
 
 
 def test_multiple_winners_note_names_every_top_system(germeval):

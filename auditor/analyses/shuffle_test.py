@@ -207,9 +207,9 @@ def describe(tests: Sequence[ShuffleP | None], draws: int) -> str:
     if settled and all(t.method == "exact" for t in settled):
         return "exact p-values: every shuffled table enumerated"
     counts = sorted({t.draws for t in settled if t.draws}) or [draws]
-    text = f"{counts[0]:,} draws" if len(counts) == 1 else f"{counts[0]:,} to {counts[-1]:,} draws"
+    text = f"{counts[0]:,} draws" if len(counts) == 1 else f"{counts[0]:,}–{counts[-1]:,} draws"
     if settled:
-        text += ", more for a system while Monte Carlo error could change the corrected answer"
+        text += ", as many as settle the corrected answer"
     open_ = sum(t.resolved is False for t in settled)
     if open_:
         text += f"; {open_} {'answer' if open_ == 1 else 'answers'} still within Monte Carlo error at {MAX_DRAWS:,} draws"
