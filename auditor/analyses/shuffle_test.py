@@ -85,7 +85,9 @@ def binary_null(row: np.ndarray, col: np.ndarray) -> tuple[np.ndarray, np.ndarra
     tables = np.empty((x.size, 2, 2), dtype=np.int64)
     tables[:, 0, 0], tables[:, 0, 1] = x, r0 - x
     tables[:, 1, 0], tables[:, 1, 1] = c0 - x, int(row[1]) - c0 + x
-    return tables, _hypergeometric_pmf(x, n, c0, r0)
+    pmf = _hypergeometric_pmf(x, n, c0, r0)
+    keep = pmf > 0  # tables whose probability underflows (below 1e-308) add nothing to any p
+    return tables[keep], pmf[keep]
 
 
 def _hypergeometric_pmf(x: np.ndarray, n: int, good: int, sample: int) -> np.ndarray:
