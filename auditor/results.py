@@ -7,7 +7,10 @@ output format read it. ``Audit.to_json`` is the one place the audit JSON (schema
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+import math
+import operator
+import re
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Mapping, Sequence, TypeVar
 
@@ -45,6 +48,93 @@ class ResultField(Generic[T]):
 
     def __get__(self, audit: Any, owner: type | None = None) -> T | None:
         return None if audit is None else audit.results.get(self.name)
+
+
+@dataclass(frozen=True, eq=False)
+class Score(MetricValue):
+    """A metric value with its interval: what ``audit.systems[NAME].metrics[ID]`` holds.
+
+    ``value`` (None: 0/0, ``undefined`` says why; ``convention`` names filled-in parts), ``lo`` and
+    ``hi``: the bootstrap percentile interval at ``level`` (None without resamples). It reads as
+    a number: ``float(score)`` (NaN when undefined), comparisons and arithmetic with numbers,
+    ``f"{score:.3f}"`` and ``round``; ``repr`` shows the value, the interval and any reason.
+
+    >>> s = Score(0.5, lo=0.42, hi=0.58, level=0.95)
+    >>> s
+    Score(0.5, 95% CI [0.42, 0.58])
+    >>> s > 0.4, s * 100, f"{s:.2f}"
+    (True, 50.0, '0.50')
+    """
+
+    lo: float | None = None
+    hi: float | None = None
+    level: float | None = None
+
+    @classmethod
+    def of(cls, value: MetricValue, interval: tuple[float, float] | None, level: float | None) -> Score:
+        """``value`` with ``interval`` (lo, hi) at ``level`` (a Score is re-made, not nested)."""
+        lo, hi = interval if interval is not None else (None, None)
+        return cls(value.value, value.undefined, value.convention, _finite(lo), _finite(hi), level)
+
+    @property
+    def interval(self) -> tuple[float, float] | None:
+        return None if self.lo is None or self.hi is None else (self.lo, self.hi)
+
+    def __float__(self) -> float:
+        return math.nan if self.value is None else float(self.value)
+
+    def __format__(self, spec: str) -> str:
+        return format(float(self), spec) if spec else repr(self)
+
+    def __round__(self, digits: int | None = None) -> float:
+        return round(float(self), digits)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, MetricValue):
+            return (self.value, self.undefined, self.convention) == (other.value, other.undefined, other.convention) \
+                and (self.lo, self.hi) == (getattr(other, "lo", None), getattr(other, "hi", None))
+        if isinstance(other, (int, float, np.number)):
+            return float(self) == float(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.value, self.undefined, self.convention, self.lo, self.hi))
+
+    def __repr__(self) -> str:
+        if self.value is None:
+            return f"Score(undefined: {self.undefined or '0/0'})"
+        parts = [f"{self.value:.6g}"]
+        if self.interval is not None:
+            level = f"{100 * self.level:g}% CI " if self.level is not None else "CI "
+            parts.append(f"{level}[{self.lo:.6g}, {self.hi:.6g}]")
+        if self.convention:
+            parts.append(f"convention: {self.convention}")
+        return f"Score({', '.join(parts)})"
+
+
+def _number_method(name: str, reflected: bool = False):
+    """A float operator on ``float(score)`` (``other`` a number or another Score)."""
+    function = getattr(operator, name)
+
+    def method(self: Score, other: Any) -> Any:
+        if not isinstance(other, (int, float, np.number, Score)):
+            return NotImplemented
+        a, b = float(self), float(other)
+        return function(b, a) if reflected else function(a, b)
+    return method
+
+
+for _name in ("lt", "le", "gt", "ge"):
+    setattr(Score, f"__{_name}__", _number_method(_name))
+for _name in ("add", "sub", "mul", "truediv", "pow"):
+    setattr(Score, f"__{_name}__", _number_method(_name))
+    setattr(Score, f"__r{_name}__", _number_method(_name, reflected=True))
+Score.__neg__ = lambda self: -float(self)  # type: ignore[method-assign]
+Score.__abs__ = lambda self: abs(float(self))  # type: ignore[method-assign]
+
+
+def _finite(x: float | None) -> float | None:
+    return None if x is None or not math.isfinite(float(x)) else float(x)
 
 
 @dataclass(frozen=True)
@@ -87,6 +177,7 @@ class Audit:
                  profile: DataProfile, warnings: tuple[str, ...] = (), results: Mapping[str, Any] | None = None,
                  **analyses: Any) -> None:
         merged = {**(results or {}), **analyses}
+        systems = _with_intervals(systems, merged.get("statistics"), options)
         given = dict(labels=labels, n_items=n_items, counts=counts, metrics=metrics, systems=systems, sources=sources,
                      options=options, profile=profile, warnings=warnings,
                      results=MappingProxyType({name: value for name, value in merged.items() if value is not None}))
@@ -192,6 +283,18 @@ class Audit:
         return document
 
 
+def _with_intervals(systems: dict[str, SystemResult], statistics: Any, options: AuditOptions) -> dict[str, SystemResult]:
+    """Each system's metric values as :class:`Score` objects with their bootstrap intervals (if any)."""
+    intervals = statistics.bootstrap.intervals if statistics is not None else {}
+    level = 1 - options.alpha if statistics is not None else None
+
+    def interval(system: str, metric_id: str) -> tuple[float, float] | None:
+        return statistics.bootstrap.interval(metric_id, system) if metric_id in intervals else None
+
+    return {name: replace(result, metrics={m: Score.of(v, interval(name, m), level) for m, v in result.metrics.items()})
+            for name, result in systems.items()}
+
+
 def merge_json(document: dict[str, Any], part: Mapping[str, Any]) -> None:
     """Write ``part``'s keys into ``document``; a mapping meets a mapping key by key (so an
     analysis adds ``ci`` inside each system's metric entries without rewriting them)."""
@@ -233,6 +336,9 @@ class Signature:
             ("ci", "percentile"), ("alpha", str(options.alpha)), ("correction", str(options.correction)),
             ("samplers", SAMPLERS),  # which draws made the intervals, the ranks and the chance ranges
         ]
+        statistics = getattr(audit, "statistics", None)
+        if statistics is not None and getattr(statistics.bootstrap, "pairwise", None) is not None:
+            fields[-1] = ("samplers", re.sub(r"ranks=[^,]*", "ranks=pairs", SAMPLERS))  # each pair's own resample
         if options.plugins:
             fields.append(("plugins", ",".join(options.plugins)))
         if not audit.counts.paired:  # confusion matrices only: each matrix bootstrapped on its own

@@ -70,7 +70,7 @@ def main() -> None:
     start = time.perf_counter()
     resampler = Resampler(counts, arguments.resamples, arguments.seed)
     setup = time.perf_counter() - start
-    print(f"patterns: {resampler.n_patterns:,} ({'multinomial' if resampler.multinomial else 'item draws'}), "
+    print(f"patterns: {resampler.n_patterns:,} ({resampler.n_light:,} light, drawn as items), "
           f"{resampler.chunk} resamples per chunk; pattern setup {setup:.2f} s")
 
     start, cpu = time.perf_counter(), time.process_time()

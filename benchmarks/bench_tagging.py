@@ -10,6 +10,9 @@ ill-formed chunks occur; token error rates 1% to 5.5%, as NER taggers have), the
   (B = 1000 resamples of sentences), whole commands with start-up and imports, as a user sees them;
 * the in-process ``audit(...)`` with ``bootstrap=0`` (no start-up).
 
+then the floor of any command (``auditor --version``: interpreter and imports) and where the audit's CPU
+time goes, stage by stage, in this process.
+
 Wall and CPU (user + system, threads and child processes included) seconds are both printed: on a
 shared machine wall time follows the load, CPU time much less. Ratios are printed against the targets (``score --bootstrap 0`` ≤ 5×, default ``score`` ≤ 15× the
 pyarrow read). Run: ``python benchmarks/bench_tagging.py`` (1M tokens × 10 systems) or
@@ -105,6 +108,44 @@ def command(arguments: list[str]) -> tuple[float, float]:
     return elapsed, _children_cpu() - cpu
 
 
+def phases(gold: str, systems: dict[str, str]) -> list[tuple[str, float]]:
+    """CPU seconds of the audit's stages in this process (where the time goes): read, align, chunks and
+    counts, token and span figures, and the bootstrap over sentences (B = 1000: weights, products, figures)."""
+    from auditor.options import AuditOptions
+    from auditor.tasks.tagging import run
+    from auditor.tasks.tagging.align import align
+    from auditor.tasks.tagging.counting import count_spans
+    from auditor.tasks.tagging.schemes import parse_tags
+
+    out = []
+    cpu = time.process_time()
+
+    def lap(label: str) -> None:
+        nonlocal cpu
+        now = time.process_time()
+        out.append((label, now - cpu))
+        cpu = now
+
+    gold_file, files = run.read_inputs(gold, systems, None, {})
+    lap("read the 11 files (pyarrow, tags dictionary-encoded, tokens kept)")
+    aligned = align(gold_file, files)
+    lap("align (sentence lengths, tokens compared, tags recoded)")
+    codes = parse_tags(aligned.tags)
+    scheme, _ = run._scheme(aligned, codes)
+    count_spans(aligned, codes, scheme, "conlleval", {"gold": gold, **systems})
+    lap("chunks of both rules, matches, error classes")
+    options = AuditOptions(bootstrap=0)
+    run.audit(gold, systems, options=options, analyses=("intervals",))
+    lap("whole audit(bootstrap=0) again (read to figures)")
+    run.audit(gold, systems, options=AuditOptions(), analyses=("intervals",))
+    lap("whole audit(B = 1000)")
+    return out
+
+
+def command_cpu(arguments: list[str]) -> float:
+    return command(arguments)[1]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tokens", type=int, default=1_000_000)
@@ -130,6 +171,12 @@ def main() -> None:
             wall, used = command(["score", "--task", "tagging", *extra, "--quiet", *files])
             print(f"auditor score --task tagging {label}: {wall:.3f} s = {wall / floor:.2f}x wall, "
                   f"{used:.3f} s = {used / floor_cpu:.2f}x CPU (target <= {target}x)")
+        startup = min(command_cpu(["--version"]) for _ in range(3))
+        print(f"floor of a command: `auditor --version` (interpreter, imports of the command line) {startup:.3f} s "
+              f"CPU = {startup / floor_cpu:.2f}x the read")
+        print("where the time goes (CPU seconds in this process; ratios to the read's CPU):")
+        for label, used in phases(files[0], {p.stem: str(p) for p in systems}):
+            print(f"  {label}: {used:.3f} s = {used / floor_cpu:.2f}x")
         print(f"load after: {os.getloadavg()[0]:.2f} (1 min)")
     finally:
         shutil.rmtree(folder, ignore_errors=True)

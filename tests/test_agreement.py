@@ -142,7 +142,7 @@ def test_tables_tex_carries_the_agreement_table_in_plain_latex(slides_files):
     table = tex[start:tex.index(r"\end{table}", start)]
     assert r"\begin{tabular}{lrp{0.55\linewidth}}" in table
     assert r"Raw agreement & 70.0 &" in table and r"Cohen's $\kappa$ (mean over pairs) & $-$15.4 &" in table
-    assert r"(\={P} $-$ P\_e) / (1 $-$ P\_e), P\_e = $\Sigma$\_c p\_c\textsuperscript{2}" in table  # TeX minus
+    assert r"(\={P} $-$ $P_e$) / (1 $-$ $P_e$), $P_e$ = $\Sigma_c$ $p_c$\textsuperscript{2}" in table  # TeX minus, math
     assert table.isascii(), sorted({ch for ch in table if not ch.isascii()})
 
 

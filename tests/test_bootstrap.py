@@ -46,19 +46,23 @@ def test_accuracy_interval_matches_scipy_percentile_bootstrap():
     assert ours.observed["accuracy"][0] == pytest.approx(correct.mean())
 
 
-@pytest.mark.parametrize("items_per_pattern", [1, 40])
+@pytest.mark.parametrize("items_per_pattern", [1, 40, "mixed"])
 def test_resample_confusion_equals_counting_the_resampled_items(items_per_pattern, monkeypatch):
-    # items_per_pattern = 40 forces the multinomial path (few patterns), 1 the item-draw path.
+    # 40 items per pattern: every pattern heavy (multinomial); 1: every pattern light (item
+    # draws); mixed: 40 items on 6 patterns, one each on the others (both parts).
     rng = np.random.default_rng(3)
-    n = 30 * items_per_pattern
-    gold = rng.integers(0, 3, size=n)
-    predictions = {f"s{s}": rng.integers(0, 3, size=n) for s in range(3)}
-    if items_per_pattern > 1:
-        gold = np.repeat(gold[:30], items_per_pattern)
-        predictions = {name: np.repeat(p[:30], items_per_pattern) for name, p in predictions.items()}
+    repeats = {1: np.ones(30, dtype=int), 40: np.full(30, 40), "mixed": np.where(np.arange(30) < 6, 40, 1)}
+    gold = rng.integers(0, 3, size=30)
+    predictions = {f"s{s}": rng.integers(0, 3, size=30) for s in range(3)}
+    gold = np.repeat(gold, repeats[items_per_pattern])
+    predictions = {name: np.repeat(p, repeats[items_per_pattern]) for name, p in predictions.items()}
+    n = gold.size
     counts = count(gold, predictions)
     resampler = Resampler(counts, B=7, seed=5, chunk=3)
-    assert resampler.multinomial == (items_per_pattern > 1)
+    heavy = resampler.n_patterns - resampler.n_light
+    assert heavy == {1: 0, 40: resampler.n_patterns, "mixed": (resampler.pattern_counts >= 40).sum()}[items_per_pattern]
+    if items_per_pattern == "mixed":
+        assert 0 < heavy < resampler.n_patterns
     for index in range(resampler.n_chunks):
         weights = resampler.weights(index)
         batch = resampler.confusion(index)
@@ -176,8 +180,11 @@ def test_audit_json_has_statistics_only_when_bootstrap_is_on():
     assert again["tests"] == on["tests"] and again["statistics"]["ranks"] == on["statistics"]["ranks"]
 
 
+#: scipy.sparse and scipy.special: 0.25 s of `score --bootstrap 0`'s start-up when the statistics
+#: stage's modules imported them at the top (issue 21).
 HEAVY_MODULES = ("jinja2", "altair", "weasyprint", "vl_convert", "pandas", "pyarrow.parquet", "scipy.stats",
-                 "auditor.formats.render", "auditor.report.build", "auditor.report.charts")
+                 "scipy.sparse", "scipy.special", "auditor.formats.render", "auditor.report.build",
+                 "auditor.report.charts")
 
 
 @pytest.mark.parametrize("code", [
@@ -213,29 +220,48 @@ def test_patterns_are_the_unique_items_with_their_counts(systems):
     assert counts.patterns()[0] is codes  # computed once
 
 
-def test_item_path_weights_are_the_int64_item_draws_bit_for_bit():
-    # The item-draw path draws int32 indices and gathers with an int32 pattern map (speed,
-    # issue 10). numpy's bounded-integer sampler uses 32-bit Lemire draws for any range below
-    # 2^32 whatever the dtype, so the draws -- and every interval -- equal those of the int64
-    # reference written here (the earlier implementation), resample for resample.
-    rng = np.random.default_rng(8)
-    n = 5000
-    gold = rng.integers(0, 4, size=n)
-    counts = count(gold, {f"s{s}": rng.integers(0, 4, size=n) for s in range(4)})
-    resampler = Resampler(counts, B=40, seed=9, chunk=16)
-    assert not resampler.multinomial
-    children = np.random.SeedSequence(9).spawn(resampler.n_chunks)
-    item_pattern = counts.item_patterns().astype(np.int64)
-    for index in range(resampler.n_chunks):
-        reference_rng = np.random.default_rng(children[index])
-        reference = np.stack([
-            np.bincount(item_pattern[reference_rng.integers(0, n, size=n, dtype=np.int64)],
-                        minlength=resampler.n_patterns)
-            for _ in range(resampler.chunk_size(index))], axis=1)
-        np.testing.assert_array_equal(resampler.weights(index), reference)
-    for bound in (3, 1_000_003, 2**31 - 1):
-        assert np.array_equal(np.random.default_rng(1).integers(0, bound, size=1001, dtype=np.int64),
-                              np.random.default_rng(1).integers(0, bound, size=1001, dtype=np.int32))
+def test_split_patterns_minimises_the_drawing_cost():
+    # Hand computation: counts (1, 1, 50, 2, 30) at a pattern cost of 12. Sorted: 1, 1, 2, 30, 50;
+    # cost of L light = 12 (5 - L) + (items of the L lightest) = 60, 49, 38, 28, 46, 84: L = 3.
+    order, light = bootstrap_module.split_patterns(np.array([1, 1, 50, 2, 30]), pattern_cost=12)
+    assert light == 3
+    np.testing.assert_array_equal(order, [0, 1, 3, 4, 2])
+    assert bootstrap_module.split_patterns(np.ones(7, dtype=int))[1] == 7  # singletons: all drawn as items
+    assert bootstrap_module.split_patterns(np.full(7, 10**6))[1] == 0  # huge patterns: all multinomial
+
+
+def test_split_weights_equal_item_resampling_in_distribution():
+    """The light/heavy split against N items drawn with replacement and binned by pattern (the
+    item bootstrap), at fixed seeds: a two-sample test per pattern and on a metric, and the exact
+    multinomial moments E[W_u] = n_u, Var = n_u (1 − n_u / N), Cov(W_u, W_v) = −n_u n_v / N
+    (within and across the two groups)."""
+    rng = np.random.default_rng(21)
+    repeats = np.concatenate([np.full(4, 30), np.ones(20, dtype=int), np.full(3, 2)])  # heavy, light, light
+    gold = np.repeat(rng.integers(0, 3, size=repeats.size), repeats)
+    counts = count(gold, {f"s{s}": np.repeat(rng.integers(0, 3, size=repeats.size), repeats) for s in range(4)})
+    resampler = Resampler(counts, B=4000, seed=2)
+    assert 0 < resampler.n_light < resampler.n_patterns  # both parts drawn
+    weights = np.concatenate([resampler.weights(i) for i in range(resampler.n_chunks)], axis=1).astype(np.float64)
+    n, expected, B = counts.n_items, resampler.pattern_counts.astype(float), weights.shape[1]
+    assert (weights.sum(axis=0) == n).all()
+    position = {tuple(row): u for u, row in enumerate(resampler.codes.tolist())}
+    item_pattern = np.array([position[tuple(row)] for row in
+                             np.concatenate([counts.gold[None, :], counts.predictions]).T.tolist()])
+    items = np.random.default_rng(3).integers(0, n, size=(B, n))
+    reference = np.stack([np.bincount(item_pattern[row], minlength=resampler.n_patterns) for row in items], axis=1)
+    for u in range(resampler.n_patterns):
+        assert scipy.stats.ks_2samp(weights[u], reference[u]).pvalue > 1e-4
+    covariance = np.cov(weights)
+    exact = np.diag(expected) - np.outer(expected, expected) / n
+    scale = np.sqrt(np.outer(np.diag(exact), np.diag(exact)))  # sd of a covariance estimate ~ scale * sqrt(2 / B)
+    assert (np.abs(covariance - exact) <= 6 * scale * np.sqrt(2 / B)).all()
+    assert (np.abs(weights.mean(axis=1) - expected) <= 5 * np.sqrt(np.diag(exact) / B)).all()
+    stats = [resampler.confusion(i) for i in range(resampler.n_chunks)]
+    f1 = REGISTRY.get("macro_f1")
+    ours = np.concatenate([f1(batch)[:, 0] for batch in stats])
+    items_codes = np.concatenate([counts.gold[None, :], counts.predictions[:1]])
+    theirs = np.array([f1(confusion_tensor(items_codes[0, row], items_codes[1:, row], counts.k))[0] for row in items])
+    assert scipy.stats.ks_2samp(ours, theirs).pvalue > 1e-3
 
 
 def test_system_resamples_equal_item_resampling_in_distribution():

@@ -17,26 +17,45 @@ def _bias_args():
     return ["x", "y", "z"], ["a", "b"], (0.2, 0.3, 0.5), {"a": (0.1, 0.4, 0.5), "b": (0.2, 0.2, 0.6)}
 
 
-def test_batch_gives_the_svgs_of_direct_conversion():
-    batch = charts.Batch()
-    placeholder = batch.bias_chart(*_bias_args())
-    other = batch.confusion_grid(["x", "y"], {"a": [[3, 1], [0, 2]]})
-    assert "<svg" not in placeholder and len(batch.specs) == 2
-
+def test_batched_gives_the_svgs_of_direct_conversion(monkeypatch):
     @dataclass(frozen=True)
     class Holder:
         figures: tuple
         extra: dict
 
-    resolved = batch.resolve(Holder((Figure("f1", "c", placeholder), Figure("f2", "c", other)), {"k": [other]}))
+    conversions = []
+    convert = charts.convert
+    monkeypatch.setattr(charts, "convert", lambda specs: conversions.append(len(specs)) or convert(specs))
+
+    def model():
+        placeholder = charts.bias_chart(*_bias_args())
+        other = charts.confusion_grid(["x", "y"], {"a": [[3, 1], [0, 2]]})
+        assert "<svg" not in placeholder and "<svg" not in other
+        return Holder((Figure("f1", "c", placeholder), Figure("f2", "c", other)), {"k": [other]})
+
+    resolved = charts.batched(model)
+    assert conversions == [2]  # both charts in one child process
+    monkeypatch.setattr(charts, "convert", convert)
     assert resolved.figures[0].svg == charts.bias_chart(*_bias_args())
     assert resolved.figures[1].svg.startswith("<svg") and resolved.extra["k"][0] == resolved.figures[1].svg
     assert "\x00" not in resolved.figures[1].svg
 
 
-def test_batch_refuses_private_names():
-    with pytest.raises(AttributeError):
-        charts.Batch()._svg
+def test_the_classification_report_converts_its_charts_in_one_batch(monkeypatch):
+    import numpy as np
+
+    import auditor
+    from auditor.report.build import build
+
+    conversions = []
+    convert = charts.convert
+    monkeypatch.setattr(charts, "convert", lambda specs: conversions.append(len(specs)) or convert(specs))
+    rng = np.random.default_rng(0)
+    gold = rng.integers(0, 3, 120)
+    model = build(auditor.audit(gold, {"a": gold, "b": rng.integers(0, 3, 120)}, bootstrap=20), figures=True)
+    figures = [b for s in model.sections for b in s.blocks if getattr(b, "kind", "") == "figure"]
+    assert len(conversions) == 1 and conversions[0] == len(figures) >= 3
+    assert all(f.svg.startswith("<svg") and "\x00" not in f.svg for f in figures)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS semantics")

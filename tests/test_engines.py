@@ -383,25 +383,49 @@ def test_files_joined_in_duckdb_give_the_in_memory_figures(tmp_path):
      r"a.csv: 1 gold id missing \(first in order: 'i7'\); expected a prediction for every gold id"),
     (lambda text: "\n".join(text.split("\n")[1:]), r"a.csv: no label column; .*an engine joins files by id"),
 ])
-def test_joined_files_refuse_duplicate_missing_and_extra_ids(tmp_path, change, message):
+@pytest.mark.parametrize("engine", ["duckdb", pytest.param("spark", marks=SPARK)])
+def test_joined_files_refuse_duplicate_missing_and_extra_ids(tmp_path, change, message, engine, request):
     from auditor.engines import open_label_files
 
+    if engine == "spark":
+        request.getfixturevalue("spark_ready")
     gold, systems, _ = label_files(tmp_path)
     path = tmp_path / "a.csv"
     path.write_text(change(path.read_text()))
     with pytest.raises(InputError, match=message):
-        count_dataset(open_label_files(gold, systems), "duckdb")
+        count_dataset(open_label_files(gold, systems), engine)
 
 
-def test_cli_joins_label_files_in_duckdb_and_refuses_spark(tmp_path):
+def test_cli_joins_label_files_in_duckdb_and_refuses_memory(tmp_path):
     gold, systems, _ = label_files(tmp_path)
     arguments = ["score", gold, *(f"{k}={v}" for k, v in systems.items()), "--bootstrap", "0", "--json"]
     memory = CliRunner().invoke(cli, arguments)
     duck = CliRunner().invoke(cli, [*arguments, "--engine", "duckdb"])
     assert memory.exit_code == duck.exit_code == 0, duck.output
     assert json.loads(duck.stdout)["systems"] == json.loads(memory.stdout)["systems"]
-    spark = CliRunner().invoke(cli, [*arguments, "--engine", "spark"])
-    assert spark.exit_code == 2 and "joined by id in --engine duckdb" in spark.output
+    from auditor.engines import open_label_files
+
+    with pytest.raises(UsageError, match="joined by id in --engine duckdb or spark"):
+        count_dataset(open_label_files(gold, systems), "memory")
+
+
+@SPARK
+def test_files_joined_in_spark_give_duckdb_figures(tmp_path, spark_ready):
+    # a TSV gold file, a CSV system with shuffled, space-padded ids, a JSON Lines system and a Parquet one
+    from auditor.engines import open_label_files
+
+    gold, systems, columns = label_files(tmp_path)
+    ids = columns["id"]
+    pq.write_table(pa.table({"item_id": pa.array(ids[::-1]), "label": pa.array(columns["gold"][::-1])}),
+                   tmp_path / "c.parquet")
+    systems["c"] = str(tmp_path / "c.parquet")  # a system equal to gold, rows reversed
+    duck = count_dataset(open_label_files(gold, systems), "duckdb")
+    spark = count_dataset(open_label_files(gold, systems), "spark")
+    same_counts(duck.counts, spark.counts)
+    assert {k: v.sha256 for k, v in duck.sources.items()} == {k: v.sha256 for k, v in spark.sources.items()}
+    expected = confusion_matrix(columns["gold"], columns["s0"], labels=["01", "1", "x y"])
+    np.testing.assert_array_equal(spark.counts.confusion[0], expected)
+    assert np.trace(spark.counts.confusion[2]) == len(ids)
 
 
 def test_dataset_audit_json_follows_the_schema_and_the_report_names_the_engine(tmp_path):
@@ -417,3 +441,76 @@ def test_dataset_audit_json_follows_the_schema_and_the_report_names_the_engine(t
     jsonschema.validate(json.loads(json.dumps(result.to_json())), schema)
     report = build_report(result, figures=False)
     assert "counted by duckdb; SHA-256 of the pattern table" in repr(report)
+
+
+# --------------------------------------------------------------------------- pattern table too large: pairs' tables
+
+@SPARK
+def test_spark_pairs_route_gives_duckdbs(tmp_path, monkeypatch, spark_ready):
+    import auditor.engines
+
+    path = write(tmp_path / "d.jsonl", table(7, 500, systems=3, labels=["01", "1", "x y"]), "jsonl")
+    monkeypatch.setattr(auditor.engines, "pattern_limit", lambda dataset, engine: 10)
+    duck = count_dataset(open_dataset(path, "gold", ["s0", "s1", "s2"]), "duckdb")
+    spark = count_dataset(open_dataset(path, "gold", ["s0", "s1", "s2"]), "spark")
+    assert spark.counts.given_pairs is not None
+    np.testing.assert_array_equal(spark.counts.confusion, duck.counts.confusion)
+    assert {k: v.sha256 for k, v in duck.sources.items()} == {k: v.sha256 for k, v in spark.sources.items()}
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_pairs_route_gives_the_full_tables_figures(tmp_path, monkeypatch, fmt):
+    # The engine forms only every pair's (gold, a, b) table when the pattern table would not fit:
+    # the audit must equal the full table's audit with its ranks from the pairs (same tables, same seeds).
+    import auditor.engines
+    from auditor.analyses import pairwise_resample
+
+    path = write(tmp_path / f"d.{fmt}", table(5, 900, systems=4, labels=["01", "1", "x y", "é"]), fmt)
+    systems = ["s0", "s1", "s2", "s3"]
+    full = count_dataset(open_dataset(path, "gold", systems), "duckdb")
+    monkeypatch.setattr(auditor.engines, "pattern_limit", lambda dataset, engine: 10)
+    pairs = count_dataset(open_dataset(path, "gold", systems), "duckdb")
+    assert pairs.counts.given_pairs is not None and pairs.counts.given_patterns is None
+    np.testing.assert_array_equal(pairs.counts.confusion, full.counts.confusion)
+    for a in range(4):
+        for b in range(4):
+            if a != b:
+                for x, y in zip(pairs.counts.pair_patterns(a, b), full.counts.pair_patterns(a, b)):
+                    np.testing.assert_array_equal(x, y)
+    with pytest.raises(ValueError, match="only each pair's"):
+        pairs.counts.patterns()
+    by_pairs = audit_dataset(path, "gold", systems, engine="duckdb", bootstrap=100).to_json()
+    monkeypatch.undo()
+    monkeypatch.setattr(pairwise_resample, "route", lambda counts: pairwise_resample.PAIRS)
+    by_full = audit_dataset(path, "gold", systems, engine="duckdb", bootstrap=100).to_json()
+    from importlib.resources import files
+
+    import jsonschema
+
+    jsonschema.validate(json.loads(json.dumps(by_pairs)), json.loads((files("auditor") / "audit.schema.json").read_text()))
+    assert by_pairs["statistics"]["rank_route"] == "pairs"
+    assert by_pairs["sources"]["gold"]["hash_of"].startswith("each pair's")
+    assert "SHA-256 of the pairs' tables" in pairs.sources["s0"].name
+    for key in ("labels", "n_items", "systems", "statistics", "tests", "rankings", "profile"):
+        assert by_pairs.get(key) == by_full.get(key), key
+
+
+def test_pairs_route_refuses_missing_labels_with_their_counts(tmp_path, monkeypatch):
+    import auditor.engines
+
+    columns = table(6, 300, systems=4, labels=["a", "b", "c"])
+    columns["s3"][:7] = ["NA"] * 7
+    path = write(tmp_path / "d.csv", columns, "csv")
+    monkeypatch.setattr(auditor.engines, "pattern_limit", lambda dataset, engine: 10)
+    with pytest.raises(InputError, match=r"d.csv: column 's3': 7 rows without a label \('NA' ×7\)"):
+        count_dataset(open_dataset(path, "gold", ["s0", "s1", "s2", "s3"]), "duckdb")
+
+
+def test_pattern_limit_follows_the_memory():
+    from auditor.engines import pattern_limit
+    from auditor.engines.source import Dataset
+
+    dataset = Dataset("d", ("d",), "parquet", "gold", ("a", "b", "c"))
+    assert pattern_limit(dataset, "duckdb", memory=4 << 30) == int(0.25 * (4 << 30)) // (64 + 6 * 4)
+    assert pattern_limit(dataset, "memory", memory=4 << 30) is None
+    assert pattern_limit(Dataset("d", ("d",), "parquet", "gold", ("a",)), "duckdb", memory=1 << 30) is None

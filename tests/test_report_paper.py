@@ -57,10 +57,11 @@ def test_every_adjusted_p_value_names_its_family(germeval, germeval_model):
     family, with its size and the correction."""
     blocks = {b.id: b for b in _blocks(germeval_model, "significance") if b.kind == "table"}
     assert "family: the 7 comparisons with that metric's top system, Holm" in blocks["table-best"].caption
-    pairs = [b for key, b in blocks.items() if key.startswith("table-pairs-")]
-    assert pairs
-    for table in pairs:
-        assert re.search(r"family: all 28 pairs of systems under .+, Holm", table.caption), table.caption
+    pairs = blocks["table-pairs"]  # one row per pair, one column per tested metric
+    assert len(pairs.rows) == 28 and len(pairs.columns) == 1 + len(germeval.statistics.best_set)
+    assert "Holm-adjusted within each metric" in pairs.caption
+    for column in pairs.columns[1:]:
+        assert f"family: all 28 pairs of systems under {column.label}" in pairs.caption, column.label
     stats = germeval.statistics
     assert stats.family_sizes()["informedness"] == 28
 
@@ -69,7 +70,7 @@ def test_pairwise_heatmap_replaces_the_tables_beyond_twelve_systems():
     result = _many_systems()
     model = build(result, figures=True)
     blocks = _blocks(model, "significance")
-    assert not [b for b in blocks if b.kind == "table" and b.id.startswith("table-pairs-")]
+    assert not [b for b in blocks if b.kind == "table" and b.id.startswith("table-pairs")]
     figures = [b for b in blocks if b.kind == "figure" and b.id.startswith("fig-pairs-")]
     assert {f.id.removeprefix("fig-pairs-") for f in figures} == set(result.statistics.best_set)
     for figure in figures:

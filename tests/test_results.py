@@ -43,7 +43,7 @@ def test_signature_is_a_record_whose_string_the_json_carries():
     assert keys == ["auditor", "gold", "systems", "labels", "boot", "seed", "ci", "alpha", "correction", "samplers"]
     from auditor.analyses.sampling import SIGNATURE
 
-    assert signature["samplers"] == SIGNATURE == "ci=cells,ranks=paired,chance=rows"  # which draws made the figures
+    assert signature["samplers"] == SIGNATURE == "ci=cells,ranks=paired-split,chance=rows"  # which draws made the figures
     assert (signature["boot"], signature["seed"], signature["labels"], signature["correction"]) == ("0", "7", "2", "holm")
     assert signature["systems"].startswith("2:")
     assert str(signature).startswith("auditor:") and "|boot:0|seed:7|ci:percentile|alpha:0.05|" in str(signature)
@@ -115,3 +115,29 @@ def test_a_label_column_says_its_file_format_from_the_literal(tmp_path):
     assert label_column(str(tmp_path / "g.tsv"), "g").format == "tsv"
     assert label_column(str(tmp_path / "g.jsonl"), "g").format == "jsonl"
     assert {"array", "tsv", "jsonl", "whitespace", "csv", "json", "parquet"} == set(get_args(FileFormat))
+
+
+def test_a_metric_value_carries_its_interval_and_reads_as_a_number():
+    """``audit.systems[NAME].metrics[ID]``: value, lo, hi (the bootstrap interval of the statistics
+    stage, the one ``Audit.interval`` and ``to_frame`` give), undefined; float-like. Accuracy by
+    hand: 3 of 4 right = 0.75."""
+    from auditor.results import Score
+
+    result = audit(["a", "a", "b", "b"], {"s": ["a", "a", "b", "a"], "t": ["a", "a", "a", "a"]}, bootstrap=200, seed=1)
+    score = result.systems["s"].metrics["accuracy"]
+    assert isinstance(score, Score) and score.value == 0.75 and score == 0.75
+    assert (score.lo, score.hi) == result.interval("s", "accuracy") and score.level == pytest.approx(0.95)
+    frame = result.to_frame().set_index(["system", "metric"])
+    assert frame.loc[("s", "accuracy"), "lo"] == score.lo and frame.loc[("s", "accuracy"), "hi"] == score.hi
+    assert float(score) == 0.75 and score > 0.5 and 0.5 < score and score * 100 == 75.0 and 1 - score == 0.25
+    assert f"{score:.1%}" == "75.0%" and round(score, 1) == 0.8 and np.asarray(score, dtype=float) == 0.75
+    assert repr(score) == f"Score(0.75, 95% CI [{score.lo:.6g}, {score.hi:.6g}])"
+    undefined = result.systems["t"].metrics["markedness"]  # never predicts b: PPV of b is 0/0
+    assert undefined.value is None or undefined.convention
+    nothing = Score(None, "0/0: no item predicted")
+    assert math.isnan(float(nothing)) and repr(nothing) == "Score(undefined: 0/0: no item predicted)"
+    assert result.systems["s"].metrics["accuracy"].to_json() == {"value": 0.75, "ci": None, "undefined": None,
+                                                                 "convention": None}
+    without = audit(["a", "b"], {"s": ["a", "b"]}, bootstrap=0)
+    assert without.systems["s"].metrics["accuracy"].interval is None
+    assert repr(without.systems["s"].metrics["accuracy"]) == "Score(1)"

@@ -153,7 +153,7 @@ def test_swaps_are_blocked_without_changing_the_draws(monkeypatch):
     assert len(blocked) > 1 and sum(len(block) for block in blocked) == 50
 
 
-@pytest.mark.parametrize("n", [1, 7, 63, 64, 65, 128, 129, 500, 512, 513, 2000])
+@pytest.mark.parametrize("n", [1, 7, 8, 9, 16, 17, 31, 32, 33, 63, 64, 65, 128, 129, 500, 512, 513, 2000])
 def test_binomial_half_matches_the_binomial_distribution(n):
     # Chi-square goodness of fit of 20,000 draws against scipy's Binomial(n, 1/2) pmf, cells
     # with expected count >= 5 (the rest pooled); fixed seed, p > 1e-3.
@@ -347,18 +347,23 @@ def test_report_states_one_test_per_pair_and_metric_the_family_once_and_the_roun
 
 
 def test_binomial_half_keeps_the_order_of_unsorted_counts():
-    n = np.array([300, 1, 70, 0, 64, 1000, 5])
+    n = np.array([300, 1, 70, 0, 64, 1000, 5, 12, 30, 8])
     draws = binomial_half(np.random.default_rng(3), n, 4000)
-    assert draws.shape == (7, 4000)
+    assert draws.shape == (10, 4000)
     assert (draws >= 0).all() and (draws <= n[:, None]).all() and (draws[3] == 0).all()
     # each row's mean within 4 standard errors of n/2 (sd of Bin(n, 1/2) is sqrt(n)/2)
     assert (np.abs(draws.mean(axis=1) - n / 2) <= 4 * np.sqrt(n / 4 / 4000) + 1e-9).all()
+    # the rows are independent (narrow words of one draw hold several rows' coins): every
+    # correlation of two non-constant rows within 5 standard errors (1/sqrt(4000)) of 0
+    varying = draws[n > 0]
+    correlation = np.corrcoef(varying)[np.triu_indices(len(varying), 1)]
+    assert (np.abs(correlation) < 5 / np.sqrt(4000)).all()
 
 
 def test_pairwise_matrix_marks_p_values_at_the_randomisation_floor_as_bounds():
     from types import SimpleNamespace
 
-    from auditor.report.sections.significance import _pairwise_matrix
+    from auditor.report.sections.significance import _pairwise_table
 
     floor = 1 / 1121
     tests = (
@@ -368,10 +373,11 @@ def test_pairwise_matrix_marks_p_values_at_the_randomisation_floor_as_bounds():
     stats = Statistics(bootstrap=None, tests=tests, best_set={}, test_metrics=("mcc",), correction="holm",
                        alpha=0.05, rounds=1120, family="all pairs")
     ctx = SimpleNamespace(systems=["x", "y", "z"], name=lambda m: m, short=lambda m: m)
-    table = _pairwise_matrix(ctx, "mcc", RANDOMISATION, stats)
-    first = table.rows[0].cells
-    assert first[1].value == "≤0.025" and first[2].value == 0.6 and first[2].kind == "p"
-    assert table.rows[1].cells[2].value is None  # y-z untested
+    table = _pairwise_table(ctx, {"mcc": RANDOMISATION}, stats)
+    assert [(row.header, row.cells[0].value) for row in table.rows] == [("x", "y"), ("x", "z"), ("y", "z")]
+    assert table.rows[0].cells[1].value == "≤0.025"
+    assert table.rows[1].cells[1].value == 0.6 and table.rows[1].cells[1].kind == "p"
+    assert table.rows[2].cells[1].value is None  # y-z untested
     assert "at most this bound" in table.caption
 
 
@@ -399,3 +405,21 @@ def test_swapped_rounds_as_cells_equal_the_dense_rounds(monkeypatch):
     assert dense_rounds.keys() == forced.keys()
     for metric_id, values in forced.items():  # (difference, p) per metric; approx takes no nested mappings
         assert dense_rounds[metric_id] == pytest.approx(values, nan_ok=True)
+
+
+@pytest.mark.parametrize("sparse_ratio", [0, 10**9])  # rounds as cells, and dense rounds
+def test_swap_counts_in_float32_equal_float64(monkeypatch, sparse_ratio):
+    """Below 2^24 discordant items the swap counts and their per-cell sums are drawn and summed in
+    float32 (exact there); forcing float64 gives the same rounds, so the same p-values."""
+    from auditor.analyses import sampling
+
+    monkeypatch.setattr(sampling, "SPARSE_RATIO", sparse_ratio)
+    counts = synthetic_counts(seed=5, n=400, k=4, accuracies=(0.6, 0.5))
+    metrics = REGISTRY.scalar()
+    assert randomisation_module._draw_dtype(np.array([2**24 - 1])) is np.float32
+    assert randomisation_module._draw_dtype(np.array([2**23, 2**23])) is np.float64
+    narrow = approximate_randomisation(counts, 0, 1, metrics, seed=3, rounds=300)
+    monkeypatch.setattr(randomisation_module, "_draw_dtype", lambda total: np.float64)
+    wide = approximate_randomisation(counts, 0, 1, metrics, seed=3, rounds=300)
+    for metric_id, values in narrow.items():
+        assert wide[metric_id] == pytest.approx(values, nan_ok=True, rel=1e-12)

@@ -65,6 +65,23 @@ def test_layouts_read_the_same(tmp_path, files):
         assert _values(result) == pytest.approx(reference, nan_ok=True)
 
 
+@pytest.mark.parametrize("separator", ["\t", " "])
+def test_well_formed_layouts_are_parsed_by_arrow_not_line_by_line(tmp_path, monkeypatch, separator):
+    """The line-by-line reader is only for lines arrow refuses (it names the bad line): space-separated files
+    went to it because the separator was taken from the fields already split (always a TAB)."""
+    from auditor.tasks.tagging import reading
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("read line by line")
+
+    monkeypatch.setattr(reading, "_parse_python", refuse)
+    gold = reading.read_tagged(write(tmp_path / "g.txt", GOLD, separator))
+    pred = reading.read_tagged(write(tmp_path / "p.txt", PRED, separator, True))
+    assert [gold.vocab[c] for c in gold.codes] == [t for sentence in GOLD for _, t in sentence]
+    assert [pred.vocab[c] for c in pred.codes] == [t for sentence in PRED for _, t in sentence]
+    assert gold.tokens.to_pylist() == pred.tokens.to_pylist() == [w for sentence in GOLD for w, _ in sentence]
+
+
 def test_token_metrics_equal_scikit_learn(files):
     result = audit(files[0], {"p": files[1]}, options=AuditOptions(bootstrap=0))
     gold = [t for s in GOLD for _, t in s]
@@ -113,7 +130,9 @@ def test_resampling_unit_is_the_sentence(files):
     from auditor.tasks.tagging.resampling import sentence_weights
 
     weights = sentence_weights(np.random.default_rng(0), 3, 100)
-    assert weights.shape == (100, 3) and (weights.sum(axis=1) == 3).all()
+    assert weights.shape == (3, 100) and (weights.sum(axis=0) == 3).all()
+    draws = np.random.default_rng(0).integers(0, 3, size=(100, 3))  # the same draws, counted one resample at a time
+    assert all((weights[:, b] == np.bincount(draws[b], minlength=3)).all() for b in range(100))
 
 
 def test_misaligned_files_name_sentence_and_lines(tmp_path, files):
@@ -188,6 +207,25 @@ def test_report_renders(files, tmp_path):
     assert "conlleval" in (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
 
 
+def test_report_tables_show_differences_as_points_ranks_as_ranks_and_one_ledger_entry_per_value(files, tmp_path):
+    from auditor.formatting import format_value
+
+    # q = gold scores every span figure 1; p = 2 of 4 chunks (test_audit_json_validates): Δ = 0.5 - 1 = -50 points.
+    # "none" tags everything O: every type's precision is 0/0, so its span macro figures carry a ledger mark, in the
+    # summary table and again in the span table: one entry.
+    none = write(tmp_path / "none.txt", [[(word, "O") for word, _ in sentence] for sentence in GOLD])
+    result = audit(files[0], {"p": files[1], "q": files[0], "none": none}, options=AuditOptions(bootstrap=30))
+    tables = {block.id: block for section in result.report_model(figures=False).sections
+              for block in section.blocks if hasattr(block, "rows")}
+    micro = next(row for row in tables["table-tests"].rows if row.cells[0].value == "μF1" and row.header == "p − q")
+    assert format_value(micro.cells[1].value, micro.cells[1].kind) == "-50.0"
+    ranks = [format_value(cell.value, cell.kind) for row in tables["table-ranks"].rows for cell in row.cells]
+    assert set(ranks) <= {"1", "2", "3", "1.5", "2.5"} and "3" in ranks
+    entries = [(row.cells[0].value, row.cells[1].value, row.cells[2].value, row.cells[3].value)
+               for row in tables["table-ledger"].rows]
+    assert ("none", "convention", "MF1", entries[0][3]) in entries and len(entries) == len(set(entries))
+
+
 def test_uner_example_matches_the_datasets_own_counts():
     """The bundled UNER English-EWT test split (examples/uner-english-ewt): its README and .stats give
     1,088 entities (LOC 317, PER 449, ORG 322) in 2,077 sentences and 25,097 tokens; crf-rich-iob1 is
@@ -235,3 +273,13 @@ def test_gold_without_chunks_takes_the_scheme_from_a_system(tmp_path):
     assert np.isnan(result.observed["span_micro_recall"][0])  # 0/0: no gold chunk
     entry = result.to_json()["systems"]["p"]["metrics"]["span_micro_recall"]
     assert entry["value"] is None and "0/0" in entry["undefined"]
+
+
+def test_every_span_figure_has_its_formula_and_undefined_rule_in_the_report(files):
+    from auditor.tasks.tagging.names import FORMULAS, SPAN_METRICS, UNDEFINED
+
+    assert list(FORMULAS) == list(SPAN_METRICS) and set(UNDEFINED) == set(SPAN_METRICS)
+    result = audit(files[0], {"p": files[1]}, options=AuditOptions(bootstrap=0))
+    section = next(s for s in result.report_model(figures=False).sections if s.id == "definitions")
+    defined = [block.id for block in section.blocks if hasattr(block, "formula")]
+    assert defined == list(SPAN_METRICS)

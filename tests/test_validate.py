@@ -80,6 +80,23 @@ def test_duplicate_gold_id_names_both_lines(write):
         align(gold, {})
 
 
+@pytest.mark.parametrize("ids, duplicate", [
+    (("1", "2", "3", "2"), "'2' on lines 3 and 5"),  # integer ids, not increasing: hashed
+    (("1", "2", "3", "3"), "'3' on lines 4 and 5"),
+    ((), None),  # 1, 2, 3, 4: increasing integers, unique without hashing
+    (("1", "01", "2", "3"), None),  # 1 and 01 read as the same number, but are different ids
+    (("3", "2", "1", "0"), None),
+])
+def test_integer_ids_are_unique_exactly_when_their_texts_differ(write, ids, duplicate):
+    ids = ids or ("1", "2", "3", "4")
+    gold = read_labels(write("gold.tsv", "id\tlabel\n" + "".join(f"{i}\t{'ab'[n % 2]}\n" for n, i in enumerate(ids))))
+    if duplicate is None:
+        assert align(gold, {}).n_items == 4
+    else:
+        with pytest.raises(InputError, match=f"gold\\.tsv: duplicate id {duplicate}"):
+            align(gold, {})
+
+
 def test_duplicate_system_id_names_both_lines(gold, write):
     system = read_labels(write("s.tsv", "a1\tpos\na2\tneg\na3\tpos\na2\tneu\n"))
     with pytest.raises(InputError, match=r"s\.tsv: duplicate id 'a2' on lines 2 and 4"):

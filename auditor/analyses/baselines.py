@@ -16,37 +16,29 @@ k labels) it considers
     system's bias but no information. Its confusion matrix has row sums = gold support and
     column sums = the system's predicted counts.
 
-For each baseline and every scalar metric: the **expected value** f(E[C]) with
-E[C]_ij = row_i q_j (= row_i col_j / N for the shuffle), flagged ``exact`` when it equals
-E[f(C)] exactly, and the **Monte Carlo distribution** at this N (mean, standard error, and
-the α/2 and 1 − α/2 quantiles of R draws, α the audit's level: a 1 − α range). Per system: the margin over the strongest baseline and the
-one-sided permutation p-value against its own shuffle,
-p = (1 + #{shuffle score ≥ observed}) / (R + 1).
+For each baseline and every scalar metric: the **expected value** f(E[C]), E[C]_ij = row_i q_j
+(row_i col_j / N for the shuffle), flagged ``exact`` when it equals E[f(C)], and the **Monte Carlo
+distribution** of R draws at this N (mean, standard error, α/2 and 1 − α/2 quantiles). Per system:
+the margin over the strongest baseline and the one-sided permutation p-value against its own
+shuffle, p = (1 + #{shuffle score ≥ observed}) / (R + 1) (exact where settled, below).
 
-Sampling is on counts, never on items (:mod:`auditor.analyses.sampling`, written once). A
-random predictor with fixed gold rows draws row i from Multinomial(row_i, q). The shuffle draws
-the matrix with both margins fixed, row by row as a multivariate hypergeometric (numpy's
-sampler below 10^9 per colour, Stadlober's HRUA above it, so any count works): k² vectorised
-calls of size R whatever N is. With many classes and few items (k² > 4N) both are drawn item by
-item instead (a label per item from q; a permutation of the predictions), as non-zero cells
-scored by :meth:`~auditor.metrics.registry.ConfusionStats.from_cells`: memory and work O(N) per
-draw, never O(k²), so 1,000 classes cost no 1000 × k × k array. Draws are made and scored in
-chunks of at most :data:`CHUNK_ELEMENTS` numbers. The systems' shuffles are drawn on worker
-threads (each system has its own stream, so the draws do not depend on the threads).
+Sampling is on counts, never on items (:mod:`auditor.analyses.sampling`: multinomial rows for a
+random predictor, multivariate hypergeometric rows for a shuffle; item by item, as non-zero cells,
+when k² > 4N), made and scored in chunks of at most :data:`CHUNK_ELEMENTS` numbers; the systems'
+shuffles on worker threads (each system has its own stream, so the draws do not depend on them).
 
-The audit (:func:`analyse`) takes R = max(1000, ⌈2S/α⌉) draws per baseline and adjusts each
-metric's shuffle p-values over the S systems (Holm or Benjamini–Hochberg, the audit's
-correction): the smallest adjusted p, S/(R + 1), is then at most α/2, so a corrected test can
-reach α at all.
+The audit (:func:`analyse`) takes R = max(1000, ⌈2S/α⌉) draws per baseline (the smallest
+adjusted p, S/(R + 1), is then at most α/2) and adjusts each metric's shuffle p-values over the
+S systems (Holm or Benjamini–Hochberg). The key metrics' p-values are settled
+(:mod:`auditor.analyses.shuffle_test`): exact for two classes, else more draws for the systems
+whose corrected answer Monte Carlo error could still change.
 
-When is the expected value exact? f(E[C]) = E[f(C)] whenever f is affine on the convex hull
-of the matrices the baseline can produce. :func:`_affine_on_draws` checks this numerically
-on the sampled matrices (f at random convex combinations of pairs of draws against the same
-combination of the values), which covers plugin metrics too: accuracy and macro recall are
-affine for every baseline (accuracy = pᵀq, macro recall = mean of q over the classes); for
-the shuffle, where both margins are fixed, every metric whose only random part is the
-diagonal (kappa, MCC, informedness, markedness, macro precision / F1, weighted F1) is affine,
-hence exactly 0 for the chance-corrected ones. One case is exact without being affine and is
+When is the expected value exact? f(E[C]) = E[f(C)] whenever f is affine on the convex hull of
+the matrices the baseline can produce; :func:`_affine_on_draws` checks it on the draws (f at random
+convex combinations of pairs of draws), plugin metrics included: accuracy and macro recall for
+every baseline; for the shuffle (both margins fixed) every metric whose only random part is the
+diagonal (kappa, MCC, informedness, markedness, macro P / F1, weighted F1), so the chance-corrected
+ones are exactly 0. One case is exact without being affine and is
 declared by proof: informedness of a random predictor with fixed gold rows. With
 C_i· ~ Multinomial(row_i, q), its class-i term is (col_i/N)(N C_ii − row_i col_i) /
 (row_i (N − row_i)), and E[C_ii col_i] = row_i q_i (1 − q_i) + row_i q_i · N q_i,
@@ -59,8 +51,7 @@ References
 ----------
 Powers (2011) "Evaluation: from precision, recall and F-measure to ROC, informedness,
 markedness and correlation", J. Mach. Learn. Technol. 2(1) (informedness 0 for chance).
-Phipson & Smyth (2010) "Permutation p-values should never be zero", Stat. Appl. Genet. Mol.
-Biol. 9(1) (the +1 correction).
+Phipson & Smyth (2010) "Permutation p-values should never be zero", SAGMB 9(1) (the +1).
 """
 from __future__ import annotations
 
@@ -72,6 +63,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from auditor.analyses import shuffle_test
 from auditor.analyses.sampling import (
     fixed_margin_tables,
     random_row_cells,
@@ -95,6 +87,9 @@ SAMPLING = ("on counts, never by re-indexing items: a random predictor's gold ro
 RANDOM_BASELINES = ("uniform", "prevalence")
 FIXED_BASELINES = RANDOM_BASELINES + ("majority",)
 SHUFFLE = "shuffle"
+#: Metrics whose shuffle p-values the audit settles: page 1's primary (accuracy or macro recall) and
+#: the recommendation's near-chance test (informedness).
+SETTLED = ("accuracy", "macro_recall", "informedness")
 
 DESCRIPTIONS = {
     "uniform": "random labels, equally likely over the gold classes",
@@ -154,8 +149,8 @@ class ChanceDistribution:
 class ChanceComparison:
     """One system against chance on one metric.
 
-    ``margin`` = observed value − the strongest baseline's score (expected value where
-    exact, else MC mean) over uniform, prevalence, majority and the system's own shuffle;
+    ``margin`` = observed value − the strongest baseline's score (expected value where exact, else
+    MC mean if 3 standard errors above every exact one) over uniform, prevalence, majority and shuffle;
     ``p_shuffle`` the one-sided permutation p-value against its shuffle;
     ``p_shuffle_adjusted`` that p-value adjusted over the systems (one family per metric, the
     audit's correction: "is system s above chance?" asked once per system). All are None when
@@ -167,6 +162,8 @@ class ChanceComparison:
     p_shuffle: float | None
     undefined: str | None = None
     p_shuffle_adjusted: float | None = None
+    #: How ``p_shuffle`` was found (exact or Monte Carlo, draws, interval; :mod:`~auditor.analyses.shuffle_test`).
+    shuffle_p: shuffle_test.ShuffleP | None = None
 
 
 @dataclass(frozen=True)
@@ -190,6 +187,13 @@ class ChanceBaselines:
     shuffle_scores: Mapping[str, Mapping[str, np.ndarray]] = field(default_factory=dict, repr=False)
     #: Correction of ``p_shuffle_adjusted`` over the systems (``holm`` or ``bh``).
     correction: str = "holm"
+    #: Metrics whose shuffle p-values were settled (:mod:`~auditor.analyses.shuffle_test`).
+    settled: tuple[str, ...] = ()
+
+    def p_method(self, metric_id: str) -> str:
+        """How ``metric_id``'s shuffle p-values were found, in words (:func:`shuffle_test.describe`)."""
+        return shuffle_test.describe([c[metric_id].shuffle_p for c in self.chance.values() if metric_id in c],
+                                     self.draws)
 
     def to_json(self) -> dict[str, Any]:
         """``baselines`` (DESIGN.md) and ``chance``: how the draws were made and each system's
@@ -215,9 +219,12 @@ class ChanceBaselines:
                                      f"{len(self.chance)} systems with {self.correction}; draws = max(1000, "
                                      "ceil(2S/alpha)) so that the smallest adjusted p, S/(R + 1), is at most alpha/2"),
         }
+        if self.settled:
+            method["p_shuffle_resolution"] = shuffle_test.RESOLUTION
         systems = {system: {metric_id: {"margin": c.margin, "strongest_baseline": c.strongest_baseline,
                                         "p_shuffle": c.p_shuffle, "p_shuffle_adjusted": c.p_shuffle_adjusted,
-                                        "undefined": c.undefined}
+                                        "undefined": c.undefined,
+                                        **(c.shuffle_p.to_json() if c.shuffle_p is not None else {})}
                             for metric_id, c in comparisons.items()}
                    for system, comparisons in self.chance.items()}
         return {"baselines": section, "chance": {"method": method, "systems": systems}}
@@ -231,10 +238,8 @@ def _rng(seed: int, tag: str) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence([seed, zlib.crc32(tag.encode())]))
 
 
-#: Draws of a random predictor (gold row i ~ Multinomial(row_i, q)), dense (draws, k, k).
-sample_random = random_row_tables
-#: Draws of a shuffled predictor (fixed row and column sums), dense (draws, k, k).
-sample_shuffle = fixed_margin_tables
+sample_random = random_row_tables  # a random predictor's tables, gold row i ~ Multinomial(row_i, q)
+sample_shuffle = fixed_margin_tables  # a shuffle's tables: fixed row and column sums
 #: Most numbers (table cells or item cells) one chunk of draws holds: 64 MB of float64.
 CHUNK_ELEMENTS = 2**23
 #: Random convex combinations of two draws checked by :func:`_affine_on_draws`.
@@ -401,13 +406,12 @@ def predictor_distributions(counts: Counts) -> tuple[dict[str, np.ndarray], int]
 
 def analyse(counts: Counts, metrics: Sequence[Metric], seed: int, alpha: float, correction: str = "holm",
             progress: Progress = SILENT) -> ChanceBaselines:
-    """The chance baselines of the audit: :func:`chance_baselines` with :func:`shuffle_draws` draws
-    per baseline (:data:`~auditor.options.CHANCE_DRAWS`, more when many systems must be corrected
-    for; a few k x k draws per system, cheap at any N), each metric's shuffle p-values adjusted
-    over the systems with ``correction``."""
+    """The chance baselines of the audit: :func:`chance_baselines` with :func:`shuffle_draws` draws per
+    baseline, shuffle p-values adjusted over the systems with ``correction``, those of :data:`SETTLED`
+    settled (exact for two classes, else drawn until Monte Carlo error cannot change the answer)."""
     draws = shuffle_draws(CHANCE_DRAWS, len(counts.systems), alpha)
     return chance_baselines(counts, metrics, draws=draws, seed=seed, alpha=alpha, progress=progress,
-                            correction=correction)
+                            correction=correction, settle=SETTLED)
 
 
 def chance_baselines(
@@ -420,6 +424,7 @@ def chance_baselines(
     progress: Progress = SILENT,
     threads: int = THREADS,
     correction: str = "holm",
+    settle: Sequence[str] = (),
 ) -> ChanceBaselines:
     """Chance baselines of every scalar metric and each system's standing against them.
 
@@ -427,14 +432,13 @@ def chance_baselines(
     ----------
     counts : the test set's :class:`~auditor.io.counts.Counts`.
     metrics : scalar metrics to evaluate (default ``REGISTRY.scalar()``).
-    draws : Monte Carlo draws R per baseline (at least 1; the pipeline passes
-        :data:`auditor.options.CHANCE_DRAWS`).
-    seed : every draw derives from it; each baseline and each system has its own stream, so
-        adding a system does not change the others' numbers.
+    draws : Monte Carlo draws R per baseline (at least 1; :func:`analyse` uses :func:`shuffle_draws`).
+    seed : every draw derives from it; each baseline and each system has its own stream.
     alpha : the Monte Carlo ranges (``mc_low``, ``mc_high``) cover 1 − alpha of the draws.
     threads : worker threads drawing the systems' shuffles (the draws do not depend on it).
-    correction : ``holm`` or ``bh``: each metric's shuffle p-values adjusted over the systems
-        (``p_shuffle_adjusted``); :func:`shuffle_draws` gives the draws that let it reach alpha.
+    correction : ``holm`` or ``bh``: each metric's shuffle p-values adjusted over the systems.
+    settle : metric ids whose shuffle p-values are settled (:mod:`~auditor.analyses.shuffle_test`;
+        with two classes every metric's p is then exact).
 
     Examples
     --------
@@ -450,14 +454,16 @@ def chance_baselines(
     check_rng = _rng(seed, "affine-check")
     with progress.task("chance baselines", total=len(FIXED_BASELINES) + len(counts.systems)) as advance:
         baselines, predictors, majority = _fixed_baselines(counts, metrics, draws, seed, alpha, check_rng, advance)
-        shuffle, shuffle_scores = _shuffles(counts, metrics, draws, seed, alpha, check_rng, advance, threads)
-    observed = _scores(counts.confusion, metrics, counts.labels_given)
+        observed = _scores(counts.confusion, metrics, counts.labels_given)
+        settle = tuple(m for m in settle if m in observed)
+        shuffle, shuffle_scores, settled = _shuffles(counts, metrics, draws, seed, alpha, check_rng, advance, threads,
+                                                     (observed, settle, correction))
     chance = {
         system: {
             metric.id: _compare(
                 float(observed[metric.id][index]), metric,
                 {**{name: baselines[name][metric.id] for name in FIXED_BASELINES}, SHUFFLE: shuffle[system][metric.id]},
-                shuffle_scores[system][metric.id],
+                shuffle_scores[system][metric.id], settled[metric.id][index] if metric.id in settled else None,
             )
             for metric in metrics
         }
@@ -466,7 +472,7 @@ def chance_baselines(
     return ChanceBaselines(
         labels=counts.labels, draws=draws, seed=seed, alpha=alpha, predictors=predictors, baselines=baselines,
         shuffle=shuffle, chance=adjust_shuffle_p(chance, correction), majority_label=counts.labels[majority],
-        shuffle_scores=shuffle_scores, correction=correction,
+        shuffle_scores=shuffle_scores, correction=correction, settled=tuple(settled),
     )
 
 
@@ -495,28 +501,60 @@ def _fixed_baselines(
 
 def _shuffles(
     counts: Counts, metrics: Sequence[Metric], draws: int, seed: int, alpha: float, check_rng: np.random.Generator,
-    advance, threads: int,
-) -> tuple[dict[str, dict[str, ChanceDistribution]], dict[str, dict[str, np.ndarray]]]:
-    """Each system's shuffle: summaries and the drawn scores."""
+    advance, threads: int, settling: tuple[Mapping[str, np.ndarray], Sequence[str], str],
+) -> tuple[dict[str, dict[str, ChanceDistribution]], dict[str, dict[str, np.ndarray]],
+           dict[str, list[shuffle_test.ShuffleP]]]:
+    """Each system's shuffle: summaries, the drawn scores and the settled p-values (metric ->
+    one per system) of ``settling`` = (observed values, metric ids, correction)."""
     active = counts.labels_given
     support = counts.support.astype(np.int64)
     n = int(support.sum())
     columns = counts.confusion.sum(axis=1).astype(np.int64)
+    rngs = [_rng(seed, f"{SHUFFLE}:{system}") for system in counts.systems]
 
     def draw(index: int) -> tuple[dict[str, np.ndarray], ConfusionStats]:
-        rng = _rng(seed, f"{SHUFFLE}:{counts.systems[index]}")
-        return _draw_values("shuffle", rng, support, columns[index], draws, metrics, active)
+        return _draw_values("shuffle", rngs[index], support, columns[index], draws, metrics, active)
 
+    with ThreadPoolExecutor(max(1, threads)) as pool:
+        drawn = list(pool.map(draw, range(len(counts.systems))))
+    settled = _settle(counts, metrics, drawn, rngs, draws, alpha, settling)
     shuffle: dict[str, dict[str, ChanceDistribution]] = {}
     shuffle_scores: dict[str, dict[str, np.ndarray]] = {}
-    with ThreadPoolExecutor(max(1, threads)) as pool:  # the affine checks stay in order on this thread
-        for index, (values, first) in enumerate(pool.map(draw, range(len(counts.systems)))):
-            system = counts.systems[index]
-            expected = support[:, None] * columns[index][None, :] / max(n, 1)
-            shuffle[system] = _distributions(expected, first, values, metrics, active, check_rng, alpha=alpha)
-            shuffle_scores[system] = values
-            advance(1)
-    return shuffle, shuffle_scores
+    for index, (values, first) in enumerate(drawn):  # the affine checks stay in order on this thread
+        system = counts.systems[index]
+        expected = support[:, None] * columns[index][None, :] / max(n, 1)
+        shuffle[system] = _distributions(expected, first, values, metrics, active, check_rng, alpha=alpha)
+        shuffle_scores[system] = values
+        advance(1)
+    return shuffle, shuffle_scores, settled
+
+
+def _settle(counts: Counts, metrics: Sequence[Metric], drawn: list[tuple[dict[str, np.ndarray], ConfusionStats]],
+            rngs: list[np.random.Generator], draws: int, alpha: float,
+            settling: tuple[Mapping[str, np.ndarray], Sequence[str], str]) -> dict[str, list[shuffle_test.ShuffleP]]:
+    """Settled shuffle p-values (:mod:`~auditor.analyses.shuffle_test`): every metric's exact p with
+    two classes; else the ``settling`` metrics' systems drawn again (``drawn`` extended in place)."""
+    (observed, settle, correction) = settling
+    if not settle or not counts.systems:
+        return {}
+    support = counts.support.astype(np.int64)
+    columns = counts.confusion.sum(axis=1).astype(np.int64)
+    if exact := counts.k == 2 and shuffle_test.exact_binary(
+            support, columns, observed, lambda tables: _scores(tables, metrics, counts.labels_given)):
+        return exact
+    null = {m: [values[m] for values, _ in drawn] for m in settle}
+
+    def more(system: int, extra: int) -> None:  # only the settled metrics are scored on the extra draws
+        values, _ = _draw_values("shuffle", rngs[system], support, columns[system], extra,
+                                 [m for m in metrics if m.id in null], counts.labels_given)
+        for metric_id, array in values.items():
+            drawn[system][0][metric_id] = np.concatenate([drawn[system][0][metric_id], array])
+            if metric_id in null:
+                null[metric_id][system] = drawn[system][0][metric_id]
+
+    per_draw = counts.n_items if sparse_draws(counts.k, counts.n_items) else counts.k ** 2
+    return shuffle_test.settle({m: observed[m] for m in settle}, null, alpha, correction,
+                               shuffle_test.draw_cap(draws, per_draw), more)
 
 
 def shuffle_draws(draws: int, systems: int, alpha: float) -> int:
@@ -547,11 +585,15 @@ def adjust_shuffle_p(chance: Mapping[str, Mapping[str, ChanceComparison]],
 
 
 def _compare(
-    value: float, metric: Metric, references: Mapping[str, ChanceDistribution], null: np.ndarray
+    value: float, metric: Metric, references: Mapping[str, ChanceDistribution], null: np.ndarray,
+    settled: shuffle_test.ShuffleP | None = None,
 ) -> ChanceComparison:
+    """Margin over the strongest baseline and the shuffle p (the settled one when given)."""
     if np.isnan(value):
         return ChanceComparison(None, None, None, metric.undefined_when or "0/0")
-    scored = {name: ref.reference for name, ref in references.items() if ref.reference is not None}
+    floor = max((r.reference for r in references.values() if r.exact and r.reference is not None), default=-np.inf)
+    scored = {name: r.reference for name, r in references.items()  # a MC mean must clear every exact value by 3 SE
+              if r.reference is not None and (r.exact or r.reference > floor + 3 * (r.mc_se or 0))}
     strongest = max(scored, key=scored.get) if scored else None
-    margin = value - scored[strongest] if strongest is not None else None
-    return ChanceComparison(margin, strongest, permutation_p_value(value, null))
+    return ChanceComparison(value - scored[strongest] if strongest is not None else None, strongest,
+                            settled.p if settled else permutation_p_value(value, null), shuffle_p=settled)

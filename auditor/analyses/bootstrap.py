@@ -14,9 +14,14 @@ therefore come from different draws, which is fine: each is an exact item bootst
   * items are reduced to their unique patterns ``u = (gold, pred_1, ..., pred_S)`` with
     multiplicity ``n_u`` (:meth:`~auditor.io.counts.Counts.patterns`);
   * a chunk of ``Bc`` resamples draws per-pattern counts ``W`` (U x Bc) exactly as drawing
-    ``N`` items uniformly with replacement does: ``Multinomial(N, n / N)`` directly when the
-    patterns are few (U ≤ N / 8: systems that share their errors), ``N`` uniform item indices
-    per resample binned by the item -> pattern map otherwise;
+    ``N`` items uniformly with replacement does, ``W ~ Multinomial(N, n / N)``, split in two
+    (:func:`split_patterns`): the *heavy* patterns (many items each) by numpy's multinomial,
+    one conditional binomial per pattern, and the *light* ones (few items each: most patterns
+    of real data) by drawing items: ``N_L ~ Binomial(N, n_L / N)`` of the N draws fall on the
+    n_L items of light patterns, each uniform over those items (binned by pattern), and the
+    other ``N − N_L`` are ``Multinomial(N − N_L, n_h / n_H)`` over the heavy patterns. Given
+    N_L the two parts are independent multinomials, which is exactly the decomposition of
+    ``Multinomial(N, n / N)`` into the two groups;
   * ``C[b, s, i, j] = sum_u W[u, b] [gold_u = i][pred_{s,u} = j]`` for the whole chunk is one
     sparse-dense product ``M @ W`` with ``M`` the (S k^2 x U) 0/1 incidence matrix; with many
     classes and few items (k² > 4N) the non-zero cells are listed instead
@@ -40,13 +45,13 @@ Koehn (2004) "Statistical Significance Tests for Machine Translation Evaluation"
 from __future__ import annotations
 
 import os
+import threading
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
-import scipy.sparse
 
 from auditor.analyses.sampling import sparse_draws
 from auditor.io.counts import Counts
@@ -59,6 +64,11 @@ METHOD = ("percentile bootstrap: each system's intervals from Multinomial(N, C_s
           "(the exact distribution of an item bootstrap of that system); ranks and P(win) from the paired "
           "resample of the items shared by all systems, so a system's interval and its P(win) come from "
           "different draws")
+#: Method when the pattern table is too large to resample jointly (:mod:`auditor.analyses.pairwise_resample`).
+PAIRS_METHOD = ("percentile bootstrap: each system's intervals from Multinomial(N, C_s / N) over its confusion cells "
+                "(the exact distribution of an item bootstrap of that system); P(a beats b) and the expected ranks "
+                "from each pair's own item resample of its (gold, pred_a, pred_b) table: the pattern table is too "
+                "large to resample all systems jointly, so P(rank = r) is not formed")
 #: Method when only the intervals were asked for (no paired resample, no ranks).
 INTERVALS_METHOD = ("percentile bootstrap: each system's intervals from Multinomial(N, C_s / N) over its confusion "
                     "cells (the exact distribution of an item bootstrap of that system); no paired resample ran, "
@@ -68,19 +78,33 @@ INDEPENDENT_METHOD = ("independent multinomial percentile bootstrap of each syst
                       "(items cannot be paired across systems: only confusion matrices were given)")
 #: Upper bound on the bytes of the per-chunk weight matrix W (float32) and batch tensor.
 CHUNK_BYTES = 64 * 2**20
-#: Use ``Multinomial(N, n_u / N)`` per resample when the patterns are this many times fewer
-#: than the items: a multinomial draw costs about one conditional binomial per pattern, ~65 ns,
-#: against ~10 ns per item for item draws (gather + bincount), measured at 1M items (97k and 569k
-#: patterns, this machine).
-MULTINOMIAL_RATIO = 8
+#: Cost of one pattern in numpy's multinomial (a conditional binomial, with its set-up, ~100 ns)
+#: in units of one drawn item (a uniform index and its bincount, 5-7 ns): 15-20x at 1M items on
+#: this machine (97k and 569k patterns; the weights took 3-8% less at 24 than at 12).
+#: :func:`split_patterns` minimises ``PATTERN_COST · heavy patterns + light items``.
+PATTERN_COST = 24
 #: Worker threads (numpy's generator, bincount and scipy's sparse product release the GIL).
 THREADS = max(1, min(2, os.cpu_count() or 1))
-_TRANSPOSE_BLOCK = 8192
+#: Patterns per block of the (Bc, U) -> (U, Bc) transposition (a block of rows stays in cache).
+_TRANSPOSE_BLOCK = 2048
 
 
 def _index_dtype(bound: int) -> type[np.integer]:
     """int32 for indices in ``[0, bound)`` when they fit, else int64."""
     return np.int32 if bound <= np.iinfo(np.int32).max else np.int64
+
+
+def split_patterns(pattern_counts: np.ndarray, pattern_cost: float = PATTERN_COST) -> tuple[np.ndarray, int]:
+    """The patterns reordered light first (ascending count), and how many are light.
+
+    Drawing the light ones item by item costs their items, the heavy ones one multinomial
+    category each: the split minimises ``pattern_cost · (U − L) + Σ_{light} n_u`` over L.
+    """
+    n = np.asarray(pattern_counts, dtype=np.int64)
+    order = np.argsort(n, kind="stable")
+    light_items = np.concatenate([[0], np.cumsum(n[order])])
+    cost = pattern_cost * (n.size - np.arange(n.size + 1)) + light_items
+    return order, int(np.argmin(cost))
 
 
 class Resampler:
@@ -110,13 +134,20 @@ class Resampler:
             self._children = np.random.SeedSequence(seed).spawn(self.n_chunks)
             self.cell_shares = counts.confusion.reshape(self.n_systems, -1) / max(self.n_items, 1)
             return
-        self.codes, self.pattern_counts = counts.patterns()
+        codes, pattern_counts = counts.patterns()
+        # light patterns first, then heavy ones: W's rows in this order (codes and counts reordered alike)
+        order, self.n_light = split_patterns(pattern_counts)
+        self.codes, self.pattern_counts = codes[order], np.asarray(pattern_counts, dtype=np.int64)[order]
         self.n_patterns = len(self.pattern_counts)
-        self.multinomial = self.n_patterns * MULTINOMIAL_RATIO <= self.n_items
-        # int32 when it fits: half the memory traffic of the per-item gather (np.take)
-        self.item_pattern = None if self.multinomial else counts.item_patterns().astype(
-            _index_dtype(self.n_patterns), copy=False)
-        self._draw_dtype = _index_dtype(self.n_items)
+        light = self.pattern_counts[:self.n_light]
+        self.light_items = int(light.sum())
+        # the light patterns' items are numbered pattern by pattern, lightest first: the first
+        # ``singles`` items are the one-item patterns themselves, the others are summed per pattern
+        self._singles = int(np.searchsorted(light, 2))
+        self._firsts = np.concatenate([[0], np.cumsum(light[self._singles:])[:-1]]).astype(np.int64)
+        heavy = self.pattern_counts[self.n_light:]
+        self.heavy_shares = heavy / max(int(heavy.sum()), 1)
+        self._draw_dtype = _index_dtype(self.light_items)
         cells = self.n_systems * self.k * self.k
         self.sparse = sparse_draws(self.k, self.n_items)
         per_resample = 4 * max(self.n_patterns, 1) + (
@@ -126,38 +157,53 @@ class Resampler:
         gold, predictions = self.codes[:, 0], self.codes[:, 1:].T
         rows = (np.arange(self.n_systems)[:, None] * self.k + gold[None, :]) * self.k + predictions
         # CSC built directly: column u holds its S cells, one per system, in ascending row order
+        import scipy.sparse  # here, not at import: `score --bootstrap 0` never loads it
+
         self.incidence = scipy.sparse.csc_matrix(
             (np.ones(rows.size, dtype=np.float32), rows.T.ravel().astype(np.int32),
              np.arange(0, rows.size + 1, self.n_systems, dtype=np.int64)),
             shape=(cells, self.n_patterns),
         )
         self._children = np.random.SeedSequence(seed).spawn(self.n_chunks)
+        self._local = threading.local()
 
     def chunk_size(self, index: int) -> int:
         return min(self.chunk, self.B - index * self.chunk)
 
     def weights(self, index: int) -> np.ndarray:
-        """Per-pattern counts ``W`` (U x Bc, float32, C order) of chunk ``index``.
+        """Per-pattern counts ``W`` (U x Bc, float32, C order; rows in :attr:`codes` order) of chunk ``index``.
 
         Column ``b`` is distributed as the pattern counts of ``N`` items drawn uniformly
-        with replacement: ``W[:, b] ~ Multinomial(N, n_u / N)``.
+        with replacement: ``W[:, b] ~ Multinomial(N, n_u / N)`` (module docstring: light
+        patterns by item draws, heavy ones by numpy's multinomial).
         """
         size = self.chunk_size(index)
         rng = np.random.default_rng(self._children[index])
-        n, U = self.n_items, self.n_patterns
-        if self.multinomial:
-            drawn = rng.multinomial(n, self.pattern_counts / n, size=size)
-            return np.ascontiguousarray(drawn.T, dtype=np.float32)
-        rows = np.empty((size, U), dtype=np.float32)
+        n, U, L = self.n_items, self.n_patterns, self.n_light
+        light = (np.full(size, n, dtype=np.int64) if L == U
+                 else rng.binomial(n, self.light_items / n, size=size) if L else np.zeros(size, dtype=np.int64))
+        rows = self._scratch(size)
+        if L < U:
+            rows[:, L:] = rng.multinomial(n - light, self.heavy_shares)
+        singles = self._singles
         for b in range(size):
-            # int32 draws below 2^31 are the int64 draws, bit for bit (numpy's bounded-integer
-            # sampler uses 32-bit Lemire draws for any range below 2^32), at half the cost
-            items = rng.integers(0, n, size=n, dtype=self._draw_dtype)
-            rows[b] = np.bincount(np.take(self.item_pattern, items), minlength=U)
+            items = np.bincount(rng.integers(0, self.light_items, size=int(light[b]), dtype=self._draw_dtype),
+                                minlength=self.light_items)  # draws per light item
+            rows[b, :singles] = items[:singles]
+            if singles < L:
+                rows[b, singles:L] = np.add.reduceat(items[singles:], self._firsts)
         weights = np.empty((U, size), dtype=np.float32)
         for start in range(0, U, _TRANSPOSE_BLOCK):
             weights[start:start + _TRANSPOSE_BLOCK] = rows[:, start:start + _TRANSPOSE_BLOCK].T
         return weights
+
+    def _scratch(self, size: int) -> np.ndarray:
+        """A (size, U) float32 buffer of this thread, reused by its chunks (fresh memory costs page
+        faults: 0.3 ms per resample at 97k patterns)."""
+        buffer = getattr(self._local, "rows", None)
+        if buffer is None or buffer.shape[0] < size:
+            buffer = self._local.rows = np.empty((size, self.n_patterns), dtype=np.float32)
+        return buffer[:size]
 
     def confusion(self, index: int) -> np.ndarray:
         """``C[b, s, i, j]`` (float64, shape (Bc, S, k, k)) of every resample of chunk ``index``."""
@@ -217,6 +263,9 @@ class BootstrapResult:
     intervals: Mapping[str, np.ndarray]
     undefined: Mapping[str, np.ndarray]
     rank_probabilities: Mapping[str, np.ndarray]
+    #: Ranks from each pair's own resample (:mod:`auditor.analyses.pairwise_resample`) instead of
+    #: ``rank_probabilities``, when the pattern table is too large to resample jointly.
+    pairwise: Any = None
 
     def p_best(self, metric_id: str) -> np.ndarray:
         """P(rank = 1) of every system (ties split equally): the probability of winning."""
@@ -247,7 +296,13 @@ class BootstrapResult:
                  for metric_id, probabilities in self.rank_probabilities.items()}
         p_win = {metric_id: {name: float(probabilities[s, 0]) for s, name in enumerate(self.systems)}
                  for metric_id, probabilities in self.rank_probabilities.items()}
-        return {"ranks": ranks, "p_win": p_win}
+        route = "pairs" if self.pairwise is not None else "joint" if self.method == METHOD else (
+            "independent" if self.method == INDEPENDENT_METHOD else "none")
+        from auditor.analyses.pairwise_resample import PAIRS_RULE
+
+        pairwise = {"pairwise_ranks": self.pairwise.to_json()} if self.pairwise is not None else {}
+        rule = {"rank_route_rule": PAIRS_RULE} if route in ("joint", "pairs") else {}
+        return {"ranks": ranks, "p_win": p_win, "rank_route": route, **rule, **pairwise}
 
 
 def percentile_intervals(values: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
@@ -420,12 +475,17 @@ def bootstrap(
     ids = tuple(metric.id for metric in scalar)
     observed = compute(counts.confusion, scalar, all_labels_active)
     joint = ranks and counts.paired and B > 0
+    from auditor.analyses import pairwise_resample  # the route for pattern tables too large to resample jointly
+
+    pairs = joint and pairwise_resample.route(counts) == pairwise_resample.PAIRS
     with progress.task("bootstrap", total=B * (2 if joint else 1)) as advance:
         values = _interval_values(counts, scalar, B, seed, all_labels_active, threads, advance, chunk)
+        pairwise = pairwise_resample.pairwise_ranks(counts, scalar, B, seed, all_labels_active, threads,
+                                                    advance) if pairs else None
         joint_values = (_joint_values(counts, scalar, B, seed, all_labels_active, threads, advance, chunk)
-                        if joint else values if ranks else None)
+                        if joint and not pairs else values if ranks and not pairs else None)
     summaries = {metric_id: percentile_intervals(values[metric_id], alpha) for metric_id in ids}
-    method = (METHOD if counts.paired else INDEPENDENT_METHOD) if ranks else INTERVALS_METHOD
+    method = (PAIRS_METHOD if pairs else METHOD if counts.paired else INDEPENDENT_METHOD) if ranks else INTERVALS_METHOD
     return BootstrapResult(
         systems=tuple(counts.systems), metric_ids=ids, B=B, seed=seed, alpha=alpha,
         values=values, observed={k: np.asarray(v, dtype=float) for k, v in observed.items()},
@@ -434,6 +494,7 @@ def bootstrap(
         undefined={metric_id: summary[1] for metric_id, summary in summaries.items()},
         rank_probabilities={} if joint_values is None else {
             metric_id: rank_probabilities(joint_values[metric_id]) for metric_id in ids},
+        pairwise=pairwise,
     )
 
 

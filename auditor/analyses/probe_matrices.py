@@ -8,10 +8,12 @@ results depend on that order.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
+from auditor.formatting import format_value
 from auditor.metrics.registry import ConfusionStats
 
 #: Items of a chance matrix C = N p qᵀ (real-valued counts, as Opitz §2, footnote 1 allows); 3600 = 60²
@@ -209,7 +211,20 @@ class ChanceClassifier:
         return CHANCE_N * np.outer(self.p, self.q)
 
     def describe(self, k: int, value: float) -> str:
-        return f"k={k}, p={_vec(self.p)}, q={_vec(self.q)}: {value:.6g}"
+        return f"k={k}, p={_vec(self.p)}, q={_vec(self.q)}: {score_text(value)}"
+
+
+def whole_counts(matrix: np.ndarray, q: np.ndarray, value: Callable[[np.ndarray], float]) -> tuple[np.ndarray, float, str] | None:
+    """A chance matrix N p qᵀ with every non-zero cell rounded to a whole count ≥ 1, its score
+    (``value``) and its description, when the rounded matrix is still an outer product (a
+    classifier that ignores its input); else None. Witnesses read better in whole counts."""
+    whole = np.where(matrix > 0, np.maximum(1.0, np.rint(matrix)), 0.0)
+    rows, n = whole.sum(axis=1), whole.sum()
+    if n <= 0 or not np.allclose(whole * n, np.outer(rows, whole.sum(axis=0))):
+        return None
+    score = value(whole)
+    counts = ", ".join(str(int(x)) for x in rows)
+    return whole, score, f"k={len(rows)}, gold counts ({counts}), q={_vec(q)}: {100 * score:.2f}"
 
 
 def _one_hot(k: int, c: int) -> np.ndarray:
@@ -269,4 +284,24 @@ def chance_classifiers(k: int, rng: np.random.Generator, user: np.ndarray | None
 
 
 def _vec(v: np.ndarray) -> str:
-    return "(" + ", ".join(f"{x:.3g}" for x in v) + ")"
+    """Shares as exact fractions where they are simple ones (1/3, 4/7), else to 3 significant digits."""
+    return "(" + ", ".join(share_text(x) for x in v) + ")"
+
+
+def share_text(x: float) -> str:
+    """A share as an exact fraction with a denominator up to 100 when it is one (``1/3``, ``0``, ``1``)."""
+    x = float(x)
+    fraction = Fraction(x).limit_denominator(100)
+    if abs(float(fraction) - x) < 1e-12:
+        return str(fraction)
+    if x > 0.5 and f"{x:.3g}" == "1":  # 1 − 10⁻⁷ is not 1
+        return f"1 − {share_text(1 - x)}"
+    mantissa, exponent = f"{x:.2e}".split("e")
+    if x < 1e-3 and float(mantissa) == 1.0:
+        return "10" + str(int(exponent)).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+    return f"{x:.3g}"
+
+
+def score_text(x: float) -> str:
+    """A score ×100 with one decimal, as the report shows it (floating-point dust, |x| < 1e-9, is 0)."""
+    return format_value(0.0 if abs(x) < 1e-9 else float(x), "score")

@@ -100,6 +100,10 @@ def identical_systems(counts: Counts) -> tuple[tuple[str, ...], ...]:
     candidate pair, instead of sorting the S × N prediction matrix. Counts known by their
     pattern table only (:meth:`~auditor.io.counts.Counts.from_patterns`) compare its columns:
     two systems agree on every item iff they agree on every pattern."""
+    if counts.given_pairs is not None:  # the pattern table was too large: from each pair's table
+        from auditor.analyses.pairwise_resample import identical_from_pairs
+
+        return identical_from_pairs(counts)
     if counts.given_patterns is not None:
         predictions = counts.patterns()[0][:, 1:].T
     else:

@@ -1,8 +1,6 @@
 """Metric properties by probing: PI, PII, PIV and PV tested on confusion matrices.
 
-Stage "analyse" of the pipeline. The five properties of Opitz (2024, §3; the file
-``opitz-2024-closer-look-classification-metrics.md`` of the project's sources) are *declared*
-in every :class:`~auditor.metrics.registry.Metric` record, *printed* in the paper's Table 5 (§6.1;
+Stage "analyse" of the pipeline. The five properties of Opitz (2024, §3) are *declared* in every :class:`~auditor.metrics.registry.Metric` record, *printed* in the paper's Table 5 (§6.1;
 :data:`auditor.metrics.literature.LITERATURE`, cell by cell) and *probed* here for any registered scalar metric (a
 user's ``--plugin`` metric and the prevalence-calibrated variants included). Every failed
 probe keeps a witness — the matrices and the two scores. The definitions are the paper's:
@@ -34,9 +32,8 @@ PV chance correction (§3.5)
     A chance classifier on which the metric is 0/0 (MCC of a constant prediction) has no
     score; it is left out and said so in the note.
 
-The matrices (:mod:`auditor.analyses.probe_matrices`) are random, adversarial and the user's own.
-All probes for all metrics run as a few batched evaluations per k; a user matrix with many classes
-gets few probe moves (memory grows as moves × k², kept under :data:`ELEMENT_BUDGET`).
+The matrices (:mod:`auditor.analyses.probe_matrices`) are random, adversarial and the user's own, probed
+in a few batched evaluations per k (memory moves × k², kept under :data:`ELEMENT_BUDGET`).
 
 Where a probe and Table 5 disagree, :data:`~auditor.metrics.literature.EXPLANATIONS` says why, and the probe's witness
 shows it; a disagreement without an explanation is reported as "UNEXPLAINED".
@@ -50,7 +47,7 @@ from typing import Any, Iterator, Mapping, Sequence
 import numpy as np
 
 from auditor.analyses import probe_matrices as synthetic
-from auditor.analyses.probe_matrices import Batch, ChanceClassifier, Pairs
+from auditor.analyses.probe_matrices import Batch, ChanceClassifier, Pairs, score_text
 from auditor.formatting import nan_to_none
 from auditor.io.counts import Counts
 from auditor.metrics.literature import CONTEXT, EXPLANATIONS, LITERATURE, LITERATURE_SOURCE, NOT_IN_LITERATURE
@@ -366,12 +363,18 @@ class ChanceCorrection:
     notes: tuple[str, ...]
 
 
-def _unbounded_witness(batch: ChanceBatch, values: np.ndarray, top: int, maximum: float) -> Witness:
-    """PV not bounded: the chance classifier ``top`` comes within :data:`CHANCE_GAP` of the maximum."""
+def _unbounded_witness(batch: ChanceBatch, values: np.ndarray, top: int, metric: Metric) -> Witness:
+    """PV not bounded: the chance classifier ``top`` comes within :data:`CHANCE_GAP` of the maximum
+    (shown in whole counts when those still come that close)."""
+    matrix, value, shown = batch.matrices[top], float(values[top]), batch.classifiers[top].describe(batch.k, values[top])
+    whole = synthetic.whole_counts(matrix, batch.classifiers[top].q,
+                                   lambda m: float(metric.function(ConfusionStats(m[None], True))[0]))
+    if whole is not None and whole[1] > metric.range[1] - CHANCE_GAP:
+        matrix, value, shown = whole
     return Witness(
-        f"a classifier that ignores its input ({batch.classifiers[top].describe(batch.k, values[top])}) comes within "
-        f"{CHANCE_GAP} of the metric's maximum {maximum:g}: no bound ω(k) below the maximum holds for every "
-        f"data set with k classes (Opitz §3.5)", batch.matrices[top], None, float(values[top]), None)
+        f"a classifier that ignores its input ({shown}) comes within {score_text(CHANCE_GAP)} of the metric's maximum "
+        f"{score_text(metric.range[1])} (scores ×100): no bound ω(k) below the maximum holds for every data set with "
+        "k classes (Opitz §3.5)", matrix, None, value, None)
 
 
 def _not_strict_witness(batch: ChanceBatch, values: np.ndarray, finite: np.ndarray, low: int, top: int) -> Witness:
@@ -384,7 +387,7 @@ def _not_strict_witness(batch: ChanceBatch, values: np.ndarray, finite: np.ndarr
         top = int(on_uniform[np.argmax(values[on_uniform])])
     return Witness(
         f"two classifiers that ignore their input score differently, "
-        f"{classifiers[low].describe(k, values[low])} and {classifiers[top].describe(k, values[top])}: PV "
+        f"{classifiers[low].describe(k, values[low])} and {classifiers[top].describe(k, values[top])} (×100): PV "
         f"holds at most as a bound, not strictly (Opitz §3.5)", batch.matrices[low], batch.matrices[top],
         float(values[low]), float(values[top]))
 
@@ -414,7 +417,7 @@ def probe_chance_correction(metric: Metric, batches: Sequence[ChanceBatch]) -> C
         extremes.append((k, float(values[top])))
         if values[top] > maximum - CHANCE_GAP and bounded:
             bounded = False
-            witness = _unbounded_witness(batch, values, top, maximum)
+            witness = _unbounded_witness(batch, values, top, metric)
         if not _close(values[top], values[low]) and strict:
             strict = False
             strict_witness = _not_strict_witness(batch, values, finite, low, top)
@@ -444,7 +447,8 @@ def probe_chance_correction(metric: Metric, batches: Sequence[ChanceBatch]) -> C
     first, second = batches[0], batches[1]
     v1, v2 = float(first.uniform[metric.id]), float(second.uniform[metric.id])
     return ChanceCorrection("strict", None, bound, formula, baselines, Witness(
-        f"every classifier that ignores its input scores {v1:.6g} at k={first.k} and {v2:.6g} at k={second.k} (shown: "
+        f"every classifier that ignores its input scores {score_text(v1)} at k={first.k} and {score_text(v2)} at "
+        f"k={second.k} (×100; shown: "
         f"the uniform classifier on uniform gold): the chance score depends on the number of classes, so PV is "
         f"strict, not complete (Opitz §3.5)", synthetic.uniform_classifier(first.k).matrix,
         synthetic.uniform_classifier(second.k).matrix, v1, v2), notes)

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Iterator, Sequence
 
 import numpy as np
-import scipy.sparse
 
 from auditor.analyses.sampling import sparse_draws
 from auditor.io.counts import Counts
@@ -29,40 +28,57 @@ _DRAWS_PER_BLOCK = 2**22
 
 
 def _bit_count(words: np.ndarray) -> np.ndarray:
-    """Number of set bits of every uint64 in ``words``."""
+    """Number of set bits of every unsigned integer in ``words``."""
     if hasattr(np, "bitwise_count"):
         return np.bitwise_count(words)
-    return _BYTE_BITS[words.view(np.uint8)].reshape(*words.shape, 8).sum(axis=-1)
+    return _BYTE_BITS[words.view(np.uint8)].reshape(*words.shape, words.itemsize).sum(axis=-1)
 
 
-def binomial_half(rng: np.random.Generator, n: np.ndarray, rounds: int) -> np.ndarray:
-    """``rounds`` draws of ``Binomial(n_p, ½)`` for every entry of ``n``: int64 (P, rounds).
+def binomial_half(rng: np.random.Generator, n: np.ndarray, rounds: int, dtype: type = np.int64) -> np.ndarray:
+    """``rounds`` draws of ``Binomial(n_p, ½)`` for every entry of ``n``: (P, rounds) of ``dtype``
+    (float64 holds every count exactly and saves the caller a conversion pass)."""
+    return _binomial_half(rng, np.asarray(n, dtype=np.int64), rounds, dtype)
+
+
+def _binomial_half(rng: np.random.Generator, n: np.ndarray, rounds: int, dtype: type) -> np.ndarray:
+    """:func:`binomial_half`'s draws.
 
     For ``n_p ≤ 64 · POPCOUNT_WORDS`` the draw is the number of set bits among ``n_p``
-    random bits (``⌈n_p / 64⌉`` 64-bit words, the last one masked): each bit is a fair coin,
-    so the count is exactly Binomial(n_p, ½), at a fraction of the cost of
-    ``Generator.binomial``; larger ``n_p`` use ``Generator.binomial``, one call per distinct
-    ``n_p`` (a scalar n keeps numpy's sampler set-up out of the per-draw cost). Fastest when
-    ``n`` is sorted (the groups are then slices).
+    random bits, each a fair coin, so the count is exactly Binomial(n_p, ½), at a fraction of
+    the cost of ``Generator.binomial``: ``n_p ≤ 8, 16, 32`` take one random byte, 16-bit or
+    32-bit word (the random 64-bit words viewed narrower, masked to ``n_p`` bits), larger
+    ``n_p`` ``⌈n_p / 64⌉`` 64-bit words, the last one masked. Larger ``n_p`` use
+    ``Generator.binomial``, one call per distinct ``n_p`` (a scalar n keeps numpy's sampler
+    set-up out of the per-draw cost). Fastest when ``n`` is sorted (the groups are then slices).
     """
-    n = np.asarray(n, dtype=np.int64)
     order = None
     if n.size > 1 and (np.diff(n) < 0).any():
         order = np.argsort(n, kind="stable")
         n = n[order]
-    out = np.zeros((n.size, rounds), dtype=np.int64)
-    words = (n + 63) // 64
-    bounds = np.searchsorted(words, np.arange(1, POPCOUNT_WORDS + 2))
+    out = np.empty((n.size, rounds), dtype=dtype)
+    first = 0
+    for width, word in ((8, np.uint8), (16, np.uint16), (32, np.uint32)):  # one narrow word per draw
+        last = int(np.searchsorted(n, width, side="right"))
+        if last > first:
+            size = (last - first) * rounds
+            words = rng.bit_generator.random_raw(size=-(-size * width // 64)).view(word)[:size]
+            words = words.reshape(last - first, rounds)
+            words &= ((np.uint64(1) << n[first:last].astype(np.uint64)) - np.uint64(1)).astype(word)[:, None]
+            out[first:last] = _bit_count(words)
+        first = last
+    words_needed = (n + 63) // 64
+    bounds = np.searchsorted(words_needed, np.arange(1, POPCOUNT_WORDS + 2))
     for width in range(1, POPCOUNT_WORDS + 1):
-        first, last = bounds[width - 1], bounds[width]
-        if first == last:
+        low, last = max(first, bounds[width - 1]), bounds[width]
+        if low >= last:
             continue
-        bits = rng.bit_generator.random_raw(size=(width, last - first, rounds))
-        tail = (n[first:last] - 64 * (width - 1)).astype(np.uint64)  # 1..64 bits used in the last word
+        out[low:last] = 0
+        bits = rng.bit_generator.random_raw(size=(width, last - low, rounds))
+        tail = (n[low:last] - 64 * (width - 1)).astype(np.uint64)  # 1..64 bits used in the last word
         bits[-1] &= np.where(tail >= 64, ~np.uint64(0),
                              (np.uint64(1) << np.minimum(tail, np.uint64(63))) - np.uint64(1))[:, None]
         for plane in bits:
-            out[first:last] += _bit_count(plane)
+            out[low:last] += _bit_count(plane)
     start = bounds[POPCOUNT_WORDS]
     while start < n.size:
         stop = int(np.searchsorted(n, n[start], side="right"))
@@ -90,6 +106,12 @@ def _swap_plan(counts: Counts, a: int, b: int) -> tuple[np.ndarray, np.ndarray, 
     return unordered[by_size], total[by_size], reversed_count[by_size]
 
 
+def _draw_dtype(total: np.ndarray) -> type:
+    """float32 for the swap counts and their sums per cell when every one is exact in it (all the
+    discordant items together below 2^24): half the memory traffic of float64; else float64."""
+    return np.float32 if int(total.sum()) < 2**24 else np.float64
+
+
 def swapped_matrices(counts: Counts, a: int, b: int, rounds: int,
                      rng: np.random.Generator) -> Iterator[np.ndarray]:
     """Confusion matrices of systems ``a`` and ``b`` after random per-item swaps, in blocks.
@@ -105,6 +127,8 @@ def swapped_matrices(counts: Counts, a: int, b: int, rounds: int,
     pattern, exactly distributed as the item swaps. A round moves ``T − n_yx`` of system a's
     items from cell (g, x) to (g, y) and as many of system b's from (g, y) to (g, x).
     """
+    import scipy.sparse  # here, not at import: loaded only when a test runs
+
     k = counts.k
     pair = counts.confusion[[a, b]].astype(np.float64)
     unordered, total, reversed_count = _swap_plan(counts, a, b)
@@ -116,12 +140,14 @@ def swapped_matrices(counts: Counts, a: int, b: int, rounds: int,
           np.concatenate([np.arange(P), np.arange(P)]))),
         shape=(k * k, P),
     )
+    offset = moves @ reversed_count  # moved = T − n_yx: the n_yx part is the same in every round
+    dtype = _draw_dtype(total)
+    moves = moves.astype(dtype)
     block = max(1, _DRAWS_PER_BLOCK // max(P, 1))
     for start in range(0, rounds, block):
         size = min(block, rounds - start)
-        moved = binomial_half(rng, total, size).astype(np.float64)
-        moved -= reversed_count[:, None]  # (P, R_c): a's items moved from x to y
-        shift = np.asarray(moves @ moved).T.reshape(size, k, k)
+        swapped = binomial_half(rng, total, size, dtype)  # (P, R_c): T
+        shift = (np.asarray(moves @ swapped, dtype=np.float64) - offset[:, None]).T.reshape(size, k, k)
         batch = np.empty((size, 2, k, k))
         batch[:, 0] = pair[0] + shift
         batch[:, 1] = pair[1] - shift
@@ -139,6 +165,8 @@ def swapped_stats(counts: Counts, a: int, b: int, rounds: int, rng: np.random.Ge
         for batch in swapped_matrices(counts, a, b, rounds, rng):
             yield ConfusionStats(batch, all_labels_active)
         return
+    import scipy.sparse
+
     k, k2 = counts.k, counts.k * counts.k
     unordered, total, reversed_count = _swap_plan(counts, a, b)
     gold = unordered // k2
@@ -155,11 +183,14 @@ def swapped_stats(counts: Counts, a: int, b: int, rounds: int, rng: np.random.Ge
         (np.repeat([1.0, -1.0, -1.0, 1.0], P),
          (np.searchsorted(template, np.concatenate(touched[2:])), np.tile(np.arange(P), 4))),
         shape=(template.size, P))
+    base = base - moves @ reversed_count  # moved = T − n_yx: the n_yx part is the same in every round
+    dtype = _draw_dtype(total)
+    moves = moves.astype(dtype)
     block = max(1, _DRAWS_PER_BLOCK // max(template.size, P, 1))
     for start in range(0, rounds, block):
         size = min(block, rounds - start)
-        moved = binomial_half(rng, total, size).astype(np.float64) - reversed_count[:, None]  # (P, R_c)
-        count = base[None, :] + np.asarray(moves @ moved).T
+        swapped = np.asarray(moves @ binomial_half(rng, total, size, dtype), dtype=np.float64)
+        count = base[None, :] + swapped.T  # (R_c, cells)
         flat = np.arange(size, dtype=np.int64)[:, None] * (2 * k2) + template[None, :]
         yield ConfusionStats.from_cells((size, 2, k, k), flat.ravel(), count.ravel(), all_labels_active)
 

@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 
 OPITZ = "opitz-2024-closer-look-classification-metrics.md"
 VICKERS = "vickers-monti-classification-metrics-nlp.md"
+#: Each source file -> (bib key in ``auditor/references.bib``, author-year citation).
+REFERENCES = {OPITZ: ("opitz2024closer", "Opitz 2024"), VICKERS: ("vickers2023talk", "Vickers et al. 2023")}
 #: Imbalance ratio (largest / smallest gold class) reported as "imbalanced" in the reasons.
 IMBALANCED = 3.0
 #: Informedness below which a system is treated as near chance when no baselines ran (this tool's
@@ -111,13 +113,17 @@ class Source:
     section: str
     quote: str
 
-    def to_json(self) -> dict[str, str]:
-        return {"file": self.file, "section": self.section, "quote": self.quote}
+    def to_json(self) -> dict[str, Any]:
+        """``file`` (kept: scripts read it) and ``reference``: the bib key of ``auditor/references.bib``
+        and the author-year citation the report prints."""
+        key, cite = REFERENCES[self.file]
+        return {"file": self.file, "section": self.section, "quote": self.quote,
+                "reference": {"key": key, "citation": cite}}
 
     @property
     def citation(self) -> str:
-        author = {OPITZ: "Opitz 2024", VICKERS: "Vickers et al. 2023"}[self.file]  # never a file name
-        return f"{author} {self.section}"
+        """"Opitz 2024 §4.2": author, year and section, never a file name."""
+        return f"{REFERENCES[self.file][1]} {self.section}"
 
 
 @dataclass(frozen=True)
@@ -245,8 +251,8 @@ def _uniform_or_unknown(facts: Facts) -> Firing | None:
                if facts.imbalanced else ""),
            }.get(kind, "rare classes matter more than their share")
     return Firing((f"{why}: macro recall has all five properties of Table 5, prevalence invariance included, as "
-                   "its siblings GmacR and HmacR do; of the three it alone is strictly chance corrected (every "
-                   "classifier that ignores its input scores exactly 1/k)",), primary="macro_recall")
+                   "its siblings GmacR and HmacR do; of the three it alone is strictly chance corrected (on a large "
+                   "data set every classifier that ignores its input scores 1/k, Opitz §3.5)",), primary="macro_recall")
 
 
 def _complementary(facts: Facts) -> Firing:
@@ -340,8 +346,9 @@ def _multiple_winners(facts: Facts) -> Firing | None:
         return None
     detail = "; ".join(f"{_display(metric)}: {', '.join(w)}" for metric, w in winners.items() if w)
     return Firing((f"the recommended metrics disagree on the best system ({detail})",),
-                  notes=(f"admit multiple best systems: {detail} (Opitz §8); the significance section gives each "
-                         "metric's set of systems not significantly worse than its top one",))
+                  notes=(f"admit multiple best systems: {', '.join(dict.fromkeys(s for w in winners.values() for s in w))} "
+                         f"(the top one under {detail}; Opitz §8); the significance section gives each metric's set of "
+                         "systems not significantly worse than its top one",))
 
 
 RULES: tuple[Rule, ...] = (
@@ -561,18 +568,19 @@ def facts_from(profile: DataProfile, values: Mapping[str, Mapping[str, float | N
 
 def _near_chance(baselines: ChanceBaselines | None, values: Mapping[str, Mapping[str, float | None]],
                  alpha: float) -> dict[str, str]:
-    """System -> why it is near chance: from the baselines' permutation test (p ≥ alpha against
-    its own shuffle on the first of informedness, kappa, accuracy that has a p-value), else, when
-    no baselines ran, informedness < :data:`NEAR_CHANCE_INFORMEDNESS`."""
+    """System -> why it is near chance: adjusted shuffle p ≥ alpha (as page 1) on the first of informedness,
+    kappa, accuracy with a p-value; without baselines, informedness < :data:`NEAR_CHANCE_INFORMEDNESS`."""
     result = {}
     if baselines is not None:
+        correction = {"holm": "Holm", "bh": "Benjamini–Hochberg"}.get(baselines.correction, baselines.correction)
         for system, comparisons in baselines.chance.items():
             for metric in ("informedness", "kappa", "accuracy"):
                 comparison = comparisons.get(metric)
-                if comparison is not None and comparison.p_shuffle is not None:
-                    if comparison.p_shuffle >= alpha:
-                        result[system] = (f"{_display(metric)} not above its shuffled predictions, "
-                                          f"permutation p = {comparison.p_shuffle:.3f}")
+                p = None if comparison is None else comparison.p_shuffle_adjusted
+                if p is not None:
+                    if p >= alpha:
+                        result[system] = (f"{_display(metric)} not above its shuffled predictions, permutation p = "
+                                          f"{p:.3f} ({correction}-adjusted over {len(baselines.chance)} system{'' if len(baselines.chance) == 1 else 's'})")
                     break
         return result
     for system, metric_values in values.items():

@@ -34,13 +34,16 @@ variates", J. Comput. Appl. Math. 31(1).
 """
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
-from scipy.special import gammaln
 
 #: The samplers in the audit's signature (``samplers:`` part): intervals from each system's cells
-#: (Multinomial(N, C_s/N)), ranks from the paired resample, chance tables drawn row by row
-#: (multinomial rows; multivariate hypergeometric rows for shuffles). Change it with the draws.
-SIGNATURE = "ci=cells,ranks=paired,chance=rows"
+#: (Multinomial(N, C_s/N)), ranks from the paired resample with its patterns split into light ones
+#: drawn as items and heavy ones drawn by multinomial (``paired-split``; ``paired`` drew every
+#: pattern one way), chance tables drawn row by row (multinomial rows; multivariate
+#: hypergeometric rows for shuffles). Change it with the draws.
+SIGNATURE = "ci=cells,ranks=paired-split,chance=rows"
 #: numpy's ``Generator.hypergeometric`` refuses ``good`` or ``bad`` at or above this.
 NUMPY_LIMIT = 10**9
 #: Largest population drawn exactly (integers stay exact in float64 below 2^53).
@@ -68,6 +71,8 @@ def log_factorial_difference(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     + 1/(12(z + d)) − 1/(12z) − 1/(360(z + d)³) + 1/(360z³) (Stirling's series, error below
     10⁻²⁰ for z ≥ 10⁵); smaller arguments use ``gammaln`` directly.
     """
+    from scipy.special import gammaln  # here, not at import: only draws above numpy's limit need it
+
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     z, d = y + 1.0, x - y
@@ -168,6 +173,10 @@ def fixed_margin_tables(rng: np.random.Generator, row: np.ndarray, col: np.ndarr
     col = np.asarray(col, dtype=np.int64)
     if row.sum() != col.sum():
         raise ValueError(f"row sums ({row.sum()}) and column sums ({col.sum()}) differ")
+    if (row < 0).any() or (col < 0).any() or row.sum() >= MAX_POPULATION:
+        raise ValueError("fixed_margin_tables: margins must be >= 0 and total below 2^53")
+    # every argument below is a valid count by construction: below numpy's limit, call it directly
+    draw = rng.hypergeometric if row.sum() < NUMPY_LIMIT else partial(hypergeometric, rng)
     k = row.shape[0]
     out = np.zeros((draws, k, k), dtype=np.int64)
     remaining = np.repeat(col[None, :], draws, axis=0)
@@ -181,7 +190,7 @@ def fixed_margin_tables(rng: np.random.Generator, row: np.ndarray, col: np.ndarr
         left = remaining.sum(axis=1)
         for j in colours[:-1]:
             left = left - remaining[:, j]  # colours after j
-            taken = hypergeometric(rng, remaining[:, j], left, need)
+            taken = draw(remaining[:, j], left, need)
             out[:, i, j] = taken
             need = need - taken
         out[:, i, colours[-1]] = need

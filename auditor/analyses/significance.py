@@ -136,6 +136,10 @@ def discordant_counts(counts: Counts) -> np.ndarray:
 
     ``D = (n ∘ R)ᵀ (1 − R)`` with ``R[u, s] = [pred_{s,u} = gold_u]`` over the item patterns.
     """
+    if counts.given_pairs is not None:  # the pattern table was too large: from each pair's table
+        from auditor.analyses.pairwise_resample import discordant_from_pairs
+
+        return discordant_from_pairs(counts)
     codes, n = counts.patterns()
     correct = (codes[:, 1:] == codes[:, :1]).astype(np.float64)
     return np.rint((correct * n[:, None]).T @ (1.0 - correct)).astype(np.int64)

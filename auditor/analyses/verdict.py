@@ -223,9 +223,11 @@ def _text(v: Verdict, values: Mapping[str, Mapping[str, float | None]], n_system
         for metric_id in v.leaders:
             tops.setdefault(ordered(values[metric_id])[0], []).append(name(metric_id))
         if len(tops) > 1 and v.tested:
+            lead = (f"{_join(common)} {'is' if len(common) == 1 else 'are'} not significantly worse than the top "
+                    "system under any of them" if common else "the best sets overlap")
             text += (" The top value differs ("
                      + "; ".join(f"{system} under {_join(metrics)}" for system, metrics in tops.items())
-                     + "), but not significantly.")
+                     + f"), but {lead}.")
     if not v.tested and unpaired:
         text += (" No significance tests: only confusion matrices were given, so items cannot be paired across "
                  "systems; leaders are the systems with the top value.")

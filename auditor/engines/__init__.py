@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 from typing import Any, Sequence
 
-from auditor.engines.patterns import EngineCounts, build, value_text
+from auditor.engines.patterns import EngineCounts, PatternTableTooLarge, build, value_text
 from auditor.engines.source import Dataset, is_uri, open_dataset, open_label_files
 from auditor.errors import InputError, UsageError
 
@@ -104,9 +104,9 @@ def count_dataset(dataset: Dataset, engine: str = "auto", labels: Sequence[str] 
     name = choose(dataset) if engine == "auto" else engine
     if is_uri(dataset.path) and name != "spark":
         raise UsageError(f"{dataset.path}: a URI is read by --engine spark only; the {name} engine reads local files")
-    if dataset.joined is not None and name != "duckdb":
-        raise UsageError(f"--engine {name} reads one table (--dataset); GOLD and SYSTEM files are joined by id in "
-                         f"--engine duckdb, or read by the default in-memory path")
+    if dataset.joined is not None and name == "memory":
+        raise UsageError("--engine memory reads one table (--dataset); GOLD and SYSTEM files are joined by id in "
+                         "--engine duckdb or spark, or read by the default in-memory path")
     runner = make_engine(name, dataset, memory_limit, temp_directory, spark_master)
     try:
         if dataset.id_column:
@@ -115,12 +115,30 @@ def count_dataset(dataset: Dataset, engine: str = "auto", labels: Sequence[str] 
                 raise InputError(f"{dataset.path}: duplicate id {example!r} in column {dataset.id_column!r} "
                                  f"({repeated:,} {'rows repeat' if repeated != 1 else 'row repeats'} an earlier id); every id "
                                  f"must appear once")
+        limit = pattern_limit(dataset, name)
+        if name == "spark":  # Spark counts the distinct rows before collecting them
+            runner.max_rows, limit = limit, None
         try:
-            return build(runner.patterns(), dataset, name, labels, _finder(runner, dataset))
-        except UsageError as error:  # DuckDB out of memory: group by packed integer codes instead
-            if type(error).__name__ != "OutOfMemory" or getattr(runner, "compact", True) or dataset.joined:
-                raise
-            runner.compact = True
-            return build(runner.patterns(), dataset, name, labels, _finder(runner, dataset))
+            try:
+                return build(runner.patterns(), dataset, name, labels, _finder(runner, dataset), limit)
+            except UsageError as error:  # DuckDB out of memory: group by packed integer codes instead
+                if type(error).__name__ != "OutOfMemory" or getattr(runner, "compact", True) or dataset.joined:
+                    raise
+                runner.compact = True
+                return build(runner.patterns(), dataset, name, labels, _finder(runner, dataset), limit)
+        except PatternTableTooLarge:  # every pair's table instead (auditor.engines.pairs)
+            from auditor.engines.pairs import build_pairs
+
+            return build_pairs(runner.pair_patterns(), dataset, name, labels, _finder(runner, dataset))
     finally:
         runner.close()
+
+
+def pattern_limit(dataset: Dataset, engine: str, memory: int | None = None) -> int | None:
+    """Most pattern rows read before the pairs' tables replace the pattern table (DuckDB or Spark, two or
+    more systems, no slice column: slices need the full table), else None (:func:`auditor.engines.pairs.max_pattern_rows`)."""
+    if engine not in ("duckdb", "spark") or len(dataset.systems) < 2 or dataset.slice_column:
+        return None
+    from auditor.engines.pairs import max_pattern_rows
+
+    return max_pattern_rows(len(dataset.label_columns), available_memory() if memory is None else memory)

@@ -185,6 +185,23 @@ class DuckDBEngine:
         selected = ", ".join(f"{identifier(c)} AS c{i}" for i, c in enumerate(columns))
         return self.stream(f"SELECT {selected}, count(*) AS n FROM {relation(self.dataset, columns)} GROUP BY ALL")
 
+    def pair_patterns(self) -> Any:
+        """Every pair's (gold, a, b) rows in one scan (:mod:`auditor.engines.pairs`): columns ``c0..cS``,
+        the grouping id ``g`` and ``n``, as a stream of Arrow batches."""
+        from auditor.engines.pairs import grouping_sql
+
+        columns = self.dataset.label_columns
+        if self.dataset.joined is not None:
+            self.join()
+            joins = " ".join(f"JOIN v{i} ON v0.id = v{i}.id" for i in range(1, len(columns)))
+            source = "SELECT " + ", ".join(f"v{i}.v AS c{i}" for i in range(len(columns))) + f" FROM v0 {joins}"
+        else:
+            source = ("SELECT " + ", ".join(f"{identifier(c)} AS c{i}" for i, c in enumerate(columns)) +
+                      f" FROM {relation(self.dataset, columns)}")
+        sets, grouping = grouping_sql(len(self.dataset.systems))
+        selected = ", ".join(f"c{i}" for i in range(len(columns)))
+        return self.stream(f"SELECT {selected}, {grouping} AS g, count(*) AS n FROM ({source}) GROUP BY {sets}")
+
     def file_values(self, column: str) -> list[tuple[str, list[Any]]]:
         """Each file and the distinct values of ``column`` in it."""
         table = self.query(f"SELECT DISTINCT filename, {identifier(column)} AS v FROM "

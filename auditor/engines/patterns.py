@@ -112,7 +112,8 @@ class ColumnTexts:
             lookup[index] = self.position.setdefault(text, len(self.position))
             if lookup[index] == len(self.texts):
                 self.texts.append(text)
-        return lookup[integers(encoded.indices)]
+        codes = lookup[integers(encoded.indices)]
+        return codes.astype(np.uint16) if len(self.texts) < 1 << 16 else codes  # half the bytes of U rows
 
 
 def refuse_missing(name: str, role: str, indices: np.ndarray, texts: list[str], n: np.ndarray, dataset: Dataset,
@@ -168,23 +169,40 @@ def _digest(*parts: Any) -> str:
     return hasher.hexdigest()
 
 
-def encode_batches(table: Any, dataset: Dataset) -> tuple[np.ndarray, list[tuple[np.ndarray, list[str]]]]:
+class PatternTableTooLarge(Exception):
+    """The engine's pattern table has more rows than fit this machine's memory (:func:`encode_batches`'s
+    ``max_rows``): :func:`auditor.engines.count_dataset` then asks the engine for the pairs' tables."""
+
+
+def encode_batches(table: Any, dataset: Dataset, max_rows: int | None = None
+                   ) -> tuple[np.ndarray, list[tuple[np.ndarray, list[str]]]]:
     """Row counts ``n`` (U,) and, per column, the codes (U,) into its texts, from an Arrow table or a
-    stream of record batches (one pass: codes kept, values dropped)."""
+    stream of record batches (one pass: codes kept, values dropped). Raises
+    :class:`PatternTableTooLarge` once more than ``max_rows`` rows came."""
     batches = table.to_batches() if hasattr(table, "to_batches") else table
     columns = [ColumnTexts(name, dataset) for name in dataset.columns]
     parts: list[list[np.ndarray]] = [[] for _ in range(len(columns) + 1)]
+    rows = 0
     for batch in batches:  # an engine's stream of record batches: one pass, codes kept, values dropped
+        rows += batch.num_rows
+        if max_rows is not None and rows > max_rows:
+            if hasattr(batches, "close"):  # an engine's stream: its query is released before the next one
+                batches.close()
+            raise PatternTableTooLarge(f"more than {max_rows:,} distinct rows")
         for i, column in enumerate(columns):
             parts[i].append(column.encode(batch.column(i)))
         parts[-1].append(integers(batch.column(len(columns))).astype(np.int64))
     if not parts[-1] or not sum(map(len, parts[-1])):
         raise InputError(f"{dataset.path}: no rows; expected a row per item")
-    return np.concatenate(parts[-1]), [(np.concatenate(part), column.texts) for part, column in zip(parts, columns)]
+    encoded = []
+    for i, column in enumerate(columns):  # one column's parts joined and dropped at a time
+        encoded.append((np.concatenate(parts[i]), column.texts))
+        parts[i] = []
+    return np.concatenate(parts[-1]), encoded
 
 
 def build(table: Any, dataset: Dataset, engine: str, labels: Sequence[str] | None = None,
-          find_file: Callable[..., str | None] | None = None) -> EngineCounts:
+          find_file: Callable[..., str | None] | None = None, max_rows: int | None = None) -> EngineCounts:
     """Counts from an engine's distinct rows ``table`` (columns ``dataset.columns`` then ``n``): an
     Arrow table or a stream of record batches (DuckDB's result, never materialised whole).
 
@@ -193,8 +211,10 @@ def build(table: Any, dataset: Dataset, engine: str, labels: Sequence[str] | Non
     InputError
         Missing or nested values (with their counts), over-long labels, one gold class, a label
         outside ``labels``.
+    PatternTableTooLarge
+        More than ``max_rows`` distinct rows.
     """
-    n, encoded = encode_batches(table, dataset)
+    n, encoded = encode_batches(table, dataset, max_rows)
     for (indices, texts), name in zip(encoded, dataset.columns):
         role = "a slice" if name == dataset.slice_column else "a label"
         refuse_missing(name, role, indices, texts, n, dataset, find_file)

@@ -1,7 +1,8 @@
 """The Spark engine: the same group-by in PySpark; only the distinct rows and their counts come back.
 
 ``--spark-master`` (default ``local[*]``) is the cluster; the files must be readable from it.
-Reading rules are the other engines': CSV and TSV with a header and every column as text
+GOLD and SYSTEM files are joined by id as in DuckDB (the same errors for duplicate, missing and
+extra ids). Reading rules are the other engines': CSV and TSV with a header and every column as text
 (``inferSchema`` off, so ``01`` stays ``01``), JSON Lines read as lines of text, each value taken as
 its JSON text (``parse_json`` then ``to_json``), Parquet with its own types. Needs the extra
 ``auditor[spark]`` (PySpark) and Java 17.
@@ -66,22 +67,64 @@ class SparkEngine:
 
     def frame(self, columns: Sequence[str], filename: bool = False) -> Any:
         """The dataset's ``columns`` (JSON Lines: each value's JSON text) as a DataFrame."""
+        return self.read(list(self.dataset.files), self.dataset.format, columns, filename)
+
+    def read(self, files: list[str], fmt: str, columns: Sequence[str], filename: bool = False,
+             id_column: str | None = None) -> Any:
+        """``columns`` of ``files`` in format ``fmt`` as a DataFrame; ``id_column`` adds ``_id``, the
+        id as text as DuckDB's join reads it (CSV trimmed of spaces and tabs; JSON strings unquoted)."""
         import pyspark.sql.functions as F
 
-        files, reader = list(self.dataset.files), self.session.read
-        if self.dataset.format == "parquet":
-            frame = reader.parquet(*files).select(*[_column(c) for c in columns] + ([F.input_file_name().alias("_file")]
-                                                                                     if filename else []))
-            return frame
-        if self.dataset.format == "jsonl":
+        reader = self.session.read
+        extra = [F.input_file_name().alias("_file")] if filename else []
+        if fmt == "jsonl":
             lines = reader.text(files).where(F.length(F.trim(F.col("value"))) > 0)
             parsed = lines.select(F.parse_json(F.col("value")).alias("_v"), F.input_file_name().alias("_file"))
             picked = [F.to_json(F.try_variant_get(F.col("_v"), _json_path(c), "variant")).alias(c) for c in columns]
+            if id_column is not None:
+                picked.append(F.try_variant_get(F.col("_v"), _json_path(id_column), "string").alias("_id"))
             return parsed.select(*picked, *([F.col("_file")] if filename else []))
-        frame = reader.csv(files, header=True, sep="\t" if self.dataset.format == "tsv" else ",", quote='"',
-                           escape='"', inferSchema=False, mode="FAILFAST", ignoreLeadingWhiteSpace=False,
-                           ignoreTrailingWhiteSpace=False, enforceSchema=False)
-        return frame.select(*[_column(c) for c in columns] + ([F.input_file_name().alias("_file")] if filename else []))
+        if fmt == "parquet":
+            frame = reader.parquet(*files)
+            key = _column(id_column).cast("string") if id_column is not None else None
+        else:
+            frame = reader.csv(files, header=True, sep="\t" if fmt == "tsv" else ",", quote='"', escape='"',
+                               inferSchema=False, mode="FAILFAST", ignoreLeadingWhiteSpace=False,
+                               ignoreTrailingWhiteSpace=False, enforceSchema=False)
+            key = (F.regexp_replace(_column(id_column), "^[ \t]+|[ \t]+$", "") if id_column is not None else None)
+        return frame.select(*[_column(c) for c in columns], *([key.alias("_id")] if key is not None else []), *extra)
+
+    def join(self) -> Any:
+        """GOLD and SYSTEM files joined by id (columns ``c0`` gold, ``c1``... systems): refuses
+        duplicate ids in a file, and ids missing from a system or extra in it, as DuckDB's join does."""
+        import pyspark.sql.functions as F
+
+        files = self.dataset.joined
+        frames = []
+        for index, file in enumerate(files):
+            frame = self.read([file.path], file.format, [file.label_column], id_column=file.id_column)
+            frame = frame.select(F.col("_id").alias("id"), _column(file.label_column).alias(f"c{index}"))
+            repeated = frame.groupBy("id").count().where(F.col("count") > 1)
+            found = self.collect(repeated.agg(F.sum(F.col("count") - 1).alias("extra"), F.min("id").alias("example")))
+            extra = found.column("extra")[0].as_py()
+            if extra:
+                raise InputError(f"{file.path}: duplicate id {found.column('example')[0].as_py()!r} ({extra:,} "
+                                 f"{'rows repeat' if extra != 1 else 'row repeats'} an earlier id); every id must "
+                                 f"appear once")
+            frames.append(frame)
+        for index, file in enumerate(files[1:], start=1):
+            for left, right, what in ((index, 0, "not in the gold file"), (0, index, "missing")):
+                lacking = frames[left].select("id").join(frames[right].select("id"), "id", "left_anti")
+                found = self.collect(lacking.agg(F.count("id").alias("n"), F.min("id").alias("first")))
+                n, first = found.column("n")[0].as_py(), found.column("first")[0].as_py()
+                if n:
+                    raise InputError(f"{file.path}: {n:,} {'gold ' if right else ''}id{'s' if n != 1 else ''} {what}"
+                                     f"{' from ' + files[0].path if right == 0 else ''} (first in order: {first!r}); "
+                                     f"expected {'the gold ids only' if right == 0 else 'a prediction for every gold id'}")
+        joined = frames[0]
+        for frame in frames[1:]:
+            joined = joined.join(frame, "id", "inner")
+        return joined.select(*[f"c{i}" for i in range(len(files))])
 
     def collect(self, frame: Any) -> Any:
         """``frame`` as an Arrow table; Spark's failures become one InputError."""
@@ -92,13 +135,43 @@ class SparkEngine:
             raise InputError(f"{self.dataset.path}: Spark cannot read the dataset as {self.dataset.format} "
                              f"({message})") from None
 
+    #: Most distinct rows collected (:func:`auditor.engines.count_dataset` sets it from the memory):
+    #: past it :meth:`patterns` raises and :meth:`pair_patterns` is asked instead.
+    max_rows: int | None = None
+
+    def renamed(self) -> Any:
+        """The dataset's (or the joined files') columns as ``c0`` (gold), ``c1``..."""
+        if self.dataset.joined is not None:
+            return self.join()
+        return self.frame(self.dataset.columns).toDF(*[f"c{i}" for i in range(len(self.dataset.columns))])
+
     def patterns(self) -> Any:
-        """Distinct (gold, systems[, slice]) rows and their count ``n``, as Arrow."""
+        """Distinct (gold, systems[, slice]) rows and their count ``n``, as Arrow; raises
+        :class:`~auditor.engines.patterns.PatternTableTooLarge` (before collecting) past :attr:`max_rows`."""
+        from auditor.engines.patterns import PatternTableTooLarge
+
         columns = self.dataset.columns
-        frame = self.frame(columns)
-        renamed = frame.toDF(*[f"c{i}" for i in range(len(columns))])
-        table = self.collect(renamed.groupBy(*renamed.columns).count())
+        grouped = self.renamed()
+        grouped = grouped.groupBy(*grouped.columns).count()
+        if self.max_rows is not None:
+            grouped = grouped.cache()  # counted, then collected from the cache
+            if self.collect(grouped.groupBy().count()).column(0)[0].as_py() > self.max_rows:
+                grouped.unpersist()
+                raise PatternTableTooLarge(f"more than {self.max_rows:,} distinct rows")
+        table = self.collect(grouped)
         return table.rename_columns([*columns, "n"])
+
+    def pair_patterns(self) -> Any:
+        """Every pair's (gold, a, b) rows in one job (:mod:`auditor.engines.pairs`): columns ``c0..cS``,
+        the grouping id ``g`` and ``n``, as Arrow."""
+        from auditor.engines.pairs import grouping_sql
+
+        sets, grouping = grouping_sql(len(self.dataset.systems))
+        self.renamed().select(*[f"c{i}" for i in range(len(self.dataset.label_columns))]) \
+            .createOrReplaceTempView("auditor_pairs")
+        selected = ", ".join(f"c{i}" for i in range(len(self.dataset.label_columns)))
+        return self.collect(self.session.sql(f"SELECT {selected}, {grouping} AS g, count(*) AS n FROM auditor_pairs "
+                                             f"GROUP BY {sets}"))
 
     def file_values(self, column: str) -> list[tuple[str, list[Any]]]:
         """Each file and the distinct values of ``column`` in it."""

@@ -21,15 +21,18 @@ def html_environment() -> jinja2.Environment:
     env = environment(autoescape=True)
     env.finalize = lambda value: value if isinstance(value, markupsafe.Markup) or not isinstance(value, str) \
         else math_html(typographic_minus(value))
+    # an attribute value (a tooltip) is plain text: escaped, never math markup
+    env.filters["plain"] = lambda value: markupsafe.Markup(markupsafe.escape(typographic_minus(str(value))))
     return env
 
 
 #: The report's plain-text math, written with "_" for a subscript: only these tokens are set as
 #: math (a user's label "x_y" stays as it is).
-MATH_TOKENS = ("p_i", "b_j", "b_i", "q_i", "q_j", "q_c", "p_c", "p_o", "p_e", "P_e", "R_K", "R_i", "P_i", "F1_i",
+MATH_TOKENS = ("p_i", "p_j", "b_j", "b_i", "q_i", "q_j", "q_c", "p_c", "p_o", "p_e", "P_e", "R_K", "R_i", "P_i", "F1_i",
                "FPR_i", "C_ii", "C_ij", "o_cd", "n_c", "n_d", "Σ_{c≠d}", "Σ_c", "Σ_i", "Σ_j", "P_j", "b_c", "π_c")
 _MATH = re.compile(r"(?<![\w.])(" + "|".join(re.escape(t) for t in sorted(MATH_TOKENS, key=len, reverse=True))
-                   + r")(?![\w])")
+                   + r")(?![A-Za-z0-9_])")  # "p_c²" is p_c squared
+MATH_PATTERN = _MATH  # the TeX and Markdown renderers set the same tokens as math
 
 
 def math_html(text: str) -> markupsafe.Markup:

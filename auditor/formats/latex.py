@@ -13,6 +13,7 @@ from typing import Any
 
 import jinja2
 
+from auditor.formats.html import MATH_PATTERN
 from auditor.formats.templating import environment
 from auditor.formats.text import is_control
 from auditor.formatting import typographic_minus
@@ -45,7 +46,21 @@ def latex_escape(text: Any) -> str:
     """Text for LaTeX: every special character (``\\ & % $ # _ { } ~ ^ < >``) as a command,
     a letter with a combining macron as ``\\={P}``, control characters (a newline would end a
     table row, a blank line a paragraph) as a visible ``\\xHH``, lone surrogates as ``\\udXXX``."""
-    return "".join(_latex_token(token) for token in _LATEX_TOKEN.findall(typographic_minus(str(text))))
+    parts = MATH_PATTERN.split(typographic_minus(str(text)))  # odd positions: the report's math tokens
+    return "".join(latex_math(part) if index % 2 else "".join(_latex_token(t) for t in _LATEX_TOKEN.findall(part))
+                   for index, part in enumerate(parts))
+
+
+#: Bases of the report's math tokens written upright or as a command in TeX.
+_TEX_BASES = {"Σ": r"\Sigma", "π": r"\pi", "F1": r"\mathrm{F1}", "FPR": r"\mathrm{FPR}"}
+
+
+def latex_math(token: str) -> str:
+    """One of the report's math tokens (:data:`~auditor.formats.html.MATH_TOKENS`) as TeX math:
+    "p_i" -> ``$p_i$``, "Σ_{c≠d}" -> ``$\Sigma_{c \neq d}$``, "o_cd" -> ``$o_{cd}$``."""
+    base, _, sub = token.partition("_")
+    sub = sub.strip("{}").replace("≠", r" \neq ")
+    return f"${_TEX_BASES.get(base, base)}_{{{sub}}}$" if len(sub) > 1 else f"${_TEX_BASES.get(base, base)}_{sub}$"
 
 
 def _latex_token(token: str) -> str:

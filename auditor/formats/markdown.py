@@ -1,5 +1,12 @@
 """``summary.md``: the summary, data, baselines, metrics and recommendation as Markdown
-(CommonMark + GFM tables) through ``summary.md.j2``; every string escaped (filter ``md``)."""
+(CommonMark + GFM tables) through ``summary.md.j2``; every string escaped (filter ``md``).
+
+The report's math tokens (``p_i``, ``R_K``, ``Σ_{c≠d} o_cd``: :data:`~auditor.formats.html.MATH_TOKENS`)
+are written as ``$p_i$``, the inline math GitHub and GitLab render (and markdown-it's dollarmath
+plugin parses); Unicode has no subscript K, c or d, so subscript characters could not write them
+all, and a CommonMark reader without math still reads ``$R_K$`` as it is meant. A ``$`` in any
+other text is escaped, so a label never opens math.
+"""
 from __future__ import annotations
 
 from functools import lru_cache
@@ -7,6 +14,8 @@ from typing import Any
 
 import jinja2
 
+from auditor.formats.html import MATH_PATTERN
+from auditor.formats.latex import latex_math
 from auditor.formats.templating import environment
 from auditor.formats.text import is_control
 from auditor.formatting import typographic_minus
@@ -15,15 +24,23 @@ from auditor.version import __version__
 
 #: Characters that mean something to Markdown (CommonMark + GFM tables and strikethrough)
 #: wherever they stand; a backslash in front prints them as themselves.
-MARKDOWN_SPECIAL = set("\\`*_[]<>|#~&!")
+MARKDOWN_SPECIAL = set("\\`*_[]<>|#~&!$")
 
 
 
 def markdown_escape(text: Any) -> str:
+    """:func:`markdown_text` with the report's math tokens as ``$…$`` inline math (module docstring)."""
+    parts = MATH_PATTERN.split(str(text))
+    return "".join(latex_math(part) if index % 2 else markdown_text(part, leading=index == 0)
+                   for index, part in enumerate(parts))
+
+
+def markdown_text(text: Any, leading: bool = True) -> str:
     """Text for a Markdown table cell or list item: every special character backslash-escaped
     (``|`` would split a cell, ``<script>`` would be raw HTML, ``[x](y)`` a link), a leading
     ``-``, ``+``, ``=`` or ``1.`` escaped (a list or heading marker), control characters and
-    lone surrogates as a visible ``\\xHH`` / ``\\udXXX``, newlines as spaces."""
+    lone surrogates as a visible ``\\xHH`` / ``\\udXXX``, newlines as spaces (``leading``: ``text``
+    starts the cell or item)."""
     out = []
     for ch in str(text):
         if ch in "\r\n\t":
@@ -36,7 +53,8 @@ def markdown_escape(text: Any) -> str:
             out.append(ch)
     escaped = "".join(out)
     stripped = escaped.lstrip(" ")
-    if stripped[:1] in ("-", "+", "=") or (stripped[:1].isdigit() and stripped.lstrip("0123456789")[:1] in (".", ")")):
+    marker = stripped[:1] in ("-", "+", "=") or (stripped[:1].isdigit() and stripped.lstrip("0123456789")[:1] in (".", ")"))
+    if leading and marker:
         head = len(escaped) - len(stripped)
         position = head if not stripped[:1].isdigit() else head + len(stripped) - len(stripped.lstrip("0123456789"))
         escaped = escaped[:position] + "\\" + escaped[position:]

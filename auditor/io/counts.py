@@ -54,6 +54,10 @@ class Counts:
     confusion: np.ndarray
     labels_given: bool = False
     given_patterns: tuple[np.ndarray, np.ndarray] | None = field(default=None, compare=False, repr=False)
+    #: ``(a, b) -> (codes (P, 3), counts)`` of every pair's (gold, pred_a, pred_b) table when the
+    #: pattern table was too large to form (:meth:`from_pairs`): the systems are paired through them.
+    given_pairs: Mapping[tuple[int, int], tuple[np.ndarray, np.ndarray]] | None = field(default=None, compare=False,
+                                                                                       repr=False)
 
     @classmethod
     def from_patterns(cls, labels: Sequence[str], systems: Sequence[str], codes: np.ndarray,
@@ -68,31 +72,61 @@ class Counts:
         codes = np.asarray(codes).reshape(-1, 1 + len(systems))  # any integer dtype: widened column by column
         weights = np.asarray(pattern_counts, dtype=np.int64)
         k = max(len(labels), 1)
-        if codes.shape[1] * np.log2(k + 1) < 62:  # as in _pattern_table: one int64 key per row
+        if codes.shape[1] * np.log2(k + 1) < 62:  # as in _pattern_table: one int64 key per row, sorted
             key = np.zeros(codes.shape[0], dtype=np.int64)
             for column in codes.T:
                 key *= k
-                key += column.astype(np.int64)
-            unique, inverse = np.unique(key, return_inverse=True)
-            merged = np.empty((unique.size, codes.shape[1]), dtype=np.int64)
+                key += column
+            order = np.argsort(key)
+            key, weights = key[order], weights[order]
+            del order
+            starts = np.flatnonzero(np.concatenate([[True], key[1:] != key[:-1]]))
+            if starts.size < key.size:  # rows written alike: merged, their counts summed
+                key, weights = key[starts], np.add.reduceat(weights, starts)
+            merged = np.empty((key.size, codes.shape[1]), dtype=code_dtype(k))  # 1 byte a code up to 127 labels
             for position in range(codes.shape[1] - 1, -1, -1):
-                unique, merged[:, position] = np.divmod(unique, k)
+                key, merged[:, position] = np.divmod(key, k)
+            merged_counts = weights
         else:
             merged, inverse = np.unique(codes.astype(np.int64), axis=0, return_inverse=True)
-        merged_counts = np.bincount(inverse.ravel(), weights=weights, minlength=merged.shape[0])
-        merged_counts = np.rint(merged_counts).astype(np.int64)
+            merged_counts = np.rint(np.bincount(inverse.ravel(), weights=weights, minlength=merged.shape[0]))
+            merged, merged_counts = merged.astype(code_dtype(k)), merged_counts.astype(np.int64)
         keep = merged_counts > 0
-        merged, merged_counts = np.ascontiguousarray(merged[keep]), merged_counts[keep]
-        confusion = np.stack([
-            np.rint(np.bincount(merged[:, 0] * k + merged[:, 1 + s], weights=merged_counts, minlength=k * k))
-            .astype(np.int64).reshape(k, k) for s in range(len(systems))])
+        if not keep.all():
+            merged, merged_counts = merged[keep], merged_counts[keep]
+        merged = np.ascontiguousarray(merged)
+        base = merged[:, 0].astype(np.int64) * k
+        confusion = np.stack([np.bincount(base + merged[:, 1 + s], weights=merged_counts, minlength=k * k)
+                              .round().astype(np.int64).reshape(k, k) for s in range(len(systems))])
         return cls(tuple(labels), tuple(systems), None, None, confusion, labels_given, (merged, merged_counts))
+
+    @classmethod
+    def from_pairs(cls, labels: Sequence[str], systems: Sequence[str],
+                   pairs: Mapping[tuple[int, int], tuple[np.ndarray, np.ndarray]], labels_given: bool = False) -> Counts:
+        """Counts from every pair's (gold, pred_a, pred_b) table alone (``pairs[(a, b)]``, a < b, rows
+        of codes (P, 3) and their counts): what an engine computes when the pattern table is too large.
+
+        ``C[s, i, j]`` sums any table holding s over its other system. Every statistic that compares
+        systems reads :meth:`pair_patterns`; :meth:`patterns` is refused.
+        """
+        k, S = max(len(labels), 1), len(systems)
+        tables = {}
+        for (a, b), (codes, n) in pairs.items():
+            merged = cls.from_patterns(labels, (systems[a], systems[b]), codes, n, labels_given)
+            tables[(a, b)] = merged.given_patterns
+        confusion = np.zeros((S, k, k), dtype=np.int64)
+        for s in range(S):
+            a, b = (s, s + 1) if s + 1 < S else (s - 1, s)
+            codes, n = tables[(a, b)]
+            confusion[s] = np.bincount(codes[:, 0].astype(np.int64) * k + codes[:, 1 if s == a else 2], weights=n,
+                                       minlength=k * k).round().astype(np.int64).reshape(k, k)
+        return cls(tuple(labels), tuple(systems), None, None, confusion, labels_given, given_pairs=tables)
 
     @property
     def paired(self) -> bool:
-        """True when per-item codes (or the pattern table) are known, so systems can be
-        compared item by item."""
-        return self.gold is not None or self.given_patterns is not None
+        """True when per-item codes (or the pattern table, or every pair's table) are known, so
+        systems can be compared item by item."""
+        return self.gold is not None or self.given_patterns is not None or self.given_pairs is not None
 
     @property
     def n_items(self) -> int:
@@ -111,30 +145,43 @@ class Counts:
     def k(self) -> int:
         return len(self.labels)
 
+    def _item_keys(self) -> np.ndarray | None:
+        """One int64 key per item, (gold, pred_1, ...) as base-k digits, when they fit in 62 bits; else None."""
+        k = max(self.k, 1)
+        if (1 + self.predictions.shape[0]) * np.log2(k + 1) >= 62:
+            return None
+        key = self.gold.astype(np.int64)
+        for row in self.predictions:
+            key *= k
+            key += row
+        return key
+
     @cached_property
     def _pattern_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-        """Computed once per test set: see :meth:`patterns` and :meth:`item_patterns`."""
+        """Computed once per test set: see :meth:`patterns` and :meth:`item_patterns` (with one key
+        per item, a sort and no inverse: :meth:`item_patterns` finds it when asked)."""
         if self.given_patterns is not None:  # no items: they are listed in pattern order
             codes, pattern_counts = self.given_patterns
             return codes, pattern_counts, None
+        if self.given_pairs is not None:
+            raise ValueError("the pattern table of every system was too large to form: only each pair's (gold, "
+                             "pred_a, pred_b) table is known (pair_patterns)")
         if self.gold is None or self.predictions is None:
             raise ValueError("item patterns need per-item codes; these counts hold confusion matrices only")
         k = max(self.k, 1)
         n_rows = 1 + self.predictions.shape[0]
-        if n_rows * np.log2(k + 1) < 62:  # one int64 key per item, (gold, pred_1, ...) in base k: a 1-D unique
-            key = self.gold.astype(np.int64)
-            for row in self.predictions:
-                key *= k
-                key += row
-            unique, inverse, pattern_counts = np.unique(key, return_inverse=True, return_counts=True)
+        key = self._item_keys()
+        if key is not None:  # a 1-D unique of the keys
+            unique, pattern_counts = np.unique(key, return_counts=True)
             codes = np.empty((unique.size, n_rows), dtype=np.int64)
             for position in range(n_rows - 1, -1, -1):  # the key's base-k digits, last system first
                 unique, codes[:, position] = np.divmod(unique, k)
+            inverse = None
         else:
             stacked = np.concatenate([self.gold[None, :], self.predictions], axis=0)
             codes, inverse, pattern_counts = np.unique(stacked.T, axis=0, return_inverse=True, return_counts=True)
-        return (np.ascontiguousarray(codes, dtype=code_dtype(k)), pattern_counts.astype(np.int64, copy=False),
-                inverse.ravel().astype(np.int64, copy=False))
+            inverse = inverse.ravel().astype(np.int64, copy=False)
+        return np.ascontiguousarray(codes, dtype=code_dtype(k)), pattern_counts.astype(np.int64, copy=False), inverse
 
     @cached_property
     def _pattern_columns(self) -> np.ndarray:
@@ -156,9 +203,16 @@ class Counts:
         """Pattern index (into :meth:`patterns`) of every item, shape (N,); items known only
         by their pattern table (:meth:`from_patterns`) are listed pattern by pattern."""
         codes, pattern_counts, inverse = self._pattern_table
-        if inverse is None:
-            return np.repeat(np.arange(codes.shape[0], dtype=np.int64), pattern_counts)
-        return inverse
+        if inverse is not None:
+            return inverse
+        if self.given_patterns is None:  # one key per item: its pattern is where its key sorts
+            k = max(self.k, 1)
+            unique = np.zeros(codes.shape[0], dtype=np.int64)
+            for position in range(codes.shape[1]):
+                unique *= k
+                unique += codes[:, position]
+            return np.searchsorted(unique, self._item_keys())
+        return np.repeat(np.arange(codes.shape[0], dtype=np.int64), pattern_counts)
 
     def pair_patterns(self, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
         """Counts of the (gold, pred_a, pred_b) patterns of systems ``a`` and ``b`` (indices).
@@ -166,6 +220,13 @@ class Counts:
         Summed from :meth:`patterns` in O(U). Returns ``(codes, counts)`` with ``codes`` of
         shape (P, 3), P ≤ k³, sorted by ``(gold·k + pred_a)·k + pred_b``.
         """
+        if self.given_pairs is not None:
+            codes, n = self.given_pairs[(min(a, b), max(a, b))]
+            if a > b:  # the same table seen from b: columns swapped, sorted again
+                codes = codes[:, [0, 2, 1]]
+                order = np.lexsort(codes.T[::-1])
+                codes, n = codes[order], n[order]
+            return codes, n
         columns, pattern_counts = self._pattern_columns, self._pattern_table[1]
         k = max(self.k, 1)
         key = (columns[0].astype(np.int64) * k + columns[1 + a]) * k + columns[1 + b]  # narrow codes: widen first

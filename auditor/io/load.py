@@ -66,7 +66,8 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -211,14 +212,20 @@ def read_labels(path: str | os.PathLike, *, column: str | None = None, rule: Hea
     """
     source = os.fspath(path)
     raw = _read_bytes(source)
-    digest = hashlib.sha256(raw).hexdigest()
     suffix = Path(source).suffix.lower()
-    for reader in READERS:
-        if reader.binary and reader.sniff(suffix, raw):
-            return reader.read(raw, source, digest, column, rule, suffix)
-    text = _as_text(raw, source, suffix)
-    reader = next(r for r in READERS if not r.binary and r.sniff(suffix, text))
-    return reader.read(text, source, digest, column, rule, suffix)
+    # the digest is computed on another thread while the file is parsed (hashlib releases the GIL)
+    with ThreadPoolExecutor(1) as pool:
+        digest = pool.submit(_sha256, raw)
+        for reader in READERS:
+            if reader.binary and reader.sniff(suffix, raw):
+                return replace(reader.read(raw, source, None, column, rule, suffix), sha256=digest.result())
+        text = _as_text(raw, source, suffix)
+        reader = next(r for r in READERS if not r.binary and r.sniff(suffix, text))
+        return replace(reader.read(text, source, None, column, rule, suffix), sha256=digest.result())
+
+
+def _sha256(raw: bytes) -> str:
+    return hashlib.sha256(raw).hexdigest()
 
 
 def read_groups(path: str | os.PathLike, rule: HeaderRule = GROUPS) -> LabelColumn:

@@ -29,9 +29,11 @@ class Source:
     def name(self) -> str:
         """What the report calls it: the path, else the kind (a column counted by an engine says so)."""
         name = self.path or self.kind or ""
-        if self.counted is not None:
+        if self.counted is not None:  # the pairs' tables when the pattern table was too large (auditor.engines.pairs)
+            hashed = "the pairs' tables" if str(self.counted.get("hash_of", "")).startswith("each pair") else \
+                "the pattern table"
             name += (f" [column {self.counted.get('column')!r}, counted by {self.counted.get('engine')}; SHA-256 of "
-                     f"the pattern table]")
+                     f"{hashed}]")
         return name
 
     def to_json(self) -> dict[str, Any]:

@@ -197,9 +197,22 @@ def _duplicate_error(column: LabelColumn) -> InputError:
 
 
 def _unique_ids(column: LabelColumn) -> bool:
+    """Whether every id of ``column`` differs: strictly increasing integer ids (1, 2, 3...: equal
+    texts read as equal numbers, so none repeats) without a hash of every text; else by hashing."""
+    import pyarrow as pa
     import pyarrow.compute as pc
 
-    return len(pc.unique(column.id_array)) == len(column)
+    ids = column.id_array
+    if len(ids) > 1 and not ids.null_count:
+        try:
+            numbers = pc.cast(ids, pa.int64()).combine_chunks()
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            numbers = None
+        if numbers is not None:  # a view of the buffer (to_numpy on chunks would import pandas)
+            values = np.frombuffer(numbers.buffers()[1], dtype=np.int64, count=len(numbers), offset=numbers.offset * 8)
+            if bool((values[1:] > values[:-1]).all()):
+                return True
+    return len(pc.unique(ids)) == len(column)
 
 
 def _system_index(gold: LabelColumn, system: LabelColumn) -> np.ndarray | None:
@@ -318,14 +331,18 @@ def align(
 
 def _codes(gold: LabelColumn, pairs: list[tuple[str, LabelColumn]], positions: dict[str, np.ndarray | None],
            order: list[str]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """Gold codes and each system's codes in gold item order, into ``order``."""
+    """Gold codes and each system's codes in gold item order, into ``order``, in the narrowest integer
+    type that holds them (:func:`~auditor.io.counts.code_dtype`: int8 up to 127 labels)."""
+    from auditor.io.counts import code_dtype
+
     position = {label: code for code, label in enumerate(order)}
+    dtype = code_dtype(len(order))
 
     def lookup(column: LabelColumn) -> np.ndarray:
-        return np.fromiter((position[t] for t in column.categories), dtype=np.int64, count=len(column.categories))
+        return np.fromiter((position[t] for t in column.categories), dtype=dtype, count=len(column.categories))
 
     # One (S, N) matrix written row by row: the counts use it as it is, without a copy.
-    matrix = np.empty((len(pairs), len(gold)), dtype=np.int64)
+    matrix = np.empty((len(pairs), len(gold)), dtype=dtype)
     aligned: dict[str, np.ndarray] = {}
     for row, (name, column) in enumerate(pairs):
         where = positions[name]

@@ -139,7 +139,10 @@ def markedness(s: ConfusionStats) -> np.ndarray:
 def _entropy_terms(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
     """Σ x log2 x over ``axes`` with 0·log 0 = 0 (x are shares)."""
     positive = x > 0
-    return np.where(positive, x * np.log2(np.where(positive, x, 1.0)), 0.0).sum(axis=axes)
+    terms = np.zeros_like(x, dtype=np.float64)
+    np.log2(x, out=terms, where=positive)  # x log2 x where x > 0; 0 elsewhere (NaN included)
+    np.multiply(terms, x, out=terms, where=positive)
+    return terms.sum(axis=axes)
 
 
 def nit(s: ConfusionStats) -> np.ndarray:
@@ -222,7 +225,7 @@ register(Metric(
 register(Metric(
     id="macro_recall", short="macR", name="Macro recall", function=macro_recall,
     formula=r"\mathrm{macR} = \frac{1}{k}\sum_i R_i,\quad R_i = \frac{C_{ii}}{\sum_j C_{ij}}",
-    chance="exactly 1/k for every classifier that ignores its input (Opitz §4.2)", references=(f"{OPITZ} §4.2",),
+    chance="exactly 1/k on the expected matrix N p qᵀ of any classifier that ignores its input (Opitz §4.2)", references=(f"{OPITZ} §4.2",),
     uses=("recall",), convention=PER_CLASS_CONVENTION,
     properties=P(monotonicity=True, class_sensitivity=True, decomposability=True,
                  prevalence_invariance=True, chance_correction="strict", source=f"{OPITZ}, §6.1 Table 5"),
@@ -296,7 +299,7 @@ register(Metric(
 register(Metric(
     id="kappa", short="κ", name="Cohen's kappa", function=kappa, range=(-1.0, 1.0),
     formula=r"\kappa = \frac{\mathrm{Acc} - p^\top b}{1 - p^\top b}",
-    chance="0 for every classifier that ignores its input (Opitz §4.7: complete, Ω = 0)", references=("Cohen 1960", f"{OPITZ} §4.7"),
+    chance="0 on the expected matrix N p qᵀ of any classifier that ignores its input (Opitz §4.7: complete, Ω = 0)", references=("Cohen 1960", f"{OPITZ} §4.7"),
     undefined_when="p·b = 1 (one class in gold and in the predictions), so kappa is 0/0",
     properties=P(monotonicity=False, class_sensitivity=True, decomposability=False,
                  prevalence_invariance=False, chance_correction="complete", source=f"{OPITZ}, §6.1 Table 5"),
@@ -305,7 +308,7 @@ register(Metric(
 register(Metric(
     id="mcc", short="MCC", name="Matthews correlation (multi-class R_K)", function=mcc, range=(-1.0, 1.0),
     formula=r"\mathrm{MCC} = \frac{\mathrm{Acc} - p^\top b}{\sqrt{(1 - p^\top p)(1 - b^\top b)}}",
-    chance="0 for every classifier that ignores its input (0/0 for a constant prediction; Opitz §4.7: complete, Ω = 0)",
+    chance="0 on the expected matrix N p qᵀ of any classifier that ignores its input (0/0 for a constant prediction; Opitz §4.7: complete, Ω = 0)",
     references=("Gorodkin 2004", f"{OPITZ} §4.7"),
     undefined_when=("the system predicts a single class (1 − bᵀb = 0) or gold has a single class (1 − pᵀp = 0), "
                     "so MCC is 0/0; scikit-learn shows 0"),
@@ -317,7 +320,7 @@ register(Metric(
     id="informedness", short="BM", name="Informedness (bookmaker; Youden's J for 2 classes)", function=informedness,
     range=(-1.0, 1.0),
     formula=r"\mathrm{BM} = \sum_i b_i\,(R_i - \mathrm{FPR}_i),\quad \mathrm{FPR}_i = \frac{\sum_j C_{ji} - C_{ii}}{N - \sum_j C_{ij}}",
-    chance="0 for every classifier that ignores its input (R_i = FPR_i = q_i)",
+    chance="0 in expectation for any classifier that ignores its input (R_i = FPR_i = q_i on its expected matrix N p qᵀ)",
     references=("Powers 2003", "Powers 2011", "Vickers et al. 2023, Eq. 4–5"),
     uses=("informedness",), convention=NO_INFORMATION_CONVENTION,
     properties=P(monotonicity=False, class_sensitivity=True, decomposability=False,
@@ -341,7 +344,7 @@ register(Metric(
     id="nit", short="NIT", name="Normalised information transfer", function=nit,
     range=(0.0, 1.0),
     formula=r"\mathrm{NIT} = 2^{\mathrm{MI}(Y;\hat{Y}) - H_{U_Y}} = \frac{2^{\mathrm{MI}(Y;\hat{Y})}}{k_Y},\quad \mathrm{MI} = \sum_{i,j} \frac{C_{ij}}{N}\log_2\frac{N\,C_{ij}}{\sum_l C_{il}\sum_l C_{lj}}",
-    chance="exactly 1/k (k gold classes) for every classifier that ignores its input (MI = 0)",
+    chance="exactly 1/k (k gold classes) on the expected matrix N p qᵀ of any classifier that ignores its input (MI = 0; a finite sample's MI is above 0)",
     references=("Vickers et al. 2023, Eq. 7", "Valverde-Albacete & Peláez-Moreno 2014"),
     properties=P(monotonicity=False, class_sensitivity=True, decomposability=False,
                  prevalence_invariance=False, chance_correction="strict",
@@ -374,8 +377,8 @@ register(Metric(
 
 
 _CAL_SOURCE = "derived for the variant (Opitz 2024 §5.2), checked by the probes"
-_EXACT_1_K = "exactly 1/k for every classifier that ignores its input"
-_ZERO = "0 for every classifier that ignores its input"
+_EXACT_1_K = "exactly 1/k on the expected matrix of any classifier that ignores its input"
+_ZERO = "0 on the expected matrix of any classifier that ignores its input"
 #: Declared properties and chance value of each prevalence-calibrated variant, derived for the
 #: variant itself (not copied from the base metric). On C' = calibrated C every gold class has
 #: prevalence 1/k, so a classifier that ignores its input (C = N p qᵀ) becomes C' = (N/k) 1 qᵀ.
@@ -429,7 +432,7 @@ CALIBRATED: dict[str, tuple[Properties, str]] = {
                               prevalence_invariance=True, chance_correction="complete", source=_CAL_SOURCE), _ZERO),
     "nit": (Properties(monotonicity=False, class_sensitivity=True, decomposability=False,
                        prevalence_invariance=True, chance_correction="strict", source=_CAL_SOURCE),
-            "1/k (k gold classes) for every classifier that ignores its input"),
+            "1/k (k gold classes) on the expected matrix of any classifier that ignores its input"),
 }
 
 

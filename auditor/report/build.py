@@ -35,14 +35,21 @@ def build(audit: Audit, figures: bool = True, records: Mapping[str, Metric] | No
     :class:`~auditor.metrics.registry.Metric` (default: the audit's metrics and the per-class
     ones, which the recommendation can name), ``rules`` the rules appendix (default: the
     recommendation's rules)."""
+    from auditor.report import charts
+
+    # every chart converted at once, in one child process, as the task and plan reports do
+    return charts.batched(lambda: _build(audit, figures, records, rules, title))
+
+
+def _build(audit: Audit, figures: bool, records: Mapping[str, Metric] | None, rules: Sequence[str] | None,
+           title: str) -> Report:
     from auditor.metrics.registry import REGISTRY
     from auditor.report import charts
 
     ledger = Ledger()
     if records is None:  # per-class records too: the recommendation can name class_recall (Opitz §8)
         records = {metric.id: metric for metric in (*audit.metrics, *REGISTRY.per_class())}
-    batch = charts.Batch()  # every chart converted at once, in a child process (charts.Batch.resolve)
-    ctx = Context(audit, records, ledger, figures, batch, charts.formula_svg,
+    ctx = Context(audit, records, ledger, figures, charts, charts.formula_svg,
                   {"rules": recommendation_rules() if rules is None else rules})
     sections = [section for builder in BUILDERS if (section := builder(ctx)) is not None]
     entries = ledger.freeze()
@@ -65,7 +72,7 @@ def build(audit: Audit, figures: bool = True, records: Mapping[str, Metric] | No
                 for x in sections]
     gold = audit.sources["gold"].path if "gold" in audit.sources else None
     subtitle = f"{len(audit.systems)} systems scored against {gold}" if gold else _profile_line(audit)
-    return batch.resolve(Report(title, subtitle, str(audit.signature), SCALE_NOTE, tuple(sections), entries))
+    return Report(title, subtitle, str(audit.signature), SCALE_NOTE, tuple(sections), entries)
 
 
 def section_texts(sections: Sequence[Section]) -> list[str]:

@@ -3,8 +3,8 @@
 The same SVG goes into the HTML and (through weasyprint) the PDF: no JavaScript, no
 network. Values arrive as numbers from the report builder; this module only draws.
 
-Conversion runs in one child process per batch (:class:`Batch`: the report builder collects
-every chart's spec and converts them all at once). vl-convert's JavaScript engine (V8) reserves
+Conversion runs in one child process per batch (:func:`batched`: while a report model is built,
+every chart function records its spec and returns a placeholder; all specs are converted at once). vl-convert's JavaScript engine (V8) reserves
 tens of GB of virtual address space when it starts; under an address-space limit (``ulimit -v``,
 common on shared clusters) it dies with SIGTRAP. In a child process that death is contained and
 reported as one clear error naming the limit and the workarounds, and nothing is written.
@@ -114,11 +114,9 @@ def _conversion_error(returncode: int, stderr: str) -> Exception:
 
 
 class Batch:
-    """The chart functions of this module, deferred: each returns a placeholder, and
-    :meth:`resolve` converts every recorded spec in one child process and puts the SVGs in.
-
-    ``Batch().bias_chart(...)`` takes the arguments of :func:`bias_chart`, and so on.
-    """
+    """The specs of the charts drawn while :func:`batched` runs: each chart function returns a
+    placeholder, and :meth:`resolve` converts every recorded spec in one child process and puts
+    the SVGs in."""
 
     def __init__(self) -> None:
         self.specs: list[dict[str, Any]] = []
@@ -127,22 +125,6 @@ class Batch:
     def add(self, spec: dict[str, Any]) -> str:
         self.specs.append(spec)
         return f"{self._token}{len(self.specs) - 1}\x00"
-
-    def __getattr__(self, name: str) -> Callable[..., Any]:
-        if name.startswith("_") or name not in globals():
-            raise AttributeError(name)
-        function = globals()[name]
-        if not callable(function):  # a constant (MAX_MATRIX_CLASSES, ...)
-            return function
-
-        def deferred(*args: Any, **kwargs: Any) -> Any:
-            token = _RECORDING.set(self)
-            try:
-                return function(*args, **kwargs)
-            finally:
-                _RECORDING.reset(token)
-
-        return deferred
 
     def resolve(self, model: Any) -> Any:
         """``model`` (any tree of dataclasses, tuples, lists and strings) with every placeholder
@@ -333,8 +315,7 @@ def confusion_grid_spec(labels: Sequence[str], matrices: Mapping[str, Sequence[S
                 cells.append({"system": system, "gold": gold, "predicted": predicted, "count": int(matrix[i][j]),
                               "share": round(matrix[i][j] / total, 4) if total else 0.0})
     k = len(labels)
-    columns = 6 if k <= 2 else 4 if k <= 3 else 3 if k <= 6 else 2
-    size = max(3, (WIDTH - 120) // columns // max(k, 1) - 4)
+    columns, size = _grid_layout(k)
     x = {"field": "predicted", "type": "nominal", "sort": list(labels), "title": "predicted",
          "axis": {"labelAngle": -45 if k > 2 else 0, "grid": False}}
     y = {"field": "gold", "type": "nominal", "sort": list(labels), "title": "gold", "axis": {"grid": False}}
@@ -347,7 +328,7 @@ def confusion_grid_spec(labels: Sequence[str], matrices: Mapping[str, Sequence[S
                 "field": "share", "type": "quantitative", "title": "row share",
                 "scale": {"scheme": "blues", "domain": [0, 1]},
                 "legend": SYMBOL_LEGEND}}},
-            *([{"mark": {"type": "text", "fontSize": 8}, "encoding": {
+            *([{"mark": {"type": "text", "fontSize": GRID_COUNT_FONT}, "encoding": {
                 "x": x, "y": y, "text": {"field": "count", "type": "quantitative"},
                 "color": {"condition": {"test": "datum.share > 0.5", "value": "white"}, "value": "black"}}}]
               if size >= 14 else []),  # counts printed where a cell has room for them
@@ -356,6 +337,24 @@ def confusion_grid_spec(labels: Sequence[str], matrices: Mapping[str, Sequence[S
         "resolve": {"axis": {"x": "independent", "y": "independent"}},
     }
     return spec
+
+
+#: Font size (px; 7.5 pt at the 1:1 scale of the PDF) of the counts in the confusion small multiples.
+GRID_COUNT_FONT = 10
+
+
+def _grid_layout(k: int) -> tuple[int, int]:
+    """(columns, cell size in px) of the confusion small multiples at ``k`` classes."""
+    columns = 6 if k <= 2 else 4 if k <= 3 else 3 if k <= 6 else 2
+    return columns, max(3, (WIDTH - 160) // columns // max(k, 1) - 4)
+
+
+def confusion_counts_fit(labels: Sequence[str], matrices: Mapping[str, Sequence[Sequence[int]]]) -> bool:
+    """Whether :func:`confusion_grid` prints every count whole inside its cell (digits about
+    0.64 em wide in DejaVu Sans), so that the chart alone carries the numbers."""
+    _, size = _grid_layout(len(labels))
+    largest = max((int(v) for m in matrices.values() for row in m for v in row), default=0)
+    return size >= 14 and len(str(largest)) * 0.64 * GRID_COUNT_FONT <= size - 2
 
 
 def confusion_grid(labels: Sequence[str], matrices: Mapping[str, Sequence[Sequence[int]]]) -> str:
@@ -369,7 +368,7 @@ def tau_heatmap(kendall: Mapping[str, Mapping[str, float]], short: Callable[[str
     names = [short(m) for m in ids]
     cells = [{"m1": short(a), "m2": short(b), "tau": kendall[a].get(b)} for a in ids for b in ids
              if kendall[a].get(b) is not None]
-    size = max(14, min(26, 330 // max(len(ids), 1)))
+    size = max(14, min(22, 330 // max(len(ids), 1)))  # 13 metrics: 100 mm high at print size
     axis = {"labelAngle": -45, "grid": False}
     spec = {"data": {"values": cells}, "width": size * len(ids), "height": size * len(ids), "layer": [
         {"mark": "rect", "encoding": {
@@ -532,10 +531,10 @@ def pairwise_spec(systems: Sequence[str], p_adjusted: Mapping[tuple[str, str], f
     cells = [{"a": a, "b": b, "bin": "·" if a == b else p_bin(p_adjusted.get((a, b)), alpha)}
              for a in names for b in names]
     cells = [c for c in cells if c["bin"] != "·"]
-    size = max(9, min(22, 260 // max(len(names), 1)))  # two heat-maps a page at 23 systems, names at 7.5 pt
+    size = max(9, min(22, 200 // max(len(names), 1)))  # two heat-maps a row at 23 systems, names at 7.5 pt
     axis = {"grid": False, "labelFontSize": 10, "labelLimit": 160}
     scale = {"domain": list(P_BINS), "range": list(P_COLOURS)}
-    legend = {**SYMBOL_LEGEND, "title": "adjusted p", "format": None, "labelFontSize": 10}
+    legend = {**SYMBOL_LEGEND, "title": "adjusted p", "format": None, "labelFontSize": 10, "columns": 3}
     legend = {k: v for k, v in legend.items() if v is not None}
     return {"data": {"values": cells}, "width": size * len(names), "height": size * len(names),
             "mark": {"type": "rect", "stroke": "#bbbbbb", "strokeWidth": 0.5},

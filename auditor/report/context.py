@@ -55,7 +55,8 @@ class Ledger:
 class Context:
     """What a section builder reads: ``audit`` (the typed :class:`~auditor.results.Audit`), the
     metric records (id -> :class:`~auditor.metrics.registry.Metric`), the undefined-value
-    ledger, and the chart functions when ``figures`` is on."""
+    ledger, and the chart functions (the :mod:`auditor.report.charts` module; the builder runs under
+    :func:`~auditor.report.charts.batched`, so they return placeholders resolved in one batch)."""
 
     audit: Audit
     records: Mapping[str, Any]

@@ -10,8 +10,12 @@ command line (``--task NAME``) finds it there. A task module exposes
 - ``audit(gold, systems, *, options, progress, analyses, **task_options)``: the audit of
   ``systems`` (``{name: path}``) against ``gold`` (a path), an object with ``to_json()``
   (a top-level ``task`` key), ``report_model(figures)`` (an :class:`auditor.report.model.Report`
-  that every renderer reads) and ``terminal_lines(columns)`` (``auditor score``'s table);
-- ``METRIC_IDS``: the ids ``-m`` may name for this task.
+  that every renderer reads) and ``terminal_lines(columns, sort=None)`` (``auditor score``'s table:
+  ``columns`` and ``sort`` are ids of ``METRIC_IDS``, already checked; ``sort`` orders the systems, best first);
+- ``METRIC_IDS``: the ids ``-m`` and ``--sort`` may name for this task (the command line checks them before
+  the audit runs: case, spaces, '-' and '_' ignored, catalogue aliases of ids the task has accepted);
+- optionally ``METRIC_ALIASES``: further spellings (normalised as
+  :func:`auditor.metrics.registry.normalise_name`) -> id, and ``METRIC_NOTE``: said with an unknown name.
 """
 from __future__ import annotations
 

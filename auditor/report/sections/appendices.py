@@ -60,7 +60,7 @@ def confusion_section(ctx: Context) -> Section:
             blocks.append(Figure("fig-confusion", "Confusion matrix of every system (rows gold, columns predicted).",
                                  ctx.charts.confusion_grid(labels, matrices)))
         pairs = [(i, j) for i in range(len(labels)) for j in range(len(labels))]
-        rows = tuple(Row(s, tuple(Cell(matrices[s][i][j], "count", strong=i == j) for i, j in pairs)) for s in systems)
+        rows = tuple(Row(s, tuple(Cell(matrices[s][i][j], "count") for i, j in pairs)) for s in systems)
         blocks.append(Table("table-confusion", "Counts per system: column “g → p” counts items of gold class g "
                             "predicted as p.", "System",
                             tuple(Column(f"{labels[i]} → {labels[j]}", rotate=True) for i, j in pairs),
@@ -69,13 +69,18 @@ def confusion_section(ctx: Context) -> Section:
     if len(labels) > ctx.charts.MAX_MATRIX_CLASSES:  # no chart of k × k cells: the largest confusions instead
         blocks.append(_largest_confusions(ctx, labels))
         return Section("confusion", SECTION_TITLES["confusion"], tuple(blocks))
+    in_chart = ctx.figures and ctx.charts.confusion_counts_fit(labels, matrices)
     if ctx.figures:  # small multiples: every system's matrix in one chart
         blocks.append(Figure("fig-confusion", "Confusion matrix of every system (rows gold, columns predicted), "
-                             "row-normalised colours.", ctx.charts.confusion_grid(labels, matrices)))
+                             "row-normalised colours" + (", every count printed in its cell (audit.json: "
+                                                         "systems.NAME.confusion)." if in_chart else "."),
+                             ctx.charts.confusion_grid(labels, matrices)))
+    if in_chart:  # one form: the chart carries every count
+        return Section("confusion", SECTION_TITLES["confusion"], tuple(blocks))
     for index, s in enumerate(systems):
         matrix = matrices[s]
         if len(labels) <= 12:
-            rows = tuple(Row(g, tuple(Cell(v, "count", strong=(i == j)) for j, v in enumerate(matrix[i])))
+            rows = tuple(Row(g, tuple(Cell(v, "count") for j, v in enumerate(matrix[i])))
                          for i, g in enumerate(labels))
             blocks.append(Table(f"table-confusion-{index}", f"{s}: counts (rows gold, columns predicted).",
                                 "gold \\ predicted", tuple(Column(label, rotate=len(labels) > 6) for label in labels),

@@ -44,9 +44,9 @@ def baselines_section(ctx: Context) -> Section | None:
         for field_name, kind, caption in (
             ("margin", "score", "Each system's margin over the strongest chance baseline (×100; negative = below "
                                 "chance): the system's value minus the baseline's exact expectation where one "
-                                "exists, else (marked “≈”) minus its Monte Carlo mean."),
+                                "exists, else (marked “≈”) minus its Monte Carlo mean, if 3 standard errors above every exact one."),
             ("p_shuffle", "p", "Permutation p-value of each system against a shuffle of its own predictions "
-                               "(same bias, no information)."),
+                               f"(same bias, no information; {result.p_method(keys[0]) if keys else ''})."),
         ):
             rows = tuple(Row(s, tuple(Cell(getattr(c[m], field_name) if m in c else None, kind,
                                            approximate=field_name == "margin" and not _exact(result, s, c.get(m), m))

@@ -53,18 +53,17 @@ def metrics_section(ctx: Context) -> Section:
 
 
 def _leaders(ctx: Context) -> Mapping[str, Sequence[str]]:
-    """Bold means one thing in the report: a key metric's best set, as on page 1 (the verdict's
-    leaders: the best set where tests ran, else the systems with the top value)."""
+    """Bold means one thing in the report: a key metric's best set, as on page 1 (none when no
+    significance tests ran)."""
     verdict = ctx.audit.verdict
-    return verdict.leaders if verdict is not None else {}
+    return verdict.leaders if verdict is not None and verdict.tested else {}
 
 
 def _bold_rule(ctx: Context) -> str:
     leaders = _leaders(ctx)
     if not leaders:
         return ""
-    what = ("the metric's best set, as on page 1 (the top system and every system not significantly worse)"
-            if ctx.audit.verdict.tested else "the top value of the metric, as on page 1 (no significance tests ran)")
+    what = "the metric's best set, as on page 1 (the top system and every system not significantly worse)"
     return f" Bold: {what}; for {', '.join(ctx.short(m) for m in leaders)} only."
 
 

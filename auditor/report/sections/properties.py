@@ -74,6 +74,12 @@ PROPERTY_NAMES = (
     "constant Ω for every k), or none.")
 
 
+#: The short form, where the full sentences are a section away (the appendix of witnesses).
+PROPERTY_LEGEND = (
+    "PI monotonicity, PII class sensitivity, PIV prevalence invariance, PV chance correction: each defined in the "
+    "section “Metric properties” (after Opitz 2024, §3).")
+
+
 def _findings_table(ctx: Context, table: Any) -> Table:
     """What the probes found on this data: the range of chance scores at this k and the properties
     that failed on the systems' own confusion matrices."""
@@ -121,7 +127,7 @@ def witnesses_section(ctx: Context) -> Section | None:
     if not rows:
         return None
     return Section("witnesses", SECTION_TITLES["witnesses"], (
-        Paragraph(PROPERTY_NAMES),
+        Paragraph(PROPERTY_LEGEND),
         Table("table-witnesses", "The smallest counter-example each probe found. Matrices: rows = gold class, columns "
               "= predicted class, classes numbered from 0, rows separated by “/”; scores ×100.", "Metric",
               (Column("Property"), Column("Witness")), rows, "small"),

@@ -6,7 +6,7 @@ from typing import Any
 from auditor.report.context import SECTION_TITLES, Context
 from auditor.report.model import Bullets, Cell, Column, Figure, Paragraph, Row, Section, Table
 from auditor.report.sections import section
-from auditor.report.tables import _density, _with_best
+from auditor.report.tables import _density
 
 #: Flipping pairs listed in the report (audit.json has them all).
 FLIPS_SHOWN = 40
@@ -69,7 +69,8 @@ def deployment_section(ctx: Context) -> Section | None:
                                    f"{target}); N is kept, so counts become fractional.")]
     rows = [(s, [Cell(values[s].get(m), "score") for m in metric_ids]) for s in systems]
     blocks.append(Table("table-deployment", "Metric values at the deployment prevalence (×100).", "System",
-                        tuple(Column(ctx.short(m), ctx.name(m)) for m in metric_ids), _with_best(rows),
+                        tuple(Column(ctx.short(m), ctx.name(m)) for m in metric_ids),
+                        tuple(Row(s, tuple(cells)) for s, cells in rows),
                         _density(len(metric_ids))))
     if deployment.notes:
         blocks.append(Bullets(tuple(str(n) for n in deployment.notes), "Notes"))

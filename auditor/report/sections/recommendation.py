@@ -5,7 +5,7 @@ from typing import Any
 
 from auditor.analyses.recommend import PAPERS_DIFFER, RULES, Source
 from auditor.report.context import SECTION_TITLES, Context
-from auditor.report.model import Bullets, Definition, Facts, Formula, Section
+from auditor.report.model import Bullets, Definition, Facts, Formula, Paragraph, Section
 from auditor.report.sections import section
 
 
@@ -34,7 +34,8 @@ def recommendation_section(ctx: Context) -> Section | None:
     blocks.append(Bullets(tuple(f"{item.topic}: {item.text}" for item in PAPERS_DIFFER),
                           "Where Opitz (2024) and Vickers et al. (2023) differ"))
     if rec.rules_fired:
-        blocks.append(Bullets(rec.rules_fired, "Rules that fired (listed in the appendix)"))
+        blocks.append(Paragraph(f"Rules that fired (each stated in the appendix “{SECTION_TITLES['rules']}”): "
+                                f"{', '.join(rec.rules_fired)}."))
     return Section("recommendation", SECTION_TITLES["recommendation"], tuple(blocks), for_summary=True)
 
 

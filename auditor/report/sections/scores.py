@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from auditor.analyses.scores import ECE_BINS, LOSSES, SUM_TOLERANCE
+from auditor.analyses.scores import ECE_BINS, SUM_TOLERANCE
 from auditor.report.context import SECTION_TITLES, Context
 from auditor.report.model import Bullets, Cell, Column, Figure, Paragraph, Row, Section, Table
 from auditor.report.sections import section
@@ -44,15 +44,9 @@ def scores_section(ctx: Context) -> Section | None:
             low, high = value.ci or (None, None)
             cells.append(Cell(value.value, "number", mark, low=low, high=high))
         rows.append((name, cells))
-    best = []
-    for index, (metric_id, _, _) in enumerate(SCORE_COLUMNS):
-        values = [cells[index].value for _, cells in rows if cells[index].value is not None]
-        best.append(None if len(values) < 2 else (min(values) if metric_id in LOSSES else max(values)))
-    table_rows = tuple(Row(name, tuple(Cell(c.value, c.kind, c.mark, best[i] is not None and c.value == best[i],
-                                            c.low, c.high) for i, c in enumerate(cells))) for name, cells in rows)
+    table_rows = tuple(Row(name, tuple(cells)) for name, cells in rows)  # bold marks best sets only (no test here)
     blocks.append(Table("table-scores", "Ranking and calibration metrics of the per-class scores (three decimals, "
-                                        "not ×100); best per column in bold (highest AUC and AP, lowest log loss, "
-                                        "Brier and ECE).", "System",
+                                        "not ×100; higher AUC and AP, lower log loss, Brier and ECE are better).", "System",
                         tuple(Column(short, title) for _, short, title in SCORE_COLUMNS), table_rows,
                         _density(len(SCORE_COLUMNS) + 3), for_paper=True, for_summary=True))
     if analysis.notes:

@@ -43,9 +43,9 @@ def significance_section(ctx: Context) -> Section | None:
     if stats.pairwise_unavailable:
         pairs.append(("pairwise tests unavailable", stats.pairwise_unavailable))
     else:
-        pairs += [("correction", stats.correction), ("randomisation rounds", str(stats.rounds)),
-                  ("best set", best_set_rule(stats.alpha, stats.correction))]
-        pairs += [(method.replace("_", " "), METHOD_DESCRIPTIONS[method]) for method in (MCNEMAR, RANDOMISATION)
+        pairs += [("correction", _correction(stats.correction)), ("randomisation rounds", f"{stats.rounds:,}"),
+                  ("best set", best_set_rule(stats.alpha, _correction(stats.correction)))]
+        pairs += [(METHOD_NAMES[method], METHOD_DESCRIPTIONS[method]) for method in (MCNEMAR, RANDOMISATION)
                   if any(test.method == method for test in stats.tests)]
     pairs.append(("literature", _literature(stats)))
     blocks.append(Facts(tuple(pairs)))
@@ -71,14 +71,28 @@ def significance_section(ctx: Context) -> Section | None:
         blocks.append(Table("table-pbest", "Bootstrap probability that each system ranks first (%).", "System",
                             tuple(Column(ctx.short(m), ctx.name(m)) for m in keys), rows, _density(len(keys)),
                             for_paper=True))
+    elif boot.pairwise is not None:  # pattern table too large to resample jointly: ranks from the pairs
+        blocks.append(_expected_ranks(ctx, boot.pairwise))
     tests = stats.tests
     if tests and len(ctx.systems) <= MATRIX_MAX_SYSTEMS:
-        blocks += [_pairwise_matrix(ctx, metric_id, entry.test, stats) for metric_id, entry in best_set.items()]
+        blocks.append(_pairwise_table(ctx, {metric_id: entry.test for metric_id, entry in best_set.items()}, stats))
     elif tests and ctx.figures:
         blocks += [_pairwise_figure(ctx, metric_id, entry.test, stats) for metric_id, entry in best_set.items()]
     if tests:
-        blocks.append(Paragraph(_tests_text(stats)))
+        blocks.append(Paragraph(_tests_text(stats, ctx)))
     return Section("significance", SECTION_TITLES["significance"], tuple(blocks))
+
+
+def _expected_ranks(ctx: Context, pairwise: Any) -> Table:
+    """Each system's expected rank from the pairs' resamples, with the one sentence that says so."""
+    from auditor.analyses.pairwise_resample import PAIRS_SENTENCE
+
+    keys = [m for m in ctx.key_metrics() if m in pairwise.p_beats] or list(pairwise.p_beats)[:6]
+    ranks = {m: pairwise.expected_rank(m) for m in keys}
+    rows = tuple(Row(s, tuple(Cell(float(ranks[m][pairwise.systems.index(s)]), "number") for m in keys))
+                 for s in ctx.systems)
+    return Table("table-expected-rank", f"Expected rank of each system (1 = best). {PAIRS_SENTENCE}", "System",
+                 tuple(Column(ctx.short(m), ctx.name(m)) for m in keys), rows, _density(len(keys)), for_paper=True)
 
 
 def _literature(stats: Statistics) -> str:
@@ -95,6 +109,10 @@ def _literature(stats: Statistics) -> str:
         parts.append("Holm 1979" if stats.correction == "holm" else "Benjamini & Hochberg 1995")
         parts.append("choosing and reporting tests in NLP: Dror et al. 2018")
     return "; ".join(parts)
+
+
+#: How the report names each pairwise test (the JSON keeps the ids).
+METHOD_NAMES = {"mcnemar_exact": "exact McNemar test", "approximate_randomisation": "approximate randomisation"}
 
 
 def _correction(correction: str) -> str:
@@ -127,7 +145,7 @@ def _pairwise_figure(ctx: Context, metric_id: str, method: str, stats: Statistic
     size = stats.family_sizes().get(metric_id, 0)
     tested = ("every pair was tested" if size == len(systems) * (len(systems) - 1) // 2 else
               "only the comparisons with the top system were tested (first row and column)")
-    caption = (f"{ctx.name(metric_id)}: adjusted p-value of each pair of systems ({method.replace('_', ' ')}; "
+    caption = (f"{ctx.name(metric_id)}: adjusted p-value of each pair of systems ({METHOD_NAMES[method]}; "
                f"{_family(ctx, metric_id, stats)}); systems sorted by {ctx.short(metric_id)}, best first; "
                f"{tested}. Each pair's p-value is in audit.json under “tests”.")
     return Figure(f"fig-pairs-{metric_id}", caption, ctx.charts.pairwise_heatmap(systems, p, ctx.alpha))
@@ -137,53 +155,69 @@ def _number(value: float | None) -> float | None:
     return None if value is None or math.isnan(value) else float(value)
 
 
-def _tests_text(stats: Statistics) -> str:
+def _tests_text(stats: Statistics, ctx: Context | None = None) -> str:
     """What was tested, once: one p-value per pair and metric, which test, the family, the rounds."""
     from auditor.analyses.significance import rounds_rule
 
     tests = stats.tests
     methods = {t.method for t in tests}
-    metrics = sorted({t.metric for t in tests})
+    metrics = [ctx.short(m) if ctx is not None else m for m in sorted({t.metric for t in tests})]
     parts = [f"{len(tests)} pairwise tests, one per pair of systems and metric ({', '.join(metrics)})"]
     if "mcnemar_exact" in methods:
         parts.append("accuracy uses the exact McNemar test, whose p-value has no Monte Carlo floor")
     if "approximate_randomisation" in methods:
         rule = rounds_rule(stats.rounds, max(stats.family_sizes().values(), default=0), stats.alpha)
         parts.append("the other metrics, which have no exact test, use approximate randomisation with "
-                     f"{stats.rounds} rounds ({rule})")
+                     f"{stats.rounds:,} rounds ({rule})")
     text = "; ".join(parts) + "."
     if stats.family:
         text += f" Family: {stats.family}."
     return text + " Every pair with its p-value and adjusted p-value is listed in audit.json under “tests”."
 
 
-def _pairwise_matrix(ctx: Context, metric_id: str, method: str, stats: Statistics) -> Table:
-    """Adjusted p-value of every pair of systems under one metric and its primary test.
+def _pairwise_table(ctx: Context, methods: dict[str, str], stats: Statistics) -> Table:
+    """Adjusted p-value of every pair of systems (one row per pair, the better-ranked system
+    first) under each tested metric (one column per metric, ``methods``: metric id -> its test).
 
     A Monte Carlo p-value at its floor 1/(R + 1) (no round as extreme as the observed
     difference) is an upper bound, shown as "≤ bound".
     """
+    columns: dict[str, dict[tuple[str, str], Cell]] = {}
+    bounded = False
+    for metric_id, method in methods.items():
+        columns[metric_id], at_floor = _pair_cells(stats, metric_id, method)
+        bounded |= at_floor
+    systems = list(ctx.systems)
+    rows = tuple(Row(a, (Cell(b),) + tuple(columns[m].get((a, b), Cell(None, "p")) for m in methods))
+                 for i, a in enumerate(systems) for b in systems[i + 1:])
+    tests = "; ".join(f"{ctx.short(m)}: {TEST_NAMES.get(method, method.replace('_', ' '))}, "
+                      f"{_family(ctx, m, stats).removesuffix(f', {_correction(stats.correction)}')}"
+                      for m, method in methods.items())
+    note = (" ≤: no randomisation round was as extreme as the observed difference, so the p-value is at most "
+            "this bound (the floor 1/(R + 1), adjusted)." if bounded else "")
+    return Table("table-pairs",
+                 f"Adjusted p-value of each pair of systems under each tested metric, "
+                 f"{_correction(stats.correction)}-adjusted within each metric ({tests}). The best-set table "
+                 "above adjusts the comparisons with the top system over their own family, so the same pair's "
+                 "adjusted p-value differs there." + note,
+                 "System", (Column("versus"),) + tuple(Column(ctx.short(m), ctx.name(m)) for m in methods), rows,
+                 "small")
+
+
+def _pair_cells(stats: Statistics, metric_id: str, method: str) -> tuple[dict[tuple[str, str], Cell], bool]:
+    """(pair -> adjusted p-value cell, both orders; whether any is an upper bound at the Monte Carlo floor)."""
     from auditor.analyses.significance import RANDOMISATION
 
     floor = 1 / (stats.rounds + 1) if stats.rounds and method == RANDOMISATION else None
     cells: dict[tuple[str, str], Cell] = {}
     bounded = False
-    for test in stats.tests:
-        if test.metric == metric_id and test.method == method:
-            value, raw = nan_to_none(test.p_adjusted), nan_to_none(test.p)
-            at_floor = floor is not None and value is not None and raw is not None and raw <= floor * (1 + 1e-9)
-            cell = Cell(_p_bound(value), "text") if at_floor and value >= 0.001 else Cell(value, "p")
-            bounded |= at_floor
-            cells[(test.a, test.b)] = cells[(test.b, test.a)] = cell
-    rows = tuple(Row(a, tuple(Cell("·") if a == b else cells.get((a, b), Cell(None, "p")) for b in ctx.systems))
-                 for a in ctx.systems)
-    note = (" ≤: no randomisation round was as extreme as the observed difference, so the p-value is at most "
-            "this bound (the floor 1/(R + 1), adjusted)." if bounded else "")
-    return Table(f"table-pairs-{metric_id}",
-                 f"{ctx.name(metric_id)}: adjusted p-value of each pair of systems ({method.replace('_', ' ')}; "
-                 f"{_family(ctx, metric_id, stats)}). The best-set table above adjusts the comparisons with the "
-                 "top system over their own family, so the same pair's adjusted p-value differs there." + note,
-                 "System", tuple(Column(s, s, rotate=True) for s in ctx.systems), rows, _density(len(ctx.systems)))
+    for test in stats.tests_for(metric_id, method):
+        value, raw = nan_to_none(test.p_adjusted), nan_to_none(test.p)
+        at_floor = floor is not None and value is not None and raw is not None and raw <= floor * (1 + 1e-9)
+        cell = Cell(_p_bound(value), "text") if at_floor and value >= 0.001 else Cell(value, "p")
+        bounded |= at_floor
+        cells[(test.a, test.b)] = cells[(test.b, test.a)] = cell
+    return cells, bounded
 
 
 def _p_bound(value: float) -> str:

@@ -60,7 +60,7 @@ def leaderboard(ctx: Context, verdict: Verdict) -> Table:
     """Systems in the primary metric's order: significance group, key metrics with intervals,
     the best set of each metric in bold."""
     primary, keys = verdict.primary, list(verdict.key_metrics)
-    leaders = {m: set(v) for m, v in verdict.leaders.items()}
+    leaders = {m: set(v) for m, v in verdict.leaders.items()} if verdict.tested else {}  # bold: best sets only
     group_of = {s: index + 1 for index, group in enumerate(verdict.groups) for s in group}
     columns = ([Column("Group", f"significance group under {ctx.name(primary)}")] if group_of else [])
     columns += [Column(ctx.short(m), ctx.name(m)) for m in keys]
@@ -87,8 +87,8 @@ def leaderboard(ctx: Context, verdict: Verdict) -> Table:
                    f"p ≥ α = {ctx.alpha:g}). Group: 1 = the best set under {ctx.short(primary)}; 2 = the best set "
                    "of the systems outside group 1, and so on.")
     else:
-        caption = (f"Leaderboard, ordered by {ctx.name(primary)}. Bold: the top value of each metric (no "
-                   "significance tests ran).")
+        caption = (f"Leaderboard, ordered by {ctx.name(primary)}. No value is bold: bold marks a best set, "
+                   "and no significance tests ran.")
     if has_ci:
         caption += f" Brackets: {ctx.level} bootstrap percentile interval."
     if chance:
@@ -97,14 +97,14 @@ def leaderboard(ctx: Context, verdict: Verdict) -> Table:
                  "small" if has_ci else _density(len(columns)), inline_ci=True, for_paper=True, for_summary=True)
 
 
-def _strongest_baseline(ctx: Context, metric_id: str) -> tuple[str, float] | None:
-    """(name, expected score) of the chance baseline scoring highest under ``metric_id``."""
+def _strongest_baseline(ctx: Context, metric_id: str) -> tuple[str, float, bool] | None:
+    """(name, expected score, exact?) of the chance baseline scoring highest under ``metric_id``."""
     result = ctx.audit.baselines
     best = None
     for name in ("uniform", "prevalence", "majority"):
         entry = result.baselines.get(name, {}).get(metric_id) if result is not None else None
         if entry is not None and entry.expected is not None and (best is None or entry.expected > best[1]):
-            best = (name, entry.expected)
+            best = (name, entry.expected, entry.exact)
     return best
 
 
@@ -113,7 +113,7 @@ def _strongest_baselines(ctx: Context, keys: Sequence[str]) -> list[str]:
     for metric_id in keys[:3]:
         best = _strongest_baseline(ctx, metric_id)
         if best:
-            out.append(f"{ctx.short(metric_id)}: {best[0]} {100 * best[1]:.1f}")
+            out.append(f"{ctx.short(metric_id)}: {best[0]} {'' if best[2] else '≈'}{100 * best[1]:.1f}")  # ≈: plug-in
     return out
 
 
@@ -134,7 +134,7 @@ def _chance_rule(ctx: Context, primary: str) -> str:
     result = ctx.audit.baselines
     correction = _CORRECTIONS.get(result.correction, result.correction)
     return (f"Above chance: {ctx.short(primary)} beats a shuffle of the system's own predictions (one-sided "
-            f"permutation test, {result.draws} draws; {correction}-adjusted over the {len(ctx.systems)} systems, "
+            f"permutation test, {result.p_method(primary)}; {correction}-adjusted over the {len(ctx.systems)} systems, "
             f"p < α).")
 
 

@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from auditor.metrics.catalogue import BASE_METRIC_IDS
+from auditor.metrics.registry import REGISTRY, normalise_name
 from auditor.tasks.tagging.names import SPAN_METRICS, TYPE_PREFIX
 from auditor.tasks.tagging.schemes import RULES, SCHEMES
 
@@ -29,8 +30,12 @@ OPTIONS = [
                       "replaces GOLD and SYSTEMS)."),
 ]
 
-#: The ids ``-m`` may name for this task.
+#: The ids ``-m`` and ``--sort`` may name for this task.
 METRIC_IDS = (*SPAN_METRICS, *BASE_METRIC_IDS, *(TYPE_PREFIX + m for m in BASE_METRIC_IDS))
+#: Further spellings (normalised as :func:`auditor.metrics.registry.normalise_name`) -> id: the catalogue's
+#: aliases with the type prefix (``type_balanced_accuracy`` -> ``type_macro_recall``).
+METRIC_ALIASES = {normalise_name(TYPE_PREFIX) + alias: TYPE_PREFIX + metric_id
+                  for alias, metric_id in REGISTRY.aliases.items() if metric_id in BASE_METRIC_IDS}
 
 
 def audit(gold: str | None, systems: Any, **options: Any) -> Any:
@@ -40,4 +45,4 @@ def audit(gold: str | None, systems: Any, **options: Any) -> Any:
 
     return run(gold, systems, **options)
 
-__all__ = ["OPTIONS", "METRIC_IDS", "audit"]
+__all__ = ["OPTIONS", "METRIC_IDS", "METRIC_ALIASES", "audit"]

@@ -17,13 +17,16 @@ predictions, C_ii = gold_i − Σ_{j≠i} C_ij).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse
 
 from auditor.errors import InputError
 from auditor.tasks.tagging.align import Aligned
 from auditor.tasks.tagging.schemes import PREFIXES, Spans, TagCodes, _previous, check_allowed, spans
+
+if TYPE_CHECKING:  # scipy.sparse is imported when the bootstrap needs the matrix
+    import scipy.sparse
 
 ERRORS = ("correct", "wrong_type", "wrong_boundary", "wrong_both", "missed", "spurious")
 #: Error classes stored per sentence (``correct`` follows from the matches).
@@ -195,6 +198,8 @@ def _confusion(off: np.ndarray, gold: np.ndarray, k: int) -> np.ndarray:
 
 def statistics_matrix(aligned: Aligned, counts: SpanCounts | None, layout: Layout) -> scipy.sparse.csr_matrix:
     """The per-sentence statistics (sentences × ``layout.width``), sparse (module docstring)."""
+    import scipy.sparse
+
     k, T = layout.k, layout.T
     sentence, gold = aligned.sentence, aligned.gold.astype(np.int64)
     rows, cols = [sentence], [gold]

@@ -23,9 +23,23 @@ SHORT = {"span_micro_f1": "μF1", "span_micro_precision": "μP", "span_micro_rec
          "span_overlap_f1": "ovF1", "span_partial_f1": "paF1"}
 FORMULAS = {
     "span_micro_f1": r"F_1^{\mu} = \frac{2\sum_t m_t}{\sum_t p_t + \sum_t g_t}",
+    "span_micro_precision": r"P^{\mu} = \frac{\sum_t m_t}{\sum_t p_t}",
+    "span_micro_recall": r"R^{\mu} = \frac{\sum_t m_t}{\sum_t g_t}",
     "span_macro_f1": r"F_1^{M} = \frac{1}{T}\sum_t \frac{2 m_t}{p_t + g_t}",
+    "span_macro_precision": r"P^{M} = \frac{1}{T}\sum_t \frac{m_t}{p_t}",
+    "span_macro_recall": r"R^{M} = \frac{1}{T}\sum_t \frac{m_t}{g_t}",
     "span_weighted_f1": r"F_1^{w} = \sum_t \frac{g_t}{\sum_u g_u}\,\frac{2 m_t}{p_t + g_t}",
+    "span_weighted_precision": r"P^{w} = \sum_t \frac{g_t}{\sum_u g_u}\,\frac{m_t}{p_t}",
+    "span_weighted_recall": r"R^{w} = \sum_t \frac{g_t}{\sum_u g_u}\,\frac{m_t}{g_t}",
+    "span_exact_f1": r"F_1^{\mathrm{exact}} = \frac{2\,(\mathrm{correct} + \mathrm{wrong\ type})}{\mathrm{ACT} + \mathrm{POS}}",
+    "span_overlap_f1": r"F_1^{\mathrm{overlap}} = \frac{2\,(\mathrm{correct} + \mathrm{wrong\ boundary})}"
+                       r"{\mathrm{ACT} + \mathrm{POS}}",
     "span_partial_f1": r"F_1^{\mathrm{partial}} = \frac{2\,(\mathrm{COR} + \frac{1}{2}\mathrm{PAR})}{\mathrm{ACT} + \mathrm{POS}}",
 }
-
-
+#: When each span figure is undefined (shown as —); the macro and weighted means also take a type's 0/0 as 0.
+UNDEFINED = {
+    **{metric: "its denominator is 0" for metric in SPAN_METRICS},
+    **{f"span_macro_{m}": "no type has a gold or predicted chunk" for m in ("f1", "precision", "recall")},
+    **{f"span_weighted_{m}": "there is no gold chunk" for m in ("f1", "precision", "recall")},
+}
+PER_TYPE_ZERO = "counted as 0 (seqeval's zero_division=0)"

@@ -121,8 +121,8 @@ def _read_lines(raw: bytes, path: str, tag_column: int | None, role: str, robust
     before = np.maximum(token_lines - 1, 0)
     first = blank[before] | comment[before]
     first[0] = True
-    fields = _fields(raw[starts[token_lines[0]]:ends[token_lines[0]]].decode())
-    token_column, tag_index, width, delimiter = _choose(fields, tag_column, path, int(token_lines[0]) + 1, role)
+    line = raw[starts[token_lines[0]]:ends[token_lines[0]]].decode()
+    token_column, tag_index, width, delimiter = _choose(line, tag_column, path, int(token_lines[0]) + 1, role)
     if robust:
         return (*_parse_python(raw, token_lines, width, path, token_column, tag_index), first, token_lines)
     body = _keep_lines(raw, starts, ends, token_lines) if comment.any() else raw
@@ -134,11 +134,13 @@ def _fields(line: str) -> list[str]:
     return line.split("\t") if "\t" in line else line.split()
 
 
-def _choose(fields: list[str], tag_column: int | None, path: str, line: int, role: str
+def _choose(text: str, tag_column: int | None, path: str, line: int, role: str
             ) -> tuple[int | None, int, int, str]:
-    """(token column, tag column, width, delimiter) from the first token line's fields."""
+    """(token column, tag column, width, delimiter) from the first token line: TAB-separated when it holds a
+    TAB, else separated by spaces."""
+    fields = _fields(text)
     width = len(fields)
-    delimiter = "\t" if "\t" in "\t".join(fields) and len(fields) > 1 else " "
+    delimiter = "\t" if "\t" in text else " "
     if tag_column is not None:
         if not 1 <= tag_column <= width:
             raise InputError(f"{path} line {line}: --tag-column {tag_column} but the line has {width} columns")
@@ -224,10 +226,17 @@ def _dictionary(tags) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
     """Dictionary-encoded arrow tags -> (indices, lookup, vocabulary): the vocabulary stripped, unique
     and sorted; ``lookup`` maps a dictionary index to its place in it."""
     vocab = [text.strip(" \t") for text in tags.dictionary.to_pylist()]
-    indices = tags.indices.to_numpy(zero_copy_only=False)
+    indices = _int32(tags.indices)
     unique = sorted(set(vocab))
     lookup = np.array([unique.index(text) for text in vocab], dtype=np.int64) if vocab else np.zeros(0, np.int64)
     return indices, lookup, tuple(unique)
+
+
+def _int32(array) -> np.ndarray:
+    """An arrow integer array without nulls (dictionary indices: int32) as numpy, zero copy (``to_numpy``
+    would import pandas)."""
+    dtype = np.dtype(f"int{array.type.bit_width}")
+    return np.frombuffer(array.buffers()[1], dtype=dtype, count=len(array), offset=dtype.itemsize * array.offset)
 
 
 def _read_jsonl(raw: bytes, path: str) -> TagFile:

@@ -24,6 +24,7 @@ from auditor.report.model import (
 from auditor.report.tables import _density, _fit_systems, _with_best
 from auditor.tasks.tagging.counting import ERRORS
 from auditor.tasks.tagging.measures import FORMULAS, NAMES, SHORT
+from auditor.tasks.tagging.names import PER_TYPE_ZERO, UNDEFINED
 from auditor.tasks.tagging.result import ILL_FORMED_SHOWN
 
 HEADLINE = ("span_micro_f1", "span_macro_f1", "span_weighted_f1", "span_partial_f1", "accuracy", "type_macro_f1")
@@ -48,6 +49,10 @@ class _Ledger:
         self.entries: list[LedgerEntry] = []
 
     def mark(self, system: str, state: str, where: str, text: str) -> int:
+        """The entry's number; a value shown in two tables (summary and its section) keeps one entry."""
+        for entry in self.entries:
+            if (entry.system, entry.state, entry.where, entry.text) == (system, state, where, text):
+                return entry.number
         self.entries.append(LedgerEntry(len(self.entries) + 1, system, state, where, text))
         return len(self.entries)
 
@@ -195,13 +200,18 @@ def errors_section(audit: Any) -> Section | None:
                   "wrong boundary (overlaps a gold chunk of its type), wrong in both, or spurious (overlaps none); a "
                   "gold chunk no predicted chunk chose is missed. The first gold chunk a predicted one overlaps "
                   "decides (SemEval-2013 Task 9.1, as the nervaluate package scores it)."),
-        Table("table-errors", "Error breakdown of the predicted chunks.", "System",
+        Table("table-errors", "Error breakdown: predicted chunks by class, and the gold chunks missed.", "System",
               tuple(Column(label) for label in labels), tuple(rows)),
-        Paragraph("Partial-match views (Segura-Bedmar et al. 2013): strict = boundaries and type; exact = boundaries, "
-                  "type ignored; overlap = some overlap with the right type; partial = overlap, type ignored, half "
-                  "credit for a partial match. P = COR / ACT, R = COR / POS, POS = correct + wrong type + wrong "
-                  "boundary + wrong both + missed (so strict R can differ from the micro recall above when several "
-                  "predicted chunks overlap one gold chunk)."),
+        Paragraph("Partial-match views (Segura-Bedmar et al. 2013; nervaluate's names in brackets): strict (strict) = "
+                  "boundaries and type, the exact match of conlleval and seqeval on the chunks read by the span rule "
+                  "(not seqeval's strict mode, which is a span rule); exact (exact) = boundaries, type ignored; "
+                  "overlap (ent_type; SemEval's type matching) = some overlap with the right type; partial (partial) "
+                  "= overlap, type ignored, half credit for a partial match. COR = correct (strict); correct + wrong type "
+                  "(exact); correct + wrong boundary (overlap); correct + wrong type + ½ (wrong boundary + wrong "
+                  "both) (partial: PAR = wrong boundary + wrong both). ACT = predicted chunks, POS = correct + wrong type + wrong boundary + wrong both + missed; P = COR "
+                  "/ ACT, R = COR / POS (so strict R can differ from the micro recall above when several predicted "
+                  "chunks overlap one gold chunk). The views are micro sums over all types: nervaluate also counts "
+                  "them per type but defines no macro average over types, so none is shown."),
         Table("table-views", "SemEval-2013 views: precision, recall, F1 (×100).", "System", view_columns,
               _with_best(view_rows), "small"),
     )
@@ -256,7 +266,7 @@ def rank_section(audit: Any, charts: Any, figures: bool) -> Section | None:
     result = audit.ranking
     if result is None or len(audit.systems) < 2:
         return None
-    rows = tuple(Row(name, tuple(Cell(result.rank(name, m), "number") for m in result.metrics))
+    rows = tuple(Row(name, tuple(Cell(result.rank(name, m), "rank") for m in result.metrics))
                  for name in result.systems)
     blocks: list[Any] = [
         Paragraph("Rank of every system (1 = best; ties share their ranks) under the span figures, the partial-match "
@@ -287,7 +297,7 @@ def significance_section(audit: Any) -> Section | None:
     stats = audit.statistics
     if stats is None or not stats.tests:
         return None
-    rows = tuple(Row(f"{t.a} − {t.b}", (Cell(_short(t.metric)), Cell(t.difference, "pp"), Cell(t.p, "p"),
+    rows = tuple(Row(f"{t.a} − {t.b}", (Cell(_short(t.metric)), Cell(t.difference, "score"), Cell(t.p, "p"),
                                          Cell(t.p_adjusted, "p")))
                  for t in stats.tests)
     best = tuple(f"{_short(m)}: {', '.join(names)}" for m, names in (stats.best_set or {}).items())
@@ -308,7 +318,9 @@ def definitions_section(audit: Any, formula_svg: Callable[[str], str], figures: 
     for metric, latex in FORMULAS.items():
         blocks.append(Definition(metric, NAMES[metric], Formula(NAMES[metric], latex,
                                                                 formula_svg(latex) if figures else ""),
-                                 Facts((("id", metric), ("undefined when", "its denominator is 0 (shown as —)")))))
+                                 Facts((("id", metric), ("undefined when", f"{UNDEFINED[metric]} (shown as —)"),
+                                        *((("a type's 0/0", PER_TYPE_ZERO),) if "_macro_" in metric
+                                          or "_weighted_" in metric else ())))))
     blocks.append(Bullets(REFERENCES, "References"))
     return Section("definitions", "Appendix A: definitions", tuple(blocks))
 

@@ -27,11 +27,13 @@ from auditor.analyses.significance import adjust
 BLOCK = 50
 
 
-def sentence_weights(rng: np.random.Generator, n: int, B: int) -> np.ndarray:
-    """(B, n) draw counts: each row a resample of n sentences with replacement."""
+def sentence_weights(rng: np.random.Generator, n: int, B: int, dtype: type = float) -> np.ndarray:
+    """(n, B) draw counts: column b a resample of n sentences with replacement (sentence-major, so that the
+    products of :func:`bootstrap_values` read it without a transposed copy)."""
     draws = rng.integers(0, n, size=(B, n))
-    flat = (draws + (np.arange(B) * n)[:, None]).ravel()
-    return np.bincount(flat, minlength=B * n).reshape(B, n).astype(float)
+    draws *= B
+    draws += np.arange(B)[:, None]
+    return np.bincount(draws.ravel(), minlength=B * n).reshape(n, B).astype(dtype)
 
 
 def bootstrap_values(matrix: scipy.sparse.csr_matrix, evaluate: Callable[[np.ndarray], Mapping[str, np.ndarray]],
@@ -50,8 +52,8 @@ def bootstrap_values(matrix: scipy.sparse.csr_matrix, evaluate: Callable[[np.nda
     out: dict[str, np.ndarray] = {}
     for start in range(0, B, BLOCK):
         size = min(BLOCK, B - start)
-        weights = sentence_weights(rng, n, size).astype(dtype)  # (size, n)
-        sums = np.concatenate([weights @ shared, np.asarray(rest @ np.ascontiguousarray(weights.T)).T], axis=1)
+        weights = sentence_weights(rng, n, size, dtype)  # (n, size)
+        sums = np.concatenate([weights.T @ shared, np.asarray(rest @ weights).T], axis=1)
         for metric, values in evaluate(sums.astype(float)).items():
             out.setdefault(metric, np.empty((B, values.shape[-1])))[start:start + size] = values
     return out

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
@@ -14,8 +14,10 @@ from auditor.options import AuditOptions
 from auditor.tasks.tagging.align import Aligned
 from auditor.tasks.tagging.counting import ERRORS, SpanCounts
 from auditor.tasks.tagging.measures import SPAN_METRICS, per_type, view_counts
-from auditor.tasks.tagging.resampling import SentenceStatistics
 from auditor.tasks.tagging.schemes import TagCodes
+
+if TYPE_CHECKING:  # the resampling code (scipy) is imported only when intervals are asked for
+    from auditor.tasks.tagging.resampling import SentenceStatistics
 
 SCHEMA = "auditor/2"
 #: Ill-formed chunks named per file (JSON and report); the count covers them all.
@@ -225,12 +227,18 @@ class TaggingAudit:
 
     # --------------------------------------------------------------- terminal
 
-    def terminal_lines(self, columns: Sequence[str] = ()) -> list[str]:
-        """``auditor score``'s table: systems × metrics, ×100 with one decimal, [interval]."""
+    def terminal_lines(self, columns: Sequence[str] = (), sort: str | None = None) -> list[str]:
+        """``auditor score``'s table: systems × metrics, ×100 with one decimal, [interval]; ``sort``: systems
+        by that metric, best first (undefined values last, ties in input order)."""
         chosen = [self._resolve(c) for c in columns] or [m for m in DEFAULT_COLUMNS if m in self.observed]
         head = f"{'system':<24}" + "".join(f"{m:>22}" for m in chosen)
-        lines = [self._summary_line(), head]
-        for s, name in enumerate(self.systems):
+        lines = [self._summary_line() + (f"; sorted by {self._resolve(sort)}" if sort else ""), head]
+        order = range(len(self.systems))
+        if sort:
+            values = [_number(x) for x in self.observed[self._resolve(sort)]]
+            order = sorted(order, key=lambda s: (values[s] is None, -(values[s] or 0.0)))
+        for s in order:
+            name = self.systems[s]
             cells = []
             for metric in chosen:
                 value = _number(self.observed[metric][s])

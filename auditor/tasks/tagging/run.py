@@ -18,7 +18,6 @@ from auditor.tasks.tagging.counting import Layout, count_spans, statistics_matri
 from auditor.tasks.tagging.measures import active_types, span_values
 from auditor.tasks.tagging.names import SPAN_METRICS, TYPE_PREFIX
 from auditor.tasks.tagging.reading import TagFile, read_conlleval, read_tagged
-from auditor.tasks.tagging.resampling import bootstrap_values, statistics
 from auditor.tasks.tagging.result import TaggingAudit, TokenView
 from auditor.tasks.tagging.schemes import check_choice, default_rule, detect_scheme, parse_tags
 from auditor.version import __version__
@@ -50,7 +49,18 @@ def read_inputs(gold: str | None, systems: Mapping[str, str], tag_column: int | 
         raise UsageError("missing " + ("GOLD and SYSTEMS" if gold is None else "SYSTEMS")
                          + ": give a gold file and at least one system file, or --conlleval FILE")
     gold_file = read_tagged(gold, tag_column, role="gold")
-    return gold_file, {name: read_tagged(path, tag_column) for name, path in systems.items()}
+    return gold_file, {name: _checked(gold_file, read_tagged(path, tag_column)) for name, path in systems.items()}
+
+
+def _checked(gold: TagFile, system: TagFile) -> TagFile:
+    """``system`` aligned with gold (:func:`~auditor.tasks.tagging.align.check_alignment`), without its tokens:
+    each file's tokens are compared as soon as it is read and not kept (memory for the next file)."""
+    from dataclasses import replace
+
+    from auditor.tasks.tagging.align import check_alignment
+
+    check_alignment(gold, system)
+    return replace(system, tokens=None)
 
 
 def _same_gold(gold: TagFile, other: TagFile) -> None:
@@ -121,17 +131,8 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
     tokens = TokenView(aligned.tags, confusion, describe(confusion, aligned.tags, REGISTRY.scalar()))
     types = TokenView(type_labels, type_confusion, describe(type_confusion, type_labels, REGISTRY.scalar()))
     observed = _observed(parts, active, spans is not None, tokens, types)
-    stats = None
-    if options.bootstrap > 0:
-        with progress.task("bootstrap over sentences", total=1) as advance:
-            matrix = statistics_matrix(aligned, spans, layout)
-            values = bootstrap_values(matrix, lambda sums: _evaluate(layout.parts(sums), active, spans is not None),
-                                      options.bootstrap, options.seed, dense=layout.shared)
-            advance(1)
-        tested = None if analyses is not None and "statistics" not in analyses else \
-            [m for m in TESTED if m in observed]
-        stats = statistics(values, observed, aligned.names, options.bootstrap, options.alpha, options.correction,
-                           tested)
+    stats = _intervals(aligned, spans, layout, active, observed, options, progress, analyses) \
+        if options.bootstrap > 0 else None
     ranking = None
     if analyses is None or "rankings" in analyses:
         ranked = [m for m in RANKED if m in observed]
@@ -142,6 +143,21 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
         aligned=aligned, codes=codes, scheme=scheme, scheme_detected=detected, scheme_reason=reason, rule=rule,
         spans=spans, tokens=tokens, types=types, observed=observed, statistics=stats, ranking=ranking,
         parts=parts, active=active)
+
+
+def _intervals(aligned: Aligned, spans: Any, layout: Layout, active: np.ndarray, observed: dict[str, np.ndarray],
+               options: AuditOptions, progress: Progress, analyses: Sequence[str] | None) -> Any:
+    """Bootstrap over sentences: intervals, rank probabilities and (unless ``analyses`` leaves them out) the
+    pairwise tests. Imported here: an audit without intervals loads no scipy."""
+    from auditor.tasks.tagging.resampling import bootstrap_values, statistics
+
+    with progress.task("bootstrap over sentences", total=1) as advance:
+        matrix = statistics_matrix(aligned, spans, layout)
+        values = bootstrap_values(matrix, lambda sums: _evaluate(layout.parts(sums), active, spans is not None),
+                                  options.bootstrap, options.seed, dense=layout.shared)
+        advance(1)
+    tested = None if analyses is not None and "statistics" not in analyses else [m for m in TESTED if m in observed]
+    return statistics(values, observed, aligned.names, options.bootstrap, options.alpha, options.correction, tested)
 
 
 def _scheme(aligned: Aligned, codes: Any) -> tuple[str | None, str]:

@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from auditor.tasks.translation.names import METRICS, TOKENIZERS
+from auditor.tasks.translation.names import METRIC_ALIASES, METRIC_NOTE, METRICS, TOKENIZERS
 
 #: The ids ``-m`` may name (``MicroF`` is the poster's frequency-weighted F, not micro-averaged F1).
 METRIC_IDS = METRICS
@@ -47,4 +47,4 @@ def audit(gold: str | None, systems: Any, **options: Any) -> Any:
     return result
 
 
-__all__ = ["OPTIONS", "METRIC_IDS", "audit"]
+__all__ = ["OPTIONS", "METRIC_IDS", "METRIC_ALIASES", "METRIC_NOTE", "audit"]

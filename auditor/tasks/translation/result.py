@@ -12,7 +12,7 @@ from auditor.analyses.significance import PairTest
 from auditor.formatting import format_value
 from auditor.tasks.translation.agreement import HumanAgreement
 from auditor.tasks.translation.bands import TypeProfile
-from auditor.tasks.translation.names import METRICS
+from auditor.tasks.translation.names import METRIC_ALIASES, METRICS
 
 NAMES = {"macrof": "MacroF", "microf": "MicroF", "bleu": "BLEU", "chrf": "chrF"}
 
@@ -112,13 +112,18 @@ class TranslationAudit:
                                    for m, p in self.rank_probabilities.items()}
         return statistics
 
-    def terminal_lines(self, columns: Sequence[str] = ()) -> list[str]:
-        """The score table: one line per system, scores ×100 with their interval."""
+    def terminal_lines(self, columns: Sequence[str] = (), sort: str | None = None) -> list[str]:
+        """The score table: one line per system, scores ×100 with their interval; ``sort``: systems by that
+        metric, best first (undefined values last, ties in input order)."""
         chosen = [_resolve(c) for c in columns] or list(METRICS)
         width = max(8, *(len(s) for s in self.systems))
         header = f"{'system':<{width}}  " + "  ".join(f"{NAMES[m]:>21}" for m in chosen)
         lines = [header]
-        for s in self.systems:
+        systems = list(self.systems)
+        if sort:
+            values = {s: _number(self.metrics[s][_resolve(sort)].value) for s in systems}
+            systems.sort(key=lambda s: (values[s] is None, -(values[s] or 0.0)))
+        for s in systems:
             cells = []
             for m in chosen:
                 entry = self.metrics[s][m]
@@ -127,7 +132,8 @@ class TranslationAudit:
                     text += f" [{format_value(entry.ci[0], 'score')}, {format_value(entry.ci[1], 'score')}]"
                 cells.append(f"{text:>21}")
             lines.append(f"{s:<{width}}  " + "  ".join(cells))
-        lines.append(f"{self.n_items} segments; scores ×100; {self.signature}")
+        lines.append(f"{self.n_items} segments; scores ×100"
+                     + (f"; sorted by {NAMES[_resolve(sort)]}" if sort else "") + f"; {self.signature}")
         return lines
 
 
@@ -135,8 +141,7 @@ def _resolve(name: str) -> str:
     from auditor.errors import UsageError
 
     key = name.strip().lower().replace("-", "").replace("_", "")
-    aliases = {"macrof": "macrof", "macrof1": "macrof", "microf": "microf", "microf1": "microf",
-               "bleu": "bleu", "chrf": "chrf", "chrf2": "chrf"}
+    aliases = {**{m: m for m in METRICS}, **METRIC_ALIASES}
     if key not in aliases:
         raise UsageError(f"unknown metric {name!r} for --task translation; choose from {', '.join(METRICS)} "
                          f"(MicroF is the poster's frequency-weighted F, not micro-averaged F1)")

@@ -1,0 +1,216 @@
+"""The shuffle test's answer, settled: exact p-values for two classes, enough draws otherwise.
+
+Part of the *analyse* stage, used by :mod:`auditor.analyses.baselines`. "Is system s above
+chance?" is a one-sided permutation test of a metric against a shuffle of s's own predictions,
+corrected over the S systems (Holm or Benjamini–Hochberg). With a fixed number of draws R the
+Monte Carlo p-value p̂ = (1 + X)/(R + 1) can land on either side of a corrected threshold for a
+borderline system, so the answer would depend on R and the seed. Two remedies:
+
+Two classes: exact.
+    Under shuffling the table has fixed margins, so with k = 2 it is fixed by C_00, which is
+    hypergeometric: P(C_00 = x) = C(c_0, x) C(N − c_0, r_0 − x) / C(N, r_0) (r = gold, c = predicted
+    counts). Enumerating the ≤ min(r_0, c_0) + 1 possible tables gives every metric's null
+    distribution exactly, and p = P(f(C) ≥ f(observed) | f(C) defined), ties counted as ≥ (for
+    accuracy, kappa, MCC and informedness, which increase with C_00, this is the one-sided Fisher
+    exact test).
+More classes: draws until the answer is clear.
+    X ~ Binomial(R, p) for the true p, so p has a Clopper–Pearson interval [p_lo, p_hi] at level
+    :data:`INTERVAL_LEVEL`. Holm's and BH's adjusted p-values never decrease when one input
+    increases, so the systems rejected with every p at p_hi are rejected for the true p, and those
+    not rejected with every p at p_lo are not: when the two sets agree, Monte Carlo error cannot
+    change the corrected answer. Otherwise every system whose interval holds one of the
+    correction's thresholds (α/m for Holm, mα/S for BH, m = 1..S) below α gets as many draws
+    again, until the sets agree or :func:`draw_cap` is reached (then ``resolved`` is False).
+
+References
+----------
+Clopper & Pearson (1934) "The use of confidence or fiducial limits illustrated in the case of the
+binomial", Biometrika 26(4). Holm (1979) "A simple sequentially rejective multiple test
+procedure", Scand. J. Statist. 6(2). Phipson & Smyth (2010), Stat. Appl. Genet. Mol. Biol. 9(1).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+#: Largest number of possible 2 × 2 tables enumerated for an exact p (else Monte Carlo).
+EXACT_SUPPORT = 2**20
+#: Level of each Clopper–Pearson interval of a Monte Carlo p-value.
+INTERVAL_LEVEL = 0.999
+#: At most this many shuffle draws per system, and at most :data:`DRAW_BUDGET` numbers drawn.
+MAX_DRAWS = 100_000
+DRAW_BUDGET = 2**24
+#: Relative tolerance of "null ≥ observed" (as :func:`auditor.analyses.baselines.permutation_p_value`).
+TIE_TOLERANCE = 1e-12
+
+#: How the p-values are settled, in words (JSON ``chance.method.p_shuffle_resolution``).
+RESOLUTION = (
+    "two classes: exact (the shuffled table is fixed by C_00, hypergeometric; every possible table "
+    "enumerated, p = P(f >= observed)); more classes: Monte Carlo, and each system whose p's "
+    f"{100 * INTERVAL_LEVEL:g}% Clopper-Pearson interval could change the corrected answer at alpha gets "
+    "more draws (doubling) until the systems rejected at the upper and at the lower ends agree, "
+    f"at most {MAX_DRAWS} draws per system; p_shuffle_resolved says whether they agree")
+
+
+@dataclass(frozen=True)
+class ShuffleP:
+    """One system's shuffle p-value on one metric: ``p``, how it was found (``exact`` or
+    ``monte carlo``), the draws (None when exact), the Clopper–Pearson interval of the true p
+    (None when exact) and whether the corrected answer at α is settled (``resolved``)."""
+
+    p: float | None
+    method: str
+    draws: int | None = None
+    interval: tuple[float, float] | None = None
+    resolved: bool | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"p_shuffle_method": self.method, "p_shuffle_draws": self.draws,
+                "p_shuffle_interval": None if self.interval is None else list(self.interval),
+                "p_shuffle_resolved": self.resolved}
+
+
+def binary_null(row: np.ndarray, col: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Every 2 × 2 table with gold counts ``row`` and predicted counts ``col`` and its probability
+    under shuffling (C_00 ~ Hypergeom(N, c_0, r_0)); None when there are more than
+    :data:`EXACT_SUPPORT` of them."""
+    row, col = np.asarray(row, dtype=np.int64), np.asarray(col, dtype=np.int64)
+    n, r0, c0 = int(row.sum()), int(row[0]), int(col[0])
+    low, high = max(0, r0 + c0 - n), min(r0, c0)
+    if high - low + 1 > EXACT_SUPPORT:
+        return None
+    x = np.arange(low, high + 1, dtype=np.int64)
+    tables = np.empty((x.size, 2, 2), dtype=np.int64)
+    tables[:, 0, 0], tables[:, 0, 1] = x, r0 - x
+    tables[:, 1, 0], tables[:, 1, 1] = c0 - x, int(row[1]) - c0 + x
+    return tables, _hypergeometric_pmf(x, n, c0, r0)
+
+
+def _hypergeometric_pmf(x: np.ndarray, n: int, good: int, sample: int) -> np.ndarray:
+    """P(X = x) for X ~ Hypergeom(n, good, sample) over the whole support ``x`` (consecutive), from the
+    ratio P(x + 1)/P(x) = (good − x)(sample − x) / ((x + 1)(n − good − sample + x + 1)), summed in logs
+    and normalised (no scipy.stats import; exact up to rounding)."""
+    step = x[:-1].astype(float)
+    log_ratio = (np.log(good - step) + np.log(sample - step) - np.log(step + 1)
+                 - np.log(n - good - sample + step + 1))
+    log_pmf = np.concatenate([[0.0], np.cumsum(log_ratio)])
+    pmf = np.exp(log_pmf - log_pmf.max())
+    return pmf / pmf.sum()
+
+
+def exact_p(observed: float, null: np.ndarray, pmf: np.ndarray) -> float | None:
+    """p = P(f ≥ observed | f defined) over the enumerated tables (ties within a relative
+    tolerance count as ≥); None when the observed value or every table's value is undefined."""
+    defined = ~np.isnan(null)
+    if np.isnan(observed) or not defined.any():
+        return None
+    tolerance = TIE_TOLERANCE * max(1.0, abs(observed))
+    total = pmf[defined].sum()
+    return float(min(1.0, pmf[defined & (null >= observed - tolerance)].sum() / total))
+
+
+def exact_binary(row: np.ndarray, columns: np.ndarray, observed: Mapping[str, np.ndarray],
+                 score: Callable[[np.ndarray], Mapping[str, np.ndarray]]) -> dict[str, list[ShuffleP]] | None:
+    """Exact shuffle p-values of every metric in ``observed`` (metric -> value per system) for two
+    classes: ``columns`` holds each system's predicted counts, ``score`` maps tables to metric
+    values. None when a system has too many possible tables (:data:`EXACT_SUPPORT`)."""
+    nulls = [binary_null(row, col) for col in columns]
+    if any(null is None for null in nulls):
+        return None
+    scored = [score(tables) for tables, _ in nulls]
+    return {m: [ShuffleP(exact_p(float(values[s]), scored[s][m], nulls[s][1]), "exact", resolved=True)
+                for s in range(len(nulls))] for m, values in observed.items()}
+
+
+def p_interval(exceed: np.ndarray, draws: np.ndarray, level: float = INTERVAL_LEVEL) -> tuple[np.ndarray, np.ndarray]:
+    """Clopper–Pearson interval of a binomial proportion from ``exceed`` of ``draws`` (beta quantiles
+    as scipy.special.betaincinv, which scipy.stats.beta.ppf calls)."""
+    from scipy.special import betaincinv
+
+    exceed, draws = np.asarray(exceed, dtype=float), np.asarray(draws, dtype=float)
+    tail = (1 - level) / 2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        low = np.where(exceed > 0, betaincinv(exceed, draws - exceed + 1, tail), 0.0)
+        high = np.where(exceed < draws, betaincinv(exceed + 1, draws - exceed, 1 - tail), 1.0)
+    return low, high
+
+
+def thresholds(systems: int, alpha: float, correction: str) -> np.ndarray:
+    """The per-step thresholds a raw p is compared with: α/m (Holm) or mα/S (BH), m = 1..S."""
+    m = np.arange(1, max(systems, 1) + 1)
+    return alpha / m if correction == "holm" else m * alpha / max(systems, 1)
+
+
+def unsettled(low: np.ndarray, high: np.ndarray, alpha: float, correction: str) -> np.ndarray:
+    """Systems the corrected answer (adjusted p < α) differs for at the lower and upper ends."""
+    from auditor.analyses.significance import adjust
+
+    return (adjust(low, correction) < alpha) & ~(adjust(high, correction) < alpha)
+
+
+def draw_cap(base: int, per_draw: int) -> int:
+    """Most draws one system gets: :data:`MAX_DRAWS`, less when a draw holds many numbers."""
+    return max(base, min(MAX_DRAWS, DRAW_BUDGET // max(per_draw, 1)))
+
+
+def _mc_state(observed: np.ndarray, null: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per system: defined draws, draws ≥ observed, and p̂ = (1 + X)/(R + 1) (NaN: undefined)."""
+    draws = np.array([np.count_nonzero(~np.isnan(v)) for v in null], dtype=float)
+    tolerance = TIE_TOLERANCE * np.maximum(1.0, np.abs(observed))
+    exceed = np.array([np.count_nonzero(v >= o - t) for v, o, t in zip(null, observed, tolerance)], dtype=float)
+    p = np.where(np.isnan(observed), np.nan, (1 + exceed) / (draws + 1))
+    return draws, exceed, p
+
+
+def settle(observed: Mapping[str, np.ndarray], null: Mapping[str, list[np.ndarray]], alpha: float,
+           correction: str, cap: int, more: Callable[[int, int], None]) -> dict[str, list[ShuffleP]]:
+    """Monte Carlo p-values of each metric (``observed``: value per system; ``null``: each system's
+    drawn values, extended in place by ``more(system, draws)``) with draws added until the corrected
+    answer is settled (module docstring) or ``cap`` draws. Returns metric -> one :class:`ShuffleP`
+    per system."""
+    while True:
+        wanted: set[int] = set()
+        for metric_id, values in observed.items():
+            draws, exceed, p = _mc_state(values, null[metric_id])
+            low, high = p_interval(exceed, draws)
+            low, high = np.where(np.isnan(p), np.nan, np.minimum(low, p)), np.where(np.isnan(p), np.nan, np.maximum(high, p))
+            if not unsettled(low, high, alpha, correction).any():
+                continue
+            cut = thresholds(int(np.count_nonzero(~np.isnan(p))), alpha, correction)
+            straddle = ((low[:, None] <= cut[None, :]) & (cut[None, :] <= high[:, None])).any(axis=1) & (low < alpha)
+            sizes = np.array([v.size for v in null[metric_id]])
+            wanted.update(int(s) for s in np.flatnonzero(straddle & (sizes < cap)))
+        if not wanted:
+            break
+        for system in sorted(wanted):
+            current = int(null[next(iter(null))][system].size)
+            more(system, min(current, cap - current))
+    return {metric_id: _results(values, null[metric_id], alpha, correction) for metric_id, values in observed.items()}
+
+
+def _results(observed: np.ndarray, null: list[np.ndarray], alpha: float, correction: str) -> list[ShuffleP]:
+    draws, exceed, p = _mc_state(observed, null)
+    low, high = p_interval(exceed, draws)
+    low, high = np.minimum(low, p), np.maximum(high, p)
+    open_ = unsettled(np.where(np.isnan(p), np.nan, low), np.where(np.isnan(p), np.nan, high), alpha, correction)
+    return [ShuffleP(None, "monte carlo", int(draws[s])) if np.isnan(p[s]) else
+            ShuffleP(float(p[s]), "monte carlo", int(draws[s]), (float(low[s]), float(high[s])), not bool(open_[s]))
+            for s in range(p.size)]
+
+
+def describe(tests: Sequence[ShuffleP | None], draws: int) -> str:
+    """How one metric's shuffle p-values were found, in words (the report's captions); ``draws``
+    is the base number of draws, used when the p-values were not settled."""
+    settled = [t for t in tests if t is not None]
+    if settled and all(t.method == "exact" for t in settled):
+        return "exact p-values: every shuffled table enumerated"
+    counts = sorted({t.draws for t in settled if t.draws}) or [draws]
+    text = f"{counts[0]:,} draws" if len(counts) == 1 else f"{counts[0]:,} to {counts[-1]:,} draws"
+    if settled:
+        text += ", more for a system while Monte Carlo error could change the corrected answer"
+    open_ = sum(t.resolved is False for t in settled)
+    if open_:
+        text += f"; {open_} {'answer' if open_ == 1 else 'answers'} still within Monte Carlo error at {MAX_DRAWS:,} draws"
+    return text
