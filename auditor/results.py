@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import math
 import operator
+import re
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Mapping, Sequence, TypeVar
@@ -337,7 +338,7 @@ class Signature:
         ]
         statistics = getattr(audit, "statistics", None)
         if statistics is not None and getattr(statistics.bootstrap, "pairwise", None) is not None:
-            fields[-1] = ("samplers", SAMPLERS.replace("ranks=paired", "ranks=pairs"))  # each pair's own resample
+            fields[-1] = ("samplers", re.sub(r"ranks=[^,]*", "ranks=pairs", SAMPLERS))  # each pair's own resample
         if options.plugins:
             fields.append(("plugins", ",".join(options.plugins)))
         if not audit.counts.paired:  # confusion matrices only: each matrix bootstrapped on its own

@@ -164,7 +164,7 @@ def test_audit_json_and_report_in_the_pairs_route(monkeypatch):
     schema = json.loads(resources.files("auditor").joinpath("audit.schema.json").read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator(schema).validate(document)
     assert document["statistics"]["rank_route"] == "pairs"
-    assert "ranks=pairs" in document["signature"] and "ranks=paired" not in document["signature"]
+    assert "ranks=pairs," in document["signature"] and "ranks=paired" not in document["signature"]
     assert document["statistics"]["pairwise_ranks"]["macro_f1"]["expected_rank"].keys() == set(systems)
     model = build(result, figures=False)
     tables = [block for section in model.sections for block in section.blocks if getattr(block, "id", "") ==
