@@ -27,13 +27,14 @@ _LAZY = {
     "Audit": "pipeline", "AuditOptions": "pipeline", "audit": "pipeline",
     "audit_confusion": "pipeline",
     "render": "formats.render",
+    "Score": "results",
 }
 
 __all__ = [
     "__version__", "AuditorError", "InputError", "OutputError", "UsageError",
     "REGISTRY", "ConfusionStats", "Metric", "Properties", "register",
     "MetricValue", "compute", "describe", "reweight_prevalence", "Counts", "count",
-    "Audit", "AuditOptions", "audit", "audit_confusion", "render",
+    "Audit", "AuditOptions", "audit", "audit_confusion", "render", "Score",
 ]
 
 

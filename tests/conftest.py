@@ -9,6 +9,19 @@ import pytest
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
+@pytest.fixture(autouse=True)
+def _registry_restored():
+    """A metric a test registers (a plugin) does not outlive the test: later reports would carry it
+    (an extra row pushed the GermEval PDF past its page budget in the full run)."""
+    from auditor.metrics.registry import REGISTRY
+
+    saved = (dict(REGISTRY.metrics), dict(REGISTRY.aliases), dict(REGISTRY.alias_notes))
+    yield
+    for table, before in zip((REGISTRY.metrics, REGISTRY.aliases, REGISTRY.alias_notes), saved):
+        table.clear()
+        table.update(before)
+
+
 @pytest.fixture
 def examples_dir() -> Path:
     """The repository's ``examples/`` folder (real SemEval-2018 and GermEval-2018 data)."""

@@ -26,15 +26,27 @@ def _germeval(**options):
     return auditor.audit(str(EXAMPLES / "gold.tsv"), systems, **options)
 
 
+def _builtin_only(patch: pytest.MonkeyPatch) -> None:
+    """The built-in metrics only: a plugin another test loaded stays registered for the session."""
+    from auditor.metrics.registry import REGISTRY
+
+    builtin = {k: m for k, m in REGISTRY.metrics.items()
+               if getattr(m.function, "__module__", "").startswith("auditor.") and m.family != "plugin"}
+    patch.setattr(REGISTRY, "metrics", builtin)
+
+
 @pytest.fixture(scope="module")
 def layout():
-    """(html, weasyprint Document) of the GermEval report with its charts."""
+    """(html, weasyprint Document, audit) of the GermEval report with its charts."""
     from weasyprint import HTML
 
     from auditor.formats.pdf import url_fetcher
 
-    html = render_html(build(_germeval(bootstrap=200), figures=True))
-    return html, HTML(string=html, base_url=None, url_fetcher=url_fetcher()).render()
+    with pytest.MonkeyPatch.context() as patch:
+        _builtin_only(patch)
+        result = _germeval(bootstrap=200)
+        html = render_html(build(result, figures=True))
+    return html, HTML(string=html, base_url=None, url_fetcher=url_fetcher()).render(), result
 
 
 def _walk(box, ancestors=()):
@@ -55,13 +67,13 @@ def _content(page):
 
 
 def test_germeval_report_fits_its_page_budget(layout):
-    _, document = layout
+    _, document, _ = layout
     assert len(document.pages) <= PAGE_BUDGET
 
 
 def test_no_heading_ends_a_page(layout):
     """The last line of text on every page but the last is never a heading (h1–h3)."""
-    _, document = layout
+    _, document, _ = layout
     for number, page in enumerate(document.pages[:-1], start=1):
         texts = [(box.text, ancestors) for box, ancestors in _content(page)
                  if type(box).__name__ == "TextBox" and box.text.strip()]
@@ -91,7 +103,7 @@ def _table_rows_per_page(document) -> dict[str, dict[int, set[int]]]:
 
 
 def test_short_tables_stay_on_one_page_and_long_ones_split_between_whole_groups(layout):
-    _, document = layout
+    _, document, _ = layout
     tables = _table_rows_per_page(document)
     assert {"table-pairs", "summary-leaderboard", "table-best"} <= set(tables)
     for table_id, pages in tables.items():
@@ -105,7 +117,7 @@ def test_short_tables_stay_on_one_page_and_long_ones_split_between_whole_groups(
 def test_charts_are_drawn_at_their_print_size(layout):
     """No chart is scaled down to fit (its 10 px labels are 7.5 pt on the page): each chart's
     SVG is typeset at its own width."""
-    _, document = layout
+    _, document, _ = layout
     seen = 0
     for page in document.pages:
         for box, ancestors in _content(page):
@@ -163,8 +175,7 @@ def test_bold_means_a_best_set_and_nothing_else_in_the_rendered_report(layout):
     and the meaning is stated once, in the header."""
     from auditor.metrics.registry import REGISTRY
 
-    html, _ = layout
-    result = _germeval(bootstrap=200)
+    html, _, result = layout
     names = {REGISTRY.metrics[m].name: m for m in REGISTRY.metrics}
     best = {m: set(entry.systems) for m, entry in result.statistics.best_set.items()}
     bold = _bold_cells(html)
@@ -177,9 +188,8 @@ def test_bold_means_a_best_set_and_nothing_else_in_the_rendered_report(layout):
     assert html.count("Bold means one thing throughout") == 1
 
 
-def test_nothing_is_bold_without_significance_tests():
-    from auditor.formats.html import render_html as render
-
-    html = render(build(_germeval(bootstrap=0), figures=False))
+def test_nothing_is_bold_without_significance_tests(monkeypatch):
+    _builtin_only(monkeypatch)
+    html = render_html(build(_germeval(bootstrap=0), figures=False))
     assert _bold_cells(html) == []
     assert "No value is bold" in html

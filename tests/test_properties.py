@@ -535,7 +535,7 @@ def test_chance_classifiers_hold_k_shares_not_k_by_k_matrices():
 
 
 def test_chance_witnesses_show_scores_x100_and_shares_as_fractions():
-    """PV witnesses read as the rest of the report: scores ×100 with one decimal (macro recall of the
+    """PV witnesses read as the rest of the report (whose witness table says "scores ×100"): scores ×100 with one decimal (macro recall of the
     uniform classifier on uniform gold is 1/k: 50.0 at k = 2, 33.3 at k = 3), shares as exact
     fractions; never a 6-digit float such as 0.333333."""
     import re
@@ -544,7 +544,7 @@ def test_chance_witnesses_show_scores_x100_and_shares_as_fractions():
 
     table = probe([REGISTRY.get(m) for m in ("macro_recall", "macro_f1", "accuracy")])
     texts = {entry.metric_id: entry.witnesses["chance_correction"].description for entry in table}
-    assert "scores 50.0 at k=2 and 33.3 at k=3 (×100" in texts["macro_recall"]
+    assert "scores 50.0 at k=2 and 33.3 at k=3 (shown" in texts["macro_recall"]
     assert "p=(1/2, 1/2)" in texts["macro_f1"]
     for text in texts.values():
         assert not re.search(r"\d\.\d{4,}", text), text

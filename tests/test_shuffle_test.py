@@ -110,12 +110,12 @@ def test_semeval_2018_above_chance_is_exact_and_named():
         pytest.skip("example data not present")
     from click.testing import CliRunner
 
-    from auditor.cli import main
+    from auditor.cli import cli
 
     submissions = sorted(str(p) for p in (folder / "submissions").glob("*.txt"))
-    out = CliRunner().invoke(main, ["score", str(gold), *submissions, "--json"])
+    out = CliRunner().invoke(cli, ["score", str(gold), *submissions, "--json", "--bootstrap", "0", "--quiet"])
     assert out.exit_code == 0, out.output
-    document = json.loads(out.output)
+    document = json.loads(out.stdout)
     assert "two classes: exact" in document["chance"]["method"]["p_shuffle_resolution"]
     chance = document["chance"]["systems"]
     above = [s for s, c in chance.items() if c["macro_recall"]["p_shuffle_adjusted"] < 0.05]

@@ -191,8 +191,7 @@ def prevalence_moves(matrices: np.ndarray, rng: np.random.Generator,
     after = matrices[source] * scale[..., None]
 
     def describe(n: int) -> str:
-        return ("gold rows rescaled by " + ", ".join(f"{x:.3g}" for x in scale[n])
-                + " (prevalence changed, each class's prediction distribution kept)")
+        return "gold rows rescaled by " + ", ".join(f"{x:.3g}" for x in scale[n])
     return source, after, describe
 
 

@@ -373,7 +373,7 @@ def _unbounded_witness(batch: ChanceBatch, values: np.ndarray, top: int, metric:
         matrix, value, shown = whole
     return Witness(
         f"a classifier that ignores its input ({shown}) comes within {score_text(CHANCE_GAP)} of the metric's maximum "
-        f"{score_text(metric.range[1])} (scores ×100): no bound ω(k) below the maximum holds for every data set with "
+        f"{score_text(metric.range[1])}: no bound ω(k) below the maximum holds for every data set with "
         "k classes (Opitz §3.5)", matrix, None, value, None)
 
 
@@ -387,7 +387,7 @@ def _not_strict_witness(batch: ChanceBatch, values: np.ndarray, finite: np.ndarr
         top = int(on_uniform[np.argmax(values[on_uniform])])
     return Witness(
         f"two classifiers that ignore their input score differently, "
-        f"{classifiers[low].describe(k, values[low])} and {classifiers[top].describe(k, values[top])} (×100): PV "
+        f"{classifiers[low].describe(k, values[low])} and {classifiers[top].describe(k, values[top])}: PV "
         f"holds at most as a bound, not strictly (Opitz §3.5)", batch.matrices[low], batch.matrices[top],
         float(values[low]), float(values[top]))
 
@@ -448,7 +448,7 @@ def probe_chance_correction(metric: Metric, batches: Sequence[ChanceBatch]) -> C
     v1, v2 = float(first.uniform[metric.id]), float(second.uniform[metric.id])
     return ChanceCorrection("strict", None, bound, formula, baselines, Witness(
         f"every classifier that ignores its input scores {score_text(v1)} at k={first.k} and {score_text(v2)} at "
-        f"k={second.k} (×100; shown: "
+        f"k={second.k} (shown: "
         f"the uniform classifier on uniform gold): the chance score depends on the number of classes, so PV is "
         f"strict, not complete (Opitz §3.5)", synthetic.uniform_classifier(first.k).matrix,
         synthetic.uniform_classifier(second.k).matrix, v1, v2), notes)

@@ -579,8 +579,8 @@ def _near_chance(baselines: ChanceBaselines | None, values: Mapping[str, Mapping
                 p = None if comparison is None else comparison.p_shuffle_adjusted
                 if p is not None:
                     if p >= alpha:
-                        result[system] = (f"{_display(metric)} not above its shuffled predictions, permutation p = "
-                                          f"{p:.3f} ({correction}-adjusted over {len(baselines.chance)} system{'' if len(baselines.chance) == 1 else 's'})")
+                        result[system] = (f"{_display(metric)} not above its shuffled predictions, "
+                                          f"{correction}-adjusted p = {p:.3f}")
                     break
         return result
     for system, metric_values in values.items():

@@ -85,7 +85,9 @@ def binary_null(row: np.ndarray, col: np.ndarray) -> tuple[np.ndarray, np.ndarra
     tables = np.empty((x.size, 2, 2), dtype=np.int64)
     tables[:, 0, 0], tables[:, 0, 1] = x, r0 - x
     tables[:, 1, 0], tables[:, 1, 1] = c0 - x, int(row[1]) - c0 + x
-    return tables, _hypergeometric_pmf(x, n, c0, r0)
+    pmf = _hypergeometric_pmf(x, n, c0, r0)
+    keep = pmf > 0  # tables whose probability underflows (below 1e-308) add nothing to any p
+    return tables[keep], pmf[keep]
 
 
 def _hypergeometric_pmf(x: np.ndarray, n: int, good: int, sample: int) -> np.ndarray:
@@ -207,9 +209,9 @@ def describe(tests: Sequence[ShuffleP | None], draws: int) -> str:
     if settled and all(t.method == "exact" for t in settled):
         return "exact p-values: every shuffled table enumerated"
     counts = sorted({t.draws for t in settled if t.draws}) or [draws]
-    text = f"{counts[0]:,} draws" if len(counts) == 1 else f"{counts[0]:,} to {counts[-1]:,} draws"
+    text = f"{counts[0]:,} draws" if len(counts) == 1 else f"{counts[0]:,}–{counts[-1]:,} draws"
     if settled:
-        text += ", more for a system while Monte Carlo error could change the corrected answer"
+        text += ", as many as settle the corrected answer"
     open_ = sum(t.resolved is False for t in settled)
     if open_:
         text += f"; {open_} {'answer' if open_ == 1 else 'answers'} still within Monte Carlo error at {MAX_DRAWS:,} draws"

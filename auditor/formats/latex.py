@@ -56,7 +56,7 @@ _TEX_BASES = {"Σ": r"\Sigma", "π": r"\pi", "F1": r"\mathrm{F1}", "FPR": r"\mat
 
 
 def latex_math(token: str) -> str:
-    """One of the report's math tokens (:data:`~auditor.formats.html.MATH_TOKENS`) as TeX math:
+    r"""One of the report's math tokens (:data:`~auditor.formats.html.MATH_TOKENS`) as TeX math:
     "p_i" -> ``$p_i$``, "Σ_{c≠d}" -> ``$\Sigma_{c \neq d}$``, "o_cd" -> ``$o_{cd}$``."""
     base, _, sub = token.partition("_")
     sub = sub.strip("{}").replace("≠", r" \neq ")
