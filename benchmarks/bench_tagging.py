@@ -127,9 +127,9 @@ def phases(gold: str, systems: dict[str, str]) -> list[tuple[str, float]]:
         cpu = now
 
     gold_file, files = run.read_inputs(gold, systems, None, {})
-    lap("read the 11 files (pyarrow, tags dictionary-encoded, tokens kept)")
+    lap("read the 11 files (pyarrow, tags dictionary-encoded, each system's tokens compared with gold's)")
     aligned = align(gold_file, files)
-    lap("align (sentence lengths, tokens compared, tags recoded)")
+    lap("align (sentence counts and lengths, tags recoded)")
     codes = parse_tags(aligned.tags)
     scheme, _ = run._scheme(aligned, codes)
     count_spans(aligned, codes, scheme, "conlleval", {"gold": gold, **systems})
