@@ -219,7 +219,13 @@ def run_audit(gold: str | None, systems: tuple[str, ...], quiet: bool, confusion
         result = audit(gold, name_systems(systems), options=options, progress=progress,
                        annotators=name_systems(annotators) if annotators else None, slices=slices,
                        analyses=analyses)
-    for warning in result.warnings:  # label checks (auditor.analyses.label_checks); shown even with --quiet
+    return echo_warnings(result)
+
+
+def echo_warnings(result: Any) -> Any:
+    """Print ``result``'s warnings to stderr, even with --quiet (classification's label checks, a task's
+    empty outputs or human-score lines of systems not audited); return ``result``."""
+    for warning in result.warnings:
         click.echo(f"auditor: warning: {warning}", err=True)
     return result
 
@@ -248,8 +254,8 @@ def run_task(task: str, gold: str | None, systems: tuple[str, ...], progress: Pr
             raise UsageError(f"{option} is for classification; it cannot be used with --task {task}")
     module = task_module(task)
     options = parse_options(**arguments)
-    return module.audit(gold, name_systems(systems), options=options, progress=progress, analyses=analyses,
-                        **own)
+    return echo_warnings(module.audit(gold, name_systems(systems), options=options, progress=progress,
+                                      analyses=analyses, **own))
 
 
 def error_line(message: str) -> str:

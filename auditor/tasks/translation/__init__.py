@@ -35,16 +35,12 @@ OPTIONS = [
 ]
 
 
-
 def audit(gold: str | None, systems: Any, **options: Any) -> Any:
     """The translation audit (:func:`auditor.tasks.translation.run.audit`; imported when first used, so
-    that the command line starts without scipy.sparse and sacrebleu); its warnings go to stderr."""
+    that the command line starts without scipy.sparse and sacrebleu)."""
     from auditor.tasks.translation.run import audit as run
 
-    result = run(gold, systems, **options)
-    for warning in result.warnings:  # empty outputs, human-score lines of systems not audited; shown with --quiet
-        click.echo(f"auditor: warning: {warning}", err=True)
-    return result
+    return run(gold, systems, **options)
 
 
 __all__ = ["OPTIONS", "METRIC_IDS", "METRIC_ALIASES", "METRIC_NOTE", "audit"]
