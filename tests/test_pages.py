@@ -193,3 +193,21 @@ def test_nothing_is_bold_without_significance_tests(monkeypatch):
     html = render_html(build(_germeval(bootstrap=0), figures=False))
     assert _bold_cells(html) == []
     assert "No value is bold" in html
+
+
+def test_only_the_classification_formula_cards_are_set_in_two_columns(layout, tmp_path):
+    """Balanced columns re-lay a section out several times: the classification report's formula cards
+    need them to fit GermEval's 16 pages; a task report's definitions save no page in them (UNER: 7 pages
+    either way), so they are laid out in one column."""
+    import re
+
+    from auditor.options import AuditOptions
+    from auditor.tasks import task_module
+
+    html = layout[0]
+    assert re.search(r'<section id="definitions" class="section-definitions two-columns">', html)
+    assert len(re.findall(r'<section [^>]*two-columns', html)) == 1
+    uner = Path(__file__).resolve().parents[1] / "examples" / "uner-english-ewt"
+    systems = {path.stem: str(path) for path in sorted((uner / "systems").glob("*.iob2"))[:2]}
+    result = task_module("tagging").audit(str(uner / "gold.iob2"), systems, options=AuditOptions(bootstrap=0))
+    assert not re.findall(r'<section [^>]*two-columns', render_html(result.report_model(False)))

@@ -11,6 +11,7 @@ ledger. Renderers (``auditor.formats.render``) read only this model.
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from auditor.report.context import APPENDICES, SECTION_TITLES, Context, Ledger, _profile_line
@@ -68,7 +69,7 @@ def _build(audit: Audit, figures: bool, records: Mapping[str, Metric] | None, ru
     if cited_works is not None:
         sections.append(cited_works)
     letters = iter("ABCDEFGHIJ")
-    sections = [Section(x.id, f"Appendix {next(letters)}: {x.title}", x.blocks, x.for_summary) if x.id in APPENDICES else x
+    sections = [dataclasses.replace(x, title=f"Appendix {next(letters)}: {x.title}") if x.id in APPENDICES else x
                 for x in sections]
     gold = audit.sources["gold"].path if "gold" in audit.sources else None
     subtitle = f"{len(audit.systems)} systems scored against {gold}" if gold else _profile_line(audit)

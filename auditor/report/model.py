@@ -137,6 +137,9 @@ class Section:
     blocks: tuple[Any, ...]
     #: Goes into ``summary.md`` (its facts, bullets and the tables marked ``for_summary``).
     for_summary: bool = False
+    #: Laid out in two balanced columns on paper (the classification report's formula cards: several per
+    #: page). Balancing re-lays the section out several times, so a section that saves no page keeps one.
+    two_columns: bool = False
 
 
 @dataclass(frozen=True)

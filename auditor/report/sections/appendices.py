@@ -45,7 +45,7 @@ def definitions_section(ctx: Context) -> Section:
                                  Facts((("definition", "the base metric computed on C′, where every gold class has "
                                          "prevalence 1/k; calibrated accuracy equals macro recall and calibrated "
                                          "weighted F1 equals the macro F1 of the calibrated matrix (Opitz §4.6)"), ("variants", "; ".join(calibrated))))))
-    return Section("definitions", SECTION_TITLES["definitions"], tuple(blocks))
+    return Section("definitions", SECTION_TITLES["definitions"], tuple(blocks), two_columns=True)
 
 
 @section(160)
