@@ -102,10 +102,6 @@ DESCRIPTIONS = {
 #: rows although they are not affine in C (derivation in the module docstring).
 EXACT_FOR_RANDOM_ROWS = frozenset({"informedness"})
 
-#: Relative tolerance for "shuffle score ≥ observed" (ties computed in floating point), as
-#: in scipy.stats.permutation_test.
-TIE_TOLERANCE = 1e-12
-
 #: Worker threads for the shuffles (numpy's samplers, sorts and bincounts release the GIL).
 THREADS = max(1, min(2, os.cpu_count() or 1))
 
@@ -384,7 +380,7 @@ def permutation_p_value(observed: float, null: np.ndarray) -> float | None:
     if np.isnan(observed):
         return None
     null = null[~np.isnan(null)]
-    tolerance = TIE_TOLERANCE * max(1.0, abs(observed))
+    tolerance = shuffle_test.TIE_TOLERANCE * max(1.0, abs(observed))
     return float((1 + np.count_nonzero(null >= observed - tolerance)) / (null.size + 1))
 
 

@@ -42,7 +42,8 @@ INTERVAL_LEVEL = 0.999
 #: At most this many shuffle draws per system, and at most :data:`DRAW_BUDGET` numbers drawn.
 MAX_DRAWS = 100_000
 DRAW_BUDGET = 2**24
-#: Relative tolerance of "null ≥ observed" (as :func:`auditor.analyses.baselines.permutation_p_value`).
+#: Relative tolerance of "null ≥ observed" (ties computed in floating point), as in
+#: scipy.stats.permutation_test; also :func:`auditor.analyses.baselines.permutation_p_value`'s.
 TIE_TOLERANCE = 1e-12
 
 #: How the p-values are settled, in words (JSON ``chance.method.p_shuffle_resolution``).
@@ -157,13 +158,15 @@ def draw_cap(base: int, per_draw: int) -> int:
     return max(base, min(MAX_DRAWS, DRAW_BUDGET // max(per_draw, 1)))
 
 
-def _mc_state(observed: np.ndarray, null: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per system: defined draws, draws ≥ observed, and p̂ = (1 + X)/(R + 1) (NaN: undefined)."""
+def _mc_state(observed: np.ndarray, null: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per system: defined draws, p̂ = (1 + X)/(R + 1) with X the draws ≥ observed, and the
+    Clopper–Pearson interval of the true p widened to hold p̂ (NaN throughout: undefined)."""
     draws = np.array([np.count_nonzero(~np.isnan(v)) for v in null], dtype=float)
     tolerance = TIE_TOLERANCE * np.maximum(1.0, np.abs(observed))
     exceed = np.array([np.count_nonzero(v >= o - t) for v, o, t in zip(null, observed, tolerance)], dtype=float)
     p = np.where(np.isnan(observed), np.nan, (1 + exceed) / (draws + 1))
-    return draws, exceed, p
+    low, high = p_interval(exceed, draws)
+    return draws, p, np.where(np.isnan(p), np.nan, np.minimum(low, p)), np.where(np.isnan(p), np.nan, np.maximum(high, p))
 
 
 def settle(observed: Mapping[str, np.ndarray], null: Mapping[str, list[np.ndarray]], alpha: float,
@@ -175,9 +178,7 @@ def settle(observed: Mapping[str, np.ndarray], null: Mapping[str, list[np.ndarra
     while True:
         wanted: set[int] = set()
         for metric_id, values in observed.items():
-            draws, exceed, p = _mc_state(values, null[metric_id])
-            low, high = p_interval(exceed, draws)
-            low, high = np.where(np.isnan(p), np.nan, np.minimum(low, p)), np.where(np.isnan(p), np.nan, np.maximum(high, p))
+            _, p, low, high = _mc_state(values, null[metric_id])
             if not unsettled(low, high, alpha, correction).any():
                 continue
             cut = thresholds(int(np.count_nonzero(~np.isnan(p))), alpha, correction)
@@ -193,10 +194,8 @@ def settle(observed: Mapping[str, np.ndarray], null: Mapping[str, list[np.ndarra
 
 
 def _results(observed: np.ndarray, null: list[np.ndarray], alpha: float, correction: str) -> list[ShuffleP]:
-    draws, exceed, p = _mc_state(observed, null)
-    low, high = p_interval(exceed, draws)
-    low, high = np.minimum(low, p), np.maximum(high, p)
-    open_ = unsettled(np.where(np.isnan(p), np.nan, low), np.where(np.isnan(p), np.nan, high), alpha, correction)
+    draws, p, low, high = _mc_state(observed, null)
+    open_ = unsettled(low, high, alpha, correction)
     return [ShuffleP(None, "monte carlo", int(draws[s])) if np.isnan(p[s]) else
             ShuffleP(float(p[s]), "monte carlo", int(draws[s]), (float(low[s]), float(high[s])), not bool(open_[s]))
             for s in range(p.size)]
