@@ -19,15 +19,15 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from auditor.engines.patterns import (
-    ColumnTexts,
     EngineCounts,
     _digest,
-    integers,
+    encode_batches,
     label_order,
+    recode,
     refuse_missing,
+    sources,
 )
 from auditor.engines.source import Dataset
-from auditor.errors import InputError
 from auditor.io.counts import Counts
 from auditor.io.source import Source
 
@@ -75,26 +75,15 @@ def build_pairs(batches: Any, dataset: Dataset, engine: str, labels: Sequence[st
         Missing or nested values (with their counts), over-long labels, one gold class, a label
         outside ``labels``, no rows.
     """
-    columns = [ColumnTexts(name, dataset) for name in dataset.label_columns]
     S = len(dataset.systems)
-    parts: list[list[np.ndarray]] = [[] for _ in range(len(columns) + 2)]
-    for batch in (batches.to_batches() if hasattr(batches, "to_batches") else batches):  # a table or a stream
-        for i, column in enumerate(columns):
-            parts[i].append(column.encode(batch.column(i)))
-        parts[-2].append(integers(batch.column(len(columns))).astype(np.int64))
-        parts[-1].append(integers(batch.column(len(columns) + 1)).astype(np.int64))
-    group, n = (np.concatenate(p) if p else np.zeros(0, np.int64) for p in parts[-2:])
-    if not n.sum():
-        raise InputError(f"{dataset.path}: no rows; expected a row per item")
-    encoded = [(np.concatenate(part), column.texts) for part, column in zip(parts, columns)]
+    (group, n), encoded = encode_batches(batches, dataset, names=dataset.label_columns, integer_columns=2)
     used = []
     for column, ((indices, texts), name) in enumerate(zip(encoded, dataset.label_columns)):
         home = group == grouping_id(S, *_home(S, column))  # each item once
         refuse_missing(name, "a label", indices[home], texts, n[home], dataset, find_file)
         used.append(np.bincount(indices[home], minlength=len(texts)) > 0)
     order = label_order(dataset, [texts for _, texts in encoded], used, labels)
-    position = {label: code for code, label in enumerate(order)}
-    codes = [np.array([position.get(t, 0) for t in texts], dtype=np.int64)[indices] for indices, texts in encoded]
+    codes = [recode(order, indices, texts) for indices, texts in encoded]
     tables = {}
     for a, b in pair_list(S):
         rows = group == grouping_id(S, a, b)
@@ -114,10 +103,4 @@ def _sources(dataset: Dataset, engine: str, order: list[str], counts: Counts) ->
     for s, name in enumerate(dataset.systems):
         hashes[name] = digest([pair for pair in pair_list(S) if s in pair])
     counted = {"files": len(dataset.files), "format": dataset.format, "engine": engine, "hash_of": HASH_OF}
-    columns = dict(zip(hashes, dataset.label_columns))
-    if dataset.joined is not None:
-        return {key: Source(file.path, hashes[key], n_items, counted={
-            **counted, "files": 1, "format": file.format, "column": file.label_column, "id_column": file.id_column})
-            for key, file in zip(hashes, dataset.joined)}
-    return {key: Source(dataset.path, digest_, n_items, counted={**counted, "column": columns[key]})
-            for key, digest_ in hashes.items()}
+    return sources(dataset, hashes, n_items, counted)

@@ -174,14 +174,16 @@ class PatternTableTooLarge(Exception):
     ``max_rows``): :func:`auditor.engines.count_dataset` then asks the engine for the pairs' tables."""
 
 
-def encode_batches(table: Any, dataset: Dataset, max_rows: int | None = None
-                   ) -> tuple[np.ndarray, list[tuple[np.ndarray, list[str]]]]:
-    """Row counts ``n`` (U,) and, per column, the codes (U,) into its texts, from an Arrow table or a
-    stream of record batches (one pass: codes kept, values dropped). Raises
+def encode_batches(table: Any, dataset: Dataset, max_rows: int | None = None,
+                   names: Sequence[str] | None = None, integer_columns: int = 1
+                   ) -> tuple[list[np.ndarray], list[tuple[np.ndarray, list[str]]]]:
+    """The trailing ``integer_columns`` integer columns (row counts ``n`` last; each (U,)) and, per
+    text column of ``names`` (default ``dataset.columns``), the codes (U,) into its texts, from an
+    Arrow table or a stream of record batches (one pass: codes kept, values dropped). Raises
     :class:`PatternTableTooLarge` once more than ``max_rows`` rows came."""
     batches = table.to_batches() if hasattr(table, "to_batches") else table
-    columns = [ColumnTexts(name, dataset) for name in dataset.columns]
-    parts: list[list[np.ndarray]] = [[] for _ in range(len(columns) + 1)]
+    columns = [ColumnTexts(name, dataset) for name in (dataset.columns if names is None else names)]
+    parts: list[list[np.ndarray]] = [[] for _ in range(len(columns) + integer_columns)]
     rows = 0
     for batch in batches:  # an engine's stream of record batches: one pass, codes kept, values dropped
         rows += batch.num_rows
@@ -191,14 +193,34 @@ def encode_batches(table: Any, dataset: Dataset, max_rows: int | None = None
             raise PatternTableTooLarge(f"more than {max_rows:,} distinct rows")
         for i, column in enumerate(columns):
             parts[i].append(column.encode(batch.column(i)))
-        parts[-1].append(integers(batch.column(len(columns))).astype(np.int64))
-    if not parts[-1] or not sum(map(len, parts[-1])):
+        for i in range(len(columns), len(parts)):
+            parts[i].append(integers(batch.column(i)).astype(np.int64))
+    if not parts[-1] or not sum(map(np.sum, parts[-1])):
         raise InputError(f"{dataset.path}: no rows; expected a row per item")
     encoded = []
     for i, column in enumerate(columns):  # one column's parts joined and dropped at a time
         encoded.append((np.concatenate(parts[i]), column.texts))
         parts[i] = []
-    return np.concatenate(parts[-1]), encoded
+    return [np.concatenate(part) for part in parts[len(columns):]], encoded
+
+
+def recode(order: Sequence[str], indices: np.ndarray, texts: Sequence[str], dtype: Any = np.int64) -> np.ndarray:
+    """Codes into ``order`` (the labels' order) of a column encoded as ``indices`` into ``texts`` (0 for
+    a text no row uses)."""
+    position = {label: code for code, label in enumerate(order)}
+    return np.array([position.get(t, 0) for t in texts], dtype=dtype)[indices]
+
+
+def sources(dataset: Dataset, hashes: dict[str, str], n_items: int, counted: dict[str, Any]) -> dict[str, Source]:
+    """audit.json's ``sources``, gold then each system, from their hashes: one file per input (its own
+    path, format and columns) when the dataset joins files, else the dataset and each input's column."""
+    if dataset.joined is not None:
+        return {key: Source(file.path, hashes[key], n_items, counted={
+            **counted, "files": 1, "format": file.format, "column": file.label_column, "id_column": file.id_column})
+            for key, file in zip(hashes, dataset.joined)}
+    columns = dict(zip(hashes, dataset.label_columns))
+    return {key: Source(dataset.path, digest, n_items, counted={**counted, "column": columns[key]})
+            for key, digest in hashes.items()}
 
 
 def build(table: Any, dataset: Dataset, engine: str, labels: Sequence[str] | None = None,
@@ -214,17 +236,15 @@ def build(table: Any, dataset: Dataset, engine: str, labels: Sequence[str] | Non
     PatternTableTooLarge
         More than ``max_rows`` distinct rows.
     """
-    n, encoded = encode_batches(table, dataset, max_rows)
+    (n,), encoded = encode_batches(table, dataset, max_rows)
     for (indices, texts), name in zip(encoded, dataset.columns):
         role = "a slice" if name == dataset.slice_column else "a label"
         refuse_missing(name, role, indices, texts, n, dataset, find_file)
     label_part = encoded[:len(dataset.label_columns)]
     used = [np.bincount(indices, minlength=len(texts)) > 0 for indices, texts in label_part]
     order = label_order(dataset, [texts for _, texts in label_part], used, labels)
-    position = {label: code for code, label in enumerate(order)}
     small = np.uint8 if len(order) < 255 else np.uint16 if len(order) < 65535 else np.int64
-    codes = np.stack([np.array([position.get(t, 0) for t in texts], dtype=small)[indices]  # 0: a text no row uses
-                      for indices, texts in label_part], axis=1)
+    codes = np.stack([recode(order, indices, texts, small) for indices, texts in label_part], axis=1)
     counts = Counts.from_patterns(order, dataset.systems, codes, n, labels is not None)
     pattern_codes, pattern_counts = counts.patterns()
     pattern_codes = pattern_codes.astype(np.uint16 if len(order) < 1 << 16 else np.int64)  # hashed: fewer bytes
@@ -234,15 +254,9 @@ def build(table: Any, dataset: Dataset, engine: str, labels: Sequence[str] | Non
     hashes = {"gold": _digest(order, pattern_codes, pattern_counts)}
     for s, name in enumerate(dataset.systems):
         hashes[name] = _digest(order, np.ascontiguousarray(pattern_codes[:, [0, 1 + s]]), pattern_counts)
-    columns = dict(zip(hashes, dataset.label_columns))
-    sources = {key: Source(dataset.path, digest, n_items, counted={**counted, "column": columns[key]})
-               for key, digest in hashes.items()}
-    if dataset.joined is not None:  # one file per input: its own path, format and columns
-        sources = {key: Source(file.path, hashes[key], n_items, counted={
-            **counted, "files": 1, "format": file.format, "column": file.label_column, "id_column": file.id_column})
-            for key, file in zip(hashes, dataset.joined)}
+    inputs = sources(dataset, hashes, n_items, counted)
     if dataset.slice_column is None:
-        return EngineCounts(counts, sources, engine)
+        return EngineCounts(counts, inputs, engine)
     indices, texts = encoded[-1]
     present = np.bincount(indices, minlength=len(texts)) > 0
     groups = sorted({t for t, used in zip(texts, present) if used})
@@ -251,4 +265,4 @@ def build(table: Any, dataset: Dataset, engine: str, labels: Sequence[str] | Non
     rows, group_of, n = codes[order_rows].T.copy(), group_of[order_rows], n[order_rows]
     source = Source(dataset.path, _digest(groups, rows, group_of, n), n_items,
                     counted={**counted, "column": dataset.slice_column})
-    return EngineCounts(counts, sources, engine, SliceGroups(tuple(groups), group_of, source, (rows, n)))
+    return EngineCounts(counts, inputs, engine, SliceGroups(tuple(groups), group_of, source, (rows, n)))
