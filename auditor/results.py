@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import math
 import operator
-import re
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Mapping, Sequence, TypeVar
@@ -320,7 +319,8 @@ class Signature:
     @classmethod
     def of(cls, audit: Audit) -> Signature:
         """The signature of ``audit``: its inputs' hashes, version and every option that changes a number."""
-        from auditor.analyses.sampling import SIGNATURE as SAMPLERS
+        from auditor.analyses.pairwise_resample import PAIRS
+        from auditor.analyses.sampling import signature
 
         sources, options = audit.sources, audit.options
 
@@ -334,11 +334,11 @@ class Signature:
             ("auditor", __version__), ("gold", gold_hash), ("systems", f"{len(audit.systems)}:{systems_hash}"),
             ("labels", str(len(audit.labels))), ("boot", str(options.bootstrap)), ("seed", str(options.seed)),
             ("ci", "percentile"), ("alpha", str(options.alpha)), ("correction", str(options.correction)),
-            ("samplers", SAMPLERS),  # which draws made the intervals, the ranks and the chance ranges
+            ("samplers", signature()),  # which draws made the intervals, the ranks and the chance ranges
         ]
         statistics = getattr(audit, "statistics", None)
         if statistics is not None and getattr(statistics.bootstrap, "pairwise", None) is not None:
-            fields[-1] = ("samplers", re.sub(r"ranks=[^,]*", "ranks=pairs", SAMPLERS))  # each pair's own resample
+            fields[-1] = ("samplers", signature(PAIRS))  # each pair's own resample
         if options.plugins:
             fields.append(("plugins", ",".join(options.plugins)))
         if not audit.counts.paired:  # confusion matrices only: each matrix bootstrapped on its own

@@ -43,7 +43,16 @@ import numpy as np
 #: drawn as items and heavy ones drawn by multinomial (``paired-split``; ``paired`` drew every
 #: pattern one way), chance tables drawn row by row (multinomial rows; multivariate
 #: hypergeometric rows for shuffles). Change it with the draws.
-SIGNATURE = "ci=cells,ranks=paired-split,chance=rows"
+RANKS = "paired-split"
+
+
+def signature(ranks: str = RANKS) -> str:
+    """The ``samplers:`` part with ``ranks`` naming how the ranks were drawn (``pairs`` when each pair
+    was resampled on its own: :mod:`auditor.analyses.pairwise_resample`)."""
+    return f"ci=cells,ranks={ranks},chance=rows"
+
+
+SIGNATURE = signature()
 #: numpy's ``Generator.hypergeometric`` refuses ``good`` or ``bad`` at or above this.
 NUMPY_LIMIT = 10**9
 #: Largest population drawn exactly (integers stay exact in float64 below 2^53).
