@@ -87,6 +87,33 @@ def test_a_p_value_on_the_threshold_stops_at_the_cap():
     assert "still within Monte Carlo error" in shuffle_test.describe([result], 100)
 
 
+@pytest.mark.parametrize("systems, correction", [(1, "holm"), (7, "holm"), (10, "holm"), (60, "holm"), (10, "bh")])
+def test_settling_draws_are_the_fewest_that_settle_ps_no_draw_reached(systems, correction):
+    """S p-values with X = 0 of R draws: the corrected answer is settled (rejected at both ends of every
+    interval) at R = settling_draws and not at R − 1 (scipy's beta quantile as the upper bound)."""
+    draws = shuffle_test.settling_draws(systems, 0.05, correction)
+
+    def settled(r: int) -> bool:
+        high = np.full(systems, stats.beta.ppf(1 - (1 - shuffle_test.INTERVAL_LEVEL) / 2, 1, r))
+        return not shuffle_test.unsettled(np.zeros(systems), high, 0.05, correction).any()
+
+    assert settled(draws) and not settled(draws - 1)
+    assert (systems, correction) != (10, "holm") or draws == 1517
+
+
+def test_systems_far_above_chance_are_settled_in_one_extra_round():
+    """Ten systems no shuffle reaches, 1,000 base draws: Holm needs 1,517 (settling_draws), which one
+    extra round of 517 each brings, where doubling drew 2,000; the extra draws score only the settled metric."""
+    rng = np.random.default_rng(4)
+    gold = rng.choice(5, 300)
+    systems = {f"s{i}": np.where(rng.random(300) < 0.8, gold, rng.choice(5, 300)) for i in range(10)}
+    result = chance_baselines(count(gold, systems), draws=1000, seed=2, alpha=0.05, settle=("accuracy",))
+    for system in systems:
+        test = result.chance[system]["accuracy"]
+        assert (test.shuffle_p.draws, test.shuffle_p.resolved, test.p_shuffle) == (1517, True, 1 / 1518)
+        assert result.shuffle_scores[system]["accuracy"].size == 1517 and result.shuffle_scores[system]["kappa"].size == 1000
+
+
 def test_unsettled_needs_both_ends_to_agree():
     low, high = np.array([0.001, 0.02, 0.5]), np.array([0.004, 0.03, 0.6])
     # Holm at the low end: 3·0.001, 2·0.02 = 0.04 < 0.05 rejected; at the high end 2·0.03 = 0.06 is not.

@@ -19,8 +19,9 @@ More classes: draws until the answer is clear.
     increases, so the systems rejected with every p at p_hi are rejected for the true p, and those
     not rejected with every p at p_lo are not: when the two sets agree, Monte Carlo error cannot
     change the corrected answer. Otherwise every system whose interval holds one of the
-    correction's thresholds (α/m for Holm, mα/S for BH, m = 1..S) below α gets as many draws
-    again, until the sets agree or :func:`draw_cap` is reached (then ``resolved`` is False).
+    correction's thresholds (α/m for Holm, mα/S for BH, m = 1..S) below α gets more draws: first
+    up to :func:`settling_draws` (enough when no draw reaches the observed value), then as many
+    again each round, until the sets agree or :func:`draw_cap` is reached (then ``resolved`` is False).
 
 References
 ----------
@@ -51,7 +52,9 @@ RESOLUTION = (
     "two classes: exact (the shuffled table is fixed by C_00, hypergeometric; every possible table "
     "enumerated, p = P(f >= observed)); more classes: Monte Carlo, and each system whose p's "
     f"{100 * INTERVAL_LEVEL:g}% Clopper-Pearson interval could change the corrected answer at alpha gets "
-    "more draws (doubling) until the systems rejected at the upper and at the lower ends agree, "
+    "more draws (first up to the fewest that settle a p no draw reached, floor(ln t / ln(1 - alpha/m)) + 1 with "
+    "t = (1 - level)/2 and m = S for holm, 1 for bh; then doubling) until the systems rejected at the upper and "
+    "at the lower ends agree, "
     f"at most {MAX_DRAWS} draws per system; p_shuffle_resolved says whether they agree")
 
 
@@ -169,27 +172,44 @@ def _mc_state(observed: np.ndarray, null: Sequence[np.ndarray]) -> tuple[np.ndar
     return draws, p, np.where(np.isnan(p), np.nan, np.minimum(low, p)), np.where(np.isnan(p), np.nan, np.maximum(high, p))
 
 
+def settling_draws(systems: int, alpha: float, correction: str) -> int:
+    """Fewest draws at which a p no draw reached (X = 0) is settled below α after the correction:
+    its Clopper–Pearson upper bound is 1 − t^(1/R), t = (1 − level)/2, and with every one of the S
+    p-values there the adjusted bound is m(1 − t^(1/R)) (m = S for Holm, 1 for BH), below α once
+    R > ln t / ln(1 − α/m)."""
+    tail = (1 - INTERVAL_LEVEL) / 2
+    family = max(int(systems), 1) if correction == "holm" else 1
+    return int(np.floor(np.log(tail) / np.log1p(-alpha / family))) + 1
+
+
 def settle(observed: Mapping[str, np.ndarray], null: Mapping[str, list[np.ndarray]], alpha: float,
            correction: str, cap: int, more: Callable[[int, int], None]) -> dict[str, list[ShuffleP]]:
     """Monte Carlo p-values of each metric (``observed``: value per system; ``null``: each system's
     drawn values, extended in place by ``more(system, draws)``) with draws added until the corrected
     answer is settled (module docstring) or ``cap`` draws. Returns metric -> one :class:`ShuffleP`
-    per system."""
+    per system.
+
+    A system short of :func:`settling_draws` is first brought up to them (systems far above chance, the
+    usual case, are then settled in one extra round: 1,517 draws in all instead of 2,000 for 10 systems
+    at α = 0.05 with Holm); otherwise its draws are doubled.
+    """
     while True:
-        wanted: set[int] = set()
+        goals: dict[int, int] = {}
         for metric_id, values in observed.items():
             _, p, low, high = _mc_state(values, null[metric_id])
             if not unsettled(low, high, alpha, correction).any():
                 continue
-            cut = thresholds(int(np.count_nonzero(~np.isnan(p))), alpha, correction)
+            family = int(np.count_nonzero(~np.isnan(p)))
+            cut = thresholds(family, alpha, correction)
             straddle = ((low[:, None] <= cut[None, :]) & (cut[None, :] <= high[:, None])).any(axis=1) & (low < alpha)
             sizes = np.array([v.size for v in null[metric_id]])
-            wanted.update(int(s) for s in np.flatnonzero(straddle & (sizes < cap)))
-        if not wanted:
+            for system in np.flatnonzero(straddle & (sizes < cap)):
+                goals[int(system)] = max(goals.get(int(system), 0), settling_draws(family, alpha, correction))
+        if not goals:
             break
-        for system in sorted(wanted):
+        for system, goal in sorted(goals.items()):
             current = int(null[next(iter(null))][system].size)
-            more(system, min(current, cap - current))
+            more(system, min(goal - current if goal > current else current, cap - current))
     return {metric_id: _results(values, null[metric_id], alpha, correction) for metric_id, values in observed.items()}
 
 
