@@ -110,12 +110,14 @@ class Pairs:
 @dataclass(frozen=True)
 class Batch:
     """Every matrix probed at one k, evaluated once: the matrices, their sizes (items), the
-    audited system each is the own matrix of (None: generated or changed), every metric's scores."""
+    audited system each is the own matrix of (None: generated or changed), every metric's scores,
+    and whether each matrix has every class in gold and whole counts (``complete``: a witness's first choice)."""
 
     matrices: np.ndarray
     sizes: np.ndarray
     systems: tuple[str | None, ...]
     values: Mapping[str, np.ndarray]
+    complete: np.ndarray
 
 
 def _sample(rng: np.random.Generator, n: int, limit: int) -> np.ndarray:

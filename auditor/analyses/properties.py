@@ -282,8 +282,7 @@ def _witness(batch: Batch, pairs: Pairs, mask: np.ndarray, x: np.ndarray, y: np.
     """The witness among the pairs in ``mask``: one whose matrices have every class in gold and whole
     counts where there is one (a reader's data set has every class), then the smallest (fewest items)."""
     candidates = np.flatnonzero(mask)
-    complete = (_every_class(batch.matrices[pairs.before[candidates]])
-                & _every_class(batch.matrices[pairs.after[candidates]]))
+    complete = batch.complete[pairs.before[candidates]] & batch.complete[pairs.after[candidates]]
     order = np.lexsort((batch.sizes[pairs.before[candidates]], ~complete))
     index = int(candidates[order[0]])
     row = int(pairs.before[index])
@@ -524,7 +523,7 @@ def _probe_batch(metrics: Sequence[Metric], matrices: np.ndarray, names: tuple[s
     stack = np.concatenate([matrices, mon_after, sens_before, sens_after, prev_after])
     offsets = np.cumsum([0, len(matrices), len(mon_after), len(sens_before), len(sens_after)])
     batch = Batch(stack, stack.sum(axis=(1, 2)), names + (None,) * (len(stack) - len(matrices)),
-                  _evaluate(metrics, stack))
+                  _evaluate(metrics, stack), _every_class(stack))
     monotonicity = Pairs(mon_source, offsets[1] + np.arange(len(mon_after)), mon_text, correct)
     sensitivity = Pairs(offsets[2] + np.arange(len(sens_before)), offsets[3] + np.arange(len(sens_after)), sens_text)
     prevalence = Pairs(prev_source, offsets[4] + np.arange(len(prev_after)), prev_text)
