@@ -138,10 +138,9 @@ def markedness(s: ConfusionStats) -> np.ndarray:
 
 def _entropy_terms(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
     """Σ x log2 x over ``axes`` with 0·log 0 = 0 (x are shares)."""
-    positive = x > 0
-    terms = np.zeros_like(x, dtype=np.float64)
-    np.log2(x, out=terms, where=positive)  # x log2 x where x > 0; 0 elsewhere (NaN included)
-    np.multiply(terms, x, out=terms, where=positive)
+    safe = np.where(x > 0, x, 1.0)  # x where x > 0; 1 elsewhere (NaN included), whose 1·log2 1 is 0
+    terms = np.log2(safe)
+    terms *= safe
     return terms.sum(axis=axes)
 
 
