@@ -203,8 +203,9 @@ def settle(observed: Mapping[str, np.ndarray], null: Mapping[str, list[np.ndarra
             cut = thresholds(family, alpha, correction)
             straddle = ((low[:, None] <= cut[None, :]) & (cut[None, :] <= high[:, None])).any(axis=1) & (low < alpha)
             sizes = np.array([v.size for v in null[metric_id]])
+            goal = settling_draws(family, alpha, correction)
             for system in np.flatnonzero(straddle & (sizes < cap)):
-                goals[int(system)] = max(goals.get(int(system), 0), settling_draws(family, alpha, correction))
+                goals[int(system)] = max(goals.get(int(system), 0), goal)
         if not goals:
             break
         for system, goal in sorted(goals.items()):
