@@ -67,8 +67,8 @@ def check_alignment(gold: TagFile, system: TagFile) -> None:
             s = int(np.searchsorted(gold_starts, t, side="right") - 1)
             raise InputError(
                 f"sentence {s + 1}, token {t - gold_starts[s] + 1}: {gold.source} line {gold.lines[t]} has "
-                f"{gold.tokens[t].as_py()!r}, {system.source} line {system.lines[t]} has "
-                f"{system.tokens[t].as_py()!r}; tokens must align one to one")
+                f"{gold.tokens[t].as_py().decode()!r}, {system.source} line {system.lines[t]} has "
+                f"{system.tokens[t].as_py().decode()!r}; tokens must align one to one")
 
 
 def align(gold: TagFile, systems: Mapping[str, TagFile]) -> Aligned:

@@ -30,7 +30,7 @@ _TAG = re.compile(r"^(O|[BIESLU]-\S+)$")
 
 @dataclass(frozen=True)
 class TagFile:
-    """One file's tokens (None when it has no token column), its tags (``lookup[indices]`` are codes
+    """One file's tokens (arrow binary: UTF-8 bytes; None when it has no token column), its tags (``lookup[indices]`` are codes
     into ``vocab``: the arrow dictionary's indices, kept as read), the first token of every sentence,
     and each token's line number."""
 
@@ -113,21 +113,50 @@ def read_tagged(path: str, tag_column: int | None = None, role: str = "system") 
 
 def _read_lines(raw: bytes, path: str, tag_column: int | None, role: str, robust: bool):
     """(tokens, tags, first, token line indices), or None when the fast reader cannot decide."""
-    starts, ends, blank, comment = _line_table(raw, robust)
-    token_lines = np.flatnonzero(~blank & ~comment)
-    if token_lines.size == 0:
-        raise InputError(f"{path}: no token line; expected `token<TAB>tag` lines with a blank line between "
-                         f"sentences (or JSON Lines {{\"tokens\": [...], \"tags\": [...]}})")
-    before = np.maximum(token_lines - 1, 0)
-    first = blank[before] | comment[before]
-    first[0] = True
-    line = raw[starts[token_lines[0]]:ends[token_lines[0]]].decode()
+    hashed = b"#" in raw and (raw.startswith(b"#") or b"\n#" in raw)  # one memchr when no line may be a comment
+    plain = None if robust or hashed else _plain_lines(raw, path)
+    if plain is None:
+        starts, ends, blank, comment = _line_table(raw, robust)
+        token_lines = np.flatnonzero(~blank & ~comment)
+        _no_token_line(token_lines, path)
+        before = np.maximum(token_lines - 1, 0)
+        first = blank[before] | comment[before]
+        first[0] = True
+        line = raw[starts[token_lines[0]]:ends[token_lines[0]]].decode()
+    else:
+        token_lines, first, line = plain
     token_column, tag_index, width, delimiter = _choose(line, tag_column, path, int(token_lines[0]) + 1, role)
     if robust:
         return (*_parse_python(raw, token_lines, width, path, token_column, tag_index), first, token_lines)
-    body = _keep_lines(raw, starts, ends, token_lines) if comment.any() else raw
+    body = raw if plain is not None or not comment.any() else _keep_lines(raw, starts, ends, token_lines)
     parsed = _parse(body, width, delimiter, token_lines.size, token_column, tag_index)
     return None if parsed is None else (*parsed, first, token_lines)
+
+
+def _no_token_line(token_lines: np.ndarray, path: str) -> None:
+    if token_lines.size == 0:
+        raise InputError(f"{path}: no token line; expected `token<TAB>tag` lines with a blank line between "
+                         f"sentences (or JSON Lines {{\"tokens\": [...], \"tags\": [...]}})")
+
+
+def _plain_lines(raw: bytes, path: str) -> tuple[np.ndarray, np.ndarray, str]:
+    """A file without comment lines, from its newlines alone: (token line indices, first token of every
+    sentence, the first token line's text). Line i ends at newline i; it is blank when that newline
+    follows the previous one at once (or opens the file)."""
+    breaks = np.flatnonzero(np.frombuffer(raw, dtype=np.uint8) == 10)
+    n_lines = breaks.size + (len(raw) > 0 and raw[-1:] != b"\n")
+    blank = np.flatnonzero(np.diff(breaks, prepend=-1) == 1)
+    token = np.ones(n_lines, dtype=bool)
+    token[blank] = False
+    token_lines = np.flatnonzero(token)
+    _no_token_line(token_lines, path)
+    first = np.zeros(token_lines.size, dtype=bool)
+    after = blank - np.arange(blank.size)  # the token after each blank line: blank lines before it are skipped
+    first[after[after < first.size]] = True
+    first[:1] = True
+    start = int(breaks[token_lines[0] - 1]) + 1 if token_lines[0] else 0
+    end = int(breaks[token_lines[0]]) if token_lines[0] < breaks.size else len(raw)
+    return token_lines, first, raw[start:end].decode()
 
 
 def _fields(line: str) -> list[str]:
@@ -170,8 +199,12 @@ def _keep_lines(raw: bytes, starts: np.ndarray, ends: np.ndarray, keep: np.ndarr
 
 def _parse(body: bytes, width: int, delimiter: str, rows: int, token_column: int | None, tag_column: int):
     """Token and tag columns of the token lines through pyarrow (blank lines skipped), or None where
-    it refuses (a wrong column count, an empty tag, runs of spaces): the careful reader decides."""
+    it refuses (a wrong column count, an empty tag, runs of spaces): the careful reader decides.
+    Both columns are read as bytes (the file is UTF-8 already; no second check) on one thread (files
+    are read in parallel instead), and the tags dictionary-encoded after (cheaper than arrow's
+    dictionary conversion while reading)."""
     import pyarrow as pa
+    import pyarrow.compute as pc
     import pyarrow.csv as pacsv
 
     names = [f"c{i}" for i in range(width)]
@@ -180,15 +213,15 @@ def _parse(body: bytes, width: int, delimiter: str, rows: int, token_column: int
         return None
     try:
         table = pacsv.read_csv(
-            pa.py_buffer(body), read_options=pacsv.ReadOptions(column_names=names),
+            pa.py_buffer(body), read_options=pacsv.ReadOptions(column_names=names, use_threads=False),
             parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False, ignore_empty_lines=True),
             convert_options=pacsv.ConvertOptions(
-                column_types={names[tag_column]: pa.dictionary(pa.int32(), pa.string()),
-                              **({names[token_column]: pa.string()} if token_column is not None else {})},
-                include_columns=wanted, strings_can_be_null=False, quoted_strings_can_be_null=False))
+                column_types={name: pa.binary() for name in wanted}, include_columns=wanted,
+                strings_can_be_null=False, quoted_strings_can_be_null=False))
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
-    tags = table.column(names[tag_column]).combine_chunks()
+    encoded = pc.dictionary_encode(table.column(names[tag_column]).combine_chunks())
+    tags = pa.DictionaryArray.from_arrays(encoded.indices, encoded.dictionary.cast(pa.string()))
     if table.num_rows != rows or not _nonempty(tags):
         return None
     tokens = table.column(names[token_column]).combine_chunks() if token_column is not None else None
@@ -218,7 +251,7 @@ def _parse_python(raw: bytes, token_lines: np.ndarray, width: int, path: str, to
         tags.append(tag)
         if token_column is not None:
             tokens.append(fields[token_column].strip(" \t"))
-    return (pa.array(tokens, pa.string()) if token_column is not None else None,
+    return (pa.array(tokens, pa.string()).cast(pa.binary()) if token_column is not None else None,
             pa.array(tags, pa.string()).dictionary_encode())
 
 
@@ -273,7 +306,7 @@ def _read_jsonl(raw: bytes, path: str) -> TagFile:
         first += [True] + [False] * (len(sentence_tags) - 1)
     if not tags:
         raise InputError(f"{path}: no sentence; expected JSON Lines {{\"tokens\": [...], \"tags\": [...]}}")
-    return TagFile(path, pa.array(tokens, pa.string()) if has_tokens else None,
+    return TagFile(path, pa.array(tokens, pa.string()).cast(pa.binary()) if has_tokens else None,
                    *_dictionary(pa.array(tags, pa.string()).dictionary_encode()), np.array(first),
                    np.array(lines, dtype=np.int64))
 
