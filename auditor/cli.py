@@ -10,7 +10,7 @@ import os
 import signal
 import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import click
 
@@ -19,11 +19,21 @@ from auditor.formats.output import check_writable
 from auditor.io.semeval import semeval_names
 from auditor.metrics.registry import REGISTRY, load_plugin, normalise_name
 from auditor.metrics.selections import TERMINAL_COLUMNS
-from auditor.options import CORRECTIONS, DEPLOYMENT_WORDS, AuditOptions, name_paths, parse_prevalence
-from auditor.pipeline import INTERVALS, Audit, audit
+from auditor.options import (
+    CORRECTIONS,
+    DEPLOYMENT_WORDS,
+    ENGINES,
+    INTERVALS,
+    AuditOptions,
+    name_paths,
+    parse_prevalence,
+)
 from auditor.progress import Progress
 from auditor.tasks import CLASSIFICATION, TASKS, task_module, task_names
 from auditor.version import __version__
+
+if TYPE_CHECKING:  # the pipeline is imported when a classification audit runs: other tasks start without it
+    from auditor.pipeline import Audit
 
 #: Columns of the terminal table when no --metric is given.
 DEFAULT_COLUMNS = TERMINAL_COLUMNS
@@ -96,8 +106,6 @@ def audit_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
 def dataset_options() -> list[Callable[..., Any]]:
     """``--dataset`` (one table, a column per system) and the engine that counts it (:mod:`auditor.engines`)."""
-    from auditor.engines import ENGINES
-
     return [
         click.option("--dataset", metavar="PATH_OR_GLOB",
                      help="One table instead of GOLD and SYSTEMS: Parquet, CSV, TSV or JSON Lines; a file, a glob or "
@@ -216,6 +224,8 @@ def run_audit(gold: str | None, systems: tuple[str, ...], quiet: bool, confusion
             raise UsageError("missing " + ("GOLD and SYSTEMS" if gold is None else "SYSTEMS")
                              + ": give a gold file and at least one system file, or --confusion NAME=FILE")
         options = parse_options(**arguments)
+        from auditor.pipeline import audit
+
         result = audit(gold, name_systems(systems), options=options, progress=progress,
                        annotators=name_systems(annotators) if annotators else None, slices=slices,
                        analyses=analyses)
