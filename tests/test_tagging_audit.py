@@ -316,3 +316,18 @@ def test_files_read_in_parallel_report_the_first_bad_file_in_order(tmp_path, fil
         audit(files[0], {**fine, "gone": str(tmp_path / "missing.txt"), "short": short})
     result = audit(files[0], {**fine, "p": files[1]}, options=AuditOptions(bootstrap=0))
     assert result.aligned.names == ("s0", "s1", "s2", "s3", "p")
+
+
+def test_signature_hashes_the_gold_file_as_stored(tmp_path, files):
+    """The gold hash of the signature is the SHA-256 of the file's bytes as stored (BOM and CR LF kept), taken
+    from the one read of the file; for --conlleval, of the first file."""
+    import hashlib
+
+    gold = tmp_path / "bom.txt"
+    gold.write_bytes(b"\xef\xbb\xbf" + open(files[0], "rb").read().replace(b"\n", b"\r\n"))
+    expected = hashlib.sha256(gold.read_bytes()).hexdigest()[:12]
+    assert f"|gold:{expected}|" in audit(str(gold), {"p": files[1]}, options=AuditOptions(bootstrap=0)).signature
+    conll = tmp_path / "c.txt"
+    conll.write_text("Ann x B-PER B-PER\nLee x I-PER O\n\nmet x O O\n")
+    expected = hashlib.sha256(conll.read_bytes()).hexdigest()[:12]
+    assert f"|gold:{expected}|" in audit(None, {}, conlleval=[str(conll)], options=AuditOptions(bootstrap=0)).signature

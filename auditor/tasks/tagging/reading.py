@@ -16,9 +16,10 @@ where pyarrow refuses, to name the exact line).
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -32,7 +33,8 @@ _TAG = re.compile(r"^(O|[BIESLU]-\S+)$")
 class TagFile:
     """One file's tokens (arrow binary: UTF-8 bytes; None when it has no token column), its tags (``lookup[indices]`` are codes
     into ``vocab``: the arrow dictionary's indices, kept as read), the first token of every sentence,
-    and each token's line number."""
+    and each token's line number; ``digest``, the SHA-256 of the file as stored (gold's, for the signature:
+    read once, not again to hash it)."""
 
     source: str
     tokens: object | None
@@ -41,6 +43,7 @@ class TagFile:
     vocab: tuple[str, ...]
     first: np.ndarray
     lines: np.ndarray
+    digest: str | None = None
 
     @property
     def codes(self) -> np.ndarray:
@@ -51,7 +54,9 @@ class TagFile:
         return int(self.indices.size)
 
 
-def _read_bytes(path: str) -> bytes:
+def _read_bytes(path: str, hashed: bool = False) -> tuple[bytes, str | None]:
+    """The file's UTF-8 text as bytes (a BOM dropped, CR LF and CR made LF) and, if ``hashed``, the SHA-256
+    of the file as stored."""
     try:
         raw = Path(path).read_bytes()
     except FileNotFoundError:
@@ -60,6 +65,7 @@ def _read_bytes(path: str) -> bytes:
         raise InputError(f"{path}: a directory; expected a tagged file") from None
     except OSError as error:
         raise InputError(f"{path}: cannot be read ({error.strerror})") from None
+    digest = hashlib.sha256(raw).hexdigest() if hashed else None
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
     try:
@@ -70,7 +76,7 @@ def _read_bytes(path: str) -> bytes:
                          f"UTF-8") from None
     if b"\r" in raw:
         raw = raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-    return raw
+    return raw, digest
 
 
 def _line_table(raw: bytes, robust: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -101,14 +107,14 @@ def _line_table(raw: bytes, robust: bool = False) -> tuple[np.ndarray, np.ndarra
 
 def read_tagged(path: str, tag_column: int | None = None, role: str = "system") -> TagFile:
     """Read one tagged file (module docstring), JSON Lines when its first character is ``{``."""
-    raw = _read_bytes(path)
+    raw, digest = _read_bytes(path, hashed=role == "gold")
     if raw.lstrip()[:1] == b"{":
-        return _read_jsonl(raw, path)
+        return replace(_read_jsonl(raw, path), digest=digest)
     parsed = _read_lines(raw, path, tag_column, role, robust=False)
     if parsed is None:  # pyarrow refused, or a line of only spaces: the careful reader names the line
         parsed = _read_lines(raw, path, tag_column, role, robust=True)
     tokens, tags, first, token_lines = parsed
-    return TagFile(path, tokens, *_dictionary(tags), first, token_lines.astype(np.int64) + 1)
+    return TagFile(path, tokens, *_dictionary(tags), first, token_lines.astype(np.int64) + 1, digest)
 
 
 def _read_lines(raw: bytes, path: str, tag_column: int | None, role: str, robust: bool):
@@ -314,7 +320,7 @@ def _read_jsonl(raw: bytes, path: str) -> TagFile:
 def read_conlleval(path: str) -> tuple[TagFile, TagFile]:
     """conlleval's input: ``token ... gold prediction`` per line, blank lines between sentences
     (``-DOCSTART-`` lines are boundaries, as in the script). Returns (gold, prediction)."""
-    raw = _read_bytes(path)
+    raw, digest = _read_bytes(path, hashed=True)
     starts, ends, blank, comment = _line_table(raw, robust=True)
     docstart = np.zeros_like(blank)
     for number in np.flatnonzero(~blank).tolist():
@@ -341,5 +347,5 @@ def read_conlleval(path: str) -> tuple[TagFile, TagFile]:
         _, predicted = _parse_python(raw, token_lines, width, path, None, width - 1)
     else:
         (tokens, gold), predicted = both, predicted[1]
-    return (TagFile(path, tokens, *_dictionary(gold), first, lines),
+    return (TagFile(path, tokens, *_dictionary(gold), first, lines, digest),
             TagFile(path, tokens, *_dictionary(predicted), first, lines))

@@ -1,12 +1,10 @@
 """The tagging audit: read -> align -> chunks and counts -> figures -> sentence bootstrap -> rankings."""
 from __future__ import annotations
 
-import hashlib
 import os
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
-from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
@@ -162,7 +160,7 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
         ranking = rank_disagreement({s: {m: _finite(observed[m][i]) for m in ranked}
                                      for i, s in enumerate(aligned.names)}, ranked, _significance(stats))
     return TaggingAudit(
-        signature=_signature(gold_file.source, S, layout.k, options, scheme, rule), options=options, sources=sources,
+        signature=_signature(gold_file.digest, S, layout.k, options, scheme, rule), options=options, sources=sources,
         aligned=aligned, codes=codes, scheme=scheme, scheme_detected=detected, scheme_reason=reason, rule=rule,
         spans=spans, tokens=tokens, types=types, observed=observed, statistics=stats, ranking=ranking,
         parts=parts, active=active)
@@ -236,7 +234,6 @@ def _significance(stats: Any):
     return lambda a, b, metric: verdicts.get((a, b, metric))
 
 
-def _signature(gold: str, S: int, k: int, options: AuditOptions, scheme: str | None, rule: str | None) -> str:
-    digest = hashlib.sha256(Path(gold).read_bytes()).hexdigest()[:12]
-    return (f"auditor:{__version__}|task:tagging|gold:{digest}|systems:{S}|tags:{k}|scheme:{scheme or 'none'}|"
+def _signature(digest: str, S: int, k: int, options: AuditOptions, scheme: str | None, rule: str | None) -> str:
+    return (f"auditor:{__version__}|task:tagging|gold:{digest[:12]}|systems:{S}|tags:{k}|scheme:{scheme or 'none'}|"
             f"rule:{rule or 'none'}|boot:{options.bootstrap}|unit:sentence|seed:{options.seed}|ci:percentile")
