@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any, Callable
 import click
 
 from auditor.errors import AuditorError, UsageError
-from auditor.formats.output import check_writable
 from auditor.io.semeval import semeval_names
 from auditor.metrics.registry import REGISTRY, load_plugin, normalise_name
 from auditor.metrics.selections import TERMINAL_COLUMNS
@@ -441,6 +440,7 @@ def score(as_json: bool, columns: tuple[str, ...], sort_by: str | None, **argume
               help="Comma-separated subset of html,pdf,json,tex,md.")
 def report(outdir: str, formats: str, **arguments: Any) -> None:
     """Write the full audit of SYSTEMS (PATH or NAME=PATH) against GOLD, or of --confusion matrices, into OUTDIR."""
+    from auditor.formats.output import check_writable
     from auditor.formats.render import parse_formats, render
 
     chosen = parse_formats(formats)
@@ -493,6 +493,7 @@ def plan(gold: str | None, systems: tuple[str, ...], as_json: bool, outdir: str 
          **options: Any) -> None:
     """Plan a test set: power, detectable difference and items needed (--items --accuracy --difference), from a
     pilot (GOLD SYSTEM... --items N), or the predictive-power model (--predictive-power)."""
+    from auditor.formats.output import check_writable
     from auditor.formats.render import parse_formats, render
     from auditor.plan.run import FILE_NAMES
     from auditor.plan.run import plan as run_plan
