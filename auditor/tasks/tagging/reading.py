@@ -206,11 +206,9 @@ def _keep_lines(raw: bytes, starts: np.ndarray, ends: np.ndarray, keep: np.ndarr
 def _parse(body: bytes, width: int, delimiter: str, rows: int, token_column: int | None, tag_column: int):
     """Token and tag columns of the token lines through pyarrow (blank lines skipped), or None where
     it refuses (a wrong column count, an empty tag, runs of spaces): the careful reader decides.
-    Both columns are read as bytes (the file is UTF-8 already; no second check) on one thread (files
-    are read in parallel instead), and the tags dictionary-encoded after (cheaper than arrow's
-    dictionary conversion while reading)."""
+    Both columns are read as bytes (the file is UTF-8 already; no second check), the tags
+    dictionary-encoded, on one thread (files are read in parallel instead)."""
     import pyarrow as pa
-    import pyarrow.compute as pc
     import pyarrow.csv as pacsv
 
     names = [f"c{i}" for i in range(width)]
@@ -222,12 +220,12 @@ def _parse(body: bytes, width: int, delimiter: str, rows: int, token_column: int
             pa.py_buffer(body), read_options=pacsv.ReadOptions(column_names=names, use_threads=False),
             parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False, ignore_empty_lines=True),
             convert_options=pacsv.ConvertOptions(
-                column_types={name: pa.binary() for name in wanted}, include_columns=wanted,
-                strings_can_be_null=False, quoted_strings_can_be_null=False))
+                column_types={names[tag_column]: pa.dictionary(pa.int32(), pa.binary()),
+                              **({names[token_column]: pa.binary()} if token_column is not None else {})},
+                include_columns=wanted, strings_can_be_null=False, quoted_strings_can_be_null=False))
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
-    encoded = pc.dictionary_encode(table.column(names[tag_column]).combine_chunks())
-    tags = pa.DictionaryArray.from_arrays(encoded.indices, encoded.dictionary.cast(pa.string()))
+    tags = table.column(names[tag_column]).combine_chunks()
     if table.num_rows != rows or not _nonempty(tags):
         return None
     tokens = table.column(names[token_column]).combine_chunks() if token_column is not None else None
@@ -235,7 +233,20 @@ def _parse(body: bytes, width: int, delimiter: str, rows: int, token_column: int
 
 
 def _nonempty(tags) -> bool:
-    return all(text.strip(" \t") == text and text for text in tags.dictionary.to_pylist())
+    return all(text.strip(" \t") == text and text for text in _texts(tags))
+
+
+def _texts(tags) -> list[str]:
+    """The values of dictionary-encoded tags (UTF-8 bytes) as text. Not through ``pa.array`` or
+    ``pyarrow.compute``, which import pandas and the compute module (tenths of a second)."""
+    return [value.decode() for value in tags.dictionary.to_pylist()]
+
+
+def _encoded(tags: list[str]):
+    """Tags read line by line (or from JSON), dictionary-encoded as the fast reader encodes them."""
+    import pyarrow as pa
+
+    return pa.array([tag.encode() for tag in tags], pa.binary()).dictionary_encode()
 
 
 def _parse_python(raw: bytes, token_lines: np.ndarray, width: int, path: str, token_column: int | None,
@@ -258,13 +269,13 @@ def _parse_python(raw: bytes, token_lines: np.ndarray, width: int, path: str, to
         if token_column is not None:
             tokens.append(fields[token_column].strip(" \t"))
     return (pa.array(tokens, pa.string()).cast(pa.binary()) if token_column is not None else None,
-            pa.array(tags, pa.string()).dictionary_encode())
+            _encoded(tags))
 
 
 def _dictionary(tags) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
     """Dictionary-encoded arrow tags -> (indices, lookup, vocabulary): the vocabulary stripped, unique
     and sorted; ``lookup`` maps a dictionary index to its place in it."""
-    vocab = [text.strip(" \t") for text in tags.dictionary.to_pylist()]
+    vocab = [text.strip(" \t") for text in _texts(tags)]
     indices = _int32(tags.indices)
     unique = sorted(set(vocab))
     lookup = np.array([unique.index(text) for text in vocab], dtype=np.int64) if vocab else np.zeros(0, np.int64)
@@ -313,7 +324,7 @@ def _read_jsonl(raw: bytes, path: str) -> TagFile:
     if not tags:
         raise InputError(f"{path}: no sentence; expected JSON Lines {{\"tokens\": [...], \"tags\": [...]}}")
     return TagFile(path, pa.array(tokens, pa.string()).cast(pa.binary()) if has_tokens else None,
-                   *_dictionary(pa.array(tags, pa.string()).dictionary_encode()), np.array(first),
+                   *_dictionary(_encoded(tags)), np.array(first),
                    np.array(lines, dtype=np.int64))
 
 
