@@ -331,3 +331,16 @@ def test_signature_hashes_the_gold_file_as_stored(tmp_path, files):
     conll.write_text("Ann x B-PER B-PER\nLee x I-PER O\n\nmet x O O\n")
     expected = hashlib.sha256(conll.read_bytes()).hexdigest()[:12]
     assert f"|gold:{expected}|" in audit(None, {}, conlleval=[str(conll)], options=AuditOptions(bootstrap=0)).signature
+
+
+def test_a_byte_that_is_not_utf8_is_named_by_line(tmp_path, files):
+    """UTF-8 is checked in place (arrow's validator); the line of a bad byte comes from decoding, only then."""
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes("Ann\tB-PER\nLée\tI-PER\nmet\tO\nBob\tB-PER\n\nin\tO\nNew\tB-LOC\nYork\tI-LOC\n\nIBM\tB-ORG\n"
+                    "sued\tO\n".encode().replace("Bob".encode(), b"B\xffb"))
+    with pytest.raises(InputError, match=r"bad.txt line 4: not UTF-8 text \(byte 0xff\)"):
+        audit(files[0], {"p": str(bad)})
+    accented = tmp_path / "accented.txt"
+    accented.write_bytes(bad.read_bytes().replace(b"B\xffb", "Bób".encode()))
+    with pytest.raises(InputError, match=r"token 2: .*gold.txt line 2 has 'Lee', .*accented.txt line 2 has 'Lée'"):
+        audit(files[0], {"p": str(accented)})

@@ -68,15 +68,34 @@ def _read_bytes(path: str, hashed: bool = False) -> tuple[bytes, str | None]:
     digest = hashlib.sha256(raw).hexdigest() if hashed else None
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
+    if not _is_utf8(raw):
+        _bad_byte(raw, path)
+    if b"\r" in raw:
+        raw = raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    return raw, digest
+
+
+def _is_utf8(raw: bytes) -> bool:
+    """Whether ``raw`` is UTF-8, checked by arrow's validator in place (``bytes.decode`` would build the text)."""
+    import pyarrow as pa
+
+    text = pa.Array.from_buffers(pa.large_string(), 1, [None, pa.py_buffer(np.array([0, len(raw)], np.int64)),
+                                                         pa.py_buffer(raw)])
+    try:
+        text.validate(full=True)
+    except pa.ArrowInvalid:
+        return False
+    return True
+
+
+def _bad_byte(raw: bytes, path: str) -> None:
+    """The line of the first byte that is not UTF-8 (decoding builds the text: only once the check failed)."""
     try:
         raw.decode("utf-8")
     except UnicodeDecodeError as error:
         line = raw.count(b"\n", 0, error.start) + 1
         raise InputError(f"{path} line {line}: not UTF-8 text (byte 0x{raw[error.start]:02x}); save the file as "
                          f"UTF-8") from None
-    if b"\r" in raw:
-        raw = raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-    return raw, digest
 
 
 def _line_table(raw: bytes, robust: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
