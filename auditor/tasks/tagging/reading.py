@@ -133,7 +133,7 @@ def read_tagged(path: str, tag_column: int | None = None, role: str = "system") 
     if parsed is None:  # pyarrow refused, or a line of only spaces: the careful reader names the line
         parsed = _read_lines(raw, path, tag_column, role, robust=True)
     tokens, tags, first, token_lines = parsed
-    return TagFile(path, tokens, *_dictionary(tags), first, token_lines.astype(np.int64) + 1, digest)
+    return TagFile(path, tokens, *_dictionary(tags), first, token_lines + 1, digest)
 
 
 def _read_lines(raw: bytes, path: str, tag_column: int | None, role: str, robust: bool):
