@@ -31,10 +31,10 @@ _TAG = re.compile(r"^(O|[BIESLU]-\S+)$")
 
 @dataclass(frozen=True)
 class TagFile:
-    """One file's tokens (arrow binary: UTF-8 bytes; None when it has no token column), its tags (``lookup[indices]`` are codes
-    into ``vocab``: the arrow dictionary's indices, kept as read), the first token of every sentence,
-    and each token's line number; ``digest``, the SHA-256 of the file as stored (gold's, for the signature:
-    read once, not again to hash it)."""
+    """One file's tokens (arrow binary, UTF-8 bytes; None when it has no token column), its tags
+    (``lookup[indices]`` are codes into ``vocab``: the arrow dictionary's indices, kept as read), the
+    first token of every sentence, and each token's line number; ``digest``, the SHA-256 of the file as
+    stored (gold's, for the signature: hashed from the one read, not read again)."""
 
     source: str
     tokens: object | None
@@ -54,9 +54,9 @@ class TagFile:
         return int(self.indices.size)
 
 
-def _read_bytes(path: str, hashed: bool = False) -> tuple[bytes, str | None]:
-    """The file's UTF-8 text as bytes (a BOM dropped, CR LF and CR made LF) and, if ``hashed``, the SHA-256
-    of the file as stored."""
+def _read_bytes(path: str, with_digest: bool = False) -> tuple[bytes, str | None]:
+    """The file's UTF-8 text as bytes (a BOM dropped, CR LF and CR made LF) and, if ``with_digest``, the
+    SHA-256 of the file as stored."""
     try:
         raw = Path(path).read_bytes()
     except FileNotFoundError:
@@ -65,7 +65,7 @@ def _read_bytes(path: str, hashed: bool = False) -> tuple[bytes, str | None]:
         raise InputError(f"{path}: a directory; expected a tagged file") from None
     except OSError as error:
         raise InputError(f"{path}: cannot be read ({error.strerror})") from None
-    digest = hashlib.sha256(raw).hexdigest() if hashed else None
+    digest = hashlib.sha256(raw).hexdigest() if with_digest else None
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
     if not _is_utf8(raw):
@@ -126,7 +126,7 @@ def _line_table(raw: bytes, robust: bool = False) -> tuple[np.ndarray, np.ndarra
 
 def read_tagged(path: str, tag_column: int | None = None, role: str = "system") -> TagFile:
     """Read one tagged file (module docstring), JSON Lines when its first character is ``{``."""
-    raw, digest = _read_bytes(path, hashed=role == "gold")
+    raw, digest = _read_bytes(path, with_digest=role == "gold")
     if raw.lstrip()[:1] == b"{":
         return replace(_read_jsonl(raw, path), digest=digest)
     parsed = _read_lines(raw, path, tag_column, role, robust=False)
@@ -138,8 +138,8 @@ def read_tagged(path: str, tag_column: int | None = None, role: str = "system") 
 
 def _read_lines(raw: bytes, path: str, tag_column: int | None, role: str, robust: bool):
     """(tokens, tags, first, token line indices), or None when the fast reader cannot decide."""
-    hashed = b"#" in raw and (raw.startswith(b"#") or b"\n#" in raw)  # one memchr when no line may be a comment
-    plain = None if robust or hashed else _plain_lines(raw, path)
+    commented = b"#" in raw and (raw.startswith(b"#") or b"\n#" in raw)  # one memchr when no "#" at all
+    plain = None if robust or commented else _plain_lines(raw, path)
     if plain is None:
         starts, ends, blank, comment = _line_table(raw, robust)
         token_lines = np.flatnonzero(~blank & ~comment)
@@ -350,7 +350,7 @@ def _read_jsonl(raw: bytes, path: str) -> TagFile:
 def read_conlleval(path: str) -> tuple[TagFile, TagFile]:
     """conlleval's input: ``token ... gold prediction`` per line, blank lines between sentences
     (``-DOCSTART-`` lines are boundaries, as in the script). Returns (gold, prediction)."""
-    raw, digest = _read_bytes(path, hashed=True)
+    raw, digest = _read_bytes(path, with_digest=True)
     starts, ends, blank, comment = _line_table(raw, robust=True)
     docstart = np.zeros_like(blank)
     for number in np.flatnonzero(~blank).tolist():
