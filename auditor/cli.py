@@ -10,20 +10,29 @@ import os
 import signal
 import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import click
 
 from auditor.errors import AuditorError, UsageError
-from auditor.formats.output import check_writable
 from auditor.io.semeval import semeval_names
 from auditor.metrics.registry import REGISTRY, load_plugin, normalise_name
 from auditor.metrics.selections import TERMINAL_COLUMNS
-from auditor.options import CORRECTIONS, DEPLOYMENT_WORDS, AuditOptions, name_paths, parse_prevalence
-from auditor.pipeline import INTERVALS, Audit, audit
+from auditor.options import (
+    CORRECTIONS,
+    DEPLOYMENT_WORDS,
+    ENGINES,
+    INTERVALS,
+    AuditOptions,
+    name_paths,
+    parse_prevalence,
+)
 from auditor.progress import Progress
 from auditor.tasks import CLASSIFICATION, TASKS, task_module, task_names
 from auditor.version import __version__
+
+if TYPE_CHECKING:  # the pipeline is imported when a classification audit runs: other tasks start without it
+    from auditor.pipeline import Audit
 
 #: Columns of the terminal table when no --metric is given.
 DEFAULT_COLUMNS = TERMINAL_COLUMNS
@@ -96,8 +105,6 @@ def audit_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
 def dataset_options() -> list[Callable[..., Any]]:
     """``--dataset`` (one table, a column per system) and the engine that counts it (:mod:`auditor.engines`)."""
-    from auditor.engines import ENGINES
-
     return [
         click.option("--dataset", metavar="PATH_OR_GLOB",
                      help="One table instead of GOLD and SYSTEMS: Parquet, CSV, TSV or JSON Lines; a file, a glob or "
@@ -216,6 +223,8 @@ def run_audit(gold: str | None, systems: tuple[str, ...], quiet: bool, confusion
             raise UsageError("missing " + ("GOLD and SYSTEMS" if gold is None else "SYSTEMS")
                              + ": give a gold file and at least one system file, or --confusion NAME=FILE")
         options = parse_options(**arguments)
+        from auditor.pipeline import audit
+
         result = audit(gold, name_systems(systems), options=options, progress=progress,
                        annotators=name_systems(annotators) if annotators else None, slices=slices,
                        analyses=analyses)
@@ -431,6 +440,7 @@ def score(as_json: bool, columns: tuple[str, ...], sort_by: str | None, **argume
               help="Comma-separated subset of html,pdf,json,tex,md.")
 def report(outdir: str, formats: str, **arguments: Any) -> None:
     """Write the full audit of SYSTEMS (PATH or NAME=PATH) against GOLD, or of --confusion matrices, into OUTDIR."""
+    from auditor.formats.output import check_writable
     from auditor.formats.render import parse_formats, render
 
     chosen = parse_formats(formats)
@@ -483,6 +493,7 @@ def plan(gold: str | None, systems: tuple[str, ...], as_json: bool, outdir: str 
          **options: Any) -> None:
     """Plan a test set: power, detectable difference and items needed (--items --accuracy --difference), from a
     pilot (GOLD SYSTEM... --items N), or the predictive-power model (--predictive-power)."""
+    from auditor.formats.output import check_writable
     from auditor.formats.render import parse_formats, render
     from auditor.plan.run import FILE_NAMES
     from auditor.plan.run import plan as run_plan

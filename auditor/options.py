@@ -31,6 +31,12 @@ DEPLOYMENT_WORDS = ("uniform", "test", "unknown")
 CHANCE_DRAWS = 1000
 #: A prevalence file is a few lines per class; anything larger is not one.
 MAX_PREVALENCE_FILE_BYTES = 10_000_000
+#: The part of ``statistics`` that ``auditor score``'s table shows: the bootstrap intervals and
+#: rank distributions, without the pairwise tests and best sets (the costlier half at many systems).
+#: Here, not in :mod:`auditor.pipeline`, so that the command line starts without the pipeline.
+INTERVALS = "intervals"
+#: The engines ``--engine`` accepts (:mod:`auditor.engines`; here so that the command line starts without them).
+ENGINES = ("memory", "duckdb", "spark", "auto")
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from auditor.io.validate import LabelTable, align, check_given_labels
 from auditor.metrics.catalogue import describe, per_class_table, prevalence_vector
 from auditor.metrics.parameterised import informedness_at
 from auditor.metrics.registry import REGISTRY, Metric, load_plugin
-from auditor.options import AuditOptions, check_names, check_options, check_prevalence_labels
+from auditor.options import INTERVALS, AuditOptions, check_names, check_options, check_prevalence_labels
 from auditor.progress import SILENT, Progress
 from auditor.results import Audit, SystemResult
 
@@ -81,9 +81,6 @@ OPTIONAL_INPUTS = ("annotators", "scored", "groups")
 #: The earlier stages each stage reads (from :data:`STAGES`).
 READS: dict[str, tuple[str, ...]] = {stage.name: tuple(r for r in stage.reads if r in ANALYSES) for stage in STAGES}
 
-#: The part of ``statistics`` that ``auditor score``'s table shows: the bootstrap intervals and
-#: rank distributions, without the pairwise tests and best sets (the costlier half at many systems).
-INTERVALS = "intervals"
 
 
 @dataclass(frozen=True)

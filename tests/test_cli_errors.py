@@ -99,12 +99,12 @@ def test_the_python_api_checks_the_same_options():
 
 
 def test_an_unexpected_exception_is_one_line_and_exit_1(files, monkeypatch):
-    import auditor.cli
+    import auditor.pipeline
 
     def broken(*args, **kwargs):
         raise ZeroDivisionError("simulated bug")
 
-    monkeypatch.setattr(auditor.cli, "audit", broken)
+    monkeypatch.setattr(auditor.pipeline, "audit", broken)
     monkeypatch.delenv("AUDITOR_DEBUG", raising=False)
     result = run(["score", *files, "--bootstrap", "0"])
     assert_one_error_line(result, "unexpected ZeroDivisionError: simulated bug", "please report", code=1)

@@ -79,7 +79,7 @@ def test_well_formed_layouts_are_parsed_by_arrow_not_line_by_line(tmp_path, monk
     pred = reading.read_tagged(write(tmp_path / "p.txt", PRED, separator, True))
     assert [gold.vocab[c] for c in gold.codes] == [t for sentence in GOLD for _, t in sentence]
     assert [pred.vocab[c] for c in pred.codes] == [t for sentence in PRED for _, t in sentence]
-    assert gold.tokens.to_pylist() == pred.tokens.to_pylist() == [w for sentence in GOLD for w, _ in sentence]
+    assert gold.tokens.to_pylist() == pred.tokens.to_pylist() == [w.encode() for sentence in GOLD for w, _ in sentence]
 
 
 def test_token_metrics_equal_scikit_learn(files):
@@ -283,3 +283,64 @@ def test_every_span_figure_has_its_formula_and_undefined_rule_in_the_report(file
     section = next(s for s in result.report_model(figures=False).sections if s.id == "definitions")
     defined = [block.id for block in section.blocks if hasattr(block, "formula")]
     assert defined == list(SPAN_METRICS)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_lines_from_newlines_alone_equal_the_full_line_table(seed):
+    """The fast line reader of files without comments (blank lines found from the newlines alone) gives the
+    token lines and sentence starts of the full line table: leading, repeated and trailing blank lines, a
+    last line without a newline."""
+    from auditor.tasks.tagging import reading
+
+    rng = np.random.default_rng(seed)
+    kinds = rng.choice([b"", b"w\tO", b"x\tB-PER"], size=int(rng.integers(1, 60)), p=[0.3, 0.4, 0.3])
+    kinds[int(rng.integers(kinds.size))] = b"t\tO"
+    raw = b"\n".join(kinds) + (b"\n" if rng.random() < 0.5 else b"")
+    starts, ends, blank, comment = reading._line_table(raw)
+    token_lines = np.flatnonzero(~blank & ~comment)
+    expected_first = blank[np.maximum(token_lines - 1, 0)]
+    expected_first[0] = True
+    lines, first, text = reading._plain_lines(raw, "f")
+    assert lines.tolist() == token_lines.tolist() and first.tolist() == expected_first.tolist()
+    assert text == raw[starts[token_lines[0]]:ends[token_lines[0]]].decode()
+
+
+def test_files_read_in_parallel_report_the_first_bad_file_in_order(tmp_path, files):
+    """Two threads read the files; the error shown is still the first in the order given (a misaligned
+    system before a later unreadable one, a missing file before a later misaligned one)."""
+    short = write(tmp_path / "short.txt", [PRED[0][:3]] + PRED[1:])
+    fine = {f"s{i}": files[1] for i in range(4)}
+    with pytest.raises(InputError, match="short.txt"):
+        audit(files[0], {**fine, "short": short, "gone": str(tmp_path / "missing.txt")})
+    with pytest.raises(InputError, match="missing.txt: no such file"):
+        audit(files[0], {**fine, "gone": str(tmp_path / "missing.txt"), "short": short})
+    result = audit(files[0], {**fine, "p": files[1]}, options=AuditOptions(bootstrap=0))
+    assert result.aligned.names == ("s0", "s1", "s2", "s3", "p")
+
+
+def test_signature_hashes_the_gold_file_as_stored(tmp_path, files):
+    """The gold hash of the signature is the SHA-256 of the file's bytes as stored (BOM and CR LF kept), taken
+    from the one read of the file; for --conlleval, of the first file."""
+    import hashlib
+
+    gold = tmp_path / "bom.txt"
+    gold.write_bytes(b"\xef\xbb\xbf" + open(files[0], "rb").read().replace(b"\n", b"\r\n"))
+    expected = hashlib.sha256(gold.read_bytes()).hexdigest()[:12]
+    assert f"|gold:{expected}|" in audit(str(gold), {"p": files[1]}, options=AuditOptions(bootstrap=0)).signature
+    conll = tmp_path / "c.txt"
+    conll.write_text("Ann x B-PER B-PER\nLee x I-PER O\n\nmet x O O\n")
+    expected = hashlib.sha256(conll.read_bytes()).hexdigest()[:12]
+    assert f"|gold:{expected}|" in audit(None, {}, conlleval=[str(conll)], options=AuditOptions(bootstrap=0)).signature
+
+
+def test_a_byte_that_is_not_utf8_is_named_by_line(tmp_path, files):
+    """UTF-8 is checked in place (arrow's validator); the line of a bad byte comes from decoding, only then."""
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes("Ann\tB-PER\nLée\tI-PER\nmet\tO\nBob\tB-PER\n\nin\tO\nNew\tB-LOC\nYork\tI-LOC\n\nIBM\tB-ORG\n"
+                    "sued\tO\n".encode().replace("Bob".encode(), b"B\xffb"))
+    with pytest.raises(InputError, match=r"bad.txt line 4: not UTF-8 text \(byte 0xff\)"):
+        audit(files[0], {"p": str(bad)})
+    accented = tmp_path / "accented.txt"
+    accented.write_bytes(bad.read_bytes().replace(b"B\xffb", "Bób".encode()))
+    with pytest.raises(InputError, match=r"token 2: .*gold.txt line 2 has 'Lee', .*accented.txt line 2 has 'Lée'"):
+        audit(files[0], {"p": str(accented)})

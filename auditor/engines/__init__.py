@@ -23,11 +23,10 @@ from typing import Any, Sequence
 from auditor.engines.patterns import EngineCounts, PatternTableTooLarge, build, value_text
 from auditor.engines.source import Dataset, is_uri, open_dataset, open_label_files
 from auditor.errors import InputError, UsageError
+from auditor.options import ENGINES
 
 __all__ = ["ENGINES", "Dataset", "EngineCounts", "open_dataset", "open_label_files", "count_dataset", "choose"]
 
-#: The engines ``--engine`` accepts.
-ENGINES = ("memory", "duckdb", "spark", "auto")
 
 #: ``auto`` picks DuckDB when the files' bytes exceed this share of the available memory (an
 #: in-memory read of CSV or JSON takes several times the file's size; Parquet expands more).

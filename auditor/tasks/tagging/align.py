@@ -41,6 +41,24 @@ def _lengths(first: np.ndarray) -> np.ndarray:
 
 def check_alignment(gold: TagFile, system: TagFile) -> None:
     """One clear error at the first sentence whose count, length or tokens differ."""
+    if not np.array_equal(gold.first, system.first):  # the same sentence starts: counts and lengths agree
+        _check_sentences(gold, system)
+    if gold.tokens is not None and system.tokens is not None and not gold.tokens.equals(system.tokens):
+        import pyarrow.compute as pc  # only to find the first difference
+
+        equal = pc.equal(gold.tokens, system.tokens).to_numpy(zero_copy_only=False)
+        if not equal.all():
+            t = int(np.flatnonzero(~equal)[0])
+            gold_starts = np.flatnonzero(gold.first)
+            s = int(np.searchsorted(gold_starts, t, side="right") - 1)
+            raise InputError(
+                f"sentence {s + 1}, token {t - gold_starts[s] + 1}: {gold.source} line {gold.lines[t]} has "
+                f"{gold.tokens[t].as_py().decode()!r}, {system.source} line {system.lines[t]} has "
+                f"{system.tokens[t].as_py().decode()!r}; tokens must align one to one")
+
+
+def _check_sentences(gold: TagFile, system: TagFile) -> None:
+    """The first sentence whose length differs, or the first without a partner."""
     gold_lengths, system_lengths = _lengths(gold.first), _lengths(system.first)
     gold_starts, system_starts = np.flatnonzero(gold.first), np.flatnonzero(system.first)
     shared = min(gold_lengths.size, system_lengths.size)
@@ -58,17 +76,6 @@ def check_alignment(gold: TagFile, system: TagFile) -> None:
         raise InputError(
             f"{gold.source} has {gold_lengths.size} sentences and {system.source} {system_lengths.size}; sentence "
             f"{shared + 1} ({longer.source} line {longer.lines[starts[shared]]}) has no partner (of {count})")
-    if gold.tokens is not None and system.tokens is not None and not gold.tokens.equals(system.tokens):
-        import pyarrow.compute as pc  # only to find the first difference
-
-        equal = pc.equal(gold.tokens, system.tokens).to_numpy(zero_copy_only=False)
-        if not equal.all():
-            t = int(np.flatnonzero(~equal)[0])
-            s = int(np.searchsorted(gold_starts, t, side="right") - 1)
-            raise InputError(
-                f"sentence {s + 1}, token {t - gold_starts[s] + 1}: {gold.source} line {gold.lines[t]} has "
-                f"{gold.tokens[t].as_py()!r}, {system.source} line {system.lines[t]} has "
-                f"{system.tokens[t].as_py()!r}; tokens must align one to one")
 
 
 def align(gold: TagFile, systems: Mapping[str, TagFile]) -> Aligned:

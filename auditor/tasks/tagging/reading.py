@@ -16,9 +16,10 @@ where pyarrow refuses, to name the exact line).
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -30,9 +31,10 @@ _TAG = re.compile(r"^(O|[BIESLU]-\S+)$")
 
 @dataclass(frozen=True)
 class TagFile:
-    """One file's tokens (None when it has no token column), its tags (``lookup[indices]`` are codes
-    into ``vocab``: the arrow dictionary's indices, kept as read), the first token of every sentence,
-    and each token's line number."""
+    """One file's tokens (arrow binary, UTF-8 bytes; None when it has no token column), its tags
+    (``lookup[indices]`` are codes into ``vocab``: the arrow dictionary's indices, kept as read), the
+    first token of every sentence, and each token's line number; ``digest``, the SHA-256 of the file as
+    stored (gold's, for the signature: hashed from the one read, not read again)."""
 
     source: str
     tokens: object | None
@@ -41,6 +43,7 @@ class TagFile:
     vocab: tuple[str, ...]
     first: np.ndarray
     lines: np.ndarray
+    digest: str | None = None
 
     @property
     def codes(self) -> np.ndarray:
@@ -51,7 +54,9 @@ class TagFile:
         return int(self.indices.size)
 
 
-def _read_bytes(path: str) -> bytes:
+def _read_bytes(path: str, with_digest: bool = False) -> tuple[bytes, str | None]:
+    """The file's UTF-8 text as bytes (a BOM dropped, CR LF and CR made LF) and, if ``with_digest``, the
+    SHA-256 of the file as stored."""
     try:
         raw = Path(path).read_bytes()
     except FileNotFoundError:
@@ -60,17 +65,37 @@ def _read_bytes(path: str) -> bytes:
         raise InputError(f"{path}: a directory; expected a tagged file") from None
     except OSError as error:
         raise InputError(f"{path}: cannot be read ({error.strerror})") from None
+    digest = hashlib.sha256(raw).hexdigest() if with_digest else None
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
+    if not _is_utf8(raw):
+        _bad_byte(raw, path)
+    if b"\r" in raw:
+        raw = raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    return raw, digest
+
+
+def _is_utf8(raw: bytes) -> bool:
+    """Whether ``raw`` is UTF-8, checked by arrow's validator in place (``bytes.decode`` would build the text)."""
+    import pyarrow as pa
+
+    text = pa.Array.from_buffers(pa.large_string(), 1, [None, pa.py_buffer(np.array([0, len(raw)], np.int64)),
+                                                         pa.py_buffer(raw)])
+    try:
+        text.validate(full=True)
+    except pa.ArrowInvalid:
+        return False
+    return True
+
+
+def _bad_byte(raw: bytes, path: str) -> None:
+    """The line of the first byte that is not UTF-8 (decoding builds the text: only once the check failed)."""
     try:
         raw.decode("utf-8")
     except UnicodeDecodeError as error:
         line = raw.count(b"\n", 0, error.start) + 1
         raise InputError(f"{path} line {line}: not UTF-8 text (byte 0x{raw[error.start]:02x}); save the file as "
                          f"UTF-8") from None
-    if b"\r" in raw:
-        raw = raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-    return raw
 
 
 def _line_table(raw: bytes, robust: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -101,33 +126,62 @@ def _line_table(raw: bytes, robust: bool = False) -> tuple[np.ndarray, np.ndarra
 
 def read_tagged(path: str, tag_column: int | None = None, role: str = "system") -> TagFile:
     """Read one tagged file (module docstring), JSON Lines when its first character is ``{``."""
-    raw = _read_bytes(path)
+    raw, digest = _read_bytes(path, with_digest=role == "gold")
     if raw.lstrip()[:1] == b"{":
-        return _read_jsonl(raw, path)
+        return replace(_read_jsonl(raw, path), digest=digest)
     parsed = _read_lines(raw, path, tag_column, role, robust=False)
     if parsed is None:  # pyarrow refused, or a line of only spaces: the careful reader names the line
         parsed = _read_lines(raw, path, tag_column, role, robust=True)
     tokens, tags, first, token_lines = parsed
-    return TagFile(path, tokens, *_dictionary(tags), first, token_lines.astype(np.int64) + 1)
+    return TagFile(path, tokens, *_dictionary(tags), first, token_lines + 1, digest)
 
 
 def _read_lines(raw: bytes, path: str, tag_column: int | None, role: str, robust: bool):
     """(tokens, tags, first, token line indices), or None when the fast reader cannot decide."""
-    starts, ends, blank, comment = _line_table(raw, robust)
-    token_lines = np.flatnonzero(~blank & ~comment)
-    if token_lines.size == 0:
-        raise InputError(f"{path}: no token line; expected `token<TAB>tag` lines with a blank line between "
-                         f"sentences (or JSON Lines {{\"tokens\": [...], \"tags\": [...]}})")
-    before = np.maximum(token_lines - 1, 0)
-    first = blank[before] | comment[before]
-    first[0] = True
-    line = raw[starts[token_lines[0]]:ends[token_lines[0]]].decode()
+    commented = b"#" in raw and (raw.startswith(b"#") or b"\n#" in raw)  # one memchr when no "#" at all
+    plain = None if robust or commented else _plain_lines(raw, path)
+    if plain is None:
+        starts, ends, blank, comment = _line_table(raw, robust)
+        token_lines = np.flatnonzero(~blank & ~comment)
+        _no_token_line(token_lines, path)
+        before = np.maximum(token_lines - 1, 0)
+        first = blank[before] | comment[before]
+        first[0] = True
+        line = raw[starts[token_lines[0]]:ends[token_lines[0]]].decode()
+    else:
+        token_lines, first, line = plain
     token_column, tag_index, width, delimiter = _choose(line, tag_column, path, int(token_lines[0]) + 1, role)
     if robust:
         return (*_parse_python(raw, token_lines, width, path, token_column, tag_index), first, token_lines)
-    body = _keep_lines(raw, starts, ends, token_lines) if comment.any() else raw
+    body = raw if plain is not None or not comment.any() else _keep_lines(raw, starts, ends, token_lines)
     parsed = _parse(body, width, delimiter, token_lines.size, token_column, tag_index)
     return None if parsed is None else (*parsed, first, token_lines)
+
+
+def _no_token_line(token_lines: np.ndarray, path: str) -> None:
+    if token_lines.size == 0:
+        raise InputError(f"{path}: no token line; expected `token<TAB>tag` lines with a blank line between "
+                         f"sentences (or JSON Lines {{\"tokens\": [...], \"tags\": [...]}})")
+
+
+def _plain_lines(raw: bytes, path: str) -> tuple[np.ndarray, np.ndarray, str]:
+    """A file without comment lines, from its newlines alone: (token line indices, first token of every
+    sentence, the first token line's text). Line i ends at newline i; it is blank when that newline
+    follows the previous one at once (or opens the file)."""
+    breaks = np.flatnonzero(np.frombuffer(raw, dtype=np.uint8) == 10)
+    n_lines = breaks.size + (len(raw) > 0 and raw[-1:] != b"\n")
+    blank = np.flatnonzero(np.diff(breaks, prepend=-1) == 1)
+    token = np.ones(n_lines, dtype=bool)
+    token[blank] = False
+    token_lines = np.flatnonzero(token)
+    _no_token_line(token_lines, path)
+    first = np.zeros(token_lines.size, dtype=bool)
+    after = blank - np.arange(blank.size)  # the token after each blank line: blank lines before it are skipped
+    first[after[after < first.size]] = True
+    first[:1] = True
+    start = int(breaks[token_lines[0] - 1]) + 1 if token_lines[0] else 0
+    end = int(breaks[token_lines[0]]) if token_lines[0] < breaks.size else len(raw)
+    return token_lines, first, raw[start:end].decode()
 
 
 def _fields(line: str) -> list[str]:
@@ -170,7 +224,9 @@ def _keep_lines(raw: bytes, starts: np.ndarray, ends: np.ndarray, keep: np.ndarr
 
 def _parse(body: bytes, width: int, delimiter: str, rows: int, token_column: int | None, tag_column: int):
     """Token and tag columns of the token lines through pyarrow (blank lines skipped), or None where
-    it refuses (a wrong column count, an empty tag, runs of spaces): the careful reader decides."""
+    it refuses (a wrong column count, an empty tag, runs of spaces): the careful reader decides.
+    Both columns are read as bytes (the file is UTF-8 already; no second check), the tags
+    dictionary-encoded, on one thread (files are read in parallel instead)."""
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
@@ -180,11 +236,11 @@ def _parse(body: bytes, width: int, delimiter: str, rows: int, token_column: int
         return None
     try:
         table = pacsv.read_csv(
-            pa.py_buffer(body), read_options=pacsv.ReadOptions(column_names=names),
+            pa.py_buffer(body), read_options=pacsv.ReadOptions(column_names=names, use_threads=False),
             parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False, ignore_empty_lines=True),
             convert_options=pacsv.ConvertOptions(
-                column_types={names[tag_column]: pa.dictionary(pa.int32(), pa.string()),
-                              **({names[token_column]: pa.string()} if token_column is not None else {})},
+                column_types={names[tag_column]: pa.dictionary(pa.int32(), pa.binary()),
+                              **({names[token_column]: pa.binary()} if token_column is not None else {})},
                 include_columns=wanted, strings_can_be_null=False, quoted_strings_can_be_null=False))
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
@@ -196,7 +252,20 @@ def _parse(body: bytes, width: int, delimiter: str, rows: int, token_column: int
 
 
 def _nonempty(tags) -> bool:
-    return all(text.strip(" \t") == text and text for text in tags.dictionary.to_pylist())
+    return all(text.strip(" \t") == text and text for text in _texts(tags))
+
+
+def _texts(tags) -> list[str]:
+    """The values of dictionary-encoded tags (UTF-8 bytes) as text. Not through ``pa.array`` or
+    ``pyarrow.compute``, which import pandas and the compute module (tenths of a second)."""
+    return [value.decode() for value in tags.dictionary.to_pylist()]
+
+
+def _encoded(tags: list[str]):
+    """Tags read line by line (or from JSON), dictionary-encoded as the fast reader encodes them."""
+    import pyarrow as pa
+
+    return pa.array([tag.encode() for tag in tags], pa.binary()).dictionary_encode()
 
 
 def _parse_python(raw: bytes, token_lines: np.ndarray, width: int, path: str, token_column: int | None,
@@ -218,14 +287,14 @@ def _parse_python(raw: bytes, token_lines: np.ndarray, width: int, path: str, to
         tags.append(tag)
         if token_column is not None:
             tokens.append(fields[token_column].strip(" \t"))
-    return (pa.array(tokens, pa.string()) if token_column is not None else None,
-            pa.array(tags, pa.string()).dictionary_encode())
+    return (pa.array(tokens, pa.string()).cast(pa.binary()) if token_column is not None else None,
+            _encoded(tags))
 
 
 def _dictionary(tags) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
     """Dictionary-encoded arrow tags -> (indices, lookup, vocabulary): the vocabulary stripped, unique
     and sorted; ``lookup`` maps a dictionary index to its place in it."""
-    vocab = [text.strip(" \t") for text in tags.dictionary.to_pylist()]
+    vocab = [text.strip(" \t") for text in _texts(tags)]
     indices = _int32(tags.indices)
     unique = sorted(set(vocab))
     lookup = np.array([unique.index(text) for text in vocab], dtype=np.int64) if vocab else np.zeros(0, np.int64)
@@ -273,15 +342,15 @@ def _read_jsonl(raw: bytes, path: str) -> TagFile:
         first += [True] + [False] * (len(sentence_tags) - 1)
     if not tags:
         raise InputError(f"{path}: no sentence; expected JSON Lines {{\"tokens\": [...], \"tags\": [...]}}")
-    return TagFile(path, pa.array(tokens, pa.string()) if has_tokens else None,
-                   *_dictionary(pa.array(tags, pa.string()).dictionary_encode()), np.array(first),
+    return TagFile(path, pa.array(tokens, pa.string()).cast(pa.binary()) if has_tokens else None,
+                   *_dictionary(_encoded(tags)), np.array(first),
                    np.array(lines, dtype=np.int64))
 
 
 def read_conlleval(path: str) -> tuple[TagFile, TagFile]:
     """conlleval's input: ``token ... gold prediction`` per line, blank lines between sentences
     (``-DOCSTART-`` lines are boundaries, as in the script). Returns (gold, prediction)."""
-    raw = _read_bytes(path)
+    raw, digest = _read_bytes(path, with_digest=True)
     starts, ends, blank, comment = _line_table(raw, robust=True)
     docstart = np.zeros_like(blank)
     for number in np.flatnonzero(~blank).tolist():
@@ -308,5 +377,5 @@ def read_conlleval(path: str) -> tuple[TagFile, TagFile]:
         _, predicted = _parse_python(raw, token_lines, width, path, None, width - 1)
     else:
         (tokens, gold), predicted = both, predicted[1]
-    return (TagFile(path, tokens, *_dictionary(gold), first, lines),
+    return (TagFile(path, tokens, *_dictionary(gold), first, lines, digest),
             TagFile(path, tokens, *_dictionary(predicted), first, lines))

@@ -1,9 +1,11 @@
 """The tagging audit: read -> align -> chunks and counts -> figures -> sentence bootstrap -> rankings."""
 from __future__ import annotations
 
-import hashlib
-from pathlib import Path
-from typing import Any, Mapping, Sequence
+import os
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -26,6 +28,8 @@ from auditor.version import __version__
 TESTED = ("span_micro_f1", "span_macro_f1", "span_partial_f1", "accuracy", "macro_f1")
 RANKED = ("span_micro_f1", "span_macro_f1", "span_weighted_f1", "span_exact_f1", "span_overlap_f1",
           "span_partial_f1", "accuracy", "macro_f1", "mcc", "type_macro_f1", "type_mcc")
+#: Threads reading files (each file on one thread).
+READERS = max(1, min(2, os.cpu_count() or 1))
 
 
 def metric_ids(spans: bool = True) -> tuple[str, ...]:
@@ -35,11 +39,12 @@ def metric_ids(spans: bool = True) -> tuple[str, ...]:
 
 def read_inputs(gold: str | None, systems: Mapping[str, str], tag_column: int | None,
                 conlleval: Mapping[str, str]) -> tuple[TagFile, dict[str, TagFile]]:
-    """Gold and system files, or conlleval files (each holds gold and one system's tags)."""
+    """Gold and system files, or conlleval files (each holds gold and one system's tags), read two at a
+    time (:func:`in_order`)."""
     if conlleval:
         if gold is not None or systems:
             raise UsageError("--conlleval files hold gold and predictions; give them without GOLD and SYSTEMS")
-        read = {name: read_conlleval(path) for name, path in conlleval.items()}
+        read = dict(zip(conlleval, in_order([partial(read_conlleval, path) for path in conlleval.values()])))
         first_name = next(iter(read))
         gold_file = read[first_name][0]
         for other, _ in read.values():
@@ -48,8 +53,24 @@ def read_inputs(gold: str | None, systems: Mapping[str, str], tag_column: int | 
     if gold is None or not systems:
         raise UsageError("missing " + ("GOLD and SYSTEMS" if gold is None else "SYSTEMS")
                          + ": give a gold file and at least one system file, or --conlleval FILE")
-    gold_file = read_tagged(gold, tag_column, role="gold")
-    return gold_file, {name: _checked(gold_file, read_tagged(path, tag_column)) for name, path in systems.items()}
+    files = in_order([partial(read_tagged, gold, tag_column, role="gold"),
+                      *(partial(read_tagged, path, tag_column) for path in systems.values())])
+    gold_file = next(files)
+    return gold_file, {name: _checked(gold_file, file) for name, file in zip(systems, files)}
+
+
+def in_order(reads: Iterable[Callable[[], Any]]) -> Iterator[Any]:
+    """What every read returns, in order, read by two threads (pyarrow and numpy release the GIL while they
+    parse): at most ``READERS + 1`` reads are pending beside the result handed out, so memory holds a few
+    files, not all; an error is raised at its own file's turn, as reading one file after another would."""
+    with ThreadPoolExecutor(READERS) as pool:
+        pending: deque = deque()
+        for read in reads:
+            pending.append(pool.submit(read))
+            if len(pending) > READERS:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
 
 
 def _checked(gold: TagFile, system: TagFile) -> TagFile:
@@ -139,7 +160,7 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
         ranking = rank_disagreement({s: {m: _finite(observed[m][i]) for m in ranked}
                                      for i, s in enumerate(aligned.names)}, ranked, _significance(stats))
     return TaggingAudit(
-        signature=_signature(gold_file.source, S, layout.k, options, scheme, rule), options=options, sources=sources,
+        signature=_signature(gold_file.digest, S, layout.k, options, scheme, rule), options=options, sources=sources,
         aligned=aligned, codes=codes, scheme=scheme, scheme_detected=detected, scheme_reason=reason, rule=rule,
         spans=spans, tokens=tokens, types=types, observed=observed, statistics=stats, ranking=ranking,
         parts=parts, active=active)
@@ -213,7 +234,6 @@ def _significance(stats: Any):
     return lambda a, b, metric: verdicts.get((a, b, metric))
 
 
-def _signature(gold: str, S: int, k: int, options: AuditOptions, scheme: str | None, rule: str | None) -> str:
-    digest = hashlib.sha256(Path(gold).read_bytes()).hexdigest()[:12]
-    return (f"auditor:{__version__}|task:tagging|gold:{digest}|systems:{S}|tags:{k}|scheme:{scheme or 'none'}|"
+def _signature(digest: str, S: int, k: int, options: AuditOptions, scheme: str | None, rule: str | None) -> str:
+    return (f"auditor:{__version__}|task:tagging|gold:{digest[:12]}|systems:{S}|tags:{k}|scheme:{scheme or 'none'}|"
             f"rule:{rule or 'none'}|boot:{options.bootstrap}|unit:sentence|seed:{options.seed}|ci:percentile")

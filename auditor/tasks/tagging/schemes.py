@@ -135,7 +135,7 @@ def detect_scheme(prefix: np.ndarray, types: np.ndarray, first: np.ndarray) -> t
     BILOU (``L``/``U``), IOE1/IOE2 (``E`` without ``B``), IOB1/IOB2 (``B``/``I`` only). IOB1 when a
     chunk opens with ``I`` (after ``O``, a sentence start or another type), IOB2 otherwise; IOE1
     when a chunk closes with ``I``, IOE2 otherwise. None when no tag has a prefix."""
-    present = set(np.unique(prefix).tolist()) - {O}
+    present = set(np.flatnonzero(np.bincount(prefix, minlength=len(PREFIXES))).tolist()) - {O}
     if not present:
         return None, "no tag has a prefix: no spans (token metrics only)"
     names = ", ".join(PREFIXES[p] for p in sorted(present))
