@@ -6,6 +6,7 @@ Errors become one message on standard error and a non-zero exit code in one plac
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
@@ -442,11 +443,14 @@ def report(outdir: str, formats: str, **arguments: Any) -> None:
     """Write the full audit of SYSTEMS (PATH or NAME=PATH) against GOLD, or of --confusion matrices, into OUTDIR."""
     from auditor.formats.output import check_writable
     from auditor.formats.render import parse_formats, render
+    from auditor.report.charts import converter_started
 
     chosen = parse_formats(formats)
     check_writable(outdir)
-    result = run_audit(**arguments)
-    written = render(result, outdir, chosen, progress=Progress(enabled=None if not arguments["quiet"] else False))
+    # the chart converter starts beside the audit (html and pdf draw charts)
+    with converter_started() if {"html", "pdf"} & set(chosen) else contextlib.nullcontext():
+        result = run_audit(**arguments)
+        written = render(result, outdir, chosen, progress=Progress(enabled=None if not arguments["quiet"] else False))
     click.echo("wrote " + ", ".join(str(path) for path in written), err=True)
 
 

@@ -41,6 +41,17 @@ def test_batched_gives_the_svgs_of_direct_conversion(monkeypatch):
     assert "\x00" not in resolved.figures[1].svg
 
 
+def test_a_converter_started_ahead_draws_the_next_batch_and_an_unused_one_is_stopped():
+    direct = charts.convert([charts.bias_spec(*_bias_args())])
+    with charts.converter_started():
+        child = charts._STARTED[0]
+        assert charts.convert([charts.bias_spec(*_bias_args())]) == direct
+        assert not charts._STARTED and child.returncode == 0  # the batch went to the started child
+    with charts.converter_started():
+        unused = charts._STARTED[0]
+    assert not charts._STARTED and unused.returncode is not None
+
+
 def test_the_classification_report_converts_its_charts_in_one_batch(monkeypatch):
     import numpy as np
 

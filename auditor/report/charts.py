@@ -17,10 +17,11 @@ import json
 import re
 import subprocess
 import sys
+from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import fields, is_dataclass, replace
 from functools import lru_cache
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from auditor.errors import UsageError
 
@@ -48,9 +49,14 @@ SYMBOL_LEGEND = {"orient": "bottom", "direction": "horizontal", "type": "symbol"
 
 #: The batch collecting specs while a report is built (None: each chart is converted at once).
 _RECORDING: ContextVar["Batch | None"] = ContextVar("auditor_chart_batch", default=None)
-#: The converter run in the child: Vega-Lite specs (a JSON list on stdin) -> SVGs (a JSON list).
-_CHILD = ("import json, sys\nimport vl_convert\nspecs = json.loads(sys.stdin.buffer.read())\n"
+#: The converter run in the child: Vega-Lite specs (a JSON list on stdin) -> SVGs (a JSON list); with
+#: ``--warm``, it first draws one point, which starts V8 (about 1 s), before it reads its specs.
+_CHILD = ("import json, sys\nimport vl_convert\nif sys.argv[1:] == ['--warm']:\n"
+          "    vl_convert.vegalite_to_svg({'mark': 'point', 'data': {'values': [{}]}})\n"
+          "specs = json.loads(sys.stdin.buffer.read())\n"
           "sys.stdout.write(json.dumps([vl_convert.vegalite_to_svg(spec) for spec in specs]))\n")
+#: A converter started ahead of its batch by :func:`converter_started`, waiting for its specs.
+_STARTED: list[subprocess.Popen] = []
 
 
 #: Characters no chart may hold as they are: line breaks and U+2028/U+2029 (Vega-Lite compiles a
@@ -90,13 +96,36 @@ def convert(specs: Sequence[Mapping[str, Any]]) -> list[str]:
     """
     if not specs:
         return []
-    payload = json.dumps(list(specs))
-    done = subprocess.run([sys.executable, "-c", _CHILD], input=payload.encode(), capture_output=True)
-    if done.returncode != 0:
-        raise _conversion_error(done.returncode, done.stderr.decode(errors="replace"))
+    payload = json.dumps(list(specs)).encode()
+    if _STARTED:
+        child = _STARTED.pop()
+        stdout, stderr = child.communicate(payload)
+        returncode = child.returncode
+    else:
+        done = subprocess.run([sys.executable, "-c", _CHILD], input=payload, capture_output=True)
+        stdout, stderr, returncode = done.stdout, done.stderr, done.returncode
+    if returncode != 0:
+        raise _conversion_error(returncode, stderr.decode(errors="replace"))
     # Keep the <svg> element only (inline SVG in HTML); one decimal is plenty for coordinates
     # and keeps the HTML small and the PDF quick to lay out.
-    return [unique_ids(_NUMBER.sub(_round, svg[svg.find("<svg"):])) for svg in json.loads(done.stdout)]
+    return [unique_ids(_NUMBER.sub(_round, svg[svg.find("<svg"):])) for svg in json.loads(stdout)]
+
+
+@contextmanager
+def converter_started() -> Iterator[None]:
+    """Start the chart converter now, so that its JavaScript engine starts (about 1 s of its own
+    CPU) while the audit runs; the next :func:`convert` hands it its specs. Stopped on leaving
+    when no batch used it."""
+    child = subprocess.Popen([sys.executable, "-c", _CHILD, "--warm"], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    _STARTED.append(child)
+    try:
+        yield
+    finally:
+        if child in _STARTED:
+            _STARTED.remove(child)
+            child.kill()
+            child.communicate()
 
 
 def _conversion_error(returncode: int, stderr: str) -> Exception:
