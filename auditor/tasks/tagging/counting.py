@@ -16,6 +16,8 @@ predictions, C_ii = gold_i − Σ_{j≠i} C_ij).
 """
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -31,6 +33,8 @@ if TYPE_CHECKING:  # scipy.sparse is imported when the bootstrap needs the matri
 ERRORS = ("correct", "wrong_type", "wrong_boundary", "wrong_both", "missed", "spurious")
 #: Error classes stored per sentence (``correct`` follows from the matches).
 STORED_ERRORS = ERRORS[1:]
+#: Threads counting the systems' chunks.
+COUNTERS = max(1, min(2, os.cpu_count() or 1))
 
 
 @dataclass(frozen=True)
@@ -125,26 +129,30 @@ class SpanCounts:
 
 
 def count_spans(aligned: Aligned, codes: TagCodes, scheme: str, rule: str, sources: dict[str, str]) -> SpanCounts:
-    """Chunks of gold and systems by ``rule`` (and by the other rule, for the comparison)."""
+    """Chunks of gold and systems by ``rule`` (and by the other rule, for the comparison); the systems
+    two at a time (:data:`COUNTERS` threads: numpy releases the GIL over whole-file arrays), an
+    error raised at its own system's turn, as counting one system after another would."""
     tag_prefix, tag_type = codes.prefix, codes.type
     first, lines = aligned.first, aligned.lines
     gold, gold_other, gold_ill = both_rules(tag_prefix[aligned.gold], tag_type[aligned.gold], first, scheme, rule,
                                             sources["gold"], codes.tags, aligned.gold, lines)
     n = max(aligned.n_tokens, 1)
-    per_system, other_f1 = [], []
-    for s, name in enumerate(aligned.names):
+
+    def count(s: int) -> tuple[SystemSpans, float | None]:
         row = aligned.systems[s]
-        predicted, other, ill = both_rules(tag_prefix[row], tag_type[row], first, scheme, rule, sources[name],
-                                           codes.tags, row, lines)
+        predicted, other, ill = both_rules(tag_prefix[row], tag_type[row], first, scheme, rule,
+                                           sources[aligned.names[s]], codes.tags, row, lines)
         error, missed, matched = classify(gold, predicted)
-        per_system.append(SystemSpans(predicted, error, missed, matched, ill))
         if other is None or gold_other is None:
-            other_f1.append(None)
-        else:
-            hits = np.isin(_keys(other, n), _keys(gold_other, n), assume_unique=True).sum()
-            total = other.size + gold_other.size
-            other_f1.append(2 * float(hits) / total if total else None)
-    return SpanCounts(codes.types, aligned.names, gold, tuple(per_system), gold_ill, tuple(other_f1))
+            return SystemSpans(predicted, error, missed, matched, ill), None
+        hits = np.isin(_keys(other, n), _keys(gold_other, n), assume_unique=True).sum()
+        total = other.size + gold_other.size
+        return SystemSpans(predicted, error, missed, matched, ill), (2 * float(hits) / total if total else None)
+
+    with ThreadPoolExecutor(COUNTERS) as pool:
+        counted = list(pool.map(count, range(len(aligned.names))))
+    return SpanCounts(codes.types, aligned.names, gold, tuple(c[0] for c in counted), gold_ill,
+                      tuple(c[1] for c in counted))
 
 
 @dataclass(frozen=True)
