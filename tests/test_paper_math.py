@@ -77,3 +77,20 @@ def test_html_tooltips_are_plain_text_and_p_j_is_math():
     titles = re.findall(r'title="([^"]*)"', page)
     assert any("R_K" in t for t in titles) and not any("<" in t for t in titles)
     assert str(math_html("P_j = p_j")) == "<i>P</i><sub><i>j</i></sub> = <i>p</i><sub><i>j</i></sub>"
+
+
+def test_task_report_notation_is_math_in_every_format():
+    """The tagging notation (m_t, p_t, g_t) and the translation formulas (F_β;c, P_c, R_c) are set as
+    math like the classification notation: a real subscript in HTML, $…$ in TeX and Markdown (β as
+    \\beta, which pdflatex needs); a user's label "x_t" stays text."""
+    from auditor.formats.html import math_html
+    from auditor.formats.latex import latex_escape
+    from auditor.formats.markdown import markdown_escape
+
+    assert str(math_html("F_β;c from P_c and R_c")) == (
+        "<i>F</i><sub><i>β;c</i></sub> from <i>P</i><sub><i>c</i></sub> and <i>R</i><sub><i>c</i></sub>")
+    assert str(math_html("m_t of p_t, g_t; x_t")) == (
+        "<i>m</i><sub><i>t</i></sub> of <i>p</i><sub><i>t</i></sub>, <i>g</i><sub><i>t</i></sub>; x_t")
+    assert latex_escape("mean of F_β;c") == r"mean of $F_{\beta ;c}$"
+    assert latex_escape("m_t and x_t") == r"$m_t$ and x\_t"
+    assert markdown_escape("g_t") == "$g_t$"

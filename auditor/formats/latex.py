@@ -59,7 +59,7 @@ def latex_math(token: str) -> str:
     r"""One of the report's math tokens (:data:`~auditor.formats.html.MATH_TOKENS`) as TeX math:
     "p_i" -> ``$p_i$``, "Σ_{c≠d}" -> ``$\Sigma_{c \neq d}$``, "o_cd" -> ``$o_{cd}$``."""
     base, _, sub = token.partition("_")
-    sub = sub.strip("{}").replace("≠", r" \neq ")
+    sub = sub.strip("{}").replace("≠", r" \neq ").replace("β", r"\beta ")
     return f"${_TEX_BASES.get(base, base)}_{{{sub}}}$" if len(sub) > 1 else f"${_TEX_BASES.get(base, base)}_{sub}$"
 
 
