@@ -8,6 +8,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from auditor.errors import InputError
 from auditor.io.load import LabelColumn, from_values, read_labels
@@ -609,3 +611,12 @@ def test_name_paths_names_each_system_once():
         "TeamA": "runs/sub1.txt", "B": "runs/sub1.txt"}
     with pytest.raises(UsageError, match=r"a/x.tsv and b/x.tsv are both named 'x'"):
         name_paths(["a/x.tsv", "b/x.tsv"])
+
+
+@given(st.binary(max_size=60).map(lambda b: b.replace(b"x", b"\n")), st.integers(0, 70))
+def test_count_lines_agrees_with_bytes_count(data, begin):
+    """The reader's numpy newline count is ``bytes.count`` (plus the unterminated last line), for any
+    bytes and any start, past the end included."""
+    from auditor.io.lines import count_lines
+
+    assert count_lines(data, begin) == data.count(b"\n", begin) + (0 if data.endswith(b"\n") else 1)

@@ -16,7 +16,7 @@ import numpy as np
 
 from auditor.errors import InputError
 from auditor.io.column import TRIM, LabelColumn, build_column
-from auditor.io.lines import arrow_body, is_comment, line_iter, nonempty_line_numbers, split_fields
+from auditor.io.lines import arrow_body, count_lines, is_comment, line_iter, nonempty_line_numbers, split_fields
 from auditor.io.names import GOLD, HeaderRule, choose_columns, header_kind, is_id_name, is_label_name
 
 __all__ = ["Body", "read_delimited", "parse_delimited", "sniff"]
@@ -232,7 +232,7 @@ def _read_arrow(data: bytes, begin: int, first_line: int, delimiter: str, header
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
         return None
     n_rows = table.num_rows
-    n_lines = data.count(b"\n", begin) + (0 if data.endswith(b"\n") else 1)
+    n_lines = count_lines(data, begin)
     if n_lines != n_rows:  # empty lines, which pyarrow skipped: find their numbers
         numbers, blank = nonempty_line_numbers(data, begin, first_line)
     else:

@@ -15,7 +15,7 @@ import numpy as np
 
 from auditor.errors import InputError
 from auditor.io.column import LabelColumn, as_id_array, build_column, encodable, scalar_text
-from auditor.io.lines import nonempty_line_numbers
+from auditor.io.lines import count_lines, nonempty_line_numbers
 from auditor.io.names import GOLD, HeaderRule, choose_columns
 
 __all__ = ["read_json", "json_lines", "sniff"]
@@ -149,7 +149,7 @@ def _read_json_arrow(data: bytes, source: str, digest: str, column: str | None, 
                                                   or pa.types.is_boolean(ids.type))):
         return None
     n_rows = table.num_rows
-    n_lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    n_lines = count_lines(data)
     if n_lines == n_rows:
         numbers = np.arange(1, n_rows + 1, dtype=np.int64)
     else:
