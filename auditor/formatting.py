@@ -24,6 +24,11 @@ ZERO = 1e-12
 _SIGN = re.compile(r"(?:(?<=^)|(?<=[\s(\[=,;:/]))-(?=\d|\.\d)")
 
 
+def plural(count: int, noun: str) -> str:
+    """``1 system``, ``2 systems``, ``1,000 items``."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
 def typographic_minus(text: str) -> str:
     """``text`` with every sign "-" before a number written as U+2212 (hyphens in words left alone)."""
     return _SIGN.sub(MINUS, text)

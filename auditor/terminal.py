@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from auditor.formatting import plural
 from auditor.metrics.registry import REGISTRY, Metric
 from auditor.pipeline import Audit
 
@@ -19,11 +20,6 @@ CONVENTION_MARK = "†"
 def visible(text: str) -> str:
     """``text`` with control characters (an ESC would drive the terminal) as ``\\xHH``."""
     return "".join(f"\\x{ord(ch):02x}" if ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0 else ch for ch in str(text))
-
-
-def plural(count: int, noun: str) -> str:
-    """``1 system``, ``2 systems``."""
-    return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
 def _width() -> int:

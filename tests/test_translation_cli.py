@@ -127,7 +127,7 @@ def test_a_human_file_without_an_audited_system_is_refused(files, tmp_path):
     human = tmp_path / "partial.tsv"
     human.write_text("A\t1.0\n", encoding="utf-8")
     result = _run("score", "--task", "translation", files["ref"], files["A"], files["B"], "--human", human)
-    assert result.exit_code == 2 and "no human score for system(s) 'B'" in result.output
+    assert result.exit_code == 2 and "no human score for system 'B'" in result.output
 
 
 def test_classification_options_are_refused(files):
@@ -189,12 +189,12 @@ def test_human_lines_of_systems_not_audited_are_counted_named_and_warned(files, 
         "report", "--task", "translation", files["ref"], files["A"], files["B"], "--human", human, "--bootstrap", "0",
         "-o", out, "--format", "json,md", "--quiet")])
     assert result.exit_code == 0, result.output
-    assert f"auditor: warning: {human}: the lines of 3 system(s) not audited are left out: ref-A, C, ref-B" \
+    assert f"auditor: warning: {human}: the lines of 3 systems not audited are left out: ref-A, C, ref-B" \
         in result.stderr
     document = json.loads((out / "audit.json").read_text(encoding="utf-8"))
     assert document["human"]["skipped_systems"] == ["ref-A", "C", "ref-B"]
     assert document["human"]["scores"] == {"A": 1.0, "B": 2.0}
-    assert "3 system(s) in the file that are not audited are left out: ref-A, C, ref-B" in \
+    assert "3 systems in the file that are not audited are left out: ref-A, C, ref-B" in \
         (out / "summary.md").read_text(encoding="utf-8")
     schema = json.loads((resources.files("auditor") / "audit.schema.json").read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator(schema).validate(document)

@@ -128,7 +128,8 @@ def _finish(path: str | Path, systems: Sequence[str], system: np.ndarray, segmen
         missing = {name: int(np.isnan(system[i])) for i, name in enumerate(systems)}
     unscored = [name for i, name in enumerate(systems) if np.isnan(system[i])]
     if unscored:
-        raise InputError(f"{path}: no human score for system(s) {', '.join(map(repr, unscored))}; every audited "
+        raise InputError(f"{path}: no human score for {'system' if len(unscored) == 1 else 'systems'} "
+                         f"{', '.join(map(repr, unscored))}; every audited "
                          f"system needs one (names as the command line gives them)")
     return HumanScores("segment" if segments is not None else "system", system, segments, missing, str(path),
                        skipped)

@@ -16,6 +16,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from auditor.formatting import plural
+
 FORMULAS = {
     "macrof": r"\mathrm{MacroF}_\beta = \frac{1}{|V|}\sum_{c\in V} F_{\beta;c}",
     "microf": r"\mathrm{MicroF}_\beta = \frac{\sum_{c\in V} (\mathrm{Refs}(c)+k)\,F_{\beta;c}}{\sum_{c\in V} (\mathrm{Refs}(c)+k)}",
@@ -74,7 +76,7 @@ def recommend(corpus, types, disagreement, human, values: Mapping[str, Mapping[s
                  or (primary in f.b_better_under and metric in f.a_better_under)]
         why = []
         if flips:
-            why.append(f"it orders {len(flips)} pair(s) of systems differently from {primary} "
+            why.append(f"it orders {plural(len(flips), 'pair')} of systems differently from {primary} "
                        f"(e.g. {flips[0].a} vs {flips[0].b})")
         if metric == "bleu":
             why.append("the figure readers compare across papers (sacrebleu signature in this audit's signature)")

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from auditor.formatting import plural
 from auditor.report.context import Ledger
 from auditor.report.model import (
     SCALE_NOTE,
@@ -66,7 +67,7 @@ def summary_section(audit: TranslationAudit, ledger: Ledger) -> Section:
     primary = audit.recommendation["metrics"][0]["id"]
     winners = audit.disagreement.winners
     same = len(set(winners.values())) == 1
-    text = (f"{len(audit.systems)} systems, {audit.n_items} segments, {audit.options['references']} reference(s), "
+    text = (f"{len(audit.systems)} systems, {audit.n_items} segments, {plural(audit.options['references'], 'reference')}, "
             f"tokeniser {audit.options['tokenize']}. "
             + ("Every metric puts the same system first: " + winners[METRICS[0]] + "." if same else
                "The winner depends on the metric: " + "; ".join(f"{NAMES[m]} {w}" for m, w in winners.items()) + ".")
@@ -248,7 +249,7 @@ def human_section(audit: TranslationAudit) -> Section | None:
     text = (f"Human scores from {human.source} ({human.level} level"
             + (", lower is better: correlations are with their negation" if human.lower_better else "")
             + (f"; {missing} system-segment scores missing, left out of the means" if missing else "")
-            + (f"; the lines of {len(human.skipped)} system(s) in the file that are not audited are left out: "
+            + (f"; the lines of {plural(len(human.skipped), 'system')} in the file that are not audited are left out: "
                + ", ".join(human.skipped) if human.skipped else "")
             + "). Correlation across systems of each metric with the human system scores; 95% intervals from "
               "the segment bootstrap (metric and human means resampled together).")

@@ -12,6 +12,7 @@ from auditor.analyses.bootstrap import rank_probabilities
 from auditor.analyses.rankings import rank_disagreement
 from auditor.analyses.significance import adjust, randomisation_rounds, rounds_rule
 from auditor.errors import UsageError
+from auditor.formatting import plural
 from auditor.options import AuditOptions, check_options
 from auditor.progress import SILENT, Progress
 from auditor.tasks.translation import intervals as interval_module
@@ -206,7 +207,7 @@ def _warnings(corpus: Corpus, human) -> tuple[str, ...]:
     found = [f"{name}: {count} of {corpus.n_segments} segments are empty" for name, count in corpus.empty.items()
              if count]
     if human is not None and human.skipped:
-        found.append(f"{human.source}: the lines of {len(human.skipped)} system(s) not audited are left out: "
+        found.append(f"{human.source}: the lines of {plural(len(human.skipped), 'system')} not audited are left out: "
                      + ", ".join(human.skipped))
     return tuple(found)
 
