@@ -82,7 +82,6 @@ OPTIONAL_INPUTS = ("annotators", "scored", "groups")
 READS: dict[str, tuple[str, ...]] = {stage.name: tuple(r for r in stage.reads if r in ANALYSES) for stage in STAGES}
 
 
-
 @dataclass(frozen=True)
 class Inputs:
     """What an audit reads besides its options, gathered once: the counts, the inputs' sources,
