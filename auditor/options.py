@@ -37,6 +37,9 @@ MAX_PREVALENCE_FILE_BYTES = 10_000_000
 INTERVALS = "intervals"
 #: The engines ``--engine`` accepts (:mod:`auditor.engines`; here so that the command line starts without them).
 ENGINES = ("memory", "duckdb", "spark", "auto")
+#: Worker threads of every stage that runs in parallel (reading, counting, resampling, shuffles, pair tests):
+#: two at most, as numpy and pyarrow release the GIL only over whole arrays and more threads than cores contend.
+THREADS = max(1, min(2, os.cpu_count() or 1))
 
 
 @dataclass(frozen=True)

@@ -55,7 +55,6 @@ Phipson & Smyth (2010) "Permutation p-values should never be zero", SAGMB 9(1) (
 """
 from __future__ import annotations
 
-import os
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -75,7 +74,7 @@ from auditor.formatting import nan_to_none
 from auditor.io.counts import Counts
 from auditor.metrics.catalogue import compute
 from auditor.metrics.registry import REGISTRY, ConfusionStats, Metric
-from auditor.options import CHANCE_DRAWS
+from auditor.options import CHANCE_DRAWS, THREADS
 from auditor.progress import SILENT, Progress
 
 #: How the draws are made, in words (JSON ``chance.method.sampling``).
@@ -102,8 +101,6 @@ DESCRIPTIONS = {
 #: rows although they are not affine in C (derivation in the module docstring).
 EXACT_FOR_RANDOM_ROWS = frozenset({"informedness"})
 
-#: Worker threads for the shuffles (numpy's samplers, sorts and bincounts release the GIL).
-THREADS = max(1, min(2, os.cpu_count() or 1))
 
 
 @dataclass(frozen=True)

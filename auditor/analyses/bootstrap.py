@@ -44,7 +44,6 @@ Koehn (2004) "Statistical Significance Tests for Machine Translation Evaluation"
 """
 from __future__ import annotations
 
-import os
 import threading
 import zlib
 from concurrent.futures import ThreadPoolExecutor
@@ -57,6 +56,7 @@ from auditor.analyses.sampling import sparse_draws
 from auditor.io.counts import Counts
 from auditor.metrics.catalogue import compute
 from auditor.metrics.registry import ConfusionStats, Metric
+from auditor.options import THREADS
 from auditor.progress import SILENT, Progress
 
 #: Method written into the JSON: where the intervals and where the ranks come from.
@@ -83,8 +83,6 @@ CHUNK_BYTES = 64 * 2**20
 #: this machine (97k and 569k patterns; the weights took 3-8% less at 24 than at 12).
 #: :func:`split_patterns` minimises ``PATTERN_COST · heavy patterns + light items``.
 PATTERN_COST = 24
-#: Worker threads (numpy's generator, bincount and scipy's sparse product release the GIL).
-THREADS = max(1, min(2, os.cpu_count() or 1))
 #: Patterns per block of the (Bc, U) -> (U, Bc) transposition (a block of rows stays in cache).
 _TRANSPOSE_BLOCK = 2048
 

@@ -35,7 +35,6 @@ Statistical Significance in NLP", ACL.
 """
 from __future__ import annotations
 
-import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from itertools import combinations
@@ -50,7 +49,7 @@ from auditor.formatting import nan_to_none
 from auditor.io.counts import Counts
 from auditor.metrics.registry import REGISTRY, Metric
 from auditor.metrics.selections import TEST_METRICS
-from auditor.options import CORRECTIONS, Correction
+from auditor.options import CORRECTIONS, THREADS, Correction
 from auditor.progress import SILENT, Progress
 
 #: Most approximate-randomisation rounds :func:`randomisation_rounds` asks for.
@@ -58,8 +57,6 @@ AR_MAX_ROUNDS = 20_000
 #: Up to this many systems every pair is tested; above it, each system only against the
 #: top system of each metric (S − 1 tests per metric and method instead of S(S − 1)/2).
 MAX_ALL_PAIRS = 30
-#: Worker threads testing pairs (numpy's bit generator, binomial sampler and popcount release the GIL).
-THREADS = max(1, min(2, os.cpu_count() or 1))
 RANDOMISATION = "approximate_randomisation"
 MCNEMAR = "mcnemar_exact"
 METHOD_DESCRIPTIONS = {

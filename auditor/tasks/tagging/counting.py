@@ -16,7 +16,6 @@ predictions, C_ii = gold_i − Σ_{j≠i} C_ij).
 """
 from __future__ import annotations
 
-import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -24,6 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from auditor.errors import InputError
+from auditor.options import THREADS
 from auditor.tasks.tagging.align import Aligned
 from auditor.tasks.tagging.schemes import PREFIXES, Spans, TagCodes, _previous, check_allowed, spans
 
@@ -33,8 +33,6 @@ if TYPE_CHECKING:  # scipy.sparse is imported when the bootstrap needs the matri
 ERRORS = ("correct", "wrong_type", "wrong_boundary", "wrong_both", "missed", "spurious")
 #: Error classes stored per sentence (``correct`` follows from the matches).
 STORED_ERRORS = ERRORS[1:]
-#: Threads counting the systems' chunks.
-COUNTERS = max(1, min(2, os.cpu_count() or 1))
 
 
 @dataclass(frozen=True)
@@ -130,7 +128,7 @@ class SpanCounts:
 
 def count_spans(aligned: Aligned, codes: TagCodes, scheme: str, rule: str, sources: dict[str, str]) -> SpanCounts:
     """Chunks of gold and systems by ``rule`` (and by the other rule, for the comparison); the systems
-    two at a time (:data:`COUNTERS` threads: numpy releases the GIL over whole-file arrays), an
+    two at a time (:data:`~auditor.options.THREADS` threads: numpy releases the GIL over whole-file arrays), an
     error raised at its own system's turn, as counting one system after another would."""
     tag_prefix, tag_type = codes.prefix, codes.type
     first, lines = aligned.first, aligned.lines
@@ -149,7 +147,7 @@ def count_spans(aligned: Aligned, codes: TagCodes, scheme: str, rule: str, sourc
         total = other.size + gold_other.size
         return SystemSpans(predicted, error, missed, matched, ill), (2 * float(hits) / total if total else None)
 
-    with ThreadPoolExecutor(COUNTERS) as pool:
+    with ThreadPoolExecutor(THREADS) as pool:
         counted = list(pool.map(count, range(len(aligned.names))))
     return SpanCounts(codes.types, aligned.names, gold, tuple(c[0] for c in counted), gold_ill,
                       tuple(c[1] for c in counted))

@@ -1,7 +1,6 @@
 """The tagging audit: read -> align -> chunks and counts -> figures -> sentence bootstrap -> rankings."""
 from __future__ import annotations
 
-import os
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -13,7 +12,7 @@ from auditor.analyses.rankings import rank_disagreement
 from auditor.errors import InputError, UsageError
 from auditor.metrics.catalogue import BASE_METRIC_IDS, compute, describe
 from auditor.metrics.registry import REGISTRY
-from auditor.options import AuditOptions, check_options
+from auditor.options import THREADS, AuditOptions, check_options
 from auditor.progress import SILENT, Progress
 from auditor.tasks.tagging.align import Aligned, align
 from auditor.tasks.tagging.counting import Layout, count_spans, statistics_matrix, totals, type_map
@@ -28,8 +27,6 @@ from auditor.version import __version__
 TESTED = ("span_micro_f1", "span_macro_f1", "span_partial_f1", "accuracy", "macro_f1")
 RANKED = ("span_micro_f1", "span_macro_f1", "span_weighted_f1", "span_exact_f1", "span_overlap_f1",
           "span_partial_f1", "accuracy", "macro_f1", "mcc", "type_macro_f1", "type_mcc")
-#: Threads reading files (each file on one thread).
-READERS = max(1, min(2, os.cpu_count() or 1))
 
 
 def metric_ids(spans: bool = True) -> tuple[str, ...]:
@@ -61,13 +58,13 @@ def read_inputs(gold: str | None, systems: Mapping[str, str], tag_column: int | 
 
 def in_order(reads: Iterable[Callable[[], Any]]) -> Iterator[Any]:
     """What every read returns, in order, read by two threads (pyarrow and numpy release the GIL while they
-    parse): at most ``READERS + 1`` reads are pending beside the result handed out, so memory holds a few
+    parse): at most ``THREADS + 1`` reads are pending beside the result handed out, so memory holds a few
     files, not all; an error is raised at its own file's turn, as reading one file after another would."""
-    with ThreadPoolExecutor(READERS) as pool:
+    with ThreadPoolExecutor(THREADS) as pool:
         pending: deque = deque()
         for read in reads:
             pending.append(pool.submit(read))
-            if len(pending) > READERS:
+            if len(pending) > THREADS:
                 yield pending.popleft().result()
         while pending:
             yield pending.popleft().result()

@@ -31,7 +31,8 @@ import numpy as np
 import scipy.sparse
 from threadpoolctl import threadpool_limits
 
-from auditor.analyses.significance import THREADS, PairTest
+from auditor.analyses.significance import PairTest
+from auditor.options import THREADS
 from auditor.progress import SILENT, Progress
 from auditor.tasks.translation.counting import Corpus
 from auditor.tasks.translation.measures import bleu_from_statistics, chrf_from_statistics, f_terms, from_terms
