@@ -1,12 +1,18 @@
 """Shared fixtures."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+#: Real evaluation data (``../shared/data`` beside the checkout, as CI has it; never copied into the project).
+#: ``AUDITOR_SHARED_DATA`` names another place.
+SHARED_DATA = Path(os.environ.get("AUDITOR_SHARED_DATA")
+                   or Path(__file__).resolve().parents[2] / "shared" / "data")
 
 
 @pytest.fixture(autouse=True)
@@ -26,6 +32,16 @@ def _registry_restored():
 def examples_dir() -> Path:
     """The repository's ``examples/`` folder (real SemEval-2018 and GermEval-2018 data)."""
     return EXAMPLES
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """The shared evaluation data folder (``../shared/data``); the test is skipped, with the reason, where it is
+    absent (a user's checkout). Every test that reads real data takes it through this fixture."""
+    if not (SHARED_DATA / "README.md").is_file():
+        pytest.skip(f"real evaluation data not here: {SHARED_DATA} is absent (CI has ../shared/data beside the "
+                    "checkout; set AUDITOR_SHARED_DATA to point elsewhere)")
+    return SHARED_DATA
 
 
 @pytest.fixture
