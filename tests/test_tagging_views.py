@@ -157,19 +157,11 @@ def test_documented_scenarios_with_view_counts():
 
 
 @pytest.fixture(scope="module")
-def uner(request):
-    """UNER English-EWT's test split and taggers trained on its dev split: the ``uner_dir`` fixture where
-    conftest has it (gold.iob2 and systems/*.iob2 inside), else the copy in examples/."""
-    from pathlib import Path
-
-    try:
-        folder = Path(request.getfixturevalue("uner_dir"))
-    except pytest.FixtureLookupError:
-        folder = Path(__file__).resolve().parents[1] / "examples" / "uner-english-ewt"
-    systems = {p.stem: str(p) for p in sorted((folder / "systems").glob("*.iob2")) if p.stem in ("gazetteer", "capitalised")}
-    if not (folder / "gold.iob2").is_file() or len(systems) < 2:
-        pytest.skip(f"UNER English-EWT with the gazetteer and capitalised taggers not found in {folder}")
-    return audit(str(folder / "gold.iob2"), systems, options=AuditOptions(bootstrap=0))
+def uner(uner_dir):
+    """UNER English-EWT's test split, audited with the gazetteer and capitalised taggers (many split and
+    merged chunks)."""
+    systems = {name: str(uner_dir / "systems" / f"{name}.iob2") for name in ("gazetteer", "capitalised")}
+    return audit(str(uner_dir / "gold.iob2"), systems, options=AuditOptions(bootstrap=0))
 
 
 def test_uner_views_equal_nervaluate(uner):
