@@ -426,7 +426,7 @@ def score(as_json: bool, columns: tuple[str, ...], sort_by: str | None, **argume
 
         click.echo(render_json(result.to_json()), nl=False)
         return
-    if not classification:  # another task kind prints its own table (auditor.tasks)
+    if not classification or hasattr(result, "terminal_lines"):  # a task kind's own table, or --lm-eval outcomes
         click.echo("\n".join(result.terminal_lines(chosen, sort=sort_id)))
         return
     from auditor.terminal import print_score_table
