@@ -12,9 +12,7 @@ from auditor.analyses.significance import PairTest
 from auditor.formatting import format_value
 from auditor.tasks.translation.agreement import HumanAgreement
 from auditor.tasks.translation.bands import TypeProfile
-from auditor.tasks.translation.names import METRIC_ALIASES, METRICS
-
-NAMES = {"macrof": "MacroF", "microf": "MicroF", "bleu": "BLEU", "chrf": "chrF"}
+from auditor.tasks.translation.names import METRIC_ALIASES, METRICS, NAMES
 
 
 @dataclass(frozen=True)
