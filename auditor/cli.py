@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import click
 
+from auditor.cli_lmeval import LM_EVAL_OPTIONS, lm_eval_options, run_lm_eval
 from auditor.errors import AuditorError, UsageError
 from auditor.io.semeval import semeval_names
 from auditor.metrics.registry import REGISTRY, load_plugin, normalise_name
@@ -97,6 +98,7 @@ def audit_options(command: Callable[..., Any]) -> Callable[..., Any]:
                                       "metric per slice, its leaders, and where the winner changes."),
         click.option("--quiet", is_flag=True, help="No progress bars (errors, warnings and the 'wrote' line stay)."),
         *dataset_options(),
+        *lm_eval_options(),
         *task_options(),
     ]
     for decorator in reversed(decorators):
@@ -191,6 +193,10 @@ def run_audit(gold: str | None, systems: tuple[str, ...], quiet: bool, confusion
     task = arguments.pop("task", CLASSIFICATION)
     own = split_task_arguments(task, arguments)
     engine = {name: arguments.pop(name, None) for name in DATASET_OPTIONS}
+    lm_eval = {name: arguments.pop(name, None) for name in LM_EVAL_OPTIONS}
+    if lm_eval["lm_eval"] or any(lm_eval.values()):
+        return echo_warnings(run_lm_eval(gold, systems, task, engine, confusion, annotators, progress, analyses,
+                                         arguments, lm_eval, parse_options))
     if task != CLASSIFICATION:
         if any(engine.values()):
             raise UsageError(f"--dataset and --engine are for classification; they cannot be used with --task {task}")
