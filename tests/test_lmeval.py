@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
 
 import auditor
+import auditor.pipeline
 from auditor.cli import cli
 from auditor.errors import InputError, UsageError
 from auditor.io.lmeval import label_columns, read_run, read_runs
@@ -155,3 +157,95 @@ def test_command_line(three_models, tmp_path):
     assert wrong.exit_code == 2 and "--lm-eval replaces GOLD and SYSTEMS" in wrong.output
     lonely = CliRunner().invoke(cli, ["score", "--lm-eval-task", "x", "g", "s"])
     assert lonely.exit_code == 2 and "need --lm-eval" in lonely.output
+
+
+def test_check_claim_reproduces_the_dummy_results_file(shared_data):
+    folder = shared_data / "lmeval-dummy-format"
+    results = next((folder / "out_seed1").glob("results_*.json"))
+    done = CliRunner().invoke(cli, ["check-claim", "--lm-eval-results", str(results), "--lm-eval",
+                                    str(folder / "out_seed1"), "--lm-eval", str(folder / "out_seed2"), "--json"])
+    assert done.exit_code == 0, done.output
+    document = json.loads(done.output)
+    assert len(document["figures"]) == 8 and all(f["reproduced"] for f in document["figures"])
+    assert {t["task"] for t in document["paired_tests"]} == {"toy_mc", "toy_gen"}
+
+
+def test_check_claim_finds_a_changed_figure_and_runs_the_paired_test(three_models, tmp_path):
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    docs, runs = three_models
+    results_a = next(Path(runs["model-a"]).glob("results_*.json"))
+    document = json.loads(results_a.read_text())
+    document["results"]["arith_mc"]["acc,none"] += 0.001  # a claim one item off would be 1/1200 = 0.00083
+    document["results"]["arith_mc"]["f1,none"] = 0.5  # no per-item f1 in the samples: not checkable
+    changed = tmp_path / results_a.name
+    changed.write_text(json.dumps(document))
+    done = CliRunner().invoke(cli, ["check-claim", "--lm-eval-results", str(changed), "--lm-eval", runs["model-a"],
+                                    "--lm-eval", runs["model-b"]])
+    assert done.exit_code == 1, done.output
+    assert "arith_mc acc,none" in done.output and "NO" in done.output and "cannot check" in done.output
+    assert "NO: 1 of 5 figures differ" in done.output
+    read = read_runs([runs["model-a"], runs["model-b"]])
+    gold = read[0].gold
+    a, b = read[0].prediction == gold, read[1].prediction == gold
+    expected = mcnemar([[int((a & b).sum()), int((a & ~b).sum())], [int((~a & b).sum()), int((~a & ~b).sum())]],
+                       exact=True).pvalue
+    from auditor.claims.lmeval import check_lm_eval
+
+    test = next(t for t in check_lm_eval(str(changed), [runs["model-a"], runs["model-b"]]).paired if t.metric == "acc")
+    assert test.p == pytest.approx(expected, rel=1e-12)
+    assert CliRunner().invoke(cli, ["check-claim", "--lm-eval", runs["model-a"]]).exit_code == 2
+
+
+def test_a_generation_task_is_audited_as_outcomes(tmp_path):
+    """Three models' exact_match under two filters: the mean under the chosen filter equals the logged figure, the
+    pair test is statsmodels' exact McNemar, and the interval's width is that of the normal approximation
+    (2 × 1.96 × the harness's stderr) within 20% at N = 1,200."""
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    docs = questions(1200)
+    rng = np.random.default_rng(11)
+    logged = {}
+    for name, rate in (("gen-a", 0.62), ("gen-b", 0.55), ("gen-c", 0.54)):
+        outcomes = {"strict-match": rng.random(1200) < rate - 0.1, "flexible-extract": rng.random(1200) < rate}
+        write_gen_run(tmp_path / name, "arith_gen", docs, outcomes, model=name)
+        logged[name] = outcomes
+    arguments = [str(tmp_path / name) for name in logged]
+    result = auditor.pipeline.audit_lm_eval(arguments, filter_name="flexible-extract", bootstrap=400, seed=3)
+    document = result.to_json()
+    for s, name in enumerate(logged):
+        figures = json.loads(next((tmp_path / name).glob("results_*.json")).read_text())["results"]["arith_gen"]
+        value = document["systems"][name]["metrics"]["exact_match"]
+        assert value["value"] == pytest.approx(figures["exact_match,flexible-extract"], abs=1e-15)
+        low, high = value["ci"]
+        assert high - low == pytest.approx(2 * 1.96 * figures["exact_match_stderr,flexible-extract"], rel=0.2)
+    a, b = logged["gen-a"]["flexible-extract"], logged["gen-b"]["flexible-extract"]
+    expected = mcnemar([[int((a & b).sum()), int((a & ~b).sum())], [int((~a & b).sum()), int((~a & ~b).sum())]],
+                       exact=True).pvalue
+    test = next(t for t in document["statistics"]["tests"] if {t["a"], t["b"]} == {"gen-a", "gen-b"})
+    assert test["method"] == "mcnemar_exact" and test["p"] == pytest.approx(expected, rel=1e-12)
+    assert document["statistics"]["best_set"]["exact_match"][0] == "gen-a"
+    done = CliRunner().invoke(cli, ["score", *(f"--lm-eval={path}" for path in arguments),
+                                    "--lm-eval-filter", "strict-match", "--bootstrap", "0"])
+    assert done.exit_code == 0 and "mean exact_match" in done.output
+    refused = CliRunner().invoke(cli, ["report", "--lm-eval", arguments[0], "--lm-eval-filter", "strict-match", "-o",
+                                       str(tmp_path / "out")])
+    assert refused.exit_code == 2 and not (tmp_path / "out").exists()
+
+
+def test_randomisation_for_values_that_are_not_0_or_1():
+    """A per-item score in [0, 1]: the pair test is approximate randomisation; two identical systems get p = 1, a
+    shifted one a small p (checked against the exact sign-flip distribution enumerated over 12 items)."""
+    from itertools import product
+
+    from auditor.analyses.outcomes import analyse, randomisation_p
+
+    rng = np.random.default_rng(0)
+    d = rng.normal(0.3, 1.0, size=12)
+    exact = np.mean([abs(np.dot(signs, d)) >= abs(d.sum()) - 1e-12 for signs in product((-1, 1), repeat=12)])
+    assert randomisation_p(d, 20000, np.random.default_rng(1)) == pytest.approx(exact, abs=0.01)
+    values = rng.random((2, 500))
+    result = analyse("f1", ["x", "y"], np.vstack([values[0], values[0]]), 0, 1, 0.05, "holm")
+    assert result.pairs[0].method == "randomisation" and result.pairs[0].p == 1.0
+    shifted = analyse("f1", ["x", "y"], np.vstack([values[0], np.clip(values[0] - 0.2, 0, 1)]), 0, 1, 0.05, "holm")
+    assert shifted.pairs[0].p < 0.001 and shifted.best_set == ("x",)
