@@ -198,7 +198,7 @@ def three_class_properties():
 
 
 def _informedness(m):
-    """Σ_i b_i (R_i − FPR_i) (Powers 2011; DESIGN.md), written out independently of the catalogue."""
+    """Σ_i b_i (R_i − FPR_i) (Powers 2011), written out independently of the catalogue."""
     m = np.asarray(m, dtype=float)
     n, row, col, diag = m.sum(), m.sum(axis=1), m.sum(axis=0), np.diag(m)
     return float(np.sum(col / n * (diag / row - (col - diag) / (n - row))))

@@ -1,7 +1,7 @@
 """Pairwise significance tests, multiple-comparison correction, rank distributions, best set.
 
 Stage "analyse"; everything is computed from counts and item-pattern counts
-(STYLE.md 1), never from items.
+(docs/architecture.md, "Counts first"), never from items.
 
 Each pair of systems ``a`` and ``b`` gets **one** two-sided test per tested metric, on the
 difference ``Δ = m(a) − m(b)`` measured on the test set:
@@ -205,8 +205,9 @@ class Statistics:
         return sizes
 
     def to_json(self) -> dict[str, Any]:
-        """``ci`` of every metric of every system (inside ``systems``), ``tests`` (DESIGN.md), and
-        ``statistics``: the method, ``ranks`` (rank distributions), ``best_set`` and ``p_win`` (P(rank 1))."""
+        """``ci`` of every metric of every system (inside ``systems``), ``tests`` (docs/architecture.md, "The audit
+        record"), and ``statistics``: the method, ``ranks`` (rank distributions), ``best_set`` and ``p_win``
+        (P(rank 1))."""
         boot, alpha = self.bootstrap, self.alpha
         section: dict[str, Any] = {
             "B": boot.B, "seed": boot.seed, "alpha": alpha, "method": boot.method,

@@ -1,5 +1,5 @@
 """The translation audit: read -> count -> metrics -> resample -> rankings, bands, human agreement
--> recommendation (the same verbs as the classification pipeline, STYLE.md 2)."""
+-> recommendation (the same verbs as the classification pipeline, docs/architecture.md, "Data flow")."""
 from __future__ import annotations
 
 import hashlib
@@ -20,10 +20,10 @@ from auditor.tasks.translation import resampling
 from auditor.tasks.translation.agreement import agreement
 from auditor.tasks.translation.bands import profile
 from auditor.tasks.translation.counting import Corpus, count_corpus
-from auditor.tasks.translation.names import TOKENIZERS
+from auditor.tasks.translation.names import NAMES, TOKENIZERS
 from auditor.tasks.translation.reading import read_aligned, read_human
 from auditor.tasks.translation.recommend import recommend
-from auditor.tasks.translation.result import NAMES, MetricValue, TranslationAudit
+from auditor.tasks.translation.result import MetricValue, TranslationAudit
 from auditor.version import __version__
 
 #: Up to this many systems every pair is tested; above it, each system against the leader of each metric
