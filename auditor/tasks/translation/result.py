@@ -9,7 +9,7 @@ import numpy as np
 
 from auditor.analyses.rankings import RankDisagreement
 from auditor.analyses.significance import PairTest
-from auditor.formatting import format_value
+from auditor.formatting import fit_lines, format_value
 from auditor.tasks.translation.agreement import HumanAgreement
 from auditor.tasks.translation.bands import TypeProfile
 from auditor.tasks.translation.names import METRIC_ALIASES, METRICS, NAMES
@@ -116,13 +116,11 @@ class TranslationAudit:
         """The score table: one line per system, scores ×100 with their interval; ``sort``: systems by that
         metric, best first (undefined values last, ties in input order)."""
         chosen = [_resolve(c) for c in columns] or list(METRICS)
-        width = max(8, *(len(s) for s in self.systems))
-        header = f"{'system':<{width}}  " + "  ".join(f"{NAMES[m]:>21}" for m in chosen)
-        lines = [header]
         systems = list(self.systems)
         if sort:
             values = {s: _number(self.metrics[s][_resolve(sort)].value) for s in systems}
             systems.sort(key=lambda s: (values[s] is None, -(values[s] or 0.0)))
+        rows = []
         for s in systems:
             cells = []
             for m in chosen:
@@ -130,10 +128,11 @@ class TranslationAudit:
                 text = format_value(entry.value, "score")
                 if entry.ci:
                     text += f" [{format_value(entry.ci[0], 'score')}, {format_value(entry.ci[1], 'score')}]"
-                cells.append(f"{text:>21}")
-            lines.append(f"{s:<{width}}  " + "  ".join(cells))
-        lines.append(f"{self.n_items} segments; scores ×100"
-                     + (f"; sorted by {NAMES[_resolve(sort)]}" if sort else "") + f"; {self.signature}")
+                cells.append(text)
+            rows.append((s, cells))
+        lines = fit_lines([NAMES[m] for m in chosen], rows, 80)
+        lines.append(f"{self.n_items} segments; scores ×100" + (f"; sorted by {NAMES[_resolve(sort)]}" if sort else ""))
+        lines.append(f"signature: {self.signature}")
         return lines
 
 
