@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from auditor.formatting import nan_to_none
+from auditor.formatting import format_p, nan_to_none
 from auditor.metrics.registry import REGISTRY
 
 if TYPE_CHECKING:
@@ -579,8 +579,8 @@ def _near_chance(baselines: ChanceBaselines | None, values: Mapping[str, Mapping
                 p = None if comparison is None else comparison.p_shuffle_adjusted
                 if p is not None:
                     if p >= alpha:
-                        result[system] = (f"{_display(metric)} not above its shuffled predictions, "
-                                          f"{correction}-adjusted p = {p:.3f}")
+                        result[system] = (f"{_display(metric)} not significantly above its shuffled predictions, "
+                                          f"{correction}-adjusted p = {format_p(p)}")
                     break
         return result
     for system, metric_values in values.items():

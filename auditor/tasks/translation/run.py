@@ -12,7 +12,7 @@ from auditor.analyses.bootstrap import rank_probabilities
 from auditor.analyses.rankings import rank_disagreement
 from auditor.analyses.significance import adjust, randomisation_rounds, rounds_rule
 from auditor.errors import UsageError
-from auditor.formatting import plural
+from auditor.formatting import format_small, plural
 from auditor.options import AuditOptions, check_options
 from auditor.progress import SILENT, Progress
 from auditor.tasks.translation import intervals as interval_module
@@ -127,7 +127,7 @@ def _tests(corpus: Corpus, observed, resampled, options: AuditOptions, analyses,
                                     lambda p: adjust(p, options.correction), progress)
     floor = len(pairs) / (options.bootstrap + 1)
     note = (f"approximate randomisation: {rounds_rule(rounds, len(pairs), options.alpha)}. Paired bootstrap: the "
-            f"{options.bootstrap} resamples of the intervals; its smallest adjusted p is m/(B + 1) = {floor:.2g}"
+            f"{options.bootstrap} resamples of the intervals; its smallest adjusted p is m/(B + 1) = {format_small(floor)}"
             + (f", above α = {options.alpha:g}: raise --bootstrap to let it reach significance"
                if floor >= options.alpha else ""))
     return tuple(tests), note, rounds, _family(corpus, leaders, len(pairs))
