@@ -192,3 +192,70 @@ def test_a_pilot_system_predicting_one_class_plans_with_json_and_pages(tmp_path)
     result = run([*base, "-o", str(tmp_path / "out")])
     assert result.exit_code == 0, result.output
     json.loads((tmp_path / "out" / "plan.json").read_text())
+
+
+# --- --dataset across a glob, in every engine ------------------------------------------------------------
+
+def _engines():
+    import os
+    import shutil
+
+    spark = pytest.mark.skipif(shutil.which("java") is None and not os.environ.get("JAVA_HOME"),
+                               reason="Java is absent: the spark engine needs Java 17")
+    return ["memory", "duckdb", pytest.param("spark", marks=spark)]
+
+
+def dataset_score(path, engine, systems="S"):
+    if engine == "spark":
+        pytest.importorskip("pyspark", reason="PySpark is not installed (pip install 'auditor[spark]')")
+    return run(["score", "--dataset", path, "--gold-column", "gold", "--system-columns", systems, "--engine", engine,
+                "--json", "--bootstrap", "0", "--quiet"])
+
+
+def pandas_accuracy(files):
+    """The oracle: each file read by pandas with its own types, gold and S compared row by row."""
+    import pandas as pd
+
+    right = total = 0
+    for file in files:
+        frame = pd.read_parquet(file)
+        right += int((frame["gold"].astype(str) == frame["S"].astype(str)).sum())
+        total += len(frame)
+    return right / total
+
+
+@pytest.mark.parametrize("engine", _engines())
+@pytest.mark.parametrize("second", [{"gold": [2.0, 2.0], "S": [2.5, 2.0]}, {"gold": ["2", "x"], "S": ["2", "x"]}])
+def test_a_glob_whose_files_type_a_label_column_differently_reads_each_file_as_it_is(tmp_path, engine, second):
+    """Integers in one Parquet file, floats (2.5 must not become 2) or text in another: labels are text in every
+    engine, so accuracy is pandas' file-by-file count (0.75 and 1.0); the memory engine failed on int + text."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"gold": [1, 2], "S": [1, 2]}), tmp_path / "a.parquet")
+    pq.write_table(pa.table(second), tmp_path / "b.parquet")
+    result = dataset_score(str(tmp_path / "*.parquet"), engine)
+    assert result.exit_code == 0, result.output
+    found = json.loads(result.stdout)["systems"]["S"]["metrics"]["accuracy"]["value"]
+    assert found == pytest.approx(pandas_accuracy([tmp_path / "a.parquet", tmp_path / "b.parquet"]))
+
+
+@pytest.mark.parametrize("engine", _engines())
+@pytest.mark.parametrize("header, systems, fragments", [
+    ("gold,S,s", "S,s", ("columns 'S' and 's' differ only in case",)),
+    ("gold,sys,sys", "sys", ("column 'sys' appears 2 times",)),
+])
+def test_column_names_twice_or_differing_in_case_are_refused_in_every_engine(tmp_path, engine, header, systems,
+                                                                              fragments):
+    """DuckDB scored `S` twice for `S` and `s` and Spark failed; the memory engine scored the first `sys` of
+    `gold,sys,sys` where DuckDB refused: one refusal, the same in every engine."""
+    (tmp_path / "d.csv").write_text(header + "\na,a,b\nb,b,b\n")
+    one_error(dataset_score(str(tmp_path / "d.csv"), engine, systems), "d.csv", *fragments)
+
+
+def test_a_native_message_is_cut_to_its_explanation(tmp_path):
+    """DuckDB's CSV error lists fixes and the reader's settings over 20 lines: one line is kept."""
+    (tmp_path / "d.csv").write_text("gold,S\na,a\nb,b,c\n")
+    result = dataset_score(str(tmp_path / "d.csv"), "duckdb")
+    one_error(result, "Expected Number of Columns: 2 Found: 3")
+    assert "Possible fixes" not in result.stderr and len(result.stderr) < 400
