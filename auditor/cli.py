@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import click
 
 from auditor.cli_lmeval import LM_EVAL_OPTIONS, lm_eval_options, run_lm_eval
+from auditor.codabench import codabench_command
 from auditor.errors import AuditorError, UsageError
 from auditor.io.semeval import semeval_names
 from auditor.metrics.registry import REGISTRY, load_plugin, normalise_name
@@ -425,7 +426,7 @@ def score(as_json: bool, columns: tuple[str, ...], sort_by: str | None, **argume
 
         click.echo(render_json(result.to_json()), nl=False)
         return
-    if not classification:  # another task kind prints its own table (auditor.tasks)
+    if not classification or hasattr(result, "terminal_lines"):  # a task kind's own table, or --lm-eval outcomes
         click.echo("\n".join(result.terminal_lines(chosen, sort=sort_id)))
         return
     from auditor.terminal import print_score_table
@@ -562,6 +563,9 @@ def check_claim(claims: tuple[str, ...], confusion: str | None, table: str | Non
                    labels=[label.strip() for label in labels.split(",")] if labels else None)
     click.echo(render_json(result.to_json()) if as_json else format_report(result), nl=not as_json)
     return 0 if result.holds else 1
+
+
+cli.add_command(codabench_command)
 
 
 def set_up_process() -> None:
