@@ -148,16 +148,17 @@ def _comments(raw: bytes, table: tuple, layout: Layout) -> np.ndarray:
     return hashed & (tabs[ends] == tabs[starts])
 
 
-def _probe(table: tuple, path: str) -> int:
-    """The line the layout is read from: the first neither blank nor starting with ``#`` (else the first
-    non-blank line)."""
-    _, _, blank, hashed = table
+def _probe(raw: bytes, table: tuple, path: str) -> int:
+    """The line the layout is read from: the first neither blank nor starting with ``#``; in a file of ``#``
+    lines only, the first holding a TAB (a token line of a TAB-separated file), else the first non-blank."""
+    starts, ends, blank, hashed = table
     plain = np.flatnonzero(~blank & ~hashed)
     if plain.size:
         return int(plain[0])
     lines = np.flatnonzero(~blank)
     _no_token_line(lines, path)
-    return int(lines[0])
+    tabbed = [line for line in lines.tolist() if b"\t" in raw[starts[line]:ends[line]].rstrip(b" \t")]
+    return tabbed[0] if tabbed else int(lines[0])
 
 
 def _sentence_starts(token_lines: np.ndarray, blank: np.ndarray, comment: np.ndarray) -> np.ndarray:
@@ -188,7 +189,7 @@ def _read_lines(raw: bytes, path: str, tag_column: int | None, role: str, robust
     hashes = raw.startswith(b"#") or b"\n#" in raw  # one memchr when no "#" at all
     plain = None if robust or hashes else _plain_lines(raw, path)
     table = None if plain is not None else _line_table(raw, robust)
-    probe = int(plain[0][0]) if plain is not None else _probe(table, path)
+    probe = int(plain[0][0]) if plain is not None else _probe(raw, table, path)
     line = plain[2] if plain is not None else raw[table[0][probe]:table[1][probe]].decode()
     layout = _choose(line, tag_column, path, probe + 1, role)
     parsed = _read_layout(raw, path, layout, plain, table, robust)
@@ -439,7 +440,7 @@ def read_conlleval(path: str) -> tuple[TagFile, TagFile]:
     raw, digest = _read_bytes(path, with_digest=True)
     table = _line_table(raw, robust=True)
     starts, ends, blank, _ = table
-    probe = _probe(table, path)
+    probe = _probe(raw, table, path)
     fields = _fields(raw[starts[probe]:ends[probe]].decode())
     width = len(fields)
     if width < 3:
