@@ -27,6 +27,7 @@ from types import ModuleType
 TASKS: dict[str, str] = {
     "tagging": "auditor.tasks.tagging",
     "translation": "auditor.tasks.translation",
+    "multilabel": "auditor.tasks.multilabel",
 }
 
 #: The default task.
