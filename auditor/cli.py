@@ -265,11 +265,14 @@ def run_task(task: str, gold: str | None, systems: tuple[str, ...], progress: Pr
              annotators: tuple[str, ...], analyses: tuple[str, ...] | None, own: dict[str, Any],
              arguments: dict[str, Any]) -> Any:
     """The audit of a task kind other than classification (:mod:`auditor.tasks`)."""
+    module = task_module(task)
+    accepted = getattr(module, "INPUTS", ())
     for option, given in (("--confusion", confusion), ("--annotators", annotators),
                           ("--slices", arguments.pop("slices", None))):
-        if given:
+        if given and option[2:] not in accepted:
             raise UsageError(f"{option} is for classification; it cannot be used with --task {task}")
-    module = task_module(task)
+    if annotators:
+        own["annotators"] = name_systems(annotators)
     options = parse_options(**arguments)
     return echo_warnings(module.audit(gold, name_systems(systems), options=options, progress=progress,
                                       analyses=analyses, **own))
@@ -426,7 +429,7 @@ def score(as_json: bool, columns: tuple[str, ...], sort_by: str | None, **argume
 
         click.echo(render_json(result.to_json()), nl=False)
         return
-    if not classification:  # another task kind prints its own table (auditor.tasks)
+    if not classification or hasattr(result, "terminal_lines"):  # a task kind's own table, or --lm-eval outcomes
         click.echo("\n".join(result.terminal_lines(chosen, sort=sort_id)))
         return
     from auditor.terminal import print_score_table
