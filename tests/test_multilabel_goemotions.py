@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from auditor.cli import cli
 from auditor.errors import InputError
-from auditor.tasks.multilabel.result import SHORT
+from auditor.tasks.multilabel.measures import SHORT
 from auditor.tasks.multilabel.run import audit
 
 SYSTEMS = ("always-neutral", "prior-sampler", "tfidf-lr-t30", "tfidf-lr-t50", "tfidf-lr-top1", "tfidf-lr-tuned")

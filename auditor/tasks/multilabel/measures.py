@@ -189,3 +189,14 @@ def part_conventions(sums: Sums, labels: tuple[str, ...], s: int) -> dict[str, s
         if count:
             notes[metric_id] = f"the ratio of {count:,} item{'s' if count != 1 else ''} {what} is 0/0, {CONVENTION}"
     return notes
+
+#: ``auditor score``'s columns when no ``-m`` is given, and their short headings (80 columns).
+DEFAULT_COLUMNS = ("subset_accuracy", "hamming_loss", "micro_f1", "macro_f1", "samples_f1")
+#: The verdict's key metrics (the summary's headline table): one per way of averaging, plus E-c's Jaccard.
+KEY_METRICS = ("micro_f1", "macro_f1", "weighted_f1", "samples_f1", "jaccard_samples", "subset_accuracy",
+               "hamming_loss")
+SHORT = {"subset_accuracy": "subset acc", "hamming_loss": "Hamming↓", "jaccard_samples": "Jacc samp",
+         "jaccard_micro": "Jacc micro", "jaccard_macro": "Jacc macro", "micro_precision": "micro P",
+         "micro_recall": "micro R", "micro_f1": "micro F1", "macro_precision": "macro P", "macro_recall": "macro R",
+         "macro_f1": "macro F1", "weighted_f1": "weight F1", "samples_precision": "samples P",
+         "samples_recall": "samples R", "samples_f1": "samples F1"}

@@ -4,7 +4,7 @@ rank disagreement, significance, definitions, the undefined-value ledger, reprod
 best set (the top system and those its paired test does not separate from it); without tests, no bold."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from auditor.report.model import (
     SCALE_NOTE,
@@ -23,11 +23,7 @@ from auditor.report.model import (
     Table,
 )
 from auditor.report.tables import _density, _fit_systems
-from auditor.tasks.multilabel.measures import BY_ID, CONVENTION, METRICS
-from auditor.tasks.multilabel.result import KEY_METRICS, SHORT
-
-if TYPE_CHECKING:
-    from auditor.tasks.multilabel.result import MultilabelAudit
+from auditor.tasks.multilabel.measures import BY_ID, CONVENTION, KEY_METRICS, METRICS, SHORT
 
 
 class Ledger:
@@ -44,7 +40,7 @@ class Ledger:
         return len(self.entries)
 
 
-def _best(audit: MultilabelAudit, metric: str) -> set[str]:
+def _best(audit: Any, metric: str) -> set[str]:
     """The metric's best set (empty without tests: an untested column has no bold)."""
     stats = audit.statistics
     if stats is None or not stats.best_set or metric not in stats.best_set:
@@ -52,7 +48,7 @@ def _best(audit: MultilabelAudit, metric: str) -> set[str]:
     return set(stats.best_set[metric].systems)
 
 
-def score_cell(audit: MultilabelAudit, ledger: Ledger, entries: dict[str, Any], metric: str, s: int) -> Cell:
+def score_cell(audit: Any, ledger: Ledger, entries: dict[str, Any], metric: str, s: int) -> Cell:
     entry = entries[metric]
     system = audit.systems[s]
     mark = None
@@ -64,7 +60,7 @@ def score_cell(audit: MultilabelAudit, ledger: Ledger, entries: dict[str, Any], 
     return Cell(entry["value"], "score", mark, system in _best(audit, metric), low, high)
 
 
-def metric_table(audit: MultilabelAudit, ledger: Ledger, table_id: str, caption: str, metrics: Sequence[str],
+def metric_table(audit: Any, ledger: Ledger, table_id: str, caption: str, metrics: Sequence[str],
                  for_summary: bool = False) -> Table:
     """Systems (rows) × metrics (columns), ×100 with intervals; bold = best set."""
     entries = [audit._metric_entries(s) for s in range(len(audit.systems))]
@@ -75,7 +71,7 @@ def metric_table(audit: MultilabelAudit, ledger: Ledger, table_id: str, caption:
                               for_paper=True, for_summary=for_summary), audit.systems)
 
 
-def summary_section(audit: MultilabelAudit, ledger: Ledger) -> Section:
+def summary_section(audit: Any, ledger: Ledger) -> Section:
     profile = audit.profile()
     n, L = audit.aligned.n_items, len(audit.labels)
     level = " (after the label map: groups)" if audit.label_map is not None else ""
@@ -93,7 +89,7 @@ def summary_section(audit: MultilabelAudit, ledger: Ledger) -> Section:
     return Section("summary", "Summary", tuple(blocks), for_summary=True)
 
 
-def data_section(audit: MultilabelAudit, charts: Any, figures: bool) -> Section:
+def data_section(audit: Any, charts: Any, figures: bool) -> Section:
     profile = audit.profile()
     systems = audit.systems
     rows = [Row("gold", (Cell(profile["cardinality"]["gold"], "number"), Cell(profile["empty"]["gold"], "count"),
@@ -120,7 +116,7 @@ def data_section(audit: MultilabelAudit, charts: Any, figures: bool) -> Section:
     return Section("data", "Data: label sets, prevalence and predicted rates", tuple(blocks))
 
 
-def metrics_section(audit: MultilabelAudit, ledger: Ledger) -> Section:
+def metrics_section(audit: Any, ledger: Ledger) -> Section:
     groups = (("Example-based (per item, then averaged)", ("subset_accuracy", "jaccard_samples", "samples_precision",
                                                           "samples_recall", "samples_f1")),
               ("Label-based, micro (counts pooled over labels)", ("micro_precision", "micro_recall", "micro_f1",
@@ -136,7 +132,7 @@ def metrics_section(audit: MultilabelAudit, ledger: Ledger) -> Section:
     return Section("metrics", "Metrics", tuple(blocks))
 
 
-def per_label_section(audit: MultilabelAudit, ledger: Ledger) -> Section:
+def per_label_section(audit: Any, ledger: Ledger) -> Section:
     systems = audit.systems
     tables = [audit.per_class(s) for s in range(len(systems))]
     rows = []
@@ -157,7 +153,7 @@ def per_label_section(audit: MultilabelAudit, ledger: Ledger) -> Section:
                            _density(len(systems) + 2)), systems)))
 
 
-def rank_section(audit: MultilabelAudit, charts: Any, figures: bool) -> Section | None:
+def rank_section(audit: Any, charts: Any, figures: bool) -> Section | None:
     result = audit.ranking
     if result is None or len(audit.systems) < 2:
         return None
@@ -188,7 +184,7 @@ def rank_section(audit: MultilabelAudit, charts: Any, figures: bool) -> Section 
     return Section("rankings", "Rank disagreement", tuple(blocks))
 
 
-def significance_section(audit: MultilabelAudit) -> Section | None:
+def significance_section(audit: Any) -> Section | None:
     stats = audit.statistics
     if stats is None or not stats.tests:
         return None
@@ -221,7 +217,7 @@ def definitions_section(formula_svg: Callable[[str], str], figures: bool) -> Sec
         *blocks), two_columns=True)
 
 
-def reproducibility_section(audit: MultilabelAudit) -> Section:
+def reproducibility_section(audit: Any) -> Section:
     rows = tuple(Row(name, (Cell(source["path"]), Cell(source["layout"]), Cell((source["sha256"] or "")[:16])))
                  for name, source in audit.sources.items())
     facts = [("signature", audit.signature), ("task", "multilabel"), ("label separator", repr(audit.separator))]
@@ -248,7 +244,7 @@ def ledger_section(ledger: Ledger) -> Section | None:
                                                                 Column("What")), rows, "small")))
 
 
-def build_report(audit: MultilabelAudit, figures: bool = True) -> Report:
+def build_report(audit: Any, figures: bool = True) -> Report:
     """The report model of a :class:`~auditor.tasks.multilabel.result.MultilabelAudit`."""
     from auditor.report import charts
 

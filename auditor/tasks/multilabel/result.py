@@ -15,6 +15,7 @@ from auditor.tasks.multilabel.counting import Counted
 from auditor.tasks.multilabel.measures import (
     BY_ID,
     CONVENTION,
+    DEFAULT_COLUMNS,
     METRICS,
     evaluate_with_undefined,
     part_conventions,
@@ -28,16 +29,6 @@ if TYPE_CHECKING:  # the resampling code (scipy) is imported only when intervals
     from auditor.tasks.multilabel.resampling import ItemStatistics
 
 SCHEMA = "auditor/2"
-#: ``auditor score``'s columns when no ``-m`` is given, and their short headings (80 columns).
-DEFAULT_COLUMNS = ("subset_accuracy", "hamming_loss", "micro_f1", "macro_f1", "samples_f1")
-#: The verdict's key metrics (the summary's headline table): one per way of averaging, plus E-c's Jaccard.
-KEY_METRICS = ("micro_f1", "macro_f1", "weighted_f1", "samples_f1", "jaccard_samples", "subset_accuracy",
-               "hamming_loss")
-SHORT = {"subset_accuracy": "subset acc", "hamming_loss": "Hamming↓", "jaccard_samples": "Jacc samp",
-         "jaccard_micro": "Jacc micro", "jaccard_macro": "Jacc macro", "micro_precision": "micro P",
-         "micro_recall": "micro R", "micro_f1": "micro F1", "macro_precision": "macro P", "macro_recall": "macro R",
-         "macro_f1": "macro F1", "weighted_f1": "weight F1", "samples_precision": "samples P",
-         "samples_recall": "samples R", "samples_f1": "samples F1"}
 #: The binary catalogue per label (each label's 2 × 2 table [[TN, FP], [FN, TP]]).
 BINARY_METRICS = ("accuracy", "kappa", "mcc", "informedness", "markedness")
 

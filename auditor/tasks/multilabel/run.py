@@ -11,9 +11,9 @@ from auditor.progress import SILENT, Progress
 from auditor.tasks.multilabel.align import Aligned, align
 from auditor.tasks.multilabel.counting import count
 from auditor.tasks.multilabel.label_columns import read_thresholds, threshold_sets, threshold_vector
-from auditor.tasks.multilabel.measures import BY_ID, METRIC_IDS, evaluate_with_undefined
+from auditor.tasks.multilabel.measures import BY_ID, KEY_METRICS, METRIC_IDS, SHORT, evaluate_with_undefined
 from auditor.tasks.multilabel.reading import SEPARATOR, read_sets
-from auditor.tasks.multilabel.result import KEY_METRICS, SHORT, MultilabelAudit, Thresholding
+from auditor.tasks.multilabel.result import MultilabelAudit, Thresholding
 from auditor.tasks.multilabel.sets import SetFile
 from auditor.version import __version__
 

@@ -2,20 +2,17 @@
 from __future__ import annotations
 
 import textwrap
-from typing import TYPE_CHECKING, Sequence
+from typing import Any, Sequence
 
 from auditor.formatting import plural
-from auditor.tasks.multilabel.measures import BY_ID
-
-if TYPE_CHECKING:
-    from auditor.tasks.multilabel.result import MultilabelAudit
+from auditor.tasks.multilabel.measures import BY_ID, SHORT
 
 NAME_WIDTH = 18
 WIDTH = 80
 CELL = 12
 
 
-def _order(audit: MultilabelAudit, sort: str | None) -> list[int]:
+def _order(audit: Any, sort: str | None) -> list[int]:
     order = list(range(len(audit.systems)))
     if sort is None:
         return order
@@ -24,10 +21,8 @@ def _order(audit: MultilabelAudit, sort: str | None) -> list[int]:
     return sorted(order, key=lambda s: (bool(undefined[s]), -sign * float(values[s])))
 
 
-def score_lines(audit: MultilabelAudit, columns: Sequence[str], sort: str | None) -> list[str]:
+def score_lines(audit: Any, columns: Sequence[str], sort: str | None) -> list[str]:
     """Header, then per system a line of values and a line of intervals (when the bootstrap ran)."""
-    from auditor.tasks.multilabel.result import SHORT
-
     profile = audit.profile()
     n, L = audit.aligned.n_items, len(audit.labels)
     lines = [f"{plural(n, 'item')}, {plural(L, 'label')}, gold {profile['cardinality']['gold']:.2f} labels per "
