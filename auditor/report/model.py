@@ -159,6 +159,8 @@ class Report:
     scale_note: str
     sections: tuple[Section, ...]
     ledger: tuple[LedgerEntry, ...]
+    #: A page's own legend in place of the audit's (undefined values, ledger, bold = best set): the plan pages.
+    legend: str | None = None
 
     def section(self, section_id: str) -> Section | None:
         return next((s for s in self.sections if s.id == section_id), None)
