@@ -1,5 +1,5 @@
 """The translation audit: read -> count -> metrics -> resample -> rankings, bands, human agreement
--> recommendation (the same verbs as the classification pipeline, STYLE.md 2)."""
+-> recommendation (the same verbs as the classification pipeline, docs/architecture.md, "Data flow")."""
 from __future__ import annotations
 
 import hashlib
@@ -12,7 +12,7 @@ from auditor.analyses.bootstrap import rank_probabilities
 from auditor.analyses.rankings import rank_disagreement
 from auditor.analyses.significance import adjust, randomisation_rounds, rounds_rule
 from auditor.errors import UsageError
-from auditor.formatting import plural
+from auditor.formatting import format_small, plural
 from auditor.options import AuditOptions, check_options
 from auditor.progress import SILENT, Progress
 from auditor.tasks.translation import intervals as interval_module
@@ -20,10 +20,10 @@ from auditor.tasks.translation import resampling
 from auditor.tasks.translation.agreement import agreement
 from auditor.tasks.translation.bands import profile
 from auditor.tasks.translation.counting import Corpus, count_corpus
-from auditor.tasks.translation.names import TOKENIZERS
+from auditor.tasks.translation.names import NAMES, TOKENIZERS
 from auditor.tasks.translation.reading import read_aligned, read_human
 from auditor.tasks.translation.recommend import recommend
-from auditor.tasks.translation.result import NAMES, MetricValue, TranslationAudit
+from auditor.tasks.translation.result import MetricValue, TranslationAudit
 from auditor.version import __version__
 
 #: Up to this many systems every pair is tested; above it, each system against the leader of each metric
@@ -127,7 +127,7 @@ def _tests(corpus: Corpus, observed, resampled, options: AuditOptions, analyses,
                                     lambda p: adjust(p, options.correction), progress)
     floor = len(pairs) / (options.bootstrap + 1)
     note = (f"approximate randomisation: {rounds_rule(rounds, len(pairs), options.alpha)}. Paired bootstrap: the "
-            f"{options.bootstrap} resamples of the intervals; its smallest adjusted p is m/(B + 1) = {floor:.2g}"
+            f"{options.bootstrap} resamples of the intervals; its smallest adjusted p is m/(B + 1) = {format_small(floor)}"
             + (f", above α = {options.alpha:g}: raise --bootstrap to let it reach significance"
                if floor >= options.alpha else ""))
     return tuple(tests), note, rounds, _family(corpus, leaders, len(pairs))
