@@ -90,8 +90,10 @@ class TranslationAudit:
             "bootstrap": "paired bootstrap over segments (sacrebleu's draws: default_rng(seed).choice(N, (B, N))); "
                          "metric intervals by statistics.interval_method, human-agreement intervals percentile",
             "test_methods": {"approximate_randomisation": "segments' outputs swapped with probability 1/2 "
-                                                          "(sacrebleu's paired_ar); p = (1 + #{|Δ*| ≥ |Δ|}) / (R + 1)",
-                             "paired_bootstrap": "sacrebleu's paired_bs: p = (1 + #{|Δ_b| − mean ≥ |Δ|}) / (B + 1)"},
+                                                          "(as sacrebleu's paired_ar, which counts > where this "
+                                                          "counts ≥); p = (1 + #{|Δ*| ≥ |Δ|}) / (R + 1)",
+                             "paired_bootstrap": "for parity with sacrebleu's paired_bs (which counts > where this "
+                                                 "counts ≥): p = (1 + #{|Δ_b| − mean(|Δ_b|) ≥ |Δ|}) / (B + 1)"},
         }
         if self.bca is not None:
             from auditor.tasks.translation.intervals import METHODS
