@@ -20,26 +20,6 @@ EXPECTATIONS = Path(__file__).resolve().parent / "expectations"
 MOVED: dict[str, list[tuple[str, str]]] = {"germeval": [], "uner": [], "wmt21": []}
 
 
-@pytest.fixture(scope="session")
-def germeval_dir(examples_dir_session):
-    return examples_dir_session / "germeval2018"
-
-
-@pytest.fixture(scope="session")
-def uner_dir(examples_dir_session):
-    return examples_dir_session / "uner-english-ewt"
-
-
-@pytest.fixture(scope="session")
-def wmt21_dir(examples_dir_session):
-    return examples_dir_session / "wmt21-ted-ende"
-
-
-@pytest.fixture(scope="session")
-def examples_dir_session():
-    return Path(__file__).resolve().parent.parent / "examples"
-
-
 def moved(expected: dict, moves: list[tuple[str, str]]) -> dict:
     """``expected`` with each old key prefix replaced by its new one."""
     out = {}
