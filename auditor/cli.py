@@ -266,11 +266,14 @@ def run_task(task: str, gold: str | None, systems: tuple[str, ...], progress: Pr
              annotators: tuple[str, ...], analyses: tuple[str, ...] | None, own: dict[str, Any],
              arguments: dict[str, Any]) -> Any:
     """The audit of a task kind other than classification (:mod:`auditor.tasks`)."""
+    module = task_module(task)
+    accepted = getattr(module, "INPUTS", ())
     for option, given in (("--confusion", confusion), ("--annotators", annotators),
                           ("--slices", arguments.pop("slices", None))):
-        if given:
+        if given and option[2:] not in accepted:
             raise UsageError(f"{option} is for classification; it cannot be used with --task {task}")
-    module = task_module(task)
+    if annotators:
+        own["annotators"] = name_systems(annotators)
     options = parse_options(**arguments)
     return echo_warnings(module.audit(gold, name_systems(systems), options=options, progress=progress,
                                       analyses=analyses, **own))
