@@ -15,7 +15,11 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import click
 
+<<<<<<< HEAD
 from auditor.demo import DEMO_SEED, demo_names
+=======
+from auditor.cli_lmeval import LM_EVAL_OPTIONS, lm_eval_options, run_lm_eval
+>>>>>>> main
 from auditor.errors import AuditorError, UsageError
 from auditor.io.semeval import semeval_names
 from auditor.metrics.registry import REGISTRY, load_plugin, normalise_name
@@ -98,6 +102,7 @@ def audit_options(command: Callable[..., Any]) -> Callable[..., Any]:
                                       "metric per slice, its leaders, and where the winner changes."),
         click.option("--quiet", is_flag=True, help="No progress bars (errors, warnings and the 'wrote' line stay)."),
         *dataset_options(),
+        *lm_eval_options(),
         *task_options(),
     ]
     for decorator in reversed(decorators):
@@ -192,6 +197,10 @@ def run_audit(gold: str | None, systems: tuple[str, ...], quiet: bool, confusion
     task = arguments.pop("task", CLASSIFICATION)
     own = split_task_arguments(task, arguments)
     engine = {name: arguments.pop(name, None) for name in DATASET_OPTIONS}
+    lm_eval = {name: arguments.pop(name, None) for name in LM_EVAL_OPTIONS}
+    if lm_eval["lm_eval"] or any(lm_eval.values()):
+        return echo_warnings(run_lm_eval(gold, systems, task, engine, confusion, annotators, progress, analyses,
+                                         arguments, lm_eval, parse_options))
     if task != CLASSIFICATION:
         if any(engine.values()):
             raise UsageError(f"--dataset and --engine are for classification; they cannot be used with --task {task}")

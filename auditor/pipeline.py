@@ -226,6 +226,20 @@ def audit_dataset(dataset: Any, gold_column: str | None = None, system_columns: 
     return run(Inputs(counted.counts, counted.sources, warnings, groups=counted.groups), options, progress, analyses)
 
 
+def audit_lm_eval(runs: Sequence[str], task: str | None = None, filter_name: str | None = None, view: str = "acc",
+                  options: AuditOptions | None = None, progress: Progress = SILENT,
+                  analyses: Collection[str] | None = None, **option_overrides: Any) -> Audit:
+    """Audit lm-evaluation-harness runs (``[NAME=]RUN``: a run folder or a samples file, :mod:`auditor.io.lmeval`) of
+    one multiple-choice ``task`` under one filter: classification over the answer positions, items paired by
+    ``doc_id``; ``view`` is the prediction audited (``acc``, ``acc_norm`` or ``both``)."""
+    from auditor.io.lmeval import label_columns, read_runs
+
+    gold, systems, labels = label_columns(read_runs(runs, task, filter_name), view)
+    options = prepare_options(options, None, option_overrides)
+    return audit(gold, systems, options=options if options.labels else replace(options, labels=labels),
+                 progress=progress, analyses=analyses)
+
+
 def audit_confusion(
     matrices: Mapping[str, Any],
     labels: Sequence[str] | None = None,

@@ -1,0 +1,157 @@
+"""lm-evaluation-harness sample logs (``--lm-eval``): read as the harness wrote them, audited as classification over
+answer positions. Oracles: the harness's own logged per-item metrics and results-file figures (real lm-eval 0.4.13
+output in ``../shared/data/lmeval-dummy-format``; runs written by ``tests/lmeval_logs.py`` as the harness computes
+them), pandas' crosstab for the confusion over positions, statsmodels' exact McNemar test."""
+from __future__ import annotations
+
+import hashlib
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import auditor
+from auditor.cli import cli
+from auditor.errors import InputError, UsageError
+from auditor.io.lmeval import label_columns, read_run, read_runs
+from tests.lmeval_logs import model_logliks, questions, write_gen_run, write_mc_run
+
+
+@pytest.fixture(scope="module")
+def three_models(tmp_path_factory):
+    """1,200 questions in 40 subjects; three models, one biased to the first choice; errors partly shared."""
+    root = tmp_path_factory.mktemp("lmeval")
+    docs = questions(1200)
+    shared = np.random.default_rng(7).random(1200) < 0.15
+    runs = {}
+    for name, accuracy, bias, seed in (("model-a", 0.75, 0.0, 1), ("model-b", 0.70, 0.0, 2),
+                                       ("model-first", 0.55, 0.9, 3)):
+        write_mc_run(root / name, "arith_mc", docs, model_logliks(docs, accuracy, seed, bias, shared), model=name)
+        runs[name] = str(root / name)
+    return docs, runs
+
+
+def audit_runs(runs, view="acc", task=None, **options):
+    gold, systems, labels = label_columns(read_runs(runs, task), view)
+    return auditor.audit(gold, systems, labels=labels, **options)
+
+
+def test_dummy_model_logs_reproduce_the_results_file(shared_data):
+    """Real lm-eval 0.4.13 output (string log-likelihoods): each run's acc and acc_norm equal its results file."""
+    folder = shared_data / "lmeval-dummy-format"
+    runs = read_runs([str(folder / "out_seed1"), str(folder / "out_seed2")], task="toy_mc")
+    assert [run.name for run in runs] == ["out_seed1", "out_seed2"]  # the dummy model has no pretrained= name
+    result = audit_runs([str(folder / "out_seed1"), str(folder / "out_seed2")], view="both", task="toy_mc",
+                        bootstrap=0)
+    for run in runs:
+        assert run.n_items == 12 and run.kind == "multiple_choice"
+        assert result.systems[run.name].metrics["accuracy"].value == pytest.approx(run.figures["acc,none"])
+        assert result.systems[f"{run.name} [acc_norm]"].metrics["accuracy"].value == \
+            pytest.approx(run.figures["acc_norm,none"])
+        assert run.sha256 == hashlib.sha256(open(run.path, "rb").read()).hexdigest()
+    document = result.to_json()
+    assert document["sources"]["out_seed2"]["sha256"] == runs[1].sha256
+
+
+def test_generation_rows_are_split_by_filter(shared_data):
+    folder = shared_data / "lmeval-dummy-format" / "out_seed1"
+    with pytest.raises(UsageError, match="several filters .*strict-match, flexible-extract"):
+        read_run(str(folder), task="toy_gen")
+    run = read_run(str(folder), task="toy_gen", filter_name="flexible-extract")
+    assert run.kind == "generation" and run.n_items == 12 and run.skipped_lines == {"other filters": 12}
+    assert run.logged["exact_match"].mean() == run.figures["exact_match,flexible-extract"]
+
+
+def test_three_models_against_the_harness_pandas_and_statsmodels(three_models):
+    pandas = pytest.importorskip("pandas")
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    docs, runs = three_models
+    read = read_runs([f"{name}={path}" for name, path in runs.items()])
+    result = audit_runs([f"{name}={path}" for name, path in runs.items()], bootstrap=0)
+    gold = np.array([doc["answer"] for doc in docs])
+    for run in read:
+        assert result.systems[run.name].metrics["accuracy"].value == pytest.approx(run.figures["acc,none"], abs=1e-15)
+        crosstab = pandas.crosstab(pandas.Series(gold.astype(str)), pandas.Series(run.prediction.astype(str)))
+        crosstab = crosstab.reindex(index=list(result.labels), columns=list(result.labels), fill_value=0)
+        assert (result.systems[run.name].confusion == crosstab.to_numpy()).all()
+    first = result.systems["model-first"]
+    assert first.per_class["0"]["predicted"] > 2 * first.per_class["0"]["support"]  # the position bias is visible
+    a, b = (read[0].prediction == gold), (read[1].prediction == gold)
+    table = [[int((a & b).sum()), int((a & ~b).sum())], [int((~a & b).sum()), int((~a & ~b).sum())]]
+    expected = mcnemar(table, exact=True).pvalue
+    tested = auditor.audit(*label_columns(read)[:2], labels=label_columns(read)[2], bootstrap=50).to_json()["tests"]
+    pair = next(t for t in tested if t["metric"] == "accuracy" and {t["a"], t["b"]} == {"model-a", "model-b"})
+    assert pair["method"] == "mcnemar_exact" and pair["p"] == pytest.approx(expected, rel=1e-12)
+
+
+def test_numbers_and_strings_read_alike_and_targets_as_text(tmp_path):
+    docs = questions(60, seed=3, prefix="= ")  # texts that are not digits (the harness reads digits as an index)
+    logliks = model_logliks(docs, 0.6, 5)
+    write_mc_run(tmp_path / "strings", "t", docs, logliks, model="m")
+    write_mc_run(tmp_path / "numbers", "t", docs, logliks, model="m", strings=False)
+    write_mc_run(tmp_path / "text", "t", docs, logliks, model="m", target_as_text=True)
+    write_mc_run(tmp_path / "nodelimiter", "t", docs, logliks, model="m", delimiter="")
+    read = [read_run(str(tmp_path / name)) for name in ("strings", "numbers", "text", "nodelimiter")]
+    for run in read[1:]:
+        assert (run.gold == read[0].gold).all() and (run.prediction == read[0].prediction).all()
+        assert (run.prediction_norm == read[0].prediction_norm).all()
+    assert read[0].name == "m"  # from config.model_args "pretrained=m"
+
+
+def test_rows_without_a_filter_key_split_by_order(tmp_path):
+    """Logs written before lm-eval PR #2025 repeat each document once per filter, in the results file's order."""
+    docs = questions(30)
+    outcomes = {"strict-match": np.arange(30) % 3 == 0, "flexible-extract": np.arange(30) % 2 == 0}
+    write_gen_run(tmp_path / "old", "gen", docs, outcomes, filter_key=False)
+    for name, values in outcomes.items():
+        run = read_run(str(tmp_path / "old"), filter_name=name)
+        assert (run.logged["exact_match"] == values).all()
+
+
+def refuses(path, match, **keywords):
+    with pytest.raises((InputError, UsageError), match=match):
+        read_runs([str(path)] if not isinstance(path, list) else path, **keywords)
+
+
+def test_bad_logs_are_refused_naming_the_line(tmp_path):
+    docs = questions(10)
+    samples = write_mc_run(tmp_path / "run", "t", docs, model_logliks(docs, 0.5, 1), model="m")
+    rows = [json.loads(line) for line in samples.read_text().splitlines()]
+
+    def rewrite(edit, name):
+        edited = [dict(row) for row in rows]
+        edit(edited)
+        folder = tmp_path / name
+        folder.mkdir()
+        path = folder / samples.name
+        path.write_text("".join(json.dumps(row) + "\n" for row in edited))
+        return path
+
+    refuses(rewrite(lambda r: r[3].update(target=[1, 2]), "list"), r"line 4: 'target' is a list")
+    refuses(rewrite(lambda r: r[2].update(target="7"), "range"), r"line 3: 'target' '7' is no choice")
+    refuses(rewrite(lambda r: r[5].update(acc=1.0 - r[5]["acc"]), "custom"), r"line 6: the row logs acc")
+    refuses(rewrite(lambda r: r[1].update(doc_id=0), "twice"), r"doc_id 0 appears twice")
+    changed = rewrite(lambda r: r[4].update(doc_hash="f" * 64), "hash")
+    refuses([str(samples), str(changed)], r"line 5: doc_id 4 has doc_hash ffffffffffff")
+    shorter = rewrite(lambda r: r.pop(), "short")
+    refuses([str(samples), f"other={shorter}"], r"no row for doc_id 9")
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / samples.name).write_text(samples.read_text().replace('"doc_id": 2,', '"doc_id": 2,,', 1))
+    refuses(tmp_path / "bad", r"line 3: not a JSON object")
+    refuses([str(samples), str(samples)], r"two runs are named 'm'")
+
+
+def test_command_line(three_models, tmp_path):
+    docs, runs = three_models
+    result = CliRunner().invoke(cli, ["score", "--json", "--bootstrap", "0",
+                                      *(f"--lm-eval={path}" for path in runs.values())])
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.output)
+    assert set(document["systems"]) == set(runs) and document["labels"] == ["0", "1", "2", "3"]
+    assert document["n_items"] == 1200
+    wrong = CliRunner().invoke(cli, ["score", "gold.tsv", "--lm-eval", runs["model-a"]])
+    assert wrong.exit_code == 2 and "--lm-eval replaces GOLD and SYSTEMS" in wrong.output
+    lonely = CliRunner().invoke(cli, ["score", "--lm-eval-task", "x", "g", "s"])
+    assert lonely.exit_code == 2 and "need --lm-eval" in lonely.output
