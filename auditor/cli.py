@@ -528,31 +528,43 @@ def plan(gold: str | None, systems: tuple[str, ...], as_json: bool, outdir: str 
 
 
 @cli.command("check-claim")
-@click.argument("claims", nargs=-1, required=True)
+@click.argument("claims", nargs=-1)
 @click.option("--confusion", help="Confusion matrix file, as for `report --confusion` (CSV/TSV: a header row of predicted labels, then per gold label its label and counts).")
 @click.option("--table", help="Per-class table (CSV/TSV with header: label precision recall support [f1]).")
 @click.option("--gold", help="Gold labels file (with --system).")
 @click.option("--system", help="One system's predictions file (with --gold).")
 @click.option("--labels", help="Comma-separated label set and order (with --gold/--system).")
+@click.option("--lm-eval-results", help="An lm-evaluation-harness results file: its every figure is a claim, "
+                                       "checked against the samples of --lm-eval RUN (the first, or the run holding it).")
+@click.option("--lm-eval", "lm_eval", multiple=True, metavar="[NAME=]RUN", help="With --lm-eval-results: runs.")
 @click.option("--json", "as_json", is_flag=True, help="Print the check as JSON.")
 def check_claim(claims: tuple[str, ...], confusion: str | None, table: str | None, gold: str | None,
-                system: str | None, labels: str | None, as_json: bool) -> int:
+                system: str | None, labels: str | None, lm_eval_results: str | None, lm_eval: tuple[str, ...],
+                as_json: bool) -> int:
     """Which metric definitions reproduce CLAIMS (e.g. 'macro_f1=65.4 accuracy=66.1', as printed)?
 
     Exit status: 0 when every claim holds (the metric it names reproduces it, within the printed
     rounding, and the numbers hold together), 1 when any claim does not, 2 on bad input.
     """
+    from auditor.formats.json import render_json
+
+    if lm_eval_results or lm_eval:
+        if claims or confusion or table or gold or system or labels or not lm_eval_results:
+            raise UsageError("--lm-eval-results RESULTS --lm-eval RUN... checks the results file's own figures: no "
+                             "CLAIMS, --confusion, --table, --gold, --system or --labels")
+        from auditor.claims.lmeval import check_lm_eval, format_lm_eval_check
+
+        found = check_lm_eval(lm_eval_results, lm_eval)
+        click.echo(render_json(found.to_json()) if as_json else format_lm_eval_check(found), nl=not as_json)
+        return 0 if found.holds else 1
+    if not claims:
+        raise UsageError("missing CLAIMS (e.g. 'macro_f1=65.4 accuracy=66.1'), or --lm-eval-results")
     from auditor.claims.check import check
     from auditor.claims.text import format_report
 
     result = check(claims, confusion=confusion, table=table, gold=gold, system=system,
                    labels=[label.strip() for label in labels.split(",")] if labels else None)
-    if as_json:
-        from auditor.formats.json import render_json
-
-        click.echo(render_json(result.to_json()), nl=False)
-    else:
-        click.echo(format_report(result))
+    click.echo(render_json(result.to_json()) if as_json else format_report(result), nl=not as_json)
     return 0 if result.holds else 1
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -155,3 +156,41 @@ def test_command_line(three_models, tmp_path):
     assert wrong.exit_code == 2 and "--lm-eval replaces GOLD and SYSTEMS" in wrong.output
     lonely = CliRunner().invoke(cli, ["score", "--lm-eval-task", "x", "g", "s"])
     assert lonely.exit_code == 2 and "need --lm-eval" in lonely.output
+
+
+def test_check_claim_reproduces_the_dummy_results_file(shared_data):
+    folder = shared_data / "lmeval-dummy-format"
+    results = next((folder / "out_seed1").glob("results_*.json"))
+    done = CliRunner().invoke(cli, ["check-claim", "--lm-eval-results", str(results), "--lm-eval",
+                                    str(folder / "out_seed1"), "--lm-eval", str(folder / "out_seed2"), "--json"])
+    assert done.exit_code == 0, done.output
+    document = json.loads(done.output)
+    assert len(document["figures"]) == 8 and all(f["reproduced"] for f in document["figures"])
+    assert {t["task"] for t in document["paired_tests"]} == {"toy_mc", "toy_gen"}
+
+
+def test_check_claim_finds_a_changed_figure_and_runs_the_paired_test(three_models, tmp_path):
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    docs, runs = three_models
+    results_a = next(Path(runs["model-a"]).glob("results_*.json"))
+    document = json.loads(results_a.read_text())
+    document["results"]["arith_mc"]["acc,none"] += 0.001  # a claim one item off would be 1/1200 = 0.00083
+    document["results"]["arith_mc"]["f1,none"] = 0.5  # no per-item f1 in the samples: not checkable
+    changed = tmp_path / results_a.name
+    changed.write_text(json.dumps(document))
+    done = CliRunner().invoke(cli, ["check-claim", "--lm-eval-results", str(changed), "--lm-eval", runs["model-a"],
+                                    "--lm-eval", runs["model-b"]])
+    assert done.exit_code == 1, done.output
+    assert "arith_mc acc,none" in done.output and "NO" in done.output and "cannot check" in done.output
+    assert "NO: 1 of 5 figures differ" in done.output
+    read = read_runs([runs["model-a"], runs["model-b"]])
+    gold = read[0].gold
+    a, b = read[0].prediction == gold, read[1].prediction == gold
+    expected = mcnemar([[int((a & b).sum()), int((a & ~b).sum())], [int((~a & b).sum()), int((~a & ~b).sum())]],
+                       exact=True).pvalue
+    from auditor.claims.lmeval import check_lm_eval
+
+    test = next(t for t in check_lm_eval(str(changed), [runs["model-a"], runs["model-b"]]).paired if t.metric == "acc")
+    assert test.p == pytest.approx(expected, rel=1e-12)
+    assert CliRunner().invoke(cli, ["check-claim", "--lm-eval", runs["model-a"]]).exit_code == 2
