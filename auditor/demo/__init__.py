@@ -16,6 +16,8 @@ from types import ModuleType
 #: Task name -> module of its demo generator (one line per task).
 DEMOS: dict[str, str] = {
     "classification": "auditor.demo.classification",
+    "tagging": "auditor.demo.tagging",
+    "translation": "auditor.demo.translation",
 }
 
 #: The seed of the demo's simulation unless ``--seed`` says otherwise (the audit keeps its own default seed, so
