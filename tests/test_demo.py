@@ -160,3 +160,22 @@ def test_a_demo_too_small_is_refused(tmp_path):
     result = CliRunner().invoke(cli, ["demo", "-o", str(tmp_path / "x"), "--size", "5", "--quiet"])
     assert result.exit_code == 2 and "--size" in result.output
     assert not (tmp_path / "x").exists()
+
+
+def test_any_audit_carries_an_about_the_data_note_on_page_1(tmp_path):
+    """The note is the report model's (any task's report shows it), escaped like every user text."""
+    import auditor
+
+    result = auditor.audit(["a", "b", "b", "a"], {"s": ["a", "b", "a", "a"]}, bootstrap=0)
+    note = "Held-out split <2024>; labels by two annotators & an adjudicator."
+    auditor.render(result, tmp_path, formats="html,tex,md,json", about_data=note)
+    html = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert ("<span>About the data</span> Held-out split &lt;2024&gt;; labels by two annotators &amp; an "
+            "adjudicator.") in html
+    assert html.index("About the data") < html.index('id="summary"')  # on the cover, before the summary
+    assert f"% About the data: {note}" in (tmp_path / "tables.tex").read_text(encoding="utf-8")
+    assert json.loads((tmp_path / "audit.json").read_text(encoding="utf-8"))["about_data"] == note
+    plain = tmp_path / "plain"
+    auditor.render(result, plain, formats="md,json")
+    assert "About the data" not in (plain / "summary.md").read_text(encoding="utf-8")
+    assert "about_data" not in json.loads((plain / "audit.json").read_text(encoding="utf-8"))
