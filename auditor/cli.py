@@ -17,6 +17,7 @@ import click
 
 from auditor.cli_demo import demo
 from auditor.cli_lmeval import LM_EVAL_OPTIONS, lm_eval_options, run_lm_eval
+from auditor.codabench import codabench_command
 from auditor.errors import AuditorError, UsageError
 from auditor.io.semeval import semeval_names
 from auditor.metrics.registry import REGISTRY, load_plugin, normalise_name
@@ -265,11 +266,14 @@ def run_task(task: str, gold: str | None, systems: tuple[str, ...], progress: Pr
              annotators: tuple[str, ...], analyses: tuple[str, ...] | None, own: dict[str, Any],
              arguments: dict[str, Any]) -> Any:
     """The audit of a task kind other than classification (:mod:`auditor.tasks`)."""
+    module = task_module(task)
+    accepted = getattr(module, "INPUTS", ())
     for option, given in (("--confusion", confusion), ("--annotators", annotators),
                           ("--slices", arguments.pop("slices", None))):
-        if given:
+        if given and option[2:] not in accepted:
             raise UsageError(f"{option} is for classification; it cannot be used with --task {task}")
-    module = task_module(task)
+    if annotators:
+        own["annotators"] = name_systems(annotators)
     options = parse_options(**arguments)
     return echo_warnings(module.audit(gold, name_systems(systems), options=options, progress=progress,
                                       analyses=analyses, **own))
@@ -426,7 +430,7 @@ def score(as_json: bool, columns: tuple[str, ...], sort_by: str | None, **argume
 
         click.echo(render_json(result.to_json()), nl=False)
         return
-    if not classification:  # another task kind prints its own table (auditor.tasks)
+    if not classification or hasattr(result, "terminal_lines"):  # a task kind's own table, or --lm-eval outcomes
         click.echo("\n".join(result.terminal_lines(chosen, sort=sort_id)))
         return
     from auditor.terminal import print_score_table
@@ -566,6 +570,9 @@ def check_claim(claims: tuple[str, ...], confusion: str | None, table: str | Non
                    labels=[label.strip() for label in labels.split(",")] if labels else None)
     click.echo(render_json(result.to_json()) if as_json else format_report(result), nl=not as_json)
     return 0 if result.holds else 1
+
+
+cli.add_command(codabench_command)
 
 
 def set_up_process() -> None:

@@ -230,12 +230,22 @@ def audit_lm_eval(runs: Sequence[str], task: str | None = None, filter_name: str
                   options: AuditOptions | None = None, progress: Progress = SILENT,
                   analyses: Collection[str] | None = None, **option_overrides: Any) -> Audit:
     """Audit lm-evaluation-harness runs (``[NAME=]RUN``: a run folder or a samples file, :mod:`auditor.io.lmeval`) of
-    one multiple-choice ``task`` under one filter: classification over the answer positions, items paired by
-    ``doc_id``; ``view`` is the prediction audited (``acc``, ``acc_norm`` or ``both``)."""
-    from auditor.io.lmeval import label_columns, read_runs
+    one ``task`` under one filter, items paired by ``doc_id``. A multiple-choice task is classification over the
+    answer positions (``view``: the prediction audited, ``acc``, ``acc_norm`` or ``both``); a generation task's
+    per-item metric (the first the rows log) is audited as outcomes (:mod:`auditor.analyses.outcomes`)."""
+    from auditor.io.lmeval import GENERATION, label_columns, outcome_values, read_runs
 
-    gold, systems, labels = label_columns(read_runs(runs, task, filter_name), view)
+    read = read_runs(runs, task, filter_name)
     options = prepare_options(options, None, option_overrides)
+    if read[0].kind == GENERATION:
+        from auditor.analyses import outcomes
+
+        metric, values = outcome_values(read)
+        sources = {run.name: {"path": run.path, "sha256": run.sha256, "n_items": run.n_items, "filter": run.filter}
+                   for run in read}
+        return outcomes.analyse(metric, [run.name for run in read], values, options.bootstrap, options.seed,
+                                options.alpha, options.correction, sources)
+    gold, systems, labels = label_columns(read, view)
     return audit(gold, systems, options=options if options.labels else replace(options, labels=labels),
                  progress=progress, analyses=analyses)
 
@@ -282,13 +292,13 @@ def audit_metrics(labels: Sequence[str], options: AuditOptions) -> tuple[Metric,
 
 
 def run(inputs: Inputs, options: AuditOptions, progress: Progress = SILENT,
-        analyses: Collection[str] | None = None) -> Audit:
-    """Score every metric of every system, then run the stages in ``analyses`` (default: all)
-    and the ones they read; the :class:`Audit` record of it all."""
+        analyses: Collection[str] | None = None, task_metrics: Sequence[Metric] = ()) -> Audit:
+    """Score every metric of every system (a task's own ``task_metrics`` after the catalogue's), then run the
+    stages in ``analyses`` (default: all) and the ones they read; the :class:`Audit` record of it all."""
     counts = inputs.counts
     check_names(counts.labels, counts.systems)
     check_prevalence_labels(options, counts.labels)
-    metrics = audit_metrics(counts.labels, options)
+    metrics = (*audit_metrics(counts.labels, options), *task_metrics)
     described = describe(counts.confusion, counts.labels, list(metrics), counts.labels_given)
     systems = {name: SystemResult(name=name, metrics=described[index],
                                   per_class=per_class_table(counts.confusion[index], counts.labels),

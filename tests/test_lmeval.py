@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 import auditor
+import auditor.pipeline
 from auditor.cli import cli
 from auditor.errors import InputError, UsageError
 from auditor.io.lmeval import label_columns, read_run, read_runs
@@ -194,3 +195,57 @@ def test_check_claim_finds_a_changed_figure_and_runs_the_paired_test(three_model
     test = next(t for t in check_lm_eval(str(changed), [runs["model-a"], runs["model-b"]]).paired if t.metric == "acc")
     assert test.p == pytest.approx(expected, rel=1e-12)
     assert CliRunner().invoke(cli, ["check-claim", "--lm-eval", runs["model-a"]]).exit_code == 2
+
+
+def test_a_generation_task_is_audited_as_outcomes(tmp_path):
+    """Three models' exact_match under two filters: the mean under the chosen filter equals the logged figure, the
+    pair test is statsmodels' exact McNemar, and the interval's width is that of the normal approximation
+    (2 × 1.96 × the harness's stderr) within 20% at N = 1,200."""
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    docs = questions(1200)
+    rng = np.random.default_rng(11)
+    logged = {}
+    for name, rate in (("gen-a", 0.62), ("gen-b", 0.55), ("gen-c", 0.54)):
+        outcomes = {"strict-match": rng.random(1200) < rate - 0.1, "flexible-extract": rng.random(1200) < rate}
+        write_gen_run(tmp_path / name, "arith_gen", docs, outcomes, model=name)
+        logged[name] = outcomes
+    arguments = [str(tmp_path / name) for name in logged]
+    result = auditor.pipeline.audit_lm_eval(arguments, filter_name="flexible-extract", bootstrap=400, seed=3)
+    document = result.to_json()
+    for s, name in enumerate(logged):
+        figures = json.loads(next((tmp_path / name).glob("results_*.json")).read_text())["results"]["arith_gen"]
+        value = document["systems"][name]["metrics"]["exact_match"]
+        assert value["value"] == pytest.approx(figures["exact_match,flexible-extract"], abs=1e-15)
+        low, high = value["ci"]
+        assert high - low == pytest.approx(2 * 1.96 * figures["exact_match_stderr,flexible-extract"], rel=0.2)
+    a, b = logged["gen-a"]["flexible-extract"], logged["gen-b"]["flexible-extract"]
+    expected = mcnemar([[int((a & b).sum()), int((a & ~b).sum())], [int((~a & b).sum()), int((~a & ~b).sum())]],
+                       exact=True).pvalue
+    test = next(t for t in document["statistics"]["tests"] if {t["a"], t["b"]} == {"gen-a", "gen-b"})
+    assert test["method"] == "mcnemar_exact" and test["p"] == pytest.approx(expected, rel=1e-12)
+    assert document["statistics"]["best_set"]["exact_match"][0] == "gen-a"
+    done = CliRunner().invoke(cli, ["score", *(f"--lm-eval={path}" for path in arguments),
+                                    "--lm-eval-filter", "strict-match", "--bootstrap", "0"])
+    assert done.exit_code == 0 and "mean exact_match" in done.output
+    refused = CliRunner().invoke(cli, ["report", "--lm-eval", arguments[0], "--lm-eval-filter", "strict-match", "-o",
+                                       str(tmp_path / "out")])
+    assert refused.exit_code == 2 and not (tmp_path / "out").exists()
+
+
+def test_randomisation_for_values_that_are_not_0_or_1():
+    """A per-item score in [0, 1]: the pair test is approximate randomisation; two identical systems get p = 1, a
+    shifted one a small p (checked against the exact sign-flip distribution enumerated over 12 items)."""
+    from itertools import product
+
+    from auditor.analyses.outcomes import analyse, randomisation_p
+
+    rng = np.random.default_rng(0)
+    d = rng.normal(0.3, 1.0, size=12)
+    exact = np.mean([abs(np.dot(signs, d)) >= abs(d.sum()) - 1e-12 for signs in product((-1, 1), repeat=12)])
+    assert randomisation_p(d, 20000, np.random.default_rng(1)) == pytest.approx(exact, abs=0.01)
+    values = rng.random((2, 500))
+    result = analyse("f1", ["x", "y"], np.vstack([values[0], values[0]]), 0, 1, 0.05, "holm")
+    assert result.pairs[0].method == "randomisation" and result.pairs[0].p == 1.0
+    shifted = analyse("f1", ["x", "y"], np.vstack([values[0], np.clip(values[0] - 0.2, 0, 1)]), 0, 1, 0.05, "holm")
+    assert shifted.pairs[0].p < 0.001 and shifted.best_set == ("x",)

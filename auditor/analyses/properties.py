@@ -473,7 +473,7 @@ def property_analysis(metrics: Sequence[Metric], confusion: np.ndarray, systems:
         one number of classes only, ``Metric.classes``, is probed at that k).
     n_random : random matrices per k.
     """
-    chosen = [metric for metric in metrics if not metric.per_class]
+    chosen = [metric for metric in metrics if not metric.per_class and metric.higher_is_better]  # probes: higher=better
     rng = np.random.default_rng(seed)
     user = synthetic.user_by_k(confusion, systems)
     fixed = {metric.classes for metric in chosen if metric.classes is not None}

@@ -436,3 +436,18 @@ def label_columns(runs: Sequence[LmEvalRun], view: str = "acc") -> tuple[Any, di
     systems = {name: column(run, positions) for name, (run, positions) in predictions.items()}
     used = np.unique(np.concatenate([first.gold, *(positions for _, positions in predictions.values())]))
     return column(first, first.gold), systems, tuple(str(i) for i in used)
+
+
+def outcome_values(runs: Sequence[LmEvalRun]) -> tuple[str, np.ndarray]:
+    """Generation runs -> the per-item metric they log (the first of the rows' ``metrics``) and its (S, N) values,
+    every run's items in the first run's ``doc_id`` order."""
+    kinds = {run.kind for run in runs}
+    if kinds != {GENERATION}:
+        raise UsageError("--lm-eval: runs of one task are either all multiple choice or all generation; "
+                         f"{runs[0].path} and the others differ")
+    metric = next(iter(runs[0].logged))
+    missing = next((run for run in runs if metric not in run.logged), None)
+    if missing is not None:
+        raise InputError(f"{missing.path}: no per-item {metric!r}, which {runs[0].path} logs")
+    order = [np.searchsorted(run.doc_ids, runs[0].doc_ids) for run in runs]
+    return metric, np.stack([run.logged[metric][index] for run, index in zip(runs, order)])

@@ -25,12 +25,12 @@ ID_NAMES = ("id", "ids", "item", "item_id", "itemid", "idx", "index", "uid", "ke
             "example_id", "instance_id", "doc_id", "sentence_id", "tweet_id", "qid", "guid")
 LABEL_NAMES = ("label", "labels", "gold", "gold_label", "prediction", "predictions",
                "predicted", "pred", "preds", "y", "y_true", "y_pred", "yhat", "y_hat",
-               "class", "target", "truth", "output", "category", "tag", "answer")
+               "class", "target", "truth", "output", "category", "tag", "answer", "level")
 #: Label names that say "a system's output": in a system file they win over a gold copy.
 PREDICTION_NAMES = ("prediction", "predictions", "predicted", "pred", "preds", "y_pred", "yhat", "y_hat", "output")
 #: The only names that make the first line of a one-column file a header.
 ONE_COLUMN_HEADERS = ("label", "labels", "gold", "gold_label", "prediction", "predictions",
-                      "predicted", "pred", "preds", "y_true", "y_pred")
+                      "predicted", "pred", "preds", "y_true", "y_pred", "level")
 #: Column names of the group in a slices file (``--slices``): these, and only these, take the
 #: label column's place (a ``label`` column beside them is ignored).
 GROUP_NAMES = ("group", "slice", "groups", "slices")
