@@ -465,9 +465,6 @@ def report(outdir: str, formats: str, **arguments: Any) -> None:
     click.echo("wrote " + ", ".join(str(path) for path in written), err=True)
 
 
-cli.add_command(demo)
-
-
 @cli.command()
 @click.argument("metric", required=False)
 def metrics(metric: str | None) -> None:
@@ -573,6 +570,7 @@ def check_claim(claims: tuple[str, ...], confusion: str | None, table: str | Non
 
 
 cli.add_command(codabench_command)
+cli.add_command(demo)
 
 
 def set_up_process() -> None:
