@@ -264,7 +264,7 @@ class Audit:
 
     def to_json(self) -> dict[str, Any]:
         """The audit JSON (schema ``auditor/2``, ``auditor/audit.schema.json``); ``null`` for
-        undefined values. The keys DESIGN.md ("Interfaces") names stay where it puts them.
+        undefined values. The keys stay where docs/architecture.md ("The audit record") puts them.
 
         Each analysis's result writes its own keys (its ``to_json``), in the order they ran;
         what it returns under ``systems`` goes into each system's entry."""

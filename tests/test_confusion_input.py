@@ -89,7 +89,7 @@ def test_bootstrap_is_independent_multinomial_and_tests_unavailable(matrix_files
 
 
 def test_bootstrap_resamples_keep_each_matrix_size():
-    from auditor.analyses.bootstrap import Resampler
+    from auditor.analyses.resample import Resampler
 
     counts, _ = confusion_counts({"A": [[5, 5], [10, 80]], "B": [[0, 10], [20, 70]]}, labels=["x", "y"])
     batch = next(iter(Resampler(counts, 50, seed=1)))

@@ -199,8 +199,8 @@ def test_near_chance_is_the_permutation_test_at_the_audits_alpha(germeval_counts
 
     facts = {alpha: facts_from(profile(germeval_counts), {}, Baselines(), alpha=alpha, deployment_prevalence=None,
                                rare_classes_matter=False) for alpha in (0.05, 0.1)}
-    assert dict(facts[0.05].near_chance) == {"S": "Informedness not above its shuffled predictions, Holm-adjusted "
-                                                  "p = 0.070"}
+    assert dict(facts[0.05].near_chance) == {"S": "Informedness not significantly above its shuffled predictions, "
+                                                  "Holm-adjusted p = 0.070"}
     assert dict(facts[0.1].near_chance) == {}
 
 

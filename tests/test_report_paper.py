@@ -95,7 +95,7 @@ def test_page_one_says_which_systems_are_not_above_chance(germeval, germeval_mod
     systems of GermEval (majority, prior sampler) are not above chance, the six trained ones are."""
     primary = germeval.verdict.primary
     facts = dict(_blocks(germeval_model, "summary")[0].pairs)
-    line = facts["Not above chance"]
+    line = facts["Not significantly above chance"]
     assert line.startswith("2 of 8 systems") and "Holm over the 8 systems" in line
     assert line.endswith("majority, prior-sampler") or line.endswith("prior-sampler, majority")
     table = next(b for b in _blocks(germeval_model, "summary") if b.kind == "table")
@@ -198,7 +198,7 @@ def three_class_properties():
 
 
 def _informedness(m):
-    """Σ_i b_i (R_i − FPR_i) (Powers 2011; DESIGN.md), written out independently of the catalogue."""
+    """Σ_i b_i (R_i − FPR_i) (Powers 2011), written out independently of the catalogue."""
     m = np.asarray(m, dtype=float)
     n, row, col, diag = m.sum(), m.sum(axis=1), m.sum(axis=0), np.diag(m)
     return float(np.sum(col / n * (diag / row - (col - diag) / (n - row))))

@@ -189,7 +189,7 @@ class ChanceBaselines:
                                      self.draws)
 
     def to_json(self) -> dict[str, Any]:
-        """``baselines`` (DESIGN.md) and ``chance``: how the draws were made and each system's
+        """``baselines`` and ``chance``: how the draws were made and each system's
         margin over chance and shuffle p-value (``chance.systems.NAME.ID``)."""
         def distributions(metrics: Mapping[str, ChanceDistribution]) -> dict[str, Any]:
             return {metric_id: value.to_json() for metric_id, value in metrics.items()}

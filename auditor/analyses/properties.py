@@ -173,7 +173,7 @@ class PropertyResult:
         return tuple(_disagreements(self.metric_id, self.probed, self.literature, self.witnesses))
 
     def to_json(self) -> dict[str, Any]:
-        """The probed properties (DESIGN.md "Metric properties"), the chance scores found, the
+        """The probed properties (docs/architecture.md, "Metric properties"), the chance scores found, the
         declaration, Table 5's row, the disagreements and the witnesses."""
         marks = self.calibration_marks
         return {

@@ -1,7 +1,7 @@
 """Pairwise significance tests, multiple-comparison correction, rank distributions, best set.
 
 Stage "analyse"; everything is computed from counts and item-pattern counts
-(STYLE.md 1), never from items.
+(docs/architecture.md, "Counts first"), never from items.
 
 Each pair of systems ``a`` and ``b`` gets **one** two-sided test per tested metric, on the
 difference ``Δ = m(a) − m(b)`` measured on the test set:
@@ -45,7 +45,7 @@ import numpy as np
 from auditor.analyses.bootstrap import BootstrapResult, bootstrap
 from auditor.analyses.randomisation import AR_ROUNDS, approximate_randomisation
 from auditor.errors import UsageError
-from auditor.formatting import nan_to_none
+from auditor.formatting import format_small, nan_to_none
 from auditor.io.counts import Counts
 from auditor.metrics.registry import REGISTRY, Metric
 from auditor.metrics.selections import TEST_METRICS
@@ -205,8 +205,9 @@ class Statistics:
         return sizes
 
     def to_json(self) -> dict[str, Any]:
-        """``ci`` of every metric of every system (inside ``systems``), ``tests`` (DESIGN.md), and
-        ``statistics``: the method, ``ranks`` (rank distributions), ``best_set`` and ``p_win`` (P(rank 1))."""
+        """``ci`` of every metric of every system (inside ``systems``), ``tests`` (docs/architecture.md, "The audit
+        record"), and ``statistics``: the method, ``ranks`` (rank distributions), ``best_set`` and ``p_win``
+        (P(rank 1))."""
         boot, alpha = self.bootstrap, self.alpha
         section: dict[str, Any] = {
             "B": boot.B, "seed": boot.seed, "alpha": alpha, "method": boot.method,
@@ -273,8 +274,8 @@ def rounds_rule(rounds: int, family_size: int, alpha: float) -> str:
                else f"above α/2 because the rounds are capped at {AR_MAX_ROUNDS}")
     return (f"R = {rounds} rounds = max(R₀, ⌈2m/α⌉), R₀ the rounds asked for ({AR_ROUNDS} by default), m = "
             f"{family_size} tests per metric, α = {alpha:g}, ⌈2m/α⌉ = {int(np.ceil(2 * family_size / alpha))}, at most "
-            f"{max(rounds, AR_MAX_ROUNDS)}: a randomisation p-value cannot fall below 1/(R + 1) = {1 / (rounds + 1):.2g}, and "
-            f"after adjusting over m tests the smallest attainable p, m/(R + 1) = {smallest:.2g}, is {verdict}")
+            f"{max(rounds, AR_MAX_ROUNDS)}: a randomisation p-value cannot fall below 1/(R + 1) = {format_small(1 / (rounds + 1))}, and "
+            f"after adjusting over m tests the smallest attainable p, m/(R + 1) = {format_small(smallest)}, is {verdict}")
 
 
 def randomisation_rounds(rounds: int, family_size: int, alpha: float) -> int:

@@ -16,9 +16,12 @@ from typing import Literal
 from auditor.errors import InputError
 
 __all__ = [
-    "ID_NAMES", "LABEL_NAMES", "PREDICTION_NAMES", "ONE_COLUMN_HEADERS", "GROUP_NAMES", "HeaderRule", "GOLD",
+    "EXPECTED", "ID_NAMES", "LABEL_NAMES", "PREDICTION_NAMES", "ONE_COLUMN_HEADERS", "GROUP_NAMES", "HeaderRule", "GOLD",
     "PREDICTIONS", "GROUPS", "is_id_name", "is_label_name", "is_prediction_name", "header_kind", "choose_columns",
 ]
+
+#: The label-file formats, as messages name them.
+EXPECTED = "CSV, TSV, whitespace-separated `id label`, JSON Lines or Parquet"
 
 # Column names recognised in a header row, a JSON object or a Parquet schema.
 ID_NAMES = ("id", "ids", "item", "item_id", "itemid", "idx", "index", "uid", "key",

@@ -43,7 +43,7 @@ UNDEFINED_REASONS = {
 def ratio(numerator: np.ndarray, denominator: np.ndarray, fill: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """``numerator / denominator`` with every 0-denominator entry set to ``fill``.
 
-    The single place where auditor divides by a count that can be zero (STYLE.md 6).
+    The single place where auditor divides by a count that can be zero (docs/architecture.md, "Metrics").
     Returns ``(value, undefined)`` where ``undefined`` marks the entries that were 0/0 (or
     x/0), so that callers record *why* a value is undefined instead of hiding it.
     """

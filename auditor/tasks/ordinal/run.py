@@ -7,17 +7,31 @@ analyses (:mod:`.analyses`) read the same counts.
 """
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
-from typing import Any, Collection, Mapping
+from typing import TYPE_CHECKING, Any, Collection, Mapping
+
+import numpy as np
 
 from auditor.errors import UsageError
 from auditor.io.load import label_column
-from auditor.io.names import PREDICTIONS
-from auditor.options import AuditOptions
+from auditor.io.names import GOLD, PREDICTIONS
+from auditor.options import THREADS, AuditOptions
 from auditor.progress import SILENT, Progress
+from auditor.tasks.ordinal.agreement import ordinal_agreement
+from auditor.tasks.ordinal.chance import constant_baselines
 from auditor.tasks.ordinal.levels import Order, check_levels, numeric_order, parse_order
 from auditor.tasks.ordinal.measures import ORDINAL_METRICS
+from auditor.tasks.ordinal.probes import ordinal_properties
 from auditor.tasks.ordinal.result import OrdinalAudit
+from auditor.tasks.ordinal.shift import level_shift
+
+#: Catalogue metrics the ordinal property table probes beside the ordinal figures.
+PROBED_CATALOGUE = ("accuracy", "macro_recall", "macro_f1", "kappa")
+
+if TYPE_CHECKING:
+    from auditor.io.validate import LabelTable
+    from auditor.results import Audit
 
 
 def audit(gold: Any, systems: Mapping[str, Any], *, options: AuditOptions | None = None,
@@ -54,13 +68,35 @@ def audit(gold: Any, systems: Mapping[str, Any], *, options: AuditOptions | None
         if given is not None:
             raise UsageError("the order is given twice (levels and --order/--order-file); give it once")
         given = Order(tuple(str(level) for level in levels), "given", "levels")
-    gold_column = label_column(gold, "<gold>")
-    system_columns = {name: label_column(value, f"<{name}>", PREDICTIONS) for name, value in systems.items()}
-    annotator_columns = {name: label_column(value, f"<{name}>") for name, value in (annotators or {}).items()}
-    columns = [gold_column, *system_columns.values(), *annotator_columns.values()]
+    reads = [(gold, "<gold>", GOLD), *((value, f"<{name}>", PREDICTIONS) for name, value in systems.items()),
+             *((value, f"<{name}>", GOLD) for name, value in (annotators or {}).items())]
+    with ThreadPoolExecutor(THREADS) as pool:  # pyarrow parses without the GIL: two files at a time
+        columns = list(pool.map(lambda read: label_column(*read), reads))
+    gold_column = columns[0]
+    system_columns = dict(zip(systems, columns[1:1 + len(systems)]))
+    annotator_columns = dict(zip(annotators or {}, columns[1 + len(systems):]))
     chosen = given if given is not None else numeric_order(columns)
     check_levels(columns, chosen)
     options = prepare_options(replace(options, labels=None), chosen.levels, {})
     inputs = gather_inputs(gold_column, system_columns, chosen.levels, annotator_columns or None)
     result = run(inputs, options, progress, analyses, task_metrics=ORDINAL_METRICS)
-    return OrdinalAudit(result, chosen)
+    return OrdinalAudit(result, chosen, ordinal_analyses(result, inputs.annotators))
+
+
+def ordinal_analyses(result: Audit, annotators: LabelTable | None) -> dict[str, Any]:
+    """The ordinal analyses of an audit of levels (each O(k³) on the counts): the level shift, the constant
+    baselines and, with annotators, their ordinal agreement and its ceiling."""
+    counts = result.counts
+    done: dict[str, Any] = {
+        "level_shift": level_shift(counts.confusion, counts.labels, counts.systems),
+        "constant_baselines": constant_baselines(counts.confusion[0].sum(axis=1), counts.labels, result.metrics),
+        "ordinal_properties": ordinal_properties(
+            (*ORDINAL_METRICS, *(metric for metric in result.metrics if metric.id in PROBED_CATALOGUE)),
+            result.options.seed),
+    }
+    if annotators is not None:
+        codes = np.stack([np.asarray(c, dtype=np.int64) for c in annotators.system_codes.values()])
+        done["ordinal_agreement"] = ordinal_agreement(
+            codes, tuple(annotators.system_codes), len(counts.labels), ORDINAL_METRICS,
+            {name: system.metrics for name, system in result.systems.items()})
+    return done

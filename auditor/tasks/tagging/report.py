@@ -24,8 +24,7 @@ from auditor.report.model import (
 from auditor.report.tables import _density, _fit_systems, _with_best
 from auditor.tasks.tagging.counting import ERRORS
 from auditor.tasks.tagging.measures import FORMULAS, NAMES, SHORT
-from auditor.tasks.tagging.names import PER_TYPE_ZERO, UNDEFINED
-from auditor.tasks.tagging.result import ILL_FORMED_SHOWN
+from auditor.tasks.tagging.names import ILL_FORMED_SHOWN, PER_TYPE_ZERO, UNDEFINED
 
 HEADLINE = ("span_micro_f1", "span_macro_f1", "span_weighted_f1", "span_partial_f1", "accuracy", "type_macro_f1")
 TOKEN_SHOWN = ("accuracy", "macro_f1", "weighted_f1", "macro_recall", "kappa", "mcc", "informedness", "nit")

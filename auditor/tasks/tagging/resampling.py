@@ -3,7 +3,7 @@
 Each resample draws n sentences with replacement; its weights ``w_b`` (how often each sentence
 was drawn) turn every per-sentence count matrix ``M`` (sentences × D, sparse) into the resample's
 sums ``w_b M``: one sparse product per block of resamples, and every figure is then evaluated on
-the whole block at once (STYLE.md 1).
+the whole block at once (docs/architecture.md, "Counts first").
 
 Paired test of systems a and b under a metric: the paired bootstrap over sentences
 (Koehn 2004), two-sided on the shifted differences:

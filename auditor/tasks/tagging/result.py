@@ -14,14 +14,13 @@ from auditor.options import AuditOptions
 from auditor.tasks.tagging.align import Aligned
 from auditor.tasks.tagging.counting import ERRORS, SpanCounts
 from auditor.tasks.tagging.measures import SPAN_METRICS, per_type, view_counts
+from auditor.tasks.tagging.names import ILL_FORMED_SHOWN
 from auditor.tasks.tagging.schemes import TagCodes
 
 if TYPE_CHECKING:  # the resampling code (scipy) is imported only when intervals are asked for
     from auditor.tasks.tagging.resampling import SentenceStatistics
 
 SCHEMA = "auditor/2"
-#: Ill-formed chunks named per file (JSON and report); the count covers them all.
-ILL_FORMED_SHOWN = 5
 #: ``auditor score``'s columns when no ``-m`` is given.
 DEFAULT_COLUMNS = ("span_micro_f1", "span_macro_f1", "span_partial_f1", "accuracy", "macro_f1", "type_macro_f1")
 #: How the strict, exact and partial views count the error classes (COR, INC, PAR); the overlap view

@@ -1,5 +1,5 @@
 """The translation audit: read -> count -> metrics -> resample -> rankings, bands, human agreement
--> recommendation (the same verbs as the classification pipeline, STYLE.md 2)."""
+-> recommendation (the same verbs as the classification pipeline, docs/architecture.md, "Data flow")."""
 from __future__ import annotations
 
 import hashlib
@@ -12,7 +12,7 @@ from auditor.analyses.bootstrap import rank_probabilities
 from auditor.analyses.rankings import rank_disagreement
 from auditor.analyses.significance import adjust, randomisation_rounds, rounds_rule
 from auditor.errors import UsageError
-from auditor.formatting import plural
+from auditor.formatting import format_small, plural
 from auditor.options import AuditOptions, check_options
 from auditor.progress import SILENT, Progress
 from auditor.tasks.translation import intervals as interval_module
@@ -20,10 +20,10 @@ from auditor.tasks.translation import resampling
 from auditor.tasks.translation.agreement import agreement
 from auditor.tasks.translation.bands import profile
 from auditor.tasks.translation.counting import Corpus, count_corpus
-from auditor.tasks.translation.names import TOKENIZERS
+from auditor.tasks.translation.names import NAMES, TOKENIZERS
 from auditor.tasks.translation.reading import read_aligned, read_human
 from auditor.tasks.translation.recommend import recommend
-from auditor.tasks.translation.result import NAMES, MetricValue, TranslationAudit
+from auditor.tasks.translation.result import MetricValue, TranslationAudit
 from auditor.version import __version__
 
 #: Up to this many systems every pair is tested; above it, each system against the leader of each metric
@@ -42,11 +42,12 @@ def _check(tokenize: str, beta: float, k: float, systems: Mapping[str, Any], gol
         raise UsageError("--task translation needs REF and at least one SYSTEM: text files of one segment per line")
     if tokenize not in TOKENIZERS:
         raise UsageError(f"--tokenize: expected one of {', '.join(TOKENIZERS)}, found {tokenize!r}")
-    if not beta > 0:
-        raise UsageError(f"--f-beta: expected a number > 0, found {beta!r}")
-    if not k >= 1:
-        raise UsageError(f"--microf-k: expected a number >= 1 (Gowda et al. 2021: f(c) = Refs(c) + k, k ≥ 1), "
-                         f"found {k!r}")
+    if not 1e-100 <= beta <= 1e100:
+        raise UsageError(f"--f-beta: expected a number > 0 (from 1e-100 to 1e100, so that β² stays a finite, nonzero "
+                         f"double), found {beta!r}")
+    if not 1 <= k <= 1e100:
+        raise UsageError(f"--microf-k: expected a number >= 1 (Gowda et al. 2021: f(c) = Refs(c) + k, k ≥ 1; at most "
+                         f"1e100, so that the weights' sums stay finite), found {k!r}")
 
 
 def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: AuditOptions = AuditOptions(),
@@ -56,7 +57,8 @@ def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: Audit
           microf_k: float = 1.0) -> TranslationAudit:
     """Audit translation ``systems`` ({name: path}) against the reference ``gold`` (and ``reference``)."""
     tokenize = tokenize or "13a"
-    f_beta, microf_k = float(f_beta or 1.0), float(microf_k or 1.0)
+    f_beta = 1.0 if f_beta is None else float(f_beta)  # 0 is refused, never read as the default
+    microf_k = 1.0 if microf_k is None else float(microf_k)
     check_options(options)
     _check(tokenize, f_beta, microf_k, systems, gold)
     references = [gold, *(reference or ())]
@@ -127,7 +129,7 @@ def _tests(corpus: Corpus, observed, resampled, options: AuditOptions, analyses,
                                     lambda p: adjust(p, options.correction), progress)
     floor = len(pairs) / (options.bootstrap + 1)
     note = (f"approximate randomisation: {rounds_rule(rounds, len(pairs), options.alpha)}. Paired bootstrap: the "
-            f"{options.bootstrap} resamples of the intervals; its smallest adjusted p is m/(B + 1) = {floor:.2g}"
+            f"{options.bootstrap} resamples of the intervals; its smallest adjusted p is m/(B + 1) = {format_small(floor)}"
             + (f", above α = {options.alpha:g}: raise --bootstrap to let it reach significance"
                if floor >= options.alpha else ""))
     return tuple(tests), note, rounds, _family(corpus, leaders, len(pairs))
