@@ -12,7 +12,8 @@ each case against an oracle that does not share auditor's code.
   for BLEU and chrF, a Counter-based MacroF/MicroF (Gowda et al. 2021) on sacrebleu's 13a tokens, the human
   scores' means by hand.
 - ``dataset``: ``--dataset`` globs of two or three files (Parquet with a column typed int, float or text file
-  to file; CSV; JSON Lines), columns differing only in case and duplicate headers (refused), in the memory and
+  to file; CSV; JSON Lines), unique ids typed file to file, a row without an id, columns differing only in case
+  and duplicate headers (the last three refused), in the memory and
   DuckDB engines and, every ``spark_every``-th case, Spark. Oracle: pandas, file by file, labels as text.
 - ``planner``: ``plan`` from pilot files where a system may always predict one class, with ``--json`` (and
   sometimes ``-o``). Oracle: pandas' accuracy difference; a metric undefined on the pilot has a null power.
@@ -236,10 +237,12 @@ def translation_case(rng: random.Random, case_type):
 
     n = rng.randint(2, 6)
     reference = [_segment(rng) for _ in range(n)]
-    systems = {name: [s if rng.random() < 0.4 else _segment(rng) for s in reference] for name in ("A", "B", "C")}
-    case = case_type("translation", "plain", system="A")
-    case.files = {"ref.txt": "\n".join(reference) + "\n", **{f"{s}.txt": "\n".join(t) + "\n"
-                                                                 for s, t in systems.items()}}
+    systems = {name: [s if rng.random() < 0.4 else "" if rng.random() < 0.1 else _segment(rng) for s in reference]
+               for name in ("A", "B", "C")}  # an empty segment now and then
+    end = "\r\n" if rng.random() < 0.2 else "\n"  # CRLF files read as LF ones
+    case = case_type("translation", "crlf" if end == "\r\n" else "plain", system="A")
+    case.files = {"ref.txt": end.join(reference) + end, **{f"{s}.txt": end.join(t) + end
+                                                             for s, t in systems.items()}}
     case.argv = ["score", "--task", "translation", "@/ref.txt", *[f"{s}=@/{s}.txt" for s in systems]]
     beta, k = 1.0, 1.0
     option = rng.choice(["", "", "beta", "k", "human"])
@@ -311,7 +314,8 @@ def dataset_case(rng: random.Random, case_type, engine: str):
     fmt = rng.choice(["parquet", "parquet", "csv", "jsonl"])
     files = rng.randint(2, 3)
     names = ["gold", "S", "T"]
-    variant = rng.choice(["types", "types", "plain", "case", "duplicate" if fmt != "jsonl" else "plain"])
+    variant = rng.choice(["types", "types", "plain", "case", "duplicate" if fmt != "jsonl" else "plain", "ids",
+                          "null id"])
     if variant == "case":
         names[2] = "s"
     case = case_type("dataset", f"{engine} {fmt} {variant}")
@@ -325,11 +329,18 @@ def dataset_case(rng: random.Random, case_type, engine: str):
                        names[2]: [rng.choice(pool) for _ in gold]})
         frames[-1] = {c: [kind(v) if kind is not float else float(v) for v in values]
                       for c, values in frames[-1].items()}
+        if variant in ("ids", "null id"):  # unique ids, typed like the file's labels (text, or numbers)
+            frames[-1]["id"] = [f"r{index}-{row}" if kind is str else 100 * index + row for row in range(rows)]
+    if variant == "null id":  # one row without an id: null (empty in CSV)
+        frame = rng.choice(frames)
+        frame["id"][rng.randrange(len(frame["id"]))] = "" if fmt == "csv" else None
     for index, frame in enumerate(frames):
         case.files[f"d{index}.{fmt}"] = _dataset_file(frame, fmt, variant == "duplicate")
     case.argv = ["score", "--dataset", f"@/d*.{fmt}", "--gold-column", "gold", "--system-columns",
-                 ",".join(names[1:]), "--engine", engine]
-    if variant == "case":
+                 ",".join(names[1:]), "--engine", engine, *(["--id-column", "id"] if "id" in frames[0] else [])]
+    if variant == "null id":
+        case.expect, case.fragment = "error", "no id in column 'id'"
+    elif variant == "case":
         case.expect, case.fragment = "error", "differ only in case"
     elif variant == "duplicate":
         case.expect, case.fragment = "error", "appears 2 times"

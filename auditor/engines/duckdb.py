@@ -225,6 +225,13 @@ class DuckDBEngine:
             values += table.column(1).to_pylist()
         return [(file, [v for f, v in zip(files, values) if f == file]) for file in dict.fromkeys(files)]
 
+    def missing_ids(self) -> int:
+        """Rows without an id: null, or (CSV, TSV) empty once trimmed of spaces and tabs."""
+        column = identifier(self.dataset.id_column)
+        empty = f" OR trim({column}, E' \\t') = ''" if self.dataset.format in ("csv", "tsv") else ""
+        return sum(int(self.query(f"SELECT count(*) FILTER (WHERE {column} IS NULL{empty}) FROM {part}").column(0)[0]
+                       .as_py()) for part in relations(self.dataset, [self.dataset.id_column]))
+
     def duplicate_ids(self) -> tuple[int, str | None]:
         """How many rows repeat an earlier id, and one repeated id."""
         key = f"CAST({identifier(self.dataset.id_column)} AS VARCHAR)"

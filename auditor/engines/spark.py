@@ -193,6 +193,20 @@ class SparkEngine:
             by_file.setdefault(file.removeprefix("file://"), []).append(value)
         return list(by_file.items())
 
+    def missing_ids(self) -> int:
+        """Rows without an id: null (JSON Lines: a null or absent key), or (CSV, TSV) empty once trimmed."""
+        import pyspark.sql.functions as F
+
+        text = self.dataset.format in ("csv", "tsv")
+        total = 0
+        for frame in self.frames([self.dataset.id_column]):
+            k = F.col(frame.columns[0])
+            absent = k.isNull() | (k == "null") if self.dataset.format == "jsonl" else k.isNull()
+            if text:
+                absent = absent | (F.regexp_replace(k, "^[ \t]+|[ \t]+$", "") == "")
+            total += self.collect(frame.select(F.count(F.when(absent, 1)).alias("n"))).column(0)[0].as_py()
+        return total
+
     def duplicate_ids(self) -> tuple[int, str | None]:
         """How many rows repeat an earlier id, and one repeated id."""
         import pyspark.sql.functions as F
