@@ -109,6 +109,11 @@ def count_dataset(dataset: Dataset, engine: str = "auto", labels: Sequence[str] 
     runner = make_engine(name, dataset, memory_limit, temp_directory, spark_master)
     try:
         if dataset.id_column:
+            missing = runner.missing_ids()
+            if missing:
+                raise InputError(f"{dataset.path}: {missing:,} {'rows have' if missing != 1 else 'row has'} no id in "
+                                 f"column {dataset.id_column!r} (null{', or empty' if dataset.format in ('csv', 'tsv') else ''}"
+                                 f"); every row needs one")
             repeated, example = runner.duplicate_ids()
             if repeated:
                 raise InputError(f"{dataset.path}: duplicate id {example!r} in column {dataset.id_column!r} "

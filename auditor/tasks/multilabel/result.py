@@ -10,6 +10,7 @@ import numpy as np
 from auditor.metrics.catalogue import compute
 from auditor.metrics.registry import REGISTRY
 from auditor.options import AuditOptions
+from auditor.results import SCHEMA
 from auditor.tasks.multilabel.align import Aligned
 from auditor.tasks.multilabel.counting import Counted
 from auditor.tasks.multilabel.measures import (
@@ -28,7 +29,6 @@ if TYPE_CHECKING:  # the resampling code (scipy) is imported only when intervals
     from auditor.analyses.verdict import Verdict
     from auditor.tasks.multilabel.resampling import ItemStatistics
 
-SCHEMA = "auditor/2"
 #: The binary catalogue per label (each label's 2 × 2 table [[TN, FP], [FN, TP]]).
 BINARY_METRICS = ("accuracy", "kappa", "mcc", "informedness", "markedness")
 
