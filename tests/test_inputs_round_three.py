@@ -292,3 +292,16 @@ def test_a_row_without_an_id_is_refused_in_every_engine(tmp_path, engine, fmt):
     result = run(["score", "--dataset", str(path), "--gold-column", "gold", "--system-columns", "S", "--id-column", "id",
                   "--engine", engine, "--json", "--bootstrap", "0", "--quiet"])
     one_error(result, f"d.{fmt}: 1 row has no id in column 'id'")
+
+
+@pytest.mark.parametrize("engine", [e for e in _engines() if e != "memory"])
+def test_joined_files_with_a_row_without_an_id_are_refused_naming_it(tmp_path, engine):
+    """GOLD and SYSTEM files joined by id in DuckDB or Spark: an empty id was reported as an id `None` not in the
+    gold file; it is a row without an id, as the files' reader says."""
+    (tmp_path / "g.csv").write_text("id,label\na,x\n,y\nc,x\n")
+    (tmp_path / "s.csv").write_text("id,label\na,x\nb,y\nc,y\n")
+    if engine == "spark":
+        pytest.importorskip("pyspark", reason="PySpark is not installed (pip install 'auditor[spark]')")
+    result = run(["score", str(tmp_path / "g.csv"), f"S={tmp_path / 's.csv'}", "--engine", engine, "--json",
+                  "--bootstrap", "0", "--quiet"])
+    one_error(result, "g.csv: 1 row has no id in column 'id'")
