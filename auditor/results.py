@@ -2,7 +2,8 @@
 
 The pipeline builds the (frozen) record once its analyses have run; the report and every
 output format read it. ``Audit.to_json`` is the one place the audit JSON (schema
-``auditor/2``, described by ``auditor/audit.schema.json``) is produced.
+``auditor/3``, described by ``auditor/audit.schema.json``) is produced; every task kind's record writes the
+same keys (docs/architecture.md, "The audit record").
 """
 from __future__ import annotations
 
@@ -34,7 +35,8 @@ if TYPE_CHECKING:  # the analysis modules load scipy; the record needs only thei
     from auditor.analyses.slices import SliceAnalysis
     from auditor.analyses.verdict import Verdict
 
-SCHEMA = "auditor/2"
+#: The audit JSON's schema, the same for every task kind (``auditor/audit.schema.json``).
+SCHEMA = "auditor/3"
 T = TypeVar("T")
 
 
@@ -78,6 +80,12 @@ class Score(MetricValue):
     @property
     def interval(self) -> tuple[float, float] | None:
         return None if self.lo is None or self.hi is None else (self.lo, self.hi)
+
+    def to_json(self) -> dict[str, Any]:
+        """``systems.NAME.metrics.ID`` of every task kind: ``value``, ``ci`` ([lo, hi] or null), ``undefined``,
+        ``convention``."""
+        return {"value": _finite(self.value), "ci": None if self.interval is None else list(self.interval),
+                "undefined": self.undefined, "convention": self.convention}
 
     def __float__(self) -> float:
         return math.nan if self.value is None else float(self.value)
@@ -263,7 +271,7 @@ class Audit:
         return Signature.of(self)
 
     def to_json(self) -> dict[str, Any]:
-        """The audit JSON (schema ``auditor/2``, ``auditor/audit.schema.json``); ``null`` for
+        """The audit JSON (schema ``auditor/3``, ``auditor/audit.schema.json``); ``null`` for
         undefined values. The keys stay where docs/architecture.md ("The audit record") puts them.
 
         Each analysis's result writes its own keys (its ``to_json``), in the order they ran;

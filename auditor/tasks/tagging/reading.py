@@ -177,7 +177,7 @@ def _sentence_starts(token_lines: np.ndarray, blank: np.ndarray, comment: np.nda
 
 def read_tagged(path: str, tag_column: int | None = None, role: str = "system") -> TagFile:
     """Read one tagged file (module docstring), JSON Lines when its first character is ``{``."""
-    raw, digest = _read_bytes(path, with_digest=role == "gold")
+    raw, digest = _read_bytes(path, with_digest=True)
     if raw.lstrip()[:1] == b"{":
         return replace(_read_jsonl(raw, path), digest=digest)
     parsed = _read_lines(raw, path, tag_column, role, robust=False)
