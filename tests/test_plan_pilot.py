@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from auditor.analyses.power import hypothesis, power
 from auditor.analyses.randomisation import approximate_randomisation
 from auditor.errors import UsageError
 from auditor.io.counts import Counts
@@ -12,7 +13,6 @@ from auditor.io.load import read_labels
 from auditor.io.validate import align
 from auditor.metrics.registry import REGISTRY
 from auditor.plan.pilot import plan_pilot_counts, rank_stability, simulated_counts
-from auditor.plan.power import hypothesis, power
 
 PILOT_ITEMS = 800
 

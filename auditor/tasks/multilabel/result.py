@@ -22,7 +22,7 @@ from auditor.tasks.multilabel.measures import (
     part_conventions,
     per_label,
 )
-from auditor.tasks.multilabel.sets import SetFile
+from auditor.tasks.multilabel.sets import SetFile, set_keys
 
 if TYPE_CHECKING:  # the resampling code (scipy) is imported only when intervals are asked for
     from auditor.analyses.rankings import RankDisagreement
@@ -152,15 +152,15 @@ class MultilabelAudit:
         sums, n = self.counted.sums, self.aligned.n_items
         predicted = sums["tp"] + sums["fp"]
         return {
-            "cardinality": {"gold": float(self.counted.gold_size.mean()),
-                            **{name: float(self.counted.predicted_size[s].mean()) for s, name in enumerate(self.systems)}},
-            "empty": {"gold": int((self.counted.gold_size == 0).sum()),
-                      **{name: int((self.counted.predicted_size[s] == 0).sum()) for s, name in enumerate(self.systems)}},
+            "cardinality": {"gold": self.counted.cardinality(),
+                            **{name: self.counted.cardinality(s) for s, name in enumerate(self.systems)}},
+            "empty": {"gold": self.counted.empty(), **{name: self.counted.empty(s) for s, name in enumerate(self.systems)}},
             "prevalence": {label: {"gold": float(sums["gold"][l] / n),
                                    **{name: float(predicted[s, l] / n) for s, name in enumerate(self.systems)}}
                            for l, label in enumerate(self.labels)},
-            "distinct_sets": {"gold": _distinct(self.aligned.gold),
-                              **{name: _distinct(self.aligned.systems[s]) for s, name in enumerate(self.systems)}}}
+            "distinct_sets": {"gold": _distinct(self.aligned.gold_sets, self.aligned.gold_codes),
+                              **{name: _distinct(self.aligned.sets[s], table.predicted)
+                                 for s, (name, table) in enumerate(zip(self.systems, self.counted.pairs))}}}
 
     def to_json(self) -> dict[str, Any]:
         """audit.json of a multi-label audit (``task: "multilabel"``)."""
@@ -196,12 +196,9 @@ class MultilabelAudit:
         return build_report(self, figures)
 
 
-def _distinct(bits: np.ndarray) -> int:
-    """Number of distinct label sets among the rows."""
-    if bits.shape[1] <= 63:
-        packed = bits.astype(np.uint64) @ (np.uint64(1) << np.arange(bits.shape[1], dtype=np.uint64))
-        return int(np.unique(packed).size)
-    return int(np.unique(np.packbits(bits, axis=1), axis=0).shape[0])
+def _distinct(sets: np.ndarray, codes: np.ndarray) -> int:
+    """Number of distinct label sets among the codes used (two codes may name one set after a label map)."""
+    return int(np.unique(set_keys(sets[np.unique(codes)])).size)
 
 
 def better(metric: str) -> int:
