@@ -100,12 +100,19 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
             advance(1)
     sources = {"gold": _source(gold_file), **{name: _source(file) for name, file in files.items()}}
     ranking, verdict = _rankings(aligned, counted, statistics, analyses)
+    chance = None
+    if analyses is None or "baselines" in analyses:
+        from auditor.tasks.multilabel.chance import baselines
+
+        with progress.task("chance baselines", total=1) as advance:
+            chance = baselines(aligned, options.seed)
+            advance(1)
     return MultilabelAudit(
         signature=_signature(gold_file, aligned, options, thresholding, separator, label_map is not None),
         options=options, sources=sources, aligned=aligned, counted=counted, statistics=statistics,
         thresholding=thresholding, separator=separator, label_map=groups,
         analyses=None if analyses is None else tuple(analyses), warnings=_warnings(aligned, counted),
-        ranking=ranking, verdict=verdict)
+        ranking=ranking, verdict=verdict, chance=chance)
 
 
 def oriented_values(aligned: Aligned, counted: Any) -> dict[str, dict[str, float | None]]:
