@@ -58,7 +58,7 @@ def _agreement(h: Any) -> str:
 
 def power_curve(plan: Any) -> tuple[np.ndarray, np.ndarray]:
     """Exact power at up to 300 sizes from N/10 to 1.5·max(N, items needed)."""
-    from auditor.plan.power import power
+    from auditor.analyses.power import power
 
     h = plan.hypothesis
     top = int(1.5 * max(h.items, plan.needed.items or h.items))

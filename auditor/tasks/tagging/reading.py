@@ -177,7 +177,7 @@ def _sentence_starts(token_lines: np.ndarray, blank: np.ndarray, comment: np.nda
 
 def read_tagged(path: str, tag_column: int | None = None, role: str = "system") -> TagFile:
     """Read one tagged file (module docstring), JSON Lines when its first character is ``{``."""
-    raw, digest = _read_bytes(path, with_digest=role == "gold")
+    raw, digest = _read_bytes(path, with_digest=True)
     if raw.lstrip()[:1] == b"{":
         return replace(_read_jsonl(raw, path), digest=digest)
     parsed = _read_lines(raw, path, tag_column, role, robust=False)
@@ -274,7 +274,7 @@ def _choose(text: str, tag_column: int | None, path: str, line: int, role: str, 
     width = len(fields)
     delimiter = "\t" if "\t" in text.rstrip(" \t") else " "
     numbered = numbered and width > 2 and _is_index(fields[0])
-    if tag_column is not None:
+    if tag_column is not None and width > 1:  # a file of tags alone has its tag wherever --tag-column points
         if not 1 <= tag_column <= width:
             raise InputError(f"{path} line {line}: --tag-column {tag_column} but the line has {width} columns")
         return Layout((1 if numbered else 0) if width > 1 else None, tag_column - 1, width, delimiter, numbered)
