@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 import numpy as np
 
 from auditor.analyses.rankings import RankDisagreement
+from auditor.analyses.verdict import Verdict
 from auditor.errors import UsageError
 from auditor.io.source import Source
 from auditor.metrics.catalogue import MetricValue, per_class_table
@@ -68,6 +69,8 @@ class TaggingAudit:
     parts: Mapping[str, np.ndarray] | None = None
     active: np.ndarray | None = None
     warnings: tuple[str, ...] = ()
+    #: Whether the winner depends on the metric, decided by the best sets (:func:`auditor.analyses.verdict.decide`).
+    verdict: Verdict | None = None
 
     @property
     def systems(self) -> tuple[str, ...]:
@@ -185,6 +188,8 @@ class TaggingAudit:
                 document["tests"] = [t.to_json() for t in self.statistics.tests]
         if self.ranking is not None:
             document.update(self.ranking.to_json())
+        if self.verdict is not None:
+            document.update(self.verdict.to_json())
         return document
 
     def _tagging_json(self) -> dict[str, Any]:
