@@ -167,6 +167,9 @@ def tagging_case(rng: random.Random, case_type):
         words = [["-DOCSTART-"]] + words
     case = case_type("tagging", f"{scheme} {layout}{' docstart' if docstart else ''}")
     options = ["--scheme", "IOBES"] if scheme == "IOBES" else []
+    if layout in ("numbered", "conll4") and rng.random() < 0.3:  # the tag column named: the same figures
+        options += ["--tag-column", "3" if layout == "numbered" else "4"]
+        case.variant += " --tag-column"
     if layout == "conlleval":
         lines = ["\n".join(f"{w} {'-X-' if w == '-DOCSTART-' else 'NN'} {g} {p}" for w, g, p in zip(*s))
                  for s in zip(words, gold, predicted)]
@@ -206,14 +209,18 @@ def check_tagging(case, audit: dict) -> bool:
 VOCABULARY = ["the", "cat", "sat", "on", "mat", "a", "dog", "ran", "Haus", "über", "zoo", "!", "cats", "."]
 
 
-def _macro_micro(references: list[str], hypotheses: list[str], beta: float, k: float) -> tuple[float, float]:
-    """Gowda et al.'s MacroF and MicroF with Counters: per segment clipped matches of each 13a token type."""
+def _macro_micro(references: list[list[str]], hypotheses: list[str], beta: float, k: float) -> tuple[float, float]:
+    """Gowda et al.'s MacroF and MicroF with Counters: per segment clipped matches of each 13a token type
+    (several references: each type's largest count among them, Counter's ``|``)."""
     from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
     tokenize = Tokenizer13a()
     match, preds, refs = Counter(), Counter(), Counter()
-    for reference, hypothesis in zip(references, hypotheses):
-        r, h = Counter(tokenize(reference).split()), Counter(tokenize(hypothesis).split())
+    for *segments, hypothesis in zip(*references, hypotheses):
+        r = Counter()
+        for segment in segments:
+            r |= Counter(tokenize(segment).split())
+        h = Counter(tokenize(hypothesis).split())
         refs.update(r)
         preds.update(h)
         match.update({t: min(c, r[t]) for t, c in h.items() if t in r})
@@ -244,6 +251,12 @@ def translation_case(rng: random.Random, case_type):
     case.files = {"ref.txt": end.join(reference) + end, **{f"{s}.txt": end.join(t) + end
                                                              for s, t in systems.items()}}
     case.argv = ["score", "--task", "translation", "@/ref.txt", *[f"{s}=@/{s}.txt" for s in systems]]
+    references = [reference]
+    if rng.random() < 0.3:  # a second reference
+        references.append([s if rng.random() < 0.5 else _segment(rng) for s in reference])
+        case.files["ref2.txt"] = end.join(references[1]) + end
+        case.argv += ["--reference", "@/ref2.txt"]
+        case.variant += " 2 refs"
     beta, k = 1.0, 1.0
     option = rng.choice(["", "", "beta", "k", "human"])
     if option == "beta":
@@ -262,10 +275,10 @@ def translation_case(rng: random.Random, case_type):
         k = float(text)
     elif option == "human":
         _human(rng, case, n, list(systems))
-    case.truth = {"bleu": sacrebleu.corpus_bleu(systems["A"], [reference]).score / 100,
-                  "chrf": sacrebleu.corpus_chrf(systems["A"], [reference]).score / 100}
+    case.truth = {"bleu": sacrebleu.corpus_bleu(systems["A"], references).score / 100,
+                  "chrf": sacrebleu.corpus_chrf(systems["A"], references).score / 100}
     if case.expect == "value":
-        case.truth["macrof"], case.truth["microf"] = _macro_micro(reference, systems["A"], beta, k)
+        case.truth["macrof"], case.truth["microf"] = _macro_micro(references, systems["A"], beta, k)
     return case
 
 

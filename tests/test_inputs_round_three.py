@@ -292,3 +292,24 @@ def test_a_row_without_an_id_is_refused_in_every_engine(tmp_path, engine, fmt):
     result = run(["score", "--dataset", str(path), "--gold-column", "gold", "--system-columns", "S", "--id-column", "id",
                   "--engine", engine, "--json", "--bootstrap", "0", "--quiet"])
     one_error(result, f"d.{fmt}: 1 row has no id in column 'id'")
+
+
+@pytest.mark.parametrize("engine", [e for e in _engines() if e != "memory"])
+def test_joined_files_with_a_row_without_an_id_are_refused_naming_it(tmp_path, engine):
+    """GOLD and SYSTEM files joined by id in DuckDB or Spark: an empty id was reported as an id `None` not in the
+    gold file; it is a row without an id, as the files' reader says."""
+    (tmp_path / "g.csv").write_text("id,label\na,x\n,y\nc,x\n")
+    (tmp_path / "s.csv").write_text("id,label\na,x\nb,y\nc,y\n")
+    if engine == "spark":
+        pytest.importorskip("pyspark", reason="PySpark is not installed (pip install 'auditor[spark]')")
+    result = run(["score", str(tmp_path / "g.csv"), f"S={tmp_path / 's.csv'}", "--engine", engine, "--json",
+                  "--bootstrap", "0", "--quiet"])
+    one_error(result, "g.csv: 1 row has no id in column 'id'")
+
+
+def test_tag_column_names_the_tag_of_a_numbered_gold_and_leaves_a_file_of_tags_alone(tmp_path):
+    """`--tag-column 3` for UNER-like gold, a system file of tags alone: read as tags (it was refused as having
+    1 column). seqeval: gold ORG and LOC, the system ORG: F1 2/3."""
+    gold = "1\tEU\tB-ORG\t-\t-\n2\tsaid\tO\t-\t-\n\n1\tParis\tB-LOC\t-\t-\n"
+    audit, values = tagging(tmp_path, gold, "B-ORG\nO\n\nO\n", "--tag-column", "3")
+    assert values["span_micro_f1"] == pytest.approx(seqeval_f1([["B-ORG", "O"], ["B-LOC"]], [["B-ORG", "O"], ["O"]]))

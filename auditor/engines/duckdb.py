@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from auditor.engines.patterns import integers
-from auditor.engines.source import Dataset, header, one_line
+from auditor.engines.source import Dataset, header, missing_ids_error, one_line
 from auditor.errors import InputError, UsageError
 
 
@@ -102,6 +102,9 @@ class DuckDBEngine:
             self.query(f"CREATE OR REPLACE TEMP VIEW v{index} AS SELECT {key.format(identifier(file.id_column))} AS id, "
                        f"{identifier(file.label_column)} AS v FROM "
                        f"{read([file.path], file.format, [file.id_column, file.label_column])}")
+            missing = self.query(f"SELECT count(*) FILTER (WHERE id IS NULL OR id = '') FROM v{index}").column(0)[0]
+            if missing.as_py():
+                raise missing_ids_error(file.path, missing.as_py(), file.id_column)
             found = self.query(f"SELECT sum(c - 1), any_value(id) FILTER (WHERE c > 1) FROM "
                                f"(SELECT id, count(*) AS c FROM v{index} GROUP BY ALL)")
             if found.column(0)[0].as_py():

@@ -13,7 +13,7 @@ import os
 import shutil
 from typing import Any, Sequence
 
-from auditor.engines.source import Dataset, one_line
+from auditor.engines.source import Dataset, missing_ids_error, one_line
 from auditor.errors import InputError, UsageError
 
 
@@ -109,6 +109,10 @@ class SparkEngine:
         for index, file in enumerate(files):
             frame = self.read([file.path], file.format, [file.label_column], id_column=file.id_column)
             frame = frame.select(F.col("_id").alias("id"), _column(file.label_column).alias(f"c{index}"))
+            missing = self.collect(frame.select(F.count(F.when(F.col("id").isNull() | (F.col("id") == ""), 1))
+                                                .alias("n"))).column(0)[0].as_py()
+            if missing:
+                raise missing_ids_error(file.path, missing, file.id_column)
             repeated = frame.groupBy("id").count().where(F.col("count") > 1)
             found = self.collect(repeated.agg(F.sum(F.col("count") - 1).alias("extra"), F.min("id").alias("example")))
             extra = found.column("extra")[0].as_py()

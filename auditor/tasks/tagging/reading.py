@@ -274,7 +274,7 @@ def _choose(text: str, tag_column: int | None, path: str, line: int, role: str, 
     width = len(fields)
     delimiter = "\t" if "\t" in text.rstrip(" \t") else " "
     numbered = numbered and width > 2 and _is_index(fields[0])
-    if tag_column is not None:
+    if tag_column is not None and width > 1:  # a file of tags alone has its tag wherever --tag-column points
         if not 1 <= tag_column <= width:
             raise InputError(f"{path} line {line}: --tag-column {tag_column} but the line has {width} columns")
         return Layout((1 if numbered else 0) if width > 1 else None, tag_column - 1, width, delimiter, numbered)
