@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # the analysis modules load scipy; the record needs only thei
     from auditor.analyses.properties import PropertyTable
     from auditor.analyses.rankings import Deployment, RankDisagreement
     from auditor.analyses.recommend import Recommendation
+    from auditor.analyses.reporting import Reporting
     from auditor.analyses.scores import ScoreAnalysis
     from auditor.analyses.significance import Statistics
     from auditor.analyses.slices import SliceAnalysis
@@ -266,6 +267,13 @@ class Audit:
                 f"(×100)</caption><thead><tr><th>system</th>{head}</tr></thead><tbody>{body}</tbody></table>")
 
     @property
+    def reporting(self) -> Reporting:
+        """The reporting statement (:mod:`auditor.analyses.reporting`): a paragraph a paper can paste."""
+        from auditor.analyses.reporting import of_audit
+
+        return of_audit(self)
+
+    @property
     def signature(self) -> Signature:
         """The reproducibility signature (:class:`Signature`); ``str()`` of it is the JSON's string."""
         return Signature.of(self)
@@ -287,6 +295,7 @@ class Audit:
         }
         for result in self.results.values():
             merge_json(document, result.to_json())
+        document.update(self.reporting.to_json())
         return document
 
 

@@ -116,6 +116,75 @@ def data_section(audit: Any, charts: Any, figures: bool) -> Section:
     return Section("data", "Data: label sets, prevalence and predicted rates", tuple(blocks))
 
 
+def chance_section(audit: Any) -> Section | None:
+    """Each chance predictor's expected figure (exact, or ≈ the Monte Carlo mean) with its 95% Monte Carlo range."""
+    if not audit.chance:
+        return None
+    rows = []
+    for baseline in audit.chance:
+        cells = []
+        for metric in KEY_METRICS:
+            value, exact = baseline.expected(metric)
+            ranged = baseline.draws > 0
+            cells.append(Cell(value, "score", low=baseline.low[metric] if ranged else None,
+                              high=baseline.high[metric] if ranged else None, approximate=not exact))
+        rows.append(Row(baseline.description, tuple(cells)))
+    primary = audit.verdict.primary if audit.verdict is not None else "micro_f1"
+    margins = audit.above_chance(primary)
+    bullets = tuple(f"{name}: {100 * margin:+.1f} points" for name, margin in margins.items())
+    return Section("chance", "Chance baselines", (
+        Paragraph("What each figure gives predictors that know nothing about the items: the empty set and gold's "
+                  "most frequent set (exact), each label drawn at its gold prevalence, and each system's own sets "
+                  "shuffled over the items (its label counts kept). Exact expectations where the figure's "
+                  "denominator is fixed by the predictor (≈: the mean of the Monte Carlo draws instead); below "
+                  "each value, the 95% range of the draws at this test-set size."),
+        Table("table-chance", "Chance baselines (×100).", "Baseline",
+              tuple(Column(SHORT[m], BY_ID[m].name) for m in KEY_METRICS), tuple(rows), _density(len(KEY_METRICS) + 1)),
+        Bullets(bullets, f"Margin (points ×100) over the strongest baseline under {SHORT[primary]}, the primary metric: the empty "
+                f"and most frequent sets, the prevalence sampler and the system's own sets shuffled"),
+    ))
+
+
+def recommendation_section(audit: Any, formula_svg: Callable[[str], str], figures: bool) -> Section | None:
+    """The recommended metrics with their formulas, reasons and the passages each rule follows; those to avoid."""
+    found = audit.recommendation
+    if found is None:
+        return None
+    blocks: list[Any] = []
+    for entry in found.metrics:
+        metric = BY_ID[entry.id]
+        cited = "; ".join(f"{source['reference']['citation']}, {source['section']}" for source in entry.sources)
+        blocks.append(Definition(f"recommended-{entry.id}", f"{metric.name} ({entry.role})",
+                                 Formula(metric.name, metric.formula, formula_svg(metric.formula) if figures else ""),
+                                 Facts(tuple(("why", reason) for reason in entry.reasons) + (("follows", cited),))))
+    if found.avoid:
+        blocks.append(Bullets(tuple(f"{BY_ID[e.id].name}: {'; '.join(e.reasons)}" for e in found.avoid),
+                              "Avoid here"))
+    quotes = {source["reference"]["citation"]: source for entry in (*found.metrics, *found.avoid)
+              for source in entry.sources}
+    blocks.append(Bullets(tuple(f"{citation} ({source['section']}): “{source['quote']}”"
+                                for citation, source in quotes.items()), "Passages the rules follow"))
+    return Section("recommendation", "Recommended metrics", tuple(blocks))
+
+
+def properties_section(audit: Any) -> Section:
+    """What each metric rewards, probed on witness sets (:mod:`auditor.tasks.multilabel.properties`)."""
+    from auditor.tasks.multilabel.properties import GOLD, LABELS, MEANINGS, probes
+
+    found = probes()
+    rows = tuple(Row(SHORT[metric], tuple(
+        Cell(f"{'yes' if probe.answer else 'no'} ({100 * probe.values[0]:.1f} vs {100 * probe.values[1]:.1f})")
+        for probe in by_probe.values())) for metric, by_probe in found.items())
+    gold = "; ".join("{" + ",".join(LABELS[i] for i in row.nonzero()[0]) + "}" for row in GOLD)
+    return Section("properties", "What each metric rewards", (
+        Paragraph(f"Each metric scored on six witness items, gold sets {gold} (r is the rare label), with the same "
+                  "functions as the audit; each cell gives the answer and the two values (×100) it compares."),
+        Facts(tuple((title, f"{meaning} (witness: {witness})") for title, meaning, witness in MEANINGS.values())),
+        Table("table-properties", "Properties probed with witnesses.", "Metric",
+              tuple(Column(title) for title, _, _ in MEANINGS.values()), rows, "small"),
+    ))
+
+
 def metrics_section(audit: Any, ledger: Ledger) -> Section:
     groups = (("Example-based (per item, then averaged)", ("subset_accuracy", "jaccard_samples", "samples_precision",
                                                           "samples_recall", "samples_f1")),
@@ -249,11 +318,16 @@ def build_report(audit: Any, figures: bool = True) -> Report:
     from auditor.report import charts
 
     ledger = Ledger()
-    sections = [summary_section(audit, ledger), data_section(audit, charts, figures), metrics_section(audit, ledger),
-                per_label_section(audit, ledger), rank_section(audit, charts, figures), significance_section(audit),
+    sections = [summary_section(audit, ledger), data_section(audit, charts, figures), chance_section(audit),
+                metrics_section(audit, ledger),
+                per_label_section(audit, ledger), properties_section(audit), rank_section(audit, charts, figures),
+                significance_section(audit), recommendation_section(audit, charts.formula_svg, figures),
                 definitions_section(charts.formula_svg, figures)]
+    from auditor.report.build import references_section
+
     sections.append(ledger_section(ledger))
     sections.append(reproducibility_section(audit))
+    sections.append(references_section([s for s in sections if s is not None]))
     gold = audit.sources["gold"]["path"]
     subtitle = f"{len(audit.systems)} systems' label sets scored against {gold} ({audit.aligned.n_items:,} items, " \
                f"{len(audit.labels)} labels)"

@@ -27,6 +27,8 @@ from auditor.tasks.multilabel.sets import SetFile, set_keys
 if TYPE_CHECKING:  # the resampling code (scipy) is imported only when intervals are asked for
     from auditor.analyses.rankings import RankDisagreement
     from auditor.analyses.verdict import Verdict
+    from auditor.tasks.multilabel.chance import Baseline
+    from auditor.tasks.multilabel.recommend import Recommendation
     from auditor.tasks.multilabel.resampling import ItemStatistics
 
 #: The binary catalogue per label (each label's 2 × 2 table [[TN, FP], [FN, TP]]).
@@ -73,6 +75,8 @@ class MultilabelAudit:
     warnings: tuple[str, ...] = ()
     ranking: RankDisagreement | None = None
     verdict: Verdict | None = None
+    chance: tuple[Baseline, ...] | None = None
+    recommendation: Recommendation | None = None
 
     @property
     def systems(self) -> tuple[str, ...]:
@@ -170,7 +174,7 @@ class MultilabelAudit:
             "options": {**self.options.to_json(), "label_separator": self.separator,
                         "label_map": None if self.label_map is None else dict(self.label_map),
                         "thresholds": None if self.thresholding is None else self.thresholding.to_json()},
-            "warnings": list(self.warnings), "multilabel": self.profile(),
+            "warnings": list(self.warnings), "multilabel": {**self.profile(), **self._chance_json()},
             "systems": {name: {"metrics": self._metric_entries(s), "per_class": self.per_class(s)}
                         for s, name in enumerate(self.systems)}}
         if self.statistics is not None:
@@ -179,7 +183,33 @@ class MultilabelAudit:
             document.update(self.ranking.to_json())
         if self.verdict is not None:
             document.update(self.verdict.to_json())
+        if self.recommendation is not None:
+            document.update(self.recommendation.to_json())
+        document["multilabel"]["properties"] = self._properties_json()
         return document
+
+    def _properties_json(self) -> dict[str, Any]:
+        from auditor.tasks.multilabel.properties import probes, to_json
+
+        return to_json(probes())
+
+    def _chance_json(self) -> dict[str, Any]:
+        if self.chance is None:
+            return {}
+        return {"chance": {baseline.name: baseline.to_json() for baseline in self.chance}}
+
+    def above_chance(self, metric: str) -> dict[str, float]:
+        """system -> its value minus the strongest baseline's expected value (the shared baselines and its own sets
+        shuffled; lower-is-better metrics: reversed)."""
+        if not self.chance:
+            return {}
+        sign = better(metric)
+        margins = {}
+        for s, name in enumerate(self.systems):  # the shared baselines and the system's own shuffle
+            strongest = max(sign * b.expected(metric)[0] for b in self.chance
+                            if not b.name.startswith("shuffle:") or b.name == f"shuffle:{name}")
+            margins[name] = sign * self.value(metric, s) - strongest
+        return margins
 
     # --------------------------------------------------------------- terminal
 

@@ -1,6 +1,7 @@
 """The multi-label audit: read -> thresholds -> align -> count -> figures -> item bootstrap, tests -> rankings."""
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -99,13 +100,26 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
             statistics = item_statistics(aligned, counted, options, tested)
             advance(1)
     sources = {"gold": _source(gold_file), **{name: _source(file) for name, file in files.items()}}
-    ranking, verdict = _rankings(aligned, counted, statistics, analyses)
-    return MultilabelAudit(
+    chance = None
+    if analyses is None or "baselines" in analyses:
+        from auditor.tasks.multilabel.chance import baselines
+
+        with progress.task("chance baselines", total=1) as advance:
+            chance = baselines(aligned, options.seed)
+            advance(1)
+    result = MultilabelAudit(
         signature=_signature(gold_file, aligned, options, thresholding, separator, label_map is not None),
         options=options, sources=sources, aligned=aligned, counted=counted, statistics=statistics,
         thresholding=thresholding, separator=separator, label_map=groups,
-        analyses=None if analyses is None else tuple(analyses), warnings=_warnings(aligned, counted),
-        ranking=ranking, verdict=verdict)
+        analyses=None if analyses is None else tuple(analyses), warnings=_warnings(aligned, counted), chance=chance)
+    recommendation = None
+    if analyses is None or "recommendation" in analyses:
+        from auditor.tasks.multilabel.recommend import recommend
+
+        recommendation = recommend(result)
+    ranking, verdict = _rankings(aligned, counted, statistics, analyses,
+                                 recommendation.primary if recommendation is not None else None)
+    return replace(result, ranking=ranking, verdict=verdict, recommendation=recommendation)
 
 
 def oriented_values(aligned: Aligned, counted: Any) -> dict[str, dict[str, float | None]]:
@@ -115,7 +129,8 @@ def oriented_values(aligned: Aligned, counted: Any) -> dict[str, dict[str, float
                    for m in METRIC_IDS} for s, name in enumerate(aligned.names)}
 
 
-def _rankings(aligned: Aligned, counted: Any, statistics: Any, analyses: Sequence[str] | None) -> tuple[Any, Any]:
+def _rankings(aligned: Aligned, counted: Any, statistics: Any, analyses: Sequence[str] | None,
+              primary: str | None) -> tuple[Any, Any]:
     """Rank disagreement (:mod:`auditor.analyses.rankings`) and the verdict (:mod:`auditor.analyses.verdict`)
     on the key metrics; both read best sets and tests from the item statistics when they ran."""
     if analyses is not None and "rankings" not in analyses:
@@ -128,7 +143,7 @@ def _rankings(aligned: Aligned, counted: Any, statistics: Any, analyses: Sequenc
     ranking = rank_disagreement(values, METRIC_IDS, lookup)
     tested = statistics if statistics is not None and statistics.tests is not None else None
     by_metric = {m: {name: values[name][m] for name in aligned.names} for m in METRIC_IDS}
-    verdict = decide(by_metric, tested, None, (), SHORT, KEY_METRICS)
+    verdict = decide(by_metric, tested, primary, (), SHORT, KEY_METRICS)
     return ranking, verdict
 
 
