@@ -341,7 +341,7 @@ register(Metric(
 
 register(Metric(
     id="nit", short="NIT", name="Normalised information transfer", function=nit,
-    range=(0.0, 1.0),
+    range=(0.0, 1.0), range_text="[1/k, 1]",  # MI ≥ 0: 2^MI/k ≥ 1/k; MI ≤ log2 k: ≤ 1
     formula=r"\mathrm{NIT} = 2^{\mathrm{MI}(Y;\hat{Y}) - H_{U_Y}} = \frac{2^{\mathrm{MI}(Y;\hat{Y})}}{k_Y},\quad \mathrm{MI} = \sum_{i,j} \frac{C_{ij}}{N}\log_2\frac{N\,C_{ij}}{\sum_l C_{il}\sum_l C_{lj}}",
     chance="exactly 1/k (k gold classes) on the expected matrix N p qᵀ of any classifier that ignores its input (MI = 0; a finite sample's MI is above 0)",
     references=("Vickers et al. 2023, Eq. 7", "Valverde-Albacete & Peláez-Moreno 2014"),
@@ -449,7 +449,7 @@ def _calibrated(base: Metric) -> Metric:
     return Metric(
         id=f"{base.id}_calibrated", name=f"{base.name}, prevalence-calibrated", function=function,
         formula=base.formula + r",\ \text{on } C'_{ij} = \frac{N}{k}\,\frac{C_{ij}}{\sum_l C_{il}}",
-        range=base.range, chance=chance, references=base.references + (f"{OPITZ} §5.2",),
+        range=base.range, range_text=base.range_text, chance=chance, references=base.references + (f"{OPITZ} §5.2",),
         uses=base.uses, convention=base.convention, undefined_when=base.undefined_when,
         properties=properties, family="calibrated", base=base.id, short=f"cal-{base.label}",
         description=f"{base.name} computed after rescaling every gold class to prevalence 1/k.",

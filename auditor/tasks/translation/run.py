@@ -181,7 +181,7 @@ def _metric_values(corpus: Corpus, observed, intervals, beta: float, alpha: floa
         never = int(((predicted == 0) & (reference > 0)).sum())
         extra = int(((predicted > 0) & (reference == 0)).sum())
         f_note = (f"P_c = 1 for the {never} reference types never produced and R_c = 1 for the {extra} produced "
-                  f"types absent from the references (the authors' convention); both give F_c = 0")
+                  f"types absent from the references (the authors' code's convention); both give F_β;c = 0")
         row = {}
         for metric in resampling.METRICS:
             value = float(observed[metric][s])
