@@ -62,8 +62,7 @@ def read_sets(path, labels):
 
 def test_every_figure_equals_scikit_learn(document, goemotions, labels):
     from sklearn import metrics as M
-
-    from tests.test_multilabel_metrics import sklearn_figures
+    from test_multilabel_metrics import sklearn_figures
 
     gold_ids, Y = read_sets(goemotions / "gold.tsv", labels)
     for name in SYSTEMS:
@@ -271,3 +270,17 @@ def test_the_recommendation_cites_what_it_read_and_the_report_lists_the_referenc
     references = " ".join(model.section("references").blocks[-1].items)
     assert "Zhang" in references and "Affect in Tweets" in references
     assert result.verdict.primary == "macro_f1"
+
+
+def test_the_threshold_curve_passes_through_the_t30_and_t50_systems(document, goemotions, labels):
+    from auditor.options import AuditOptions
+
+    result = audit(str(goemotions / "gold.tsv"), {"lr": str(goemotions / "scores" / "tfidf-lr.tsv")},
+                   options=AuditOptions(bootstrap=0, labels=labels), threshold=0.5)
+    curve = result.to_json()["multilabel"]["threshold_curves"]["lr"]
+    for threshold, system in ((0.3, "tfidf-lr-t30"), (0.5, "tfidf-lr-t50")):
+        at = curve["grid"].index(threshold)
+        for metric, values in curve["values"].items():
+            assert values[at] == pytest.approx(document["systems"][system]["metrics"][metric]["value"], abs=1e-12)
+    assert curve["used"] == 0.5 and curve["best"]["micro_f1"]["threshold"] == 0.2
+    assert result.report_model(figures=False).section("thresholds") is not None

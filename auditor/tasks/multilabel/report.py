@@ -185,6 +185,26 @@ def properties_section(audit: Any) -> Section:
     ))
 
 
+def thresholds_section(audit: Any) -> Section | None:
+    """Per score file: each metric's preferred threshold (one for all labels), its value there and at the one used."""
+    if not audit.threshold_curves:
+        return None
+    blocks: list[Any] = [Paragraph(
+        "With per-label scores, a label is predicted when its score reaches the threshold. Each metric was computed at "
+        "every threshold from 0.05 to 0.95 (step 0.05, the same for all labels); the threshold a metric prefers is "
+        "where its value is best. Metrics that prefer different thresholds reward different set sizes.")]
+    for name, curve in audit.threshold_curves.items():
+        used = curve["used"]
+        at = curve["grid"].index(used) if used in curve["grid"] else None
+        rows = tuple(Row(SHORT[m], (Cell(f"{best['threshold']:.2f}"), Cell(best["value"], "score"),
+                                    Cell(None if at is None else curve["values"][m][at], "score")))
+                     for m, best in curve["best"].items())
+        blocks.append(Table(f"table-thresholds-{name}", f"{name}: preferred threshold per metric (×100 values).",
+                            "Metric", (Column("preferred t"), Column("value there"), Column(f"at t = {used}")), rows,
+                            "small"))
+    return Section("thresholds", "Thresholds", tuple(blocks))
+
+
 def metrics_section(audit: Any, ledger: Ledger) -> Section:
     groups = (("Example-based (per item, then averaged)", ("subset_accuracy", "jaccard_samples", "samples_precision",
                                                           "samples_recall", "samples_f1")),
@@ -320,7 +340,7 @@ def build_report(audit: Any, figures: bool = True) -> Report:
     ledger = Ledger()
     sections = [summary_section(audit, ledger), data_section(audit, charts, figures), chance_section(audit),
                 metrics_section(audit, ledger),
-                per_label_section(audit, ledger), properties_section(audit), rank_section(audit, charts, figures),
+                per_label_section(audit, ledger), thresholds_section(audit), properties_section(audit), rank_section(audit, charts, figures),
                 significance_section(audit), recommendation_section(audit, charts.formula_svg, figures),
                 definitions_section(charts.formula_svg, figures)]
     from auditor.report.build import references_section

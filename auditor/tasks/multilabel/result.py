@@ -77,6 +77,7 @@ class MultilabelAudit:
     verdict: Verdict | None = None
     chance: tuple[Baseline, ...] | None = None
     recommendation: Recommendation | None = None
+    threshold_curves: Mapping[str, Mapping[str, Any]] | None = None
 
     @property
     def systems(self) -> tuple[str, ...]:
@@ -186,6 +187,8 @@ class MultilabelAudit:
         if self.recommendation is not None:
             document.update(self.recommendation.to_json())
         document["multilabel"]["properties"] = self._properties_json()
+        if self.threshold_curves is not None:
+            document["multilabel"]["threshold_curves"] = {k: dict(v) for k, v in self.threshold_curves.items()}
         return document
 
     def _properties_json(self) -> dict[str, Any]:

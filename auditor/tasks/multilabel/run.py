@@ -10,6 +10,7 @@ from auditor.errors import InputError, UsageError
 from auditor.options import AuditOptions, check_options
 from auditor.progress import SILENT, Progress
 from auditor.tasks.multilabel.align import Aligned, align
+from auditor.tasks.multilabel.checks import check
 from auditor.tasks.multilabel.counting import count
 from auditor.tasks.multilabel.label_columns import read_thresholds, threshold_sets, threshold_vector
 from auditor.tasks.multilabel.measures import BY_ID, KEY_METRICS, METRIC_IDS, SHORT, evaluate_with_undefined
@@ -17,16 +18,6 @@ from auditor.tasks.multilabel.reading import SEPARATOR, read_sets
 from auditor.tasks.multilabel.result import MultilabelAudit, Thresholding
 from auditor.tasks.multilabel.sets import SetFile
 from auditor.version import __version__
-
-#: Options of classification that have no meaning for label sets.
-CLASSIFICATION_ONLY = ("--training-prevalence", "--deployment-prevalence", "--rare-classes-matter", "--plugin")
-
-
-def _refuse_classification_options(options: AuditOptions) -> None:
-    for option, value in zip(CLASSIFICATION_ONLY, (options.training_prevalence, options.deployment_prevalence,
-                                                   options.rare_classes_matter, options.plugins)):
-        if value:
-            raise UsageError(f"{option} is for classification; it cannot be used with --task multilabel")
 
 
 def read_label_map(path: str) -> dict[str, str]:
@@ -80,10 +71,8 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
     """The multi-label audit of ``systems`` ({name: path}) against ``gold`` (a path)."""
     options = options or AuditOptions()
     check_options(options)
-    _refuse_classification_options(options)
+    check(options, label_separator, threshold, thresholds, label_map)
     separator = SEPARATOR if label_separator is None else label_separator
-    if not separator or separator in "\t\n":
-        raise UsageError(f"--label-separator {separator!r}: expected a character that is not a tab or a newline")
     groups = read_label_map(label_map) if label_map else None
     with progress.task("reading label sets", total=1) as advance:
         gold_file, files = read_inputs(gold, systems, separator)
@@ -112,6 +101,12 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
         options=options, sources=sources, aligned=aligned, counted=counted, statistics=statistics,
         thresholding=thresholding, separator=separator, label_map=groups,
         analyses=None if analyses is None else tuple(analyses), warnings=_warnings(aligned, counted), chance=chance)
+    curves = None
+    if thresholding is not None and groups is None and (analyses is None or "thresholds" in analyses):
+        from auditor.tasks.multilabel.thresholds import curves as threshold_curves
+
+        curves = threshold_curves(aligned, thresholding.files, aligned.positions or {}, thresholding.thresholds)
+    result = replace(result, threshold_curves=curves)
     recommendation = None
     if analyses is None or "recommendation" in analyses:
         from auditor.tasks.multilabel.recommend import recommend
