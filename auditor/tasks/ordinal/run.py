@@ -18,6 +18,7 @@ from auditor.io.load import label_column
 from auditor.io.names import GOLD, PREDICTIONS
 from auditor.options import THREADS, AuditOptions
 from auditor.progress import SILENT, Progress
+from auditor.tasks.ordinal.advice import recommend
 from auditor.tasks.ordinal.agreement import ordinal_agreement
 from auditor.tasks.ordinal.chance import constant_baselines
 from auditor.tasks.ordinal.levels import Order, check_levels, numeric_order, parse_order
@@ -99,4 +100,7 @@ def ordinal_analyses(result: Audit, annotators: LabelTable | None) -> dict[str, 
         done["ordinal_agreement"] = ordinal_agreement(
             codes, tuple(annotators.system_codes), len(counts.labels), ORDINAL_METRICS,
             {name: system.metrics for name, system in result.systems.items()})
+    values = {name: {m: v.value for m, v in system.metrics.items()} for name, system in result.systems.items()}
+    done["recommendation"] = recommend(values, done["constant_baselines"], done["ordinal_properties"],
+                                       done.get("ordinal_agreement"), {m.id: m for m in result.metrics})
     return done
