@@ -92,10 +92,16 @@ class MemoryEngine:
         self.tables = [read_file(file, dataset.format, needed) for file in dataset.files]
 
     def patterns(self) -> Any:
-        """Distinct (gold, systems[, slice]) rows and their counts."""
+        """Distinct (gold, systems[, slice]) rows and their counts: one group-by per part of the dataset
+        (files whose columns share their types, :attr:`~auditor.engines.source.Dataset.parts`), as a stream of
+        record batches; each batch's values become label text in :func:`auditor.engines.patterns.build`."""
         import pyarrow as pa
 
-        return _group(pa.concat_tables(self.tables, promote_options="permissive"), self.dataset.columns)
+        by_file = dict(zip(self.dataset.files, self.tables))
+        for part in self.dataset.groups:
+            grouped = _group(pa.concat_tables([by_file[f] for f in part], promote_options="permissive"),
+                             self.dataset.columns)
+            yield from grouped.to_batches()
 
     def file_values(self, column: str) -> list[tuple[str, list[Any]]]:
         """Each file and the distinct values of ``column`` in it (for naming the file of a bad value)."""
@@ -108,7 +114,8 @@ class MemoryEngine:
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        ids = pc.cast(pa.chunked_array([t.column(self.dataset.id_column) for t in self.tables]), pa.string())
+        ids = pa.chunked_array([pc.cast(t.column(self.dataset.id_column), pa.string()) for t in self.tables],
+                               pa.string())
         counted = pc.value_counts(ids)
         repeats = np.asarray(counted.field("counts").to_numpy()) - 1
         if not repeats.any():

@@ -182,10 +182,13 @@ class PilotPlan:
             metrics = {}
             for metric in r.metrics:
                 value, se = self._power(metric, index)
+                difference = float(r.pilot_difference[metric][index])
                 if value is None:
-                    undefined[f"{a} vs {b}: {metric}"] = "the pilot's difference is 0: no effect to detect"
+                    undefined[f"{a} vs {b}: {metric}"] = (
+                        "the pilot's difference is 0: no effect to detect" if difference == 0 else
+                        f"the pilot's difference is undefined: {metric} is undefined on the pilot for {a} or {b}")
                 metrics[metric] = {"power": value, "power_se": se,
-                                   "difference": float(r.pilot_difference[metric][index]),
+                                   "difference": None if difference != difference else difference,
                                    "method": primary_method(metric)}
             pairs.append({"a": a, "b": b, "metrics": metrics})
         best = r.best_metric()

@@ -29,6 +29,7 @@ from types import ModuleType
 TASKS: dict[str, str] = {
     "tagging": "auditor.tasks.tagging",
     "translation": "auditor.tasks.translation",
+    "multilabel": "auditor.tasks.multilabel",
     "ordinal": "auditor.tasks.ordinal",
 }
 

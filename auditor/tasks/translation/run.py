@@ -42,11 +42,12 @@ def _check(tokenize: str, beta: float, k: float, systems: Mapping[str, Any], gol
         raise UsageError("--task translation needs REF and at least one SYSTEM: text files of one segment per line")
     if tokenize not in TOKENIZERS:
         raise UsageError(f"--tokenize: expected one of {', '.join(TOKENIZERS)}, found {tokenize!r}")
-    if not beta > 0:
-        raise UsageError(f"--f-beta: expected a number > 0, found {beta!r}")
-    if not k >= 1:
-        raise UsageError(f"--microf-k: expected a number >= 1 (Gowda et al. 2021: f(c) = Refs(c) + k, k ≥ 1), "
-                         f"found {k!r}")
+    if not 1e-100 <= beta <= 1e100:
+        raise UsageError(f"--f-beta: expected a number > 0 (from 1e-100 to 1e100, so that β² stays a finite, nonzero "
+                         f"double), found {beta!r}")
+    if not 1 <= k <= 1e100:
+        raise UsageError(f"--microf-k: expected a number >= 1 (Gowda et al. 2021: f(c) = Refs(c) + k, k ≥ 1; at most "
+                         f"1e100, so that the weights' sums stay finite), found {k!r}")
 
 
 def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: AuditOptions = AuditOptions(),
@@ -56,7 +57,8 @@ def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: Audit
           microf_k: float = 1.0) -> TranslationAudit:
     """Audit translation ``systems`` ({name: path}) against the reference ``gold`` (and ``reference``)."""
     tokenize = tokenize or "13a"
-    f_beta, microf_k = float(f_beta or 1.0), float(microf_k or 1.0)
+    f_beta = 1.0 if f_beta is None else float(f_beta)  # 0 is refused, never read as the default
+    microf_k = 1.0 if microf_k is None else float(microf_k)
     check_options(options)
     _check(tokenize, f_beta, microf_k, systems, gold)
     references = [gold, *(reference or ())]
