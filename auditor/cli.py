@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import click
 
+from auditor.cli_demo import demo
 from auditor.cli_lmeval import LM_EVAL_OPTIONS, lm_eval_options, run_lm_eval
 from auditor.codabench import codabench_command
 from auditor.errors import AuditorError, UsageError
@@ -569,6 +570,7 @@ def check_claim(claims: tuple[str, ...], confusion: str | None, table: str | Non
 
 
 cli.add_command(codabench_command)
+cli.add_command(demo)
 
 
 def set_up_process() -> None:

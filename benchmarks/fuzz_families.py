@@ -52,6 +52,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import fuzz_routes  # noqa: E402 (beside this script, which is not a package)
 
 FAMILIES = ("columns", "quotes", "labels", "claims", "matrix", "names", "tagging", "translation", "dataset", "planner")
+#: Dataset cases run per engine (printed by :func:`main`).
+ENGINE_RUNS: Counter = Counter()
 #: The routes of issue 37: each case's result checked by its family's oracle (benchmarks/fuzz_routes.py).
 CHECKS = {"tagging": fuzz_routes.check_tagging, "translation": fuzz_routes.check_translation,
           "planner": fuzz_routes.check_planner}
@@ -349,6 +351,8 @@ def run(count: int, seed: int, html_every: int = 0, families=FAMILIES, spark_eve
                 auditor.pipeline.run_stages = real
             outcomes[outcome] += 1
             by_family[family][outcome] += 1
+            if family == "dataset":
+                ENGINE_RUNS[case.variant.split()[0]] += 1
             if outcome not in ("correct", "refused as expected"):
                 detail = "" if result is None else (repr(result.exception) if result.exception and not isinstance(
                     result.exception, SystemExit) else result.output.strip()[-240:])
@@ -374,6 +378,8 @@ def main() -> int:
         print(f"  {outcome:<26} {outcomes.get(outcome, 0):6d}")
     for family in families:
         print(f"  {family:<10} " + ", ".join(f"{k}: {v}" for k, v in sorted(by_family[family].items())))
+    if ENGINE_RUNS:
+        print("  dataset cases by engine: " + ", ".join(f"{k}: {v}" for k, v in sorted(ENGINE_RUNS.items())))
     for outcome, lines in examples.items():
         print(f"{outcome} (first {args.show}):")
         for line in lines[:args.show]:

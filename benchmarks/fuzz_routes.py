@@ -12,7 +12,8 @@ each case against an oracle that does not share auditor's code.
   for BLEU and chrF, a Counter-based MacroF/MicroF (Gowda et al. 2021) on sacrebleu's 13a tokens, the human
   scores' means by hand.
 - ``dataset``: ``--dataset`` globs of two or three files (Parquet with a column typed int, float or text file
-  to file; CSV; JSON Lines), columns differing only in case and duplicate headers (refused), in the memory and
+  to file; CSV; JSON Lines), unique ids typed file to file, a row without an id, columns differing only in case
+  and duplicate headers (the last three refused), in the memory and
   DuckDB engines and, every ``spark_every``-th case, Spark. Oracle: pandas, file by file, labels as text.
 - ``planner``: ``plan`` from pilot files where a system may always predict one class, with ``--json`` (and
   sometimes ``-o``). Oracle: pandas' accuracy difference; a metric undefined on the pilot has a null power.
@@ -166,6 +167,9 @@ def tagging_case(rng: random.Random, case_type):
         words = [["-DOCSTART-"]] + words
     case = case_type("tagging", f"{scheme} {layout}{' docstart' if docstart else ''}")
     options = ["--scheme", "IOBES"] if scheme == "IOBES" else []
+    if layout in ("numbered", "conll4") and rng.random() < 0.3:  # the tag column named: the same figures
+        options += ["--tag-column", "3" if layout == "numbered" else "4"]
+        case.variant += " --tag-column"
     if layout == "conlleval":
         lines = ["\n".join(f"{w} {'-X-' if w == '-DOCSTART-' else 'NN'} {g} {p}" for w, g, p in zip(*s))
                  for s in zip(words, gold, predicted)]
@@ -205,14 +209,18 @@ def check_tagging(case, audit: dict) -> bool:
 VOCABULARY = ["the", "cat", "sat", "on", "mat", "a", "dog", "ran", "Haus", "über", "zoo", "!", "cats", "."]
 
 
-def _macro_micro(references: list[str], hypotheses: list[str], beta: float, k: float) -> tuple[float, float]:
-    """Gowda et al.'s MacroF and MicroF with Counters: per segment clipped matches of each 13a token type."""
+def _macro_micro(references: list[list[str]], hypotheses: list[str], beta: float, k: float) -> tuple[float, float]:
+    """Gowda et al.'s MacroF and MicroF with Counters: per segment clipped matches of each 13a token type
+    (several references: each type's largest count among them, Counter's ``|``)."""
     from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
     tokenize = Tokenizer13a()
     match, preds, refs = Counter(), Counter(), Counter()
-    for reference, hypothesis in zip(references, hypotheses):
-        r, h = Counter(tokenize(reference).split()), Counter(tokenize(hypothesis).split())
+    for *segments, hypothesis in zip(*references, hypotheses):
+        r = Counter()
+        for segment in segments:
+            r |= Counter(tokenize(segment).split())
+        h = Counter(tokenize(hypothesis).split())
         refs.update(r)
         preds.update(h)
         match.update({t: min(c, r[t]) for t, c in h.items() if t in r})
@@ -236,11 +244,19 @@ def translation_case(rng: random.Random, case_type):
 
     n = rng.randint(2, 6)
     reference = [_segment(rng) for _ in range(n)]
-    systems = {name: [s if rng.random() < 0.4 else _segment(rng) for s in reference] for name in ("A", "B", "C")}
-    case = case_type("translation", "plain", system="A")
-    case.files = {"ref.txt": "\n".join(reference) + "\n", **{f"{s}.txt": "\n".join(t) + "\n"
-                                                                 for s, t in systems.items()}}
+    systems = {name: [s if rng.random() < 0.4 else "" if rng.random() < 0.1 else _segment(rng) for s in reference]
+               for name in ("A", "B", "C")}  # an empty segment now and then
+    end = "\r\n" if rng.random() < 0.2 else "\n"  # CRLF files read as LF ones
+    case = case_type("translation", "crlf" if end == "\r\n" else "plain", system="A")
+    case.files = {"ref.txt": end.join(reference) + end, **{f"{s}.txt": end.join(t) + end
+                                                             for s, t in systems.items()}}
     case.argv = ["score", "--task", "translation", "@/ref.txt", *[f"{s}=@/{s}.txt" for s in systems]]
+    references = [reference]
+    if rng.random() < 0.3:  # a second reference
+        references.append([s if rng.random() < 0.5 else _segment(rng) for s in reference])
+        case.files["ref2.txt"] = end.join(references[1]) + end
+        case.argv += ["--reference", "@/ref2.txt"]
+        case.variant += " 2 refs"
     beta, k = 1.0, 1.0
     option = rng.choice(["", "", "beta", "k", "human"])
     if option == "beta":
@@ -259,10 +275,10 @@ def translation_case(rng: random.Random, case_type):
         k = float(text)
     elif option == "human":
         _human(rng, case, n, list(systems))
-    case.truth = {"bleu": sacrebleu.corpus_bleu(systems["A"], [reference]).score / 100,
-                  "chrf": sacrebleu.corpus_chrf(systems["A"], [reference]).score / 100}
+    case.truth = {"bleu": sacrebleu.corpus_bleu(systems["A"], references).score / 100,
+                  "chrf": sacrebleu.corpus_chrf(systems["A"], references).score / 100}
     if case.expect == "value":
-        case.truth["macrof"], case.truth["microf"] = _macro_micro(reference, systems["A"], beta, k)
+        case.truth["macrof"], case.truth["microf"] = _macro_micro(references, systems["A"], beta, k)
     return case
 
 
@@ -311,7 +327,8 @@ def dataset_case(rng: random.Random, case_type, engine: str):
     fmt = rng.choice(["parquet", "parquet", "csv", "jsonl"])
     files = rng.randint(2, 3)
     names = ["gold", "S", "T"]
-    variant = rng.choice(["types", "types", "plain", "case", "duplicate" if fmt != "jsonl" else "plain"])
+    variant = rng.choice(["types", "types", "plain", "case", "duplicate" if fmt != "jsonl" else "plain", "ids",
+                          "null id"])
     if variant == "case":
         names[2] = "s"
     case = case_type("dataset", f"{engine} {fmt} {variant}")
@@ -325,11 +342,18 @@ def dataset_case(rng: random.Random, case_type, engine: str):
                        names[2]: [rng.choice(pool) for _ in gold]})
         frames[-1] = {c: [kind(v) if kind is not float else float(v) for v in values]
                       for c, values in frames[-1].items()}
+        if variant in ("ids", "null id"):  # unique ids, typed like the file's labels (text, or numbers)
+            frames[-1]["id"] = [f"r{index}-{row}" if kind is str else 100 * index + row for row in range(rows)]
+    if variant == "null id":  # one row without an id: null (empty in CSV)
+        frame = rng.choice(frames)
+        frame["id"][rng.randrange(len(frame["id"]))] = "" if fmt == "csv" else None
     for index, frame in enumerate(frames):
         case.files[f"d{index}.{fmt}"] = _dataset_file(frame, fmt, variant == "duplicate")
     case.argv = ["score", "--dataset", f"@/d*.{fmt}", "--gold-column", "gold", "--system-columns",
-                 ",".join(names[1:]), "--engine", engine]
-    if variant == "case":
+                 ",".join(names[1:]), "--engine", engine, *(["--id-column", "id"] if "id" in frames[0] else [])]
+    if variant == "null id":
+        case.expect, case.fragment = "error", "no id in column 'id'"
+    elif variant == "case":
         case.expect, case.fragment = "error", "differ only in case"
     elif variant == "duplicate":
         case.expect, case.fragment = "error", "appears 2 times"

@@ -34,7 +34,7 @@ def germeval_json() -> dict:
 
 
 def test_score_json_has_the_documented_keys(germeval_json):
-    assert germeval_json["schema"] == "auditor/2"
+    assert germeval_json["schema"] == "auditor/3"
     assert germeval_json["signature"].startswith("auditor:0.1.0|gold:")
     assert germeval_json["labels"] == ["ABUSE", "INSULT", "OTHER", "PROFANITY"]
     assert germeval_json["n_items"] == 3532

@@ -95,6 +95,16 @@ def test_a_conll_2003_line_opening_with_a_number_is_not_numbered(tmp_path):
     assert values["accuracy"] == pytest.approx(2 / 3)
 
 
+def test_a_hashtag_inside_a_sentence_is_never_a_numbered_file_s_comment(tmp_path):
+    """`1 NN I-NP O` then `#FollowFriday CD I-NP B-LOC`: a `#` line after a token line is no comment (CoNLL-U's
+    comments precede a sentence), so the first column does not count 1, 2 and the tag is the last column.
+    seqeval: gold LOC found: F1 1; 2 tokens."""
+    gold = "1 NN I-NP O\n#FollowFriday CD I-NP B-LOC\n"
+    audit, values = tagging(tmp_path, gold, "O\nB-LOC\n")
+    assert audit["n_items"] == 2 and audit["tagging"]["types"] == ["LOC"]
+    assert values["span_micro_f1"] == seqeval_f1([["O", "B-LOC"]], [["O", "B-LOC"]]) == 1.0
+
+
 def test_a_numbered_file_still_reads_its_tag_column(tmp_path):
     """UNER's layout: the index counts 1, 2 in each sentence; the tag is the first tag-like column after the token."""
     gold = "1\tEU\tB-ORG\t-\t-\n2\tsaid\tO\t-\t-\n\n1\tParis\tB-LOC\t-\t-\n"
@@ -259,3 +269,47 @@ def test_a_native_message_is_cut_to_its_explanation(tmp_path):
     result = dataset_score(str(tmp_path / "d.csv"), "duckdb")
     one_error(result, "Expected Number of Columns: 2 Found: 3")
     assert "Possible fixes" not in result.stderr and len(result.stderr) < 400
+
+
+@pytest.mark.parametrize("engine", _engines())
+@pytest.mark.parametrize("fmt", ["parquet", "csv", "jsonl"])
+def test_a_row_without_an_id_is_refused_in_every_engine(tmp_path, engine, fmt):
+    """One null id (an empty field in CSV) was accepted where the files' reader refuses an empty id."""
+    path = tmp_path / f"d.{fmt}"
+    ids = ["a", None, "c"]
+    if fmt == "parquet":
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        pq.write_table(pa.table({"id": ids, "gold": ["x", "y", "x"], "S": ["x", "y", "y"]}), path)
+    elif fmt == "csv":
+        path.write_text("id,gold,S\na,x,x\n,y,y\nc,x,y\n")
+    else:
+        path.write_text("".join(json.dumps({"id": i, "gold": g, "S": s}) + "\n"
+                                for i, g, s in zip(ids, "xyx", "xyy")))
+    if engine == "spark":
+        pytest.importorskip("pyspark", reason="PySpark is not installed (pip install 'auditor[spark]')")
+    result = run(["score", "--dataset", str(path), "--gold-column", "gold", "--system-columns", "S", "--id-column", "id",
+                  "--engine", engine, "--json", "--bootstrap", "0", "--quiet"])
+    one_error(result, f"d.{fmt}: 1 row has no id in column 'id'")
+
+
+@pytest.mark.parametrize("engine", [e for e in _engines() if e != "memory"])
+def test_joined_files_with_a_row_without_an_id_are_refused_naming_it(tmp_path, engine):
+    """GOLD and SYSTEM files joined by id in DuckDB or Spark: an empty id was reported as an id `None` not in the
+    gold file; it is a row without an id, as the files' reader says."""
+    (tmp_path / "g.csv").write_text("id,label\na,x\n,y\nc,x\n")
+    (tmp_path / "s.csv").write_text("id,label\na,x\nb,y\nc,y\n")
+    if engine == "spark":
+        pytest.importorskip("pyspark", reason="PySpark is not installed (pip install 'auditor[spark]')")
+    result = run(["score", str(tmp_path / "g.csv"), f"S={tmp_path / 's.csv'}", "--engine", engine, "--json",
+                  "--bootstrap", "0", "--quiet"])
+    one_error(result, "g.csv: 1 row has no id in column 'id'")
+
+
+def test_tag_column_names_the_tag_of_a_numbered_gold_and_leaves_a_file_of_tags_alone(tmp_path):
+    """`--tag-column 3` for UNER-like gold, a system file of tags alone: read as tags (it was refused as having
+    1 column). seqeval: gold ORG and LOC, the system ORG: F1 2/3."""
+    gold = "1\tEU\tB-ORG\t-\t-\n2\tsaid\tO\t-\t-\n\n1\tParis\tB-LOC\t-\t-\n"
+    audit, values = tagging(tmp_path, gold, "B-ORG\nO\n\nO\n", "--tag-column", "3")
+    assert values["span_micro_f1"] == pytest.approx(seqeval_f1([["B-ORG", "O"], ["B-LOC"]], [["B-ORG", "O"], ["O"]]))

@@ -17,7 +17,7 @@ def figures(gold, *systems, labels=None):
     gold = np.asarray(gold, dtype=bool)
     stack = np.stack([np.asarray(s, dtype=bool) for s in systems])
     labels = labels or tuple("abcdefghij"[:gold.shape[1]])
-    aligned = Aligned(tuple(f"s{i}" for i in range(len(systems))), labels, gold, stack)
+    aligned = Aligned.of_bits([f"s{i}" for i in range(len(systems))], labels, gold, stack)
     counted = count(aligned)
     return counted, evaluate_with_undefined(counted.sums)
 
@@ -111,7 +111,7 @@ def test_per_label_counts_and_binary_catalogue_equal_pycm(pair):
     labels = tuple("abcde"[:Y.shape[1]])
     result = MultilabelAudit.__new__(MultilabelAudit)
     object.__setattr__(result, "counted", counted)
-    object.__setattr__(result, "aligned", Aligned(("s0",), labels, Y, P[None]))
+    object.__setattr__(result, "aligned", Aligned.of_bits(("s0",), labels, Y, [P]))
     table = result.per_class(0)
     oracle = MultiLabelCM([{labels[j] for j in np.flatnonzero(row)} for row in Y],
                           [{labels[j] for j in np.flatnonzero(row)} for row in P], classes=list(labels))

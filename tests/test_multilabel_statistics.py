@@ -16,8 +16,7 @@ from auditor.tasks.multilabel.resampling import item_statistics, mcnemar, random
 
 def aligned_of(gold, *systems):
     gold = np.asarray(gold, dtype=bool)
-    return Aligned(tuple(f"s{i}" for i in range(len(systems))), tuple("abc"[:gold.shape[1]]), gold,
-                   np.stack([np.asarray(s, dtype=bool) for s in systems]))
+    return Aligned.of_bits([f"s{i}" for i in range(len(systems))], tuple("abc"[:gold.shape[1]]), gold, systems)
 
 
 GOLD = [[1, 1, 0], [0, 0, 1], [1, 0, 0], [0, 1, 1], [1, 0, 1], [0, 1, 0]]
@@ -54,7 +53,7 @@ def test_randomisation_on_triples_matches_the_exact_permutation_distribution(met
 def test_mcnemar_counts_the_items_only_one_system_matches():
     counted = count(aligned_of(GOLD, A, B))
     # exact matches: A on items 2, 4, 6; B on items 1, 3, 5 -> n01 = 3, n10 = 3, p = 1
-    assert mcnemar(counted, 0, 1) == (3, 3, 1.0)
+    assert mcnemar(aligned_of(GOLD, A, B), counted, 0, 1) == (3, 3, 1.0)
 
 
 def test_identical_systems_are_never_significant_and_share_the_best_set():

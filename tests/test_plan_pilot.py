@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from auditor.analyses.power import hypothesis, power
 from auditor.analyses.randomisation import approximate_randomisation
 from auditor.errors import UsageError
 from auditor.io.counts import Counts
@@ -14,7 +15,6 @@ from auditor.io.load import read_labels
 from auditor.io.validate import align
 from auditor.metrics.registry import REGISTRY
 from auditor.plan.pilot import plan_pilot_counts, rank_stability, simulated_counts
-from auditor.plan.power import hypothesis, power
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "germeval2018"
 PILOT_ITEMS = 800

@@ -1,4 +1,4 @@
-"""audit.json against its JSON Schema (auditor/audit.schema.json, schema "auditor/2"; issue 11).
+"""audit.json against its JSON Schema (auditor/audit.schema.json, schema "auditor/3"; issue 11).
 
 The schema ships in the package; every kind of audit validates against it, and a document
 with a renamed or misplaced key does not.
@@ -45,7 +45,7 @@ def germeval():
 
 def test_germeval_audit_validates(validator, germeval):
     assert _errors(validator, germeval) == []
-    assert germeval["schema"] == "auditor/2"
+    assert germeval["schema"] == "auditor/3"
     assert {"options", "chance", "statistics", "verdict", "recommendation", "properties"} <= set(germeval)
     assert germeval["options"]["bootstrap"] == 50 and germeval["options"]["alpha"] == 0.05
     assert {"ranks", "best_set", "p_win"} <= set(germeval["statistics"])

@@ -342,7 +342,7 @@ def statistics(
     rounds = randomisation_rounds(rounds, family_size, alpha) if randomised_metrics else 0
     tests = _adjusted(_pair_tests(counts, boot, [by_id[m] for m in chosen], pairs_of, rounds, seed,
                                   all_labels_active, progress), chosen, correction)
-    best_set = _best_sets(tests, boot, chosen, correction, alpha)
+    best_set = best_sets(tests, boot.observed, boot.systems, chosen, correction, alpha)
     return Statistics(boot, tuple(tests), best_set, tuple(chosen), correction, alpha, rounds, family)
 
 
@@ -417,16 +417,20 @@ def _adjusted(tests: list[PairTest], chosen: Sequence[str], correction: str) -> 
     return [adjusted_tests.get(index, test) for index, test in enumerate(tests)]
 
 
-def _best_sets(tests: Sequence[PairTest], boot: BootstrapResult, chosen: Sequence[str], correction: str,
-               alpha: float) -> dict[str, BestSet]:
-    """Per metric: the top system and those not significantly worse (family: the S − 1 tests against it)."""
-    systems = boot.systems
+def best_sets(tests: Sequence[PairTest], observed: Mapping[str, np.ndarray], systems: Sequence[str],
+              chosen: Sequence[str], correction: str, alpha: float,
+              method_of: Callable[[str], str] | None = None) -> dict[str, BestSet]:
+    """Per metric of ``chosen``: the top system (highest ``observed`` value) and those not significantly worse
+    under the metric's test (``method_of(metric)``, default :func:`primary_method`), its p-values against the top
+    adjusted over the S − 1 comparisons with it. Every task kind's best sets, and so its bold, come from here
+    (docs/architecture.md, "One rule for significance")."""
+    systems = tuple(systems)
     best_set = {}
     for metric_id in chosen:
-        top = _top(boot.observed[metric_id])
+        top = _top(observed[metric_id])
         if top is None:
             continue
-        method = primary_method(metric_id)
+        method = (method_of or primary_method)(metric_id)
         against = {}
         for test in tests:
             if test.metric == metric_id and test.method == method and systems[top] in (test.a, test.b):
@@ -436,7 +440,7 @@ def _best_sets(tests: Sequence[PairTest], boot: BootstrapResult, chosen: Sequenc
         members = [systems[top]] + [
             name for name in systems
             if name in adjusted and not adjusted[name] < alpha
-            and not np.isnan(boot.observed[metric_id][systems.index(name)])
+            and not np.isnan(observed[metric_id][systems.index(name)])
         ]
         best_set[metric_id] = BestSet(systems[top], tuple(members), method, alpha, adjusted)
     return best_set

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from auditor.engines.patterns import integers
-from auditor.engines.source import Dataset, header, one_line
+from auditor.engines.source import Dataset, header, missing_ids_error, one_line
 from auditor.errors import InputError, UsageError
 
 
@@ -102,6 +102,9 @@ class DuckDBEngine:
             self.query(f"CREATE OR REPLACE TEMP VIEW v{index} AS SELECT {key.format(identifier(file.id_column))} AS id, "
                        f"{identifier(file.label_column)} AS v FROM "
                        f"{read([file.path], file.format, [file.id_column, file.label_column])}")
+            missing = self.query(f"SELECT count(*) FILTER (WHERE id IS NULL OR id = '') FROM v{index}").column(0)[0]
+            if missing.as_py():
+                raise missing_ids_error(file.path, missing.as_py(), file.id_column)
             found = self.query(f"SELECT sum(c - 1), any_value(id) FILTER (WHERE c > 1) FROM "
                                f"(SELECT id, count(*) AS c FROM v{index} GROUP BY ALL)")
             if found.column(0)[0].as_py():
@@ -224,6 +227,13 @@ class DuckDBEngine:
             files += table.column(0).to_pylist()
             values += table.column(1).to_pylist()
         return [(file, [v for f, v in zip(files, values) if f == file]) for file in dict.fromkeys(files)]
+
+    def missing_ids(self) -> int:
+        """Rows without an id: null, or (CSV, TSV) empty once trimmed of spaces and tabs."""
+        column = identifier(self.dataset.id_column)
+        empty = f" OR trim({column}, E' \\t') = ''" if self.dataset.format in ("csv", "tsv") else ""
+        return sum(int(self.query(f"SELECT count(*) FILTER (WHERE {column} IS NULL{empty}) FROM {part}").column(0)[0]
+                       .as_py()) for part in relations(self.dataset, [self.dataset.id_column]))
 
     def duplicate_ids(self) -> tuple[int, str | None]:
         """How many rows repeat an earlier id, and one repeated id."""

@@ -109,6 +109,18 @@ class MemoryEngine:
 
         return [(file, pc.unique(table.column(column)).to_pylist()) for file, table in zip(self.dataset.files, self.tables)]
 
+    def missing_ids(self) -> int:
+        """Rows without an id: null, or (CSV, TSV) empty once trimmed of spaces and tabs."""
+        import pyarrow.compute as pc
+
+        total = 0
+        for table in self.tables:
+            ids = table.column(self.dataset.id_column)
+            total += ids.null_count
+            if self.dataset.format in ("csv", "tsv"):
+                total += int(pc.sum(pc.equal(pc.utf8_trim(ids, " \t"), "")).as_py() or 0)
+        return total
+
     def duplicate_ids(self) -> tuple[int, str | None]:
         """How many rows repeat an earlier id, and one repeated id."""
         import pyarrow as pa

@@ -148,6 +148,12 @@ def one_line(error: Exception) -> str:
     return text if len(text) <= 300 else text[:299] + "…"
 
 
+def missing_ids_error(where: str, missing: int, column: str) -> InputError:
+    """The one message for rows without an id (null, or empty text), whatever the engine."""
+    return InputError(f"{where}: {missing:,} {'rows have' if missing != 1 else 'row has'} no id in column {column!r} "
+                      f"(null or empty); every row needs one")
+
+
 def is_uri(path: str) -> bool:
     """True for a URI with a scheme (``hdfs://``, ``s3a://``, ``file://``): data only Spark reads."""
     return re.match(r"^[A-Za-z][A-Za-z0-9+.-]+://", path) is not None

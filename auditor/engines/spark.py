@@ -13,7 +13,7 @@ import os
 import shutil
 from typing import Any, Sequence
 
-from auditor.engines.source import Dataset, one_line
+from auditor.engines.source import Dataset, missing_ids_error, one_line
 from auditor.errors import InputError, UsageError
 
 
@@ -109,6 +109,10 @@ class SparkEngine:
         for index, file in enumerate(files):
             frame = self.read([file.path], file.format, [file.label_column], id_column=file.id_column)
             frame = frame.select(F.col("_id").alias("id"), _column(file.label_column).alias(f"c{index}"))
+            missing = self.collect(frame.select(F.count(F.when(F.col("id").isNull() | (F.col("id") == ""), 1))
+                                                .alias("n"))).column(0)[0].as_py()
+            if missing:
+                raise missing_ids_error(file.path, missing, file.id_column)
             repeated = frame.groupBy("id").count().where(F.col("count") > 1)
             found = self.collect(repeated.agg(F.sum(F.col("count") - 1).alias("extra"), F.min("id").alias("example")))
             extra = found.column("extra")[0].as_py()
@@ -192,6 +196,20 @@ class SparkEngine:
         for file, value in zip(files, values):
             by_file.setdefault(file.removeprefix("file://"), []).append(value)
         return list(by_file.items())
+
+    def missing_ids(self) -> int:
+        """Rows without an id: null (JSON Lines: a null or absent key), or (CSV, TSV) empty once trimmed."""
+        import pyspark.sql.functions as F
+
+        text = self.dataset.format in ("csv", "tsv")
+        total = 0
+        for frame in self.frames([self.dataset.id_column]):
+            k = F.col(frame.columns[0])
+            absent = k.isNull() | (k == "null") if self.dataset.format == "jsonl" else k.isNull()
+            if text:
+                absent = absent | (F.regexp_replace(k, "^[ \t]+|[ \t]+$", "") == "")
+            total += self.collect(frame.select(F.count(F.when(absent, 1)).alias("n"))).column(0)[0].as_py()
+        return total
 
     def duplicate_ids(self) -> tuple[int, str | None]:
         """How many rows repeat an earlier id, and one repeated id."""

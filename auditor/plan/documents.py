@@ -9,9 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from auditor.formatting import format_value
-from auditor.plan.methods import CARD, GELMAN, METHODS, TEST, VICKERS
-from auditor.plan.power import (
+from auditor.analyses.power import (
     CONSERVATIVE_NOTE,
     Detectable,
     Hypothesis,
@@ -22,6 +20,8 @@ from auditor.plan.power import (
     items_needed,
     power,
 )
+from auditor.formatting import format_value
+from auditor.plan.methods import CARD, GELMAN, METHODS, TEST, VICKERS
 from auditor.plan.predictive import PredictiveResult
 from auditor.version import __version__
 

@@ -2,7 +2,7 @@
 :mod:`auditor.plan.pages` prints on the pages."""
 from __future__ import annotations
 
-from auditor.plan.power import MAX_ITEMS
+from auditor.analyses.power import MAX_ITEMS
 
 CARD = "Card et al. 2020"
 GELMAN = "Gelman & Carlin 2014"

@@ -45,7 +45,7 @@ def _line_chart(rows: list[dict[str, Any]], x: dict[str, Any], y: dict[str, Any]
 
 def power_curve(plan: Any) -> tuple[np.ndarray, np.ndarray]:
     """Exact power at up to 300 sizes from N/10 to 1.5·max(N, items needed) (the saw-tooth shows)."""
-    from auditor.plan.power import power
+    from auditor.analyses.power import power
 
     h = plan.hypothesis
     top = int(1.5 * max(h.items, plan.needed.items or h.items))

@@ -16,7 +16,7 @@ from auditor.errors import InputError, UsageError
 from auditor.io.column import LabelColumn, as_id_array
 from auditor.io.lines import is_comment, split_fields
 from auditor.io.names import is_id_name, is_label_name
-from auditor.tasks.multilabel.sets import SetFile
+from auditor.tasks.multilabel.sets import SetFile, encode_rows
 
 #: The default threshold of a score file (said so in the report).
 DEFAULT_THRESHOLD = 0.5
@@ -85,8 +85,8 @@ def _sets(column: LabelColumn, labels: Sequence[str], matrix: np.ndarray, lines:
     order = np.argsort(labels, kind="stable")
     labels, matrix = tuple(labels[i] for i in order), matrix[:, order]
     if bool(((matrix == 0) | (matrix == 1)).all()):
-        return SetFile(column, labels, matrix == 1, "columns")
-    return SetFile(column, labels, matrix >= DEFAULT_THRESHOLD, "scores", scores=matrix)
+        return SetFile(column, labels, *encode_rows(matrix == 1)[::-1], "columns")
+    return SetFile(column, labels, *encode_rows(matrix >= DEFAULT_THRESHOLD)[::-1], "scores", scores=matrix)
 
 
 def read_thresholds(path: str) -> dict[str, float]:
@@ -140,4 +140,5 @@ def threshold_sets(file: SetFile, thresholds: np.ndarray) -> SetFile:
     """A score file's sets at ``thresholds`` (one per label of the file): label predicted when score ≥ threshold."""
     from dataclasses import replace
 
-    return replace(file, bits=file.scores >= thresholds)
+    codes, sets = encode_rows(file.scores >= thresholds)
+    return replace(file, sets=sets, codes=codes)

@@ -1,4 +1,4 @@
-"""Reading label sets: four layouts, one :class:`SetFile` each (items × labels as bits, in file order).
+"""Reading label sets: four layouts, one :class:`SetFile` each (a code per item into its distinct sets).
 
 * ``id<TAB>labels`` (CSV, TSV, any layout :func:`auditor.io.load.read_labels` reads), the labels of an item
   joined by the separator (``,`` by default); an empty field is the empty set. The set texts are read as
@@ -15,7 +15,7 @@ import io
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -23,7 +23,7 @@ from auditor.errors import InputError
 from auditor.io.column import LabelColumn, as_id_array
 from auditor.io.names import GOLD, PREDICTIONS, choose_columns
 from auditor.tasks.multilabel.label_columns import column_layout, read_label_columns, sets_from_table
-from auditor.tasks.multilabel.sets import SetFile
+from auditor.tasks.multilabel.sets import SetFile, encode_rows
 
 #: The default separator of a set's labels in a delimited file.
 SEPARATOR = ","
@@ -54,39 +54,55 @@ def _head(source: str) -> bytes:
 
 
 def _read_joined(source: str, separator: str, role: str) -> SetFile:
-    """``id<TAB>a,b`` lines: the distinct set texts split once each."""
+    """``id<TAB>a,b`` lines: the distinct set texts split once each, by arrow."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     from auditor.io.load import read_labels
 
     column = read_labels(source, rule=GOLD if role == "gold" else PREDICTIONS)
-    texts = column.categories
-    members = [_split(text, separator) for text in texts]
-    for code, parts in enumerate(members):
-        problem = _set_problem(parts, separator)
-        if problem:
-            item = int(np.flatnonzero(column.codes == code)[0])
-            raise InputError(f"{column.where(item)}: {problem} in the set {texts[code]!r}; expected labels joined "
-                             f"by {separator!r} (an empty field is the empty set)")
-    labels = tuple(sorted({label for parts in members for label in parts}))
-    index = {label: i for i, label in enumerate(labels)}
-    set_bits = np.zeros((len(texts), len(labels)), dtype=bool)
-    for code, parts in enumerate(members):
-        set_bits[code, [index[label] for label in parts]] = True
-    return SetFile(column, labels, set_bits[column.codes], "joined")
+    texts = pa.array(column.categories, pa.string())
+    trimmed = pc.utf8_trim(texts, " \t")
+    split = pc.split_pattern(trimmed, separator)
+    offsets = np.asarray(split.offsets.to_numpy(zero_copy_only=False), dtype=np.int64)
+    owner = np.repeat(np.arange(len(texts)), np.diff(offsets))
+    is_set = ~np.asarray(pc.equal(trimmed, "").to_numpy(zero_copy_only=False), dtype=bool)  # "" is the empty set
+    keep = is_set[owner]
+    values = pc.utf8_trim(split.flatten(), " \t").filter(pa.array(keep))
+
+    def where(code: int) -> str:
+        item = int(np.flatnonzero(column.codes == code)[0])
+        return f"{column.where(item)} (the set {column.categories[code]!r})"
+
+    labels, set_bits = member_bits(owner[keep], values, len(texts), where,
+                                   f"two {separator!r} in a row, or one at an end")
+    return SetFile(column, labels, set_bits, column.codes, "joined")
 
 
-def _split(text: str, separator: str) -> list[str]:
-    if text.strip(" \t") == "":
-        return []
-    return [part.strip(" \t") for part in text.split(separator)]
+def member_bits(owner: np.ndarray, values: Any, rows: int, where: Callable[[int], str], empty_hint: str
+                ) -> tuple[tuple[str, ...], np.ndarray]:
+    """(sorted labels, rows × labels bits) of label ``values[k]`` (arrow strings) in row ``owner[k]``; an empty
+    label or a label twice in one row is one error at ``where(row)``."""
+    import pyarrow.compute as pc
 
-
-def _set_problem(parts: list[str], separator: str) -> str | None:
-    if any(part == "" for part in parts):
-        return f"an empty label (two {separator!r} in a row, or one at an end)"
-    repeated = sorted({part for part in parts if parts.count(part) > 1})
-    if repeated:
-        return f"label {repeated[0]!r} twice"
-    return None
+    empty = np.asarray(pc.equal(values.fill_null(""), "").to_numpy(zero_copy_only=False), dtype=bool)
+    if empty.any():
+        raise InputError(f"{where(int(owner[np.flatnonzero(empty)[0]]))}: an empty label ({empty_hint}); expected "
+                         f"label names")
+    encoded = pc.dictionary_encode(values)
+    found = encoded.dictionary.to_pylist()
+    labels = tuple(sorted(found))
+    rank = np.argsort(np.argsort(np.array(found, dtype=object), kind="stable")) if found else np.zeros(0, int)
+    codes = rank[np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.int64)]
+    flat = owner * len(labels) + codes
+    counts = np.bincount(flat, minlength=rows * len(labels)) if labels else np.zeros(0, dtype=np.int64)
+    if (counts > 1).any():
+        at = int(np.flatnonzero(counts > 1)[0])
+        raise InputError(f"{where(at // len(labels))}: label {labels[at % len(labels)]!r} twice in one set; expected "
+                         f"each label once")
+    bits = np.zeros((rows, len(labels)), dtype=bool)
+    bits.ravel()[flat] = True
+    return labels, bits
 
 
 def from_lists(lists: Any, ids: Any, source: str, lines: np.ndarray, digest: str | None, fmt: str) -> SetFile:
@@ -105,25 +121,11 @@ def from_lists(lists: Any, ids: Any, source: str, lines: np.ndarray, digest: str
     if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type) or
             pa.types.is_integer(values.type)):
         raise InputError(f"{source}: labels hold {values.type} values; expected lists of label names")
-    values = pc.cast(values, pa.string())
+    values = pc.utf8_trim(pc.cast(values, pa.string()), " \t")
     owner = np.repeat(np.arange(len(lists)), np.diff(offsets))
-    empty = pc.equal(pc.utf8_trim(values.fill_null(""), " \t"), "").to_numpy(zero_copy_only=False)
-    if empty.any():
-        raise InputError(f"{column.where(int(owner[np.flatnonzero(empty)[0]]))}: an empty label in the list; "
-                         f"expected label names ([] for the empty set)")
-    encoded = pc.dictionary_encode(values)
-    labels = tuple(encoded.dictionary.to_pylist())
-    order = np.argsort(np.argsort(labels, kind="stable"))
-    codes = order[np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.int64)]
-    bits = np.zeros((len(lists), len(labels)), dtype=bool)
-    flat = owner * len(labels) + codes
-    counts = np.bincount(flat, minlength=bits.size) if len(labels) else np.zeros(0, dtype=np.int64)
-    if (counts > 1).any():
-        at = int(np.flatnonzero(counts > 1)[0])
-        raise InputError(f"{column.where(at // len(labels))}: label {sorted(labels)[at % len(labels)]!r} twice in "
-                         f"one set; expected each label once")
-    bits.ravel()[flat] = True
-    return SetFile(column, tuple(sorted(labels)), bits, "lists")
+    labels, bits = member_bits(owner, values, len(lists), column.where, "[] is the empty set")
+    codes, sets = encode_rows(bits)
+    return SetFile(column, labels, sets, codes, "lists")
 
 
 def _read_json_lists(source: str, head: bytes, role: str) -> SetFile | None:

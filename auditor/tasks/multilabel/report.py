@@ -116,6 +116,34 @@ def data_section(audit: Any, charts: Any, figures: bool) -> Section:
     return Section("data", "Data: label sets, prevalence and predicted rates", tuple(blocks))
 
 
+def chance_section(audit: Any) -> Section | None:
+    """Each chance predictor's expected figure (exact, or ≈ the Monte Carlo mean) with its 95% Monte Carlo range."""
+    if not audit.chance:
+        return None
+    rows = []
+    for baseline in audit.chance:
+        cells = []
+        for metric in KEY_METRICS:
+            value, exact = baseline.expected(metric)
+            ranged = baseline.draws > 0
+            cells.append(Cell(value, "score", low=baseline.low[metric] if ranged else None,
+                              high=baseline.high[metric] if ranged else None, approximate=not exact))
+        rows.append(Row(baseline.description, tuple(cells)))
+    primary = audit.verdict.primary if audit.verdict is not None else "micro_f1"
+    margins = audit.above_chance(primary)
+    bullets = tuple(f"{name}: {100 * margin:+.1f} points" for name, margin in margins.items())
+    return Section("chance", "Chance baselines", (
+        Paragraph("What each figure gives predictors that know nothing about the items: the empty set and gold's "
+                  "most frequent set (exact), each label drawn at its gold prevalence, and each system's own sets "
+                  "shuffled over the items (its label counts kept). Exact expectations where the figure's "
+                  "denominator is fixed by the predictor (≈: the mean of the Monte Carlo draws instead); below "
+                  "each value, the 95% range of the draws at this test-set size."),
+        Table("table-chance", "Chance baselines (×100).", "Baseline",
+              tuple(Column(SHORT[m], BY_ID[m].name) for m in KEY_METRICS), tuple(rows), _density(len(KEY_METRICS) + 1)),
+        Bullets(bullets, f"Margin over the strongest baseline under {SHORT[primary]} (the verdict's primary metric)"),
+    ))
+
+
 def metrics_section(audit: Any, ledger: Ledger) -> Section:
     groups = (("Example-based (per item, then averaged)", ("subset_accuracy", "jaccard_samples", "samples_precision",
                                                           "samples_recall", "samples_f1")),
@@ -249,7 +277,8 @@ def build_report(audit: Any, figures: bool = True) -> Report:
     from auditor.report import charts
 
     ledger = Ledger()
-    sections = [summary_section(audit, ledger), data_section(audit, charts, figures), metrics_section(audit, ledger),
+    sections = [summary_section(audit, ledger), data_section(audit, charts, figures), chance_section(audit),
+                metrics_section(audit, ledger),
                 per_label_section(audit, ledger), rank_section(audit, charts, figures), significance_section(audit),
                 definitions_section(charts.formula_svg, figures)]
     sections.append(ledger_section(ledger))

@@ -67,21 +67,12 @@ def bootstrap_values(matrix: np.ndarray, layout: Layout, B: int, seed: int) -> d
     return out
 
 
-def _set_keys(bits: np.ndarray) -> np.ndarray:
-    """One integer (or row of bytes) per item naming its set."""
-    if bits.shape[1] <= 63:
-        return bits.astype(np.uint64) @ (np.uint64(1) << np.arange(bits.shape[1], dtype=np.uint64))
-    return np.packbits(bits, axis=1)
-
-
 def _triples(aligned: Aligned, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
-    """Representative item and count of every distinct (gold, a's set, b's set) where a and b differ."""
-    differ = np.flatnonzero((aligned.systems[a] != aligned.systems[b]).any(axis=1))
+    """Representative item and count of every distinct (gold, a's set, b's set) where a and b's codes differ."""
+    differ = np.flatnonzero(aligned.codes[a] != aligned.codes[b])
     if differ.size == 0:
         return differ, differ
-    keys = [_set_keys(aligned.gold[differ]), _set_keys(aligned.systems[a][differ]),
-            _set_keys(aligned.systems[b][differ])]
-    rows = np.column_stack([k.reshape(len(differ), -1) for k in keys])
+    rows = np.column_stack([aligned.gold_codes[differ], aligned.codes[a][differ], aligned.codes[b][differ]])
     _, first, counts = np.unique(rows, axis=0, return_index=True, return_counts=True)
     return differ[first], counts
 
@@ -119,10 +110,15 @@ def randomisation(matrix: np.ndarray, layout: Layout, aligned: Aligned, a: int, 
     return out
 
 
-def mcnemar(counted: Counted, a: int, b: int) -> tuple[int, int, float]:
+def _exact(aligned: Aligned, counted: Counted, s: int) -> np.ndarray:
+    """Whether each item's predicted set equals its gold set."""
+    table = counted.pairs[s]
+    return table.fields[table.item_rows(aligned.gold_codes, aligned.codes[s]), ITEM["exact"]] == 1
+
+
+def mcnemar(aligned: Aligned, counted: Counted, a: int, b: int) -> tuple[int, int, float]:
     """(n01, n10, exact McNemar p) of subset accuracy: items only a matches exactly, only b does."""
-    exact_a = counted.items[a].fields[:, ITEM["exact"]] == 1
-    exact_b = counted.items[b].fields[:, ITEM["exact"]] == 1
+    exact_a, exact_b = (_exact(aligned, counted, s) for s in (a, b))
     n01, n10 = int(np.count_nonzero(exact_a & ~exact_b)), int(np.count_nonzero(exact_b & ~exact_a))
     return n01, n10, float(mcnemar_exact(n01, n10))
 
@@ -145,7 +141,7 @@ def pair_tests(matrix: np.ndarray, layout: Layout, aligned: Aligned, counted: Co
             details: dict[str, int] = {"rounds": rounds}
             method = primary_method(metric)
             if method == MCNEMAR:
-                n01, n10, p = mcnemar(counted, a, b)
+                n01, n10, p = mcnemar(aligned, counted, a, b)
                 details = {"n01": n01, "n10": n10}
             tests[metric].append(PairTest(names[a], names[b], metric, method, delta, p, details=details))
     out = []

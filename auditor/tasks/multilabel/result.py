@@ -10,6 +10,7 @@ import numpy as np
 from auditor.metrics.catalogue import compute
 from auditor.metrics.registry import REGISTRY
 from auditor.options import AuditOptions
+from auditor.results import SCHEMA
 from auditor.tasks.multilabel.align import Aligned
 from auditor.tasks.multilabel.counting import Counted
 from auditor.tasks.multilabel.measures import (
@@ -21,14 +22,14 @@ from auditor.tasks.multilabel.measures import (
     part_conventions,
     per_label,
 )
-from auditor.tasks.multilabel.sets import SetFile
+from auditor.tasks.multilabel.sets import SetFile, set_keys
 
 if TYPE_CHECKING:  # the resampling code (scipy) is imported only when intervals are asked for
     from auditor.analyses.rankings import RankDisagreement
     from auditor.analyses.verdict import Verdict
+    from auditor.tasks.multilabel.chance import Baseline
     from auditor.tasks.multilabel.resampling import ItemStatistics
 
-SCHEMA = "auditor/2"
 #: The binary catalogue per label (each label's 2 × 2 table [[TN, FP], [FN, TP]]).
 BINARY_METRICS = ("accuracy", "kappa", "mcc", "informedness", "markedness")
 
@@ -73,6 +74,7 @@ class MultilabelAudit:
     warnings: tuple[str, ...] = ()
     ranking: RankDisagreement | None = None
     verdict: Verdict | None = None
+    chance: tuple[Baseline, ...] | None = None
 
     @property
     def systems(self) -> tuple[str, ...]:
@@ -152,15 +154,15 @@ class MultilabelAudit:
         sums, n = self.counted.sums, self.aligned.n_items
         predicted = sums["tp"] + sums["fp"]
         return {
-            "cardinality": {"gold": float(self.counted.gold_size.mean()),
-                            **{name: float(self.counted.predicted_size[s].mean()) for s, name in enumerate(self.systems)}},
-            "empty": {"gold": int((self.counted.gold_size == 0).sum()),
-                      **{name: int((self.counted.predicted_size[s] == 0).sum()) for s, name in enumerate(self.systems)}},
+            "cardinality": {"gold": self.counted.cardinality(),
+                            **{name: self.counted.cardinality(s) for s, name in enumerate(self.systems)}},
+            "empty": {"gold": self.counted.empty(), **{name: self.counted.empty(s) for s, name in enumerate(self.systems)}},
             "prevalence": {label: {"gold": float(sums["gold"][l] / n),
                                    **{name: float(predicted[s, l] / n) for s, name in enumerate(self.systems)}}
                            for l, label in enumerate(self.labels)},
-            "distinct_sets": {"gold": _distinct(self.aligned.gold),
-                              **{name: _distinct(self.aligned.systems[s]) for s, name in enumerate(self.systems)}}}
+            "distinct_sets": {"gold": _distinct(self.aligned.gold_sets, self.aligned.gold_codes),
+                              **{name: _distinct(self.aligned.sets[s], table.predicted)
+                                 for s, (name, table) in enumerate(zip(self.systems, self.counted.pairs))}}}
 
     def to_json(self) -> dict[str, Any]:
         """audit.json of a multi-label audit (``task: "multilabel"``)."""
@@ -170,7 +172,7 @@ class MultilabelAudit:
             "options": {**self.options.to_json(), "label_separator": self.separator,
                         "label_map": None if self.label_map is None else dict(self.label_map),
                         "thresholds": None if self.thresholding is None else self.thresholding.to_json()},
-            "warnings": list(self.warnings), "multilabel": self.profile(),
+            "warnings": list(self.warnings), "multilabel": {**self.profile(), **self._chance_json()},
             "systems": {name: {"metrics": self._metric_entries(s), "per_class": self.per_class(s)}
                         for s, name in enumerate(self.systems)}}
         if self.statistics is not None:
@@ -180,6 +182,19 @@ class MultilabelAudit:
         if self.verdict is not None:
             document.update(self.verdict.to_json())
         return document
+
+    def _chance_json(self) -> dict[str, Any]:
+        if self.chance is None:
+            return {}
+        return {"chance": {baseline.name: baseline.to_json() for baseline in self.chance}}
+
+    def above_chance(self, metric: str) -> dict[str, float]:
+        """system -> its value minus the strongest baseline's expected value (lower-is-better metrics: reversed)."""
+        if not self.chance:
+            return {}
+        sign = better(metric)
+        strongest = max(sign * baseline.expected(metric)[0] for baseline in self.chance)
+        return {name: sign * self.value(metric, s) - strongest for s, name in enumerate(self.systems)}
 
     # --------------------------------------------------------------- terminal
 
@@ -196,12 +211,9 @@ class MultilabelAudit:
         return build_report(self, figures)
 
 
-def _distinct(bits: np.ndarray) -> int:
-    """Number of distinct label sets among the rows."""
-    if bits.shape[1] <= 63:
-        packed = bits.astype(np.uint64) @ (np.uint64(1) << np.arange(bits.shape[1], dtype=np.uint64))
-        return int(np.unique(packed).size)
-    return int(np.unique(np.packbits(bits, axis=1), axis=0).shape[0])
+def _distinct(sets: np.ndarray, codes: np.ndarray) -> int:
+    """Number of distinct label sets among the codes used (two codes may name one set after a label map)."""
+    return int(np.unique(set_keys(sets[np.unique(codes)])).size)
 
 
 def better(metric: str) -> int:

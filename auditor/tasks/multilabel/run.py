@@ -59,10 +59,17 @@ def read_inputs(gold: str | None, systems: Mapping[str, str], separator: str) ->
     if gold is None or not systems:
         raise UsageError("missing " + ("GOLD and SYSTEMS" if gold is None else "SYSTEMS")
                          + ": give a gold file and at least one system file")
-    gold_file = read_sets(gold, separator, "gold")
+    from concurrent.futures import ThreadPoolExecutor
+
+    from auditor.options import THREADS
+
+    roles = ["gold"] + ["system"] * len(systems)
+    with ThreadPoolExecutor(THREADS) as pool:  # arrow parses and hashes with the GIL released
+        files = list(pool.map(lambda path, role: read_sets(path, separator, role), [gold, *systems.values()], roles))
+    gold_file = files[0]
     if gold_file.scores is not None:
         raise InputError(f"{gold_file.source}: gold holds scores (values other than 0 and 1); expected label sets")
-    return gold_file, {name: read_sets(path, separator, "system") for name, path in systems.items()}
+    return gold_file, dict(zip(systems, files[1:]))
 
 
 def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions | None = None,
@@ -93,12 +100,19 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
             advance(1)
     sources = {"gold": _source(gold_file), **{name: _source(file) for name, file in files.items()}}
     ranking, verdict = _rankings(aligned, counted, statistics, analyses)
+    chance = None
+    if analyses is None or "baselines" in analyses:
+        from auditor.tasks.multilabel.chance import baselines
+
+        with progress.task("chance baselines", total=1) as advance:
+            chance = baselines(aligned, options.seed)
+            advance(1)
     return MultilabelAudit(
         signature=_signature(gold_file, aligned, options, thresholding, separator, label_map is not None),
         options=options, sources=sources, aligned=aligned, counted=counted, statistics=statistics,
         thresholding=thresholding, separator=separator, label_map=groups,
         analyses=None if analyses is None else tuple(analyses), warnings=_warnings(aligned, counted),
-        ranking=ranking, verdict=verdict)
+        ranking=ranking, verdict=verdict, chance=chance)
 
 
 def oriented_values(aligned: Aligned, counted: Any) -> dict[str, dict[str, float | None]]:
@@ -131,9 +145,8 @@ def _source(file: SetFile) -> dict[str, Any]:
 
 def _warnings(aligned: Aligned, counted: Any) -> tuple[str, ...]:
     warnings = []
-    empty = (counted.predicted_size == 0).sum(axis=1)
     for s, name in enumerate(aligned.names):
-        if empty[s] == aligned.n_items:
+        if counted.empty(s) == aligned.n_items:
             warnings.append(f"{name} predicts the empty set for every item")
     never = np.flatnonzero(counted.sums["gold"] == 0)
     if never.size:
@@ -147,5 +160,5 @@ def _signature(gold: SetFile, aligned: Aligned, options: AuditOptions, threshold
                separator: str, mapped: bool) -> str:
     threshold = "none" if thresholding is None else thresholding.signature_part()
     return (f"auditor:{__version__}|task:multilabel|gold:{(gold.column.sha256 or '')[:12]}|"
-            f"systems:{aligned.systems.shape[0]}|labels:{len(aligned.labels)}|map:{'yes' if mapped else 'no'}|"
+            f"systems:{len(aligned.names)}|labels:{len(aligned.labels)}|map:{'yes' if mapped else 'no'}|"
             f"threshold:{threshold}|boot:{options.bootstrap}|unit:item|seed:{options.seed}|ci:percentile")

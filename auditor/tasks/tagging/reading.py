@@ -11,14 +11,14 @@ Layouts (detected from the first line neither blank nor starting with ``#``; ``-
 * conlleval's layout (:func:`read_conlleval`): ``token ... gold prediction``;
 * JSON Lines ``{"tokens": [...], "tags": [...]}``, one sentence a line.
 
-Comment lines (a rule read from the line itself): in a numbered file every line starting with ``#``
-(token lines start with their index, CoNLL-U's rule); in a TAB-separated file a line starting with ``#``
-that holds no TAB (a token line holds one). In a space-separated or one-column file every line is a token
-line, as conlleval.pl reads it: ``#FollowFriday B-MISC`` is a token. ``-DOCSTART-`` lines are token lines in
-every layout, as in conlleval.pl (its boundary is a first field ``-X-``, which ``-DOCSTART-`` is not).
-Columns are split at TABs, else at runs of ASCII spaces (a no-break space is part of a token); spaces and
-TABs that end a line are not a column (Perl's ``split`` drops trailing empty fields). A file is numbered
-Lines of only spaces and tabs are blank. The body is parsed by pyarrow (a Python reader takes over where pyarrow
+Comment lines (a rule read from the line itself): in a numbered file a line starting with ``#`` before a
+sentence's first token (token lines start with their index; CoNLL-U's rule); in a TAB-separated file a line
+starting with ``#`` that holds no TAB (a token line holds one). In a space-separated or one-column file every
+line is a token line, as conlleval.pl reads it: ``#FollowFriday B-MISC`` is a token. ``-DOCSTART-`` lines are
+token lines in every layout, as in conlleval.pl (its boundary is a first field ``-X-``, which ``-DOCSTART-``
+is not). Columns are split at TABs, else at runs of ASCII spaces (a no-break space is part of a token);
+spaces and TABs that end a line are not a column (Perl's ``split`` drops trailing empty fields). Lines of
+only spaces and tabs are blank. The body is parsed by pyarrow (a Python reader takes over where pyarrow
 refuses, to name the exact line).
 """
 from __future__ import annotations
@@ -137,11 +137,16 @@ class Layout:
 
 
 def _comments(raw: bytes, table: tuple, layout: Layout) -> np.ndarray:
-    """Comment lines (module docstring): every ``#`` line of a numbered file; a ``#`` line without a TAB in
-    a TAB-separated file; none in a space-separated or one-column file."""
+    """Comment lines (module docstring): a ``#`` line before a sentence's first token in a numbered file; a
+    ``#`` line without a TAB in a TAB-separated file; none in a space-separated or one-column file."""
     starts, ends, blank, hashed = table
-    if layout.numbered or not hashed.any():
+    if not hashed.any():
         return hashed
+    if layout.numbered:  # before a sentence's first token: no token line since the last blank line
+        index = np.arange(blank.size)
+        last_blank = np.maximum.accumulate(np.where(blank, index, -1))
+        last_token = np.maximum.accumulate(np.where(~blank & ~hashed, index, -1))
+        return hashed & (last_token <= last_blank)
     if layout.delimiter != "\t":
         return np.zeros_like(hashed)
     tabs = np.r_[0, np.cumsum(np.frombuffer(raw, dtype=np.uint8) == 9)]
@@ -172,7 +177,7 @@ def _sentence_starts(token_lines: np.ndarray, blank: np.ndarray, comment: np.nda
 
 def read_tagged(path: str, tag_column: int | None = None, role: str = "system") -> TagFile:
     """Read one tagged file (module docstring), JSON Lines when its first character is ``{``."""
-    raw, digest = _read_bytes(path, with_digest=role == "gold")
+    raw, digest = _read_bytes(path, with_digest=True)
     if raw.lstrip()[:1] == b"{":
         return replace(_read_jsonl(raw, path), digest=digest)
     parsed = _read_lines(raw, path, tag_column, role, robust=False)
@@ -269,7 +274,7 @@ def _choose(text: str, tag_column: int | None, path: str, line: int, role: str, 
     width = len(fields)
     delimiter = "\t" if "\t" in text.rstrip(" \t") else " "
     numbered = numbered and width > 2 and _is_index(fields[0])
-    if tag_column is not None:
+    if tag_column is not None and width > 1:  # a file of tags alone has its tag wherever --tag-column points
         if not 1 <= tag_column <= width:
             raise InputError(f"{path} line {line}: --tag-column {tag_column} but the line has {width} columns")
         return Layout((1 if numbered else 0) if width > 1 else None, tag_column - 1, width, delimiter, numbered)

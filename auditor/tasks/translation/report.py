@@ -53,8 +53,7 @@ def _score_cell(audit: Any, ledger: Ledger, system: str, metric: str) -> Cell:
         mark = ledger.mark(system, "undefined", NAMES[metric], entry.undefined or "0/0")
     elif entry.convention:
         mark = ledger.mark(system, "convention", NAMES[metric], entry.convention)
-    low, high = entry.ci or (None, None)
-    return Cell(entry.value, "score", mark, low=low, high=high)
+    return Cell(entry.value, "score", mark, low=entry.lo, high=entry.hi)
 
 
 def _order(audit: Any) -> list[str]:
@@ -164,8 +163,8 @@ def _outside(audit: Any) -> list[str]:
     """"MacroF: 3 of 13 systems" for every metric whose value falls outside its interval somewhere."""
     found = []
     for m in METRICS:
-        count = sum(1 for s in audit.systems if (e := audit.metrics[s][m]).ci is not None and e.value is not None
-                    and not e.ci[0] <= e.value <= e.ci[1])
+        count = sum(1 for s in audit.systems if (e := audit.metrics[s][m]).interval is not None
+                    and e.value is not None and not e.lo <= e.value <= e.hi)
         if count:
             found.append(f"{NAMES[m]}: {count} of {len(audit.systems)} systems")
     return found
@@ -300,11 +299,9 @@ def report_model(audit: Any, figures: bool = True) -> Report:
         sections.append(Section("ledger", "Appendix B: Undefined values and conventions", (
             Table("table-ledger", "Undefined-value ledger.", "#", (Column("System"), Column("State"),
                                                                   Column("Where"), Column("What")), rows, "small"),)))
-    sources = [(f"reference {i}", r) for i, r in audit.sources["references"].items()]
-    sources += list(audit.sources["systems"].items())
-    rows = tuple(Row(name, (Cell(s["path"]), Cell(s["sha256"]))) for name, s in sources)
+    rows = tuple(Row(name, (Cell(s["path"]), Cell(s["sha256"]))) for name, s in audit.sources.items())
     sections.append(Section("reproducibility", "Appendix C: Reproducibility", (
-        Facts((("signature", audit.signature),)),
+        Facts((("signature", str(audit.signature)),)),
         Table("table-sources", "Inputs and their SHA-256 hashes.", "Input", (Column("Path"), Column("SHA-256")),
               rows, "tiny"))))
     from auditor.report.build import references_section
@@ -312,6 +309,6 @@ def report_model(audit: Any, figures: bool = True) -> Report:
     cited = references_section([s for s in sections if s is not None])
     if cited is not None:
         sections.append(cited)
-    subtitle = f"{len(audit.systems)} translation systems scored against {audit.sources['references']['1']['path']}"
-    return Report("Translation metric audit", subtitle, audit.signature, SCALE_NOTE,
+    subtitle = f"{len(audit.systems)} translation systems scored against {audit.sources['gold']['path']}"
+    return Report("Translation metric audit", subtitle, str(audit.signature), SCALE_NOTE,
                   tuple(s for s in sections if s is not None), entries)

@@ -1,4 +1,4 @@
-"""Mode 1 of the planner: exact power of the audit's accuracy test before any system runs.
+"""Exact power of the audit's accuracy test: the planner's mode 1 and the reporting statement's detectable difference.
 
 The audit compares two systems' accuracy with the two-sided exact McNemar test
 (:func:`auditor.analyses.significance.mcnemar_exact`), significant when ``p < α``. Before the
