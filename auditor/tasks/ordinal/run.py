@@ -27,6 +27,14 @@ from auditor.tasks.ordinal.probes import ordinal_properties
 from auditor.tasks.ordinal.result import OrdinalAudit
 from auditor.tasks.ordinal.shift import level_shift
 
+#: The stages' choices for levels (:func:`auditor.pipeline.run`'s ``selections``): tested pairwise (best sets, bold),
+#: ranked (rank disagreement) and the verdict's key figures, the primary first.
+SELECTIONS = {
+    "test_metrics": ("mae_macro", "mae", "quadratic_kappa", "cem_ord", "spearman", "accuracy", "macro_f1"),
+    "rank_metrics": ("mae_macro", "mae", "mse_macro", "mse", "within_one", "linear_kappa", "quadratic_kappa",
+                     "spearman", "kendall_tau_b", "cem_ord", "accuracy", "macro_recall", "macro_f1", "kappa"),
+    "key_metrics": ("mae_macro", "mae", "quadratic_kappa", "cem_ord", "accuracy"),
+}
 #: Catalogue metrics the ordinal property table probes beside the ordinal figures.
 PROBED_CATALOGUE = ("accuracy", "macro_recall", "macro_f1", "kappa")
 
@@ -80,7 +88,7 @@ def audit(gold: Any, systems: Mapping[str, Any], *, options: AuditOptions | None
     check_levels(columns, chosen)
     options = prepare_options(replace(options, labels=None), chosen.levels, {})
     inputs = gather_inputs(gold_column, system_columns, chosen.levels, annotator_columns or None)
-    result = run(inputs, options, progress, analyses, task_metrics=ORDINAL_METRICS)
+    result = run(inputs, options, progress, analyses, task_metrics=ORDINAL_METRICS, selections=SELECTIONS)
     return OrdinalAudit(result, chosen, ordinal_analyses(result, inputs.annotators))
 
 
