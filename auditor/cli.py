@@ -18,6 +18,7 @@ import click
 from auditor.cli_demo import demo
 from auditor.cli_lmeval import LM_EVAL_OPTIONS, lm_eval_options, run_lm_eval
 from auditor.codabench import codabench_command
+from auditor.datasets.command import example as example_command
 from auditor.errors import AuditorError, UsageError
 from auditor.io.semeval import semeval_names
 from auditor.metrics.registry import REGISTRY, load_plugin, normalise_name
@@ -571,6 +572,7 @@ def check_claim(claims: tuple[str, ...], confusion: str | None, table: str | Non
 
 cli.add_command(codabench_command)
 cli.add_command(demo)
+cli.add_command(example_command)
 
 
 def set_up_process() -> None:

@@ -196,11 +196,11 @@ HEAVY_MODULES = ("jinja2", "altair", "weasyprint", "vl_convert", "pandas", "pyar
     "try:\n    main([GOLD, SYSTEM, '--bootstrap', '0', '--quiet'], prog_name='auditor', standalone_mode=True)\n"
     "except SystemExit as exit:\n    assert not exit.code, exit.code",
 ])
-def test_import_and_score_without_bootstrap_load_no_rendering_stack(code, examples_dir, tmp_path):
+def test_import_and_score_without_bootstrap_load_no_rendering_stack(code, germeval_dir, tmp_path):
     import subprocess
     import sys
 
-    root = examples_dir / "germeval2018"
+    root = germeval_dir
     program = (f"import sys\nGOLD, SYSTEM = {str(root / 'gold.tsv')!r}, {str(root / 'systems' / 'char-svm.tsv')!r}\n"
                + code.replace("main([", "main(['score', ")
                + f"\nloaded = [m for m in {HEAVY_MODULES!r} if m in sys.modules]\nassert not loaded, loaded\n")

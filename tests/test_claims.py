@@ -253,10 +253,10 @@ def test_class_table_messages_name_the_file_line(tmp_path):
     assert bad.exit_code == 2 and f"{table} line 4: expected 4 columns, found 3" in bad.stderr
 
 
-def test_cli_gold_and_system_evidence(examples_dir):
+def test_cli_gold_and_system_evidence(germeval_dir):
     """Evidence from predictions goes through auditor.io as `report` does; accuracy computed
     here by hand from the two files (ids in the same order) must be reproduced."""
-    root = examples_dir / "germeval2018"
+    root = germeval_dir
     gold = dict(line.split("\t") for line in (root / "gold.tsv").read_text().splitlines()[1:])
     system = dict(line.split("\t") for line in (root / "systems" / "char-svm.tsv").read_text().splitlines()[1:])
     accuracy = sum(system[i] == label for i, label in gold.items()) / len(gold)

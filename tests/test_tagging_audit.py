@@ -208,13 +208,11 @@ def test_report_tables_show_differences_as_points_ranks_as_ranks_and_one_ledger_
     assert len({(system, state, text) for system, state, _, text in entries}) == len(entries)
 
 
-def test_uner_example_matches_the_datasets_own_counts():
-    """The bundled UNER English-EWT test split (examples/uner-english-ewt): its README and .stats give
+def test_uner_example_matches_the_datasets_own_counts(uner_dir):
+    """The UNER English-EWT test split (shared data, laid out by the ``uner_dir`` fixture): its README and .stats give
     1,088 entities (LOC 317, PER 449, ORG 322) in 2,077 sentences and 25,097 tokens; crf-rich-iob1 is
     crf-rich with every chunk opened by I-: the same under conlleval's rules, nothing under strict."""
-    from pathlib import Path
-
-    folder = Path(__file__).resolve().parent.parent / "examples" / "uner-english-ewt"
+    folder = uner_dir
     systems = {name: str(folder / "systems" / f"{name}.iob2") for name in ("crf-rich", "crf-rich-iob1")}
     result = audit(str(folder / "gold.iob2"), systems, options=AuditOptions(bootstrap=0))
     document = result.to_json()
