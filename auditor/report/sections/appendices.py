@@ -23,7 +23,7 @@ def definitions_section(ctx: Context) -> Section:
         if record.family == "calibrated":
             calibrated.append(f"{metric_id}: {record.name}")
             continue
-        facts = [("id", metric_id), ("range", f"[{record.range[0]:g}, {record.range[1]:g}]")]
+        facts = [("id", metric_id), ("range", record.range_label)]
         if record.chance:
             facts.append(("under chance", record.chance))
         if record.undefined_when:
