@@ -62,8 +62,7 @@ def read_sets(path, labels):
 
 def test_every_figure_equals_scikit_learn(document, goemotions, labels):
     from sklearn import metrics as M
-
-    from tests.test_multilabel_metrics import sklearn_figures
+    from test_multilabel_metrics import sklearn_figures
 
     gold_ids, Y = read_sets(goemotions / "gold.tsv", labels)
     for name in SYSTEMS:
