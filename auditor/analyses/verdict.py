@@ -69,6 +69,16 @@ class Verdict:
         }}
 
 
+@dataclass(frozen=True)
+class Tested:
+    """What :func:`decide` reads of a task's significance: its best sets and pairwise tests (classification
+    passes its :class:`~auditor.analyses.significance.Statistics`, which has the same fields)."""
+
+    best_set: Mapping[str, BestSet]
+    tests: Sequence[PairTest] = ()
+    pairwise_unavailable: str | None = None
+
+
 def _top_systems(values: Mapping[str, float | None]) -> list[str]:
     defined = {s: v for s, v in values.items() if v is not None}
     if not defined:
@@ -151,7 +161,7 @@ def analyse(metrics: Sequence[Metric], values: Mapping[str, Mapping[str, float |
                   {metric.id: metric.label for metric in metrics})
 
 
-def decide(values: Mapping[str, Mapping[str, float | None]], statistics: Statistics | None,
+def decide(values: Mapping[str, Mapping[str, float | None]], statistics: Statistics | Tested | None,
            recommended: str | None = None, identical: Sequence[Sequence[str]] = (),
            short: Mapping[str, str] | None = None, key_metrics: Sequence[str] = KEY_METRICS) -> Verdict:
     """The verdict (see the module docstring).

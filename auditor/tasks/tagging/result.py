@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 import numpy as np
 
 from auditor.analyses.rankings import RankDisagreement
+from auditor.analyses.verdict import Verdict
 from auditor.errors import UsageError
 from auditor.formatting import fit_lines
 from auditor.io.source import Source
@@ -72,6 +73,8 @@ class TaggingAudit:
     parts: Mapping[str, np.ndarray] | None = None
     active: np.ndarray | None = None
     warnings: tuple[str, ...] = ()
+    #: Whether the winner depends on the metric, decided by the best sets (:func:`auditor.analyses.verdict.decide`).
+    verdict: Verdict | None = None
 
     @property
     def systems(self) -> tuple[str, ...]:
@@ -189,6 +192,8 @@ class TaggingAudit:
                 document["tests"] = [t.to_json() for t in self.statistics.tests]
         if self.ranking is not None:
             document.update(self.ranking.to_json())
+        if self.verdict is not None:
+            document.update(self.verdict.to_json())
         return document
 
     def _tagging_json(self) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from auditor.report.model import (
     Section,
     Table,
 )
-from auditor.report.tables import _density, _with_best
+from auditor.report.tables import BOLD_LEGEND, _density, with_best_sets
 from auditor.tasks.translation import charts
 from auditor.tasks.translation.names import METRICS, NAMES
 from auditor.tasks.translation.recommend import FORMULAS, PASSAGES
@@ -61,6 +61,12 @@ def _score_cell(audit: Any, ledger: Ledger, system: str, metric: str) -> Cell:
     return Cell(entry.value, "score", mark, low=entry.lo, high=entry.hi)
 
 
+def _best(audit: Any) -> list[tuple[str, ...] | None]:
+    """Each metric's best set (approximate randomisation against the top system), None where none was tested."""
+    best = audit.best_set or {}
+    return [best[m].systems if m in best else None for m in METRICS]
+
+
 def _order(audit: Any) -> list[str]:
     """Systems best first under the recommended primary metric."""
     return audit.disagreement.ranking(audit.recommendation["metrics"][0]["id"])
@@ -68,19 +74,15 @@ def _order(audit: Any) -> list[str]:
 
 def summary_section(audit: Any, ledger: Ledger) -> Section:
     primary = audit.recommendation["metrics"][0]["id"]
-    winners = audit.disagreement.winners
-    same = len(set(winners.values())) == 1
     text = (f"{len(audit.systems)} systems, {audit.n_items} segments, {plural(audit.options['references'], 'reference')}, "
-            f"tokeniser {audit.options['tokenize']}. "
-            + ("Every metric puts the same system first: " + winners[METRICS[0]] + "." if same else
-               "The winner depends on the metric: " + "; ".join(f"{NAMES[m]} {w}" for m, w in winners.items()) + ".")
+            f"tokeniser {audit.options['tokenize']}. Winner depends on the metric? {audit.verdict.text}"
             + f" Recommended primary metric: {NAMES[primary]}"
             + ("; the human scores pick no metric (the leader's paired τ interval contains 0), so it follows the rule "
                "without them." if audit.human is not None and not audit.human.separated() else "."))
     rows = [(s, [_score_cell(audit, ledger, s, m) for m in METRICS]) for s in _order(audit)]
     table = Table("summary-leaderboard", "Scores ×100 with 95% intervals over segments (BLEU, chrF: BCa bootstrap; "
-                  "MacroF, MicroF: value ± z · jackknife SE).", "System",
-                  tuple(Column(NAMES[m]) for m in METRICS), _with_best(rows), _density(len(METRICS)), inline_ci=True,
+                  f"MacroF, MicroF: value ± z · jackknife SE). {BOLD_LEGEND}", "System",
+                  tuple(Column(NAMES[m]) for m in METRICS), with_best_sets(rows, _best(audit)), _density(len(METRICS)), inline_ci=True,
                   for_summary=True)
     blocks: list[Any] = [Paragraph(text), table]
     if audit.warnings:
@@ -118,12 +120,12 @@ def metrics_section(audit: Any, ledger: Ledger, figures: bool) -> Section:
     blocks: list[Any] = [
         Table("table-metrics", "Every metric ×100 with its 95% interval over segments (BLEU, chrF: BCa "
                                f"bootstrap, {audit.options['bootstrap']} resamples; MacroF, MicroF: value ± z · "
-                               "jackknife SE).", "System",
-              tuple(Column(NAMES[m], DEFINITIONS[m]) for m in METRICS), _with_best(rows), _density(len(METRICS)),
-              for_paper=True, for_summary=True),
+                               f"jackknife SE). {BOLD_LEGEND}", "System",
+              tuple(Column(NAMES[m], DEFINITIONS[m]) for m in METRICS), with_best_sets(rows, _best(audit)),
+              _density(len(METRICS)), for_paper=True, for_summary=True),
         Table("table-bands", "MacroF ×100 over the reference types of each frequency band (types seen only in "
                              "outputs have no band).", "System",
-              tuple(Column(b.name) for b in bands), _with_best(band_rows), _density(len(bands)), for_paper=True,
+              tuple(Column(b.name) for b in bands), with_best_sets(band_rows, [None] * len(bands)), _density(len(bands)), for_paper=True,
               for_summary=True),
         Table("table-never", "Reference types of each band the system never produces.", "System",
               tuple(Column(b.name) for b in bands), never_rows, _density(len(bands))),
@@ -227,7 +229,8 @@ def significance_section(audit: Any) -> Section | None:
         f"with sacrebleu's paired_bs (Riezler & Maxwell 2005 found bootstrap p-values less conservative than "
         f"randomisation). sacrebleu's paired_ar and paired_bs count > where these count ≥: a resample that "
         f"reproduces the difference exactly counts against the null. p-values adjusted ({correction}) over one "
-        f"family per metric and method: {audit.family}. Bold: adjusted p < {alpha}."),
+        f"family per metric and method: {audit.family}. Bold: adjusted p < {alpha} under approximate randomisation, "
+        f"the test best sets and bold come from; the paired bootstrap's p-values are never bold."),
         Paragraph(f"Rounds and p floors: {audit.tests_note}.")]
     for method, title in (("approximate_randomisation", "Approximate randomisation"),
                           ("paired_bootstrap", "Paired bootstrap")):
@@ -237,7 +240,8 @@ def significance_section(audit: Any) -> Section | None:
                 cells.setdefault((t.a, t.b), {})[t.metric] = t
         rows = tuple(Row(f"{a} vs {b}", tuple(
             Cell(None if np.isnan(tests[m].p_adjusted) else tests[m].p_adjusted, "p",
-                 strong=bool(tests[m].p_adjusted < alpha)) for m in METRICS)) for (a, b), tests in cells.items())
+                 strong=method == "approximate_randomisation" and bool(tests[m].p_adjusted < alpha))
+            for m in METRICS)) for (a, b), tests in cells.items())
         if rows:
             blocks.append(Table(f"table-tests-{method}", f"{title}: adjusted p per pair and metric.", "Pair",
                                 tuple(Column(NAMES[m]) for m in METRICS), rows, "small"))

@@ -9,6 +9,7 @@ import numpy as np
 
 from auditor.analyses.rankings import RankDisagreement
 from auditor.analyses.significance import BestSet, PairTest
+from auditor.analyses.verdict import Verdict
 from auditor.formatting import fit_lines, format_value, nan_to_none
 from auditor.results import SCHEMA, Score, Signature
 from auditor.tasks.translation.agreement import HumanAgreement
@@ -40,6 +41,8 @@ class TranslationAudit:
     family: str | None = None
     #: metric -> its best set (approximate randomisation against the top system): what bold means.
     best_set: Mapping[str, BestSet] | None = None
+    #: Whether the winner depends on the metric, decided by the best sets (:func:`auditor.analyses.verdict.decide`).
+    verdict: Verdict | None = None
 
     def report_model(self, figures: bool = True) -> Any:
         """The report model every renderer reads (:mod:`auditor.tasks.translation.report`)."""
@@ -60,6 +63,7 @@ class TranslationAudit:
             "types": _types_json(self.types),
             **self.disagreement.to_json(),
             "recommendation": dict(self.recommendation),
+            **(self.verdict.to_json() if self.verdict is not None else {}),
         }
         if self.tests is not None:
             out["tests"] = [t.to_json() for t in self.tests]
