@@ -121,7 +121,7 @@ def reproducibility_section(ctx: Context) -> Section:
         Paragraph("Every number in this report is reproducible from the inputs whose SHA-256 hashes are listed below "
                   "and the options in the signature (auditor version, bootstrap resamples, seed, interval method, "
                   "correction)."),
-        Facts((("signature", str(audit.signature)), ("schema", SCHEMA))),
+        Facts((("signature", str(ctx.extra.get("signature") or audit.signature)), ("schema", SCHEMA))),
     ]
     sources = audit.sources
     if sources:
