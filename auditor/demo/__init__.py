@@ -18,6 +18,7 @@ DEMOS: dict[str, str] = {
     "classification": "auditor.demo.classification",
     "tagging": "auditor.demo.tagging",
     "translation": "auditor.demo.translation",
+    "multilabel": "auditor.demo.multilabel",
     "ordinal": "auditor.demo.ordinal",
 }
 

@@ -247,8 +247,9 @@ class TaggingAudit:
         """``auditor score``'s table: systems × metrics, ×100 with one decimal, [interval]; ``sort``: systems
         by that metric, best first (undefined values last, ties in input order)."""
         chosen = [self._resolve(c) for c in columns] or [m for m in DEFAULT_COLUMNS if m in self.observed]
-        summary = self._summary_line() + (f"; sorted by {self._resolve(sort)}" if sort else "")
-        lines = textwrap.wrap(summary, TERMINAL_WIDTH, break_on_hyphens=False)
+        lines = textwrap.wrap(self._summary_line(), TERMINAL_WIDTH, break_on_hyphens=False, subsequent_indent="  ")
+        if sort:
+            lines.append(f"sorted by {self._resolve(sort)}")
         order = range(len(self.systems))
         if sort:
             values = [_number(x) for x in self.observed[self._resolve(sort)]]
@@ -268,9 +269,10 @@ class TaggingAudit:
         if self.spans is not None:
             repaired = "repaired (counted as conlleval opens them)" if self.rule == "conlleval" else \
                 "dropped (strict counts only well-formed chunks)"
-            counts = ", ".join(f"{name} {self.spans.per_system[s].ill_formed}" for s, name in enumerate(self.systems))
-            lines += textwrap.wrap(f"ill-formed chunks {repaired}: gold {self.spans.gold_ill_formed}, {counts}",
-                                   TERMINAL_WIDTH, break_on_hyphens=False)
+            counts = ", ".join(f"{name}:\u00a0{self.spans.per_system[s].ill_formed}"  # no break inside "name: n"
+                               for s, name in enumerate(self.systems))
+            lines += textwrap.wrap(f"ill-formed chunks {repaired} — gold: {self.spans.gold_ill_formed}, {counts}",
+                                   TERMINAL_WIDTH, break_on_hyphens=False, subsequent_indent="  ")
         return lines
 
     def _summary_line(self) -> str:
