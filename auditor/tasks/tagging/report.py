@@ -300,11 +300,11 @@ def significance_section(audit: Any) -> Section | None:
         Paragraph(f"Approximate randomisation over sentences ({rounds} rounds; each sentence's statistics of the two "
                   f"systems swapped with probability ½; Noreen 1989): p = (1 + #{{|Δ*| ≥ |Δ|}}) / (R + 1), two-sided; "
                   f"adjusted over the pairs of each metric "
-                  f"({'Holm' if stats.correction == 'holm' else 'Benjamini–Hochberg'}). The best sets, and so the "
-                  f"bold, come from these tests."),
+                  f"({'Holm' if stats.correction == 'holm' else 'Benjamini–Hochberg'}); the unadjusted and adjusted p "
+                  f"are both shown. The best sets, and so the bold, come from these tests."),
         Bullets(best, f"Systems not significantly worse than the top one (adjusted p ≥ {stats.alpha:g})"),
         Table("table-tests", "Pairwise tests: difference (points ×100), p and adjusted p.", "Pair",
-              (Column("Metric"), Column("Δ"), Column("p"), Column("p adj.")), rows, "small"),
+              (Column("Metric"), Column("Δ"), Column("p unadj."), Column("p adj.")), rows, "small"),
     ))
 
 
