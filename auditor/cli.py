@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import click
 
+from auditor.cli_lmeval import LM_EVAL_OPTIONS, lm_eval_options, run_lm_eval
+from auditor.codabench import codabench_command
 from auditor.errors import AuditorError, UsageError
 from auditor.io.semeval import semeval_names
 from auditor.metrics.registry import REGISTRY, load_plugin, normalise_name
@@ -97,6 +99,7 @@ def audit_options(command: Callable[..., Any]) -> Callable[..., Any]:
                                       "metric per slice, its leaders, and where the winner changes."),
         click.option("--quiet", is_flag=True, help="No progress bars (errors, warnings and the 'wrote' line stay)."),
         *dataset_options(),
+        *lm_eval_options(),
         *task_options(),
     ]
     for decorator in reversed(decorators):
@@ -191,6 +194,10 @@ def run_audit(gold: str | None, systems: tuple[str, ...], quiet: bool, confusion
     task = arguments.pop("task", CLASSIFICATION)
     own = split_task_arguments(task, arguments)
     engine = {name: arguments.pop(name, None) for name in DATASET_OPTIONS}
+    lm_eval = {name: arguments.pop(name, None) for name in LM_EVAL_OPTIONS}
+    if lm_eval["lm_eval"] or any(lm_eval.values()):
+        return echo_warnings(run_lm_eval(gold, systems, task, engine, confusion, annotators, progress, analyses,
+                                         arguments, lm_eval, parse_options))
     if task != CLASSIFICATION:
         if any(engine.values()):
             raise UsageError(f"--dataset and --engine are for classification; they cannot be used with --task {task}")
@@ -419,7 +426,7 @@ def score(as_json: bool, columns: tuple[str, ...], sort_by: str | None, **argume
 
         click.echo(render_json(result.to_json()), nl=False)
         return
-    if not classification:  # another task kind prints its own table (auditor.tasks)
+    if not classification or hasattr(result, "terminal_lines"):  # a task kind's own table, or --lm-eval outcomes
         click.echo("\n".join(result.terminal_lines(chosen, sort=sort_id)))
         return
     from auditor.terminal import print_score_table
@@ -518,32 +525,47 @@ def plan(gold: str | None, systems: tuple[str, ...], as_json: bool, outdir: str 
 
 
 @cli.command("check-claim")
-@click.argument("claims", nargs=-1, required=True)
+@click.argument("claims", nargs=-1)
 @click.option("--confusion", help="Confusion matrix file, as for `report --confusion` (CSV/TSV: a header row of predicted labels, then per gold label its label and counts).")
 @click.option("--table", help="Per-class table (CSV/TSV with header: label precision recall support [f1]).")
 @click.option("--gold", help="Gold labels file (with --system).")
 @click.option("--system", help="One system's predictions file (with --gold).")
 @click.option("--labels", help="Comma-separated label set and order (with --gold/--system).")
+@click.option("--lm-eval-results", help="An lm-evaluation-harness results file: its every figure is a claim, "
+                                       "checked against the samples of --lm-eval RUN (the first, or the run holding it).")
+@click.option("--lm-eval", "lm_eval", multiple=True, metavar="[NAME=]RUN", help="With --lm-eval-results: runs.")
 @click.option("--json", "as_json", is_flag=True, help="Print the check as JSON.")
 def check_claim(claims: tuple[str, ...], confusion: str | None, table: str | None, gold: str | None,
-                system: str | None, labels: str | None, as_json: bool) -> int:
+                system: str | None, labels: str | None, lm_eval_results: str | None, lm_eval: tuple[str, ...],
+                as_json: bool) -> int:
     """Which metric definitions reproduce CLAIMS (e.g. 'macro_f1=65.4 accuracy=66.1', as printed)?
 
     Exit status: 0 when every claim holds (the metric it names reproduces it, within the printed
     rounding, and the numbers hold together), 1 when any claim does not, 2 on bad input.
     """
+    from auditor.formats.json import render_json
+
+    if lm_eval_results or lm_eval:
+        if claims or confusion or table or gold or system or labels or not lm_eval_results:
+            raise UsageError("--lm-eval-results RESULTS --lm-eval RUN... checks the results file's own figures: no "
+                             "CLAIMS, --confusion, --table, --gold, --system or --labels")
+        from auditor.claims.lmeval import check_lm_eval, format_lm_eval_check
+
+        found = check_lm_eval(lm_eval_results, lm_eval)
+        click.echo(render_json(found.to_json()) if as_json else format_lm_eval_check(found), nl=not as_json)
+        return 0 if found.holds else 1
+    if not claims:
+        raise UsageError("missing CLAIMS (e.g. 'macro_f1=65.4 accuracy=66.1'), or --lm-eval-results")
     from auditor.claims.check import check
     from auditor.claims.text import format_report
 
     result = check(claims, confusion=confusion, table=table, gold=gold, system=system,
                    labels=[label.strip() for label in labels.split(",")] if labels else None)
-    if as_json:
-        from auditor.formats.json import render_json
-
-        click.echo(render_json(result.to_json()), nl=False)
-    else:
-        click.echo(format_report(result))
+    click.echo(render_json(result.to_json()) if as_json else format_report(result), nl=not as_json)
     return 0 if result.holds else 1
+
+
+cli.add_command(codabench_command)
 
 
 def set_up_process() -> None:

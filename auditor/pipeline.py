@@ -226,6 +226,30 @@ def audit_dataset(dataset: Any, gold_column: str | None = None, system_columns: 
     return run(Inputs(counted.counts, counted.sources, warnings, groups=counted.groups), options, progress, analyses)
 
 
+def audit_lm_eval(runs: Sequence[str], task: str | None = None, filter_name: str | None = None, view: str = "acc",
+                  options: AuditOptions | None = None, progress: Progress = SILENT,
+                  analyses: Collection[str] | None = None, **option_overrides: Any) -> Audit:
+    """Audit lm-evaluation-harness runs (``[NAME=]RUN``: a run folder or a samples file, :mod:`auditor.io.lmeval`) of
+    one ``task`` under one filter, items paired by ``doc_id``. A multiple-choice task is classification over the
+    answer positions (``view``: the prediction audited, ``acc``, ``acc_norm`` or ``both``); a generation task's
+    per-item metric (the first the rows log) is audited as outcomes (:mod:`auditor.analyses.outcomes`)."""
+    from auditor.io.lmeval import GENERATION, label_columns, outcome_values, read_runs
+
+    read = read_runs(runs, task, filter_name)
+    options = prepare_options(options, None, option_overrides)
+    if read[0].kind == GENERATION:
+        from auditor.analyses import outcomes
+
+        metric, values = outcome_values(read)
+        sources = {run.name: {"path": run.path, "sha256": run.sha256, "n_items": run.n_items, "filter": run.filter}
+                   for run in read}
+        return outcomes.analyse(metric, [run.name for run in read], values, options.bootstrap, options.seed,
+                                options.alpha, options.correction, sources)
+    gold, systems, labels = label_columns(read, view)
+    return audit(gold, systems, options=options if options.labels else replace(options, labels=labels),
+                 progress=progress, analyses=analyses)
+
+
 def audit_confusion(
     matrices: Mapping[str, Any],
     labels: Sequence[str] | None = None,

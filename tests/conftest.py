@@ -44,6 +44,43 @@ def shared_data() -> Path:
     return SHARED_DATA
 
 
+@pytest.fixture(scope="session")
+def germeval_dir(shared_data) -> Path:
+    """GermEval-2018 fine-grained task: ``gold.tsv`` and ``systems/*.tsv`` (``id<TAB>label``, header), 3,532 items,
+    4 classes, 8 systems (shared data, read in place)."""
+    return shared_data / "germeval2018"
+
+
+@pytest.fixture(scope="session")
+def semeval2018_dir(shared_data) -> Path:
+    """SemEval-2018 Task 12 official results: ``gold/truth.txt``, ``submissions/*.txt`` and
+    ``submissions/metadata-public.xml`` (shared data, read in place)."""
+    return shared_data / "semeval2018-task12"
+
+
+@pytest.fixture(scope="session")
+def uner_dir(shared_data, tmp_path_factory) -> Path:
+    """UNER English-EWT laid out by :func:`auditor.datasets.uner.lay_out`: ``gold.iob2`` (the test split) and
+    ``systems/*.iob2``, five taggers trained on the dev split (two CRFs: ~6 s of CPU, once per session)."""
+    pytest.importorskip("sklearn_crfsuite", reason="the UNER taggers need sklearn-crfsuite (the test extra)")
+    from auditor.datasets import uner
+
+    out = tmp_path_factory.mktemp("uner-english-ewt")
+    uner.lay_out(shared_data / "uner-english-ewt", out)
+    return out
+
+
+@pytest.fixture(scope="session")
+def wmt21_dir(shared_data, tmp_path_factory) -> Path:
+    """WMT21 TED MQM (English to German) laid out by :func:`auditor.datasets.wmt21.lay_out`: ``ref.txt``,
+    ``systems/*.txt`` (13 systems, 529 segments) and ``human.tsv`` (MQM per segment)."""
+    from auditor.datasets import wmt21
+
+    out = tmp_path_factory.mktemp("wmt21-ted-ende")
+    wmt21.lay_out(shared_data / "wmt21-ted-mqm", out)
+    return out
+
+
 @pytest.fixture
 def write(tmp_path):
     """Write a file under ``tmp_path``: ``write("gold.tsv", "id\\tlabel\\n...")`` -> its path

@@ -145,7 +145,9 @@ def test_reconstruction_is_bounded_in_time_and_memory(name):
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert result.rows and not evidence.exact
-    assert elapsed < 3.0, elapsed  # under 1 s on a quiet machine; slack for a loaded CI box
+    # under 1 s on a quiet machine: the bound only catches a reconstruction that enumerates (minutes), not speed
+    # (speed targets live in benchmarks/); 3 s failed on a machine shared by nine test runs
+    assert elapsed < 30.0, elapsed
     assert peak < 100 * 2**20, peak
 
 

@@ -15,7 +15,7 @@ STAGE = {
     "version": 0, "errors": 0, "progress": 0, "formatting": 0, "files": 0, "options": 0,
     "io": 1, "engines": 1, "metrics": 2, "analyses": 3, "results": 4, "report": 5, "formats": 6,
     "templates": 6,  # the renderers' jinja templates (top-level templates/, auditor/templates once installed)
-    "pipeline": 7, "claims": 8, "terminal": 8, "tasks": 8, "plan": 8, "cli": 9,
+    "pipeline": 7, "claims": 8, "terminal": 8, "tasks": 8, "plan": 8, "datasets": 8, "codabench": 8, "cli": 9, "cli_lmeval": 9,
 }
 
 

@@ -15,10 +15,7 @@ from sklearn.metrics import accuracy_score, f1_score, matthews_corrcoef
 from auditor.cli import cli
 from auditor.errors import InputError, UsageError
 from auditor.options import AuditOptions
-from auditor.tasks.tagging.counting import classify
-from auditor.tasks.tagging.measures import view_counts
 from auditor.tasks.tagging.run import audit
-from auditor.tasks.tagging.schemes import Spans
 
 GOLD = [[("Ann", "B-PER"), ("Lee", "I-PER"), ("met", "O"), ("Bob", "B-PER")],
         [("in", "O"), ("New", "B-LOC"), ("York", "I-LOC")],
@@ -92,24 +89,6 @@ def test_token_metrics_equal_scikit_learn(files):
     assert value["mcc"] == pytest.approx(matthews_corrcoef(gold, pred))
     strip = lambda tags: [t.split("-", 1)[-1] for t in tags]  # noqa: E731
     assert value["type_macro_f1"] == pytest.approx(f1_score(strip(gold), strip(pred), average="macro"))
-
-
-def test_views_reproduce_nervaluates_documented_example():
-    """nervaluate's README (SemEval-2013 Task 9.1): scenarios III (missed), II (spurious), V (overlap,
-    same type), IV (same boundaries, other type), I (exact), VI (overlap, other type); its totals:
-    Type COR 3 INC 2 PAR 0 MIS 1 SPU 1 (P = R = 0.5); Partial COR 3 PAR 2 (P = R = 0.66); Exact COR 3
-    INC 2 (0.5); Strict COR 2 INC 3 (0.33). Those totals hold scenario I twice (Strict COR 2); each
-    scenario sits in its own stretch of tokens."""
-    # gold chunks (start, end, type): III, V, IV, I, VI, I; predicted: II, V, IV, I, VI, I
-    gold = Spans(np.array([0, 10, 20, 30, 40, 50]), np.array([0, 10, 20, 30, 40, 50]), np.array([0, 1, 1, 1, 2, 1]))
-    pred = Spans(np.array([5, 9, 20, 30, 39, 50]), np.array([5, 10, 20, 30, 40, 50]), np.array([0, 1, 0, 1, 1, 1]))
-    error, missed, _ = classify(gold, pred)
-    errors = np.bincount(error, minlength=6).astype(float)
-    errors[4] = missed.sum()
-    views = {name: (float(c[0]), float(a[0]), float(p[0])) for name, (c, a, p) in view_counts(errors[None]).items()}
-    assert views["overlap"] == (3, 6, 6) and views["exact"] == (3, 6, 6) and views["strict"] == (2, 6, 6)
-    assert views["partial"] == (4, 6, 6)  # COR 3 + ½ PAR 2
-    assert views["partial"][0] / 6 == pytest.approx(0.6667, abs=1e-4)
 
 
 def test_sentence_bootstrap_intervals_and_tests(files):

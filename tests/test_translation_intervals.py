@@ -13,7 +13,15 @@ from hypothesis import strategies as st
 from auditor.options import AuditOptions
 from auditor.tasks.translation import audit
 from auditor.tasks.translation.counting import count_corpus
-from auditor.tasks.translation.intervals import METHODS, bca_intervals, bias_removed_intervals, intervals, jackknife
+from auditor.tasks.translation.intervals import (
+    METHODS,
+    bca_intervals,
+    intervals,
+    jackknife,
+    jackknife_intervals,
+    jackknife_se,
+)
+from auditor.tasks.translation.measures import macro_micro_f
 from auditor.tasks.translation.names import METRICS
 from auditor.tasks.translation.resampling import bootstrap, point_scores, scores
 
@@ -98,11 +106,11 @@ def test_the_audit_names_bca_in_json_and_every_value_lies_in_its_interval(tmp_pa
         paths[name].write_text("\n".join(line() for _ in range(n)) + "\n", encoding="utf-8")
     result = audit(paths["ref"], {"A": paths["A"], "B": paths["B"]}, options=AuditOptions(bootstrap=300))
     document = result.to_json()
-    assert document["statistics"]["interval_method"] == {"macrof": "bias_removed_percentile",
-                                                         "microf": "bias_removed_percentile", "bleu": "bca",
+    assert document["statistics"]["interval_method"] == {"macrof": "jackknife_normal",
+                                                         "microf": "jackknife_normal", "bleu": "bca",
                                                          "chrf": "bca"}
     assert set(document["statistics"]["bca"]["microf"]["A"]) == {"z0", "acceleration", "percentile_fallback",
-                                                                 "resample_mean"}
+                                                                 "resample_mean", "jackknife_se"}
     assert "ci:bca" in document["signature"]
     for system in ("A", "B"):
         for metric in METRICS:
@@ -110,29 +118,75 @@ def test_the_audit_names_bca_in_json_and_every_value_lies_in_its_interval(tmp_pa
             assert entry["ci"][0] <= entry["value"] <= entry["ci"][1], (system, metric)
 
 
-def test_bias_removed_interval_by_hand():
-    """Resamples 1, 2, ..., 101 (mean 51; 2.5% and 97.5% linear quantiles 3.5 and 98.5) and value 40:
-    [40 + 3.5 − 51, 40 + 98.5 − 51] = [−7.5, 87.5]."""
-    interval, mean = bias_removed_intervals(np.arange(1.0, 102.0)[:, None], np.array([40.0]), 0.05)
-    assert mean[0] == 51 and interval[0].tolist() == pytest.approx([-7.5, 87.5])
+def test_jackknife_interval_by_hand():
+    """Leave-one-out values 1, 2, 3 (mean 2): se_J = sqrt((3 − 1)/3 · (1 + 0 + 1)) = sqrt(4/3); value 10:
+    10 ± 1.959964 · 1.154701. For a mean the jackknife SE is the usual s/√n (leave-one-out means of 1..5)."""
+    interval, se = jackknife_intervals(np.array([[1.0], [2.0], [3.0]]), np.array([10.0]), 0.05)
+    assert se[0] == pytest.approx(np.sqrt(4 / 3))
+    assert interval[0].tolist() == pytest.approx([10 - 1.959964 * np.sqrt(4 / 3), 10 + 1.959964 * np.sqrt(4 / 3)])
+    x = np.arange(1.0, 6.0)
+    left_out = (x.sum() - x) / 4
+    assert jackknife_se(left_out[:, None])[0] == pytest.approx(x.std(ddof=1) / np.sqrt(5))
 
 
-def test_type_level_intervals_are_the_resamples_spread_around_the_value():
-    """Many rare types (each in one segment): the bias-removed interval holds the value by construction
-    (value − lower = mean − q_{α/2} > 0 unless the resamples are skewed past their mean)."""
+def _simulated_counts(rng, reps, n=60, length=10, vocabulary=300, by_segment=True):
+    """Match, hypothesis and reference counts of ``reps`` simulated test sets of ``n`` segments: reference tokens
+    from a Zipf law (exponent 1.1), each kept in the hypothesis with a probability falling from 0.85 (frequent
+    types) to 0.45 (rare ones), else replaced by a draw from the same law. (reps, n, V) per segment, or
+    (reps, V) summed."""
+    cdf = np.cumsum(1 / np.arange(1, vocabulary + 1) ** 1.1)
+    cdf /= cdf[-1]
+    keep = np.linspace(0.85, 0.45, vocabulary)
+    ref = np.minimum(np.searchsorted(cdf, rng.random((reps, n, length))), vocabulary - 1)
+    other = np.minimum(np.searchsorted(cdf, rng.random((reps, n, length))), vocabulary - 1)
+    hyp = np.where(rng.random((reps, n, length)) < keep[ref], ref, other)
+    unit = np.arange(reps * n).reshape(reps, n, 1)
+    cells, inverse = np.unique(np.concatenate([(unit * vocabulary + ref).ravel(), (unit * vocabulary + hyp).ravel()]),
+                               return_inverse=True)
+    side = np.repeat([0, 1], ref.size)
+    r, h = np.bincount(inverse, side == 0, cells.size), np.bincount(inverse, side == 1, cells.size)
+    rows, size = (cells // vocabulary, reps * n) if by_segment else (cells // (vocabulary * n), reps)
+    out = [np.bincount(rows * vocabulary + cells % vocabulary, x, size * vocabulary).reshape(size, vocabulary)
+           for x in (np.minimum(r, h), h, r)]
+    return [x.reshape(reps, n, vocabulary) for x in out] if by_segment else out
+
+
+def test_jackknife_interval_covers_the_mean_over_test_sets_in_a_simulation():
+    """Coverage: 300 simulated test sets of 60 segments; the target is MacroF's (MicroF's) mean over 1,000 test sets
+    of the same size from the same source. The jackknife interval covers it in 95.3% (96.7%) of them (Efron & Stein
+    1981: the jackknife variance errs upwards); the bootstrap's percentile interval shifted by its bias covered it in
+    82.5% (89.5%) in the same design with B = 200 (measured once, not rerun here). Monte Carlo SE of a coverage of
+    0.95 over 300 sets: 1.3 points."""
+    rng = np.random.default_rng(36)
+    target = np.array(macro_micro_f(*_simulated_counts(rng, 1000, by_segment=False))).mean(axis=1)
+    match, hyp, ref = _simulated_counts(rng, 300)
+    totals = [x.sum(axis=1, keepdims=True) for x in (match, hyp, ref)]
+    value = np.array(macro_micro_f(*(x[:, 0] for x in totals)))  # (2, reps)
+    left_out = np.array(macro_micro_f(*(t - x for t, x in zip(totals, (match, hyp, ref)))))  # (2, reps, n)
+    for metric in range(2):
+        interval, _ = jackknife_intervals(left_out[metric].T, value[metric], 0.05)
+        coverage = np.mean((interval[:, 0] <= target[metric]) & (target[metric] <= interval[:, 1]))
+        assert 0.92 <= coverage <= 0.995, (metric, coverage)
+
+
+def test_type_level_intervals_are_the_jackknife_around_the_value():
+    """Many rare types (each in one segment): MacroF's and MicroF's intervals are value ± z · se_J, se_J from
+    recounting the corpus without each segment."""
     rng = random.Random(5)
     n = 60
     references = [[" ".join(f"r{rng.randrange(400)}" for _ in range(6)) + " the cat" for _ in range(n)]]
     system = {"S": [" ".join(t if rng.random() < 0.6 else "x" for t in line.split()) for line in references[0]]}
     corpus = count_corpus(references, system, "13a", False)
     observed = point_scores(corpus, 1.0, 1.0)
-    resampled = bootstrap(corpus, 300, 3, 1.0, 1.0).values
+    resampled = bootstrap(corpus, 100, 3, 1.0, 1.0).values
     result = intervals(corpus, observed, resampled, 0.05, 1.0, 1.0)
+    direct = scores(corpus, np.ones((n, n)) - np.eye(n), 1.0, 1.0)
     for metric in ("macrof", "microf"):
+        loo = direct[metric][:, 0]
+        se = np.sqrt((n - 1) / n * ((loo - loo.mean()) ** 2).sum())
         low, high = result[metric]["interval"][0]
-        assert low <= observed[metric][0] <= high
-        assert observed[metric][0] - low == pytest.approx(
-            result[metric]["resample_mean"][0] - np.quantile(resampled[metric][:, 0], 0.025))
+        assert (low, high) == pytest.approx((observed[metric][0] - 1.959964 * se, observed[metric][0] + 1.959964 * se))
+        assert result[metric]["jackknife_se"][0] == pytest.approx(se)
 
 
 @settings(max_examples=40, deadline=None)

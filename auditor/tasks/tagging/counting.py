@@ -1,11 +1,18 @@
 """Count once: chunks of gold and every system, their matches, the error breakdown, and the
 per-sentence sufficient statistics that every figure (and its bootstrap) is a sum of.
 
-Error classes of a predicted chunk (SemEval-2013 Task 9.1 as Segura-Bedmar et al. 2013 score
-it, and as the nervaluate package implements it): **correct** (same boundaries and type),
-**wrong type** (same boundaries), **wrong boundary** (overlaps a gold chunk of its type: the
-first gold chunk it overlaps decides), **wrong both** (overlaps only with another type),
-**spurious** (overlaps no gold chunk). A gold chunk that no predicted chunk chose is **missed**.
+Matching as nervaluate 1.2.1 does it for SemEval-2013 Task 9.1 (Segura-Bedmar et al. 2013): the
+predicted chunks are read left to right and each takes at most one gold chunk that no earlier one
+took, so every gold chunk is counted once (POSSIBLE = gold chunks, as in MUC) and every predicted
+chunk once (ACTUAL = predicted chunks). Under the first rule a chunk takes the first untaken gold
+chunk it overlaps; its class is **correct** (same boundaries and type), **wrong type** (same
+boundaries), **wrong boundary** (overlap, same type), **wrong both** (overlap, other type) or
+**spurious** (took none); an untaken gold chunk is **missed**. nervaluate's *strict*, *exact* and
+*partial* counts follow from these classes. Its *ent_type* view (our *overlap*) takes, among the
+untaken gold chunks a chunk overlaps, the one of its type with the closest boundaries (the sum of
+the two offsets; the first on a tie), else the first of another type (incorrect): its incorrect
+and missed counts are kept beside the classes. Any shared token counts as overlap (nervaluate's
+default asks 1% of the gold chunk's tokens, the same for chunks of up to 100 tokens).
 
 The per-sentence statistics hold the gold counts once and, per system, only what it got wrong
 (gold chunks it did not match, chunks it predicted without a match, its error classes; token
@@ -31,21 +38,27 @@ if TYPE_CHECKING:  # scipy.sparse is imported when the bootstrap needs the matri
     import scipy.sparse
 
 ERRORS = ("correct", "wrong_type", "wrong_boundary", "wrong_both", "missed", "spurious")
-#: Error classes stored per sentence (``correct`` follows from the matches).
-STORED_ERRORS = ERRORS[1:]
+#: The overlap (ent_type) view's own counts: predicted chunks that took a gold chunk of another type, gold
+#: chunks no chunk took.
+TYPE_VIEW = ("type_incorrect", "type_missed")
+#: Error classes stored per sentence (``correct`` follows from the matches), then the overlap view's counts.
+STORED_ERRORS = ERRORS[1:] + TYPE_VIEW
 
 
 @dataclass(frozen=True)
 class SystemSpans:
     """One system's chunks, its per-chunk error class (index into :data:`ERRORS`), the missed gold
-    chunks, the gold chunk each chunk matches exactly (-1: none), and how many of its chunks the
-    two rules see differently (``ill_formed``: conlleval's chunks that are not strict chunks)."""
+    chunks, the gold chunk each chunk matches exactly (-1: none), its chunks the two rules see
+    differently (``ill``: conlleval's chunks that are not strict chunks), and the overlap view's
+    incorrect chunks and missed gold chunks (masks)."""
 
     spans: Spans
     error: np.ndarray
     missed: np.ndarray
     matched: np.ndarray
     ill: Spans
+    type_incorrect: np.ndarray
+    type_missed: np.ndarray
 
     @property
     def ill_formed(self) -> int:
@@ -84,25 +97,101 @@ def both_rules(prefix: np.ndarray, types: np.ndarray, first: np.ndarray, scheme:
     return (lenient, strict, ill) if rule == "conlleval" else (strict, lenient, ill)
 
 
-def classify(gold: Spans, predicted: Spans) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Error class of every predicted chunk, the missed gold chunks (mask), and the gold chunk each
-    predicted chunk matches exactly (-1 if none). Chunks of one sequence never overlap, so the
-    first gold chunk a predicted one overlaps is the first whose end is not before its start."""
-    if gold.size == 0:
-        return (np.full(predicted.size, ERRORS.index("spurious"), np.int64), np.zeros(0, bool),
-                np.full(predicted.size, -1, np.int64))
-    g = np.minimum(np.searchsorted(gold.end, predicted.start, side="left"), gold.size - 1)
-    overlaps = (gold.end[g] >= predicted.start) & (gold.start[g] <= predicted.end)
-    exact = overlaps & (gold.start[g] == predicted.start) & (gold.end[g] == predicted.end)
-    same = overlaps & (gold.type[g] == predicted.type)
-    error = np.full(predicted.size, ERRORS.index("spurious"), dtype=np.int64)
-    error[overlaps & ~exact & ~same] = ERRORS.index("wrong_both")
-    error[overlaps & ~exact & same] = ERRORS.index("wrong_boundary")
-    error[exact & ~same] = ERRORS.index("wrong_type")
-    error[exact & same] = ERRORS.index("correct")
-    chosen = np.zeros(gold.size, dtype=bool)
-    chosen[g[overlaps]] = True
-    return error, ~chosen, np.where(exact & same, g, -1)
+@dataclass(frozen=True)
+class Matching:
+    """What one system's chunks took (module docstring): ``error`` per predicted chunk (index into
+    :data:`ERRORS`), ``missed`` per gold chunk, ``matched`` the gold chunk each predicted chunk matches
+    exactly (-1: none), and the overlap view's ``type_incorrect`` (predicted) and ``type_missed`` (gold)."""
+
+    error: np.ndarray
+    missed: np.ndarray
+    matched: np.ndarray
+    type_incorrect: np.ndarray
+    type_missed: np.ndarray
+
+
+def _resolve(lo: np.ndarray, hi: np.ndarray, free: np.ndarray, taken: np.ndarray) -> np.ndarray:
+    """The gold chunk each predicted chunk takes when the chunks are read left to right and each takes
+    ``free`` (its choice while the first gold chunk it overlaps, ``lo``, is still untaken) or ``taken``
+    (its choice once an earlier chunk took ``lo``); -1: none.
+
+    Only the chunk just before can have taken ``lo`` (chunks of one sequence do not overlap, so every
+    later gold chunk a chunk overlaps lies beyond its predecessors), and it did when its own choice
+    was ``lo`` or when both start in ``lo`` (then ``lo`` is taken either way). Whether ``lo`` is taken
+    is therefore a function of the same question one chunk earlier: constant, the same, or the
+    opposite; the chain is solved at once from the last constant link and the parity of the
+    opposites after it."""
+    n = lo.size
+    if n == 0:
+        return np.zeros(0, np.int64)
+    link = np.zeros(n, bool)
+    link[1:] = (free[1:] >= 0) & (free[:-1] >= 0) & (hi[:-1] == lo[1:])
+    if_free, if_taken = np.zeros(n, bool), np.zeros(n, bool)
+    same_start = np.zeros(n, bool)
+    same_start[1:] = lo[:-1] == lo[1:]
+    if_free[1:] = link[1:] & (free[:-1] == lo[1:])
+    if_taken[1:] = link[1:] & ((taken[:-1] == lo[1:]) | same_start[1:])
+    constant = if_free == if_taken
+    constant[0] = True
+    opposite = ~constant & if_free
+    last = np.maximum.accumulate(np.where(constant, np.arange(n), 0))
+    flips = np.cumsum(opposite)
+    lo_taken = if_free[last] ^ ((flips - flips[last]) % 2 == 1)
+    return np.where(lo_taken, taken, free)
+
+
+def _closest_of_type(lo: np.ndarray, hi: np.ndarray, gold: Spans, predicted: Spans) -> tuple[np.ndarray, np.ndarray]:
+    """The overlap view's choice of every predicted chunk while ``lo`` is untaken and once it is taken:
+    the gold chunk of its type with the smallest |start offset| + |end offset| (the first on a tie), else
+    the first gold chunk of another type; -1: none. Over the (predicted, gold) overlapping pairs, which are
+    fewer than the chunks of both."""
+    count = np.where(lo <= hi, hi - lo + 1, 0)
+    chunk = np.repeat(np.arange(predicted.size), count)
+    offset = np.arange(chunk.size) - np.repeat(np.cumsum(count) - count, count)
+    g = lo[chunk] + offset
+    same = gold.type[g] == predicted.type[chunk]
+    distance = np.where(same, np.abs(gold.start[g] - predicted.start[chunk]) + np.abs(gold.end[g] - predicted.end[chunk]), 0)
+    order = np.lexsort((g, distance, ~same, chunk))
+    choices = []
+    for keep in (np.ones(chunk.size, bool), g != lo[chunk]):
+        ranked = order[keep[order]]
+        first = ranked[np.r_[True, chunk[ranked][1:] != chunk[ranked][:-1]]] if ranked.size else ranked
+        choice = np.full(predicted.size, -1, np.int64)
+        choice[chunk[first]] = g[first]
+        choices.append(choice)
+    return choices[0], choices[1]
+
+
+def classify(gold: Spans, predicted: Spans) -> Matching:
+    """Match one system's chunks to the gold chunks as nervaluate 1.2.1 does (module docstring). Chunks of
+    one sequence never overlap, so a predicted chunk overlaps the gold chunks ``lo..hi``: those whose end is
+    not before its start and whose start is not after its end."""
+    n_pred = predicted.size
+    lo = np.searchsorted(gold.end, predicted.start, side="left")
+    hi = np.searchsorted(gold.start, predicted.end, side="right") - 1
+    overlaps = lo <= hi
+    first = np.where(overlaps, lo, -1)
+    took = _resolve(lo, hi, first, np.where(overlaps & (lo + 1 <= hi), lo + 1, -1))
+    g = np.maximum(took, 0)
+    hit = took >= 0
+    bounds = hit & (gold.start[g] == predicted.start) & (gold.end[g] == predicted.end) if gold.size else hit
+    same = hit & (gold.type[g] == predicted.type) if gold.size else hit
+    error = np.full(n_pred, ERRORS.index("spurious"), dtype=np.int64)
+    error[hit & ~bounds & ~same] = ERRORS.index("wrong_both")
+    error[hit & ~bounds & same] = ERRORS.index("wrong_boundary")
+    error[bounds & ~same] = ERRORS.index("wrong_type")
+    error[bounds & same] = ERRORS.index("correct")
+    missed = np.ones(gold.size, dtype=bool)
+    missed[took[hit]] = False
+    if gold.size:
+        type_took = _resolve(lo, hi, *_closest_of_type(lo, hi, gold, predicted))
+    else:
+        type_took = np.full(n_pred, -1, np.int64)
+    type_hit = type_took >= 0
+    type_missed = np.ones(gold.size, dtype=bool)
+    type_missed[type_took[type_hit]] = False
+    type_incorrect = type_hit & (gold.type[np.maximum(type_took, 0)] != predicted.type) if gold.size else type_hit
+    return Matching(error, missed, np.where(bounds & same, took, -1), type_incorrect, type_missed)
 
 
 @dataclass(frozen=True)
@@ -140,12 +229,13 @@ def count_spans(aligned: Aligned, codes: TagCodes, scheme: str, rule: str, sourc
         row = aligned.systems[s]
         predicted, other, ill = both_rules(tag_prefix[row], tag_type[row], first, scheme, rule,
                                            sources[aligned.names[s]], codes.tags, row, lines)
-        error, missed, matched = classify(gold, predicted)
+        m = classify(gold, predicted)
+        mine = SystemSpans(predicted, m.error, m.missed, m.matched, ill, m.type_incorrect, m.type_missed)
         if other is None or gold_other is None:
-            return SystemSpans(predicted, error, missed, matched, ill), None
+            return mine, None
         hits = np.isin(_keys(other, n), _keys(gold_other, n), assume_unique=True).sum()
         total = other.size + gold_other.size
-        return SystemSpans(predicted, error, missed, matched, ill), (2 * float(hits) / total if total else None)
+        return mine, (2 * float(hits) / total if total else None)
 
     with ThreadPoolExecutor(THREADS) as pool:
         counted = list(pool.map(count, range(len(aligned.names))))
@@ -156,7 +246,7 @@ def count_spans(aligned: Aligned, codes: TagCodes, scheme: str, rule: str, sourc
 @dataclass(frozen=True)
 class Layout:
     """Column layout of the per-sentence statistics: shared gold blocks (tags k, chunks per type T),
-    then per system its off-diagonal tag cells (k²) and span errors (2T + 5). Type confusion
+    then per system its off-diagonal tag cells (k²) and span errors (2T + 7). Type confusion
     matrices follow from the tag ones (``type_of_tag`` maps each tag to its type class)."""
 
     S: int
@@ -190,7 +280,9 @@ class Layout:
         span = block[..., k * k:]
         matched = gold[..., None, :] - span[..., :T]
         out["matched"], out["predicted"] = matched, matched + span[..., T:2 * T]
-        out["errors"] = np.concatenate([matched.sum(-1, keepdims=True), span[..., 2 * T:]], axis=-1)
+        stored = span[..., 2 * T:]
+        out["errors"] = np.concatenate([matched.sum(-1, keepdims=True), stored[..., :len(ERRORS) - 1]], axis=-1)
+        out["type_view"] = stored[..., len(ERRORS) - 1:]
         return out
 
 
@@ -225,10 +317,14 @@ def statistics_matrix(aligned: Aligned, counts: SpanCounts | None, layout: Layou
         unmatched_gold[mine.matched[mine.matched >= 0]] = False
         stored = mine.error > 0  # every class but correct
         rows += [sentence[counts.gold.start[unmatched_gold]], sentence[mine.spans.start[mine.matched < 0]],
-                 sentence[mine.spans.start[stored]], sentence[counts.gold.start[mine.missed]]]
+                 sentence[mine.spans.start[stored]], sentence[counts.gold.start[mine.missed]],
+                 sentence[mine.spans.start[mine.type_incorrect]], sentence[counts.gold.start[mine.type_missed]]]
+        column = {name: span_base + 2 * T + STORED_ERRORS.index(name) for name in ("missed", *TYPE_VIEW)}
         cols += [span_base + counts.gold.type[unmatched_gold], span_base + T + mine.spans.type[mine.matched < 0],
                  span_base + 2 * T + mine.error[stored] - 1,
-                 np.full(int(mine.missed.sum()), span_base + 2 * T + STORED_ERRORS.index("missed"))]
+                 np.full(int(mine.missed.sum()), column["missed"]),
+                 np.full(int(mine.type_incorrect.sum()), column["type_incorrect"]),
+                 np.full(int(mine.type_missed.sum()), column["type_missed"])]
     row, col = np.concatenate(rows), np.concatenate(cols)
     matrix = scipy.sparse.csr_matrix((np.ones(row.size), (row, col)), shape=(aligned.n_sentences, layout.width))
     matrix.sum_duplicates()
@@ -258,7 +354,8 @@ def totals(aligned: Aligned, counts: SpanCounts | None, layout: Layout) -> np.nd
         out[span_base + T:span_base + 2 * T] = np.bincount(mine.spans.type[mine.matched < 0], minlength=T)
         errors = np.bincount(mine.error, minlength=len(ERRORS)).astype(float)
         errors[ERRORS.index("missed")] = mine.missed.sum()
-        out[span_base + 2 * T:span_base + 2 * T + len(STORED_ERRORS)] = errors[1:]
+        out[span_base + 2 * T:span_base + 2 * T + len(STORED_ERRORS)] = [*errors[1:], mine.type_incorrect.sum(),
+                                                                        mine.type_missed.sum()]
     return out
 
 

@@ -10,12 +10,14 @@ Span figures (one value per system), with per type :math:`m_t` matched, :math:`p
   :math:`F_{1,t}` (a type's 0/0 counted as 0, as seqeval's ``zero_division=0``);
 * weighted: the same means weighted by gold support :math:`g_t / \sum g`.
 
-Partial-match views of SemEval-2013 Task 9.1 (Segura-Bedmar et al. 2013; nervaluate), from the
-error classes of :mod:`~auditor.tasks.tagging.counting`: ACT = predicted chunks, POS = correct +
-wrong type + wrong boundary + wrong both + missed; *exact* (boundaries, type ignored): COR =
-correct + wrong type; *overlap* ("type": overlap with the right type): COR = correct + wrong
-boundary; *partial* (overlap, type ignored, half credit): COR = correct + wrong type + ½ (wrong
-boundary + wrong both). :math:`P = COR/ACT`, :math:`R = COR/POS`, :math:`F_1 = 2 COR / (ACT + POS)`.
+Partial-match views of SemEval-2013 Task 9.1 (Segura-Bedmar et al. 2013) as nervaluate 1.2.1
+counts them, from the matching of :mod:`~auditor.tasks.tagging.counting` (each gold chunk taken at
+most once): ACT = predicted chunks, POS = gold chunks; *strict*: COR = correct (so strict P, R, F1
+are the micro figures); *exact* (boundaries, type ignored): COR = correct + wrong type; *overlap*
+(nervaluate's ent_type: overlap with the right type, its own matching): COR = POS − incorrect −
+missed of that view; *partial* (overlap, type ignored, half credit): COR = correct + wrong type +
+½ (wrong boundary + wrong both). :math:`P = COR/ACT`, :math:`R = COR/POS`,
+:math:`F_1 = 2 COR / (ACT + POS)`.
 """
 from __future__ import annotations
 
@@ -36,13 +38,14 @@ def per_type(gold: np.ndarray, predicted: np.ndarray, matched: np.ndarray) -> di
     return {"precision": ratio(matched, predicted), "recall": ratio(matched, g), "f1": ratio(2 * matched, predicted + g)}
 
 
-def view_counts(errors: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """(COR, ACT, POS) of every SemEval-2013 view, from the six error counts (…, S, 6)."""
+def view_counts(errors: np.ndarray, type_view: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """(COR, ACT, POS) of every SemEval-2013 view, from the six error counts (…, S, 6) and the overlap
+    view's incorrect and missed counts (…, S, 2)."""
     e = {name: errors[..., i] for i, name in enumerate(ERRORS)}
     act = e["correct"] + e["wrong_type"] + e["wrong_boundary"] + e["wrong_both"] + e["spurious"]
     pos = e["correct"] + e["wrong_type"] + e["wrong_boundary"] + e["wrong_both"] + e["missed"]
     correct = {"strict": e["correct"], "exact": e["correct"] + e["wrong_type"],
-               "overlap": e["correct"] + e["wrong_boundary"],
+               "overlap": pos - type_view[..., 0] - type_view[..., 1],
                "partial": e["correct"] + e["wrong_type"] + 0.5 * (e["wrong_boundary"] + e["wrong_both"])}
     return {view: (cor, act, pos) for view, cor in correct.items()}
 
@@ -70,7 +73,7 @@ def span_values(parts: dict[str, np.ndarray], active: np.ndarray) -> dict[str, n
         values[f"span_macro_{name}"] = _nan(np.where(active, value, 0.0).sum(-1) / np.maximum(n_active, 1),
                                             np.broadcast_to(n_active == 0, m.shape))
         values[f"span_weighted_{name}"] = _nan((weight * value).sum(-1), no_gold[..., 0])
-    for view, (cor, act, pos) in view_counts(errors).items():
+    for view, (cor, act, pos) in view_counts(errors, parts["type_view"]).items():
         if view != "strict":
             values[f"span_{view}_f1"] = _nan(*ratio(2 * cor, act + pos))
     return {metric: values[metric] for metric in SPAN_METRICS}

@@ -196,22 +196,25 @@ def errors_section(audit: Any) -> Section | None:
     view_columns = tuple(Column(f"{v} {p}", rotate=True) for v in ("strict", "exact", "overlap", "partial")
                          for p in ("P", "R", "F1"))
     blocks = (
-        Paragraph("Each predicted chunk is correct (boundaries and type), of the wrong type (same boundaries), of the "
-                  "wrong boundary (overlaps a gold chunk of its type), wrong in both, or spurious (overlaps none); a "
-                  "gold chunk no predicted chunk chose is missed. The first gold chunk a predicted one overlaps "
-                  "decides (SemEval-2013 Task 9.1, as the nervaluate package scores it)."),
+        Paragraph("The predicted chunks are read left to right and each takes at most one gold chunk it overlaps "
+                  "that no earlier one took (the first such), so every gold chunk counts once. A predicted chunk is "
+                  "correct (boundaries and type), of the wrong type (same boundaries), of the wrong boundary "
+                  "(overlap, same type), wrong in both, or spurious (took none); a gold chunk none took is missed "
+                  "(SemEval-2013 Task 9.1, as nervaluate 1.2.1 counts it)."),
         Table("table-errors", "Error breakdown: predicted chunks by class, and the gold chunks missed.", "System",
               tuple(Column(label) for label in labels), tuple(rows)),
         Paragraph("Partial-match views (Segura-Bedmar et al. 2013; nervaluate's names in brackets): strict (strict) = "
                   "boundaries and type, the exact match of conlleval and seqeval on the chunks read by the span rule "
                   "(not seqeval's strict mode, which is a span rule); exact (exact) = boundaries, type ignored; "
-                  "overlap (ent_type; SemEval's type matching) = some overlap with the right type; partial (partial) "
-                  "= overlap, type ignored, half credit for a partial match. COR = correct (strict); correct + wrong type "
-                  "(exact); correct + wrong boundary (overlap); correct + wrong type + ½ (wrong boundary + wrong "
-                  "both) (partial: PAR = wrong boundary + wrong both). ACT = predicted chunks, POS = correct + wrong type + wrong boundary + wrong both + missed; P = COR "
-                  "/ ACT, R = COR / POS (so strict R can differ from the micro recall above when several predicted "
-                  "chunks overlap one gold chunk). The views are micro sums over all types: nervaluate also counts "
-                  "them per type but defines no macro average over types, so none is shown."),
+                  "overlap (ent_type) = some overlap with the right type; partial (partial) = overlap, type ignored, "
+                  "half credit for a partial match. COR = correct (strict); correct + wrong type (exact); correct + "
+                  "wrong type + ½ (wrong boundary + wrong both) (partial: PAR = wrong boundary + wrong both). The "
+                  "overlap view matches on its own: a predicted chunk takes, among the untaken gold chunks it "
+                  "overlaps, the one of its type with the closest boundaries, else the first of another type "
+                  "(incorrect); COR = the chunks that took one of their type. ACT = predicted chunks, POS = gold "
+                  "chunks; P = COR / ACT, R = COR / POS, so strict P, R, F1 are the micro figures above. The views "
+                  "are micro sums over all types: nervaluate also counts them per type but defines no macro average "
+                  "over types, so none is shown."),
         Table("table-views", "SemEval-2013 views: precision, recall, F1 (×100).", "System", view_columns,
               _with_best(view_rows), "small"),
     )

@@ -24,11 +24,11 @@ SCHEMA = "auditor/2"
 ILL_FORMED_SHOWN = 5
 #: ``auditor score``'s columns when no ``-m`` is given.
 DEFAULT_COLUMNS = ("span_micro_f1", "span_macro_f1", "span_partial_f1", "accuracy", "macro_f1", "type_macro_f1")
-#: How each SemEval-2013 view counts the error classes (COR, INC, PAR).
+#: How the strict, exact and partial views count the error classes (COR, INC, PAR); the overlap view
+#: (nervaluate's ent_type) matches on its own and has its own incorrect and missed counts.
 VIEW_CLASSES = {
     "strict": (("correct",), ("wrong_type", "wrong_boundary", "wrong_both"), ()),
     "exact": (("correct", "wrong_type"), ("wrong_boundary", "wrong_both"), ()),
-    "overlap": (("correct", "wrong_boundary"), ("wrong_type", "wrong_both"), ()),
     "partial": (("correct", "wrong_type"), (), ("wrong_boundary", "wrong_both")),
 }
 
@@ -85,17 +85,18 @@ class TaggingAudit:
         """``systems.NAME.spans``: micro/macro/weighted P/R/F1, per type, errors, SemEval views."""
         counts, parts = self.spans, self.parts
         gold, predicted, matched, errors = parts["gold"], parts["predicted"][s], parts["matched"][s], parts["errors"][s]
+        type_view = parts["type_view"][s]
         observed = {m: _number(self.observed[m][s]) for m in SPAN_METRICS}
         table: dict[str, Any] = {
             average: {part: observed[f"span_{average}_{part}"] for part in ("precision", "recall", "f1")}
             for average in ("micro", "macro", "weighted")}
-        parts = per_type(gold, predicted[None], matched[None])
+        by_type = per_type(gold, predicted[None], matched[None])
         table["per_type"] = {
-            kind: {**{name: None if undefined[0, t] else float(value[0, t]) for name, (value, undefined) in parts.items()},
+            kind: {**{name: None if undefined[0, t] else float(value[0, t]) for name, (value, undefined) in by_type.items()},
                    "support": int(gold[t]), "predicted": int(predicted[t]), "matched": int(matched[t])}
             for t, kind in enumerate(counts.types)}
         table["errors"] = {name: int(errors[i]) for i, name in enumerate(ERRORS)}
-        table["views"] = self._views(errors)
+        table["views"] = self._views(errors, type_view)
         table["ill_formed"] = counts.per_system[s].ill_formed
         table["ill_formed_examples"] = self.ill_formed_examples(counts.per_system[s].ill, self.aligned.systems[s])
         table["other_rule_micro_f1"] = counts.other_rule_f1[s]
@@ -114,16 +115,22 @@ class TaggingAudit:
         return examples
 
     @staticmethod
-    def _views(errors: np.ndarray) -> dict[str, Any]:
+    def _views(errors: np.ndarray, type_view: np.ndarray) -> dict[str, Any]:
         e = dict(zip(ERRORS, errors.tolist()))
         views = {}
-        for view, (cor, act, pos) in view_counts(errors[None]).items():
-            correct, incorrect, partial = (sum(int(e[name]) for name in group) for group in VIEW_CLASSES[view])
+        for view, (cor, act, pos) in view_counts(errors[None], type_view[None]).items():
+            if view == "overlap":
+                incorrect, missed = (int(x) for x in type_view)
+                correct, partial = int(pos[0]) - incorrect - missed, 0
+                spurious = int(act[0]) - correct - incorrect
+            else:
+                correct, incorrect, partial = (sum(int(e[name]) for name in group) for group in VIEW_CLASSES[view])
+                missed, spurious = int(e["missed"]), int(e["spurious"])
             precision, p_undefined = ratio(cor, act)
             recall, r_undefined = ratio(cor, pos)
             f1, f_undefined = ratio(2 * cor, act + pos)
-            views[view] = {"correct": correct, "incorrect": incorrect, "partial": partial, "missed": int(e["missed"]),
-                           "spurious": int(e["spurious"]), "possible": int(pos[0]), "actual": int(act[0]),
+            views[view] = {"correct": correct, "incorrect": incorrect, "partial": partial, "missed": missed,
+                           "spurious": spurious, "possible": int(pos[0]), "actual": int(act[0]),
                            "precision": None if p_undefined[0] else float(precision[0]),
                            "recall": None if r_undefined[0] else float(recall[0]),
                            "f1": None if f_undefined[0] else float(f1[0])}

@@ -5,11 +5,15 @@ system values and the systems' human scores (the mean of each system's rated seg
 segment-level files, missing segments left out and counted). Intervals are percentile intervals
 over the same segment bootstrap as the metrics: each resample recomputes every metric and — for
 segment-level scores — the human means on the resampled segments (system-level scores stay fixed).
+The leader is the metric of highest τ (then r); its lead over each other metric is judged by the paired
+percentile interval of :math:`\tau_{\mathrm{leader}} - \tau_m` over the same resamples (two intervals
+that overlap are no test of their difference).
 :math:`\tau_b = \sum_{a<b} s_{ab} t_{ab} / \sqrt{\sum s_{ab}^2 \sum t_{ab}^2}` with
 :math:`s_{ab} = \mathrm{sign}(x_a - x_b)`, :math:`t_{ab} = \mathrm{sign}(y_a - y_b)`.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Mapping
 
@@ -51,6 +55,13 @@ class HumanAgreement:
     lower_better: bool
     correlations: Mapping[str, Mapping[str, Correlation]]
     skipped: tuple[str, ...] = ()
+    leader: str | None = None
+    leader_differences: Mapping[str, Correlation] = dataclasses.field(default_factory=dict)
+
+    def separated(self) -> bool:
+        """Whether the leader's τ is above every other metric's by a paired interval that excludes 0."""
+        return bool(self.leader_differences) and all(
+            d.ci is not None and d.ci[0] > 0 for d in self.leader_differences.values())
 
 
 def _interval(values: np.ndarray, alpha: float) -> tuple[float, float] | None:
@@ -64,7 +75,7 @@ def agreement(observed: Mapping[str, np.ndarray], human, resampled, alpha: float
               lower_better: bool, systems) -> HumanAgreement:
     """Correlations of every metric with ``human`` (:class:`~.reading.HumanScores`), with intervals
     from ``resampled`` (:class:`~.resampling.Bootstrap`, or None)."""
-    correlations = {}
+    correlations, tau_draws = {}, {}
     for metric, values in observed.items():
         row = {}
         for name, function in (("kendall_tau", kendall_tau_b), ("pearson", pearson)):
@@ -73,8 +84,23 @@ def agreement(observed: Mapping[str, np.ndarray], human, resampled, alpha: float
             if resampled is not None:
                 people = resampled.human if resampled.human is not None else human.system[None, :]
                 draws = function(resampled.values[metric], people)
+                if name == "kendall_tau":
+                    tau_draws[metric] = draws
             row[name] = Correlation(value, _interval(draws, alpha) if draws is not None else None)
         correlations[metric] = row
+
+    def key(metric: str) -> tuple[float, ...]:
+        return tuple(-np.inf if np.isnan(correlations[metric][k].value) else correlations[metric][k].value
+                     for k in ("kendall_tau", "pearson"))
+
+    leader = max(correlations, key=key) if correlations else None
+    differences = {}
+    for metric in correlations:
+        if metric != leader:
+            value = correlations[leader]["kendall_tau"].value - correlations[metric]["kendall_tau"].value
+            draws = tau_draws[leader] - tau_draws[metric] if tau_draws else None
+            differences[metric] = Correlation(float(value), _interval(draws, alpha) if draws is not None else None)
     sign = -1.0 if lower_better else 1.0
     return HumanAgreement(human.level, {s: float(sign * v) for s, v in zip(systems, human.system)},
-                          dict(human.missing), human.source, lower_better, correlations, tuple(human.skipped))
+                          dict(human.missing), human.source, lower_better, correlations, tuple(human.skipped),
+                          leader, differences)

@@ -6,6 +6,8 @@ from __future__ import annotations
 TOKENIZERS = ("13a", "intl", "zh", "char", "none")
 #: The metric ids of the task, in report order (``MicroF`` is the poster's frequency-weighted F).
 METRICS = ("macrof", "microf", "bleu", "chrf")
+#: Display names of the ids.
+NAMES = {"macrof": "MacroF", "microf": "MicroF", "bleu": "BLEU", "chrf": "chrF"}
 #: Further spellings of the ids (normalised: lower case, letters and digits only) -> id.
 METRIC_ALIASES = {"macrof1": "macrof", "microf1": "microf", "chrf2": "chrf"}
 #: Said with an unknown metric name.

@@ -4,8 +4,10 @@ passages (Gowda, You, Lignos & May 2021, NAACL; poster "Macro-average: Rare Type
 Rules, in order (each written into the reasons):
 
 1. With human scores: the primary metric is the one whose system ranking agrees best with them
-   (Kendall τ-b, then Pearson r); a metric with τ < 0 is to be avoided.
-2. Without them: MacroF is primary when types seen once are at least :data:`RARE_SHARE` of the
+   (Kendall τ-b, then Pearson r) when the paired bootstrap interval of its τ minus each other metric's
+   excludes 0; otherwise the human scores pick no metric and rule 2 decides. A metric with τ < 0 is to
+   be avoided.
+2. Without them (or when they pick none): MacroF is primary when types seen once are at least :data:`RARE_SHARE` of the
    reference vocabulary (the long tail the poster says current metrics do not address), else chrF.
 3. Every other metric whose ranking differs from the primary's (a flipped pair) is a complement;
    BLEU is always one (the figure readers compare across papers).
@@ -17,6 +19,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from auditor.formatting import plural
+from auditor.tasks.translation.names import NAMES
 
 FORMULAS = {
     "macrof": r"\mathrm{MacroF}_\beta = \frac{1}{|V|}\sum_{c\in V} F_{\beta;c}",
@@ -43,25 +46,26 @@ def _primary(types, human) -> tuple[str, list[str]]:
     once = types.bands[0].types / types.types if types.types else 0.0
     rare = (f"{types.bands[0].types} of the {types.types} reference types ({100 * once:.0f}%) occur once; "
             f"{PASSAGES['imbalance']}")
+    fallback: list[str] = []
     if human is not None:
-        def key(metric: str) -> tuple[float, float]:
-            row = human.correlations[metric]
-            return tuple(-np.inf if np.isnan(row[k].value) else row[k].value for k in ("kendall_tau", "pearson"))
-        best = max(human.correlations, key=key)
+        best = human.leader
         tau = human.correlations[best]["kendall_tau"]
-        reasons = [f"its system ranking agrees best with the human scores (Kendall τ-b = {tau.value:.2f})"]
-        if tau.ci is not None:
-            close = [m for m, row in human.correlations.items() if m != best and row["kendall_tau"].ci is not None
-                     and row["kendall_tau"].ci[1] >= tau.ci[0]]
-            if close:
-                reasons.append(f"but its τ interval [{tau.ci[0]:.2f}, {tau.ci[1]:.2f}] overlaps those of "
-                               f"{', '.join(close)}: on these systems the human scores do not separate the metrics")
-        if best == "macrof":
-            reasons += [rare, PASSAGES["semantics"]]
-        return best, reasons
+        if human.separated():
+            reasons = [f"its system ranking agrees best with the human scores (Kendall τ-b = {tau.value:.2f}), and "
+                       f"the paired 95% interval of its τ minus each other metric's excludes 0"]
+            if best == "macrof":
+                reasons += [rare, PASSAGES["semantics"]]
+            return best, reasons
+        ties = [f"τ({NAMES[best]}) − τ({NAMES[m]}) = {d.value:.2f}, paired 95% interval "
+                f"[{d.ci[0]:.2f}, {d.ci[1]:.2f}]" if d.ci is not None else f"τ({NAMES[best]}) − τ({NAMES[m]}) = "
+                f"{d.value:.2f}, no interval (--bootstrap 0)"
+                for m, d in human.leader_differences.items() if d.ci is None or d.ci[0] <= 0]
+        fallback = [f"the human scores pick no metric: {NAMES[best]} has the highest Kendall τ-b ({tau.value:.2f}), "
+                    f"but its lead is not significant ({'; '.join(ties)} contain{'s' if len(ties) == 1 else ''} 0), "
+                    f"so the rule without human scores decides"]
     if once >= RARE_SHARE:
-        return "macrof", [rare, PASSAGES["long_tail"], PASSAGES["semantics"]]
-    return "chrf", [f"{rare}; the tail is short here, so a character-level F (chrF) covers it"]
+        return "macrof", fallback + [rare, PASSAGES["long_tail"], PASSAGES["semantics"]]
+    return "chrf", fallback + [f"{rare}; the tail is short here, so a character-level F (chrF) covers it"]
 
 
 def recommend(corpus, types, disagreement, human, values: Mapping[str, Mapping[str, float | None]]) -> dict[str, Any]:

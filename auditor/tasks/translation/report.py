@@ -72,10 +72,11 @@ def summary_section(audit: TranslationAudit, ledger: Ledger) -> Section:
             + ("Every metric puts the same system first: " + winners[METRICS[0]] + "." if same else
                "The winner depends on the metric: " + "; ".join(f"{NAMES[m]} {w}" for m, w in winners.items()) + ".")
             + f" Recommended primary metric: {NAMES[primary]}"
-            + ("; its lead in agreement with the human scores is within the others' intervals."
-               if any("overlaps" in r for r in audit.recommendation["metrics"][0]["reasons"]) else "."))
+            + ("; the human scores pick no metric (the leader's paired τ interval contains 0), so it follows the rule "
+               "without them." if audit.human is not None and not audit.human.separated() else "."))
     rows = [(s, [_score_cell(audit, ledger, s, m) for m in METRICS]) for s in _order(audit)]
-    table = Table("summary-leaderboard", "Scores ×100 with 95% bootstrap intervals over segments (BLEU, chrF: BCa; MacroF, MicroF: bias-removed percentile).", "System",
+    table = Table("summary-leaderboard", "Scores ×100 with 95% intervals over segments (BLEU, chrF: BCa bootstrap; "
+                  "MacroF, MicroF: value ± z · jackknife SE).", "System",
                   tuple(Column(NAMES[m]) for m in METRICS), _with_best(rows), _density(len(METRICS)), inline_ci=True,
                   for_summary=True)
     blocks: list[Any] = [Paragraph(text), table]
@@ -112,9 +113,9 @@ def metrics_section(audit: TranslationAudit, ledger: Ledger, figures: bool) -> S
     band_rows = [(s, [Cell(b.systems[s][0], "score") for b in bands]) for s in order]
     never_rows = tuple(Row(s, tuple(Cell(b.systems[s][1], "count") for b in bands)) for s in order)
     blocks: list[Any] = [
-        Table("table-metrics", "Every metric ×100 with its 95% bootstrap interval over segments "
-                               f"({audit.options['bootstrap']} resamples; BLEU, chrF: BCa; MacroF, MicroF: "
-                               "bias-removed percentile).", "System",
+        Table("table-metrics", "Every metric ×100 with its 95% interval over segments (BLEU, chrF: BCa "
+                               f"bootstrap, {audit.options['bootstrap']} resamples; MacroF, MicroF: value ± z · "
+                               "jackknife SE).", "System",
               tuple(Column(NAMES[m], DEFINITIONS[m]) for m in METRICS), _with_best(rows), _density(len(METRICS)),
               for_paper=True, for_summary=True),
         Table("table-bands", "MacroF ×100 over the reference types of each frequency band (types seen only in "
@@ -138,21 +139,18 @@ def _interval_text(audit: TranslationAudit) -> str:
     shifts = {m: max(abs(v["resample_mean"] - audit.metrics[s][m].value) for s, v in row.items()
                      if v["resample_mean"] is not None and audit.metrics[s][m].value is not None)
               for m, row in audit.bca.items() if any(v["resample_mean"] is not None for v in row.values())}
-    z0 = {m: [v["z0"] for v in row.values() if isinstance(v["z0"], float)] for m, row in audit.bca.items()}
     text = ("BLEU and chrF: BCa intervals (bias-corrected and accelerated; Efron & Tibshirani 1993, sections 14.3 "
-            "and 15.4). MacroF and MicroF are not sums over segments: a resample holds about 63% of the distinct "
-            "segments and loses the rare types seen only in the others, so resampled values stray from the test "
-            "set's"
+            "and 15.4). MacroF and MicroF are not sums over segments: a resample that repeats segments holds about "
+            "63% of the distinct ones and loses the rare types seen only in the others, so resampled values stray "
+            "from the test set's"
             + (f" (here their mean by up to {100 * shifts['macrof']:.2f} points ×100 for MacroF and "
-               f"{100 * shifts['microf']:.2f} for MicroF)"
-               if "macrof" in shifts and "microf" in shifts else "")
-            + ". That shift comes from drawing with replacement, not from the metric, so BCa's bias correction "
-              "does not apply: where it exceeds 1.96 standard errors (|z0| > 1.96"
-            + (f"; here z0 of MicroF from {min(z0['microf']):.2f} to {max(z0['microf']):.2f}" if z0.get("microf")
-               else "") + ") BCa's interval excludes the value by construction. Their intervals are the percentile "
-            "intervals shifted by the bootstrap bias (value + quantiles − mean of the resamples; Efron & Tibshirani "
-            "1993, ch. 10): the resamples' spread, centred on the value. z0, acceleration and the resamples' mean of "
-            "every metric and system are in audit.json (statistics.bca).")
+               f"{100 * shifts['microf']:.2f} for MicroF)" if "macrof" in shifts and "microf" in shifts else "")
+            + " and spread too little. Their intervals are value ± z_{1−α/2} × the jackknife standard error over segments "
+              "(Tukey's jackknife, each segment left out once, whose variance Efron & Stein 1981 show tends to be "
+              "biased upwards); in a simulation with a Zipfian vocabulary they covered the metric's mean over test "
+              "sets of the same size in 95–97% of 300 test sets, where the bootstrap's percentile interval, shifted "
+              "by its bias, covered it in 83–90%. BCa's z0 and acceleration, the resamples' mean and the jackknife "
+              "standard error of every metric and system are in audit.json (statistics.bca).")
     fallback = [f"{NAMES[m]} {s}" for m, row in audit.bca.items() for s, v in row.items() if v["percentile_fallback"]]
     if fallback:
         text += (" The value lies outside every resample (z0 infinite), so the percentile interval is given, for "

@@ -12,9 +12,7 @@ from auditor.analyses.significance import PairTest
 from auditor.formatting import format_value
 from auditor.tasks.translation.agreement import HumanAgreement
 from auditor.tasks.translation.bands import TypeProfile
-from auditor.tasks.translation.names import METRIC_ALIASES, METRICS
-
-NAMES = {"macrof": "MacroF", "microf": "MicroF", "bleu": "BLEU", "chrf": "chrF"}
+from auditor.tasks.translation.names import METRIC_ALIASES, METRICS, NAMES
 
 
 @dataclass(frozen=True)
@@ -78,7 +76,9 @@ class TranslationAudit:
             out["human"] = {"source": self.human.source, "level": self.human.level,
                             "lower_better": self.human.lower_better, "scores": dict(self.human.human),
                             "missing_segments": dict(self.human.missing),
-                            "skipped_systems": list(self.human.skipped)}
+                            "skipped_systems": list(self.human.skipped), "leader": self.human.leader,
+                            "tau_differences": {m: {"value": _number(d.value), "ci": list(d.ci) if d.ci else None}
+                                                for m, d in self.human.leader_differences.items()}}
             out["human_agreement"] = {metric: {kind: {"value": _number(c.value),
                                                       "ci": list(c.ci) if c.ci else None}
                                                for kind, c in row.items()}

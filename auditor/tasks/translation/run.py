@@ -183,11 +183,11 @@ def _metric_values(corpus: Corpus, observed, intervals, beta: float) -> dict[str
 
 
 def _bca_json(bca, systems) -> dict[str, dict[str, dict[str, Any]]] | None:
-    """metric -> system -> BCa's z0 and acceleration, whether BCa fell back to the percentile interval, and the
-    resamples' mean (value − mean: the shift of the bias-removed interval)."""
+    """metric -> system -> BCa's z0 and acceleration, whether BCa fell back to the percentile interval, the
+    resamples' mean (value − mean: the bootstrap's bias estimate) and the jackknife standard error."""
     if bca is None:
         return None
-    keys = ("z0", "acceleration", "percentile_fallback", "resample_mean")
+    keys = ("z0", "acceleration", "percentile_fallback", "resample_mean", "jackknife_se")
     return {m: {s: {key: bool(row[key][i]) if key == "percentile_fallback" else _finite(row[key][i]) for key in keys}
                 for i, s in enumerate(systems)} for m, row in bca.items()}
 
@@ -218,7 +218,7 @@ def _signature(sources: Mapping[str, Any], opts: Mapping[str, Any], corpus: Corp
     parts = [f"auditor:{__version__}", "task:translation", f"ref:{refs}",
              f"systems:{len(corpus.systems)}:{systems.hexdigest()[:12]}", f"tok:{opts['tokenize']}",
              f"case:{'lc' if opts['lowercase'] else 'mixed'}", f"beta:{opts['f_beta']:g}", f"k:{opts['microf_k']:g}",
-             f"boot:{opts['bootstrap']}", f"seed:{opts['seed']}", "ci:bca/bias-removed", f"alpha:{opts['alpha']}",
+             f"boot:{opts['bootstrap']}", f"seed:{opts['seed']}", "ci:bca/jackknife", f"alpha:{opts['alpha']}",
              f"correction:{opts['correction']}", f"BLEU:{corpus.signatures['bleu']}",
              f"chrF2:{corpus.signatures['chrf']}"]
     if "human" in sources:

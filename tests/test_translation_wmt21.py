@@ -1,0 +1,50 @@
+"""WMT21 TED (English to German, 13 systems, MQM) through the translation audit (issue 36): MacroF's interval is as
+wide as the segment jackknife says (recounted here without each segment), and the primary metric is not chosen on
+an agreement lead that the paired interval of the τ difference does not support."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from auditor.options import AuditOptions
+from auditor.tasks.translation import audit
+from auditor.tasks.translation.resampling import scores
+
+
+@pytest.fixture(scope="module")
+def wmt21(wmt21_dir):
+    systems = {p.stem: str(p) for p in sorted((wmt21_dir / "systems").glob("*.txt"))}
+    return audit(wmt21_dir / "ref.txt", systems, options=AuditOptions(bootstrap=200), analyses=("intervals",),
+                 human=wmt21_dir / "human.tsv")
+
+
+def test_online_w_macrof_interval_is_as_wide_as_the_jackknife(wmt21, wmt21_dir):
+    """The jackknife by recounting: MacroF with each segment's weight 0 (529 corpora), se_J = sqrt((n − 1)/n ·
+    Σ (θ_(i) − θ_(·))²); the interval's width is at least 0.85 × 2 · 1.96 · se_J (the bootstrap percentile interval
+    shifted by its bias was 0.75 ×: SD 0.71 points against se_J 0.97)."""
+    from auditor.tasks.translation.counting import count_corpus
+
+    def lines(path):
+        return path.read_text(encoding="utf-8").split("\n")[:wmt21.n_items]
+
+    corpus = count_corpus([lines(wmt21_dir / "ref.txt")], {"Online-W": lines(wmt21_dir / "systems" / "Online-W.txt")},
+                          "13a", False)
+    n = corpus.n_segments
+    left_out = scores(corpus, np.ones((n, n)) - np.eye(n), 1.0, 1.0)["macrof"][:, 0]
+    se = np.sqrt((n - 1) / n * ((left_out - left_out.mean()) ** 2).sum())
+    low, high = wmt21.metrics["Online-W"]["macrof"].ci
+    assert se == pytest.approx(0.0097, abs=0.0003)
+    assert wmt21.bca["macrof"]["Online-W"]["jackknife_se"] == pytest.approx(se)
+    assert high - low >= 0.85 * 2 * 1.959964 * se
+
+
+def test_primary_metric_not_chosen_on_an_unsupported_agreement_lead(wmt21):
+    """MicroF has the highest τ with MQM, but the paired interval of τ(MicroF) − τ(MacroF) contains 0: the human
+    scores pick no metric and the rule without them (62% of reference types occur once: MacroF) decides."""
+    human = wmt21.human
+    assert human.leader == "microf" and not human.separated()
+    low, high = human.leader_differences["macrof"].ci
+    assert low < 0 < high
+    primary = wmt21.recommendation["metrics"][0]
+    assert primary["id"] == "macrof"
+    assert primary["reasons"][0].startswith("the human scores pick no metric")
