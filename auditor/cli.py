@@ -15,8 +15,10 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import click
 
+from auditor.cli_demo import demo
 from auditor.cli_lmeval import LM_EVAL_OPTIONS, lm_eval_options, run_lm_eval
 from auditor.codabench import codabench_command
+from auditor.datasets.command import example as example_command
 from auditor.errors import AuditorError, UsageError
 from auditor.io.semeval import semeval_names
 from auditor.metrics.registry import REGISTRY, load_plugin, normalise_name
@@ -265,11 +267,14 @@ def run_task(task: str, gold: str | None, systems: tuple[str, ...], progress: Pr
              annotators: tuple[str, ...], analyses: tuple[str, ...] | None, own: dict[str, Any],
              arguments: dict[str, Any]) -> Any:
     """The audit of a task kind other than classification (:mod:`auditor.tasks`)."""
+    module = task_module(task)
+    accepted = getattr(module, "INPUTS", ())
     for option, given in (("--confusion", confusion), ("--annotators", annotators),
                           ("--slices", arguments.pop("slices", None))):
-        if given:
+        if given and option[2:] not in accepted:
             raise UsageError(f"{option} is for classification; it cannot be used with --task {task}")
-    module = task_module(task)
+    if annotators:
+        own["annotators"] = name_systems(annotators)
     options = parse_options(**arguments)
     return echo_warnings(module.audit(gold, name_systems(systems), options=options, progress=progress,
                                       analyses=analyses, **own))
@@ -566,6 +571,8 @@ def check_claim(claims: tuple[str, ...], confusion: str | None, table: str | Non
 
 
 cli.add_command(codabench_command)
+cli.add_command(demo)
+cli.add_command(example_command)
 
 
 def set_up_process() -> None:

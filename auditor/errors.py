@@ -32,3 +32,10 @@ class OutputError(AuditorError):
     """An output path cannot be written; nothing was written."""
 
     exit_code = 3
+
+
+class FetchError(AuditorError):
+    """A public dataset could not be downloaded, or a downloaded file is not the recorded one; nothing was
+    written."""
+
+    exit_code = 4

@@ -1,7 +1,9 @@
 """Read the small text files that options and pasted tables come in (a prevalence file, a
-paper's per-class table): bounded in size, UTF-8, one clear error naming the file otherwise."""
+paper's per-class table): bounded in size, UTF-8, one clear error naming the file otherwise; and the SHA-256 of
+a file as stored, the hash every ``sources`` entry carries whatever reads the file."""
 from __future__ import annotations
 
+import hashlib
 import os
 
 from auditor.errors import AuditorError, InputError
@@ -25,3 +27,15 @@ def read_small_text(path: str | os.PathLike[str], source: str, limit: int, expec
         line = data[:problem.start].count(b"\n") + 1
         raise error(f"{source} line {line}: not UTF-8 text (byte 0x{data[problem.start]:02x}); "
                     f"expected {expected}") from None
+
+
+def file_sha256(path: str | os.PathLike[str]) -> str | None:
+    """The SHA-256 of the file's bytes as stored, read in 1 MiB blocks (None where ``path`` is not a local file,
+    e.g. an ``hdfs://`` place Spark reads): the same hash the in-memory readers take of the bytes they read."""
+    if not os.path.isfile(path):
+        return None
+    digest = hashlib.sha256()
+    with open(path, "rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

@@ -20,6 +20,8 @@ MINUS = "\u2212"
 APPROXIMATE = "≈"
 #: Values this close to 0 are 0 (an exact zero computed in floating point, e.g. −1e−17).
 ZERO = 1e-12
+#: Levels a p-value is read against: near one of them a p-value gets the digits that show its side.
+ALPHAS = (0.1, 0.05, 0.01)
 #: A hyphen-minus that is a sign: before a digit, at the start or after a space or an opening bracket.
 _SIGN = re.compile(r"(?:(?<=^)|(?<=[\s(\[=,;:/]))-(?=\d|\.\d)")
 
@@ -46,12 +48,32 @@ def format_value(value: Any, kind: CellKind | str) -> str:
     if kind == "rank":
         return str(int(value)) if float(value).is_integer() else f"{value:.1f}"
     if kind == "p":
-        return "<0.001" if value < 0.001 else f"{value:.3f}"
+        return "<0.001" if value < 0.001 else format_p(value)
     if kind == "tau":
         return f"{value:.2f}".replace("-0.00", "0.00")
     if kind == "number":
         return f"{value:.3f}"
     return str(value)
+
+
+def format_p(value: float, alphas: tuple[float, ...] = ALPHAS) -> str:
+    """A p-value with three decimals, or with as many more as it takes (up to ten) for the printed number to
+    sit on the same side of each level in ``alphas`` as the value: 0.049955 -> "0.04996", not "0.050"
+    beside "p < 0.05"."""
+    for digits in range(3, 11):
+        text = f"{value:.{digits}f}"
+        shown = float(text)
+        if all((shown < alpha) == (value < alpha) and (shown == alpha) == (value == alpha) for alpha in alphas):
+            return text
+    return text
+
+
+def format_small(value: float, significant: int = 2) -> str:
+    """A small positive number in prose with ``significant`` digits and no exponent: 1/10101 -> "0.000099"."""
+    if value == 0 or not math.isfinite(value):
+        return str(value)
+    digits = max(0, significant - 1 - math.floor(math.log10(abs(value))))
+    return f"{value:.{digits}f}"
 
 
 def nan_to_none(value: Any) -> float | None:

@@ -292,13 +292,13 @@ def audit_metrics(labels: Sequence[str], options: AuditOptions) -> tuple[Metric,
 
 
 def run(inputs: Inputs, options: AuditOptions, progress: Progress = SILENT,
-        analyses: Collection[str] | None = None) -> Audit:
-    """Score every metric of every system, then run the stages in ``analyses`` (default: all)
-    and the ones they read; the :class:`Audit` record of it all."""
+        analyses: Collection[str] | None = None, task_metrics: Sequence[Metric] = ()) -> Audit:
+    """Score every metric of every system (a task's own ``task_metrics`` after the catalogue's), then run the
+    stages in ``analyses`` (default: all) and the ones they read; the :class:`Audit` record of it all."""
     counts = inputs.counts
     check_names(counts.labels, counts.systems)
     check_prevalence_labels(options, counts.labels)
-    metrics = audit_metrics(counts.labels, options)
+    metrics = (*audit_metrics(counts.labels, options), *task_metrics)
     described = describe(counts.confusion, counts.labels, list(metrics), counts.labels_given)
     systems = {name: SystemResult(name=name, metrics=described[index],
                                   per_class=per_class_table(counts.confusion[index], counts.labels),

@@ -2,7 +2,8 @@
 
 The pipeline builds the (frozen) record once its analyses have run; the report and every
 output format read it. ``Audit.to_json`` is the one place the audit JSON (schema
-``auditor/2``, described by ``auditor/audit.schema.json``) is produced.
+``auditor/3``, described by ``auditor/audit.schema.json``) is produced; every task kind's record writes the
+same keys (docs/architecture.md, "The audit record").
 """
 from __future__ import annotations
 
@@ -29,12 +30,14 @@ if TYPE_CHECKING:  # the analysis modules load scipy; the record needs only thei
     from auditor.analyses.properties import PropertyTable
     from auditor.analyses.rankings import Deployment, RankDisagreement
     from auditor.analyses.recommend import Recommendation
+    from auditor.analyses.reporting import Reporting
     from auditor.analyses.scores import ScoreAnalysis
     from auditor.analyses.significance import Statistics
     from auditor.analyses.slices import SliceAnalysis
     from auditor.analyses.verdict import Verdict
 
-SCHEMA = "auditor/2"
+#: The audit JSON's schema, the same for every task kind (``auditor/audit.schema.json``).
+SCHEMA = "auditor/3"
 T = TypeVar("T")
 
 
@@ -78,6 +81,12 @@ class Score(MetricValue):
     @property
     def interval(self) -> tuple[float, float] | None:
         return None if self.lo is None or self.hi is None else (self.lo, self.hi)
+
+    def to_json(self) -> dict[str, Any]:
+        """``systems.NAME.metrics.ID`` of every task kind: ``value``, ``ci`` ([lo, hi] or null), ``undefined``,
+        ``convention``."""
+        return {"value": _finite(self.value), "ci": None if self.interval is None else list(self.interval),
+                "undefined": self.undefined, "convention": self.convention}
 
     def __float__(self) -> float:
         return math.nan if self.value is None else float(self.value)
@@ -258,13 +267,20 @@ class Audit:
                 f"(×100)</caption><thead><tr><th>system</th>{head}</tr></thead><tbody>{body}</tbody></table>")
 
     @property
+    def reporting(self) -> Reporting:
+        """The reporting statement (:mod:`auditor.analyses.reporting`): a paragraph a paper can paste."""
+        from auditor.analyses.reporting import of_audit
+
+        return of_audit(self)
+
+    @property
     def signature(self) -> Signature:
         """The reproducibility signature (:class:`Signature`); ``str()`` of it is the JSON's string."""
         return Signature.of(self)
 
     def to_json(self) -> dict[str, Any]:
-        """The audit JSON (schema ``auditor/2``, ``auditor/audit.schema.json``); ``null`` for
-        undefined values. The keys DESIGN.md ("Interfaces") names stay where it puts them.
+        """The audit JSON (schema ``auditor/3``, ``auditor/audit.schema.json``); ``null`` for
+        undefined values. The keys stay where docs/architecture.md ("The audit record") puts them.
 
         Each analysis's result writes its own keys (its ``to_json``), in the order they ran;
         what it returns under ``systems`` goes into each system's entry."""
@@ -279,6 +295,7 @@ class Audit:
         }
         for result in self.results.values():
             merge_json(document, result.to_json())
+        document.update(self.reporting.to_json())
         return document
 
 

@@ -22,7 +22,7 @@ def visible(text: str) -> str:
     return "".join(f"\\x{ord(ch):02x}" if ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0 else ch for ch in str(text))
 
 
-def _width() -> int:
+def terminal_width() -> int:
     """Columns to fit: the terminal's (``COLUMNS`` honoured); 220 when the output is not a terminal
     and ``COLUMNS`` is unset (a file or a pipe has no width)."""
     import os
@@ -33,19 +33,21 @@ def _width() -> int:
     return 220
 
 
-def _cell(result: Audit, name: str, metric_id: str, notes: dict[str, list[str]]) -> str:
-    """One value ×100 with its interval; '—' = undefined, '†' = a convention; the notes collected."""
+def _cell(result: Audit, name: str, metric: Metric, notes: dict[str, list[str]]) -> str:
+    """One value ×100 (an error in steps: as it is) with its interval; '—' = undefined, '†' = a convention; the
+    notes collected."""
     from auditor.formatting import format_value
 
+    metric_id, kind = metric.id, metric.kind
     value = result.systems[name].metrics[metric_id]
     if value.convention:
         notes.setdefault(value.convention, []).append(f"{name}/{metric_id}")
     if value.value is None:
         notes.setdefault(f"undefined: {value.undefined}", []).append(f"{name}/{metric_id}")
         return UNDEFINED_MARK
-    text = format_value(value.value, "score") + (CONVENTION_MARK if value.convention else "")
+    text = format_value(value.value, kind) + (CONVENTION_MARK if value.convention else "")
     ci = result.interval(name, metric_id)
-    return text + (f" [{format_value(ci[0], 'score')}, {format_value(ci[1], 'score')}]" if ci is not None else "")
+    return text + (f" [{format_value(ci[0], kind)}, {format_value(ci[1], kind)}]" if ci is not None else "")
 
 
 def _groups(widths: Sequence[int], first: int, width: int) -> list[list[int]]:
@@ -62,7 +64,7 @@ def _groups(widths: Sequence[int], first: int, width: int) -> list[list[int]]:
 
 
 def print_score_table(result: Audit, columns: Sequence[str], console: Console | None = None,
-                      sort_by: str | None = None) -> None:
+                      sort_by: str | None = None, signature: str | None = None, order: str | None = None) -> None:
     """Systems × metrics as the report shows them: ×100 with one decimal, each with its
     bootstrap percentile interval ``[lo, hi]`` when resamples were drawn; '—' = undefined,
     '†' = a per-class 0/0 filled by convention. ``sort_by``: systems by that metric, best first
@@ -71,31 +73,29 @@ def print_score_table(result: Audit, columns: Sequence[str], console: Console | 
     No name, number or interval is ever broken: when the columns do not fit the terminal's width,
     the table is printed in several parts, each with the system column. Below it, every undefined
     value and every convention, each distinct reason once with the cells it applies to. Names are
-    printed literally (no rich markup).
+    printed literally (no rich markup). A task may pass its own ``signature`` and a sentence on its label
+    ``order`` (ordinal levels), printed under the title.
     """
-    width = _width()
-    console = console or Console(soft_wrap=True, width=width)
-    statistics = result.statistics
-    if statistics is not None:
-        interval = (f"[lo, hi] = {100 * (1 - statistics.alpha):g}% percentile bootstrap interval "
-                    f"({statistics.bootstrap.B:,} resamples"
-                    + ("; each confusion matrix resampled on its own, no paired tests" if
-                       not result.counts.paired else "") + ")")
-    else:
-        interval = "no intervals (--bootstrap 0)"
+    console = console or Console(soft_wrap=True, width=terminal_width())
     names = list(result.systems)
+    records = {**REGISTRY.metrics, **{metric.id: metric for metric in result.metrics}}
     if sort_by is not None:
         value = {s: result.systems[s].metrics[sort_by].value for s in names}
-        names.sort(key=lambda s: (value[s] is None, -(value[s] or 0.0)))
+        sign = 1.0 if records[sort_by].higher_is_better else -1.0
+        names.sort(key=lambda s: (value[s] is None, -sign * (value[s] or 0.0)))
     notes: dict[str, list[str]] = {}
-    cells = {name: [_cell(result, name, metric_id, notes) for metric_id in columns] for name in names}
-    labels = [REGISTRY.metrics[metric_id].label for metric_id in columns]
+    cells = {name: [_cell(result, name, records[metric_id], notes) for metric_id in columns] for name in names}
+    labels = [records[metric_id].label for metric_id in columns]
+    errors = [records[metric_id].label for metric_id in columns if records[metric_id].kind == "number"]
     widths = [max([len(label)] + [len(cells[n][i]) for n in names]) for i, label in enumerate(labels)]
     first = max([len("system")] + [len(visible(n)) for n in names])
     title = (f"{plural(len(result.systems), 'system')}, {plural(result.n_items, 'item')}, "
              f"{plural(len(result.labels), 'label')}; scores ×100 as in the report"
-             + (f"; sorted by {REGISTRY.metrics[sort_by].label}" if sort_by else ""))
-    console.print(Text(title))
+             + (f" ({', '.join(errors)} in steps, lower is better)" if errors else "")
+             + (f"; sorted by {records[sort_by].label}" if sort_by else ""))
+    _wrapped(console, visible(title))
+    if order:
+        _wrapped(console, visible(order))
     for group in _groups(widths, first, console.width):
         table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True)
         table.add_column("system", no_wrap=True, min_width=first)
@@ -105,8 +105,8 @@ def print_score_table(result: Audit, columns: Sequence[str], console: Console | 
             table.add_row(Text(visible(name)), *(Text(cells[name][index]) for index in group))
         console.print(table)
         console.print()
-    _wrapped(console, f"{interval}; {UNDEFINED_MARK} = undefined (0/0); {CONVENTION_MARK} = a per-class 0/0 "
-                      "counted by convention")
+    _wrapped(console, f"{_interval_note(result)}; {UNDEFINED_MARK} = undefined (0/0); {CONVENTION_MARK} = a "
+                      "per-class 0/0 counted by convention")
     for text, where in notes.items():
         _wrapped(console, visible(f"{', '.join(where)}: {text}"), indent="  ")
     reliability = result.gold_reliability
@@ -118,7 +118,18 @@ def print_score_table(result: Audit, columns: Sequence[str], console: Console | 
             ("fleiss_kappa", "Fleiss' κ"), ("krippendorff_alpha", "Krippendorff's α"))]
         _wrapped(console, visible(f"gold reliability ({len(reliability.annotators)} annotators, ×100): "
                                   + ", ".join(parts)))
-    console.print(Text(f"signature: {result.signature}"))
+    console.print(Text(f"signature: {signature or result.signature}"))
+
+
+def _interval_note(result: Audit) -> str:
+    """What the ``[lo, hi]`` after a value is (or that there are none)."""
+    statistics = result.statistics
+    if statistics is None:
+        return "no intervals (--bootstrap 0)"
+    return (f"[lo, hi] = {100 * (1 - statistics.alpha):g}% percentile bootstrap interval "
+            f"({statistics.bootstrap.B:,} resamples"
+            + ("; each confusion matrix resampled on its own, no paired tests" if not result.counts.paired else "")
+            + ")")
 
 
 def _wrapped(console: Console, text: str, indent: str = "") -> None:
@@ -134,7 +145,7 @@ def _wrapped(console: Console, text: str, indent: str = "") -> None:
 def print_catalogue(console: Console | None = None) -> None:
     """One line per registered metric: id, name, range, declared properties. Ids are never
     cut: the id column is as wide as the longest id and the name column wraps instead."""
-    console = console or Console(width=_width())
+    console = console or Console(width=terminal_width())
     table = Table(title="metric catalogue (auditor metrics ID for details)", box=box.SIMPLE_HEAD, pad_edge=False,
                   collapse_padding=True)
     widest = max((len(metric.id) for metric in REGISTRY), default=2)

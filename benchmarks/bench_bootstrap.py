@@ -56,7 +56,8 @@ def main() -> None:
     arguments = parser.parse_args()
 
     import auditor.metrics.catalogue  # noqa: F401  (registers the catalogue)
-    from auditor.analyses.bootstrap import Resampler, bootstrap
+    from auditor.analyses.bootstrap import bootstrap
+    from auditor.analyses.resample import Resampler
     from auditor.io.counts import count
     from auditor.metrics.registry import REGISTRY
     from auditor.options import AuditOptions

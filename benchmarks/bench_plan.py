@@ -2,7 +2,7 @@
 
 Card et al. (2020) estimate power by simulating r test sets and running McNemar's test on each
 (their accuracy notebook, r = 10,000). ``auditor plan`` sums the same probability exactly
-(:func:`auditor.plan.power.power`). This script times, in one process, for each case: the exact
+(:func:`auditor.analyses.power.power`). This script times, in one process, for each case: the exact
 power, Type S and Type M; a vectorised Monte Carlo of the audit's own test with r draws (four-cell
 multinomial, ``mcnemar_exact`` on each distinct table), whose estimate it prints beside the exact
 value with its standard error; and ``items_needed`` (the proved smallest N).
@@ -17,8 +17,8 @@ import time
 
 import numpy as np
 
+from auditor.analyses.power import hypothesis, items_needed, power
 from auditor.analyses.significance import mcnemar_exact
-from auditor.plan.power import hypothesis, items_needed, power
 
 CASES = [(1000, 0.70, 0.02, None), (500, 0.70, 0.02, 0.975), (10_000, 0.80, 0.01, 0.9), (100_000, 0.85, 0.002, 0.95)]
 

@@ -5,7 +5,8 @@ segments of 5-40 tokens; each system copies the reference and replaces a system-
 of its tokens with Zipf draws, drops a few and leaves some segments empty. Figures:
 
 1. ``report`` of 2,000 segments x 15 systems (all formats) against the GermEval-2018 classification
-   report (``examples/germeval2018``), both through the command line in this run;
+   report (the shared data's ``germeval2018``; skipped where it is absent), both through the command line in
+   this run;
 2. ``score --bootstrap 0`` of 100,000 segments x 10 systems (the command line, a fresh process) against
    sacrebleu's ``corpus_bleu`` + ``corpus_chrf`` alone on the same texts (in process) — target <= 2x;
 3. the intervals (bootstrap of B resamples, jackknife and BCa) against the metrics alone, in process, at
@@ -25,8 +26,8 @@ import time
 from pathlib import Path
 
 import numpy as np
+from shared_data import folder
 
-ROOT = Path(__file__).resolve().parent.parent
 AUDITOR = [str(Path(sys.executable).parent / "auditor")]
 
 
@@ -79,10 +80,13 @@ def load() -> str:
 def bench_report(directory: Path, segments: int, systems: int) -> None:
     reference, outputs = corpus(segments, systems)
     paths = write(directory, reference, outputs)
-    germeval = sorted(str(p) for p in (ROOT / "examples/germeval2018/systems").glob("*.tsv"))
+    germeval_dir = folder("germeval2018")
+    if germeval_dir is None:
+        return
+    germeval = sorted(str(p) for p in (germeval_dir / "systems").glob("*.tsv"))
     t_mt = timed(AUDITOR + ["report", "--task", "translation", str(directory / "ref.txt"), *paths, "-o",
                             str(directory / "out-mt"), "--quiet"])
-    t_ge = timed(AUDITOR + ["report", str(ROOT / "examples/germeval2018/gold.tsv"), *germeval, "-o",
+    t_ge = timed(AUDITOR + ["report", str(germeval_dir / "gold.tsv"), *germeval, "-o",
                             str(directory / "out-ge"), "--quiet"])
     print(f"report: translation {segments} x {systems}: {t_mt:.1f} s; GermEval-2018 (3,532 x 8): {t_ge:.1f} s; "
           f"ratio {t_mt / t_ge:.2f} (target <= 1) [{load()}]")

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
+from shared_data import folder
 from synthetic_data import correlated, synthetic, write_files
 
 HERE = Path(__file__).resolve().parent
@@ -277,11 +278,13 @@ def _steps(arguments: argparse.Namespace, files: list[str], directory: Path) -> 
     if not arguments.skip_report:
         measured["report"] = record("auditor report (all formats)", lambda: measure(
             [*cli, "report", *files, "-o", str(directory / "report"), "--bootstrap", str(B), "--quiet"]))
-        germeval = HERE.parent / "examples" / "germeval2018"
-        small = [str(germeval / "gold.tsv"), *sorted(str(p) for p in (germeval / "systems").glob("*.tsv"))]
-        measured["germeval_score"] = record("GermEval: auditor score", lambda: measure([*cli, "score", *small, "--quiet"]))
-        measured["germeval_report"] = record("GermEval: auditor report (all formats)", lambda: measure(
-            [*cli, "report", *small, "-o", str(directory / "germeval"), "--quiet"]))
+        germeval = folder("germeval2018")
+        if germeval is not None:
+            small = [str(germeval / "gold.tsv"), *sorted(str(p) for p in (germeval / "systems").glob("*.tsv"))]
+            measured["germeval_score"] = record("GermEval: auditor score",
+                                                lambda: measure([*cli, "score", *small, "--quiet"]))
+            measured["germeval_report"] = record("GermEval: auditor report (all formats)", lambda: measure(
+                [*cli, "report", *small, "-o", str(directory / "germeval"), "--quiet"]))
     measured["sklearn"] = record("scikit-learn: 7 metric calls per system", lambda: in_process(arguments, "sklearn"))
     measured["audit0"] = record("auditor.audit(int arrays, bootstrap=0)", lambda: in_process(arguments, "audit-0"))
     measured["auditB"] = record(f"auditor.audit(int arrays, B={B}), independent errors",

@@ -1,6 +1,6 @@
-"""Fuzz the input families of issue 19 through the command line, each against an oracle.
+"""Fuzz the input families of issues 19 and 37 through the command line, each against an oracle.
 
-Run: ``python benchmarks/fuzz_families.py [--count 3000] [--seed 1] [--html-every 200]``.
+Run: ``python benchmarks/fuzz_families.py [--count 3000] [--seed 1] [--html-every 200] [--spark-every 40]``.
 A fast deterministic slice runs in ``tests/test_fuzz_families.py``.
 
 Families (each case knows its truth: the numbers, or that it must be refused):
@@ -20,7 +20,10 @@ Families (each case knows its truth: the numbers, or that it must be refused):
   labels: accuracy exact, or refused (above 2^53, one gold class, a missing label);
 - ``names``: labels and system names with U+2028/U+2029, markup, quotes, backslashes, bidi
   and control characters through ``report --format json,md,tex`` (every ``--html-every``-th
-  run also html): written, with the right accuracy in audit.json.
+  run also html): written, with the right accuracy in audit.json;
+- ``tagging``, ``translation``, ``dataset`` (memory and DuckDB; Spark every ``--spark-every``-th
+  dataset case) and ``planner`` (``-o`` on the html runs): issue 37's routes, generated and checked
+  in ``benchmarks/fuzz_routes.py`` (its docstring names each oracle).
 
 Outcomes: correct, refused as expected, refused a valid input, silently wrong, internal error
 (a traceback, an exit code other than 0 and 2, or an error that is not one ``auditor: error:``
@@ -45,7 +48,15 @@ from click.testing import CliRunner
 import auditor.pipeline
 from auditor.cli import cli
 
-FAMILIES = ("columns", "quotes", "labels", "claims", "matrix", "names")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import fuzz_routes  # noqa: E402 (beside this script, which is not a package)
+
+FAMILIES = ("columns", "quotes", "labels", "claims", "matrix", "names", "tagging", "translation", "dataset", "planner")
+#: Dataset cases run per engine (printed by :func:`main`).
+ENGINE_RUNS: Counter = Counter()
+#: The routes of issue 37: each case's result checked by its family's oracle (benchmarks/fuzz_routes.py).
+CHECKS = {"tagging": fuzz_routes.check_tagging, "translation": fuzz_routes.check_translation,
+          "planner": fuzz_routes.check_planner}
 WORDS = ["pos", "neg", "neutral", "a b", "very good", "0", "1", "x,y", 'say "hi"', "ü", "#tag"]
 HOSTILE = ["a\u2028b", "c\u2029d", "<script>x</script>", "{{x}}", "\\textbf{y}", "50%", "$x$", "e\u202ef",
            "it's", '"q"', "g\x1ch", "emoji\U0001F600", "tab\tin", "&amp;"]
@@ -71,6 +82,8 @@ class Case:
     value: float | None = None
     fragment: str = ""
     outdir: str | None = None
+    truth: dict | None = None  # the oracle's figures (issue 37's families)
+    human: dict | None = None  # translation: each system's mean human score
 
 
 def _items(rng: random.Random, n: int, k: int, words: list[str]) -> tuple[list[str], list[str], list[str]]:
@@ -243,7 +256,21 @@ def names_case(rng: random.Random, html: bool = False) -> Case:
 
 
 GENERATORS = {"columns": columns_case, "quotes": quotes_case, "labels": labels_case, "claims": claims_case,
-              "matrix": matrix_case, "names": names_case}
+              "matrix": matrix_case, "names": names_case,
+              "tagging": lambda rng: fuzz_routes.tagging_case(rng, Case),
+              "translation": lambda rng: fuzz_routes.translation_case(rng, Case)}
+
+
+def make_case(family: str, rng: random.Random, html: bool, spark: bool) -> Case:
+    """One case of ``family``: html runs report names as html and write the planner's pages; a dataset case
+    runs in Spark when ``spark``, else in memory or DuckDB."""
+    if family == "names" and html:
+        return names_case(rng, True)
+    if family == "dataset":
+        return fuzz_routes.dataset_case(rng, Case, "spark" if spark else rng.choice(["memory", "duckdb"]))
+    if family == "planner":
+        return fuzz_routes.planner_case(rng, Case, pages=html)
+    return GENERATORS[family](rng)
 
 
 def _alarm(signum, frame):
@@ -288,13 +315,19 @@ def classify(case: Case, result, directory: Path) -> str:
             return "correct" if right else "silently wrong"
         right = all(c["named_reproduces"] for c in found["claims"]) and not found["problems"]
         return "correct" if right else "silently wrong"
+    if case.family == "planner":
+        return "correct" if fuzz_routes.check_planner(case, fuzz_routes.read_plan(case, result, directory)) \
+            else "silently wrong"
     audit = json.loads((directory / case.outdir / "audit.json").read_text() if case.outdir else result.stdout)
+    if case.family in CHECKS:
+        return "correct" if CHECKS[case.family](case, audit) else "silently wrong"
     value = audit["systems"][case.system]["metrics"]["accuracy"]["value"]
     return "correct" if abs(value - case.value) < 1e-12 else "silently wrong"
 
 
-def run(count: int, seed: int, html_every: int = 0, families=FAMILIES):
-    """Outcome counts, per-family counts and examples of bad outcomes for ``count`` cases."""
+def run(count: int, seed: int, html_every: int = 0, families=FAMILIES, spark_every: int = 0):
+    """Outcome counts, per-family counts and examples of bad outcomes for ``count`` cases (every
+    ``spark_every``-th dataset case in Spark; 0: never)."""
     rng = random.Random(seed)
     outcomes: Counter = Counter()
     by_family: dict = defaultdict(Counter)
@@ -303,13 +336,14 @@ def run(count: int, seed: int, html_every: int = 0, families=FAMILIES):
     with tempfile.TemporaryDirectory() as root:
         for index in range(count):
             family = families[index % len(families)]
-            html = family == "names" and html_every and index % html_every < len(families)
-            case = names_case(rng, True) if html else GENERATORS[family](rng)
-            auditor.pipeline.run_stages = real if html else (lambda reads, wanted: {})
+            html = bool(html_every) and family in ("names", "planner") and index % html_every < len(families)
+            spark = family == "dataset" and bool(spark_every) and (index // len(families)) % spark_every == 0
+            case = make_case(family, rng, html, spark)
+            auditor.pipeline.run_stages = real if html and family == "names" else (lambda reads, wanted: {})
             directory = Path(root) / str(index)
             directory.mkdir()
             try:
-                result = run_case(case, directory, 120 if html else 20)
+                result = run_case(case, directory, 300 if spark else 120 if html else 20)
                 outcome = classify(case, result, directory)
             except Hang:
                 outcome, result = "hang", None
@@ -317,6 +351,8 @@ def run(count: int, seed: int, html_every: int = 0, families=FAMILIES):
                 auditor.pipeline.run_stages = real
             outcomes[outcome] += 1
             by_family[family][outcome] += 1
+            if family == "dataset":
+                ENGINE_RUNS[case.variant.split()[0]] += 1
             if outcome not in ("correct", "refused as expected"):
                 detail = "" if result is None else (repr(result.exception) if result.exception and not isinstance(
                     result.exception, SystemExit) else result.output.strip()[-240:])
@@ -329,16 +365,21 @@ def main() -> int:
     parser.add_argument("--count", type=int, default=3000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--html-every", type=int, default=200, help="an html report every N cases (0: never)")
+    parser.add_argument("--spark-every", type=int, default=40, help="a dataset case in Spark every N (0: never)")
+    parser.add_argument("--families", default=",".join(FAMILIES), help="comma-separated families to run")
     parser.add_argument("--show", type=int, default=5)
     args = parser.parse_args()
     started = time.perf_counter()
-    outcomes, by_family, examples = run(args.count, args.seed, args.html_every)
+    families = tuple(args.families.split(","))
+    outcomes, by_family, examples = run(args.count, args.seed, args.html_every, families, args.spark_every)
     print(f"{sum(outcomes.values())} inputs in {time.perf_counter() - started:.0f} s, seed {args.seed}")
     for outcome in ("correct", "refused as expected", "refused, wrong message", "refused a valid input",
                     "silently wrong", "internal error", "hang"):
         print(f"  {outcome:<26} {outcomes.get(outcome, 0):6d}")
-    for family in FAMILIES:
+    for family in families:
         print(f"  {family:<10} " + ", ".join(f"{k}: {v}" for k, v in sorted(by_family[family].items())))
+    if ENGINE_RUNS:
+        print("  dataset cases by engine: " + ", ".join(f"{k}: {v}" for k, v in sorted(ENGINE_RUNS.items())))
     for outcome, lines in examples.items():
         print(f"{outcome} (first {args.show}):")
         for line in lines[:args.show]:

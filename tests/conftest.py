@@ -1,13 +1,15 @@
 """Shared fixtures."""
 from __future__ import annotations
 
+import collections
 import os
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+#: The systems whose confusion matrices ``germeval_extras`` writes.
+GERMEVAL_MATRICES = ("word-logreg", "char-svm-balanced")
 
 #: Real evaluation data (``../shared/data`` beside the checkout, as CI has it; never copied into the project).
 #: ``AUDITOR_SHARED_DATA`` names another place.
@@ -28,12 +30,6 @@ def _registry_restored():
         table.update(before)
 
 
-@pytest.fixture
-def examples_dir() -> Path:
-    """The repository's ``examples/`` folder (real SemEval-2018 and GermEval-2018 data)."""
-    return EXAMPLES
-
-
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     """The shared evaluation data folder (``../shared/data``); the test is skipped, with the reason, where it is
@@ -49,6 +45,36 @@ def germeval_dir(shared_data) -> Path:
     """GermEval-2018 fine-grained task: ``gold.tsv`` and ``systems/*.tsv`` (``id<TAB>label``, header), 3,532 items,
     4 classes, 8 systems (shared data, read in place)."""
     return shared_data / "germeval2018"
+
+
+@pytest.fixture(scope="session")
+def germeval_extras(germeval_dir, shared_data, tmp_path_factory) -> Path:
+    """Files derived from GermEval-2018 by the project's code at test time (never committed), in a session folder:
+
+    * ``confusion/word-logreg.tsv``, ``confusion/char-svm-balanced.tsv``: two systems' confusion matrices (rows
+      gold, columns predicted, sorted labels), counted here with plain Python so the audit is not under test;
+    * ``slices.tsv``: ``id<TAB>group``, how each test tweet addresses other users (:func:`germeval.address`);
+    * ``scores/word-nb.tsv``: per-class probabilities of word-nb (TF-IDF + multinomial naive Bayes, ~1 s to
+      train; its argmax is ``systems/word-nb.tsv``).
+    """
+    pytest.importorskip("sklearn", reason="the GermEval scores need scikit-learn (the test extra)")
+    from auditor.datasets import germeval
+
+    out = tmp_path_factory.mktemp("germeval-extras")
+    gold = _labels(germeval_dir / "gold.tsv")
+    labels = sorted(set(gold.values()))
+    (out / "confusion").mkdir()
+    for name in GERMEVAL_MATRICES:
+        predicted = _labels(germeval_dir / "systems" / f"{name}.tsv")
+        pairs = collections.Counter((gold[i], predicted[i]) for i in gold)
+        rows = ["gold\\predicted\t" + "\t".join(labels)]
+        rows += [g + "\t" + "\t".join(str(pairs[g, p]) for p in labels) for g in labels]
+        (out / "confusion" / f"{name}.tsv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    (out / "slices.tsv").write_text(germeval.slices(shared_data / "germeval2018"), encoding="utf-8")
+    (out / "scores").mkdir()
+    (out / "scores" / "word-nb.tsv").write_text(germeval.scores(shared_data / "germeval2018", "word-nb"),
+                                                encoding="utf-8")
+    return out
 
 
 @pytest.fixture(scope="session")
@@ -98,19 +124,21 @@ def write(tmp_path):
     return _write
 
 
-@pytest.fixture
-def germeval_counts(examples_dir):
-    """Counts of the GermEval-2018 example: gold.tsv and systems/*.tsv (`id<TAB>label`, header),
-    read with plain Python so the loader is not under test here."""
+def _labels(path: Path) -> dict[str, str]:
+    """``id -> label`` of an ``id<TAB>label`` file with a header, read with plain Python (the loader is not under
+    test here)."""
+    lines = [line.rstrip("\n").split("\t") for line in path.open(encoding="utf-8") if line.strip()]
+    return dict(lines[1:])
+
+
+@pytest.fixture(scope="session")
+def germeval_counts(germeval_dir):
+    """Counts of GermEval-2018: gold.tsv and systems/*.tsv, read with plain Python."""
     from auditor.io.counts import count
 
-    def read(path):
-        lines = [line.rstrip("\n").split("\t") for line in open(path, encoding="utf-8") if line.strip()]
-        return dict(lines[1:])
-
-    gold = read(examples_dir / "germeval2018" / "gold.tsv")
+    gold = _labels(germeval_dir / "gold.tsv")
     ids = list(gold)
     systems = {path.stem: np.array([table[i] for i in ids])
-               for path in sorted((examples_dir / "germeval2018" / "systems").glob("*.tsv"))
-               for table in [read(path)]}
+               for path in sorted((germeval_dir / "systems").glob("*.tsv"))
+               for table in [_labels(path)]}
     return count(np.array([gold[i] for i in ids]), systems)

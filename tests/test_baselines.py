@@ -23,7 +23,6 @@ from auditor.analyses.baselines import (
 from auditor.io.counts import count
 from auditor.options import CHANCE_DRAWS
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 LABELS = np.array(list("abcd"))
 PREVALENCE = [0.5, 0.3, 0.15, 0.05]
 
@@ -242,12 +241,11 @@ def _read_tsv(path: Path) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def germeval():
-    folder = EXAMPLES / "germeval2018"
-    gold = _read_tsv(folder / "gold.tsv")
+def germeval(germeval_dir):
+    gold = _read_tsv(germeval_dir / "gold.tsv")
     ids = list(gold)
     systems = {}
-    for path in sorted((folder / "systems").glob("*.tsv")):
+    for path in sorted((germeval_dir / "systems").glob("*.tsv")):
         predicted = _read_tsv(path)
         systems[path.stem] = np.array([predicted[i] for i in ids])
     counts = count(np.array([gold[i] for i in ids]), systems)

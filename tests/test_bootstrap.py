@@ -16,7 +16,9 @@ from synthetic import synthetic_counts
 
 import auditor.metrics.catalogue  # noqa: F401  (registers the catalogue)
 from auditor.analyses import bootstrap as bootstrap_module
-from auditor.analyses.bootstrap import Resampler, bootstrap, percentile_intervals, rank_probabilities
+from auditor.analyses import resample as resample_module
+from auditor.analyses.bootstrap import bootstrap, percentile_intervals, rank_probabilities
+from auditor.analyses.resample import Resampler
 from auditor.io.counts import confusion_tensor, count
 from auditor.metrics.registry import REGISTRY
 
@@ -148,6 +150,7 @@ def test_rank_probabilities_split_ties_and_rank_undefined_last():
 
 def test_chunks_bounded_by_memory_budget(monkeypatch):
     monkeypatch.setattr(bootstrap_module, "CHUNK_BYTES", 4 * 1024)
+    monkeypatch.setattr(resample_module, "CHUNK_BYTES", 4 * 1024)
     counts = synthetic_counts(n=300)
     resampler = Resampler(counts, B=100, seed=1)
     assert resampler.chunk < 100 and resampler.n_chunks * resampler.chunk >= 100
@@ -193,11 +196,11 @@ HEAVY_MODULES = ("jinja2", "altair", "weasyprint", "vl_convert", "pandas", "pyar
     "try:\n    main([GOLD, SYSTEM, '--bootstrap', '0', '--quiet'], prog_name='auditor', standalone_mode=True)\n"
     "except SystemExit as exit:\n    assert not exit.code, exit.code",
 ])
-def test_import_and_score_without_bootstrap_load_no_rendering_stack(code, examples_dir, tmp_path):
+def test_import_and_score_without_bootstrap_load_no_rendering_stack(code, germeval_dir, tmp_path):
     import subprocess
     import sys
 
-    root = examples_dir / "germeval2018"
+    root = germeval_dir
     program = (f"import sys\nGOLD, SYSTEM = {str(root / 'gold.tsv')!r}, {str(root / 'systems' / 'char-svm.tsv')!r}\n"
                + code.replace("main([", "main(['score', ")
                + f"\nloaded = [m for m in {HEAVY_MODULES!r} if m in sys.modules]\nassert not loaded, loaded\n")
@@ -223,11 +226,11 @@ def test_patterns_are_the_unique_items_with_their_counts(systems):
 def test_split_patterns_minimises_the_drawing_cost():
     # Hand computation: counts (1, 1, 50, 2, 30) at a pattern cost of 12. Sorted: 1, 1, 2, 30, 50;
     # cost of L light = 12 (5 - L) + (items of the L lightest) = 60, 49, 38, 28, 46, 84: L = 3.
-    order, light = bootstrap_module.split_patterns(np.array([1, 1, 50, 2, 30]), pattern_cost=12)
+    order, light = resample_module.split_patterns(np.array([1, 1, 50, 2, 30]), pattern_cost=12)
     assert light == 3
     np.testing.assert_array_equal(order, [0, 1, 3, 4, 2])
-    assert bootstrap_module.split_patterns(np.ones(7, dtype=int))[1] == 7  # singletons: all drawn as items
-    assert bootstrap_module.split_patterns(np.full(7, 10**6))[1] == 0  # huge patterns: all multinomial
+    assert resample_module.split_patterns(np.ones(7, dtype=int))[1] == 7  # singletons: all drawn as items
+    assert resample_module.split_patterns(np.full(7, 10**6))[1] == 0  # huge patterns: all multinomial
 
 
 def test_split_weights_equal_item_resampling_in_distribution():

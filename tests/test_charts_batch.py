@@ -70,8 +70,8 @@ def test_the_classification_report_converts_its_charts_in_one_batch(monkeypatch)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS semantics")
-def test_report_under_an_address_space_limit_fails_clearly_and_writes_nothing(examples_dir, tmp_path):
-    root = examples_dir / "germeval2018"
+def test_report_under_an_address_space_limit_fails_clearly_and_writes_nothing(germeval_dir, tmp_path):
+    root = germeval_dir
     out = tmp_path / "out"
 
     def limit():  # 8 GB: far above the report's real peak, far below what V8 reserves

@@ -253,10 +253,10 @@ def test_class_table_messages_name_the_file_line(tmp_path):
     assert bad.exit_code == 2 and f"{table} line 4: expected 4 columns, found 3" in bad.stderr
 
 
-def test_cli_gold_and_system_evidence(examples_dir):
+def test_cli_gold_and_system_evidence(germeval_dir):
     """Evidence from predictions goes through auditor.io as `report` does; accuracy computed
     here by hand from the two files (ids in the same order) must be reproduced."""
-    root = examples_dir / "germeval2018"
+    root = germeval_dir
     gold = dict(line.split("\t") for line in (root / "gold.tsv").read_text().splitlines()[1:])
     system = dict(line.split("\t") for line in (root / "systems" / "char-svm.tsv").read_text().splitlines()[1:])
     accuracy = sum(system[i] == label for i, label in gold.items()) / len(gold)
@@ -267,3 +267,55 @@ def test_cli_gold_and_system_evidence(examples_dir):
     assert data["claims"][0]["named_reproduces"] is True
     assert data["claims"][0]["named_value"] == pytest.approx(accuracy)
     assert set(data["evidence"]["labels"]) == set(gold.values())
+
+
+def test_a_false_claim_leads_with_no_and_the_value(tmp_path):
+    """The matrix [[50, 10, 0], [5, 20, 5], [0, 10, 0]] (class c never right): macro F1 from scikit-learn is the
+    value to print; a claim of macro F1 that only a class-dropping variant reproduces is still NO, first line,
+    and no closing sentence says every claim is reproduced."""
+    from sklearn.metrics import f1_score
+
+    gold = np.repeat([0, 0, 0, 1, 1, 1, 2, 2, 2], [50, 10, 0, 5, 20, 5, 0, 10, 0])
+    pred = np.repeat([0, 1, 2, 0, 1, 2, 0, 1, 2], [50, 10, 0, 5, 20, 5, 0, 10, 0])
+    macro = f1_score(gold, pred, average="macro")
+    matrix = tmp_path / "confusion.csv"
+    matrix.write_text(",a,b,c\na,50,10,0\nb,5,20,5\nc,0,10,0\n")
+    value = next(v for d, v in _definition_values(matrix) if d == "macro_f1[without c]")
+    result = CliRunner().invoke(cli, ["check-claim", f"macro_f1={100 * value:.1f}", "--confusion", str(matrix)])
+    assert result.exit_code == 1
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert lines[1] == f"NO: macro_f1={100 * value:.1f} does not hold: macro_f1 is {100 * macro:.2f} on this evidence."
+    assert "every claim is reproduced" not in result.output
+    assert "hints to how it may have been computed" in result.output
+
+
+def _definition_values(matrix):
+    from auditor.claims.check import value_range
+    from auditor.claims.definitions import definitions
+    from auditor.claims.evidence import read_confusion
+
+    evidence = read_confusion(str(matrix))
+    for definition in definitions(evidence.labels):
+        span = value_range(definition, evidence)
+        if not isinstance(span, str):
+            yield definition.id, span[0]
+
+
+def test_a_bare_f1_is_ambiguous_and_lists_each_average(tmp_path):
+    """'f1=…' names no average: the check lists macro, weighted and micro F1 (scikit-learn's values) and exits 1,
+    even when one of them reproduces the number."""
+    from sklearn.metrics import f1_score
+
+    gold = np.repeat([0, 0, 0, 1, 1, 1, 2, 2, 2], [50, 10, 0, 5, 20, 5, 0, 10, 0])
+    pred = np.repeat([0, 1, 2, 0, 1, 2, 0, 1, 2], [50, 10, 0, 5, 20, 5, 0, 10, 0])
+    matrix = tmp_path / "confusion.csv"
+    matrix.write_text(",a,b,c\na,50,10,0\nb,5,20,5\nc,0,10,0\n")
+    values = {average: 100 * f1_score(gold, pred, average=average) for average in ("macro", "weighted", "micro")}
+    result = CliRunner().invoke(cli, ["check-claim", f"f1={values['macro']:.1f}", "--confusion", str(matrix)])
+    assert result.exit_code == 1
+    assert (f"AMBIGUOUS: f1={values['macro']:.1f} names no one average: macro_f1 {values['macro']:.2f}, weighted_f1 "
+            f"{values['weighted']:.2f}, micro (= accuracy) {values['micro']:.2f}; name the one reported.") in result.output
+    document = json.loads(CliRunner().invoke(cli, ["check-claim", "f1=0.5", "--confusion", str(matrix),
+                                                   "--json"]).output)
+    assert [m["definition"] for m in document["claims"][0]["ambiguous"]] == ["macro_f1", "weighted_f1", "accuracy"]
+    assert document["claims"][0]["holds"] is False

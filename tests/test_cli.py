@@ -14,12 +14,9 @@ from sklearn import metrics as sk
 
 from auditor.cli import cli
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-GERMEVAL = EXAMPLES / "germeval2018"
 
-
-def germeval_arguments() -> list[str]:
-    return [str(GERMEVAL / "gold.tsv")] + [str(path) for path in sorted((GERMEVAL / "systems").glob("*.tsv"))]
+def germeval_arguments(folder: Path) -> list[str]:
+    return [str(folder / "gold.tsv")] + [str(path) for path in sorted((folder / "systems").glob("*.tsv"))]
 
 
 def read_tsv_labels(path: Path) -> list[str]:
@@ -27,14 +24,14 @@ def read_tsv_labels(path: Path) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def germeval_json() -> dict:
-    result = CliRunner().invoke(cli, ["score", *germeval_arguments(), "--json", "--bootstrap", "0", "--quiet"])
+def germeval_json(germeval_dir) -> dict:
+    result = CliRunner().invoke(cli, ["score", *germeval_arguments(germeval_dir), "--json", "--bootstrap", "0", "--quiet"])
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
 
 
 def test_score_json_has_the_documented_keys(germeval_json):
-    assert germeval_json["schema"] == "auditor/2"
+    assert germeval_json["schema"] == "auditor/3"
     assert germeval_json["signature"].startswith("auditor:0.1.0|gold:")
     assert germeval_json["labels"] == ["ABUSE", "INSULT", "OTHER", "PROFANITY"]
     assert germeval_json["n_items"] == 3532
@@ -44,10 +41,10 @@ def test_score_json_has_the_documented_keys(germeval_json):
     assert np.asarray(system["confusion"]).sum() == 3532
 
 
-def test_score_json_values_agree_with_scikit_learn(germeval_json):
+def test_score_json_values_agree_with_scikit_learn(germeval_json, germeval_dir):
     """Each value recomputed from the files with scikit-learn (the independent source)."""
-    gold = read_tsv_labels(GERMEVAL / "gold.tsv")
-    for path in sorted((GERMEVAL / "systems").glob("*.tsv")):
+    gold = read_tsv_labels(germeval_dir / "gold.tsv")
+    for path in sorted((germeval_dir / "systems").glob("*.tsv")):
         prediction = read_tsv_labels(path)
         metrics = germeval_json["systems"][path.stem]["metrics"]
         assert metrics["accuracy"]["value"] == pytest.approx(sk.accuracy_score(gold, prediction), abs=1e-12)
@@ -68,8 +65,8 @@ def test_majority_system_mcc_is_null_with_a_reason(germeval_json):
     assert germeval_json["systems"]["majority"]["per_class"]["ABUSE"]["precision"] is None
 
 
-def test_score_table_marks_undefined_values():
-    result = CliRunner().invoke(cli, ["score", *germeval_arguments(), "--bootstrap", "0", "--quiet", "-m", "mcc", "-m", "macro F1"])
+def test_score_table_marks_undefined_values(germeval_dir):
+    result = CliRunner().invoke(cli, ["score", *germeval_arguments(germeval_dir), "--bootstrap", "0", "--quiet", "-m", "mcc", "-m", "macro F1"])
     assert result.exit_code == 0, result.output
     assert "majority" in result.stdout and "—" in result.stdout
     assert "majority/mcc: undefined: the system predicts a single class" in result.stdout
@@ -91,25 +88,26 @@ def test_unknown_metric_is_one_clear_error():
 
 
 def test_missing_file_exits_non_zero_naming_it(tmp_path):
-    result = CliRunner().invoke(cli, ["score", str(tmp_path / "absent.tsv"), str(GERMEVAL / "systems" / "majority.tsv")])
+    (tmp_path / "majority.tsv").write_text("id\tlabel\n1\tOTHER\n2\tOTHER\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["score", str(tmp_path / "absent.tsv"), str(tmp_path / "majority.tsv")])
     assert result.exit_code != 0
     assert "absent.tsv" in result.stderr
 
 
-def test_installed_console_script_runs():
+def test_installed_console_script_runs(germeval_dir):
     beside_python = Path(sys.executable).parent / "auditor"
     executable = str(beside_python) if beside_python.exists() else shutil.which("auditor")
     if executable is None:
         pytest.skip("console script not installed")
-    completed = subprocess.run([executable, "score", *germeval_arguments(), "--bootstrap", "0", "--quiet", "-m", "accuracy"],
+    completed = subprocess.run([executable, "score", *germeval_arguments(germeval_dir), "--bootstrap", "0", "--quiet", "-m", "accuracy"],
                                capture_output=True, text=True, timeout=120)
     assert completed.returncode == 0, completed.stderr
     assert "word-logreg" in completed.stdout
 
 
-def test_semeval_submissions_are_named_from_metadata_and_duplicates_refused():
-    submissions = EXAMPLES / "semeval2018-task12" / "submissions"
-    gold = str(EXAMPLES / "semeval2018-task12" / "gold" / "truth.txt")
+def test_semeval_submissions_are_named_from_metadata_and_duplicates_refused(semeval2018_dir):
+    submissions = semeval2018_dir / "submissions"
+    gold = str(semeval2018_dir / "gold" / "truth.txt")
     runner = CliRunner()
     result = runner.invoke(cli, ["score", gold, str(submissions / "437952.txt"), "--json", "--bootstrap", "0"])
     assert result.exit_code == 0, result.output
@@ -135,16 +133,16 @@ register(Metric(id="test_worst_precision", name="Worst-class precision", functio
 '''
 
 
-def test_plugin_given_as_a_file_path_is_scored_and_signed(tmp_path):
+def test_plugin_given_as_a_file_path_is_scored_and_signed(tmp_path, germeval_dir):
     plugin = tmp_path / "worst_precision_plugin.py"
     plugin.write_text(PLUGIN)
-    result = CliRunner().invoke(cli, ["score", *germeval_arguments(), "--plugin", str(plugin), "--json", "--bootstrap", "0"])
+    result = CliRunner().invoke(cli, ["score", *germeval_arguments(germeval_dir), "--plugin", str(plugin), "--json", "--bootstrap", "0"])
     assert result.exit_code == 0, result.output
     document = json.loads(result.stdout)
     # majority predicts OTHER only: precisions (ABUSE, INSULT, OTHER, PROFANITY) = (0, 0, 2330/3532, 0)
     assert document["systems"]["majority"]["metrics"]["test_worst_precision"]["value"] == 0.0
     assert document["signature"].endswith(f"plugins:{plugin}")
-    missing = CliRunner().invoke(cli, ["score", *germeval_arguments(), "--plugin", str(tmp_path / "absent.py")])
+    missing = CliRunner().invoke(cli, ["score", *germeval_arguments(germeval_dir), "--plugin", str(tmp_path / "absent.py")])
     assert missing.exit_code == 2 and "absent.py: cannot import it" in missing.stderr
 
 

@@ -1,12 +1,11 @@
 """Audit from confusion matrices alone (issue 13, "Confusion matrices only").
 
 Known answer: every metric computed from a matrix equals the metric computed from the item
-files that produced it (GermEval 2018 example); the slides' 2 x 2 table gives kappa −0.15.
+files that produced it (GermEval 2018, shared data); the slides' 2 x 2 table gives kappa −0.15.
 """
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,13 +16,12 @@ from auditor.cli import cli
 from auditor.errors import InputError, UsageError
 from auditor.io.confusion import confusion_counts, format_matrix, read_matrix
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "germeval2018"
 SYSTEMS = ("word-logreg", "char-svm-balanced", "majority")
 
 
 @pytest.fixture(scope="module")
-def item_audit():
-    return auditor.audit(EXAMPLE / "gold.tsv", {name: EXAMPLE / "systems" / f"{name}.tsv" for name in SYSTEMS},
+def item_audit(germeval_dir):
+    return auditor.audit(germeval_dir / "gold.tsv", {name: germeval_dir / "systems" / f"{name}.tsv" for name in SYSTEMS},
                          bootstrap=0)
 
 
@@ -53,10 +51,11 @@ def test_metrics_from_matrices_equal_those_from_items(item_audit, matrix_files):
         assert json.dumps(a[section], sort_keys=True) == json.dumps(b[section], sort_keys=True), section
 
 
-def test_bundled_matrices_are_the_bundled_systems(item_audit):
-    """examples/germeval2018/confusion/*.tsv are what make_matrices.py writes from the item files."""
+def test_matrices_counted_apart_read_as_the_audit_counts_the_items(item_audit, germeval_extras):
+    """The germeval_extras matrices (counted with plain Python in tests/conftest.py) read back as the audit's own
+    counts of the item files."""
     for name in ("word-logreg", "char-svm-balanced"):
-        labels, matrix, _ = read_matrix(EXAMPLE / "confusion" / f"{name}.tsv")
+        labels, matrix, _ = read_matrix(germeval_extras / "confusion" / f"{name}.tsv")
         assert tuple(labels) == item_audit.labels
         np.testing.assert_array_equal(matrix, item_audit.systems[name].confusion)
 
@@ -89,7 +88,7 @@ def test_bootstrap_is_independent_multinomial_and_tests_unavailable(matrix_files
 
 
 def test_bootstrap_resamples_keep_each_matrix_size():
-    from auditor.analyses.bootstrap import Resampler
+    from auditor.analyses.resample import Resampler
 
     counts, _ = confusion_counts({"A": [[5, 5], [10, 80]], "B": [[0, 10], [20, 70]]}, labels=["x", "y"])
     batch = next(iter(Resampler(counts, 50, seed=1)))

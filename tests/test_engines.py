@@ -374,6 +374,24 @@ def test_files_joined_in_duckdb_give_the_in_memory_figures(tmp_path):
     expected = confusion_matrix(columns["gold"], columns["s0"], labels=["01", "1", "x y"])
     assert joined["systems"]["a"]["confusion"] == expected.tolist()
     assert joined["sources"]["a"]["path"] == systems["a"] and joined["sources"]["a"]["column"] == "prediction"
+    # one hash per file whatever reads it (issue 32): the file's SHA-256 as stored, in sources and the signature;
+    # the engine's hash of the table it counted sits under its own key
+    import hashlib
+
+    for name, path in {"gold": gold, **systems}.items():
+        stored = hashlib.sha256(open(path, "rb").read()).hexdigest()
+        assert joined["sources"][name]["sha256"] == by_memory["sources"][name]["sha256"] == stored, name
+        assert len(joined["sources"][name]["pattern_sha256"]) == 64
+    assert joined["signature"].split("|")[1] == by_memory["signature"].split("|")[1] == f"gold:{stored_gold(gold)}"
+    dataset = write(tmp_path / "d.csv", {"gold": columns["gold"], "s0": columns["s0"]}, "csv")
+    from_dataset = audit_dataset(dataset, "gold", ["s0"], engine="duckdb", bootstrap=0).to_json()
+    assert from_dataset["sources"]["gold"]["sha256"] == hashlib.sha256(open(dataset, "rb").read()).hexdigest()
+
+
+def stored_gold(path: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(open(path, "rb").read()).hexdigest()[:12]
 
 
 @pytest.mark.parametrize("change, message", [
@@ -440,7 +458,7 @@ def test_dataset_audit_json_follows_the_schema_and_the_report_names_the_engine(t
     schema = json.loads((files("auditor") / "audit.schema.json").read_text())
     jsonschema.validate(json.loads(json.dumps(result.to_json())), schema)
     report = build_report(result, figures=False)
-    assert "counted by duckdb; SHA-256 of the pattern table" in repr(report)
+    assert "counted by duckdb]" in repr(report)
 
 
 # --------------------------------------------------------------------------- pattern table too large: pairs' tables
@@ -490,7 +508,7 @@ def test_pairs_route_gives_the_full_tables_figures(tmp_path, monkeypatch, fmt):
     jsonschema.validate(json.loads(json.dumps(by_pairs)), json.loads((files("auditor") / "audit.schema.json").read_text()))
     assert by_pairs["statistics"]["rank_route"] == "pairs"
     assert by_pairs["sources"]["gold"]["hash_of"].startswith("each pair's")
-    assert "SHA-256 of the pairs' tables" in pairs.sources["s0"].name
+    assert pairs.sources["s0"].counted["hash_of"].startswith("each pair's")
     for key in ("labels", "n_items", "systems", "statistics", "tests", "rankings", "profile"):
         assert by_pairs.get(key) == by_full.get(key), key
 

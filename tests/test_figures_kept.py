@@ -2,8 +2,8 @@
 
 ``tests/expectations/NAME.json`` holds every figure (numbers and identifiers, never data) of the GermEval-2018
 classification audit, the UNER English-EWT tagging audit with the five illustrative taggers, and the WMT21 TED
-translation audit, as ``tests/expectations/capture.py`` wrote them; this test recomputes each audit through the
-command line and diffs. A figure may change only by a named unification; :data:`MOVED` lists the keys that moved
+translation audit (data from the ``germeval_dir``, ``uner_dir`` and ``wmt21_dir`` fixtures), as
+``tests/expectations/capture.py`` wrote them; this test recomputes each audit through the command line and diffs. A figure may change only by a named unification; :data:`MOVED` lists the keys that moved
 (old prefix -> new prefix), and the commit that rewrites an expectation names each change.
 """
 from __future__ import annotations
@@ -18,26 +18,6 @@ EXPECTATIONS = Path(__file__).resolve().parent / "expectations"
 
 #: Keys that moved since the figures were captured: audit -> [(old prefix, new prefix)].
 MOVED: dict[str, list[tuple[str, str]]] = {"germeval": [], "uner": [], "wmt21": []}
-
-
-@pytest.fixture(scope="session")
-def germeval_dir(examples_dir_session):
-    return examples_dir_session / "germeval2018"
-
-
-@pytest.fixture(scope="session")
-def uner_dir(examples_dir_session):
-    return examples_dir_session / "uner-english-ewt"
-
-
-@pytest.fixture(scope="session")
-def wmt21_dir(examples_dir_session):
-    return examples_dir_session / "wmt21-ted-ende"
-
-
-@pytest.fixture(scope="session")
-def examples_dir_session():
-    return Path(__file__).resolve().parent.parent / "examples"
 
 
 def moved(expected: dict, moves: list[tuple[str, str]]) -> dict:

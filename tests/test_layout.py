@@ -15,12 +15,11 @@ from auditor.report import charts
 report = importlib.import_module("auditor.report.build")
 report_model = importlib.import_module("auditor.report.model")
 property_section = importlib.import_module("auditor.report.sections.properties")
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "germeval2018"
 
 
-def _germeval(**options):
-    systems = {path.stem: str(path) for path in sorted((EXAMPLES / "systems").glob("*.tsv"))}
-    return auditor.audit(str(EXAMPLES / "gold.tsv"), systems, **options)
+def _germeval(folder: Path, **options):
+    systems = {path.stem: str(path) for path in sorted((folder / "systems").glob("*.tsv"))}
+    return auditor.audit(str(folder / "gold.tsv"), systems, **options)
 
 
 def _texts(model) -> str:
@@ -35,8 +34,8 @@ def _texts(model) -> str:
 
 
 @pytest.fixture(scope="module")
-def germeval_alpha_10():
-    return _germeval(bootstrap=50, alpha=0.1)
+def germeval_alpha_10(germeval_dir):
+    return _germeval(germeval_dir, bootstrap=50, alpha=0.1)
 
 
 def test_interval_captions_follow_alpha(germeval_alpha_10):
@@ -157,7 +156,7 @@ def test_tables_with_a_column_per_system_turn_to_a_row_per_system_beyond_sixteen
     assert [c.value for c in bias.rows[0].cells] == [6, 4]
 
 
-def test_cli_alpha_reaches_every_caption_of_every_format(tmp_path):
+def test_cli_alpha_reaches_every_caption_of_every_format(tmp_path, germeval_dir):
     """`auditor report ... --alpha 0.1 --bootstrap 50`: 90% in the captions of report.html,
     summary.md and tables.tex, and no 95% anywhere but as the 90% interval's upper percentile."""
     from click.testing import CliRunner
@@ -165,8 +164,8 @@ def test_cli_alpha_reaches_every_caption_of_every_format(tmp_path):
     from auditor.cli import cli
 
     out = tmp_path / "out"
-    result = CliRunner().invoke(cli, ["report", str(EXAMPLES / "gold.tsv"),
-                                      *map(str, sorted((EXAMPLES / "systems").glob("*.tsv"))),
+    result = CliRunner().invoke(cli, ["report", str(germeval_dir / "gold.tsv"),
+                                      *map(str, sorted((germeval_dir / "systems").glob("*.tsv"))),
                                       "-o", str(out), "--alpha", "0.1", "--bootstrap", "50",
                                       "--format", "html,md,tex,json", "--quiet"])
     assert result.exit_code == 0, result.output

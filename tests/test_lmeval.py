@@ -141,7 +141,7 @@ def test_bad_logs_are_refused_naming_the_line(tmp_path):
     refuses([str(samples), f"other={shorter}"], r"no row for doc_id 9")
     (tmp_path / "bad").mkdir()
     (tmp_path / "bad" / samples.name).write_text(samples.read_text().replace('"doc_id": 2,', '"doc_id": 2,,', 1))
-    refuses(tmp_path / "bad", r"line 3: not a JSON object")
+    refuses(tmp_path / "bad", r"line 3: invalid JSON .*expected one JSON object per line")
     refuses([str(samples), str(samples)], r"two runs are named 'm'")
 
 
@@ -249,3 +249,29 @@ def test_randomisation_for_values_that_are_not_0_or_1():
     assert result.pairs[0].method == "randomisation" and result.pairs[0].p == 1.0
     shifted = analyse("f1", ["x", "y"], np.vstack([values[0], np.clip(values[0] - 0.2, 0, 1)]), 0, 1, 0.05, "holm")
     assert shifted.pairs[0].p < 0.001 and shifted.best_set == ("x",)
+
+
+def test_the_vectorised_reading_equals_the_row_by_row_one(tmp_path):
+    """Rows read at once (numpy over every row) and one by one (the path that names a bad line) give the same gold
+    and predictions, with ties (the first highest wins, as np.argmax in the harness), ragged choice counts and
+    numbers or strings."""
+    from auditor.io.lmeval import _choices_at_once, _choices_by_row
+
+    rng = np.random.default_rng(5)
+    rows = []
+    for i in range(300):
+        k = int(rng.integers(2, 6))
+        logliks = np.round(-rng.random(k), 1)  # rounded: ties happen
+        texts = ["x" * int(rng.integers(1, 6)) for _ in range(k)]
+        pairs = [[str(x), "False"] if i % 2 else [float(x), False] for x in logliks]
+        rows.append({"target": str(int(rng.integers(0, k))), "filtered_resps": pairs,
+                     "arguments": {f"gen_args_{j}": {"arg_0": "q", "arg_1": " " + t} for j, t in enumerate(texts)}})
+    lines = np.arange(1, 301)
+    fast = _choices_at_once(rows, " ")
+    assert fast is not None
+    for a, b in zip(fast, _choices_by_row(rows, lines, Path("x"), " ")):
+        assert (a == b).all()
+    rows[7]["filtered_resps"][1] = ["-0.5"]
+    assert _choices_at_once(rows, " ") is None
+    with pytest.raises(InputError, match="line 8: 'filtered_resps' must hold one"):
+        _choices_by_row(rows, lines, Path("x"), " ")

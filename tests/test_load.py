@@ -220,8 +220,8 @@ def test_parse_system_argument(tmp_path, monkeypatch):
         parse_system_argument("A=")
 
 
-def test_semeval_names(examples_dir, tmp_path):
-    names = semeval_names(examples_dir / "semeval2018-task12" / "submissions")
+def test_semeval_names(semeval2018_dir, tmp_path):
+    names = semeval_names(semeval2018_dir / "submissions")
     assert names["437952"] == "GIST"
     assert names["438181"] == "TakeLab"  # shownName wins over the long systemName
     assert names["435053"] == "Joker"  # no systemName: the username

@@ -13,17 +13,15 @@ import auditor
 from auditor.formats.html import render_html
 from auditor.report.build import build
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "germeval2018"
-
 #: The GermEval report (8 systems, 4 classes) with every section: at most this many A4 pages (#21).
 PAGE_BUDGET = 16
 #: A table of at most this many body rows is never split over two pages.
 SHORT_TABLE_ROWS = 10
 
 
-def _germeval(**options):
-    systems = {path.stem: str(path) for path in sorted((EXAMPLES / "systems").glob("*.tsv"))}
-    return auditor.audit(str(EXAMPLES / "gold.tsv"), systems, **options)
+def _germeval(folder: Path, **options):
+    systems = {path.stem: str(path) for path in sorted((folder / "systems").glob("*.tsv"))}
+    return auditor.audit(str(folder / "gold.tsv"), systems, **options)
 
 
 def _builtin_only(patch: pytest.MonkeyPatch) -> None:
@@ -36,7 +34,7 @@ def _builtin_only(patch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(scope="module")
-def layout():
+def layout(germeval_dir):
     """(html, weasyprint Document, audit) of the GermEval report with its charts."""
     from weasyprint import HTML
 
@@ -44,7 +42,7 @@ def layout():
 
     with pytest.MonkeyPatch.context() as patch:
         _builtin_only(patch)
-        result = _germeval(bootstrap=200)
+        result = _germeval(germeval_dir, bootstrap=200)
         html = render_html(build(result, figures=True))
     return html, HTML(string=html, base_url=None, url_fetcher=url_fetcher()).render(), result
 
@@ -188,14 +186,14 @@ def test_bold_means_a_best_set_and_nothing_else_in_the_rendered_report(layout):
     assert html.count("Bold means one thing throughout") == 1
 
 
-def test_nothing_is_bold_without_significance_tests(monkeypatch):
+def test_nothing_is_bold_without_significance_tests(monkeypatch, germeval_dir):
     _builtin_only(monkeypatch)
-    html = render_html(build(_germeval(bootstrap=0), figures=False))
+    html = render_html(build(_germeval(germeval_dir, bootstrap=0), figures=False))
     assert _bold_cells(html) == []
     assert "No value is bold" in html
 
 
-def test_only_the_classification_formula_cards_are_set_in_two_columns(layout, tmp_path):
+def test_only_the_classification_formula_cards_are_set_in_two_columns(layout, uner_dir):
     """Balanced columns re-lay a section out several times: the classification report's formula cards
     need them to fit GermEval's 16 pages; a task report's definitions save no page in them (UNER: 7 pages
     either way), so they are laid out in one column."""
@@ -207,7 +205,6 @@ def test_only_the_classification_formula_cards_are_set_in_two_columns(layout, tm
     html = layout[0]
     assert re.search(r'<section id="definitions" class="section-definitions two-columns">', html)
     assert len(re.findall(r'<section [^>]*two-columns', html)) == 1
-    uner = Path(__file__).resolve().parents[1] / "examples" / "uner-english-ewt"
-    systems = {path.stem: str(path) for path in sorted((uner / "systems").glob("*.iob2"))[:2]}
-    result = task_module("tagging").audit(str(uner / "gold.iob2"), systems, options=AuditOptions(bootstrap=0))
+    systems = {path.stem: str(path) for path in sorted((uner_dir / "systems").glob("*.iob2"))[:2]}
+    result = task_module("tagging").audit(str(uner_dir / "gold.iob2"), systems, options=AuditOptions(bootstrap=0))
     assert not re.findall(r'<section [^>]*two-columns', render_html(result.report_model(False)))

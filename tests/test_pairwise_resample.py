@@ -27,9 +27,10 @@ import auditor
 import auditor.metrics.catalogue  # noqa: F401  (registers the catalogue)
 from auditor.analyses import bootstrap as bootstrap_module
 from auditor.analyses import pairwise_resample
-from auditor.analyses.bootstrap import PAIRS_METHOD, Resampler, bootstrap, rank_probabilities
+from auditor.analyses.bootstrap import PAIRS_METHOD, bootstrap, rank_probabilities
 from auditor.analyses.pairwise_resample import JOINT, PAIRS, beats, pair_values, route
 from auditor.analyses.profile import identical_systems
+from auditor.analyses.resample import Resampler
 from auditor.analyses.significance import discordant_counts, statistics
 from auditor.io.counts import Counts, count
 from auditor.metrics.catalogue import compute

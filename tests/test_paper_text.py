@@ -3,21 +3,17 @@ exact expectations win over Monte Carlo noise in margins, plug-in values are mar
 recommendation's "near chance" is page 1's corrected test, chance witnesses in whole counts."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 import auditor
 from auditor.report.build import build
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "germeval2018"
-
 
 @pytest.fixture(scope="module")
-def germeval():
-    systems = {path.stem: str(path) for path in sorted((EXAMPLES / "systems").glob("*.tsv"))}
-    return auditor.audit(str(EXAMPLES / "gold.tsv"), systems, bootstrap=0, seed=12345)
+def germeval(germeval_dir):
+    systems = {path.stem: str(path) for path in sorted((germeval_dir / "systems").glob("*.tsv"))}
+    return auditor.audit(str(germeval_dir / "gold.tsv"), systems, bootstrap=0, seed=12345)
 
 
 def test_margin_subtracts_the_exact_zero_not_monte_carlo_noise(germeval):

@@ -25,8 +25,8 @@ def _table_text(result) -> str:
     return buffer.getvalue()
 
 
-def test_the_score_table_is_the_same_with_only_its_analyses(examples_dir):
-    root = examples_dir / "germeval2018"
+def test_the_score_table_is_the_same_with_only_its_analyses(germeval_dir):
+    root = germeval_dir
     systems = {path.stem: str(path) for path in sorted((root / "systems").glob("*.tsv"))}
     full = auditor.audit(str(root / "gold.tsv"), systems, bootstrap=50)
     table = auditor.audit(str(root / "gold.tsv"), systems, bootstrap=50, analyses=TABLE_ANALYSES)

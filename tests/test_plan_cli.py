@@ -74,9 +74,9 @@ def test_bad_input_is_one_clear_error_exit_2_and_no_output(args, message, tmp_pa
     assert not out.exists()
 
 
-def test_mode_two_from_the_example_pilot_validates():
-    document = plan_json("examples/germeval2018/gold.tsv", "examples/germeval2018/systems/word-logreg.tsv",
-                         "examples/germeval2018/systems/word-nb.tsv", "--items", "1000", "--simulations", "20",
+def test_mode_two_from_the_example_pilot_validates(germeval_dir):
+    document = plan_json(str(germeval_dir / "gold.tsv"), str(germeval_dir / "systems" / "word-logreg.tsv"),
+                         str(germeval_dir / "systems" / "word-nb.tsv"), "--items", "1000", "--simulations", "20",
                          "--rounds", "50")
     assert document["mode"] == "pilot"
     pair = document["pairs"][0]
@@ -85,20 +85,23 @@ def test_mode_two_from_the_example_pilot_validates():
     assert set(document["rank_stability"]) == {"p_top_stays", "expected_kendall_tau"}
 
 
-def test_mode_two_needs_items_and_refuses_mode_one_options():
-    base = ["examples/germeval2018/gold.tsv", "examples/germeval2018/systems/word-nb.tsv",
-            "examples/germeval2018/systems/char-svm.tsv"]
+def test_mode_two_needs_items_and_refuses_mode_one_options(germeval_dir):
+    base = [str(germeval_dir / "gold.tsv"), str(germeval_dir / "systems" / "word-nb.tsv"),
+            str(germeval_dir / "systems" / "char-svm.tsv")]
     assert "--items" in run(*base).output
     result = run(*base, "--items", "100", "--accuracy", "0.7")
     assert result.exit_code == 2 and "--accuracy" in result.output
 
 
-def test_the_readme_planning_commands_work():
+def test_the_readme_planning_commands_work(germeval_dir, tmp_path, monkeypatch):
+    """Run where ``auditor example germeval2018 -o germeval2018`` would have written its folder."""
     import re
     import shlex
     from pathlib import Path
 
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    (tmp_path / "germeval2018").symlink_to(germeval_dir, target_is_directory=True)
+    monkeypatch.chdir(tmp_path)
     section = readme.split("## Planning a test set", 1)[1].split("\n## ", 1)[0]
     commands = [line for line in section.splitlines() if line.startswith("auditor plan")]
     assert len(commands) == 3

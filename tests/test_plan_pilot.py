@@ -1,12 +1,11 @@
 """Mode 2 of ``auditor plan``: power at N from a pilot's pattern table (issue 24), on a subset of
-the bundled GermEval-2018 example (examples/germeval2018, its LICENSE.md)."""
+GermEval-2018 (shared data, the ``germeval_dir`` fixture)."""
 from __future__ import annotations
-
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from auditor.analyses.power import hypothesis, power
 from auditor.analyses.randomisation import approximate_randomisation
 from auditor.errors import UsageError
 from auditor.io.counts import Counts
@@ -14,26 +13,29 @@ from auditor.io.load import read_labels
 from auditor.io.validate import align
 from auditor.metrics.registry import REGISTRY
 from auditor.plan.pilot import plan_pilot_counts, rank_stability, simulated_counts
-from auditor.plan.power import hypothesis, power
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "germeval2018"
 PILOT_ITEMS = 800
 
 
-def pilot(*names: str) -> Counts:
-    """The first PILOT_ITEMS items of the gold and ``names`` (a fixed subset)."""
-    table = align(read_labels(EXAMPLE / "gold.tsv"),
-                  [(name, read_labels(EXAMPLE / "systems" / f"{name}.tsv")) for name in names], None)
-    counts = table.counts()
-    gold, predictions = counts.gold[:PILOT_ITEMS], counts.predictions[:, :PILOT_ITEMS]
-    k = counts.k
-    confusion = np.zeros((len(names), k, k), dtype=np.int64)
-    for s in range(len(names)):
-        np.add.at(confusion[s], (gold, predictions[s]), 1)
-    return Counts(counts.labels, counts.systems, gold, predictions, confusion)
+@pytest.fixture(scope="module")
+def pilot(germeval_dir):
+    """``pilot(*names)``: the first PILOT_ITEMS items of the gold and ``names`` (a fixed subset)."""
+
+    def make(*names: str) -> Counts:
+        table = align(read_labels(germeval_dir / "gold.tsv"),
+                      [(name, read_labels(germeval_dir / "systems" / f"{name}.tsv")) for name in names], None)
+        counts = table.counts()
+        gold, predictions = counts.gold[:PILOT_ITEMS], counts.predictions[:, :PILOT_ITEMS]
+        k = counts.k
+        confusion = np.zeros((len(names), k, k), dtype=np.int64)
+        for s in range(len(names)):
+            np.add.at(confusion[s], (gold, predictions[s]), 1)
+        return Counts(counts.labels, counts.systems, gold, predictions, confusion)
+
+    return make
 
 
-def test_simulated_counts_rebuild_the_pilot_from_its_own_pattern_counts():
+def test_simulated_counts_rebuild_the_pilot_from_its_own_pattern_counts(pilot):
     counts = pilot("word-logreg", "char-svm", "word-nb")
     _, n = counts.patterns()
     again = simulated_counts(counts, n)
@@ -41,7 +43,7 @@ def test_simulated_counts_rebuild_the_pilot_from_its_own_pattern_counts():
     assert again.n_items == counts.n_items
 
 
-def test_accuracy_power_matches_the_exact_mode_one_power_of_the_pilots_table():
+def test_accuracy_power_matches_the_exact_mode_one_power_of_the_pilots_table(pilot):
     # Resampling patterns is the multinomial of mode 1 with the pilot's own p11, p10, p01:
     # the simulated power must agree with the exact sum within Monte Carlo error.
     counts = pilot("word-logreg", "word-nb")
@@ -57,7 +59,7 @@ def test_accuracy_power_matches_the_exact_mode_one_power_of_the_pilots_table():
     assert abs(simulated - exact) < 4 * np.sqrt(exact * (1 - exact) / 1000)
 
 
-def test_macro_f1_power_matches_a_direct_item_resampling_simulation():
+def test_macro_f1_power_matches_a_direct_item_resampling_simulation(pilot):
     counts = pilot("word-logreg", "char-svm")
     items, draws, rounds = 1500, 150, 200
     result = plan_pilot_counts(counts, items=items, simulations=draws, rounds=rounds, seed=11,
@@ -92,7 +94,7 @@ def test_rank_stability_by_hand():
     assert tau == pytest.approx((1 + 1 / 3 + 2 / np.sqrt(6)) / 3)
 
 
-def test_same_seed_same_plan_and_bad_inputs():
+def test_same_seed_same_plan_and_bad_inputs(pilot):
     counts = pilot("word-logreg", "char-svm")
     first = plan_pilot_counts(counts, items=500, simulations=20, rounds=50, seed=3)
     second = plan_pilot_counts(counts, items=500, simulations=20, rounds=50, seed=3)
@@ -104,7 +106,7 @@ def test_same_seed_same_plan_and_bad_inputs():
         plan_pilot_counts(pilot("word-logreg"), items=100)
 
 
-def test_more_sizes_name_the_metric_needing_the_fewest_items():
+def test_more_sizes_name_the_metric_needing_the_fewest_items(pilot):
     counts = pilot("word-logreg", "char-svm", "word-nb")
     result = plan_pilot_counts(counts, items=400, simulations=30, rounds=50, seed=2, sizes=(100, 3200),
                                metric_ids=("accuracy", "macro_f1"))

@@ -6,9 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from auditor.analyses.significance import mcnemar_exact
-from auditor.errors import UsageError
-from auditor.plan.power import (
+from auditor.analyses.power import (
     MAX_ITEMS,
     critical_counts,
     detectable_difference,
@@ -17,6 +15,8 @@ from auditor.plan.power import (
     power,
     with_difference,
 )
+from auditor.analyses.significance import mcnemar_exact
+from auditor.errors import UsageError
 
 
 def simulate(h, draws: int, seed: int) -> tuple[float, float, float]:
@@ -144,7 +144,7 @@ def test_bad_inputs_get_one_clear_error(args, message):
 def test_items_needed_when_the_bound_only_covers_the_cap(monkeypatch):
     # With the cap at 15,000 items, the Hoeffding tail cannot reach the target within the d any
     # N <= 15,000 reaches: the bound then proves "stays" up to the cap only, and says so.
-    import auditor.plan.power as module
+    import auditor.analyses.power as module
 
     monkeypatch.setattr(module, "MAX_ITEMS", 15_000)
     h = hypothesis(1000, 0.70, 0.02)
@@ -174,7 +174,7 @@ def test_power_grows_with_the_difference_at_a_fixed_agreement(n, agreement, firs
 def test_the_summed_discordant_counts_hold_all_the_mass_even_when_the_mean_is_small():
     from scipy.stats import binom
 
-    from auditor.plan.power import _window
+    from auditor.analyses.power import _window
 
     for n, q in [(1000, 0.001), (20, 0.5), (10**6, 0.3), (5, 1.0), (10**7, 1e-6)]:
         d = _window(n, q)

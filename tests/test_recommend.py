@@ -136,7 +136,7 @@ def test_papers_differ_in_the_json_and_name_both_sources():
 
 
 def test_germeval_recommendation_follows_from_the_rules(germeval_counts):
-    """GermEval 2018 (examples/germeval2018): 4 classes, OTHER 2330 of 3532 items, PROFANITY 48;
+    """GermEval 2018 (shared data): 4 classes, OTHER 2330 of 3532 items, PROFANITY 48;
     no deployment prevalence given. Rules: macro-recall-primary (deployment unknown), accuracy and
     macro recall together (Opitz §8), informedness alongside (Vickers §7.2), macro F1 named, weighted
     F1 avoided (Opitz §6.1), macro precision avoided (systems' biases diverge, §4.3), PROFANITY
@@ -168,10 +168,10 @@ def test_germeval_recommendation_follows_from_the_rules(germeval_counts):
     assert set(section) >= {"metrics", "avoid", "notes", "profile_facts", "rules_fired", "rules", "papers_differ"}
 
 
-def test_audit_pipeline_sections(examples_dir):
+def test_audit_pipeline_sections(germeval_dir):
     from auditor.pipeline import audit
 
-    folder = examples_dir / "germeval2018"
+    folder = germeval_dir
     systems = {path.stem: str(path) for path in sorted((folder / "systems").glob("*.tsv"))}
     result = audit(str(folder / "gold.tsv"), systems, bootstrap=0, deployment_prevalence="uniform")
     document = result.to_json()
@@ -199,8 +199,8 @@ def test_near_chance_is_the_permutation_test_at_the_audits_alpha(germeval_counts
 
     facts = {alpha: facts_from(profile(germeval_counts), {}, Baselines(), alpha=alpha, deployment_prevalence=None,
                                rare_classes_matter=False) for alpha in (0.05, 0.1)}
-    assert dict(facts[0.05].near_chance) == {"S": "Informedness not above its shuffled predictions, Holm-adjusted "
-                                                  "p = 0.070"}
+    assert dict(facts[0.05].near_chance) == {"S": "Informedness not significantly above its shuffled predictions, "
+                                                  "Holm-adjusted p = 0.070"}
     assert dict(facts[0.1].near_chance) == {}
 
 

@@ -9,7 +9,6 @@ import importlib
 import json
 import re
 from html.parser import HTMLParser
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -312,13 +311,12 @@ def test_html_ids_unique_so_svg_references_resolve(rendered):
         assert target in ids, target
 
 
-def test_germeval_summary_names_the_top_value_under_accuracy_and_under_macro_metrics():
+def test_germeval_summary_names_the_top_value_under_accuracy_and_under_macro_metrics(germeval_dir):
     """Issue 5: on GermEval the accuracy top value is not the macro one (macR, the primary
     metric since issue 8), visible in the summary;
     issue 12: without tests (--bootstrap 0) the summary says the leaders are only top values."""
-    examples = Path(__file__).resolve().parent.parent / "examples" / "germeval2018"
-    systems = {path.stem: str(path) for path in sorted((examples / "systems").glob("*.tsv"))}
-    result = auditor.audit(str(examples / "gold.tsv"), systems, bootstrap=0)
+    systems = {path.stem: str(path) for path in sorted((germeval_dir / "systems").glob("*.tsv"))}
+    result = auditor.audit(str(germeval_dir / "gold.tsv"), systems, bootstrap=0)
     model = importlib.import_module("auditor.report.build").build(result, figures=False)
     summary = dict(model.section("summary").blocks[0].pairs)
     verdict = summary["Winner depends on the metric?"]

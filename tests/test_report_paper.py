@@ -14,17 +14,15 @@ import auditor
 from auditor.report import charts
 from auditor.report.build import build
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "germeval2018"
 
-
-def _germeval(**options):
-    systems = {path.stem: str(path) for path in sorted((EXAMPLES / "systems").glob("*.tsv"))}
-    return auditor.audit(str(EXAMPLES / "gold.tsv"), systems, **options)
+def _germeval(folder: Path, **options):
+    systems = {path.stem: str(path) for path in sorted((folder / "systems").glob("*.tsv"))}
+    return auditor.audit(str(folder / "gold.tsv"), systems, **options)
 
 
 @pytest.fixture(scope="module")
-def germeval():
-    return _germeval(bootstrap=100)
+def germeval(germeval_dir):
+    return _germeval(germeval_dir, bootstrap=100)
 
 
 @pytest.fixture(scope="module")
@@ -122,7 +120,7 @@ def test_page_one_says_which_systems_are_not_above_chance(germeval, germeval_mod
     systems of GermEval (majority, prior sampler) are not above chance, the six trained ones are."""
     primary = germeval.verdict.primary
     facts = dict(_blocks(germeval_model, "summary")[0].pairs)
-    line = facts["Not above chance"]
+    line = facts["Not significantly above chance"]
     assert line.startswith("2 of 8 systems") and "Holm over the 8 systems" in line
     assert line.endswith("majority, prior-sampler") or line.endswith("prior-sampler, majority")
     table = next(b for b in _blocks(germeval_model, "summary") if b.kind == "table")
@@ -225,7 +223,7 @@ def three_class_properties():
 
 
 def _informedness(m):
-    """Σ_i b_i (R_i − FPR_i) (Powers 2011; DESIGN.md), written out independently of the catalogue."""
+    """Σ_i b_i (R_i − FPR_i) (Powers 2011), written out independently of the catalogue."""
     m = np.asarray(m, dtype=float)
     n, row, col, diag = m.sum(), m.sum(axis=1), m.sum(axis=0), np.diag(m)
     return float(np.sum(col / n * (diag / row - (col - diag) / (n - row))))
@@ -523,21 +521,23 @@ def test_chart_numbers_are_printed_as_formatted_not_rounded_with_the_coordinates
 # ---------------------------------------------------------------------------------- terminal
 
 
-GERMEVAL_FILES = [str(EXAMPLES / "gold.tsv"), *sorted(str(p) for p in (EXAMPLES / "systems").glob("*.tsv"))]
+@pytest.fixture(scope="module")
+def germeval_files(germeval_dir) -> list[str]:
+    return [str(germeval_dir / "gold.tsv"), *sorted(str(p) for p in (germeval_dir / "systems").glob("*.tsv"))]
 
 
 @pytest.mark.parametrize("columns", [80, 120])
-def test_score_fits_the_terminal_without_breaking_a_name_or_an_interval(columns):
+def test_score_fits_the_terminal_without_breaking_a_name_or_an_interval(columns, germeval_files):
     from click.testing import CliRunner
 
     from auditor.cli import cli
 
-    result = CliRunner().invoke(cli, ["score", *GERMEVAL_FILES, "--bootstrap", "50", "--quiet"],
+    result = CliRunner().invoke(cli, ["score", *germeval_files, "--bootstrap", "50", "--quiet"],
                                 env={"COLUMNS": str(columns)})
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert all(len(line) <= columns for line in lines if not line.startswith("signature:")), columns
-    systems = [Path(p).stem for p in GERMEVAL_FILES[1:]]
+    systems = [Path(p).stem for p in germeval_files[1:]]
     rows = [line for line in lines if line.split(" ")[0] in systems]
     parts = len([line for line in lines if line.startswith("system ")])
     assert len(rows) == len(systems) * parts and parts >= 2  # every part repeats every system, whole
@@ -548,18 +548,18 @@ def test_score_fits_the_terminal_without_breaking_a_name_or_an_interval(columns)
     assert "[lo," not in words or "hi]" in words
 
 
-def test_score_sorts_by_a_metric_and_slices_follow_the_metric_asked_for():
+def test_score_sorts_by_a_metric_and_slices_follow_the_metric_asked_for(germeval_files, germeval_extras):
     from click.testing import CliRunner
 
     from auditor.cli import cli
 
-    args = ["score", *GERMEVAL_FILES, "--bootstrap", "0", "--quiet", "--sort", "MCC", "-m", "mcc", "-m", "accuracy",
-            "--slices", str(EXAMPLES / "slices.tsv")]
+    args = ["score", *germeval_files, "--bootstrap", "0", "--quiet", "--sort", "MCC", "-m", "mcc", "-m", "accuracy",
+            "--slices", str(germeval_extras / "slices.tsv")]
     result = CliRunner().invoke(cli, args, env={"COLUMNS": "120"})
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     systems = [line.split()[0] for line in lines if line.split()[:1] and line.split()[0] in
-               {Path(p).stem for p in GERMEVAL_FILES[1:]}]
+               {Path(p).stem for p in germeval_files[1:]}]
     mcc = {s: _germeval_mcc[s] for s in systems}
     defined = [s for s in systems if mcc[s] is not None]
     assert defined == sorted(defined, key=lambda s: -mcc[s]) and systems[-1] == "majority"  # undefined last

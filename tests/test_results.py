@@ -136,8 +136,9 @@ def test_a_metric_value_carries_its_interval_and_reads_as_a_number():
     assert undefined.value is None or undefined.convention
     nothing = Score(None, "0/0: no item predicted")
     assert math.isnan(float(nothing)) and repr(nothing) == "Score(undefined: 0/0: no item predicted)"
-    assert result.systems["s"].metrics["accuracy"].to_json() == {"value": 0.75, "ci": None, "undefined": None,
-                                                                 "convention": None}
+    # its JSON carries its own interval: every task kind writes systems.NAME.metrics.ID through Score.to_json
+    assert result.systems["s"].metrics["accuracy"].to_json() == {"value": 0.75, "ci": [score.lo, score.hi],
+                                                                 "undefined": None, "convention": None}
     without = audit(["a", "b"], {"s": ["a", "b"]}, bootstrap=0)
     assert without.systems["s"].metrics["accuracy"].interval is None
     assert repr(without.systems["s"].metrics["accuracy"]) == "Score(1)"

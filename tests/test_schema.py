@@ -1,4 +1,4 @@
-"""audit.json against its JSON Schema (auditor/audit.schema.json, schema "auditor/2"; issue 11).
+"""audit.json against its JSON Schema (auditor/audit.schema.json, schema "auditor/3"; issue 11).
 
 The schema ships in the package; every kind of audit validates against it, and a document
 with a renamed or misplaced key does not.
@@ -8,16 +8,12 @@ from __future__ import annotations
 import copy
 import json
 from importlib import resources
-from pathlib import Path
 
 import jsonschema
 import pytest
 
 import auditor
 from auditor.results import SCHEMA
-
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "germeval2018"
-SYSTEMS = {path.stem: str(path) for path in sorted((EXAMPLES / "systems").glob("*.tsv"))}
 
 
 @pytest.fixture(scope="module")
@@ -39,42 +35,47 @@ def _errors(validator, document) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def germeval():
-    return _document(auditor.audit(str(EXAMPLES / "gold.tsv"), SYSTEMS, bootstrap=50))
+def systems(germeval_dir) -> dict[str, str]:
+    return {path.stem: str(path) for path in sorted((germeval_dir / "systems").glob("*.tsv"))}
+
+
+@pytest.fixture(scope="module")
+def germeval(germeval_dir, systems):
+    return _document(auditor.audit(str(germeval_dir / "gold.tsv"), systems, bootstrap=50))
 
 
 def test_germeval_audit_validates(validator, germeval):
     assert _errors(validator, germeval) == []
-    assert germeval["schema"] == "auditor/2"
+    assert germeval["schema"] == "auditor/3"
     assert {"options", "chance", "statistics", "verdict", "recommendation", "properties"} <= set(germeval)
     assert germeval["options"]["bootstrap"] == 50 and germeval["options"]["alpha"] == 0.05
     assert {"ranks", "best_set", "p_win"} <= set(germeval["statistics"])
     assert "baselines_method" not in germeval and "ranks" not in germeval and "best_set" not in germeval
 
 
-def test_audit_without_bootstrap_validates(validator):
-    document = _document(auditor.audit(str(EXAMPLES / "gold.tsv"), SYSTEMS, bootstrap=0))
+def test_audit_without_bootstrap_validates(validator, germeval_dir, systems):
+    document = _document(auditor.audit(str(germeval_dir / "gold.tsv"), systems, bootstrap=0))
     assert "statistics" not in document and "tests" not in document
     assert _errors(validator, document) == []
 
 
-def test_confusion_only_audit_validates(validator):
-    matrices = {path.stem: str(path) for path in sorted((EXAMPLES / "confusion").glob("*.tsv"))}
+def test_confusion_only_audit_validates(validator, germeval_extras):
+    matrices = {path.stem: str(path) for path in sorted((germeval_extras / "confusion").glob("*.tsv"))}
     document = _document(auditor.audit_confusion(matrices, bootstrap=50))
     assert "pairwise_tests_unavailable" in document["statistics"] and document["tests"] == []
     assert _errors(validator, document) == []
 
 
-def test_audit_with_slices_annotators_and_scores_validates(validator):
-    systems = {**SYSTEMS, "word-logreg-scores": str(EXAMPLES / "scores" / "word-logreg.tsv")}
-    result = auditor.audit(str(EXAMPLES / "gold.tsv"), systems, bootstrap=20,
-                           annotators={"svm": SYSTEMS["char-svm"], "logreg": SYSTEMS["word-logreg"]},
-                           slices=str(EXAMPLES / "slices.tsv"),
+def test_audit_with_slices_annotators_and_scores_validates(validator, germeval_dir, germeval_extras, systems):
+    scored = {**systems, "word-nb-scores": str(germeval_extras / "scores" / "word-nb.tsv")}
+    result = auditor.audit(str(germeval_dir / "gold.tsv"), scored, bootstrap=20,
+                           annotators={"svm": systems["char-svm"], "logreg": systems["word-logreg"]},
+                           slices=str(germeval_extras / "slices.tsv"),
                            deployment_prevalence="uniform", training_prevalence={"OTHER": 0.6, "ABUSE": 0.3,
                                                                                  "INSULT": 0.05, "PROFANITY": 0.05})
     document = _document(result)
     assert {"gold_reliability", "slices", "deployment"} <= set(document)
-    assert "scores" in document["systems"]["word-logreg-scores"]
+    assert "scores" in document["systems"]["word-nb-scores"]
     assert document["options"]["deployment_prevalence"] == "uniform"
     assert _errors(validator, document) == []
 

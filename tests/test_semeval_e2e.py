@@ -1,9 +1,10 @@
-"""End to end on real shared-task data in ``examples/``: load and align every file as it was
+"""End to end on real shared-task data (``../shared/data``, through the ``semeval2018_dir`` and ``germeval_dir``
+fixtures): load and align every file as it was
 published, and reproduce the organisers' numbers.
 
 SemEval-2018 Task 12 (Habernal et al. 2018): the accuracy of each of the 22 ranked
 submissions, rounded to 3 decimals, must equal the official results table in
-``examples/semeval2018-task12/README.md`` (copied from habernal/semeval2018-task12-results).
+``README.md`` of habernal/semeval2018-task12-results (the shared copy of that repository).
 Accuracy is computed here with numpy directly, independently of the metric catalogue.
 """
 from __future__ import annotations
@@ -33,8 +34,8 @@ def _published_table(readme: Path) -> dict[str, float]:
 
 
 @pytest.fixture
-def semeval(examples_dir):
-    root = examples_dir / "semeval2018-task12"
+def semeval(semeval2018_dir):
+    root = semeval2018_dir
     gold = read_labels(root / "gold" / "truth.txt")
     names = semeval_names(root / "submissions")
     systems = []
@@ -78,8 +79,8 @@ def test_semeval2018_task12_alignment_is_by_id_not_by_line(semeval):
     assert round(float(np.mean(align(gold, {"T": takelab}).systems["T"] == gold.labels)), 3) == 0.541
 
 
-def test_germeval2018_counts(examples_dir):
-    root = examples_dir / "germeval2018"
+def test_germeval2018_counts(germeval_dir):
+    root = germeval_dir
     gold = read_labels(root / "gold.tsv")
     systems = {path.stem: read_labels(path) for path in sorted((root / "systems").glob("*.tsv"))}
     assert len(systems) == 8
@@ -92,7 +93,7 @@ def test_germeval2018_counts(examples_dir):
     assert table.ids[:3].tolist() == ["1", "2", "3"]
 
 
-def test_cli_score_json_reproduces_published_accuracy(examples_dir):
+def test_cli_score_json_reproduces_published_accuracy(semeval2018_dir):
     """``auditor score GOLD SYS... --json`` on the published files, through click's CliRunner."""
     cli_module = pytest.importorskip("auditor.cli")
     if "score" not in getattr(cli_module.cli, "commands", {}):
@@ -101,7 +102,7 @@ def test_cli_score_json_reproduces_published_accuracy(examples_dir):
 
     from click.testing import CliRunner
 
-    root = examples_dir / "semeval2018-task12"
+    root = semeval2018_dir
     names = semeval_names(root / "submissions")
     published = _published_table(root / "README.md")
     files = sorted(str(path) for path in (root / "submissions").glob("*.txt"))
@@ -116,13 +117,13 @@ def test_cli_score_json_reproduces_published_accuracy(examples_dir):
     assert {team: round(by_name[TABLE_ALIASES.get(team, team)], 3) for team in published} == published
 
 
-def test_cli_reports_bad_input_once(examples_dir, write):
+def test_cli_reports_bad_input_once(semeval2018_dir, write):
     cli_module = pytest.importorskip("auditor.cli")
     if "score" not in getattr(cli_module.cli, "commands", {}):
         pytest.skip("auditor.cli has no score command yet")
     from click.testing import CliRunner
 
-    gold = str(examples_dir / "semeval2018-task12" / "gold" / "truth.txt")
+    gold = str(semeval2018_dir / "gold" / "truth.txt")
     bad = write("sys.txt", "18249360_112_A104V8NZIQFN2F\t1\n18249360_112_A104V8NZIQFN2F\t0\n")
     result = CliRunner().invoke(cli_module.cli, ["score", gold, bad, "--json", "--quiet"])
     assert result.exit_code == 2

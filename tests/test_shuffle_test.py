@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import itertools
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,8 +18,6 @@ from auditor.analyses import shuffle_test
 from auditor.analyses.baselines import chance_baselines
 from auditor.analyses.significance import holm
 from auditor.io.counts import count
-
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
 @settings(max_examples=40, deadline=None)
@@ -135,12 +132,10 @@ def test_clopper_pearson_interval_against_scipy():
         assert (lo, hi) == pytest.approx((ci.low, ci.high))
 
 
-def test_semeval_2018_above_chance_is_exact_and_named():
+def test_semeval_2018_above_chance_is_exact_and_named(semeval2018_dir):
     """SemEval-2018 task 12 (2 classes, 23 systems): exact p-values, Holm over the systems."""
-    folder = EXAMPLES / "semeval2018-task12"
+    folder = semeval2018_dir
     gold = folder / "gold" / "truth.txt"
-    if not gold.exists():
-        pytest.skip("example data not present")
     from click.testing import CliRunner
 
     from auditor.cli import cli

@@ -296,14 +296,14 @@ def test_pair_tests_do_not_depend_on_the_worker_threads(monkeypatch):
         == [direct]
 
 
-def test_cli_alpha_and_correction_reach_the_json(examples_dir):
+def test_cli_alpha_and_correction_reach_the_json(germeval_dir):
     import json
 
     from click.testing import CliRunner
 
     from auditor.cli import cli
 
-    root = examples_dir / "germeval2018"
+    root = germeval_dir
     arguments = [str(root / "gold.tsv")] + [str(p) for p in sorted((root / "systems").glob("*.tsv"))]
     result = CliRunner().invoke(cli, ["score", *arguments, "--json", "--quiet", "--bootstrap", "200",
                                       "--alpha", "0.1", "--correction", "bh"])

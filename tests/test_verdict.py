@@ -7,7 +7,6 @@ on the metric; it depends only where the best sets of two key metrics share no s
 from __future__ import annotations
 
 import importlib
-from pathlib import Path
 
 import pytest
 
@@ -15,14 +14,13 @@ import auditor
 from auditor.analyses.significance import BestSet, PairTest, Statistics
 from auditor.analyses.verdict import decide, ordered, significance_groups
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "germeval2018"
 report = importlib.import_module("auditor.report.build")
 
 
 @pytest.fixture(scope="module")
-def germeval():
-    systems = {path.stem: str(path) for path in sorted((EXAMPLES / "systems").glob("*.tsv"))}
-    return auditor.audit(str(EXAMPLES / "gold.tsv"), systems, bootstrap=200)
+def germeval(germeval_dir):
+    systems = {path.stem: str(path) for path in sorted((germeval_dir / "systems").glob("*.tsv"))}
+    return auditor.audit(str(germeval_dir / "gold.tsv"), systems, bootstrap=200)
 
 
 def test_germeval_accuracy_lead_is_not_a_metric_dependent_winner(germeval):

@@ -143,7 +143,7 @@ class ChanceDistribution:
 class ChanceComparison:
     """One system against chance on one metric.
 
-    ``margin`` = observed value − the strongest baseline's score (expected value where exact, else
+    ``margin`` = observed value − the strongest baseline's score (for an error, the reverse; expected value where exact, else
     MC mean if 3 standard errors above every exact one) over uniform, prevalence, majority and shuffle;
     ``p_shuffle`` the one-sided permutation p-value against its shuffle;
     ``p_shuffle_adjusted`` that p-value adjusted over the systems (one family per metric, the
@@ -190,7 +190,7 @@ class ChanceBaselines:
                                      self.draws)
 
     def to_json(self) -> dict[str, Any]:
-        """``baselines`` (DESIGN.md) and ``chance``: how the draws were made and each system's
+        """``baselines`` and ``chance``: how the draws were made and each system's
         margin over chance and shuffle p-value (``chance.systems.NAME.ID``)."""
         def distributions(metrics: Mapping[str, ChanceDistribution]) -> dict[str, Any]:
             return {metric_id: value.to_json() for metric_id, value in metrics.items()}
@@ -542,12 +542,15 @@ def _compare(
     value: float, metric: Metric, references: Mapping[str, ChanceDistribution], null: np.ndarray,
     settled: shuffle_test.ShuffleP | None = None,
 ) -> ChanceComparison:
-    """Margin over the strongest baseline and the shuffle p (the settled one when given)."""
+    """Margin over the strongest baseline and the shuffle p (the settled one when given); for an error (lower is
+    better) both read its negation: margin = baseline − observed, p counts shuffles at or below it."""
     if np.isnan(value):
         return ChanceComparison(None, None, None, metric.undefined_when or "0/0")
-    floor = max((r.reference for r in references.values() if r.exact and r.reference is not None), default=-np.inf)
-    scored = {name: r.reference for name, r in references.items()  # a MC mean must clear every exact value by 3 SE
-              if r.reference is not None and (r.exact or r.reference > floor + 3 * (r.mc_se or 0))}
+    sign = 1.0 if metric.higher_is_better else -1.0
+    floor = max((sign * r.reference for r in references.values() if r.exact and r.reference is not None),
+                default=-np.inf)
+    scored = {name: sign * r.reference for name, r in references.items()  # a MC mean must clear every exact value
+              if r.reference is not None and (r.exact or sign * r.reference > floor + 3 * (r.mc_se or 0))}  # by 3 SE
     strongest = max(scored, key=scored.get) if scored else None
-    return ChanceComparison(value - scored[strongest] if strongest is not None else None, strongest,
-                            settled.p if settled else permutation_p_value(value, null), shuffle_p=settled)
+    return ChanceComparison(sign * value - scored[strongest] if strongest is not None else None, strongest,
+                            settled.p if settled else permutation_p_value(sign * value, sign * null), shuffle_p=settled)

@@ -1,13 +1,13 @@
 """Label checks before scoring: spellings that differ from gold, labels gold never uses.
 
-Runs right after *count* (STYLE.md 2), on the confusion tensor, before any metric:
+Runs right after *count* (docs/architecture.md, "Data flow"), on the confusion tensor, before any metric:
 
 * a system label that is not a gold label but equals one after case and whitespace folding
   (``offense`` against ``OFFENSE``, ``OTHER `` against ``OTHER``) is an error: scoring it
   would count every such prediction wrong and give 0.0 with no hint why;
 * a system that shares no label with gold is an error (the wrong file, or another task's);
 * any other label absent from gold (a typo such as ``INSLUT``) is scored as an error class,
-  as DESIGN.md says, and gets a warning naming it. Labels the user declared with
+  as docs/architecture.md ("Conventions") says, and gets a warning naming it. Labels the user declared with
   ``--labels`` are intended and get none.
 """
 from __future__ import annotations

@@ -8,7 +8,7 @@ over a minute. Comparing two systems needs only their pair's pattern table ``(go
 pred_b)``, of at most ``k³`` cells whatever ``N`` and ``U``:
 
 * for each pair ``(a, b)`` the pair's table is resampled on its own, exactly as the joint route
-  resamples the full table (:class:`~auditor.analyses.bootstrap.Resampler`: ``Multinomial(N,
+  resamples the full table (:class:`~auditor.analyses.resample.Resampler`: ``Multinomial(N,
   n_p / N)`` over its cells, or N item draws when the cells are many), so the pair's two
   confusion matrices ``(C_a*, C_b*)`` have exactly the joint distribution they have in the joint
   resample (the pair table is a function of the full one; an item bootstrap of the full table is
@@ -35,6 +35,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from auditor.analyses.resample import Resampler
 from auditor.io.counts import Counts
 from auditor.metrics.catalogue import compute
 from auditor.metrics.registry import Metric
@@ -114,8 +115,6 @@ def pair_seed(seed: int, a: int, b: int) -> list[int]:
 def pair_values(counts: Counts, a: int, b: int, metrics: Sequence[Metric], B: int, seed: int,
                 all_labels_active: bool = False) -> dict[str, np.ndarray]:
     """Metric id -> (B, 2) values of systems a and b on ``B`` item resamples of their pair table."""
-    from auditor.analyses.bootstrap import Resampler  # bootstrap chooses this route: imported when it runs
-
     codes, n = counts.pair_patterns(a, b)
     pair = Counts.from_patterns(counts.labels, (counts.systems[a], counts.systems[b]), codes, n, counts.labels_given)
     resampler = Resampler(pair, B, pair_seed(seed, a, b))

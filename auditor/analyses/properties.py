@@ -173,7 +173,7 @@ class PropertyResult:
         return tuple(_disagreements(self.metric_id, self.probed, self.literature, self.witnesses))
 
     def to_json(self) -> dict[str, Any]:
-        """The probed properties (DESIGN.md "Metric properties"), the chance scores found, the
+        """The probed properties (docs/architecture.md, "Metric properties"), the chance scores found, the
         declaration, Table 5's row, the disagreements and the witnesses."""
         marks = self.calibration_marks
         return {
@@ -473,7 +473,7 @@ def property_analysis(metrics: Sequence[Metric], confusion: np.ndarray, systems:
         one number of classes only, ``Metric.classes``, is probed at that k).
     n_random : random matrices per k.
     """
-    chosen = [metric for metric in metrics if not metric.per_class]
+    chosen = [metric for metric in metrics if not metric.per_class and metric.higher_is_better]  # probes: higher=better
     rng = np.random.default_rng(seed)
     user = synthetic.user_by_k(confusion, systems)
     fixed = {metric.classes for metric in chosen if metric.classes is not None}

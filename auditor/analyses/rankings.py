@@ -1,6 +1,6 @@
 """Rank disagreement: does the winner depend on the metric?
 
-Stage "analyse" (DESIGN.md "Rank disagreement"). Reads only metric values computed from the
+Stage "analyse" (docs/architecture.md, "Rank disagreement"). Reads only metric values computed from the
 counts: a systems × metrics rank table (rank 1 = best, ties share the average rank, an
 undefined value ranks last and is listed as such), the winner under each metric, Kendall τ-b
 and Spearman ρ between every pair of metrics, and the pairs of systems whose order flips
@@ -150,8 +150,9 @@ class RankDisagreement:
                 for i, m1 in enumerate(self.metrics)}
 
     def to_json(self) -> dict[str, Any]:
-        """``rankings`` and ``rank_agreement`` (DESIGN.md), and ``rank_disagreement``: the winner under
-        each metric, the flipping pairs, every system's rank, the systems ranked last as undefined."""
+        """``rankings`` and ``rank_agreement`` (docs/architecture.md, "The audit record"), and
+        ``rank_disagreement``: the winner under each metric, the flipping pairs, every system's rank, the systems
+        ranked last as undefined."""
         return {
             "rankings": self.rankings,
             "rank_agreement": {"kendall": self.agreement("kendall"), "spearman": self.agreement("spearman")},

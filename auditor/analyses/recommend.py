@@ -1,6 +1,6 @@
 """The recommendation: which metrics to report on this data, and which to avoid, and why.
 
-Stage "analyse" (DESIGN.md "Recommendation"). Every rule lives here, in :data:`RULES`, as one
+Stage "analyse" (docs/architecture.md, "Recommendation"). Every rule lives here, in :data:`RULES`, as one
 :class:`Rule` record: an id, a statement, the passage it follows (quoted, with the source file
 and section under ``sources/``) and a function of the measured :class:`Facts` that returns the
 measured reasons when it fires (None when it does not). The report prints :data:`RULES` in its
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from auditor.formatting import nan_to_none
+from auditor.formatting import format_p, nan_to_none
 from auditor.metrics.registry import REGISTRY
 
 if TYPE_CHECKING:
@@ -470,9 +470,9 @@ class Recommendation:
         return self.metrics[0].id
 
     def to_json(self) -> dict[str, Any]:
-        """``recommendation`` (DESIGN.md): the metric set with formulas, reasons and passages, the metrics
-        to avoid, notes, the facts the rules read, the rules (all, and those that fired), where the
-        papers differ."""
+        """``recommendation`` (docs/architecture.md, "Recommendation"): the metric set with formulas, reasons
+        and passages, the metrics to avoid, notes, the facts the rules read, the rules (all, and those that
+        fired), where the papers differ."""
         def cited(sources: Sequence[Source]) -> list[dict[str, str]]:
             return [source.to_json() for source in sources]
 
@@ -579,8 +579,8 @@ def _near_chance(baselines: ChanceBaselines | None, values: Mapping[str, Mapping
                 p = None if comparison is None else comparison.p_shuffle_adjusted
                 if p is not None:
                     if p >= alpha:
-                        result[system] = (f"{_display(metric)} not above its shuffled predictions, "
-                                          f"{correction}-adjusted p = {p:.3f}")
+                        result[system] = (f"{_display(metric)} not significantly above its shuffled predictions, "
+                                          f"{correction}-adjusted p = {format_p(p)}")
                     break
         return result
     for system, metric_values in values.items():

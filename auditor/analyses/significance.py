@@ -1,7 +1,7 @@
 """Pairwise significance tests, multiple-comparison correction, rank distributions, best set.
 
 Stage "analyse"; everything is computed from counts and item-pattern counts
-(STYLE.md 1), never from items.
+(docs/architecture.md, "Counts first"), never from items.
 
 Each pair of systems ``a`` and ``b`` gets **one** two-sided test per tested metric, on the
 difference ``Δ = m(a) − m(b)`` measured on the test set:
@@ -45,7 +45,7 @@ import numpy as np
 from auditor.analyses.bootstrap import BootstrapResult, bootstrap
 from auditor.analyses.randomisation import AR_ROUNDS, approximate_randomisation
 from auditor.errors import UsageError
-from auditor.formatting import nan_to_none
+from auditor.formatting import format_small, nan_to_none
 from auditor.io.counts import Counts
 from auditor.metrics.registry import REGISTRY, Metric
 from auditor.metrics.selections import TEST_METRICS
@@ -205,8 +205,9 @@ class Statistics:
         return sizes
 
     def to_json(self) -> dict[str, Any]:
-        """``ci`` of every metric of every system (inside ``systems``), ``tests`` (DESIGN.md), and
-        ``statistics``: the method, ``ranks`` (rank distributions), ``best_set`` and ``p_win`` (P(rank 1))."""
+        """``ci`` of every metric of every system (inside ``systems``), ``tests`` (docs/architecture.md, "The audit
+        record"), and ``statistics``: the method, ``ranks`` (rank distributions), ``best_set`` and ``p_win``
+        (P(rank 1))."""
         boot, alpha = self.bootstrap, self.alpha
         section: dict[str, Any] = {
             "B": boot.B, "seed": boot.seed, "alpha": alpha, "method": boot.method,
@@ -273,8 +274,8 @@ def rounds_rule(rounds: int, family_size: int, alpha: float) -> str:
                else f"above α/2 because the rounds are capped at {AR_MAX_ROUNDS}")
     return (f"R = {rounds} rounds = max(R₀, ⌈2m/α⌉), R₀ the rounds asked for ({AR_ROUNDS} by default), m = "
             f"{family_size} tests per metric, α = {alpha:g}, ⌈2m/α⌉ = {int(np.ceil(2 * family_size / alpha))}, at most "
-            f"{max(rounds, AR_MAX_ROUNDS)}: a randomisation p-value cannot fall below 1/(R + 1) = {1 / (rounds + 1):.2g}, and "
-            f"after adjusting over m tests the smallest attainable p, m/(R + 1) = {smallest:.2g}, is {verdict}")
+            f"{max(rounds, AR_MAX_ROUNDS)}: a randomisation p-value cannot fall below 1/(R + 1) = {format_small(1 / (rounds + 1))}, and "
+            f"after adjusting over m tests the smallest attainable p, m/(R + 1) = {format_small(smallest)}, is {verdict}")
 
 
 def randomisation_rounds(rounds: int, family_size: int, alpha: float) -> int:
@@ -341,7 +342,7 @@ def statistics(
     rounds = randomisation_rounds(rounds, family_size, alpha) if randomised_metrics else 0
     tests = _adjusted(_pair_tests(counts, boot, [by_id[m] for m in chosen], pairs_of, rounds, seed,
                                   all_labels_active, progress), chosen, correction)
-    best_set = _best_sets(tests, boot, chosen, correction, alpha)
+    best_set = best_sets(tests, boot.observed, boot.systems, chosen, correction, alpha)
     return Statistics(boot, tuple(tests), best_set, tuple(chosen), correction, alpha, rounds, family)
 
 
@@ -416,16 +417,20 @@ def _adjusted(tests: list[PairTest], chosen: Sequence[str], correction: str) -> 
     return [adjusted_tests.get(index, test) for index, test in enumerate(tests)]
 
 
-def _best_sets(tests: Sequence[PairTest], boot: BootstrapResult, chosen: Sequence[str], correction: str,
-               alpha: float) -> dict[str, BestSet]:
-    """Per metric: the top system and those not significantly worse (family: the S − 1 tests against it)."""
-    systems = boot.systems
+def best_sets(tests: Sequence[PairTest], observed: Mapping[str, np.ndarray], systems: Sequence[str],
+              chosen: Sequence[str], correction: str, alpha: float,
+              method_of: Callable[[str], str] | None = None) -> dict[str, BestSet]:
+    """Per metric of ``chosen``: the top system (highest ``observed`` value) and those not significantly worse
+    under the metric's test (``method_of(metric)``, default :func:`primary_method`), its p-values against the top
+    adjusted over the S − 1 comparisons with it. Every task kind's best sets, and so its bold, come from here
+    (docs/architecture.md, "One rule for significance")."""
+    systems = tuple(systems)
     best_set = {}
     for metric_id in chosen:
-        top = _top(boot.observed[metric_id])
+        top = _top(observed[metric_id])
         if top is None:
             continue
-        method = primary_method(metric_id)
+        method = (method_of or primary_method)(metric_id)
         against = {}
         for test in tests:
             if test.metric == metric_id and test.method == method and systems[top] in (test.a, test.b):
@@ -435,7 +440,7 @@ def _best_sets(tests: Sequence[PairTest], boot: BootstrapResult, chosen: Sequenc
         members = [systems[top]] + [
             name for name in systems
             if name in adjusted and not adjusted[name] < alpha
-            and not np.isnan(boot.observed[metric_id][systems.index(name)])
+            and not np.isnan(observed[metric_id][systems.index(name)])
         ]
         best_set[metric_id] = BestSet(systems[top], tuple(members), method, alpha, adjusted)
     return best_set

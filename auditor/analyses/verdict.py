@@ -96,11 +96,11 @@ def _ties(values: Mapping[str, float | None], order: Sequence[str]) -> list[tupl
     return [tuple(g) for g in groups if len(g) > 1]
 
 
-def primary_metric(recommended: str | None, present: Sequence[str]) -> str:
+def primary_metric(recommended: str | None, present: Sequence[str], key_metrics: Sequence[str] = KEY_METRICS) -> str:
     """The recommendation's primary metric when there is one, else the first key metric present."""
     if recommended in present:
         return recommended  # type: ignore[return-value]
-    for metric_id in KEY_METRICS:
+    for metric_id in key_metrics:
         if metric_id in present:
             return metric_id
     return present[0]
@@ -153,22 +153,23 @@ def analyse(metrics: Sequence[Metric], values: Mapping[str, Mapping[str, float |
 
 def decide(values: Mapping[str, Mapping[str, float | None]], statistics: Statistics | None,
            recommended: str | None = None, identical: Sequence[Sequence[str]] = (),
-           short: Mapping[str, str] | None = None) -> Verdict:
+           short: Mapping[str, str] | None = None, key_metrics: Sequence[str] = KEY_METRICS) -> Verdict:
     """The verdict (see the module docstring).
 
     ``values``: metric id -> system -> value (None = undefined), systems in input order, for
     the key metrics at least; ``statistics``: the statistics stage's result, None when it did
     not run; ``recommended``: the recommendation's primary metric, if any; ``identical``: the
     groups of systems with identical predictions (:attr:`DataProfile.identical_systems`);
-    ``short`` maps metric ids to the names used in the text (default: the ids).
+    ``short`` maps metric ids to the names used in the text (default: the ids); ``key_metrics``: a task's own
+    key metrics (default: classification's), each oriented so that higher is better.
     """
     present = list(values)
     systems = list(values[present[0]]) if present else []
-    primary = primary_metric(recommended, present)
+    primary = primary_metric(recommended, present, key_metrics)
     best_sets: Mapping[str, BestSet] = statistics.best_set if statistics is not None else {}
     tests: Sequence[PairTest] = statistics.tests if statistics is not None else ()
     tested = bool(best_sets)
-    keys = [m for m in KEY_METRICS if m in present and (not tested or m in best_sets)]
+    keys = [m for m in key_metrics if m in present and (not tested or m in best_sets)]
     if primary in keys:
         keys.remove(primary)
     keys.insert(0, primary)

@@ -26,6 +26,13 @@ from auditor.metrics.registry import REGISTRY
 
 #: Why a definition has no value on evidence without the full matrix (a per-class table).
 NEEDS_MATRIX = "needs the full confusion matrix; the evidence gives per-class counts only"
+#: Bare names that several averages answer to (normalised: lower case, letters and digits): the claim is
+#: ambiguous, and the check lists each average's value (micro P, R and F1 of single-label data = accuracy).
+AMBIGUOUS = {
+    **dict.fromkeys(("f1", "f", "fscore", "f1score", "fmeasure"), ("macro_f1", "weighted_f1", "accuracy")),
+    "precision": ("macro_precision", "weighted_precision", "accuracy"),
+    "recall": ("macro_recall", "weighted_recall", "accuracy"),
+}
 
 
 @dataclass(frozen=True)
@@ -67,6 +74,7 @@ class ClaimResult:
     named_reproduces: bool | None
     matches: tuple[Match, ...]
     not_reproduced_by: tuple[str, ...]
+    ambiguous: tuple[Match, ...] = ()
 
     @property
     def reproduced_by(self) -> tuple[str, ...]:
@@ -74,7 +82,10 @@ class ClaimResult:
 
     @property
     def holds(self) -> bool:
-        """The metric the claim names reproduces it; a name that is no metric: some definition does."""
+        """The metric the claim names reproduces it; an ambiguous name (``f1``) never holds; a name that is no
+        metric: some definition does."""
+        if self.ambiguous:
+            return False
         return self.named_reproduces if self.named_reproduces is not None else bool(self.matches)
 
     def to_json(self) -> dict[str, Any]:
@@ -82,7 +93,8 @@ class ClaimResult:
                 "percent": self.claim.percent, "interval": list(self.claim.interval), "named_as": self.named_as,
                 "named_value": self.named_value, "named_reproduces": self.named_reproduces,
                 "reproduced_by": list(self.reproduced_by), "matches": [m.to_json() for m in self.matches],
-                "not_reproduced_by": list(self.not_reproduced_by)}
+                "not_reproduced_by": list(self.not_reproduced_by), "holds": self.holds,
+                "ambiguous": [m.to_json() for m in self.ambiguous]}
 
 
 @dataclass(frozen=True)
@@ -148,9 +160,12 @@ def _check_one(claim: Claim, evaluated: Sequence[tuple[Definition, tuple[float, 
                                 min(abs(vlo - hi), abs(vhi - lo))))
     named_entry = next((m for m in matches + misses if m.definition == named), None)
     reproduces = named is not None and any(m.definition == named for m in matches)
+    readings = AMBIGUOUS.get("".join(ch for ch in claim.name.lower() if ch.isalnum()), ()) if named is None else ()
+    every = {m.definition: m for m in matches + misses}
     return ClaimResult(claim, named, None if named_entry is None else named_entry.value,
                        reproduces if named else None, tuple(matches),
-                       tuple(m.definition for m in sorted(misses, key=lambda m: m.distance)))
+                       tuple(m.definition for m in sorted(misses, key=lambda m: m.distance)),
+                       tuple(every[d] for d in readings if d in every))
 
 
 def check_claims(claims: Sequence[Claim], evidence: Evidence) -> ClaimCheck:

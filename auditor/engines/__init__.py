@@ -21,7 +21,7 @@ import os
 from typing import Any, Sequence
 
 from auditor.engines.patterns import EngineCounts, PatternTableTooLarge, build, value_text
-from auditor.engines.source import Dataset, is_uri, open_dataset, open_label_files
+from auditor.engines.source import Dataset, is_uri, missing_ids_error, open_dataset, open_label_files
 from auditor.errors import InputError, UsageError
 from auditor.options import ENGINES
 
@@ -109,6 +109,9 @@ def count_dataset(dataset: Dataset, engine: str = "auto", labels: Sequence[str] 
     runner = make_engine(name, dataset, memory_limit, temp_directory, spark_master)
     try:
         if dataset.id_column:
+            missing = runner.missing_ids()
+            if missing:
+                raise missing_ids_error(dataset.path, missing, dataset.id_column)
             repeated, example = runner.duplicate_ids()
             if repeated:
                 raise InputError(f"{dataset.path}: duplicate id {example!r} in column {dataset.id_column!r} "

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from auditor.engines.patterns import integers
-from auditor.engines.source import Dataset, header
+from auditor.engines.source import Dataset, header, missing_ids_error, one_line
 from auditor.errors import InputError, UsageError
 
 
@@ -28,9 +28,11 @@ def literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def relation(dataset: Dataset, columns: Sequence[str], filename: bool = False) -> str:
-    """The table function that reads ``dataset`` (its ``columns`` as the reading rules want them)."""
-    return read(dataset.files, dataset.format, columns, filename)
+def relations(dataset: Dataset, columns: Sequence[str], filename: bool = False) -> list[str]:
+    """The table functions that read ``dataset``, one per part (files whose columns share their types:
+    DuckDB would cast every file to the first file's types, ``2.5`` to ``2``), ``columns`` as the reading
+    rules want them."""
+    return [read(part, dataset.format, columns, filename) for part in dataset.groups]
 
 
 def read(paths: Sequence[str], fmt: str, columns: Sequence[str], filename: bool = False) -> str:
@@ -88,9 +90,8 @@ class DuckDBEngine:
         try:
             return self.connection.sql(sql).to_arrow_table()
         except self._error as error:
-            message = " ".join(str(error).split())[:600]
             raise InputError(f"{self.dataset.path}: DuckDB cannot read the dataset as {self.dataset.format} "
-                             f"({message})") from None
+                             f"({one_line(error)})") from None
 
     def join(self) -> None:
         """One view per GOLD/SYSTEM file (``v0`` gold, ``v1``... systems: text ids ``id``, labels
@@ -101,6 +102,9 @@ class DuckDBEngine:
             self.query(f"CREATE OR REPLACE TEMP VIEW v{index} AS SELECT {key.format(identifier(file.id_column))} AS id, "
                        f"{identifier(file.label_column)} AS v FROM "
                        f"{read([file.path], file.format, [file.id_column, file.label_column])}")
+            missing = self.query(f"SELECT count(*) FILTER (WHERE id IS NULL OR id = '') FROM v{index}").column(0)[0]
+            if missing.as_py():
+                raise missing_ids_error(file.path, missing.as_py(), file.id_column)
             found = self.query(f"SELECT sum(c - 1), any_value(id) FILTER (WHERE c > 1) FROM "
                                f"(SELECT id, count(*) AS c FROM v{index} GROUP BY ALL)")
             if found.column(0)[0].as_py():
@@ -128,7 +132,7 @@ class DuckDBEngine:
                 except StopIteration:
                     return
         except self._error as error:
-            message = " ".join(str(error).split())[:600]
+            message = one_line(error)
             if "Out of Memory" in message:
                 raise OutOfMemory(f"{self.dataset.path}: DuckDB ran out of memory even when spilling ({message}); "
                                   f"raise --memory-limit or give a --temp-directory with free space") from None
@@ -142,9 +146,14 @@ class DuckDBEngine:
         ``sum_c code_c * prod_{c' < c} (k_c' + 1)`` (one BIGINT per group of columns that fits 62 bits;
         code ``k_c`` is null), and each batch is decoded back to dictionary arrays of the values.
         """
+        for part, source in enumerate(relations(self.dataset, self.dataset.columns)):
+            yield from self._compact_part(source, part)
+
+    def _compact_part(self, source: str, part: int) -> Any:
+        """:meth:`compact_patterns` of one part of the dataset (its ENUM types named after the part)."""
         import pyarrow as pa
 
-        columns, source = self.dataset.columns, relation(self.dataset, self.dataset.columns)
+        columns = self.dataset.columns
         dictionaries, codes = [], []
         for i, column in enumerate(columns):
             found = self.query(f"SELECT DISTINCT {identifier(column)} AS v, CAST({identifier(column)} AS VARCHAR) AS s "
@@ -152,10 +161,10 @@ class DuckDBEngine:
             texts = found.column("s").to_pylist()
             keep = [j for j, t in enumerate(texts) if t is not None and t not in texts[:j]]
             values = ", ".join(literal(texts[j]) for j in keep)
-            self.query(f"CREATE TYPE e{i} AS ENUM ({values})")
+            self.query(f"CREATE TYPE e{part}_{i} AS ENUM ({values})")
             dictionaries.append(pa.concat_arrays([found.column("v").combine_chunks().take(keep), pa.nulls(1, found.column("v").type)]))
-            codes.append(f"CAST(coalesce(enum_code(CAST(CAST({identifier(column)} AS VARCHAR) AS e{i})), {len(keep)}) "
-                         f"AS BIGINT)")
+            codes.append(f"CAST(coalesce(enum_code(CAST(CAST({identifier(column)} AS VARCHAR) AS e{part}_{i})), "
+                         f"{len(keep)}) AS BIGINT)")
         keys, layout, width = [], [], 1
         for i, code in enumerate(codes):
             base = len(dictionaries[i])
@@ -183,7 +192,13 @@ class DuckDBEngine:
             selected = ", ".join(f"v{i}.v AS c{i}" for i in range(len(columns)))
             return self.stream(f"SELECT {selected}, count(*) AS n FROM v0 {joins} GROUP BY ALL")
         selected = ", ".join(f"{identifier(c)} AS c{i}" for i, c in enumerate(columns))
-        return self.stream(f"SELECT {selected}, count(*) AS n FROM {relation(self.dataset, columns)} GROUP BY ALL")
+        return self._chained([f"SELECT {selected}, count(*) AS n FROM {source} GROUP BY ALL"
+                              for source in relations(self.dataset, columns)])
+
+    def _chained(self, queries: Sequence[str]) -> Any:
+        """The streams of ``queries`` one after the other (one per part of the dataset)."""
+        for sql in queries:
+            yield from self.stream(sql)
 
     def pair_patterns(self) -> Any:
         """Every pair's (gold, a, b) rows in one scan (:mod:`auditor.engines.pairs`): columns ``c0..cS``,
@@ -195,26 +210,38 @@ class DuckDBEngine:
             self.join()
             joins = " ".join(f"JOIN v{i} ON v0.id = v{i}.id" for i in range(1, len(columns)))
             source = "SELECT " + ", ".join(f"v{i}.v AS c{i}" for i in range(len(columns))) + f" FROM v0 {joins}"
+            sources = [source]
         else:
-            source = ("SELECT " + ", ".join(f"{identifier(c)} AS c{i}" for i, c in enumerate(columns)) +
-                      f" FROM {relation(self.dataset, columns)}")
+            sources = ["SELECT " + ", ".join(f"{identifier(c)} AS c{i}" for i, c in enumerate(columns)) + f" FROM {part}"
+                       for part in relations(self.dataset, columns)]
         sets, grouping = grouping_sql(len(self.dataset.systems))
         selected = ", ".join(f"c{i}" for i in range(len(columns)))
-        return self.stream(f"SELECT {selected}, {grouping} AS g, count(*) AS n FROM ({source}) GROUP BY {sets}")
+        return self._chained([f"SELECT {selected}, {grouping} AS g, count(*) AS n FROM ({source}) GROUP BY {sets}"
+                              for source in sources])
 
     def file_values(self, column: str) -> list[tuple[str, list[Any]]]:
         """Each file and the distinct values of ``column`` in it."""
-        table = self.query(f"SELECT DISTINCT filename, {identifier(column)} AS v FROM "
-                           f"{relation(self.dataset, [column], filename=True)}")
-        files, values = table.column(0).to_pylist(), table.column(1).to_pylist()
+        files, values = [], []
+        for source in relations(self.dataset, [column], filename=True):
+            table = self.query(f"SELECT DISTINCT filename, {identifier(column)} AS v FROM {source}")
+            files += table.column(0).to_pylist()
+            values += table.column(1).to_pylist()
         return [(file, [v for f, v in zip(files, values) if f == file]) for file in dict.fromkeys(files)]
+
+    def missing_ids(self) -> int:
+        """Rows without an id: null, or (CSV, TSV) empty once trimmed of spaces and tabs."""
+        column = identifier(self.dataset.id_column)
+        empty = f" OR trim({column}, E' \\t') = ''" if self.dataset.format in ("csv", "tsv") else ""
+        return sum(int(self.query(f"SELECT count(*) FILTER (WHERE {column} IS NULL{empty}) FROM {part}").column(0)[0]
+                       .as_py()) for part in relations(self.dataset, [self.dataset.id_column]))
 
     def duplicate_ids(self) -> tuple[int, str | None]:
         """How many rows repeat an earlier id, and one repeated id."""
         key = f"CAST({identifier(self.dataset.id_column)} AS VARCHAR)"
-        source = relation(self.dataset, [self.dataset.id_column])
+        source = " UNION ALL ".join(f"SELECT {key} AS k FROM {part}"
+                                    for part in relations(self.dataset, [self.dataset.id_column]))
         table = self.query(f"SELECT sum(c - 1) AS extra, any_value(k) FILTER (WHERE c > 1) AS example FROM "
-                           f"(SELECT {key} AS k, count(*) AS c FROM {source} GROUP BY ALL)")
+                           f"(SELECT k, count(*) AS c FROM ({source}) GROUP BY ALL)")
         extra = table.column(0)[0].as_py() or 0
         return int(extra), table.column(1)[0].as_py()
 

@@ -92,10 +92,16 @@ class MemoryEngine:
         self.tables = [read_file(file, dataset.format, needed) for file in dataset.files]
 
     def patterns(self) -> Any:
-        """Distinct (gold, systems[, slice]) rows and their counts."""
+        """Distinct (gold, systems[, slice]) rows and their counts: one group-by per part of the dataset
+        (files whose columns share their types, :attr:`~auditor.engines.source.Dataset.parts`), as a stream of
+        record batches; each batch's values become label text in :func:`auditor.engines.patterns.build`."""
         import pyarrow as pa
 
-        return _group(pa.concat_tables(self.tables, promote_options="permissive"), self.dataset.columns)
+        by_file = dict(zip(self.dataset.files, self.tables))
+        for part in self.dataset.groups:
+            grouped = _group(pa.concat_tables([by_file[f] for f in part], promote_options="permissive"),
+                             self.dataset.columns)
+            yield from grouped.to_batches()
 
     def file_values(self, column: str) -> list[tuple[str, list[Any]]]:
         """Each file and the distinct values of ``column`` in it (for naming the file of a bad value)."""
@@ -103,12 +109,25 @@ class MemoryEngine:
 
         return [(file, pc.unique(table.column(column)).to_pylist()) for file, table in zip(self.dataset.files, self.tables)]
 
+    def missing_ids(self) -> int:
+        """Rows without an id: null, or (CSV, TSV) empty once trimmed of spaces and tabs."""
+        import pyarrow.compute as pc
+
+        total = 0
+        for table in self.tables:
+            ids = table.column(self.dataset.id_column)
+            total += ids.null_count
+            if self.dataset.format in ("csv", "tsv"):
+                total += int(pc.sum(pc.equal(pc.utf8_trim(ids, " \t"), "")).as_py() or 0)
+        return total
+
     def duplicate_ids(self) -> tuple[int, str | None]:
         """How many rows repeat an earlier id, and one repeated id."""
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        ids = pc.cast(pa.chunked_array([t.column(self.dataset.id_column) for t in self.tables]), pa.string())
+        ids = pa.chunked_array([pc.cast(t.column(self.dataset.id_column), pa.string()) for t in self.tables],
+                               pa.string())
         counted = pc.value_counts(ids)
         repeats = np.asarray(counted.field("counts").to_numpy()) - 1
         if not repeats.any():

@@ -20,6 +20,7 @@ import numpy as np
 
 from auditor.engines.source import Dataset
 from auditor.errors import InputError
+from auditor.files import file_sha256
 from auditor.io.column import MAX_LABEL_CHARS, MISSING_LABELS, scalar_text
 from auditor.io.counts import Counts
 from auditor.io.slices import SliceGroups
@@ -212,15 +213,28 @@ def recode(order: Sequence[str], indices: np.ndarray, texts: Sequence[str], dtyp
 
 
 def sources(dataset: Dataset, hashes: dict[str, str], n_items: int, counted: dict[str, Any]) -> dict[str, Source]:
-    """audit.json's ``sources``, gold then each system, from their hashes: one file per input (its own
-    path, format and columns) when the dataset joins files, else the dataset and each input's column."""
+    """audit.json's ``sources``, gold then each system: one file per input (its own path, format and columns)
+    when the dataset joins files, else the dataset and each input's column. ``sha256`` is the file's as stored
+    (the same hash a label file read in memory gets; for several files, the hash of their ``path:sha256``
+    lines), the engine's hash of the counted table sits beside it as ``counted.pattern_sha256``."""
     if dataset.joined is not None:
-        return {key: Source(file.path, hashes[key], n_items, counted={
-            **counted, "files": 1, "format": file.format, "column": file.label_column, "id_column": file.id_column})
+        return {key: Source(file.path, file_sha256(file.path), n_items, counted={
+            **counted, "pattern_sha256": hashes[key], "files": 1, "format": file.format,
+            "column": file.label_column, "id_column": file.id_column})
             for key, file in zip(hashes, dataset.joined)}
     columns = dict(zip(hashes, dataset.label_columns))
-    return {key: Source(dataset.path, digest, n_items, counted={**counted, "column": columns[key]})
+    stored = _files_sha256(dataset.files)
+    return {key: Source(dataset.path, stored, n_items, counted={**counted, "pattern_sha256": digest,
+                                                                "column": columns[key]})
             for key, digest in hashes.items()}
+
+
+def _files_sha256(files: Sequence[str]) -> str | None:
+    """The SHA-256 of one file as stored; of several, of their ``path:sha256`` lines (None where one is not local)."""
+    hashes = [file_sha256(path) for path in files]
+    if len(hashes) == 1 or None in hashes:
+        return hashes[0] if len(hashes) == 1 else None
+    return hashlib.sha256("\n".join(f"{path}:{digest}" for path, digest in zip(files, hashes)).encode()).hexdigest()
 
 
 def build(table: Any, dataset: Dataset, engine: str, labels: Sequence[str] | None = None,

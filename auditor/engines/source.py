@@ -3,7 +3,9 @@
 A dataset is one table (Parquet, CSV, TSV or JSON Lines) given as a file, a glob or a directory of
 Parquet files, with one column of gold labels and one per system (``--gold-column``,
 ``--system-columns``; optionally ``--id-column`` and ``--slice-column``). Every file must hold the
-same columns: the checks here read only headers and schemas (never the rows), so a missing column,
+same columns, each named once (names that differ only in case are one name to SQL engines, refused
+in every engine); Parquet files may type a column differently (each part is read with its own types,
+labels are text): the checks here read only headers and schemas (never the rows), so a missing column,
 a glob matching nothing or files whose schemas differ are refused before the group-by starts, with
 the same message whatever the engine.
 
@@ -41,6 +43,9 @@ class Dataset:
     id_column, slice_column : optional columns (ids are checked to be unique; slices group items).
     joined : for separate GOLD and SYSTEM files joined by id (:func:`open_label_files`): each
         file, gold first, in the order of ``label_columns``; None for one table.
+    parts : Parquet files whose read columns' types differ, grouped by those types (None when every
+        file has the same): each engine reads a part with its own types and turns values into label
+        text before parts meet, so ``2.5`` in a float file is never cast to an integer file's type.
     """
 
     path: str
@@ -51,6 +56,12 @@ class Dataset:
     id_column: str | None = None
     slice_column: str | None = None
     joined: tuple[LabelFile, ...] | None = None
+    parts: tuple[tuple[str, ...], ...] | None = None
+
+    @property
+    def groups(self) -> tuple[tuple[str, ...], ...]:
+        """The files in groups read together (one group unless :attr:`parts`)."""
+        return self.parts or (self.files,)
 
     def origin(self, column: str) -> tuple[str, str, str]:
         """(file to name in messages, the column's name in it, its format) of one of :attr:`columns`."""
@@ -103,6 +114,7 @@ def open_label_files(gold: str, systems: Mapping[str, str]) -> Dataset:
         if not os.path.isfile(path):
             raise InputError(f"{path}: no such file")
         names = header(path, kind)
+        check_names(names, path)
         hint = ("; an engine joins files by id and reads a header naming the id and label columns (--engine memory "
                 "also reads files without a header or ids)")
         try:
@@ -114,6 +126,32 @@ def open_label_files(gold: str, systems: Mapping[str, str]) -> Dataset:
         files.append(LabelFile(path, kind, names[id_index], names[label_index]))
     return Dataset(gold, tuple(f.path for f in files), files[0].format, "<gold>", tuple(systems), None, None,
                    tuple(files))
+
+
+#: Where a native message's explanation ends: DuckDB's fixes and query, Spark's plan and the JVM's stack.
+_MESSAGE_END = ("Possible", "LINE ", "JVM stacktrace", "at ", "*", "Traceback", "+-", "'")
+
+
+def one_line(error: Exception) -> str:
+    """A native error's explanation on one line (DuckDB and Spark add fixes, the query, the plan, the JVM's
+    stack: dropped), at most 300 characters."""
+    kept: list[str] = []
+    for line in str(error).splitlines():
+        line = line.strip().lstrip(": ")
+        if not line or line.startswith(_MESSAGE_END):
+            if kept:
+                break
+            continue
+        if not line.startswith("An error occurred while calling"):  # Py4J's wrapper line
+            kept.append(line)
+    text = "; ".join(kept) or type(error).__name__
+    return text if len(text) <= 300 else text[:299] + "…"
+
+
+def missing_ids_error(where: str, missing: int, column: str) -> InputError:
+    """The one message for rows without an id (null, or empty text), whatever the engine."""
+    return InputError(f"{where}: {missing:,} {'rows have' if missing != 1 else 'row has'} no id in column {column!r} "
+                      f"(null or empty); every row needs one")
 
 
 def is_uri(path: str) -> bool:
@@ -185,6 +223,38 @@ def header(file: str, kind: str) -> list[str]:
     return [field for field in next(csv.reader([text], delimiter="\t" if kind == "tsv" else ","))]
 
 
+def check_names(names: Sequence[str], file: str) -> None:
+    """One column per name: a name twice, or two names that differ only in case (DuckDB and Spark match
+    column names ignoring case), are refused the same way whatever the engine."""
+    seen: dict[str, str] = {}
+    for name in names:
+        other = seen.setdefault(name.casefold(), name)
+        if other == name and names.count(name) > 1:
+            raise InputError(f"{file}: column {name!r} appears {names.count(name)} times in the header; expected "
+                             f"each column once (rename the others)")
+        if other != name:
+            raise InputError(f"{file}: columns {other!r} and {name!r} differ only in case; SQL engines (DuckDB, "
+                             f"Spark) do not tell them apart, so every engine refuses them: rename one")
+
+
+def column_types(file: str, columns: Sequence[str]) -> tuple[str, ...]:
+    """The Parquet types of ``columns`` in ``file`` (its schema only)."""
+    import pyarrow.parquet as pq
+
+    schema = pq.read_schema(file)
+    return tuple(str(schema.field(column).type) for column in columns)
+
+
+def _parts(files: Sequence[str], kind: str, columns: Sequence[str]) -> tuple[tuple[str, ...], ...] | None:
+    """Parquet files grouped by the types of ``columns`` (:attr:`Dataset.parts`), or None when they agree."""
+    if kind != "parquet" or len(files) < 2:
+        return None
+    types = [column_types(file, columns) for file in files]
+    if len(set(types)) == 1:
+        return None
+    return tuple(tuple(f for f, t in zip(files, types) if t == key) for key in dict.fromkeys(types))
+
+
 def open_dataset(path: str, gold: str, systems: Sequence[str], id_column: str | None = None,
                  slice_column: str | None = None) -> Dataset:
     """Resolve ``path`` and check that every file has the same columns, among them every one named.
@@ -211,6 +281,7 @@ def open_dataset(path: str, gold: str, systems: Sequence[str], id_column: str | 
     files = resolve_files(path)
     kind = file_format(files, path)
     first = header(files[0], kind)
+    check_names(first, files[0])
     for file in files[1:]:
         other = header(file, kind)
         if other != first:
@@ -224,4 +295,4 @@ def open_dataset(path: str, gold: str, systems: Sequence[str], id_column: str | 
     if missing:
         raise InputError(f"{files[0]}: no column {', '.join(map(repr, missing))}; found columns "
                          f"{', '.join(map(repr, first))}")
-    return Dataset(path, files, kind, gold, systems, id_column, slice_column)
+    return Dataset(path, files, kind, gold, systems, id_column, slice_column, None, _parts(files, kind, named))

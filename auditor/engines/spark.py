@@ -13,7 +13,7 @@ import os
 import shutil
 from typing import Any, Sequence
 
-from auditor.engines.source import Dataset
+from auditor.engines.source import Dataset, missing_ids_error, one_line
 from auditor.errors import InputError, UsageError
 
 
@@ -65,9 +65,14 @@ class SparkEngine:
                              f"{' '.join(str(error).split())[:400]}") from None
         self.dataset = dataset
 
-    def frame(self, columns: Sequence[str], filename: bool = False) -> Any:
-        """The dataset's ``columns`` (JSON Lines: each value's JSON text) as a DataFrame."""
-        return self.read(list(self.dataset.files), self.dataset.format, columns, filename)
+    def frames(self, columns: Sequence[str], filename: bool = False) -> list[Any]:
+        """The dataset's ``columns`` (JSON Lines: each value's JSON text) as a DataFrame per part (files whose
+        columns share their types: Spark's reader would take one file's types for all)."""
+        try:
+            return [self.read(list(part), self.dataset.format, columns, filename) for part in self.dataset.groups]
+        except Exception as error:  # a column Spark cannot resolve: its analysis error, before any job runs
+            raise InputError(f"{self.dataset.path}: Spark cannot read the dataset as {self.dataset.format} "
+                             f"({one_line(error)})") from None
 
     def read(self, files: list[str], fmt: str, columns: Sequence[str], filename: bool = False,
              id_column: str | None = None) -> Any:
@@ -104,6 +109,10 @@ class SparkEngine:
         for index, file in enumerate(files):
             frame = self.read([file.path], file.format, [file.label_column], id_column=file.id_column)
             frame = frame.select(F.col("_id").alias("id"), _column(file.label_column).alias(f"c{index}"))
+            missing = self.collect(frame.select(F.count(F.when(F.col("id").isNull() | (F.col("id") == ""), 1))
+                                                .alias("n"))).column(0)[0].as_py()
+            if missing:
+                raise missing_ids_error(file.path, missing, file.id_column)
             repeated = frame.groupBy("id").count().where(F.col("count") > 1)
             found = self.collect(repeated.agg(F.sum(F.col("count") - 1).alias("extra"), F.min("id").alias("example")))
             extra = found.column("extra")[0].as_py()
@@ -131,62 +140,86 @@ class SparkEngine:
         try:
             return frame.toArrow()
         except Exception as error:  # Spark raises Py4J and its own analysis errors
-            message = " ".join(str(error).split())[:600]
             raise InputError(f"{self.dataset.path}: Spark cannot read the dataset as {self.dataset.format} "
-                             f"({message})") from None
+                             f"({one_line(error)})") from None
 
     #: Most distinct rows collected (:func:`auditor.engines.count_dataset` sets it from the memory):
     #: past it :meth:`patterns` raises and :meth:`pair_patterns` is asked instead.
     max_rows: int | None = None
 
-    def renamed(self) -> Any:
-        """The dataset's (or the joined files') columns as ``c0`` (gold), ``c1``..."""
+    def renamed(self) -> list[Any]:
+        """The dataset's (or the joined files') columns as ``c0`` (gold), ``c1``..., a DataFrame per part."""
         if self.dataset.joined is not None:
-            return self.join()
-        return self.frame(self.dataset.columns).toDF(*[f"c{i}" for i in range(len(self.dataset.columns))])
+            return [self.join()]
+        names = [f"c{i}" for i in range(len(self.dataset.columns))]
+        return [frame.toDF(*names) for frame in self.frames(self.dataset.columns)]
 
     def patterns(self) -> Any:
-        """Distinct (gold, systems[, slice]) rows and their count ``n``, as Arrow; raises
-        :class:`~auditor.engines.patterns.PatternTableTooLarge` (before collecting) past :attr:`max_rows`."""
+        """Distinct (gold, systems[, slice]) rows and their count ``n``, as Arrow record batches (each part's
+        own types); raises :class:`~auditor.engines.patterns.PatternTableTooLarge` (before collecting) past
+        :attr:`max_rows`."""
         from auditor.engines.patterns import PatternTableTooLarge
 
         columns = self.dataset.columns
-        grouped = self.renamed()
-        grouped = grouped.groupBy(*grouped.columns).count()
+        grouped = [frame.groupBy(*frame.columns).count() for frame in self.renamed()]
         if self.max_rows is not None:
-            grouped = grouped.cache()  # counted, then collected from the cache
-            if self.collect(grouped.groupBy().count()).column(0)[0].as_py() > self.max_rows:
-                grouped.unpersist()
+            grouped = [frame.cache() for frame in grouped]  # counted, then collected from the cache
+            if sum(self.collect(frame.groupBy().count()).column(0)[0].as_py() for frame in grouped) > self.max_rows:
+                for frame in grouped:
+                    frame.unpersist()
                 raise PatternTableTooLarge(f"more than {self.max_rows:,} distinct rows")
-        table = self.collect(grouped)
-        return table.rename_columns([*columns, "n"])
+        return [batch for frame in grouped for batch in self.collect(frame).rename_columns([*columns, "n"]).to_batches()]
 
     def pair_patterns(self) -> Any:
-        """Every pair's (gold, a, b) rows in one job (:mod:`auditor.engines.pairs`): columns ``c0..cS``,
-        the grouping id ``g`` and ``n``, as Arrow."""
+        """Every pair's (gold, a, b) rows in one job per part (:mod:`auditor.engines.pairs`): columns ``c0..cS``,
+        the grouping id ``g`` and ``n``, as Arrow record batches."""
         from auditor.engines.pairs import grouping_sql
 
         sets, grouping = grouping_sql(len(self.dataset.systems))
-        self.renamed().select(*[f"c{i}" for i in range(len(self.dataset.label_columns))]) \
-            .createOrReplaceTempView("auditor_pairs")
         selected = ", ".join(f"c{i}" for i in range(len(self.dataset.label_columns)))
-        return self.collect(self.session.sql(f"SELECT {selected}, {grouping} AS g, count(*) AS n FROM auditor_pairs "
-                                             f"GROUP BY {sets}"))
+        batches = []
+        for frame in self.renamed():
+            frame.select(*[f"c{i}" for i in range(len(self.dataset.label_columns))]) \
+                .createOrReplaceTempView("auditor_pairs")
+            batches += self.collect(self.session.sql(f"SELECT {selected}, {grouping} AS g, count(*) AS n FROM "
+                                                     f"auditor_pairs GROUP BY {sets}")).to_batches()
+        return batches
 
     def file_values(self, column: str) -> list[tuple[str, list[Any]]]:
         """Each file and the distinct values of ``column`` in it."""
-        table = self.collect(self.frame([column], filename=True).toDF("v", "_file").distinct())
-        files, values = table.column("_file").to_pylist(), table.column("v").to_pylist()
+        files, values = [], []
+        for frame in self.frames([column], filename=True):
+            table = self.collect(frame.toDF("v", "_file").distinct())
+            files += table.column("_file").to_pylist()
+            values += table.column("v").to_pylist()
         by_file: dict[str, list[Any]] = {}
         for file, value in zip(files, values):
             by_file.setdefault(file.removeprefix("file://"), []).append(value)
         return list(by_file.items())
 
+    def missing_ids(self) -> int:
+        """Rows without an id: null (JSON Lines: a null or absent key), or (CSV, TSV) empty once trimmed."""
+        import pyspark.sql.functions as F
+
+        text = self.dataset.format in ("csv", "tsv")
+        total = 0
+        for frame in self.frames([self.dataset.id_column]):
+            k = F.col(frame.columns[0])
+            absent = k.isNull() | (k == "null") if self.dataset.format == "jsonl" else k.isNull()
+            if text:
+                absent = absent | (F.regexp_replace(k, "^[ \t]+|[ \t]+$", "") == "")
+            total += self.collect(frame.select(F.count(F.when(absent, 1)).alias("n"))).column(0)[0].as_py()
+        return total
+
     def duplicate_ids(self) -> tuple[int, str | None]:
         """How many rows repeat an earlier id, and one repeated id."""
         import pyspark.sql.functions as F
 
-        frame = self.frame([self.dataset.id_column]).toDF("k").select(F.col("k").cast("string").alias("k"))
+        parts = [frame.toDF("k").select(F.col("k").cast("string").alias("k"))
+                 for frame in self.frames([self.dataset.id_column])]
+        frame = parts[0]
+        for part in parts[1:]:
+            frame = frame.unionAll(part)
         repeated = frame.groupBy("k").count().where(F.col("count") > 1)
         table = self.collect(repeated.agg(F.sum(F.col("count") - 1).alias("extra"), F.first("k").alias("example")))
         extra = table.column("extra")[0].as_py() or 0

@@ -7,6 +7,7 @@ JSON renderer writes ``audit.to_json()``; both come from the same typed audit.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 from typing import Any, Callable, Iterable, Mapping
 
@@ -37,10 +38,20 @@ def parse_formats(text: str | Iterable[str] | None, file_names: Mapping[str, str
     return tuple(dict.fromkeys(items))
 
 
+def document(audit: Any, about_data: str = "") -> dict[str, Any]:
+    """``audit.to_json()``, with ``about_data`` (the note on what the data is) when one is given."""
+    result = audit.to_json()
+    if about_data:
+        result["about_data"] = about_data
+    return result
+
+
 def render(audit: Any, outdir: str | os.PathLike, formats: str | Iterable[str] = FORMATS,
-           progress: Progress = SILENT, file_names: Mapping[str, str] = FILE_NAMES) -> list[Any]:
+           progress: Progress = SILENT, file_names: Mapping[str, str] = FILE_NAMES, about_data: str = "") -> list[Any]:
     """Write the chosen outputs of ``audit`` into ``outdir``, atomically (all or nothing);
-    ``file_names``: format -> file name (the planner writes plan.html, plan.pdf, plan.json).
+    ``file_names``: format -> file name (the planner writes plan.html, plan.pdf, plan.json);
+    ``about_data``: a note on what the data is (e.g. simulated, and how), said on page 1 of every task's report
+    (:attr:`Report.about_data`) and as ``about_data`` in the JSON.
 
     Returns the paths written. Raises :class:`~auditor.errors.OutputError` when ``outdir``
     cannot be written; then nothing is written.
@@ -54,11 +65,13 @@ def render(audit: Any, outdir: str | os.PathLike, formats: str | Iterable[str] =
     def model(_: dict[str, Any]) -> None:
         # another task kind (auditor.tasks) builds its own report model
         build_model = getattr(audit, "report_model", None)
-        state["report"] = batched(lambda: build_model(figures)) if build_model else build(audit, figures=figures)
+        report = batched(lambda: build_model(figures)) if build_model else build(audit, figures=figures)
+        state["report"] = dataclasses.replace(report, about_data=about_data) if about_data else report
 
     stages.append(("report model and charts", model))
     if "json" in chosen:
-        stages.append(("audit.json", lambda s: files.__setitem__(file_names["json"], render_json(audit.to_json()))))
+        stages.append(("audit.json",
+                       lambda s: files.__setitem__(file_names["json"], render_json(document(audit, about_data)))))
     if figures:
         stages.append(("report.html", lambda s: s.__setitem__("html", render_html(s["report"]))))
         if "html" in chosen:

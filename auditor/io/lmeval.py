@@ -28,6 +28,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from auditor.errors import InputError, UsageError
+from auditor.io.jsonl import json_lines
 from auditor.options import parse_system_argument
 
 __all__ = ["LmEvalRun", "read_runs", "read_run", "MULTIPLE_CHOICE", "GENERATION"]
@@ -117,6 +118,8 @@ def check_paired(runs: Sequence[LmEvalRun]) -> None:
                 (int(extra[0]), first.path, run.path)
             raise InputError(f"{where}: no row for doc_id {which}, which {other} has; runs must hold the same "
                              "documents to be compared item by item")
+        if run.doc_hashes == first.doc_hashes:  # both in doc_id order, the same doc_ids
+            continue
         for doc_id, a, b, line in zip(first.doc_ids, first.doc_hashes, run.doc_hashes, run.lines):
             if a is not None and b is not None and a != b:
                 raise InputError(f"{run.path} line {int(line)}: doc_id {int(doc_id)} has doc_hash {b[:12]}…, but "
@@ -229,32 +232,23 @@ def read_run(run: str, name: str | None = None, task: str | None = None, filter_
 
 
 def _parse_rows(raw: bytes, path: Path) -> tuple[list[dict[str, Any]], list[int], int]:
-    """The JSON objects of a samples file, their 1-based lines, and the number of blank lines."""
+    """The JSON objects of a samples file, their 1-based lines, and the number of blank lines (read as every JSON
+    Lines file is, :func:`auditor.io.jsonl.json_lines`)."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
         line = raw[:error.start].count(b"\n") + 1
         raise InputError(f"{path} line {line}: not UTF-8 text") from None
-    parts = text.split("\n")
-    if parts[-1] == "":  # the end of the last line
-        parts.pop()
-    rows, lines, blank = [], [], 0
-    for number, line in enumerate(parts, 1):
-        if not line.strip():
-            blank += 1
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise InputError(f"{path} line {number}: not a JSON object ({error.msg}); every line of a samples file is "
-                             "one row") from None
-        if not isinstance(row, dict):
-            raise InputError(f"{path} line {number}: expected a JSON object, found {type(row).__name__}")
-        rows.append(row)
-        lines.append(number)
+    rows, kept, blank = json_lines(text, str(path), '{"doc_id": 0, "target": "1", "filtered_resps": [...], ...}')
+    bad = next((i for i, row in enumerate(rows) if not isinstance(row, dict)), None)
+    if bad is not None and len(rows) == len(kept):
+        raise InputError(f"{path} line {kept[bad] + 1}: expected a JSON object, found {type(rows[bad]).__name__}")
+    if len(rows) != len(kept):
+        raise InputError(f"{path}: {len(rows)} JSON values on {len(kept)} lines; every line of a samples file is one "
+                         "row")
     if not rows:
         raise InputError(f"{path}: no rows")
-    return rows, lines, blank
+    return rows, [i + 1 for i in kept], blank
 
 
 def _filters_of(rows: list[dict[str, Any]], lines: list[int], path: Path, results: Mapping[str, Any],
@@ -292,10 +286,10 @@ def _doc_id(row: Mapping[str, Any], path: Path, line: int) -> int:
 
 
 def _is_choice_row(row: Mapping[str, Any]) -> bool:
-    """A row whose ``filtered_resps`` is a list of [loglik, is_greedy] pairs (a multiple-choice request per choice)."""
+    """A row whose ``filtered_resps`` is a list of lists, one [loglik, is_greedy] pair per choice (a generation row's
+    is a list of texts); each pair is checked where it is read (:func:`_choices`)."""
     responses = row.get("filtered_resps")
-    return (isinstance(responses, list) and len(responses) > 0
-            and all(isinstance(pair, list) and len(pair) == 2 for pair in responses))
+    return type(responses) is list and len(responses) > 0 and type(responses[0]) is list
 
 
 def _loglik(value: Any, path: Path, line: int) -> float:
@@ -328,7 +322,59 @@ def _choice_texts(row: Mapping[str, Any], n: int, delimiter: str, path: Path, li
 
 def _choices(rows: list[dict[str, Any]], lines: np.ndarray, path: Path,
              delimiter: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Gold, ``acc`` and ``acc_norm`` predictions and the number of choices of each multiple-choice row."""
+    """Gold, ``acc`` and ``acc_norm`` predictions and the number of choices of each multiple-choice row: at once over
+    every row (:func:`_choices_at_once`) when every row is as the harness writes it, else row by row
+    (:func:`_choices_by_row`), which names the first row that is not."""
+    found = _choices_at_once(rows, delimiter)
+    return found if found is not None else _choices_by_row(rows, lines, path, delimiter)
+
+
+#: ``arguments``' keys of a row with k choices, in the order the harness writes them.
+_KEYS: dict[int, list[str]] = {}
+
+
+def _choices_at_once(rows: list[dict[str, Any]],
+                     delimiter: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """:func:`_choices` vectorised over rows; None when any row needs :func:`_choices_by_row` (a target that is not
+    an index in digits, a log-likelihood that is not a number or its text, a missing or empty continuation...)."""
+    try:
+        targets = [row["target"] for row in rows]
+        if not all(type(target) is str and target.isdigit() and target.isascii() for target in targets):
+            return None
+        ks = np.fromiter((len(row["filtered_resps"]) for row in rows), dtype=np.int64, count=len(rows))
+        if not all(type(pair) is list and len(pair) == 2 for row in rows for pair in row["filtered_resps"]):
+            return None
+        values = [pair[0] for row in rows for pair in row["filtered_resps"]]
+        if any(type(value) is bool for value in values):
+            return None
+        logliks = np.array(values, dtype=float)
+        texts = []
+        for row, k in zip(rows, ks.tolist()):
+            arguments = row["arguments"]
+            if list(arguments) != _KEYS.setdefault(k, [f"gen_args_{i}" for i in range(k)]):
+                return None
+            texts.extend(request["arg_1"] for request in arguments.values())
+        lengths = np.fromiter(map(len, texts), dtype=float, count=len(texts))
+        if delimiter:
+            starts = np.fromiter(map(str.startswith, texts, [delimiter] * len(texts)), dtype=bool, count=len(texts))
+            lengths -= len(delimiter) * starts
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+    gold = np.array(targets, dtype=np.int64) if targets else np.zeros(0, np.int64)
+    if np.isnan(logliks).any() or (lengths == 0).any() or (gold >= ks).any() or logliks.shape != lengths.shape:
+        return None
+    offsets = np.repeat(np.cumsum(ks) - ks, ks)
+    row_of = np.repeat(np.arange(len(rows)), ks)
+    padded = np.full((len(rows), int(ks.max())), -np.inf)
+    padded[row_of, np.arange(logliks.shape[0]) - offsets] = logliks
+    prediction = padded.argmax(axis=1)
+    padded[row_of, np.arange(logliks.shape[0]) - offsets] = logliks / lengths
+    return gold, prediction, padded.argmax(axis=1), ks
+
+
+def _choices_by_row(rows: list[dict[str, Any]], lines: np.ndarray, path: Path,
+                    delimiter: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_choices` one row at a time, naming the line of the first row that cannot be read."""
     n = len(rows)
     gold = np.empty(n, dtype=np.int64)
     prediction = np.empty(n, dtype=np.int64)
@@ -336,6 +382,8 @@ def _choices(rows: list[dict[str, Any]], lines: np.ndarray, path: Path,
     n_choices = np.empty(n, dtype=np.int64)
     for index, (row, line) in enumerate(zip(rows, lines)):
         line = int(line)
+        if not all(isinstance(pair, list) and len(pair) == 2 for pair in row["filtered_resps"]):
+            raise InputError(f"{path} line {line}: 'filtered_resps' must hold one [loglik, is_greedy] pair per choice")
         logliks = np.array([_loglik(pair[0], path, line) for pair in row["filtered_resps"]])
         k = logliks.shape[0]
         texts = _choice_texts(row, k, delimiter, path, line)
@@ -370,15 +418,15 @@ def _gold_index(target: Any, texts: list[str], path: Path, line: int) -> int:
 
 def _logged(rows: list[dict[str, Any]], lines: np.ndarray, path: Path, metric: str) -> np.ndarray:
     """The per-item values of ``metric`` as the rows log them (numbers or booleans)."""
-    values = np.empty(len(rows))
-    for index, row in enumerate(rows):
-        value = row.get(metric)
-        if isinstance(value, bool):
-            value = float(value)
-        if not isinstance(value, (int, float)) or math.isnan(value):
-            raise InputError(f"{path} line {int(lines[index])}: per-item {metric!r} is {value!r}, expected a number")
-        values[index] = value
-    return values
+    values = [row.get(metric) for row in rows]
+    kinds = set(map(type, values))
+    if kinds <= {int, float, bool}:
+        array = np.array(values, dtype=float)
+        if not np.isnan(array).any():
+            return array
+    bad = next(i for i, value in enumerate(values)
+               if type(value) not in (int, float, bool) or (type(value) is float and math.isnan(value)))
+    raise InputError(f"{path} line {int(lines[bad])}: per-item {metric!r} is {values[bad]!r}, expected a number")
 
 
 #: The predictions ``--lm-eval-view`` may audit: ``acc`` (highest log-likelihood), ``acc_norm`` (per character), both.

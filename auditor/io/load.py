@@ -84,6 +84,7 @@ from auditor.io.column import (  # noqa: F401 - the names other modules and user
 )
 from auditor.io.lines import decode_utf8, is_comment, nonempty_line_numbers, split_fields  # noqa: F401
 from auditor.io.names import (  # noqa: F401
+    EXPECTED,
     GOLD,
     GROUP_NAMES,
     GROUPS,
@@ -137,7 +138,6 @@ _MAGIC = {
     b"BZh": "a bzip2-compressed file", b"\xfd7zXZ\x00": "an xz-compressed file",
     b"\x93NUMPY": "a NumPy array file", b"%PDF": "a PDF",
 }
-EXPECTED = ("CSV, TSV, whitespace-separated `id label`, JSON Lines or Parquet")
 
 _FILE_KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
                (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))

@@ -16,21 +16,24 @@ from typing import Literal
 from auditor.errors import InputError
 
 __all__ = [
-    "ID_NAMES", "LABEL_NAMES", "PREDICTION_NAMES", "ONE_COLUMN_HEADERS", "GROUP_NAMES", "HeaderRule", "GOLD",
+    "EXPECTED", "ID_NAMES", "LABEL_NAMES", "PREDICTION_NAMES", "ONE_COLUMN_HEADERS", "GROUP_NAMES", "HeaderRule", "GOLD",
     "PREDICTIONS", "GROUPS", "is_id_name", "is_label_name", "is_prediction_name", "header_kind", "choose_columns",
 ]
+
+#: The label-file formats, as messages name them.
+EXPECTED = "CSV, TSV, whitespace-separated `id label`, JSON Lines or Parquet"
 
 # Column names recognised in a header row, a JSON object or a Parquet schema.
 ID_NAMES = ("id", "ids", "item", "item_id", "itemid", "idx", "index", "uid", "key",
             "example_id", "instance_id", "doc_id", "sentence_id", "tweet_id", "qid", "guid")
 LABEL_NAMES = ("label", "labels", "gold", "gold_label", "prediction", "predictions",
                "predicted", "pred", "preds", "y", "y_true", "y_pred", "yhat", "y_hat",
-               "class", "target", "truth", "output", "category", "tag", "answer")
+               "class", "target", "truth", "output", "category", "tag", "answer", "level")
 #: Label names that say "a system's output": in a system file they win over a gold copy.
 PREDICTION_NAMES = ("prediction", "predictions", "predicted", "pred", "preds", "y_pred", "yhat", "y_hat", "output")
 #: The only names that make the first line of a one-column file a header.
 ONE_COLUMN_HEADERS = ("label", "labels", "gold", "gold_label", "prediction", "predictions",
-                      "predicted", "pred", "preds", "y_true", "y_pred")
+                      "predicted", "pred", "preds", "y_true", "y_pred", "level")
 #: Column names of the group in a slices file (``--slices``): these, and only these, take the
 #: label column's place (a ``label`` column beside them is ignored).
 GROUP_NAMES = ("group", "slice", "groups", "slices")

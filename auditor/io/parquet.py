@@ -11,7 +11,7 @@ import numpy as np
 
 from auditor.errors import InputError
 from auditor.io.column import LabelColumn, as_id_array, build_column
-from auditor.io.names import GOLD, HeaderRule, choose_columns
+from auditor.io.names import EXPECTED, GOLD, HeaderRule, choose_columns
 
 __all__ = ["read_parquet", "sniff"]
 
@@ -37,8 +37,6 @@ def read_parquet(raw: bytes, source: str, digest: str, column: str | None = None
     import pyarrow.parquet as pq
 
     if raw[:4] != b"PAR1":
-        from auditor.io.load import EXPECTED
-
         raise InputError(f"{source}: not a Parquet file (no PAR1 magic bytes); expected {EXPECTED}")
     try:
         table = pq.read_table(io.BytesIO(raw))

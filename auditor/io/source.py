@@ -15,8 +15,8 @@ class Source:
     """One input: its path, SHA-256 of its bytes (None for an in-memory input), its items, what
     it is when not a label file (``kind``), and the lines read without an item (reason -> lines;
     None when it was not read from text). ``counted``: for a column counted by an engine
-    (:mod:`auditor.engines`), its column, engine, format, files and what ``sha256`` hashes (the
-    pattern table, not the files), written into the JSON beside the rest."""
+    (:mod:`auditor.engines`), its column, engine, format, files and ``pattern_sha256``, the hash of the table it
+    counted (``hash_of`` says which), written into the JSON beside the rest; ``sha256`` is always the file's."""
 
     path: str
     sha256: str | None
@@ -29,11 +29,8 @@ class Source:
     def name(self) -> str:
         """What the report calls it: the path, else the kind (a column counted by an engine says so)."""
         name = self.path or self.kind or ""
-        if self.counted is not None:  # the pairs' tables when the pattern table was too large (auditor.engines.pairs)
-            hashed = "the pairs' tables" if str(self.counted.get("hash_of", "")).startswith("each pair") else \
-                "the pattern table"
-            name += (f" [column {self.counted.get('column')!r}, counted by {self.counted.get('engine')}; SHA-256 of "
-                     f"{hashed}]")
+        if self.counted is not None:
+            name += f" [column {self.counted.get('column')!r}, counted by {self.counted.get('engine')}]"
         return name
 
     def to_json(self) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from auditor.errors import InputError, UsageError
 from auditor.io.column import MISSING_LABELS, LabelColumn
 from auditor.io.source import Source
 
-__all__ = ["LabelTable", "align", "check_labels", "check_given_labels", "single_class_error"]
+__all__ = ["LabelTable", "align", "item_positions", "check_labels", "check_given_labels", "single_class_error"]
 
 _SHOW = 5  # how many offending ids a message names
 
@@ -316,7 +316,7 @@ def align(
     for _, column in pairs:
         check_labels(column)
     by_id = gold.id_array is not None
-    positions = _positions(gold, pairs)
+    positions = item_positions(gold, pairs)
     gold_present = np.bincount(gold.codes, minlength=len(gold.categories)) > 0
     if gold_present.sum() < 2:
         raise single_class_error(gold.source, len(gold), gold.categories[int(np.flatnonzero(gold_present)[0])])
@@ -352,7 +352,7 @@ def _codes(gold: LabelColumn, pairs: list[tuple[str, LabelColumn]], positions: d
     return lookup(gold)[gold.codes], aligned
 
 
-def _positions(gold: LabelColumn, pairs: list[tuple[str, LabelColumn]]) -> dict[str, np.ndarray | None]:
+def item_positions(gold: LabelColumn, pairs: list[tuple[str, LabelColumn]]) -> dict[str, np.ndarray | None]:
     """Per system, the position of each gold item in it (None: the same order), by id or by line;
     ids in some inputs but not others, duplicate ids and length mismatches refused."""
     by_id = gold.id_array is not None

@@ -1,10 +1,10 @@
-"""The metric catalogue: every metric of DESIGN.md as a vectorised function of counts.
+"""The metric catalogue: every metric of the catalogue as a vectorised function of counts.
 
 Stage "score". Each function takes a :class:`~auditor.metrics.registry.ConfusionStats`
 over a confusion tensor ``C[..., i, j]`` (rows gold, columns predicted, any leading batch
 axes) and returns one value per batch entry, NaN where the metric is 0/0 as a whole.
 
-Notation (DESIGN.md): N items, p_i = row_i/N (prevalence), b_j = col_j/N (bias),
+Notation (docs/architecture.md, "Conventions"): N items, p_i = row_i/N (prevalence), b_j = col_j/N (bias),
 R_i = C_ii/row_i, P_i = C_ii/col_i, F1_i = 2C_ii/(row_i + col_i),
 FPR_i = (col_i − C_ii)/(N − row_i), NPV_i = (N − row_i − col_i + C_ii)/(N − col_i),
 k = number of labels averaged over (labels in gold or predicted, scikit-learn's default).

@@ -43,7 +43,7 @@ UNDEFINED_REASONS = {
 def ratio(numerator: np.ndarray, denominator: np.ndarray, fill: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """``numerator / denominator`` with every 0-denominator entry set to ``fill``.
 
-    The single place where auditor divides by a count that can be zero (STYLE.md 6).
+    The single place where auditor divides by a count that can be zero (docs/architecture.md, "Metrics").
     Returns ``(value, undefined)`` where ``undefined`` marks the entries that were 0/0 (or
     x/0), so that callers record *why* a value is undefined instead of hiding it.
     """
@@ -291,11 +291,23 @@ class Metric:
     #: The one number of classes the metric is defined for (a parameterised metric such as
     #: ``informedness_train``, whose training prevalence has one share per label); None = any k.
     classes: int | None = None
+    #: False for an error (MAE, MSE): lower is better, so rankings, best sets and baselines read its negation.
+    higher_is_better: bool = True
 
     @property
     def label(self) -> str:
         """Short column header (``short`` or the id)."""
         return self.short or self.id
+
+    @property
+    def kind(self) -> str:
+        """How tables show a value: ``score`` (×100) on a scale up to 1, ``number`` (as it is) past it (an error
+        in steps of an order)."""
+        return "score" if self.range[1] <= 1 else "number"
+
+    def oriented(self, values: np.ndarray) -> np.ndarray:
+        """``values`` with higher = better: negated for an error (``higher_is_better`` False)."""
+        return values if self.higher_is_better else -np.asarray(values, dtype=float)
 
     def __call__(self, confusion: np.ndarray | ConfusionStats, all_labels_active: bool = False) -> np.ndarray:
         stats = confusion if isinstance(confusion, ConfusionStats) else ConfusionStats(confusion, all_labels_active)

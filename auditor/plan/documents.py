@@ -9,10 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from auditor.formatting import format_value
-from auditor.plan.power import (
+from auditor.analyses.power import (
     CONSERVATIVE_NOTE,
-    MAX_ITEMS,
     Detectable,
     Hypothesis,
     ItemsNeeded,
@@ -22,34 +20,12 @@ from auditor.plan.power import (
     items_needed,
     power,
 )
+from auditor.formatting import format_value
+from auditor.plan.methods import CARD, GELMAN, METHODS, TEST, VICKERS
 from auditor.plan.predictive import PredictiveResult
 from auditor.version import __version__
 
 SCHEMA = "auditor-plan/1"
-CARD = "Card et al. 2020"
-GELMAN = "Gelman & Carlin 2014"
-VICKERS = "Vickers et al. 2023"
-REFERENCES = {
-    CARD: "Card, Henderson, Khandelwal, Jia, Mahowald & Jurafsky (2020). With Little Power Comes Great "
-          "Responsibility. Proceedings of EMNLP 2020, 9263–9274.",
-    GELMAN: "Gelman & Carlin (2014). Beyond Power Calculations: Assessing Type S (Sign) and Type M (Magnitude) "
-            "Errors. Perspectives on Psychological Science 9(6), 641–651.",
-    VICKERS: "Vickers, Barrault, Monti & Aletras (2023). We Need to Talk About Classification Evaluation Metrics "
-             "in NLP. Proceedings of IJCNLP-AACL 2023.",
-}
-TEST = ("exact McNemar, two-sided, significant when p < alpha (the audit's accuracy test, "
-        "auditor.analyses.significance.mcnemar_exact)")
-METHODS = {
-    "power": "P(the test rejects and B wins), summed exactly: d ~ Binomial(N, 1 − G) discordant items, "
-             "B's wins W ~ Binomial(d, π), π = ½ + D/(2(1 − G))",
-    "type_s": "P(A wins | the test rejects): a significant result of the wrong sign (Gelman & Carlin 2014)",
-    "type_m": "E[|observed difference| | the test rejects] / D: the exaggeration ratio (Gelman & Carlin 2014)",
-    "detectable_difference": "smallest D with power ≥ target at N",
-    "items_needed": f"smallest N ≤ {MAX_ITEMS:,} with power ≥ target at every larger N: a nondecreasing lower "
-                    "bound of the power covers every N from checked_to + 1 on (up to bound_up_to when that is not "
-                    "null), every N "
-                    "from checked_from to checked_to is computed exactly",
-}
 
 
 def signature(mode: str, **fields: Any) -> str:
@@ -206,10 +182,13 @@ class PilotPlan:
             metrics = {}
             for metric in r.metrics:
                 value, se = self._power(metric, index)
+                difference = float(r.pilot_difference[metric][index])
                 if value is None:
-                    undefined[f"{a} vs {b}: {metric}"] = "the pilot's difference is 0: no effect to detect"
+                    undefined[f"{a} vs {b}: {metric}"] = (
+                        "the pilot's difference is 0: no effect to detect" if difference == 0 else
+                        f"the pilot's difference is undefined: {metric} is undefined on the pilot for {a} or {b}")
                 metrics[metric] = {"power": value, "power_se": se,
-                                   "difference": float(r.pilot_difference[metric][index]),
+                                   "difference": None if difference != difference else difference,
                                    "method": primary_method(metric)}
             pairs.append({"a": a, "b": b, "metrics": metrics})
         best = r.best_metric()

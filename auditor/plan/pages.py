@@ -16,7 +16,7 @@ SCALE = "Power, shares, differences and scores are shown ×100 with one decimal;
 
 
 def _references(keys: Sequence[str]) -> Section:
-    from auditor.plan.documents import REFERENCES
+    from auditor.plan.methods import REFERENCES
 
     return Section("references", "References", (Bullets(tuple(REFERENCES[key] for key in keys)),))
 
@@ -45,7 +45,7 @@ def _line_chart(rows: list[dict[str, Any]], x: dict[str, Any], y: dict[str, Any]
 
 def power_curve(plan: Any) -> tuple[np.ndarray, np.ndarray]:
     """Exact power at up to 300 sizes from N/10 to 1.5·max(N, items needed) (the saw-tooth shows)."""
-    from auditor.plan.power import power
+    from auditor.analyses.power import power
 
     h = plan.hypothesis
     top = int(1.5 * max(h.items, plan.needed.items or h.items))
@@ -54,7 +54,7 @@ def power_curve(plan: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def accuracy_page(plan: Any, figures: bool) -> Report:
-    from auditor.plan.documents import CARD, GELMAN, METHODS, TEST
+    from auditor.plan.methods import CARD, GELMAN, METHODS, TEST
 
     h, f = plan.hypothesis, plan.figures
     document = plan.to_json()
@@ -101,7 +101,7 @@ def accuracy_page(plan: Any, figures: bool) -> Report:
 
 
 def predictive_page(plan: Any, figures: bool) -> Report:
-    from auditor.plan.documents import VICKERS
+    from auditor.plan.methods import VICKERS
 
     r = plan.result
     document = plan.to_json()
@@ -186,7 +186,7 @@ def _simulation_blocks(r: Any) -> list[Any]:
 
 
 def pilot_page(plan: Any, figures: bool) -> Report:
-    from auditor.plan.documents import CARD
+    from auditor.plan.methods import CARD
 
     r = plan.result
     document = plan.to_json()

@@ -10,7 +10,8 @@ the other key metrics (:mod:`auditor.analyses.significance`), with the audit's r
 pairs of each metric with the audit's correction (Holm by default). Then, per pair and metric:
 
 * power = share of simulations where the adjusted p < α **and** the simulated difference has the
-  pilot's sign (undefined when the pilot's difference is 0: there is no effect to find);
+  pilot's sign (undefined when the pilot's difference is 0: there is no effect to find, or undefined:
+  the metric is, for a system, on the pilot, e.g. MCC of a system that always predicts one class);
 * per metric, rank stability at N: the probability that the pilot's top system is on top (ties
   share the top equally), and the expected Kendall τ-b between the ranking at N and the pilot's
   (:func:`auditor.analyses.rankings.kendall_tau_b`; an undefined value ranks last, as the audit ranks).
@@ -162,7 +163,9 @@ def _simulate_at(counts: Counts, metrics: Sequence[Metric], pairs: Sequence[tupl
         for m in metrics:
             hits[m.id] += (adjusted[m.id] < alpha) & (np.sign(difference[m.id]) == np.sign(pilot_difference[m.id]))
             values[m.id][r] = scores[m.id]
-    power = {m.id: np.where(pilot_difference[m.id] == 0, np.nan, hits[m.id] / simulations) for m in metrics}
+    # no effect to find (a difference of 0) or none defined (the metric undefined for a system on the pilot)
+    power = {m.id: np.where((pilot_difference[m.id] == 0) | np.isnan(pilot_difference[m.id]), np.nan,
+                            hits[m.id] / simulations) for m in metrics}
     return power, values
 
 

@@ -2,7 +2,7 @@
 
 * ``--predictive-power`` → mode 3 (:mod:`auditor.plan.predictive`);
 * GOLD and SYSTEMS → mode 2, the pilot (:mod:`auditor.plan.pilot`);
-* otherwise → mode 1, hypotheses about accuracy (:mod:`auditor.plan.power`).
+* otherwise → mode 1, hypotheses about accuracy (:mod:`auditor.analyses.power`).
 
 Options of another mode are refused (one message naming them), never silently ignored.
 """

@@ -20,7 +20,7 @@ SECTION_TITLES = {
     "confusion": "Confusion matrices", "rules": "Recommendation rules",
     "ledger": "Undefined values", "reproducibility": "Reproducibility",
     "gold-reliability": "Reliability of the gold", "slices": "Slices", "scores": "Per-class scores",
-    "references": "References", "witnesses": "Property witnesses",
+    "references": "References", "witnesses": "Property witnesses", "reporting": "Reporting statement",
 }
 
 

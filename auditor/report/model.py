@@ -159,6 +159,8 @@ class Report:
     scale_note: str
     sections: tuple[Section, ...]
     ledger: tuple[LedgerEntry, ...]
+    #: What the data is and where it comes from, said on page 1 (any task; e.g. that it is simulated, and how).
+    about_data: str = ""
 
     def section(self, section_id: str) -> Section | None:
         return next((s for s in self.sections if s.id == section_id), None)

@@ -15,7 +15,9 @@ command line (``--task NAME``) finds it there. A task module exposes
 - ``METRIC_IDS``: the ids ``-m`` and ``--sort`` may name for this task (the command line checks them before
   the audit runs: case, spaces, '-' and '_' ignored, catalogue aliases of ids the task has accepted);
 - optionally ``METRIC_ALIASES``: further spellings (normalised as
-  :func:`auditor.metrics.registry.normalise_name`) -> id, and ``METRIC_NOTE``: said with an unknown name.
+  :func:`auditor.metrics.registry.normalise_name`) -> id, and ``METRIC_NOTE``: said with an unknown name;
+- optionally ``INPUTS``: the inputs beside GOLD and SYSTEMS it reads (``"annotators"``: ``--annotators``
+  reaches ``audit`` as ``annotators``, ``{name: path}``); the command line refuses the others.
 """
 from __future__ import annotations
 
@@ -27,6 +29,8 @@ from types import ModuleType
 TASKS: dict[str, str] = {
     "tagging": "auditor.tasks.tagging",
     "translation": "auditor.tasks.translation",
+    "multilabel": "auditor.tasks.multilabel",
+    "ordinal": "auditor.tasks.ordinal",
 }
 
 #: The default task.

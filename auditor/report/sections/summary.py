@@ -35,7 +35,7 @@ def summary_section(ctx: Context) -> Section:
         pairs.append(("Strongest chance baseline", "; ".join(strongest)))
     below = not_above_chance(ctx, verdict.primary if verdict else None)
     if below is not None:
-        pairs.append(("Not above chance", below))
+        pairs.append(("Not significantly above chance", below))
     never: dict[tuple[str, ...], list[str]] = {}
     for system in ctx.systems:  # systems that never predict the same labels share one entry
         labels = tuple(prof.systems[system].never_predicted) if system in prof.systems else ()

@@ -41,4 +41,6 @@ UNDEFINED = {
     **{f"span_macro_{m}": "no type has a gold or predicted chunk" for m in ("f1", "precision", "recall")},
     **{f"span_weighted_{m}": "there is no gold chunk" for m in ("f1", "precision", "recall")},
 }
+#: Ill-formed chunks named per file (JSON and report); the count covers them all.
+ILL_FORMED_SHOWN = 5
 PER_TYPE_ZERO = "counted as 0 (seqeval's zero_division=0)"

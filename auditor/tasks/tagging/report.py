@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
+from auditor.report.context import Ledger
 from auditor.report.model import (
     SCALE_NOTE,
     Bullets,
@@ -14,7 +15,6 @@ from auditor.report.model import (
     Facts,
     Figure,
     Formula,
-    LedgerEntry,
     Paragraph,
     Report,
     Row,
@@ -22,10 +22,10 @@ from auditor.report.model import (
     Table,
 )
 from auditor.report.tables import _density, _fit_systems, _with_best
+from auditor.results import SCHEMA
 from auditor.tasks.tagging.counting import ERRORS
 from auditor.tasks.tagging.measures import FORMULAS, NAMES, SHORT
-from auditor.tasks.tagging.names import PER_TYPE_ZERO, UNDEFINED
-from auditor.tasks.tagging.result import ILL_FORMED_SHOWN
+from auditor.tasks.tagging.names import ILL_FORMED_SHOWN, PER_TYPE_ZERO, UNDEFINED
 
 HEADLINE = ("span_micro_f1", "span_macro_f1", "span_weighted_f1", "span_partial_f1", "accuracy", "type_macro_f1")
 TOKEN_SHOWN = ("accuracy", "macro_f1", "weighted_f1", "macro_recall", "kappa", "mcc", "informedness", "nit")
@@ -40,21 +40,6 @@ REFERENCES = (
     "Koehn, P. (2004). Statistical Significance Tests for Machine Translation Evaluation (paired bootstrap).",
     "Holm, S. (1979). A Simple Sequentially Rejective Multiple Test Procedure.",
 )
-
-
-class _Ledger:
-    """Numbered undefined-value and convention entries, one per (system, where)."""
-
-    def __init__(self) -> None:
-        self.entries: list[LedgerEntry] = []
-
-    def mark(self, system: str, state: str, where: str, text: str) -> int:
-        """The entry's number; a value shown in two tables (summary and its section) keeps one entry."""
-        for entry in self.entries:
-            if (entry.system, entry.state, entry.where, entry.text) == (system, state, where, text):
-                return entry.number
-        self.entries.append(LedgerEntry(len(self.entries) + 1, system, state, where, text))
-        return len(self.entries)
 
 
 def _name(metric: str) -> str:
@@ -75,7 +60,7 @@ def _short(metric: str) -> str:
     return ("type " if metric.startswith("type_") else "") + base
 
 
-def _score_cell(audit: Any, ledger: _Ledger, metric: str, s: int) -> Cell:
+def _score_cell(audit: Any, ledger: Ledger, metric: str, s: int) -> Cell:
     entry = audit._metric_entry(metric, s)
     mark = None
     system = audit.systems[s]
@@ -87,7 +72,7 @@ def _score_cell(audit: Any, ledger: _Ledger, metric: str, s: int) -> Cell:
     return Cell(entry["value"], "score", mark, False, ci[0], ci[1])
 
 
-def _score_table(audit: Any, ledger: _Ledger, table_id: str, caption: str, metrics: Sequence[str],
+def _score_table(audit: Any, ledger: Ledger, table_id: str, caption: str, metrics: Sequence[str],
                  for_paper: bool = False, for_summary: bool = False) -> Table:
     metrics = [m for m in metrics if m in audit.observed]
     rows = [(name, [_score_cell(audit, ledger, m, s) for m in metrics]) for s, name in enumerate(audit.systems)]
@@ -96,7 +81,7 @@ def _score_table(audit: Any, ledger: _Ledger, table_id: str, caption: str, metri
                  for_paper=for_paper, for_summary=for_summary)
 
 
-def summary_section(audit: Any, ledger: _Ledger) -> Section:
+def summary_section(audit: Any, ledger: Ledger) -> Section:
     blocks: list[Any] = [Paragraph(f"{audit.aligned.n_tokens:,} tokens in {audit.aligned.n_sentences:,} sentences; "
                                    f"{len(audit.codes.types)} entity types.")]
     if audit.scheme is None:
@@ -150,7 +135,7 @@ def data_section(audit: Any, charts: Any, figures: bool) -> Section | None:
     return Section("data", "Data: types and chunks", tuple(blocks), for_summary=True)
 
 
-def spans_section(audit: Any, ledger: _Ledger, charts: Any, figures: bool) -> Section | None:
+def spans_section(audit: Any, ledger: Ledger, charts: Any, figures: bool) -> Section | None:
     if audit.spans is None:
         return None
     metrics = ("span_micro_precision", "span_micro_recall", "span_micro_f1", "span_macro_precision",
@@ -254,7 +239,7 @@ def rules_section(audit: Any) -> Section | None:
     ))
 
 
-def tokens_section(audit: Any, ledger: _Ledger) -> Section:
+def tokens_section(audit: Any, ledger: Ledger) -> Section:
     return Section("tokens", "Token metrics", (
         Paragraph("The classification catalogue over tokens: once over full tags (B-PER ≠ I-PER, as conlleval's "
                   "accuracy) and once over entity types with the prefixes removed (O its own class). Intervals "
@@ -303,7 +288,7 @@ def significance_section(audit: Any) -> Section | None:
     rows = tuple(Row(f"{t.a} − {t.b}", (Cell(_short(t.metric)), Cell(t.difference, "score"), Cell(t.p, "p"),
                                          Cell(t.p_adjusted, "p")))
                  for t in stats.tests)
-    best = tuple(f"{_short(m)}: {', '.join(names)}" for m, names in (stats.best_set or {}).items())
+    best = tuple(f"{_short(m)}: {', '.join(b.systems)}" for m, b in (stats.best_set or {}).items())
     return Section("significance", "Significance", (
         Paragraph(f"Paired bootstrap over sentences ({stats.B} resamples, the same sentences for every system): "
                   f"p = (1 + #{{|Δ* − Δ| ≥ |Δ|}}) / (B + 1), two-sided; adjusted over the pairs of each metric "
@@ -329,12 +314,13 @@ def definitions_section(audit: Any, formula_svg: Callable[[str], str], figures: 
 
 
 def reproducibility_section(audit: Any) -> Section:
-    rows = tuple(Row(name, (Cell(path),)) for name, path in audit.sources.items())
+    rows = tuple(Row(name, (Cell(source.path), Cell(source.sha256))) for name, source in audit.sources.items())
     return Section("reproducibility", "Appendix B: reproducibility", (
         Paragraph("Every number here is reproducible from the inputs and the options in the signature (auditor "
                   "version, gold hash, scheme, span rule, bootstrap resamples, resampling unit, seed)."),
-        Facts((("signature", audit.signature), ("schema", "auditor/2"), ("task", "tagging"))),
-        Table("table-sources", "Inputs.", "Input", (Column("Path"),), rows, "tiny"),
+        Facts((("signature", str(audit.signature)), ("schema", SCHEMA), ("task", "tagging"))),
+        Table("table-sources", "Inputs and the SHA-256 of each file as stored.", "Input",
+              (Column("Path"), Column("SHA-256")), rows, "tiny"),
     ))
 
 
@@ -342,22 +328,23 @@ def build_report(audit: Any, figures: bool = True) -> Report:
     """The report model of a :class:`~auditor.tasks.tagging.result.TaggingAudit`."""
     from auditor.report import charts
 
-    ledger = _Ledger()
+    ledger = Ledger()
     sections = [summary_section(audit, ledger), data_section(audit, charts, figures),
                 spans_section(audit, ledger, charts, figures), errors_section(audit), rules_section(audit),
                 tokens_section(audit, ledger), rank_section(audit, charts, figures), significance_section(audit),
                 definitions_section(audit, charts.formula_svg, figures)]
     sections = [s for s in sections if s is not None]
-    if ledger.entries:
+    entries = ledger.freeze()
+    if entries:
         rows = tuple(Row(str(e.number), (Cell(e.system), Cell(e.state), Cell(e.where), Cell(e.text)),
-                         f"ledger-{e.number}") for e in ledger.entries)
+                         f"ledger-{e.number}") for e in entries)
         sections.append(Section("ledger", "Undefined-value ledger", (
             Paragraph("Undefined values (0/0) are shown as “—”; values computed with a convention for a 0/0 part "
                       "carry a superscript number pointing here."),
             Table("table-ledger", "Undefined-value ledger.", "#", (Column("System"), Column("State"),
                                                                     Column("Where"), Column("What")), rows, "small"))))
     sections.append(reproducibility_section(audit))
-    gold = audit.sources.get("gold", "")
+    gold = audit.sources["gold"].path
     subtitle = f"{len(audit.systems)} taggers scored against {gold} ({audit.aligned.n_tokens:,} tokens, " \
                f"{audit.aligned.n_sentences:,} sentences)"
-    return Report("Tagging audit", subtitle, audit.signature, SCALE_NOTE, tuple(sections), tuple(ledger.entries))
+    return Report("Tagging audit", subtitle, str(audit.signature), SCALE_NOTE, tuple(sections), entries)

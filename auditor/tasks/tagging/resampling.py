@@ -3,7 +3,7 @@
 Each resample draws n sentences with replacement; its weights ``w_b`` (how often each sentence
 was drawn) turn every per-sentence count matrix ``M`` (sentences × D, sparse) into the resample's
 sums ``w_b M``: one sparse product per block of resamples, and every figure is then evaluated on
-the whole block at once (STYLE.md 1).
+the whole block at once (docs/architecture.md, "Counts first").
 
 Paired test of systems a and b under a metric: the paired bootstrap over sentences
 (Koehn 2004), two-sided on the shifted differences:
@@ -21,10 +21,12 @@ import numpy as np
 import scipy.sparse
 
 from auditor.analyses.bootstrap import percentile_intervals, rank_probabilities
-from auditor.analyses.significance import adjust
+from auditor.analyses.significance import BestSet, PairTest, adjust, best_sets
 
 #: Resamples evaluated together (memory: block × (n_sentences + Σ D)).
 BLOCK = 50
+#: The pairwise test's name in audit.json.
+METHOD = "paired_bootstrap_sentences"
 
 
 def sentence_weights(rng: np.random.Generator, n: int, B: int, dtype: type = float) -> np.ndarray:
@@ -60,16 +62,6 @@ def bootstrap_values(matrix: scipy.sparse.csr_matrix, evaluate: Callable[[np.nda
 
 
 @dataclass(frozen=True)
-class PairTest:
-    a: str
-    b: str
-    metric: str
-    difference: float | None
-    p: float | None
-    p_adjusted: float | None
-
-
-@dataclass(frozen=True)
 class SentenceStatistics:
     """Intervals (metric -> (S, 2)), rank probabilities (metric -> (S, S)), pair tests, best sets."""
 
@@ -79,7 +71,7 @@ class SentenceStatistics:
     intervals: Mapping[str, np.ndarray]
     ranks: Mapping[str, np.ndarray]
     tests: tuple[PairTest, ...] | None
-    best_set: Mapping[str, tuple[str, ...]] | None
+    best_set: Mapping[str, BestSet] | None
 
     def interval(self, metric: str, s: int) -> tuple[float, float] | None:
         if metric not in self.intervals:
@@ -99,33 +91,14 @@ def paired_tests(values: Mapping[str, np.ndarray], observed: Mapping[str, np.nda
             star = values[metric][:, a] - values[metric][:, b]
             star = star[~np.isnan(star)]
             if np.isnan(delta) or star.size == 0:
-                family.append((a, b, None, np.nan))
+                family.append((a, b, np.nan, np.nan))
                 continue
             p = (1 + np.count_nonzero(np.abs(star - delta) >= abs(delta) - 1e-12)) / (star.size + 1)
             family.append((a, b, float(delta), float(min(p, 1.0))))
         adjusted = adjust([p for *_, p in family], correction) if family else []
         for (a, b, delta, p), q in zip(family, adjusted):
-            tests.append(PairTest(systems[a], systems[b], metric, delta, None if np.isnan(p) else p,
-                                  None if np.isnan(q) else float(q)))
+            tests.append(PairTest(systems[a], systems[b], metric, METHOD, float(delta), float(p), float(q)))
     return tests
-
-
-def best_sets(tests: Sequence[PairTest], observed: Mapping[str, np.ndarray], systems: Sequence[str],
-              metrics: Sequence[str], alpha: float) -> dict[str, tuple[str, ...]]:
-    """The top system of each metric and every system its test against the top does not reject
-    (adjusted p ≥ alpha, over all pairs of the metric)."""
-    chosen = {}
-    for metric in metrics:
-        values = np.where(np.isnan(observed[metric]), -np.inf, observed[metric])
-        top = systems[int(np.argmax(values))]
-        keep = [top]
-        for test in tests:
-            if test.metric == metric and top in (test.a, test.b):
-                other = test.b if test.a == top else test.a
-                if test.p_adjusted is not None and test.p_adjusted >= alpha:
-                    keep.append(other)
-        chosen[metric] = tuple(s for s in systems if s in keep)
-    return chosen
 
 
 def statistics(values: Mapping[str, np.ndarray], observed: Mapping[str, np.ndarray], systems: Sequence[str],
@@ -136,5 +109,5 @@ def statistics(values: Mapping[str, np.ndarray], observed: Mapping[str, np.ndarr
     tests = best = None
     if tested is not None:
         tests = tuple(paired_tests(values, observed, systems, tested, correction))
-        best = best_sets(tests, observed, systems, tested, alpha)
+        best = best_sets(tests, observed, systems, tested, correction, alpha, lambda metric: METHOD)
     return SentenceStatistics(B, alpha, correction, intervals, ranks, tests, best)

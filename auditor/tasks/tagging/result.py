@@ -8,20 +8,20 @@ import numpy as np
 
 from auditor.analyses.rankings import RankDisagreement
 from auditor.errors import UsageError
+from auditor.io.source import Source
 from auditor.metrics.catalogue import MetricValue, per_class_table
 from auditor.metrics.registry import REGISTRY, ratio
 from auditor.options import AuditOptions
+from auditor.results import SCHEMA, Signature
 from auditor.tasks.tagging.align import Aligned
 from auditor.tasks.tagging.counting import ERRORS, SpanCounts
 from auditor.tasks.tagging.measures import SPAN_METRICS, per_type, view_counts
+from auditor.tasks.tagging.names import ILL_FORMED_SHOWN
 from auditor.tasks.tagging.schemes import TagCodes
 
 if TYPE_CHECKING:  # the resampling code (scipy) is imported only when intervals are asked for
     from auditor.tasks.tagging.resampling import SentenceStatistics
 
-SCHEMA = "auditor/2"
-#: Ill-formed chunks named per file (JSON and report); the count covers them all.
-ILL_FORMED_SHOWN = 5
 #: ``auditor score``'s columns when no ``-m`` is given.
 DEFAULT_COLUMNS = ("span_micro_f1", "span_macro_f1", "span_partial_f1", "accuracy", "macro_f1", "type_macro_f1")
 #: How the strict, exact and partial views count the error classes (COR, INC, PAR); the overlap view
@@ -50,9 +50,9 @@ def _number(x: Any) -> float | None:
 class TaggingAudit:
     """Everything a tagging audit found (see :func:`auditor.tasks.tagging.run.audit`)."""
 
-    signature: str
+    signature: Signature
     options: AuditOptions
-    sources: Mapping[str, str]
+    sources: Mapping[str, Source]
     aligned: Aligned
     codes: TagCodes
     scheme: str | None
@@ -159,11 +159,16 @@ class TaggingAudit:
         return bool((active & ((self.parts["predicted"][s] == 0) | (self.parts["gold"] == 0))).any())
 
     def to_json(self) -> dict[str, Any]:
-        """audit.json of a tagging audit (schema ``auditor/2``, ``task: "tagging"``)."""
+        """audit.json of a tagging audit (the one record, docs/architecture.md "The audit record"; ``task:
+        "tagging"``, its reading of the tags under ``tagging``)."""
         document: dict[str, Any] = {
-            "schema": SCHEMA, "signature": self.signature, "task": "tagging", "labels": list(self.tokens.labels),
+            "schema": SCHEMA, "signature": str(self.signature), "task": "tagging", "labels": list(self.tokens.labels),
             "n_items": self.aligned.n_tokens, "n_units": self.aligned.n_sentences,
-            "tagging": self._tagging_json(), "systems": {}}
+            "sources": {name: source.to_json() for name, source in self.sources.items()},
+            "options": {"bootstrap": self.options.bootstrap, "seed": self.options.seed, "alpha": self.options.alpha,
+                        "correction": self.options.correction, "resampling_unit": "sentence",
+                        "scheme": self.scheme, "span_rule": self.rule},
+            "warnings": list(self.warnings), "tagging": self._tagging_json(), "systems": {}}
         for s, name in enumerate(self.systems):
             entry: dict[str, Any] = {
                 "metrics": {metric: self._metric_entry(metric, s) for metric in self.observed},
@@ -177,11 +182,9 @@ class TaggingAudit:
         if self.statistics is not None:
             document["statistics"] = self._statistics_json()
             if self.statistics.tests is not None:
-                document["tests"] = [{"a": t.a, "b": t.b, "metric": t.metric, "method": "paired_bootstrap_sentences",
-                                      "difference": t.difference, "p": t.p, "p_adjusted": t.p_adjusted}
-                                     for t in self.statistics.tests]
+                document["tests"] = [t.to_json() for t in self.statistics.tests]
         if self.ranking is not None:
-            document.update(_rankings_json(self.ranking))
+            document.update(self.ranking.to_json())
         return document
 
     def _tagging_json(self) -> dict[str, Any]:
@@ -190,9 +193,7 @@ class TaggingAudit:
         result: dict[str, Any] = {
             "scheme": self.scheme, "scheme_detected": self.scheme_detected, "scheme_reason": self.scheme_reason,
             "span_rule": self.rule, "types": list(self.codes.types), "tags": list(self.aligned.tags),
-            "type_labels": list(self.types.labels), "sources": dict(self.sources),
-            "options": {"bootstrap": self.options.bootstrap, "seed": self.options.seed, "alpha": self.options.alpha,
-                        "correction": self.options.correction, "resampling_unit": "sentence"}}
+            "type_labels": list(self.types.labels)}
         if self.spans is not None:
             result["gold_chunks"] = self.spans.gold.size
             result["gold_ill_formed"] = self.spans.gold_ill_formed
@@ -224,10 +225,9 @@ class TaggingAudit:
             "test_metrics": tested,
             "test_methods": {m: "paired bootstrap over sentences (two-sided, shifted differences)" for m in tested},
             "randomisation_rounds": B, "rounds_rule": "the bootstrap's own resamples (B) are the test's draws",
-            "best_set_rule": f"the top system and every system whose test against it has adjusted p ≥ {stats.alpha}",
-            "best_set": {m: {"top": names[0] if names else "", "systems": list(names),
-                             "test": "paired_bootstrap_sentences", "alpha": stats.alpha, "p_adjusted": {}}
-                         for m, names in (stats.best_set or {}).items()},
+            "best_set_rule": f"the top system and every system whose test against it has adjusted p ≥ {stats.alpha}; "
+                             f"family: the S − 1 comparisons with the top system of that metric, {stats.correction}",
+            "best_set": {m: best.to_json() for m, best in (stats.best_set or {}).items()},
             "p_floor": {m: 1 / (B + 1) for m in tested},
             "family_sizes": {m: sum(1 for t in stats.tests if t.metric == m) for m in tested}})
         return document
@@ -286,17 +286,3 @@ class TaggingAudit:
 
         return build_report(self, figures)
 
-
-def _rankings_json(result: RankDisagreement) -> dict[str, Any]:
-    """``rankings``, ``rank_agreement`` and ``rank_disagreement`` as the classification audit writes them."""
-    return {
-        "rankings": result.rankings,
-        "rank_agreement": {"kendall": result.agreement("kendall"), "spearman": result.agreement("spearman")},
-        "rank_disagreement": {
-            "winners": result.winners,
-            "flips": [{"a": f.a, "b": f.b, "a_better_under": list(f.a_better_under),
-                       "b_better_under": list(f.b_better_under),
-                       "significant": None if f.significant is None else dict(f.significant)} for f in result.flips],
-            "rank_table": {name: {metric: result.rank(name, metric) for metric in result.metrics}
-                           for name in result.systems},
-            "rank_undefined": {metric: list(names) for metric, names in result.undefined.items() if names}}}

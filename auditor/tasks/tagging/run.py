@@ -10,10 +10,12 @@ import numpy as np
 
 from auditor.analyses.rankings import rank_disagreement
 from auditor.errors import InputError, UsageError
+from auditor.io.source import Source
 from auditor.metrics.catalogue import BASE_METRIC_IDS, compute, describe
 from auditor.metrics.registry import REGISTRY
 from auditor.options import THREADS, AuditOptions, check_options
 from auditor.progress import SILENT, Progress
+from auditor.results import Signature
 from auditor.tasks.tagging.align import Aligned, align
 from auditor.tasks.tagging.counting import Layout, count_spans, statistics_matrix, totals, type_map
 from auditor.tasks.tagging.measures import active_types, span_values
@@ -156,8 +158,10 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
         ranked = [m for m in RANKED if m in observed]
         ranking = rank_disagreement({s: {m: _finite(observed[m][i]) for m in ranked}
                                      for i, s in enumerate(aligned.names)}, ranked, _significance(stats))
+    inputs = {"gold": gold_file, **files}
     return TaggingAudit(
-        signature=_signature(gold_file.digest, S, layout.k, options, scheme, rule), options=options, sources=sources,
+        signature=_signature(gold_file.digest, S, layout.k, options, scheme, rule), options=options,
+        sources={name: Source(file.source, file.digest, aligned.n_tokens) for name, file in inputs.items()},
         aligned=aligned, codes=codes, scheme=scheme, scheme_detected=detected, scheme_reason=reason, rule=rule,
         spans=spans, tokens=tokens, types=types, observed=observed, statistics=stats, ranking=ranking,
         parts=parts, active=active)
@@ -226,11 +230,15 @@ def _significance(stats: Any):
         return None
     verdicts = {}
     for test in stats.tests:
-        verdict = None if test.p_adjusted is None else bool(test.p_adjusted < stats.alpha)
+        verdict = None if np.isnan(test.p_adjusted) else bool(test.p_adjusted < stats.alpha)
         verdicts[(test.a, test.b, test.metric)] = verdicts[(test.b, test.a, test.metric)] = verdict
     return lambda a, b, metric: verdicts.get((a, b, metric))
 
 
-def _signature(digest: str, S: int, k: int, options: AuditOptions, scheme: str | None, rule: str | None) -> str:
-    return (f"auditor:{__version__}|task:tagging|gold:{digest[:12]}|systems:{S}|tags:{k}|scheme:{scheme or 'none'}|"
-            f"rule:{rule or 'none'}|boot:{options.bootstrap}|unit:sentence|seed:{options.seed}|ci:percentile")
+def _signature(digest: str, S: int, k: int, options: AuditOptions, scheme: str | None, rule: str | None) -> Signature:
+    """The shared fields (version, gold hash, systems, bootstrap, seed, interval) and the task's own (tags,
+    scheme, rule, resampling unit)."""
+    return Signature((("auditor", __version__), ("task", "tagging"), ("gold", digest[:12]), ("systems", str(S)),
+                      ("tags", str(k)), ("scheme", scheme or "none"), ("rule", rule or "none"),
+                      ("boot", str(options.bootstrap)), ("unit", "sentence"), ("seed", str(options.seed)),
+                      ("ci", "percentile")))

@@ -10,7 +10,7 @@ largest over the references (Gowda et al. 2021; the issue's rule), used in both 
 
 BLEU's and chrF's per-segment statistics are sacrebleu's, computed with array code from the same
 tokenised (BLEU) or preprocessed (chrF) text (:mod:`.ngrams`), so corpus values equal
-``corpus_bleu`` and ``corpus_chrf`` and resampling re-sums them (STYLE.md 1).
+``corpus_bleu`` and ``corpus_chrf`` and resampling re-sums them (docs/architecture.md, "Counts first").
 """
 from __future__ import annotations
 

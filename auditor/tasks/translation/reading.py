@@ -8,6 +8,7 @@ last line's newline is optional. Every file of one audit must have the same numb
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
@@ -18,6 +19,8 @@ from auditor.errors import InputError
 
 #: Human scores whose text is one of these are missing (the WMT MQM files write ``None``).
 MISSING = frozenset({"", "None", "NA", "N/A", "nan", "NaN", "null", "-"})
+#: A score: a decimal number in ASCII digits (``float`` alone would also take ``1_0``, ``٣`` and ``nAn``).
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
 def read_lines(path: str | Path) -> list[str]:
@@ -72,11 +75,10 @@ class HumanScores:
 
 
 def _score(text: str, where: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise InputError(f"{where}: score {text!r} is not a number; expected system<TAB>score or "
-                         f"system<TAB>line<TAB>score") from None
+    if not _NUMBER.fullmatch(text):
+        raise InputError(f"{where}: score {text!r} is not a number (ASCII digits, e.g. -1.5 or 2e-3); expected "
+                         f"system<TAB>score or system<TAB>line<TAB>score")
+    value = float(text)
     if math.isinf(value):
         raise InputError(f"{where}: score {text!r} is infinite")
     return value
@@ -97,6 +99,7 @@ def read_human(path: str | Path, systems: Sequence[str], n_segments: int, lower_
     segments = np.full((n_segments, len(systems)), np.nan) if width == 3 else None
     system = np.full(len(systems), np.nan)
     skipped: dict[str, None] = {}
+    seen: dict[tuple[str, int], int] = {}  # (system, line or 0) -> the file line that scored it first
     for number, fields in rows:
         where = f"{path} line {number}"
         if len(fields) != width:
@@ -106,15 +109,25 @@ def read_human(path: str | Path, systems: Sequence[str], n_segments: int, lower_
             skipped[name] = None  # a system not audited (e.g. a second reference): left out, and said so
             continue
         value = np.nan if fields[-1].strip() in MISSING else sign * _score(fields[-1].strip(), where)
+        line = 0 if segments is None else _line_number(fields[1], n_segments, where)
+        if (name, line) in seen:
+            of = f"system {name!r}" + (f" at line {line}" if line else "")
+            raise InputError(f"{where}: a second score for {of} (the first on line {seen[name, line]}); expected "
+                             f"one score per {'system and line' if line else 'system'}")
+        seen[name, line] = number
         if segments is None:
-            if not np.isnan(system[index[name]]):
-                raise InputError(f"{where}: a second score for system {name!r}")
             system[index[name]] = value
-            continue
-        if not fields[1].strip().isdigit() or not 1 <= int(fields[1]) <= n_segments:
-            raise InputError(f"{where}: line {fields[1]!r} is not a line number from 1 to {n_segments}")
-        segments[int(fields[1]) - 1, index[name]] = value
+        else:
+            segments[line - 1, index[name]] = value
     return _finish(path, systems, system, segments, tuple(skipped))
+
+
+def _line_number(text: str, n_segments: int, where: str) -> int:
+    """The 1-based line a segment-level score is for: ASCII digits from 1 to ``n_segments``."""
+    text = text.strip()
+    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= n_segments:
+        raise InputError(f"{where}: line {text!r} is not a line number from 1 to {n_segments} (ASCII digits)")
+    return int(text)
 
 
 def _finish(path: str | Path, systems: Sequence[str], system: np.ndarray, segments: np.ndarray | None,

@@ -29,9 +29,8 @@ from auditor.report.model import (
 )
 from auditor.report.tables import _density, _with_best
 from auditor.tasks.translation import charts
-from auditor.tasks.translation.names import METRICS
+from auditor.tasks.translation.names import METRICS, NAMES
 from auditor.tasks.translation.recommend import FORMULAS, PASSAGES
-from auditor.tasks.translation.result import NAMES, TranslationAudit
 
 DEFINITIONS = {
     "macrof": "Mean over the types V seen in the output or the references of F_β;c, "
@@ -47,23 +46,22 @@ SOURCES = {"macrof": "Gowda, You, Lignos & May (2021), NAACL; poster, “Methods
            "bleu": "sacrebleu (BLEU class, defaults), version in the signature", "chrf": "sacrebleu (CHRF class, defaults), version in the signature"}
 
 
-def _score_cell(audit: TranslationAudit, ledger: Ledger, system: str, metric: str) -> Cell:
+def _score_cell(audit: Any, ledger: Ledger, system: str, metric: str) -> Cell:
     entry = audit.metrics[system][metric]
     mark = None
     if entry.value is None:
         mark = ledger.mark(system, "undefined", NAMES[metric], entry.undefined or "0/0")
     elif entry.convention:
         mark = ledger.mark(system, "convention", NAMES[metric], entry.convention)
-    low, high = entry.ci or (None, None)
-    return Cell(entry.value, "score", mark, low=low, high=high)
+    return Cell(entry.value, "score", mark, low=entry.lo, high=entry.hi)
 
 
-def _order(audit: TranslationAudit) -> list[str]:
+def _order(audit: Any) -> list[str]:
     """Systems best first under the recommended primary metric."""
     return audit.disagreement.ranking(audit.recommendation["metrics"][0]["id"])
 
 
-def summary_section(audit: TranslationAudit, ledger: Ledger) -> Section:
+def summary_section(audit: Any, ledger: Ledger) -> Section:
     primary = audit.recommendation["metrics"][0]["id"]
     winners = audit.disagreement.winners
     same = len(set(winners.values())) == 1
@@ -85,7 +83,7 @@ def summary_section(audit: TranslationAudit, ledger: Ledger) -> Section:
     return Section("summary", "Summary", tuple(blocks), for_summary=True)
 
 
-def data_section(audit: TranslationAudit, figures: bool) -> Section:
+def data_section(audit: Any, figures: bool) -> Section:
     types = audit.types
     share = (lambda x, total: x / total if total else None)
     rows = tuple(Row(b.name, (Cell(b.types, "count"), Cell(share(b.types, types.types), "share"),
@@ -106,7 +104,7 @@ def data_section(audit: TranslationAudit, figures: bool) -> Section:
     return Section("data", "Data", tuple(blocks), for_summary=True)
 
 
-def metrics_section(audit: TranslationAudit, ledger: Ledger, figures: bool) -> Section:
+def metrics_section(audit: Any, ledger: Ledger, figures: bool) -> Section:
     order = _order(audit)
     rows = [(s, [_score_cell(audit, ledger, s, m) for m in METRICS]) for s in order]
     bands = audit.types.bands
@@ -132,7 +130,7 @@ def metrics_section(audit: TranslationAudit, ledger: Ledger, figures: bool) -> S
     return Section("metrics", "Metrics", tuple(blocks), for_summary=True)
 
 
-def _interval_text(audit: TranslationAudit) -> str:
+def _interval_text(audit: Any) -> str:
     """How the intervals were computed, and where a value still falls outside its own."""
     if audit.bca is None:
         return "No intervals: --bootstrap 0."
@@ -161,18 +159,18 @@ def _interval_text(audit: TranslationAudit) -> str:
     return text
 
 
-def _outside(audit: TranslationAudit) -> list[str]:
+def _outside(audit: Any) -> list[str]:
     """"MacroF: 3 of 13 systems" for every metric whose value falls outside its interval somewhere."""
     found = []
     for m in METRICS:
-        count = sum(1 for s in audit.systems if (e := audit.metrics[s][m]).ci is not None and e.value is not None
-                    and not e.ci[0] <= e.value <= e.ci[1])
+        count = sum(1 for s in audit.systems if (e := audit.metrics[s][m]).interval is not None
+                    and e.value is not None and not e.lo <= e.value <= e.hi)
         if count:
             found.append(f"{NAMES[m]}: {count} of {len(audit.systems)} systems")
     return found
 
 
-def rank_section(audit: TranslationAudit, figures: bool) -> Section:
+def rank_section(audit: Any, figures: bool) -> Section:
     from auditor.report.charts import bump_chart, tau_heatmap
 
     result = audit.disagreement
@@ -207,7 +205,7 @@ def rank_section(audit: TranslationAudit, figures: bool) -> Section:
     return Section("rank-disagreement", "Rank disagreement", tuple(blocks))
 
 
-def significance_section(audit: TranslationAudit) -> Section | None:
+def significance_section(audit: Any) -> Section | None:
     if audit.tests is None:
         return Section("significance", "Significance", (Paragraph(f"Paired tests {audit.tests_note}."),))
     alpha = audit.options["alpha"]
@@ -232,7 +230,7 @@ def significance_section(audit: TranslationAudit) -> Section | None:
     return Section("significance", "Significance", tuple(blocks))
 
 
-def human_section(audit: TranslationAudit) -> Section | None:
+def human_section(audit: Any) -> Section | None:
     human = audit.human
     if human is None:
         return None
@@ -260,7 +258,7 @@ def human_section(audit: TranslationAudit) -> Section | None:
               (Column("human score"),), scores, "small")), for_summary=True)
 
 
-def recommendation_section(audit: TranslationAudit, figures: bool) -> Section:
+def recommendation_section(audit: Any, figures: bool) -> Section:
     from auditor.report.charts import formula_svg
 
     blocks: list[Any] = []
@@ -275,7 +273,7 @@ def recommendation_section(audit: TranslationAudit, figures: bool) -> Section:
     return Section("recommendation", "Recommendation", tuple(blocks), for_summary=True)
 
 
-def definitions_section(audit: TranslationAudit, figures: bool) -> Section:
+def definitions_section(audit: Any, figures: bool) -> Section:
     from auditor.report.charts import formula_svg
 
     blocks = tuple(Definition(f"definition-{m}", NAMES[m], Formula(NAMES[m], FORMULAS[m],
@@ -288,7 +286,7 @@ def definitions_section(audit: TranslationAudit, figures: bool) -> Section:
     return Section("definitions", "Appendix A: Metric definitions", (note, *blocks))
 
 
-def report_model(audit: TranslationAudit, figures: bool = True) -> Report:
+def report_model(audit: Any, figures: bool = True) -> Report:
     """The report model of a translation audit."""
     ledger = Ledger()
     sections = [summary_section(audit, ledger), data_section(audit, figures), metrics_section(audit, ledger, figures),
@@ -301,11 +299,9 @@ def report_model(audit: TranslationAudit, figures: bool = True) -> Report:
         sections.append(Section("ledger", "Appendix B: Undefined values and conventions", (
             Table("table-ledger", "Undefined-value ledger.", "#", (Column("System"), Column("State"),
                                                                   Column("Where"), Column("What")), rows, "small"),)))
-    sources = [(f"reference {i}", r) for i, r in audit.sources["references"].items()]
-    sources += list(audit.sources["systems"].items())
-    rows = tuple(Row(name, (Cell(s["path"]), Cell(s["sha256"]))) for name, s in sources)
+    rows = tuple(Row(name, (Cell(s["path"]), Cell(s["sha256"]))) for name, s in audit.sources.items())
     sections.append(Section("reproducibility", "Appendix C: Reproducibility", (
-        Facts((("signature", audit.signature),)),
+        Facts((("signature", str(audit.signature)),)),
         Table("table-sources", "Inputs and their SHA-256 hashes.", "Input", (Column("Path"), Column("SHA-256")),
               rows, "tiny"))))
     from auditor.report.build import references_section
@@ -313,6 +309,6 @@ def report_model(audit: TranslationAudit, figures: bool = True) -> Report:
     cited = references_section([s for s in sections if s is not None])
     if cited is not None:
         sections.append(cited)
-    subtitle = f"{len(audit.systems)} translation systems scored against {audit.sources['references']['1']['path']}"
-    return Report("Translation metric audit", subtitle, audit.signature, SCALE_NOTE,
+    subtitle = f"{len(audit.systems)} translation systems scored against {audit.sources['gold']['path']}"
+    return Report("Translation metric audit", subtitle, str(audit.signature), SCALE_NOTE,
                   tuple(s for s in sections if s is not None), entries)

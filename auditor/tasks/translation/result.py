@@ -1,5 +1,5 @@
-"""The translation audit's result: typed fields, its JSON (schema ``auditor/2``, ``task:
-"translation"``) and ``auditor score``'s terminal table."""
+"""The translation audit's result: typed fields, its JSON (the one record of docs/architecture.md, "The audit
+record"; ``task: "translation"``) and ``auditor score``'s terminal table."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -8,31 +8,24 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from auditor.analyses.rankings import RankDisagreement
-from auditor.analyses.significance import PairTest
-from auditor.formatting import format_value
+from auditor.analyses.significance import BestSet, PairTest
+from auditor.formatting import format_value, nan_to_none
+from auditor.results import SCHEMA, Score, Signature
 from auditor.tasks.translation.agreement import HumanAgreement
 from auditor.tasks.translation.bands import TypeProfile
 from auditor.tasks.translation.names import METRIC_ALIASES, METRICS, NAMES
 
 
 @dataclass(frozen=True)
-class MetricValue:
-    value: float | None
-    ci: tuple[float, float] | None
-    undefined: str | None
-    convention: str | None
-
-
-@dataclass(frozen=True)
 class TranslationAudit:
     """Everything the translation audit found; ``report_model`` builds the report from it."""
 
-    signature: str
+    signature: Signature
     n_items: int
     systems: tuple[str, ...]
     sources: Mapping[str, Any]
     options: Mapping[str, Any]
-    metrics: Mapping[str, Mapping[str, MetricValue]]
+    metrics: Mapping[str, Mapping[str, Score]]
     types: TypeProfile
     system_types: Mapping[str, Mapping[str, Any]]
     tests: tuple[PairTest, ...] | None
@@ -45,6 +38,8 @@ class TranslationAudit:
     rounds: int = 0
     bca: Mapping[str, Mapping[str, Mapping[str, Any]]] | None = None
     family: str | None = None
+    #: metric -> its best set (approximate randomisation against the top system): what bold means.
+    best_set: Mapping[str, BestSet] | None = None
 
     def report_model(self, figures: bool = True) -> Any:
         """The report model every renderer reads (:mod:`auditor.tasks.translation.report`)."""
@@ -58,15 +53,12 @@ class TranslationAudit:
     def to_json(self) -> dict[str, Any]:
         """audit.json: stable keys; fractions (×100 gives the usual BLEU/chrF figures)."""
         out: dict[str, Any] = {
-            "schema": "auditor/2", "task": "translation", "signature": self.signature, "n_items": self.n_items,
+            "schema": SCHEMA, "task": "translation", "signature": str(self.signature), "n_items": self.n_items,
             "sources": dict(self.sources), "options": dict(self.options), "warnings": list(self.warnings),
-            "systems": {s: {"metrics": {m: _entry(v) for m, v in self.metrics[s].items()},
+            "systems": {s: {"metrics": {m: v.to_json() for m, v in self.metrics[s].items()},
                             "types": self.system_types[s]} for s in self.systems},
             "types": _types_json(self.types),
-            "rankings": self.disagreement.rankings,
-            "rank_agreement": {"kendall": self.disagreement.agreement("kendall"),
-                               "spearman": self.disagreement.agreement("spearman")},
-            "rank_disagreement": _disagreement_json(self.disagreement),
+            **self.disagreement.to_json(),
             "recommendation": dict(self.recommendation),
         }
         if self.tests is not None:
@@ -77,9 +69,9 @@ class TranslationAudit:
                             "lower_better": self.human.lower_better, "scores": dict(self.human.human),
                             "missing_segments": dict(self.human.missing),
                             "skipped_systems": list(self.human.skipped), "leader": self.human.leader,
-                            "tau_differences": {m: {"value": _number(d.value), "ci": list(d.ci) if d.ci else None}
+                            "tau_differences": {m: {"value": nan_to_none(d.value), "ci": list(d.ci) if d.ci else None}
                                                 for m, d in self.human.leader_differences.items()}}
-            out["human_agreement"] = {metric: {kind: {"value": _number(c.value),
+            out["human_agreement"] = {metric: {kind: {"value": nan_to_none(c.value),
                                                       "ci": list(c.ci) if c.ci else None}
                                                for kind, c in row.items()}
                                       for metric, row in self.human.correlations.items()}
@@ -105,6 +97,12 @@ class TranslationAudit:
             statistics["family"] = self.family
             statistics["family_sizes"] = {m: sum(1 for t in self.tests if t.metric == m
                                                  and t.method == "approximate_randomisation") for m in METRICS}
+        if self.best_set is not None:
+            statistics["best_set_rule"] = (
+                f"the top system and every system whose approximate randomisation test against it has adjusted "
+                f"p ≥ {self.options['alpha']:g}; family: the comparisons with the top system of that metric, "
+                f"{self.options['correction']}")
+            statistics["best_set"] = {m: best.to_json() for m, best in self.best_set.items()}
         if self.rank_probabilities is not None:
             statistics["ranks"] = {m: {s: [float(x) for x in p[i]] for i, s in enumerate(self.systems)}
                                    for m, p in self.rank_probabilities.items()}
@@ -121,15 +119,15 @@ class TranslationAudit:
         lines = [header]
         systems = list(self.systems)
         if sort:
-            values = {s: _number(self.metrics[s][_resolve(sort)].value) for s in systems}
+            values = {s: nan_to_none(self.metrics[s][_resolve(sort)].value) for s in systems}
             systems.sort(key=lambda s: (values[s] is None, -(values[s] or 0.0)))
         for s in systems:
             cells = []
             for m in chosen:
                 entry = self.metrics[s][m]
                 text = format_value(entry.value, "score")
-                if entry.ci:
-                    text += f" [{format_value(entry.ci[0], 'score')}, {format_value(entry.ci[1], 'score')}]"
+                if entry.interval:
+                    text += f" [{format_value(entry.lo, 'score')}, {format_value(entry.hi, 'score')}]"
                 cells.append(f"{text:>21}")
             lines.append(f"{s:<{width}}  " + "  ".join(cells))
         lines.append(f"{self.n_items} segments; scores ×100"
@@ -148,29 +146,8 @@ def _resolve(name: str) -> str:
     return aliases[key]
 
 
-def _number(x: float | None) -> float | None:
-    return None if x is None or (isinstance(x, float) and np.isnan(x)) else float(x)
-
-
-def _entry(v: MetricValue) -> dict[str, Any]:
-    return {"value": _number(v.value), "ci": list(v.ci) if v.ci else None, "undefined": v.undefined,
-            "convention": v.convention}
-
-
 def _types_json(types: TypeProfile) -> dict[str, Any]:
     return {"reference_types": types.types, "reference_tokens": types.tokens,
             "bands": [{"band": b.name, "low": b.low, "high": b.high, "types": b.types, "tokens": b.tokens}
                       for b in types.bands],
             "most_frequent": [{"type": t, "count": c} for t, c in types.top]}
-
-
-def _disagreement_json(d: RankDisagreement) -> dict[str, Any]:
-    return {
-        "winners": d.winners,
-        "flips": [{"a": f.a, "b": f.b, "a_better_under": list(f.a_better_under),
-                   "b_better_under": list(f.b_better_under),
-                   "significant": dict(f.significant) if f.significant is not None else None} for f in d.flips],
-        "rank_table": {s: {m: d.rank(s, m) for m in d.metrics} for s in d.systems},
-        "rank_undefined": {m: list(v) for m, v in d.undefined.items()},
-    }
-

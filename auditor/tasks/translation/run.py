@@ -1,5 +1,5 @@
 """The translation audit: read -> count -> metrics -> resample -> rankings, bands, human agreement
--> recommendation (the same verbs as the classification pipeline, STYLE.md 2)."""
+-> recommendation (the same verbs as the classification pipeline, docs/architecture.md, "Data flow")."""
 from __future__ import annotations
 
 import hashlib
@@ -10,20 +10,21 @@ import numpy as np
 
 from auditor.analyses.bootstrap import rank_probabilities
 from auditor.analyses.rankings import rank_disagreement
-from auditor.analyses.significance import adjust, randomisation_rounds, rounds_rule
+from auditor.analyses.significance import RANDOMISATION, adjust, best_sets, randomisation_rounds, rounds_rule
 from auditor.errors import UsageError
-from auditor.formatting import plural
+from auditor.formatting import format_small, plural
 from auditor.options import AuditOptions, check_options
 from auditor.progress import SILENT, Progress
+from auditor.results import Score, Signature
 from auditor.tasks.translation import intervals as interval_module
 from auditor.tasks.translation import resampling
 from auditor.tasks.translation.agreement import agreement
 from auditor.tasks.translation.bands import profile
 from auditor.tasks.translation.counting import Corpus, count_corpus
-from auditor.tasks.translation.names import TOKENIZERS
+from auditor.tasks.translation.names import NAMES, TOKENIZERS
 from auditor.tasks.translation.reading import read_aligned, read_human
 from auditor.tasks.translation.recommend import recommend
-from auditor.tasks.translation.result import NAMES, MetricValue, TranslationAudit
+from auditor.tasks.translation.result import TranslationAudit
 from auditor.version import __version__
 
 #: Up to this many systems every pair is tested; above it, each system against the leader of each metric
@@ -42,11 +43,12 @@ def _check(tokenize: str, beta: float, k: float, systems: Mapping[str, Any], gol
         raise UsageError("--task translation needs REF and at least one SYSTEM: text files of one segment per line")
     if tokenize not in TOKENIZERS:
         raise UsageError(f"--tokenize: expected one of {', '.join(TOKENIZERS)}, found {tokenize!r}")
-    if not beta > 0:
-        raise UsageError(f"--f-beta: expected a number > 0, found {beta!r}")
-    if not k >= 1:
-        raise UsageError(f"--microf-k: expected a number >= 1 (Gowda et al. 2021: f(c) = Refs(c) + k, k ≥ 1), "
-                         f"found {k!r}")
+    if not 1e-100 <= beta <= 1e100:
+        raise UsageError(f"--f-beta: expected a number > 0 (from 1e-100 to 1e100, so that β² stays a finite, nonzero "
+                         f"double), found {beta!r}")
+    if not 1 <= k <= 1e100:
+        raise UsageError(f"--microf-k: expected a number >= 1 (Gowda et al. 2021: f(c) = Refs(c) + k, k ≥ 1; at most "
+                         f"1e100, so that the weights' sums stay finite), found {k!r}")
 
 
 def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: AuditOptions = AuditOptions(),
@@ -56,7 +58,8 @@ def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: Audit
           microf_k: float = 1.0) -> TranslationAudit:
     """Audit translation ``systems`` ({name: path}) against the reference ``gold`` (and ``reference``)."""
     tokenize = tokenize or "13a"
-    f_beta, microf_k = float(f_beta or 1.0), float(microf_k or 1.0)
+    f_beta = 1.0 if f_beta is None else float(f_beta)  # 0 is refused, never read as the default
+    microf_k = 1.0 if microf_k is None else float(microf_k)
     check_options(options)
     _check(tokenize, f_beta, microf_k, systems, gold)
     references = [gold, *(reference or ())]
@@ -78,7 +81,7 @@ def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: Audit
     tests, note, rounds, family = _tests(corpus, observed, resampled, options, analyses, f_beta, microf_k, progress)
     bca = None if resampled is None else interval_module.intervals(corpus, observed, resampled.values, options.alpha,
                                                                    f_beta, microf_k)
-    metrics = _metric_values(corpus, observed, bca, f_beta)
+    metrics = _metric_values(corpus, observed, bca, f_beta, options.alpha)
     values = {s: {m: metrics[s][m].value for m in resampling.METRICS} for s in corpus.systems}
     disagreement = rank_disagreement(values, resampling.METRICS, _lookup(tests, options.alpha))
     types = profile(corpus, f_beta)
@@ -88,14 +91,14 @@ def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: Audit
             "bootstrap": options.bootstrap, "seed": options.seed, "alpha": options.alpha,
             "correction": options.correction, "references": len(references),
             "sacrebleu": dict(corpus.signatures)}
-    sources: dict[str, Any] = {"references": {str(i + 1): {"path": str(p), "sha256": _sha(p)}
-                                              for i, p in enumerate(references)},
-               "systems": {name: {"path": str(p), "sha256": _sha(p), "empty_segments": corpus.empty[name]}
-                           for name, p in systems.items()}}
+    sources: dict[str, Any] = {("gold" if i == 0 else f"reference {i + 1}"): {"path": str(p), "sha256": _sha(p)}
+                               for i, p in enumerate(references)}
+    sources.update({name: {"path": str(p), "sha256": _sha(p), "empty_segments": corpus.empty[name]}
+                    for name, p in systems.items()})
     if human is not None:
         sources["human"] = {"path": str(human), "sha256": _sha(human)}
     return TranslationAudit(
-        signature=_signature(sources, opts, corpus), n_items=corpus.n_segments, systems=corpus.systems,
+        signature=_signature(sources, opts, corpus, len(references)), n_items=corpus.n_segments, systems=corpus.systems,
         sources=sources, options=opts, metrics=metrics, types=types,
         system_types={s: _system_types(types, s) for s in corpus.systems}, tests=tests, tests_note=note,
         family=family,
@@ -104,6 +107,8 @@ def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: Audit
         disagreement=disagreement, human=human_result,
         recommendation=recommend(corpus, types, disagreement, human_result, values),
         warnings=_warnings(corpus, human_scores), rounds=rounds, bca=_bca_json(bca, corpus.systems),
+        best_set=None if tests is None else best_sets(tests, observed, corpus.systems, resampling.METRICS,
+                                                      options.correction, options.alpha, lambda metric: RANDOMISATION),
     )
 
 
@@ -127,7 +132,7 @@ def _tests(corpus: Corpus, observed, resampled, options: AuditOptions, analyses,
                                     lambda p: adjust(p, options.correction), progress)
     floor = len(pairs) / (options.bootstrap + 1)
     note = (f"approximate randomisation: {rounds_rule(rounds, len(pairs), options.alpha)}. Paired bootstrap: the "
-            f"{options.bootstrap} resamples of the intervals; its smallest adjusted p is m/(B + 1) = {floor:.2g}"
+            f"{options.bootstrap} resamples of the intervals; its smallest adjusted p is m/(B + 1) = {format_small(floor)}"
             + (f", above α = {options.alpha:g}: raise --bootstrap to let it reach significance"
                if floor >= options.alpha else ""))
     return tuple(tests), note, rounds, _family(corpus, leaders, len(pairs))
@@ -156,7 +161,7 @@ def _lookup(tests, alpha: float):
     return lambda a, b, metric: verdicts.get((a, b, metric))
 
 
-def _metric_values(corpus: Corpus, observed, intervals, beta: float) -> dict[str, dict[str, MetricValue]]:
+def _metric_values(corpus: Corpus, observed, intervals, beta: float, alpha: float) -> dict[str, dict[str, Score]]:
     out = {}
     for s, name in enumerate(corpus.systems):
         match, predicted, reference = corpus.counts[name].totals(corpus.reference)
@@ -174,10 +179,11 @@ def _metric_values(corpus: Corpus, observed, intervals, beta: float) -> dict[str
                 convention = f_note
             elif metric == "bleu" and corpus.bleu[name][:, 2:6].sum() == 0:
                 convention = "no n-gram of the output matches the references: BLEU = 0, as sacrebleu sets it"
-            ci = None
+            lo = hi = None
             if intervals is not None and not np.isnan(intervals[metric]["interval"][s, 0]):
-                ci = (float(intervals[metric]["interval"][s, 0]), float(intervals[metric]["interval"][s, 1]))
-            row[metric] = MetricValue(None if np.isnan(value) else value, ci, undefined, convention)
+                lo, hi = (float(x) for x in intervals[metric]["interval"][s])
+            row[metric] = Score(None if np.isnan(value) else value, undefined, convention, lo, hi,
+                                None if lo is None else 1 - alpha)
         out[name] = row
     return out
 
@@ -212,15 +218,17 @@ def _warnings(corpus: Corpus, human) -> tuple[str, ...]:
     return tuple(found)
 
 
-def _signature(sources: Mapping[str, Any], opts: Mapping[str, Any], corpus: Corpus) -> str:
-    refs = "+".join(r["sha256"][:12] for r in sources["references"].values())
-    systems = hashlib.sha256("|".join(f"{n}:{s['sha256']}" for n, s in sources["systems"].items()).encode())
-    parts = [f"auditor:{__version__}", "task:translation", f"ref:{refs}",
-             f"systems:{len(corpus.systems)}:{systems.hexdigest()[:12]}", f"tok:{opts['tokenize']}",
-             f"case:{'lc' if opts['lowercase'] else 'mixed'}", f"beta:{opts['f_beta']:g}", f"k:{opts['microf_k']:g}",
-             f"boot:{opts['bootstrap']}", f"seed:{opts['seed']}", "ci:bca/jackknife", f"alpha:{opts['alpha']}",
-             f"correction:{opts['correction']}", f"BLEU:{corpus.signatures['bleu']}",
-             f"chrF2:{corpus.signatures['chrf']}"]
+def _signature(sources: Mapping[str, Any], opts: Mapping[str, Any], corpus: Corpus, n_references: int) -> Signature:
+    """The shared fields and the task's own (references, tokeniser, case, β, k, sacrebleu's signatures)."""
+    references = [sources["gold"], *(sources[f"reference {i + 1}"] for i in range(1, n_references))]
+    refs = "+".join(r["sha256"][:12] for r in references)
+    systems = hashlib.sha256("|".join(f"{n}:{sources[n]['sha256']}" for n in corpus.systems).encode())
+    fields = [("auditor", __version__), ("task", "translation"), ("ref", refs),
+              ("systems", f"{len(corpus.systems)}:{systems.hexdigest()[:12]}"), ("tok", opts["tokenize"]),
+              ("case", "lc" if opts["lowercase"] else "mixed"), ("beta", f"{opts['f_beta']:g}"),
+              ("k", f"{opts['microf_k']:g}"), ("boot", str(opts["bootstrap"])), ("seed", str(opts["seed"])),
+              ("ci", "bca/jackknife"), ("alpha", str(opts["alpha"])), ("correction", str(opts["correction"])),
+              ("BLEU", corpus.signatures["bleu"]), ("chrF2", corpus.signatures["chrf"])]
     if "human" in sources:
-        parts.append(f"human:{sources['human']['sha256'][:12]}")
-    return "|".join(parts)
+        fields.append(("human", sources["human"]["sha256"][:12]))
+    return Signature(tuple(fields))

@@ -1,0 +1,238 @@
+"""Intervals, ranks, paired tests and best sets over items, from the per-item statistics (:mod:`.counting`).
+
+* **Bootstrap** (intervals, rank distributions, P(win)): each resample draws N items with replacement, the same
+  items for every system; its weights ``w`` turn the (N × D) item matrix ``M`` into the resample's sums
+  ``w M``, and every metric is evaluated on a block of resamples at once. 95% percentile intervals
+  (:func:`auditor.analyses.bootstrap.percentile_intervals`), rank probabilities
+  (:func:`~auditor.analyses.bootstrap.rank_probabilities`; Hamming loss ranked by its negation).
+* **Paired tests**, one rule for every task (docs/architecture.md): exact McNemar for subset accuracy, a per-item
+  right/wrong share (:func:`auditor.analyses.significance.mcnemar_exact`); approximate randomisation over items
+  otherwise: each item's two systems' statistics are swapped with probability ½. Items with the same
+  (gold set, set of a, set of b) have the same statistics, so per distinct triple ``u`` with ``n_u`` items the
+  number swapped is ``Binomial(n_u, ½)`` (:func:`auditor.analyses.randomisation.binomial_half`), and a round's
+  sums are ``sum_a + K_u (M_b,u − M_a,u)``; ``p = (1 + #{|Δ*| ≥ |Δ|}) / (R + 1)`` (Noreen 1989), adjusted over
+  the pairs of a metric (Holm or Benjamini–Hochberg). Best set: the top system and every system whose test
+  against it, adjusted over those S − 1 tests, has p ≥ α.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from auditor.analyses.bootstrap import percentile_intervals, rank_probabilities
+from auditor.analyses.randomisation import AR_ROUNDS, binomial_half
+from auditor.analyses.significance import (
+    MCNEMAR,
+    METHOD_DESCRIPTIONS,
+    RANDOMISATION,
+    RANK_RULE,
+    BestSet,
+    PairTest,
+    adjust,
+    best_set_rule,
+    interval_rule,
+    mcnemar_exact,
+    randomisation_rounds,
+)
+from auditor.options import AuditOptions
+from auditor.tasks.multilabel.align import Aligned
+from auditor.tasks.multilabel.counting import Counted, Layout, item_matrix
+from auditor.tasks.multilabel.measures import BY_ID, ITEM, METRIC_IDS, evaluate
+
+#: Float64 entries of one block of resample weights (memory: 8 bytes each).
+BLOCK_ENTRIES = 2**23
+_TOLERANCE = 1e-12
+
+
+def _signed(metric: str, values: np.ndarray) -> np.ndarray:
+    """Values oriented so that higher is better (Hamming loss negated)."""
+    return values if BY_ID[metric].higher_is_better else -values
+
+
+def bootstrap_values(matrix: np.ndarray, layout: Layout, B: int, seed: int) -> dict[str, np.ndarray]:
+    """id -> (B, S) values on B item resamples (the same items for every system)."""
+    rng = np.random.default_rng([seed, 33])
+    n = matrix.shape[0]
+    block = max(1, min(B, BLOCK_ENTRIES // max(n, 1)))
+    out: dict[str, np.ndarray] = {}
+    for start in range(0, B, block):
+        size = min(block, B - start)
+        draws = rng.integers(0, n, size=(size, n)) + (np.arange(size) * n)[:, None]
+        weights = np.bincount(draws.ravel(), minlength=size * n).reshape(size, n).astype(float)
+        for metric, values in evaluate(layout.parts(weights @ matrix)).items():
+            out.setdefault(metric, np.empty((B, values.shape[-1])))[start:start + size] = values
+    return out
+
+
+def _triples(aligned: Aligned, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+    """Representative item and count of every distinct (gold, a's set, b's set) where a and b's codes differ."""
+    differ = np.flatnonzero(aligned.codes[a] != aligned.codes[b])
+    if differ.size == 0:
+        return differ, differ
+    rows = np.column_stack([aligned.gold_codes[differ], aligned.codes[a][differ], aligned.codes[b][differ]])
+    _, first, counts = np.unique(rows, axis=0, return_index=True, return_counts=True)
+    return differ[first], counts
+
+
+def _pair_sums(shared: np.ndarray, one: np.ndarray) -> np.ndarray:
+    """Rows of summed statistics of one system (rounds × (1 + L + per-system width)) for :class:`Layout` (S=1)."""
+    return np.concatenate([np.broadcast_to(shared, (one.shape[0], shared.size)), one], axis=1)
+
+
+def randomisation(matrix: np.ndarray, layout: Layout, aligned: Aligned, a: int, b: int, rounds: int,
+                  rng: np.random.Generator) -> dict[str, tuple[float, float]]:
+    """id -> (Δ = m(a) − m(b), two-sided approximate-randomisation p) for one pair, every metric at once."""
+    width = 2 * layout.labels + len(ITEM)
+    start = 1 + layout.labels
+    block_a, block_b = (slice(start + s * width, start + (s + 1) * width) for s in (a, b))
+    shared = matrix[:, :start].sum(axis=0)
+    sum_a, sum_b = matrix[:, block_a].sum(axis=0), matrix[:, block_b].sum(axis=0)
+    one = Layout(1, layout.labels)
+    observed_a = evaluate(one.parts(_pair_sums(shared, sum_a[None])))
+    observed_b = evaluate(one.parts(_pair_sums(shared, sum_b[None])))
+    items, counts = _triples(aligned, a, b)
+    out = {}
+    if items.size == 0:
+        return {m: (float(observed_a[m][0, 0] - observed_b[m][0, 0]), 1.0) for m in observed_a}
+    delta_rows = matrix[items][:, block_b] - matrix[items][:, block_a]
+    swapped = binomial_half(rng, counts, rounds, dtype=np.float64).T  # (rounds, U)
+    moved = swapped @ delta_rows
+    star_a = evaluate(one.parts(_pair_sums(shared, sum_a + moved)))
+    star_b = evaluate(one.parts(_pair_sums(shared, sum_b - moved)))
+    for metric in observed_a:
+        delta = float(observed_a[metric][0, 0] - observed_b[metric][0, 0])
+        null = star_a[metric][:, 0] - star_b[metric][:, 0]
+        exceed = np.count_nonzero(np.abs(null) >= abs(delta) - _TOLERANCE)
+        out[metric] = (delta, float((1 + exceed) / (rounds + 1)))
+    return out
+
+
+def _exact(aligned: Aligned, counted: Counted, s: int) -> np.ndarray:
+    """Whether each item's predicted set equals its gold set."""
+    table = counted.pairs[s]
+    return table.fields[table.item_rows(aligned.gold_codes, aligned.codes[s]), ITEM["exact"]] == 1
+
+
+def mcnemar(aligned: Aligned, counted: Counted, a: int, b: int) -> tuple[int, int, float]:
+    """(n01, n10, exact McNemar p) of subset accuracy: items only a matches exactly, only b does."""
+    exact_a, exact_b = (_exact(aligned, counted, s) for s in (a, b))
+    n01, n10 = int(np.count_nonzero(exact_a & ~exact_b)), int(np.count_nonzero(exact_b & ~exact_a))
+    return n01, n10, float(mcnemar_exact(n01, n10))
+
+
+def primary_method(metric: str) -> str:
+    return MCNEMAR if metric == "subset_accuracy" else RANDOMISATION
+
+
+def pair_tests(matrix: np.ndarray, layout: Layout, aligned: Aligned, counted: Counted, values: Mapping[str, np.ndarray],
+               rounds: int, seed: int, correction: str) -> list[PairTest]:
+    """Every pair under every metric: exact McNemar for subset accuracy, approximate randomisation otherwise;
+    p adjusted over each metric's pairs."""
+    names = aligned.names
+    rng = np.random.default_rng([seed, 34])
+    tests: dict[str, list[PairTest]] = {metric: [] for metric in METRIC_IDS}
+    for a, b in combinations(range(len(names)), 2):
+        randomised = randomisation(matrix, layout, aligned, a, b, rounds, rng)
+        for metric in METRIC_IDS:
+            delta, p = randomised[metric]
+            details: dict[str, int] = {"rounds": rounds}
+            method = primary_method(metric)
+            if method == MCNEMAR:
+                n01, n10, p = mcnemar(aligned, counted, a, b)
+                details = {"n01": n01, "n10": n10}
+            tests[metric].append(PairTest(names[a], names[b], metric, method, delta, p, details=details))
+    out = []
+    for metric, family in tests.items():
+        for test, q in zip(family, adjust([t.p for t in family], correction)):
+            out.append(PairTest(test.a, test.b, metric, test.method, test.difference, test.p, float(q), test.details))
+    return out
+
+
+def best_sets(tests: Sequence[PairTest], values: Mapping[str, np.ndarray], names: Sequence[str], alpha: float,
+              correction: str) -> dict[str, BestSet]:
+    """Per metric: the top system (highest value; lowest Hamming loss) and every system whose test against it,
+    adjusted over those S − 1 tests, has p ≥ α."""
+    chosen = {}
+    for metric in METRIC_IDS:
+        top = names[int(np.argmax(_signed(metric, values[metric])))]
+        against = {}
+        for test in tests:
+            if test.metric == metric and top in (test.a, test.b):
+                against[test.b if test.a == top else test.a] = test.p
+        adjusted = dict(zip(against, (float(q) for q in adjust(list(against.values()), correction))))
+        members = [top] + [name for name in names if name in adjusted and not adjusted[name] < alpha]
+        chosen[metric] = BestSet(top, tuple(n for n in names if n in members), primary_method(metric), alpha,
+                                 adjusted)
+    return chosen
+
+
+@dataclass(frozen=True)
+class ItemStatistics:
+    """Intervals (id -> (S, 2)), rank probabilities (id -> (S, S)), tests and best sets (None: not run)."""
+
+    B: int
+    seed: int
+    alpha: float
+    correction: str
+    rounds: int
+    intervals: Mapping[str, np.ndarray]
+    ranks: Mapping[str, np.ndarray]
+    tests: tuple[PairTest, ...] | None
+    best_set: Mapping[str, BestSet] | None
+    #: Why no pairwise test ran although the bootstrap did (read by :func:`auditor.analyses.verdict.decide`).
+    pairwise_unavailable: str | None = None
+
+    def interval(self, metric: str, s: int) -> tuple[float, float] | None:
+        lo, hi = self.intervals[metric][s]
+        return None if np.isnan(lo) else (float(lo), float(hi))
+
+    def significant(self, a: str, b: str, metric: str) -> bool | None:
+        for test in self.tests or ():
+            if test.metric == metric and {test.a, test.b} == {a, b}:
+                return bool(test.p_adjusted < self.alpha)
+        return None
+
+    def to_json(self, names: Sequence[str]) -> dict[str, Any]:
+        section: dict[str, Any] = {
+            "B": self.B, "seed": self.seed, "alpha": self.alpha, "unit": "item",
+            "method": "paired bootstrap over items (every system resampled with the same items)",
+            "interval": interval_rule(self.alpha), "rank_rule": RANK_RULE + "; Hamming loss: lowest value first",
+            "ranks": {m: {name: {"p_rank": [float(x) for x in p[s]], "p_best": float(p[s][0])}
+                          for s, name in enumerate(names)} for m, p in self.ranks.items()},
+            "p_win": {m: {name: float(p[s][0]) for s, name in enumerate(names)} for m, p in self.ranks.items()}}
+        if self.tests is None:
+            section["pairwise_tests_unavailable"] = "not requested (auditor score shows intervals only)"
+            return {"statistics": section}
+        section.update({
+            "correction": self.correction, "family": "every pair of systems under one metric",
+            "test_metrics": list(METRIC_IDS),
+            "test_methods": {method: METHOD_DESCRIPTIONS[method].replace("accuracy", "subset accuracy")
+                             .replace("pattern counts", "distinct (gold, a, b) label-set triples")
+                             for method in (MCNEMAR, RANDOMISATION)},
+            "randomisation_rounds": self.rounds, "best_set_rule": best_set_rule(self.alpha, self.correction)
+            .replace("for accuracy", "for subset accuracy"),
+            "best_set": {m: best.to_json() for m, best in (self.best_set or {}).items()},
+            "p_floor": {RANDOMISATION: 1 / (self.rounds + 1)}})
+        return {"statistics": section, "tests": [test.to_json() for test in self.tests]}
+
+
+def item_statistics(aligned: Aligned, counted: Counted, options: AuditOptions, tested: bool = True) -> ItemStatistics:
+    """The bootstrap (``options.bootstrap`` resamples) and, when ``tested``, the paired tests and best sets."""
+    matrix, layout = item_matrix(aligned, counted)
+    values = bootstrap_values(matrix, layout, options.bootstrap, options.seed)
+    intervals = {m: percentile_intervals(v, options.alpha)[0] for m, v in values.items()}
+    ranks = {m: rank_probabilities(_signed(m, v)) for m, v in values.items()}
+    observed = evaluate(counted.sums)
+    tests = best = None
+    S = len(aligned.names)
+    rounds = randomisation_rounds(AR_ROUNDS, S * (S - 1) // 2, options.alpha)
+    if tested and S > 1:
+        tests = tuple(pair_tests(matrix, layout, aligned, counted, observed, rounds, options.seed,
+                                 options.correction))
+        best = best_sets(tests, observed, aligned.names, options.alpha, options.correction)
+    return ItemStatistics(options.bootstrap, options.seed, options.alpha, options.correction, rounds, intervals,
+                          ranks, tests, best)
+

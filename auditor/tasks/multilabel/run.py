@@ -1,0 +1,164 @@
+"""The multi-label audit: read -> thresholds -> align -> count -> figures -> item bootstrap, tests -> rankings."""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from auditor.errors import InputError, UsageError
+from auditor.options import AuditOptions, check_options
+from auditor.progress import SILENT, Progress
+from auditor.tasks.multilabel.align import Aligned, align
+from auditor.tasks.multilabel.counting import count
+from auditor.tasks.multilabel.label_columns import read_thresholds, threshold_sets, threshold_vector
+from auditor.tasks.multilabel.measures import BY_ID, KEY_METRICS, METRIC_IDS, SHORT, evaluate_with_undefined
+from auditor.tasks.multilabel.reading import SEPARATOR, read_sets
+from auditor.tasks.multilabel.result import MultilabelAudit, Thresholding
+from auditor.tasks.multilabel.sets import SetFile
+from auditor.version import __version__
+
+#: Options of classification that have no meaning for label sets.
+CLASSIFICATION_ONLY = ("--training-prevalence", "--deployment-prevalence", "--rare-classes-matter", "--plugin")
+
+
+def _refuse_classification_options(options: AuditOptions) -> None:
+    for option, value in zip(CLASSIFICATION_ONLY, (options.training_prevalence, options.deployment_prevalence,
+                                                   options.rare_classes_matter, options.plugins)):
+        if value:
+            raise UsageError(f"{option} is for classification; it cannot be used with --task multilabel")
+
+
+def read_label_map(path: str) -> dict[str, str]:
+    """``label<TAB>group`` lines (a header line allowed) -> label -> group (:mod:`auditor.io.label_map`)."""
+    from auditor.io.label_map import read_label_map as read
+
+    return read(path)
+
+
+def _thresholded(files: Mapping[str, SetFile], threshold: float | None, thresholds: str | None
+                 ) -> tuple[dict[str, SetFile], Thresholding | None]:
+    """Score files made sets at the thresholds; a threshold without any score file is refused."""
+    scored = [name for name, file in files.items() if file.scores is not None]
+    if not scored:
+        if threshold is not None or thresholds:
+            option = "--thresholds" if thresholds else "--threshold"
+            raise UsageError(f"{option} applies to per-label scores, and no system file holds scores (a column per "
+                             f"label with values in [0, 1])")
+        return dict(files), None
+    per_label = read_thresholds(thresholds) if thresholds else None
+    out, vectors = dict(files), {}
+    for name in scored:
+        vectors[name] = threshold_vector(files[name].labels, threshold, per_label, thresholds or "--threshold")
+        out[name] = threshold_sets(files[name], vectors[name])
+    how = "per label (--thresholds)" if thresholds else "given (--threshold)" if threshold is not None else \
+        "default 0.5 (no --threshold given)"
+    return out, Thresholding(tuple(scored), vectors, how, {name: files[name] for name in scored})
+
+
+def read_inputs(gold: str | None, systems: Mapping[str, str], separator: str) -> tuple[SetFile, dict[str, SetFile]]:
+    if gold is None or not systems:
+        raise UsageError("missing " + ("GOLD and SYSTEMS" if gold is None else "SYSTEMS")
+                         + ": give a gold file and at least one system file")
+    from concurrent.futures import ThreadPoolExecutor
+
+    from auditor.options import THREADS
+
+    roles = ["gold"] + ["system"] * len(systems)
+    with ThreadPoolExecutor(THREADS) as pool:  # arrow parses and hashes with the GIL released
+        files = list(pool.map(lambda path, role: read_sets(path, separator, role), [gold, *systems.values()], roles))
+    gold_file = files[0]
+    if gold_file.scores is not None:
+        raise InputError(f"{gold_file.source}: gold holds scores (values other than 0 and 1); expected label sets")
+    return gold_file, dict(zip(systems, files[1:]))
+
+
+def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions | None = None,
+          progress: Progress = SILENT, analyses: Sequence[str] | None = None, label_separator: str | None = None,
+          threshold: float | None = None, thresholds: str | None = None, label_map: str | None = None
+          ) -> MultilabelAudit:
+    """The multi-label audit of ``systems`` ({name: path}) against ``gold`` (a path)."""
+    options = options or AuditOptions()
+    check_options(options)
+    _refuse_classification_options(options)
+    separator = SEPARATOR if label_separator is None else label_separator
+    if not separator or separator in "\t\n":
+        raise UsageError(f"--label-separator {separator!r}: expected a character that is not a tab or a newline")
+    groups = read_label_map(label_map) if label_map else None
+    with progress.task("reading label sets", total=1) as advance:
+        gold_file, files = read_inputs(gold, systems, separator)
+        advance(1)
+    files, thresholding = _thresholded(files, threshold, thresholds)
+    aligned = align(gold_file, files, options.labels, groups, label_map or "--label-map")
+    counted = count(aligned)
+    statistics = None
+    if options.bootstrap > 0 and (analyses is None or "intervals" in analyses or "statistics" in analyses):
+        from auditor.tasks.multilabel.resampling import item_statistics
+
+        tested = analyses is None or "statistics" in analyses
+        with progress.task("bootstrap over items", total=1) as advance:
+            statistics = item_statistics(aligned, counted, options, tested)
+            advance(1)
+    sources = {"gold": _source(gold_file), **{name: _source(file) for name, file in files.items()}}
+    ranking, verdict = _rankings(aligned, counted, statistics, analyses)
+    chance = None
+    if analyses is None or "baselines" in analyses:
+        from auditor.tasks.multilabel.chance import baselines
+
+        with progress.task("chance baselines", total=1) as advance:
+            chance = baselines(aligned, options.seed)
+            advance(1)
+    return MultilabelAudit(
+        signature=_signature(gold_file, aligned, options, thresholding, separator, label_map is not None),
+        options=options, sources=sources, aligned=aligned, counted=counted, statistics=statistics,
+        thresholding=thresholding, separator=separator, label_map=groups,
+        analyses=None if analyses is None else tuple(analyses), warnings=_warnings(aligned, counted),
+        ranking=ranking, verdict=verdict, chance=chance)
+
+
+def oriented_values(aligned: Aligned, counted: Any) -> dict[str, dict[str, float | None]]:
+    """system -> id -> value with higher better (Hamming loss negated), None where 0/0 as a whole."""
+    values = evaluate_with_undefined(counted.sums)
+    return {name: {m: None if values[m][1][s] else float(values[m][0][s]) * (1 if BY_ID[m].higher_is_better else -1)
+                   for m in METRIC_IDS} for s, name in enumerate(aligned.names)}
+
+
+def _rankings(aligned: Aligned, counted: Any, statistics: Any, analyses: Sequence[str] | None) -> tuple[Any, Any]:
+    """Rank disagreement (:mod:`auditor.analyses.rankings`) and the verdict (:mod:`auditor.analyses.verdict`)
+    on the key metrics; both read best sets and tests from the item statistics when they ran."""
+    if analyses is not None and "rankings" not in analyses:
+        return None, None
+    from auditor.analyses.rankings import rank_disagreement
+    from auditor.analyses.verdict import decide
+
+    values = oriented_values(aligned, counted)
+    lookup = None if statistics is None or statistics.tests is None else statistics.significant
+    ranking = rank_disagreement(values, METRIC_IDS, lookup)
+    tested = statistics if statistics is not None and statistics.tests is not None else None
+    by_metric = {m: {name: values[name][m] for name in aligned.names} for m in METRIC_IDS}
+    verdict = decide(by_metric, tested, None, (), SHORT, KEY_METRICS)
+    return ranking, verdict
+
+
+def _source(file: SetFile) -> dict[str, Any]:
+    return {"path": file.source, "sha256": file.column.sha256, "layout": file.layout, "items": len(file)}
+
+
+def _warnings(aligned: Aligned, counted: Any) -> tuple[str, ...]:
+    warnings = []
+    for s, name in enumerate(aligned.names):
+        if counted.empty(s) == aligned.n_items:
+            warnings.append(f"{name} predicts the empty set for every item")
+    never = np.flatnonzero(counted.sums["gold"] == 0)
+    if never.size:
+        shown = ", ".join(aligned.labels[i] for i in never[:5])
+        warnings.append(f"{never.size} label{'s' if never.size != 1 else ''} never in gold ({shown}): "
+                        f"recall and F1 of such a label are 0/0 or 0")
+    return tuple(warnings)
+
+
+def _signature(gold: SetFile, aligned: Aligned, options: AuditOptions, thresholding: Thresholding | None,
+               separator: str, mapped: bool) -> str:
+    threshold = "none" if thresholding is None else thresholding.signature_part()
+    return (f"auditor:{__version__}|task:multilabel|gold:{(gold.column.sha256 or '')[:12]}|"
+            f"systems:{len(aligned.names)}|labels:{len(aligned.labels)}|map:{'yes' if mapped else 'no'}|"
+            f"threshold:{threshold}|boot:{options.bootstrap}|unit:item|seed:{options.seed}|ci:percentile")

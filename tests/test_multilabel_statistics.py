@@ -1,0 +1,68 @@
+"""Multi-label intervals and paired tests over items: approximate randomisation on distinct label-set triples
+against an exact enumeration of every swap, exact McNemar against a hand count, best sets."""
+from __future__ import annotations
+
+from itertools import product
+
+import numpy as np
+import pytest
+
+from auditor.options import AuditOptions
+from auditor.tasks.multilabel.align import Aligned
+from auditor.tasks.multilabel.counting import count, item_matrix
+from auditor.tasks.multilabel.measures import evaluate
+from auditor.tasks.multilabel.resampling import item_statistics, mcnemar, randomisation
+
+
+def aligned_of(gold, *systems):
+    gold = np.asarray(gold, dtype=bool)
+    return Aligned.of_bits([f"s{i}" for i in range(len(systems))], tuple("abc"[:gold.shape[1]]), gold, systems)
+
+
+GOLD = [[1, 1, 0], [0, 0, 1], [1, 0, 0], [0, 1, 1], [1, 0, 1], [0, 1, 0]]
+A = [[1, 0, 0], [0, 0, 1], [1, 1, 0], [0, 1, 1], [0, 0, 0], [0, 1, 0]]
+B = [[1, 1, 0], [1, 0, 0], [1, 0, 0], [0, 0, 1], [1, 0, 1], [0, 0, 0]]
+
+
+def exact_permutation_p(metric):
+    """Every one of the 2^N swaps of the two systems' sets, by brute force over items."""
+    gold, a, b = (np.asarray(x, dtype=bool) for x in (GOLD, A, B))
+    observed = evaluate(count(aligned_of(gold, a, b)).sums)[metric]
+    delta = observed[0] - observed[1]
+    hits = 0
+    for swap in product((False, True), repeat=len(gold)):
+        s = np.array(swap)[:, None]
+        values = evaluate(count(aligned_of(gold, np.where(s, b, a), np.where(s, a, b))).sums)[metric]
+        hits += abs(values[0] - values[1]) >= abs(delta) - 1e-12
+    return hits / 2 ** len(gold)
+
+
+@pytest.mark.parametrize("metric", ["micro_f1", "macro_f1", "samples_f1", "hamming_loss", "jaccard_samples"])
+def test_randomisation_on_triples_matches_the_exact_permutation_distribution(metric):
+    aligned = aligned_of(GOLD, A, B)
+    counted = count(aligned)
+    matrix, layout = item_matrix(aligned, counted)
+    rounds = 20_000
+    delta, p = randomisation(matrix, layout, aligned, 0, 1, rounds, np.random.default_rng(1))[metric]
+    values = evaluate(counted.sums)[metric]
+    assert delta == pytest.approx(values[0] - values[1])
+    exact = exact_permutation_p(metric)
+    assert p == pytest.approx(exact, abs=4 * np.sqrt(exact * (1 - exact) / rounds) + 2 / rounds)
+
+
+def test_mcnemar_counts_the_items_only_one_system_matches():
+    counted = count(aligned_of(GOLD, A, B))
+    # exact matches: A on items 2, 4, 6; B on items 1, 3, 5 -> n01 = 3, n10 = 3, p = 1
+    assert mcnemar(aligned_of(GOLD, A, B), counted, 0, 1) == (3, 3, 1.0)
+
+
+def test_identical_systems_are_never_significant_and_share_the_best_set():
+    aligned = aligned_of(GOLD, A, A, B)
+    stats = item_statistics(aligned, count(aligned), AuditOptions(bootstrap=200, seed=3))
+    for test in stats.tests:
+        if {test.a, test.b} == {"s0", "s1"}:
+            assert test.p == 1.0 and test.difference == 0
+    for metric, best in stats.best_set.items():
+        assert ("s0" in best.systems) == ("s1" in best.systems), metric
+    for metric, intervals in stats.intervals.items():
+        assert (intervals[:, 0] <= intervals[:, 1]).all()
