@@ -44,10 +44,11 @@ TARGETS = {"score": (5.0, 1.0), "report": (60.0, 1.5)}
 
 
 def measure(command: list[str], tree: Path | None = None) -> dict[str, float]:
-    """Wall and CPU seconds and peak RSS of ``command`` (``PYTHONPATH=tree`` when given)."""
+    """Wall and CPU seconds and peak RSS of ``command`` (``PYTHONPATH=tree`` when given, run in ``tree``:
+    ``python -c`` puts the working directory before PYTHONPATH)."""
     env = dict(os.environ, **({"PYTHONPATH": str(tree)} if tree else {}))
     done = subprocess.run([sys.executable, "-c", WRAPPER, *command], capture_output=True, text=True, check=True,
-                          env=env)
+                          env=env, cwd=tree)
     result = json.loads(done.stdout.strip().splitlines()[-1])
     if result["rc"] != 0:
         raise SystemExit(f"failed ({result['rc']}): {' '.join(command)}\n{result['stderr']}")

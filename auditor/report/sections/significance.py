@@ -78,8 +78,7 @@ def significance_section(ctx: Context) -> Section | None:
     elif boot.pairwise is not None:  # pattern table too large to resample jointly: ranks from the pairs
         blocks.append(_expected_ranks(ctx, boot.pairwise))
     tests = stats.tests
-    every_pair = tests and all(size == len(ctx.systems) * (len(ctx.systems) - 1) // 2
-                               for size in stats.family_sizes().values())
+    every_pair = tests and _every_pair(stats, len(ctx.systems))
     if tests and len(ctx.systems) <= MATRIX_MAX_SYSTEMS:
         blocks.append(_pairwise_table(ctx, {metric_id: entry.test for metric_id, entry in best_set.items()}, stats))
     elif every_pair and ctx.figures:
@@ -87,6 +86,11 @@ def significance_section(ctx: Context) -> Section | None:
     if tests:
         blocks.append(Paragraph(_tests_text(stats, ctx) + ("" if every_pair else ONLY_AGAINST_THE_TOP)))
     return Section("significance", SECTION_TITLES["significance"], tuple(blocks))
+
+
+def _every_pair(stats: Statistics, systems: int) -> bool:
+    """Whether every pair of systems was tested under every tested metric (not only the comparisons with the top)."""
+    return all(size == systems * (systems - 1) // 2 for size in stats.family_sizes().values())
 
 
 def _expected_ranks(ctx: Context, pairwise: Any) -> Table:
