@@ -46,6 +46,8 @@ ROUNDING = 1e-9
 FLOOR = float(np.finfo(float).tiny)
 #: Bisection steps on the common log tail level of the union bound.
 STEPS = 48
+#: Lowest log tail level searched (e^-800 underflows to 0: the bound is then :data:`FLOOR`).
+LOWEST = -800.0
 
 
 def diagonal_form(metric_id: str, row: np.ndarray, col: np.ndarray,
@@ -110,33 +112,39 @@ def log_tails(n: int, row: np.ndarray, col: np.ndarray) -> list[tuple[int, np.nd
 
 def union_bound(tails: list[tuple[int, np.ndarray]], weights: np.ndarray, threshold: float) -> float:
     """Boole's bound on P(Σ_i w_i C_ii ≥ threshold): Σ_i P(C_ii ≥ x_i) over integers x_i with
-    Σ_i w_i (x_i − 1) < threshold, the x_i those whose log tails first fall to a common level."""
+    Σ_i w_i (x_i − 1) < threshold, the x_i those whose log tails first fall to a common level (at least
+    :data:`LOWEST`: a tail below e^LOWEST counts as e^LOWEST, so only the tails above it are searched)."""
     used = [i for i, w in enumerate(weights) if w > 0]
     if not used:
         return 1.0
-    flat = np.concatenate([tails[i][1] for i in used])
-    sizes = np.array([tails[i][1].size for i in used])
+    kept = [tails[i][1][tails[i][1] > LOWEST] for i in used]  # a prefix: the tails fall
+    flat = np.concatenate(kept)
+    sizes = np.array([tail.size for tail in kept])
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     lows, w = np.array([tails[i][0] for i in used]), np.asarray(weights, dtype=float)[used]
 
     def cut(level: float) -> tuple[np.ndarray, bool]:
         """x_i − low_i: the first x whose tail is ≤ e^level (one past the support when none is); the
         tails fall within each class, so this counts the entries above the level."""
-        above = np.add.reduceat((flat > level).astype(np.int64), starts)
+        above = np.add.reduceat((flat > level).astype(np.int64), starts) if flat.size else np.zeros(sizes.size, int)
         return above, float(w @ (lows + above - 1)) < threshold
 
     if not cut(0.0)[1]:
         return 1.0
-    high, low = 0.0, float(flat.min()) - 1.0  # cut(high) holds, cut(low) does not: every C_ii at its maximum
-    for _ in range(STEPS):
-        middle = (high + low) / 2
-        if cut(middle)[1]:
-            high = middle
-        else:
-            low = middle
+    high, low = 0.0, LOWEST  # cut(high) holds; cut(low) need not
+    if not cut(low)[1]:
+        for _ in range(STEPS):
+            middle = (high + low) / 2
+            if cut(middle)[1]:
+                high = middle
+            else:
+                low = middle
+    else:
+        high = low
     above, _ = cut(high)
     inside = above < sizes
-    return float(np.exp(np.logaddexp.reduce(flat[(starts + above)[inside]]))) if inside.any() else 0.0
+    logs = np.where(inside, flat[np.minimum(starts + above, max(flat.size - 1, 0))] if flat.size else LOWEST, LOWEST)
+    return float(np.exp(np.logaddexp.reduce(logs)))
 
 
 def bounds(row: np.ndarray, columns: np.ndarray, observed: Mapping[str, np.ndarray], all_labels_active: bool,
