@@ -88,6 +88,11 @@ def _svg(spec: Mapping[str, Any]) -> str:
     return convert([spec])[0]
 
 
+def vega_svg(spec: Mapping[str, Any]) -> str:
+    """A task's own Vega-Lite chart as SVG (within :func:`batched`: a placeholder converted with the batch)."""
+    return _svg(spec)
+
+
 def convert(specs: Sequence[Mapping[str, Any]]) -> list[str]:
     """Vega-Lite specs -> inline SVGs, all in one child process (see the module docstring).
 

@@ -23,7 +23,7 @@ def definitions_section(ctx: Context) -> Section:
         if record.family == "calibrated":
             calibrated.append(f"{metric_id}: {record.name}")
             continue
-        facts = [("id", metric_id), ("range", f"[{record.range[0]:g}, {record.range[1]:g}]")]
+        facts = [("id", metric_id), ("range", record.range_label)]
         if record.chance:
             facts.append(("under chance", record.chance))
         if record.undefined_when:
@@ -129,7 +129,7 @@ def reproducibility_section(ctx: Context) -> Section:
         Paragraph("Every number in this report is reproducible from the inputs whose SHA-256 hashes are listed below "
                   "and the options in the signature (auditor version, bootstrap resamples, seed, interval method, "
                   "correction)."),
-        Facts((("signature", str(audit.signature)), ("schema", SCHEMA))),
+        Facts((("signature", str(ctx.extra.get("signature") or audit.signature)), ("schema", SCHEMA))),
     ]
     sources = audit.sources
     if sources:

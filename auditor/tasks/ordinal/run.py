@@ -18,6 +18,7 @@ from auditor.io.load import label_column
 from auditor.io.names import GOLD, PREDICTIONS
 from auditor.options import THREADS, AuditOptions
 from auditor.progress import SILENT, Progress
+from auditor.tasks.ordinal.advice import recommend
 from auditor.tasks.ordinal.agreement import ordinal_agreement
 from auditor.tasks.ordinal.chance import constant_baselines
 from auditor.tasks.ordinal.levels import Order, check_levels, numeric_order, parse_order
@@ -26,6 +27,14 @@ from auditor.tasks.ordinal.probes import ordinal_properties
 from auditor.tasks.ordinal.result import OrdinalAudit
 from auditor.tasks.ordinal.shift import level_shift
 
+#: The stages' choices for levels (:func:`auditor.pipeline.run`'s ``selections``): tested pairwise (best sets, bold),
+#: ranked (rank disagreement) and the verdict's key figures, the primary first.
+SELECTIONS = {
+    "test_metrics": ("mae_macro", "mae", "quadratic_kappa", "cem_ord", "spearman", "accuracy", "macro_f1"),
+    "rank_metrics": ("mae_macro", "mae", "mse_macro", "mse", "within_one", "linear_kappa", "quadratic_kappa",
+                     "spearman", "kendall_tau_b", "cem_ord", "accuracy", "macro_recall", "macro_f1", "kappa"),
+    "key_metrics": ("mae_macro", "mae", "quadratic_kappa", "cem_ord", "accuracy"),
+}
 #: Catalogue metrics the ordinal property table probes beside the ordinal figures.
 PROBED_CATALOGUE = ("accuracy", "macro_recall", "macro_f1", "kappa")
 
@@ -79,7 +88,7 @@ def audit(gold: Any, systems: Mapping[str, Any], *, options: AuditOptions | None
     check_levels(columns, chosen)
     options = prepare_options(replace(options, labels=None), chosen.levels, {})
     inputs = gather_inputs(gold_column, system_columns, chosen.levels, annotator_columns or None)
-    result = run(inputs, options, progress, analyses, task_metrics=ORDINAL_METRICS)
+    result = run(inputs, options, progress, analyses, task_metrics=ORDINAL_METRICS, selections=SELECTIONS)
     return OrdinalAudit(result, chosen, ordinal_analyses(result, inputs.annotators))
 
 
@@ -99,4 +108,7 @@ def ordinal_analyses(result: Audit, annotators: LabelTable | None) -> dict[str, 
         done["ordinal_agreement"] = ordinal_agreement(
             codes, tuple(annotators.system_codes), len(counts.labels), ORDINAL_METRICS,
             {name: system.metrics for name, system in result.systems.items()})
+    values = {name: {m: v.value for m, v in system.metrics.items()} for name, system in result.systems.items()}
+    done["recommendation"] = recommend(values, done["constant_baselines"], done["ordinal_properties"],
+                                       done.get("ordinal_agreement"), {m.id: m for m in result.metrics})
     return done

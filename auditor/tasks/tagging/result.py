@@ -1,13 +1,16 @@
 """The tagging audit's result: audit.json (``task: "tagging"``), ``auditor score``'s lines, the report model."""
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
 from auditor.analyses.rankings import RankDisagreement
+from auditor.analyses.verdict import Verdict
 from auditor.errors import UsageError
+from auditor.formatting import fit_lines
 from auditor.io.source import Source
 from auditor.metrics.catalogue import MetricValue, per_class_table
 from auditor.metrics.registry import REGISTRY, ratio
@@ -22,6 +25,8 @@ from auditor.tasks.tagging.schemes import TagCodes
 if TYPE_CHECKING:  # the resampling code (scipy) is imported only when intervals are asked for
     from auditor.tasks.tagging.resampling import SentenceStatistics
 
+#: Columns ``auditor score``'s lines fit.
+TERMINAL_WIDTH = 80
 #: ``auditor score``'s columns when no ``-m`` is given.
 DEFAULT_COLUMNS = ("span_micro_f1", "span_macro_f1", "span_partial_f1", "accuracy", "macro_f1", "type_macro_f1")
 #: How the strict, exact and partial views count the error classes (COR, INC, PAR); the overlap view
@@ -68,6 +73,8 @@ class TaggingAudit:
     parts: Mapping[str, np.ndarray] | None = None
     active: np.ndarray | None = None
     warnings: tuple[str, ...] = ()
+    #: Whether the winner depends on the metric, decided by the best sets (:func:`auditor.analyses.verdict.decide`).
+    verdict: Verdict | None = None
 
     @property
     def systems(self) -> tuple[str, ...]:
@@ -185,6 +192,8 @@ class TaggingAudit:
                 document["tests"] = [t.to_json() for t in self.statistics.tests]
         if self.ranking is not None:
             document.update(self.ranking.to_json())
+        if self.verdict is not None:
+            document.update(self.verdict.to_json())
         return document
 
     def _tagging_json(self) -> dict[str, Any]:
@@ -238,14 +247,15 @@ class TaggingAudit:
         """``auditor score``'s table: systems × metrics, ×100 with one decimal, [interval]; ``sort``: systems
         by that metric, best first (undefined values last, ties in input order)."""
         chosen = [self._resolve(c) for c in columns] or [m for m in DEFAULT_COLUMNS if m in self.observed]
-        head = f"{'system':<24}" + "".join(f"{m:>22}" for m in chosen)
-        lines = [self._summary_line() + (f"; sorted by {self._resolve(sort)}" if sort else ""), head]
+        lines = textwrap.wrap(self._summary_line(), TERMINAL_WIDTH, break_on_hyphens=False, subsequent_indent="  ")
+        if sort:
+            lines.append(f"sorted by {self._resolve(sort)}")
         order = range(len(self.systems))
         if sort:
             values = [_number(x) for x in self.observed[self._resolve(sort)]]
             order = sorted(order, key=lambda s: (values[s] is None, -(values[s] or 0.0)))
+        rows = []
         for s in order:
-            name = self.systems[s]
             cells = []
             for metric in chosen:
                 value = _number(self.observed[metric][s])
@@ -253,13 +263,16 @@ class TaggingAudit:
                 text = "—" if value is None else f"{100 * value:.1f}"
                 if ci is not None:
                     text += f" [{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
-                cells.append(f"{text:>22}")
-            lines.append(f"{name[:24]:<24}" + "".join(cells))
+                cells.append(text)
+            rows.append((self.systems[s], cells))
+        lines += fit_lines(chosen, rows, TERMINAL_WIDTH)
         if self.spans is not None:
             repaired = "repaired (counted as conlleval opens them)" if self.rule == "conlleval" else \
                 "dropped (strict counts only well-formed chunks)"
-            counts = ", ".join(f"{name} {self.spans.per_system[s].ill_formed}" for s, name in enumerate(self.systems))
-            lines.append(f"ill-formed chunks {repaired}: gold {self.spans.gold_ill_formed}, {counts}")
+            counts = ", ".join(f"{name}:\u00a0{self.spans.per_system[s].ill_formed}"  # no break inside "name: n"
+                               for s, name in enumerate(self.systems))
+            lines += textwrap.wrap(f"ill-formed chunks {repaired} — gold: {self.spans.gold_ill_formed}, {counts}",
+                                   TERMINAL_WIDTH, break_on_hyphens=False, subsequent_indent="  ")
         return lines
 
     def _summary_line(self) -> str:
