@@ -19,6 +19,7 @@ DEMOS: dict[str, str] = {
     "tagging": "auditor.demo.tagging",
     "translation": "auditor.demo.translation",
     "multilabel": "auditor.demo.multilabel",
+    "ordinal": "auditor.demo.ordinal",
 }
 
 #: The seed of the demo's simulation unless ``--seed`` says otherwise (the audit keeps its own default seed, so

@@ -309,7 +309,7 @@ def definitions_section(formula_svg: Callable[[str], str], figures: bool) -> Sec
 def reproducibility_section(audit: Any) -> Section:
     rows = tuple(Row(name, (Cell(source["path"]), Cell(source["layout"]), Cell((source["sha256"] or "")[:16])))
                  for name, source in audit.sources.items())
-    facts = [("signature", audit.signature), ("task", "multilabel"), ("label separator", repr(audit.separator))]
+    facts = [("signature", str(audit.signature)), ("task", "multilabel"), ("label separator", repr(audit.separator))]
     if audit.thresholding is not None:
         facts.append(("thresholds", f"{audit.thresholding.signature_part()} ({audit.thresholding.how})"))
     return Section("reproducibility", "Appendix B: reproducibility", (
@@ -351,5 +351,5 @@ def build_report(audit: Any, figures: bool = True) -> Report:
     gold = audit.sources["gold"]["path"]
     subtitle = f"{len(audit.systems)} systems' label sets scored against {gold} ({audit.aligned.n_items:,} items, " \
                f"{len(audit.labels)} labels)"
-    return Report("Multi-label audit", subtitle, audit.signature, SCALE_NOTE,
+    return Report("Multi-label audit", subtitle, str(audit.signature), SCALE_NOTE,
                   tuple(s for s in sections if s is not None), tuple(ledger.entries))

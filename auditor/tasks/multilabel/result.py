@@ -10,7 +10,7 @@ import numpy as np
 from auditor.metrics.catalogue import compute
 from auditor.metrics.registry import REGISTRY
 from auditor.options import AuditOptions
-from auditor.results import SCHEMA
+from auditor.results import SCHEMA, Signature
 from auditor.tasks.multilabel.align import Aligned
 from auditor.tasks.multilabel.counting import Counted
 from auditor.tasks.multilabel.measures import (
@@ -62,7 +62,7 @@ def _number(x: Any) -> float | None:
 class MultilabelAudit:
     """Everything a multi-label audit found (see :func:`auditor.tasks.multilabel.run.audit`)."""
 
-    signature: str
+    signature: Signature
     options: AuditOptions
     sources: Mapping[str, Mapping[str, Any]]
     aligned: Aligned
@@ -170,7 +170,7 @@ class MultilabelAudit:
     def to_json(self) -> dict[str, Any]:
         """audit.json of a multi-label audit (``task: "multilabel"``)."""
         document: dict[str, Any] = {
-            "schema": SCHEMA, "signature": self.signature, "task": "multilabel", "labels": list(self.labels),
+            "schema": SCHEMA, "signature": str(self.signature), "task": "multilabel", "labels": list(self.labels),
             "n_items": self.aligned.n_items, "sources": {k: dict(v) for k, v in self.sources.items()},
             "options": {**self.options.to_json(), "label_separator": self.separator,
                         "label_map": None if self.label_map is None else dict(self.label_map),

@@ -9,6 +9,7 @@ import numpy as np
 from auditor.errors import InputError, UsageError
 from auditor.options import AuditOptions, check_options
 from auditor.progress import SILENT, Progress
+from auditor.results import Signature
 from auditor.tasks.multilabel.align import Aligned, align
 from auditor.tasks.multilabel.checks import check
 from auditor.tasks.multilabel.counting import count
@@ -160,8 +161,11 @@ def _warnings(aligned: Aligned, counted: Any) -> tuple[str, ...]:
 
 
 def _signature(gold: SetFile, aligned: Aligned, options: AuditOptions, thresholding: Thresholding | None,
-               separator: str, mapped: bool) -> str:
+               separator: str, mapped: bool) -> Signature:
+    """The shared fields (version, gold hash, systems, bootstrap, seed, interval) and the task's own (labels, label
+    map, thresholds, resampling unit)."""
     threshold = "none" if thresholding is None else thresholding.signature_part()
-    return (f"auditor:{__version__}|task:multilabel|gold:{(gold.column.sha256 or '')[:12]}|"
-            f"systems:{len(aligned.names)}|labels:{len(aligned.labels)}|map:{'yes' if mapped else 'no'}|"
-            f"threshold:{threshold}|boot:{options.bootstrap}|unit:item|seed:{options.seed}|ci:percentile")
+    return Signature((("auditor", __version__), ("task", "multilabel"), ("gold", (gold.column.sha256 or "")[:12]),
+                      ("systems", str(len(aligned.names))), ("labels", str(len(aligned.labels))),
+                      ("map", "yes" if mapped else "no"), ("threshold", threshold), ("boot", str(options.bootstrap)),
+                      ("unit", "item"), ("seed", str(options.seed)), ("ci", "percentile")))

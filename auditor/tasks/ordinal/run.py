@@ -21,6 +21,7 @@ from auditor.progress import SILENT, Progress
 from auditor.tasks.ordinal.advice import recommend
 from auditor.tasks.ordinal.agreement import ordinal_agreement
 from auditor.tasks.ordinal.chance import constant_baselines
+from auditor.tasks.ordinal.choices import check
 from auditor.tasks.ordinal.levels import Order, check_levels, numeric_order, parse_order
 from auditor.tasks.ordinal.measures import ORDINAL_METRICS
 from auditor.tasks.ordinal.probes import ordinal_properties
@@ -66,9 +67,7 @@ def audit(gold: Any, systems: Mapping[str, Any], *, options: AuditOptions | None
     from auditor.pipeline import gather_inputs, prepare_options, run
 
     options = options or AuditOptions()
-    if options.labels is not None:
-        raise UsageError("--labels is for classification; give the levels lowest first with --order A,B,C "
-                         "(or --order-file FILE)")
+    check(options, order, order_file)
     if gold is None or not systems:
         raise UsageError("missing " + ("GOLD and SYSTEMS" if gold is None else "SYSTEMS")
                          + ": give a gold file and at least one system file")
