@@ -45,16 +45,21 @@ def baselines_section(ctx: Context) -> Section | None:
             ("margin", "score", "Each system's margin over the strongest chance baseline (×100; negative = below "
                                 "chance): the system's value minus the baseline's exact expectation where one "
                                 "exists, else (marked “≈”) minus its Monte Carlo mean, if 3 standard errors above every exact one."),
-            ("p_shuffle", "p", "Permutation p-value of each system against a shuffle of its own predictions "
-                               f"(same bias, no information; {result.p_method(keys[0]) if keys else ''})."),
+            ("p_shuffle", "p", "Unadjusted permutation p-value of each system against a shuffle of its own "
+                               f"predictions (same bias, no information; {result.p_method(keys[0]) if keys else ''}); "
+                               "the adjusted ones decide “above chance”."),
         ):
+            columns, headers = keys, tuple(Column(ctx.short(m), ctx.name(m)) for m in keys)
+            if field_name == "p_shuffle" and len(keys) > 1 and all(
+                    len({getattr(c[m], field_name) for m in keys if m in c}) == 1 for c in chance.values()):
+                columns, headers = keys[:1], (Column("every metric"),)  # the same p under each (e.g. two classes)
+                caption += f" Every metric gives the same p here; shown once ({', '.join(ctx.short(m) for m in keys)})."
             rows = tuple(Row(s, tuple(Cell(getattr(c[m], field_name) if m in c else None, kind,
                                            approximate=field_name == "margin" and not _exact(result, s, c.get(m), m))
-                                      for m in keys))
+                                      for m in columns))
                          for s, c in chance.items())
-            blocks.append(Table(f"table-chance-{field_name}", caption, "System",
-                                tuple(Column(ctx.short(m), ctx.name(m)) for m in keys), rows, _density(len(keys)),
-                                for_paper=True))
+            blocks.append(Table(f"table-chance-{field_name}", caption, "System", headers, rows,
+                                _density(len(columns)), for_paper=True))
     return Section("baselines", SECTION_TITLES["baselines"], tuple(blocks), for_summary=True)
 
 

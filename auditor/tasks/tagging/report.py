@@ -295,12 +295,15 @@ def significance_section(audit: Any) -> Section | None:
                  for t in stats.tests)
     best = tuple(f"{_short(m)}: {', '.join(b.systems)}" for m, b in (stats.best_set or {}).items())
     return Section("significance", "Significance", (
-        Paragraph(f"Paired bootstrap over sentences ({stats.B} resamples, the same sentences for every system): "
-                  f"p = (1 + #{{|Δ* − Δ| ≥ |Δ|}}) / (B + 1), two-sided; adjusted over the pairs of each metric "
-                  f"({'Holm' if stats.correction == 'holm' else 'Benjamini–Hochberg'})."),
+        Paragraph(f"Paired bootstrap over sentences ({stats.B} resamples, the same sentences for every system), "
+                  f"centred at the observed difference (the resampled differences minus the observed one stand in "
+                  f"for the null distribution: Hall & Wilson's first guideline for bootstrap hypothesis testing, "
+                  f"resample θ* − θ̂, not θ* − θ₀): p = (1 + #{{|Δ* − Δ| ≥ |Δ|}}) / (B + 1), two-sided; the "
+                  f"unadjusted p and the p adjusted over the pairs of each metric "
+                  f"({'Holm' if stats.correction == 'holm' else 'Benjamini–Hochberg'}) are both shown."),
         Bullets(best, f"Systems not significantly worse than the top one (adjusted p ≥ {stats.alpha:g})"),
         Table("table-tests", "Pairwise tests: difference (points ×100), p and adjusted p.", "Pair",
-              (Column("Metric"), Column("Δ"), Column("p"), Column("p adj.")), rows, "small"),
+              (Column("Metric"), Column("Δ"), Column("p unadj."), Column("p adj.")), rows, "small"),
     ))
 
 

@@ -5,8 +5,9 @@ was drawn) turn every per-sentence count matrix ``M`` (sentences × D, sparse) i
 sums ``w_b M``: one sparse product per block of resamples, and every figure is then evaluated on
 the whole block at once (docs/architecture.md, "Counts first").
 
-Paired test of systems a and b under a metric: the paired bootstrap over sentences
-(Koehn 2004), two-sided on the shifted differences:
+Paired test of systems a and b under a metric: the paired bootstrap over sentences, two-sided on
+the differences centred at the observed one (Hall & Wilson, "Two Guidelines for Bootstrap Hypothesis
+Testing", first guideline: resample θ* − θ̂, not θ* − θ₀):
 ``p = (1 + #{b : |Δ*_b − Δ| ≥ |Δ|}) / (B' + 1)`` with ``Δ`` the difference on the test set and
 ``B'`` the resamples where both values are defined. p-values are adjusted over the pairs of a
 metric (Holm or Benjamini–Hochberg, :func:`auditor.analyses.significance.adjust`).
