@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 import numpy as np
 
 from auditor.analyses.rankings import RankDisagreement
+from auditor.analyses.significance import rounds_rule
 from auditor.analyses.verdict import Verdict
 from auditor.errors import UsageError
 from auditor.formatting import fit_lines
@@ -229,15 +230,19 @@ class TaggingAudit:
             document["pairwise_tests_unavailable"] = "not requested (auditor score shows intervals only)"
             return document
         tested = sorted({t.metric for t in stats.tests})
+        S = len(self.systems)
+        rounds = next((int(t.details["rounds"]) for t in stats.tests), 0)
         document.update({
             "correction": stats.correction, "family": "every pair of systems under one metric",
             "test_metrics": tested,
-            "test_methods": {m: "paired bootstrap over sentences (two-sided, shifted differences)" for m in tested},
-            "randomisation_rounds": B, "rounds_rule": "the bootstrap's own resamples (B) are the test's draws",
+            "test_methods": {m: "approximate randomisation over sentences (each sentence's statistics of the two "
+                                "systems swapped with probability 1/2; p = (1 + #{|Δ*| ≥ |Δ|}) / (R + 1), two-sided)"
+                             for m in tested},
+            "randomisation_rounds": rounds, "rounds_rule": rounds_rule(rounds, S * (S - 1) // 2, stats.alpha),
             "best_set_rule": f"the top system and every system whose test against it has adjusted p ≥ {stats.alpha}; "
                              f"family: the S − 1 comparisons with the top system of that metric, {stats.correction}",
             "best_set": {m: best.to_json() for m, best in (stats.best_set or {}).items()},
-            "p_floor": {m: 1 / (B + 1) for m in tested},
+            "p_floor": {m: 1 / (rounds + 1) for m in tested},
             "family_sizes": {m: sum(1 for t in stats.tests if t.metric == m) for m in tested}})
         return document
 
