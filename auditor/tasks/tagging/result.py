@@ -152,8 +152,8 @@ class TaggingAudit:
         if metric.startswith("span_"):
             if value is None:
                 undefined = "0/0: no chunk predicted or in gold for this figure"
-            elif metric.startswith("span_macro_") and self._type_zero_division(s):
-                convention = "a type's 0/0 precision, recall or F1 counted as 0 (seqeval's zero_division=0)"
+            elif metric.startswith("span_macro_"):
+                convention = self._type_zero_division(s, metric.removeprefix("span_macro_"))
         else:
             view = self.types if metric.startswith("type_") else self.tokens
             entry = view.values[s][metric.removeprefix("type_") if metric.startswith("type_") else metric]
@@ -162,9 +162,17 @@ class TaggingAudit:
         return {"value": value, "ci": None if ci is None else list(ci), "undefined": undefined,
                 "convention": convention}
 
-    def _type_zero_division(self, s: int) -> bool:
-        active = self.active[s]
-        return bool((active & ((self.parts["predicted"][s] == 0) | (self.parts["gold"] == 0))).any())
+    def _type_zero_division(self, s: int, part: str) -> str | None:
+        """The convention a span macro average of ``part`` (precision, recall, f1) uses for system ``s``: which
+        types' ``part`` is 0/0 (precision: a type the system never predicts; recall: one gold never has; F1 of a
+        type in gold or predictions is never 0/0), counted as 0 as seqeval's zero_division=0; None when none."""
+        active, predicted, gold = self.active[s], self.parts["predicted"][s], self.parts["gold"]
+        zero = {"precision": active & (predicted == 0), "recall": active & (gold == 0)}.get(part)
+        if zero is None or not zero.any():
+            return None
+        why = "never predicted" if part == "precision" else "no gold chunk"
+        names = ", ".join(self.spans.types[t] for t in np.flatnonzero(zero))
+        return f"{part} of {names} is 0/0 ({why}), counted as 0 (seqeval's zero_division=0)"
 
     def to_json(self) -> dict[str, Any]:
         """audit.json of a tagging audit (the one record, docs/architecture.md "The audit record"; ``task:
