@@ -5,6 +5,7 @@ import json
 
 from click.testing import CliRunner
 from pypdf import PdfReader
+from test_plan_pilot import pilot  # noqa: F401  (the fixture: the GermEval pilot's counts)
 
 from auditor.cli import cli
 from auditor.plan.documents import PredictivePlan, plan_accuracy
@@ -42,9 +43,7 @@ def test_plan_writes_html_pdf_and_json_as_a_set(tmp_path):
     assert "Test-set plan: accuracy" in text and "Card, Henderson" in text
 
 
-def test_pilot_page_draws_power_against_size_when_sizes_were_simulated():
-    from test_plan_pilot import pilot
-
+def test_pilot_page_draws_power_against_size_when_sizes_were_simulated(pilot):  # noqa: F811 (the fixture)
     from auditor.plan.documents import PilotPlan
     from auditor.plan.pages import pilot_page
     from auditor.plan.pilot import plan_pilot_counts

@@ -38,6 +38,7 @@ REFERENCES = (
     "Interactions from Biomedical Texts (exact, partial and type-overlap matching).",
     "Mayhew, S. et al. (2024). Universal NER: A Gold-Standard Multilingual Named Entity Recognition Benchmark.",
     "Koehn, P. (2004). Statistical Significance Tests for Machine Translation Evaluation (paired bootstrap).",
+    "Noreen, E. W. (1989). Computer-Intensive Methods for Testing Hypotheses (approximate randomisation).",
     "Holm, S. (1979). A Simple Sequentially Rejective Multiple Test Procedure.",
 )
 
@@ -294,13 +295,13 @@ def significance_section(audit: Any) -> Section | None:
                                          Cell(t.p_adjusted, "p")))
                  for t in stats.tests)
     best = tuple(f"{_short(m)}: {', '.join(b.systems)}" for m, b in (stats.best_set or {}).items())
+    rounds = next((t.details["rounds"] for t in stats.tests), 0)
     return Section("significance", "Significance", (
-        Paragraph(f"Paired bootstrap over sentences ({stats.B} resamples, the same sentences for every system), "
-                  f"centred at the observed difference (the resampled differences minus the observed one stand in "
-                  f"for the null distribution: Hall & Wilson's first guideline for bootstrap hypothesis testing, "
-                  f"resample θ* − θ̂, not θ* − θ₀): p = (1 + #{{|Δ* − Δ| ≥ |Δ|}}) / (B + 1), two-sided; the "
-                  f"unadjusted p and the p adjusted over the pairs of each metric "
-                  f"({'Holm' if stats.correction == 'holm' else 'Benjamini–Hochberg'}) are both shown."),
+        Paragraph(f"Approximate randomisation over sentences ({rounds} rounds; each sentence's statistics of the two "
+                  f"systems swapped with probability ½; Noreen 1989): p = (1 + #{{|Δ*| ≥ |Δ|}}) / (R + 1), two-sided; "
+                  f"adjusted over the pairs of each metric "
+                  f"({'Holm' if stats.correction == 'holm' else 'Benjamini–Hochberg'}); the unadjusted and adjusted p "
+                  f"are both shown. The best sets, and so the bold, come from these tests."),
         Bullets(best, f"Systems not significantly worse than the top one (adjusted p ≥ {stats.alpha:g})"),
         Table("table-tests", "Pairwise tests: difference (points ×100), p and adjusted p.", "Pair",
               (Column("Metric"), Column("Δ"), Column("p unadj."), Column("p adj.")), rows, "small"),

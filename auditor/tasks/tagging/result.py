@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 import numpy as np
 
 from auditor.analyses.rankings import RankDisagreement
+from auditor.analyses.significance import rounds_rule
 from auditor.analyses.verdict import Verdict
 from auditor.errors import UsageError
 from auditor.formatting import fit_lines
@@ -151,8 +152,8 @@ class TaggingAudit:
         if metric.startswith("span_"):
             if value is None:
                 undefined = "0/0: no chunk predicted or in gold for this figure"
-            elif metric.startswith("span_macro_") and self._type_zero_division(s):
-                convention = "a type's 0/0 precision, recall or F1 counted as 0 (seqeval's zero_division=0)"
+            elif metric.startswith("span_macro_"):
+                convention = self._type_zero_division(s, metric.removeprefix("span_macro_"))
         else:
             view = self.types if metric.startswith("type_") else self.tokens
             entry = view.values[s][metric.removeprefix("type_") if metric.startswith("type_") else metric]
@@ -161,9 +162,17 @@ class TaggingAudit:
         return {"value": value, "ci": None if ci is None else list(ci), "undefined": undefined,
                 "convention": convention}
 
-    def _type_zero_division(self, s: int) -> bool:
-        active = self.active[s]
-        return bool((active & ((self.parts["predicted"][s] == 0) | (self.parts["gold"] == 0))).any())
+    def _type_zero_division(self, s: int, part: str) -> str | None:
+        """The convention a span macro average of ``part`` (precision, recall, f1) uses for system ``s``: which
+        types' ``part`` is 0/0 (precision: a type the system never predicts; recall: one gold never has; F1 of a
+        type in gold or predictions is never 0/0), counted as 0 as seqeval's zero_division=0; None when none."""
+        active, predicted, gold = self.active[s], self.parts["predicted"][s], self.parts["gold"]
+        zero = {"precision": active & (predicted == 0), "recall": active & (gold == 0)}.get(part)
+        if zero is None or not zero.any():
+            return None
+        why = "never predicted" if part == "precision" else "no gold chunk"
+        names = ", ".join(self.spans.types[t] for t in np.flatnonzero(zero))
+        return f"{part} of {names} is 0/0 ({why}), counted as 0 (seqeval's zero_division=0)"
 
     def to_json(self) -> dict[str, Any]:
         """audit.json of a tagging audit (the one record, docs/architecture.md "The audit record"; ``task:
@@ -229,15 +238,19 @@ class TaggingAudit:
             document["pairwise_tests_unavailable"] = "not requested (auditor score shows intervals only)"
             return document
         tested = sorted({t.metric for t in stats.tests})
+        S = len(self.systems)
+        rounds = next((int(t.details["rounds"]) for t in stats.tests), 0)
         document.update({
             "correction": stats.correction, "family": "every pair of systems under one metric",
             "test_metrics": tested,
-            "test_methods": {m: "paired bootstrap over sentences (two-sided, shifted differences)" for m in tested},
-            "randomisation_rounds": B, "rounds_rule": "the bootstrap's own resamples (B) are the test's draws",
+            "test_methods": {m: "approximate randomisation over sentences (each sentence's statistics of the two "
+                                "systems swapped with probability 1/2; p = (1 + #{|Δ*| ≥ |Δ|}) / (R + 1), two-sided)"
+                             for m in tested},
+            "randomisation_rounds": rounds, "rounds_rule": rounds_rule(rounds, S * (S - 1) // 2, stats.alpha),
             "best_set_rule": f"the top system and every system whose test against it has adjusted p ≥ {stats.alpha}; "
                              f"family: the S − 1 comparisons with the top system of that metric, {stats.correction}",
             "best_set": {m: best.to_json() for m, best in (stats.best_set or {}).items()},
-            "p_floor": {m: 1 / (B + 1) for m in tested},
+            "p_floor": {m: 1 / (rounds + 1) for m in tested},
             "family_sizes": {m: sum(1 for t in stats.tests if t.metric == m) for m in tested}})
         return document
 

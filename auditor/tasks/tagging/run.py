@@ -173,7 +173,10 @@ def _intervals(aligned: Aligned, spans: Any, layout: Layout, active: np.ndarray,
                options: AuditOptions, progress: Progress, analyses: Sequence[str] | None) -> Any:
     """Bootstrap over sentences: intervals, rank probabilities and (unless ``analyses`` leaves them out) the
     pairwise tests. Imported here: an audit without intervals loads no scipy."""
-    from auditor.tasks.tagging.resampling import bootstrap_values, statistics
+    from dataclasses import replace
+
+    from auditor.analyses.significance import randomisation_rounds
+    from auditor.tasks.tagging.resampling import bootstrap_values, randomisation_tests, statistics
 
     with progress.task("bootstrap over sentences", total=1) as advance:
         matrix = statistics_matrix(aligned, spans, layout)
@@ -181,7 +184,19 @@ def _intervals(aligned: Aligned, spans: Any, layout: Layout, active: np.ndarray,
                                   options.bootstrap, options.seed, dense=layout.shared)
         advance(1)
     tested = None if analyses is not None and "statistics" not in analyses else [m for m in TESTED if m in observed]
-    return statistics(values, observed, aligned.names, options.bootstrap, options.alpha, options.correction, tested)
+    tests = None
+    if tested is not None:
+        pair = replace(layout, S=2)
+        S = len(aligned.names)
+        rounds = randomisation_rounds(options.bootstrap, S * (S - 1) // 2, options.alpha)
+        with progress.task("approximate randomisation over sentences", total=1) as advance:
+            tests = randomisation_tests(
+                matrix, layout.shared, layout.per_system,
+                lambda a, b, sums: _evaluate(pair.parts(sums), active[[a, b]], spans is not None),
+                observed, aligned.names, tested, rounds, options.seed, options.correction)
+            advance(1)
+    return statistics(values, observed, aligned.names, options.bootstrap, options.alpha, options.correction, tested,
+                      tests)
 
 
 def _scheme(aligned: Aligned, codes: Any) -> tuple[str | None, str]:
