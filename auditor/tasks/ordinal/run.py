@@ -16,7 +16,7 @@ import numpy as np
 from auditor.errors import UsageError
 from auditor.io.load import label_column
 from auditor.io.names import GOLD, PREDICTIONS
-from auditor.options import THREADS, AuditOptions
+from auditor.options import INTERVALS, THREADS, AuditOptions
 from auditor.progress import SILENT, Progress
 from auditor.tasks.ordinal.advice import recommend
 from auditor.tasks.ordinal.agreement import ordinal_agreement
@@ -88,7 +88,8 @@ def audit(gold: Any, systems: Mapping[str, Any], *, options: AuditOptions | None
     options = prepare_options(replace(options, labels=None), chosen.levels, {})
     inputs = gather_inputs(gold_column, system_columns, chosen.levels, annotator_columns or None)
     result = run(inputs, options, progress, analyses, task_metrics=ORDINAL_METRICS, selections=SELECTIONS)
-    return OrdinalAudit(result, chosen, ordinal_analyses(result, inputs.annotators))
+    table_only = analyses is not None and set(analyses) == {INTERVALS}  # auditor score's table reads none of them
+    return OrdinalAudit(result, chosen, {} if table_only else ordinal_analyses(result, inputs.annotators))
 
 
 def ordinal_analyses(result: Audit, annotators: LabelTable | None) -> dict[str, Any]:
