@@ -76,6 +76,33 @@ def test_pairwise_heatmap_replaces_the_tables_beyond_twelve_systems():
         assert "<svg" in figure.svg
 
 
+def test_a_leaderboard_draws_no_matrix_of_untested_pairs_and_no_table_per_system():
+    """31 systems (above the all-pairs limit): only the comparisons with each top system are tested, so no
+    pairwise heat-map (its p-values are the table against the top), a sentence says why; the confusion counts
+    that overflow their cells are left out of the small multiples and get no table per system (audit.json)."""
+    from types import SimpleNamespace
+
+    from auditor.report.context import Context, Ledger
+    from auditor.report.sections.appendices import confusion_section
+    from auditor.report.sections.significance import ONLY_AGAINST_THE_TOP, significance_section
+
+    rng = np.random.default_rng(8)
+    gold = rng.integers(0, 4, 400)
+    result = auditor.audit(gold, {f"s{i:02d}": np.where(rng.random(400) < 0.3 + 0.02 * i, gold, rng.integers(0, 4, 400))
+                                  for i in range(31)}, bootstrap=20, seed=1)
+    drawn = []
+    stub = SimpleNamespace(MAX_MATRIX_CLASSES=charts.MAX_MATRIX_CLASSES, confusion_counts_fit=lambda *a: False,
+                           confusion_grid=lambda labels, matrices, counts=True: drawn.append(counts) or "<svg/>",
+                           pairwise_heatmap=lambda *a: drawn.append("pairs") or "<svg/>")
+    ctx = Context(result, {m.id: m for m in result.metrics}, Ledger(), True, stub, None, {"rules": ()})
+    blocks = significance_section(ctx).blocks
+    assert not [b for b in blocks if b.kind == "figure"] and ONLY_AGAINST_THE_TOP in blocks[-1].text
+    assert "table-best" in [b.id for b in blocks if b.kind == "table"]
+    blocks = confusion_section(ctx).blocks
+    assert drawn == [False] and not [b for b in blocks if b.kind == "table"]
+    assert "audit.json (systems.NAME.confusion)" in blocks[-1].text
+
+
 def test_pairwise_heatmap_bins_follow_the_adjusted_p_values():
     assert [charts.p_bin(p, 0.05) for p in (0.0004, 0.004, 0.04, 0.05, None)] == list(charts.P_BINS)
     spec = charts.pairwise_spec(["a", "b", "c"], {("a", "b"): 0.0004, ("b", "a"): 0.0004,

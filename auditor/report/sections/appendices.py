@@ -70,12 +70,18 @@ def confusion_section(ctx: Context) -> Section:
         blocks.append(_largest_confusions(ctx, labels))
         return Section("confusion", SECTION_TITLES["confusion"], tuple(blocks))
     in_chart = ctx.figures and ctx.charts.confusion_counts_fit(labels, matrices)
-    if ctx.figures:  # small multiples: every system's matrix in one chart
+    leaderboard = len(systems) > COUNT_TABLES_MAX_SYSTEMS
+    if ctx.figures:  # small multiples: every system's matrix in one chart (counts that overflow: left out)
         blocks.append(Figure("fig-confusion", "Confusion matrix of every system (rows gold, columns predicted), "
                              "row-normalised colours" + (", every count printed in its cell (audit.json: "
                                                          "systems.NAME.confusion)." if in_chart else "."),
-                             ctx.charts.confusion_grid(labels, matrices)))
+                             ctx.charts.confusion_grid(labels, matrices, counts=in_chart or not leaderboard)))
     if in_chart:  # one form: the chart carries every count
+        return Section("confusion", SECTION_TITLES["confusion"], tuple(blocks))
+    if leaderboard:  # counts in audit.json, not one table a system
+        blocks.append(Paragraph(f"With {len(systems)} systems (more than {COUNT_TABLES_MAX_SYSTEMS}) the counts are "
+                                "not tabulated system by system: every count is in audit.json "
+                                "(systems.NAME.confusion)."))
         return Section("confusion", SECTION_TITLES["confusion"], tuple(blocks))
     for index, s in enumerate(systems):
         matrix = matrices[s]
@@ -88,6 +94,8 @@ def confusion_section(ctx: Context) -> Section:
     return Section("confusion", SECTION_TITLES["confusion"], tuple(blocks))
 
 
+#: Above this many systems the confusion counts the chart cannot print get no table per system (audit.json has them).
+COUNT_TABLES_MAX_SYSTEMS = 12
 #: Off-diagonal cells listed per system when the matrices are too large to draw.
 LARGEST_CONFUSIONS = 10
 

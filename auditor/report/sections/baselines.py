@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from auditor.formatting import format_value
 from auditor.report.context import SECTION_TITLES, Context
 from auditor.report.model import Cell, Column, Paragraph, Row, Section, Table
 from auditor.report.sections import section
@@ -54,13 +55,25 @@ def baselines_section(ctx: Context) -> Section | None:
                     len({getattr(c[m], field_name) for m in keys if m in c}) == 1 for c in chance.values()):
                 columns, headers = keys[:1], (Column("every metric"),)  # the same p under each (e.g. two classes)
                 caption += f" Every metric gives the same p here; shown once ({', '.join(ctx.short(m) for m in keys)})."
-            rows = tuple(Row(s, tuple(Cell(getattr(c[m], field_name) if m in c else None, kind,
+            rows = tuple(Row(s, tuple(_bounded(c[m]) if field_name == "p_shuffle" and m in c and _is_bound(c[m]) else
+                                      Cell(getattr(c[m], field_name) if m in c else None, kind,
                                            approximate=field_name == "margin" and not _exact(result, s, c.get(m), m))
                                       for m in columns))
                          for s, c in chance.items())
             blocks.append(Table(f"table-chance-{field_name}", caption, "System", headers, rows,
                                 _density(len(columns)), for_paper=True))
     return Section("baselines", SECTION_TITLES["baselines"], tuple(blocks), for_summary=True)
+
+
+def _is_bound(comparison: Any) -> bool:
+    """Whether a shuffle p is an upper bound found without draws (:mod:`auditor.analyses.shuffle_bound`)."""
+    return comparison.shuffle_p is not None and comparison.shuffle_p.method == "bound"
+
+
+def _bounded(comparison: Any) -> Cell:
+    """A bound on p as the table shows it: "<0.001" below 0.001, else "≤" and the bound."""
+    p = comparison.p_shuffle
+    return Cell(p, "p") if p < 0.001 else Cell(f"≤{format_value(p, 'p')}", "text")
 
 
 def _exact(result: Any, system: str, comparison: Any, metric_id: str) -> bool:
