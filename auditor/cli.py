@@ -73,7 +73,7 @@ def audit_options(command: Callable[..., Any]) -> Callable[..., Any]:
         click.argument("systems", nargs=-1, type=str),
         click.option("--task", type=click.Choice(task_names()), default=CLASSIFICATION, show_default=True,
                      help="What the systems output: one label per item (classification)"
-                          + "".join(f", {name}" for name in TASKS) + "."),
+                          + "".join(f", {name}" for name in TASKS if name != CLASSIFICATION) + "."),
         click.option("--confusion", "confusion", multiple=True, metavar="NAME=FILE",
                      help="A system's confusion matrix instead of GOLD and SYSTEMS (repeatable): CSV/TSV of counts, "
                           "a corner cell then the predicted labels on the first row, then one row per gold label "

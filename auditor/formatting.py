@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Literal
+from typing import Any, Literal, Sequence
 
 #: How a number is shown (:func:`format_value`): a score or share x 100 with one decimal, a count,
 #: a rank, a p-value, a rank correlation, a plain number, or text as given.
@@ -83,3 +83,40 @@ def nan_to_none(value: Any) -> float | None:
         return None
     value = float(value)
     return value if math.isfinite(value) else None
+
+
+def fit_lines(head: Sequence[str], rows: Sequence[tuple[str, Sequence[str]]], width: int = 80,
+              first: str = "system") -> list[str]:
+    """A plain-text table that fits ``width`` columns: the first column (``first``, then each row's name, cut to
+    24 characters), then right-aligned cells. A cell "value [lo, hi]" keeps its interval on its line while the
+    table fits; otherwise every interval moves to a second line under its value, and columns that still do not
+    fit go to a further block, the first column repeated."""
+    name_width = min(24, max(len(first), *(len(name) for name, _ in rows))) if rows else len(first)
+
+    def split(cell: str) -> tuple[str, str]:
+        value, _, interval = cell.partition(" [")
+        return value, f"[{interval}" if interval else ""
+
+    for stacked in (False, True):
+        widths = [max(len(h), *((len(c) if not stacked else max(map(len, split(c)))) for c in column))
+                  for h, column in zip(head, zip(*(cells for _, cells in rows)) if rows else [()] * len(head))]
+        if not stacked and name_width + sum(w + 2 for w in widths) <= width:
+            break
+    blocks, current, used = [], [], name_width
+    for index, w in enumerate(widths):
+        if current and used + w + 2 > width:
+            blocks.append(current)
+            current, used = [], name_width
+        current.append(index)
+        used += w + 2
+    blocks.append(current)
+    out = []
+    for block in blocks:
+        out.append(f"{first:<{name_width}}" + "".join(f"  {head[i]:>{widths[i]}}" for i in block))
+        for name, cells in rows:
+            parts = [split(cells[i]) if stacked else (cells[i], "") for i in block]
+            out.append(f"{name[:name_width]:<{name_width}}" + "".join(f"  {v:>{widths[i]}}" for i, (v, _) in
+                                                                      zip(block, parts)))
+            if stacked and any(interval for _, interval in parts):
+                out.append(" " * name_width + "".join(f"  {iv:>{widths[i]}}" for i, (_, iv) in zip(block, parts)))
+    return out

@@ -58,18 +58,23 @@ class Stage:
 #: optional inputs (:data:`OPTIONAL_INPUTS`) and earlier stages' names.
 STAGES: tuple[Stage, ...] = (
     Stage("baselines", ("counts", "metrics", "seed", "alpha", "correction", "progress"), "baselines"),
-    Stage("statistics", ("counts", "metrics", "bootstrap", "seed", "alpha", "correction", "progress", "tests"),
+    Stage("statistics", ("counts", "metrics", "bootstrap", "seed", "alpha", "correction", "progress", "tests",
+                         "test_metrics"),
           "significance"),
     Stage("properties", ("counts", "metrics", "seed"), "properties"),
-    Stage("rankings", ("values", "statistics"), "rankings"),
+    Stage("rankings", ("values", "statistics", "metrics", "rank_metrics"), "rankings"),
     Stage("deployment", ("counts", "deployment_prevalence"), "deployment"),
     Stage("recommendation", ("profile", "values", "baselines", "alpha", "deployment_prevalence",
                              "rare_classes_matter"), "recommend"),
-    Stage("verdict", ("metrics", "values", "statistics", "recommendation", "profile"), "verdict"),
+    Stage("verdict", ("metrics", "values", "statistics", "recommendation", "profile", "key_metrics"), "verdict"),
     Stage("gold_reliability", ("annotators", "metric_values"), "agreement"),
     Stage("scores", ("scored", "counts", "bootstrap", "seed", "alpha"), "scores"),
     Stage("slices", ("groups", "counts", "metrics", "metric_values", "verdict"), "slices"),
 )
+
+#: What a task may choose for the stages (:func:`run`'s ``selections``): the metrics tested pairwise, ranked, and
+#: the verdict's key metrics (None: classification's).
+SELECTIONS = ("test_metrics", "rank_metrics", "key_metrics")
 
 #: The analyses, in the order they run (each an :class:`Audit` result by this name).
 ANALYSES: tuple[str, ...] = tuple(stage.name for stage in STAGES)
@@ -292,9 +297,12 @@ def audit_metrics(labels: Sequence[str], options: AuditOptions) -> tuple[Metric,
 
 
 def run(inputs: Inputs, options: AuditOptions, progress: Progress = SILENT,
-        analyses: Collection[str] | None = None, task_metrics: Sequence[Metric] = ()) -> Audit:
+        analyses: Collection[str] | None = None, task_metrics: Sequence[Metric] = (),
+        selections: Mapping[str, Sequence[str]] | None = None) -> Audit:
     """Score every metric of every system (a task's own ``task_metrics`` after the catalogue's), then run the
-    stages in ``analyses`` (default: all) and the ones they read; the :class:`Audit` record of it all."""
+    stages in ``analyses`` (default: all) and the ones they read; the :class:`Audit` record of it all.
+    ``selections``: a task's own ``test_metrics`` (tested pairwise, best sets), ``rank_metrics`` (ranked) and
+    ``key_metrics`` (the verdict's); each absent one is classification's (its analysis's default)."""
     counts = inputs.counts
     check_names(counts.labels, counts.systems)
     check_prevalence_labels(options, counts.labels)
@@ -311,7 +319,7 @@ def run(inputs: Inputs, options: AuditOptions, progress: Progress = SILENT,
     reads = {
         **vars(options), "counts": counts, "metrics": metrics, "profile": data_profile, "progress": progress,
         "tests": "statistics" in wanted, "annotators": inputs.annotators, "scored": inputs.scored,
-        "groups": inputs.groups,
+        "groups": inputs.groups, **{name: (selections or {}).get(name) for name in SELECTIONS},
         "metric_values": {name: system.metrics for name, system in systems.items()},
         "values": {name: {metric_id: value.value for metric_id, value in system.metrics.items()}
                    for name, system in systems.items()},

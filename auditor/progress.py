@@ -15,17 +15,17 @@ class Progress:
     @contextmanager
     def task(self, description: str, total: int) -> Iterator[Callable[..., None]]:
         """``with progress.task("bootstrap", total=B) as advance: advance(chunk)``;
-        ``advance(0, description="rendering report.pdf")`` names the step that runs now."""
+        ``advance(0, description="rendering report.pdf")`` names the step that runs now. A stage of one step
+        (``total=1``) shows a spinner and the time, not a count of "0/1"."""
         if not self.enabled:
             yield lambda steps=1, description=None: None
             return
-        from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+        from rich.progress import BarColumn, MofNCompleteColumn, SpinnerColumn, TextColumn, TimeElapsedColumn
         from rich.progress import Progress as RichProgress
 
-        with RichProgress(
-            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-            transient=True, console=_stderr_console(),
-        ) as bar:
+        columns = ((TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+                   if total > 1 else (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn()))
+        with RichProgress(*columns, transient=True, console=_stderr_console()) as bar:
             task_id = bar.add_task(description, total=total)
 
             def advance(steps: int = 1, description: str | None = None) -> None:

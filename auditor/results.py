@@ -293,9 +293,9 @@ class Audit:
             "warnings": list(self.warnings),
             "systems": {name: result.to_json() for name, result in self.systems.items()},
         }
+        document.update(self.reporting.to_json())
         for result in self.results.values():
             merge_json(document, result.to_json())
-        document.update(self.reporting.to_json())
         return document
 
 

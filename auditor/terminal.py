@@ -147,16 +147,23 @@ def print_catalogue(console: Console | None = None) -> None:
     cut: the id column is as wide as the longest id and the name column wraps instead."""
     console = console or Console(width=terminal_width())
     table = Table(title="metric catalogue (auditor metrics ID for details)", box=box.SIMPLE_HEAD, pad_edge=False,
-                  collapse_padding=True)
+                  padding=0, show_edge=False)  # the box draws one space between columns: all eight fit 80 columns
+    import textwrap
+
     widest = max((len(metric.id) for metric in REGISTRY), default=2)
     table.add_column("id", no_wrap=True, min_width=widest)
-    longest_word = max((len(word) for metric in REGISTRY for word in metric.name.split()), default=10)
-    table.add_column("name", overflow="fold", min_width=longest_word, ratio=1)  # wraps at spaces, never mid-word
-    for column in ("range", "PI", "PII", "PIII", "PIV", "PV"):
-        table.add_column(column, overflow="fold")
+    widths = {"range": max(len(metric.range_label) for metric in REGISTRY), "PV": len("complete")}
+    small = {column: max(len(column), 3, widths.get(column, 0)) for column in ("range", "PI", "PII", "PIII", "PIV", "PV")}
+    # the name column takes what the others leave, wrapped at spaces and hyphens (never mid-word)
+    name_width = max(console.width - widest - sum(small.values()) - len(small) - 1,
+                     max((len(part) for metric in REGISTRY for part in metric.name.replace("-", "- ").split()), default=10))
+    table.add_column("name", no_wrap=True, width=name_width)
+    for column, width in small.items():
+        table.add_column(column, no_wrap=True, min_width=width)
     for metric in REGISTRY:
         p = metric.properties
-        table.add_row(Text(metric.id), Text(metric.name), f"[{metric.range[0]:g}, {metric.range[1]:g}]",
+        name = textwrap.fill(metric.name, name_width, break_long_words=False, break_on_hyphens=True)
+        table.add_row(Text(metric.id), Text(name), metric.range_label,
                       *(_tick(x) for x in (p.monotonicity, p.class_sensitivity, p.decomposability,
                                            p.prevalence_invariance)), p.chance_correction)
     console.print(table)
@@ -170,7 +177,7 @@ def print_metric(metric: Metric, console: Console | None = None) -> None:
     lines = [
         Text.assemble((metric.id, "bold"), f" — {metric.name}"),
         f"formula (LaTeX): {metric.formula}",
-        f"range: [{metric.range[0]:g}, {metric.range[1]:g}]   value under chance: {metric.chance or 'n/a'}",
+        f"range: {metric.range_label}   value under chance: {metric.chance or 'n/a'}",
         f"properties ({p.source}): monotonicity {_tick(p.monotonicity)}, class sensitivity {_tick(p.class_sensitivity)}, "
         f"decomposability {_tick(p.decomposability)}, prevalence invariance {_tick(p.prevalence_invariance)}, "
         f"chance correction {p.chance_correction}",

@@ -49,13 +49,34 @@ def correlated(items: int, systems: int, classes: int, seed: int = 0) -> tuple[n
     return gold, predictions
 
 
-def write_files(directory: Path, items: int, systems: int, classes: int, seed: int = 0) -> list[Path]:
+def leaderboard(items: int, systems: int, classes: int, seed: int = 0) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """A shared task's submissions (issue 40's shape: 100 systems, 10,000 items, 10 classes): gold as in
+    :func:`synthetic`; each item has a confusable label w ≠ y (uniform over the others); system s is right
+    on each item with probability 0.40 + 0.40 s / S, and when wrong answers w with probability ½ (half
+    the errors shared), else a label ≠ y from its own bias (Dirichlet(0.5))."""
+    rng = np.random.default_rng(seed)
+    prevalence = rng.dirichlet(np.full(classes, 0.8))
+    gold = rng.choice(classes, size=items, p=prevalence)
+    confusable = (gold + 1 + rng.choice(classes - 1, size=items)) % classes
+    predictions = {}
+    for s in range(systems):
+        bias = rng.dirichlet(np.full(classes, 0.5))
+        own = rng.choice(classes, size=items, p=bias)
+        own = np.where(own == gold, (gold + 1 + rng.choice(classes - 1, size=items)) % classes, own)
+        wrong = np.where(rng.random(items) < 0.5, confusable, own)
+        predictions[f"sys{s:02d}"] = np.where(
+            rng.random(items) < 0.40 + 0.40 * s / systems, gold, wrong)
+    return gold, predictions
+
+
+def write_files(directory: Path, items: int, systems: int, classes: int, seed: int = 0, make=synthetic) -> list[Path]:
     """``gold.tsv`` and ``sysNN.tsv`` in ``directory`` with header ``id<TAB>label``, ids 1..N,
-    labels ``label-00`` ... (written by pyarrow: about a second per million lines); gold first."""
+    labels ``label-00`` ... (written by pyarrow: about a second per million lines); gold first.
+    ``make`` builds the data (:func:`synthetic`, :func:`correlated` or :func:`leaderboard`)."""
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
-    gold, predictions = synthetic(items, systems, classes, seed)
+    gold, predictions = make(items, systems, classes, seed)
     names = pa.array([f"label-{c:02d}" for c in range(classes)])
     ids = pa.array(np.arange(1, items + 1))
     paths = []

@@ -11,13 +11,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from lmeval_logs import model_logliks, questions, write_gen_run, write_mc_run
 
 import auditor
 import auditor.pipeline
 from auditor.cli import cli
 from auditor.errors import InputError, UsageError
 from auditor.io.lmeval import label_columns, read_run, read_runs
-from tests.lmeval_logs import model_logliks, questions, write_gen_run, write_mc_run
 
 
 @pytest.fixture(scope="module")

@@ -62,8 +62,7 @@ def read_sets(path, labels):
 
 def test_every_figure_equals_scikit_learn(document, goemotions, labels):
     from sklearn import metrics as M
-
-    from tests.test_multilabel_metrics import sklearn_figures
+    from test_multilabel_metrics import sklearn_figures
 
     gold_ids, Y = read_sets(goemotions / "gold.tsv", labels)
     for name in SYSTEMS:
@@ -254,3 +253,34 @@ def test_the_report_model_has_the_sections_and_bold_only_in_best_sets(goemotions
         for column, cell in zip(model.section("summary").blocks[-1].columns, row.cells):
             metric = next(m for m, short in SHORT.items() if short == column.label)
             assert cell.strong == (row.header in best[metric].systems)
+
+
+def test_the_recommendation_cites_what_it_read_and_the_report_lists_the_references(goemotions):
+    from auditor.options import AuditOptions
+
+    result = audit(str(goemotions / "gold.tsv"), {name: str(goemotions / "systems" / f"{name}.tsv")
+                                                  for name in SYSTEMS}, options=AuditOptions(bootstrap=0))
+    found = result.to_json()["recommendation"]
+    assert found["metrics"][0]["id"] == "macro_f1"  # neutral is 298 times as frequent as grief
+    assert "298 times" in found["metrics"][0]["reasons"][0]
+    assert {e["id"] for e in found["avoid"]} == {"subset_accuracy", "hamming_loss"}
+    keys = {s["reference"]["key"] for e in found["metrics"] + found["avoid"] for s in e["sources"]}
+    assert keys == {"zhang2014review", "mohammad2018semeval"}
+    model = result.report_model(figures=False)
+    references = " ".join(model.section("references").blocks[-1].items)
+    assert "Zhang" in references and "Affect in Tweets" in references
+    assert result.verdict.primary == "macro_f1"
+
+
+def test_the_threshold_curve_passes_through_the_t30_and_t50_systems(document, goemotions, labels):
+    from auditor.options import AuditOptions
+
+    result = audit(str(goemotions / "gold.tsv"), {"lr": str(goemotions / "scores" / "tfidf-lr.tsv")},
+                   options=AuditOptions(bootstrap=0, labels=labels), threshold=0.5)
+    curve = result.to_json()["multilabel"]["threshold_curves"]["lr"]
+    for threshold, system in ((0.3, "tfidf-lr-t30"), (0.5, "tfidf-lr-t50")):
+        at = curve["grid"].index(threshold)
+        for metric, values in curve["values"].items():
+            assert values[at] == pytest.approx(document["systems"][system]["metrics"][metric]["value"], abs=1e-12)
+    assert curve["used"] == 0.5 and curve["best"]["micro_f1"]["threshold"] == 0.2
+    assert result.report_model(figures=False).section("thresholds") is not None

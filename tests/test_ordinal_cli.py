@@ -31,7 +31,7 @@ def test_score_at_80_columns_with_the_order_and_the_undefined_correlation(files)
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert all(len(line) <= 80 for line in lines if not line.startswith("signature:")), result.output
-    assert "MAE^M" in result.output and "A < B < C" in result.output and "task:ordinal" in result.output
+    assert "MAE_M" in result.output and "A < B < C" in result.output and "task:ordinal" in result.output
     assert "flat/spearman" in result.output and "single level" in result.output
 
 
@@ -109,3 +109,28 @@ def test_level_is_a_label_column_name_for_classification_too(files):
     result = _run("score", files["gold"], files["sys"], "--bootstrap", "0", "--json", "--quiet")
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["labels"] == ["A", "B", "C"]
+
+
+def test_report_sections_and_the_json_recommendation(files, tmp_path):
+    from auditor.options import AuditOptions
+    from auditor.tasks.ordinal.run import audit
+
+    result = audit(files["gold"], {"sys": files["sys"], "flat": files["flat"]}, order="A,B,C",
+                   options=AuditOptions(bootstrap=20),
+                   annotators={"A": files["gold"], "B": files["sys"]})
+    model = result.report_model(figures=False)
+    ids = [section.id for section in model.sections]
+    for expected in ("levels", "ordinal-agreement", "ordinal-baselines", "ordinal-figures", "ordinal-properties",
+                     "recommendation", "rules"):
+        assert expected in ids
+    assert ids.index("levels") < ids.index("ordinal-figures") < ids.index("recommendation")
+    table = next(block for block in model.section("ordinal-figures").blocks if getattr(block, "id", "") == "table-ordinal")
+    assert table.rows[0].cells[0].kind == "number" and table.columns[0].label == "MAE_M"
+    assert "task:ordinal" in model.signature
+    recommendation = result.to_json()["recommendation"]
+    assert recommendation["metrics"][0]["id"] == "mae_macro"
+    assert recommendation["metrics"][0]["sources"][0]["reference"]["citation"] == "Baccianella et al. 2009"
+    written = _run("report", "--task", "ordinal", files["gold"], files["sys"], "--order", "A,B,C", "--bootstrap",
+                   "20", "--format", "json,md", "-o", tmp_path / "out", "--quiet")
+    assert written.exit_code == 0, written.output
+    assert "Levels" in (tmp_path / "out" / "summary.md").read_text()

@@ -76,6 +76,33 @@ def test_pairwise_heatmap_replaces_the_tables_beyond_twelve_systems():
         assert "<svg" in figure.svg
 
 
+def test_a_leaderboard_draws_no_matrix_of_untested_pairs_and_no_table_per_system():
+    """31 systems (above the all-pairs limit): only the comparisons with each top system are tested, so no
+    pairwise heat-map (its p-values are the table against the top), a sentence says why; the confusion counts
+    that overflow their cells are left out of the small multiples and get no table per system (audit.json)."""
+    from types import SimpleNamespace
+
+    from auditor.report.context import Context, Ledger
+    from auditor.report.sections.appendices import confusion_section
+    from auditor.report.sections.significance import ONLY_AGAINST_THE_TOP, significance_section
+
+    rng = np.random.default_rng(8)
+    gold = rng.integers(0, 4, 400)
+    result = auditor.audit(gold, {f"s{i:02d}": np.where(rng.random(400) < 0.3 + 0.02 * i, gold, rng.integers(0, 4, 400))
+                                  for i in range(31)}, bootstrap=20, seed=1)
+    drawn = []
+    stub = SimpleNamespace(MAX_MATRIX_CLASSES=charts.MAX_MATRIX_CLASSES, confusion_counts_fit=lambda *a: False,
+                           confusion_grid=lambda labels, matrices, counts=True: drawn.append(counts) or "<svg/>",
+                           pairwise_heatmap=lambda *a: drawn.append("pairs") or "<svg/>")
+    ctx = Context(result, {m.id: m for m in result.metrics}, Ledger(), True, stub, None, {"rules": ()})
+    blocks = significance_section(ctx).blocks
+    assert not [b for b in blocks if b.kind == "figure"] and ONLY_AGAINST_THE_TOP in blocks[-1].text
+    assert "table-best" in [b.id for b in blocks if b.kind == "table"]
+    blocks = confusion_section(ctx).blocks
+    assert drawn == [False] and not [b for b in blocks if b.kind == "table"]
+    assert "audit.json (systems.NAME.confusion)" in blocks[-1].text
+
+
 def test_pairwise_heatmap_bins_follow_the_adjusted_p_values():
     assert [charts.p_bin(p, 0.05) for p in (0.0004, 0.004, 0.04, 0.05, None)] == list(charts.P_BINS)
     spec = charts.pairwise_spec(["a", "b", "c"], {("a", "b"): 0.0004, ("b", "a"): 0.0004,
@@ -553,12 +580,14 @@ def test_metrics_listing_breaks_no_word_at_80_columns():
     output = CliRunner().invoke(cli, ["metrics"], env={"COLUMNS": "80"}).stdout
     assert all(len(line) <= 80 for line in output.splitlines())
     words = {w for metric in REGISTRY for w in metric.name.split()}
+    words |= {piece for w in words for piece in re.split(r"(?<=-)", w)}  # a line may break after a hyphen
     body = [line for line in output.splitlines() if line.strip() and "─" not in line
             and not line.strip().startswith(("id ", "metric catalogue"))]
     assert len(body) >= len(list(REGISTRY))
     for line in body:
-        cells = re.split(r"\s{2,}", line.strip())
-        name_part = cells[1] if len(cells) > 1 and cells[0] in REGISTRY.metrics else cells[0]
+        first = line.split()[0]
+        rest = line.strip()[len(first):] if first in REGISTRY.metrics else line
+        name_part = re.split(r"\s{2,}", rest.strip())[0]
         for word in name_part.split():
             assert word in words or word.startswith("[") or word in ("yes", "no"), (word, line)
 

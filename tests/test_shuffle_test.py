@@ -60,13 +60,16 @@ def test_monte_carlo_p_values_are_drawn_until_holm_is_settled():
                for skill in (0.0, 0.05, 0.12, 0.16, 0.5)}
     result = chance_baselines(count(gold, systems), draws=500, seed=3, alpha=0.05, settle=("accuracy",))
     tests = {s: result.chance[s]["accuracy"].shuffle_p for s in systems}
-    assert all(t.method == "monte carlo" and t.resolved for t in tests.values())
+    assert all(t.resolved for t in tests.values())
+    # far above chance a tail bound settles the answer without draws; near chance the systems are drawn
+    assert tests["s0.5"].method == "bound" and tests["s0.5"].interval == (0.0, tests["s0.5"].p)
+    assert tests["s0.0"].method == tests["s0.05"].method == "monte carlo"
     low = np.array([t.interval[0] for t in tests.values()])
     high = np.array([t.interval[1] for t in tests.values()])
     assert np.array_equal(holm(low) < 0.05, holm(high) < 0.05)
-    assert max(t.draws for t in tests.values()) > 500
+    assert max(t.draws or 0 for t in tests.values()) > 500
     for system, t in tests.items():  # the p-value is the one of all the draws made for that system
-        assert result.shuffle_scores[system]["accuracy"].size == t.draws
+        assert result.shuffle_scores[system]["accuracy"].size == (t.draws or 500)
         assert t.interval[0] <= result.chance[system]["accuracy"].p_shuffle <= t.interval[1]
 
 
@@ -100,15 +103,18 @@ def test_settling_draws_are_the_fewest_that_settle_ps_no_draw_reached(systems, c
 
 def test_systems_far_above_chance_are_settled_in_one_extra_round():
     """Ten systems no shuffle reaches, 1,000 base draws: Holm needs 1,517 (settling_draws), which one
-    extra round of 517 each brings, where doubling drew 2,000; the extra draws score only the settled metric."""
+    extra round of 517 each brings, where doubling drew 2,000; the extra draws score only the settled metric
+    (macro F1: no tail bound). Accuracy, settled beside it, needs no draw: a tail bound settles it."""
     rng = np.random.default_rng(4)
     gold = rng.choice(5, 300)
     systems = {f"s{i}": np.where(rng.random(300) < 0.8, gold, rng.choice(5, 300)) for i in range(10)}
-    result = chance_baselines(count(gold, systems), draws=1000, seed=2, alpha=0.05, settle=("accuracy",))
+    result = chance_baselines(count(gold, systems), draws=1000, seed=2, alpha=0.05, settle=("macro_f1", "accuracy"))
     for system in systems:
-        test = result.chance[system]["accuracy"]
+        test = result.chance[system]["macro_f1"]
         assert (test.shuffle_p.draws, test.shuffle_p.resolved, test.p_shuffle) == (1517, True, 1 / 1518)
-        assert result.shuffle_scores[system]["accuracy"].size == 1517 and result.shuffle_scores[system]["kappa"].size == 1000
+        assert result.shuffle_scores[system]["macro_f1"].size == 1517 and result.shuffle_scores[system]["kappa"].size == 1000
+        bounded = result.chance[system]["accuracy"].shuffle_p
+        assert (bounded.method, bounded.draws, bounded.resolved) == ("bound", None, True) and bounded.p < 1e-10
 
 
 def test_unsettled_needs_both_ends_to_agree():
@@ -148,15 +154,17 @@ def test_semeval_2018_above_chance_is_exact_and_named(semeval2018_dir):
 
 def test_audit_settles_the_metrics_page_one_and_the_recommendation_read():
     """Accuracy and macro recall (page 1's primary) and informedness (the recommendation's near-chance
-    test) are settled; the extra draws score only them."""
+    test) are settled: by a tail bound far above chance, else by draws, whose extra ones score only them."""
     rng = np.random.default_rng(2)
     gold = rng.choice(3, 200)
     audit = auditor.audit(gold, {"a": np.where(rng.random(200) < 0.3, gold, 0), "b": rng.choice(3, 200)},
                           bootstrap=0, seed=1)
-    entry = audit.to_json()["chance"]["systems"]["a"]
+    entries = audit.to_json()["chance"]["systems"]
+    assert entries["a"]["macro_recall"]["p_shuffle_method"] == "bound"
+    entry = entries["b"]
     assert entry["macro_recall"]["p_shuffle_method"] == "monte carlo"
     assert {m for m, e in entry.items() if "p_shuffle_method" in e} == {"accuracy", "macro_recall", "informedness"}
-    scores = audit.baselines.shuffle_scores["a"]
+    scores = audit.baselines.shuffle_scores["b"]
     assert scores["macro_recall"].size == entry["macro_recall"]["p_shuffle_draws"] >= scores["nit"].size
 
 

@@ -190,3 +190,15 @@ def test_uner_views_equal_nervaluate(uner):
             assert views[view]["f1"] == pytest.approx(theirs.f1)
         for part in ("precision", "recall", "f1"):
             assert views["strict"][part] == pytest.approx(document["systems"][name]["metrics"][f"span_micro_{part}"]["value"])
+
+
+def test_uner_capitalised_flags_only_the_part_that_is_0_0(uner):
+    """The capitalisation rule never predicts LOC or ORG chunks (its predicted counts, checked here): their
+    precision is 0/0, so macro precision carries the convention, naming them; recall and F1 of a type in gold or
+    predictions are defined, so macro recall and F1 carry none."""
+    s = uner.systems.index("capitalised")
+    predicted = dict(zip(uner.spans.types, uner.parts["predicted"][s].tolist()))
+    never = sorted(t for t, n in predicted.items() if n == 0)
+    metrics = uner.to_json()["systems"]["capitalised"]["metrics"]
+    assert never and metrics["span_macro_precision"]["convention"].startswith(f"precision of {', '.join(never)} is 0/0")
+    assert metrics["span_macro_recall"]["convention"] is None and metrics["span_macro_f1"]["convention"] is None

@@ -85,6 +85,17 @@ def test_report_json_follows_the_schema(files, tmp_path):
     assert {t["method"] for t in document["tests"]} == {"approximate_randomisation", "paired_bootstrap"}
     summary = (out / "summary.md").read_text(encoding="utf-8")
     assert "MacroF" in summary and "Gowda, T., You, W., Lignos, C." in summary
+    # issue 36: every work the page leans on is in References; one sentence for the type-F convention, not a
+    # ledger entry per cell; the human scores' direction said; sacrebleu's > against our ≥ said
+    for work in ("Papineni, K., Roukos, S.", "Popović, M. (2015)", "Post, M. (2018)", "Holm, S. (1979)",
+                 "Koehn, P. (2004)", "Riezler, S. \\& Maxwell, J. T. (2005)", "Kendall, M. G. (1938)",
+                 "Noreen, E. W. (1989)", "Efron, B. \\& Stein, C. (1981)"):
+        assert work in summary, work
+    assert "Every MacroF and MicroF value follows the authors' code" in summary
+    assert "P_c = 1 for the" not in summary  # no per-system convention footnote
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert "higher is better, as given" in page and "count &gt; where these count ≥" in page
+    assert document["human"]["leader"] in {"macrof", "microf", "bleu", "chrf"}
     broken = dict(document, labels=["x"])
     assert not jsonschema.Draft202012Validator(schema).is_valid(broken)
 

@@ -32,7 +32,8 @@ def test_online_w_macrof_interval_is_as_wide_as_the_jackknife(wmt21, wmt21_dir):
     n = corpus.n_segments
     left_out = scores(corpus, np.ones((n, n)) - np.eye(n), 1.0, 1.0)["macrof"][:, 0]
     se = np.sqrt((n - 1) / n * ((left_out - left_out.mean()) ** 2).sum())
-    low, high = wmt21.metrics["Online-W"]["macrof"].ci
+    score = wmt21.metrics["Online-W"]["macrof"]
+    low, high = score.lo, score.hi
     assert se == pytest.approx(0.0097, abs=0.0003)
     assert wmt21.bca["macrof"]["Online-W"]["jackknife_se"] == pytest.approx(se)
     assert high - low >= 0.85 * 2 * 1.959964 * se

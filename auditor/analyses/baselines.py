@@ -34,7 +34,7 @@ S systems (Holm or Benjamini–Hochberg). The key metrics' p-values are settled
 whose corrected answer Monte Carlo error could still change.
 
 When is the expected value exact? f(E[C]) = E[f(C)] whenever f is affine on the convex hull of
-the matrices the baseline can produce; :func:`_affine_on_draws` checks it on the draws (f at random
+the matrices the baseline can produce; :func:`~auditor.analyses.affine_check.affine_on_draws` checks it on the draws (f at random
 convex combinations of pairs of draws), plugin metrics included: accuracy and macro recall for
 every baseline; for the shuffle (both margins fixed) every metric whose only random part is the
 diagonal (kappa, MCC, informedness, markedness, macro P / F1, weighted F1), so the chance-corrected
@@ -62,7 +62,8 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from auditor.analyses import shuffle_test
+from auditor.analyses import shuffle_bound, shuffle_test
+from auditor.analyses.affine_check import AFFINE_PAIRS, AffinePairs, affine_on_draws, affine_pairs, mixtures
 from auditor.analyses.sampling import (
     fixed_margin_tables,
     random_row_cells,
@@ -235,8 +236,6 @@ sample_random = random_row_tables  # a random predictor's tables, gold row i ~ M
 sample_shuffle = fixed_margin_tables  # a shuffle's tables: fixed row and column sums
 #: Most numbers (table cells or item cells) one chunk of draws holds: 64 MB of float64.
 CHUNK_ELEMENTS = 2**23
-#: Random convex combinations of two draws checked by :func:`_affine_on_draws`.
-AFFINE_PAIRS = 24
 
 
 def _draw_stats(kind: str, rng: np.random.Generator, row: np.ndarray, other: np.ndarray, size: int,
@@ -252,24 +251,33 @@ def _draw_stats(kind: str, rng: np.random.Generator, row: np.ndarray, other: np.
     return ConfusionStats(tables(rng, row, other, size), active)
 
 
+def _chunk(draws: int, k: int, n: int) -> int:
+    """Draws per chunk (the first holds this many of ``draws``): at most CHUNK_ELEMENTS numbers (O(k² or N)
+    per draw), never fewer than the affine check's pairs need."""
+    per_draw = (n if sparse_draws(k, n) else k * k) + 40 * k
+    return max(1, min(draws, max(AFFINE_PAIRS, CHUNK_ELEMENTS // per_draw)))
+
+
 def _draw_values(
     kind: str, rng: np.random.Generator, row: np.ndarray, other: np.ndarray, draws: int,
-    metrics: Sequence[Metric], active: bool,
-) -> tuple[dict[str, np.ndarray], ConfusionStats]:
-    """Every metric on ``draws`` draws, made and scored in chunks of at most CHUNK_ELEMENTS numbers
-    (memory O(k² or N) per draw, never O(draws · k²)); also the first chunk, for the affine check."""
+    metrics: Sequence[Metric], active: bool, pairs: AffinePairs | None = None,
+) -> tuple[dict[str, np.ndarray], ConfusionStats | None]:
+    """Every metric on ``draws`` draws, made and scored in chunks of :func:`_chunk` draws (memory O(k² or
+    N) per draw, never O(draws · k²)); also, with ``pairs`` (indices into the first chunk), the
+    mixtures of those pairs of draws that the affine check scores (:func:`~auditor.analyses.affine_check.mixtures`), so that no chunk
+    outlives its scoring."""
     k, n = row.shape[0], int(row.sum())
     sparse = sparse_draws(k, n)
-    per_draw = (n if sparse else k * k) + 40 * k
-    chunk = max(min(draws, AFFINE_PAIRS), CHUNK_ELEMENTS // per_draw)
+    chunk = _chunk(draws, k, n)
     parts: dict[str, list[np.ndarray]] = {metric.id: [] for metric in metrics}
-    first = None
+    mixed = None
     for start in range(0, draws, chunk):
         stats = _draw_stats(kind, rng, row, other, min(chunk, draws - start), sparse, active)
-        first = stats if first is None else first
+        if start == 0 and pairs is not None:
+            mixed = mixtures(stats, *pairs, active)
         for metric_id, value in _scores(stats, metrics, active).items():
             parts[metric_id].append(np.asarray(value, dtype=float))
-    return {metric_id: np.concatenate(value) for metric_id, value in parts.items()}, first
+    return {metric_id: np.concatenate(value) for metric_id, value in parts.items()}, mixed
 
 
 # ----------------------------------------------------------------------------- summaries
@@ -278,59 +286,6 @@ def _draw_values(
 def _scores(confusion: np.ndarray | ConfusionStats, metrics: Sequence[Metric],
             all_labels_active: bool) -> dict[str, np.ndarray]:
     return compute(confusion, metrics, all_labels_active)
-
-
-def _mixtures(stats: ConfusionStats, first: np.ndarray, second: np.ndarray, weight: np.ndarray,
-              active: bool) -> ConfusionStats:
-    """Stats of λ C[first] + (1 − λ) C[second] for each pair of draws of one batch (dense or cells)."""
-    if "cells" not in stats.__dict__:
-        w = weight[:, None, None]
-        return ConfusionStats(w * stats.C[first] + (1 - w) * stats.C[second], active)
-    shape, flat, count = stats.cells
-    k2 = shape[-1] * shape[-1]
-    bounds = np.searchsorted(flat // k2, np.arange(shape[0] + 1))
-    pieces, values = [], []
-    for pair, (a, b, w) in enumerate(zip(first, second, weight)):  # a loop over the pairs, not the items
-        for draw, share in ((a, w), (b, 1 - w)):
-            cells = slice(bounds[draw], bounds[draw + 1])
-            pieces.append(flat[cells] % k2 + pair * k2)
-            values.append(count[cells] * share)
-    return ConfusionStats.from_cells((len(first), *shape[1:]), np.concatenate(pieces), np.concatenate(values), active)
-
-
-def _affine_on_draws(
-    samples: ConfusionStats, values: dict[str, np.ndarray], metrics: Sequence[Metric], all_labels_active: bool,
-    rng: np.random.Generator, pairs: int = AFFINE_PAIRS,
-) -> dict[str, bool]:
-    """Whether each metric is affine along random segments between the draws of ``samples``.
-
-    f(λA + (1−λ)B) = λ f(A) + (1−λ) f(B) on every tested pair means f is affine on the
-    hull of the draws, so E[f(C)] = f(E[C]). Metrics undefined on every draw count as
-    affine (the expectation is "undefined" exactly); partly undefined ones do not.
-    ``values`` are the metrics on the draws of ``samples`` (the first ones of the baseline).
-    """
-    n = samples.n.shape[0]
-    if n < 2:
-        return {metric.id: False for metric in metrics}
-    first = rng.integers(0, n, pairs)
-    second = rng.integers(0, n, pairs)
-    weight = rng.uniform(0.1, 0.9, pairs)
-    mixed_values = _scores(_mixtures(samples, first, second, weight, all_labels_active), metrics, all_labels_active)
-    result = {}
-    for metric in metrics:
-        drawn = values[metric.id][:n]
-        undefined = np.isnan(values[metric.id])
-        if undefined.all():
-            result[metric.id] = True
-            continue
-        if undefined.any():
-            result[metric.id] = False
-            continue
-        line = weight * drawn[first] + (1 - weight) * drawn[second]
-        got = mixed_values[metric.id]
-        scale = np.maximum(1.0, np.abs(line))
-        result[metric.id] = bool(np.all(np.abs(got - line) <= 1e-9 * scale))
-    return result
 
 
 def _summary(
@@ -350,16 +305,14 @@ def _summary(
 
 
 def _distributions(
-    expected_matrix: np.ndarray, samples: ConfusionStats, values: dict[str, np.ndarray], metrics: Sequence[Metric],
-    all_labels_active: bool, rng: np.random.Generator, *, alpha: float, proven_exact: Iterable[str] = (),
-    deterministic: bool = False,
+    expected_matrix: np.ndarray, affine: Mapping[str, bool] | None, values: dict[str, np.ndarray],
+    metrics: Sequence[Metric], all_labels_active: bool, *, alpha: float, proven_exact: Iterable[str] = (),
 ) -> dict[str, ChanceDistribution]:
-    """Summaries of every metric's draws (``values``); ``samples`` are the first draws (affine check)."""
+    """Summaries of every metric's draws (``values``); ``affine``: :func:`~auditor.analyses.affine_check.affine_on_draws`'s answer
+    (None: a deterministic baseline, every expectation exact)."""
     expected = _scores(expected_matrix, metrics, all_labels_active)
-    if deterministic:
+    if affine is None:
         affine = {metric.id: True for metric in metrics}
-    else:
-        affine = _affine_on_draws(samples, values, metrics, all_labels_active, rng)
     proven = set(proven_exact)
     return {
         metric.id: _summary(float(expected[metric.id]), affine[metric.id] or metric.id in proven,
@@ -478,16 +431,18 @@ def _fixed_baselines(
     support = counts.support.astype(np.int64)
     predictors, majority = predictor_distributions(counts)
     baselines: dict[str, dict[str, ChanceDistribution]] = {}
+    first_chunk = _chunk(draws, counts.k, int(support.sum()))
     for name in RANDOM_BASELINES:
         q = predictors[name]
-        values, first = _draw_values("random", _rng(seed, name), support, q, draws, metrics, active)
-        baselines[name] = _distributions(support[:, None] * q[None, :], first, values, metrics, active, check_rng,
-                                         alpha=alpha, proven_exact=EXACT_FOR_RANDOM_ROWS)
+        pairs = affine_pairs(check_rng, first_chunk)
+        values, mixed = _draw_values("random", _rng(seed, name), support, q, draws, metrics, active, pairs)
+        baselines[name] = _distributions(support[:, None] * q[None, :],
+                                         affine_on_draws(pairs, mixed, values, metrics, active), values, metrics,
+                                         active, alpha=alpha, proven_exact=EXACT_FOR_RANDOM_ROWS)
         advance(1)
     majority_matrix = support[:, None] * predictors["majority"][None, :]
-    baselines["majority"] = _distributions(
-        majority_matrix, ConfusionStats(majority_matrix[None], active), _scores(majority_matrix[None], metrics, active),
-        metrics, active, check_rng, deterministic=True, alpha=alpha)
+    baselines["majority"] = _distributions(majority_matrix, None, _scores(majority_matrix[None], metrics, active),
+                                           metrics, active, alpha=alpha)
     advance(1)
     return baselines, predictors, majority
 
@@ -504,29 +459,34 @@ def _shuffles(
     n = int(support.sum())
     columns = counts.confusion.sum(axis=1).astype(np.int64)
     rngs = [_rng(seed, f"{SHUFFLE}:{system}") for system in counts.systems]
+    # the affine checks' pairs, drawn in system order on this thread (the workers keep only their mixtures)
+    pairs = [affine_pairs(check_rng, _chunk(draws, counts.k, n)) for _ in counts.systems]
 
-    def draw(index: int) -> tuple[dict[str, np.ndarray], ConfusionStats]:
-        return _draw_values("shuffle", rngs[index], support, columns[index], draws, metrics, active)
+    def draw(index: int) -> tuple[dict[str, np.ndarray], ConfusionStats | None]:
+        return _draw_values("shuffle", rngs[index], support, columns[index], draws, metrics, active, pairs[index])
 
     with ThreadPoolExecutor(max(1, threads)) as pool:
         drawn = list(pool.map(draw, range(len(counts.systems))))
     settled = _settle(counts, metrics, drawn, rngs, draws, alpha, settling)
     shuffle: dict[str, dict[str, ChanceDistribution]] = {}
     shuffle_scores: dict[str, dict[str, np.ndarray]] = {}
-    for index, (values, first) in enumerate(drawn):  # the affine checks stay in order on this thread
+    for index, (values, mixed) in enumerate(drawn):
         system = counts.systems[index]
         expected = support[:, None] * columns[index][None, :] / max(n, 1)
-        shuffle[system] = _distributions(expected, first, values, metrics, active, check_rng, alpha=alpha)
+        shuffle[system] = _distributions(expected, affine_on_draws(pairs[index], mixed, values, metrics, active),
+                                         values, metrics, active, alpha=alpha)
         shuffle_scores[system] = values
         advance(1)
     return shuffle, shuffle_scores, settled
 
 
-def _settle(counts: Counts, metrics: Sequence[Metric], drawn: list[tuple[dict[str, np.ndarray], ConfusionStats]],
+def _settle(counts: Counts, metrics: Sequence[Metric],
+            drawn: list[tuple[dict[str, np.ndarray], ConfusionStats | None]],
             rngs: list[np.random.Generator], draws: int, alpha: float,
             settling: tuple[Mapping[str, np.ndarray], Sequence[str], str]) -> dict[str, list[shuffle_test.ShuffleP]]:
     """Settled shuffle p-values (:mod:`~auditor.analyses.shuffle_test`): every metric's exact p with
-    two classes; else the ``settling`` metrics' systems drawn again (``drawn`` extended in place)."""
+    two classes; else the ``settling`` metrics' p bounded without draws where the bound settles the answer
+    (:mod:`~auditor.analyses.shuffle_bound`), the other systems drawn again (``drawn`` extended in place)."""
     (observed, settle, correction) = settling
     if not settle or not counts.systems:
         return {}
@@ -546,8 +506,9 @@ def _settle(counts: Counts, metrics: Sequence[Metric], drawn: list[tuple[dict[st
                 null[metric_id][system] = drawn[system][0][metric_id]
 
     per_draw = counts.n_items if sparse_draws(counts.k, counts.n_items) else counts.k ** 2
-    return shuffle_test.settle({m: observed[m] for m in settle}, null, alpha, correction,
-                               shuffle_test.draw_cap(draws, per_draw), more)
+    wanted = {m: observed[m] for m in settle}
+    bounds = shuffle_bound.bounds(support, columns, wanted, counts.labels_given, shuffle_test.TIE_TOLERANCE)
+    return shuffle_test.settle(wanted, null, alpha, correction, shuffle_test.draw_cap(draws, per_draw), more, bounds)
 
 
 def shuffle_draws(draws: int, systems: int, alpha: float) -> int:

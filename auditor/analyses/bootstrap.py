@@ -333,8 +333,8 @@ def bootstrap(
         method=method,
         intervals={metric_id: summary[0] for metric_id, summary in summaries.items()},
         undefined={metric_id: summary[1] for metric_id, summary in summaries.items()},
-        rank_probabilities={} if joint_values is None else {
-            metric_id: rank_probabilities(joint_values[metric_id]) for metric_id in ids},
+        rank_probabilities={} if joint_values is None else {  # rank 1 = best: an error's lowest value
+            metric.id: rank_probabilities(metric.oriented(joint_values[metric.id])) for metric in scalar},
         pairwise=pairwise,
     )
 

@@ -114,15 +114,17 @@ def pair_seed(seed: int, a: int, b: int) -> list[int]:
 
 def pair_values(counts: Counts, a: int, b: int, metrics: Sequence[Metric], B: int, seed: int,
                 all_labels_active: bool = False) -> dict[str, np.ndarray]:
-    """Metric id -> (B, 2) values of systems a and b on ``B`` item resamples of their pair table."""
+    """Metric id -> (B, 2) values of systems a and b on ``B`` item resamples of their pair table, oriented (an
+    error negated: higher is better, as P(a beats b) reads them)."""
     codes, n = counts.pair_patterns(a, b)
     pair = Counts.from_patterns(counts.labels, (counts.systems[a], counts.systems[b]), codes, n, counts.labels_given)
     resampler = Resampler(pair, B, pair_seed(seed, a, b))
     values = {metric.id: np.empty((B, 2)) for metric in metrics}
+    by_id = {metric.id: metric for metric in metrics}
     for index in range(resampler.n_chunks):
         start = index * resampler.chunk
         for metric_id, array in compute(resampler.stats(index, all_labels_active), metrics, all_labels_active).items():
-            values[metric_id][start:start + array.shape[0]] = array
+            values[metric_id][start:start + array.shape[0]] = by_id[metric_id].oriented(array)
     return values
 
 

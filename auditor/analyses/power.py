@@ -23,8 +23,10 @@ three by simulation in the accuracy notebook of their released code, ``compute_p
 same definitions: power counts significant results of the true sign). ``P(d)`` is summed over the
 d that carry all but 2e-30 of its mass (a Bernstein bound, :func:`_window`).
 
-Items needed: power saw-tooths in N (the exact test's critical values jump), so "the smallest N
-from which on the power stays ≥ target" is proved, not assumed. ``h_low(d) = min_{d' ≥ d} h(d')``
+Items needed: h(d) jumps with the exact test's critical values, and power mixes it over
+d ~ Binomial(N, 1 − G); the mixture rises smoothly in N unless nearly every item is discordant
+(G near 0, d ≈ N), where the jumps show. Power is not proved monotone in N, so "the smallest N from
+which on the power stays ≥ target" is proved, not assumed. ``h_low(d) = min_{d' ≥ d} h(d')``
 is nondecreasing and ≤ h, so ``L(N) = E[h_low(d_N)]`` is a nondecreasing lower bound of the power
 (d_N grows stochastically with N). Beyond ``d_max`` the minimum uses Hoeffding bounds:
 ``k_d ≥ d/2 − √(d c) − 1`` with ``c = ln(2/α)/2``, so ``h(d) ≥ b(d) = 1 − exp(−2 s²/d)`` with

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Collection, Mapping, Sequence
 
 import numpy as np
 
@@ -23,6 +23,7 @@ from auditor.metrics.catalogue import BASE_METRIC_IDS
 
 if TYPE_CHECKING:  # the statistics module loads scipy; only its result type is named here
     from auditor.analyses.significance import Statistics
+    from auditor.metrics.registry import Metric
 
 #: The main (non-calibrated) scalar metrics ranked by default.
 DEFAULT_METRICS: tuple[str, ...] = BASE_METRIC_IDS
@@ -193,18 +194,21 @@ def find_flips(systems: Sequence[str], metrics: Sequence[str], values: np.ndarra
 
 
 def rank_disagreement(values: Mapping[str, Mapping[str, float | None]], metrics: Sequence[str],
-                      significance: SignificanceLookup | None = None) -> RankDisagreement:
+                      significance: SignificanceLookup | None = None,
+                      lower_better: Collection[str] = ()) -> RankDisagreement:
     """Rank disagreement from ``values[system][metric]`` (None or NaN = undefined) under ``metrics``;
-    ``significance`` says which differences are significant (flips only)."""
+    ``significance`` says which differences are significant (flips only); ``lower_better``: the errors among
+    ``metrics``, ranked and flipped by their negation (the values kept as they are)."""
     systems = tuple(values)
     metrics = tuple(metrics)
     table = np.array([[_number(values[s].get(m)) for m in metrics] for s in systems], dtype=float).reshape(
         len(systems), len(metrics))
-    ranks = rank_table(table)
+    oriented = table * np.array([-1.0 if m in lower_better else 1.0 for m in metrics])
+    ranks = rank_table(oriented)
     return RankDisagreement(
         systems=systems, metrics=metrics, values=table, ranks=ranks,
         kendall=kendall_tau_b(ranks), spearman=spearman_rho(ranks),
-        flips=find_flips(systems, metrics, table, significance),
+        flips=find_flips(systems, metrics, oriented, significance),
         undefined=MappingProxyType({m: tuple(s for s, v in zip(systems, table[:, j]) if np.isnan(v))
                                     for j, m in enumerate(metrics)}),
     )
@@ -230,7 +234,10 @@ def significance_lookup(statistics: Statistics) -> SignificanceLookup:
 
 
 def analyse(values: Mapping[str, Mapping[str, float | None]], statistics: Statistics | None,
-            metrics: Sequence[str] = DEFAULT_METRICS) -> RankDisagreement:
-    """Rank disagreement of the systems' metric values (system -> metric id -> value) under
-    ``metrics``; with the statistics result, each flip says where its difference is significant."""
-    return rank_disagreement(values, metrics, None if statistics is None else significance_lookup(statistics))
+            rank_metrics: Sequence[str] | None = None, metrics: Sequence[Metric] = ()) -> RankDisagreement:
+    """Rank disagreement of the systems' metric values (system -> metric id -> value) under ``rank_metrics``
+    (default :data:`DEFAULT_METRICS`; ``metrics``, the records, say which are errors); with the statistics result,
+    each flip says where its difference is significant."""
+    return rank_disagreement(values, DEFAULT_METRICS if rank_metrics is None else rank_metrics,
+                             None if statistics is None else significance_lookup(statistics),
+                             {metric.id for metric in metrics if not metric.higher_is_better})

@@ -316,8 +316,10 @@ def _skewed_bias(facts: Facts) -> Firing | None:
         return None
     worst = max(skewed, key=skewed.get)
     return Firing((f"{len(skewed)} {'system predicts' if len(skewed) == 1 else 'systems predict'} classes far from "
-                   f"their gold prevalence (largest total variation: {worst}, {100 * skewed[worst]:.1f}%): their macro precision differences are hard to "
-                   "interpret",), avoid=("macro_precision",))
+                   f"their gold prevalence (largest total variation: {worst}, {100 * skewed[worst]:.1f}%)",),
+                  notes=("macro precision: where systems' biases differ, its differences are difficult to interpret "
+                         "(Opitz §4.3, which also reads it as a measure of 'prediction trustworthiness'); read it "
+                         "beside macro recall",))
 
 
 def _small_class(facts: Facts) -> Firing | None:
@@ -353,7 +355,8 @@ def _multiple_winners(facts: Facts) -> Firing | None:
 
 RULES: tuple[Rule, ...] = (
     Rule("deployment-known", "If the deployment prevalence is known, accuracy on the gold rows re-weighted to it is "
-         "the primary metric.", (BUILD_A_CASE, ACCURACY_TIED), _known_deployment),
+         "the primary metric (this tool's own rule; the nearest source, Opitz §3.4, simulates other class "
+         "prevalences by re-weighting the rows).", (BUILD_A_CASE, ACCURACY_TIED), _known_deployment),
     Rule("deployment-test", "If the test prevalence is the deployment prevalence and rare classes do not matter more "
          "than their share, accuracy is the primary metric.", (BUILD_A_CASE, ACCURACY_TIED), _test_deployment),
     Rule("macro-recall-primary", "If the deployment prevalence is uniform or unknown, or every class should count "
@@ -372,8 +375,8 @@ RULES: tuple[Rule, ...] = (
     Rule("name-macro-f1", "Always name the macro F1 with its formula: macro F1 (mean of class F1) or macro F1′ (F1 "
          "of macro P and macro R), two homonyms.", (NAME_IT, MACF1_POPULAR, MACF1_PRIME), _name_macro_f1),
     Rule("weighted-f1", "Do not use weighted F1 where accuracy can be used.", (WEIGHTED_F1,), _weighted_f1),
-    Rule("skewed-bias", "If systems' predicted class shares diverge from the gold prevalence, macro precision is not "
-         "a headline metric.", (MACP_BIAS,), _skewed_bias),
+    Rule("skewed-bias", "If systems' predicted class shares diverge from the gold prevalence, note that their macro "
+         "precision differences are difficult to interpret.", (MACP_BIAS,), _skewed_bias),
     Rule("small-class", f"If a class has fewer than {SMALL_CLASS} gold items (this tool's threshold; Vickers et al.'s "
          "50 is about a whole test set), read every metric with its interval.", (SMALL_N,), _small_class),
     Rule("class-wise-recall", f"With few classes (k ≤ {FEW_CLASSES}, this tool's reading of 'low'), report the "

@@ -43,15 +43,16 @@ import numpy as np
 #: drawn as items and heavy ones drawn by multinomial (``paired-split``; ``paired`` drew every
 #: pattern one way), chance tables drawn row by row (multinomial rows; multivariate
 #: hypergeometric rows for shuffles), and the settled shuffle p-values' extra draws first up to the
-#: fewest that settle a p no draw reached (``settle=fewest``:
-#: :func:`auditor.analyses.shuffle_test.settling_draws`; before, doubling only). Change it with the draws.
+#: fewest that settle a p no draw reached (``fewest``: :func:`auditor.analyses.shuffle_test.settling_draws`;
+#: before, doubling only), after a tail bound that settles without draws where it can (``bound``:
+#: :mod:`auditor.analyses.shuffle_bound`; ``settle=bound+fewest``). Change it with the draws.
 RANKS = "paired-split"
 
 
 def signature(ranks: str = RANKS) -> str:
     """The ``samplers:`` part with ``ranks`` naming how the ranks were drawn (``pairs`` when each pair
     was resampled on its own: :mod:`auditor.analyses.pairwise_resample`)."""
-    return f"ci=cells,ranks={ranks},chance=rows,settle=fewest"
+    return f"ci=cells,ranks={ranks},chance=rows,settle=bound+fewest"
 
 
 SIGNATURE = signature()

@@ -55,7 +55,13 @@ RESOLUTION = (
     "more draws (first up to the fewest that settle a p no draw reached, floor(ln t / ln(1 - alpha/m)) + 1 with "
     "t = (1 - level)/2 and m = S for holm, 1 for bh; then doubling) until the systems rejected at the upper and "
     "at the lower ends agree, "
-    f"at most {MAX_DRAWS} draws per system; p_shuffle_resolved says whether they agree")
+    f"at most {MAX_DRAWS} draws per system; p_shuffle_resolved says whether they agree. Before any draw, accuracy, "
+    "macro recall and informedness (affine in the diagonal once the margins are fixed) get an upper bound on p "
+    "from the exact permutation mean and variance (Cantelli) and from each diagonal cell's hypergeometric tail "
+    "(Boole), the smaller of the two; a system keeps it as its p (p_shuffle_method bound, p_shuffle_interval "
+    "[0, bound]) unless [0, bound] could change the corrected answer, when it is drawn like the others")
+#: The bounds, as the report's captions name them (:mod:`~auditor.analyses.shuffle_bound`).
+BOUND_NAMES = "the smaller of Cantelli's bound and a union of hypergeometric tails"
 
 
 @dataclass(frozen=True)
@@ -95,15 +101,20 @@ def binary_null(row: np.ndarray, col: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 
 def _hypergeometric_pmf(x: np.ndarray, n: int, good: int, sample: int) -> np.ndarray:
-    """P(X = x) for X ~ Hypergeom(n, good, sample) over the whole support ``x`` (consecutive), from the
-    ratio P(x + 1)/P(x) = (good − x)(sample − x) / ((x + 1)(n − good − sample + x + 1)), summed in logs
-    and normalised (no scipy.stats import; exact up to rounding)."""
-    step = x[:-1].astype(float)
-    log_ratio = (np.log(good - step) + np.log(sample - step) - np.log(step + 1)
-                 - np.log(n - good - sample + step + 1))
-    log_pmf = np.concatenate([[0.0], np.cumsum(log_ratio)])
+    """P(X = x) for X ~ Hypergeom(n, good, sample) over the whole support ``x`` (consecutive), from
+    :func:`hypergeometric_log_pmf`, normalised (no scipy.stats import; exact up to rounding)."""
+    log_pmf = hypergeometric_log_pmf(x, n, good, sample)
     pmf = np.exp(log_pmf - log_pmf.max())
     return pmf / pmf.sum()
+
+
+def hypergeometric_log_pmf(x: np.ndarray, n: int, good: int, sample: int) -> np.ndarray:
+    """ln P(X = x) + const for X ~ Hypergeom(n, good, sample) over the whole support ``x`` (consecutive),
+    from the ratio P(x + 1)/P(x) = (good − x)(sample − x) / ((x + 1)(n − good − sample + x + 1)) summed in logs."""
+    step = np.asarray(x[:-1], dtype=float)
+    log_ratio = (np.log(good - step) + np.log(sample - step) - np.log(step + 1)
+                 - np.log(n - good - sample + step + 1))
+    return np.concatenate([[0.0], np.cumsum(log_ratio)])
 
 
 def exact_p(observed: float, null: np.ndarray, pmf: np.ndarray) -> float | None:
@@ -183,42 +194,65 @@ def settling_draws(systems: int, alpha: float, correction: str) -> int:
 
 
 def settle(observed: Mapping[str, np.ndarray], null: Mapping[str, list[np.ndarray]], alpha: float,
-           correction: str, cap: int, more: Callable[[int, int], None]) -> dict[str, list[ShuffleP]]:
+           correction: str, cap: int, more: Callable[[int, int], None],
+           bounds: Mapping[str, np.ndarray] | None = None) -> dict[str, list[ShuffleP]]:
     """Monte Carlo p-values of each metric (``observed``: value per system; ``null``: each system's
     drawn values, extended in place by ``more(system, draws)``) with draws added until the corrected
     answer is settled (module docstring) or ``cap`` draws. Returns metric -> one :class:`ShuffleP`
     per system.
 
-    A system short of :func:`settling_draws` is first brought up to them (systems far above chance, the
-    usual case, are then settled in one extra round: 1,517 draws in all instead of 2,000 for 10 systems
+    ``bounds`` (metric -> an upper bound on each system's p, NaN: none; :mod:`~auditor.analyses.shuffle_bound`)
+    settle without draws: such a system's p lies in [0, bound], and it keeps the bound as its p unless
+    that interval holds a threshold that matters, when it is drawn like the others.
+    A system short of :func:`settling_draws` is first brought up to them (systems far above chance
+    with no bound are then settled in one extra round: 1,517 draws in all instead of 2,000 for 10 systems
     at α = 0.05 with Holm); otherwise its draws are doubled.
     """
+    bound = {m: np.array(bounds[m], dtype=float) if bounds and m in bounds else np.full(len(null[m]), np.nan)
+             for m in observed}
     while True:
         goals: dict[int, int] = {}
+        dropped = False
         for metric_id, values in observed.items():
-            _, p, low, high = _mc_state(values, null[metric_id])
+            _, p, low, high = _state(values, null[metric_id], bound[metric_id])
             if not unsettled(low, high, alpha, correction).any():
                 continue
             family = int(np.count_nonzero(~np.isnan(p)))
             cut = thresholds(family, alpha, correction)
             straddle = ((low[:, None] <= cut[None, :]) & (cut[None, :] <= high[:, None])).any(axis=1) & (low < alpha)
+            bounded = ~np.isnan(bound[metric_id])
+            if (straddle & bounded).any():  # these bounds are too loose: draw for them (next round)
+                bound[metric_id][straddle & bounded] = np.nan
+                dropped = True
+                continue
             sizes = np.array([v.size for v in null[metric_id]])
             goal = settling_draws(family, alpha, correction)
             for system in np.flatnonzero(straddle & (sizes < cap)):
                 goals[int(system)] = max(goals.get(int(system), 0), goal)
-        if not goals:
+        if not goals and not dropped:
             break
         for system, goal in sorted(goals.items()):
             current = int(null[next(iter(null))][system].size)
             more(system, min(goal - current if goal > current else current, cap - current))
-    return {metric_id: _results(values, null[metric_id], alpha, correction) for metric_id, values in observed.items()}
+    return {metric_id: _results(values, null[metric_id], alpha, correction, bound[metric_id])
+            for metric_id, values in observed.items()}
 
 
-def _results(observed: np.ndarray, null: list[np.ndarray], alpha: float, correction: str) -> list[ShuffleP]:
+def _state(observed: np.ndarray, null: Sequence[np.ndarray],
+           bound: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_mc_state` with each bounded system's p at its bound and its interval [0, bound]."""
     draws, p, low, high = _mc_state(observed, null)
+    bounded = ~np.isnan(bound)
+    return draws, np.where(bounded, bound, p), np.where(bounded, 0.0, low), np.where(bounded, bound, high)
+
+
+def _results(observed: np.ndarray, null: list[np.ndarray], alpha: float, correction: str,
+             bound: np.ndarray) -> list[ShuffleP]:
+    draws, p, low, high = _state(observed, null, bound)
     open_ = unsettled(low, high, alpha, correction)
     return [ShuffleP(None, "monte carlo", int(draws[s])) if np.isnan(p[s]) else
-            ShuffleP(float(p[s]), "monte carlo", int(draws[s]), (float(low[s]), float(high[s])), not bool(open_[s]))
+            ShuffleP(float(p[s]), "bound", None, (0.0, float(p[s])), not bool(open_[s])) if not np.isnan(bound[s])
+            else ShuffleP(float(p[s]), "monte carlo", int(draws[s]), (float(low[s]), float(high[s])), not bool(open_[s]))
             for s in range(p.size)]
 
 
@@ -228,10 +262,15 @@ def describe(tests: Sequence[ShuffleP | None], draws: int) -> str:
     settled = [t for t in tests if t is not None]
     if settled and all(t.method == "exact" for t in settled):
         return "exact p-values: every shuffled table enumerated"
+    bounded = sum(t.method == "bound" for t in settled)
+    if settled and bounded == len(settled):
+        return f"every p an upper bound found without draws ({BOUND_NAMES})"
     counts = sorted({t.draws for t in settled if t.draws}) or [draws]
-    text = f"{counts[0]:,} draws" if len(counts) == 1 else f"{counts[0]:,}–{counts[-1]:,} draws"
+    drawn = f"{counts[0]:,} draws" if len(counts) == 1 else f"{counts[0]:,}–{counts[-1]:,} draws"
     if settled:
-        text += ", as many as settle the corrected answer"
+        drawn += ", as many as settle the corrected answer"
+    text = f"p bounded without draws for {bounded} of {len(settled)} systems ({BOUND_NAMES}); {drawn} for the others" \
+        if bounded else drawn
     open_ = sum(t.resolved is False for t in settled)
     if open_:
         text += f"; {open_} {'answer' if open_ == 1 else 'answers'} still within Monte Carlo error at {MAX_DRAWS:,} draws"

@@ -198,11 +198,19 @@ class Statistics:
     pairwise_unavailable: str | None = None
 
     def family_sizes(self) -> dict[str, int]:
-        """Number of tests adjusted together (one per pair), per metric."""
+        """Number of tests adjusted together per metric: the pairs whose p is defined (a pair with an undefined
+        metric value has no p and is left out of the correction, :func:`holm`)."""
         sizes: dict[str, int] = {}
         for test in self.tests:
-            sizes[test.metric] = sizes.get(test.metric, 0) + 1
+            sizes[test.metric] = sizes.get(test.metric, 0) + (0 if np.isnan(test.p) else 1)
         return sizes
+
+    def pairs_run(self) -> dict[str, int]:
+        """Number of pairs tested per metric, defined p or not."""
+        counts: dict[str, int] = {}
+        for test in self.tests:
+            counts[test.metric] = counts.get(test.metric, 0) + 1
+        return counts
 
     def to_json(self) -> dict[str, Any]:
         """``ci`` of every metric of every system (inside ``systems``), ``tests`` (docs/architecture.md, "The audit
@@ -222,7 +230,7 @@ class Statistics:
                 "test_methods": {method: METHOD_DESCRIPTIONS[method] for method in (MCNEMAR, RANDOMISATION)
                                  if any(test.method == method for test in self.tests)},
                 "randomisation_rounds": self.rounds,
-                "rounds_rule": rounds_rule(self.rounds, max(self.family_sizes().values(), default=0), alpha),
+                "rounds_rule": rounds_rule(self.rounds, max(self.pairs_run().values(), default=0), alpha),
                 "best_set_rule": best_set_rule(alpha, self.correction),
                 "best_set": {metric_id: best.to_json() for metric_id, best in self.best_set.items()},
                 "p_floor": {RANDOMISATION: 1 / (self.rounds + 1)} if self.rounds else {},
@@ -290,14 +298,17 @@ def randomisation_rounds(rounds: int, family_size: int, alpha: float) -> int:
 
 
 def analyse(counts: Counts, metrics: Sequence[Metric], bootstrap: int, seed: int, alpha: float, correction: Correction,
-            progress: Progress = SILENT, tests: bool = True) -> Statistics | None:
+            progress: Progress = SILENT, tests: bool = True,
+            test_metrics: Sequence[str] | None = None) -> Statistics | None:
     """The statistics of the audit (:func:`statistics` with ``bootstrap`` resamples), or None when
     ``bootstrap`` is 0 (no resamples: no intervals, ranks or tests). ``tests`` False: the intervals
-    and rank distributions only (``auditor score``'s table; the bootstrap's draws are the same)."""
+    and rank distributions only (``auditor score``'s table; the bootstrap's draws are the same).
+    ``test_metrics``: a task's own metrics to test (default :data:`TEST_METRICS`)."""
     if bootstrap <= 0:
         return None
     return statistics(counts, metrics, B=bootstrap, seed=seed, alpha=alpha, correction=correction, progress=progress,
-                      all_labels_active=counts.labels_given, tests=tests)
+                      all_labels_active=counts.labels_given, tests=tests,
+                      test_metrics=TEST_METRICS if test_metrics is None else test_metrics)
 
 
 def statistics(
@@ -336,13 +347,14 @@ def statistics(
         return Statistics(boot, (), {}, (), correction, alpha, 0, "none", pairwise_unavailable=NOT_REQUESTED_REASON)
     by_id = {metric.id: metric for metric in metrics}
     chosen = _tested_metrics(by_id, test_metrics)
-    pairs_of, family = _families(boot, chosen, len(counts.systems), correction)
+    oriented = {m: by_id[m].oriented(boot.observed[m]) for m in chosen}  # an error's top is its lowest value
+    pairs_of, family = _families(oriented, chosen, len(counts.systems), correction)
     randomised_metrics = [m for m in chosen if primary_method(m) == RANDOMISATION]
     family_size = max((len(pairs_of[m]) for m in randomised_metrics), default=0)
     rounds = randomisation_rounds(rounds, family_size, alpha) if randomised_metrics else 0
     tests = _adjusted(_pair_tests(counts, boot, [by_id[m] for m in chosen], pairs_of, rounds, seed,
                                   all_labels_active, progress), chosen, correction)
-    best_set = best_sets(tests, boot.observed, boot.systems, chosen, correction, alpha)
+    best_set = best_sets(tests, oriented, boot.systems, chosen, correction, alpha)
     return Statistics(boot, tuple(tests), best_set, tuple(chosen), correction, alpha, rounds, family)
 
 
@@ -356,7 +368,7 @@ def _tested_metrics(by_id: Mapping[str, Metric], test_metrics: Sequence[str]) ->
     return chosen
 
 
-def _families(boot: BootstrapResult, chosen: Sequence[str], S: int,
+def _families(observed: Mapping[str, np.ndarray], chosen: Sequence[str], S: int,
               correction: str) -> tuple[dict[str, list[tuple[int, int]]], str]:
     """The pairs tested per metric (all pairs up to MAX_ALL_PAIRS systems, else each against the
     metric's top system) and the family, in words."""
@@ -366,7 +378,7 @@ def _families(boot: BootstrapResult, chosen: Sequence[str], S: int,
                           f"separately, adjusted with {correction}")
     pairs_of = {}
     for metric_id in chosen:
-        top = _top(boot.observed[metric_id])
+        top = _top(observed[metric_id])
         pairs_of[metric_id] = [(top, s) for s in range(S) if s != top]
     return pairs_of, (f"each system against the top system of each metric ({S - 1} pairs; more than {MAX_ALL_PAIRS} "
                       f"systems), for each metric ({', '.join(chosen)}) separately, adjusted with {correction}")
@@ -420,7 +432,8 @@ def _adjusted(tests: list[PairTest], chosen: Sequence[str], correction: str) -> 
 def best_sets(tests: Sequence[PairTest], observed: Mapping[str, np.ndarray], systems: Sequence[str],
               chosen: Sequence[str], correction: str, alpha: float,
               method_of: Callable[[str], str] | None = None) -> dict[str, BestSet]:
-    """Per metric of ``chosen``: the top system (highest ``observed`` value) and those not significantly worse
+    """Per metric of ``chosen``: the top system (highest ``observed`` value, oriented: an error negated) and those
+    not significantly worse
     under the metric's test (``method_of(metric)``, default :func:`primary_method`), its p-values against the top
     adjusted over the S − 1 comparisons with it. Every task kind's best sets, and so its bold, come from here
     (docs/architecture.md, "One rule for significance")."""

@@ -69,6 +69,16 @@ class Verdict:
         }}
 
 
+@dataclass(frozen=True)
+class Tested:
+    """What :func:`decide` reads of a task's significance: its best sets and pairwise tests (classification
+    passes its :class:`~auditor.analyses.significance.Statistics`, which has the same fields)."""
+
+    best_set: Mapping[str, BestSet]
+    tests: Sequence[PairTest] = ()
+    pairwise_unavailable: str | None = None
+
+
 def _top_systems(values: Mapping[str, float | None]) -> list[str]:
     defined = {s: v for s, v in values.items() if v is not None}
     if not defined:
@@ -139,19 +149,25 @@ def significance_groups(metric_id: str, values: Mapping[str, float | None], best
 
 
 def analyse(metrics: Sequence[Metric], values: Mapping[str, Mapping[str, float | None]],
-            statistics: Statistics | None, recommendation: Recommendation | None, profile: DataProfile) -> Verdict:
+            statistics: Statistics | None, recommendation: Recommendation | None, profile: DataProfile,
+            key_metrics: Sequence[str] | None = None) -> Verdict:
     """The verdict of the audit: :func:`decide` on every scalar metric's ``values`` (system -> metric
-    id -> value), the statistics' best sets, the recommendation's primary metric and the profile's
+    id -> value; an error negated, so that higher is better), the statistics' best sets, the recommendation's
+    primary metric (a task's own ``key_metrics``: the first of them unless the primary is one) and the profile's
     identical systems; the text names metrics by their short labels."""
     scalar = [metric for metric in metrics if not metric.per_class]
-    by_metric = {metric.id: {name: system[metric.id] for name, system in values.items()} for metric in scalar}
+    by_metric = {metric.id: {name: None if system[metric.id] is None else
+                             system[metric.id] if metric.higher_is_better else -system[metric.id]
+                             for name, system in values.items()} for metric in scalar}
     primary = next((entry.id for entry in (recommendation.metrics if recommendation is not None else ())
                     if entry.role == "primary"), None)
+    if key_metrics is not None and primary not in key_metrics:
+        primary = None
     return decide(by_metric, statistics, primary, profile.identical_systems,
-                  {metric.id: metric.label for metric in metrics})
+                  {metric.id: metric.label for metric in metrics}, KEY_METRICS if key_metrics is None else key_metrics)
 
 
-def decide(values: Mapping[str, Mapping[str, float | None]], statistics: Statistics | None,
+def decide(values: Mapping[str, Mapping[str, float | None]], statistics: Statistics | Tested | None,
            recommended: str | None = None, identical: Sequence[Sequence[str]] = (),
            short: Mapping[str, str] | None = None, key_metrics: Sequence[str] = KEY_METRICS) -> Verdict:
     """The verdict (see the module docstring).

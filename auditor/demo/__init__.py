@@ -18,6 +18,8 @@ DEMOS: dict[str, str] = {
     "classification": "auditor.demo.classification",
     "tagging": "auditor.demo.tagging",
     "translation": "auditor.demo.translation",
+    "multilabel": "auditor.demo.multilabel",
+    "ordinal": "auditor.demo.ordinal",
 }
 
 #: The seed of the demo's simulation unless ``--seed`` says otherwise (the audit keeps its own default seed, so

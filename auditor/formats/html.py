@@ -30,7 +30,8 @@ def html_environment() -> jinja2.Environment:
 #: math (a user's label "x_y" stays as it is).
 MATH_TOKENS = ("p_i", "p_j", "b_j", "b_i", "q_i", "q_j", "q_c", "p_c", "p_o", "p_e", "P_e", "R_K", "R_i", "P_i", "F1_i",
                "FPR_i", "C_ii", "C_ij", "o_cd", "n_c", "n_d", "Σ_{c≠d}", "Σ_c", "Σ_i", "Σ_j", "P_j", "b_c", "π_c",
-               "P_c", "R_c", "F_β;c", "m_t", "p_t", "g_t")  # the last six: the translation and tagging reports
+               "P_c", "R_c", "F_β;c", "m_t", "p_t", "g_t",  # the translation and tagging reports
+               "MAE_M", "MSE_M", "κ_lin", "κ_quad", "τ_b")  # the ordinal report
 #: Those tokens in text (one group: ``split`` puts them at odd positions); the TeX and Markdown
 #: renderers set the same tokens as math.
 MATH_PATTERN = re.compile(r"(?<![\w.])(" + "|".join(re.escape(t) for t in sorted(MATH_TOKENS, key=len, reverse=True))
@@ -43,7 +44,7 @@ def math_html(text: str) -> markupsafe.Markup:
     def math(match: re.Match) -> str:
         base, _, sub = match.group(1).partition("_")
         sub = sub.strip("{}")
-        base_html = base if base in ("Σ", "F1", "FPR") else f"<i>{base}</i>"
+        base_html = base if base in ("Σ", "F1", "FPR", "MAE", "MSE") else f"<i>{base}</i>"
         return f"{base_html}<sub><i>{sub}</i></sub>"
 
     return markupsafe.Markup(MATH_PATTERN.sub(math, str(markupsafe.escape(text))))

@@ -52,7 +52,8 @@ def latex_escape(text: Any) -> str:
 
 
 #: Bases of the report's math tokens written upright or as a command in TeX.
-_TEX_BASES = {"Σ": r"\Sigma", "π": r"\pi", "F1": r"\mathrm{F1}", "FPR": r"\mathrm{FPR}"}
+_TEX_BASES = {"Σ": r"\Sigma", "π": r"\pi", "F1": r"\mathrm{F1}", "FPR": r"\mathrm{FPR}", "MAE": r"\mathrm{MAE}",
+              "MSE": r"\mathrm{MSE}", "κ": r"\kappa", "τ": r"\tau"}
 
 
 def latex_math(token: str) -> str:

@@ -48,8 +48,9 @@ NO_INFORMATION_CONVENTION = "the class's term counted as 0 (a class never or alw
 
 
 def accuracy(s: ConfusionStats) -> np.ndarray:
-    r"""Accuracy :math:`\sum_i C_{ii} / N` (= micro precision, recall and F1)."""
-    return s.diag.sum(axis=-1) / s.n
+    r"""Accuracy :math:`\sum_i C_{ii} / N` (= micro precision, recall and F1); NaN when N = 0."""
+    n = np.asarray(s.n, dtype=float)
+    return np.divide(s.diag.sum(axis=-1), n, out=np.full(np.shape(n), np.nan), where=n > 0)
 
 
 def macro_recall(s: ConfusionStats) -> np.ndarray:
@@ -157,7 +158,9 @@ def nit(s: ConfusionStats) -> np.ndarray:
         n = np.where(s.n > 0, s.n, 1.0)
         joint = (s.row_xlogx.sum(axis=-1) - s.n * np.log(n)) / (n * np.log(2))
     else:
-        joint = _entropy_terms(s.C / s.n[..., None, None], (-2, -1))
+        n = np.asarray(s.n, dtype=float)[..., None, None]
+        joint = _entropy_terms(np.divide(s.C, n, out=np.full(np.broadcast(s.C, n).shape, np.nan), where=n > 0),
+                               (-2, -1))
     mutual_information = joint - _entropy_terms(s.prevalence, (-1,)) - _entropy_terms(s.bias, (-1,))
     gold_classes = (s.row > 0).sum(axis=-1)
     return np.exp2(np.maximum(mutual_information, 0.0)) / np.maximum(gold_classes, 1)
@@ -198,7 +201,8 @@ def _calibration_scale(row: np.ndarray, target: np.ndarray | None = None) -> np.
     present = row > 0
     target = np.ones(row.shape[-1]) if target is None else np.asarray(target, dtype=float)
     target = np.where(present, np.broadcast_to(target, row.shape), 0.0)
-    target = target / target.sum(axis=-1, keepdims=True)
+    total = target.sum(axis=-1, keepdims=True)
+    target = np.divide(target, total, out=np.zeros_like(target), where=total > 0)  # no row present: every factor 0
     n = row.sum(axis=-1, keepdims=True)
     return ratio(n * target, row)[0]
 
@@ -341,7 +345,7 @@ register(Metric(
 
 register(Metric(
     id="nit", short="NIT", name="Normalised information transfer", function=nit,
-    range=(0.0, 1.0),
+    range=(0.0, 1.0), range_text="[1/k, 1]",  # MI ≥ 0: 2^MI/k ≥ 1/k; MI ≤ log2 k: ≤ 1
     formula=r"\mathrm{NIT} = 2^{\mathrm{MI}(Y;\hat{Y}) - H_{U_Y}} = \frac{2^{\mathrm{MI}(Y;\hat{Y})}}{k_Y},\quad \mathrm{MI} = \sum_{i,j} \frac{C_{ij}}{N}\log_2\frac{N\,C_{ij}}{\sum_l C_{il}\sum_l C_{lj}}",
     chance="exactly 1/k (k gold classes) on the expected matrix N p qᵀ of any classifier that ignores its input (MI = 0; a finite sample's MI is above 0)",
     references=("Vickers et al. 2023, Eq. 7", "Valverde-Albacete & Peláez-Moreno 2014"),
@@ -449,7 +453,7 @@ def _calibrated(base: Metric) -> Metric:
     return Metric(
         id=f"{base.id}_calibrated", name=f"{base.name}, prevalence-calibrated", function=function,
         formula=base.formula + r",\ \text{on } C'_{ij} = \frac{N}{k}\,\frac{C_{ij}}{\sum_l C_{il}}",
-        range=base.range, chance=chance, references=base.references + (f"{OPITZ} §5.2",),
+        range=base.range, range_text=base.range_text, chance=chance, references=base.references + (f"{OPITZ} §5.2",),
         uses=base.uses, convention=base.convention, undefined_when=base.undefined_when,
         properties=properties, family="calibrated", base=base.id, short=f"cal-{base.label}",
         description=f"{base.name} computed after rescaling every gold class to prevalence 1/k.",

@@ -293,11 +293,18 @@ class Metric:
     classes: int | None = None
     #: False for an error (MAE, MSE): lower is better, so rankings, best sets and baselines read its negation.
     higher_is_better: bool = True
+    #: The range in words where it depends on the data (NIT: [1/k, 1]); ``range`` is then the bounds over every k.
+    range_text: str = ""
 
     @property
     def label(self) -> str:
         """Short column header (``short`` or the id)."""
         return self.short or self.id
+
+    @property
+    def range_label(self) -> str:
+        """The range as shown: ``range_text``, else ``[lo, hi]``."""
+        return self.range_text or f"[{self.range[0]:g}, {self.range[1]:g}]"
 
     @property
     def kind(self) -> str:

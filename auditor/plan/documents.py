@@ -84,6 +84,8 @@ class AccuracyPlan:
                 ("Type S", format_value(f.type_s, "number")), ("Type M", format_value(f.type_m, "number")),
                 (f"detectable D (power {h.target_power:g})", "—" if detectable is None else f"{detectable:.4f}")]
         lines += [f"  {name:<28} {text}" for name, text in rows]
+        lines.append(f"  {'':<28} (D " + ("at the given agreement, held fixed as D varies)" if h.agreement_given
+                                          else "at the smallest agreement each D allows, |2A + D − 1|)"))
         lines.append(f"  {f'items needed (power {h.target_power:g})':<28} "
                      f"{self.needed.items if self.needed.items is not None else '—'}")
         lines += [f"  {key}: undefined: {reason}" for key, reason in self.to_json()["undefined"].items()]
@@ -140,6 +142,19 @@ class PredictivePlan:
             values = r.values[metric_id]
             lines.append(f"  {metric_id:<28}" + "".join(f"{format_value(values[i], 'score'):>9}" for i in shown)
                          + f"   {'yes' if r.linear[metric_id] else 'no'}")
+        if r.simulation is not None:
+            simulation = r.simulation
+            lines += [f"Simulated at N = {simulation['items']:,} ({simulation['draws']} draws per x, seed "
+                      f"{simulation['seed']}): mean over the draws where the metric is defined (×100; quantiles in "
+                      "--json)",
+                      ]
+            picked = sorted({round(i) for i in [k * (len(simulation["x"]) - 1) / 4 for k in range(5)]})
+            lines.append(f"  {'metric':<28}" + "".join(f"{'x=' + format(simulation['x'][i], 'g'):>9}" for i in picked))
+            for metric_id in ids:
+                if metric_id in simulation["metrics"]:
+                    means = simulation["metrics"][metric_id]["mean"]
+                    lines.append(f"  {metric_id:<28}" + "".join(f"{format_value(means[i], 'score'):>9}"
+                                                                for i in picked))
         return lines
 
     def report_model(self, figures: bool) -> Any:
@@ -192,6 +207,7 @@ class PilotPlan:
                                    "method": primary_method(metric)}
             pairs.append({"a": a, "b": b, "metrics": metrics})
         best = r.best_metric()
+        reached = r.reaches_target()
         return {
             "schema": SCHEMA, "signature": self.signature, "mode": "pilot",
             "inputs": {"systems": list(r.systems), "labels": list(r.labels), "pilot_items": r.pilot_items,
@@ -202,9 +218,14 @@ class PilotPlan:
             "pairs": pairs,
             "rank_stability": {"p_top_stays": dict(r.p_top_stays),
                                "expected_kendall_tau": dict(r.expected_kendall_tau)},
-            "separates_best": {"metric": best, "rule": "the smallest size at which the metric's mean power over the "
-                                                       "pairs reaches the target; then, at N, the most pairs at or "
-                                                       "above the target, then the highest mean power",
+            "separates_best": {"metric": best if reached else None, "reaches_target": reached,
+                               "highest_mean_power": best,
+                               "suggested_sizes": [] if reached else r.suggested_sizes(),
+                               "mean_power": {m: dict(zip(("value", "se_bound"), r.mean_power(m))) for m in r.metrics},
+                               "rule": "the smallest size at which the metric's mean power over the "
+                                       "pairs reaches the target; then, at N, the most pairs at or "
+                                       "above the target, then the highest mean power; none when no metric "
+                                       "reaches the target at any size simulated",
                                "mean_power_by_size": {m: {str(n): v for n, v in sizes.items()}
                                                       for m, sizes in r.mean_power_by_size.items()}},
             "method": "pattern counts ~ Multinomial(N, pilot pattern shares), R simulations; on each, the audit's "
@@ -229,7 +250,7 @@ class PilotPlan:
             if len(sizes) > 1:
                 lines.append(f"  mean power of {metric} by N: " + ", ".join(
                     f"{n:,}: {format_value(v, 'number')}" for n, v in sorted(sizes.items())))
-        lines.append(f"  separates the systems with the fewest items: {r.best_metric() or '—'}")
+        lines.append("  " + r.separation_sentence())
         return lines
 
     def report_model(self, figures: bool) -> Any:

@@ -15,16 +15,14 @@ REFERENCES = {
     VICKERS: "Vickers, Barrault, Monti & Aletras (2023). We Need to Talk About Classification Evaluation Metrics "
              "in NLP. Proceedings of IJCNLP-AACL 2023.",
 }
-TEST = ("exact McNemar, two-sided, significant when p < alpha (the audit's accuracy test, "
-        "auditor.analyses.significance.mcnemar_exact)")
+TEST = "exact McNemar, two-sided, significant when p < α (the test the audit runs on accuracy)"
 METHODS = {
     "power": "P(the test rejects and B wins), summed exactly: d ~ Binomial(N, 1 − G) discordant items, "
              "B's wins W ~ Binomial(d, π), π = ½ + D/(2(1 − G))",
     "type_s": "P(A wins | the test rejects): a significant result of the wrong sign (Gelman & Carlin 2014)",
     "type_m": "E[|observed difference| | the test rejects] / D: the exaggeration ratio (Gelman & Carlin 2014)",
     "detectable_difference": "smallest D with power ≥ target at N",
-    "items_needed": f"smallest N ≤ {MAX_ITEMS:,} with power ≥ target at every larger N: a nondecreasing lower "
-                    "bound of the power covers every N from checked_to + 1 on (up to bound_up_to when that is not "
-                    "null), every N "
-                    "from checked_from to checked_to is computed exactly",
+    "items_needed": f"smallest N ≤ {MAX_ITEMS:,} with power ≥ target at every larger N: every N below the point "
+                    "where a nondecreasing lower bound of the power reaches the target is computed exactly, and the "
+                    "bound covers every N beyond it",
 }

@@ -12,7 +12,13 @@ from auditor.report.model import Bullets, Cell, Column, Facts, Figure, Paragraph
 
 #: Metrics drawn against x in the predictive-power chart (Vickers et al.'s Figure 1 and the audit's key metrics).
 CURVE_METRICS = ("accuracy", "macro_recall", "macro_f1", "weighted_f1", "kappa", "mcc", "informedness", "nit")
-SCALE = "Power, shares, differences and scores are shown ×100 with one decimal; Type M as a plain ratio."
+#: The plan pages' own legends (not the audit's: no ledger, no best sets).
+LEGEND_ACCURACY = "Power, P(reject), Type S and the detectable difference are percentages; Type M is a ratio."
+LEGEND_PREDICTIVE = "Metric values are ×100 (a percentage for a share, a hundredth for κ, MCC and the like)."
+LEGEND_PILOT = "Power is a percentage; bold: at least the target power."
+#: The accuracy page's figures by name (the JSON's keys stay in the JSON).
+METHOD_NAMES = {"power": "Power", "type_s": "Type S", "type_m": "Type M",
+                "detectable_difference": "Detectable difference", "items_needed": "Items needed"}
 
 
 def _references(keys: Sequence[str]) -> Section:
@@ -43,8 +49,15 @@ def _line_chart(rows: list[dict[str, Any]], x: dict[str, Any], y: dict[str, Any]
 # ------------------------------------------------------------------ mode 1
 
 
+def _agreement(h: Any) -> str:
+    """Which agreement the detectable difference assumes."""
+    if h.agreement_given:
+        return f"at the given agreement G = {h.agreement:.4g}, held fixed as D varies"
+    return "at the smallest agreement each D allows, |2A + D − 1| (it changes with D)"
+
+
 def power_curve(plan: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Exact power at up to 300 sizes from N/10 to 1.5·max(N, items needed) (the saw-tooth shows)."""
+    """Exact power at up to 300 sizes from N/10 to 1.5·max(N, items needed)."""
     from auditor.analyses.power import power
 
     h = plan.hypothesis
@@ -72,7 +85,7 @@ def accuracy_page(plan: Any, figures: bool) -> Report:
         Row("Type S", (Cell(f.type_s, "share"), Cell(METHODS["type_s"]))),
         Row("Type M", (Cell(f.type_m, "number"), Cell(METHODS["type_m"]))),
         Row("Detectable difference", (Cell(plan.detectable.difference, "share"),
-                                      Cell(plan.detectable.undefined or plan.detectable.method))),
+                                      Cell(plan.detectable.undefined or f"{plan.detectable.method}; {_agreement(h)}"))),
         Row("Items needed", (Cell(plan.needed.items, "count"), Cell(plan.needed.undefined or METHODS["items_needed"]))),
     )
     blocks: list[Any] = [inputs, Table("table-power", "What this test set can show.", "Figure",
@@ -81,20 +94,22 @@ def accuracy_page(plan: Any, figures: bool) -> Report:
         sizes, values = power_curve(plan)
         svg = _line_chart([{"N": int(n), "power": round(100 * v, 3)} for n, v in zip(sizes, values)],
                           {"field": "N", "type": "quantitative", "title": "items N"},
-                          {"field": "power", "type": "quantitative", "title": "power ×100",
+                          {"field": "power", "type": "quantitative", "title": "power (%)",
                            "scale": {"domain": [0, 100]}}, None, 100 * h.target_power)
-        blocks.append(Figure("figure-power", "Exact power against the number of items (dashed: the target). The "
-                                             "exact test's critical values jump, so the curve saw-tooths; items "
-                                             "needed is where it stays above the target.", svg))
+        blocks.append(Figure("figure-power", "Exact power against the number of items (dashed: the target). Given "
+                                             "the number of discordant items the exact test's critical values jump; "
+                                             "averaged over that number the curve rises smoothly, unless nearly "
+                                             "every item is discordant. Items needed is the smallest N from which on "
+                                             "it stays above the target.", svg))
     sections = (Section("plan", "Power of the accuracy comparison", tuple(blocks)),
                 Section("method", "How it is computed",
                         (Paragraph("Card et al. (2020) showed that many NLP comparisons are underpowered; this page "
                                    "computes the power of the very test the audit runs, exactly rather than by "
                                    "simulation. Type S and Type M errors follow Gelman & Carlin (2014)."),
-                         Facts(tuple(METHODS.items())))),
+                         Facts(tuple((METHOD_NAMES[key], text) for key, text in METHODS.items())))),
                 _references([CARD, GELMAN]))
     return Report("Test-set plan: accuracy", f"N = {h.items:,} items, A = {h.accuracy:g}, D = {h.difference:g}",
-                  plan.signature, SCALE, sections, ())
+                  plan.signature, LEGEND_ACCURACY, sections, (), legend=LEGEND_ACCURACY)
 
 
 # ------------------------------------------------------------------ mode 3
@@ -139,7 +154,7 @@ def predictive_page(plan: Any, figures: bool) -> Report:
         blocks += _simulation_blocks(r)
     sections = (Section("model", "The predictive-power model", tuple(blocks)), _references([VICKERS]))
     return Report("Test-set plan: predictive-power model", f"{len(r.labels)} classes, guessing: {r.guess}",
-                  plan.signature, SCALE, sections, ())
+                  plan.signature, LEGEND_PREDICTIVE, sections, (), legend=LEGEND_PREDICTIVE)
 
 
 def _bending_table(r: Any) -> Table:
@@ -176,7 +191,8 @@ def _simulation_blocks(r: Any) -> list[Any]:
     rows = tuple(Row(metric, tuple(Cell(value, "score") for value in simulation["metrics"][metric]["mean"]))
                  for metric in r.metrics)
     return [Paragraph(f"Simulation at N = {simulation['items']:,} ({simulation['draws']} draws per x, seed "
-                      f"{simulation['seed']}): {simulation['shown']}."),
+                      f"{simulation['seed']}): each metric's mean over the draws where it is defined (its 2.5% and "
+                      "97.5% quantiles are in the plan's JSON)."),
             Table("table-simulation", f"Mean of each metric at N = {simulation['items']:,} (expected values at N; "
                                       "they differ from the table above for metrics that are not linear in C).",
                   "metric", columns, rows, "tiny")]
@@ -200,7 +216,7 @@ def pilot_page(plan: Any, figures: bool) -> Report:
                    ("Planned test set", f"N = {r.items:,} items, {r.simulations} simulations"),
                    ("Tests", f"the audit's own, α = {r.alpha:g}, {r.correction} over the pairs of each metric"),
                    ("Method", document["method"]),
-                   ("Separates the systems with the fewest items", document["separates_best"]["metric"] or "—"),
+                   ("Separates the systems with the fewest items", r.separation_sentence()),
                    ("Rule", document["separates_best"]["rule"])))
     blocks = (facts,
               Table("table-pilot-power", f"Power per pair and metric at N = {r.items:,} (bold: at least the target "
@@ -213,10 +229,10 @@ def pilot_page(plan: Any, figures: bool) -> Report:
                 for metric, by_size in r.mean_power_by_size.items() for n, value in sorted(by_size.items())
                 if value is not None]
         svg = _line_chart(data, {"field": "N", "type": "quantitative", "title": "items N", "scale": {"type": "log"}},
-                          {"field": "power", "type": "quantitative", "title": "mean power over the pairs ×100",
+                          {"field": "power", "type": "quantitative", "title": "mean power over the pairs (%)",
                            "scale": {"domain": [0, 100]}}, "metric", 100 * r.target_power, points=data)
         blocks += (Figure("figure-pilot-sizes", "Mean power over the pairs against the test-set size (simulated at "
                                                 "the sizes asked for; dashed: the target).", svg),)
     sections = (Section("pilot", "Power from a pilot", blocks), _references([CARD]))
     return Report("Test-set plan: from a pilot", f"{len(r.systems)} systems, N = {r.items:,}", plan.signature,
-                  SCALE, sections, ())
+                  LEGEND_PILOT, sections, (), legend=LEGEND_PILOT)

@@ -133,6 +133,40 @@ class PilotResult:
     #: metric id -> {N: mean power over the pairs} at every size asked for (N included).
     mean_power_by_size: Mapping[str, Mapping[int, float | None]] = field(default_factory=dict)
 
+    def reaches_target(self) -> bool:
+        """Whether some metric's mean power over the pairs reaches the target at some simulated size."""
+        return any(value is not None and value >= self.target_power
+                   for sizes in self.mean_power_by_size.values() for value in sizes.values())
+
+    def mean_power(self, metric: str) -> tuple[float | None, float | None]:
+        """Mean power over the pairs at N and a bound on its Monte Carlo standard error (the mean of the pairs'
+        sqrt(p(1 − p)/R); the SE of a mean is at most the mean of the SEs, whatever the pairs' correlation)."""
+        values = self.power[metric][~np.isnan(self.power[metric])]
+        if values.size == 0:
+            return None, None
+        return float(values.mean()), float(np.mean(np.sqrt(values * (1 - values) / self.simulations)))
+
+    def suggested_sizes(self) -> list[int]:
+        """Sizes to simulate next (``--sizes``) when no metric reaches the target: 2, 4 and 8 times the largest
+        size simulated."""
+        largest = max([self.items, *(n for sizes in self.mean_power_by_size.values() for n in sizes)])
+        return [2 * largest, 4 * largest, 8 * largest]
+
+    def separation_sentence(self) -> str:
+        """Which metric separates the systems with the fewest items, or that none reaches the target power, with
+        the mean powers and their Monte Carlo error."""
+        best = self.best_metric()
+        if best is None:
+            return "no metric has a defined power"
+        if self.reaches_target():
+            return f"separates the systems with the fewest items: {best}"
+        shown = "; ".join(f"{m} {100 * v:.0f}% ± {100 * se:.0f}%" for m in self.metrics
+                          for v, se in [self.mean_power(m)] if v is not None)
+        sizes = ",".join(str(n) for n in self.suggested_sizes())
+        return (f"no metric reaches the target power {self.target_power:g} at the sizes simulated (mean power over "
+                f"the pairs at N = {self.items:,}, ± a bound on its Monte Carlo standard error: {shown}); simulate "
+                f"larger test sets, e.g. --sizes {sizes}")
+
     def best_metric(self) -> str | None:
         """The metric that separates the systems with the fewest items: the smallest size whose mean
         power over the pairs reaches the target (sizes of ``mean_power_by_size``), ties and metrics

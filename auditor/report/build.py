@@ -12,7 +12,7 @@ ledger. Renderers (``auditor.formats.render``) read only this model.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from auditor.report.context import APPENDICES, SECTION_TITLES, Context, Ledger, _profile_line
 from auditor.report.model import SCALE_NOTE, Bullets, Cell, Column, Paragraph, Report, Row, Section, Table
@@ -31,19 +31,23 @@ BUILDERS: tuple[Callable[[Context], Section | None], ...] = builders()
 
 
 def build(audit: Audit, figures: bool = True, records: Mapping[str, Metric] | None = None,
-          rules: Sequence[str] | None = None, title: str = "Metric audit") -> Report:
+          rules: Sequence[str] | None = None, title: str = "Metric audit",
+          sections: Sequence[tuple[int, Callable[[Context], Section | None]]] = (),
+          extra: Mapping[str, Any] | None = None, signature: str | None = None) -> Report:
     """The report model of an :class:`~auditor.results.Audit`; ``records`` maps metric id ->
     :class:`~auditor.metrics.registry.Metric` (default: the audit's metrics and the per-class
     ones, which the recommendation can name), ``rules`` the rules appendix (default: the
-    recommendation's rules)."""
+    recommendation's rules). A task kind adds its own ``sections`` ((place, builder) pairs placed among the
+    registered ones), what they read in ``extra`` (``Context.extra``) and its ``signature``."""
     from auditor.report import charts
 
     # every chart converted at once, in one child process, as the task and plan reports do
-    return charts.batched(lambda: _build(audit, figures, records, rules, title))
+    return charts.batched(lambda: _build(audit, figures, records, rules, title, sections, extra or {}, signature))
 
 
 def _build(audit: Audit, figures: bool, records: Mapping[str, Metric] | None, rules: Sequence[str] | None,
-           title: str) -> Report:
+           title: str, sections: Sequence[tuple[int, Callable[[Context], Section | None]]] = (),
+           extra: Mapping[str, Any] | None = None, signature: str | None = None) -> Report:
     from auditor.metrics.registry import REGISTRY
     from auditor.report import charts
 
@@ -51,8 +55,9 @@ def _build(audit: Audit, figures: bool, records: Mapping[str, Metric] | None, ru
     if records is None:  # per-class records too: the recommendation can name class_recall (Opitz §8)
         records = {metric.id: metric for metric in (*audit.metrics, *REGISTRY.per_class())}
     ctx = Context(audit, records, ledger, figures, charts, charts.formula_svg,
-                  {"rules": recommendation_rules() if rules is None else rules})
-    sections = [section for builder in BUILDERS if (section := builder(ctx)) is not None]
+                  {"rules": recommendation_rules() if rules is None else rules, "signature": signature, **(extra or {})})
+    sections = [section for builder in (builders(sections) if sections else BUILDERS)
+                if (section := builder(ctx)) is not None]
     entries = ledger.freeze()
     if entries:
         rows = tuple(Row(str(e.number), (Cell(e.system), Cell(e.state), Cell(e.where), Cell(e.text)), f"ledger-{e.number}")
@@ -73,7 +78,7 @@ def _build(audit: Audit, figures: bool, records: Mapping[str, Metric] | None, ru
                 for x in sections]
     gold = audit.sources["gold"].path if "gold" in audit.sources else None
     subtitle = f"{len(audit.systems)} systems scored against {gold}" if gold else _profile_line(audit)
-    return Report(title, subtitle, str(audit.signature), SCALE_NOTE, tuple(sections), entries)
+    return Report(title, subtitle, signature or str(audit.signature), SCALE_NOTE, tuple(sections), entries)
 
 
 def section_texts(sections: Sequence[Section]) -> list[str]:

@@ -88,6 +88,11 @@ def _svg(spec: Mapping[str, Any]) -> str:
     return convert([spec])[0]
 
 
+def vega_svg(spec: Mapping[str, Any]) -> str:
+    """A task's own Vega-Lite chart as SVG (within :func:`batched`: a placeholder converted with the batch)."""
+    return _svg(spec)
+
+
 def convert(specs: Sequence[Mapping[str, Any]]) -> list[str]:
     """Vega-Lite specs -> inline SVGs, all in one child process (see the module docstring).
 
@@ -333,9 +338,10 @@ def confusion_heatmap(labels: Sequence[str], matrix: Sequence[Sequence[int]], sy
     return _svg(spec)
 
 
-def confusion_grid_spec(labels: Sequence[str], matrices: Mapping[str, Sequence[Sequence[int]]]) -> dict[str, Any]:
+def confusion_grid_spec(labels: Sequence[str], matrices: Mapping[str, Sequence[Sequence[int]]],
+                        counts: bool = True) -> dict[str, Any]:
     """Small multiples: one row-normalised confusion heatmap per system, in one chart (k up to
-    :data:`MAX_MATRIX_CLASSES`; counts printed in the cells while they fit)."""
+    :data:`MAX_MATRIX_CLASSES`; with ``counts``, counts printed in the cells while they have room)."""
     cells = []
     for system, matrix in matrices.items():
         for i, gold in enumerate(labels):
@@ -360,7 +366,7 @@ def confusion_grid_spec(labels: Sequence[str], matrices: Mapping[str, Sequence[S
             *([{"mark": {"type": "text", "fontSize": GRID_COUNT_FONT}, "encoding": {
                 "x": x, "y": y, "text": {"field": "count", "type": "quantitative"},
                 "color": {"condition": {"test": "datum.share > 0.5", "value": "white"}, "value": "black"}}}]
-              if size >= 14 else []),  # counts printed where a cell has room for them
+              if counts and size >= 14 else []),  # counts printed where a cell has room for them
         ]},
         # Each facet draws its own axes, so an empty slot of the last row draws none.
         "resolve": {"axis": {"x": "independent", "y": "independent"}},
@@ -386,9 +392,9 @@ def confusion_counts_fit(labels: Sequence[str], matrices: Mapping[str, Sequence[
     return size >= 14 and len(str(largest)) * 0.64 * GRID_COUNT_FONT <= size - 2
 
 
-def confusion_grid(labels: Sequence[str], matrices: Mapping[str, Sequence[Sequence[int]]]) -> str:
+def confusion_grid(labels: Sequence[str], matrices: Mapping[str, Sequence[Sequence[int]]], counts: bool = True) -> str:
     """SVG of :func:`confusion_grid_spec`."""
-    return _svg(confusion_grid_spec(labels, matrices))
+    return _svg(confusion_grid_spec(labels, matrices, counts))
 
 
 def tau_heatmap(kendall: Mapping[str, Mapping[str, float]], short: Callable[[str], str]) -> str:

@@ -110,15 +110,17 @@ class Context:
         """The value of ``metric_id`` for ``system`` with its bootstrap interval; an undefined
         value or a convention gets its ledger mark."""
         entry = self.audit.systems[system].metrics.get(metric_id)
+        record = self.records.get(metric_id)
+        kind = record.kind if record is not None else "score"  # an error in steps of an order: as it is
         if entry is None:
-            return Cell(None, "score")
+            return Cell(None, kind)
         mark = None
         if entry.value is None:
             mark = self.ledger.mark(system, "undefined", self.short(metric_id), entry.undefined or "0/0")
         elif entry.convention:
             mark = self.ledger.mark(system, "convention", self.short(metric_id), entry.convention)
         low, high = self.interval(system, metric_id) or (None, None)
-        return Cell(entry.value, "score", mark, low=low, high=high)
+        return Cell(entry.value, kind, mark, low=low, high=high)
 
     def interval(self, system: str, metric_id: str) -> tuple[float, float] | None:
         """The bootstrap percentile interval (:meth:`~auditor.results.Audit.interval`)."""

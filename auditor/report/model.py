@@ -159,6 +159,8 @@ class Report:
     scale_note: str
     sections: tuple[Section, ...]
     ledger: tuple[LedgerEntry, ...]
+    #: A page's own legend in place of the audit's (undefined values, ledger, bold = best set): the plan pages.
+    legend: str | None = None
     #: What the data is and where it comes from, said on page 1 (any task; e.g. that it is simulated, and how).
     about_data: str = ""
 

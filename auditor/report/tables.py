@@ -1,8 +1,9 @@
-"""Table helpers shared by the section builders: density, transposition for many systems, best
-values in bold."""
+"""Table helpers shared by the section builders: density, transposition for many systems, a metric's best set
+in bold."""
 from __future__ import annotations
 
-from typing import Sequence
+from dataclasses import replace
+from typing import Collection, Sequence
 
 from auditor.report.model import Cell, Column, Row, Table
 
@@ -31,17 +32,15 @@ def _fit_systems(table: Table, systems: Sequence[str]) -> Table:
     return _transposed(table, "System") if len(systems) > WIDE_SYSTEMS else table
 
 
-def _with_best(rows: list[tuple[str, list[Cell]]], higher_better: Sequence[bool] | None = None) -> tuple[Row, ...]:
-    """Mark the best defined value of every column strong (ties all strong)."""
-    if not rows:
-        return ()
-    width = len(rows[0][1])
-    best = []
-    for column in range(width):
-        values = [cells[column].value for _, cells in rows if isinstance(cells[column].value, (int, float))]
-        best.append(max(values) if values and len(rows) > 1 else None)
-    return tuple(
-        Row(header, tuple(Cell(c.value, c.kind, c.mark, best[i] is not None and c.value == best[i], c.low, c.high)
-                          for i, c in enumerate(cells)))
-        for header, cells in rows
-    )
+def with_best_sets(rows: list[tuple[str, list[Cell]]], best: Sequence[Collection[str] | None]) -> tuple[Row, ...]:
+    """Rows with a cell strong exactly when its system (the row header) is in its column's best set (``best``, one
+    per column; None for a column no test covered: no bold there). Bold means the metric's best set in every
+    report (docs/architecture.md, "One rule for significance"), never the column maximum."""
+    return tuple(Row(header, tuple(replace(cell, strong=best[i] is not None and header in best[i])
+                                   for i, cell in enumerate(cells)))
+                 for header, cells in rows)
+
+
+#: The legend of bold in a task's tables.
+BOLD_LEGEND = ("Bold: the metric's best set (the top system and every system whose test against it, adjusted over "
+               "the comparisons with the top system, is not significant); a column without a test has no bold.")

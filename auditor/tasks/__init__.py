@@ -1,9 +1,10 @@
-"""Task kinds beyond classification: token tagging, translation, ... one subpackage each.
+"""Task kinds: classification, token tagging, translation, multi-label, ordinal ... one subpackage each.
 
-Classification is the core pipeline (:mod:`auditor.pipeline`). Another task kind reads its own
-files and counts its own units, then answers the same questions (metrics, intervals, rankings,
-recommendation). Each lives in one subpackage registered by one line in :data:`TASKS`; the
-command line (``--task NAME``) finds it there. A task module exposes
+Every task kind reads its own files into units and counts them, then answers the same questions (metrics,
+intervals, rankings, best sets, verdict, recommendation) through the spine (docs/architecture.md, "Adding a task
+kind"); classification's reading and counting are the spine's own (:mod:`auditor.pipeline`). Each lives in one
+subpackage registered by one line in :data:`TASKS`; the command line (``--task NAME``) finds it there. A task
+module exposes
 
 - ``OPTIONS``: click option decorators it adds to ``score`` and ``report`` (its own names, so
   that they never collide with another task's);
@@ -24,9 +25,9 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-#: Task name -> module implementing it (one line per task). ``classification`` is the core
-#: pipeline and has no entry.
+#: Task name -> module implementing it (one line per task), the default first.
 TASKS: dict[str, str] = {
+    "classification": "auditor.tasks.classification",
     "tagging": "auditor.tasks.tagging",
     "translation": "auditor.tasks.translation",
     "multilabel": "auditor.tasks.multilabel",
@@ -39,9 +40,9 @@ CLASSIFICATION = "classification"
 
 def task_names() -> tuple[str, ...]:
     """Every task ``--task`` accepts, the default first."""
-    return (CLASSIFICATION, *TASKS)
+    return tuple(TASKS)
 
 
 def task_module(name: str) -> ModuleType:
-    """The module of task ``name`` (not classification)."""
+    """The module of task ``name``."""
     return importlib.import_module(TASKS[name])

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 #: "module.function" -> (place in the report, builder).
 _REGISTERED: dict[str, tuple[int, Callable[..., Any]]] = {}
@@ -23,11 +23,12 @@ def section(order: int) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     return register
 
 
-def builders() -> tuple[Callable[..., Any], ...]:
-    """Every registered builder of this package, in report order (two at one place are refused)."""
+def builders(extra: Sequence[tuple[int, Callable[..., Any]]] = ()) -> tuple[Callable[..., Any], ...]:
+    """Every registered builder of this package, with a task's own ``extra`` (place, builder) pairs, in report
+    order (two at one place are refused)."""
     for module in pkgutil.iter_modules(__path__):
         importlib.import_module(f"{__name__}.{module.name}")
-    places = sorted(_REGISTERED.values(), key=lambda entry: entry[0])
+    places = sorted([*_REGISTERED.values(), *extra], key=lambda entry: entry[0])
     orders = [order for order, _ in places]
     if len(set(orders)) != len(orders):
         raise RuntimeError(f"two report sections share a place: {sorted(orders)}")

@@ -23,7 +23,7 @@ def definitions_section(ctx: Context) -> Section:
         if record.family == "calibrated":
             calibrated.append(f"{metric_id}: {record.name}")
             continue
-        facts = [("id", metric_id), ("range", f"[{record.range[0]:g}, {record.range[1]:g}]")]
+        facts = [("id", metric_id), ("range", record.range_label)]
         if record.chance:
             facts.append(("under chance", record.chance))
         if record.undefined_when:
@@ -70,12 +70,18 @@ def confusion_section(ctx: Context) -> Section:
         blocks.append(_largest_confusions(ctx, labels))
         return Section("confusion", SECTION_TITLES["confusion"], tuple(blocks))
     in_chart = ctx.figures and ctx.charts.confusion_counts_fit(labels, matrices)
-    if ctx.figures:  # small multiples: every system's matrix in one chart
+    leaderboard = len(systems) > COUNT_TABLES_MAX_SYSTEMS
+    if ctx.figures:  # small multiples: every system's matrix in one chart (counts that overflow: left out)
         blocks.append(Figure("fig-confusion", "Confusion matrix of every system (rows gold, columns predicted), "
                              "row-normalised colours" + (", every count printed in its cell (audit.json: "
                                                          "systems.NAME.confusion)." if in_chart else "."),
-                             ctx.charts.confusion_grid(labels, matrices)))
+                             ctx.charts.confusion_grid(labels, matrices, counts=in_chart or not leaderboard)))
     if in_chart:  # one form: the chart carries every count
+        return Section("confusion", SECTION_TITLES["confusion"], tuple(blocks))
+    if leaderboard:  # counts in audit.json, not one table a system
+        blocks.append(Paragraph(f"With {len(systems)} systems (more than {COUNT_TABLES_MAX_SYSTEMS}) the counts are "
+                                "not tabulated system by system: every count is in audit.json "
+                                "(systems.NAME.confusion)."))
         return Section("confusion", SECTION_TITLES["confusion"], tuple(blocks))
     for index, s in enumerate(systems):
         matrix = matrices[s]
@@ -88,6 +94,8 @@ def confusion_section(ctx: Context) -> Section:
     return Section("confusion", SECTION_TITLES["confusion"], tuple(blocks))
 
 
+#: Above this many systems the confusion counts the chart cannot print get no table per system (audit.json has them).
+COUNT_TABLES_MAX_SYSTEMS = 12
 #: Off-diagonal cells listed per system when the matrices are too large to draw.
 LARGEST_CONFUSIONS = 10
 
@@ -121,7 +129,7 @@ def reproducibility_section(ctx: Context) -> Section:
         Paragraph("Every number in this report is reproducible from the inputs whose SHA-256 hashes are listed below "
                   "and the options in the signature (auditor version, bootstrap resamples, seed, interval method, "
                   "correction)."),
-        Facts((("signature", str(audit.signature)), ("schema", SCHEMA))),
+        Facts((("signature", str(ctx.extra.get("signature") or audit.signature)), ("schema", SCHEMA))),
     ]
     sources = audit.sources
     if sources:

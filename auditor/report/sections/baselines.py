@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from auditor.formatting import format_value
 from auditor.report.context import SECTION_TITLES, Context
 from auditor.report.model import Cell, Column, Paragraph, Row, Section, Table
 from auditor.report.sections import section
@@ -45,17 +46,34 @@ def baselines_section(ctx: Context) -> Section | None:
             ("margin", "score", "Each system's margin over the strongest chance baseline (×100; negative = below "
                                 "chance): the system's value minus the baseline's exact expectation where one "
                                 "exists, else (marked “≈”) minus its Monte Carlo mean, if 3 standard errors above every exact one."),
-            ("p_shuffle", "p", "Permutation p-value of each system against a shuffle of its own predictions "
-                               f"(same bias, no information; {result.p_method(keys[0]) if keys else ''})."),
+            ("p_shuffle", "p", "Unadjusted permutation p-value of each system against a shuffle of its own "
+                               f"predictions (same bias, no information; {result.p_method(keys[0]) if keys else ''}); "
+                               "the adjusted ones decide “above chance”."),
         ):
-            rows = tuple(Row(s, tuple(Cell(getattr(c[m], field_name) if m in c else None, kind,
+            columns, headers = keys, tuple(Column(ctx.short(m), ctx.name(m)) for m in keys)
+            if field_name == "p_shuffle" and len(keys) > 1 and all(
+                    len({getattr(c[m], field_name) for m in keys if m in c}) == 1 for c in chance.values()):
+                columns, headers = keys[:1], (Column("every metric"),)  # the same p under each (e.g. two classes)
+                caption += f" Every metric gives the same p here; shown once ({', '.join(ctx.short(m) for m in keys)})."
+            rows = tuple(Row(s, tuple(_bounded(c[m]) if field_name == "p_shuffle" and m in c and _is_bound(c[m]) else
+                                      Cell(getattr(c[m], field_name) if m in c else None, kind,
                                            approximate=field_name == "margin" and not _exact(result, s, c.get(m), m))
-                                      for m in keys))
+                                      for m in columns))
                          for s, c in chance.items())
-            blocks.append(Table(f"table-chance-{field_name}", caption, "System",
-                                tuple(Column(ctx.short(m), ctx.name(m)) for m in keys), rows, _density(len(keys)),
-                                for_paper=True))
+            blocks.append(Table(f"table-chance-{field_name}", caption, "System", headers, rows,
+                                _density(len(columns)), for_paper=True))
     return Section("baselines", SECTION_TITLES["baselines"], tuple(blocks), for_summary=True)
+
+
+def _is_bound(comparison: Any) -> bool:
+    """Whether a shuffle p is an upper bound found without draws (:mod:`auditor.analyses.shuffle_bound`)."""
+    return comparison.shuffle_p is not None and comparison.shuffle_p.method == "bound"
+
+
+def _bounded(comparison: Any) -> Cell:
+    """A bound on p as the table shows it: "<0.001" below 0.001, else "≤" and the bound."""
+    p = comparison.p_shuffle
+    return Cell(p, "p") if p < 0.001 else Cell(f"≤{format_value(p, 'p')}", "text")
 
 
 def _exact(result: Any, system: str, comparison: Any, metric_id: str) -> bool:

@@ -15,7 +15,8 @@ from auditor.report.tables import _density
 @section(50)
 def metrics_section(ctx: Context) -> Section:
     ids = ctx.metric_ids()
-    main = [m for m in ids if ctx.family(m) != "calibrated"]
+    own = set(ctx.extra.get("task_metrics", ()))  # a task's own figures: its own section shows them
+    main = [m for m in ids if ctx.family(m) != "calibrated" and m not in own]
     calibrated = [m for m in ids if ctx.family(m) == "calibrated"]
     has_ci = any(ctx.interval(s, m) for s in ctx.systems for m in ids)
     blocks: list[Any] = []

@@ -19,6 +19,10 @@ TEST_NAMES = {"mcnemar_exact": "exact McNemar test", "approximate_randomisation"
 #: Up to this many systems the significance section shows a full pairwise p-value matrix per
 #: tested metric; beyond it, each system against the top one (every test is in audit.json).
 MATRIX_MAX_SYSTEMS = 12
+#: Why no pairwise heat-map is drawn when only the comparisons with each metric's top system were tested
+#: (more systems than the all-pairs limit): it would hold one filled row and column in S² cells.
+ONLY_AGAINST_THE_TOP = (" Only the comparisons with each metric's top system were tested, so their adjusted p-values are "
+                        "the table against the top system above, and no pairwise matrix is drawn.")
 
 
 @section(120)
@@ -74,13 +78,19 @@ def significance_section(ctx: Context) -> Section | None:
     elif boot.pairwise is not None:  # pattern table too large to resample jointly: ranks from the pairs
         blocks.append(_expected_ranks(ctx, boot.pairwise))
     tests = stats.tests
+    every_pair = tests and _every_pair(stats, len(ctx.systems))
     if tests and len(ctx.systems) <= MATRIX_MAX_SYSTEMS:
         blocks.append(_pairwise_table(ctx, {metric_id: entry.test for metric_id, entry in best_set.items()}, stats))
-    elif tests and ctx.figures:
+    elif every_pair and ctx.figures:
         blocks += [_pairwise_figure(ctx, metric_id, entry.test, stats) for metric_id, entry in best_set.items()]
     if tests:
-        blocks.append(Paragraph(_tests_text(stats, ctx)))
+        blocks.append(Paragraph(_tests_text(stats, ctx) + ("" if every_pair else ONLY_AGAINST_THE_TOP)))
     return Section("significance", SECTION_TITLES["significance"], tuple(blocks))
+
+
+def _every_pair(stats: Statistics, systems: int) -> bool:
+    """Whether every pair of systems was tested under every tested metric (not only the comparisons with the top)."""
+    return all(size == systems * (systems - 1) // 2 for size in stats.pairs_run().values())
 
 
 def _expected_ranks(ctx: Context, pairwise: Any) -> Table:
@@ -122,11 +132,16 @@ def _correction(correction: str) -> str:
 def _family(ctx: Context, metric_id: str, stats: Statistics) -> str:
     """The family a pairwise adjusted p-value was adjusted over, in words."""
     size = stats.family_sizes().get(metric_id, 0)
+    run = stats.pairs_run().get(metric_id, 0)
     S = len(ctx.systems)
-    if size == S * (S - 1) // 2:
-        return f"family: all {size} pairs of systems under {ctx.short(metric_id)}, {_correction(stats.correction)}"
+    left_out = (f"; {run - size} of the {run} with an undefined value have no p and are left out"
+                if run > size else "")
+    if run == S * (S - 1) // 2:
+        return (f"family: the {size} pairs of systems under {ctx.short(metric_id)} whose p is defined{left_out}, "
+                f"{_correction(stats.correction)}" if left_out else
+                f"family: all {size} pairs of systems under {ctx.short(metric_id)}, {_correction(stats.correction)}")
     return (f"family: the {size} comparisons with the top system under {ctx.short(metric_id)} (more systems than "
-            f"the all-pairs limit), {_correction(stats.correction)}")
+            f"the all-pairs limit){left_out}, {_correction(stats.correction)}")
 
 
 def _ordered(ctx: Context, metric_id: str, stats: Statistics) -> list[str]:
@@ -142,12 +157,9 @@ def _pairwise_figure(ctx: Context, metric_id: str, method: str, stats: Statistic
     for test in stats.tests_for(metric_id, method):
         p[(test.a, test.b)] = p[(test.b, test.a)] = _number(test.p_adjusted)
     systems = _ordered(ctx, metric_id, stats)
-    size = stats.family_sizes().get(metric_id, 0)
-    tested = ("every pair was tested" if size == len(systems) * (len(systems) - 1) // 2 else
-              "only the comparisons with the top system were tested (first row and column)")
     caption = (f"{ctx.name(metric_id)}: adjusted p-value of each pair of systems ({METHOD_NAMES[method]}; "
                f"{_family(ctx, metric_id, stats)}); systems sorted by {ctx.short(metric_id)}, best first; "
-               f"{tested}. Each pair's p-value is in audit.json under “tests”.")
+               "every pair was tested. Each pair's p-value is in audit.json under “tests”.")
     return Figure(f"fig-pairs-{metric_id}", caption, ctx.charts.pairwise_heatmap(systems, p, ctx.alpha))
 
 
@@ -166,7 +178,7 @@ def _tests_text(stats: Statistics, ctx: Context | None = None) -> str:
     if "mcnemar_exact" in methods:
         parts.append("accuracy uses the exact McNemar test, whose p-value has no Monte Carlo floor")
     if "approximate_randomisation" in methods:
-        rule = rounds_rule(stats.rounds, max(stats.family_sizes().values(), default=0), stats.alpha)
+        rule = rounds_rule(stats.rounds, max(stats.pairs_run().values(), default=0), stats.alpha)
         parts.append("the other metrics, which have no exact test, use approximate randomisation with "
                      f"{stats.rounds:,} rounds ({rule})")
     text = "; ".join(parts) + "."

@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from auditor.tasks.multilabel.checks import check
 from auditor.tasks.multilabel.measures import METRIC_IDS
 
 #: Options ``score`` and ``report`` gain for ``--task multilabel``.
@@ -43,4 +44,4 @@ def audit(gold: str | None, systems: Any, **options: Any) -> Any:
     return run(gold, systems, **options)
 
 
-__all__ = ["OPTIONS", "METRIC_IDS", "METRIC_ALIASES", "METRIC_NOTE", "audit"]
+__all__ = ["OPTIONS", "METRIC_IDS", "METRIC_ALIASES", "METRIC_NOTE", "check", "audit"]

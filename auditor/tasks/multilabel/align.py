@@ -29,6 +29,8 @@ class Aligned:
     gold_sets: np.ndarray
     codes: tuple[np.ndarray, ...]
     sets: tuple[np.ndarray, ...]
+    #: Per system, the position in its file of each gold item (None: the same order).
+    positions: Mapping[str, np.ndarray | None] | None = None
 
     @property
     def n_items(self) -> int:
@@ -108,4 +110,4 @@ def align(gold: SetFile, systems: Mapping[str, SetFile], labels: Sequence[str] |
         gold_sets, groups = grouped(gold_sets, order, label_map, map_source)
         tables = [grouped(table, order, label_map, map_source)[0] for table in tables]
         order = groups
-    return Aligned(tuple(systems), tuple(order), gold.codes, gold_sets, tuple(codes), tuple(tables))
+    return Aligned(tuple(systems), tuple(order), gold.codes, gold_sets, tuple(codes), tuple(tables), positions)

@@ -140,8 +140,69 @@ def chance_section(audit: Any) -> Section | None:
                   "each value, the 95% range of the draws at this test-set size."),
         Table("table-chance", "Chance baselines (×100).", "Baseline",
               tuple(Column(SHORT[m], BY_ID[m].name) for m in KEY_METRICS), tuple(rows), _density(len(KEY_METRICS) + 1)),
-        Bullets(bullets, f"Margin over the strongest baseline under {SHORT[primary]} (the verdict's primary metric)"),
+        Bullets(bullets, f"Margin (points ×100) over the strongest baseline under {SHORT[primary]}, the primary metric: the empty "
+                f"and most frequent sets, the prevalence sampler and the system's own sets shuffled"),
     ))
+
+
+def recommendation_section(audit: Any, formula_svg: Callable[[str], str], figures: bool) -> Section | None:
+    """The recommended metrics with their formulas, reasons and the passages each rule follows; those to avoid."""
+    found = audit.recommendation
+    if found is None:
+        return None
+    blocks: list[Any] = []
+    for entry in found.metrics:
+        metric = BY_ID[entry.id]
+        cited = "; ".join(f"{source['reference']['citation']}, {source['section']}" for source in entry.sources)
+        blocks.append(Definition(f"recommended-{entry.id}", f"{metric.name} ({entry.role})",
+                                 Formula(metric.name, metric.formula, formula_svg(metric.formula) if figures else ""),
+                                 Facts(tuple(("why", reason) for reason in entry.reasons) + (("follows", cited),))))
+    if found.avoid:
+        blocks.append(Bullets(tuple(f"{BY_ID[e.id].name}: {'; '.join(e.reasons)}" for e in found.avoid),
+                              "Avoid here"))
+    quotes = {source["reference"]["citation"]: source for entry in (*found.metrics, *found.avoid)
+              for source in entry.sources}
+    blocks.append(Bullets(tuple(f"{citation} ({source['section']}): “{source['quote']}”"
+                                for citation, source in quotes.items()), "Passages the rules follow"))
+    return Section("recommendation", "Recommended metrics", tuple(blocks))
+
+
+def properties_section(audit: Any) -> Section:
+    """What each metric rewards, probed on witness sets (:mod:`auditor.tasks.multilabel.properties`)."""
+    from auditor.tasks.multilabel.properties import GOLD, LABELS, MEANINGS, probes
+
+    found = probes()
+    rows = tuple(Row(SHORT[metric], tuple(
+        Cell(f"{'yes' if probe.answer else 'no'} ({100 * probe.values[0]:.1f} vs {100 * probe.values[1]:.1f})")
+        for probe in by_probe.values())) for metric, by_probe in found.items())
+    gold = "; ".join("{" + ",".join(LABELS[i] for i in row.nonzero()[0]) + "}" for row in GOLD)
+    return Section("properties", "What each metric rewards", (
+        Paragraph(f"Each metric scored on six witness items, gold sets {gold} (r is the rare label), with the same "
+                  "functions as the audit; each cell gives the answer and the two values (×100) it compares."),
+        Facts(tuple((title, f"{meaning} (witness: {witness})") for title, meaning, witness in MEANINGS.values())),
+        Table("table-properties", "Properties probed with witnesses.", "Metric",
+              tuple(Column(title) for title, _, _ in MEANINGS.values()), rows, "small"),
+    ))
+
+
+def thresholds_section(audit: Any) -> Section | None:
+    """Per score file: each metric's preferred threshold (one for all labels), its value there and at the one used."""
+    if not audit.threshold_curves:
+        return None
+    blocks: list[Any] = [Paragraph(
+        "With per-label scores, a label is predicted when its score reaches the threshold. Each metric was computed at "
+        "every threshold from 0.05 to 0.95 (step 0.05, the same for all labels); the threshold a metric prefers is "
+        "where its value is best. Metrics that prefer different thresholds reward different set sizes.")]
+    for name, curve in audit.threshold_curves.items():
+        used = curve["used"]
+        at = curve["grid"].index(used) if used in curve["grid"] else None
+        rows = tuple(Row(SHORT[m], (Cell(f"{best['threshold']:.2f}"), Cell(best["value"], "score"),
+                                    Cell(None if at is None else curve["values"][m][at], "score")))
+                     for m, best in curve["best"].items())
+        blocks.append(Table(f"table-thresholds-{name}", f"{name}: preferred threshold per metric (×100 values).",
+                            "Metric", (Column("preferred t"), Column("value there"), Column(f"at t = {used}")), rows,
+                            "small"))
+    return Section("thresholds", "Thresholds", tuple(blocks))
 
 
 def metrics_section(audit: Any, ledger: Ledger) -> Section:
@@ -248,7 +309,7 @@ def definitions_section(formula_svg: Callable[[str], str], figures: bool) -> Sec
 def reproducibility_section(audit: Any) -> Section:
     rows = tuple(Row(name, (Cell(source["path"]), Cell(source["layout"]), Cell((source["sha256"] or "")[:16])))
                  for name, source in audit.sources.items())
-    facts = [("signature", audit.signature), ("task", "multilabel"), ("label separator", repr(audit.separator))]
+    facts = [("signature", str(audit.signature)), ("task", "multilabel"), ("label separator", repr(audit.separator))]
     if audit.thresholding is not None:
         facts.append(("thresholds", f"{audit.thresholding.signature_part()} ({audit.thresholding.how})"))
     return Section("reproducibility", "Appendix B: reproducibility", (
@@ -279,12 +340,16 @@ def build_report(audit: Any, figures: bool = True) -> Report:
     ledger = Ledger()
     sections = [summary_section(audit, ledger), data_section(audit, charts, figures), chance_section(audit),
                 metrics_section(audit, ledger),
-                per_label_section(audit, ledger), rank_section(audit, charts, figures), significance_section(audit),
+                per_label_section(audit, ledger), thresholds_section(audit), properties_section(audit), rank_section(audit, charts, figures),
+                significance_section(audit), recommendation_section(audit, charts.formula_svg, figures),
                 definitions_section(charts.formula_svg, figures)]
+    from auditor.report.build import references_section
+
     sections.append(ledger_section(ledger))
     sections.append(reproducibility_section(audit))
+    sections.append(references_section([s for s in sections if s is not None]))
     gold = audit.sources["gold"]["path"]
     subtitle = f"{len(audit.systems)} systems' label sets scored against {gold} ({audit.aligned.n_items:,} items, " \
                f"{len(audit.labels)} labels)"
-    return Report("Multi-label audit", subtitle, audit.signature, SCALE_NOTE,
+    return Report("Multi-label audit", subtitle, str(audit.signature), SCALE_NOTE,
                   tuple(s for s in sections if s is not None), tuple(ledger.entries))

@@ -10,7 +10,7 @@ import numpy as np
 from auditor.metrics.catalogue import compute
 from auditor.metrics.registry import REGISTRY
 from auditor.options import AuditOptions
-from auditor.results import SCHEMA
+from auditor.results import SCHEMA, Signature
 from auditor.tasks.multilabel.align import Aligned
 from auditor.tasks.multilabel.counting import Counted
 from auditor.tasks.multilabel.measures import (
@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # the resampling code (scipy) is imported only when intervals
     from auditor.analyses.rankings import RankDisagreement
     from auditor.analyses.verdict import Verdict
     from auditor.tasks.multilabel.chance import Baseline
+    from auditor.tasks.multilabel.recommend import Recommendation
     from auditor.tasks.multilabel.resampling import ItemStatistics
 
 #: The binary catalogue per label (each label's 2 × 2 table [[TN, FP], [FN, TP]]).
@@ -61,7 +62,7 @@ def _number(x: Any) -> float | None:
 class MultilabelAudit:
     """Everything a multi-label audit found (see :func:`auditor.tasks.multilabel.run.audit`)."""
 
-    signature: str
+    signature: Signature
     options: AuditOptions
     sources: Mapping[str, Mapping[str, Any]]
     aligned: Aligned
@@ -75,6 +76,8 @@ class MultilabelAudit:
     ranking: RankDisagreement | None = None
     verdict: Verdict | None = None
     chance: tuple[Baseline, ...] | None = None
+    recommendation: Recommendation | None = None
+    threshold_curves: Mapping[str, Mapping[str, Any]] | None = None
 
     @property
     def systems(self) -> tuple[str, ...]:
@@ -167,7 +170,7 @@ class MultilabelAudit:
     def to_json(self) -> dict[str, Any]:
         """audit.json of a multi-label audit (``task: "multilabel"``)."""
         document: dict[str, Any] = {
-            "schema": SCHEMA, "signature": self.signature, "task": "multilabel", "labels": list(self.labels),
+            "schema": SCHEMA, "signature": str(self.signature), "task": "multilabel", "labels": list(self.labels),
             "n_items": self.aligned.n_items, "sources": {k: dict(v) for k, v in self.sources.items()},
             "options": {**self.options.to_json(), "label_separator": self.separator,
                         "label_map": None if self.label_map is None else dict(self.label_map),
@@ -181,7 +184,17 @@ class MultilabelAudit:
             document.update(self.ranking.to_json())
         if self.verdict is not None:
             document.update(self.verdict.to_json())
+        if self.recommendation is not None:
+            document.update(self.recommendation.to_json())
+        document["multilabel"]["properties"] = self._properties_json()
+        if self.threshold_curves is not None:
+            document["multilabel"]["threshold_curves"] = {k: dict(v) for k, v in self.threshold_curves.items()}
         return document
+
+    def _properties_json(self) -> dict[str, Any]:
+        from auditor.tasks.multilabel.properties import probes, to_json
+
+        return to_json(probes())
 
     def _chance_json(self) -> dict[str, Any]:
         if self.chance is None:
@@ -189,12 +202,17 @@ class MultilabelAudit:
         return {"chance": {baseline.name: baseline.to_json() for baseline in self.chance}}
 
     def above_chance(self, metric: str) -> dict[str, float]:
-        """system -> its value minus the strongest baseline's expected value (lower-is-better metrics: reversed)."""
+        """system -> its value minus the strongest baseline's expected value (the shared baselines and its own sets
+        shuffled; lower-is-better metrics: reversed)."""
         if not self.chance:
             return {}
         sign = better(metric)
-        strongest = max(sign * baseline.expected(metric)[0] for baseline in self.chance)
-        return {name: sign * self.value(metric, s) - strongest for s, name in enumerate(self.systems)}
+        margins = {}
+        for s, name in enumerate(self.systems):  # the shared baselines and the system's own shuffle
+            strongest = max(sign * b.expected(metric)[0] for b in self.chance
+                            if not b.name.startswith("shuffle:") or b.name == f"shuffle:{name}")
+            margins[name] = sign * self.value(metric, s) - strongest
+        return margins
 
     # --------------------------------------------------------------- terminal
 

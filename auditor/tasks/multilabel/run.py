@@ -1,6 +1,7 @@
 """The multi-label audit: read -> thresholds -> align -> count -> figures -> item bootstrap, tests -> rankings."""
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -8,7 +9,9 @@ import numpy as np
 from auditor.errors import InputError, UsageError
 from auditor.options import AuditOptions, check_options
 from auditor.progress import SILENT, Progress
+from auditor.results import Signature
 from auditor.tasks.multilabel.align import Aligned, align
+from auditor.tasks.multilabel.checks import check
 from auditor.tasks.multilabel.counting import count
 from auditor.tasks.multilabel.label_columns import read_thresholds, threshold_sets, threshold_vector
 from auditor.tasks.multilabel.measures import BY_ID, KEY_METRICS, METRIC_IDS, SHORT, evaluate_with_undefined
@@ -16,16 +19,6 @@ from auditor.tasks.multilabel.reading import SEPARATOR, read_sets
 from auditor.tasks.multilabel.result import MultilabelAudit, Thresholding
 from auditor.tasks.multilabel.sets import SetFile
 from auditor.version import __version__
-
-#: Options of classification that have no meaning for label sets.
-CLASSIFICATION_ONLY = ("--training-prevalence", "--deployment-prevalence", "--rare-classes-matter", "--plugin")
-
-
-def _refuse_classification_options(options: AuditOptions) -> None:
-    for option, value in zip(CLASSIFICATION_ONLY, (options.training_prevalence, options.deployment_prevalence,
-                                                   options.rare_classes_matter, options.plugins)):
-        if value:
-            raise UsageError(f"{option} is for classification; it cannot be used with --task multilabel")
 
 
 def read_label_map(path: str) -> dict[str, str]:
@@ -79,10 +72,8 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
     """The multi-label audit of ``systems`` ({name: path}) against ``gold`` (a path)."""
     options = options or AuditOptions()
     check_options(options)
-    _refuse_classification_options(options)
+    check(options, label_separator, threshold, thresholds, label_map)
     separator = SEPARATOR if label_separator is None else label_separator
-    if not separator or separator in "\t\n":
-        raise UsageError(f"--label-separator {separator!r}: expected a character that is not a tab or a newline")
     groups = read_label_map(label_map) if label_map else None
     with progress.task("reading label sets", total=1) as advance:
         gold_file, files = read_inputs(gold, systems, separator)
@@ -99,7 +90,6 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
             statistics = item_statistics(aligned, counted, options, tested)
             advance(1)
     sources = {"gold": _source(gold_file), **{name: _source(file) for name, file in files.items()}}
-    ranking, verdict = _rankings(aligned, counted, statistics, analyses)
     chance = None
     if analyses is None or "baselines" in analyses:
         from auditor.tasks.multilabel.chance import baselines
@@ -107,12 +97,25 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
         with progress.task("chance baselines", total=1) as advance:
             chance = baselines(aligned, options.seed)
             advance(1)
-    return MultilabelAudit(
+    result = MultilabelAudit(
         signature=_signature(gold_file, aligned, options, thresholding, separator, label_map is not None),
         options=options, sources=sources, aligned=aligned, counted=counted, statistics=statistics,
         thresholding=thresholding, separator=separator, label_map=groups,
-        analyses=None if analyses is None else tuple(analyses), warnings=_warnings(aligned, counted),
-        ranking=ranking, verdict=verdict, chance=chance)
+        analyses=None if analyses is None else tuple(analyses), warnings=_warnings(aligned, counted), chance=chance)
+    curves = None
+    if thresholding is not None and groups is None and (analyses is None or "thresholds" in analyses):
+        from auditor.tasks.multilabel.thresholds import curves as threshold_curves
+
+        curves = threshold_curves(aligned, thresholding.files, aligned.positions or {}, thresholding.thresholds)
+    result = replace(result, threshold_curves=curves)
+    recommendation = None
+    if analyses is None or "recommendation" in analyses:
+        from auditor.tasks.multilabel.recommend import recommend
+
+        recommendation = recommend(result)
+    ranking, verdict = _rankings(aligned, counted, statistics, analyses,
+                                 recommendation.primary if recommendation is not None else None)
+    return replace(result, ranking=ranking, verdict=verdict, recommendation=recommendation)
 
 
 def oriented_values(aligned: Aligned, counted: Any) -> dict[str, dict[str, float | None]]:
@@ -122,7 +125,8 @@ def oriented_values(aligned: Aligned, counted: Any) -> dict[str, dict[str, float
                    for m in METRIC_IDS} for s, name in enumerate(aligned.names)}
 
 
-def _rankings(aligned: Aligned, counted: Any, statistics: Any, analyses: Sequence[str] | None) -> tuple[Any, Any]:
+def _rankings(aligned: Aligned, counted: Any, statistics: Any, analyses: Sequence[str] | None,
+              primary: str | None) -> tuple[Any, Any]:
     """Rank disagreement (:mod:`auditor.analyses.rankings`) and the verdict (:mod:`auditor.analyses.verdict`)
     on the key metrics; both read best sets and tests from the item statistics when they ran."""
     if analyses is not None and "rankings" not in analyses:
@@ -135,7 +139,7 @@ def _rankings(aligned: Aligned, counted: Any, statistics: Any, analyses: Sequenc
     ranking = rank_disagreement(values, METRIC_IDS, lookup)
     tested = statistics if statistics is not None and statistics.tests is not None else None
     by_metric = {m: {name: values[name][m] for name in aligned.names} for m in METRIC_IDS}
-    verdict = decide(by_metric, tested, None, (), SHORT, KEY_METRICS)
+    verdict = decide(by_metric, tested, primary, (), SHORT, KEY_METRICS)
     return ranking, verdict
 
 
@@ -157,8 +161,11 @@ def _warnings(aligned: Aligned, counted: Any) -> tuple[str, ...]:
 
 
 def _signature(gold: SetFile, aligned: Aligned, options: AuditOptions, thresholding: Thresholding | None,
-               separator: str, mapped: bool) -> str:
+               separator: str, mapped: bool) -> Signature:
+    """The shared fields (version, gold hash, systems, bootstrap, seed, interval) and the task's own (labels, label
+    map, thresholds, resampling unit)."""
     threshold = "none" if thresholding is None else thresholding.signature_part()
-    return (f"auditor:{__version__}|task:multilabel|gold:{(gold.column.sha256 or '')[:12]}|"
-            f"systems:{len(aligned.names)}|labels:{len(aligned.labels)}|map:{'yes' if mapped else 'no'}|"
-            f"threshold:{threshold}|boot:{options.bootstrap}|unit:item|seed:{options.seed}|ci:percentile")
+    return Signature((("auditor", __version__), ("task", "multilabel"), ("gold", (gold.column.sha256 or "")[:12]),
+                      ("systems", str(len(aligned.names))), ("labels", str(len(aligned.labels))),
+                      ("map", "yes" if mapped else "no"), ("threshold", threshold), ("boot", str(options.bootstrap)),
+                      ("unit", "item"), ("seed", str(options.seed)), ("ci", "percentile")))

@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from auditor.metrics.catalogue import BASE_METRIC_IDS
+from auditor.tasks.ordinal.choices import check
 
 #: The ordinal figures' ids (kept here so that the command line checks -m without importing numpy work).
 ORDINAL_METRIC_IDS = ("mae_macro", "mae", "mse_macro", "mse", "within_one", "linear_kappa", "quadratic_kappa",
@@ -47,4 +48,4 @@ def audit(gold: str | None, systems: Any, **options: Any) -> Any:
     return run(gold, systems, **options)
 
 
-__all__ = ["OPTIONS", "METRIC_IDS", "METRIC_ALIASES", "INPUTS", "audit"]
+__all__ = ["OPTIONS", "METRIC_IDS", "METRIC_ALIASES", "INPUTS", "check", "audit"]

@@ -166,7 +166,7 @@ DERIVED = "derived for this audit (not in Opitz 2024, Table 5); probed by audito
 #: The ordinal figures, in the order tables show them (each a :class:`Metric` record, not in the global registry:
 #: a classification audit's labels have no order).
 ORDINAL_METRICS: tuple[Metric, ...] = (
-    Metric(id="mae_macro", short="MAE^M", name="Macroaveraged MAE", function=mae_macro, range=(0.0, float("inf")),
+    Metric(id="mae_macro", short="MAE_M", name="Macroaveraged MAE", function=mae_macro, range=(0.0, float("inf")),
            higher_is_better=False,
            formula=r"\mathrm{MAE}^M = \frac{1}{|G|}\sum_{i \in G} \frac{1}{n_i}\sum_j C_{ij}\,|i - j|",
            chance="the middle level scores the least any constant can: a mean of distances that depends on k only",
@@ -183,7 +183,7 @@ ORDINAL_METRICS: tuple[Metric, ...] = (
            properties=P(monotonicity=False, class_sensitivity=True, decomposability=False,
                         prevalence_invariance=False, chance_correction="none", source=DERIVED),
            description="Mean distance in steps of the order between prediction and gold; lower is better."),
-    Metric(id="mse_macro", short="MSE^M", name="Macroaveraged MSE", function=mse_macro, range=(0.0, float("inf")),
+    Metric(id="mse_macro", short="MSE_M", name="Macroaveraged MSE", function=mse_macro, range=(0.0, float("inf")),
            higher_is_better=False,
            formula=r"\mathrm{MSE}^M = \frac{1}{|G|}\sum_{i \in G} \frac{1}{n_i}\sum_j C_{ij}\,(i - j)^2",
            chance="depends on k only for a constant prediction", references=(f"{BACCIANELLA} §3",),

@@ -16,16 +16,26 @@ import numpy as np
 from auditor.errors import UsageError
 from auditor.io.load import label_column
 from auditor.io.names import GOLD, PREDICTIONS
-from auditor.options import THREADS, AuditOptions
+from auditor.options import INTERVALS, THREADS, AuditOptions
 from auditor.progress import SILENT, Progress
+from auditor.tasks.ordinal.advice import recommend
 from auditor.tasks.ordinal.agreement import ordinal_agreement
 from auditor.tasks.ordinal.chance import constant_baselines
+from auditor.tasks.ordinal.choices import check
 from auditor.tasks.ordinal.levels import Order, check_levels, numeric_order, parse_order
 from auditor.tasks.ordinal.measures import ORDINAL_METRICS
 from auditor.tasks.ordinal.probes import ordinal_properties
 from auditor.tasks.ordinal.result import OrdinalAudit
 from auditor.tasks.ordinal.shift import level_shift
 
+#: The stages' choices for levels (:func:`auditor.pipeline.run`'s ``selections``): tested pairwise (best sets, bold),
+#: ranked (rank disagreement) and the verdict's key figures, the primary first.
+SELECTIONS = {
+    "test_metrics": ("mae_macro", "mae", "quadratic_kappa", "cem_ord", "spearman", "accuracy", "macro_f1"),
+    "rank_metrics": ("mae_macro", "mae", "mse_macro", "mse", "within_one", "linear_kappa", "quadratic_kappa",
+                     "spearman", "kendall_tau_b", "cem_ord", "accuracy", "macro_recall", "macro_f1", "kappa"),
+    "key_metrics": ("mae_macro", "mae", "quadratic_kappa", "cem_ord", "accuracy"),
+}
 #: Catalogue metrics the ordinal property table probes beside the ordinal figures.
 PROBED_CATALOGUE = ("accuracy", "macro_recall", "macro_f1", "kappa")
 
@@ -57,9 +67,7 @@ def audit(gold: Any, systems: Mapping[str, Any], *, options: AuditOptions | None
     from auditor.pipeline import gather_inputs, prepare_options, run
 
     options = options or AuditOptions()
-    if options.labels is not None:
-        raise UsageError("--labels is for classification; give the levels lowest first with --order A,B,C "
-                         "(or --order-file FILE)")
+    check(options, order, order_file)
     if gold is None or not systems:
         raise UsageError("missing " + ("GOLD and SYSTEMS" if gold is None else "SYSTEMS")
                          + ": give a gold file and at least one system file")
@@ -79,8 +87,9 @@ def audit(gold: Any, systems: Mapping[str, Any], *, options: AuditOptions | None
     check_levels(columns, chosen)
     options = prepare_options(replace(options, labels=None), chosen.levels, {})
     inputs = gather_inputs(gold_column, system_columns, chosen.levels, annotator_columns or None)
-    result = run(inputs, options, progress, analyses, task_metrics=ORDINAL_METRICS)
-    return OrdinalAudit(result, chosen, ordinal_analyses(result, inputs.annotators))
+    result = run(inputs, options, progress, analyses, task_metrics=ORDINAL_METRICS, selections=SELECTIONS)
+    table_only = analyses is not None and set(analyses) == {INTERVALS}  # auditor score's table reads none of them
+    return OrdinalAudit(result, chosen, {} if table_only else ordinal_analyses(result, inputs.annotators))
 
 
 def ordinal_analyses(result: Audit, annotators: LabelTable | None) -> dict[str, Any]:
@@ -99,4 +108,7 @@ def ordinal_analyses(result: Audit, annotators: LabelTable | None) -> dict[str, 
         done["ordinal_agreement"] = ordinal_agreement(
             codes, tuple(annotators.system_codes), len(counts.labels), ORDINAL_METRICS,
             {name: system.metrics for name, system in result.systems.items()})
+    values = {name: {m: v.value for m, v in system.metrics.items()} for name, system in result.systems.items()}
+    done["recommendation"] = recommend(values, done["constant_baselines"], done["ordinal_properties"],
+                                       done.get("ordinal_agreement"), {m.id: m for m in result.metrics})
     return done

@@ -169,10 +169,10 @@ def _probe(raw: bytes, table: tuple, path: str) -> int:
 def _sentence_starts(token_lines: np.ndarray, blank: np.ndarray, comment: np.ndarray) -> np.ndarray:
     """Whether each token line opens a sentence: the line before it, comment lines skipped, is blank or
     there is none (a comment line never splits a sentence)."""
-    kept = np.flatnonzero(~comment)
-    place = np.searchsorted(kept, token_lines)
-    before = kept[np.maximum(place - 1, 0)]
-    return (place == 0) | blank[before]
+    index = np.arange(blank.size)
+    kept = np.maximum.accumulate(np.where(comment, -1, index))  # the last line at or before each that is no comment
+    before = np.r_[-1, kept[:-1]][token_lines]
+    return (before < 0) | blank[np.maximum(before, 0)]
 
 
 def read_tagged(path: str, tag_column: int | None = None, role: str = "system") -> TagFile:
@@ -191,7 +191,7 @@ def _read_lines(raw: bytes, path: str, tag_column: int | None, role: str, robust
     """(tokens, tags, first, token line indices), or None when the fast reader cannot decide. A file whose
     first column looks like an index but does not count 1, 2, 3, ... in every sentence is read again with
     the tag in the last column (a CoNLL-2003 line ``3 CD B-NP O`` is not numbered)."""
-    hashes = raw.startswith(b"#") or b"\n#" in raw  # one memchr when no "#" at all
+    hashes = b"#" in raw and (raw.startswith(b"#") or b"\n#" in raw)  # one memchr when no "#" at all
     plain = None if robust or hashes else _plain_lines(raw, path)
     table = None if plain is not None else _line_table(raw, robust)
     probe = int(plain[0][0]) if plain is not None else _probe(raw, table, path)
@@ -313,9 +313,7 @@ def _parse(body: bytes, layout: Layout, rows: int):
         types[names[layout.token]] = pa.binary()
     if layout.numbered:
         types[names[0]] = pa.int64()
-    if b"\t\n" in body or body.endswith((b"\t", b" ")) or b" \n" in body:
-        return None
-    if layout.delimiter == " " and b"  " in body:
+    if layout.delimiter == " " and (b"  " in body or b" \n" in body):  # a TAB file's trailing TAB: a column more
         return None
     try:
         table = pacsv.read_csv(

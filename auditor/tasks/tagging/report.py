@@ -21,7 +21,7 @@ from auditor.report.model import (
     Section,
     Table,
 )
-from auditor.report.tables import _density, _fit_systems, _with_best
+from auditor.report.tables import BOLD_LEGEND, _density, _fit_systems, with_best_sets
 from auditor.results import SCHEMA
 from auditor.tasks.tagging.counting import ERRORS
 from auditor.tasks.tagging.measures import FORMULAS, NAMES, SHORT
@@ -38,6 +38,7 @@ REFERENCES = (
     "Interactions from Biomedical Texts (exact, partial and type-overlap matching).",
     "Mayhew, S. et al. (2024). Universal NER: A Gold-Standard Multilingual Named Entity Recognition Benchmark.",
     "Koehn, P. (2004). Statistical Significance Tests for Machine Translation Evaluation (paired bootstrap).",
+    "Noreen, E. W. (1989). Computer-Intensive Methods for Testing Hypotheses (approximate randomisation).",
     "Holm, S. (1979). A Simple Sequentially Rejective Multiple Test Procedure.",
 )
 
@@ -77,8 +78,10 @@ def _score_table(audit: Any, ledger: Ledger, table_id: str, caption: str, metric
     metrics = [m for m in metrics if m in audit.observed]
     rows = [(name, [_score_cell(audit, ledger, m, s) for m in metrics]) for s, name in enumerate(audit.systems)]
     columns = tuple(Column(_short(m), _name(m)) for m in metrics)
-    return Table(table_id, caption, "System", columns, _with_best(rows), _density(len(columns) + 1),
-                 for_paper=for_paper, for_summary=for_summary)
+    best = (audit.statistics.best_set or {}) if audit.statistics is not None else {}
+    return Table(table_id, f"{caption} {BOLD_LEGEND}", "System", columns,
+                 with_best_sets(rows, [best[m].systems if m in best else None for m in metrics]),
+                 _density(len(columns) + 1), for_paper=for_paper, for_summary=for_summary)
 
 
 def summary_section(audit: Any, ledger: Ledger) -> Section:
@@ -94,6 +97,8 @@ def summary_section(audit: Any, ledger: Ledger) -> Section:
                 "seqeval's strict mode (only chunks well-formed in the scheme count)")
         blocks.append(Paragraph(f"Scheme {audit.scheme} ({how}). Chunks are read by {rule}. Bootstrap intervals "
                                 f"and paired tests resample sentences, never tokens."))
+    if audit.verdict is not None and len(audit.systems) > 1:
+        blocks.append(Paragraph(f"Winner depends on the metric? {audit.verdict.text}"))
     blocks.append(_score_table(audit, ledger, "summary-leaderboard",
                                "Headline figures (×100) with 95% bootstrap intervals over sentences.", HEADLINE,
                                for_paper=True, for_summary=True))
@@ -161,7 +166,8 @@ def spans_section(audit: Any, ledger: Ledger, charts: Any, figures: bool) -> Sec
     support = audit.span_tables(0)["per_type"] if audit.systems else {}
     columns = tuple(Column(f"{t} ({support[t]['support']})" if t in support else t) for t in types)
     blocks.append(_fit_systems(Table("table-type-f1", "Span F1 per type (×100; gold chunks in brackets; — = 0/0).",
-                                     "System", columns, _with_best(rows), _density(len(columns) + 1)), audit.systems))
+                                     "System", columns, with_best_sets(rows, [None] * len(columns)),
+                                     _density(len(columns) + 1)), audit.systems))
     return Section("spans", "Span figures", tuple(blocks))
 
 
@@ -201,7 +207,7 @@ def errors_section(audit: Any) -> Section | None:
                   "are micro sums over all types: nervaluate also counts them per type but defines no macro average "
                   "over types, so none is shown."),
         Table("table-views", "SemEval-2013 views: precision, recall, F1 (×100).", "System", view_columns,
-              _with_best(view_rows), "small"),
+              with_best_sets(view_rows, [None] * len(view_columns)), "small"),
     )
     return Section("errors", "Errors and partial matches", blocks)
 
@@ -289,13 +295,16 @@ def significance_section(audit: Any) -> Section | None:
                                          Cell(t.p_adjusted, "p")))
                  for t in stats.tests)
     best = tuple(f"{_short(m)}: {', '.join(b.systems)}" for m, b in (stats.best_set or {}).items())
+    rounds = next((t.details["rounds"] for t in stats.tests), 0)
     return Section("significance", "Significance", (
-        Paragraph(f"Paired bootstrap over sentences ({stats.B} resamples, the same sentences for every system): "
-                  f"p = (1 + #{{|Δ* − Δ| ≥ |Δ|}}) / (B + 1), two-sided; adjusted over the pairs of each metric "
-                  f"({'Holm' if stats.correction == 'holm' else 'Benjamini–Hochberg'})."),
+        Paragraph(f"Approximate randomisation over sentences ({rounds} rounds; each sentence's statistics of the two "
+                  f"systems swapped with probability ½; Noreen 1989): p = (1 + #{{|Δ*| ≥ |Δ|}}) / (R + 1), two-sided; "
+                  f"adjusted over the pairs of each metric "
+                  f"({'Holm' if stats.correction == 'holm' else 'Benjamini–Hochberg'}); the unadjusted and adjusted p "
+                  f"are both shown. The best sets, and so the bold, come from these tests."),
         Bullets(best, f"Systems not significantly worse than the top one (adjusted p ≥ {stats.alpha:g})"),
         Table("table-tests", "Pairwise tests: difference (points ×100), p and adjusted p.", "Pair",
-              (Column("Metric"), Column("Δ"), Column("p"), Column("p adj.")), rows, "small"),
+              (Column("Metric"), Column("Δ"), Column("p unadj."), Column("p adj.")), rows, "small"),
     ))
 
 

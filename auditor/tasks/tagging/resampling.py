@@ -1,15 +1,16 @@
-"""Bootstrap over sentences, never tokens: intervals, rank distributions and paired tests.
+"""Resampling over sentences, never tokens: bootstrap intervals and rank distributions, and paired tests.
 
 Each resample draws n sentences with replacement; its weights ``w_b`` (how often each sentence
 was drawn) turn every per-sentence count matrix ``M`` (sentences × D, sparse) into the resample's
 sums ``w_b M``: one sparse product per block of resamples, and every figure is then evaluated on
 the whole block at once (docs/architecture.md, "Counts first").
 
-Paired test of systems a and b under a metric: the paired bootstrap over sentences
-(Koehn 2004), two-sided on the shifted differences:
-``p = (1 + #{b : |Δ*_b − Δ| ≥ |Δ|}) / (B' + 1)`` with ``Δ`` the difference on the test set and
-``B'`` the resamples where both values are defined. p-values are adjusted over the pairs of a
-metric (Holm or Benjamini–Hochberg, :func:`auditor.analyses.significance.adjust`).
+Paired test of systems a and b under a metric: approximate randomisation over sentences (Noreen 1989; the
+test every task's best sets and bold come from, docs/architecture.md "One rule for significance"): each round
+swaps the two systems' statistics of each sentence with probability ½, two-sided:
+``p = (1 + #{r : |Δ*_r| ≥ |Δ|}) / (R' + 1)`` with ``Δ`` the difference on the test set and ``R'`` the rounds
+where both values are defined. p-values are adjusted over the pairs of a metric (Holm or Benjamini–Hochberg,
+:func:`auditor.analyses.significance.adjust`).
 """
 from __future__ import annotations
 
@@ -21,12 +22,12 @@ import numpy as np
 import scipy.sparse
 
 from auditor.analyses.bootstrap import percentile_intervals, rank_probabilities
-from auditor.analyses.significance import BestSet, PairTest, adjust, best_sets
+from auditor.analyses.significance import RANDOMISATION, BestSet, PairTest, adjust, best_sets
 
 #: Resamples evaluated together (memory: block × (n_sentences + Σ D)).
 BLOCK = 50
-#: The pairwise test's name in audit.json.
-METHOD = "paired_bootstrap_sentences"
+#: The pairwise test: approximate randomisation over sentences, the test every task's best sets come from.
+METHOD = RANDOMISATION
 
 
 def sentence_weights(rng: np.random.Generator, n: int, B: int, dtype: type = float) -> np.ndarray:
@@ -80,34 +81,51 @@ class SentenceStatistics:
         return None if np.isnan(lo) else (float(lo), float(hi))
 
 
-def paired_tests(values: Mapping[str, np.ndarray], observed: Mapping[str, np.ndarray], systems: Sequence[str],
-                 metrics: Sequence[str], correction: str) -> list[PairTest]:
-    """Paired bootstrap test of every pair under every metric of ``metrics`` (module docstring)."""
-    tests = []
-    for metric in metrics:
-        family = []
-        for a, b in combinations(range(len(systems)), 2):
-            delta = observed[metric][a] - observed[metric][b]
-            star = values[metric][:, a] - values[metric][:, b]
+def randomisation_tests(matrix: scipy.sparse.csr_matrix, shared: int, per_system: int,
+                        evaluate_pair: Callable[[int, int, np.ndarray], Mapping[str, np.ndarray]],
+                        observed: Mapping[str, np.ndarray], systems: Sequence[str], metrics: Sequence[str],
+                        rounds: int, seed: int, correction: str) -> list[PairTest]:
+    """Approximate randomisation over sentences of every pair under every metric of ``metrics`` (module docstring):
+    each round swaps each sentence's statistics of the two systems with probability ½, one sparse product for all
+    rounds; ``evaluate_pair(a, b, sums)`` scores the (rounds, shared + 2 · per_system) sums as two systems."""
+    n = matrix.shape[0]
+    columns = matrix.tocsc()
+    totals = np.asarray(matrix.sum(axis=0), dtype=float).ravel()
+    found: dict[str, list[tuple[int, int, float, float]]] = {metric: [] for metric in metrics}
+    for a, b in combinations(range(len(systems)), 2):
+        block_a = slice(shared + a * per_system, shared + (a + 1) * per_system)
+        block_b = slice(shared + b * per_system, shared + (b + 1) * per_system)
+        difference = (columns[:, block_b] - columns[:, block_a]).T.tocsr()  # (per_system, n)
+        swaps = (np.random.default_rng([seed, 32, a, b]).random((rounds, n)) < 0.5).astype(float)
+        moved = np.asarray(difference @ swaps.T).T  # (rounds, per_system)
+        sums = np.concatenate([np.broadcast_to(totals[:shared], (rounds, shared)), totals[block_a] + moved,
+                               totals[block_b] - moved], axis=1)
+        values = evaluate_pair(a, b, sums)
+        for metric in metrics:
+            delta = float(observed[metric][a] - observed[metric][b])
+            star = values[metric][:, 0] - values[metric][:, 1]
             star = star[~np.isnan(star)]
-            if np.isnan(delta) or star.size == 0:
-                family.append((a, b, np.nan, np.nan))
-                continue
-            p = (1 + np.count_nonzero(np.abs(star - delta) >= abs(delta) - 1e-12)) / (star.size + 1)
-            family.append((a, b, float(delta), float(min(p, 1.0))))
-        adjusted = adjust([p for *_, p in family], correction) if family else []
-        for (a, b, delta, p), q in zip(family, adjusted):
-            tests.append(PairTest(systems[a], systems[b], metric, METHOD, float(delta), float(p), float(q)))
+            p = np.nan if np.isnan(delta) or star.size == 0 else \
+                (1 + np.count_nonzero(np.abs(star) >= abs(delta) - 1e-12)) / (star.size + 1)
+            found[metric].append((a, b, delta, float(p)))
+    tests = []
+    for metric, family in found.items():
+        for (a, b, delta, p), q in zip(family, adjust([p for *_, p in family], correction) if family else []):
+            tests.append(PairTest(systems[a], systems[b], metric, METHOD, delta, p, float(q), {"rounds": rounds}))
     return tests
 
 
 def statistics(values: Mapping[str, np.ndarray], observed: Mapping[str, np.ndarray], systems: Sequence[str],
-               B: int, alpha: float, correction: str, tested: Sequence[str] | None) -> SentenceStatistics:
-    """Intervals and rank distributions of every metric; tests and best sets of ``tested`` (None: none)."""
+               B: int, alpha: float, correction: str, tested: Sequence[str] | None,
+               tests: Sequence[PairTest] | None = None) -> SentenceStatistics:
+    """Intervals and rank distributions of every metric; ``tests`` (:func:`randomisation_tests`) and the best sets
+    of ``tested`` (None: none)."""
     intervals = {metric: percentile_intervals(v, alpha)[0] for metric, v in values.items()}
     ranks = {metric: rank_probabilities(v) for metric, v in values.items()}
-    tests = best = None
-    if tested is not None:
-        tests = tuple(paired_tests(values, observed, systems, tested, correction))
+    best = None
+    if tested is None:
+        tests = None
+    else:
+        tests = tuple(tests or ())
         best = best_sets(tests, observed, systems, tested, correction, alpha, lambda metric: METHOD)
     return SentenceStatistics(B, alpha, correction, intervals, ranks, tests, best)

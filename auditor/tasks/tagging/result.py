@@ -1,13 +1,17 @@
 """The tagging audit's result: audit.json (``task: "tagging"``), ``auditor score``'s lines, the report model."""
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
 from auditor.analyses.rankings import RankDisagreement
+from auditor.analyses.significance import rounds_rule
+from auditor.analyses.verdict import Verdict
 from auditor.errors import UsageError
+from auditor.formatting import fit_lines
 from auditor.io.source import Source
 from auditor.metrics.catalogue import MetricValue, per_class_table
 from auditor.metrics.registry import REGISTRY, ratio
@@ -22,6 +26,8 @@ from auditor.tasks.tagging.schemes import TagCodes
 if TYPE_CHECKING:  # the resampling code (scipy) is imported only when intervals are asked for
     from auditor.tasks.tagging.resampling import SentenceStatistics
 
+#: Columns ``auditor score``'s lines fit.
+TERMINAL_WIDTH = 80
 #: ``auditor score``'s columns when no ``-m`` is given.
 DEFAULT_COLUMNS = ("span_micro_f1", "span_macro_f1", "span_partial_f1", "accuracy", "macro_f1", "type_macro_f1")
 #: How the strict, exact and partial views count the error classes (COR, INC, PAR); the overlap view
@@ -68,6 +74,8 @@ class TaggingAudit:
     parts: Mapping[str, np.ndarray] | None = None
     active: np.ndarray | None = None
     warnings: tuple[str, ...] = ()
+    #: Whether the winner depends on the metric, decided by the best sets (:func:`auditor.analyses.verdict.decide`).
+    verdict: Verdict | None = None
 
     @property
     def systems(self) -> tuple[str, ...]:
@@ -144,8 +152,8 @@ class TaggingAudit:
         if metric.startswith("span_"):
             if value is None:
                 undefined = "0/0: no chunk predicted or in gold for this figure"
-            elif metric.startswith("span_macro_") and self._type_zero_division(s):
-                convention = "a type's 0/0 precision, recall or F1 counted as 0 (seqeval's zero_division=0)"
+            elif metric.startswith("span_macro_"):
+                convention = self._type_zero_division(s, metric.removeprefix("span_macro_"))
         else:
             view = self.types if metric.startswith("type_") else self.tokens
             entry = view.values[s][metric.removeprefix("type_") if metric.startswith("type_") else metric]
@@ -154,9 +162,17 @@ class TaggingAudit:
         return {"value": value, "ci": None if ci is None else list(ci), "undefined": undefined,
                 "convention": convention}
 
-    def _type_zero_division(self, s: int) -> bool:
-        active = self.active[s]
-        return bool((active & ((self.parts["predicted"][s] == 0) | (self.parts["gold"] == 0))).any())
+    def _type_zero_division(self, s: int, part: str) -> str | None:
+        """The convention a span macro average of ``part`` (precision, recall, f1) uses for system ``s``: which
+        types' ``part`` is 0/0 (precision: a type the system never predicts; recall: one gold never has; F1 of a
+        type in gold or predictions is never 0/0), counted as 0 as seqeval's zero_division=0; None when none."""
+        active, predicted, gold = self.active[s], self.parts["predicted"][s], self.parts["gold"]
+        zero = {"precision": active & (predicted == 0), "recall": active & (gold == 0)}.get(part)
+        if zero is None or not zero.any():
+            return None
+        why = "never predicted" if part == "precision" else "no gold chunk"
+        names = ", ".join(self.spans.types[t] for t in np.flatnonzero(zero))
+        return f"{part} of {names} is 0/0 ({why}), counted as 0 (seqeval's zero_division=0)"
 
     def to_json(self) -> dict[str, Any]:
         """audit.json of a tagging audit (the one record, docs/architecture.md "The audit record"; ``task:
@@ -185,6 +201,8 @@ class TaggingAudit:
                 document["tests"] = [t.to_json() for t in self.statistics.tests]
         if self.ranking is not None:
             document.update(self.ranking.to_json())
+        if self.verdict is not None:
+            document.update(self.verdict.to_json())
         return document
 
     def _tagging_json(self) -> dict[str, Any]:
@@ -220,15 +238,19 @@ class TaggingAudit:
             document["pairwise_tests_unavailable"] = "not requested (auditor score shows intervals only)"
             return document
         tested = sorted({t.metric for t in stats.tests})
+        S = len(self.systems)
+        rounds = next((int(t.details["rounds"]) for t in stats.tests), 0)
         document.update({
             "correction": stats.correction, "family": "every pair of systems under one metric",
             "test_metrics": tested,
-            "test_methods": {m: "paired bootstrap over sentences (two-sided, shifted differences)" for m in tested},
-            "randomisation_rounds": B, "rounds_rule": "the bootstrap's own resamples (B) are the test's draws",
+            "test_methods": {m: "approximate randomisation over sentences (each sentence's statistics of the two "
+                                "systems swapped with probability 1/2; p = (1 + #{|Δ*| ≥ |Δ|}) / (R + 1), two-sided)"
+                             for m in tested},
+            "randomisation_rounds": rounds, "rounds_rule": rounds_rule(rounds, S * (S - 1) // 2, stats.alpha),
             "best_set_rule": f"the top system and every system whose test against it has adjusted p ≥ {stats.alpha}; "
                              f"family: the S − 1 comparisons with the top system of that metric, {stats.correction}",
             "best_set": {m: best.to_json() for m, best in (stats.best_set or {}).items()},
-            "p_floor": {m: 1 / (B + 1) for m in tested},
+            "p_floor": {m: 1 / (rounds + 1) for m in tested},
             "family_sizes": {m: sum(1 for t in stats.tests if t.metric == m) for m in tested}})
         return document
 
@@ -238,14 +260,15 @@ class TaggingAudit:
         """``auditor score``'s table: systems × metrics, ×100 with one decimal, [interval]; ``sort``: systems
         by that metric, best first (undefined values last, ties in input order)."""
         chosen = [self._resolve(c) for c in columns] or [m for m in DEFAULT_COLUMNS if m in self.observed]
-        head = f"{'system':<24}" + "".join(f"{m:>22}" for m in chosen)
-        lines = [self._summary_line() + (f"; sorted by {self._resolve(sort)}" if sort else ""), head]
+        lines = textwrap.wrap(self._summary_line(), TERMINAL_WIDTH, break_on_hyphens=False, subsequent_indent="  ")
+        if sort:
+            lines.append(f"sorted by {self._resolve(sort)}")
         order = range(len(self.systems))
         if sort:
             values = [_number(x) for x in self.observed[self._resolve(sort)]]
             order = sorted(order, key=lambda s: (values[s] is None, -(values[s] or 0.0)))
+        rows = []
         for s in order:
-            name = self.systems[s]
             cells = []
             for metric in chosen:
                 value = _number(self.observed[metric][s])
@@ -253,13 +276,16 @@ class TaggingAudit:
                 text = "—" if value is None else f"{100 * value:.1f}"
                 if ci is not None:
                     text += f" [{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
-                cells.append(f"{text:>22}")
-            lines.append(f"{name[:24]:<24}" + "".join(cells))
+                cells.append(text)
+            rows.append((self.systems[s], cells))
+        lines += fit_lines(chosen, rows, TERMINAL_WIDTH)
         if self.spans is not None:
             repaired = "repaired (counted as conlleval opens them)" if self.rule == "conlleval" else \
                 "dropped (strict counts only well-formed chunks)"
-            counts = ", ".join(f"{name} {self.spans.per_system[s].ill_formed}" for s, name in enumerate(self.systems))
-            lines.append(f"ill-formed chunks {repaired}: gold {self.spans.gold_ill_formed}, {counts}")
+            counts = ", ".join(f"{name}:\u00a0{self.spans.per_system[s].ill_formed}"  # no break inside "name: n"
+                               for s, name in enumerate(self.systems))
+            lines += textwrap.wrap(f"ill-formed chunks {repaired} — gold: {self.spans.gold_ill_formed}, {counts}",
+                                   TERMINAL_WIDTH, break_on_hyphens=False, subsequent_indent="  ")
         return lines
 
     def _summary_line(self) -> str:

@@ -9,6 +9,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 import numpy as np
 
 from auditor.analyses.rankings import rank_disagreement
+from auditor.analyses.verdict import Tested, Verdict, decide
 from auditor.errors import InputError, UsageError
 from auditor.io.source import Source
 from auditor.metrics.catalogue import BASE_METRIC_IDS, compute, describe
@@ -159,19 +160,23 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
         ranking = rank_disagreement({s: {m: _finite(observed[m][i]) for m in ranked}
                                      for i, s in enumerate(aligned.names)}, ranked, _significance(stats))
     inputs = {"gold": gold_file, **files}
+    verdict = _verdict(observed, aligned.names, stats)
     return TaggingAudit(
         signature=_signature(gold_file.digest, S, layout.k, options, scheme, rule), options=options,
         sources={name: Source(file.source, file.digest, aligned.n_tokens) for name, file in inputs.items()},
         aligned=aligned, codes=codes, scheme=scheme, scheme_detected=detected, scheme_reason=reason, rule=rule,
         spans=spans, tokens=tokens, types=types, observed=observed, statistics=stats, ranking=ranking,
-        parts=parts, active=active)
+        parts=parts, active=active, verdict=verdict)
 
 
 def _intervals(aligned: Aligned, spans: Any, layout: Layout, active: np.ndarray, observed: dict[str, np.ndarray],
                options: AuditOptions, progress: Progress, analyses: Sequence[str] | None) -> Any:
     """Bootstrap over sentences: intervals, rank probabilities and (unless ``analyses`` leaves them out) the
     pairwise tests. Imported here: an audit without intervals loads no scipy."""
-    from auditor.tasks.tagging.resampling import bootstrap_values, statistics
+    from dataclasses import replace
+
+    from auditor.analyses.significance import randomisation_rounds
+    from auditor.tasks.tagging.resampling import bootstrap_values, randomisation_tests, statistics
 
     with progress.task("bootstrap over sentences", total=1) as advance:
         matrix = statistics_matrix(aligned, spans, layout)
@@ -179,7 +184,19 @@ def _intervals(aligned: Aligned, spans: Any, layout: Layout, active: np.ndarray,
                                   options.bootstrap, options.seed, dense=layout.shared)
         advance(1)
     tested = None if analyses is not None and "statistics" not in analyses else [m for m in TESTED if m in observed]
-    return statistics(values, observed, aligned.names, options.bootstrap, options.alpha, options.correction, tested)
+    tests = None
+    if tested is not None:
+        pair = replace(layout, S=2)
+        S = len(aligned.names)
+        rounds = randomisation_rounds(options.bootstrap, S * (S - 1) // 2, options.alpha)
+        with progress.task("approximate randomisation over sentences", total=1) as advance:
+            tests = randomisation_tests(
+                matrix, layout.shared, layout.per_system,
+                lambda a, b, sums: _evaluate(pair.parts(sums), active[[a, b]], spans is not None),
+                observed, aligned.names, tested, rounds, options.seed, options.correction)
+            advance(1)
+    return statistics(values, observed, aligned.names, options.bootstrap, options.alpha, options.correction, tested,
+                      tests)
 
 
 def _scheme(aligned: Aligned, codes: Any) -> tuple[str | None, str]:
@@ -223,6 +240,15 @@ def _evaluate(parts: dict[str, np.ndarray], active: np.ndarray, with_spans: bool
         for metric, values in compute(parts[key], metrics).items():
             out[prefix + metric] = values
     return out
+
+
+def _verdict(observed: Mapping[str, np.ndarray], systems: Sequence[str], stats: Any) -> Verdict:
+    """Whether the winner depends on the metric, read off the tested metrics' best sets (as every task's)."""
+    from auditor.tasks.tagging.names import SHORT
+
+    values = {m: {s: _finite(observed[m][i]) for i, s in enumerate(systems)} for m in TESTED if m in observed}
+    tested = None if stats is None or not stats.best_set else Tested(stats.best_set, stats.tests or ())
+    return decide(values, tested, None, (), {**SHORT, "accuracy": "Acc", "macro_f1": "token MF1"}, tuple(values))
 
 
 def _significance(stats: Any):

@@ -80,7 +80,7 @@ def recommend(corpus, types, disagreement, human, values: Mapping[str, Mapping[s
                  or (primary in f.b_better_under and metric in f.a_better_under)]
         why = []
         if flips:
-            why.append(f"it orders {plural(len(flips), 'pair')} of systems differently from {primary} "
+            why.append(f"it orders {plural(len(flips), 'pair')} of systems differently from {NAMES[primary]} "
                        f"(e.g. {flips[0].a} vs {flips[0].b})")
         if metric == "bleu":
             why.append("the figure readers compare across papers (sacrebleu signature in this audit's signature)")

@@ -27,7 +27,7 @@ from auditor.report.model import (
     Section,
     Table,
 )
-from auditor.report.tables import _density, _with_best
+from auditor.report.tables import BOLD_LEGEND, _density, with_best_sets
 from auditor.tasks.translation import charts
 from auditor.tasks.translation.names import METRICS, NAMES
 from auditor.tasks.translation.recommend import FORMULAS, PASSAGES
@@ -43,7 +43,12 @@ DEFINITIONS = {
 }
 SOURCES = {"macrof": "Gowda, You, Lignos & May (2021), NAACL; poster, “Methods”",
            "microf": "Gowda, You, Lignos & May (2021), NAACL; poster, “Methods”",
-           "bleu": "sacrebleu (BLEU class, defaults), version in the signature", "chrf": "sacrebleu (CHRF class, defaults), version in the signature"}
+           "bleu": "Papineni et al. (2002); as sacrebleu computes it (Post 2018; BLEU class, defaults, version in "
+                   "the signature)",
+           "chrf": "Popović (2015); as sacrebleu computes it (Post 2018; CHRF class, defaults, version in the "
+                   "signature)"}
+#: Metrics whose per-system convention is said once, in one sentence, not as a ledger entry per cell.
+SAID_ONCE = ("macrof", "microf")
 
 
 def _score_cell(audit: Any, ledger: Ledger, system: str, metric: str) -> Cell:
@@ -51,9 +56,15 @@ def _score_cell(audit: Any, ledger: Ledger, system: str, metric: str) -> Cell:
     mark = None
     if entry.value is None:
         mark = ledger.mark(system, "undefined", NAMES[metric], entry.undefined or "0/0")
-    elif entry.convention:
+    elif entry.convention and metric not in SAID_ONCE:
         mark = ledger.mark(system, "convention", NAMES[metric], entry.convention)
     return Cell(entry.value, "score", mark, low=entry.lo, high=entry.hi)
+
+
+def _best(audit: Any) -> list[tuple[str, ...] | None]:
+    """Each metric's best set (approximate randomisation against the top system), None where none was tested."""
+    best = audit.best_set or {}
+    return [best[m].systems if m in best else None for m in METRICS]
 
 
 def _order(audit: Any) -> list[str]:
@@ -63,19 +74,15 @@ def _order(audit: Any) -> list[str]:
 
 def summary_section(audit: Any, ledger: Ledger) -> Section:
     primary = audit.recommendation["metrics"][0]["id"]
-    winners = audit.disagreement.winners
-    same = len(set(winners.values())) == 1
     text = (f"{len(audit.systems)} systems, {audit.n_items} segments, {plural(audit.options['references'], 'reference')}, "
-            f"tokeniser {audit.options['tokenize']}. "
-            + ("Every metric puts the same system first: " + winners[METRICS[0]] + "." if same else
-               "The winner depends on the metric: " + "; ".join(f"{NAMES[m]} {w}" for m, w in winners.items()) + ".")
+            f"tokeniser {audit.options['tokenize']}. Winner depends on the metric? {audit.verdict.text}"
             + f" Recommended primary metric: {NAMES[primary]}"
             + ("; the human scores pick no metric (the leader's paired τ interval contains 0), so it follows the rule "
                "without them." if audit.human is not None and not audit.human.separated() else "."))
     rows = [(s, [_score_cell(audit, ledger, s, m) for m in METRICS]) for s in _order(audit)]
     table = Table("summary-leaderboard", "Scores ×100 with 95% intervals over segments (BLEU, chrF: BCa bootstrap; "
-                  "MacroF, MicroF: value ± z · jackknife SE).", "System",
-                  tuple(Column(NAMES[m]) for m in METRICS), _with_best(rows), _density(len(METRICS)), inline_ci=True,
+                  f"MacroF, MicroF: value ± z · jackknife SE). {BOLD_LEGEND}", "System",
+                  tuple(Column(NAMES[m]) for m in METRICS), with_best_sets(rows, _best(audit)), _density(len(METRICS)), inline_ci=True,
                   for_summary=True)
     blocks: list[Any] = [Paragraph(text), table]
     if audit.warnings:
@@ -113,17 +120,21 @@ def metrics_section(audit: Any, ledger: Ledger, figures: bool) -> Section:
     blocks: list[Any] = [
         Table("table-metrics", "Every metric ×100 with its 95% interval over segments (BLEU, chrF: BCa "
                                f"bootstrap, {audit.options['bootstrap']} resamples; MacroF, MicroF: value ± z · "
-                               "jackknife SE).", "System",
-              tuple(Column(NAMES[m], DEFINITIONS[m]) for m in METRICS), _with_best(rows), _density(len(METRICS)),
-              for_paper=True, for_summary=True),
+                               f"jackknife SE). {BOLD_LEGEND}", "System",
+              tuple(Column(NAMES[m], DEFINITIONS[m]) for m in METRICS), with_best_sets(rows, _best(audit)),
+              _density(len(METRICS)), for_paper=True, for_summary=True),
         Table("table-bands", "MacroF ×100 over the reference types of each frequency band (types seen only in "
                              "outputs have no band).", "System",
-              tuple(Column(b.name) for b in bands), _with_best(band_rows), _density(len(bands)), for_paper=True,
+              tuple(Column(b.name) for b in bands), with_best_sets(band_rows, [None] * len(bands)), _density(len(bands)), for_paper=True,
               for_summary=True),
         Table("table-never", "Reference types of each band the system never produces.", "System",
               tuple(Column(b.name) for b in bands), never_rows, _density(len(bands))),
     ]
     blocks.insert(1, Paragraph(_interval_text(audit)))
+    blocks.insert(2, Paragraph("Every MacroF and MicroF value follows the authors' code: a reference type a system "
+                               "never produces has P_c = 1 and a produced type absent from the references R_c = 1, "
+                               "both with F_β;c = 0 (each system's counts are in audit.json and in the table of "
+                               "types never produced)."))
     if figures:
         blocks.append(Figure("fig-bands", "MacroF per frequency band and system: how far each system's F falls "
                                           "from frequent to rare types.", charts.band_chart(audit, order)))
@@ -143,9 +154,9 @@ def _interval_text(audit: Any) -> str:
             "from the test set's"
             + (f" (here their mean by up to {100 * shifts['macrof']:.2f} points ×100 for MacroF and "
                f"{100 * shifts['microf']:.2f} for MicroF)" if "macrof" in shifts and "microf" in shifts else "")
-            + " and spread too little. Their intervals are value ± z_{1−α/2} × the jackknife standard error over segments "
-              "(Tukey's jackknife, each segment left out once, whose variance Efron & Stein 1981 show tends to be "
-              "biased upwards); in a simulation with a Zipfian vocabulary they covered the metric's mean over test "
+            + " and spread too little. Their intervals are value ± z × the jackknife standard error over "
+              "segments (Tukey's jackknife, each segment left out once, whose variance Efron & Stein 1981 show "
+              "tends to be biased upwards); in a simulation with a Zipfian vocabulary they covered the metric's mean over test "
               "sets of the same size in 95–97% of 300 test sets, where the bootstrap's percentile interval, shifted "
               "by its bias, covered it in 83–90%. BCa's z0 and acceleration, the resamples' mean and the jackknife "
               "standard error of every metric and system are in audit.json (statistics.bca).")
@@ -209,11 +220,17 @@ def significance_section(audit: Any) -> Section | None:
     if audit.tests is None:
         return Section("significance", "Significance", (Paragraph(f"Paired tests {audit.tests_note}."),))
     alpha = audit.options["alpha"]
+    correction = {"holm": "Holm 1979", "bh": "Benjamini–Hochberg"}.get(audit.options["correction"],
+                                                                     audit.options["correction"])
     blocks: list[Any] = [Paragraph(
-        f"Pairs of systems, every metric: two-sided approximate randomisation (segment swaps) and paired "
-        f"bootstrap tests, as sacrebleu's paired_ar and paired_bs; p-values "
-        f"adjusted ({audit.options['correction']}) over one family per metric and method: {audit.family}. "
-        f"Bold: adjusted p < {alpha}."),
+        f"Pairs of systems, every metric: two-sided approximate randomisation (each segment's two outputs swapped "
+        f"with probability ½; Noreen 1989, Riezler & Maxwell 2005), p = (1 + #{{|Δ*| ≥ |Δ|}}) / (R + 1), and the "
+        f"paired bootstrap test (Koehn 2004), p = (1 + #{{|Δ_b| − mean(|Δ_b|) ≥ |Δ|}}) / (B + 1), shown for parity "
+        f"with sacrebleu's paired_bs (Riezler & Maxwell 2005 found bootstrap p-values less conservative than "
+        f"randomisation). sacrebleu's paired_ar and paired_bs count > where these count ≥: a resample that "
+        f"reproduces the difference exactly counts against the null. p-values adjusted ({correction}) over one "
+        f"family per metric and method: {audit.family}. Bold: adjusted p < {alpha} under approximate randomisation, "
+        f"the test best sets and bold come from; the paired bootstrap's p-values are never bold."),
         Paragraph(f"Rounds and p floors: {audit.tests_note}.")]
     for method, title in (("approximate_randomisation", "Approximate randomisation"),
                           ("paired_bootstrap", "Paired bootstrap")):
@@ -223,7 +240,8 @@ def significance_section(audit: Any) -> Section | None:
                 cells.setdefault((t.a, t.b), {})[t.metric] = t
         rows = tuple(Row(f"{a} vs {b}", tuple(
             Cell(None if np.isnan(tests[m].p_adjusted) else tests[m].p_adjusted, "p",
-                 strong=bool(tests[m].p_adjusted < alpha)) for m in METRICS)) for (a, b), tests in cells.items())
+                 strong=method == "approximate_randomisation" and bool(tests[m].p_adjusted < alpha))
+            for m in METRICS)) for (a, b), tests in cells.items())
         if rows:
             blocks.append(Table(f"table-tests-{method}", f"{title}: adjusted p per pair and metric.", "Pair",
                                 tuple(Column(NAMES[m]) for m in METRICS), rows, "small"))
@@ -243,19 +261,36 @@ def human_section(audit: Any) -> Section | None:
             for k in ("kendall_tau", "pearson"))))
     missing = sum(human.missing.values())
     text = (f"Human scores from {human.source} ({human.level} level"
-            + (", lower is better: correlations are with their negation" if human.lower_better else "")
+            + ("; lower is better, so correlations are with their negation" if human.lower_better else
+               "; higher is better, as given: --human-lower-better reads them the other way")
             + (f"; {missing} system-segment scores missing, left out of the means" if missing else "")
             + (f"; the lines of {plural(len(human.skipped), 'system')} in the file that are not audited are left out: "
                + ", ".join(human.skipped) if human.skipped else "")
-            + "). Correlation across systems of each metric with the human system scores; 95% intervals from "
-              "the segment bootstrap (metric and human means resampled together).")
+            + "). Correlation across systems of each metric with the human system scores (Kendall's τ-b, Kendall "
+              "1938 with ties; Pearson's r); 95% intervals from the segment bootstrap (metric and human means "
+              "resampled together). The leader's τ minus each other metric's, with its paired interval, decides "
+              "whether the human scores pick a metric.")
     scores = tuple(Row(s, (Cell(v, "number"),)) for s, v in sorted(human.human.items(), key=lambda x: -x[1]))
     return Section("human", "Agreement with human scores", (
         Paragraph(text),
         Table("table-human", "Kendall τ-b and Pearson r with the human system scores.", "Metric",
               (Column("Kendall τ-b"), Column("Pearson r")), tuple(rows), for_paper=True, for_summary=True),
+        *_leader_table(audit),
         Table("table-human-scores", "Human system scores (mean of rated segments).", "System",
               (Column("human score"),), scores, "small")), for_summary=True)
+
+
+def _leader_table(audit: Any) -> tuple[Table, ...]:
+    """τ(leader) − τ(metric) with its paired interval, one row per other metric."""
+    human = audit.human
+    if not human.leader_differences:
+        return ()
+    rows = tuple(Row(NAMES[m], (Cell(d.value, "tau", low=d.ci[0] if d.ci else None, high=d.ci[1] if d.ci else None),))
+                 for m, d in human.leader_differences.items())
+    return (Table("table-human-lead", f"Kendall τ-b of {NAMES[human.leader]} (the highest) minus each other metric's, "
+                                      "with the paired 95% interval over the segment bootstrap: the human scores pick "
+                                      f"{NAMES[human.leader]} only when no interval holds 0.", "Metric",
+                  (Column(f"τ({NAMES[human.leader]}) − τ"),), rows, "small"),)
 
 
 def recommendation_section(audit: Any, figures: bool) -> Section:

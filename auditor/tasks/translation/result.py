@@ -9,7 +9,8 @@ import numpy as np
 
 from auditor.analyses.rankings import RankDisagreement
 from auditor.analyses.significance import BestSet, PairTest
-from auditor.formatting import format_value, nan_to_none
+from auditor.analyses.verdict import Verdict
+from auditor.formatting import fit_lines, format_value, nan_to_none
 from auditor.results import SCHEMA, Score, Signature
 from auditor.tasks.translation.agreement import HumanAgreement
 from auditor.tasks.translation.bands import TypeProfile
@@ -40,6 +41,8 @@ class TranslationAudit:
     family: str | None = None
     #: metric -> its best set (approximate randomisation against the top system): what bold means.
     best_set: Mapping[str, BestSet] | None = None
+    #: Whether the winner depends on the metric, decided by the best sets (:func:`auditor.analyses.verdict.decide`).
+    verdict: Verdict | None = None
 
     def report_model(self, figures: bool = True) -> Any:
         """The report model every renderer reads (:mod:`auditor.tasks.translation.report`)."""
@@ -60,6 +63,7 @@ class TranslationAudit:
             "types": _types_json(self.types),
             **self.disagreement.to_json(),
             "recommendation": dict(self.recommendation),
+            **(self.verdict.to_json() if self.verdict is not None else {}),
         }
         if self.tests is not None:
             out["tests"] = [t.to_json() for t in self.tests]
@@ -82,8 +86,10 @@ class TranslationAudit:
             "bootstrap": "paired bootstrap over segments (sacrebleu's draws: default_rng(seed).choice(N, (B, N))); "
                          "metric intervals by statistics.interval_method, human-agreement intervals percentile",
             "test_methods": {"approximate_randomisation": "segments' outputs swapped with probability 1/2 "
-                                                          "(sacrebleu's paired_ar); p = (1 + #{|Δ*| ≥ |Δ|}) / (R + 1)",
-                             "paired_bootstrap": "sacrebleu's paired_bs: p = (1 + #{|Δ_b| − mean ≥ |Δ|}) / (B + 1)"},
+                                                          "(as sacrebleu's paired_ar, which counts > where this "
+                                                          "counts ≥); p = (1 + #{|Δ*| ≥ |Δ|}) / (R + 1)",
+                             "paired_bootstrap": "for parity with sacrebleu's paired_bs (which counts > where this "
+                                                 "counts ≥): p = (1 + #{|Δ_b| − mean(|Δ_b|) ≥ |Δ|}) / (B + 1)"},
         }
         if self.bca is not None:
             from auditor.tasks.translation.intervals import METHODS
@@ -114,13 +120,11 @@ class TranslationAudit:
         """The score table: one line per system, scores ×100 with their interval; ``sort``: systems by that
         metric, best first (undefined values last, ties in input order)."""
         chosen = [_resolve(c) for c in columns] or list(METRICS)
-        width = max(8, *(len(s) for s in self.systems))
-        header = f"{'system':<{width}}  " + "  ".join(f"{NAMES[m]:>21}" for m in chosen)
-        lines = [header]
         systems = list(self.systems)
         if sort:
             values = {s: nan_to_none(self.metrics[s][_resolve(sort)].value) for s in systems}
             systems.sort(key=lambda s: (values[s] is None, -(values[s] or 0.0)))
+        rows = []
         for s in systems:
             cells = []
             for m in chosen:
@@ -128,10 +132,11 @@ class TranslationAudit:
                 text = format_value(entry.value, "score")
                 if entry.interval:
                     text += f" [{format_value(entry.lo, 'score')}, {format_value(entry.hi, 'score')}]"
-                cells.append(f"{text:>21}")
-            lines.append(f"{s:<{width}}  " + "  ".join(cells))
-        lines.append(f"{self.n_items} segments; scores ×100"
-                     + (f"; sorted by {NAMES[_resolve(sort)]}" if sort else "") + f"; {self.signature}")
+                cells.append(text)
+            rows.append((s, cells))
+        lines = fit_lines([NAMES[m] for m in chosen], rows, 80)
+        lines.append(f"{self.n_items} segments; scores ×100" + (f"; sorted by {NAMES[_resolve(sort)]}" if sort else ""))
+        lines.append(f"signature: {self.signature}")
         return lines
 
 

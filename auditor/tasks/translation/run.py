@@ -11,6 +11,7 @@ import numpy as np
 from auditor.analyses.bootstrap import rank_probabilities
 from auditor.analyses.rankings import rank_disagreement
 from auditor.analyses.significance import RANDOMISATION, adjust, best_sets, randomisation_rounds, rounds_rule
+from auditor.analyses.verdict import Tested, decide
 from auditor.errors import UsageError
 from auditor.formatting import format_small, plural
 from auditor.options import AuditOptions, check_options
@@ -97,6 +98,8 @@ def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: Audit
                     for name, p in systems.items()})
     if human is not None:
         sources["human"] = {"path": str(human), "sha256": _sha(human)}
+    recommendation = recommend(corpus, types, disagreement, human_result, values)
+    best, verdict = _decided(corpus, observed, values, tests, options, recommendation["metrics"][0]["id"])
     return TranslationAudit(
         signature=_signature(sources, opts, corpus, len(references)), n_items=corpus.n_segments, systems=corpus.systems,
         sources=sources, options=opts, metrics=metrics, types=types,
@@ -105,11 +108,21 @@ def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: Audit
         rank_probabilities=None if resampled is None else
         {m: rank_probabilities(resampled.values[m]) for m in resampling.METRICS},
         disagreement=disagreement, human=human_result,
-        recommendation=recommend(corpus, types, disagreement, human_result, values),
+        recommendation=recommendation, verdict=verdict,
         warnings=_warnings(corpus, human_scores), rounds=rounds, bca=_bca_json(bca, corpus.systems),
-        best_set=None if tests is None else best_sets(tests, observed, corpus.systems, resampling.METRICS,
-                                                      options.correction, options.alpha, lambda metric: RANDOMISATION),
+        best_set=best,
     )
+
+
+def _decided(corpus: Corpus, observed, values, tests, options: AuditOptions, primary: str):
+    """(best sets, verdict): each metric's best set from approximate randomisation against its top system, and
+    whether the winner depends on the metric, read off those best sets (:func:`auditor.analyses.verdict.decide`)."""
+    best = None if tests is None else best_sets(tests, observed, corpus.systems, resampling.METRICS,
+                                                options.correction, options.alpha, lambda metric: RANDOMISATION)
+    tested = None if best is None else Tested(best, [t for t in tests if t.method == RANDOMISATION])
+    verdict = decide({m: {s: values[s][m] for s in corpus.systems} for m in resampling.METRICS}, tested, primary, (),
+                     NAMES, resampling.METRICS)
+    return best, verdict
 
 
 def _tests(corpus: Corpus, observed, resampled, options: AuditOptions, analyses, beta: float, k: float,
@@ -168,7 +181,7 @@ def _metric_values(corpus: Corpus, observed, intervals, beta: float, alpha: floa
         never = int(((predicted == 0) & (reference > 0)).sum())
         extra = int(((predicted > 0) & (reference == 0)).sum())
         f_note = (f"P_c = 1 for the {never} reference types never produced and R_c = 1 for the {extra} produced "
-                  f"types absent from the references (the authors' convention); both give F_c = 0")
+                  f"types absent from the references (the authors' code's convention); both give F_β;c = 0")
         row = {}
         for metric in resampling.METRICS:
             value = float(observed[metric][s])

@@ -1,0 +1,78 @@
+"""Whether a chance baseline's expected value is exact: each metric checked for being affine between its draws.
+
+Part of the *analyse* stage, used by :mod:`auditor.analyses.baselines`. f(E[C]) = E[f(C)] whenever f is
+affine on the convex hull of the tables a baseline can produce; :func:`affine_on_draws` tests f at random
+convex combinations λA + (1 − λ)B of pairs of its draws (:func:`affine_pairs` picks them, :func:`mixtures`
+builds the mixed tables while a chunk of draws is still in memory, so that no chunk outlives its scoring).
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from auditor.metrics.catalogue import compute
+from auditor.metrics.registry import ConfusionStats, Metric
+
+#: Random convex combinations of two draws checked by :func:`affine_on_draws`.
+AFFINE_PAIRS = 24
+#: The pairs of draws it checks: first and second indices and the weight λ of each pair.
+AffinePairs = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+def mixtures(stats: ConfusionStats, first: np.ndarray, second: np.ndarray, weight: np.ndarray,
+             active: bool) -> ConfusionStats:
+    """Stats of λ C[first] + (1 − λ) C[second] for each pair of draws of one batch (dense or cells)."""
+    if "cells" not in stats.__dict__:
+        w = weight[:, None, None]
+        return ConfusionStats(w * stats.C[first] + (1 - w) * stats.C[second], active)
+    shape, flat, count = stats.cells
+    k2 = shape[-1] * shape[-1]
+    bounds = np.searchsorted(flat // k2, np.arange(shape[0] + 1))
+    pieces, values = [], []
+    for pair, (a, b, w) in enumerate(zip(first, second, weight)):  # a loop over the pairs, not the items
+        for draw, share in ((a, w), (b, 1 - w)):
+            cells = slice(bounds[draw], bounds[draw + 1])
+            pieces.append(flat[cells] % k2 + pair * k2)
+            values.append(count[cells] * share)
+    return ConfusionStats.from_cells((len(first), *shape[1:]), np.concatenate(pieces), np.concatenate(values), active)
+
+
+def affine_pairs(rng: np.random.Generator, n: int, pairs: int = AFFINE_PAIRS) -> AffinePairs | None:
+    """Random pairs of the first ``n`` draws and a weight λ for each (None: fewer than two draws)."""
+    if n < 2:
+        return None
+    return rng.integers(0, n, pairs), rng.integers(0, n, pairs), rng.uniform(0.1, 0.9, pairs)
+
+
+def affine_on_draws(
+    pairs: AffinePairs | None, mixed: ConfusionStats | None, values: dict[str, np.ndarray], metrics: Sequence[Metric],
+    all_labels_active: bool,
+) -> dict[str, bool]:
+    """Whether each metric is affine along random segments between draws: ``pairs`` = (first, second, λ)
+    index the draws, ``mixed`` holds λ C[first] + (1 − λ) C[second] (:func:`mixtures`).
+
+    f(λA + (1−λ)B) = λ f(A) + (1−λ) f(B) on every tested pair means f is affine on the
+    hull of the draws, so E[f(C)] = f(E[C]). Metrics undefined on every draw count as
+    affine (the expectation is "undefined" exactly); partly undefined ones do not.
+    ``values`` are the metrics on the draws (the first ones are those the pairs index).
+    """
+    if pairs is None or mixed is None:
+        return {metric.id: False for metric in metrics}
+    first, second, weight = pairs
+    mixed_values = compute(mixed, metrics, all_labels_active)
+    result = {}
+    for metric in metrics:
+        drawn = values[metric.id]
+        undefined = np.isnan(values[metric.id])
+        if undefined.all():
+            result[metric.id] = True
+            continue
+        if undefined.any():
+            result[metric.id] = False
+            continue
+        line = weight * drawn[first] + (1 - weight) * drawn[second]
+        got = mixed_values[metric.id]
+        scale = np.maximum(1.0, np.abs(line))
+        result[metric.id] = bool(np.all(np.abs(got - line) <= 1e-9 * scale))
+    return result
