@@ -57,3 +57,12 @@ def test_summary_md_formulas_are_math_not_code(tmp_path):
     summary = (tmp_path / "summary.md").read_text(encoding="utf-8")
     lines = [line for line in summary.splitlines() if line.startswith("- **") and "\\frac" in line]
     assert lines and all("$`" in line and "`$" in line for line in lines)
+
+
+def test_near_chance_list_says_its_phrase_once_in_order():
+    """Ten systems near chance for the same reason: the phrase once, then the systems, highest p first."""
+    from auditor.analyses.recommend import _near_chance_text
+
+    phrase = "Informedness not significantly above its shuffled predictions, Holm-adjusted"
+    near = {f"S{i}": f"{phrase} p = {p}" for i, p in enumerate(("0.070", "0.52", "0.31"))}
+    assert _near_chance_text(near) == f"{phrase}: S1 p = 0.52, S2 p = 0.31, S0 p = 0.070"
