@@ -559,14 +559,14 @@ def p_bin(p: float | None, alpha: float) -> str:
 
 def pairwise_spec(systems: Sequence[str], p_adjusted: Mapping[tuple[str, str], float | None],
                   alpha: float) -> dict[str, Any]:
-    """Systems × systems (in the given order, best first) coloured by the bin of each pair's
-    adjusted p-value; ``p_adjusted[(a, b)]`` for the tested pairs, both orders. A colour scale,
-    no numbers: at 23 systems numbers would be unreadable (their values are in audit.json)."""
+    """Systems × systems (in the given order, best first), the lower triangle, coloured by the bin of each
+    pair's adjusted p-value; ``p_adjusted[(a, b)]`` for the tested pairs, both orders. A colour scale, no
+    numbers: at 23 systems numbers would be unreadable (their values are in audit.json)."""
     names = [str(s) for s in systems]
-    cells = [{"a": a, "b": b, "bin": "·" if a == b else p_bin(p_adjusted.get((a, b)), alpha)}
-             for a in names for b in names]
-    cells = [c for c in cells if c["bin"] != "·"]
-    size = max(9, min(22, 200 // max(len(names), 1)))  # two heat-maps a row at 23 systems, names at 7.5 pt
+    # one triangle (row below column: the better system of each pair is the column), the other is its mirror
+    cells = [{"a": a, "b": b, "bin": p_bin(p_adjusted.get((a, b)), alpha)}
+             for i, a in enumerate(names) for b in names[:i]]
+    size = max(12, min(22, 260 // max(len(names), 1)))  # cells at least as tall as the 10 px names (23 systems)
     axis = {"grid": False, "labelFontSize": 10, "labelLimit": 160}
     scale = {"domain": list(P_BINS), "range": list(P_COLOURS)}
     legend = {**SYMBOL_LEGEND, "title": "adjusted p", "format": None, "labelFontSize": 10, "columns": 3}
