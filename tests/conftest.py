@@ -78,6 +78,27 @@ def germeval_extras(germeval_dir, shared_data, tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def germeval_pilot(germeval_dir):
+    """``germeval_pilot(*names)``: Counts of the first 800 GermEval-2018 items of the gold and the systems
+    ``names`` (a fixed pilot subset for the planner)."""
+    from auditor.io.counts import Counts
+    from auditor.io.load import read_labels
+    from auditor.io.validate import align
+
+    def make(*names: str) -> Counts:
+        table = align(read_labels(germeval_dir / "gold.tsv"),
+                      [(name, read_labels(germeval_dir / "systems" / f"{name}.tsv")) for name in names], None)
+        counts = table.counts()
+        gold, predictions = counts.gold[:800], counts.predictions[:, :800]
+        confusion = np.zeros((len(names), counts.k, counts.k), dtype=np.int64)
+        for s in range(len(names)):
+            np.add.at(confusion[s], (gold, predictions[s]), 1)
+        return Counts(counts.labels, counts.systems, gold, predictions, confusion)
+
+    return make
+
+
+@pytest.fixture(scope="session")
 def semeval2018_dir(shared_data) -> Path:
     """SemEval-2018 Task 12 official results: ``gold/truth.txt``, ``submissions/*.txt`` and
     ``submissions/metadata-public.xml`` (shared data, read in place)."""

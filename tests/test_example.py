@@ -195,3 +195,30 @@ def test_cefr_layout_has_the_ordinal_shapes(tmp_path):
         assert {row[1] for row in lines[1:]} <= set(cefr.LEVELS), path.stem
     assert {p.stem for p in (out / "systems").glob("*.tsv")} == {"ridge-rounded", "lr-nominal", "length-only",
                                                                   "majority"}
+
+
+def test_germeval_layout_has_gold_systems_slices_and_scores(tmp_path):
+    pytest.importorskip("sklearn")
+    from auditor.datasets import germeval
+
+    labels = ["OTHER", "ABUSE", "INSULT", "PROFANITY"]
+    for file, n in ((germeval.TRAIN, 80), (germeval.TEST, 20)):
+        rows = [f"{'@user ' if i % 3 == 0 else ''}{WORDS[i % 12]} {WORDS[(i * 7) % 12]}{' @x' if i % 5 == 1 else ''}"
+                f"\t{'OTHER' if i % 4 == 0 else 'OFFENSE'}\t{labels[i % 4]}" for i in range(n)]
+        (tmp_path / file).write_text("\n".join(rows) + "\n", encoding="utf-8")
+    out = tmp_path / "out"
+    assert germeval.lay_out(tmp_path, out) == ["gold.tsv", "systems/*.tsv"]
+    gold = (out / "gold.tsv").read_text(encoding="utf-8").splitlines()
+    assert gold[:3] == ["id\tlabel", "1\tOTHER", "2\tABUSE"] and len(gold) == 21
+    slices = (out / "slices.tsv").read_text(encoding="utf-8").splitlines()
+    assert slices[:3] == ["id\tgroup", "1\treply", "2\tmention"] and slices[3] == "3\tno-mention"
+    assert {p.stem for p in (out / "systems").glob("*.tsv")} == set(germeval.classifiers())
+    for path in (out / "systems").glob("*.tsv"):
+        assert [line.split("\t")[0] for line in path.read_text(encoding="utf-8").splitlines()] == \
+            [line.split("\t")[0] for line in gold], path.stem
+    scores = [line.split("\t") for line in (out / "scores" / "word-logreg.tsv").read_text(encoding="utf-8").splitlines()]
+    predicted = (out / "systems" / "word-logreg.tsv").read_text(encoding="utf-8").splitlines()
+    assert scores[0] == ["id", *sorted(labels)]
+    for row, line in zip(scores[1:], predicted[1:]):  # its argmax is the system's label
+        values = [float(v) for v in row[1:]]
+        assert abs(sum(values) - 1) < 1e-5 and scores[0][1 + values.index(max(values))] == line.split("\t")[1]

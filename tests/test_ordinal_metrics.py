@@ -105,6 +105,11 @@ def test_cefr_sp_every_figure_equals_the_oracles_and_figures_md(shared_data):
         "second-class": (0.7598, 1.5000, 0.0, 0.0, None),
         "annotator-b": (0.6352, 0.6190, 0.4059, 0.6751, 0.7077),
     }
+    catalogue = {  # figures.md: accuracy_score, f1_score(labels=1..6, average='macro', zero_division=0)
+        "ridge-rounded": (0.5577, 0.3419), "ridge-cutpoints": (0.5000, 0.4058), "lr-nominal": (0.5446, 0.3359),
+        "length-only": (0.3675, 0.2711), "majority": (0.3570, 0.0877), "second-class": (0.3753, 0.0910),
+        "annotator-b": (0.3648, 0.3955),
+    }
     worst = {}
     for name, path in files.items():
         system = pd.read_csv(path, sep="\t").set_index("id").loc[gold["id"]]
@@ -118,6 +123,7 @@ def test_cefr_sp_every_figure_equals_the_oracles_and_figures_md(shared_data):
             worst[metric_id] = max(worst.get(metric_id, 0.0), abs(got - value))
         for metric_id, value in zip(("mae", "mae_macro", "linear_kappa", "quadratic_kappa", "spearman"), stated[name]):
             assert (metrics[metric_id].value is None) if value is None else round(metrics[metric_id].value, 4) == value
+        assert (round(metrics["accuracy"].value, 4), round(metrics["macro_f1"].value, 4)) == catalogue[name]
     assert set(worst) == set(BY_ID) and max(worst.values()) < 1e-12, worst
 
 

@@ -5,7 +5,6 @@ import json
 
 from click.testing import CliRunner
 from pypdf import PdfReader
-from test_plan_pilot import pilot  # noqa: F401  (the fixture: the GermEval pilot's counts)
 
 from auditor.cli import cli
 from auditor.plan.documents import PredictivePlan, plan_accuracy
@@ -43,12 +42,12 @@ def test_plan_writes_html_pdf_and_json_as_a_set(tmp_path):
     assert "Test-set plan: accuracy" in text and "Card, Henderson" in text
 
 
-def test_pilot_page_draws_power_against_size_when_sizes_were_simulated(pilot):  # noqa: F811 (the fixture)
+def test_pilot_page_draws_power_against_size_when_sizes_were_simulated(germeval_pilot):
     from auditor.plan.documents import PilotPlan
     from auditor.plan.pages import pilot_page
     from auditor.plan.pilot import plan_pilot_counts
 
-    result = plan_pilot_counts(pilot("word-logreg", "char-svm"), items=300, simulations=10, rounds=40, seed=1,
+    result = plan_pilot_counts(germeval_pilot("word-logreg", "char-svm"), items=300, simulations=10, rounds=40, seed=1,
                                sizes=(100, 900), metric_ids=("accuracy",))
     report = pilot_page(PilotPlan(result), figures=True)
     kinds = [block.kind for block in report.sections[0].blocks]

@@ -9,44 +9,22 @@ from auditor.analyses.power import hypothesis, power
 from auditor.analyses.randomisation import approximate_randomisation
 from auditor.errors import UsageError
 from auditor.io.counts import Counts
-from auditor.io.load import read_labels
-from auditor.io.validate import align
 from auditor.metrics.registry import REGISTRY
 from auditor.plan.pilot import plan_pilot_counts, rank_stability, simulated_counts
 
-PILOT_ITEMS = 800
 
-
-@pytest.fixture(scope="module")
-def pilot(germeval_dir):
-    """``pilot(*names)``: the first PILOT_ITEMS items of the gold and ``names`` (a fixed subset)."""
-
-    def make(*names: str) -> Counts:
-        table = align(read_labels(germeval_dir / "gold.tsv"),
-                      [(name, read_labels(germeval_dir / "systems" / f"{name}.tsv")) for name in names], None)
-        counts = table.counts()
-        gold, predictions = counts.gold[:PILOT_ITEMS], counts.predictions[:, :PILOT_ITEMS]
-        k = counts.k
-        confusion = np.zeros((len(names), k, k), dtype=np.int64)
-        for s in range(len(names)):
-            np.add.at(confusion[s], (gold, predictions[s]), 1)
-        return Counts(counts.labels, counts.systems, gold, predictions, confusion)
-
-    return make
-
-
-def test_simulated_counts_rebuild_the_pilot_from_its_own_pattern_counts(pilot):
-    counts = pilot("word-logreg", "char-svm", "word-nb")
+def test_simulated_counts_rebuild_the_pilot_from_its_own_pattern_counts(germeval_pilot):
+    counts = germeval_pilot("word-logreg", "char-svm", "word-nb")
     _, n = counts.patterns()
     again = simulated_counts(counts, n)
     assert np.array_equal(again.confusion, counts.confusion)
     assert again.n_items == counts.n_items
 
 
-def test_accuracy_power_matches_the_exact_mode_one_power_of_the_pilots_table(pilot):
+def test_accuracy_power_matches_the_exact_mode_one_power_of_the_pilots_table(germeval_pilot):
     # Resampling patterns is the multinomial of mode 1 with the pilot's own p11, p10, p01:
     # the simulated power must agree with the exact sum within Monte Carlo error.
-    counts = pilot("word-logreg", "word-nb")
+    counts = germeval_pilot("word-logreg", "word-nb")
     correct = counts.predictions == counts.gold[None]
     accuracy = correct.mean(axis=1)
     agreement = float((correct[0] == correct[1]).mean())
@@ -59,8 +37,8 @@ def test_accuracy_power_matches_the_exact_mode_one_power_of_the_pilots_table(pil
     assert abs(simulated - exact) < 4 * np.sqrt(exact * (1 - exact) / 1000)
 
 
-def test_macro_f1_power_matches_a_direct_item_resampling_simulation(pilot):
-    counts = pilot("word-logreg", "char-svm")
+def test_macro_f1_power_matches_a_direct_item_resampling_simulation(germeval_pilot):
+    counts = germeval_pilot("word-logreg", "char-svm")
     items, draws, rounds = 1500, 150, 200
     result = plan_pilot_counts(counts, items=items, simulations=draws, rounds=rounds, seed=11,
                                metric_ids=("macro_f1",))
@@ -94,8 +72,8 @@ def test_rank_stability_by_hand():
     assert tau == pytest.approx((1 + 1 / 3 + 2 / np.sqrt(6)) / 3)
 
 
-def test_same_seed_same_plan_and_bad_inputs(pilot):
-    counts = pilot("word-logreg", "char-svm")
+def test_same_seed_same_plan_and_bad_inputs(germeval_pilot):
+    counts = germeval_pilot("word-logreg", "char-svm")
     first = plan_pilot_counts(counts, items=500, simulations=20, rounds=50, seed=3)
     second = plan_pilot_counts(counts, items=500, simulations=20, rounds=50, seed=3)
     for metric in first.metrics:
@@ -103,11 +81,11 @@ def test_same_seed_same_plan_and_bad_inputs(pilot):
     with pytest.raises(UsageError, match="--items"):
         plan_pilot_counts(counts, items=0)
     with pytest.raises(UsageError, match="at least two"):
-        plan_pilot_counts(pilot("word-logreg"), items=100)
+        plan_pilot_counts(germeval_pilot("word-logreg"), items=100)
 
 
-def test_more_sizes_name_the_metric_needing_the_fewest_items(pilot):
-    counts = pilot("word-logreg", "char-svm", "word-nb")
+def test_more_sizes_name_the_metric_needing_the_fewest_items(germeval_pilot):
+    counts = germeval_pilot("word-logreg", "char-svm", "word-nb")
     result = plan_pilot_counts(counts, items=400, simulations=30, rounds=50, seed=2, sizes=(100, 3200),
                                metric_ids=("accuracy", "macro_f1"))
     for metric, by_size in result.mean_power_by_size.items():

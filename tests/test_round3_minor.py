@@ -43,3 +43,26 @@ def test_binary_permutation_table_shows_one_column_when_every_metric_gives_the_s
     table = next(b for b in report.section("baselines").blocks if getattr(b, "id", "") == "table-chance-p_shuffle")
     assert [c.label for c in table.columns] == ["every metric"]
     assert table.caption.startswith("Unadjusted permutation p-value") and "shown once" in table.caption
+
+
+def test_summary_md_formulas_are_math_not_code(tmp_path):
+    """summary.md writes a recommended metric's formula as GitHub's inline math, $`…`$ (rendered as math; the
+    backticks keep Markdown from reading the LaTeX), not as a bare code span."""
+    import auditor
+    from auditor.formats.render import render
+
+    result = auditor.audit(["a", "b", "a", "b", "a"] * 4, {"S": ["a", "a", "a", "b", "b"] * 4,
+                                                           "T": ["b", "b", "a", "b", "a"] * 4})
+    render(result, tmp_path, ("md",))
+    summary = (tmp_path / "summary.md").read_text(encoding="utf-8")
+    lines = [line for line in summary.splitlines() if line.startswith("- **") and "\\frac" in line]
+    assert lines and all("$`" in line and "`$" in line for line in lines)
+
+
+def test_near_chance_list_says_its_phrase_once_in_order():
+    """Ten systems near chance for the same reason: the phrase once, then the systems, highest p first."""
+    from auditor.analyses.recommend import _near_chance_text
+
+    phrase = "Informedness not significantly above its shuffled predictions, Holm-adjusted"
+    near = {f"S{i}": f"{phrase} p = {p}" for i, p in enumerate(("0.070", "0.52", "0.31"))}
+    assert _near_chance_text(near) == f"{phrase}: S1 p = 0.52, S2 p = 0.31, S0 p = 0.070"

@@ -218,10 +218,19 @@ class ChanceBaselines:
         systems = {system: {metric_id: {"margin": c.margin, "strongest_baseline": c.strongest_baseline,
                                         "p_shuffle": c.p_shuffle, "p_shuffle_adjusted": c.p_shuffle_adjusted,
                                         "undefined": c.undefined,
-                                        **(c.shuffle_p.to_json() if c.shuffle_p is not None else {})}
+                                        **(c.shuffle_p.to_json() if c.shuffle_p is not None else
+                                           self._plain_shuffle(c.p_shuffle))}
                             for metric_id, c in comparisons.items()}
                    for system, comparisons in self.chance.items()}
         return {"baselines": section, "chance": {"method": method, "systems": systems}}
+
+    def _plain_shuffle(self, p: float | None) -> dict[str, Any]:
+        """How an unsettled metric's p_shuffle was found: Monte Carlo over the audit's draws (its interval is not
+        computed, nor whether the corrected answer is settled)."""
+        if p is None:
+            return {}
+        return {"p_shuffle_method": "monte carlo", "p_shuffle_draws": self.draws, "p_shuffle_interval": None,
+                "p_shuffle_resolved": None}
 
 
 # ------------------------------------------------------------------------------ sampling

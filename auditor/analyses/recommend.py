@@ -273,8 +273,27 @@ def _informedness(facts: Facts) -> Firing:
                "classifier scores near 0, not exactly 0) and x in expectation for one that is right x% of the time "
                "and otherwise guesses from the prevalence"]
     if facts.near_chance:
-        reasons.append("near chance here: " + "; ".join(f"{s} ({why})" for s, why in facts.near_chance.items()))
+        reasons.append("near chance here: " + _near_chance_text(facts.near_chance))
     return Firing(tuple(reasons), complements=("informedness",))
+
+
+def _near_chance_text(near: Mapping[str, str]) -> str:
+    """The near-chance systems, one phrase per reason and the systems after it, highest p (or lowest value) first:
+    "Informedness not significantly above its shuffled predictions, Holm-adjusted: A p = 0.52, B p = 0.31"."""
+    groups: dict[str, list[tuple[str, str]]] = {}
+    for system, why in near.items():
+        phrase, sep, figure = why.rpartition(" p = ") if " p = " in why else why.rpartition(" ")
+        groups.setdefault(phrase, []).append((system, f"p = {figure}" if sep.strip() == "p =" else figure))
+
+    def order(item: tuple[str, str]) -> float:
+        try:
+            number = float(item[1].split()[-1])
+        except ValueError:
+            return 0.0
+        return -number if item[1].startswith("p") else number
+
+    return "; ".join(f"{phrase}: " + ", ".join(f"{system} {figure}" for system, figure in sorted(members, key=order))
+                     for phrase, members in groups.items())
 
 
 def _every_class(facts: Facts) -> Firing | None:

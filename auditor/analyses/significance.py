@@ -198,11 +198,19 @@ class Statistics:
     pairwise_unavailable: str | None = None
 
     def family_sizes(self) -> dict[str, int]:
-        """Number of tests adjusted together (one per pair), per metric."""
+        """Number of tests adjusted together per metric: the pairs whose p is defined (a pair with an undefined
+        metric value has no p and is left out of the correction, :func:`holm`)."""
         sizes: dict[str, int] = {}
         for test in self.tests:
-            sizes[test.metric] = sizes.get(test.metric, 0) + 1
+            sizes[test.metric] = sizes.get(test.metric, 0) + (0 if np.isnan(test.p) else 1)
         return sizes
+
+    def pairs_run(self) -> dict[str, int]:
+        """Number of pairs tested per metric, defined p or not."""
+        counts: dict[str, int] = {}
+        for test in self.tests:
+            counts[test.metric] = counts.get(test.metric, 0) + 1
+        return counts
 
     def to_json(self) -> dict[str, Any]:
         """``ci`` of every metric of every system (inside ``systems``), ``tests`` (docs/architecture.md, "The audit
@@ -222,7 +230,7 @@ class Statistics:
                 "test_methods": {method: METHOD_DESCRIPTIONS[method] for method in (MCNEMAR, RANDOMISATION)
                                  if any(test.method == method for test in self.tests)},
                 "randomisation_rounds": self.rounds,
-                "rounds_rule": rounds_rule(self.rounds, max(self.family_sizes().values(), default=0), alpha),
+                "rounds_rule": rounds_rule(self.rounds, max(self.pairs_run().values(), default=0), alpha),
                 "best_set_rule": best_set_rule(alpha, self.correction),
                 "best_set": {metric_id: best.to_json() for metric_id, best in self.best_set.items()},
                 "p_floor": {RANDOMISATION: 1 / (self.rounds + 1)} if self.rounds else {},

@@ -90,7 +90,7 @@ def significance_section(ctx: Context) -> Section | None:
 
 def _every_pair(stats: Statistics, systems: int) -> bool:
     """Whether every pair of systems was tested under every tested metric (not only the comparisons with the top)."""
-    return all(size == systems * (systems - 1) // 2 for size in stats.family_sizes().values())
+    return all(size == systems * (systems - 1) // 2 for size in stats.pairs_run().values())
 
 
 def _expected_ranks(ctx: Context, pairwise: Any) -> Table:
@@ -132,11 +132,16 @@ def _correction(correction: str) -> str:
 def _family(ctx: Context, metric_id: str, stats: Statistics) -> str:
     """The family a pairwise adjusted p-value was adjusted over, in words."""
     size = stats.family_sizes().get(metric_id, 0)
+    run = stats.pairs_run().get(metric_id, 0)
     S = len(ctx.systems)
-    if size == S * (S - 1) // 2:
-        return f"family: all {size} pairs of systems under {ctx.short(metric_id)}, {_correction(stats.correction)}"
+    left_out = (f"; {run - size} of the {run} with an undefined value have no p and are left out"
+                if run > size else "")
+    if run == S * (S - 1) // 2:
+        return (f"family: the {size} pairs of systems under {ctx.short(metric_id)} whose p is defined{left_out}, "
+                f"{_correction(stats.correction)}" if left_out else
+                f"family: all {size} pairs of systems under {ctx.short(metric_id)}, {_correction(stats.correction)}")
     return (f"family: the {size} comparisons with the top system under {ctx.short(metric_id)} (more systems than "
-            f"the all-pairs limit), {_correction(stats.correction)}")
+            f"the all-pairs limit){left_out}, {_correction(stats.correction)}")
 
 
 def _ordered(ctx: Context, metric_id: str, stats: Statistics) -> list[str]:
@@ -173,7 +178,7 @@ def _tests_text(stats: Statistics, ctx: Context | None = None) -> str:
     if "mcnemar_exact" in methods:
         parts.append("accuracy uses the exact McNemar test, whose p-value has no Monte Carlo floor")
     if "approximate_randomisation" in methods:
-        rule = rounds_rule(stats.rounds, max(stats.family_sizes().values(), default=0), stats.alpha)
+        rule = rounds_rule(stats.rounds, max(stats.pairs_run().values(), default=0), stats.alpha)
         parts.append("the other metrics, which have no exact test, use approximate randomisation with "
                      f"{stats.rounds:,} rounds ({rule})")
     text = "; ".join(parts) + "."
