@@ -24,6 +24,13 @@ SUM_TOLERANCE = 1e-3
 #: Multiple-comparison corrections: Holm's step-down, Benjamini-Hochberg.
 Correction = Literal["holm", "bh"]
 CORRECTIONS: tuple[str, ...] = get_args(Correction)
+#: How the report and the terminal name each correction.
+CORRECTION_NAMES = {"holm": "Holm", "bh": "Benjamini–Hochberg"}
+
+
+def correction_name(correction: str) -> str:
+    """``holm`` -> "Holm", ``bh`` -> "Benjamini–Hochberg" (anything else as it is)."""
+    return CORRECTION_NAMES.get(correction, correction)
 DEPLOYMENT_WORDS = ("uniform", "test", "unknown")
 #: Monte Carlo draws per chance baseline (and per system's shuffle): with R = 1000 the smallest
 #: shuffle p-value is 1/1001 and the standard error of a quantile of the draws is a few per

@@ -17,6 +17,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from auditor.analyses.significance import adjust, mcnemar_exact
+from auditor.options import correction_name
 
 #: Randomisation rounds of a pair test whose values are not all 0/1.
 ROUNDS = 9999
@@ -89,9 +90,8 @@ class Outcomes:
             lines.append(f"{self.systems[s]:<{width}}{100 * self.means[s]:5.1f}{interval}{best}")
         if len(self.systems) > 1:
             method = "exact McNemar" if self.binary else f"approximate randomisation ({ROUNDS:,} rounds)"
-            correction = {"holm": "Holm", "bh": "Benjamini–Hochberg"}.get(self.correction, self.correction)
             lines += ["", f"best set: the top system and those not significantly below it ({method}, "
-                          f"{correction} over {len(self.pairs)} pairs, α = {self.alpha:g})"]
+                          f"{correction_name(self.correction)} over {len(self.pairs)} pairs, α = {self.alpha:g})"]
         return lines
 
 

@@ -26,6 +26,7 @@ import numpy as np
 
 from auditor.formatting import format_p, nan_to_none
 from auditor.metrics.registry import REGISTRY
+from auditor.options import correction_name
 
 if TYPE_CHECKING:
     from auditor.analyses.baselines import ChanceBaselines
@@ -594,7 +595,7 @@ def _near_chance(baselines: ChanceBaselines | None, values: Mapping[str, Mapping
     kappa, accuracy with a p-value; without baselines, informedness < :data:`NEAR_CHANCE_INFORMEDNESS`."""
     result = {}
     if baselines is not None:
-        correction = {"holm": "Holm", "bh": "Benjamini–Hochberg"}.get(baselines.correction, baselines.correction)
+        correction = correction_name(baselines.correction)
         for system, comparisons in baselines.chance.items():
             for metric in ("informedness", "kappa", "accuracy"):
                 comparison = comparisons.get(metric)

@@ -23,6 +23,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from auditor.analyses.power import Hypothesis, detectable_difference, difference_range
+from auditor.options import correction_name
+from auditor.version import __version__
 
 #: The power the detectable difference is computed for (the planner's default target).
 TARGET_POWER = 0.8
@@ -132,7 +134,6 @@ def statement(*, n_items: int, class_counts: Mapping[str, int], systems: int, le
 CONVENTION = ("a value that is 0/0 is recorded as undefined with its reason; where an undefined part enters an "
               "average it is counted as 0, as scikit-learn's zero_division=0 does, and the report lists each such "
               "case; every metric's formula is in the report's definitions.")
-CORRECTIONS = {"holm": "Holm", "bh": "Benjamini–Hochberg"}
 
 
 def of_audit(audit: Any) -> Reporting:
@@ -159,13 +160,8 @@ def of_audit(audit: Any) -> Reporting:
                      level=1 - options.alpha if boot is not None and boot.B > 0 else None,
                      bootstrap=boot.B if boot is not None else 0, seed=options.seed, interval="percentile",
                      tests=" or ".join(described) or None,
-                     correction=CORRECTIONS.get(str(options.correction), str(options.correction)),
-                     alpha=options.alpha, version=_version(), signature=str(audit.signature), convention=CONVENTION,
+                     correction=correction_name(str(options.correction)),
+                     alpha=options.alpha, version=__version__, signature=str(audit.signature), convention=CONVENTION,
                      detectable=detectable)
     return Reporting(text, {"accuracy": detectable} if detectable is not None else {})
 
-
-def _version() -> str:
-    from auditor.version import __version__
-
-    return __version__

@@ -8,6 +8,7 @@ if TYPE_CHECKING:
     from auditor.analyses.significance import Statistics
 
 from auditor.formatting import nan_to_none
+from auditor.options import correction_name
 from auditor.report.context import SECTION_TITLES, Context
 from auditor.report.model import Bullets, Cell, Column, Facts, Figure, Paragraph, Row, Section, Table
 from auditor.report.sections import section
@@ -47,8 +48,8 @@ def significance_section(ctx: Context) -> Section | None:
     if stats.pairwise_unavailable:
         pairs.append(("pairwise tests unavailable", stats.pairwise_unavailable))
     else:
-        pairs += [("correction", _correction(stats.correction)), ("randomisation rounds", f"{stats.rounds:,}"),
-                  ("best set", best_set_rule(stats.alpha, _correction(stats.correction)))]
+        pairs += [("correction", correction_name(stats.correction)), ("randomisation rounds", f"{stats.rounds:,}"),
+                  ("best set", best_set_rule(stats.alpha, correction_name(stats.correction)))]
         pairs += [(METHOD_NAMES[method], METHOD_DESCRIPTIONS[method]) for method in (MCNEMAR, RANDOMISATION)
                   if any(test.method == method for test in stats.tests)]
     pairs.append(("literature", _literature(stats)))
@@ -61,7 +62,7 @@ def significance_section(ctx: Context) -> Section | None:
                      for s in ctx.systems)
         blocks.append(Table("table-best", "Adjusted p-value of each system against the top system of each metric "
                             f"(family: the {len(ctx.systems) - 1} comparisons with that metric's top system, "
-                            f"{_correction(stats.correction)}; the best set is the top system and every system "
+                            f"{correction_name(stats.correction)}; the best set is the top system and every system "
                             "with p ≥ α).", "System",
                             tuple(Column(ctx.short(m), ctx.name(m)) for m in metric_ids), rows,
                             _density(len(metric_ids)), for_paper=True))
@@ -125,10 +126,6 @@ def _literature(stats: Statistics) -> str:
 METHOD_NAMES = {"mcnemar_exact": "exact McNemar test", "approximate_randomisation": "approximate randomisation"}
 
 
-def _correction(correction: str) -> str:
-    return {"holm": "Holm", "bh": "Benjamini–Hochberg"}.get(correction, correction)
-
-
 def _family(ctx: Context, metric_id: str, stats: Statistics) -> str:
     """The family a pairwise adjusted p-value was adjusted over, in words."""
     size = stats.family_sizes().get(metric_id, 0)
@@ -138,10 +135,10 @@ def _family(ctx: Context, metric_id: str, stats: Statistics) -> str:
                 if run > size else "")
     if run == S * (S - 1) // 2:
         return (f"family: the {size} pairs of systems under {ctx.short(metric_id)} whose p is defined{left_out}, "
-                f"{_correction(stats.correction)}" if left_out else
-                f"family: all {size} pairs of systems under {ctx.short(metric_id)}, {_correction(stats.correction)}")
+                f"{correction_name(stats.correction)}" if left_out else
+                f"family: all {size} pairs of systems under {ctx.short(metric_id)}, {correction_name(stats.correction)}")
     return (f"family: the {size} comparisons with the top system under {ctx.short(metric_id)} (more systems than "
-            f"the all-pairs limit){left_out}, {_correction(stats.correction)}")
+            f"the all-pairs limit){left_out}, {correction_name(stats.correction)}")
 
 
 def _ordered(ctx: Context, metric_id: str, stats: Statistics) -> list[str]:
@@ -203,13 +200,13 @@ def _pairwise_table(ctx: Context, methods: dict[str, str], stats: Statistics) ->
     rows = tuple(Row(a, (Cell(b),) + tuple(columns[m].get((a, b), Cell(None, "p")) for m in methods))
                  for i, a in enumerate(systems) for b in systems[i + 1:])
     tests = "; ".join(f"{ctx.short(m)}: {TEST_NAMES.get(method, method.replace('_', ' '))}, "
-                      f"{_family(ctx, m, stats).removesuffix(f', {_correction(stats.correction)}')}"
+                      f"{_family(ctx, m, stats).removesuffix(f', {correction_name(stats.correction)}')}"
                       for m, method in methods.items())
     note = (" ≤: no randomisation round was as extreme as the observed difference, so the p-value is at most "
             "this bound (the floor 1/(R + 1), adjusted)." if bounded else "")
     return Table("table-pairs",
                  f"Adjusted p-value of each pair of systems under each tested metric, "
-                 f"{_correction(stats.correction)}-adjusted within each metric ({tests}). The best-set table "
+                 f"{correction_name(stats.correction)}-adjusted within each metric ({tests}). The best-set table "
                  "above adjusts the comparisons with the top system over their own family, so the same pair's "
                  "adjusted p-value differs there." + note,
                  "System", (Column("versus"),) + tuple(Column(ctx.short(m), ctx.name(m)) for m in methods), rows,

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 if TYPE_CHECKING:
     from auditor.analyses.verdict import Verdict
 
+from auditor.options import correction_name
 from auditor.report.context import SECTION_TITLES, Context, _profile_line
 from auditor.report.model import Cell, Column, Facts, Row, Section, Table
 from auditor.report.sections import section
@@ -82,7 +83,7 @@ def leaderboard(ctx: Context, verdict: Verdict) -> Table:
         correction = ctx.audit.statistics.correction
         caption = (f"Leaderboard, ordered by {ctx.name(primary)}. Bold: the metric's best set — the top system and "
                    "every system not significantly worse than it (exact McNemar for accuracy, approximate "
-                   f"randomisation otherwise; {_CORRECTIONS.get(correction, correction)}-adjusted over the comparisons "
+                   f"randomisation otherwise; {correction_name(correction)}-adjusted over the comparisons "
                    "with the top system; "
                    f"p ≥ α = {ctx.alpha:g}). Group: 1 = the best set under {ctx.short(primary)}; 2 = the best set "
                    "of the systems outside group 1, and so on.")
@@ -117,7 +118,6 @@ def _strongest_baselines(ctx: Context, keys: Sequence[str]) -> list[str]:
     return out
 
 
-_CORRECTIONS = {"holm": "Holm", "bh": "Benjamini–Hochberg"}
 
 
 def _chance_tests(ctx: Context, primary: str) -> dict[str, float | None]:
@@ -132,7 +132,7 @@ def _chance_tests(ctx: Context, primary: str) -> dict[str, float | None]:
 def _chance_rule(ctx: Context, primary: str) -> str:
     """How "above chance" is decided, in one sentence."""
     result = ctx.audit.baselines
-    correction = _CORRECTIONS.get(result.correction, result.correction)
+    correction = correction_name(result.correction)
     return (f"Above chance: {ctx.short(primary)} beats a shuffle of the system's own predictions (one-sided "
             f"permutation test, {result.p_method(primary)}; {correction}-adjusted over the {len(ctx.systems)} systems, "
             f"p < α).")
@@ -149,7 +149,7 @@ def not_above_chance(ctx: Context, primary: str | None) -> str | None:
     total = len(tests)
     result = ctx.audit.baselines
     rule = (f"{ctx.short(primary)} against each system's own shuffle, "
-            f"{_CORRECTIONS.get(result.correction, result.correction)} over the {total} systems")
+            f"{correction_name(result.correction)} over the {total} systems")
     if not below:
         return f"none ({rule})"
     return f"{len(below)} of {total} {'system' if total == 1 else 'systems'} ({rule}): {', '.join(below)}"

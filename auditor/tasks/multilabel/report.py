@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
+from auditor.options import correction_name
 from auditor.report.model import (
     SCALE_NOTE,
     Bullets,
@@ -278,7 +279,7 @@ def significance_section(audit: Any) -> Section | None:
     if stats is None or not stats.tests:
         return None
     best = tuple(f"{SHORT[m]}: {', '.join(b.systems)}" for m, b in (stats.best_set or {}).items())
-    correction = "Holm" if stats.correction == "holm" else "Benjamini–Hochberg"
+    correction = correction_name(stats.correction)
     return Section("significance", "Significance", (
         Paragraph(f"Paired tests over items, one per pair of systems and metric: exact McNemar for subset accuracy "
                   f"(an item is matched exactly or not); approximate randomisation for every other metric "
