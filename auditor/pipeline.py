@@ -251,8 +251,8 @@ def audit_lm_eval(runs: Sequence[str], task: str | None = None, filter_name: str
         return outcomes.analyse(metric, [run.name for run in read], values, options.bootstrap, options.seed,
                                 options.alpha, options.correction, sources)
     gold, systems, labels = label_columns(read, view)
-    return audit(gold, systems, options=options if options.labels else replace(options, labels=labels),
-                 progress=progress, analyses=analyses)
+    options = options if options.labels else replace(options, labels=tuple(check_given_labels(labels)))
+    return run(gather_inputs(gold, systems, options.labels), options, progress, analyses)
 
 
 def audit_confusion(

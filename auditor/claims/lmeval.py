@@ -20,7 +20,7 @@ import numpy as np
 
 from auditor.analyses.significance import mcnemar_exact
 from auditor.errors import InputError, UsageError
-from auditor.io.lmeval import MULTIPLE_CHOICE, LmEvalRun, check_paired, read_results, read_run
+from auditor.io.lmeval import MULTIPLE_CHOICE, LmEvalRun, check_paired, read_results, read_run, run_argument
 
 #: Relative tolerance of "reproduced": the results file stores the mean as a float; only summation order differs.
 TOLERANCE = 1e-9
@@ -114,8 +114,7 @@ def check_lm_eval(results: str, runs: Sequence[str]) -> LmEvalCheck:
     logged = document.get("results")
     if not isinstance(logged, dict) or not logged:
         raise InputError(f"{results}: no 'results' object of per-task figures")
-    named = [(argument.split("=", 1) if "=" in argument and not Path(argument).exists() else ("", argument))
-             for argument in runs]
+    named = [run_argument(argument) for argument in runs]
     claimant = next((i for i, (_, run) in enumerate(named)
                      if Path(run).is_dir() and Path(run).resolve() == path.parent.resolve()), 0)
     order = [claimant] + [i for i in range(len(named)) if i != claimant]
@@ -124,7 +123,7 @@ def check_lm_eval(results: str, runs: Sequence[str]) -> LmEvalCheck:
         keys = {key: float(value) for key, value in values.items()
                 if "," in key and isinstance(value, (int, float)) and not isinstance(value, bool)}
         for filter_name in dict.fromkeys(key.split(",", 1)[1] for key in keys):
-            read = [read_run(named[i][1], named[i][0] or None, task, filter_name) for i in order]
+            read = [read_run(named[i][1], named[i][0], task, filter_name) for i in order]
             name = name or read[0].name
             for key, value in keys.items():
                 if key.split(",", 1)[1] == filter_name:

@@ -88,11 +88,7 @@ def read_runs(arguments: Sequence[str], task: str | None = None, filter_name: st
     where logged, the same ``doc_hash``es) and to have distinct names."""
     if not arguments:
         raise UsageError("--lm-eval needs at least one RUN (a run folder or a samples_<task>_<time>.jsonl file)")
-    runs = []
-    for argument in arguments:
-        named = "=" in argument and not Path(argument).exists()
-        name, path = parse_system_argument(argument) if named else ("", argument)
-        runs.append(read_run(path, name or None, task, filter_name))
+    runs = [read_run(path, name, task, filter_name) for name, path in map(run_argument, arguments)]
     seen: dict[str, str] = {}
     for run in runs:
         if run.name in seen:
@@ -101,6 +97,13 @@ def read_runs(arguments: Sequence[str], task: str | None = None, filter_name: st
         seen[run.name] = run.path
     check_paired(runs)
     return runs
+
+
+def run_argument(argument: str) -> tuple[str | None, str]:
+    """``[NAME=]RUN`` -> (NAME or None, RUN); an existing path is a RUN even when it holds ``=``."""
+    if "=" in argument and not Path(argument).exists():
+        return parse_system_argument(argument)
+    return None, argument
 
 
 def check_paired(runs: Sequence[LmEvalRun]) -> None:
