@@ -452,8 +452,9 @@ def test_csv_and_arrow_readers_agree(write):
 
     for name, content in [("a.tsv", "id\tlabel\na1\t pos \n\na2\tneg\n\n"),
                           ("b.csv", "# c\nid,label\na1,x y\na2,#z\n"),
-                          ("c.txt", "\nx\ny\n#z\n\n")]:
-        fmt = {"a.tsv": "tsv", "b.csv": "csv"}.get(name, "text")
+                          ("c.txt", "\nx\ny\n#z\n\n"), ("d.tsv", "id\tlabel\na1\tpos\n\na2\tneg\n\n\n"),
+                          ("e.tsv", "a1\tpos\na2\tneg\n\n"), ("f.txt", "x\ny\n\n\n"), ("g.tsv", "a1\tpos\na2\tneg")]:
+        fmt = {".tsv": "tsv", ".csv": "csv"}.get(name[1:], "text")
         fast = _parse_delimited(content.encode(), name, fmt, "", None, fast=True)
         slow = _parse_delimited(content.encode(), name, fmt, "", None, fast=False)
         assert fast.labels.tolist() == slow.labels.tolist()

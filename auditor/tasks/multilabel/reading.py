@@ -20,7 +20,7 @@ from typing import Any, Callable
 import numpy as np
 
 from auditor.errors import InputError
-from auditor.io.column import LabelColumn, as_id_array
+from auditor.io.column import LabelColumn, as_id_array, numpy_values, string_array
 from auditor.io.names import GOLD, PREDICTIONS, choose_columns
 from auditor.tasks.multilabel.label_columns import column_layout, read_label_columns, sets_from_table
 from auditor.tasks.multilabel.sets import SetFile, encode_rows
@@ -61,14 +61,15 @@ def _read_joined(source: str, separator: str, role: str) -> SetFile:
     from auditor.io.load import read_labels
 
     column = read_labels(source, rule=GOLD if role == "gold" else PREDICTIONS)
-    texts = pa.array(column.categories, pa.string())
+    texts = string_array(column.categories)
     trimmed = pc.utf8_trim(texts, " \t")
     split = pc.split_pattern(trimmed, separator)
-    offsets = np.asarray(split.offsets.to_numpy(zero_copy_only=False), dtype=np.int64)
+    offsets = numpy_values(split.offsets).astype(np.int64)
     owner = np.repeat(np.arange(len(texts)), np.diff(offsets))
-    is_set = ~np.asarray(pc.equal(trimmed, "").to_numpy(zero_copy_only=False), dtype=bool)  # "" is the empty set
+    is_set = numpy_values(pc.binary_length(trimmed)) > 0  # "" is the empty set
     keep = is_set[owner]
-    values = pc.utf8_trim(split.flatten(), " \t").filter(pa.array(keep))
+    values = pc.utf8_trim(split.flatten(), " \t").filter(pa.Array.from_buffers(
+        pa.bool_(), int(keep.size), [None, pa.py_buffer(np.packbits(keep, bitorder="little"))]))
 
     def where(code: int) -> str:
         item = int(np.flatnonzero(column.codes == code)[0])
@@ -85,7 +86,9 @@ def member_bits(owner: np.ndarray, values: Any, rows: int, where: Callable[[int]
     label or a label twice in one row is one error at ``where(row)``."""
     import pyarrow.compute as pc
 
-    empty = np.asarray(pc.equal(values.fill_null(""), "").to_numpy(zero_copy_only=False), dtype=bool)
+    empty = numpy_values(pc.binary_length(values)) == 0
+    if values.null_count:
+        empty |= numpy_values(values.is_null())
     if empty.any():
         raise InputError(f"{where(int(owner[np.flatnonzero(empty)[0]]))}: an empty label ({empty_hint}); expected "
                          f"label names")
@@ -93,7 +96,7 @@ def member_bits(owner: np.ndarray, values: Any, rows: int, where: Callable[[int]
     found = encoded.dictionary.to_pylist()
     labels = tuple(sorted(found))
     rank = np.argsort(np.argsort(np.array(found, dtype=object), kind="stable")) if found else np.zeros(0, int)
-    codes = rank[np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.int64)]
+    codes = rank[numpy_values(encoded.indices).astype(np.int64)]
     flat = owner * len(labels) + codes
     counts = np.bincount(flat, minlength=rows * len(labels)) if labels else np.zeros(0, dtype=np.int64)
     if (counts > 1).any():
@@ -114,9 +117,9 @@ def from_lists(lists: Any, ids: Any, source: str, lines: np.ndarray, digest: str
     column = LabelColumn(source, np.zeros(len(lists), dtype=np.int8), (), None if ids is None else
                          as_id_array(ids, source), lines, digest, fmt)  # type: ignore[arg-type]
     if lists.null_count:
-        item = int(np.flatnonzero(lists.is_null().to_numpy(zero_copy_only=False))[0])
+        item = int(np.flatnonzero(numpy_values(lists.is_null()))[0])
         raise InputError(f"{column.where(item)}: labels is null; expected a list of labels ([] for the empty set)")
-    offsets = np.asarray(lists.offsets.to_numpy(zero_copy_only=False), dtype=np.int64)
+    offsets = numpy_values(lists.offsets).astype(np.int64)
     values = lists.flatten()
     if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type) or
             pa.types.is_integer(values.type)):
