@@ -34,3 +34,11 @@ def test_nothing_is_said_when_the_choice_agrees_with_the_human_scores():
     values = {"strong": {"bleu": 0.4}, "scrambled": {"bleu": 0.1}, "truncated": {"bleu": 0.2}}
     assert against_human("bleu", HUMAN, values) == []
     assert against_human("bleu", None, values) == []
+
+
+def test_the_lowest_tau_is_called_the_lowest():
+    taus = {"macrof": 0.26, "microf": 0.44, "bleu": 0.38, "chrf": 0.36}  # WMT21 TED's system-level τ
+    human = HumanAgreement(**{**HUMAN.__dict__, "leader": "microf", "correlations": {
+        m: {"kendall_tau": Correlation(t, None), "pearson": Correlation(t, None)} for m, t in taus.items()}})
+    (text,) = against_human("macrof", human, VALUES)
+    assert "MacroF's Kendall τ-b with the human scores is 0.26, the lowest of the 4 metrics (MicroF 0.44" in text

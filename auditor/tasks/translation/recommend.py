@@ -79,8 +79,9 @@ def against_human(primary: str, human, values: Mapping[str, Mapping[str, float |
         above = sum(t > taus[primary] for t in taus.values() if not np.isnan(t))
         others = ", ".join(f"{NAMES[m]} {t:.2f}" for m, t in sorted(taus.items(), key=lambda mt: -mt[1])
                            if m != primary and not np.isnan(t))
-        said.append(f"{NAMES[primary]}'s Kendall τ-b with the human scores is {taus[primary]:.2f}, below {above} "
-                    f"of the other {len(taus) - 1} metrics ({others})")
+        place = (f"the lowest of the {len(taus)} metrics" if above == len(taus) - 1 else
+                 f"below {above} of the other {len(taus) - 1} metrics")
+        said.append(f"{NAMES[primary]}'s Kendall τ-b with the human scores is {taus[primary]:.2f}, {place} ({others})")
     rated = {s: v for s, v in human.human.items() if not np.isnan(v)}
     scored = {s: row[primary] for s, row in values.items() if row.get(primary) is not None}
     if rated and scored:
