@@ -72,8 +72,8 @@ def test_non_utf8_and_missing_files_are_refused(files, tmp_path):
 def test_report_json_follows_the_schema(files, tmp_path):
     out = tmp_path / "out"
     result = _run("report", "--task", "translation", files["ref"], files["A"], files["B"], files["C"], "--reference",
-                  files["ref2"], "--human", files["human"], "--bootstrap", "100", "-o", out, "--format", "json,md,tex,html",
-                  "--quiet")
+                  files["ref2"], "--human", files["human"], "--bootstrap", "100", "-o", out, "--format",
+                  "json,md,tex,html", "--quiet")
     assert result.exit_code == 0, result.output
     document = json.loads((out / "audit.json").read_text(encoding="utf-8"))
     schema = json.loads((resources.files("auditor") / "audit.schema.json").read_text(encoding="utf-8"))
