@@ -332,6 +332,18 @@ def test_invalid_json_line(write):
         read_labels(path)
 
 
+@pytest.mark.parametrize("line, problem", [
+    ('{"id": "a2", "label": "neg"}, {"id": "a3", "label": "pos"}', r"more than one JSON value on one line"),
+    ('{"id": "a2", "label": "neg"} {"id": "a3", "label": "pos"}', r"more than one JSON value on one line"),
+    ('{"id": "a2", "label": "neg"} x', r"text after the JSON value \('x'\)"),
+])
+def test_two_json_values_on_one_line_are_refused_naming_the_line(write, line, problem):
+    # joined into one array, "{...}, {...}" would read as two records and shift every later line
+    path = write("p.jsonl", '{"id": "a1", "label": "pos"}\n' + line + '\n{"id": "a4", "label": "neg"}\n')
+    with pytest.raises(InputError, match=rf"p\.jsonl line 2: {problem}; expected one JSON object per line"):
+        read_labels(path)
+
+
 def test_json_line_without_label_key(write):
     path = write("p.jsonl", '{"id": "a1", "label": "pos"}\n\n{"id": "a2", "lab": "neg"}\n')
     with pytest.raises(InputError, match=r"p\.jsonl line 3: found 'id', 'lab'; expected an object "

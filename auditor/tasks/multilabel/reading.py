@@ -21,12 +21,16 @@ import numpy as np
 
 from auditor.errors import InputError
 from auditor.io.column import LabelColumn, as_id_array, numpy_values, string_array
+from auditor.io.jsonl import json_lines
+from auditor.io.lines import decode_utf8, nonempty_line_numbers
 from auditor.io.names import GOLD, PREDICTIONS, choose_columns
 from auditor.tasks.multilabel.label_columns import column_layout, read_label_columns, sets_from_table
 from auditor.tasks.multilabel.sets import SetFile, encode_rows
 
 #: The default separator of a set's labels in a delimited file.
 SEPARATOR = ","
+#: One line of a JSON Lines file of sets, for messages.
+EXAMPLE = '{"id": ..., "labels": [...]}'
 
 
 def read_sets(path: str | os.PathLike, separator: str = SEPARATOR, role: str = "gold") -> SetFile:
@@ -148,9 +152,16 @@ def _read_json_lists(source: str, head: bytes, role: str) -> SetFile | None:
     try:
         table = pj.read_json(io.BytesIO(raw))
     except Exception as error:  # pyarrow raises several types
+        json_lines(decode_utf8(raw, source), source, EXAMPLE)  # names the first bad line
         raise InputError(f"{source}: cannot read as JSON Lines ({error}); expected one object per line, "
-                         f'{{"id": ..., "labels": [...]}}') from None
-    return _from_table(table, source, hashlib.sha256(raw).hexdigest(), "jsonl", role)
+                         f"{EXAMPLE}") from None
+    lines, _ = nonempty_line_numbers(raw, 0, 1)
+    if lines.size != table.num_rows:  # blank lines, or two objects on one line (which arrow reads as two rows)
+        _, kept, _ = json_lines(decode_utf8(raw, source), source, EXAMPLE)
+        lines = np.asarray(kept, dtype=np.int64) + 1
+        if lines.size != table.num_rows:  # pragma: no cover - json_lines refuses what arrow reads differently
+            raise InputError(f"{source}: {table.num_rows} JSON objects on {lines.size} lines; expected one per line")
+    return _from_table(table, source, hashlib.sha256(raw).hexdigest(), "jsonl", role, lines)
 
 
 def _read_parquet(source: str, role: str) -> SetFile:
@@ -171,7 +182,9 @@ def _read_parquet(source: str, role: str) -> SetFile:
     return _from_table(table, source, digest, "parquet", role)
 
 
-def _from_table(table: Any, source: str, digest: str, fmt: str, role: str) -> SetFile:
+def _from_table(table: Any, source: str, digest: str, fmt: str, role: str, lines: np.ndarray | None = None
+                ) -> SetFile:
+    """The sets of a table with a list column; ``lines``: the line of each row (default: row r is line r + 1)."""
     import pyarrow as pa
 
     names = list(table.column_names)
@@ -184,5 +197,6 @@ def _from_table(table: Any, source: str, digest: str, fmt: str, role: str) -> Se
         raise InputError(f"{source}: {names[label_column]!r} holds {lists.type} values; expected a list of labels "
                          f"per item")
     ids = None if id_column is None else table.column(id_column)
-    lines = np.arange(1, table.num_rows + 1, dtype=np.int64)
+    if lines is None:
+        lines = np.arange(1, table.num_rows + 1, dtype=np.int64)
     return from_lists(lists, ids, source, lines, digest, fmt)
