@@ -7,6 +7,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import settings
+
+#: Hypothesis for every property test: no per-example deadline (a machine shared with other jobs runs an example
+#: in 10x its quiet time, and a deadline then fails a correct test); 100 examples unless a test sets its own.
+settings.register_profile("auditor", deadline=None, max_examples=100)
+settings.load_profile("auditor")
 
 #: The systems whose confusion matrices ``germeval_extras`` writes.
 GERMEVAL_MATRICES = ("word-logreg", "char-svm-balanced")
