@@ -205,7 +205,8 @@ def test_recommendation_says_what_sources_say(germeval):
     assert "macro_f1_hm" not in {a.id for a in recommendation.avoid}
     assert re.search(r"ranges from \d+\.\d to \d+\.\d \(×100\)", reasons)  # ×100, one decimal
     assert not re.search(r"(?<!p = )\b0\.\d{3}\b", reasons)  # p-values keep three decimals
-    assert "macro_recall" not in reasons and "macro_f1" not in reasons and "informedness ranges" not in reasons  # display names
+    # display names, not ids
+    assert "macro_recall" not in reasons and "macro_f1" not in reasons and "informedness ranges" not in reasons
 
 
 # ------------------------------------------------------------------------------ property probes
@@ -314,7 +315,10 @@ def test_signs_survive_rounding_and_use_the_minus_sign():
     from auditor.formatting import format_value
     from auditor.report.model import Cell
 
-    assert format_value(-0.0003, "score") == "-0.0"  # a margin of −0.03 is not "0.0"
+    assert format_value(-0.0003, "score") == "-0.03"  # a margin of −0.03 is neither "0.0" nor "-0.0"
+    assert format_value(-0.00004, "score") == "-0.004" and format_value(-2e-9, "score") == "0.0"  # 3 more at most
+    assert format_value(-0.0004, "number") == "-0.0004" and format_value(-0.002, "tau") == "-0.002"
+    assert format_value(0.00049, "number") == "0.0005" and format_value(0.0123, "score") == "1.2"
     assert format_value(-1e-17, "score") == "0.0"  # an exact zero computed in floating point
     assert cell_text(Cell(-0.0123, "score")) == "\u22121.2"
     assert cell_interval(Cell(0.01, "score", low=-0.011, high=0.044)) == "[\u22121.1, 4.4]"

@@ -196,6 +196,13 @@ class Statistics:
     family: str
     #: Why no pairwise test ran although the bootstrap did (confusion matrices only), else None.
     pairwise_unavailable: str | None = None
+    #: Labels of the bootstrapped metrics that are errors (lower is better: ranked lowest first).
+    errors: tuple[str, ...] = ()
+
+    @property
+    def rank_rule(self) -> str:
+        """How ranks are counted (:func:`rank_rule`), naming this audit's errors."""
+        return rank_rule(self.errors)
 
     def family_sizes(self) -> dict[str, int]:
         """Number of tests adjusted together per metric: the pairs whose p is defined (a pair with an undefined
@@ -219,7 +226,7 @@ class Statistics:
         boot, alpha = self.bootstrap, self.alpha
         section: dict[str, Any] = {
             "B": boot.B, "seed": boot.seed, "alpha": alpha, "method": boot.method,
-            "interval": interval_rule(alpha), "undefined_resamples": boot.undefined_json(), "rank_rule": RANK_RULE,
+            "interval": interval_rule(alpha), "undefined_resamples": boot.undefined_json(), "rank_rule": self.rank_rule,
             **boot.ranks_json(),
         }
         if self.pairwise_unavailable:  # no test ran: nothing describes tests; say why instead
@@ -255,6 +262,13 @@ class Statistics:
 
 #: How ranks are counted in every resample (JSON ``statistics.rank_rule``, the report's facts).
 RANK_RULE = "rank 1 = highest value; tied systems share their ranks equally; an undefined value ranks last"
+
+
+def rank_rule(errors: Sequence[str] = ()) -> str:
+    """:data:`RANK_RULE`, saying that for the ``errors`` (lower is better) rank 1 is the lowest value."""
+    if not errors:
+        return RANK_RULE
+    return RANK_RULE.replace("highest value", f"highest value (lowest for the errors: {', '.join(errors)})", 1)
 
 
 def interval_rule(alpha: float) -> str:
@@ -341,10 +355,13 @@ def statistics(
     """
     boot = bootstrap(counts, metrics, B=B, seed=seed, alpha=alpha, progress=progress,
                      all_labels_active=all_labels_active, ranks=tests)
+    errors = tuple(metric.label for metric in metrics if not metric.higher_is_better)
     if not counts.paired:
-        return Statistics(boot, (), {}, (), correction, alpha, 0, "none", pairwise_unavailable=UNPAIRED_REASON)
+        return Statistics(boot, (), {}, (), correction, alpha, 0, "none", pairwise_unavailable=UNPAIRED_REASON,
+                          errors=errors)
     if not tests:
-        return Statistics(boot, (), {}, (), correction, alpha, 0, "none", pairwise_unavailable=NOT_REQUESTED_REASON)
+        return Statistics(boot, (), {}, (), correction, alpha, 0, "none", pairwise_unavailable=NOT_REQUESTED_REASON,
+                          errors=errors)
     by_id = {metric.id: metric for metric in metrics}
     chosen = _tested_metrics(by_id, test_metrics)
     oriented = {m: by_id[m].oriented(boot.observed[m]) for m in chosen}  # an error's top is its lowest value
@@ -355,7 +372,7 @@ def statistics(
     tests = _adjusted(_pair_tests(counts, boot, [by_id[m] for m in chosen], pairs_of, rounds, seed,
                                   all_labels_active, progress), chosen, correction)
     best_set = best_sets(tests, oriented, boot.systems, chosen, correction, alpha)
-    return Statistics(boot, tuple(tests), best_set, tuple(chosen), correction, alpha, rounds, family)
+    return Statistics(boot, tuple(tests), best_set, tuple(chosen), correction, alpha, rounds, family, errors=errors)
 
 
 def _tested_metrics(by_id: Mapping[str, Metric], test_metrics: Sequence[str]) -> list[str]:

@@ -34,7 +34,6 @@ def significance_section(ctx: Context) -> Section | None:
         MCNEMAR,
         METHOD_DESCRIPTIONS,
         RANDOMISATION,
-        RANK_RULE,
         best_set_rule,
         interval_rule,
     )
@@ -42,7 +41,7 @@ def significance_section(ctx: Context) -> Section | None:
     boot = stats.bootstrap
     blocks: list[Any] = []
     pairs = [("B", str(boot.B)), ("seed", str(boot.seed)), ("alpha", str(stats.alpha)), ("method", boot.method),
-             ("interval", interval_rule(stats.alpha)), ("ranks", RANK_RULE)]
+             ("interval", interval_rule(stats.alpha)), ("ranks", stats.rank_rule)]
     if stats.pairwise_unavailable:
         pairs.append(("pairwise tests unavailable", stats.pairwise_unavailable))
     else:
