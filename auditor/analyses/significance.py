@@ -49,7 +49,7 @@ from auditor.formatting import format_small, nan_to_none
 from auditor.io.counts import Counts
 from auditor.metrics.registry import REGISTRY, Metric
 from auditor.metrics.selections import TEST_METRICS
-from auditor.options import CORRECTIONS, THREADS, Correction
+from auditor.options import CORRECTIONS, THREADS, Correction, correction_name
 from auditor.progress import SILENT, Progress
 
 #: Most approximate-randomisation rounds :func:`randomisation_rounds` asks for.
@@ -365,7 +365,8 @@ def statistics(
     by_id = {metric.id: metric for metric in metrics}
     chosen = _tested_metrics(by_id, test_metrics)
     oriented = {m: by_id[m].oriented(boot.observed[m]) for m in chosen}  # an error's top is its lowest value
-    pairs_of, family = _families(oriented, chosen, len(counts.systems), correction)
+    pairs_of, family = _families(oriented, chosen, len(counts.systems), correction,
+                                 [by_id[m].label for m in chosen])
     randomised_metrics = [m for m in chosen if primary_method(m) == RANDOMISATION]
     family_size = max((len(pairs_of[m]) for m in randomised_metrics), default=0)
     rounds = randomisation_rounds(rounds, family_size, alpha) if randomised_metrics else 0
@@ -385,20 +386,21 @@ def _tested_metrics(by_id: Mapping[str, Metric], test_metrics: Sequence[str]) ->
     return chosen
 
 
-def _families(observed: Mapping[str, np.ndarray], chosen: Sequence[str], S: int,
-              correction: str) -> tuple[dict[str, list[tuple[int, int]]], str]:
+def _families(observed: Mapping[str, np.ndarray], chosen: Sequence[str], S: int, correction: str,
+              labels: Sequence[str]) -> tuple[dict[str, list[tuple[int, int]]], str]:
     """The pairs tested per metric (all pairs up to MAX_ALL_PAIRS systems, else each against the
-    metric's top system) and the family, in words."""
+    metric's top system) and the family, in words (the metrics by their ``labels``, as tables name them)."""
+    named, by = ", ".join(labels), correction_name(correction)
     if S <= MAX_ALL_PAIRS:
         pairs_of = {metric_id: list(combinations(range(S), 2)) for metric_id in chosen}
-        return pairs_of, (f"all {S * (S - 1) // 2} pairs of systems, for each metric ({', '.join(chosen)}) "
-                          f"separately, adjusted with {correction}")
+        return pairs_of, (f"all {S * (S - 1) // 2} pairs of systems, for each metric ({named}) "
+                          f"separately, adjusted with {by}")
     pairs_of = {}
     for metric_id in chosen:
         top = _top(observed[metric_id])
         pairs_of[metric_id] = [(top, s) for s in range(S) if s != top]
     return pairs_of, (f"each system against the top system of each metric ({S - 1} pairs; more than {MAX_ALL_PAIRS} "
-                      f"systems), for each metric ({', '.join(chosen)}) separately, adjusted with {correction}")
+                      f"systems), for each metric ({named}) separately, adjusted with {by}")
 
 
 def _pair_tests(counts: Counts, boot: BootstrapResult, chosen: Sequence[Metric],
