@@ -241,12 +241,12 @@ def _segment_table(audit: Any) -> tuple[Any, ...]:
     rows = tuple(Row(NAMES[m], (Cell(None if np.isnan(t.value) else t.value, "tau"), Cell(t.scores, "count")))
                  for m, t in segments.taus.items())
     text = (f"Segment level, as the WMT metrics task reports it (Freitag et al. 2021): each metric scores every "
-            f"segment on its own — sentence BLEU as sacrebleu's sentence_bleu (exp smoothing, effective order), "
-            f"chrF as sentence_chrf, MacroF and MicroF by their formulas on the segment's types — and its Kendall "
-            f"τ-b with the human segment scores is taken over all {segments.rated:,} rated (system, segment) pairs "
-            f"at once, without grouping by system or segment (the WMT toolkit mt-metrics-eval's "
-            f"Correlation.Kendall with average_by='none'). It asks whether a metric orders single translations "
-            f"as the raters do; the system-level τ above asks whether it orders systems. No interval is computed.")
+            f"segment on its own — BLEU as sacrebleu scores one sentence (exponential smoothing, effective order), "
+            f"chrF likewise, MacroF and MicroF by their formulas on the segment's types — and its Kendall τ-b with "
+            f"the human segment scores is taken over all {segments.rated:,} rated (system, segment) pairs at once, "
+            f"without grouping by system or segment, as the WMT toolkit mt-metrics-eval computes it. It asks "
+            f"whether a metric orders single translations as the raters do; the system-level τ above asks whether "
+            f"it orders systems. No interval is computed.")
     return (Paragraph(text),
             Table("table-human-segments", "Segment-level Kendall τ-b of each metric with the human segment scores "
                                           "(no grouping) and the number of scores it is computed over.", "Metric",
