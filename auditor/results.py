@@ -314,8 +314,8 @@ class Audit:
         else:
             caption.append("nothing is bold: no significance test ran")
         if has_chance:
-            caption.append(f"above chance: {escape(self._label(primary))} significantly above a shuffle of the "
-                           f"system's own predictions ({correction_name(chance.correction)}-adjusted over the "
+            caption.append(f"above chance: {escape(self._label(primary))} significantly better than a shuffle of "
+                           f"the system's own predictions ({correction_name(chance.correction)}-adjusted over the "
                            f"systems, p < α)")
         return (f"<table><caption style='caption-side:top;text-align:left'>{'; '.join(caption)}.</caption>"
                 f"<thead><tr><th>system</th>{head}</tr></thead><tbody>{body}</tbody></table>")
