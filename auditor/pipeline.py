@@ -280,8 +280,10 @@ def audit_lm_eval(runs: Sequence[str], task: str | None = None, filter_name: str
         metric, values = outcome_values(read)
         sources = {run.name: {"path": run.path, "sha256": run.sha256, "n_items": run.n_items, "filter": run.filter}
                    for run in read}
-        return outcomes.analyse(metric, [run.name for run in read], values, options.bootstrap, options.seed,
-                                options.alpha, options.correction, sources)
+        from auditor.report.outcomes import Reported
+
+        return Reported(outcomes.analyse(metric, [run.name for run in read], values, options.bootstrap, options.seed,
+                                         options.alpha, options.correction, sources))
     gold, systems, labels = label_columns(read, view)
     options = options if options.labels else replace(options, labels=tuple(check_given_labels(labels)))
     return run(gather_inputs(gold, systems, options.labels), options, progress, analyses)

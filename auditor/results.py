@@ -238,6 +238,11 @@ class Audit:
         cells = [[format_value(self.systems[s].metrics[k].value, "score") for k in keys] for s in order]
         return order, labels, cells
 
+    @property
+    def ordered(self) -> bool:
+        """Whether the labels are ordered levels: an error in steps of their order (ordinal MAE, …) was scored."""
+        return any(not metric.higher_is_better for metric in self.metrics)
+
     def _leaderboard_keys(self) -> list[str]:
         """Classification's key metrics this audit scored."""
         from auditor.analyses.verdict import KEY_METRICS
