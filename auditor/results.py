@@ -292,7 +292,7 @@ class Audit:
             interval = self.interval(system, metric)
             if interval is not None:
                 text += f" <small>[{format_value(interval[0], kind)}, {format_value(interval[1], kind)}]</small>"
-            return f"<td style='text-align:right'>{typographic_minus(text)}</td>"
+            return f"<td style='text-align:right;white-space:nowrap'>{typographic_minus(text)}</td>"
 
         def above(system: str) -> str:
             comparison = chance.chance.get(system, {}).get(primary) if chance is not None and primary else None
