@@ -34,7 +34,8 @@ def baselines_section(ctx: Context) -> Section | None:
                               approximate=not entry.exact))
         rows.append(Row(name, tuple(cells)))
     if rows:
-        blocks.append(Table("table-baselines", f"Expected score of each chance baseline, with the Monte Carlo {coverage} "
+        blocks.append(Table("table-baselines",
+                            f"Expected score of each chance baseline, with the Monte Carlo {coverage} "
                             "range. Exact expectations are shown as they are; “≈” marks the plug-in value f(E[C]) "
                             "of a metric whose expectation E[f(C)] differs from it at this test-set size (a ratio "
                             "with a random denominator, such as macro F1, F1′, kappa or MCC of a random predictor).",
@@ -45,7 +46,8 @@ def baselines_section(ctx: Context) -> Section | None:
         for field_name, kind, caption in (
             ("margin", "score", "Each system's margin over the strongest chance baseline (×100; negative = below "
                                 "chance): the system's value minus the baseline's exact expectation where one "
-                                "exists, else (marked “≈”) minus its Monte Carlo mean, if 3 standard errors above every exact one."),
+                                "exists, else (marked “≈”) minus its Monte Carlo mean, if 3 standard errors above "
+                                "every exact one."),
             ("p_shuffle", "p", "Unadjusted permutation p-value of each system against a shuffle of its own "
                                f"predictions (same bias, no information; {result.p_method(keys[0]) if keys else ''}); "
                                "the adjusted ones decide “above chance”."),

@@ -34,7 +34,8 @@ def rank_section(ctx: Context) -> Section | None:
                                          "so none hides another. Each system has its own colour and point shape.",
                              ctx.charts.bump_chart(ranks, metric_ids, first, ctx.short)))
     if ctx.figures:
-        blocks.append(Figure("fig-kendall", "Kendall τ-b (Kendall 1938) between the system rankings of every pair of metrics.",
+        blocks.append(Figure("fig-kendall",
+                             "Kendall τ-b (Kendall 1938) between the system rankings of every pair of metrics.",
                              ctx.charts.tau_heatmap(result.agreement("kendall"), ctx.short)))
     flips = result.flips
     if flips:

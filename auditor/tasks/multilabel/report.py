@@ -113,8 +113,9 @@ def chance_section(ctx: Context) -> Section | None:
                   "each value, the 95% range of the draws at this test-set size."),
         Table("table-chance", "Chance baselines (×100).", "Baseline",
               tuple(Column(SHORT[m], BY_ID[m].name) for m in KEY_METRICS), tuple(rows), _density(len(KEY_METRICS) + 1)),
-        Bullets(bullets, f"Margin (points ×100) over the strongest baseline under {SHORT[primary]}, the primary metric: the empty "
-                f"and most frequent sets, the prevalence sampler and the system's own sets shuffled"),
+        Bullets(bullets,
+                f"Margin (points ×100) over the strongest baseline under {SHORT[primary]}, the primary metric: the "
+                f"empty and most frequent sets, the prevalence sampler and the system's own sets shuffled"),
     ))
 
 

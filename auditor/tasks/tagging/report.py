@@ -207,8 +207,8 @@ def rules_section(ctx: Context) -> Section | None:
             (name, audit.span_tables(s)["ill_formed_examples"], audit.spans.per_system[s].ill_formed)
             for s, name in enumerate(audit.systems)]:
         if examples:
-            shown = "; ".join(f"sentence {e['sentence']} (gold line {e['gold_line']}), tokens {e['tokens'][0]}–{e['tokens'][1]}: "
-                              f"{e['tags']}" for e in examples)
+            shown = "; ".join(f"sentence {e['sentence']} (gold line {e['gold_line']}), "
+                              f"tokens {e['tokens'][0]}–{e['tokens'][1]}: {e['tags']}" for e in examples)
             more = f" (and {total - len(examples)} more)" if total > len(examples) else ""
             named.append(f"{name}: {shown}{more}")
     return Section("span-rules", "Span rules: conlleval against strict", (
