@@ -50,7 +50,7 @@ from auditor.io.counts import Counts
 from auditor.metrics.catalogue import compute
 from auditor.metrics.registry import REGISTRY, Metric
 from auditor.metrics.selections import TEST_METRICS
-from auditor.options import CORRECTIONS, THREADS, Correction
+from auditor.options import CORRECTIONS, THREADS, Correction, correction_name
 from auditor.progress import SILENT, Progress
 
 #: Items per block of :func:`discordant_counts` (float32 products of 0/1 stay exact below 2^24 items).
@@ -216,6 +216,13 @@ class Statistics:
     family: str
     #: Why no pairwise test ran although the bootstrap did (confusion matrices only), else None.
     pairwise_unavailable: str | None = None
+    #: Labels of the bootstrapped metrics that are errors (lower is better: ranked lowest first).
+    errors: tuple[str, ...] = ()
+
+    @property
+    def rank_rule(self) -> str:
+        """How ranks are counted (:func:`rank_rule`), naming this audit's errors."""
+        return rank_rule(self.errors)
     #: What did not run and why (``--bootstrap 0``: :data:`NO_DRAWS`); empty when everything ran.
     not_run: Mapping[str, str] = field(default_factory=dict)
 
@@ -241,7 +248,7 @@ class Statistics:
         boot, alpha = self.bootstrap, self.alpha
         section: dict[str, Any] = {
             "B": boot.B, "seed": boot.seed, "alpha": alpha, "method": boot.method,
-            "interval": interval_rule(alpha), "undefined_resamples": boot.undefined_json(), "rank_rule": RANK_RULE,
+            "interval": interval_rule(alpha), "undefined_resamples": boot.undefined_json(), "rank_rule": self.rank_rule,
             **boot.ranks_json(),
         }
         if self.not_run:
@@ -279,6 +286,13 @@ class Statistics:
 
 #: How ranks are counted in every resample (JSON ``statistics.rank_rule``, the report's facts).
 RANK_RULE = "rank 1 = highest value; tied systems share their ranks equally; an undefined value ranks last"
+
+
+def rank_rule(errors: Sequence[str] = ()) -> str:
+    """:data:`RANK_RULE`, saying that for the ``errors`` (lower is better) rank 1 is the lowest value."""
+    if not errors:
+        return RANK_RULE
+    return RANK_RULE.replace("highest value", f"highest value (lowest for the errors: {', '.join(errors)})", 1)
 
 
 def interval_rule(alpha: float) -> str:
@@ -367,21 +381,25 @@ def statistics(
     """
     boot = bootstrap(counts, metrics, B=B, seed=seed, alpha=alpha, progress=progress,
                      all_labels_active=all_labels_active, ranks=tests)
+    errors = tuple(metric.label for metric in metrics if not metric.higher_is_better)
     if not counts.paired:
-        return Statistics(boot, (), {}, (), correction, alpha, 0, "none", pairwise_unavailable=UNPAIRED_REASON)
+        return Statistics(boot, (), {}, (), correction, alpha, 0, "none", pairwise_unavailable=UNPAIRED_REASON,
+                          errors=errors)
     if not tests:
-        return Statistics(boot, (), {}, (), correction, alpha, 0, "none", pairwise_unavailable=NOT_REQUESTED_REASON)
+        return Statistics(boot, (), {}, (), correction, alpha, 0, "none", pairwise_unavailable=NOT_REQUESTED_REASON,
+                          errors=errors)
     by_id = {metric.id: metric for metric in metrics}
     chosen = _tested_metrics(by_id, test_metrics)
     oriented = {m: by_id[m].oriented(boot.observed[m]) for m in chosen}  # an error's top is its lowest value
-    pairs_of, family = _families(oriented, chosen, len(counts.systems), correction)
+    pairs_of, family = _families(oriented, chosen, len(counts.systems), correction,
+                                 [by_id[m].label for m in chosen])
     randomised_metrics = [m for m in chosen if primary_method(m) == RANDOMISATION]
     family_size = max((len(pairs_of[m]) for m in randomised_metrics), default=0)
     rounds = randomisation_rounds(rounds, family_size, alpha) if randomised_metrics else 0
     tests = _adjusted(_pair_tests(counts, boot, [by_id[m] for m in chosen], pairs_of, rounds, seed,
                                   all_labels_active, progress), chosen, correction)
     best_set = best_sets(tests, oriented, boot.systems, chosen, correction, alpha)
-    return Statistics(boot, tuple(tests), best_set, tuple(chosen), correction, alpha, rounds, family)
+    return Statistics(boot, tuple(tests), best_set, tuple(chosen), correction, alpha, rounds, family, errors=errors)
 
 
 def exact_statistics(counts: Counts, metrics: Sequence[Metric], *, alpha: float, correction: str,
@@ -397,10 +415,10 @@ def exact_statistics(counts: Counts, metrics: Sequence[Metric], *, alpha: float,
     by_id = {metric.id: metric for metric in metrics}
     every = _tested_metrics(by_id, test_metrics)
     chosen = [m for m in every if primary_method(m) == MCNEMAR]
-    not_run = {**NO_DRAWS, **({"untested_metrics": ", ".join(m for m in every if m not in chosen)}
+    not_run = {**NO_DRAWS, **({"untested_metrics": ", ".join(by_id[m].label for m in every if m not in chosen)}
                               if len(chosen) < len(every) else {})}
     oriented = {m: by_id[m].oriented(observed[m]) for m in chosen}
-    pairs_of, family = _families(oriented, chosen, len(counts.systems), correction)
+    pairs_of, family = _families(oriented, chosen, len(counts.systems), correction, [by_id[m].label for m in chosen])
     tests = _adjusted(_pair_tests(counts, boot, [by_id[m] for m in chosen], pairs_of, 0, 0, counts.labels_given,
                                   SILENT), chosen, correction)
     best_set = best_sets(tests, oriented, boot.systems, chosen, correction, alpha)
@@ -418,20 +436,21 @@ def _tested_metrics(by_id: Mapping[str, Metric], test_metrics: Sequence[str]) ->
     return chosen
 
 
-def _families(observed: Mapping[str, np.ndarray], chosen: Sequence[str], S: int,
-              correction: str) -> tuple[dict[str, list[tuple[int, int]]], str]:
+def _families(observed: Mapping[str, np.ndarray], chosen: Sequence[str], S: int, correction: str,
+              labels: Sequence[str]) -> tuple[dict[str, list[tuple[int, int]]], str]:
     """The pairs tested per metric (all pairs up to MAX_ALL_PAIRS systems, else each against the
-    metric's top system) and the family, in words."""
+    metric's top system) and the family, in words (the metrics by their ``labels``, as tables name them)."""
+    named, by = ", ".join(labels), correction_name(correction)
     if S <= MAX_ALL_PAIRS:
         pairs_of = {metric_id: list(combinations(range(S), 2)) for metric_id in chosen}
-        return pairs_of, (f"all {S * (S - 1) // 2} pairs of systems, for each metric ({', '.join(chosen)}) "
-                          f"separately, adjusted with {correction}")
+        return pairs_of, (f"all {S * (S - 1) // 2} pairs of systems, for each metric ({named}) "
+                          f"separately, adjusted with {by}")
     pairs_of = {}
     for metric_id in chosen:
         top = _top(observed[metric_id])
         pairs_of[metric_id] = [(top, s) for s in range(S) if s != top]
     return pairs_of, (f"each system against the top system of each metric ({S - 1} pairs; more than {MAX_ALL_PAIRS} "
-                      f"systems), for each metric ({', '.join(chosen)}) separately, adjusted with {correction}")
+                      f"systems), for each metric ({named}) separately, adjusted with {by}")
 
 
 def _pair_tests(counts: Counts, boot: BootstrapResult, chosen: Sequence[Metric],
