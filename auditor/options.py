@@ -58,7 +58,8 @@ class AuditOptions:
     ``training_prevalence`` label -> share (adds ``informedness_train``),
     ``deployment_prevalence`` (``uniform``, ``test``, ``unknown`` or label -> share),
     ``rare_classes_matter`` (intent for the recommendation), ``plugins`` (modules that
-    register extra metrics).
+    register extra metrics), ``label_map`` (label -> group pairs, ``--label-map``: the audit
+    counts groups; ``labels`` then names groups).
     """
 
     labels: tuple[str, ...] | None = None
@@ -70,6 +71,7 @@ class AuditOptions:
     deployment_prevalence: str | Mapping[str, float] | None = None
     rare_classes_matter: bool = False
     plugins: tuple[str, ...] = ()
+    label_map: tuple[tuple[str, str], ...] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """Every option that changes the numbers, as given (after checking); ``null`` when unset."""
@@ -82,6 +84,7 @@ class AuditOptions:
             "training_prevalence": shares(self.training_prevalence),
             "deployment_prevalence": shares(self.deployment_prevalence),
             "rare_classes_matter": self.rare_classes_matter, "plugins": list(self.plugins),
+            "label_map": None if self.label_map is None else dict(self.label_map),
         }
 
 

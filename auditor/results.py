@@ -238,6 +238,11 @@ class Audit:
         cells = [[format_value(self.systems[s].metrics[k].value, "score") for k in keys] for s in order]
         return order, labels, cells
 
+    @property
+    def ordered(self) -> bool:
+        """Whether the labels are ordered levels: an error in steps of their order (ordinal MAE, …) was scored."""
+        return any(not metric.higher_is_better for metric in self.metrics)
+
     def _leaderboard_keys(self) -> list[str]:
         """Classification's key metrics this audit scored."""
         from auditor.analyses.verdict import KEY_METRICS
@@ -320,8 +325,8 @@ class Audit:
             caption.append("no random draws (--bootstrap 0): only accuracy's exact McNemar tests ran, so only "
                            "accuracy has a best set")
         if has_chance:
-            caption.append(f"above chance: {escape(self._label(primary))} significantly above a shuffle of the "
-                           f"system's own predictions ({correction_name(chance.correction)}-adjusted over the "
+            caption.append(f"above chance: {escape(self._label(primary))} significantly better than a shuffle of "
+                           f"the system's own predictions ({correction_name(chance.correction)}-adjusted over the "
                            f"systems, p < α)")
         return (f"<table><caption style='caption-side:top;text-align:left'>{'; '.join(caption)}.</caption>"
                 f"<thead><tr><th>system</th>{head}</tr></thead><tbody>{body}</tbody></table>")
@@ -388,7 +393,7 @@ class Signature:
 
     ``auditor:<version>|gold:<sha256[:12]>|systems:<n>:<sha256[:12] of their hashes>|labels:<k>|
     boot:B|seed:S|ci:percentile|alpha:A|correction:C|samplers:...`` then, when they apply, ``plugins:``,
-    ``input:confusion`` (matrices only) and ``slices:<sha256[:12]>``.
+    ``input:confusion`` (matrices only), ``slices:<sha256[:12]>`` and ``label_map:<sha256[:12]>``.
     """
 
     fields: tuple[tuple[str, str], ...]
@@ -422,6 +427,9 @@ class Signature:
             fields.append(("input", "confusion"))
         if audit.slices is not None:
             fields.append(("slices", (audit.slices.source.sha256 or "")[:12]))
+        if options.label_map is not None:  # the groups counted: a hash of the map's lines
+            lines = "\n".join(f"{label}\t{group}" for label, group in options.label_map)
+            fields.append(("label_map", hashlib.sha256(lines.encode()).hexdigest()[:12]))
         return cls(tuple(fields))
 
     def __getitem__(self, key: str) -> str:

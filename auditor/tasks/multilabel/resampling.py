@@ -1,8 +1,10 @@
 """Intervals, ranks, paired tests and best sets over items, from the per-item statistics (:mod:`.counting`).
 
 * **Bootstrap** (intervals, rank distributions, P(win)): each resample draws N items with replacement, the same
-  items for every system; its weights ``w`` turn the (N × D) item matrix ``M`` into the resample's sums
-  ``w M``, and every metric is evaluated on a block of resamples at once. 95% percentile intervals
+  items for every system. Items with the same (gold set, every system's set) have the same statistics, so the
+  items are compressed to these patterns (:func:`~.counting.item_patterns`, as classification's resampler does)
+  and a resample is drawn as pattern counts ``w ~ Multinomial(N, n_u / N)``, which turn the (patterns × D)
+  matrix ``M`` into the resample's sums ``w M``; every metric is evaluated on a block of resamples at once. 95% percentile intervals
   (:func:`auditor.analyses.bootstrap.percentile_intervals`), rank probabilities
   (:func:`~auditor.analyses.bootstrap.rank_probabilities`; Hamming loss ranked by its negation).
 * **Paired tests**, one rule for every task (docs/architecture.md): exact McNemar for subset accuracy, a per-item
@@ -24,6 +26,7 @@ import numpy as np
 
 from auditor.analyses.bootstrap import percentile_intervals, rank_probabilities
 from auditor.analyses.randomisation import AR_ROUNDS, binomial_half
+from auditor.analyses.resample import PatternDraws
 from auditor.analyses.significance import (
     MCNEMAR,
     METHOD_DESCRIPTIONS,
@@ -40,7 +43,7 @@ from auditor.analyses.significance import (
 )
 from auditor.options import AuditOptions
 from auditor.tasks.multilabel.align import Aligned
-from auditor.tasks.multilabel.counting import Counted, Layout, item_matrix
+from auditor.tasks.multilabel.counting import Counted, Layout, Patterns, item_patterns
 from auditor.tasks.multilabel.measures import BY_ID, ITEM, METRIC_IDS, evaluate
 
 #: Float64 entries of one block of resample weights (memory: 8 bytes each).
@@ -53,17 +56,20 @@ def _signed(metric: str, values: np.ndarray) -> np.ndarray:
     return values if BY_ID[metric].higher_is_better else -values
 
 
-def bootstrap_values(matrix: np.ndarray, layout: Layout, B: int, seed: int) -> dict[str, np.ndarray]:
-    """id -> (B, S) values on B item resamples (the same items for every system)."""
+def bootstrap_values(patterns: Patterns, B: int, seed: int) -> dict[str, np.ndarray]:
+    """id -> (B, S) values on B item resamples (the same items for every system), drawn as pattern counts
+    (:class:`auditor.analyses.resample.PatternDraws`: ``W ~ Multinomial(N, n_u / N)``, the distribution of the
+    pattern counts of N items drawn with replacement) and summed over the patterns' rows, ``W M``."""
+    draws = PatternDraws(patterns.counts)
+    matrix = patterns.matrix[draws.order]
     rng = np.random.default_rng([seed, 33])
-    n = matrix.shape[0]
-    block = max(1, min(B, BLOCK_ENTRIES // max(n, 1)))
+    block = max(1, min(B, BLOCK_ENTRIES // max(draws.n_patterns, 1)))
+    rows = np.empty((block, draws.n_patterns))
     out: dict[str, np.ndarray] = {}
     for start in range(0, B, block):
         size = min(block, B - start)
-        draws = rng.integers(0, n, size=(size, n)) + (np.arange(size) * n)[:, None]
-        weights = np.bincount(draws.ravel(), minlength=size * n).reshape(size, n).astype(float)
-        for metric, values in evaluate(layout.parts(weights @ matrix)).items():
+        weights = draws.fill(rng, rows[:size])
+        for metric, values in evaluate(patterns.layout.parts(weights @ matrix)).items():
             out.setdefault(metric, np.empty((B, values.shape[-1])))[start:start + size] = values
     return out
 
@@ -234,8 +240,8 @@ def item_statistics(aligned: Aligned, counted: Counted, options: AuditOptions, t
     ``options.bootstrap`` 0 the exact McNemar tests of subset accuracy and its best set only (no random draw)."""
     if options.bootstrap <= 0:
         return _exact_statistics(aligned, counted, options)
-    matrix, layout = item_matrix(aligned, counted)
-    values = bootstrap_values(matrix, layout, options.bootstrap, options.seed)
+    patterns = item_patterns(aligned, counted)
+    values = bootstrap_values(patterns, options.bootstrap, options.seed)
     intervals = {m: percentile_intervals(v, options.alpha)[0] for m, v in values.items()}
     ranks = {m: rank_probabilities(_signed(m, v)) for m, v in values.items()}
     observed = evaluate(counted.sums)
@@ -243,12 +249,11 @@ def item_statistics(aligned: Aligned, counted: Counted, options: AuditOptions, t
     S = len(aligned.names)
     rounds = randomisation_rounds(AR_ROUNDS, S * (S - 1) // 2, options.alpha)
     if tested and S > 1:
-        tests = tuple(pair_tests(matrix, layout, aligned, counted, observed, rounds, options.seed,
-                                 options.correction))
+        tests = tuple(pair_tests(patterns.matrix[patterns.items], patterns.layout, aligned, counted, observed, rounds,
+                                 options.seed, options.correction))
         best = best_sets(tests, observed, aligned.names, options.alpha, options.correction)
     return ItemStatistics(options.bootstrap, options.seed, options.alpha, options.correction, rounds, intervals,
                           ranks, tests, best)
-
 
 
 def _exact_statistics(aligned: Aligned, counted: Counted, options: AuditOptions) -> ItemStatistics:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
+from auditor.analyses.bootstrap import ranks_json
 from auditor.analyses.rankings import RankDisagreement
 from auditor.analyses.significance import rounds_rule
 from auditor.analyses.verdict import Verdict
@@ -228,12 +229,7 @@ class TaggingAudit:
             "method": "paired bootstrap over sentences (every system resampled with the same sentences)",
             "interval": f"{100 * (1 - stats.alpha):g}% percentile interval over {B} resamples of sentences",
             "undefined_resamples": {}, "rank_rule": "rank 1 = highest value; ties share their ranks equally",
-            "ranks": {metric: {name: {"p_rank": [float(x) for x in probabilities[s]],
-                                      "p_best": float(probabilities[s][0])}
-                               for s, name in enumerate(self.systems)}
-                      for metric, probabilities in stats.ranks.items()},
-            "p_win": {metric: {name: float(probabilities[s][0]) for s, name in enumerate(self.systems)}
-                      for metric, probabilities in stats.ranks.items()}}
+**ranks_json(stats.ranks, self.systems)}
         if stats.tests is None:
             document["pairwise_tests_unavailable"] = "not requested (auditor score shows intervals only)"
             return document

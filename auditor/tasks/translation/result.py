@@ -7,8 +7,9 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from auditor.analyses.bootstrap import ranks_json
 from auditor.analyses.rankings import RankDisagreement
-from auditor.analyses.significance import BestSet, PairTest
+from auditor.analyses.significance import RANK_RULE, BestSet, PairTest
 from auditor.analyses.verdict import Verdict
 from auditor.formatting import fit_lines, format_value, nan_to_none
 from auditor.results import SCHEMA, Score, Signature
@@ -84,9 +85,14 @@ class TranslationAudit:
         return out
 
     def _statistics_json(self) -> dict[str, Any]:
+        options = self.options
         statistics: dict[str, Any] = {
-            "bootstrap": "paired bootstrap over segments (sacrebleu's draws: default_rng(seed).choice(N, (B, N))); "
-                         "metric intervals by statistics.interval_method, human-agreement intervals percentile",
+            "B": options["bootstrap"], "seed": options["seed"], "alpha": options["alpha"],
+            "correction": options["correction"],
+            "method": "paired bootstrap over segments (sacrebleu's draws: default_rng(seed).choice(N, (B, N))); "
+                      "metric intervals by statistics.interval_method, human-agreement intervals percentile",
+            "interval": "by metric: statistics.interval_method", "rank_rule": RANK_RULE,
+            "test_metrics": list(METRICS) if self.tests else [],
             "test_methods": {"approximate_randomisation": "segments' outputs swapped with probability 1/2 "
                                                           "(as sacrebleu's paired_ar, which counts > where this "
                                                           "counts ≥); p = (1 + #{|Δ*| ≥ |Δ|}) / (R + 1)",
@@ -112,10 +118,7 @@ class TranslationAudit:
                 f"{self.options['correction']}")
             statistics["best_set"] = {m: best.to_json() for m, best in self.best_set.items()}
         if self.rank_probabilities is not None:
-            statistics["ranks"] = {m: {s: [float(x) for x in p[i]] for i, s in enumerate(self.systems)}
-                                   for m, p in self.rank_probabilities.items()}
-            statistics["p_win"] = {m: {s: float(p[i, 0]) for i, s in enumerate(self.systems)}
-                                   for m, p in self.rank_probabilities.items()}
+            statistics.update(ranks_json(self.rank_probabilities, self.systems))
         return statistics
 
     def terminal_lines(self, columns: Sequence[str] = (), sort: str | None = None) -> list[str]:
