@@ -9,7 +9,7 @@ import pytest
 
 from auditor.options import AuditOptions
 from auditor.tasks.multilabel.align import Aligned
-from auditor.tasks.multilabel.counting import count, item_matrix
+from auditor.tasks.multilabel.counting import count, item_patterns
 from auditor.tasks.multilabel.measures import evaluate
 from auditor.tasks.multilabel.resampling import item_statistics, mcnemar, randomisation
 
@@ -41,7 +41,8 @@ def exact_permutation_p(metric):
 def test_randomisation_on_triples_matches_the_exact_permutation_distribution(metric):
     aligned = aligned_of(GOLD, A, B)
     counted = count(aligned)
-    matrix, layout = item_matrix(aligned, counted)
+    patterns = item_patterns(aligned, counted)
+    matrix, layout = patterns.matrix[patterns.items], patterns.layout
     rounds = 20_000
     delta, p = randomisation(matrix, layout, aligned, 0, 1, rounds, np.random.default_rng(1))[metric]
     values = evaluate(counted.sums)[metric]
@@ -69,8 +70,6 @@ def test_identical_systems_are_never_significant_and_share_the_best_set():
 
 
 def test_patterns_hold_every_item_once_and_sum_to_the_counts():
-    from auditor.tasks.multilabel.counting import item_patterns
-
     rng = np.random.default_rng(5)
     gold = rng.random((300, 3)) < 0.3
     systems = [gold ^ (rng.random((300, 3)) < 0.1 * s) for s in (1, 2, 3)]
@@ -91,7 +90,6 @@ def test_patterns_hold_every_item_once_and_sum_to_the_counts():
 
 def test_the_pattern_bootstrap_has_the_item_bootstrap_s_spread():
     # resamples drawn as pattern counts against N items drawn one by one (by hand here): same mean and spread
-    from auditor.tasks.multilabel.counting import item_matrix, item_patterns
     from auditor.tasks.multilabel.resampling import bootstrap_values
 
     rng = np.random.default_rng(8)
@@ -99,8 +97,9 @@ def test_the_pattern_bootstrap_has_the_item_bootstrap_s_spread():
     aligned = aligned_of(gold, gold ^ (rng.random((120, 3)) < 0.15), gold ^ (rng.random((120, 3)) < 0.3))
     counted = count(aligned)
     B = 4000
-    ours = bootstrap_values(item_patterns(aligned, counted), B, seed=1)
-    matrix, layout = item_matrix(aligned, counted)
+    patterns = item_patterns(aligned, counted)
+    ours = bootstrap_values(patterns, B, seed=1)
+    matrix, layout = patterns.matrix[patterns.items], patterns.layout  # one row per item
     draws = rng.integers(0, 120, size=(B, 120))
     weights = np.stack([np.bincount(row, minlength=120) for row in draws]).astype(float)
     by_items = evaluate(layout.parts(weights @ matrix))

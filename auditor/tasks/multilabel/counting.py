@@ -5,8 +5,8 @@ bits), and the per-item fields of :data:`~.measures.ITEM_FIELDS`: exact match ``
 ``|Y∩Ŷ|/|Y|``, ``2|Y∩Ŷ|/(|Y|+|Ŷ|)``, ``|Y∩Ŷ|/|Y∪Ŷ|`` (each 0/0 counted 0) and the empty-set flags. They depend
 only on the item's (gold set, predicted set), so items are counted by distinct pairs of set codes
 (:class:`PairTable`: one row per pair, with its number of items) and the sums are count-weighted sums of the
-rows; an item's row, for the resampling, is its pair's row (:func:`item_matrix`). docs/architecture.md, "Counts
-first".
+rows; for the resampling, items of one (gold set, every system's set) share one row (:func:`item_patterns`).
+docs/architecture.md, "Counts first".
 """
 from __future__ import annotations
 
@@ -116,7 +116,7 @@ def count(aligned: Aligned) -> Counted:
 
 @dataclass(frozen=True)
 class Layout:
-    """Where each part of the statistics sits in a row of :func:`item_matrix`: ``[1, gold L | per system: TP L,
+    """Where each part of the statistics sits in a row of :func:`item_patterns`: ``[1, gold L | per system: TP L,
     FP L, fields F]``."""
 
     systems: int
@@ -170,10 +170,3 @@ def item_patterns(aligned: Aligned, counted: Counted) -> Patterns:
         blocks.append(np.concatenate([table.tp, table.fp, table.fields], axis=1)[rows].astype(float))
     counts = np.bincount(items, minlength=first.size)
     return Patterns(np.concatenate(blocks, axis=1), counts, items, layout)
-
-
-def item_matrix(aligned: Aligned, counted: Counted) -> tuple[np.ndarray, Layout]:
-    """(N, width) float64 per-item statistics (:class:`Layout`): summed with weights w, ``w @ M`` gives a resample's
-    sums; the item order is gold's (the rows of :func:`item_patterns`, one per item)."""
-    patterns = item_patterns(aligned, counted)
-    return patterns.matrix[patterns.items], patterns.layout

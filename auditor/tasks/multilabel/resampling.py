@@ -4,8 +4,8 @@
   items for every system. Items with the same (gold set, every system's set) have the same statistics, so the
   items are compressed to these patterns (:func:`~.counting.item_patterns`, as classification's resampler does)
   and a resample is drawn as pattern counts ``w ~ Multinomial(N, n_u / N)``, which turn the (patterns × D)
-  matrix ``M`` into the resample's sums ``w M``; every metric is evaluated on a block of resamples at once. 95% percentile intervals
-  (:func:`auditor.analyses.bootstrap.percentile_intervals`), rank probabilities
+  matrix ``M`` into the resample's sums ``w M``; every metric is evaluated on a block of resamples at once.
+  95% percentile intervals (:func:`auditor.analyses.bootstrap.percentile_intervals`), rank probabilities
   (:func:`~auditor.analyses.bootstrap.rank_probabilities`; Hamming loss ranked by its negation).
 * **Paired tests**, one rule for every task (docs/architecture.md): exact McNemar for subset accuracy, a per-item
   right/wrong share (:func:`auditor.analyses.significance.mcnemar_exact`); approximate randomisation over items

@@ -12,7 +12,7 @@ from auditor.analyses.rankings import RankDisagreement
 from auditor.analyses.significance import rounds_rule
 from auditor.analyses.verdict import Verdict
 from auditor.errors import UsageError
-from auditor.formatting import fit_lines
+from auditor.formatting import score_lines
 from auditor.io.source import Source
 from auditor.metrics.catalogue import MetricValue, per_class_table
 from auditor.metrics.registry import REGISTRY, ratio
@@ -259,22 +259,14 @@ class TaggingAudit:
         lines = textwrap.wrap(self._summary_line(), TERMINAL_WIDTH, break_on_hyphens=False, subsequent_indent="  ")
         if sort:
             lines.append(f"sorted by {self._resolve(sort)}")
-        order = range(len(self.systems))
-        if sort:
-            values = [_number(x) for x in self.observed[self._resolve(sort)]]
-            order = sorted(order, key=lambda s: (values[s] is None, -(values[s] or 0.0)))
-        rows = []
-        for s in order:
-            cells = []
-            for metric in chosen:
-                value = _number(self.observed[metric][s])
-                ci = self.interval(metric, s)
-                text = "—" if value is None else f"{100 * value:.1f}"
-                if ci is not None:
-                    text += f" [{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
-                cells.append(text)
-            rows.append((self.systems[s], cells))
-        lines += fit_lines(chosen, rows, TERMINAL_WIDTH)
+        index = {name: s for s, name in enumerate(self.systems)}
+
+        def score(system: str, metric: str) -> tuple[float | None, float | None, float | None]:
+            return (_number(self.observed[metric][index[system]]),
+                    *(self.interval(metric, index[system]) or (None, None)))
+
+        lines += score_lines(self.systems, chosen, chosen, score, self._resolve(sort) if sort else None,
+                             TERMINAL_WIDTH)
         if self.spans is not None:
             repaired = "repaired (counted as conlleval opens them)" if self.rule == "conlleval" else \
                 "dropped (strict counts only well-formed chunks)"

@@ -11,7 +11,7 @@ from auditor.analyses.bootstrap import ranks_json
 from auditor.analyses.rankings import RankDisagreement
 from auditor.analyses.significance import RANK_RULE, BestSet, PairTest
 from auditor.analyses.verdict import Verdict
-from auditor.formatting import fit_lines, format_value, nan_to_none
+from auditor.formatting import nan_to_none, score_lines
 from auditor.results import SCHEMA, Score, Signature
 from auditor.tasks.translation.agreement import HumanAgreement
 from auditor.tasks.translation.bands import TypeProfile
@@ -125,21 +125,12 @@ class TranslationAudit:
         """The score table: one line per system, scores ×100 with their interval; ``sort``: systems by that
         metric, best first (undefined values last, ties in input order)."""
         chosen = [_resolve(c) for c in columns] or list(METRICS)
-        systems = list(self.systems)
-        if sort:
-            values = {s: nan_to_none(self.metrics[s][_resolve(sort)].value) for s in systems}
-            systems.sort(key=lambda s: (values[s] is None, -(values[s] or 0.0)))
-        rows = []
-        for s in systems:
-            cells = []
-            for m in chosen:
-                entry = self.metrics[s][m]
-                text = format_value(entry.value, "score")
-                if entry.interval:
-                    text += f" [{format_value(entry.lo, 'score')}, {format_value(entry.hi, 'score')}]"
-                cells.append(text)
-            rows.append((s, cells))
-        lines = fit_lines([NAMES[m] for m in chosen], rows, 80)
+
+        def score(system: str, metric: str) -> tuple[float | None, float | None, float | None]:
+            entry = self.metrics[system][metric]
+            return nan_to_none(entry.value), entry.lo, entry.hi
+
+        lines = score_lines(self.systems, chosen, [NAMES[m] for m in chosen], score, _resolve(sort) if sort else None)
         lines.append(f"{self.n_items} segments; scores ×100" + (f"; sorted by {NAMES[_resolve(sort)]}" if sort else ""))
         lines.append(f"signature: {self.signature}")
         return lines
