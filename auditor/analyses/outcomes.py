@@ -8,6 +8,8 @@ of them gets right), else approximate randomisation over items (each item's two 
 p = (1 + #{|Σ_i ±d_i| ≥ |Σ_i d_i|}) / (R + 1), d_i = x_ai − x_bi); p-values adjusted over the pairs (Holm or
 Benjamini–Hochberg). The best set: the top system by mean and every system whose adjusted p against it is ≥ α.
 The class-based analyses (prevalence, bias, chance baselines, confusion matrices) do not apply to outcomes.
+With ``--bootstrap 0`` nothing is drawn: no intervals, and no randomisation, so values that are not all 0/1 get no
+test and no best set (:data:`NOT_RUN`); 0/1 values keep their exact McNemar tests.
 """
 from __future__ import annotations
 
@@ -23,6 +25,10 @@ from auditor.options import correction_name
 ROUNDS = 9999
 #: Resamples at a time in the bootstrap (bounds the (chunk, N) weight matrix).
 CHUNK = 64
+#: What ``--bootstrap 0`` leaves out, and why (JSON ``statistics.not_run``).
+NOT_RUN = {"intervals": "not run: --bootstrap 0 (no resamples)",
+           "randomisation": "not run: --bootstrap 0 (no randomisation rounds); values that are not all 0/1 have no "
+                            "exact test, so no pair is tested and no best set is formed"}
 
 
 @dataclass(frozen=True)
@@ -57,6 +63,14 @@ class Outcomes:
     #: Said on standard error (``auditor score`` prints a result's warnings); outcomes have none of their own.
     warnings: tuple[str, ...] = ()
 
+    @property
+    def not_run(self) -> dict[str, str]:
+        """What did not run, and why (``--bootstrap 0``: no intervals; no randomisation unless the values are 0/1)."""
+        if self.bootstrap > 0:
+            return {}
+        untested = {} if self.binary else {"randomisation": NOT_RUN["randomisation"]}
+        return {"intervals": NOT_RUN["intervals"], **untested}
+
     def to_json(self) -> dict[str, Any]:
         return {
             "task": "outcomes", "sources": {name: dict(source) for name, source in self.sources.items()},
@@ -66,8 +80,10 @@ class Outcomes:
                 "ci": None if self.intervals is None else [float(x) for x in self.intervals[s]],
                 "undefined": None}}} for s, name in enumerate(self.systems)},
             "statistics": {"B": self.bootstrap, "seed": self.seed, "alpha": self.alpha, "interval": "percentile",
-                           "correction": self.correction, "best_set": {self.metric: list(self.best_set)},
-                           "tests": [vars(pair) for pair in self.pairs]},
+                           "correction": self.correction,
+            "best_set": {self.metric: list(self.best_set)} if self.pairs or len(self.systems) < 2 else {},
+                           "tests": [vars(pair) for pair in self.pairs],
+                           **({"not_run": self.not_run} if self.not_run else {})},
             "not_applicable": "prevalence, bias, chance baselines and confusion matrices need a gold class per item",
         }
 
@@ -88,7 +104,9 @@ class Outcomes:
                 f" [{100 * self.intervals[s, 0]:.1f}, {100 * self.intervals[s, 1]:.1f}]"
             best = "  best set" if self.systems[s] in self.best_set and len(self.systems) > 1 else ""
             lines.append(f"{self.systems[s]:<{width}}{100 * self.means[s]:5.1f}{interval}{best}")
-        if len(self.systems) > 1:
+        for reason in self.not_run.values():
+            lines.append(reason)
+        if len(self.systems) > 1 and self.pairs:
             method = "exact McNemar" if self.binary else f"approximate randomisation ({ROUNDS:,} rounds)"
             lines += ["", f"best set: the top system and those not significantly below it ({method}, "
                           f"{correction_name(self.correction)} over {len(self.pairs)} pairs, α = {self.alpha:g})"]
@@ -125,10 +143,12 @@ def analyse(metric: str, systems: Sequence[str], values: np.ndarray, bootstrap: 
     means = values.mean(axis=1)
     binary = bool(np.isin(values, (0.0, 1.0)).all())
     intervals = bootstrap_intervals(values, bootstrap, seed, alpha) if bootstrap > 0 else None
-    rng = np.random.default_rng([seed, 1])
+    rng = np.random.default_rng([seed, 1]) if bootstrap > 0 and not binary else None
     raw = []
     for a in range(len(systems)):
         for b in range(a + 1, len(systems)):
+            if rng is None and not binary:  # --bootstrap 0: no randomisation rounds (NOT_RUN)
+                continue
             if binary:
                 n01 = int(((values[a] == 1) & (values[b] == 0)).sum())
                 n10 = int(((values[a] == 0) & (values[b] == 1)).sum())
@@ -141,6 +161,6 @@ def analyse(metric: str, systems: Sequence[str], values: np.ndarray, bootstrap: 
     top = int(np.argmax(means))
     worse = {pair.a if pair.b == systems[top] else pair.b for pair in pairs
              if systems[top] in (pair.a, pair.b) and pair.p_adjusted < alpha}
-    best = tuple(name for name in systems if name not in worse)
+    best = tuple(name for name in systems if name not in worse) if raw or len(systems) < 2 else ()
     return Outcomes(metric, tuple(systems), values.shape[1], means, intervals, pairs, best, binary, bootstrap, seed,
                     alpha, correction, dict(sources or {}))

@@ -30,6 +30,7 @@ from auditor.analyses.resample import PatternDraws
 from auditor.analyses.significance import (
     MCNEMAR,
     METHOD_DESCRIPTIONS,
+    NO_DRAWS,
     RANDOMISATION,
     RANK_RULE,
     BestSet,
@@ -158,11 +159,11 @@ def pair_tests(matrix: np.ndarray, layout: Layout, aligned: Aligned, counted: Co
 
 
 def best_sets(tests: Sequence[PairTest], values: Mapping[str, np.ndarray], names: Sequence[str], alpha: float,
-              correction: str) -> dict[str, BestSet]:
+              correction: str, metrics: Sequence[str] = METRIC_IDS) -> dict[str, BestSet]:
     """Per metric: the top system (highest value; lowest Hamming loss) and every system whose test against it,
     adjusted over those S − 1 tests, has p ≥ α."""
     chosen = {}
-    for metric in METRIC_IDS:
+    for metric in metrics:
         top = names[int(np.argmax(_signed(metric, values[metric])))]
         against = {}
         for test in tests:
@@ -191,7 +192,12 @@ class ItemStatistics:
     #: Why no pairwise test ran although the bootstrap did (read by :func:`auditor.analyses.verdict.decide`).
     pairwise_unavailable: str | None = None
 
+    #: What did not run and why (``--bootstrap 0``: :data:`auditor.analyses.significance.NO_DRAWS`).
+    not_run: Mapping[str, str] | None = None
+
     def interval(self, metric: str, s: int) -> tuple[float, float] | None:
+        if metric not in self.intervals:
+            return None
         lo, hi = self.intervals[metric][s]
         return None if np.isnan(lo) else (float(lo), float(hi))
 
@@ -221,12 +227,19 @@ class ItemStatistics:
             "randomisation_rounds": self.rounds, "best_set_rule": best_set_rule(self.alpha, self.correction)
             .replace("for accuracy", "for subset accuracy"),
             "best_set": {m: best.to_json() for m, best in (self.best_set or {}).items()},
-            "p_floor": {RANDOMISATION: 1 / (self.rounds + 1)}})
+            "p_floor": {RANDOMISATION: 1 / (self.rounds + 1)} if self.rounds else {}})
+        if self.not_run:
+            section.update({"method": "none: --bootstrap 0, no random draws (exact McNemar tests of subset accuracy "
+                                      "only)", "not_run": dict(self.not_run),
+                            "test_metrics": [m for m in METRIC_IDS if primary_method(m) == MCNEMAR]})
         return {"statistics": section, "tests": [test.to_json() for test in self.tests]}
 
 
 def item_statistics(aligned: Aligned, counted: Counted, options: AuditOptions, tested: bool = True) -> ItemStatistics:
-    """The bootstrap (``options.bootstrap`` resamples) and, when ``tested``, the paired tests and best sets."""
+    """The bootstrap (``options.bootstrap`` resamples) and, when ``tested``, the paired tests and best sets; with
+    ``options.bootstrap`` 0 the exact McNemar tests of subset accuracy and its best set only (no random draw)."""
+    if options.bootstrap <= 0:
+        return _exact_statistics(aligned, counted, options)
     patterns = item_patterns(aligned, counted)
     values = bootstrap_values(patterns, options.bootstrap, options.seed)
     intervals = {m: percentile_intervals(v, options.alpha)[0] for m, v in values.items()}
@@ -242,3 +255,22 @@ def item_statistics(aligned: Aligned, counted: Counted, options: AuditOptions, t
     return ItemStatistics(options.bootstrap, options.seed, options.alpha, options.correction, rounds, intervals,
                           ranks, tests, best)
 
+
+def _exact_statistics(aligned: Aligned, counted: Counted, options: AuditOptions) -> ItemStatistics:
+    """``--bootstrap 0``: no intervals, ranks or randomisation (:data:`~auditor.analyses.significance.NO_DRAWS`);
+    every pair's exact McNemar test of subset accuracy, adjusted over the pairs, and its best set."""
+    names = aligned.names
+    observed = evaluate(counted.sums)
+    family = []
+    for a, b in combinations(range(len(names)), 2):
+        n01, n10, p = mcnemar(aligned, counted, a, b)
+        delta = float(observed["subset_accuracy"][a] - observed["subset_accuracy"][b])
+        family.append(PairTest(names[a], names[b], "subset_accuracy", MCNEMAR, delta, p,
+                               details={"n01": n01, "n10": n10}))
+    tests = tuple(PairTest(t.a, t.b, t.metric, t.method, t.difference, t.p, float(q), t.details)
+                  for t, q in zip(family, adjust([t.p for t in family], options.correction)))
+    best = best_sets(tests, observed, names, options.alpha, options.correction, ("subset_accuracy",)) \
+        if len(names) > 1 else None
+    return ItemStatistics(0, options.seed, options.alpha, options.correction, 0, {}, {}, tests if len(names) > 1
+                          else None, best, not_run={**NO_DRAWS, "approximate_randomisation": NO_DRAWS[
+                              "approximate_randomisation"].replace("accuracy", "subset accuracy")})
