@@ -115,6 +115,17 @@ def adjust(p: Sequence[float], correction: str) -> np.ndarray:
     raise UsageError(f"correction must be one of {', '.join(CORRECTIONS)}; found {correction!r}")
 
 
+def adjust_families(tests: Sequence["PairTest"], correction: str) -> list["PairTest"]:
+    """``tests`` with ``p_adjusted`` set, each (metric, method) family adjusted on its own with ``correction``: the
+    one correction step of every task kind (docs/architecture.md, "One rule for significance")."""
+    out = list(tests)
+    for family in dict.fromkeys((test.metric, test.method) for test in tests):
+        members = [i for i, test in enumerate(tests) if (test.metric, test.method) == family]
+        for i, value in zip(members, adjust([tests[i].p for i in members], correction)):
+            out[i] = replace(tests[i], p_adjusted=float(value))
+    return out
+
+
 # ------------------------------------------------------------------ single tests
 
 
@@ -352,8 +363,8 @@ def statistics(
     randomised_metrics = [m for m in chosen if primary_method(m) == RANDOMISATION]
     family_size = max((len(pairs_of[m]) for m in randomised_metrics), default=0)
     rounds = randomisation_rounds(rounds, family_size, alpha) if randomised_metrics else 0
-    tests = _adjusted(_pair_tests(counts, boot, [by_id[m] for m in chosen], pairs_of, rounds, seed,
-                                  all_labels_active, progress), chosen, correction)
+    tests = adjust_families(_pair_tests(counts, boot, [by_id[m] for m in chosen], pairs_of, rounds, seed,
+                                        all_labels_active, progress), correction)
     best_set = best_sets(tests, oriented, boot.systems, chosen, correction, alpha)
     return Statistics(boot, tuple(tests), best_set, tuple(chosen), correction, alpha, rounds, family)
 
@@ -417,16 +428,6 @@ def _pair_tests(counts: Counts, boot: BootstrapResult, chosen: Sequence[Metric],
                                           mcnemar_exact(n01, n10), details={"n01": n01, "n10": n10}))
             advance(1)
     return tests
-
-
-def _adjusted(tests: list[PairTest], chosen: Sequence[str], correction: str) -> list[PairTest]:
-    """``tests`` with ``p_adjusted`` set, each metric's tests adjusted as one family."""
-    adjusted_tests: dict[int, PairTest] = {}
-    for metric_id in chosen:
-        members = [index for index, test in enumerate(tests) if test.metric == metric_id]
-        for index, value in zip(members, adjust([tests[index].p for index in members], correction)):
-            adjusted_tests[index] = replace(tests[index], p_adjusted=float(value))
-    return [adjusted_tests.get(index, test) for index, test in enumerate(tests)]
 
 
 def best_sets(tests: Sequence[PairTest], observed: Mapping[str, np.ndarray], systems: Sequence[str],

@@ -31,12 +31,14 @@ from auditor.analyses.significance import (
     RANK_RULE,
     BestSet,
     PairTest,
-    adjust,
+    adjust_families,
     best_set_rule,
     interval_rule,
     mcnemar_exact,
     randomisation_rounds,
 )
+from auditor.analyses.significance import best_sets as spine_best_sets
+from auditor.analyses.units import Clusters, UnitResampler
 from auditor.options import AuditOptions
 from auditor.tasks.multilabel.align import Aligned
 from auditor.tasks.multilabel.counting import Counted, Layout, item_matrix
@@ -52,19 +54,13 @@ def _signed(metric: str, values: np.ndarray) -> np.ndarray:
     return values if BY_ID[metric].higher_is_better else -values
 
 
-def bootstrap_values(matrix: np.ndarray, layout: Layout, B: int, seed: int) -> dict[str, np.ndarray]:
-    """id -> (B, S) values on B item resamples (the same items for every system)."""
-    rng = np.random.default_rng([seed, 33])
-    n = matrix.shape[0]
-    block = max(1, min(B, BLOCK_ENTRIES // max(n, 1)))
-    out: dict[str, np.ndarray] = {}
-    for start in range(0, B, block):
-        size = min(block, B - start)
-        draws = rng.integers(0, n, size=(size, n)) + (np.arange(size) * n)[:, None]
-        weights = np.bincount(draws.ravel(), minlength=size * n).reshape(size, n).astype(float)
-        for metric, values in evaluate(layout.parts(weights @ matrix)).items():
-            out.setdefault(metric, np.empty((B, values.shape[-1])))[start:start + size] = values
-    return out
+def bootstrap_values(matrix: np.ndarray, layout: Layout, B: int, seed: int,
+                     clusters: Clusters | None = None) -> dict[str, np.ndarray]:
+    """id -> (B, S) values on B item resamples (the same items for every system; the spine's
+    :class:`~auditor.analyses.units.UnitResampler`, or clusters of items)."""
+    rows = max(1, BLOCK_ENTRIES // max(matrix.shape[0], 1))
+    return UnitResampler(matrix.shape[0], B, [seed, 33], clusters, rows).values(
+        lambda weights: weights @ matrix, lambda sums: evaluate(layout.parts(sums)))
 
 
 def _triples(aligned: Aligned, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
@@ -144,29 +140,15 @@ def pair_tests(matrix: np.ndarray, layout: Layout, aligned: Aligned, counted: Co
                 n01, n10, p = mcnemar(aligned, counted, a, b)
                 details = {"n01": n01, "n10": n10}
             tests[metric].append(PairTest(names[a], names[b], metric, method, delta, p, details=details))
-    out = []
-    for metric, family in tests.items():
-        for test, q in zip(family, adjust([t.p for t in family], correction)):
-            out.append(PairTest(test.a, test.b, metric, test.method, test.difference, test.p, float(q), test.details))
-    return out
+    return adjust_families([test for family in tests.values() for test in family], correction)
 
 
 def best_sets(tests: Sequence[PairTest], values: Mapping[str, np.ndarray], names: Sequence[str], alpha: float,
               correction: str) -> dict[str, BestSet]:
-    """Per metric: the top system (highest value; lowest Hamming loss) and every system whose test against it,
-    adjusted over those S − 1 tests, has p ≥ α."""
-    chosen = {}
-    for metric in METRIC_IDS:
-        top = names[int(np.argmax(_signed(metric, values[metric])))]
-        against = {}
-        for test in tests:
-            if test.metric == metric and top in (test.a, test.b):
-                against[test.b if test.a == top else test.a] = test.p
-        adjusted = dict(zip(against, (float(q) for q in adjust(list(against.values()), correction))))
-        members = [top] + [name for name in names if name in adjusted and not adjusted[name] < alpha]
-        chosen[metric] = BestSet(top, tuple(n for n in names if n in members), primary_method(metric), alpha,
-                                 adjusted)
-    return chosen
+    """Per metric: the spine's best set (:func:`auditor.analyses.significance.best_sets`), the top system the highest
+    value (the lowest Hamming loss)."""
+    return spine_best_sets(tests, {m: _signed(m, values[m]) for m in METRIC_IDS}, names, METRIC_IDS, correction,
+                           alpha, primary_method)
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from auditor.tasks.tagging.names import ILL_FORMED_SHOWN
 from auditor.tasks.tagging.schemes import TagCodes
 
 if TYPE_CHECKING:  # the resampling code (scipy) is imported only when intervals are asked for
-    from auditor.tasks.tagging.resampling import SentenceStatistics
+    from auditor.analyses.units import UnitStatistics
 
 #: Columns ``auditor score``'s lines fit.
 TERMINAL_WIDTH = 80
@@ -69,7 +69,7 @@ class TaggingAudit:
     tokens: TokenView
     types: TokenView
     observed: Mapping[str, np.ndarray]
-    statistics: SentenceStatistics | None
+    statistics: UnitStatistics | None
     ranking: RankDisagreement | None
     parts: Mapping[str, np.ndarray] | None = None
     active: np.ndarray | None = None

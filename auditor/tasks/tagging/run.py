@@ -171,17 +171,24 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
 
 def _intervals(aligned: Aligned, spans: Any, layout: Layout, active: np.ndarray, observed: dict[str, np.ndarray],
                options: AuditOptions, progress: Progress, analyses: Sequence[str] | None) -> Any:
-    """Bootstrap over sentences: intervals, rank probabilities and (unless ``analyses`` leaves them out) the
-    pairwise tests. Imported here: an audit without intervals loads no scipy."""
+    """The spine's resampling over sentences (:mod:`auditor.analyses.units`): intervals, rank probabilities and
+    (unless ``analyses`` leaves them out) the pairwise tests. Imported here: an audit without intervals loads no
+    scipy."""
     from dataclasses import replace
 
     from auditor.analyses.significance import randomisation_rounds
-    from auditor.tasks.tagging.resampling import bootstrap_values, randomisation_tests, statistics
+    from auditor.analyses.units import UnitResampler, randomisation_tests, unit_statistics
 
     with progress.task("bootstrap over sentences", total=1) as advance:
         matrix = statistics_matrix(aligned, spans, layout)
-        values = bootstrap_values(matrix, lambda sums: _evaluate(layout.parts(sums), active, spans is not None),
-                                  options.bootstrap, options.seed, dense=layout.shared)
+        n = matrix.shape[0]
+        # float32 when no resample's sum can reach 2^24 (n sentences × the largest count of one), so counts stay exact
+        dtype = np.float32 if n * (matrix.max() if matrix.nnz else 0) < 2**24 else np.float64
+        shared = matrix[:, :layout.shared].toarray().astype(dtype)
+        rest = matrix[:, layout.shared:].T.tocsr().astype(dtype)
+        values = UnitResampler(n, options.bootstrap, [options.seed, 22], rows=50).values(
+            lambda w: np.concatenate([w @ shared, np.asarray(rest @ w.T).T], axis=1).astype(float),
+            lambda sums: _evaluate(layout.parts(sums), active, spans is not None), dtype)
         advance(1)
     tested = None if analyses is not None and "statistics" not in analyses else [m for m in TESTED if m in observed]
     tests = None
@@ -195,8 +202,8 @@ def _intervals(aligned: Aligned, spans: Any, layout: Layout, active: np.ndarray,
                 lambda a, b, sums: _evaluate(pair.parts(sums), active[[a, b]], spans is not None),
                 observed, aligned.names, tested, rounds, options.seed, options.correction)
             advance(1)
-    return statistics(values, observed, aligned.names, options.bootstrap, options.alpha, options.correction, tested,
-                      tests)
+    return unit_statistics(values, observed, aligned.names, options.bootstrap, options.alpha, options.correction,
+                           tested, tests)
 
 
 def _scheme(aligned: Aligned, codes: Any) -> tuple[str | None, str]:

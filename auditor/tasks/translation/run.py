@@ -10,7 +10,7 @@ import numpy as np
 
 from auditor.analyses.bootstrap import rank_probabilities
 from auditor.analyses.rankings import rank_disagreement
-from auditor.analyses.significance import RANDOMISATION, adjust, best_sets, randomisation_rounds, rounds_rule
+from auditor.analyses.significance import RANDOMISATION, best_sets, randomisation_rounds, rounds_rule
 from auditor.analyses.verdict import Tested, decide
 from auditor.errors import UsageError
 from auditor.formatting import format_small, plural
@@ -142,7 +142,7 @@ def _tests(corpus: Corpus, observed, resampled, options: AuditOptions, analyses,
         pairs = sorted({(min(t, b), max(t, b)) for t in set(leaders.values()) for b in range(S) if b != t})
     rounds = randomisation_rounds(options.bootstrap, len(pairs), options.alpha)
     tests = resampling.paired_tests(corpus, observed, resampled, rounds, options.seed, beta, k, pairs,
-                                    lambda p: adjust(p, options.correction), progress)
+                                    options.correction, progress)
     floor = len(pairs) / (options.bootstrap + 1)
     note = (f"approximate randomisation: {rounds_rule(rounds, len(pairs), options.alpha)}. Paired bootstrap: the "
             f"{options.bootstrap} resamples of the intervals; its smallest adjusted p is m/(B + 1) = {format_small(floor)}"
