@@ -14,10 +14,9 @@ A script, not a test.
 from __future__ import annotations
 
 import argparse
-import os
-import time
 
 import numpy as np
+import timing
 from synthetic_data import synthetic
 
 
@@ -68,27 +67,24 @@ def main() -> None:
     print(f"{arguments.items:,} items x {arguments.systems} systems x {counts.k} classes, "
           f"{len(metrics)} scalar metrics, B = {arguments.resamples}")
 
-    start = time.perf_counter()
-    resampler = Resampler(counts, arguments.resamples, arguments.seed)
-    setup = time.perf_counter() - start
+    setup = timing.call(Resampler, counts, arguments.resamples, arguments.seed)
+    resampler = setup.value
     print(f"patterns: {resampler.n_patterns:,} ({resampler.n_light:,} light, drawn as items), "
-          f"{resampler.chunk} resamples per chunk; pattern setup {setup:.2f} s")
+          f"{resampler.chunk} resamples per chunk; pattern setup {setup}")
 
-    start, cpu = time.perf_counter(), time.process_time()
-    result = bootstrap(counts, metrics, B=arguments.resamples, seed=arguments.seed, alpha=AuditOptions().alpha)
-    ours = time.perf_counter() - start
-    print(f"auditor bootstrap: {ours:.2f} s wall, {time.process_time() - cpu:.2f} s CPU "
-          f"(including pattern setup, intervals and ranks; {os.cpu_count()} cores)")
+    ours = timing.call(bootstrap, counts, metrics, B=arguments.resamples, seed=arguments.seed,
+                       alpha=AuditOptions().alpha)
+    result = ours.value
+    print(f"auditor bootstrap: {ours} (including pattern setup, intervals and ranks; {timing.load()})")
 
     rng = np.random.default_rng(arguments.seed)
-    start = time.perf_counter()
-    for _ in range(arguments.sklearn_resamples):
-        sklearn_resample(gold, predictions, rng.integers(0, arguments.items, size=arguments.items))
-    per_resample = (time.perf_counter() - start) / arguments.sklearn_resamples
-    scaled = per_resample * arguments.resamples
-    print(f"scikit-learn loop: {per_resample:.2f} s per resample over {arguments.sklearn_resamples} resamples, "
-          f"scaled to B = {arguments.resamples}: {scaled:.0f} s")
-    print(f"speed-up: {scaled / ours:.0f}x")
+    draws = [rng.integers(0, arguments.items, size=arguments.items) for _ in range(arguments.sklearn_resamples)]
+    peer = timing.call(lambda: [sklearn_resample(gold, predictions, index) for index in draws])
+    scale = arguments.resamples / arguments.sklearn_resamples
+    print(f"scikit-learn loop: {peer.wall / arguments.sklearn_resamples:.2f} s wall per resample over "
+          f"{arguments.sklearn_resamples} resamples, scaled to B = {arguments.resamples}: {peer.wall * scale:.0f} s "
+          f"wall, {peer.cpu * scale:.0f} s CPU")
+    print(f"speed-up: {peer.wall * scale / ours.wall:.0f}x wall, {peer.cpu * scale / ours.cpu:.0f}x CPU")
     system = counts.systems[-1]
     lo, hi = result.interval("accuracy", system)
     print(f"check: {system} accuracy {result.observed['accuracy'][-1]:.4f}, 95% CI [{lo:.4f}, {hi:.4f}]")

@@ -11,10 +11,10 @@ Run: ``python benchmarks/bench_chance.py [--items N --systems S --classes K]``. 
 from __future__ import annotations
 
 import argparse
-import os
-import time
 
 import numpy as np
+import timing
+from timing import Timing
 
 from auditor.analyses.baselines import SETTLED, chance_baselines, shuffle_draws
 from auditor.io.counts import count
@@ -31,11 +31,10 @@ def systems_near_chance(items: int, systems: int, classes: int, seed: int = 0):
     return count(gold.astype(str), {name: p.astype(str) for name, p in predictions.items()})
 
 
-def run(counts, settle) -> tuple[float, object]:
+def run(counts, settle) -> Timing:
+    """The chance stage on ``counts``, timed; ``value`` is its result."""
     draws = shuffle_draws(CHANCE_DRAWS, len(counts.systems), 0.05)
-    start = time.perf_counter()
-    result = chance_baselines(counts, REGISTRY.scalar(), draws=draws, seed=1, alpha=0.05, settle=settle)
-    return time.perf_counter() - start, result
+    return timing.call(chance_baselines, counts, REGISTRY.scalar(), draws=draws, seed=1, alpha=0.05, settle=settle)
 
 
 def main() -> None:
@@ -44,17 +43,18 @@ def main() -> None:
     parser.add_argument("--systems", type=int, default=30)
     parser.add_argument("--classes", type=int, nargs="+", default=[2, 5])
     args = parser.parse_args()
-    print(f"load average {os.getloadavg()[0]:.2f}; {args.items:,} items, {args.systems} systems")
+    print(f"{timing.load()}; {args.items:,} items, {args.systems} systems")
     for k in args.classes:
         counts = systems_near_chance(args.items, args.systems, k)
-        fixed, _ = run(counts, ())
-        settled, result = run(counts, SETTLED)
-        tests = [c["macro_recall"].shuffle_p for c in result.chance.values()]
+        fixed = run(counts, ())
+        settled = run(counts, SETTLED)
+        tests = [c["macro_recall"].shuffle_p for c in settled.value.chance.values()]
         draws = sorted(t.draws for t in tests if t is not None and t.draws)
         open_ = sum(t is not None and t.resolved is False for t in tests)
         method = tests[0].method if tests and tests[0] is not None else "?"
-        print(f"k={k}: fixed draws {fixed:.2f} s; settled ({method}) {settled:.2f} s; ratio {settled / fixed:.2f}; "
-              f"macro recall draws per system {draws[:1] + draws[-3:] if draws else '-'}; unsettled at the cap {open_}")
+        print(f"k={k}: fixed draws {fixed}; settled ({method}) {settled}; ratio {settled.ratio(fixed)}; "
+              f"macro recall draws per system {draws[:1] + draws[-3:] if draws else '-'}; "
+              f"unsettled at the cap {open_}")
 
 
 if __name__ == "__main__":

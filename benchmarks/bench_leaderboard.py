@@ -2,8 +2,8 @@
 
 Data (:func:`synthetic_data.leaderboard`, written as TSV files under a temporary directory): 10,000 items,
 100 systems, 10 classes, system s right with probability 0.40 + 0.40 s / 100, half its errors shared.
-Each command runs in its own child process (a one-child wrapper reads the child's wall time, CPU seconds
-and peak resident memory from ``resource.getrusage(RUSAGE_CHILDREN)``), start-up and imports included:
+Each command runs in its own child process (:func:`timing.command`: wall time, CPU seconds from
+``resource.getrusage(RUSAGE_CHILDREN)``, the child's peak resident memory), start-up and imports included:
 
 * ``auditor score FILES --json`` (target: <= 5 s, <= 1 GB peak);
 * ``auditor report FILES -o DIR`` (every format; target: <= 60 s, <= 1.5 GB peak);
@@ -17,54 +17,37 @@ The 1-minute load average is printed beside each figure. Run: ``python benchmark
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-import numpy as np
+import timing
 from synthetic_data import leaderboard, write_files
+from timing import Timing
 
 HERE = Path(__file__).resolve().parent
-#: One child process: run argv[1:], print its wall time, CPU seconds, exit code and peak RSS.
-WRAPPER = (
-    "import json, resource, subprocess, sys, time\n"
-    "start = time.perf_counter()\n"
-    "done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)\n"
-    "wall = time.perf_counter() - start\n"
-    "usage = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
-    "print(json.dumps({'wall': wall, 'cpu': usage.ru_utime + usage.ru_stime, 'rc': done.returncode,"
-    " 'peak': usage.ru_maxrss * 1024, 'stderr': done.stderr.decode(errors='replace')[-2000:]}))\n"
-)
 CLI = "from auditor.cli import main; main()"
 WEASYPRINT = "import sys, weasyprint; weasyprint.HTML(sys.argv[1]).write_pdf(sys.argv[2])"
 TARGETS = {"score": (5.0, 1.0), "report": (60.0, 1.5)}
 
 
-def measure(command: list[str], tree: Path | None = None) -> dict[str, float]:
+def measure(command: list[str], tree: Path | None = None) -> Timing:
     """Wall and CPU seconds and peak RSS of ``command`` (``PYTHONPATH=tree`` when given, run in ``tree``:
     ``python -c`` puts the working directory before PYTHONPATH)."""
-    env = dict(os.environ, **({"PYTHONPATH": str(tree)} if tree else {}))
-    done = subprocess.run([sys.executable, "-c", WRAPPER, *command], capture_output=True, text=True, check=True,
-                          env=env, cwd=tree)
-    result = json.loads(done.stdout.strip().splitlines()[-1])
-    if result["rc"] != 0:
-        raise SystemExit(f"failed ({result['rc']}): {' '.join(command)}\n{result['stderr']}")
-    return result
+    return timing.command(command, env=dict(os.environ, **({"PYTHONPATH": str(tree)} if tree else {})), cwd=tree)
 
 
-def show(name: str, results: list[dict[str, float]], loads: list[float], target: tuple[float, float] | None) -> None:
+def show(name: str, results: list[Timing], target: tuple[float, float] | None) -> None:
     """One line: medians of wall and CPU seconds, the largest peak, the loads seen."""
-    wall, cpu = float(np.median([r["wall"] for r in results])), float(np.median([r["cpu"] for r in results]))
-    peak = max(r["peak"] for r in results) / 2**30
+    both = timing.median(results)
+    peak = both.peak_mb / 1024
     mark = ""
     if target:
         mark = f"  target <= {target[0]:g} s, <= {target[1]:g} GB" + (
-            "" if wall <= target[0] and peak <= target[1] else "  (not met)")
-    print(f"  {name:<44} {wall:7.2f} s  cpu {cpu:7.2f} s  {peak:5.2f} GB  load "
-          f"{', '.join(f'{x:.1f}' for x in loads)}{mark}", flush=True)
+            "" if both.wall <= target[0] and peak <= target[1] else "  (not met)")
+    print(f"  {name:<44} {both.wall:7.2f} s  cpu {both.cpu:7.2f} s  {peak:5.2f} GB  load "
+          f"{', '.join(f'{r.load:.1f}' for r in results)}{mark}", flush=True)
 
 
 def main() -> None:
@@ -88,21 +71,18 @@ def main() -> None:
         if not arguments.skip_report:
             commands["report"] = lambda out: [sys.executable, "-c", CLI, "report", *files, "-o", str(out), "--quiet"]
         for name, command in commands.items():
-            results: dict[str, list[dict[str, float]]] = {label: [] for label in trees}
-            loads: dict[str, list[float]] = {label: [] for label in trees}
+            results: dict[str, list[Timing]] = {label: [] for label in trees}
             for run in range(max(1, arguments.repeat)):
                 for label, tree in trees.items():  # A B A B ...: each pair shares the load
                     results[label].append(measure(command(directory / f"out{label.strip()}"), tree))
-                    loads[label].append(os.getloadavg()[0])
             for label in trees:
                 show(f"auditor {name}{' --json' if name == 'score' else ' (all formats)'}{label}", results[label],
-                     loads[label], TARGETS[name] if not label else None)
+                     TARGETS[name] if not label else None)
         if not arguments.skip_report:
             html = directory / "out" / "report.html"
             peer = [measure([sys.executable, "-c", WEASYPRINT, str(html), str(directory / "peer.pdf")])
                     for _ in range(max(1, arguments.repeat))]
-            show(f"peer: weasyprint on report.html ({html.stat().st_size / 2**20:.1f} MB)", peer,
-                 [os.getloadavg()[0]], None)
+            show(f"peer: weasyprint on report.html ({html.stat().st_size / 2**20:.1f} MB)", peer, None)
 
 
 if __name__ == "__main__":

@@ -21,15 +21,13 @@ import argparse
 import hashlib
 import json
 import os
-import resource
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
+from timing import call, command
 
 TIME = "2026-11-27T10-00-00.000000"
 AUDITOR = [sys.executable, "-c", "import sys; from auditor.cli import cli; sys.argv[0] = 'auditor'; cli()"]
@@ -69,26 +67,12 @@ def write_run(folder: Path, n: int, accuracy: float, seed: int) -> None:
     (folder / f"results_{TIME}.json").write_text(json.dumps(results), encoding="utf-8")
 
 
-def floor(files: list[Path]) -> tuple[float, float]:
-    """Wall and CPU seconds of one json.loads pass over every line of ``files``."""
-    start, cpu = time.perf_counter(), time.process_time()
+def json_pass(files: list[Path]) -> None:
+    """One json.loads pass over every line of ``files``."""
     for path in files:
         for line in path.read_bytes().split(b"\n"):
             if line:
                 json.loads(line)
-    return time.perf_counter() - start, time.process_time() - cpu
-
-
-def timed(command: list[str]) -> tuple[float, float]:
-    """Wall and CPU seconds (children included) of one command; it must succeed."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "AUDITOR_DEBUG": "1"})
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        raise SystemExit(done.stderr)
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def main() -> None:
@@ -105,14 +89,13 @@ def main() -> None:
         size = sum(path.stat().st_size for path in files) / 2**20
         print(f"{arguments.runs} runs × {arguments.questions:,} questions, {size:,.0f} MB of samples; "
               f"load {os.getloadavg()[0]:.1f}")
-        floor(files)
-        base, base_cpu = floor(files)
-        print(f"json.loads pass (floor):           {base:7.2f} s wall {base_cpu:7.2f} s CPU")
+        base = call(json_pass, files, warmup=1)
+        print(f"json.loads pass (floor):          {base}")
         options = [f"--lm-eval={folder}" for folder in runs]
-        for label, extra in (("score --lm-eval --bootstrap 0", ["--bootstrap", "0"]), ("score --lm-eval (B = 1000)", [])):
-            wall, cpu = timed(AUDITOR + ["score", "--quiet", *options, *extra])
-            print(f"{label:<33} {wall:7.2f} s wall {cpu:7.2f} s CPU  {wall / base:5.2f}× the floor (wall), "
-                  f"{cpu / base_cpu:5.2f}× (CPU)")
+        for label, extra in (("score --lm-eval --bootstrap 0", ["--bootstrap", "0"]),
+                             ("score --lm-eval (B = 1000)", [])):
+            ours = command(AUDITOR + ["score", "--quiet", *options, *extra], env={**os.environ, "AUDITOR_DEBUG": "1"})
+            print(f"{label:<33} {ours}  {ours.ratio(base)} the floor (load {ours.load:.1f})")
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

@@ -9,28 +9,20 @@ shared by the benchmarks; default 1M items × 10 systems × 20 classes):
 3. bare: one ``numpy.bincount`` over precomputed integer codes (the floor any
    count-based implementation pays).
 
-Usage: ``python benchmarks/bench_metrics.py [--items N] [--systems S] [--classes K] [--repeat R]``
+Medians of R runs (scikit-learn: one run). Usage: ``python benchmarks/bench_metrics.py [--items N] [--systems S]
+[--classes K] [--repeat R]``
 """
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
+import timing
 from sklearn import metrics as sk
 from synthetic_data import synthetic
 
 import auditor
 from auditor.metrics.catalogue import describe
-
-
-def best_of(repeat: int, function) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def run_auditor(gold: np.ndarray, predictions: list[np.ndarray]) -> None:
@@ -70,17 +62,17 @@ def main() -> None:
     system_axis = np.arange(arguments.systems)[:, None]
     codes = ((system_axis * k + gold[None, :]) * k + np.stack(predictions)).ravel()
 
-    auditor_time = best_of(arguments.repeat, lambda: run_auditor(gold, predictions))
-    sklearn_time = best_of(1, lambda: run_sklearn(gold, predictions))
-    bare_time = best_of(arguments.repeat, lambda: run_bare(codes, arguments.systems * k * k))
+    ours = timing.call(run_auditor, gold, predictions, repeat=arguments.repeat)
+    peer = timing.call(run_sklearn, gold, predictions)
+    bare = timing.call(run_bare, codes, arguments.systems * k * k, repeat=arguments.repeat)
     n_metrics = len(auditor.REGISTRY)
     print(f"{arguments.items:,} items × {arguments.systems} systems × {k} classes; "
           f"auditor computes {n_metrics} registered metrics, scikit-learn 10 calls per system")
-    print(f"auditor (raw labels -> every metric): {auditor_time:8.3f} s")
-    print(f"scikit-learn loop:                    {sklearn_time:8.3f} s")
-    print(f"bare numpy.bincount pass:             {bare_time:8.3f} s")
-    print(f"speed-up over scikit-learn: {sklearn_time / auditor_time:6.1f}×  (target ≥ 20×)")
-    print(f"cost relative to bincount:  {auditor_time / bare_time:6.2f}×  (target ≤ 3×)")
+    print(f"auditor (raw labels -> every metric): {ours.describe()}")
+    print(f"scikit-learn loop:                    {peer.describe()}")
+    print(f"bare numpy.bincount pass:             {bare.describe()}")
+    print(f"speed-up over scikit-learn: {peer.ratio(ours)}  (target ≥ 20×)")
+    print(f"cost relative to bincount:  {ours.ratio(bare)}  (target ≤ 3×)")
 
 
 if __name__ == "__main__":

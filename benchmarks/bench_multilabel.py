@@ -19,16 +19,14 @@ within 3× the pyarrow read, and at least 10× faster than scikit-learn. Run: ``
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
-import resource
 import shutil
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
+import timing
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 
@@ -72,48 +70,21 @@ def make_files(folder: Path, n: int, labels: int, systems: int, seed: int = 11):
     return folder / "gold.tsv", [folder / f"sys{s}.tsv" for s in range(systems)], gold, predictions
 
 
-def pyarrow_read(paths: list[Path]) -> tuple[float, float]:
-    """(wall, CPU) seconds of reading every file with pyarrow (the second of two passes)."""
+def pyarrow_read(paths: list[Path]) -> None:
+    """Read every file with pyarrow (timed as the second of two passes)."""
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
-    def once() -> tuple[float, float]:
-        start, cpu = time.perf_counter(), time.process_time()
-        for path in paths:
-            pacsv.read_csv(path, parse_options=pacsv.ParseOptions(delimiter="\t", quote_char=False),
-                           convert_options=pacsv.ConvertOptions(column_types={"id": pa.string(),
-                                                                              "labels": pa.string()}))
-        return time.perf_counter() - start, time.process_time() - cpu
-
-    once()
-    return once()
+    for path in paths:
+        pacsv.read_csv(path, parse_options=pacsv.ParseOptions(delimiter="\t", quote_char=False),
+                       convert_options=pacsv.ConvertOptions(column_types={"id": pa.string(), "labels": pa.string()}))
 
 
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
-def command(arguments: list[str]) -> tuple[float, float]:
-    """(wall, CPU) seconds of one auditor command, start-up included (the console script when installed)."""
-    script = Path(sys.executable).with_name("auditor")
-    prefix = [str(script)] if script.exists() else [sys.executable, "-c", "from auditor.cli import main; main()"]
-    environment = {**os.environ, "PYTHONPATH": str(REPOSITORY)}
-    start, cpu = time.perf_counter(), _children_cpu()
-    done = subprocess.run([*prefix, *arguments], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=environment)
-    elapsed = time.perf_counter() - start
-    if done.returncode:
-        raise SystemExit(done.stderr.decode())
-    return elapsed, _children_cpu() - cpu
-
-
-def sklearn_figures(gold: np.ndarray, predictions: list[np.ndarray]) -> tuple[float, float]:
-    """(wall, CPU) seconds of scikit-learn computing the audit's figures for every system."""
+def sklearn_figures(Y: np.ndarray, systems: list[np.ndarray]) -> None:
+    """scikit-learn computing the audit's figures for every system (0/1 int8 matrices, converted before the clock
+    starts)."""
     from sklearn import metrics as M
 
-    Y = gold.astype(np.int8)
-    systems = [p.astype(np.int8) for p in predictions]
-    start, cpu = time.perf_counter(), time.process_time()
     for P in systems:
         M.accuracy_score(Y, P)
         M.hamming_loss(Y, P)
@@ -124,7 +95,6 @@ def sklearn_figures(gold: np.ndarray, predictions: list[np.ndarray]) -> tuple[fl
             M.jaccard_score(Y, P, average=average, zero_division=0)
         M.f1_score(Y, P, average="weighted", zero_division=0)
         M.precision_recall_fscore_support(Y, P, average=None, zero_division=0)
-    return time.perf_counter() - start, time.process_time() - cpu
 
 
 def main() -> None:
@@ -140,22 +110,22 @@ def main() -> None:
         size = sum(os.path.getsize(f) for f in files) / 2**20
         print(f"{args.items:,} items x {args.labels} labels x {args.systems} systems ({size:.0f} MB of files); load: "
               f"{os.getloadavg()[0]:.2f} (1 min); wall and CPU (user + system) seconds")
-        floor, floor_cpu = pyarrow_read([gold, *systems])
-        print(f"pyarrow read of the {len(files)} files: {floor:.3f} s wall, {floor_cpu:.3f} s CPU")
-        wall, used = command(["score", "--task", "multilabel", "--bootstrap", "0", "--quiet", *files])
-        print(f"auditor score --task multilabel --bootstrap 0: {wall:.3f} s = {wall / floor:.2f}x wall, "
-              f"{used:.3f} s = {used / floor_cpu:.2f}x CPU of the read (target <= 3x)")
+        floor = timing.call(pyarrow_read, [gold, *systems], warmup=1)
+        print(f"pyarrow read of the {len(files)} files: {floor}")
+        ours = timing.command([*timing.auditor(), "score", "--task", "multilabel", "--bootstrap", "0", "--quiet",
+                               *files], env={**os.environ, "PYTHONPATH": str(REPOSITORY)})
+        print(f"auditor score --task multilabel --bootstrap 0: {ours} = {ours.ratio(floor)} of the read "
+              f"(target <= 3x)")
         from auditor.options import AuditOptions
         from auditor.tasks.multilabel.run import audit
 
-        start, cpu = time.perf_counter(), time.process_time()
-        audit(files[0], {p.stem: str(p) for p in systems}, options=AuditOptions(bootstrap=0), analyses=("intervals",))
-        inner, inner_cpu = time.perf_counter() - start, time.process_time() - cpu
-        print(f"audit(bootstrap=0) in process: {inner:.3f} s = {inner / floor:.2f}x wall, "
-              f"{inner_cpu:.3f} s = {inner_cpu / floor_cpu:.2f}x CPU of the read")
-        peer, peer_cpu = sklearn_figures(gold_bits, predictions)
-        print(f"scikit-learn, the same figures from in-memory 0/1 matrices: {peer:.3f} s wall, {peer_cpu:.3f} s CPU; "
-              f"the command is {peer / wall:.1f}x faster wall, {peer_cpu / used:.1f}x CPU (target >= 10x)")
+        inner = timing.call(audit, files[0], {p.stem: str(p) for p in systems}, options=AuditOptions(bootstrap=0),
+                            analyses=("intervals",))
+        print(f"audit(bootstrap=0) in process: {inner} = {inner.ratio(floor)} of the read")
+        importlib.import_module("sklearn.metrics")  # imported before the clock starts
+        peer = timing.call(sklearn_figures, gold_bits.astype(np.int8), [p.astype(np.int8) for p in predictions])
+        print(f"scikit-learn, the same figures from in-memory 0/1 matrices: {peer}; the command is "
+              f"{peer.wall / ours.wall:.1f}x faster wall, {peer.cpu / ours.cpu:.1f}x CPU (target >= 10x)")
         print(f"load after: {os.getloadavg()[0]:.2f} (1 min)")
     finally:
         shutil.rmtree(folder, ignore_errors=True)

@@ -18,15 +18,13 @@ follows the load, CPU time much less. Run: ``python benchmarks/bench_ordinal.py`
 from __future__ import annotations
 
 import argparse
-import resource
+import importlib
 import shutil
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
+import timing
 
 LEVELS = ("A1", "A2", "B1", "B2", "C1", "C2")
 SHARES = (0.01, 0.08, 0.36, 0.37, 0.14, 0.04)
@@ -56,46 +54,20 @@ def make_files(folder: Path, n: int, systems: int, seed: int = 11) -> tuple[Path
     return folder / "gold.tsv", paths, gold, predictions
 
 
-def pyarrow_read(paths: list[Path]) -> tuple[float, float]:
-    """(wall, CPU) seconds of reading every file with pyarrow (the second of two passes)."""
+def pyarrow_read(paths: list[Path]) -> None:
+    """Read every file with pyarrow (timed as the second of two passes)."""
     import pyarrow.csv as pacsv
 
-    def once() -> tuple[float, float]:
-        start, cpu = time.perf_counter(), time.process_time()
-        for path in paths:
-            pacsv.read_csv(path, parse_options=pacsv.ParseOptions(delimiter="\t", quote_char=False))
-        return time.perf_counter() - start, time.process_time() - cpu
-
-    once()
-    return once()
+    for path in paths:
+        pacsv.read_csv(path, parse_options=pacsv.ParseOptions(delimiter="\t", quote_char=False))
 
 
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
-def command(arguments: list[str]) -> tuple[float, float]:
-    """(wall, CPU) seconds of one auditor command, start-up included."""
-    executable = Path(sys.executable).with_name("auditor")
-    program = [str(executable)] if executable.exists() else [sys.executable, "-c",
-                                                              "from auditor.cli import main; main()"]
-    start, cpu = time.perf_counter(), _children_cpu()
-    done = subprocess.run([*program, *arguments], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    elapsed = time.perf_counter() - start
-    if done.returncode:
-        raise SystemExit(done.stderr.decode())
-    return elapsed, _children_cpu() - cpu
-
-
-def peer(gold: np.ndarray, predictions: list[np.ndarray]) -> tuple[float, float]:
-    """(wall, CPU) seconds of scikit-learn + scipy computing the same figures from in-memory arrays (imports
-    done before the clock starts)."""
+def peer(gold: np.ndarray, predictions: list[np.ndarray]) -> None:
+    """scikit-learn + scipy computing the same figures from in-memory arrays (imported before the clock starts)."""
     import scipy.stats
     from sklearn.metrics import accuracy_score, cohen_kappa_score, f1_score, mean_absolute_error, mean_squared_error
 
     levels = list(range(len(LEVELS)))
-    start, cpu = time.perf_counter(), time.process_time()
     for predicted in predictions:
         accuracy_score(gold, predicted)
         f1_score(gold, predicted, labels=levels, average="macro", zero_division=0)
@@ -116,7 +88,6 @@ def peer(gold: np.ndarray, predictions: list[np.ndarray]) -> tuple[float, float]
                                     0))
         numerator = -np.log2((counts[predicted] / 2 + between) / len(gold)).sum()
         numerator / -np.log2(counts[gold] / 2 / len(gold)).sum()
-    return time.perf_counter() - start, time.process_time() - cpu
 
 
 def main() -> None:
@@ -130,17 +101,20 @@ def main() -> None:
         size = sum(path.stat().st_size for path in (gold, *paths)) / 2**20
         print(f"{arguments.items:,} items x {arguments.systems} systems x {len(LEVELS)} levels "
               f"({1 + arguments.systems} files, {size:.0f} MB)")
-        read = pyarrow_read([gold, *paths])
-        score = command(["score", "--task", "ordinal", str(gold), *map(str, paths), "--order", ",".join(LEVELS),
-                         "--bootstrap", "0", "--quiet"])
-        version = command(["--version"])
-        computed = peer(gold_codes, predictions)
-        print(f"{'pyarrow read of every file':<52} wall {read[0]:6.2f} s  CPU {read[1]:6.2f} s")
-        print(f"{'auditor score --task ordinal --bootstrap 0':<52} wall {score[0]:6.2f} s  CPU {score[1]:6.2f} s"
-              f"   {score[0] / read[0]:5.1f}x the read (wall; target <= 3x), {score[1] / read[1]:5.1f}x (CPU)")
-        print(f"{'  of which auditor --version (start-up)':<52} wall {version[0]:6.2f} s  CPU {version[1]:6.2f} s")
-        print(f"{'scikit-learn + scipy, in-process, same figures':<52} wall {computed[0]:6.2f} s  "
-              f"CPU {computed[1]:6.2f} s   {computed[0] / score[0]:5.1f}x the command (wall; target >= 10x)")
+        read = timing.call(pyarrow_read, [gold, *paths], warmup=1)
+        score = timing.command([*timing.auditor(), "score", "--task", "ordinal", str(gold), *map(str, paths),
+                                "--order", ",".join(LEVELS), "--bootstrap", "0", "--quiet"])
+        version = timing.command([*timing.auditor(), "--version"])
+        for module in ("sklearn.metrics", "scipy.stats"):  # imported before the clock starts
+            importlib.import_module(module)
+        computed = timing.call(peer, gold_codes, predictions)
+        print(f"{'pyarrow read of every file':<52} {read}")
+        print(f"{'auditor score --task ordinal --bootstrap 0':<52} {score}   {score.ratio(read)} the read "
+              f"(target <= 3x wall)")
+        print(f"{'  of which auditor --version (start-up)':<52} {version}")
+        print(f"{'scikit-learn + scipy, in-process, same figures':<52} {computed}   "
+              f"{computed.wall / score.wall:5.1f}x the command (wall; target >= 10x), "
+              f"{computed.cpu / score.cpu:5.1f}x (CPU)")
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

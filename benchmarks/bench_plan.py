@@ -12,10 +12,9 @@ Run: ``python benchmarks/bench_plan.py [--draws R]``. A script, not a test.
 from __future__ import annotations
 
 import argparse
-import os
-import time
 
 import numpy as np
+import timing
 
 from auditor.analyses.power import hypothesis, items_needed, power
 from auditor.analyses.significance import mcnemar_exact
@@ -37,20 +36,15 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--draws", type=int, default=10_000)
     args = parser.parse_args()
-    print(f"load average {os.getloadavg()[0]:.2f}; Monte Carlo draws r = {args.draws}")
+    print(f"{timing.load()}; Monte Carlo draws r = {args.draws}; times are CPU")
     print(f"{'N':>8} {'A':>5} {'D':>6} {'G':>6} | {'exact':>7} {'ms':>7} | {'MC':>7} {'se':>6} {'ms':>8} "
           f"{'ratio':>6} | {'items needed':>12} {'s':>6}")
     for items, accuracy, difference, agreement in CASES:
         h = hypothesis(items, accuracy, difference, agreement)
-        start = time.perf_counter()
-        exact = power(h).power
-        exact_ms = 1000 * (time.perf_counter() - start)
-        start = time.perf_counter()
-        estimate = monte_carlo(h, args.draws)
-        mc_ms = 1000 * (time.perf_counter() - start)
-        start = time.perf_counter()
-        needed = items_needed(h).items
-        needed_s = time.perf_counter() - start
+        exact_run, mc_run, needed_run = timing.call(power, h), timing.call(monte_carlo, h, args.draws), \
+            timing.call(items_needed, h)
+        exact, estimate, needed = exact_run.value.power, mc_run.value, needed_run.value.items
+        exact_ms, mc_ms, needed_s = 1000 * exact_run.cpu, 1000 * mc_run.cpu, needed_run.cpu
         se = np.sqrt(estimate * (1 - estimate) / args.draws)
         print(f"{items:>8} {accuracy:>5.2f} {difference:>6.3f} {h.agreement:>6.3f} | {exact:>7.4f} {exact_ms:>7.1f} | "
               f"{estimate:>7.4f} {se:>6.4f} {mc_ms:>8.1f} {mc_ms / exact_ms:>6.0f} | {needed!s:>12} {needed_s:>6.2f}")

@@ -9,9 +9,10 @@ from __future__ import annotations
 import importlib
 import sys
 import tempfile
-import time
 
+import timing
 from shared_data import folder
+from timing import Timing
 
 import auditor
 
@@ -23,12 +24,11 @@ markdown_format = importlib.import_module("auditor.formats.markdown")
 json_format = importlib.import_module("auditor.formats.json")
 
 
-def timed(label: str, function, *args):
-    start = time.perf_counter()
-    value = function(*args)
-    elapsed = time.perf_counter() - start
-    print(f"{label:<28} {elapsed:7.2f} s", flush=True)
-    return value, elapsed
+def timed(label: str, function, *args) -> Timing:
+    """Time one stage (:func:`timing.call`) and print it."""
+    stage = timing.call(function, *args)
+    print(f"{label:<28} {stage}", flush=True)
+    return stage
 
 
 def main() -> int:
@@ -40,18 +40,20 @@ def main() -> int:
 
     names = semeval_names(root / "submissions")
     systems = {names.get(path.stem, path.stem): str(path) for path in sorted((root / "submissions").glob("*.txt"))}
-    result, audit_time = timed(f"audit ({len(systems)} systems)", auditor.audit, str(root / "gold" / "truth.txt"), systems)
-    model, model_time = timed("report model + charts", report.build, result)
-    _, json_time = timed("json", lambda: json_format.render_json(result.to_json()))
-    html, html_time = timed("html", html_format.render_html, model)
-    _, pdf_time = timed("pdf (weasyprint on the html)", pdf_format.render_pdf, html)
-    _, tex_time = timed("tex", latex_format.render_tex, model)
-    _, md_time = timed("md", markdown_format.render_md, model)
-    total = model_time + json_time + html_time + pdf_time + tex_time + md_time
-    print(f"{'all formats (no audit)':<28} {total:7.2f} s   target < 10 s")
+    print(timing.load())
+    audit = timed(f"audit ({len(systems)} systems)", auditor.audit, str(root / "gold" / "truth.txt"), systems)
+    result = audit.value
+    model = timed("report model + charts", report.build, result)
+    html = timed("html", html_format.render_html, model.value)
+    stages = [model, timed("json", lambda: json_format.render_json(result.to_json())), html,
+              timed("pdf (weasyprint on the html)", pdf_format.render_pdf, html.value),
+              timed("tex", latex_format.render_tex, model.value), timed("md", markdown_format.render_md, model.value)]
+    print(f"{'all formats (no audit)':<28} {sum(s.wall for s in stages):8.3f} s wall "
+          f"{sum(s.cpu for s in stages):8.3f} s CPU   target < 10 s")
     with tempfile.TemporaryDirectory() as outdir:
-        _, end_to_end = timed("auditor.render(), all files", auditor.render, result, outdir)
-    print(f"{'audit + render, end to end':<28} {audit_time + end_to_end:7.2f} s")
+        end_to_end = timed("auditor.render(), all files", auditor.render, result, outdir)
+    print(f"{'audit + render, end to end':<28} {audit.wall + end_to_end.wall:8.3f} s wall "
+          f"{audit.cpu + end_to_end.cpu:8.3f} s CPU")
     return 0
 
 

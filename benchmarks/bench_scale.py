@@ -29,12 +29,11 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import threading
-import time
 from pathlib import Path
+
+import timing
 
 PYTHON = sys.executable
 
@@ -59,49 +58,11 @@ def build(folder: Path, rows: int, systems: int, labels: int, files: int, accura
     per_file = -(-rows // files)
     for index in range(files):
         count = min(per_file, rows - index * per_file)
-        connection.execute(f"COPY (SELECT gold, {columns} FROM (SELECT {label('random()')} AS gold FROM range({count}))) "
+        connection.execute(f"COPY (SELECT gold, {columns} FROM "
+                           f"(SELECT {label('random()')} AS gold FROM range({count}))) "
                            f"TO '{folder / f'part-{index:03d}.parquet'}' (FORMAT parquet)")
     connection.close()
     return glob
-
-
-def timed(command: list[str], watch: Path | None = None) -> dict:
-    """Run ``command`` in a child: wall time, the child's peak RSS (``wait4``), its output and, with
-    ``watch``, the folder's peak size (polled every 50 ms)."""
-    start = time.perf_counter()
-    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    peak_dir = [0]
-    stop = threading.Event()
-
-    def poll() -> None:
-        while not stop.is_set():
-            try:
-                size = sum(f.stat().st_size for f in watch.rglob("*") if f.is_file()) if watch.exists() else 0
-            except FileNotFoundError:
-                size = 0
-            peak_dir[0] = max(peak_dir[0], size)
-            time.sleep(0.05)
-    watcher = threading.Thread(target=poll) if watch is not None else None
-    if watcher:
-        watcher.start()
-    out_chunks = []
-    reader = threading.Thread(target=lambda: out_chunks.append(child.stdout.read()))
-    error_chunks = []
-    error_reader = threading.Thread(target=lambda: error_chunks.append(child.stderr.read()))
-    reader.start()
-    error_reader.start()
-    _, status, usage = os.wait4(child.pid, 0)
-    seconds = time.perf_counter() - start
-    reader.join()
-    error_reader.join()
-    stop.set()
-    if watcher:
-        watcher.join()
-    code = os.waitstatus_to_exitcode(status)
-    if code:
-        raise SystemExit(f"failed ({code}): {' '.join(command)}\n{error_chunks[0].decode()[-2000:]}")
-    return {"seconds": seconds, "rss_mb": usage.ru_maxrss / 1024, "stdout": out_chunks[0].decode(),
-            "peak_dir_mb": peak_dir[0] / 1e6}
 
 
 BARE = """
@@ -119,8 +80,9 @@ print(total)
 
 
 def score(glob: str, systems: int, extra: list[str]) -> list[str]:
-    return [PYTHON, "-c", "from auditor.cli import main; main()", "score", "--dataset", glob, "--gold-column", "gold", "--system-columns",
-            ",".join(f"sys{s}" for s in range(systems)), "--json", "--quiet", *extra]
+    return [PYTHON, "-c", "from auditor.cli import main; main()", "score", "--dataset", glob,
+            "--gold-column", "gold", "--system-columns", ",".join(f"sys{s}" for s in range(systems)),
+            "--json", "--quiet", *extra]
 
 
 def figures(document: dict) -> dict:
@@ -155,22 +117,24 @@ def main() -> None:
     size = sum(Path(p).stat().st_size for p in Path(glob).parent.glob("*.parquet")) / 1e6
     print(f"data: {arguments.rows:,} rows x {arguments.systems} systems x {arguments.labels} labels, "
           f"{arguments.files} Parquet files, {size:.0f} MB at {glob}")
-    bare = timed([PYTHON, "-c", BARE, glob, str(arguments.systems), arguments.memory_limit])
-    bare_queries = float(bare["stdout"])
+    bare = timing.command([PYTHON, "-c", BARE, glob, str(arguments.systems), arguments.memory_limit])
+    bare_queries = float(bare.output)
     print(f"1. bare DuckDB crosstabs (S={arguments.systems} queries): {bare_queries:.2f} s in queries "
-          f"({bare['seconds']:.2f} s with start-up), peak RSS {bare['rss_mb']:.0f} MB")
+          f"({bare.wall:.2f} s with start-up, {bare.cpu:.2f} s CPU), peak RSS {bare.peak_mb:.0f} MB")
     engine = ["--engine", "duckdb", "--memory-limit", arguments.memory_limit]
-    zero = timed(score(glob, arguments.systems, [*engine, "--bootstrap", "0"]))
-    print(f"2. auditor score --engine duckdb --bootstrap 0: {zero['seconds']:.2f} s, peak RSS {zero['rss_mb']:.0f} MB; "
-          f"ratio to bare queries {zero['seconds'] / bare_queries:.2f}x (target <= 3x + 2 s: "
-          f"{'met' if zero['seconds'] <= 3 * bare_queries + 2 else 'NOT met'}; RSS <= 1500 MB: "
-          f"{'met' if zero['rss_mb'] <= 1500 else 'NOT met'})")
+    zero = timing.command(score(glob, arguments.systems, [*engine, "--bootstrap", "0"]))
+    print(f"2. auditor score --engine duckdb --bootstrap 0: {zero.wall:.2f} s ({zero.cpu:.2f} s CPU), "
+          f"peak RSS {zero.peak_mb:.0f} MB; "
+          f"ratio to bare queries {zero.wall / bare_queries:.2f}x (target <= 3x + 2 s: "
+          f"{'met' if zero.wall <= 3 * bare_queries + 2 else 'NOT met'}; RSS <= 1500 MB: "
+          f"{'met' if zero.peak_mb <= 1500 else 'NOT met'})")
     if not arguments.skip_bootstrap:
-        full = timed(score(glob, arguments.systems, engine))
-        route = json.loads(full["stdout"])["statistics"].get("rank_route")
-        print(f"3. the same with the default bootstrap (1000): {full['seconds']:.2f} s, peak RSS {full['rss_mb']:.0f} MB; "
-              f"ratio to run 2 {full['seconds'] / zero['seconds']:.2f}x (target <= 3x: "
-              f"{'met' if full['seconds'] <= 3 * zero['seconds'] else 'NOT met'}); ranks from the {route} route")
+        full = timing.command(score(glob, arguments.systems, engine))
+        route = json.loads(full.output)["statistics"].get("rank_route")
+        print(f"3. the same with the default bootstrap (1000): {full.wall:.2f} s ({full.cpu:.2f} s CPU), "
+              f"peak RSS {full.peak_mb:.0f} MB; "
+              f"ratio to run 2 {full.wall / zero.wall:.2f}x (target <= 3x: "
+              f"{'met' if full.wall <= 3 * zero.wall else 'NOT met'}); ranks from the {route} route")
     print(f"load at the end: {os.getloadavg()}")
     if arguments.spill:
         spill(data, arguments)
@@ -186,16 +150,16 @@ def spill(data: Path, arguments: argparse.Namespace) -> None:
     temp = data / "spill-temp"
     shutil.rmtree(temp, ignore_errors=True)
     temp.mkdir(parents=True)
-    limited = timed(score(glob, arguments.spill_systems, ["--engine", "duckdb", "--memory-limit", "64MB",
+    limited = timing.command(score(glob, arguments.spill_systems, ["--engine", "duckdb", "--memory-limit", "64MB",
                                                           "--temp-directory", str(temp), "--bootstrap", "0"]),
                     watch=temp)
-    free = timed(score(glob, arguments.spill_systems, ["--engine", "duckdb", "--memory-limit", "1GB",
+    free = timing.command(score(glob, arguments.spill_systems, ["--engine", "duckdb", "--memory-limit", "1GB",
                                                        "--bootstrap", "0"]))
-    a, b = json.loads(limited["stdout"]), json.loads(free["stdout"])
+    a, b = json.loads(limited.output), json.loads(free.output)
     same = figures(a) == figures(b)
     print(f"4. forced spill: {arguments.spill_rows:,} rows x {arguments.spill_systems} systems, --memory-limit 64MB: "
-          f"{limited['seconds']:.2f} s, peak RSS {limited['rss_mb']:.0f} MB, temporary directory peak "
-          f"{limited['peak_dir_mb']:.0f} MB; at 1GB: {free['seconds']:.2f} s, {free['rss_mb']:.0f} MB; "
+          f"{limited.wall:.2f} s, peak RSS {limited.peak_mb:.0f} MB, temporary directory peak "
+          f"{limited.folder_mb:.0f} MB; at 1GB: {free.wall:.2f} s, {free.peak_mb:.0f} MB; "
           f"figures identical: {same} (pattern table sha256 {a['sources']['gold']['sha256'][:12]})")
 
 
@@ -209,15 +173,15 @@ def pairs(data: Path, arguments: argparse.Namespace) -> None:
     glob = build(data / f"spill-rows{arguments.spill_rows}-s{arguments.spill_systems}-k{arguments.labels}",
                  arguments.spill_rows, arguments.spill_systems, arguments.labels, 8, accurate=False)
     extra = ["--engine", "duckdb", "--memory-limit", "1GB", "--bootstrap", "0"]
-    full = timed(score(glob, arguments.spill_systems, extra))
+    full = timing.command(score(glob, arguments.spill_systems, extra))
     command = score(glob, arguments.spill_systems, extra)
     command[2] = PAIRS_ONLY
-    only = timed(command)
-    a, b = figures(json.loads(full["stdout"])), figures(json.loads(only["stdout"]))
+    only = timing.command(command)
+    a, b = figures(json.loads(full.output)), figures(json.loads(only.output))
     same = all(a[key] == b[key] for key in ("labels", "n_items", "systems", "baselines"))
     print(f"6. {arguments.spill_rows:,} rows x {arguments.spill_systems} systems, --bootstrap 0: pattern table "
-          f"{full['seconds']:.2f} s, peak RSS {full['rss_mb']:.0f} MB; pairs' tables only "
-          f"{only['seconds']:.2f} s, {only['rss_mb']:.0f} MB; systems and baselines identical: {same}")
+          f"{full.wall:.2f} s, peak RSS {full.peak_mb:.0f} MB; pairs' tables only "
+          f"{only.wall:.2f} s, {only.peak_mb:.0f} MB; systems and baselines identical: {same}")
 
 
 def parity(glob: str, data: Path, arguments: argparse.Namespace) -> None:
@@ -229,9 +193,9 @@ def parity(glob: str, data: Path, arguments: argparse.Namespace) -> None:
                    f"(FORMAT parquet)")
     results = {}
     for name in ("memory", "duckdb", "spark"):
-        run_ = timed(score(str(small), arguments.systems, ["--engine", name, "--bootstrap", "200"]))
-        results[name] = figures(json.loads(run_["stdout"]))
-        print(f"5. {name}: {run_['seconds']:.2f} s, peak RSS {run_['rss_mb']:.0f} MB")
+        run_ = timing.command(score(str(small), arguments.systems, ["--engine", name, "--bootstrap", "200"]))
+        results[name] = figures(json.loads(run_.output))
+        print(f"5. {name}: {run_.wall:.2f} s, peak RSS {run_.peak_mb:.0f} MB")
     print(f"5. spark == duckdb == memory figures on {arguments.parity_rows:,} rows: "
           f"{results['spark'] == results['duckdb'] == results['memory']}")
 

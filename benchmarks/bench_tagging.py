@@ -14,23 +14,22 @@ then the floor of any command (``auditor --version``: interpreter and imports) a
 time goes, stage by stage, in this process.
 
 Wall and CPU (user + system, threads and child processes included) seconds are both printed: on a
-shared machine wall time follows the load, CPU time much less. Ratios are printed against the targets (``score --bootstrap 0`` ≤ 5×, default ``score`` ≤ 15× the
-pyarrow read). Run: ``python benchmarks/bench_tagging.py`` (1M tokens × 10 systems) or
-``--tokens 100000`` for a quick check. A script, not a test.
+shared machine wall time follows the load, CPU time much less (:mod:`timing`). Ratios are printed against the
+targets (``score --bootstrap 0`` ≤ 5×, default ``score`` ≤ 15× the pyarrow read). Run:
+``python benchmarks/bench_tagging.py`` (1M tokens × 10 systems) or ``--tokens 100000`` for a quick check.
+A script, not a test.
 """
 from __future__ import annotations
 
 import argparse
 import os
-import resource
 import shutil
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
+import timing
+from timing import Timing
 
 TAGS = ["O"] + [f"{p}-{t}" for t in ("PER", "LOC", "ORG", "MISC") for p in "BI"]
 
@@ -77,35 +76,18 @@ def make_files(folder: Path, n: int, systems: int, seed: int = 7) -> tuple[Path,
     return gold, paths
 
 
-def pyarrow_read(paths: list[Path]) -> tuple[float, float]:
-    """(wall, CPU) seconds of reading every file with pyarrow (the second of two passes)."""
+def pyarrow_read(paths: list[Path]) -> None:
+    """Read every file with pyarrow (timed as the second of two passes)."""
     import pyarrow.csv as pacsv
 
-    def once() -> tuple[float, float]:
-        start, cpu = time.perf_counter(), time.process_time()
-        for path in paths:
-            pacsv.read_csv(path, read_options=pacsv.ReadOptions(column_names=["token", "tag"]),
-                           parse_options=pacsv.ParseOptions(delimiter="\t", quote_char=False, ignore_empty_lines=True))
-        return time.perf_counter() - start, time.process_time() - cpu
-
-    once()
-    return once()
+    for path in paths:
+        pacsv.read_csv(path, read_options=pacsv.ReadOptions(column_names=["token", "tag"]),
+                       parse_options=pacsv.ParseOptions(delimiter="\t", quote_char=False, ignore_empty_lines=True))
 
 
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
-def command(arguments: list[str]) -> tuple[float, float]:
-    """(wall, CPU) seconds of one auditor command, start-up included."""
-    start, cpu = time.perf_counter(), _children_cpu()
-    done = subprocess.run([str(Path(sys.executable).with_name("auditor")), *arguments], stdout=subprocess.DEVNULL,
-                          stderr=subprocess.PIPE)
-    elapsed = time.perf_counter() - start
-    if done.returncode:
-        raise SystemExit(done.stderr.decode())
-    return elapsed, _children_cpu() - cpu
+def command(arguments: list[str], repeat: int = 1) -> Timing:
+    """Wall and CPU seconds of one auditor command, start-up included (median of ``repeat`` runs)."""
+    return timing.command([*timing.auditor(), *arguments], repeat=repeat)
 
 
 def phases(gold: str, systems: dict[str, str]) -> list[tuple[str, float]]:
@@ -117,33 +99,19 @@ def phases(gold: str, systems: dict[str, str]) -> list[tuple[str, float]]:
     from auditor.tasks.tagging.counting import count_spans
     from auditor.tasks.tagging.schemes import parse_tags
 
-    out = []
-    cpu = time.process_time()
-
-    def lap(label: str) -> None:
-        nonlocal cpu
-        now = time.process_time()
-        out.append((label, now - cpu))
-        cpu = now
-
-    gold_file, files = run.read_inputs(gold, systems, None, {})
-    lap("read the 11 files (pyarrow, tags dictionary-encoded, each system's tokens compared with gold's)")
-    aligned = align(gold_file, files)
-    lap("align (sentence counts and lengths, tags recoded)")
-    codes = parse_tags(aligned.tags)
-    scheme, _ = run._scheme(aligned, codes)
-    count_spans(aligned, codes, scheme, "conlleval", {"gold": gold, **systems})
-    lap("chunks of both rules, matches, error classes")
-    options = AuditOptions(bootstrap=0)
-    run.audit(gold, systems, options=options, analyses=("intervals",))
-    lap("whole audit(bootstrap=0) again (read to figures)")
-    run.audit(gold, systems, options=AuditOptions(), analyses=("intervals",))
-    lap("whole audit(B = 1000)")
-    return out
-
-
-def command_cpu(arguments: list[str]) -> float:
-    return command(arguments)[1]
+    read = timing.call(run.read_inputs, gold, systems, None, {})
+    aligned = timing.call(align, *read.value)
+    codes = parse_tags(aligned.value.tags)
+    scheme, _ = run._scheme(aligned.value, codes)
+    spans = timing.call(count_spans, aligned.value, codes, scheme, "conlleval", {"gold": gold, **systems})
+    return [("read the 11 files (pyarrow, tags dictionary-encoded, each system's tokens compared with gold's)",
+             read.cpu),
+            ("align (sentence counts and lengths, tags recoded)", aligned.cpu),
+            ("chunks of both rules, matches, error classes", spans.cpu),
+            ("whole audit(bootstrap=0) again (read to figures)",
+             timing.call(run.audit, gold, systems, options=AuditOptions(bootstrap=0), analyses=("intervals",)).cpu),
+            ("whole audit(B = 1000)",
+             timing.call(run.audit, gold, systems, options=AuditOptions(), analyses=("intervals",)).cpu)]
 
 
 def main() -> None:
@@ -157,26 +125,23 @@ def main() -> None:
         files = [str(gold)] + [str(p) for p in systems]
         print(f"{args.tokens:,} tokens x {args.systems} systems; load: {os.getloadavg()[0]:.2f} (1 min); "
               f"wall and CPU (user + system) seconds, ratios to the pyarrow read of the same run")
-        floor, floor_cpu = pyarrow_read([gold, *systems])
-        print(f"pyarrow read of the {len(files)} files (blank lines dropped): {floor:.3f} s wall, {floor_cpu:.3f} s CPU")
+        floor = timing.call(pyarrow_read, [gold, *systems], warmup=1)
+        print(f"pyarrow read of the {len(files)} files (blank lines dropped): {floor}")
         from auditor.options import AuditOptions
         from auditor.tasks.tagging.run import audit
 
-        start, cpu = time.perf_counter(), time.process_time()
-        audit(files[0], {p.stem: str(p) for p in systems}, options=AuditOptions(bootstrap=0), analyses=("intervals",))
-        inner, inner_cpu = time.perf_counter() - start, time.process_time() - cpu
-        print(f"audit(bootstrap=0) in process: {inner:.3f} s = {inner / floor:.2f}x wall, "
-              f"{inner_cpu:.3f} s = {inner_cpu / floor_cpu:.2f}x CPU")
+        inner = timing.call(audit, files[0], {p.stem: str(p) for p in systems}, options=AuditOptions(bootstrap=0),
+                            analyses=("intervals",))
+        print(f"audit(bootstrap=0) in process: {inner} = {inner.ratio(floor)}")
         for label, extra, target in (("--bootstrap 0", ["--bootstrap", "0"], 5), ("(B = 1000)", [], 15)):
-            wall, used = command(["score", "--task", "tagging", *extra, "--quiet", *files])
-            print(f"auditor score --task tagging {label}: {wall:.3f} s = {wall / floor:.2f}x wall, "
-                  f"{used:.3f} s = {used / floor_cpu:.2f}x CPU (target <= {target}x)")
-        startup = min(command_cpu(["--version"]) for _ in range(3))
-        print(f"floor of a command: `auditor --version` (interpreter, imports of the command line) {startup:.3f} s "
-              f"CPU = {startup / floor_cpu:.2f}x the read")
+            ours = command(["score", "--task", "tagging", *extra, "--quiet", *files])
+            print(f"auditor score --task tagging {label}: {ours} = {ours.ratio(floor)} (target <= {target}x)")
+        startup = command(["--version"], repeat=3)
+        print(f"floor of a command: `auditor --version` (interpreter, imports of the command line) {startup.cpu:.3f} s "
+              f"CPU = {startup.cpu / floor.cpu:.2f}x the read")
         print("where the time goes (CPU seconds in this process; ratios to the read's CPU):")
         for label, used in phases(files[0], {p.stem: str(p) for p in systems}):
-            print(f"  {label}: {used:.3f} s = {used / floor_cpu:.2f}x")
+            print(f"  {label}: {used:.3f} s = {used / floor.cpu:.2f}x")
         print(f"load after: {os.getloadavg()[0]:.2f} (1 min)")
     finally:
         shutil.rmtree(folder, ignore_errors=True)

@@ -13,22 +13,17 @@ of its tokens with Zipf draws, drops a few and leaves some segments empty. Figur
    ``--interval-segments`` x ``--interval-systems`` (default: the 100k x 10 of 2.) — target <= 2x.
 
 Run: ``python benchmarks/bench_translation.py [--segments N --systems S --big-segments N --big-systems S
---resamples B]``. A script, not a test. Prints figures with ``os.getloadavg()``.
+--resamples B]``. A script, not a test. Prints wall and CPU seconds (:mod:`timing`) with the load.
 """
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
+import timing
 from shared_data import folder
-
-AUDITOR = [str(Path(sys.executable).parent / "auditor")]
 
 
 def corpus(segments: int, systems: int, seed: int = 1) -> tuple[list[str], dict[str, list[str]]]:
@@ -67,16 +62,6 @@ def write(directory: Path, reference: list[str], systems: dict[str, list[str]]) 
     return paths
 
 
-def timed(command: list[str]) -> float:
-    start = time.perf_counter()
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - start
-
-
-def load() -> str:
-    return "load %.2f %.2f %.2f" % os.getloadavg()
-
-
 def bench_report(directory: Path, segments: int, systems: int) -> None:
     reference, outputs = corpus(segments, systems)
     paths = write(directory, reference, outputs)
@@ -84,12 +69,12 @@ def bench_report(directory: Path, segments: int, systems: int) -> None:
     if germeval_dir is None:
         return
     germeval = sorted(str(p) for p in (germeval_dir / "systems").glob("*.tsv"))
-    t_mt = timed(AUDITOR + ["report", "--task", "translation", str(directory / "ref.txt"), *paths, "-o",
-                            str(directory / "out-mt"), "--quiet"])
-    t_ge = timed(AUDITOR + ["report", str(germeval_dir / "gold.tsv"), *germeval, "-o",
-                            str(directory / "out-ge"), "--quiet"])
-    print(f"report: translation {segments} x {systems}: {t_mt:.1f} s; GermEval-2018 (3,532 x 8): {t_ge:.1f} s; "
-          f"ratio {t_mt / t_ge:.2f} (target <= 1) [{load()}]")
+    mt = timing.command([*timing.auditor(), "report", "--task", "translation", str(directory / "ref.txt"), *paths,
+                         "-o", str(directory / "out-mt"), "--quiet"])
+    ge = timing.command([*timing.auditor(), "report", str(germeval_dir / "gold.tsv"), *germeval, "-o",
+                         str(directory / "out-ge"), "--quiet"])
+    print(f"report: translation {segments} x {systems}: {mt}; GermEval-2018 (3,532 x 8): {ge}; "
+          f"ratio {mt.ratio(ge)} (target <= 1 wall) [{timing.load()}]")
 
 
 def bench_score(directory: Path, segments: int, systems: int) -> None:
@@ -97,16 +82,18 @@ def bench_score(directory: Path, segments: int, systems: int) -> None:
 
     reference, outputs = corpus(segments, systems, seed=2)
     paths = write(directory, reference, outputs)
-    t_ours = timed(AUDITOR + ["score", "--task", "translation", str(directory / "ref.txt"), *paths,
-                              "--bootstrap", "0", "--quiet"])
-    start = time.perf_counter()
-    for lines in outputs.values():
-        sacrebleu.corpus_bleu(lines, [reference])
-        sacrebleu.corpus_chrf(lines, [reference])
-    t_sacre = time.perf_counter() - start
-    print(f"score --bootstrap 0, {segments} x {systems}: auditor (command line, new process) {t_ours:.1f} s; "
-          f"sacrebleu corpus_bleu + corpus_chrf (in process) {t_sacre:.1f} s; ratio {t_ours / t_sacre:.2f} "
-          f"(target <= 2) [{load()}]")
+    ours = timing.command([*timing.auditor(), "score", "--task", "translation", str(directory / "ref.txt"), *paths,
+                           "--bootstrap", "0", "--quiet"])
+
+    def peer() -> None:
+        for lines in outputs.values():
+            sacrebleu.corpus_bleu(lines, [reference])
+            sacrebleu.corpus_chrf(lines, [reference])
+
+    sacre = timing.call(peer)
+    print(f"score --bootstrap 0, {segments} x {systems}: auditor (command line, new process) {ours}; "
+          f"sacrebleu corpus_bleu + corpus_chrf (in process) {sacre}; ratio {ours.ratio(sacre)} "
+          f"(target <= 2 wall) [{timing.load()}]")
 
 
 def bench_intervals(segments: int, systems: int, resamples: int) -> None:
@@ -115,19 +102,17 @@ def bench_intervals(segments: int, systems: int, resamples: int) -> None:
     from auditor.tasks.translation.resampling import bootstrap, point_scores
 
     reference, outputs = corpus(segments, systems, seed=3)
-    start = time.perf_counter()
-    counted = count_corpus([reference], outputs, "13a", False)
-    observed = point_scores(counted, 1.0, 1.0)
-    t_metrics = time.perf_counter() - start
-    start = time.perf_counter()
-    resampled = bootstrap(counted, resamples, 12345, 1.0, 1.0)
-    t_boot = time.perf_counter() - start
-    start = time.perf_counter()
-    intervals(counted, observed, resampled.values, 0.05, 1.0, 1.0)
-    t_bca = time.perf_counter() - start
-    print(f"intervals, {segments} x {systems}, B = {resamples}: metrics (tokenise, count, score) {t_metrics:.2f} s; "
-          f"bootstrap {t_boot:.2f} s + jackknife and BCa {t_bca:.2f} s; ratio {(t_boot + t_bca) / t_metrics:.2f} "
-          f"(target <= 2) [{load()}]")
+    def metrics_alone() -> tuple:
+        counted = count_corpus([reference], outputs, "13a", False)
+        return counted, point_scores(counted, 1.0, 1.0)
+
+    metrics = timing.call(metrics_alone)
+    counted, observed = metrics.value
+    boot = timing.call(bootstrap, counted, resamples, 12345, 1.0, 1.0)
+    bca = timing.call(intervals, counted, observed, boot.value.values, 0.05, 1.0, 1.0)
+    print(f"intervals, {segments} x {systems}, B = {resamples}: metrics (tokenise, count, score) {metrics}; "
+          f"bootstrap {boot} + jackknife and BCa {bca}; ratio {(boot.wall + bca.wall) / metrics.wall:.2f} wall, "
+          f"{(boot.cpu + bca.cpu) / metrics.cpu:.2f} CPU (target <= 2) [{timing.load()}]")
 
 
 def main() -> None:

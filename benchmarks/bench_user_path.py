@@ -23,8 +23,8 @@ initialisation -- the strict choice for the ratios; the array steps: after gener
 arrays); CLI steps report the whole command, start-up included. Every target row of the speed
 issue is printed as a ratio against its peer measured in the same run (absolute times on a shared
 machine are noisy), with the 1-minute load average beside each figure; ``--repeat 3`` reports
-medians of 3. Peak memory comes from ``resource.getrusage(RUSAGE_CHILDREN)`` of a one-child
-wrapper process.
+medians of 3. Each child's CPU seconds and peak memory come from :func:`timing.command`
+(``resource.getrusage(RUSAGE_CHILDREN)`` and ``os.wait4``).
 
 Run: ``python benchmarks/bench_user_path.py`` (1M items x 10 systems x 20 labels),
 ``--items 100000`` for a quick check, ``--large`` for 10M items x 4 files (gold + 3 systems,
@@ -35,31 +35,20 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
-import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
+import timing
 from shared_data import folder
 from synthetic_data import correlated, synthetic, write_files
+from timing import Timing
 
 HERE = Path(__file__).resolve().parent
-#: One child process: run argv[1:], print its wall time, exit code and peak RSS (its only child).
-WRAPPER = (
-    "import json, resource, subprocess, sys, time\n"
-    "start = time.perf_counter()\n"
-    "done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)\n"
-    "wall = time.perf_counter() - start\n"
-    "usage = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
-    "peak, cpu = usage.ru_maxrss * 1024, usage.ru_utime + usage.ru_stime\n"
-    "print(json.dumps({'wall': wall, 'cpu': cpu, 'rc': done.returncode, 'peak': peak,"
-    " 'stderr': done.stderr.decode(errors='replace')[-2000:]}))\n"
-)
-
 
 # ------------------------------------------------------------------ steps run in a child process
 
@@ -92,21 +81,19 @@ def _arrays(arguments: argparse.Namespace, shared_errors: bool = False) -> tuple
     return make(arguments.items, arguments.systems, arguments.classes)
 
 
-def step_sklearn(arguments: argparse.Namespace) -> tuple[float, float]:
+def step_sklearn(arguments: argparse.Namespace) -> Timing:
     gold, predictions = _arrays(arguments)
-    start, cpu = time.perf_counter(), time.process_time()
-    _sklearn_calls(gold, predictions, None)
-    return time.perf_counter() - start, time.process_time() - cpu
+    return timing.call(_sklearn_calls, gold, predictions, None)
 
 
-def step_sklearn_resampling(arguments: argparse.Namespace) -> float:
-    """Seconds for B resamples, from ``--sklearn-resamples`` timed resamples."""
+def step_sklearn_resampling(arguments: argparse.Namespace) -> Timing:
+    """Seconds for B resamples, scaled from ``--sklearn-resamples`` timed resamples."""
     gold, predictions = _arrays(arguments)
     rng = np.random.default_rng(1)
-    start = time.perf_counter()
-    for _ in range(arguments.sklearn_resamples):
-        _sklearn_calls(gold, predictions, rng.integers(0, gold.size, size=gold.size))
-    return (time.perf_counter() - start) / arguments.sklearn_resamples * arguments.resamples
+    draws = [rng.integers(0, gold.size, size=gold.size) for _ in range(arguments.sklearn_resamples)]
+    measured = timing.call(lambda: [_sklearn_calls(gold, predictions, index) for index in draws])
+    scale = arguments.resamples / arguments.sklearn_resamples
+    return replace(measured, wall=measured.wall * scale, cpu=measured.cpu * scale)
 
 
 def _sklearn_calls(gold: np.ndarray, predictions: dict[str, np.ndarray], index: np.ndarray | None) -> None:
@@ -132,77 +119,46 @@ def _sklearn_calls(gold: np.ndarray, predictions: dict[str, np.ndarray], index: 
         matthews_corrcoef(y_true, y_pred)
 
 
-def step_audit(arguments: argparse.Namespace, bootstrap: int, shared_errors: bool = False) -> tuple[float, float]:
+def step_audit(arguments: argparse.Namespace, bootstrap: int, shared_errors: bool = False) -> Timing:
     import auditor
 
     gold, predictions = _arrays(arguments, shared_errors)
-    start, cpu = time.perf_counter(), time.process_time()
-    auditor.audit(gold, predictions, bootstrap=bootstrap)
-    return time.perf_counter() - start, time.process_time() - cpu
+    return timing.call(auditor.audit, gold, predictions, bootstrap=bootstrap)
 
 
 def run_step(arguments: argparse.Namespace) -> None:
-    """Child-process entry: run one step, print its own time as JSON on the last line."""
+    """Child-process entry: run one step, print its own wall and CPU seconds as JSON on the last line."""
     paths = [str(p) for p in sorted(Path(arguments.directory).glob("*.tsv"), key=lambda p: p.stem != "gold")]
     modules = {"pyarrow": ["pyarrow.csv", "pyarrow.compute"], "pandas": ["pandas"], "sklearn": ["sklearn.metrics"],
-               "sklearn-resampling": ["sklearn.metrics"], "audit-0": ["auditor.pipeline"], "audit-B": ["auditor.pipeline"],
-               "audit-B-shared": ["auditor.pipeline"]}
+               "sklearn-resampling": ["sklearn.metrics"], "audit-0": ["auditor.pipeline"],
+               "audit-B": ["auditor.pipeline"], "audit-B-shared": ["auditor.pipeline"]}
     for module in modules[arguments.step]:  # imports are not part of an in-process step's time
         __import__(module)
-    if arguments.step == "pyarrow":  # warm-up: the timed pass below pays no one-time initialisation
-        step_pyarrow(paths)
-    elif arguments.step == "pandas":
-        step_pandas(paths)
-    start, cpu = time.perf_counter(), time.process_time()
-    seconds = None
-    if arguments.step == "pyarrow":
-        step_pyarrow(paths)
-    elif arguments.step == "pandas":
-        step_pandas(paths)
-    elif arguments.step == "sklearn":
-        seconds = step_sklearn(arguments)
-    elif arguments.step == "sklearn-resampling":
-        seconds = step_sklearn_resampling(arguments), float("nan")
-    elif arguments.step == "audit-0":
-        seconds = step_audit(arguments, 0)
-    elif arguments.step == "audit-B":
-        seconds = step_audit(arguments, arguments.resamples)
-    elif arguments.step == "audit-B-shared":
-        seconds = step_audit(arguments, arguments.resamples, shared_errors=True)
-    if seconds is None:
-        seconds = time.perf_counter() - start, time.process_time() - cpu
-    print(json.dumps({"seconds": seconds[0], "cpu": seconds[1]}))
+    steps = {  # the reading passes: the second of two (the timed pass pays no one-time initialisation)
+        "pyarrow": lambda: timing.call(step_pyarrow, paths, warmup=1),
+        "pandas": lambda: timing.call(step_pandas, paths, warmup=1),
+        "sklearn": lambda: step_sklearn(arguments),
+        "sklearn-resampling": lambda: step_sklearn_resampling(arguments),
+        "audit-0": lambda: step_audit(arguments, 0),
+        "audit-B": lambda: step_audit(arguments, arguments.resamples),
+        "audit-B-shared": lambda: step_audit(arguments, arguments.resamples, shared_errors=True),
+    }
+    own = steps[arguments.step]()
+    print(json.dumps({"seconds": own.wall, "cpu": own.cpu}))
 
 
 # ------------------------------------------------------------------ the parent
 
 
-def measure(command: list[str]) -> dict[str, float]:
-    """Run ``command`` under the one-child wrapper: wall time, exit code, peak RSS, and the
-    step's own ``seconds`` when it prints them (the wrapper discards the child's stdout, so
-    in-process steps write them to a file)."""
-    done = subprocess.run([sys.executable, "-c", WRAPPER, *command], capture_output=True, text=True, check=True)
-    result = json.loads(done.stdout.strip().splitlines()[-1])
-    if result["rc"] != 0:
-        raise SystemExit(f"failed ({result['rc']}): {' '.join(command)}\n{result['stderr']}")
-    return result
-
-
-def in_process(arguments: argparse.Namespace, step: str) -> dict[str, float]:
-    with tempfile.NamedTemporaryFile("r", suffix=".json") as out:
-        command = [sys.executable, str(Path(__file__)), "--step", step, "--directory", str(arguments.directory),
-                   "--items", str(arguments.items), "--systems", str(arguments.systems),
-                   "--classes", str(arguments.classes), "--resamples", str(arguments.resamples),
-                   "--sklearn-resamples", str(arguments.sklearn_resamples), "--step-output", out.name]
-        result = measure(command)
-        own = json.loads(Path(out.name).read_text())
-        result["seconds"], result["cpu"] = own["seconds"], own["cpu"]
-    return result
-
-
-def auditor_command() -> list[str]:
-    found = shutil.which("auditor", path=str(Path(sys.executable).parent))
-    return [found] if found else [sys.executable, "-c", "from auditor.cli import main; main()"]
+def in_process(arguments: argparse.Namespace, step: str) -> Timing:
+    """One in-process step in a child of its own: the step's own wall and CPU seconds (printed by the child on its
+    last line), the child's peak memory."""
+    child = timing.command([sys.executable, str(Path(__file__)), "--step", step, "--directory",
+                            str(arguments.directory), "--items", str(arguments.items), "--systems",
+                            str(arguments.systems), "--classes", str(arguments.classes), "--resamples",
+                            str(arguments.resamples), "--sklearn-resamples", str(arguments.sklearn_resamples)])
+    own = json.loads(child.output.strip().splitlines()[-1])
+    return replace(child, wall=own["seconds"], cpu=own["cpu"])
 
 
 def main() -> None:
@@ -216,18 +172,12 @@ def main() -> None:
                         help="10M items x 4 files (gold + 3 systems): --bootstrap 0 and the reading passes only")
     parser.add_argument("--directory", help="where to write the files (default: a temporary directory)")
     parser.add_argument("--skip-report", action="store_true", help="do not time 'auditor report'")
-    parser.add_argument("--repeat", type=int, default=1, help="runs per step; the median is reported (3 for the README)")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="runs per step; the median is reported (3 for the README)")
     parser.add_argument("--step", help=argparse.SUPPRESS)
-    parser.add_argument("--step-output", help=argparse.SUPPRESS)
     arguments = parser.parse_args()
     if arguments.step:
-        import contextlib
-        import io
-
-        captured = io.StringIO()
-        with contextlib.redirect_stdout(captured):
-            run_step(arguments)
-        Path(arguments.step_output).write_text(captured.getvalue().strip().splitlines()[-1])
+        run_step(arguments)
         return
     if arguments.large:
         arguments.items, arguments.systems = 10_000_000, 3
@@ -251,39 +201,37 @@ def main() -> None:
         temporary.cleanup()
 
 
-def _steps(arguments: argparse.Namespace, files: list[str], directory: Path) -> dict[str, dict[str, float]]:
+def _steps(arguments: argparse.Namespace, files: list[str], directory: Path) -> dict[str, Timing]:
     """Run and print every step (median of ``--repeat`` runs each); returns the figures by key."""
-    cli = auditor_command()
+    cli = timing.auditor()
     repeat = max(1, arguments.repeat)
 
-    def record(name: str, run: Callable[[], dict[str, float]]) -> dict[str, float]:
+    def record(name: str, run: Callable[[], Timing]) -> Timing:
         """Median of ``repeat`` runs (seconds and peak memory), printed with the machine's load."""
-        results = [run() for _ in range(repeat)]
-        seconds = float(np.median([r.get("seconds", r["wall"]) for r in results]))
-        result = {"seconds": seconds, "wall": float(np.median([r["wall"] for r in results])),
-                  "cpu": float(np.median([r["cpu"] for r in results])), "peak": max(r["peak"] for r in results)}
-        print(f"  {name:<52} {seconds:8.2f} s  cpu {result['cpu']:7.2f} s  {result['peak'] / 2**30:5.2f} GB"
-              f"   load {os.getloadavg()[0]:.1f}", flush=True)
+        result = timing.median([run() for _ in range(repeat)])
+        print(f"  {name:<52} {result.wall:8.2f} s  cpu {result.cpu:7.2f} s  {result.peak_mb / 1024:5.2f} GB"
+              f"   load {result.load:.1f}", flush=True)
         return result
 
     B = arguments.resamples
-    measured = {"pyarrow": record("pyarrow: read + dictionary-encode + bincount", lambda: in_process(arguments, "pyarrow"))}
+    measured = {"pyarrow": record("pyarrow: read + dictionary-encode + bincount",
+                                  lambda: in_process(arguments, "pyarrow"))}
     record("pandas: read_csv + crosstab", lambda: in_process(arguments, "pandas"))
     measured["score0"] = record("auditor score --bootstrap 0",
-                                lambda: measure([*cli, "score", *files, "--bootstrap", "0", "--quiet"]))
+                                lambda: timing.command([*cli, "score", *files, "--bootstrap", "0", "--quiet"]))
     if arguments.large:
         return measured
     measured["score"] = record(f"auditor score (B = {B})",
-                               lambda: measure([*cli, "score", *files, "--bootstrap", str(B), "--quiet"]))
+                               lambda: timing.command([*cli, "score", *files, "--bootstrap", str(B), "--quiet"]))
     if not arguments.skip_report:
-        measured["report"] = record("auditor report (all formats)", lambda: measure(
+        measured["report"] = record("auditor report (all formats)", lambda: timing.command(
             [*cli, "report", *files, "-o", str(directory / "report"), "--bootstrap", str(B), "--quiet"]))
         germeval = folder("germeval2018")
         if germeval is not None:
             small = [str(germeval / "gold.tsv"), *sorted(str(p) for p in (germeval / "systems").glob("*.tsv"))]
             measured["germeval_score"] = record("GermEval: auditor score",
-                                                lambda: measure([*cli, "score", *small, "--quiet"]))
-            measured["germeval_report"] = record("GermEval: auditor report (all formats)", lambda: measure(
+                                                lambda: timing.command([*cli, "score", *small, "--quiet"]))
+            measured["germeval_report"] = record("GermEval: auditor report (all formats)", lambda: timing.command(
                 [*cli, "report", *small, "-o", str(directory / "germeval"), "--quiet"]))
     measured["sklearn"] = record("scikit-learn: 7 metric calls per system", lambda: in_process(arguments, "sklearn"))
     measured["audit0"] = record("auditor.audit(int arrays, bootstrap=0)", lambda: in_process(arguments, "audit-0"))
@@ -294,7 +242,7 @@ def _steps(arguments: argparse.Namespace, files: list[str], directory: Path) -> 
     return measured
 
 
-def _ratios(arguments: argparse.Namespace, m: dict[str, dict[str, float]]) -> None:
+def _ratios(arguments: argparse.Namespace, m: dict[str, Timing]) -> None:
     """Every target row of the speed issue's table, measured in this run: wall-clock figures (the
     targets), and beside them the same ratio of CPU seconds (user + system, every thread), which
     other jobs on a shared machine disturb far less than wall time."""
@@ -305,29 +253,29 @@ def _ratios(arguments: argparse.Namespace, m: dict[str, dict[str, float]]) -> No
         print(f"  {name:<48} {value:8.2f}   cpu {cpu:8.2f}   target {target:<10} {mark}")
 
     def ratio(top: str, bottom: str, key: str) -> float:
-        return m[top][key] / m[bottom][key]
+        return getattr(m[top], key) / getattr(m[bottom], key)
 
-    base = {"wall": m["pyarrow"]["seconds"], "cpu": m["pyarrow"]["cpu"]}
-    m = {**m, "base": base}
+    m = {**m, "base": m["pyarrow"]}
     row("score --bootstrap 0 / pyarrow pass", ratio("score0", "base", "wall"), ratio("score0", "base", "cpu"),
         "<= 2x", ratio("score0", "base", "wall") <= 2)
     if "score" in m:
         row("score (default) / pyarrow pass", ratio("score", "base", "wall"), ratio("score", "base", "cpu"),
             "<= 6x", ratio("score", "base", "wall") <= 6)
-        speedup = ratio("sklearn", "audit0", "seconds")
+        speedup = ratio("sklearn", "audit0", "wall")
         row("scikit-learn 7 calls / audit(bootstrap=0)", speedup, ratio("sklearn", "audit0", "cpu"), ">= 10x",
             speedup >= 10)
         for key, name, target in (("auditB", "independent", 15), ("auditB_shared", "shared", 5)):
-            seconds = m[key]["seconds"]
-            row(f"audit(B) seconds, {name} errors", seconds, m[key]["cpu"], f"<= {target} s", seconds <= target)
+            seconds = m[key].wall
+            row(f"audit(B) seconds, {name} errors", seconds, m[key].cpu, f"<= {target} s", seconds <= target)
     if "germeval_report" in m:
         ratio_report = ratio("germeval_report", "germeval_score", "wall")
         row("GermEval report / GermEval score", ratio_report, ratio("germeval_report", "germeval_score", "cpu"),
             "<= 10x", ratio_report <= 10)
-        extra = m["report"]["wall"] - m["score"]["wall"]
-        row("report - score (default), seconds", extra, m["report"]["cpu"] - m["score"]["cpu"], "<= 15 s", extra <= 15)
-    peak = max(result["peak"] for key, result in m.items() if key != "base") / 2**30
-    print(f"  {'peak memory of any step (GB)':<48} {peak:8.2f}   {'':12} target <= 1.5 GB  {'' if peak <= 1.5 else '(above)'}")
+        extra = m["report"].wall - m["score"].wall
+        row("report - score (default), seconds", extra, m["report"].cpu - m["score"].cpu, "<= 15 s", extra <= 15)
+    peak = max(result.peak_mb for key, result in m.items() if key != "base") / 1024
+    print(f"  {'peak memory of any step (GB)':<48} {peak:8.2f}   {'':12} target <= 1.5 GB  "
+          f"{'' if peak <= 1.5 else '(above)'}")
 
 
 if __name__ == "__main__":
