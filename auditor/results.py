@@ -362,6 +362,13 @@ class Signature:
             fields.append(("input", "confusion"))
         if audit.slices is not None:
             fields.append(("slices", (audit.slices.source.sha256 or "")[:12]))
+        resampling = getattr(statistics, "resampling", None)
+        if resampling is not None:  # clusters drawn instead of items: the file's hash, or the lm-eval doc field
+            source = resampling.get("source") or {}
+            fields.append(("unit", f"cluster:{(source.get('sha256') or source.get('field') or '')[:12]}"))
+            samplers = dict(fields)["samplers"].split(",")
+            fields = [("samplers", ",".join(["ci=clusters", "ranks=clusters", *samplers[2:]])) if key == "samplers"
+                      else (key, value) for key, value in fields]
         return cls(tuple(fields))
 
     def __getitem__(self, key: str) -> str:

@@ -138,7 +138,8 @@ class BootstrapResult:
         p_win = {metric_id: {name: float(probabilities[s, 0]) for s, name in enumerate(self.systems)}
                  for metric_id, probabilities in self.rank_probabilities.items()}
         route = "pairs" if self.pairwise is not None else "joint" if self.method == METHOD else (
-            "independent" if self.method == INDEPENDENT_METHOD else "none")
+            "independent" if self.method == INDEPENDENT_METHOD else
+            "clusters" if self.method.startswith("cluster bootstrap") else "none")
         from auditor.analyses.pairwise_resample import PAIRS_RULE
 
         pairwise = {"pairwise_ranks": self.pairwise.to_json()} if self.pairwise is not None else {}

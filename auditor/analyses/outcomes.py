@@ -18,14 +18,14 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from auditor.analyses.significance import MCNEMAR, RANDOMISATION, PairTest, adjust_families, best_sets, mcnemar_exact
+from auditor.analyses.families import MCNEMAR, RANDOMISATION, PairTest, adjust_families, best_sets, mcnemar_exact
 from auditor.analyses.units import (
     Clusters,
     UnitResampler,
     design_effect,
     randomisation_tests,
     resampling_json,
-    resampling_sentence,
+    resampling_text,
 )
 from auditor.options import correction_name
 
@@ -92,8 +92,10 @@ class Outcomes:
             best = "  best set" if self.systems[s] in self.best_set and len(self.systems) > 1 else ""
             lines.append(f"{self.systems[s]:<{width}}{100 * self.means[s]:5.1f}{interval}{best}")
         if self.clusters is not None:
-            lines += [""] + resampling_sentence(self.clusters, "item", self.design_effects,
-                                                f"mean {self.metric}").split("; ")
+            import textwrap
+
+            lines += [""] + textwrap.wrap(resampling_text(resampling_json(
+                self.clusters, "item", self.design_effects, self.systems, f"mean {self.metric}")), 80)
         if len(self.systems) > 1:
             method = "exact McNemar" if self.pairs and self.pairs[0].method == MCNEMAR else \
                 f"approximate randomisation ({ROUNDS:,} rounds)"

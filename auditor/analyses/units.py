@@ -9,8 +9,8 @@ of column sums. Both random procedures act on those rows only:
   ``w M``. :class:`UnitResampler` yields the weights of blocks of resamples, ``W`` (block × n), as many rows at
   once as keep ``block × n`` within :data:`BLOCK_ENTRIES`. With **clusters** (units that are not independent:
   questions sharing a subject, sentences of one document) a resample draws C clusters with replacement and every
-  unit of a drawn cluster is counted as often as its cluster was drawn (the cluster bootstrap; Miller 2024
-  recommends clustered errors for evaluations whose questions come in groups). Classification's fast path (the
+  unit of a drawn cluster is counted as often as its cluster was drawn (the cluster bootstrap: questions that share
+  a subject or a passage are not independent draws, and their clustered errors can be several times the naive ones). Classification's fast path (the
   multinomial over item patterns, :mod:`auditor.analyses.resample`) draws the same distribution of unclustered
   item resamples from counts.
 * **Approximate randomisation** of systems a and b (Noreen 1989; Riezler & Maxwell 2005): each round swaps the
@@ -32,41 +32,13 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 import numpy as np
 
 from auditor.analyses.bootstrap import percentile_intervals, rank_probabilities
-from auditor.analyses.significance import RANDOMISATION, BestSet, PairTest, adjust_families, best_sets
+from auditor.analyses.families import RANDOMISATION, BestSet, PairTest, adjust_families, best_sets
+from auditor.io.clusters import Clusters
 
 #: Largest number of (resample × unit) weights, or (round × unit) swaps, held at once.
 BLOCK_ENTRIES = 2**22
 #: Relative tolerance of "at least as extreme" (a shuffle that reproduces Δ exactly counts against the null).
 TOLERANCE = 1e-12
-
-
-@dataclass(frozen=True)
-class Clusters:
-    """The cluster of every unit: ``codes[i]`` indexes ``names`` (each name used by at least one unit).
-
-    ``unit`` names the units (item, sentence, segment); ``source`` is the clusters' source record for the JSON
-    (path, sha256, or the lm-eval ``doc`` field they come from)."""
-
-    names: tuple[str, ...]
-    codes: np.ndarray
-    unit: str = "item"
-    source: Mapping[str, Any] | None = None
-
-    @property
-    def n_clusters(self) -> int:
-        return len(self.names)
-
-    def sizes(self) -> np.ndarray:
-        """Units per cluster (C,)."""
-        return np.bincount(self.codes, minlength=self.n_clusters)
-
-    def indicator(self) -> Any:
-        """The (C × n) sparse 0/1 matrix ``G`` with ``G[c, i] = [unit i in cluster c]``: ``G M`` sums each cluster's
-        rows of a unit matrix ``M``."""
-        import scipy.sparse
-
-        n = self.codes.size
-        return scipy.sparse.csr_matrix((np.ones(n), (self.codes, np.arange(n))), shape=(self.n_clusters, n))
 
 
 def block_rows(n: int, limit: int = BLOCK_ENTRIES) -> int:
@@ -210,6 +182,8 @@ class UnitStatistics:
     tests: tuple[PairTest, ...] | None
     best_set: Mapping[str, BestSet] | None
     clusters: Clusters | None = None
+    #: The record's ``resampling`` with clusters (:func:`resampling_json`), else None.
+    resampling: Mapping[str, Any] | None = None
 
     def interval(self, metric: str, s: int) -> tuple[float, float] | None:
         if metric not in self.intervals:
@@ -220,7 +194,8 @@ class UnitStatistics:
 
 def unit_statistics(values: Mapping[str, np.ndarray], observed: Mapping[str, np.ndarray], systems: Sequence[str],
                     B: int, alpha: float, correction: str, tested: Sequence[str] | None,
-                    tests: Sequence[PairTest] | None = None, clusters: Clusters | None = None) -> UnitStatistics:
+                    tests: Sequence[PairTest] | None = None, clusters: Clusters | None = None,
+                    resampling: Mapping[str, Any] | None = None) -> UnitStatistics:
     """Percentile intervals and rank distributions of every metric's resampled ``values`` (metric -> (B, S)); the
     ``tests`` (:func:`randomisation_tests`) and the best sets of ``tested`` (None: none) by approximate
     randomisation."""
@@ -232,14 +207,14 @@ def unit_statistics(values: Mapping[str, np.ndarray], observed: Mapping[str, np.
     else:
         tests = tuple(tests or ())
         best = best_sets(tests, observed, systems, tested, correction, alpha, lambda metric: RANDOMISATION)
-    return UnitStatistics(B, alpha, correction, intervals, ranks, tests, best, clusters)
+    return UnitStatistics(B, alpha, correction, intervals, ranks, tests, best, clusters, resampling)
 
 
 def design_effect(numerator: np.ndarray, denominator: np.ndarray | None, clusters: Clusters) -> np.ndarray:
     """Clustered over naive variance of the ratio ``R_s = Σ_i y_si / Σ_i m_i`` of each system (a mean when every
-    ``m_i = 1``): with residuals ``e_si = y_si − R_s m_i``, ``Σ_c (Σ_{i∈c} e_si)² / Σ_i e_si²`` (Miller 2024's
-    clustered standard error of a mean, ``SE² = Σ_c (Σ_{i∈c} (x_i − x̄))² / n²``, over the unclustered one,
-    ``Σ_i (x_i − x̄)² / n²``); NaN where the naive variance is 0.
+    ``m_i = 1``): with residuals ``e_si = y_si − R_s m_i``, ``Σ_c (Σ_{i∈c} e_si)² / Σ_i e_si²`` (the clustered
+    variance of a mean, ``SE² = Σ_c (Σ_{i∈c} (x_i − x̄))² / n²`` with no small-sample factor, over the unclustered
+    one, ``Σ_i (x_i − x̄)² / n²``); NaN where the naive variance is 0.
 
     ``numerator`` (S, n) per-unit sums, ``denominator`` (n,) per-unit sizes (None: 1 each)."""
     y = np.atleast_2d(np.asarray(numerator, dtype=float))
@@ -253,15 +228,8 @@ def design_effect(numerator: np.ndarray, denominator: np.ndarray | None, cluster
         return np.where(naive > 0, (per_cluster ** 2).sum(axis=1) / np.where(naive > 0, naive, 1), np.nan)
 
 
-def clustered_se(x: np.ndarray, clusters: Clusters) -> float:
-    """Miller 2024's clustered standard error of the mean of ``x`` (n,): ``sqrt(Σ_c (Σ_{i∈c} (x_i − x̄))²) / n``."""
-    x = np.asarray(x, dtype=float)
-    per_cluster = np.bincount(clusters.codes, weights=x - x.mean(), minlength=clusters.n_clusters)
-    return float(np.sqrt((per_cluster ** 2).sum()) / x.size)
-
-
 def resampling_json(clusters: Clusters | None, unit: str, effects: np.ndarray | None = None,
-                    systems: Sequence[str] = (), of: str | None = None) -> dict[str, Any]:
+                    systems: Sequence[str] = (), of: str | None = None, rule: str | None = None) -> dict[str, Any]:
     """The audit record's ``resampling``: what a resample draws (``unit``, or ``cluster`` with the clusters' unit,
     their number, source and sizes) and, with clusters, each system's design effect of ``of`` (:func:`design_effect`)."""
     if clusters is None:
@@ -271,28 +239,29 @@ def resampling_json(clusters: Clusters | None, unit: str, effects: np.ndarray | 
                            "cluster_sizes": {"min": int(sizes.min()), "max": int(sizes.max())},
                            "source": dict(clusters.source or {})}
     if effects is not None:
-        out["design_effect"] = {"of": of, "rule": DESIGN_EFFECT_RULE,
+        out["design_effect"] = {"of": of, "rule": rule or DESIGN_EFFECT_RULE,
                                 "systems": {name: None if np.isnan(x) else float(x) for name, x in zip(systems, effects)}}
     return out
 
 
 #: The design effect in words (the JSON's ``resampling.design_effect.rule``).
 DESIGN_EFFECT_RULE = ("clustered over naive variance of the figure: Σ_c (Σ_{i∈c} e_i)² / Σ_i e_i², e_i = y_i − R m_i "
-                      "the unit's residual from the ratio R = Σ y / Σ m (for a mean, x_i − x̄; Miller 2024), no "
+                      "the unit's residual from the ratio R = Σ y / Σ m (for a mean, x_i − x̄), no "
                       "small-sample factor")
 
 
-def resampling_sentence(clusters: Clusters | None, unit: str, effects: np.ndarray | None = None,
-                        of: str | None = None) -> str:
-    """One sentence for the terminal and the report: what a resample draws and, with clusters, the design effect."""
-    if clusters is None:
-        return f"Resampling unit: the {unit} (each drawn on its own)."
-    text = (f"Resampling unit: the cluster ({clusters.n_clusters:,} clusters of {unit}s, from "
-            f"{(clusters.source or {}).get('path') or (clusters.source or {}).get('field') or 'the clusters given'}); "
-            "intervals, ranks and the paired randomisation tests draw or swap whole clusters.")
-    finite = None if effects is None else np.asarray(effects, dtype=float)[~np.isnan(effects)]
-    if finite is not None and finite.size:
-        low, high = float(finite.min()), float(finite.max())
+def resampling_text(resampling: Mapping[str, Any]) -> str:
+    """One sentence for the terminal and the report from the record's ``resampling`` (:func:`resampling_json`): what a
+    resample draws and, with clusters, their number and the design effects."""
+    unit = resampling.get("clustered_unit") or resampling["unit"]
+    if resampling.get("clusters") is None:
+        return f"Resampling unit: the {unit}."
+    text = (f"Resampling unit: the cluster ({resampling['clusters']:,} clusters of {unit}s); intervals, ranks and "
+            "pair tests draw or swap whole clusters.")
+    effect = resampling.get("design_effect") or {}
+    values = [x for x in (effect.get("systems") or {}).values() if x is not None]
+    if values:
+        low, high = min(values), max(values)
         span = f"{low:.2f}" if round(low, 2) == round(high, 2) else f"{low:.2f} to {high:.2f}"
-        text += f" Design effect of {of} (clustered over naive variance): {span}."
+        text += f" Design effect of {effect['of']} (clustered over naive variance): {span}."
     return text

@@ -33,6 +33,7 @@ def significance_section(ctx: Context) -> Section | None:
     if stats is None:
         return None
     from auditor.analyses.significance import (
+        CLUSTER_TEST,
         MCNEMAR,
         METHOD_DESCRIPTIONS,
         RANDOMISATION,
@@ -40,17 +41,22 @@ def significance_section(ctx: Context) -> Section | None:
         best_set_rule,
         interval_rule,
     )
+    from auditor.analyses.units import resampling_text
 
     boot = stats.bootstrap
     blocks: list[Any] = []
     pairs = [("B", str(boot.B)), ("seed", str(boot.seed)), ("alpha", str(stats.alpha)), ("method", boot.method),
              ("interval", interval_rule(stats.alpha)), ("ranks", RANK_RULE)]
+    if stats.resampling is not None:  # --clusters: what a resample draws, and the design effect
+        pairs.append(("resampling unit", resampling_text(stats.resampling)))
     if stats.pairwise_unavailable:
         pairs.append(("pairwise tests unavailable", stats.pairwise_unavailable))
     else:
         pairs += [("correction", correction_name(stats.correction)), ("randomisation rounds", f"{stats.rounds:,}"),
-                  ("best set", best_set_rule(stats.alpha, correction_name(stats.correction)))]
-        pairs += [(METHOD_NAMES[method], METHOD_DESCRIPTIONS[method]) for method in (MCNEMAR, RANDOMISATION)
+                  ("best set", best_set_rule(stats.alpha, correction_name(stats.correction),
+                                             stats.resampling is not None))]
+        descriptions = METHOD_DESCRIPTIONS if stats.resampling is None else {RANDOMISATION: CLUSTER_TEST}
+        pairs += [(METHOD_NAMES[method], descriptions[method]) for method in (MCNEMAR, RANDOMISATION)
                   if any(test.method == method for test in stats.tests)]
     pairs.append(("literature", _literature(stats)))
     blocks.append(Facts(tuple(pairs)))

@@ -82,8 +82,10 @@ def leaderboard(ctx: Context, verdict: Verdict) -> Table:
     if verdict.tested:
         correction = ctx.audit.statistics.correction
         caption = (f"Leaderboard, ordered by {ctx.name(primary)}. Bold: the metric's best set — the top system and "
-                   "every system not significantly worse than it (exact McNemar for accuracy, approximate "
-                   f"randomisation otherwise; {correction_name(correction)}-adjusted over the comparisons "
+                   "every system not significantly worse than it ("
+                   + ("approximate randomisation over clusters; " if ctx.audit.statistics.resampling is not None
+                      else "exact McNemar for accuracy, approximate randomisation otherwise; ")
+                   + f"{correction_name(correction)}-adjusted over the comparisons "
                    "with the top system; "
                    f"p ≥ α = {ctx.alpha:g}). Group: 1 = the best set under {ctx.short(primary)}; 2 = the best set "
                    "of the systems outside group 1, and so on.")

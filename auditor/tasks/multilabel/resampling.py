@@ -23,6 +23,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from auditor.analyses.bootstrap import percentile_intervals, rank_probabilities
+from auditor.analyses.families import best_sets as spine_best_sets
 from auditor.analyses.randomisation import AR_ROUNDS, binomial_half
 from auditor.analyses.significance import (
     MCNEMAR,
@@ -37,8 +38,13 @@ from auditor.analyses.significance import (
     mcnemar_exact,
     randomisation_rounds,
 )
-from auditor.analyses.significance import best_sets as spine_best_sets
-from auditor.analyses.units import Clusters, UnitResampler
+from auditor.analyses.units import (
+    Clusters,
+    UnitResampler,
+    design_effect,
+    randomisation_tests,
+    resampling_json,
+)
 from auditor.options import AuditOptions
 from auditor.tasks.multilabel.align import Aligned
 from auditor.tasks.multilabel.counting import Counted, Layout, item_matrix
@@ -166,6 +172,8 @@ class ItemStatistics:
     best_set: Mapping[str, BestSet] | None
     #: Why no pairwise test ran although the bootstrap did (read by :func:`auditor.analyses.verdict.decide`).
     pairwise_unavailable: str | None = None
+    #: With clusters of items: the record's ``statistics.resampling`` (:func:`auditor.analyses.units.resampling_json`).
+    resampling: Mapping[str, Any] | None = None
 
     def interval(self, metric: str, s: int) -> tuple[float, float] | None:
         lo, hi = self.intervals[metric][s]
@@ -185,6 +193,9 @@ class ItemStatistics:
             "ranks": {m: {name: {"p_rank": [float(x) for x in p[s]], "p_best": float(p[s][0])}
                           for s, name in enumerate(names)} for m, p in self.ranks.items()},
             "p_win": {m: {name: float(p[s][0]) for s, name in enumerate(names)} for m, p in self.ranks.items()}}
+        if self.resampling is not None:
+            section.update({"resampling": dict(self.resampling), "unit": "cluster",
+                            "method": "paired bootstrap over clusters of items (whole clusters drawn)"})
         if self.tests is None:
             section["pairwise_tests_unavailable"] = "not requested (auditor score shows intervals only)"
             return {"statistics": section}
@@ -201,20 +212,35 @@ class ItemStatistics:
         return {"statistics": section, "tests": [test.to_json() for test in self.tests]}
 
 
-def item_statistics(aligned: Aligned, counted: Counted, options: AuditOptions, tested: bool = True) -> ItemStatistics:
-    """The bootstrap (``options.bootstrap`` resamples) and, when ``tested``, the paired tests and best sets."""
+def item_statistics(aligned: Aligned, counted: Counted, options: AuditOptions, tested: bool = True,
+                    clusters: Clusters | None = None) -> ItemStatistics:
+    """The bootstrap (``options.bootstrap`` resamples) and, when ``tested``, the paired tests and best sets; with
+    ``clusters``, the clusters are drawn and swapped (approximate randomisation for every metric, subset accuracy
+    included: McNemar's test assumes independent items)."""
     matrix, layout = item_matrix(aligned, counted)
-    values = bootstrap_values(matrix, layout, options.bootstrap, options.seed)
+    values = bootstrap_values(matrix, layout, options.bootstrap, options.seed, clusters)
     intervals = {m: percentile_intervals(v, options.alpha)[0] for m, v in values.items()}
     ranks = {m: rank_probabilities(_signed(m, v)) for m, v in values.items()}
     observed = evaluate(counted.sums)
     tests = best = None
     S = len(aligned.names)
     rounds = randomisation_rounds(AR_ROUNDS, S * (S - 1) // 2, options.alpha)
-    if tested and S > 1:
+    if tested and S > 1 and clusters is not None:
+        pair = Layout(2, layout.labels)
+        tests = tuple(randomisation_tests(matrix, 1 + layout.labels, 2 * layout.labels + len(ITEM),
+                                          lambda a, b, sums: evaluate(pair.parts(sums)), observed, aligned.names,
+                                          METRIC_IDS, rounds, options.seed, options.correction, clusters))
+        best = spine_best_sets(tests, {m: _signed(m, observed[m]) for m in METRIC_IDS}, aligned.names, METRIC_IDS,
+                               options.correction, options.alpha, lambda metric: RANDOMISATION)
+    elif tested and S > 1:
         tests = tuple(pair_tests(matrix, layout, aligned, counted, observed, rounds, options.seed,
                                  options.correction))
         best = best_sets(tests, observed, aligned.names, options.alpha, options.correction)
+    resampling = None
+    if clusters is not None:
+        exact = np.stack([_exact(aligned, counted, s) for s in range(S)])
+        resampling = resampling_json(clusters, "item", design_effect(exact, None, clusters), aligned.names,
+                                     "subset accuracy")
     return ItemStatistics(options.bootstrap, options.seed, options.alpha, options.correction, rounds, intervals,
-                          ranks, tests, best)
+                          ranks, tests, best, resampling=resampling)
 

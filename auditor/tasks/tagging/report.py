@@ -97,6 +97,10 @@ def summary_section(audit: Any, ledger: Ledger) -> Section:
                 "seqeval's strict mode (only chunks well-formed in the scheme count)")
         blocks.append(Paragraph(f"Scheme {audit.scheme} ({how}). Chunks are read by {rule}. Bootstrap intervals "
                                 f"and paired tests resample sentences, never tokens."))
+    if audit.statistics is not None and audit.statistics.resampling is not None:  # --clusters: what a resample draws
+        from auditor.analyses.units import resampling_text
+
+        blocks.append(Paragraph(resampling_text(audit.statistics.resampling)))
     if audit.verdict is not None and len(audit.systems) > 1:
         blocks.append(Paragraph(f"Winner depends on the metric? {audit.verdict.text}"))
     blocks.append(_score_table(audit, ledger, "summary-leaderboard",

@@ -183,7 +183,8 @@ class TaggingAudit:
             "sources": {name: source.to_json() for name, source in self.sources.items()},
             "options": {"bootstrap": self.options.bootstrap, "seed": self.options.seed, "alpha": self.options.alpha,
                         "correction": self.options.correction, "resampling_unit": "sentence",
-                        "scheme": self.scheme, "span_rule": self.rule},
+                        "scheme": self.scheme, "span_rule": self.rule,
+                        **({"clusters": self.options.clusters} if self.options.clusters else {})},
             "warnings": list(self.warnings), "tagging": self._tagging_json(), "systems": {}}
         for s, name in enumerate(self.systems):
             entry: dict[str, Any] = {
@@ -234,6 +235,9 @@ class TaggingAudit:
                       for metric, probabilities in stats.ranks.items()},
             "p_win": {metric: {name: float(probabilities[s][0]) for s, name in enumerate(self.systems)}
                       for metric, probabilities in stats.ranks.items()}}
+        if stats.resampling is not None:
+            document["resampling"] = dict(stats.resampling)
+            document["method"] = "paired bootstrap over clusters of sentences (whole clusters drawn)"
         if stats.tests is None:
             document["pairwise_tests_unavailable"] = "not requested (auditor score shows intervals only)"
             return document
@@ -279,6 +283,10 @@ class TaggingAudit:
                 cells.append(text)
             rows.append((self.systems[s], cells))
         lines += fit_lines(chosen, rows, TERMINAL_WIDTH)
+        if self.statistics is not None and self.statistics.resampling is not None:
+            from auditor.analyses.units import resampling_text
+
+            lines += textwrap.wrap(resampling_text(self.statistics.resampling), TERMINAL_WIDTH, break_on_hyphens=False)
         if self.spans is not None:
             repaired = "repaired (counted as conlleval opens them)" if self.rule == "conlleval" else \
                 "dropped (strict counts only well-formed chunks)"

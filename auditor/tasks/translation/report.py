@@ -85,6 +85,10 @@ def summary_section(audit: Any, ledger: Ledger) -> Section:
                   tuple(Column(NAMES[m]) for m in METRICS), with_best_sets(rows, _best(audit)), _density(len(METRICS)), inline_ci=True,
                   for_summary=True)
     blocks: list[Any] = [Paragraph(text), table]
+    if audit.resampling is not None:  # --clusters: what a resample draws, and the design effect
+        from auditor.analyses.units import resampling_text
+
+        blocks.append(Paragraph(resampling_text(audit.resampling)))
     if audit.warnings:
         blocks.append(Bullets(audit.warnings, "Warnings"))
     return Section("summary", "Summary", tuple(blocks), for_summary=True)

@@ -33,7 +33,7 @@ import numpy as np
 import scipy.sparse
 from threadpoolctl import threadpool_limits
 
-from auditor.analyses.significance import RANDOMISATION, PairTest, adjust_families
+from auditor.analyses.families import RANDOMISATION, PairTest, adjust_families
 from auditor.analyses.units import Clusters, UnitResampler, paired_bootstrap_p, randomisation_p, swap_masks
 from auditor.options import THREADS
 from auditor.progress import SILENT, Progress
@@ -113,6 +113,29 @@ def prepare(corpus: Corpus, beta: float) -> Prepared:
     return Prepared(prepared, weighted, kept)
 
 
+def grouped(corpus: Corpus, clusters: Clusters) -> Corpus:
+    """The corpus with each cluster's segments summed into one row (types' counts, BLEU's and chrF's statistics):
+    every figure is a function of these sums, so resampling, leaving out or swapping a row of it resamples, leaves
+    out or swaps a whole cluster (the spine's clusters, docs/architecture.md "Resampling units")."""
+    from dataclasses import replace
+
+    from auditor.tasks.translation.counting import TypeCounts
+
+    G = clusters.indicator()
+    return replace(corpus, n_segments=clusters.n_clusters, reference=(G @ corpus.reference).tocsr(),
+                   counts={name: TypeCounts((G @ c.match).tocsr(), (G @ c.predicted).tocsr())
+                           for name, c in corpus.counts.items()},
+                   bleu={name: np.asarray(G @ x) for name, x in corpus.bleu.items()},
+                   chrf={name: np.asarray(G @ x) for name, x in corpus.chrf.items()})
+
+
+def grouped_human(segments: np.ndarray, clusters: Clusters) -> tuple[np.ndarray, np.ndarray]:
+    """Each cluster's (sum of rated human scores, number rated) per system: (C, S) each."""
+    rated = ~np.isnan(segments)
+    G = clusters.indicator()
+    return np.asarray(G @ np.where(rated, segments, 0.0)), np.asarray(G @ rated.astype(np.float64))
+
+
 def scores(corpus: Corpus, weights: np.ndarray, beta: float, k: float,
            prepared: Prepared | None = None) -> dict[str, np.ndarray]:
     """Every metric of every system under segment ``weights`` (resamples x N) -> metric -> (resamples, S)."""
@@ -159,10 +182,10 @@ ONE_BLAS_THREAD = threadpool_limits.wrap(limits=1, user_api="blas")
 
 @ONE_BLAS_THREAD
 def bootstrap(corpus: Corpus, resamples: int, seed: int, beta: float, k: float,
-              human: np.ndarray | None = None, progress: Progress = SILENT,
-              prepared: Prepared | None = None, clusters: Clusters | None = None) -> Bootstrap:
+              human: np.ndarray | tuple[np.ndarray, np.ndarray] | None = None, progress: Progress = SILENT,
+              prepared: Prepared | None = None) -> Bootstrap:
     """``resamples`` paired bootstrap resamples of every metric (and of the human means), drawn by the spine's
-    :class:`~auditor.analyses.units.UnitResampler` over segments (or ``clusters`` of them)."""
+    :class:`~auditor.analyses.units.UnitResampler` over the corpus's rows (segments, or clusters: :func:`grouped`)."""
     n = corpus.n_segments
     prepared = prepared or prepare(corpus, beta)
     widest = max((t.match.shape[1] for t in prepared.types.values()), default=1)
@@ -170,7 +193,7 @@ def bootstrap(corpus: Corpus, resamples: int, seed: int, beta: float, k: float,
     parts: list[dict[str, np.ndarray]] = []
     human_parts = []
     with progress.task("bootstrap over segments", total=resamples) as advance:
-        for _, weights in UnitResampler(n, resamples, seed, clusters, rows).blocks():
+        for _, weights in UnitResampler(n, resamples, seed, rows=rows).blocks():
             size = weights.shape[0]
             parts.append(scores(corpus, weights, beta, k, prepared))
             if human is not None:
@@ -180,11 +203,16 @@ def bootstrap(corpus: Corpus, resamples: int, seed: int, beta: float, k: float,
     return Bootstrap(values, np.concatenate(human_parts) if human_parts else None)
 
 
-def resampled_means(weights: np.ndarray, segments: np.ndarray) -> np.ndarray:
-    """Mean rated score per system under each weight row; NaN (unrated) segments left out."""
-    rated = ~np.isnan(segments)
+def resampled_means(weights: np.ndarray, segments: np.ndarray | tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """Mean rated score per system under each weight row; NaN (unrated) segments left out. ``segments``: (N, S)
+    scores, or per unit (sums, numbers rated) (:func:`grouped_human`)."""
+    if isinstance(segments, tuple):
+        sums, rated = segments
+    else:
+        rated = (~np.isnan(segments)).astype(np.float64)
+        sums = np.where(rated > 0, segments, 0.0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return (weights @ np.where(rated, segments, 0.0)) / (weights @ rated.astype(np.float64))
+        return (weights @ sums) / (weights @ rated)
 
 
 def _pair_metrics(corpus: Corpus, a: str, b: str, mask: np.ndarray, beta: float,
@@ -249,13 +277,13 @@ def _multi_terms(totals, dm, dp, reference, multi, mask, beta) -> tuple[np.ndarr
 @ONE_BLAS_THREAD
 def paired_tests(corpus: Corpus, observed: Mapping[str, np.ndarray], resampled: Bootstrap | None, rounds: int,
                  seed: int, beta: float, k: float, pairs: Sequence[tuple[int, int]], correction: str,
-                 progress: Progress = SILENT, clusters: Clusters | None = None) -> list[PairTest]:
-    """Approximate randomisation over segments (or ``clusters``; the spine's swap masks,
+                 progress: Progress = SILENT) -> list[PairTest]:
+    """Approximate randomisation over the corpus's rows (segments, or clusters: :func:`grouped`; the spine's swap masks,
     :func:`~auditor.analyses.units.swap_masks`, one block of ``rounds`` rows as sacrebleu draws it) and, with the bootstrap, the paired bootstrap
     test for every pair and metric; p adjusted over each (metric, method) family."""
     tests: list[PairTest] = []
     names = corpus.systems
-    mask = next(swap_masks(seed, rounds, corpus.n_segments, clusters, rows=rounds), np.zeros((0, corpus.n_segments)))
+    mask = next(swap_masks(seed, rounds, corpus.n_segments, rows=rounds), np.zeros((0, corpus.n_segments)))
 
     def run(pair: tuple[int, int]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         return _pair_metrics(corpus, names[pair[0]], names[pair[1]], mask, beta, k)

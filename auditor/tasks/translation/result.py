@@ -7,8 +7,8 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from auditor.analyses.families import BestSet, PairTest
 from auditor.analyses.rankings import RankDisagreement
-from auditor.analyses.significance import BestSet, PairTest
 from auditor.analyses.verdict import Verdict
 from auditor.formatting import fit_lines, format_value, nan_to_none
 from auditor.results import SCHEMA, Score, Signature
@@ -43,6 +43,8 @@ class TranslationAudit:
     best_set: Mapping[str, BestSet] | None = None
     #: Whether the winner depends on the metric, decided by the best sets (:func:`auditor.analyses.verdict.decide`).
     verdict: Verdict | None = None
+    #: With ``--clusters``: the record's ``statistics.resampling`` (:func:`auditor.analyses.units.resampling_json`).
+    resampling: Mapping[str, Any] | None = None
 
     def report_model(self, figures: bool = True) -> Any:
         """The report model every renderer reads (:mod:`auditor.tasks.translation.report`)."""
@@ -91,6 +93,10 @@ class TranslationAudit:
                              "paired_bootstrap": "for parity with sacrebleu's paired_bs (which counts > where this "
                                                  "counts ≥): p = (1 + #{|Δ_b| − mean(|Δ_b|) ≥ |Δ|}) / (B + 1)"},
         }
+        if self.resampling is not None:
+            statistics["resampling"] = dict(self.resampling)
+            statistics["bootstrap"] = ("paired bootstrap over clusters of segments (whole clusters drawn); metric "
+                                       "intervals by statistics.interval_method, the jackknife leaving one cluster out")
         if self.bca is not None:
             from auditor.tasks.translation.intervals import METHODS
 
@@ -136,6 +142,12 @@ class TranslationAudit:
             rows.append((s, cells))
         lines = fit_lines([NAMES[m] for m in chosen], rows, 80)
         lines.append(f"{self.n_items} segments; scores ×100" + (f"; sorted by {NAMES[_resolve(sort)]}" if sort else ""))
+        if self.resampling is not None:
+            import textwrap
+
+            from auditor.analyses.units import resampling_text
+
+            lines += textwrap.wrap(resampling_text(self.resampling), 80)
         lines.append(f"signature: {self.signature}")
         return lines
 

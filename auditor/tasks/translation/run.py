@@ -9,8 +9,9 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from auditor.analyses.bootstrap import rank_probabilities
+from auditor.analyses.families import RANDOMISATION, best_sets
 from auditor.analyses.rankings import rank_disagreement
-from auditor.analyses.significance import RANDOMISATION, best_sets, randomisation_rounds, rounds_rule
+from auditor.analyses.significance import randomisation_rounds, rounds_rule
 from auditor.analyses.verdict import Tested, decide
 from auditor.errors import UsageError
 from auditor.formatting import format_small, plural
@@ -74,14 +75,11 @@ def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: Audit
                                                          bool(human_lower_better))
     prepared = resampling.prepare(corpus, f_beta)
     observed = resampling.point_scores(corpus, f_beta, microf_k, prepared)
-    resampled = None
-    if options.bootstrap > 0:
-        resampled = resampling.bootstrap(corpus, options.bootstrap, options.seed, f_beta, microf_k,
-                                         None if human_scores is None else human_scores.segments, progress,
-                                         prepared)
-    tests, note, rounds, family = _tests(corpus, observed, resampled, options, analyses, f_beta, microf_k, progress)
-    bca = None if resampled is None else interval_module.intervals(corpus, observed, resampled.values, options.alpha,
-                                                                   f_beta, microf_k)
+    clusters, units, resampled = _resampled(corpus, human_scores, options, f_beta, microf_k, progress, prepared)
+    tests, note, rounds, family = _tests(units or corpus, observed, resampled, options, analyses, f_beta, microf_k,
+                                         progress)
+    bca = None if resampled is None else interval_module.intervals(units or corpus, observed, resampled.values,
+                                                                   options.alpha, f_beta, microf_k)
     metrics = _metric_values(corpus, observed, bca, f_beta, options.alpha)
     values = {s: {m: metrics[s][m].value for m in resampling.METRICS} for s in corpus.systems}
     disagreement = rank_disagreement(values, resampling.METRICS, _lookup(tests, options.alpha))
@@ -100,6 +98,8 @@ def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: Audit
         sources["human"] = {"path": str(human), "sha256": _sha(human)}
     recommendation = recommend(corpus, types, disagreement, human_result, values)
     best, verdict = _decided(corpus, observed, values, tests, options, recommendation["metrics"][0]["id"])
+    if clusters is not None:
+        opts["clusters"], sources["clusters"] = str(options.clusters), dict(clusters.source or {})
     return TranslationAudit(
         signature=_signature(sources, opts, corpus, len(references)), n_items=corpus.n_segments, systems=corpus.systems,
         sources=sources, options=opts, metrics=metrics, types=types,
@@ -111,7 +111,45 @@ def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: Audit
         recommendation=recommendation, verdict=verdict,
         warnings=_warnings(corpus, human_scores), rounds=rounds, bca=_bca_json(bca, corpus.systems),
         best_set=best,
+        resampling=None if clusters is None else _resampling(corpus, clusters, bca, recommendation["metrics"][0]["id"],
+                                                             f_beta, microf_k),
     )
+
+
+def _resampling(corpus: Corpus, clusters: Any, bca: Any, metric: str, beta: float, k: float) -> dict[str, Any]:
+    """``statistics.resampling`` with clusters of segments; the design effect of the recommended metric of each system
+    is the ratio of its leave-one-cluster-out to its leave-one-segment-out jackknife variance (for a mean, the
+    clustered over naive variance of :func:`auditor.analyses.units.design_effect`, up to the jackknife's (n − 1)/n
+    factors)."""
+    from auditor.analyses.units import resampling_json
+
+    effects = None
+    if bca is not None:
+        by_segment = interval_module.jackknife_se(interval_module.jackknife(corpus, beta, k)[metric])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            effects = bca[metric]["jackknife_se"] ** 2 / by_segment ** 2
+    return resampling_json(clusters, "segment", effects, corpus.systems, NAMES[metric],
+                           "leave-one-cluster-out over leave-one-segment-out jackknife variance of the metric (for a "
+                           "mean, the clustered over naive variance up to the factors (n − 1)/n)")
+
+
+def _resampled(corpus: Corpus, human_scores: Any, options: AuditOptions, beta: float, k: float, progress: Progress,
+               prepared: Any) -> tuple[Any, Corpus | None, Any]:
+    """(clusters, the corpus of clusters, the bootstrap): with ``--clusters`` every resample, jackknife and swap acts on
+    clusters, the rows of summed segments (:func:`~.resampling.grouped`); None, None and the bootstrap over segments
+    otherwise."""
+    clusters = units = None
+    if options.clusters is not None:
+        from auditor.io.clusters import numbered, read_clusters
+
+        clusters = read_clusters(options.clusters, numbered(corpus.n_segments), "segment", "segment number")
+        units = resampling.grouped(corpus, clusters)
+    if options.bootstrap <= 0:
+        return clusters, units, None
+    human = None if human_scores is None else human_scores.segments if clusters is None else \
+        resampling.grouped_human(human_scores.segments, clusters)
+    return clusters, units, resampling.bootstrap(units or corpus, options.bootstrap, options.seed, beta, k, human,
+                                                 progress, None if units else prepared)
 
 
 def _decided(corpus: Corpus, observed, values, tests, options: AuditOptions, primary: str):
@@ -244,4 +282,6 @@ def _signature(sources: Mapping[str, Any], opts: Mapping[str, Any], corpus: Corp
               ("BLEU", corpus.signatures["bleu"]), ("chrF2", corpus.signatures["chrf"])]
     if "human" in sources:
         fields.append(("human", sources["human"]["sha256"][:12]))
+    if "clusters" in sources:
+        fields.append(("unit", f"cluster:{sources['clusters']['sha256'][:12]}"))
     return Signature(tuple(fields))
