@@ -41,8 +41,7 @@ def format_value(value: Any, kind: CellKind | str) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return MISSING
     if kind in ("score", "share"):
-        # a negative value that rounds to 0.0 keeps its sign ("-0.0": −0.03 is not 0.0); an exact 0 is "0.0"
-        return "0.0" if abs(value) < ZERO else f"{100 * value:.1f}"
+        return fixed(100 * value, 1, 100 * ZERO)
     if kind == "count":
         return str(int(value))
     if kind == "rank":
@@ -50,10 +49,22 @@ def format_value(value: Any, kind: CellKind | str) -> str:
     if kind == "p":
         return "<0.001" if value < 0.001 else format_p(value)
     if kind == "tau":
-        return f"{value:.2f}".replace("-0.00", "0.00")
+        return fixed(value, 2)
     if kind == "number":
-        return f"{value:.3f}"
+        return fixed(value, 3)
     return str(value)
+
+
+def fixed(value: float, digits: int, zero: float = ZERO) -> str:
+    """``value`` with ``digits`` decimals, never a signed zero: a value within ``zero`` of 0 (an exact zero computed
+    in floating point) is "0.0…"; any other value that would print as 0 gets up to three more decimals, enough to
+    show its first digit and so its sign (−0.03 as "-0.03", not "-0.0" or "0.0"), else "0.0…"."""
+    if abs(value) >= zero:
+        for places in range(digits, digits + 4):
+            text = f"{value:.{places}f}"
+            if float(text) != 0:
+                return text
+    return f"{0:.{digits}f}"
 
 
 def format_p(value: float, alphas: tuple[float, ...] = ALPHAS) -> str:

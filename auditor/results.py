@@ -230,15 +230,20 @@ class Audit:
 
     def _leaderboard(self) -> tuple[list[str], list[str], list[list[str]]]:
         """(systems, metric labels, cells ×100) of the key metrics, in the primary metric's order."""
-        from auditor.analyses.verdict import KEY_METRICS
         from auditor.formatting import format_value
 
         order = list(self.verdict.order) if self.verdict is not None else list(self.systems)
-        present = self.systems[order[0]].metrics if order else {}
-        keys = [m for m in KEY_METRICS if m in present]
+        keys = self._leaderboard_keys()
         labels = [self._label(k) for k in keys]
         cells = [[format_value(self.systems[s].metrics[k].value, "score") for k in keys] for s in order]
         return order, labels, cells
+
+    def _leaderboard_keys(self) -> list[str]:
+        """Classification's key metrics this audit scored."""
+        from auditor.analyses.verdict import KEY_METRICS
+
+        present = next(iter(self.systems.values())).metrics if self.systems else {}
+        return [m for m in KEY_METRICS if m in present]
 
     def _label(self, metric_id: str) -> str:
         return next((m.label for m in self.metrics if m.id == metric_id), metric_id)
@@ -256,15 +261,64 @@ class Audit:
         return "\n".join(lines)[:1990]
 
     def _repr_html_(self) -> str:
-        """The leaderboard as an HTML table (notebooks), every name escaped."""
+        """The notebook view: page 1's leaderboard as an HTML table (every name escaped) — each key metric ×100 with
+        its bootstrap percentile interval, the metric's best set in bold (only where tests ran), and whether the
+        primary metric is significantly above its shuffle baseline; the caption says how each was decided."""
         from html import escape
 
-        systems, labels, cells = self._leaderboard()
-        head = "".join(f"<th>{escape(label)}</th>" for label in labels)
-        body = "".join(f"<tr><th>{escape(s)}</th>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>"
-                       for s, row in zip(systems, cells))
-        return (f"<table><caption>{len(self.systems)} systems, {self.n_items:,} items, {len(self.labels)} labels "
-                f"(×100)</caption><thead><tr><th>system</th>{head}</tr></thead><tbody>{body}</tbody></table>")
+        from auditor.formatting import format_value, typographic_minus
+        from auditor.options import correction_name
+
+        verdict, statistics, chance = self.verdict, self.statistics, self.baselines
+        order = list(verdict.order) if verdict is not None else list(self.systems)
+        present = self.systems[order[0]].metrics if order else {}
+        keys = [m for m in (verdict.key_metrics if verdict is not None else ()) if m in present] or \
+            self._leaderboard_keys()
+        best = {m: set(v) for m, v in verdict.leaders.items()} if verdict is not None and verdict.tested else {}
+        primary = verdict.primary if verdict is not None else None
+        alpha = float(self.options.alpha)
+
+        kinds = {m.id: m.kind for m in self.metrics}
+
+        def cell(system: str, metric: str) -> str:
+            kind = kinds.get(metric, "score")
+            value = format_value(self.systems[system].metrics[metric].value, kind)
+            text = f"<b>{value}</b>" if system in best.get(metric, ()) else value
+            interval = self.interval(system, metric)
+            if interval is not None:
+                text += f" <small>[{format_value(interval[0], kind)}, {format_value(interval[1], kind)}]</small>"
+            return f"<td style='text-align:right'>{typographic_minus(text)}</td>"
+
+        def above(system: str) -> str:
+            comparison = chance.chance.get(system, {}).get(primary) if chance is not None and primary else None
+            p = None if comparison is None else comparison.p_shuffle_adjusted
+            return "<td>—</td>" if p is None else f"<td>{'yes' if p < alpha else 'no'}</td>"
+
+        has_chance = chance is not None and primary is not None and any(
+            primary in chance.chance.get(s, {}) for s in order)
+        head = "".join(f"<th>{escape(self._label(k))}</th>" for k in keys)
+        head += "<th>above chance</th>" if has_chance else ""
+        body = "".join(f"<tr><th>{escape(s)}</th>" + "".join(cell(s, k) for k in keys)
+                       + (above(s) if has_chance else "") + "</tr>" for s in order)
+        scaled = "scores ×100" if all(kinds.get(k, "score") == "score" for k in keys) else "scores ×100, errors as they are"
+        caption = [f"{len(self.systems)} systems, {self.n_items:,} items, {len(self.labels)} labels; {scaled}"]
+        if primary is not None:
+            caption.append(f"ordered by {escape(self._label(primary))}")
+        if statistics is not None and statistics.bootstrap.B > 0:
+            caption.append(f"brackets: {100 * (1 - alpha):g}% bootstrap percentile interval "
+                           f"(B = {statistics.bootstrap.B:,})")
+        if best:
+            caption.append(f"bold: the metric's best set, the top system and every system not significantly worse "
+                           f"(exact McNemar for accuracy, approximate randomisation otherwise; "
+                           f"{correction_name(statistics.correction)}-adjusted, p ≥ α = {alpha:g})")
+        else:
+            caption.append("nothing is bold: no significance test ran")
+        if has_chance:
+            caption.append(f"above chance: {escape(self._label(primary))} significantly above a shuffle of the "
+                           f"system's own predictions ({correction_name(chance.correction)}-adjusted over the "
+                           f"systems, p < α)")
+        return (f"<table><caption style='caption-side:top;text-align:left'>{'; '.join(caption)}.</caption>"
+                f"<thead><tr><th>system</th>{head}</tr></thead><tbody>{body}</tbody></table>")
 
     @property
     def reporting(self) -> Reporting:

@@ -2,9 +2,10 @@
 
 An audit.json is flattened to ``{"/key/key/...": value}`` for every number, boolean, null and identifier-like string
 (no whitespace: system names, metric ids, methods, hashes); prose (sentences, reasons, formulas with spaces) and file
-paths (a key ``path``, or a string naming a file that exists) are left out, since neither is a figure. A list of records is keyed by the fields that name a record
-(``a``, ``b``, ``metric``, ``id``, ...) rather than by position, so that a reordering is not reported as a change.
-The three audits are run through the command line (``auditor score --json``), as a user would run them.
+paths (a key ``path``, or a string naming a file that exists) are left out, since neither is a figure. A list of
+records is keyed by the fields that name a record (``a``, ``b``, ``metric``, ``id``, ...) rather than by position,
+so that a reordering is not reported as a change. The three audits are run through the command line (``auditor
+score --json``), as a user would run them.
 """
 from __future__ import annotations
 

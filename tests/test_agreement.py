@@ -41,7 +41,8 @@ def test_slides_example_kappa_and_raw_agreement(slides_files):
     # slides: chance agreement 0.02 + 0.72 = 0.74; (0.70 − 0.74) / (1 − 0.74) = −0.15 (printed rounded)
     assert reliability["cohen_kappa"] == pytest.approx(-0.04 / 0.26)
     assert round(reliability["cohen_kappa"], 2) == -0.15
-    assert reliability["cohen_kappa_pairs"][0][1] == reliability["cohen_kappa_pairs"][1][0] == reliability["cohen_kappa"]
+    pairs = reliability["cohen_kappa_pairs"]
+    assert pairs[0][1] == pairs[1][0] == reliability["cohen_kappa"]
     # the system always says "no": accuracy 80/100 against gold = A and κ = 0, both above the
     # annotators' 0.70 and −0.15: the ceiling is practical, not a bound
     assert reliability["ceiling"]["accuracy"] == pytest.approx(0.70)
@@ -73,7 +74,8 @@ def test_score_prints_the_reliability_line(slides_files):
     result = CliRunner().invoke(cli, ["score", str(gold), str(system), "--annotators", str(a), "--annotators", str(b),
                                       "--bootstrap", "0", "--quiet"])
     assert result.exit_code == 0, result.output
-    assert "gold reliability (2 annotators, ×100): raw agreement 70.0, Cohen's κ (mean over pairs) -15.4" in result.stdout
+    assert ("gold reliability (2 annotators, ×100): raw agreement 70.0, Cohen's κ (mean over pairs) -15.4"
+            in result.stdout)
 
 
 def test_one_annotator_is_an_error(slides_files):

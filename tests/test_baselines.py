@@ -288,7 +288,8 @@ def test_monte_carlo_range_follows_alpha_and_draws_do_not_depend_on_threads():
     assert (entry.mc_low, entry.mc_high) == tuple(np.quantile(drawn, [0.1, 0.9]))
     wider = narrow.shuffle["s"]["accuracy"]
     assert (wider.mc_low, wider.mc_high) == tuple(np.quantile(drawn, [0.005, 0.995]))
-    method = auditor.audit(["a", "b", "b"], {"s": ["a", "b", "a"]}, bootstrap=0, alpha=0.2).to_json()["chance"]["method"]
+    method = auditor.audit(["a", "b", "b"], {"s": ["a", "b", "a"]},
+                           bootstrap=0, alpha=0.2).to_json()["chance"]["method"]
     assert method["alpha"] == 0.2 and "80%" in method["range"]
 
 

@@ -78,8 +78,9 @@ def test_report_under_an_address_space_limit_fails_clearly_and_writes_nothing(ge
         resource.setrlimit(resource.RLIMIT_AS, (8 * 10**9, 8 * 10**9))
 
     done = subprocess.run(
-        [sys.executable, "-c", "from auditor.cli import main; main(prog_name='auditor')", "report", str(root / "gold.tsv"),
-         str(root / "systems" / "char-svm.tsv"), "-o", str(out), "--format", "html", "--bootstrap", "0"],
+        [sys.executable, "-c", "from auditor.cli import main; main(prog_name='auditor')", "report",
+         str(root / "gold.tsv"), str(root / "systems" / "char-svm.tsv"), "-o", str(out), "--format", "html",
+         "--bootstrap", "0"],
         capture_output=True, text=True, preexec_fn=limit, timeout=600)
     assert done.returncode == 2, done.stderr
     assert "ulimit -v" in done.stderr and "--format json,tex,md" in done.stderr

@@ -113,10 +113,13 @@ def test_check_claim_exit_status_says_whether_every_claim_holds(tmp_path):
     matrix = tmp_path / "confusion.csv"
     matrix.write_text(",a,b\na,5,1\nb,2,4\n")
     runner = CliRunner()
-    assert runner.invoke(cli, ["check-claim", "accuracy=75.0 macro_recall=75.0", "--confusion", str(matrix)]).exit_code == 0
-    assert runner.invoke(cli, ["check-claim", "accuracy=75.0 macro_recall=80.0", "--confusion", str(matrix)]).exit_code == 1
+    assert runner.invoke(cli, ["check-claim", "accuracy=75.0 macro_recall=75.0",
+                               "--confusion", str(matrix)]).exit_code == 0
+    assert runner.invoke(cli, ["check-claim", "accuracy=75.0 macro_recall=80.0",
+                               "--confusion", str(matrix)]).exit_code == 1
     assert runner.invoke(cli, ["check-claim", "accuracy=80.0", "--confusion", str(matrix), "--json"]).exit_code == 1
-    assert runner.invoke(cli, ["check-claim", "accuracy=75.0", "--confusion", str(tmp_path / "missing.csv")]).exit_code == 2
+    assert runner.invoke(cli,
+                         ["check-claim", "accuracy=75.0", "--confusion", str(tmp_path / "missing.csv")]).exit_code == 2
 
 
 # ------------------------------------------------------------- bounded whatever the table says
@@ -314,7 +317,8 @@ def test_a_bare_f1_is_ambiguous_and_lists_each_average(tmp_path):
     result = CliRunner().invoke(cli, ["check-claim", f"f1={values['macro']:.1f}", "--confusion", str(matrix)])
     assert result.exit_code == 1
     assert (f"AMBIGUOUS: f1={values['macro']:.1f} names no one average: macro_f1 {values['macro']:.2f}, weighted_f1 "
-            f"{values['weighted']:.2f}, micro (= accuracy) {values['micro']:.2f}; name the one reported.") in result.output
+            f"{values['weighted']:.2f}, micro (= accuracy) {values['micro']:.2f}; name the one reported."
+            ) in result.output
     document = json.loads(CliRunner().invoke(cli, ["check-claim", "f1=0.5", "--confusion", str(matrix),
                                                    "--json"]).output)
     assert [m["definition"] for m in document["claims"][0]["ambiguous"]] == ["macro_f1", "weighted_f1", "accuracy"]

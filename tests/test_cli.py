@@ -25,7 +25,8 @@ def read_tsv_labels(path: Path) -> list[str]:
 
 @pytest.fixture(scope="module")
 def germeval_json(germeval_dir) -> dict:
-    result = CliRunner().invoke(cli, ["score", *germeval_arguments(germeval_dir), "--json", "--bootstrap", "0", "--quiet"])
+    result = CliRunner().invoke(cli, ["score", *germeval_arguments(germeval_dir), "--json", "--bootstrap",
+                                      "0", "--quiet"])
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
 
@@ -66,7 +67,8 @@ def test_majority_system_mcc_is_null_with_a_reason(germeval_json):
 
 
 def test_score_table_marks_undefined_values(germeval_dir):
-    result = CliRunner().invoke(cli, ["score", *germeval_arguments(germeval_dir), "--bootstrap", "0", "--quiet", "-m", "mcc", "-m", "macro F1"])
+    result = CliRunner().invoke(cli, ["score", *germeval_arguments(germeval_dir), "--bootstrap", "0", "--quiet", "-m",
+                                      "mcc", "-m", "macro F1"])
     assert result.exit_code == 0, result.output
     assert "majority" in result.stdout and "—" in result.stdout
     assert "majority/mcc: undefined: the system predicts a single class" in result.stdout
@@ -99,7 +101,8 @@ def test_installed_console_script_runs(germeval_dir):
     executable = str(beside_python) if beside_python.exists() else shutil.which("auditor")
     if executable is None:
         pytest.skip("console script not installed")
-    completed = subprocess.run([executable, "score", *germeval_arguments(germeval_dir), "--bootstrap", "0", "--quiet", "-m", "accuracy"],
+    completed = subprocess.run([executable, "score", *germeval_arguments(germeval_dir), "--bootstrap", "0", "--quiet",
+                                "-m", "accuracy"],
                                capture_output=True, text=True, timeout=120)
     assert completed.returncode == 0, completed.stderr
     assert "word-logreg" in completed.stdout
@@ -136,13 +139,15 @@ register(Metric(id="test_worst_precision", name="Worst-class precision", functio
 def test_plugin_given_as_a_file_path_is_scored_and_signed(tmp_path, germeval_dir):
     plugin = tmp_path / "worst_precision_plugin.py"
     plugin.write_text(PLUGIN)
-    result = CliRunner().invoke(cli, ["score", *germeval_arguments(germeval_dir), "--plugin", str(plugin), "--json", "--bootstrap", "0"])
+    result = CliRunner().invoke(cli, ["score", *germeval_arguments(germeval_dir), "--plugin", str(plugin), "--json",
+                                      "--bootstrap", "0"])
     assert result.exit_code == 0, result.output
     document = json.loads(result.stdout)
     # majority predicts OTHER only: precisions (ABUSE, INSULT, OTHER, PROFANITY) = (0, 0, 2330/3532, 0)
     assert document["systems"]["majority"]["metrics"]["test_worst_precision"]["value"] == 0.0
     assert document["signature"].endswith(f"plugins:{plugin}")
-    missing = CliRunner().invoke(cli, ["score", *germeval_arguments(germeval_dir), "--plugin", str(tmp_path / "absent.py")])
+    missing = CliRunner().invoke(cli, ["score", *germeval_arguments(germeval_dir), "--plugin",
+                                       str(tmp_path / "absent.py")])
     assert missing.exit_code == 2 and "absent.py: cannot import it" in missing.stderr
 
 
@@ -158,11 +163,12 @@ def small_files(tmp_path):
 
 
 def test_score_prints_x100_with_intervals_as_the_report_does(tmp_path):
-    result = CliRunner().invoke(cli, ["score", *small_files(tmp_path), "--bootstrap", "200", "--quiet", "-m", "accuracy",
-                                      "--json"])
+    result = CliRunner().invoke(cli, ["score", *small_files(tmp_path), "--bootstrap", "200", "--quiet", "-m",
+                                      "accuracy", "--json"])
     document = json.loads(result.stdout)
     value = document["systems"]["sys"]["metrics"]["accuracy"]
-    table = CliRunner().invoke(cli, ["score", *small_files(tmp_path), "--bootstrap", "200", "--quiet", "-m", "accuracy"])
+    table = CliRunner().invoke(cli, ["score", *small_files(tmp_path), "--bootstrap", "200", "--quiet",
+                                     "-m", "accuracy"])
     assert table.exit_code == 0, table.output
     # i = 0..29: gold neg at i % 3 == 0, predicted neg at i % 4 == 0; they disagree at 3, 6, 9, 15, 18, 21, 27
     # and 4, 8, 16, 20, 28 -> 18/30 right = 60.0 (×100, one decimal)

@@ -128,7 +128,8 @@ def test_unexpected_exception_in_report_leaves_no_new_outdir(files, tmp_path, mo
 
 PLUGIN_FAILURES = {
     "raises_plugin": ("import math\nraise RuntimeError('my plugin is misconfigured')\n",
-                      ["--plugin raises_plugin", "raises_plugin.py line 2", "RuntimeError: my plugin is misconfigured"]),
+                      ["--plugin raises_plugin", "raises_plugin.py line 2",
+                       "RuntimeError: my plugin is misconfigured"]),
     "syntax_plugin": ("def broken(:\n    pass\n",
                       ["--plugin syntax_plugin", "syntax error", "syntax_plugin.py line 1"]),
     "exits_plugin": ("import sys\nsys.exit(7)\n",

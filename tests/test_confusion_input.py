@@ -21,8 +21,8 @@ SYSTEMS = ("word-logreg", "char-svm-balanced", "majority")
 
 @pytest.fixture(scope="module")
 def item_audit(germeval_dir):
-    return auditor.audit(germeval_dir / "gold.tsv", {name: germeval_dir / "systems" / f"{name}.tsv" for name in SYSTEMS},
-                         bootstrap=0)
+    return auditor.audit(germeval_dir / "gold.tsv",
+                         {name: germeval_dir / "systems" / f"{name}.tsv" for name in SYSTEMS}, bootstrap=0)
 
 
 @pytest.fixture(scope="module")

@@ -505,7 +505,8 @@ def test_pairs_route_gives_the_full_tables_figures(tmp_path, monkeypatch, fmt):
 
     import jsonschema
 
-    jsonschema.validate(json.loads(json.dumps(by_pairs)), json.loads((files("auditor") / "audit.schema.json").read_text()))
+    jsonschema.validate(json.loads(json.dumps(by_pairs)),
+                        json.loads((files("auditor") / "audit.schema.json").read_text()))
     assert by_pairs["statistics"]["rank_route"] == "pairs"
     assert by_pairs["sources"]["gold"]["hash_of"].startswith("each pair's")
     assert pairs.sources["s0"].counted["hash_of"].startswith("each pair's")

@@ -173,7 +173,8 @@ def test_goemotions_layout_has_the_multilabel_shapes(tmp_path):
     assert scores[0] == ["id", *names]
     for row, line in zip(scores[1:], systems["tfidf-lr-t30"][1:]):  # the scores thresholded at 0.3 are t30
         assert line.split("\t")[1] == ",".join(n for n, p in zip(names, row[1:]) if float(p) >= 0.3)
-    assert (out / "ekman.tsv").read_text(encoding="utf-8") == "emotion\tgroup\njoy\tjoy\nanger\tanger\nneutral\tneutral\n"
+    assert (out / "ekman.tsv").read_text(encoding="utf-8") == ("emotion\tgroup\njoy\tjoy\nanger\tanger\n"
+                                                               "neutral\tneutral\n")
     assert (out / "labels.txt").read_text(encoding="utf-8") == "joy\nanger\nneutral\n"
 
 
@@ -216,7 +217,8 @@ def test_germeval_layout_has_gold_systems_slices_and_scores(tmp_path):
     for path in (out / "systems").glob("*.tsv"):
         assert [line.split("\t")[0] for line in path.read_text(encoding="utf-8").splitlines()] == \
             [line.split("\t")[0] for line in gold], path.stem
-    scores = [line.split("\t") for line in (out / "scores" / "word-logreg.tsv").read_text(encoding="utf-8").splitlines()]
+    scores = [line.split("\t")
+              for line in (out / "scores" / "word-logreg.tsv").read_text(encoding="utf-8").splitlines()]
     predicted = (out / "systems" / "word-logreg.tsv").read_text(encoding="utf-8").splitlines()
     assert scores[0] == ["id", *sorted(labels)]
     for row, line in zip(scores[1:], predicted[1:]):  # its argmax is the system's label

@@ -3,8 +3,9 @@
 ``tests/expectations/NAME.json`` holds every figure (numbers and identifiers, never data) of the GermEval-2018
 classification audit, the UNER English-EWT tagging audit with the five illustrative taggers, and the WMT21 TED
 translation audit (data from the ``germeval_dir``, ``uner_dir`` and ``wmt21_dir`` fixtures), as
-``tests/expectations/capture.py`` wrote them; this test recomputes each audit through the command line and diffs. A figure may change only by a named unification; :data:`MOVED` lists the keys that moved
-(old prefix -> new prefix), and the commit that rewrites an expectation names each change.
+``tests/expectations/capture.py`` wrote them; this test recomputes each audit through the command line and diffs.
+A figure may change only by a named unification; :data:`MOVED` lists the keys that moved (old prefix -> new
+prefix), and the commit that rewrites an expectation names each change.
 """
 from __future__ import annotations
 

@@ -56,7 +56,8 @@ def test_a_hashtag_opening_a_sentence_is_a_token(tmp_path, separator):
     seqeval: gold MISC and LOC, the system finds LOC only: F1 = 2/3; conlleval.pl's token accuracy 3/4."""
     def text(tags):
         words = [["#FollowFriday", "is", "fun"], ["Paris"]]
-        return "\n\n".join("\n".join(f"{w}{separator}{t}" for w, t in zip(ws, ts)) for ws, ts in zip(words, tags)) + "\n"
+        sentences = ("\n".join(f"{w}{separator}{t}" for w, t in zip(ws, ts)) for ws, ts in zip(words, tags))
+        return "\n\n".join(sentences) + "\n"
 
     audit, values = tagging(tmp_path, text(TWEET_GOLD), text(TWEET_SYSTEM))
     assert audit["n_items"] == 4
@@ -177,7 +178,8 @@ def test_f_beta_and_k_outside_the_formula_are_refused_never_replaced(texts, opti
 
 
 def test_f_beta_inside_the_range_is_used(texts):
-    """β = 1e-100: F_β;c = (1+β²)·Match/(β²·Refs + Preds) = Match/Preds (precision) to double precision; β = 2 differs."""
+    """β = 1e-100: F_β;c = (1+β²)·Match/(β²·Refs + Preds) = Match/Preds (precision) to double precision; β = 2
+    differs."""
     small = json.loads(run([*texts, "--f-beta", "1e-100"]).stdout)
     assert small["options"]["f_beta"] == 1e-100
 
@@ -289,8 +291,8 @@ def test_a_row_without_an_id_is_refused_in_every_engine(tmp_path, engine, fmt):
                                 for i, g, s in zip(ids, "xyx", "xyy")))
     if engine == "spark":
         pytest.importorskip("pyspark", reason="PySpark is not installed (pip install 'auditor[spark]')")
-    result = run(["score", "--dataset", str(path), "--gold-column", "gold", "--system-columns", "S", "--id-column", "id",
-                  "--engine", engine, "--json", "--bootstrap", "0", "--quiet"])
+    result = run(["score", "--dataset", str(path), "--gold-column", "gold", "--system-columns", "S", "--id-column",
+                  "id", "--engine", engine, "--json", "--bootstrap", "0", "--quiet"])
     one_error(result, f"d.{fmt}: 1 row has no id in column 'id'")
 
 

@@ -261,7 +261,8 @@ def test_a_summary_row_that_the_classes_cannot_give_is_a_problem(write):
 
 
 def test_a_support_zero_row_is_a_class(write):
-    text = SKLEARN_TEXT.replace("\n\n    accuracy", "\n       never       0.00      0.00      0.00         0\n\n    accuracy")
+    text = SKLEARN_TEXT.replace("\n\n    accuracy",
+                                "\n       never       0.00      0.00      0.00         0\n\n    accuracy")
     text = text.replace("macro avg       0.61      0.67      0.62", "macro avg       0.46      0.50      0.47")
     found = check_claim("accuracy=62.5", "--table", write("report.txt", text))
     assert found["evidence"]["labels"] == ["bad", "ok", "very good", "never"]

@@ -91,7 +91,8 @@ def test_balanced_accuracy_differs_from_macro_recall_with_a_predicted_only_label
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert value("macro_recall", matrix) == pytest.approx(17 / 36)  # hand, = sklearn recall_score macro
-        assert value("macro_recall", matrix) == pytest.approx(skm.recall_score(gold, pred, average="macro", zero_division=0))
+        theirs = skm.recall_score(gold, pred, average="macro", zero_division=0)
+        assert value("macro_recall", matrix) == pytest.approx(theirs)
         assert skm.balanced_accuracy_score(gold, pred) == pytest.approx(17 / 24)  # sklearn
         # our prevalence-calibrated accuracy is exactly scikit-learn's balanced accuracy
         assert value("accuracy_calibrated", matrix) == pytest.approx(skm.balanced_accuracy_score(gold, pred))
@@ -109,7 +110,8 @@ def test_fixed_label_set_matches_scikit_learn_labels_argument():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert ours["macro_recall"] == pytest.approx(skm.recall_score(gold, pred, average="macro", **kw))  # sklearn
-        assert ours["macro_precision"] == pytest.approx(skm.precision_score(gold, pred, average="macro", **kw))  # sklearn
+        assert ours["macro_precision"] == pytest.approx(
+            skm.precision_score(gold, pred, average="macro", **kw))  # sklearn
         assert ours["macro_f1"] == pytest.approx(skm.f1_score(gold, pred, average="macro", **kw))  # sklearn
     # without --labels, d is not active and the average runs over 3 labels (sklearn's default)
     assert compute(counts.confusion[0])["macro_recall"] == pytest.approx(
@@ -172,7 +174,8 @@ def test_binary_informedness_is_pycm_bm_and_youden_j():
     assert value("informedness", table) == pytest.approx(cm.class_stat["BM"][1])  # PyCM BM
     assert value("informedness", table) == pytest.approx(cm.class_stat["BM"][0])  # PyCM BM, other class
     gold, pred = labels_of(table)
-    assert value("informedness", table) == pytest.approx(skm.balanced_accuracy_score(gold, pred, adjusted=True))  # sklearn
+    assert value("informedness", table) == pytest.approx(
+        skm.balanced_accuracy_score(gold, pred, adjusted=True))  # sklearn
 
 
 # -------------------------------------------------------------------- hand computations
@@ -214,8 +217,9 @@ def test_markedness_by_hand_three_classes():
 def test_nit_by_hand_three_classes():
     # MI = Σ_ij (C_ij/N) log2(N C_ij / (row_i col_j)), rows (8, 10, 7), columns (6, 12, 7), N = 25:
     terms = [
-        5 / 25 * math.log2(25 * 5 / (8 * 6)), 2 / 25 * math.log2(25 * 2 / (8 * 12)), 1 / 25 * math.log2(25 * 1 / (8 * 7)),
-        1 / 25 * math.log2(25 * 1 / (10 * 6)), 7 / 25 * math.log2(25 * 7 / (10 * 12)), 2 / 25 * math.log2(25 * 2 / (10 * 7)),
+        5 / 25 * math.log2(25 * 5 / (8 * 6)), 2 / 25 * math.log2(25 * 2 / (8 * 12)),
+        1 / 25 * math.log2(25 * 1 / (8 * 7)), 1 / 25 * math.log2(25 * 1 / (10 * 6)),
+        7 / 25 * math.log2(25 * 7 / (10 * 12)), 2 / 25 * math.log2(25 * 2 / (10 * 7)),
         # C_ca = 0 contributes 0 (0·log 0 = 0)
         3 / 25 * math.log2(25 * 3 / (7 * 12)), 4 / 25 * math.log2(25 * 4 / (7 * 7)),
     ]

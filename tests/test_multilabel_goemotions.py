@@ -44,7 +44,8 @@ def labels(goemotions):
 def document(goemotions, labels):
     from auditor.options import AuditOptions
 
-    result = audit(str(goemotions / "gold.tsv"), {name: str(goemotions / "systems" / f"{name}.tsv") for name in SYSTEMS},
+    result = audit(str(goemotions / "gold.tsv"),
+                   {name: str(goemotions / "systems" / f"{name}.tsv") for name in SYSTEMS},
                    options=AuditOptions(bootstrap=0, labels=labels))
     return result.to_json()
 

@@ -124,7 +124,8 @@ def test_report_sections_and_the_json_recommendation(files, tmp_path):
                      "recommendation", "rules"):
         assert expected in ids
     assert ids.index("levels") < ids.index("ordinal-figures") < ids.index("recommendation")
-    table = next(block for block in model.section("ordinal-figures").blocks if getattr(block, "id", "") == "table-ordinal")
+    table = next(block for block in model.section("ordinal-figures").blocks
+                 if getattr(block, "id", "") == "table-ordinal")
     assert table.rows[0].cells[0].kind == "number" and table.columns[0].label == "MAE_M"
     assert "task:ordinal" in model.signature
     recommendation = result.to_json()["recommendation"]

@@ -134,7 +134,8 @@ def test_no_module_or_function_is_too_long():
 
 
 def test_size_is_counted_in_code_lines_not_prose():
-    text = '''"""Module docstring,\nover two lines."""\n\n# a comment\nX = 1\n\n\ndef f():\n    """Doc."""\n    return X\n'''
+    text = ('''"""Module docstring,\nover two lines."""\n\n# a comment\nX = 1\n\n\n'''
+            '''def f():\n    """Doc."""\n    return X\n''')
     tree = ast.parse(text)
     assert code_lines(text, tree) == 3  # X = 1, def f():, return X
     function = tree.body[-1]
@@ -247,4 +248,5 @@ def test_every_package_of_the_tree_is_in_the_wheel_list():
     setuptools = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
     listed = set(setuptools["packages"]) - set(setuptools.get("package-dir", {}))
     tree = {".".join(path.parent.relative_to(root).parts) for path in (root / "auditor").rglob("__init__.py")}
-    assert listed == tree, f"missing from pyproject.toml: {sorted(tree - listed)}; not in the tree: {sorted(listed - tree)}"
+    assert listed == tree, (f"missing from pyproject.toml: {sorted(tree - listed)}; "
+                            f"not in the tree: {sorted(listed - tree)}")

@@ -124,7 +124,8 @@ def test_charts_are_drawn_at_their_print_size(layout):
                     or "chart" not in (figure.get("class") or ""):
                 continue
             intrinsic = box.replacement.get_intrinsic_size(1, 16)[0]
-            assert box.width >= 0.99 * intrinsic, f"{figure.get('id')}: {intrinsic:.0f} px drawn {box.width:.0f} px wide"
+            assert box.width >= 0.99 * intrinsic, \
+                f"{figure.get('id')}: {intrinsic:.0f} px drawn {box.width:.0f} px wide"
             seen += 1
     assert seen >= 5  # bias, metrics, bump, Kendall, confusion
 

@@ -525,9 +525,9 @@ def test_germeval_properties_equal_the_kept_figures(germeval_counts):
 
 def test_chance_classifiers_hold_k_shares_not_k_by_k_matrices():
     """Each classifier's p and q are vectors of k shares that own their memory or view a few rows of
-    k (the Dirichlet draws share one small array): a row of ``np.eye(k)`` kept its whole k × k matrix alive, and with the extreme gold of
-    every class (k golds) the probes of a 1,000-class audit held ~14 GB (measured: 14.4 GB peak
-    before, 0.95 GB after)."""
+    k (the Dirichlet draws share one small array): a row of ``np.eye(k)`` kept its whole k × k matrix alive, and
+    with the extreme gold of every class (k golds) the probes of a 1,000-class audit held ~14 GB (measured:
+    14.4 GB peak before, 0.95 GB after)."""
     from auditor.analyses.probe_matrices import chance_classifiers
 
     k = 40
@@ -538,9 +538,9 @@ def test_chance_classifiers_hold_k_shares_not_k_by_k_matrices():
 
 
 def test_chance_witnesses_show_scores_x100_and_shares_as_fractions():
-    """PV witnesses read as the rest of the report (whose witness table says "scores ×100"): scores ×100 with one decimal (macro recall of the
-    uniform classifier on uniform gold is 1/k: 50.0 at k = 2, 33.3 at k = 3), shares as exact
-    fractions; never a 6-digit float such as 0.333333."""
+    """PV witnesses read as the rest of the report (whose witness table says "scores ×100"): scores ×100 with
+    one decimal (macro recall of the uniform classifier on uniform gold is 1/k: 50.0 at k = 2, 33.3 at k = 3),
+    shares as exact fractions; never a 6-digit float such as 0.333333."""
     import re
 
     from auditor.analyses.probe_matrices import share_text

@@ -77,8 +77,10 @@ def test_rule_fires_on_its_profile_and_not_on_the_opposite(rule):
     assert rule.id not in recommend(opposite).rules_fired
 
 
-@pytest.mark.parametrize("facts", [BASE, IMBALANCED, replace(BASE, k=2), replace(IMBALANCED, k=2, near_chance={"S": "x"}),
-                                   replace(BASE, deployment_prevalence="uniform"), replace(BASE, rare_classes_matter=True)],
+@pytest.mark.parametrize("facts", [BASE, IMBALANCED, replace(BASE, k=2),
+                                   replace(IMBALANCED, k=2, near_chance={"S": "x"}),
+                                   replace(BASE, deployment_prevalence="uniform"),
+                                   replace(BASE, rare_classes_matter=True)],
                          ids=["balanced", "imbalanced", "binary", "binary-near-chance", "uniform", "rare"])
 def test_no_rule_contradicts_its_source(facts):
     result = recommend(facts)

@@ -101,7 +101,7 @@ def test_a_leaderboard_draws_no_matrix_of_untested_pairs_and_no_table_per_system
     assert "table-best" in [b.id for b in blocks if b.kind == "table"]
     blocks = confusion_section(ctx).blocks
     assert drawn == [False] and not [b for b in blocks if b.kind == "table"]
-    assert "audit.json (systems.NAME.confusion)" in blocks[-1].text
+    assert "every count is in audit.json, under each system's confusion matrix" in blocks[-1].text
 
 
 def test_pairwise_heatmap_bins_follow_the_adjusted_p_values():
@@ -205,7 +205,8 @@ def test_recommendation_says_what_sources_say(germeval):
     assert "macro_f1_hm" not in {a.id for a in recommendation.avoid}
     assert re.search(r"ranges from \d+\.\d to \d+\.\d \(×100\)", reasons)  # ×100, one decimal
     assert not re.search(r"(?<!p = )\b0\.\d{3}\b", reasons)  # p-values keep three decimals
-    assert "macro_recall" not in reasons and "macro_f1" not in reasons and "informedness ranges" not in reasons  # display names
+    # display names, not ids
+    assert "macro_recall" not in reasons and "macro_f1" not in reasons and "informedness ranges" not in reasons
 
 
 # ------------------------------------------------------------------------------ property probes
@@ -314,7 +315,10 @@ def test_signs_survive_rounding_and_use_the_minus_sign():
     from auditor.formatting import format_value
     from auditor.report.model import Cell
 
-    assert format_value(-0.0003, "score") == "-0.0"  # a margin of −0.03 is not "0.0"
+    assert format_value(-0.0003, "score") == "-0.03"  # a margin of −0.03 is neither "0.0" nor "-0.0"
+    assert format_value(-0.00004, "score") == "-0.004" and format_value(-2e-9, "score") == "0.0"  # 3 more at most
+    assert format_value(-0.0004, "number") == "-0.0004" and format_value(-0.002, "tau") == "-0.002"
+    assert format_value(0.00049, "number") == "0.0005" and format_value(0.0123, "score") == "1.2"
     assert format_value(-1e-17, "score") == "0.0"  # an exact zero computed in floating point
     assert cell_text(Cell(-0.0123, "score")) == "\u22121.2"
     assert cell_interval(Cell(0.01, "score", low=-0.011, high=0.044)) == "[\u22121.1, 4.4]"
@@ -633,3 +637,33 @@ def test_math_is_typeset_in_html_and_user_names_are_left_alone():
     assert "<i>p</i><sub><i>i</i></sub>" in html and "<i>R</i><sub><i>K</i></sub>" in html
     assert "Σ<sub><i>c≠d</i></sub> <i>o</i><sub><i>cd</i></sub>" in html
     assert "x_y" in html and "macro_f1" in html and "&lt;b&gt;" in html
+
+
+def _prose(model) -> list[str]:
+    """Every sentence a reader reads as text: paragraphs, bullets, captions and fact values (a definition's "id"
+    row names the id on purpose, and the signature is code)."""
+    texts = []
+    for section in model.sections:
+        for block in section.blocks:
+            if block.kind == "paragraph":
+                texts.append(block.text)
+            elif block.kind == "bullets":
+                texts.extend(block.items)
+            elif block.kind in ("table", "figure"):
+                texts.append(block.caption)
+            elif block.kind in ("facts", "definition"):
+                pairs = block.pairs if block.kind == "facts" else block.facts.pairs
+                texts.extend(value for key, value in pairs if key != "id" and "signature" not in key.lower())
+    return texts
+
+
+def test_germeval_prose_names_metrics_not_ids_json_fields_or_modules(germeval_model):
+    """Issue 36: running text uses display names; ids live in the definitions' "id" rows and in audit.json."""
+    from auditor.metrics.registry import REGISTRY
+
+    ids = [m for m in REGISTRY.metrics if "_" in m] + ["mcc"]
+    pattern = re.compile(r"\b(" + "|".join(map(re.escape, ids)) + r")\b|\bholm\b|\bbh\b|systems\.NAME|"
+                         r"under “tests”|\bauditor\.[a-z_]+\.|\.py\b")
+    texts = [text.replace(germeval_model.signature, "SIGNATURE") for text in _prose(germeval_model)]
+    found = [(text[:80], m.group(0)) for text in texts for m in [pattern.search(text)] if m]
+    assert not found, found

@@ -36,8 +36,8 @@ def test_the_detectable_difference_is_the_planners(germeval):
     agreement = float((right[top] == right[second]).mean())
     assert found["systems"] == [top, second] and found["items"] == len(gold) == 3532
     assert found["accuracy"] == pytest.approx(accuracy[second]) and found["agreement"] == pytest.approx(agreement)
-    planned = CliRunner().invoke(cli, ["plan", "--json", "--items", str(len(gold)), "--accuracy", repr(accuracy[second]),
-                                       "--difference", repr(accuracy[top] - accuracy[second]),
+    planned = CliRunner().invoke(cli, ["plan", "--json", "--items", str(len(gold)), "--accuracy",
+                                       repr(accuracy[second]), "--difference", repr(accuracy[top] - accuracy[second]),
                                        "--agreement", repr(agreement)])
     assert planned.exit_code == 0, planned.output
     assert found["value"] == pytest.approx(json.loads(planned.output)["detectable_difference"], abs=2e-6)

@@ -43,8 +43,10 @@ def test_signature_is_a_record_whose_string_the_json_carries():
     assert keys == ["auditor", "gold", "systems", "labels", "boot", "seed", "ci", "alpha", "correction", "samplers"]
     from auditor.analyses.sampling import SIGNATURE
 
-    assert signature["samplers"] == SIGNATURE == "ci=cells,ranks=paired-split,chance=rows,settle=bound+fewest"  # which draws made the figures
-    assert (signature["boot"], signature["seed"], signature["labels"], signature["correction"]) == ("0", "7", "2", "holm")
+    # which draws made the figures
+    assert signature["samplers"] == SIGNATURE == "ci=cells,ranks=paired-split,chance=rows,settle=bound+fewest"
+    assert (signature["boot"], signature["seed"], signature["labels"], signature["correction"]) \
+        == ("0", "7", "2", "holm")
     assert signature["systems"].startswith("2:")
     assert str(signature).startswith("auditor:") and "|boot:0|seed:7|ci:percentile|alpha:0.05|" in str(signature)
 

@@ -87,14 +87,16 @@ def test_log_factorial_difference_against_exact_sums():
     # ln(x!/y!) = Σ_{t=y+1}^{x} ln t, summed exactly for a short range at a huge y
     y = 10**12
     exact = sum(np.log(float(t)) for t in range(y + 1, y + 6))
-    assert sampling.log_factorial_difference(np.array([y + 5.0]), np.array([float(y)]))[0] == pytest.approx(exact, rel=1e-13)
+    assert sampling.log_factorial_difference(np.array([y + 5.0]),
+                                             np.array([float(y)]))[0] == pytest.approx(exact, rel=1e-13)
     from scipy.special import gammaln
     assert sampling.log_factorial_difference(np.array([30.0]), np.array([12.0]))[0] == pytest.approx(
         gammaln(31) - gammaln(13), rel=1e-14)
 
 
 def _table_counts(tables):
-    return {tuple(t.ravel()): c for t, c in zip(*np.unique(tables.reshape(len(tables), -1), axis=0, return_counts=True))}
+    return {tuple(t.ravel()): c for t, c in zip(*np.unique(tables.reshape(len(tables), -1), axis=0,
+                                                           return_counts=True))}
 
 
 def test_fixed_margin_tables_equal_item_shuffles_in_distribution():

@@ -112,7 +112,8 @@ def test_systems_far_above_chance_are_settled_in_one_extra_round():
     for system in systems:
         test = result.chance[system]["macro_f1"]
         assert (test.shuffle_p.draws, test.shuffle_p.resolved, test.p_shuffle) == (1517, True, 1 / 1518)
-        assert result.shuffle_scores[system]["macro_f1"].size == 1517 and result.shuffle_scores[system]["kappa"].size == 1000
+        scores = result.shuffle_scores[system]
+        assert scores["macro_f1"].size == 1517 and scores["kappa"].size == 1000
         bounded = result.chance[system]["accuracy"].shuffle_p
         assert (bounded.method, bounded.draws, bounded.resolved) == ("bound", None, True) and bounded.p < 1e-10
 

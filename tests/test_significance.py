@@ -109,7 +109,8 @@ def test_randomisation_p_is_never_zero_and_identical_systems_give_one():
     result = approximate_randomisation(counts, 0, 1, [REGISTRY.get("accuracy")], rounds=100, seed=12345)
     assert result["accuracy"] == (0.0, 1.0)
     strong = _pair(n=400, accuracies=(0.95, 0.3))
-    difference, p = approximate_randomisation(strong, 0, 1, [REGISTRY.get("accuracy")], rounds=200, seed=12345)["accuracy"]
+    difference, p = approximate_randomisation(strong, 0, 1, [REGISTRY.get("accuracy")],
+                                              rounds=200, seed=12345)["accuracy"]
     assert p == pytest.approx(1 / 201)
 
 
@@ -269,7 +270,8 @@ def test_statistics_bh_and_bad_correction():
 def test_many_systems_are_tested_against_the_top_only(monkeypatch):
     monkeypatch.setattr(significance_module, "MAX_ALL_PAIRS", 2)
     counts = _three()
-    result = statistics(counts, REGISTRY.scalar(), B=100, rounds=100, test_metrics=("accuracy",), seed=12345, alpha=0.05, correction="holm")
+    result = statistics(counts, REGISTRY.scalar(), B=100, rounds=100, test_metrics=("accuracy",), seed=12345,
+                        alpha=0.05, correction="holm")
     pairs = {(t.a, t.b) for t in result.tests}
     assert pairs == {("best", "close"), ("best", "poor")}
     assert "against the top system" in result.family

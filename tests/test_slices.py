@@ -108,7 +108,8 @@ def test_analyse_is_a_function_of_counts_groups_and_metric_records():
     codes = rng.integers(0, 2, 300)
     metrics = [REGISTRY.get(m) for m in ("accuracy", "macro_f1", "mcc")]
     overall = dict(zip(counts.systems, describe(counts.confusion, counts.labels, metrics, counts.labels_given)))
-    result = slice_table(("p", "q"), codes, counts, metrics, ("accuracy", "mcc"), overall, Source("<groups>", None, len(codes)))
+    result = slice_table(("p", "q"), codes, counts, metrics, ("accuracy", "mcc"), overall,
+                         Source("<groups>", None, len(codes)))
     for g, group in enumerate(("p", "q")):
         keep = codes == g
         assert result.n_items[group] == keep.sum()

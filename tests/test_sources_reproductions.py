@@ -73,7 +73,8 @@ def test_opitz_table_6_columns_that_follow_from_the_published_recalls(system):
     # from the printed macR: its ±0.05 grows by 1/(1 − 1/3) = 1.5, plus the ±0.05 of the printed kappa
     assert (row["macr"] - 1 / 3) / (2 / 3) == pytest.approx(row["cal_kappa"], abs=2.5 * PRINTED + 1e-12)
     # macF1′ = 2·macP·macR/(macP + macR) from the printed macP and macR (§4.5)
-    assert 2 * row["macp"] * row["macr"] / (row["macp"] + row["macr"]) == pytest.approx(row["macf1_hm"], abs=2 * PRINTED)
+    assert 2 * row["macp"] * row["macr"] / (row["macp"] + row["macr"]) == pytest.approx(row["macf1_hm"],
+                                                                                        abs=2 * PRINTED)
     # |MCC| ≥ |Kappa| with the same sign (§4.7), standard and calibrated; F1′ ≥ macro F1 (Opitz & Burst 2019)
     assert row["mcc"] >= row["kappa"] and row["cal_mcc"] >= row["cal_kappa"]
     assert row["macf1_hm"] >= row["macf1"] and row["cal_macf1_hm"] >= row["cal_macf1"]

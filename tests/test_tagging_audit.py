@@ -119,7 +119,8 @@ def test_misaligned_files_name_sentence_and_lines(tmp_path, files):
     with pytest.raises(InputError, match=r"sentence 1 has 4 tokens in .*gold.txt \(line 1\) and 3 in .*short.txt"):
         audit(files[0], {"p": short})
     other = write(tmp_path / "other.txt", [PRED[0], [("on", "O"), ("New", "B-LOC"), ("York", "I-LOC")], PRED[2]])
-    with pytest.raises(InputError, match=r"sentence 2, token 1: .*gold.txt line 6 has 'in', .*other.txt line 6 has 'on'"):
+    with pytest.raises(InputError,
+                       match=r"sentence 2, token 1: .*gold.txt line 6 has 'in', .*other.txt line 6 has 'on'"):
         audit(files[0], {"p": other})
     fewer = write(tmp_path / "fewer.txt", PRED[:2])
     with pytest.raises(InputError, match="3 sentences and .*fewer.txt 2; sentence 3"):
@@ -313,7 +314,8 @@ def test_signature_hashes_the_gold_file_as_stored(tmp_path, files):
     conll = tmp_path / "c.txt"
     conll.write_text("Ann x B-PER B-PER\nLee x I-PER O\n\nmet x O O\n")
     expected = hashlib.sha256(conll.read_bytes()).hexdigest()[:12]
-    assert f"|gold:{expected}|" in str(audit(None, {}, conlleval=[str(conll)], options=AuditOptions(bootstrap=0)).signature)
+    assert f"|gold:{expected}|" in str(audit(None, {}, conlleval=[str(conll)],
+                                             options=AuditOptions(bootstrap=0)).signature)
 
 
 def test_a_byte_that_is_not_utf8_is_named_by_line(tmp_path, files):

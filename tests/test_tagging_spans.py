@@ -89,7 +89,8 @@ def test_worked_example_counted_by_conllevals_rules(worked):
                                     "missed": 0, "spurious": 2}
     # ill-formed: PER [0,1], LOC [3], ORG [4], LOC [7] and sentence 2's LOC open with I- (IOB2 wants B-)
     assert spans_json["ill_formed"] == 5
-    assert spans_json["ill_formed_examples"][0] == {"sentence": 1, "gold_line": 1, "tokens": [1, 2], "tags": "I-PER I-PER"}
+    assert spans_json["ill_formed_examples"][0] == {"sentence": 1, "gold_line": 1, "tokens": [1, 2],
+                                                    "tags": "I-PER I-PER"}
     assert spans_json["ill_formed_examples"][-1] == {"sentence": 2, "gold_line": 10, "tokens": [1, 1], "tags": "I-LOC"}
     assert spans_json["per_type"]["ORG"] == {"precision": 0.5, "recall": 1.0, "f1": pytest.approx(2 / 3),
                                              "support": 1, "predicted": 2, "matched": 1}

@@ -13,7 +13,8 @@ from auditor.errors import UsageError
 from auditor.tasks import task_module
 
 GOLD = "Ann B-PER\nLee I-PER\nmet O\nBob B-PER\n\nin O\nNew B-LOC\nYork I-LOC\n"
-#: Span micro F1 by hand: A finds 1 of 3 gold chunks (Ann Lee) with 3 predicted (2/6); B all 3 (1); C 2 of 3 with 2 (4/5).
+#: Span micro F1 by hand: A finds 1 of 3 gold chunks (Ann Lee) with 3 predicted (2/6); B all 3 (1); C 2 of 3
+#: with 2 (4/5).
 SYSTEMS = {"A": "Ann B-PER\nLee I-PER\nmet O\nBob B-ORG\n\nin O\nNew B-ORG\nYork I-ORG\n",
            "B": GOLD,
            "C": "Ann B-PER\nLee I-PER\nmet O\nBob O\n\nin O\nNew B-LOC\nYork I-LOC\n"}

@@ -49,3 +49,26 @@ def test_primary_metric_not_chosen_on_an_unsupported_agreement_lead(wmt21):
     primary = wmt21.recommendation["metrics"][0]
     assert primary["id"] == "macrof"
     assert primary["reasons"][0].startswith("the human scores pick no metric")
+
+
+def test_segment_level_tau_is_recomputed_from_sacrebleu_and_the_mqm_file(wmt21, wmt21_dir):
+    """Segment level as WMT's toolkit computes it: sacrebleu's sentence_bleu of every (system, segment) against the
+    reference, the MQM score of the same pair from human.tsv, Kendall τ-b (scipy) over all rated pairs at once."""
+    import sacrebleu
+    import scipy.stats
+
+    reference = (wmt21_dir / "ref.txt").read_text(encoding="utf-8").splitlines()
+    human = {}
+    for line in (wmt21_dir / "human.tsv").read_text(encoding="utf-8").splitlines():
+        system, number, score = line.split("\t")
+        if number.isdigit() and score not in ("", "None", "NA", "nan"):
+            human[system, int(number)] = float(score)
+    metric, people = [], []
+    for path in sorted((wmt21_dir / "systems").glob("*.txt")):
+        for number, hypothesis in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            if (path.stem, number) in human:
+                metric.append(sacrebleu.sentence_bleu(hypothesis, [reference[number - 1]]).score)
+                people.append(human[path.stem, number])
+    segment = wmt21.human.segment_level
+    assert segment.rated == len(people) == segment.taus["bleu"].scores
+    assert segment.taus["bleu"].value == pytest.approx(scipy.stats.kendalltau(metric, people).statistic, abs=1e-12)

@@ -84,8 +84,8 @@ def test_depends_only_where_best_sets_are_disjoint():
     overlapping = decide(_values(values), _statistics({"accuracy": ["a", "b"], "macro_f1": ["b"]}))
     assert not overlapping.winner_depends_on_metric
     assert overlapping.text.startswith("No: b is in the best set of every key metric")
-    assert "(a under accuracy; b under macro_f1), but b is not significantly worse than the top system under any of them." \
-        in overlapping.text
+    assert ("(a under accuracy; b under macro_f1), but b is not significantly worse than the top system under any "
+            "of them.") in overlapping.text
     disjoint = decide(_values(values), _statistics({"accuracy": ["a"], "macro_f1": ["b"]}))
     assert disjoint.winner_depends_on_metric
     assert disjoint.disjoint == (("accuracy", "macro_f1"),)

@@ -112,12 +112,14 @@ def _points(value: float) -> str:
 
 def statement(*, n_items: int, class_counts: Mapping[str, int], systems: int, level: float | None, bootstrap: int,
               seed: int, interval: str, tests: str | None, correction: str | None, alpha: float, version: str,
-              signature: str, convention: str, detectable: DetectableDifference | None,
-              clustered: str | None = None) -> str:
-    """The paragraph, in the order of the checklist items it answers (B6, C3 and NeurIPS 7, then C4); ``clustered``:
-    what a resample draws when the items come in clusters (:func:`_clustered`)."""
+              signature: str, convention: str, detectable: DetectableDifference | None, levels: bool = False,
+              errors: Sequence[str] = (), clustered: str | None = None) -> str:
+    """The paragraph, in the order of the checklist items it answers (B6, C3 and NeurIPS 7, then C4).
+    ``levels``: the classes are ordered levels; ``errors``: labels of the tested error metrics (lower is better);
+    ``clustered``: what a resample draws when the items come in clusters (:func:`_clustered`)."""
     counts = ", ".join(f"{label} {count:,}" for label, count in class_counts.items())
-    parts = [f"The test set has {n_items:,} items in {len(class_counts)} classes ({counts}); {systems} "
+    unit = "ordered levels" if levels else "classes"
+    parts = [f"The test set has {n_items:,} items in {len(class_counts)} {unit} ({counts}); {systems} "
              f"system{'s are' if systems != 1 else ' is'} scored on every item."]
     if bootstrap > 0 and level is not None and clustered:
         parts.append(f"Each figure is given with its {100 * level:g}% {interval} bootstrap interval (B = {bootstrap:,} "
@@ -140,6 +142,9 @@ def statement(*, n_items: int, class_counts: Mapping[str, int], systems: int, le
                      f"({detectable.runner_up}, accuracy {_points(detectable.accuracy)}), given the agreement "
                      f"observed between the top two systems ({_points(detectable.agreement)}% of the items both "
                      "right or both wrong); a smaller true difference can go undetected.")
+        if errors:
+            parts.append(f"Accuracy is the one figure with an exact test; no detectable difference is computed for "
+                         f"the errors ({', '.join(errors)}), which approximate randomisation tests.")
     elif detectable is not None:
         parts.append(f"At this size no accuracy difference above the runner-up is detected with "
                      f"{detectable.power:.0%} power at α = {alpha:g} ({detectable.undefined}).")
@@ -182,6 +187,9 @@ def of_audit(audit: Any) -> Reporting:
                      tests=" or ".join(described) or None,
                      correction=correction_name(str(options.correction)),
                      alpha=options.alpha, version=__version__, signature=str(audit.signature), convention=CONVENTION,
-                     detectable=detectable, clustered=_clustered(resampling))
+                     detectable=detectable, levels=any(not m.higher_is_better for m in audit.metrics),
+                     errors=tuple(m.label for m in audit.metrics if not m.higher_is_better
+                                  and statistics is not None and m.id in statistics.test_metrics),
+                     clustered=_clustered(resampling))
     return Reporting(text, {"accuracy": detectable} if detectable is not None else {})
 

@@ -62,7 +62,7 @@ from auditor.io.clusters import Clusters
 from auditor.io.counts import Counts
 from auditor.metrics.registry import REGISTRY, Metric
 from auditor.metrics.selections import TEST_METRICS
-from auditor.options import THREADS, Correction
+from auditor.options import THREADS, Correction, correction_name
 from auditor.progress import SILENT, Progress
 
 #: Most approximate-randomisation rounds :func:`randomisation_rounds` asks for.
@@ -121,6 +121,13 @@ class Statistics:
     pairwise_unavailable: str | None = None
     #: With clusters: the JSON's ``resampling`` (clusters drawn, design effects; :mod:`auditor.analyses.clustered`).
     resampling: Mapping[str, Any] | None = None
+    #: Labels of the bootstrapped metrics that are errors (lower is better: ranked lowest first).
+    errors: tuple[str, ...] = ()
+
+    @property
+    def rank_rule(self) -> str:
+        """How ranks are counted (:func:`rank_rule`), naming this audit's errors."""
+        return rank_rule(self.errors)
 
     def family_sizes(self) -> dict[str, int]:
         """Number of tests adjusted together per metric: the pairs whose p is defined (a pair with an undefined
@@ -144,7 +151,7 @@ class Statistics:
         boot, alpha = self.bootstrap, self.alpha
         section: dict[str, Any] = {
             "B": boot.B, "seed": boot.seed, "alpha": alpha, "method": boot.method,
-            "interval": interval_rule(alpha), "undefined_resamples": boot.undefined_json(), "rank_rule": RANK_RULE,
+            "interval": interval_rule(alpha), "undefined_resamples": boot.undefined_json(), "rank_rule": self.rank_rule,
             **boot.ranks_json(),
         }
         if self.resampling is not None:
@@ -183,6 +190,13 @@ class Statistics:
 
 #: How ranks are counted in every resample (JSON ``statistics.rank_rule``, the report's facts).
 RANK_RULE = "rank 1 = highest value; tied systems share their ranks equally; an undefined value ranks last"
+
+
+def rank_rule(errors: Sequence[str] = ()) -> str:
+    """:data:`RANK_RULE`, saying that for the ``errors`` (lower is better) rank 1 is the lowest value."""
+    if not errors:
+        return RANK_RULE
+    return RANK_RULE.replace("highest value", f"highest value (lowest for the errors: {', '.join(errors)})", 1)
 
 
 def interval_rule(alpha: float) -> str:
@@ -273,21 +287,25 @@ def statistics(
                           all_labels_active, tests, clusters)
     boot = bootstrap(counts, metrics, B=B, seed=seed, alpha=alpha, progress=progress,
                      all_labels_active=all_labels_active, ranks=tests)
+    errors = tuple(metric.label for metric in metrics if not metric.higher_is_better)
     if not counts.paired:
-        return Statistics(boot, (), {}, (), correction, alpha, 0, "none", pairwise_unavailable=UNPAIRED_REASON)
+        return Statistics(boot, (), {}, (), correction, alpha, 0, "none", pairwise_unavailable=UNPAIRED_REASON,
+                          errors=errors)
     if not tests:
-        return Statistics(boot, (), {}, (), correction, alpha, 0, "none", pairwise_unavailable=NOT_REQUESTED_REASON)
+        return Statistics(boot, (), {}, (), correction, alpha, 0, "none", pairwise_unavailable=NOT_REQUESTED_REASON,
+                          errors=errors)
     by_id = {metric.id: metric for metric in metrics}
     chosen = _tested_metrics(by_id, test_metrics)
     oriented = {m: by_id[m].oriented(boot.observed[m]) for m in chosen}  # an error's top is its lowest value
-    pairs_of, family = _families(oriented, chosen, len(counts.systems), correction)
+    pairs_of, family = _families(oriented, chosen, len(counts.systems), correction,
+                                 [by_id[m].label for m in chosen])
     randomised_metrics = [m for m in chosen if primary_method(m) == RANDOMISATION]
     family_size = max((len(pairs_of[m]) for m in randomised_metrics), default=0)
     rounds = randomisation_rounds(rounds, family_size, alpha) if randomised_metrics else 0
     tests = adjust_families(_pair_tests(counts, boot, [by_id[m] for m in chosen], pairs_of, rounds, seed,
                                         all_labels_active, progress), correction)
     best_set = best_sets(tests, oriented, boot.systems, chosen, correction, alpha)
-    return Statistics(boot, tuple(tests), best_set, tuple(chosen), correction, alpha, rounds, family)
+    return Statistics(boot, tuple(tests), best_set, tuple(chosen), correction, alpha, rounds, family, errors=errors)
 
 
 def _clustered(counts: Counts, metrics: Sequence[Metric], B: int, seed: int, alpha: float, correction: str,
@@ -302,19 +320,21 @@ def _clustered(counts: Counts, metrics: Sequence[Metric], B: int, seed: int, alp
     cells = clustered.cluster_cells(counts, clusters)
     boot = clustered.bootstrap(counts, metrics, cells, clusters, B, seed, alpha, all_labels_active, progress)
     resampling = clustered.resampling(counts, clusters)
+    errors = tuple(metric.label for metric in metrics if not metric.higher_is_better)
     if not tests:
-        return Statistics(boot, (), {}, (), correction, alpha, 0, "none", NOT_REQUESTED_REASON, resampling)
+        return Statistics(boot, (), {}, (), correction, alpha, 0, "none", NOT_REQUESTED_REASON, resampling, errors)
     by_id = {metric.id: metric for metric in metrics}
     chosen = _tested_metrics(by_id, test_metrics)
     oriented = {m: by_id[m].oriented(boot.observed[m]) for m in chosen}
-    pairs_of, family = _families(oriented, chosen, len(counts.systems), correction)
+    pairs_of, family = _families(oriented, chosen, len(counts.systems), correction,
+                                 [by_id[m].label for m in chosen])
     pairs = sorted({pair for metric_pairs in pairs_of.values() for pair in metric_pairs})
     rounds = randomisation_rounds(rounds, max((len(p) for p in pairs_of.values()), default=0), alpha)
     found = clustered.pair_tests(counts, cells, [by_id[m] for m in chosen], boot.observed, pairs, rounds, seed,
                                  correction, all_labels_active)
     best_set = best_sets(found, oriented, boot.systems, chosen, correction, alpha, lambda metric: RANDOMISATION)
     return Statistics(boot, tuple(found), best_set, tuple(chosen), correction, alpha, rounds, family,
-                      resampling=resampling)
+                      resampling=resampling, errors=errors)
 
 
 def _tested_metrics(by_id: Mapping[str, Metric], test_metrics: Sequence[str]) -> list[str]:
@@ -327,20 +347,21 @@ def _tested_metrics(by_id: Mapping[str, Metric], test_metrics: Sequence[str]) ->
     return chosen
 
 
-def _families(observed: Mapping[str, np.ndarray], chosen: Sequence[str], S: int,
-              correction: str) -> tuple[dict[str, list[tuple[int, int]]], str]:
+def _families(observed: Mapping[str, np.ndarray], chosen: Sequence[str], S: int, correction: str,
+              labels: Sequence[str]) -> tuple[dict[str, list[tuple[int, int]]], str]:
     """The pairs tested per metric (all pairs up to MAX_ALL_PAIRS systems, else each against the
-    metric's top system) and the family, in words."""
+    metric's top system) and the family, in words (the metrics by their ``labels``, as tables name them)."""
+    named, by = ", ".join(labels), correction_name(correction)
     if S <= MAX_ALL_PAIRS:
         pairs_of = {metric_id: list(combinations(range(S), 2)) for metric_id in chosen}
-        return pairs_of, (f"all {S * (S - 1) // 2} pairs of systems, for each metric ({', '.join(chosen)}) "
-                          f"separately, adjusted with {correction}")
+        return pairs_of, (f"all {S * (S - 1) // 2} pairs of systems, for each metric ({named}) "
+                          f"separately, adjusted with {by}")
     pairs_of = {}
     for metric_id in chosen:
         top = top_system(observed[metric_id])
         pairs_of[metric_id] = [(top, s) for s in range(S) if s != top]
     return pairs_of, (f"each system against the top system of each metric ({S - 1} pairs; more than {MAX_ALL_PAIRS} "
-                      f"systems), for each metric ({', '.join(chosen)}) separately, adjusted with {correction}")
+                      f"systems), for each metric ({named}) separately, adjusted with {by}")
 
 
 def _pair_tests(counts: Counts, boot: BootstrapResult, chosen: Sequence[Metric],

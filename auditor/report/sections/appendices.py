@@ -21,7 +21,7 @@ def definitions_section(ctx: Context) -> Section:
         if record is None:
             continue
         if record.family == "calibrated":
-            calibrated.append(f"{metric_id}: {record.name}")
+            calibrated.append(ctx.name(record.base) if record.base else record.name)
             continue
         facts = [("id", metric_id), ("range", record.range_label)]
         if record.chance:
@@ -44,7 +44,9 @@ def definitions_section(ctx: Context) -> Section:
                                  Formula("calibration", latex, ctx.formula_svg(latex) if ctx.figures else ""),
                                  Facts((("definition", "the base metric computed on C′, where every gold class has "
                                          "prevalence 1/k; calibrated accuracy equals macro recall and calibrated "
-                                         "weighted F1 equals the macro F1 of the calibrated matrix (Opitz §4.6)"), ("variants", "; ".join(calibrated))))))
+                                         "weighted F1 equals the macro F1 of the calibrated matrix (Opitz §4.6)"),
+                                        ("variants", "; ".join(calibrated)),
+                                        ("id", "the base metric's id followed by “_calibrated”")))))
     return Section("definitions", SECTION_TITLES["definitions"], tuple(blocks), two_columns=True)
 
 
@@ -73,15 +75,15 @@ def confusion_section(ctx: Context) -> Section:
     leaderboard = len(systems) > COUNT_TABLES_MAX_SYSTEMS
     if ctx.figures:  # small multiples: every system's matrix in one chart (counts that overflow: left out)
         blocks.append(Figure("fig-confusion", "Confusion matrix of every system (rows gold, columns predicted), "
-                             "row-normalised colours" + (", every count printed in its cell (audit.json: "
-                                                         "systems.NAME.confusion)." if in_chart else "."),
+                             "row-normalised colours" + (", every count printed in its cell (also in "
+                                                         "audit.json)." if in_chart else "."),
                              ctx.charts.confusion_grid(labels, matrices, counts=in_chart or not leaderboard)))
     if in_chart:  # one form: the chart carries every count
         return Section("confusion", SECTION_TITLES["confusion"], tuple(blocks))
     if leaderboard:  # counts in audit.json, not one table a system
         blocks.append(Paragraph(f"With {len(systems)} systems (more than {COUNT_TABLES_MAX_SYSTEMS}) the counts are "
-                                "not tabulated system by system: every count is in audit.json "
-                                "(systems.NAME.confusion)."))
+                                "not tabulated system by system: every count is in audit.json, under each "
+                                "system's confusion matrix."))
         return Section("confusion", SECTION_TITLES["confusion"], tuple(blocks))
     for index, s in enumerate(systems):
         matrix = matrices[s]
@@ -117,7 +119,7 @@ def _largest_confusions(ctx: Context, labels: tuple[str, ...] | list[str]) -> Ta
                                 Cell(flat[cell] / support[i], "share"))))
     return Table("table-confusion-largest",
                  f"With {len(labels)} classes (more than {ctx.charts.MAX_MATRIX_CLASSES}) the k × k matrices are not "
-                 f"drawn (audit.json has them in full, systems.NAME.confusion): each system's "
+                 f"drawn (audit.json has them in full): each system's "
                  f"{LARGEST_CONFUSIONS} largest confusions, with their share of the gold class.", "System",
                  (Column("Gold"), Column("Predicted"), Column("Items"), Column("Share of gold class")),
                  tuple(rows), "small")

@@ -37,7 +37,6 @@ def significance_section(ctx: Context) -> Section | None:
         MCNEMAR,
         METHOD_DESCRIPTIONS,
         RANDOMISATION,
-        RANK_RULE,
         best_set_rule,
         interval_rule,
     )
@@ -46,7 +45,7 @@ def significance_section(ctx: Context) -> Section | None:
     boot = stats.bootstrap
     blocks: list[Any] = []
     pairs = [("B", str(boot.B)), ("seed", str(boot.seed)), ("alpha", str(stats.alpha)), ("method", boot.method),
-             ("interval", interval_rule(stats.alpha)), ("ranks", RANK_RULE)]
+             ("interval", interval_rule(stats.alpha)), ("ranks", stats.rank_rule)]
     if stats.resampling is not None:  # --clusters: what a resample draws, and the design effect
         pairs.append(("resampling unit", resampling_text(stats.resampling)))
     if stats.pairwise_unavailable:
@@ -162,7 +161,7 @@ def _pairwise_figure(ctx: Context, metric_id: str, method: str, stats: Statistic
     systems = _ordered(ctx, metric_id, stats)
     caption = (f"{ctx.name(metric_id)}: adjusted p-value of each pair of systems ({METHOD_NAMES[method]}; "
                f"{_family(ctx, metric_id, stats)}); systems sorted by {ctx.short(metric_id)}, best first; "
-               "every pair was tested. Each pair's p-value is in audit.json under “tests”.")
+               "every pair was tested. Each pair's p-value is also in audit.json.")
     return Figure(f"fig-pairs-{metric_id}", caption, ctx.charts.pairwise_heatmap(systems, p, ctx.alpha))
 
 
@@ -187,7 +186,7 @@ def _tests_text(stats: Statistics, ctx: Context | None = None) -> str:
     text = "; ".join(parts) + "."
     if stats.family:
         text += f" Family: {stats.family}."
-    return text + " Every pair with its p-value and adjusted p-value is listed in audit.json under “tests”."
+    return text + " Every pair's p-value and adjusted p-value are also in audit.json, one record per pair and metric."
 
 
 def _pairwise_table(ctx: Context, methods: dict[str, str], stats: Statistics) -> Table:

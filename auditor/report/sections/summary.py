@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 if TYPE_CHECKING:
     from auditor.analyses.verdict import Verdict
 
+from auditor.formatting import format_value
 from auditor.options import correction_name
 from auditor.report.context import SECTION_TITLES, Context, _profile_line
 from auditor.report.model import Cell, Column, Facts, Row, Section, Table
@@ -31,7 +32,7 @@ def summary_section(ctx: Context) -> Section:
         if recommendation.avoid:
             text += "; avoid " + ", ".join(ctx.name(a.id) for a in recommendation.avoid)
         pairs.append(("Recommendation", text))
-    strongest = _strongest_baselines(ctx, ctx.key_metrics())
+    strongest = _strongest_baselines(ctx, list(verdict.key_metrics) if verdict else ctx.key_metrics())
     if strongest:
         pairs.append(("Strongest chance baseline", "; ".join(strongest)))
     below = not_above_chance(ctx, verdict.primary if verdict else None)
@@ -101,22 +102,28 @@ def leaderboard(ctx: Context, verdict: Verdict) -> Table:
 
 
 def _strongest_baseline(ctx: Context, metric_id: str) -> tuple[str, float, bool] | None:
-    """(name, expected score, exact?) of the chance baseline scoring highest under ``metric_id``."""
+    """(name, expected score, exact?) of the chance baseline scoring best under ``metric_id`` (highest; lowest for
+    an error)."""
     result = ctx.audit.baselines
+    record = ctx.records.get(metric_id)
+    sign = 1.0 if record is None or record.higher_is_better else -1.0
     best = None
     for name in ("uniform", "prevalence", "majority"):
         entry = result.baselines.get(name, {}).get(metric_id) if result is not None else None
-        if entry is not None and entry.expected is not None and (best is None or entry.expected > best[1]):
+        if entry is not None and entry.expected is not None and (best is None or sign * entry.expected > sign * best[1]):
             best = (name, entry.expected, entry.exact)
     return best
 
 
 def _strongest_baselines(ctx: Context, keys: Sequence[str]) -> list[str]:
+    """The strongest baseline of the first three key metrics (the leaderboard's), each as its tables show it."""
     out = []
     for metric_id in keys[:3]:
         best = _strongest_baseline(ctx, metric_id)
         if best:
-            out.append(f"{ctx.short(metric_id)}: {best[0]} {'' if best[2] else '≈'}{100 * best[1]:.1f}")  # ≈: plug-in
+            record = ctx.records.get(metric_id)
+            shown = format_value(best[1], record.kind if record is not None else "score")
+            out.append(f"{ctx.short(metric_id)}: {best[0]} {'' if best[2] else '≈'}{shown}")  # ≈: plug-in
     return out
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -57,6 +57,8 @@ class HumanAgreement:
     skipped: tuple[str, ...] = ()
     leader: str | None = None
     leader_differences: Mapping[str, Correlation] = dataclasses.field(default_factory=dict)
+    #: Segment-level τ-b of each metric (:class:`~.segments.SegmentAgreement`; None for system-level scores).
+    segment_level: Any = None
 
     def separated(self) -> bool:
         """Whether the leader's τ is above every other metric's by a paired interval that excludes 0."""

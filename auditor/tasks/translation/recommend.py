@@ -68,9 +68,40 @@ def _primary(types, human) -> tuple[str, list[str]]:
     return "chrf", fallback + [f"{rare}; the tail is short here, so a character-level F (chrF) covers it"]
 
 
+def against_human(primary: str, human, values: Mapping[str, Mapping[str, float | None]]) -> list[str]:
+    """What the human scores say against a primary metric the rule without them chose: its τ and place when
+    another metric's τ is higher, and the system it ranks first when the human scores rank another first."""
+    if human is None or not human.correlations:
+        return []
+    taus = {m: row["kendall_tau"].value for m, row in human.correlations.items()}
+    said = []
+    if primary != human.leader and not np.isnan(taus[primary]):
+        above = sum(t > taus[primary] for t in taus.values() if not np.isnan(t))
+        others = ", ".join(f"{NAMES[m]} {t:.2f}" for m, t in sorted(taus.items(), key=lambda mt: -mt[1])
+                           if m != primary and not np.isnan(t))
+        place = (f"the lowest of the {len(taus)} metrics" if above == len(taus) - 1 else
+                 f"below {above} of the other {len(taus) - 1} metrics")
+        said.append(f"{NAMES[primary]}'s Kendall τ-b with the human scores is {taus[primary]:.2f}, {place} ({others})")
+    rated = {s: v for s, v in human.human.items() if not np.isnan(v)}
+    scored = {s: row[primary] for s, row in values.items() if row.get(primary) is not None}
+    if rated and scored:
+        human_first = (min if human.lower_better else max)(rated, key=rated.__getitem__)
+        metric_first = max(scored, key=scored.__getitem__)
+        if metric_first != human_first:
+            said.append(f"{NAMES[primary]} ranks {metric_first} first, the human scores rank {human_first} first")
+    if not said:
+        return []
+    leader = NAMES[human.leader] if human.leader and human.leader != primary else None
+    beside = f", so report {leader} (the highest τ, though not significantly) beside it" if leader else ""
+    return [f"a warning from the human scores, though they pick no metric: {'; '.join(said)}; the choice rests on "
+            f"the rule without human scores alone{beside}"]
+
+
 def recommend(corpus, types, disagreement, human, values: Mapping[str, Mapping[str, float | None]]) -> dict[str, Any]:
     """The recommended metric set (``metrics``: primary then complements) and ``avoid``."""
     primary, reasons = _primary(types, human)
+    if human is not None and not human.separated():
+        reasons = reasons[:1] + against_human(primary, human, values) + reasons[1:]
     chosen = [{"id": primary, "role": "primary", "formula": FORMULAS[primary], "reasons": reasons}]
     for metric in ("macrof", "chrf", "bleu", "microf"):
         if metric == primary:

@@ -271,7 +271,7 @@ def human_section(audit: Any) -> Section | None:
             + (f"; the lines of {plural(len(human.skipped), 'system')} in the file that are not audited are left out: "
                + ", ".join(human.skipped) if human.skipped else "")
             + "). Correlation across systems of each metric with the human system scores (Kendall's τ-b, Kendall "
-              "1938 with ties; Pearson's r); 95% intervals from the segment bootstrap (metric and human means "
+              "1945; Pearson's r); 95% intervals from the segment bootstrap (metric and human means "
               "resampled together). The leader's τ minus each other metric's, with its paired interval, decides "
               "whether the human scores pick a metric.")
     scores = tuple(Row(s, (Cell(v, "number"),)) for s, v in sorted(human.human.items(), key=lambda x: -x[1]))
@@ -280,6 +280,7 @@ def human_section(audit: Any) -> Section | None:
         Table("table-human", "Kendall τ-b and Pearson r with the human system scores.", "Metric",
               (Column("Kendall τ-b"), Column("Pearson r")), tuple(rows), for_paper=True, for_summary=True),
         *_leader_table(audit),
+        *_segment_table(audit),
         Table("table-human-scores", "Human system scores (mean of rated segments).", "System",
               (Column("human score"),), scores, "small")), for_summary=True)
 
@@ -295,6 +296,26 @@ def _leader_table(audit: Any) -> tuple[Table, ...]:
                                       "with the paired 95% interval over the segment bootstrap: the human scores pick "
                                       f"{NAMES[human.leader]} only when no interval holds 0.", "Metric",
                   (Column(f"τ({NAMES[human.leader]}) − τ"),), rows, "small"),)
+
+
+def _segment_table(audit: Any) -> tuple[Any, ...]:
+    """Segment-level τ-b of each metric with the human segment scores (segment-level human files only)."""
+    segments = audit.human.segment_level
+    if segments is None:
+        return ()
+    rows = tuple(Row(NAMES[m], (Cell(None if np.isnan(t.value) else t.value, "tau"), Cell(t.scores, "count")))
+                 for m, t in segments.taus.items())
+    text = (f"Segment level, as the WMT metrics task reports it (Freitag et al. 2021): each metric scores every "
+            f"segment on its own — sentence BLEU as sacrebleu's sentence_bleu (exp smoothing, effective order), "
+            f"chrF as sentence_chrf, MacroF and MicroF by their formulas on the segment's types — and its Kendall "
+            f"τ-b with the human segment scores is taken over all {segments.rated:,} rated (system, segment) pairs "
+            f"at once, without grouping by system or segment (the WMT toolkit mt-metrics-eval's "
+            f"Correlation.Kendall with average_by='none'). It asks whether a metric orders single translations "
+            f"as the raters do; the system-level τ above asks whether it orders systems. No interval is computed.")
+    return (Paragraph(text),
+            Table("table-human-segments", "Segment-level Kendall τ-b of each metric with the human segment scores "
+                                          "(no grouping) and the number of scores it is computed over.", "Metric",
+                  (Column("τ-b (segments)"), Column("scores")), rows, "small"))
 
 
 def recommendation_section(audit: Any, figures: bool) -> Section:

@@ -77,6 +77,8 @@ class TranslationAudit:
                             "skipped_systems": list(self.human.skipped), "leader": self.human.leader,
                             "tau_differences": {m: {"value": nan_to_none(d.value), "ci": list(d.ci) if d.ci else None}
                                                 for m, d in self.human.leader_differences.items()}}
+            if self.human.segment_level is not None:
+                out["human"]["segment_level"] = self.human.segment_level.to_json()
             out["human_agreement"] = {metric: {kind: {"value": nan_to_none(c.value),
                                                       "ci": list(c.ci) if c.ci else None}
                                                for kind, c in row.items()}

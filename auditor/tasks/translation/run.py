@@ -2,6 +2,7 @@
 -> recommendation (the same verbs as the classification pipeline, docs/architecture.md, "Data flow")."""
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -27,6 +28,7 @@ from auditor.tasks.translation.names import NAMES, TOKENIZERS
 from auditor.tasks.translation.reading import read_aligned, read_human
 from auditor.tasks.translation.recommend import recommend
 from auditor.tasks.translation.result import TranslationAudit
+from auditor.tasks.translation.segments import segment_agreement
 from auditor.version import __version__
 
 #: Up to this many systems every pair is tested; above it, each system against the leader of each metric
@@ -84,8 +86,8 @@ def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: Audit
     values = {s: {m: metrics[s][m].value for m in resampling.METRICS} for s in corpus.systems}
     disagreement = rank_disagreement(values, resampling.METRICS, _lookup(tests, options.alpha))
     types = profile(corpus, f_beta)
-    human_result = None if human_scores is None else agreement(observed, human_scores, resampled, options.alpha,
-                                                               bool(human_lower_better), corpus.systems)
+    human_result = _human(corpus, observed, human_scores, resampled, options.alpha, bool(human_lower_better),
+                          f_beta, microf_k)
     opts = {"tokenize": tokenize, "lowercase": bool(lowercase), "f_beta": f_beta, "microf_k": microf_k,
             "bootstrap": options.bootstrap, "seed": options.seed, "alpha": options.alpha,
             "correction": options.correction, "references": len(references),
@@ -150,6 +152,17 @@ def _resampled(corpus: Corpus, human_scores: Any, options: AuditOptions, beta: f
         resampling.grouped_human(human_scores.segments, clusters)
     return clusters, units, resampling.bootstrap(units or corpus, options.bootstrap, options.seed, beta, k, human,
                                                  progress, None if units else prepared)
+
+
+def _human(corpus: Corpus, observed, human_scores, resampled, alpha: float, lower_better: bool, f_beta: float,
+           microf_k: float):
+    """Agreement with the human scores across systems and, for segment-level scores, across segments (None
+    without human scores)."""
+    if human_scores is None:
+        return None
+    result = agreement(observed, human_scores, resampled, alpha, lower_better, corpus.systems)
+    return dataclasses.replace(result, segment_level=segment_agreement(corpus, human_scores.segments, f_beta,
+                                                                       microf_k))
 
 
 def _decided(corpus: Corpus, observed, values, tests, options: AuditOptions, primary: str):
