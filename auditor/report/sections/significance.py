@@ -32,33 +32,8 @@ def significance_section(ctx: Context) -> Section | None:
     stats = ctx.audit.statistics
     if stats is None:
         return None
-    from auditor.analyses.significance import (
-        CLUSTER_TEST,
-        MCNEMAR,
-        METHOD_DESCRIPTIONS,
-        RANDOMISATION,
-        best_set_rule,
-        interval_rule,
-    )
-    from auditor.analyses.units import resampling_text
-
     boot = stats.bootstrap
-    blocks: list[Any] = []
-    pairs = [("B", str(boot.B)), ("seed", str(boot.seed)), ("alpha", str(stats.alpha)), ("method", boot.method),
-             ("interval", interval_rule(stats.alpha)), ("ranks", stats.rank_rule)]
-    if stats.resampling is not None:  # --clusters: what a resample draws, and the design effect
-        pairs.append(("resampling unit", resampling_text(stats.resampling)))
-    if stats.pairwise_unavailable:
-        pairs.append(("pairwise tests unavailable", stats.pairwise_unavailable))
-    else:
-        pairs += [("correction", correction_name(stats.correction)), ("randomisation rounds", f"{stats.rounds:,}"),
-                  ("best set", best_set_rule(stats.alpha, correction_name(stats.correction),
-                                             stats.resampling is not None))]
-        descriptions = METHOD_DESCRIPTIONS if stats.resampling is None else {RANDOMISATION: CLUSTER_TEST}
-        pairs += [(METHOD_NAMES[method], descriptions[method]) for method in (MCNEMAR, RANDOMISATION)
-                  if any(test.method == method for test in stats.tests)]
-    pairs.append(("literature", _literature(stats)))
-    blocks.append(Facts(tuple(pairs)))
+    blocks: list[Any] = [Facts(_facts(stats))]
     best_set = stats.best_set
     if best_set:
         metric_ids = list(best_set)
@@ -92,6 +67,36 @@ def significance_section(ctx: Context) -> Section | None:
     if tests:
         blocks.append(Paragraph(_tests_text(stats, ctx) + ("" if every_pair else ONLY_AGAINST_THE_TOP)))
     return Section("significance", SECTION_TITLES["significance"], tuple(blocks))
+
+
+def _facts(stats: Statistics) -> tuple[tuple[str, str], ...]:
+    """The method's facts: B, seed, α, method, interval, ranks, the resampling unit with clusters, the tests."""
+    from auditor.analyses.significance import (
+        CLUSTER_TEST,
+        MCNEMAR,
+        METHOD_DESCRIPTIONS,
+        RANDOMISATION,
+        best_set_rule,
+        interval_rule,
+    )
+    from auditor.analyses.units import resampling_text
+
+    boot = stats.bootstrap
+    pairs = [("B", str(boot.B)), ("seed", str(boot.seed)), ("alpha", str(stats.alpha)), ("method", boot.method),
+             ("interval", interval_rule(stats.alpha)), ("ranks", stats.rank_rule)]
+    if stats.resampling is not None:  # --clusters: what a resample draws, and the design effect
+        pairs.append(("resampling unit", resampling_text(stats.resampling)))
+    if stats.pairwise_unavailable:
+        pairs.append(("pairwise tests unavailable", stats.pairwise_unavailable))
+    else:
+        pairs += [("correction", correction_name(stats.correction)), ("randomisation rounds", f"{stats.rounds:,}"),
+                  ("best set", best_set_rule(stats.alpha, correction_name(stats.correction),
+                                             stats.resampling is not None))]
+        descriptions = METHOD_DESCRIPTIONS if stats.resampling is None else {RANDOMISATION: CLUSTER_TEST}
+        pairs += [(METHOD_NAMES[method], descriptions[method]) for method in (MCNEMAR, RANDOMISATION)
+                  if any(test.method == method for test in stats.tests)]
+    pairs.append(("literature", _literature(stats)))
+    return tuple(pairs)
 
 
 def _every_pair(stats: Statistics, systems: int) -> bool:
