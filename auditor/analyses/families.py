@@ -130,6 +130,22 @@ def primary_method(metric: str) -> str:
     return MCNEMAR if metric == "accuracy" else RANDOMISATION
 
 
+def significance_lookup(tests: Sequence[PairTest], alpha: float, method_of: Callable[[str], str] | None = None
+                        ) -> Callable[[str, str, str], bool | None]:
+    """(a, b, metric) -> whether the metric's test (``method_of(metric)``, default :func:`primary_method`; tests by
+    other methods, such as sacrebleu's paired bootstrap, are not read) has adjusted p < ``alpha``; None where the
+    pair was not tested or its p is undefined. What rank disagreement calls "significant", in every task kind."""
+    method_of = method_of or primary_method
+    verdicts: dict[tuple[str, str, str], bool | None] = {}
+    for test in tests:
+        if test.method != method_of(test.metric):
+            continue
+        p = test.p_adjusted
+        verdict = None if p is None or np.isnan(p) else bool(p < alpha)
+        verdicts[(test.a, test.b, test.metric)] = verdicts[(test.b, test.a, test.metric)] = verdict
+    return lambda a, b, metric: verdicts.get((a, b, metric))
+
+
 def best_sets(tests: Sequence[PairTest], observed: Mapping[str, np.ndarray], systems: Sequence[str],
               chosen: Sequence[str], correction: str, alpha: float,
               method_of: Callable[[str], str] | None = None) -> dict[str, BestSet]:

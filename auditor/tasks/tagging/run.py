@@ -276,13 +276,12 @@ def _verdict(observed: Mapping[str, np.ndarray], systems: Sequence[str], stats: 
 
 
 def _significance(stats: Any):
+    """Rank disagreement's "significant": the approximate randomisation over sentences (the spine's lookup)."""
     if stats is None or stats.tests is None:
         return None
-    verdicts = {}
-    for test in stats.tests:
-        verdict = None if np.isnan(test.p_adjusted) else bool(test.p_adjusted < stats.alpha)
-        verdicts[(test.a, test.b, test.metric)] = verdicts[(test.b, test.a, test.metric)] = verdict
-    return lambda a, b, metric: verdicts.get((a, b, metric))
+    from auditor.analyses.families import RANDOMISATION, significance_lookup
+
+    return significance_lookup(stats.tests, stats.alpha, lambda metric: RANDOMISATION)
 
 
 def _signature(digest: str, S: int, k: int, options: AuditOptions, scheme: str | None, rule: str | None,

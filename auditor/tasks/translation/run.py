@@ -10,7 +10,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from auditor.analyses.bootstrap import rank_probabilities
-from auditor.analyses.families import RANDOMISATION, best_sets
+from auditor.analyses.families import RANDOMISATION, best_sets, significance_lookup
+from auditor.analyses.intervals import jackknife_se
 from auditor.analyses.rankings import rank_disagreement
 from auditor.analyses.significance import randomisation_rounds, rounds_rule
 from auditor.analyses.verdict import Tested, decide
@@ -84,14 +85,15 @@ def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: Audit
                                                                    options.alpha, f_beta, microf_k)
     metrics = _metric_values(corpus, observed, bca, f_beta, options.alpha)
     values = {s: {m: metrics[s][m].value for m in resampling.METRICS} for s in corpus.systems}
-    disagreement = rank_disagreement(values, resampling.METRICS, _lookup(tests, options.alpha))
+    disagreement = rank_disagreement(values, resampling.METRICS, tests and significance_lookup(
+        tests, options.alpha, lambda metric: RANDOMISATION))
     types = profile(corpus, f_beta)
     human_result = _human(corpus, observed, human_scores, resampled, options.alpha, bool(human_lower_better),
                           f_beta, microf_k)
     opts = {"tokenize": tokenize, "lowercase": bool(lowercase), "f_beta": f_beta, "microf_k": microf_k,
             "bootstrap": options.bootstrap, "seed": options.seed, "alpha": options.alpha,
             "correction": options.correction, "references": len(references),
-            "sacrebleu": dict(corpus.signatures)}
+            "sacrebleu": dict(corpus.signatures), **({"clusters": str(options.clusters)} if clusters else {})}
     sources: dict[str, Any] = {("gold" if i == 0 else f"reference {i + 1}"): {"path": str(p), "sha256": _sha(p)}
                                for i, p in enumerate(references)}
     sources.update({name: {"path": str(p), "sha256": _sha(p), "empty_segments": corpus.empty[name]}
@@ -100,8 +102,7 @@ def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: Audit
         sources["human"] = {"path": str(human), "sha256": _sha(human)}
     recommendation = recommend(corpus, types, disagreement, human_result, values)
     best, verdict = _decided(corpus, observed, values, tests, options, recommendation["metrics"][0]["id"])
-    if clusters is not None:
-        opts["clusters"], sources["clusters"] = str(options.clusters), dict(clusters.source or {})
+    sources.update({"clusters": dict(clusters.source or {})} if clusters else {})
     return TranslationAudit(
         signature=_signature(sources, opts, corpus, len(references)), n_items=corpus.n_segments, systems=corpus.systems,
         sources=sources, options=opts, metrics=metrics, types=types,
@@ -127,7 +128,7 @@ def _resampling(corpus: Corpus, clusters: Any, bca: Any, metric: str, beta: floa
 
     effects = None
     if bca is not None:
-        by_segment = interval_module.jackknife_se(interval_module.jackknife(corpus, beta, k)[metric])
+        by_segment = jackknife_se(interval_module.jackknife(corpus, beta, k)[metric])
         with np.errstate(invalid="ignore", divide="ignore"):
             effects = bca[metric]["jackknife_se"] ** 2 / by_segment ** 2
     return resampling_json(clusters, "segment", effects, corpus.systems, NAMES[metric],
@@ -212,17 +213,6 @@ def _family(corpus: Corpus, leaders: dict[str, int], n_pairs: int) -> str:
             f"than {ALL_PAIRS} systems each system is tested against the leaders only, not all {S * (S - 1) // 2} "
             f"pairs (approximate randomisation of type-level F costs rounds × types per pair, and the rounds grow "
             f"with the pairs)")
-
-
-def _lookup(tests, alpha: float):
-    if tests is None:
-        return None
-    verdicts = {}
-    for t in tests:
-        if t.method == "approximate_randomisation":
-            verdict = None if np.isnan(t.p_adjusted) else bool(t.p_adjusted < alpha)
-            verdicts[(t.a, t.b, t.metric)] = verdicts[(t.b, t.a, t.metric)] = verdict
-    return lambda a, b, metric: verdicts.get((a, b, metric))
 
 
 def _metric_values(corpus: Corpus, observed, intervals, beta: float, alpha: float) -> dict[str, dict[str, Score]]:
