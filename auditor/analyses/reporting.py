@@ -123,7 +123,7 @@ def statement(*, n_items: int, class_counts: Mapping[str, int], systems: int, le
              f"system{'s are' if systems != 1 else ' is'} scored on every item."]
     if bootstrap > 0 and level is not None and clustered:
         parts.append(f"Each figure is given with its {100 * level:g}% {interval} bootstrap interval (B = {bootstrap:,} "
-                     f"resamples of {clustered}, seed {seed}); the systems' outputs are held fixed, so the intervals "
+                     f"resamples, seed {seed}, of {clustered}); the systems' outputs are held fixed, so the intervals "
                      "do not cover training variation such as random seeds.")
     elif bootstrap > 0 and level is not None:
         parts.append(f"Each figure is given with its {100 * level:g}% {interval} bootstrap interval (B = {bootstrap:,} "

@@ -186,8 +186,10 @@ def _tests_text(stats: Statistics, ctx: Context | None = None) -> str:
         parts.append("accuracy uses the exact McNemar test, whose p-value has no Monte Carlo floor")
     if "approximate_randomisation" in methods:
         rule = rounds_rule(stats.rounds, max(stats.pairs_run().values(), default=0), stats.alpha)
-        parts.append("the other metrics, which have no exact test, use approximate randomisation with "
-                     f"{stats.rounds:,} rounds ({rule})")
+        which = ("every metric, accuracy included (the items come in clusters, which McNemar's test does not allow), "
+                 "uses approximate randomisation over clusters" if stats.resampling is not None else
+                 "the other metrics, which have no exact test, use approximate randomisation")
+        parts.append(f"{which} with {stats.rounds:,} rounds ({rule})")
     text = "; ".join(parts) + "."
     if stats.family:
         text += f" Family: {stats.family}."
