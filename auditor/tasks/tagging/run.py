@@ -182,7 +182,7 @@ def _intervals(aligned: Aligned, spans: Any, layout: Layout, active: np.ndarray,
     from dataclasses import replace
 
     from auditor.analyses.significance import randomisation_rounds
-    from auditor.analyses.units import UnitResampler, randomisation_tests, unit_statistics
+    from auditor.analyses.units import UnitResampler, block_rows, randomisation_tests, unit_statistics
 
     with progress.task("bootstrap over sentences", total=1) as advance:
         matrix = statistics_matrix(aligned, spans, layout)
@@ -191,7 +191,7 @@ def _intervals(aligned: Aligned, spans: Any, layout: Layout, active: np.ndarray,
         dtype = np.float32 if n * (matrix.max() if matrix.nnz else 0) < 2**24 else np.float64
         shared = matrix[:, :layout.shared].toarray().astype(dtype)
         rest = matrix[:, layout.shared:].T.tocsr().astype(dtype)
-        values = UnitResampler(n, options.bootstrap, [options.seed, 22], clusters, rows=50).values(
+        values = UnitResampler(n, options.bootstrap, [options.seed, 22], clusters, min(50, block_rows(n))).values(
             lambda w: np.concatenate([w @ shared, np.asarray(rest @ w.T).T], axis=1).astype(float),
             lambda sums: _evaluate(layout.parts(sums), active, spans is not None), dtype)
         advance(1)
