@@ -83,6 +83,9 @@ def audit_options(command: Callable[..., Any]) -> Callable[..., Any]:
                           "two): adds the reliability of the gold (raw agreement, Cohen's and Fleiss' kappa, "
                           "Krippendorff's alpha)."),
         click.option("--labels", help="Comma-separated label set and order (default: union of gold and predictions)."),
+        click.option("--label-map", "label_map", type=str, default=None, metavar="FILE",
+                     help="Audit at the group level: `label<TAB>group` lines, a header allowed (classification and "
+                          "multilabel; every label needs a group, --labels then names groups)."),
         click.option("--bootstrap", type=click.IntRange(min=0), default=DEFAULTS.bootstrap, show_default=True,
                      help="Bootstrap resamples for intervals and tests; 0 turns them off."),
         click.option("--seed", type=int, default=DEFAULTS.seed, show_default=True, help="Seed of every random draw (>= 0)."),
@@ -201,12 +204,18 @@ def run_audit(gold: str | None, systems: tuple[str, ...], quiet: bool, confusion
     own = split_task_arguments(task, arguments)
     engine = {name: arguments.pop(name, None) for name in DATASET_OPTIONS}
     lm_eval = {name: arguments.pop(name, None) for name in LM_EVAL_OPTIONS}
+    label_map = arguments.pop("label_map", None)
+    if label_map is not None and (confusion or any(engine.values()) or any(lm_eval.values())):
+        raise UsageError("--label-map applies to GOLD and SYSTEMS label files; it cannot be used with --confusion, "
+                         "--dataset, --engine or --lm-eval")
     if lm_eval["lm_eval"] or any(lm_eval.values()):
         return echo_warnings(run_lm_eval(gold, systems, task, engine, confusion, annotators, progress, analyses,
                                          arguments, lm_eval, parse_options))
     if task != CLASSIFICATION:
         if any(engine.values()):
             raise UsageError(f"--dataset and --engine are for classification; they cannot be used with --task {task}")
+        if label_map is not None:
+            own["label_map"] = label_map
         return run_task(task, gold, systems, progress, confusion, annotators, analyses, own, arguments)
     slices = arguments.pop("slices", None)
     if engine["dataset"]:
@@ -241,7 +250,7 @@ def run_audit(gold: str | None, systems: tuple[str, ...], quiet: bool, confusion
 
         result = audit(gold, name_systems(systems), options=options, progress=progress,
                        annotators=name_systems(annotators) if annotators else None, slices=slices,
-                       analyses=analyses)
+                       analyses=analyses, label_map=label_map)
     return echo_warnings(result)
 
 
@@ -277,6 +286,11 @@ def run_task(task: str, gold: str | None, systems: tuple[str, ...], progress: Pr
                           ("--slices", arguments.pop("slices", None))):
         if given and option[2:] not in accepted:
             raise UsageError(f"{option} is for classification; it cannot be used with --task {task}")
+    if own.get("label_map") is not None and "label_map" not in accepted:
+        from auditor.tasks.ordinal.choices import ORDINAL_MAP
+
+        raise UsageError(f"--label-map is for classification and multilabel; it cannot be used with --task {task}"
+                         + (ORDINAL_MAP if task == "ordinal" else ""))
     if annotators:
         own["annotators"] = name_systems(annotators)
     options = parse_options(**arguments)

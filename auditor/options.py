@@ -58,7 +58,8 @@ class AuditOptions:
     ``training_prevalence`` label -> share (adds ``informedness_train``),
     ``deployment_prevalence`` (``uniform``, ``test``, ``unknown`` or label -> share),
     ``rare_classes_matter`` (intent for the recommendation), ``plugins`` (modules that
-    register extra metrics), ``clusters`` (a clusters file: the resampled unit is the cluster).
+    register extra metrics), ``label_map`` (label -> group pairs, ``--label-map``: the audit
+    counts groups; ``labels`` then names groups), ``clusters`` (a clusters file: the resampled unit is the cluster).
     """
 
     labels: tuple[str, ...] | None = None
@@ -72,6 +73,7 @@ class AuditOptions:
     plugins: tuple[str, ...] = ()
     #: A clusters file (``id<TAB>cluster``, :mod:`auditor.io.clusters`): resample and swap whole clusters.
     clusters: str | None = None
+    label_map: tuple[tuple[str, str], ...] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """Every option that changes the numbers, as given (after checking); ``null`` when unset."""
@@ -85,6 +87,7 @@ class AuditOptions:
             "deployment_prevalence": shares(self.deployment_prevalence),
             "rare_classes_matter": self.rare_classes_matter, "plugins": list(self.plugins),
             **({"clusters": str(self.clusters)} if self.clusters is not None else {}),
+            "label_map": None if self.label_map is None else dict(self.label_map),
         }
 
 

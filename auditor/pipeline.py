@@ -140,6 +140,7 @@ def audit(
     annotators: Mapping[str, Any] | None = None,
     slices: Any = None,
     analyses: Collection[str] | None = None,
+    label_map: Any = None,
     **option_overrides: Any,
 ) -> Audit:
     """Audit the evaluation of ``systems`` against ``gold``.
@@ -159,6 +160,9 @@ def audit(
         :data:`INTERVALS` for the statistics without their pairwise tests; default: all),
         with the earlier ones they read (:data:`READS`); the others stay ``None``. Inputs
         given (annotators, score files, slices) are always analysed.
+    label_map : path of a ``label<TAB>group`` file (``--label-map``), or label -> group: the
+        audit counts each item's group (GermEval-2018's fine labels -> OFFENSE/OTHER); every
+        label of gold, systems and annotators needs a group, and ``labels`` names groups.
 
     Examples
     --------
@@ -166,20 +170,38 @@ def audit(
     >>> round(result.systems["sys"].metrics["accuracy"].value, 4)
     0.6667
     """
+    groups, map_source = None, "label_map"
+    if label_map is not None:
+        from auditor.io.label_map import read_label_map
+
+        map_source = str(label_map) if isinstance(label_map, (str, os.PathLike)) else map_source
+        groups = read_label_map(label_map) if isinstance(label_map, (str, os.PathLike)) else dict(label_map)
+        option_overrides = {**option_overrides, "label_map": tuple(groups.items())}
     options = prepare_options(options, labels, option_overrides)
-    return run(gather_inputs(gold, systems, options.labels, annotators, slices, options.clusters), options, progress,
-               analyses)
+    return run(gather_inputs(gold, systems, options.labels, annotators, slices, (groups, map_source),
+                             options.clusters), options, progress, analyses)
 
 
 def gather_inputs(gold: Any, systems: Mapping[str, Any], labels: Sequence[str] | None,
                   annotators: Mapping[str, Any] | None = None, slices: Any = None,
+                  label_map: tuple[Mapping[str, str] | None, str] = (None, ""),
                   clusters: str | Clusters | None = None) -> Inputs:
     """Read, align and count: the gold once (systems, annotators, slices and clusters align to its items),
     score files split from label files, slices and clusters checked before any counting (a bad file writes
-    nothing). ``clusters``: a clusters file (ids: the gold's item ids, or 1-based item numbers when it has none) or
+    nothing); with ``label_map`` (label -> group, and the map's name for messages) every label column counts groups.
+    ``clusters``: a clusters file (ids: the gold's item ids, or 1-based item numbers when it has none) or
     :class:`~auditor.io.clusters.Clusters` already in item order."""
-    gold_column = label_column(gold, "<gold>")
+    groups, map_source = label_map
+    gold_column = grouped(label_column(gold, "<gold>"), groups, map_source)
     systems, scored = split_score_files(gold_column, systems, labels)
+    if groups is not None:
+        if scored:
+            raise UsageError(f"--label-map applies to label files; {', '.join(scored)} hold scores (a column per "
+                             f"label): give their predicted labels instead")
+        systems = {name: grouped(label_column(value, f"<{name}>", PREDICTIONS), groups, map_source)
+                   for name, value in systems.items()} if isinstance(systems, Mapping) else systems
+        annotators = None if not annotators else {
+            name: grouped(label_column(value, f"<{name}>"), groups, map_source) for name, value in annotators.items()}
     table = gather(gold_column, systems, labels)
     groups = None
     if slices is not None:
@@ -204,6 +226,15 @@ def gather_inputs(gold: Any, systems: Mapping[str, Any], labels: Sequence[str] |
         aligned_scores = {name: align_scores(column, table.id_array, counts.n_items, counts.labels)
                           for name, column in scored.items()}
     return Inputs(counts, table.sources, tuple(warnings), aligned, aligned_scores, groups, clusters)
+
+
+def grouped(column: LabelColumn, groups: Mapping[str, str] | None, source: str) -> LabelColumn:
+    """``column``'s labels replaced by their groups (:func:`auditor.io.label_map.group_labels`), or as it is."""
+    if groups is None:
+        return column
+    from auditor.io.label_map import group_labels
+
+    return group_labels(column, groups, source)
 
 
 def split_score_files(gold: LabelColumn, systems: Any, labels: Sequence[str] | None) -> tuple[Any, dict[str, Any]]:

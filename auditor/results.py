@@ -314,8 +314,8 @@ class Audit:
         else:
             caption.append("nothing is bold: no significance test ran")
         if has_chance:
-            caption.append(f"above chance: {escape(self._label(primary))} significantly above a shuffle of the "
-                           f"system's own predictions ({correction_name(chance.correction)}-adjusted over the "
+            caption.append(f"above chance: {escape(self._label(primary))} significantly better than a shuffle of "
+                           f"the system's own predictions ({correction_name(chance.correction)}-adjusted over the "
                            f"systems, p < α)")
         return (f"<table><caption style='caption-side:top;text-align:left'>{'; '.join(caption)}.</caption>"
                 f"<thead><tr><th>system</th>{head}</tr></thead><tbody>{body}</tbody></table>")
@@ -382,7 +382,7 @@ class Signature:
 
     ``auditor:<version>|gold:<sha256[:12]>|systems:<n>:<sha256[:12] of their hashes>|labels:<k>|
     boot:B|seed:S|ci:percentile|alpha:A|correction:C|samplers:...`` then, when they apply, ``plugins:``,
-    ``input:confusion`` (matrices only) and ``slices:<sha256[:12]>``.
+    ``input:confusion`` (matrices only), ``slices:<sha256[:12]>`` and ``label_map:<sha256[:12]>``.
     """
 
     fields: tuple[tuple[str, str], ...]
@@ -423,6 +423,9 @@ class Signature:
             samplers = dict(fields)["samplers"].split(",")
             fields = [("samplers", ",".join(["ci=clusters", "ranks=clusters", *samplers[2:]])) if key == "samplers"
                       else (key, value) for key, value in fields]
+        if options.label_map is not None:  # the groups counted: a hash of the map's lines
+            lines = "\n".join(f"{label}\t{group}" for label, group in options.label_map)
+            fields.append(("label_map", hashlib.sha256(lines.encode()).hexdigest()[:12]))
         return cls(tuple(fields))
 
     def __getitem__(self, key: str) -> str:

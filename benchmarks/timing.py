@@ -155,3 +155,12 @@ def command(argv: list[str], repeat: int = 1, warmup: int = 0, env: dict[str, st
     for _ in range(warmup):
         _run_once(argv, env, cwd, check, None)
     return median([_run_once(argv, env, cwd, check, watch) for _ in range(max(1, repeat))])
+
+
+def compiled_environment(folder: Path, **extra: str) -> dict[str, str]:
+    """This environment with compiled bytecode kept, as an installed package has it (pip compiles it at install):
+    without ``PYTHONDONTWRITEBYTECODE``, with the cache under ``folder`` (``PYTHONPYCACHEPREFIX``), plus ``extra``.
+    A command timed with ``warmup=1`` then pays no compilation, which would otherwise add 0.3-0.6 s of CPU to every
+    run of a checkout."""
+    environment = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    return {**environment, "PYTHONPYCACHEPREFIX": str(Path(folder) / "pycache"), **extra}

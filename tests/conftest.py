@@ -7,6 +7,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import settings
+
+#: Hypothesis for every property test: no per-example deadline (a machine shared with other jobs runs an example
+#: in 10x its quiet time, and a deadline then fails a correct test); 100 examples unless a test sets its own.
+settings.register_profile("auditor", deadline=None, max_examples=100)
+settings.load_profile("auditor")
 
 #: The systems whose confusion matrices ``germeval_extras`` writes.
 GERMEVAL_MATRICES = ("word-logreg", "char-svm-balanced")
@@ -28,6 +34,33 @@ def _registry_restored():
     for table, before in zip((REGISTRY.metrics, REGISTRY.aliases, REGISTRY.alias_notes), saved):
         table.clear()
         table.update(before)
+
+
+#: JVM options for the tests' Spark driver: the C1 compiler only and the serial collector halve the JVM's CPU
+#: seconds on the suite's short jobs (54 s -> 28 s for test_engines' Spark tests, measured from /proc); the figures
+#: are the engine's, which the JVM's compiler does not change.
+SPARK_TEST_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+
+
+@pytest.fixture(scope="session")
+def spark_session():
+    """One local Spark session for the whole run (the engine's ``getOrCreate()`` reuses it), with a JVM tuned
+    for short jobs (:data:`SPARK_TEST_JVM`), stopped at the end; skips where PySpark or Java is absent."""
+    pytest.importorskip("pyspark", reason="PySpark is not installed (pip install 'auditor[spark]')")
+    from auditor.engines.spark import check_java
+    from auditor.errors import UsageError
+
+    try:
+        check_java()
+    except UsageError as error:
+        pytest.skip(str(error))
+    from pyspark.sql import SparkSession
+
+    session = (SparkSession.builder.master("local[2]").appName("auditor-tests")
+               .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+               .config("spark.driver.extraJavaOptions", SPARK_TEST_JVM).getOrCreate())
+    yield session
+    session.stop()
 
 
 @pytest.fixture(scope="session")
@@ -126,6 +159,34 @@ def wmt21_dir(shared_data, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("wmt21-ted-ende")
     wmt21.lay_out(shared_data / "wmt21-ted-mqm", out)
     return out
+
+
+@pytest.fixture(scope="session")
+def small_report(tmp_path_factory):
+    """All five outputs of :func:`synthetic.small_audit` (hostile label and system names), rendered once for the
+    run (a PDF costs ~5 s of CPU): ``audit``, ``dir``, ``written``, ``calls`` (the keyword arguments
+    weasyprint.HTML got), ``pdf_text`` and ``html``. Read it; never write into ``dir``."""
+    import weasyprint
+    from pypdf import PdfReader
+    from synthetic import small_audit
+
+    import auditor
+
+    calls = []
+    original = weasyprint.HTML
+
+    def spy(*args, **kwargs):
+        calls.append(kwargs)
+        return original(*args, **kwargs)
+
+    outdir = tmp_path_factory.mktemp("small-report")
+    result = small_audit()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(weasyprint, "HTML", spy)
+        written = auditor.render(result, outdir)
+    pdf_text = "\n".join(page.extract_text() for page in PdfReader(outdir / "report.pdf").pages)
+    return {"audit": result, "dir": outdir, "written": written, "calls": calls, "pdf_text": pdf_text,
+            "html": (outdir / "report.html").read_text(encoding="utf-8")}
 
 
 @pytest.fixture

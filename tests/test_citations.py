@@ -3,8 +3,8 @@ author-year citation) beside the source file name scripts read, and no rendered 
 text, Markdown, TeX) ever names a source file."""
 from __future__ import annotations
 
-import io
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -41,14 +41,11 @@ def test_json_passages_keep_file_and_add_reference(audited):
         assert passage["reference"] == {"key": key, "citation": citation}
 
 
-def test_no_rendered_output_names_a_source_file(audited, tmp_path):
-    from pypdf import PdfReader
-
-    written = auditor.render(audited, tmp_path, formats="html,pdf,tex,md")
-    texts = {path.name: path.read_text(encoding="utf-8") for path in map(type(tmp_path), written)
-             if path.suffix != ".pdf"}
-    pdf = (tmp_path / "report.pdf").read_bytes()
-    texts["report.pdf"] = " ".join(page.extract_text() for page in PdfReader(io.BytesIO(pdf)).pages)
+def test_no_rendered_output_names_a_source_file(small_report):
+    """The run's one small report (conftest), every format but the JSON (which keeps the file names)."""
+    texts = {path.name: path.read_text(encoding="utf-8") for path in map(Path, small_report["written"])
+             if path.suffix in (".html", ".tex", ".md")}
+    texts["report.pdf"] = small_report["pdf_text"]
     assert set(texts) == {"report.html", "report.pdf", "tables.tex", "summary.md"}
     assert "Opitz 2024" in texts["report.html"] and "Opitz 2024" in texts["summary.md"]
     for name, text in texts.items():

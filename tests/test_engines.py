@@ -89,9 +89,8 @@ def same_counts(a: Counts, b: Counts) -> None:
 
 
 @pytest.fixture(scope="module")
-def spark_ready():
-    """One local Spark session for the module (started by the first count, reused after)."""
-    pytest.importorskip("pyspark", reason="PySpark is not installed (pip install 'auditor[spark]')")
+def spark_ready(spark_session):
+    """The run's one local Spark session (``spark_session`` in conftest), which the engine's counts reuse."""
     return True
 
 

@@ -208,6 +208,15 @@ def test_a_pilot_system_predicting_one_class_plans_with_json_and_pages(tmp_path)
 
 # --- --dataset across a glob, in every engine ------------------------------------------------------------
 
+@pytest.fixture(autouse=True)
+def _one_spark_session(request):
+    """A test run with engine "spark" uses the run's one Spark session (``spark_session`` in conftest: skipped
+    where PySpark or Java is absent)."""
+    callspec = getattr(request.node, "callspec", None)
+    if callspec is not None and callspec.params.get("engine") == "spark":
+        request.getfixturevalue("spark_session")
+
+
 def _engines():
     import os
     import shutil
@@ -218,8 +227,6 @@ def _engines():
 
 
 def dataset_score(path, engine, systems="S"):
-    if engine == "spark":
-        pytest.importorskip("pyspark", reason="PySpark is not installed (pip install 'auditor[spark]')")
     return run(["score", "--dataset", path, "--gold-column", "gold", "--system-columns", systems, "--engine", engine,
                 "--json", "--bootstrap", "0", "--quiet"])
 
@@ -289,8 +296,6 @@ def test_a_row_without_an_id_is_refused_in_every_engine(tmp_path, engine, fmt):
     else:
         path.write_text("".join(json.dumps({"id": i, "gold": g, "S": s}) + "\n"
                                 for i, g, s in zip(ids, "xyx", "xyy")))
-    if engine == "spark":
-        pytest.importorskip("pyspark", reason="PySpark is not installed (pip install 'auditor[spark]')")
     result = run(["score", "--dataset", str(path), "--gold-column", "gold", "--system-columns", "S", "--id-column",
                   "id", "--engine", engine, "--json", "--bootstrap", "0", "--quiet"])
     one_error(result, f"d.{fmt}: 1 row has no id in column 'id'")
@@ -302,8 +307,6 @@ def test_joined_files_with_a_row_without_an_id_are_refused_naming_it(tmp_path, e
     gold file; it is a row without an id, as the files' reader says."""
     (tmp_path / "g.csv").write_text("id,label\na,x\n,y\nc,x\n")
     (tmp_path / "s.csv").write_text("id,label\na,x\nb,y\nc,y\n")
-    if engine == "spark":
-        pytest.importorskip("pyspark", reason="PySpark is not installed (pip install 'auditor[spark]')")
     result = run(["score", str(tmp_path / "g.csv"), f"S={tmp_path / 's.csv'}", "--engine", engine, "--json",
                   "--bootstrap", "0", "--quiet"])
     one_error(result, "g.csv: 1 row has no id in column 'id'")

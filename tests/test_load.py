@@ -332,6 +332,18 @@ def test_invalid_json_line(write):
         read_labels(path)
 
 
+@pytest.mark.parametrize("line, problem", [
+    ('{"id": "a2", "label": "neg"}, {"id": "a3", "label": "pos"}', r"more than one JSON value on one line"),
+    ('{"id": "a2", "label": "neg"} {"id": "a3", "label": "pos"}', r"more than one JSON value on one line"),
+    ('{"id": "a2", "label": "neg"} x', r"text after the JSON value \('x'\)"),
+])
+def test_two_json_values_on_one_line_are_refused_naming_the_line(write, line, problem):
+    # joined into one array, "{...}, {...}" would read as two records and shift every later line
+    path = write("p.jsonl", '{"id": "a1", "label": "pos"}\n' + line + '\n{"id": "a4", "label": "neg"}\n')
+    with pytest.raises(InputError, match=rf"p\.jsonl line 2: {problem}; expected one JSON object per line"):
+        read_labels(path)
+
+
 def test_json_line_without_label_key(write):
     path = write("p.jsonl", '{"id": "a1", "label": "pos"}\n\n{"id": "a2", "lab": "neg"}\n')
     with pytest.raises(InputError, match=r"p\.jsonl line 3: found 'id', 'lab'; expected an object "
@@ -452,8 +464,9 @@ def test_csv_and_arrow_readers_agree(write):
 
     for name, content in [("a.tsv", "id\tlabel\na1\t pos \n\na2\tneg\n\n"),
                           ("b.csv", "# c\nid,label\na1,x y\na2,#z\n"),
-                          ("c.txt", "\nx\ny\n#z\n\n")]:
-        fmt = {"a.tsv": "tsv", "b.csv": "csv"}.get(name, "text")
+                          ("c.txt", "\nx\ny\n#z\n\n"), ("d.tsv", "id\tlabel\na1\tpos\n\na2\tneg\n\n\n"),
+                          ("e.tsv", "a1\tpos\na2\tneg\n\n"), ("f.txt", "x\ny\n\n\n"), ("g.tsv", "a1\tpos\na2\tneg")]:
+        fmt = {".tsv": "tsv", ".csv": "csv"}.get(name[1:], "text")
         fast = _parse_delimited(content.encode(), name, fmt, "", None, fast=True)
         slow = _parse_delimited(content.encode(), name, fmt, "", None, fast=False)
         assert fast.labels.tolist() == slow.labels.tolist()

@@ -179,6 +179,24 @@ def test_a_bad_set_is_one_error_naming_the_line(write, content, expected):
         audit(gold, {"s": write("s.tsv", content)})
 
 
+@pytest.mark.parametrize("line, problem", [
+    ('{"id": "2", "labels": ["b"]} {"id": "3", "labels": []}', "more than one JSON value on one line"),
+    ('{"id": "2", "labels": ["b"]}, {"id": "3", "labels": []}', "more than one JSON value on one line"),
+])
+def test_two_json_objects_on_one_line_are_refused_naming_the_line(write, line, problem):
+    gold = write("gold.jsonl", '{"id": "1", "labels": ["a"]}\n\n{"id": "2", "labels": ["b"]}\n')
+    system = write("s.jsonl", '{"id": "1", "labels": ["a"]}\n' + line + "\n")
+    with pytest.raises(InputError, match=rf"s.jsonl line 2: {problem}; expected one JSON object per line"):
+        audit(gold, {"s": system})
+
+
+def test_json_lines_sets_keep_their_lines_past_a_blank_line(write):
+    from auditor.tasks.multilabel.reading import read_sets as read_file
+
+    read = read_file(write("gold.jsonl", '{"id": "1", "labels": ["a"]}\n\n{"id": "2", "labels": ["b"]}\n'))
+    assert read.column.lines.tolist() == [1, 3]
+
+
 def test_a_label_column_value_outside_zero_one_is_refused(write):
     gold = write("gold.tsv", "id\tlabels\n1\ta\n2\tb\n")
     system = write("s.tsv", "id\ta\tb\n1\t0.2\t0.9\n2\t1.5\t0\n")
@@ -246,7 +264,7 @@ def test_the_report_model_has_the_sections_and_bold_only_in_best_sets(goemotions
                                                   for name in SYSTEMS[2:5]}, options=AuditOptions(bootstrap=100))
     model = result.report_model(figures=False)
     ids = [section.id for section in model.sections]
-    for expected in ("summary", "data", "metrics", "per-label", "rankings", "significance", "definitions", "ledger",
+    for expected in ("summary", "data", "metrics", "per-label", "rank-disagreement", "significance", "definitions", "ledger",
                      "reproducibility"):
         assert expected in ids
     best = result.statistics.best_set

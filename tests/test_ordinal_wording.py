@@ -44,3 +44,10 @@ def test_the_statement_counts_ordered_levels_and_names_accuracy_as_the_detectabl
     assert "60 items in 3 ordered levels (a 18, b 24, c 18)" in text
     assert "Accuracy is the one figure with an exact test; no detectable difference is computed for the errors " \
            "(MAE_M, MAE), which approximate randomisation tests." in text
+
+
+def test_the_notebook_view_shows_errors_as_they_are(small):
+    html = small._repr_html_()
+    assert "scores ×100, errors as they are; ordered by MAE_M" in html
+    mae = small.audit.systems["near"].metrics["mae_macro"].value
+    assert f"<b>{mae:.3f}</b>" in html  # near leads macro MAE: its best set, bold, three decimals

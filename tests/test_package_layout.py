@@ -106,13 +106,17 @@ def _prose_lines(tree: ast.Module) -> set[int]:
     return lines
 
 
-def code_lines(text: str, tree: ast.Module, start: int = 1, end: int | None = None) -> int:
-    """Lines of code between ``start`` and ``end`` (1-based, inclusive): docstrings, comment lines and blank lines
-    are prose, not counted (a module's size is what a reader must follow, not what explains it)."""
+def is_code(text: str, tree: ast.Module) -> list[bool]:
+    """For each line of ``text``: is it code? Docstrings, comment lines and blank lines are prose (a module's size
+    is what a reader must follow, not what explains it)."""
     prose = _prose_lines(tree)
-    lines = text.splitlines()[start - 1:end]
-    return sum(1 for number, line in enumerate(lines, start)
-               if number not in prose and line.strip() and not line.lstrip().startswith("#"))
+    return [number not in prose and bool(line.strip()) and not line.lstrip().startswith("#")
+            for number, line in enumerate(text.splitlines(), 1)]
+
+
+def code_lines(text: str, tree: ast.Module, start: int = 1, end: int | None = None) -> int:
+    """Lines of code between ``start`` and ``end`` (1-based, inclusive): see :func:`is_code`."""
+    return sum(is_code(text, tree)[start - 1:end])
 
 
 def test_no_module_or_function_is_too_long():
@@ -121,12 +125,13 @@ def test_no_module_or_function_is_too_long():
         text = path.read_text(encoding="utf-8")
         name = path.relative_to(PACKAGE.parent)
         tree = ast.parse(text)
-        lines = code_lines(text, tree)
+        code = is_code(text, tree)  # once per module: counting each function's lines walked the whole tree again
+        lines = sum(code)
         if lines > MODULE_LINES:
             too_long.append(f"{name}: {lines} lines of code (limit {MODULE_LINES})")
         for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not _returns_a_literal(node):
-                length = code_lines(text, tree, node.lineno, node.end_lineno)
+                length = sum(code[node.lineno - 1:node.end_lineno])
                 if length > FUNCTION_LINES:
                     too_long.append(f"{name}:{node.lineno} {node.name}: {length} lines of code "
                                     f"(limit {FUNCTION_LINES})")

@@ -1,6 +1,7 @@
 """The report: model, HTML/PDF/LaTeX/Markdown renderers, safety, atomic output, CLI.
 
-The PDF is rendered once per module (a small audit with hostile label and system names).
+The PDF is rendered once per run (``small_report`` in conftest: a small audit with hostile label and system
+names), and shared with the other tests that read a whole report.
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from html.parser import HTMLParser
 
 import pytest
 from click.testing import CliRunner
+from synthetic import IMG_SYSTEM, SCRIPT_LABEL, TEX_SYSTEM
 
 import auditor
 from auditor.cli import cli
@@ -21,44 +23,16 @@ from auditor.report.context import SECTION_TITLES
 render_module = importlib.import_module("auditor.formats.render")
 pdf_module = importlib.import_module("auditor.formats.pdf")
 formatting = importlib.import_module("auditor.formatting")
-SCRIPT_LABEL = "<script>alert(1)</script>"
-IMG_SYSTEM = '"><img src=x>'
-TEX_SYSTEM = "A&B_50%"
 
 
 def _squash(text: str) -> str:
     return re.sub(r"\s+", "", text)
 
 
-def small_audit():
-    gold = [SCRIPT_LABEL] * 6 + ["x_y"] * 9 + ["plain"] * 15
-    good = [SCRIPT_LABEL] * 5 + ["plain"] + ["x_y"] * 7 + ["plain"] * 2 + ["plain"] * 13 + ["x_y"] * 2
-    other = ["plain"] * 30
-    return auditor.audit(gold, {IMG_SYSTEM: good, TEX_SYSTEM: other}, bootstrap=50)
-
-
 @pytest.fixture(scope="module")
-def rendered(tmp_path_factory):
-    """All five outputs of the small audit, plus the keyword arguments weasyprint.HTML got."""
-    import weasyprint
-
-    calls = []
-    original = weasyprint.HTML
-
-    def spy(*args, **kwargs):
-        calls.append(kwargs)
-        return original(*args, **kwargs)
-
-    outdir = tmp_path_factory.mktemp("report")
-    result = small_audit()
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(weasyprint, "HTML", spy)
-        written = auditor.render(result, outdir)
-    from pypdf import PdfReader
-
-    pdf_text = "\n".join(page.extract_text() for page in PdfReader(outdir / "report.pdf").pages)
-    return {"audit": result, "dir": outdir, "written": written, "calls": calls, "pdf_text": pdf_text,
-            "html": (outdir / "report.html").read_text(encoding="utf-8")}
+def rendered(small_report):
+    """All five outputs of the small audit (``small_report`` in conftest: rendered once for the run)."""
+    return small_report
 
 
 def test_all_five_files_written(rendered):
@@ -175,7 +149,7 @@ def test_markdown_summary(rendered):
     assert "Leaderboard, ordered by" in md  # the page-1 leaderboard is in the Markdown summary too
 
 
-def test_failing_renderer_leaves_outdir_as_it_was(tmp_path, monkeypatch):
+def test_failing_renderer_leaves_outdir_as_it_was(rendered, tmp_path, monkeypatch):
     outdir = tmp_path / "out"
     outdir.mkdir()
     (outdir / "summary.md").write_text("old summary")
@@ -187,11 +161,11 @@ def test_failing_renderer_leaves_outdir_as_it_was(tmp_path, monkeypatch):
 
     monkeypatch.setattr(render_module, "render_tex", boom)
     with pytest.raises(RuntimeError):
-        auditor.render(small_audit(), outdir, formats=("json", "md", "tex"))
+        auditor.render(rendered["audit"], outdir, formats=("json", "md", "tex"))
     assert {p.name: p.read_bytes() for p in outdir.iterdir()} == before
 
 
-def test_write_failure_cleans_up(tmp_path, monkeypatch):
+def test_write_failure_cleans_up(rendered, tmp_path, monkeypatch):
     outdir = tmp_path / "out"
     outdir.mkdir()
     import auditor.formats.output as output
@@ -207,7 +181,7 @@ def test_write_failure_cleans_up(tmp_path, monkeypatch):
 
     monkeypatch.setattr(output, "_write", flaky)
     with pytest.raises(OutputError):
-        auditor.render(small_audit(), outdir, formats=("json", "md"))
+        auditor.render(rendered["audit"], outdir, formats=("json", "md"))
     assert list(outdir.iterdir()) == [] and [p.name for p in tmp_path.iterdir()] == ["out"]
 
 
@@ -253,9 +227,9 @@ def test_cli_unknown_format(label_files):
     assert not (tmp_path / "o").exists()
 
 
-def test_absent_keys_give_absent_sections():
+def test_absent_keys_give_absent_sections(rendered):
     report = importlib.import_module("auditor.report.build")
-    result = dataclasses.replace(small_audit(), baselines=None, statistics=None, properties=None, verdict=None)
+    result = dataclasses.replace(rendered["audit"], baselines=None, statistics=None, properties=None, verdict=None)
     model = report.build(result, figures=False)
     ids = [section.id for section in model.sections]
     assert "baselines" not in ids and "significance" not in ids and "properties" not in ids
@@ -264,9 +238,9 @@ def test_absent_keys_give_absent_sections():
     assert r"\toprule" in tex
 
 
-def test_ledger_marks_undefined_and_conventions():
+def test_ledger_marks_undefined_and_conventions(rendered):
     report = importlib.import_module("auditor.report.build")
-    model = report.build(small_audit(), figures=False)
+    model = report.build(rendered["audit"], figures=False)
     assert model.ledger, "the constant system leaves precision of two classes undefined"
     states = {entry.state for entry in model.ledger}
     assert "undefined" in states
@@ -276,13 +250,13 @@ def test_ledger_marks_undefined_and_conventions():
     assert any(cell.mark for cell in row.cells)
 
 
-def test_recommendation_section_renders_formulas_and_summary_headline():
+def test_recommendation_section_renders_formulas_and_summary_headline(rendered):
     from dataclasses import replace
 
     from auditor.analyses.recommend import Avoided, Recommendation, Recommended
 
     report = importlib.import_module("auditor.report.build")
-    result = small_audit()
+    result = rendered["audit"]
     recommendation = Recommendation(
         metrics=(Recommended("macro_f1", "Macro F1", "primary", r"\frac{1}{k}\sum_i F1_i",
                              ("the majority class already reaches 50.0 accuracy",), ()),

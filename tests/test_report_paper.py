@@ -137,7 +137,7 @@ def test_page_one_says_which_systems_are_not_above_chance(germeval, germeval_mod
 
 
 def _all_text(model) -> str:
-    from auditor.report.build import section_texts
+    from auditor.report.skeleton import section_texts
 
     return "\n".join(section_texts(model.sections))
 

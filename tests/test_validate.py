@@ -86,6 +86,11 @@ def test_duplicate_gold_id_names_both_lines(write):
     ((), None),  # 1, 2, 3, 4: increasing integers, unique without hashing
     (("1", "01", "2", "3"), None),  # 1 and 01 read as the same number, but are different ids
     (("3", "2", "1", "0"), None),
+    (("c1", "c2", "c3", "c2"), "'c2' on lines 3 and 5"),  # one prefix, then integers: hashed when not increasing
+    (("c1", "c2", "c01", "c3"), None),  # c1 and c01 read as one number, but are different ids
+    (("c1", "c2", "c3", "d4"), None),  # another prefix: hashed
+    (("2018-En-01", "2018-En-02", "2018-En-03", "2018-En-01"), "'2018-En-01' on lines 2 and 5"),
+    (("2018-En-01", "2018-En-02", "2018-En-03", "2018-En-3x"), None),
 ])
 def test_integer_ids_are_unique_exactly_when_their_texts_differ(write, ids, duplicate):
     ids = ids or ("1", "2", "3", "4")

@@ -196,8 +196,8 @@ def check_claims(claims: Sequence[Claim], evidence: Evidence) -> ClaimCheck:
     intervals = {row.named_as: row.claim.interval for row in rows if row.named_as}
     if "macro_f1" in intervals and "macro_f1_hm" in intervals \
             and intervals["macro_f1_hm"][1] < intervals["macro_f1"][0] - EPS:
-        problems.append("macro F1′ (HM of macro P and macro R) is never below macro F1 (the harmonic mean is concave; Opitz 2024 §4.5), "
-                        "but the reported F1′ is")
+        problems.append("macro F1′ (HM of macro P and macro R) is never below macro F1 (the harmonic mean is "
+                        "concave; Opitz 2024 §4.5), but the reported F1′ is")
     return ClaimCheck(evidence, rows, tuple(problems), tuple(undefined))
 
 

@@ -15,8 +15,6 @@ import json
 import os
 import shutil
 import tempfile
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Callable
 
@@ -54,6 +52,9 @@ def url(dataset: Dataset, file: UpstreamFile, base_url: str | None) -> str:
 
 def download(address: str) -> bytes:
     """The body of a URL, or one FetchError naming it."""
+    import urllib.error  # here, not at the top: every auditor command imports this module, few download
+    import urllib.request
+
     try:
         with urllib.request.urlopen(address, timeout=TIMEOUT) as response:  # noqa: S310 - http(s) of our catalogue
             return response.read()

@@ -24,7 +24,8 @@ from auditor.version import __version__
 LATEX_SPECIAL = {
     "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
     "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}",
-    "−": r"$-$", "—": "---", "≈": r"$\approx$", "′": "'", "κ": r"$\kappa$", "π": r"$\pi$", "τ": r"$\tau$", "×": r"$\times$",
+    "−": r"$-$", "—": "---", "≈": r"$\approx$", "′": "'", "κ": r"$\kappa$", "π": r"$\pi$", "τ": r"$\tau$",
+    "×": r"$\times$",
     # symbols of the property table and the captions that pdflatex's UTF-8 input does not define
     "✓": r"$\surd$", "✗": r"$\times$", "ω": r"$\omega$", "Ω": r"$\Omega$", "α": r"$\alpha$",
     "≤": r"$\leq$", "≥": r"$\geq$", "≠": r"$\neq$", "Σ": r"$\Sigma$", "§": r"\S{}",

@@ -53,7 +53,8 @@ def markdown_text(text: Any, leading: bool = True) -> str:
             out.append(ch)
     escaped = "".join(out)
     stripped = escaped.lstrip(" ")
-    marker = stripped[:1] in ("-", "+", "=") or (stripped[:1].isdigit() and stripped.lstrip("0123456789")[:1] in (".", ")"))
+    numbered = stripped[:1].isdigit() and stripped.lstrip("0123456789")[:1] in (".", ")")
+    marker = stripped[:1] in ("-", "+", "=") or numbered
     if leading and marker:
         head = len(escaped) - len(stripped)
         position = head if not stripped[:1].isdigit() else head + len(stripped) - len(stripped.lstrip("0123456789"))

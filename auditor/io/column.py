@@ -12,14 +12,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal, Mapping
+from typing import Any, Literal, Mapping, Sequence
 
 import numpy as np
 
 from auditor.errors import InputError
 
 __all__ = ["LabelColumn", "MISSING_LABELS", "MAX_LABEL_CHARS", "TRIM", "scalar_text", "strings", "merge_codes",
-           "encode_arrow", "encode_numpy", "as_id_array", "build_column", "encodable"]
+           "encode_arrow", "encode_numpy", "as_id_array", "build_column", "encodable", "numpy_values", "string_array"]
 
 #: Label texts that mean "no label": pandas' ``read_csv`` default NA strings, plus ``NaT``,
 #: ``NAN`` and ``-``. Every one is refused as a missing label (never made a class), the same
@@ -232,6 +232,34 @@ def _integer_view(indices: Any) -> np.ndarray:
     dtype = np.dtype(f"int{indices.type.bit_width}")
     return np.frombuffer(indices.buffers()[1], dtype=dtype, count=len(indices),
                          offset=indices.offset * dtype.itemsize)
+
+
+def numpy_values(values: Any) -> np.ndarray:
+    """A null-free Arrow (chunked) array of integers, floats or booleans as numpy, from its data buffer (a view
+    except for booleans, which are unpacked); ``to_numpy`` would import pandas (0.4 s) for the same result."""
+    import pyarrow as pa
+
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if pa.types.is_boolean(values.type):
+        bits = np.frombuffer(values.buffers()[1], dtype=np.uint8)
+        return np.unpackbits(bits, bitorder="little")[values.offset:values.offset + len(values)].astype(bool)
+    dtype = np.dtype(values.type.to_pandas_dtype())
+    return np.frombuffer(values.buffers()[1], dtype=dtype, count=len(values), offset=values.offset * dtype.itemsize)
+
+
+def string_array(texts: Sequence[str]) -> Any:
+    """``texts`` as an Arrow string array built from its buffers (``pa.array`` imports pandas, 0.4 s, to look at
+    its argument). Raises UnicodeEncodeError for a lone surrogate."""
+    import pyarrow as pa
+
+    encoded = [text.encode("utf-8") for text in texts]
+    ends = np.cumsum([len(text) for text in encoded], dtype=np.int64)
+    large = bool(ends.size) and int(ends[-1]) >= 2**31
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64 if large else np.int32)
+    offsets[1:] = ends
+    return pa.Array.from_buffers(pa.large_string() if large else pa.string(), len(encoded),
+                                 [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))])
 
 
 def encode_numpy(array: np.ndarray, what: str) -> tuple[np.ndarray, tuple[str, ...]]:

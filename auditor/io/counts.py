@@ -35,8 +35,8 @@ class Counts:
     ----------
     labels : class names in code order (the matrix's row and column order).
     systems : system names in the order of the first axis of ``confusion``.
-    gold : int array (N,) of gold codes (:func:`code_dtype`: int8 for up to 127 labels); None when only confusion matrices are known
-        (:mod:`auditor.io.confusion`): then no item is paired across systems.
+    gold : int array (N,) of gold codes (:func:`code_dtype`: int8 for up to 127 labels); None when only confusion
+        matrices are known (:mod:`auditor.io.confusion`): then no item is paired across systems.
     predictions : int array (S, N) of predicted codes; None with ``gold``.
     confusion : int64 array (S, k, k); ``confusion[s, i, j]`` counts items of gold
         class i that system s predicted as class j.
@@ -102,7 +102,8 @@ class Counts:
 
     @classmethod
     def from_pairs(cls, labels: Sequence[str], systems: Sequence[str],
-                   pairs: Mapping[tuple[int, int], tuple[np.ndarray, np.ndarray]], labels_given: bool = False) -> Counts:
+                   pairs: Mapping[tuple[int, int], tuple[np.ndarray, np.ndarray]],
+                   labels_given: bool = False) -> Counts:
         """Counts from every pair's (gold, pred_a, pred_b) table alone (``pairs[(a, b)]``, a < b, rows
         of codes (P, 3) and their counts): what an engine computes when the pattern table is too large.
 
@@ -278,7 +279,8 @@ def confusion_tensor(gold: np.ndarray, predictions: Sequence[np.ndarray], k: int
 MAX_DIRECT_RANGE = 1024
 
 
-def _count_integers(gold: np.ndarray, predictions: list[np.ndarray]) -> tuple[np.ndarray, list[np.ndarray], list[str], np.ndarray] | None:
+def _count_integers(gold: np.ndarray, predictions: list[np.ndarray]
+                    ) -> tuple[np.ndarray, list[np.ndarray], list[str], np.ndarray] | None:
     """Fast path for integer labels without ``--labels``: count on ``value − min`` directly.
 
     Saves the encoding pass: values that occur nowhere are dropped from the counted matrix

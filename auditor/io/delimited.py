@@ -16,7 +16,7 @@ import numpy as np
 
 from auditor.errors import InputError
 from auditor.io.column import TRIM, LabelColumn, build_column
-from auditor.io.lines import arrow_body, count_lines, is_comment, line_iter, nonempty_line_numbers, split_fields
+from auditor.io.lines import arrow_body, is_comment, line_iter, nonempty_line_numbers, split_fields
 from auditor.io.names import GOLD, HeaderRule, choose_columns, header_kind, is_id_name, is_label_name
 
 __all__ = ["Body", "read_delimited", "parse_delimited", "sniff"]
@@ -119,9 +119,13 @@ def _separator(data: bytes, begin: int, fmt: str) -> tuple[str, str | None, list
     """(format, separator, first non-blank lines): from the extension, else (or when the
     extension's separator never occurs) tab when every item line after the first has one,
     else runs of whitespace."""
+    line_end = data.find(b"\n", begin)
+    first = data[begin:line_end if line_end >= 0 else len(data)].decode("utf-8")
+    delimiter: str | None = {"csv": ",", "tsv": "\t"}.get(fmt)
+    if delimiter is not None and delimiter in first:  # the extension's separator: no need to look further
+        return fmt, delimiter, [first]
     probe = [data[s:e].decode("utf-8") for (s, e), _ in zip(line_iter(data, begin), range(1001))]
     probe = [p for p in probe if p.strip(TRIM)]
-    delimiter: str | None = {"csv": ",", "tsv": "\t"}.get(fmt)
     if delimiter is not None and not any(delimiter in p for p in probe):
         fmt, delimiter = "text", None
     if fmt == "text":
@@ -216,28 +220,36 @@ def _read_arrow(data: bytes, begin: int, first_line: int, delimiter: str, header
     Returns None when pyarrow refuses it, or when a label is empty after trimming (a line
     of only spaces and tabs is blank, which pyarrow does not know): the Python reader then
     decides, and finds the exact line of any error. The label column is read straight
-    into a dictionary (hash) encoding.
+    into a dictionary (hash) encoding. Row r is line ``first_line + r`` unless an id (a file
+    without ids: a label) is empty, as an empty line reads as a row of empty fields: only then
+    is the body read again with empty lines skipped, and each row's line found by counting
+    line breaks.
     """
     import pyarrow as pa
 
-    end = data.find(b"\n", begin)
+    line_end = data.find(b"\n", begin)
     width = len(header) if header is not None else \
-        data[begin:end if end >= 0 else len(data)].count(delimiter.encode()) + 1
+        data[begin:line_end if line_end >= 0 else len(data)].count(delimiter.encode()) + 1
     id_column, label_column = _columns(header, width, source, column, {",": ",", "\t": "<TAB>"}[delimiter], rule)
     types = {label_column: pa.dictionary(pa.int32(), pa.string())}
     if id_column is not None:
         types[id_column] = pa.string()
+    end = len(data)
+    while end > begin and data[end - 1] == 10:  # the line breaks after the last item
+        end -= 1
     try:
-        table = arrow_body(data, begin, width, types, delimiter, quoted=False)
+        table = arrow_body(data, begin, width, types, delimiter, quoted=False, end=end, skip_empty=False)
+        if _has_empty(table.column(f"c{label_column if id_column is None else id_column}")):  # an empty line?
+            table = arrow_body(data, begin, width, types, delimiter, quoted=False)
+            end = -1
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
         return None
     n_rows = table.num_rows
-    n_lines = count_lines(data, begin)
-    if n_lines != n_rows:  # empty lines, which pyarrow skipped: find their numbers
-        numbers, blank = nonempty_line_numbers(data, begin, first_line)
-    else:
-        blank = 0
+    if end >= 0:
+        blank = max(len(data) - end - 1, 0)
         numbers = np.arange(first_line, first_line + n_rows, dtype=np.int64)
+    else:  # empty lines, which pyarrow skipped: find their numbers
+        numbers, blank = nonempty_line_numbers(data, begin, first_line)
     if numbers.size != n_rows:  # pragma: no cover - defensive: let the Python reader decide
         return None
     trim = data.find(b" ", begin) >= 0 or (delimiter == "," and data.find(b"\t", begin) >= 0)
@@ -251,6 +263,17 @@ def _read_arrow(data: bytes, begin: int, first_line: int, delimiter: str, header
 
         ids = pc.utf8_trim(ids, characters=TRIM)
     return Body(labels, ids, numbers, blank, trim)
+
+
+def _has_empty(column: Any) -> bool:
+    """Whether a column read by pyarrow (ids, or labels encoded with small dictionaries) holds the empty text."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if pa.types.is_dictionary(column.type):
+        return any(len(chunk.dictionary) and pc.min(pc.binary_length(chunk.dictionary)).as_py() == 0
+                   for chunk in column.chunks)
+    return len(column) > 0 and pc.min(pc.binary_length(column)).as_py() == 0
 
 
 def _quoted_rows(body: str, first_line: int, delimiter: str, source: str

@@ -9,7 +9,7 @@ from __future__ import annotations
 import gc
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -53,8 +53,9 @@ def _json_loads(text: str) -> Any:
 
 def json_lines(text: str, source: str, example: str) -> tuple[list[Any], list[int], int]:
     """The records of a JSON Lines ``text``, the 0-based line of each, and the number of blank
-    lines. All lines are parsed in one ``json.loads`` call; when that fails, the first bad line
-    is named in an :class:`InputError` (``example`` shows what a line should hold)."""
+    lines. All lines are parsed in one ``json.loads`` call; when that fails, or finds more values
+    than lines (``{...}, {...}`` on one line joins into two records), the first bad line is named
+    in an :class:`InputError` (``example`` shows what a line should hold)."""
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     lines = text.split("\n")
@@ -64,14 +65,34 @@ def json_lines(text: str, source: str, example: str) -> tuple[list[Any], list[in
     try:
         records = _json_loads("[" + ",".join(lines[i] for i in keep) + "]")
     except (RecursionError, ValueError):
-        for i in keep:
-            try:
-                json.loads(lines[i])
-            except (RecursionError, ValueError) as error:
-                raise InputError(f"{source} line {i + 1}: {_json_problem(error)}; expected one JSON object "
-                                 f"per line, e.g. {example}") from None
-        raise InputError(f"{source}: invalid JSON Lines") from None
+        _refuse_line(lines, keep, source, example)
+    if len(records) != len(keep):
+        _refuse_line(lines, keep, source, example)
     return records, keep, len(lines) - len(keep)
+
+
+def _refuse_line(lines: list[str], keep: list[int], source: str, example: str) -> NoReturn:
+    """One error naming the first of ``lines`` (at ``keep``) that is not one JSON value."""
+    for i in keep:
+        try:
+            json.loads(lines[i])
+        except (RecursionError, ValueError) as error:
+            raise InputError(f"{source} line {i + 1}: {_line_problem(lines[i], error)}; expected one JSON object "
+                             f"per line, e.g. {example}") from None
+    raise InputError(f"{source}: invalid JSON Lines")  # pragma: no cover - a line above failed
+
+
+def _line_problem(line: str, error: BaseException) -> str:
+    """What is wrong with one line: a second value after the first (``{...}, {...}``), other text after it, or
+    :func:`_json_problem`."""
+    if not (isinstance(error, json.JSONDecodeError) and error.msg == "Extra data"):
+        return _json_problem(error)
+    rest = line[error.pos:].lstrip(" \t,")
+    try:
+        json.JSONDecoder().raw_decode(rest)
+    except (RecursionError, ValueError):
+        return f"text after the JSON value ({line[error.pos:error.pos + 20]!r})"
+    return "more than one JSON value on one line"
 
 
 def _json_problem(error: BaseException) -> str:

@@ -80,20 +80,22 @@ def nonempty_line_numbers(data: bytes, begin: int, first_line: int) -> tuple[np.
 
 
 
-def arrow_body(data: bytes, begin: int, width: int, types: Mapping[int, Any], delimiter: str, quoted: bool) -> Any:
-    """``data[begin:]`` (lines of ``width`` fields) through ``pyarrow.csv`` without copying: only the
-    columns of ``types`` (column index -> Arrow type), named ``c0``, ``c1``...; empty lines skipped,
-    no string read as null; quotes read as CSV quoting only when ``quoted`` (label files hand quoted
-    bodies to their line-by-line reader). Raises pyarrow's errors for the caller to explain."""
+def arrow_body(data: bytes, begin: int, width: int, types: Mapping[int, Any], delimiter: str, quoted: bool,
+               end: int | None = None, skip_empty: bool = True) -> Any:
+    """``data[begin:end]`` (lines of ``width`` fields) through ``pyarrow.csv`` without copying: only the
+    columns of ``types`` (column index -> Arrow type), named ``c0``, ``c1``...; empty lines skipped
+    (``skip_empty``; else each is a row of empty fields, so row r is line r), no string read as null;
+    quotes read as CSV quoting only when ``quoted`` (label files hand quoted bodies to their line-by-line
+    reader). Raises pyarrow's errors for the caller to explain."""
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
     names = [f"c{i}" for i in range(width)]
     return pacsv.read_csv(
-        pa.py_buffer(memoryview(data)[begin:]),
+        pa.py_buffer(memoryview(data)[begin:end]),
         read_options=pacsv.ReadOptions(column_names=names),
         parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char='"' if quoted else False,
-                                         ignore_empty_lines=True),
+                                         ignore_empty_lines=skip_empty),
         convert_options=pacsv.ConvertOptions(
             column_types={names[i]: kind for i, kind in types.items()}, include_columns=[names[i] for i in types],
             strings_can_be_null=False, quoted_strings_can_be_null=False),

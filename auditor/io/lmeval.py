@@ -264,11 +264,8 @@ def _parse_rows(raw: bytes, path: Path) -> tuple[list[dict[str, Any]], list[int]
         raise InputError(f"{path} line {line}: not UTF-8 text") from None
     rows, kept, blank = json_lines(text, str(path), '{"doc_id": 0, "target": "1", "filtered_resps": [...], ...}')
     bad = next((i for i, row in enumerate(rows) if not isinstance(row, dict)), None)
-    if bad is not None and len(rows) == len(kept):
+    if bad is not None:
         raise InputError(f"{path} line {kept[bad] + 1}: expected a JSON object, found {type(rows[bad]).__name__}")
-    if len(rows) != len(kept):
-        raise InputError(f"{path}: {len(rows)} JSON values on {len(kept)} lines; every line of a samples file is one "
-                         "row")
     if not rows:
         raise InputError(f"{path}: no rows")
     return rows, [i + 1 for i in kept], blank

@@ -16,8 +16,9 @@ from typing import Literal
 from auditor.errors import InputError
 
 __all__ = [
-    "EXPECTED", "ID_NAMES", "LABEL_NAMES", "PREDICTION_NAMES", "ONE_COLUMN_HEADERS", "GROUP_NAMES", "HeaderRule", "GOLD",
-    "PREDICTIONS", "GROUPS", "is_id_name", "is_label_name", "is_prediction_name", "header_kind", "choose_columns",
+    "EXPECTED", "ID_NAMES", "LABEL_NAMES", "PREDICTION_NAMES", "ONE_COLUMN_HEADERS", "GROUP_NAMES", "HeaderRule",
+    "GOLD", "PREDICTIONS", "GROUPS", "is_id_name", "is_label_name", "is_prediction_name", "header_kind",
+    "choose_columns",
 ]
 
 #: The label-file formats, as messages name them.

@@ -116,7 +116,8 @@ def read_scored(path: str | os.PathLike, label_names: Sequence[str]) -> tuple[La
     if found is None:
         return None
 
-    delimiter = {".csv": ",", ".tsv": "\t"}.get(suffix) or ("\t" if "\t" in found[1] else "," if "," in found[1] else None)
+    delimiter = ({".csv": ",", ".tsv": "\t"}.get(suffix)
+                 or ("\t" if "\t" in found[1] else "," if "," in found[1] else None))
     if delimiter is None:
         return None
     fields = _header_fields(found[1], delimiter)
@@ -170,7 +171,8 @@ def _line_numbers(data: bytes, begin: int, first_line: int, n_rows: int, source:
 
 
 def _read_delimited(source: str, delimiter: str, fields: list[str], header_line: int, score_columns: list[int],
-                    id_column: int | None, label_column: int | None, names: set[str]) -> tuple[LabelColumn, ScoreColumn]:
+                    id_column: int | None, label_column: int | None,
+                    names: set[str]) -> tuple[LabelColumn, ScoreColumn]:
     import pyarrow as pa
 
     raw, digest = _read_bytes(source)
@@ -225,7 +227,8 @@ def _first_bad_line(raw: bytes, begin: int, header_line: int, delimiter: str, fi
             try:
                 float(row[i])
             except ValueError:
-                return InputError(f"{source} line {line}: score of {fields[i]!r} is {row[i].strip()!r}; expected a number")
+                return InputError(f"{source} line {line}: score of {fields[i]!r} is {row[i].strip()!r}; "
+                                  f"expected a number")
     return InputError(f"{source}: cannot read the scores ({error})")
 
 
@@ -233,8 +236,8 @@ def _check_values(matrix: np.ndarray, numbers: np.ndarray, source: str, labels: 
     bad = ~np.isfinite(matrix)
     if bad.any():
         row, column = np.argwhere(bad)[0]
-        raise InputError(f"{source} line {int(numbers[row])}: score of {labels[column]!r} is {float(matrix[row, column])!r}; "
-                         f"expected a finite number")
+        raise InputError(f"{source} line {int(numbers[row])}: score of {labels[column]!r} is "
+                         f"{float(matrix[row, column])!r}; expected a finite number")
 
 
 def _read_json(source: str, names: set[str]) -> tuple[LabelColumn, ScoreColumn]:
@@ -257,7 +260,8 @@ def _read_json(source: str, names: set[str]) -> tuple[LabelColumn, ScoreColumn]:
                 list(record["scores"]) != list(labels) and set(record["scores"]) != set(labels) or \
                 (id_key is not None and id_key not in record) or (label_key is not None and label_key not in record):
             raise InputError(f"{source} line {numbers[n]}: expected an object with "
-                             f"{', '.join(repr(k) for k in (id_key, label_key) if k)}{' and ' if id_key or label_key else ''}"
+                             f"{', '.join(repr(k) for k in (id_key, label_key) if k)}"
+                             f"{' and ' if id_key or label_key else ''}"
                              f"'scores' holding {', '.join(map(repr, labels))} like line {numbers[0]}")
     try:
         matrix = np.array([[record["scores"][label] for label in labels] for record in records], dtype=np.float64)
@@ -271,8 +275,8 @@ def _read_json(source: str, names: set[str]) -> tuple[LabelColumn, ScoreColumn]:
                                                  source)
     predicted = None
     if label_key is not None:
-        predicted = build_column(source, as_id_array(np.asarray([r[label_key] for r in records] + [None], dtype=object)[:-1],
-                                              source), ids, numbers, digest, "jsonl", {})
+        given = np.asarray([r[label_key] for r in records] + [None], dtype=object)[:-1]
+        predicted = build_column(source, as_id_array(given, source), ids, numbers, digest, "jsonl", {})
     return _predictions(source, matrix, labels, ids, numbers, predicted, names, digest)
 
 

@@ -197,22 +197,39 @@ def _duplicate_error(column: LabelColumn) -> InputError:
 
 
 def _unique_ids(column: LabelColumn) -> bool:
-    """Whether every id of ``column`` differs: strictly increasing integer ids (1, 2, 3...: equal
-    texts read as equal numbers, so none repeats) without a hash of every text; else by hashing."""
-    import pyarrow as pa
+    """Whether every id of ``column`` differs: ids that are one prefix and then strictly increasing integers
+    (``1, 2, 3``; ``item0, item1``; ``2018-En-01559``...: equal texts read as equal numbers, so none repeats)
+    without a hash of every text; else by hashing."""
     import pyarrow.compute as pc
 
     ids = column.id_array
     if len(ids) > 1 and not ids.null_count:
-        try:
-            numbers = pc.cast(ids, pa.int64()).combine_chunks()
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-            numbers = None
-        if numbers is not None:  # a view of the buffer (to_numpy on chunks would import pandas)
-            values = np.frombuffer(numbers.buffers()[1], dtype=np.int64, count=len(numbers), offset=numbers.offset * 8)
-            if bool((values[1:] > values[:-1]).all()):
-                return True
+        values = _id_numbers(ids)
+        if values is not None and bool((values[1:] > values[:-1]).all()):
+            return True
     return len(pc.unique(ids)) == len(column)
+
+
+def _id_numbers(ids: Any) -> np.ndarray | None:
+    """The integer after the first id's prefix (its text up to its last non-digit) in every id, or None when an
+    id lacks that prefix or the rest is not an integer."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    first = ids[0].as_py()
+    prefix = first.rstrip("0123456789")
+    if len(prefix) == len(first):
+        return None
+    if prefix:
+        if not pc.all(pc.starts_with(ids, prefix)).as_py():
+            return None
+        ids = pc.utf8_slice_codeunits(ids, len(prefix))
+    try:
+        numbers = pc.cast(ids, pa.int64()).combine_chunks()
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    # a view of the buffer (to_numpy on chunks would import pandas)
+    return np.frombuffer(numbers.buffers()[1], dtype=np.int64, count=len(numbers), offset=numbers.offset * 8)
 
 
 def _system_index(gold: LabelColumn, system: LabelColumn) -> np.ndarray | None:

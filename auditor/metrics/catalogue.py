@@ -228,19 +228,22 @@ register(Metric(
 register(Metric(
     id="macro_recall", short="macR", name="Macro recall", function=macro_recall,
     formula=r"\mathrm{macR} = \frac{1}{k}\sum_i R_i,\quad R_i = \frac{C_{ii}}{\sum_j C_{ij}}",
-    chance="exactly 1/k on the expected matrix N p qᵀ of any classifier that ignores its input (Opitz §4.2)", references=(f"{OPITZ} §4.2",),
-    uses=("recall",), convention=PER_CLASS_CONVENTION,
+    chance="exactly 1/k on the expected matrix N p qᵀ of any classifier that ignores its input (Opitz §4.2)",
+    references=(f"{OPITZ} §4.2",), uses=("recall",), convention=PER_CLASS_CONVENTION,
     properties=P(monotonicity=True, class_sensitivity=True, decomposability=True,
                  prevalence_invariance=True, chance_correction="strict", source=f"{OPITZ}, §6.1 Table 5"),
-    description="Mean of the per-class recalls; scikit-learn's balanced_accuracy_score when every label has gold items.",
-), aliases=("balanced accuracy", "balanced_accuracy", "macro-recall", "recall macro", "average recall", "UAR", "unweighted average recall"),
+    description="Mean of the per-class recalls; scikit-learn's balanced_accuracy_score when every label has gold "
+                "items.",
+), aliases=("balanced accuracy", "balanced_accuracy", "macro-recall", "recall macro", "average recall", "UAR",
+            "unweighted average recall"),
    notes={"balanced accuracy": BALANCED_ACCURACY_NOTE})
 
 register(Metric(
     id="macro_precision", short="macP", name="Macro precision", function=macro_precision,
     formula=r"\mathrm{macP} = \frac{1}{k}\sum_i P_i,\quad P_i = \frac{C_{ii}}{\sum_j C_{ji}}",
     chance="1/k for a classifier that ignores its input and predicts every class (P_j = p_j); less if it never "
-           "predicts a class (0/0 precision counted as 0); Opitz §4.3 states strictly 1/n", references=(f"{OPITZ} §4.3",),
+           "predicts a class (0/0 precision counted as 0); Opitz §4.3 states strictly 1/n",
+           references=(f"{OPITZ} §4.3",),
     uses=("precision",), convention=PER_CLASS_CONVENTION,
     properties=P(monotonicity=True, class_sensitivity=True, decomposability=True,
                  prevalence_invariance=False, chance_correction="strict", source=f"{OPITZ}, §6.1 Table 5"),
@@ -255,8 +258,10 @@ register(Metric(
     properties=P(monotonicity=True, class_sensitivity=True, decomposability=True,
                  prevalence_invariance=False, chance_correction="bounded", source=f"{OPITZ}, §6.1 Table 5"),
     description="Arithmetic mean of per-class F1 (scikit-learn f1_score average='macro'). Not the same as F1′.",
-), aliases=("f1 macro", "F1-macro", "macro-f1", "macro f-score", "average F1", "macro averaged F1", "macro F1 (averaged F1)"),
-   notes={name: MACRO_F1_AMBIGUITY for name in ("macro F1", "average F1", "macro-F1", "macro f-score", "macro averaged F1")})
+), aliases=("f1 macro", "F1-macro", "macro-f1", "macro f-score", "average F1", "macro averaged F1",
+            "macro F1 (averaged F1)"),
+   notes={name: MACRO_F1_AMBIGUITY for name in ("macro F1", "average F1", "macro-F1", "macro f-score",
+                                                "macro averaged F1")})
 
 register(Metric(
     id="macro_f1_hm", short="macF1′", name="Macro F1′ (harmonic mean of macP and macR)", function=macro_f1_hm,
@@ -302,7 +307,8 @@ register(Metric(
 register(Metric(
     id="kappa", short="κ", name="Cohen's kappa", function=kappa, range=(-1.0, 1.0),
     formula=r"\kappa = \frac{\mathrm{Acc} - p^\top b}{1 - p^\top b}",
-    chance="0 on the expected matrix N p qᵀ of any classifier that ignores its input (Opitz §4.7: complete, Ω = 0)", references=("Cohen 1960", f"{OPITZ} §4.7"),
+    chance="0 on the expected matrix N p qᵀ of any classifier that ignores its input (Opitz §4.7: complete, Ω = 0)",
+    references=("Cohen 1960", f"{OPITZ} §4.7"),
     undefined_when="p·b = 1 (one class in gold and in the predictions), so kappa is 0/0",
     properties=P(monotonicity=False, class_sensitivity=True, decomposability=False,
                  prevalence_invariance=False, chance_correction="complete", source=f"{OPITZ}, §6.1 Table 5"),
@@ -311,7 +317,8 @@ register(Metric(
 register(Metric(
     id="mcc", short="MCC", name="Matthews correlation (multi-class R_K)", function=mcc, range=(-1.0, 1.0),
     formula=r"\mathrm{MCC} = \frac{\mathrm{Acc} - p^\top b}{\sqrt{(1 - p^\top p)(1 - b^\top b)}}",
-    chance="0 on the expected matrix N p qᵀ of any classifier that ignores its input (0/0 for a constant prediction; Opitz §4.7: complete, Ω = 0)",
+    chance="0 on the expected matrix N p qᵀ of any classifier that ignores its input (0/0 for a constant prediction; "
+           "Opitz §4.7: complete, Ω = 0)",
     references=("Gorodkin 2004", f"{OPITZ} §4.7"),
     undefined_when=("the system predicts a single class (1 − bᵀb = 0) or gold has a single class (1 − pᵀp = 0), "
                     "so MCC is 0/0; scikit-learn shows 0"),
@@ -322,8 +329,10 @@ register(Metric(
 register(Metric(
     id="informedness", short="BM", name="Informedness (bookmaker; Youden's J for 2 classes)", function=informedness,
     range=(-1.0, 1.0),
-    formula=r"\mathrm{BM} = \sum_i b_i\,(R_i - \mathrm{FPR}_i),\quad \mathrm{FPR}_i = \frac{\sum_j C_{ji} - C_{ii}}{N - \sum_j C_{ij}}",
-    chance="0 in expectation for any classifier that ignores its input (R_i = FPR_i = q_i on its expected matrix N p qᵀ)",
+    formula=r"\mathrm{BM} = \sum_i b_i\,(R_i - \mathrm{FPR}_i),\quad "
+            r"\mathrm{FPR}_i = \frac{\sum_j C_{ji} - C_{ii}}{N - \sum_j C_{ij}}",
+    chance="0 in expectation for any classifier that ignores its input (R_i = FPR_i = q_i on its expected matrix "
+           "N p qᵀ)",
     references=("Powers 2003", "Powers 2011", "Vickers et al. 2023, Eq. 4–5"),
     uses=("informedness",), convention=NO_INFORMATION_CONVENTION,
     properties=P(monotonicity=False, class_sensitivity=True, decomposability=False,
@@ -346,13 +355,16 @@ register(Metric(
 register(Metric(
     id="nit", short="NIT", name="Normalised information transfer", function=nit,
     range=(0.0, 1.0), range_text="[1/k, 1]",  # MI ≥ 0: 2^MI/k ≥ 1/k; MI ≤ log2 k: ≤ 1
-    formula=r"\mathrm{NIT} = 2^{\mathrm{MI}(Y;\hat{Y}) - H_{U_Y}} = \frac{2^{\mathrm{MI}(Y;\hat{Y})}}{k_Y},\quad \mathrm{MI} = \sum_{i,j} \frac{C_{ij}}{N}\log_2\frac{N\,C_{ij}}{\sum_l C_{il}\sum_l C_{lj}}",
-    chance="exactly 1/k (k gold classes) on the expected matrix N p qᵀ of any classifier that ignores its input (MI = 0; a finite sample's MI is above 0)",
+    formula=r"\mathrm{NIT} = 2^{\mathrm{MI}(Y;\hat{Y}) - H_{U_Y}} = \frac{2^{\mathrm{MI}(Y;\hat{Y})}}{k_Y},\quad "
+            r"\mathrm{MI} = \sum_{i,j} \frac{C_{ij}}{N}\log_2\frac{N\,C_{ij}}{\sum_l C_{il}\sum_l C_{lj}}",
+    chance="exactly 1/k (k gold classes) on the expected matrix N p qᵀ of any classifier that ignores its input "
+           "(MI = 0; a finite sample's MI is above 0)",
     references=("Vickers et al. 2023, Eq. 7", "Valverde-Albacete & Peláez-Moreno 2014"),
     properties=P(monotonicity=False, class_sensitivity=True, decomposability=False,
                  prevalence_invariance=False, chance_correction="strict",
                  source="derived, not in Opitz 2024, Table 5; mutual information also rewards systematic "
-                        "errors, so PI fails; chance value exactly 1/k, so strict, not complete (auditor.analyses.properties)"),
+                        "errors, so PI fails; chance value exactly 1/k, so strict, not complete "
+                        "(auditor.analyses.properties)"),
 ), aliases=("normalized information transfer", "NIT factor"))
 
 _PER_CLASS = P(monotonicity=True, class_sensitivity=False, decomposability=True,
@@ -396,10 +408,11 @@ CALIBRATED: dict[str, tuple[Properties, str]] = {
                      _EXACT_1_K),
     "macro_precision": (Properties(monotonicity=False, class_sensitivity=True, decomposability=True,
                                    prevalence_invariance=True, chance_correction="bounded",
-                                   source=_CAL_SOURCE + ": one more error in row i shrinks the other cells of row i of C′ "
-                                                        "(the row is renormalised), which can raise another class's precision"),
-                        "1/k for a classifier that predicts every class (P′_j = 1/k); less if it never predicts a class "
-                        "(0/0 precision counted as 0)"),
+                                   source=_CAL_SOURCE + ": one more error in row i shrinks the other cells of row i "
+                                                        "of C′ (the row is renormalised), which can raise another "
+                                                        "class's precision"),
+                        "1/k for a classifier that predicts every class (P′_j = 1/k); less if it never predicts a "
+                        "class (0/0 precision counted as 0)"),
     "macro_f1": (Properties(monotonicity=False, class_sensitivity=True, decomposability=True,
                             prevalence_invariance=True, chance_correction="bounded",
                             source=_CAL_SOURCE + ": row renormalisation, as for macro precision"),
@@ -407,10 +420,12 @@ CALIBRATED: dict[str, tuple[Properties, str]] = {
     "macro_f1_hm": (Properties(monotonicity=False, class_sensitivity=True, decomposability=False,
                                prevalence_invariance=True, chance_correction="bounded",
                                source=_CAL_SOURCE + ": row renormalisation, as for macro precision"),
-                    "1/k for a classifier that predicts every class (HM of 1/k and 1/k); less if it never predicts a class"),
+                    "1/k for a classifier that predicts every class (HM of 1/k and 1/k); less if it never predicts "
+                    "a class"),
     "weighted_f1": (Properties(monotonicity=False, class_sensitivity=True, decomposability=True,
                                prevalence_invariance=True, chance_correction="bounded",
-                               source=_CAL_SOURCE + ": equals the macro F1 of the calibrated matrix (Opitz §4.6), not plain macro F1"),
+                               source=_CAL_SOURCE + ": equals the macro F1 of the calibrated matrix (Opitz §4.6), "
+                                                    "not plain macro F1"),
                     "at most 1/k; 1/k only for the uniform classifier (it is macro F1 of C′)"),
     "gmean_recall": (Properties(monotonicity=True, class_sensitivity=True, decomposability=True,
                                 prevalence_invariance=True, chance_correction="bounded",
@@ -422,8 +437,9 @@ CALIBRATED: dict[str, tuple[Properties, str]] = {
                      "at most 1/k; 1/k only for the uniform classifier"),
     "kappa": (Properties(monotonicity=False, class_sensitivity=True, decomposability=False,
                          prevalence_invariance=True, chance_correction="complete",
-                         source=_CAL_SOURCE + ": (macR − 1/k)/(1 − 1/k), affine in macro recall, when every class has gold "
-                                              "items (Opitz §4.7); not so when a predicted class is absent from gold"),
+                         source=_CAL_SOURCE + ": (macR − 1/k)/(1 − 1/k), affine in macro recall, when every class "
+                                              "has gold items (Opitz §4.7); not so when a predicted class is absent "
+                                              "from gold"),
               _ZERO),
     "mcc": (Properties(monotonicity=False, class_sensitivity=True, decomposability=False,
                        prevalence_invariance=True, chance_correction="complete",

@@ -46,11 +46,13 @@ def informedness_at(training_prevalence: np.ndarray) -> Metric:
     return Metric(
         id="informedness_train", short="BM_π", name="Informedness with the training prevalence in the odds",
         function=function, range=(low, high), classes=len(weights),
-        formula=r"\mathrm{BM}_\pi = \sum_c b_c\Big(\frac{C_{cc}}{N\,\pi_c} - \frac{\sum_i C_{ic} - C_{cc}}{N\,(1-\pi_c)}\Big)",
+        formula=r"\mathrm{BM}_\pi = \sum_c b_c\Big(\frac{C_{cc}}{N\,\pi_c} - "
+                r"\frac{\sum_i C_{ic} - C_{cc}}{N\,(1-\pi_c)}\Big)",
         chance="Σ_c q_c² (p_c − π_c)/(π_c(1 − π_c)) for a classifier with bias q that ignores its input: 0 only "
                "when the test prevalence p equals the training prevalence π",
         references=("Vickers et al. 2023, Limitations and Eq. 4–5", "Powers 2003"),
-        undefined_when="a class with training share 0 is predicted correctly, or one with share 1 wrongly (infinite odds)",
+        undefined_when="a class with training share 0 is predicted correctly, or one with share 1 wrongly "
+                       "(infinite odds)",
         properties=Properties(monotonicity=False, class_sensitivity=True, decomposability=False,
                               prevalence_invariance=False, chance_correction="none",
                               source="derived (Vickers et al., Limitations; not in Opitz 2024, Table 5): it is "

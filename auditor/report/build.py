@@ -11,15 +11,13 @@ ledger. Renderers (``auditor.formats.render``) read only this model.
 """
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
-from auditor.report.context import APPENDICES, SECTION_TITLES, Context, Ledger, _profile_line
-from auditor.report.model import SCALE_NOTE, Bullets, Cell, Column, Paragraph, Report, Row, Section, Table
-from auditor.report.references import cited, entry_text
+from auditor.report.context import Context, Ledger, _profile_line
+from auditor.report.model import Report, Section
 from auditor.report.sections import builders
-from auditor.report.sections.appendices import reproducibility_section
 from auditor.report.sections.recommendation import recommendation_rules
+from auditor.report.skeleton import assemble
 
 if TYPE_CHECKING:
     from auditor.metrics.registry import Metric
@@ -51,55 +49,12 @@ def _build(audit: Audit, figures: bool, records: Mapping[str, Metric] | None, ru
     from auditor.metrics.registry import REGISTRY
     from auditor.report import charts
 
-    ledger = Ledger()
     if records is None:  # per-class records too: the recommendation can name class_recall (Opitz §8)
         records = {metric.id: metric for metric in (*audit.metrics, *REGISTRY.per_class())}
-    ctx = Context(audit, records, ledger, figures, charts, charts.formula_svg,
+    ctx = Context(audit, records, Ledger(), figures, charts, charts.formula_svg,
                   {"rules": recommendation_rules() if rules is None else rules, "signature": signature, **(extra or {})})
     sections = [section for builder in (builders(sections) if sections else BUILDERS)
                 if (section := builder(ctx)) is not None]
-    entries = ledger.freeze()
-    if entries:
-        rows = tuple(Row(str(e.number), (Cell(e.system), Cell(e.state), Cell(e.where), Cell(e.text)), f"ledger-{e.number}")
-                     for e in entries)
-        sections.append(Section("ledger", SECTION_TITLES["ledger"], (
-            Paragraph("Undefined values (0/0) are shown as “—”; values computed with a convention for a 0/0 part carry "
-                      "a superscript number. Each number points to an entry here."),
-            Table("table-ledger", "Undefined-value ledger.", "#",
-                  (Column("System"), Column("State"), Column("Where"), Column("What and which convention")),
-                  rows, "small", for_paper=True),
-        )))
-    sections.append(reproducibility_section(ctx))
-    cited_works = references_section(sections)
-    if cited_works is not None:
-        sections.append(cited_works)
-    letters = iter("ABCDEFGHIJ")
-    sections = [dataclasses.replace(x, title=f"Appendix {next(letters)}: {x.title}") if x.id in APPENDICES else x
-                for x in sections]
     gold = audit.sources["gold"].path if "gold" in audit.sources else None
     subtitle = f"{len(audit.systems)} systems scored against {gold}" if gold else _profile_line(audit)
-    return Report(title, subtitle, signature or str(audit.signature), SCALE_NOTE, tuple(sections), entries)
-
-
-def section_texts(sections: Sequence[Section]) -> list[str]:
-    """Every sentence a reader sees in ``sections``: captions, paragraphs, facts, bullets, cells."""
-    texts = []
-    for section in sections:
-        for block in section.blocks:
-            texts += [str(getattr(block, name, "")) for name in ("caption", "text", "title", "name")]
-            texts += [f"{a} {b}" for a, b in getattr(block, "pairs", ())]
-            texts += [f"{a} {b}" for a, b in getattr(getattr(block, "facts", None), "pairs", ())]
-            texts += list(getattr(block, "items", ()))
-            texts += [str(c.value) for row in getattr(block, "rows", ()) for c in row.cells if c.kind == "text"]
-    return texts
-
-
-def references_section(sections: Sequence[Section]) -> Section | None:
-    """Full entries (``auditor/references.bib``) of every work the sections cite by author and year."""
-    works = cited(section_texts(sections))
-    if not works:
-        return None
-    return Section("references", SECTION_TITLES["references"], (
-        Paragraph("Works cited in this report, cited by author, year and section."),
-        Bullets(tuple(entry_text(work) for work in works)),
-    ), for_summary=True)
+    return assemble(ctx, sections, title, subtitle)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from auditor.metrics.selections import KEY_METRICS  # the verdict's key metrics are the report's
 from auditor.report.model import Cell, LedgerEntry
+from auditor.report.spine import Spine
 
 if TYPE_CHECKING:
     from auditor.results import Audit
@@ -65,12 +66,18 @@ class Context:
     charts: Any = None
     formula_svg: Callable[[str], str] = lambda latex: ""
     extra: dict[str, Any] = field(default_factory=dict)
+    #: What every task's audit has (:class:`~auditor.report.spine.Spine`); a classification audit's by default.
+    spine: Spine | None = None
+
+    def __post_init__(self) -> None:
+        if self.spine is None and self.audit is not None:
+            self.spine = Spine.of(self.audit, self.records, self.extra.get("signature"))
 
     @property
     def systems(self) -> list[str]:
         """Systems ordered by the primary metric (the verdict's order), else in input order."""
-        given = list(self.audit.systems)
-        order = list(self.audit.verdict.order) if self.audit.verdict is not None else []
+        given = list(self.spine.systems)
+        order = list(self.spine.verdict.order) if self.spine.verdict is not None else []
         return order if sorted(order) == sorted(given) else given
 
     @property
@@ -81,7 +88,7 @@ class Context:
     @property
     def alpha(self) -> float:
         """α of the intervals, ranges and tests: the audit's ``options.alpha``."""
-        return float(self.audit.options.alpha)
+        return self.spine.alpha
 
     @property
     def labels(self) -> list[str]:
@@ -104,12 +111,12 @@ class Context:
         return record.family if record is not None else "base"
 
     def metric_ids(self) -> list[str]:
-        return list(self.audit.systems[self.systems[0]].metrics)
+        return list(self.spine.scores[self.systems[0]])
 
     def score_cell(self, system: str, metric_id: str) -> Cell:
         """The value of ``metric_id`` for ``system`` with its bootstrap interval; an undefined
         value or a convention gets its ledger mark."""
-        entry = self.audit.systems[system].metrics.get(metric_id)
+        entry = self.spine.scores[system].get(metric_id)
         record = self.records.get(metric_id)
         kind = record.kind if record is not None else "score"  # an error in steps of an order: as it is
         if entry is None:
@@ -119,12 +126,18 @@ class Context:
             mark = self.ledger.mark(system, "undefined", self.short(metric_id), entry.undefined or "0/0")
         elif entry.convention:
             mark = self.ledger.mark(system, "convention", self.short(metric_id), entry.convention)
-        low, high = self.interval(system, metric_id) or (None, None)
+        low, high = entry.interval or (None, None)
         return Cell(entry.value, kind, mark, low=low, high=high)
 
     def interval(self, system: str, metric_id: str) -> tuple[float, float] | None:
-        """The bootstrap percentile interval (:meth:`~auditor.results.Audit.interval`)."""
-        return self.audit.interval(system, metric_id)
+        """The metric's interval (bootstrap percentile for classification; each task says its own method)."""
+        entry = self.spine.scores[system].get(metric_id)
+        return None if entry is None else entry.interval
+
+    def best(self, metric_id: str) -> tuple[str, ...] | None:
+        """The metric's best set (bold), None where no test covered it (no bold)."""
+        entry = self.spine.best_set.get(metric_id)
+        return None if entry is None else tuple(entry.systems)
 
     def key_metrics(self) -> list[str]:
         present = self.metric_ids()

@@ -1,11 +1,10 @@
-"""Table helpers shared by the section builders: density, transposition for many systems, a metric's best set
-in bold."""
+"""Table helpers shared by the section builders: density, transposition for many systems (a metric's best set in
+bold: :func:`auditor.report.skeleton.score_table`)."""
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import Collection, Sequence
+from typing import Sequence
 
-from auditor.report.model import Cell, Column, Row, Table
+from auditor.report.model import Column, Row, Table
 
 
 def _density(columns: int) -> str:
@@ -30,17 +29,3 @@ def _transposed(table: Table, corner: str) -> Table:
 def _fit_systems(table: Table, systems: Sequence[str]) -> Table:
     """One row per system when there are more than :data:`WIDE_SYSTEMS` system columns."""
     return _transposed(table, "System") if len(systems) > WIDE_SYSTEMS else table
-
-
-def with_best_sets(rows: list[tuple[str, list[Cell]]], best: Sequence[Collection[str] | None]) -> tuple[Row, ...]:
-    """Rows with a cell strong exactly when its system (the row header) is in its column's best set (``best``, one
-    per column; None for a column no test covered: no bold there). Bold means the metric's best set in every
-    report (docs/architecture.md, "One rule for significance"), never the column maximum."""
-    return tuple(Row(header, tuple(replace(cell, strong=best[i] is not None and header in best[i])
-                                   for i, cell in enumerate(cells)))
-                 for header, cells in rows)
-
-
-#: The legend of bold in a task's tables.
-BOLD_LEGEND = ("Bold: the metric's best set (the top system and every system whose test against it, adjusted over "
-               "the comparisons with the top system, is not significant); a column without a test has no bold.")

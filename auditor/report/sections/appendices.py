@@ -1,4 +1,4 @@
-"""Appendices: metric definitions, confusion matrices, reproducibility."""
+"""Appendices: metric definitions and confusion matrices (the ledger and reproducibility: auditor.report.skeleton)."""
 from __future__ import annotations
 
 from typing import Any
@@ -7,7 +7,6 @@ from auditor.report.context import SECTION_TITLES, Context
 from auditor.report.model import Cell, Column, Definition, Facts, Figure, Formula, Paragraph, Row, Section, Table
 from auditor.report.sections import section
 from auditor.report.tables import _density
-from auditor.results import SCHEMA
 
 
 @section(140)
@@ -123,20 +122,3 @@ def _largest_confusions(ctx: Context, labels: tuple[str, ...] | list[str]) -> Ta
                  f"{LARGEST_CONFUSIONS} largest confusions, with their share of the gold class.", "System",
                  (Column("Gold"), Column("Predicted"), Column("Items"), Column("Share of gold class")),
                  tuple(rows), "small")
-
-
-def reproducibility_section(ctx: Context) -> Section:
-    audit = ctx.audit
-    blocks: list[Any] = [
-        Paragraph("Every number in this report is reproducible from the inputs whose SHA-256 hashes are listed below "
-                  "and the options in the signature (auditor version, bootstrap resamples, seed, interval method, "
-                  "correction)."),
-        Facts((("signature", str(ctx.extra.get("signature") or audit.signature)), ("schema", SCHEMA))),
-    ]
-    sources = audit.sources
-    if sources:
-        rows = tuple(Row(name, (Cell(source.name), Cell(source.sha256 or ""), Cell(source.n_items, "count")))
-                     for name, source in sources.items())
-        blocks.append(Table("table-sources", "Inputs and their SHA-256 hashes.", "Input",
-                            (Column("Path"), Column("SHA-256"), Column("Items")), rows, "tiny"))
-    return Section("reproducibility", SECTION_TITLES["reproducibility"], tuple(blocks))

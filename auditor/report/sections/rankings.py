@@ -5,18 +5,18 @@ from typing import Any
 
 from auditor.report.context import SECTION_TITLES, Context
 from auditor.report.model import Bullets, Cell, Column, Figure, Paragraph, Row, Section, Table
-from auditor.report.sections import section
+from auditor.report.sections import EVERY_TASK, section
 from auditor.report.tables import _density
 
 #: Flipping pairs listed in the report (audit.json has them all).
 FLIPS_SHOWN = 40
 
 
-@section(100)
+@section(100, tasks=EVERY_TASK)
 def rank_section(ctx: Context) -> Section | None:
     """The rank table (systems in the primary metric's order), the bump chart, Kendall τ-b between
-    metrics and the pairs of systems whose order flips between metrics."""
-    result = ctx.audit.rankings if ctx.audit is not None else None
+    metrics and the pairs of systems whose order flips between metrics (every task kind's)."""
+    result = ctx.spine.rankings if ctx.spine is not None else None
     if result is None or not result.metrics:
         return None
     metric_ids = list(result.metrics)
@@ -40,11 +40,13 @@ def rank_section(ctx: Context) -> Section | None:
     if flips:
         rows = []
         for flip in flips[:FLIPS_SHOWN]:
-            where = [m for m, v in flip.significant.items() if v] if flip.significant is not None else []
+            verdicts = flip.significant or {}
+            where = [m for m, v in verdicts.items() if v]
+            untested = all(v is None for v in verdicts.values())
             rows.append(Row(f"{flip.a} vs {flip.b}", (
                 Cell(", ".join(ctx.short(m) for m in flip.a_better_under)),
                 Cell(", ".join(ctx.short(m) for m in flip.b_better_under)),
-                Cell(", ".join(ctx.short(m) for m in where) or "none"))))
+                Cell("not tested" if untested else ", ".join(ctx.short(m) for m in where) or "none"))))
         caption = (f"Pairs of systems whose order flips between metrics ({len(flips)} "
                    f"{'pair' if len(flips) == 1 else 'pairs'}"
                    + (f"; the first {FLIPS_SHOWN} shown, all in audit.json" if len(flips) > FLIPS_SHOWN else "")

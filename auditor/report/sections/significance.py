@@ -10,12 +10,10 @@ if TYPE_CHECKING:
 from auditor.formatting import nan_to_none
 from auditor.options import correction_name
 from auditor.report.context import SECTION_TITLES, Context
-from auditor.report.model import Bullets, Cell, Column, Facts, Figure, Paragraph, Row, Section, Table
+from auditor.report.model import Cell, Column, Facts, Figure, Paragraph, Row, Section, Table
 from auditor.report.sections import section
+from auditor.report.skeleton import TEST_NAMES, best_set_blocks
 from auditor.report.tables import _density
-
-#: The tests by name, never by id.
-TEST_NAMES = {"mcnemar_exact": "exact McNemar test", "approximate_randomisation": "approximate randomisation"}
 
 #: Up to this many systems the significance section shows a full pairwise p-value matrix per
 #: tested metric; beyond it, each system against the top one (every test is in audit.json).
@@ -35,19 +33,7 @@ def significance_section(ctx: Context) -> Section | None:
     boot = stats.bootstrap
     blocks: list[Any] = [Facts(_facts(stats))]
     best_set = stats.best_set
-    if best_set:
-        metric_ids = list(best_set)
-        rows = tuple(Row(s, tuple(Cell(nan_to_none(best_set[m].p_adjusted.get(s)), "p")
-                                  if s != best_set[m].top else Cell("top") for m in metric_ids))
-                     for s in ctx.systems)
-        blocks.append(Table("table-best", "Adjusted p-value of each system against the top system of each metric "
-                            f"(family: the {len(ctx.systems) - 1} comparisons with that metric's top system, "
-                            f"{correction_name(stats.correction)}; the best set is the top system and every system "
-                            "with p ≥ α).", "System",
-                            tuple(Column(ctx.short(m), ctx.name(m)) for m in metric_ids), rows,
-                            _density(len(metric_ids)), for_paper=True))
-        blocks.append(Bullets(tuple(f"{ctx.name(m)}: {', '.join(v.systems)} ({TEST_NAMES.get(v.test, v.test)})"
-                                    for m, v in best_set.items()), "Best set per metric"))
+    blocks += best_set_blocks(ctx)
     ranks = boot.rank_probabilities
     if ranks:
         keys = [m for m in ctx.key_metrics() if m in ranks] or list(ranks)[:6]
@@ -93,7 +79,7 @@ def _facts(stats: Statistics) -> tuple[tuple[str, str], ...]:
                   ("best set", best_set_rule(stats.alpha, correction_name(stats.correction),
                                              stats.resampling is not None))]
         descriptions = METHOD_DESCRIPTIONS if stats.resampling is None else {RANDOMISATION: CLUSTER_TEST}
-        pairs += [(METHOD_NAMES[method], descriptions[method]) for method in (MCNEMAR, RANDOMISATION)
+        pairs += [(TEST_NAMES[method], descriptions[method]) for method in (MCNEMAR, RANDOMISATION)
                   if any(test.method == method for test in stats.tests)]
     pairs.append(("literature", _literature(stats)))
     return tuple(pairs)
@@ -132,8 +118,6 @@ def _literature(stats: Statistics) -> str:
     return "; ".join(parts)
 
 
-#: How the report names each pairwise test (the JSON keeps the ids).
-METHOD_NAMES = {"mcnemar_exact": "exact McNemar test", "approximate_randomisation": "approximate randomisation"}
 
 
 def _family(ctx: Context, metric_id: str, stats: Statistics) -> str:
@@ -164,7 +148,7 @@ def _pairwise_figure(ctx: Context, metric_id: str, method: str, stats: Statistic
     for test in stats.tests_for(metric_id, method):
         p[(test.a, test.b)] = p[(test.b, test.a)] = _number(test.p_adjusted)
     systems = _ordered(ctx, metric_id, stats)
-    caption = (f"{ctx.name(metric_id)}: adjusted p-value of each pair of systems ({METHOD_NAMES[method]}; "
+    caption = (f"{ctx.name(metric_id)}: adjusted p-value of each pair of systems ({TEST_NAMES[method]}; "
                f"{_family(ctx, metric_id, stats)}); systems sorted by {ctx.short(metric_id)}, best first; "
                "every pair was tested. Each pair's p-value is also in audit.json.")
     return Figure(f"fig-pairs-{metric_id}", caption, ctx.charts.pairwise_heatmap(systems, p, ctx.alpha))

@@ -24,9 +24,9 @@ OPTIONS = [
                       "least this (multilabel; default 0.5, said so)."),
     click.option("--thresholds", "thresholds", type=str, default=None, metavar="FILE",
                  help="Per-label thresholds of score files, `label<TAB>threshold` lines (multilabel)."),
-    click.option("--label-map", "label_map", type=str, default=None, metavar="FILE",
-                 help="Audit at the group level: `label<TAB>group` lines, a header allowed (multilabel)."),
 ]
+#: Inputs beside GOLD and SYSTEMS (:mod:`auditor.tasks`): ``--label-map`` reaches :func:`audit` as ``label_map``.
+INPUTS = ("label_map",)
 
 #: Further spellings -> id (normalised as :func:`auditor.metrics.registry.normalise_name`).
 METRIC_ALIASES = {"exactmatch": "subset_accuracy", "exactmatchratio": "subset_accuracy",
@@ -44,4 +44,4 @@ def audit(gold: str | None, systems: Any, **options: Any) -> Any:
     return run(gold, systems, **options)
 
 
-__all__ = ["OPTIONS", "METRIC_IDS", "METRIC_ALIASES", "METRIC_NOTE", "check", "audit"]
+__all__ = ["OPTIONS", "INPUTS", "METRIC_IDS", "METRIC_ALIASES", "METRIC_NOTE", "check", "audit"]

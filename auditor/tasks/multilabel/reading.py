@@ -20,13 +20,17 @@ from typing import Any, Callable
 import numpy as np
 
 from auditor.errors import InputError
-from auditor.io.column import LabelColumn, as_id_array
+from auditor.io.column import LabelColumn, as_id_array, numpy_values, string_array
+from auditor.io.jsonl import json_lines
+from auditor.io.lines import decode_utf8, nonempty_line_numbers
 from auditor.io.names import GOLD, PREDICTIONS, choose_columns
 from auditor.tasks.multilabel.label_columns import column_layout, read_label_columns, sets_from_table
 from auditor.tasks.multilabel.sets import SetFile, encode_rows
 
 #: The default separator of a set's labels in a delimited file.
 SEPARATOR = ","
+#: One line of a JSON Lines file of sets, for messages.
+EXAMPLE = '{"id": ..., "labels": [...]}'
 
 
 def read_sets(path: str | os.PathLike, separator: str = SEPARATOR, role: str = "gold") -> SetFile:
@@ -61,14 +65,15 @@ def _read_joined(source: str, separator: str, role: str) -> SetFile:
     from auditor.io.load import read_labels
 
     column = read_labels(source, rule=GOLD if role == "gold" else PREDICTIONS)
-    texts = pa.array(column.categories, pa.string())
+    texts = string_array(column.categories)
     trimmed = pc.utf8_trim(texts, " \t")
     split = pc.split_pattern(trimmed, separator)
-    offsets = np.asarray(split.offsets.to_numpy(zero_copy_only=False), dtype=np.int64)
+    offsets = numpy_values(split.offsets).astype(np.int64)
     owner = np.repeat(np.arange(len(texts)), np.diff(offsets))
-    is_set = ~np.asarray(pc.equal(trimmed, "").to_numpy(zero_copy_only=False), dtype=bool)  # "" is the empty set
+    is_set = numpy_values(pc.binary_length(trimmed)) > 0  # "" is the empty set
     keep = is_set[owner]
-    values = pc.utf8_trim(split.flatten(), " \t").filter(pa.array(keep))
+    values = pc.utf8_trim(split.flatten(), " \t").filter(pa.Array.from_buffers(
+        pa.bool_(), int(keep.size), [None, pa.py_buffer(np.packbits(keep, bitorder="little"))]))
 
     def where(code: int) -> str:
         item = int(np.flatnonzero(column.codes == code)[0])
@@ -85,7 +90,9 @@ def member_bits(owner: np.ndarray, values: Any, rows: int, where: Callable[[int]
     label or a label twice in one row is one error at ``where(row)``."""
     import pyarrow.compute as pc
 
-    empty = np.asarray(pc.equal(values.fill_null(""), "").to_numpy(zero_copy_only=False), dtype=bool)
+    empty = numpy_values(pc.binary_length(values)) == 0
+    if values.null_count:
+        empty |= numpy_values(values.is_null())
     if empty.any():
         raise InputError(f"{where(int(owner[np.flatnonzero(empty)[0]]))}: an empty label ({empty_hint}); expected "
                          f"label names")
@@ -93,7 +100,7 @@ def member_bits(owner: np.ndarray, values: Any, rows: int, where: Callable[[int]
     found = encoded.dictionary.to_pylist()
     labels = tuple(sorted(found))
     rank = np.argsort(np.argsort(np.array(found, dtype=object), kind="stable")) if found else np.zeros(0, int)
-    codes = rank[np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.int64)]
+    codes = rank[numpy_values(encoded.indices).astype(np.int64)]
     flat = owner * len(labels) + codes
     counts = np.bincount(flat, minlength=rows * len(labels)) if labels else np.zeros(0, dtype=np.int64)
     if (counts > 1).any():
@@ -114,9 +121,9 @@ def from_lists(lists: Any, ids: Any, source: str, lines: np.ndarray, digest: str
     column = LabelColumn(source, np.zeros(len(lists), dtype=np.int8), (), None if ids is None else
                          as_id_array(ids, source), lines, digest, fmt)  # type: ignore[arg-type]
     if lists.null_count:
-        item = int(np.flatnonzero(lists.is_null().to_numpy(zero_copy_only=False))[0])
+        item = int(np.flatnonzero(numpy_values(lists.is_null()))[0])
         raise InputError(f"{column.where(item)}: labels is null; expected a list of labels ([] for the empty set)")
-    offsets = np.asarray(lists.offsets.to_numpy(zero_copy_only=False), dtype=np.int64)
+    offsets = numpy_values(lists.offsets).astype(np.int64)
     values = lists.flatten()
     if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type) or
             pa.types.is_integer(values.type)):
@@ -145,9 +152,16 @@ def _read_json_lists(source: str, head: bytes, role: str) -> SetFile | None:
     try:
         table = pj.read_json(io.BytesIO(raw))
     except Exception as error:  # pyarrow raises several types
+        json_lines(decode_utf8(raw, source), source, EXAMPLE)  # names the first bad line
         raise InputError(f"{source}: cannot read as JSON Lines ({error}); expected one object per line, "
-                         f'{{"id": ..., "labels": [...]}}') from None
-    return _from_table(table, source, hashlib.sha256(raw).hexdigest(), "jsonl", role)
+                         f"{EXAMPLE}") from None
+    lines, _ = nonempty_line_numbers(raw, 0, 1)
+    if lines.size != table.num_rows:  # blank lines, or two objects on one line (which arrow reads as two rows)
+        _, kept, _ = json_lines(decode_utf8(raw, source), source, EXAMPLE)
+        lines = np.asarray(kept, dtype=np.int64) + 1
+        if lines.size != table.num_rows:  # pragma: no cover - json_lines refuses what arrow reads differently
+            raise InputError(f"{source}: {table.num_rows} JSON objects on {lines.size} lines; expected one per line")
+    return _from_table(table, source, hashlib.sha256(raw).hexdigest(), "jsonl", role, lines)
 
 
 def _read_parquet(source: str, role: str) -> SetFile:
@@ -168,7 +182,9 @@ def _read_parquet(source: str, role: str) -> SetFile:
     return _from_table(table, source, digest, "parquet", role)
 
 
-def _from_table(table: Any, source: str, digest: str, fmt: str, role: str) -> SetFile:
+def _from_table(table: Any, source: str, digest: str, fmt: str, role: str, lines: np.ndarray | None = None
+                ) -> SetFile:
+    """The sets of a table with a list column; ``lines``: the line of each row (default: row r is line r + 1)."""
     import pyarrow as pa
 
     names = list(table.column_names)
@@ -181,5 +197,6 @@ def _from_table(table: Any, source: str, digest: str, fmt: str, role: str) -> Se
         raise InputError(f"{source}: {names[label_column]!r} holds {lists.type} values; expected a list of labels "
                          f"per item")
     ids = None if id_column is None else table.column(id_column)
-    lines = np.arange(1, table.num_rows + 1, dtype=np.int64)
+    if lines is None:
+        lines = np.arange(1, table.num_rows + 1, dtype=np.int64)
     return from_lists(lists, ids, source, lines, digest, fmt)

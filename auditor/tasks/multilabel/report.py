@@ -1,14 +1,16 @@
-"""The multi-label audit's report model (:mod:`auditor.report.model`): summary with the verdict, data (cardinality,
-empty sets, label prevalence against each system's predicted rate), every metric with its interval, per-label F1,
-rank disagreement, significance, definitions, the undefined-value ledger, reproducibility. Bold = the metric's
-best set (the top system and those its paired test does not separate from it); without tests, no bold."""
+"""The multi-label audit's own report sections (the skeleton, :mod:`auditor.report.skeleton`, writes the summary's
+verdict and leaderboard, the rankings, the significance tables, the ledger, reproducibility and references): data
+(cardinality, empty sets, label prevalence against each system's predicted rate), chance baselines, every metric
+with its interval, per-label F1, thresholds, properties, recommendation, definitions."""
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from dataclasses import replace
+from typing import Any
 
-from auditor.options import correction_name
+from auditor.io.source import Source
+from auditor.report import skeleton
+from auditor.report.context import Context
 from auditor.report.model import (
-    SCALE_NOTE,
     Bullets,
     Cell,
     Column,
@@ -16,81 +18,51 @@ from auditor.report.model import (
     Facts,
     Figure,
     Formula,
-    LedgerEntry,
     Paragraph,
     Report,
     Row,
     Section,
     Table,
 )
+from auditor.report.spine import MetricName, Spine
 from auditor.report.tables import _density, _fit_systems
+from auditor.results import Score
 from auditor.tasks.multilabel.measures import BY_ID, CONVENTION, KEY_METRICS, METRICS, SHORT
 
 
-class Ledger:
-    """Numbered undefined-value and convention entries, one per (system, where, text)."""
-
-    def __init__(self) -> None:
-        self.entries: list[LedgerEntry] = []
-
-    def mark(self, system: str, state: str, where: str, text: str) -> int:
-        for entry in self.entries:
-            if (entry.system, entry.state, entry.where, entry.text) == (system, state, where, text):
-                return entry.number
-        self.entries.append(LedgerEntry(len(self.entries) + 1, system, state, where, text))
-        return len(self.entries)
-
-
-def _best(audit: Any, metric: str) -> set[str]:
-    """The metric's best set (empty without tests: an untested column has no bold)."""
+def spine(audit: Any) -> Spine:
+    """What the skeleton reads from a :class:`~auditor.tasks.multilabel.result.MultilabelAudit`."""
     stats = audit.statistics
-    if stats is None or not stats.best_set or metric not in stats.best_set:
-        return set()
-    return set(stats.best_set[metric].systems)
+    level = None if stats is None else 1 - stats.alpha
+    scores = {}
+    for s, name in enumerate(audit.systems):
+        entries = audit._metric_entries(s)
+        scores[name] = {m: Score(e["value"], e["undefined"], e["convention"], *(e["ci"] or (None, None)), level)
+                        for m, e in entries.items()}
+    sources = {name: Source(x["path"], x["sha256"], audit.aligned.n_items) for name, x in audit.sources.items()}
+    return Spine("multilabel", tuple(audit.systems), scores, {m.id: MetricName(m.id, m.name, SHORT[m.id])
+                                                               for m in METRICS},
+                 float(audit.options.alpha), str(audit.options.correction), sources, str(audit.signature),
+                 tuple(audit.warnings), (stats.best_set or {}) if stats is not None else {},
+                 tuple(stats.tests or ()) if stats is not None else (), audit.ranking, audit.verdict,
+                 resampling=stats.resampling if stats is not None else None)
 
 
-def score_cell(audit: Any, ledger: Ledger, entries: dict[str, Any], metric: str, s: int) -> Cell:
-    entry = entries[metric]
-    system = audit.systems[s]
-    mark = None
-    if entry["undefined"]:
-        mark = ledger.mark(system, "undefined", SHORT[metric], f"{entry['undefined']}; {entry['convention']}")
-    elif entry["convention"]:
-        mark = ledger.mark(system, "convention", SHORT[metric], entry["convention"])
-    low, high = entry["ci"] or (None, None)
-    return Cell(entry["value"], "score", mark, system in _best(audit, metric), low, high)
-
-
-def metric_table(audit: Any, ledger: Ledger, table_id: str, caption: str, metrics: Sequence[str],
-                 for_summary: bool = False) -> Table:
-    """Systems (rows) × metrics (columns), ×100 with intervals; bold = best set."""
-    entries = [audit._metric_entries(s) for s in range(len(audit.systems))]
-    rows = tuple(Row(name, tuple(score_cell(audit, ledger, entries[s], m, s) for m in metrics))
-                 for s, name in enumerate(audit.systems))
-    columns = tuple(Column(SHORT[m], BY_ID[m].name) for m in metrics)
-    return _fit_systems(Table(table_id, caption, "System", columns, rows, _density(len(columns) + 1),
-                              for_paper=True, for_summary=for_summary), audit.systems)
-
-
-def summary_section(audit: Any, ledger: Ledger) -> Section:
+def summary_section(ctx: Context) -> Section:
+    audit = ctx.audit
     profile = audit.profile()
     n, L = audit.aligned.n_items, len(audit.labels)
     level = " (after the label map: groups)" if audit.label_map is not None else ""
-    blocks: list[Any] = [Paragraph(
-        f"{n:,} items, {L} labels{level}; gold has {profile['cardinality']['gold']:.2f} labels per item and "
-        f"{profile['empty']['gold']:,} empty sets. Every figure is scikit-learn's (label sets binarised over the "
-        f"labels; a 0/0 counts 0, as zero_division=0 does, and is listed in the ledger).")]
-    if audit.verdict is not None:
-        blocks.append(Paragraph("Does the winner depend on the metric? " + audit.verdict.text))
-    caption = "Key figures (×100) with 95% bootstrap intervals over items."
-    caption += (" Bold: the metric's best set (exact McNemar for subset accuracy, approximate randomisation "
-                "otherwise; Holm over the comparisons with the top system)." if audit.statistics is not None and
-                audit.statistics.best_set else " No tests ran, so nothing is bold.")
-    blocks.append(metric_table(audit, ledger, "summary-leaderboard", caption, KEY_METRICS, for_summary=True))
-    return Section("summary", "Summary", tuple(blocks), for_summary=True)
+    data = (f"{n:,} items, {L} labels{level}; gold has {profile['cardinality']['gold']:.2f} labels per item and "
+            f"{profile['empty']['gold']:,} empty sets. Every figure is scikit-learn's (label sets binarised over the "
+            f"labels; a 0/0 counts 0, as zero_division=0 does, and is listed in the ledger)")
+    return skeleton.summary_section(ctx, data, KEY_METRICS, f"Key figures (×100) with {ctx.level} bootstrap "
+                                    "intervals over items (tests: exact McNemar for subset accuracy, approximate "
+                                    "randomisation otherwise).")
 
 
-def data_section(audit: Any, charts: Any, figures: bool) -> Section:
+def data_section(ctx: Context) -> Section:
+    audit, charts, figures = ctx.audit, ctx.charts, ctx.figures
     profile = audit.profile()
     systems = audit.systems
     rows = [Row("gold", (Cell(profile["cardinality"]["gold"], "number"), Cell(profile["empty"]["gold"], "count"),
@@ -117,8 +89,9 @@ def data_section(audit: Any, charts: Any, figures: bool) -> Section:
     return Section("data", "Data: label sets, prevalence and predicted rates", tuple(blocks))
 
 
-def chance_section(audit: Any) -> Section | None:
+def chance_section(ctx: Context) -> Section | None:
     """Each chance predictor's expected figure (exact, or ≈ the Monte Carlo mean) with its 95% Monte Carlo range."""
+    audit = ctx.audit
     if not audit.chance:
         return None
     rows = []
@@ -146,9 +119,9 @@ def chance_section(audit: Any) -> Section | None:
     ))
 
 
-def recommendation_section(audit: Any, formula_svg: Callable[[str], str], figures: bool) -> Section | None:
+def recommendation_section(ctx: Context) -> Section | None:
     """The recommended metrics with their formulas, reasons and the passages each rule follows; those to avoid."""
-    found = audit.recommendation
+    found, formula_svg, figures = ctx.audit.recommendation, ctx.formula_svg, ctx.figures
     if found is None:
         return None
     blocks: list[Any] = []
@@ -168,7 +141,7 @@ def recommendation_section(audit: Any, formula_svg: Callable[[str], str], figure
     return Section("recommendation", "Recommended metrics", tuple(blocks))
 
 
-def properties_section(audit: Any) -> Section:
+def properties_section(ctx: Context) -> Section:
     """What each metric rewards, probed on witness sets (:mod:`auditor.tasks.multilabel.properties`)."""
     from auditor.tasks.multilabel.properties import GOLD, LABELS, MEANINGS, probes
 
@@ -186,8 +159,9 @@ def properties_section(audit: Any) -> Section:
     ))
 
 
-def thresholds_section(audit: Any) -> Section | None:
+def thresholds_section(ctx: Context) -> Section | None:
     """Per score file: each metric's preferred threshold (one for all labels), its value there and at the one used."""
+    audit = ctx.audit
     if not audit.threshold_curves:
         return None
     blocks: list[Any] = [Paragraph(
@@ -206,7 +180,7 @@ def thresholds_section(audit: Any) -> Section | None:
     return Section("thresholds", "Thresholds", tuple(blocks))
 
 
-def metrics_section(audit: Any, ledger: Ledger) -> Section:
+def metrics_section(ctx: Context) -> Section:
     groups = (("Example-based (per item, then averaged)", ("subset_accuracy", "jaccard_samples", "samples_precision",
                                                           "samples_recall", "samples_f1")),
               ("Label-based, micro (counts pooled over labels)", ("micro_precision", "micro_recall", "micro_f1",
@@ -218,11 +192,12 @@ def metrics_section(audit: Any, ledger: Ledger) -> Section:
                                    "lower-is-better. Zhang & Zhou (2014) group them as example-based and "
                                    "label-based.")]
     for index, (title, metrics) in enumerate(groups):
-        blocks.append(metric_table(audit, ledger, f"table-metrics-{index + 1}", title + ".", metrics))
+        blocks.append(skeleton.score_table(ctx, f"table-metrics-{index + 1}", title + ".", metrics, for_paper=True))
     return Section("metrics", "Metrics", tuple(blocks))
 
 
-def per_label_section(audit: Any, ledger: Ledger) -> Section:
+def per_label_section(ctx: Context) -> Section:
+    audit, ledger = ctx.audit, ctx.ledger
     systems = audit.systems
     tables = [audit.per_class(s) for s in range(len(systems))]
     rows = []
@@ -243,114 +218,48 @@ def per_label_section(audit: Any, ledger: Ledger) -> Section:
                            _density(len(systems) + 2)), systems)))
 
 
-def rank_section(audit: Any, charts: Any, figures: bool) -> Section | None:
-    result = audit.ranking
-    if result is None or len(audit.systems) < 2:
-        return None
-    rows = tuple(Row(name, tuple(Cell(result.rank(name, m), "rank") for m in result.metrics))
-                 for name in result.systems)
-    blocks: list[Any] = [
-        Paragraph("Rank of every system under every metric (1 = best; Hamming loss: lowest first; ties share their "
-                  "ranks), Kendall's τ-b between the rankings, and the pairs of systems whose order depends on the "
-                  "metric (with the metrics under which their difference is significant)."),
-        _fit_systems(Table("table-ranks", "Ranks under each metric.", "System",
-                           tuple(Column(SHORT[m], BY_ID[m].name, rotate=True) for m in result.metrics), rows,
-                           _density(len(result.metrics) + 1), for_paper=True), audit.systems)]
-    if figures:
-        blocks.append(Figure("fig-tau", "Kendall τ-b between the rankings of every pair of metrics.",
-                             charts.tau_heatmap(result.agreement("kendall"), lambda m: SHORT[m])))
-    flips = []
-    for flip in result.flips[:20]:
-        note = ""
-        if flip.significant is not None:
-            tested = [SHORT[m] for m, v in flip.significant.items() if v]
-            note = f" (significant under {', '.join(tested)})" if tested else " (no difference significant)"
-        flips.append(f"{flip.a} ahead under {', '.join(SHORT[m] for m in flip.a_better_under)}; {flip.b} ahead "
-                     f"under {', '.join(SHORT[m] for m in flip.b_better_under)}{note}")
-    if len(result.flips) > 20:
-        flips.append(f"… and {len(result.flips) - 20} more pairs (audit.json lists them all)")
-    blocks.append(Bullets(tuple(flips) or ("No pair of systems changes order between these metrics.",),
-                          "Pairs whose order depends on the metric"))
-    return Section("rankings", "Rank disagreement", tuple(blocks))
-
-
-def significance_section(audit: Any) -> Section | None:
-    stats = audit.statistics
+def significance_section(ctx: Context) -> Section | None:
+    stats = ctx.audit.statistics
     if stats is None or not stats.tests:
         return None
-    best = tuple(f"{SHORT[m]}: {', '.join(b.systems)}" for m, b in (stats.best_set or {}).items())
-    correction = correction_name(stats.correction)
-    return Section("significance", "Significance", (
-        Paragraph(f"Paired tests over items, one per pair of systems and metric: exact McNemar for subset accuracy "
-                  f"(an item is matched exactly or not); approximate randomisation for every other metric "
-                  f"({stats.rounds:,} rounds, each item's two predicted sets swapped with probability ½, "
-                  f"p = (1 + #{{|Δ*| ≥ |Δ|}}) / (R + 1)). p-values adjusted over the pairs of a metric ({correction}); "
-                  f"a best set is adjusted over the comparisons with its top system. Intervals: {stats.B:,} "
-                  f"bootstrap resamples of items, the same items for every system."),
-        Bullets(best, f"Best sets: systems not significantly worse than the top one (adjusted p ≥ {stats.alpha:g})"),
-    ))
+    return skeleton.significance_section(ctx, (
+        "Paired tests over items, one per pair of systems and metric: exact McNemar for subset accuracy (an item is "
+        f"matched exactly or not); approximate randomisation for every other metric ({stats.rounds:,} rounds, each "
+        "item's two predicted sets swapped with probability ½, p = (1 + #{|Δ*| ≥ |Δ|}) / (R + 1)); a best set is "
+        f"adjusted over the comparisons with its top system. Intervals: {stats.B:,} bootstrap resamples of items, "
+        "the same items for every system."))
 
 
-def definitions_section(formula_svg: Callable[[str], str], figures: bool) -> Section:
-    blocks = []
-    for metric in METRICS:
-        svg = formula_svg(metric.formula) if figures else ""
-        facts = [("id", metric.id), ("better", "higher" if metric.higher_is_better else "lower"),
+def definitions_section(ctx: Context) -> Section:
+    def facts(metric: Any) -> list[tuple[str, str]]:
+        pairs = [("id", metric.id), ("better", "higher" if metric.higher_is_better else "lower"),
                  ("averaging", metric.averaging)]
         if metric.undefined_when:
-            facts.append(("0/0 as a whole", f"{metric.undefined_when.removeprefix('0/0: ')}; shown as 0"))
-        blocks.append(Definition(metric.id, metric.name, Formula(metric.name, metric.formula, svg), Facts(tuple(facts))))
-    return Section("definitions", "Appendix A: definitions", (
-        Paragraph("Y_i is item i's gold set, Ŷ_i its predicted set; TP_l, FP_l, FN_l count label l's hits, false "
-                  "alarms and misses over items, G_l = TP_l + FN_l its gold support; N items, L labels. Definitions as "
-                  "scikit-learn computes them (MultiLabelBinarizer over the labels, zero_division=0)."),
-        *blocks), two_columns=True)
+            pairs.append(("0/0 as a whole", f"{metric.undefined_when.removeprefix('0/0: ')}; shown as 0"))
+        return pairs
+
+    section = skeleton.definitions_section(ctx, (
+        "Y_i is item i's gold set, Ŷ_i its predicted set; TP_l, FP_l, FN_l count label l's hits, false alarms and "
+        "misses over items, G_l = TP_l + FN_l its gold support; N items, L labels. Definitions as scikit-learn "
+        "computes them (MultiLabelBinarizer over the labels, zero_division=0)."),
+        ((m.id, m.name, m.formula, facts(m)) for m in METRICS))
+    return replace(section, two_columns=True)
 
 
-def reproducibility_section(audit: Any) -> Section:
-    rows = tuple(Row(name, (Cell(source["path"]), Cell(source["layout"]), Cell((source["sha256"] or "")[:16])))
-                 for name, source in audit.sources.items())
-    facts = [("signature", str(audit.signature)), ("task", "multilabel"), ("label separator", repr(audit.separator))]
-    if audit.thresholding is not None:
-        facts.append(("thresholds", f"{audit.thresholding.signature_part()} ({audit.thresholding.how})"))
-    return Section("reproducibility", "Appendix B: reproducibility", (
-        Paragraph("Every number here is reproducible from the inputs and the options in the signature (auditor "
-                  "version, gold hash, label map, thresholds, bootstrap resamples, resampling unit, seed)."),
-        Facts(tuple(facts)),
-        Table("table-sources", "Inputs.", "Input", (Column("Path"), Column("Layout"), Column("SHA-256")), rows,
-              "tiny")))
-
-
-def ledger_section(ledger: Ledger) -> Section | None:
-    if not ledger.entries:
-        return None
-    rows = tuple(Row(str(e.number), (Cell(e.system), Cell(e.state), Cell(e.where), Cell(e.text)), f"ledger-{e.number}")
-                 for e in ledger.entries)
-    return Section("ledger", "Undefined-value ledger", (
-        Paragraph("A figure that is 0/0 as a whole, or computed with a 0/0 part (a label never predicted, an item's "
-                  "empty set) counted as 0 by scikit-learn's zero_division=0 convention, carries a superscript "
-                  "number pointing here."),
-        Table("table-ledger", "Undefined-value ledger.", "#", (Column("System"), Column("State"), Column("Where"),
-                                                                Column("What")), rows, "small")))
+#: The multi-label report's own sections and their places in the skeleton.
+SECTIONS = ((10, summary_section), (20, data_section), (30, chance_section), (50, metrics_section),
+            (60, per_label_section), (70, thresholds_section), (80, properties_section), (120, significance_section),
+            (130, recommendation_section), (140, definitions_section))
 
 
 def build_report(audit: Any, figures: bool = True) -> Report:
     """The report model of a :class:`~auditor.tasks.multilabel.result.MultilabelAudit`."""
-    from auditor.report import charts
-
-    ledger = Ledger()
-    sections = [summary_section(audit, ledger), data_section(audit, charts, figures), chance_section(audit),
-                metrics_section(audit, ledger),
-                per_label_section(audit, ledger), thresholds_section(audit), properties_section(audit), rank_section(audit, charts, figures),
-                significance_section(audit), recommendation_section(audit, charts.formula_svg, figures),
-                definitions_section(charts.formula_svg, figures)]
-    from auditor.report.build import references_section
-
-    sections.append(ledger_section(ledger))
-    sections.append(reproducibility_section(audit))
-    sections.append(references_section([s for s in sections if s is not None]))
+    facts = [("label separator", repr(audit.separator)),
+             ("layouts", ", ".join(f"{name}: {x['layout']}" for name, x in audit.sources.items()))]
+    if audit.thresholding is not None:
+        facts.append(("thresholds", f"{audit.thresholding.signature_part()} ({audit.thresholding.how})"))
     gold = audit.sources["gold"]["path"]
     subtitle = f"{len(audit.systems)} systems' label sets scored against {gold} ({audit.aligned.n_items:,} items, " \
                f"{len(audit.labels)} labels)"
-    return Report("Multi-label audit", subtitle, str(audit.signature), SCALE_NOTE,
-                  tuple(s for s in sections if s is not None), tuple(ledger.entries))
+    return skeleton.task_report(audit, spine(audit), SECTIONS, "Multi-label audit", subtitle, figures,
+                                {"reproducibility": facts})

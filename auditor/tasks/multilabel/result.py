@@ -231,7 +231,8 @@ class MultilabelAudit:
 
 def _distinct(sets: np.ndarray, codes: np.ndarray) -> int:
     """Number of distinct label sets among the codes used (two codes may name one set after a label map)."""
-    return int(np.unique(set_keys(sets[np.unique(codes)])).size)
+    used = np.flatnonzero(np.bincount(codes, minlength=sets.shape[0]))
+    return int(np.unique(set_keys(sets[used])).size)
 
 
 def better(metric: str) -> int:

@@ -48,6 +48,11 @@ class OrdinalAudit:
             document[name] = result.to_json()
         return document
 
+    def _repr_html_(self) -> str:
+        """The notebook view: the levels' leaderboard (:meth:`auditor.results.Audit._repr_html_`), errors as they
+        are, lowest first."""
+        return self.audit._repr_html_()
+
     def terminal_lines(self, columns: Sequence[str], sort: str | None = None) -> list[str]:
         """``auditor score``'s table (:func:`auditor.terminal.print_score_table` on the levels' audit): the
         ordinal figures and the catalogue's, errors in steps of the order, the rest ×100."""

@@ -1,19 +1,20 @@
-"""The translation audit's report model (:mod:`auditor.report.model`), which every renderer reads.
-
-Sections: summary, data (reference vocabulary: frequency bands and a Zipf plot), metrics (with
-intervals; per band), rank disagreement, significance, agreement with human scores,
-recommendation, and appendices (definitions, undefined values, reproducibility).
+"""The translation audit's own report sections (the skeleton, :mod:`auditor.report.skeleton`, writes the summary's
+verdict and leaderboard, the rankings, the significance tables, the ledger, reproducibility and references): data
+(reference vocabulary: frequency bands and a Zipf plot), metrics (with intervals; per band), agreement with human
+scores, recommendation and definitions.
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
 
 from auditor.formatting import plural
-from auditor.report.context import Ledger
+from auditor.io.source import Source
+from auditor.report import skeleton
+from auditor.report.context import SECTION_TITLES, Context
 from auditor.report.model import (
-    SCALE_NOTE,
     Bullets,
     Cell,
     Column,
@@ -27,7 +28,8 @@ from auditor.report.model import (
     Section,
     Table,
 )
-from auditor.report.tables import BOLD_LEGEND, _density, with_best_sets
+from auditor.report.spine import Spine, names
+from auditor.report.tables import _density
 from auditor.tasks.translation import charts
 from auditor.tasks.translation.names import METRICS, NAMES
 from auditor.tasks.translation.recommend import FORMULAS, PASSAGES
@@ -51,50 +53,36 @@ SOURCES = {"macrof": "Gowda, You, Lignos & May (2021), NAACL; poster, “Methods
 SAID_ONCE = ("macrof", "microf")
 
 
-def _score_cell(audit: Any, ledger: Ledger, system: str, metric: str) -> Cell:
-    entry = audit.metrics[system][metric]
-    mark = None
-    if entry.value is None:
-        mark = ledger.mark(system, "undefined", NAMES[metric], entry.undefined or "0/0")
-    elif entry.convention and metric not in SAID_ONCE:
-        mark = ledger.mark(system, "convention", NAMES[metric], entry.convention)
-    return Cell(entry.value, "score", mark, low=entry.lo, high=entry.hi)
+def spine(audit: Any) -> Spine:
+    """What the skeleton reads from a translation audit. The type-F convention (P_c = 1 for a type never produced)
+    is said once, in the metrics section, not as a ledger entry per cell: the report's scores drop it (the JSON
+    keeps it)."""
+    scores = {s: {m: dataclasses.replace(v, convention=None) if m in SAID_ONCE else v for m, v in row.items()}
+              for s, row in audit.metrics.items()}
+    sources = {name: Source(str(x["path"]), x["sha256"], audit.n_items) for name, x in audit.sources.items()}
+    return Spine("translation", tuple(audit.systems), scores, names(NAMES), float(audit.options["alpha"]),
+                 str(audit.options["correction"]), sources, str(audit.signature), tuple(audit.warnings),
+                 audit.best_set or {}, tuple(audit.tests or ()), audit.disagreement, audit.verdict, "segment",
+                 audit.resampling)
 
 
-def _best(audit: Any) -> list[tuple[str, ...] | None]:
-    """Each metric's best set (approximate randomisation against the top system), None where none was tested."""
-    best = audit.best_set or {}
-    return [best[m].systems if m in best else None for m in METRICS]
+INTERVALS = "(BLEU, chrF: BCa bootstrap; MacroF, MicroF: value ± z · jackknife SE)"
 
 
-def _order(audit: Any) -> list[str]:
-    """Systems best first under the recommended primary metric."""
-    return audit.disagreement.ranking(audit.recommendation["metrics"][0]["id"])
-
-
-def summary_section(audit: Any, ledger: Ledger) -> Section:
+def summary_section(ctx: Context) -> Section:
+    audit = ctx.audit
     primary = audit.recommendation["metrics"][0]["id"]
-    text = (f"{len(audit.systems)} systems, {audit.n_items} segments, {plural(audit.options['references'], 'reference')}, "
-            f"tokeniser {audit.options['tokenize']}. Winner depends on the metric? {audit.verdict.text}"
-            + f" Recommended primary metric: {NAMES[primary]}"
-            + ("; the human scores pick no metric (the leader's paired τ interval contains 0), so it follows the rule "
-               "without them." if audit.human is not None and not audit.human.separated() else "."))
-    rows = [(s, [_score_cell(audit, ledger, s, m) for m in METRICS]) for s in _order(audit)]
-    table = Table("summary-leaderboard", "Scores ×100 with 95% intervals over segments (BLEU, chrF: BCa bootstrap; "
-                  f"MacroF, MicroF: value ± z · jackknife SE). {BOLD_LEGEND}", "System",
-                  tuple(Column(NAMES[m]) for m in METRICS), with_best_sets(rows, _best(audit)), _density(len(METRICS)), inline_ci=True,
-                  for_summary=True)
-    blocks: list[Any] = [Paragraph(text), table]
-    if audit.resampling is not None:  # --clusters: what a resample draws, and the design effect
-        from auditor.analyses.units import resampling_text
-
-        blocks.append(Paragraph(resampling_text(audit.resampling)))
-    if audit.warnings:
-        blocks.append(Bullets(audit.warnings, "Warnings"))
-    return Section("summary", "Summary", tuple(blocks), for_summary=True)
+    data = (f"{len(audit.systems)} systems, {audit.n_items} segments, "
+            f"{plural(audit.options['references'], 'reference')}, tokeniser {audit.options['tokenize']}")
+    recommended = NAMES[primary] + ("; the human scores pick no metric (the leader's paired τ interval contains 0), "
+                                    "so it follows the rule without them" if audit.human is not None
+                                    and not audit.human.separated() else "")
+    return skeleton.summary_section(ctx, data, METRICS, f"Scores ×100 with 95% intervals over segments {INTERVALS}.",
+                                    after=[("Recommended primary metric", recommended)])
 
 
-def data_section(audit: Any, figures: bool) -> Section:
+def data_section(ctx: Context) -> Section:
+    audit, figures = ctx.audit, ctx.figures
     types = audit.types
     share = (lambda x, total: x / total if total else None)
     rows = tuple(Row(b.name, (Cell(b.types, "count"), Cell(share(b.types, types.types), "share"),
@@ -115,21 +103,19 @@ def data_section(audit: Any, figures: bool) -> Section:
     return Section("data", "Data", tuple(blocks), for_summary=True)
 
 
-def metrics_section(audit: Any, ledger: Ledger, figures: bool) -> Section:
-    order = _order(audit)
-    rows = [(s, [_score_cell(audit, ledger, s, m) for m in METRICS]) for s in order]
+def metrics_section(ctx: Context) -> Section:
+    audit, figures, order = ctx.audit, ctx.figures, ctx.systems
     bands = audit.types.bands
     band_rows = [(s, [Cell(b.systems[s][0], "score") for b in bands]) for s in order]
     never_rows = tuple(Row(s, tuple(Cell(b.systems[s][1], "count") for b in bands)) for s in order)
     blocks: list[Any] = [
-        Table("table-metrics", "Every metric ×100 with its 95% interval over segments (BLEU, chrF: BCa "
-                               f"bootstrap, {audit.options['bootstrap']} resamples; MacroF, MicroF: value ± z · "
-                               f"jackknife SE). {BOLD_LEGEND}", "System",
-              tuple(Column(NAMES[m], DEFINITIONS[m]) for m in METRICS), with_best_sets(rows, _best(audit)),
-              _density(len(METRICS)), for_paper=True, for_summary=True),
+        skeleton.score_table(ctx, "table-metrics", "Every metric ×100 with its 95% interval over segments (BLEU, "
+                             f"chrF: BCa bootstrap, {audit.options['bootstrap']} resamples; MacroF, MicroF: value ± z "
+                             "· jackknife SE).", METRICS, for_paper=True, for_summary=True),
         Table("table-bands", "MacroF ×100 over the reference types of each frequency band (types seen only in "
                              "outputs have no band).", "System",
-              tuple(Column(b.name) for b in bands), with_best_sets(band_rows, [None] * len(bands)), _density(len(bands)), for_paper=True,
+              tuple(Column(b.name) for b in bands), tuple(Row(s, tuple(c)) for s, c in band_rows),
+              _density(len(bands)), for_paper=True,
               for_summary=True),
         Table("table-never", "Reference types of each band the system never produces.", "System",
               tuple(Column(b.name) for b in bands), never_rows, _density(len(bands))),
@@ -185,74 +171,24 @@ def _outside(audit: Any) -> list[str]:
     return found
 
 
-def rank_section(audit: Any, figures: bool) -> Section:
-    from auditor.report.charts import bump_chart, tau_heatmap
-
-    result = audit.disagreement
-    order = _order(audit)
-    ranks = {s: {m: result.rank(s, m) for m in METRICS} for s in order}
-    blocks: list[Any] = [Table("table-ranks", "Rank per metric (1 = best; ties share the mean rank).", "System",
-                               tuple(Column(NAMES[m]) for m in METRICS),
-                               tuple(Row(s, tuple(Cell(ranks[s][m], "rank") for m in METRICS)) for s in order),
-                               for_paper=True)]
-    if figures and len(order) > 1:
-        blocks.append(Figure("fig-bump", "Rank of each system under each metric.",
-                             bump_chart(ranks, list(METRICS), order, NAMES.get)))
-        blocks.append(Figure("fig-kendall", "Kendall τ-b between the system rankings of every pair of metrics.",
-                             tau_heatmap(result.agreement("kendall"), NAMES.get)))
-    if result.flips:
-        rows = []
-        for flip in result.flips[:40]:
-            verdicts = flip.significant or {}
-            where = [m for m, v in verdicts.items() if v]
-            untested = all(v is None for v in verdicts.values())
-            rows.append(Row(f"{flip.a} vs {flip.b}", (Cell(", ".join(NAMES[m] for m in flip.a_better_under)),
-                                                      Cell(", ".join(NAMES[m] for m in flip.b_better_under)),
-                                                      Cell("not tested" if untested else
-                                                           ", ".join(NAMES[m] for m in where) or "none"))))
-        blocks.append(Table("table-flips", f"Pairs whose order flips between metrics ({len(result.flips)}; at most "
-                                           "40 shown, all in audit.json) and where the difference is significant "
-                                           "(approximate randomisation, adjusted).", "Pair",
-                            (Column("first higher under"), Column("second higher under"),
-                             Column("significant under")), tuple(rows), "small"))
-    else:
-        blocks.append(Paragraph("No pair of systems changes order between the four metrics."))
-    return Section("rank-disagreement", "Rank disagreement", tuple(blocks))
-
-
-def significance_section(audit: Any) -> Section | None:
+def significance_section(ctx: Context) -> Section | None:
+    audit = ctx.audit
     if audit.tests is None:
-        return Section("significance", "Significance", (Paragraph(f"Paired tests {audit.tests_note}."),))
-    alpha = audit.options["alpha"]
-    correction = {"holm": "Holm 1979", "bh": "Benjamini–Hochberg"}.get(audit.options["correction"],
-                                                                     audit.options["correction"])
-    blocks: list[Any] = [Paragraph(
-        f"Pairs of systems, every metric: two-sided approximate randomisation (each segment's two outputs swapped "
-        f"with probability ½; Noreen 1989, Riezler & Maxwell 2005), p = (1 + #{{|Δ*| ≥ |Δ|}}) / (R + 1), and the "
-        f"paired bootstrap test (Koehn 2004), p = (1 + #{{|Δ_b| − mean(|Δ_b|) ≥ |Δ|}}) / (B + 1), shown for parity "
-        f"with sacrebleu's paired_bs (Riezler & Maxwell 2005 found bootstrap p-values less conservative than "
-        f"randomisation). sacrebleu's paired_ar and paired_bs count > where these count ≥: a resample that "
-        f"reproduces the difference exactly counts against the null. p-values adjusted ({correction}) over one "
-        f"family per metric and method: {audit.family}. Bold: adjusted p < {alpha} under approximate randomisation, "
-        f"the test best sets and bold come from; the paired bootstrap's p-values are never bold."),
-        Paragraph(f"Rounds and p floors: {audit.tests_note}.")]
-    for method, title in (("approximate_randomisation", "Approximate randomisation"),
-                          ("paired_bootstrap", "Paired bootstrap")):
-        cells: dict[tuple[str, str], dict[str, Any]] = {}
-        for t in audit.tests:
-            if t.method == method:
-                cells.setdefault((t.a, t.b), {})[t.metric] = t
-        rows = tuple(Row(f"{a} vs {b}", tuple(
-            Cell(None if np.isnan(tests[m].p_adjusted) else tests[m].p_adjusted, "p",
-                 strong=method == "approximate_randomisation" and bool(tests[m].p_adjusted < alpha))
-            for m in METRICS)) for (a, b), tests in cells.items())
-        if rows:
-            blocks.append(Table(f"table-tests-{method}", f"{title}: adjusted p per pair and metric.", "Pair",
-                                tuple(Column(NAMES[m]) for m in METRICS), rows, "small"))
-    return Section("significance", "Significance", tuple(blocks))
+        return Section("significance", SECTION_TITLES["significance"], (Paragraph(f"Paired tests {audit.tests_note}."),))
+    return skeleton.significance_section(ctx, (
+        "Pairs of systems, every metric: two-sided approximate randomisation (each segment's two outputs swapped "
+        "with probability ½; Noreen 1989, Riezler & Maxwell 2005), p = (1 + #{|Δ*| ≥ |Δ|}) / (R + 1), and the "
+        "paired bootstrap test (Koehn 2004), p = (1 + #{|Δ_b| − mean(|Δ_b|) ≥ |Δ|}) / (B + 1), shown for parity "
+        "with sacrebleu's paired_bs (Riezler & Maxwell 2005 found bootstrap p-values less conservative than "
+        "randomisation). sacrebleu's paired_ar and paired_bs count > where these count ≥: a resample that "
+        f"reproduces the difference exactly counts against the null. Families: one per metric and method: "
+        f"{audit.family}. The best sets, and so the bold, come from approximate randomisation; the paired "
+        "bootstrap's p-values never decide bold."), (f"Rounds and p floors: {audit.tests_note}.",),
+        ("approximate_randomisation", "paired_bootstrap"))
 
 
-def human_section(audit: Any) -> Section | None:
+def human_section(ctx: Context) -> Section | None:
+    audit = ctx.audit
     human = audit.human
     if human is None:
         return None
@@ -306,21 +242,20 @@ def _segment_table(audit: Any) -> tuple[Any, ...]:
     rows = tuple(Row(NAMES[m], (Cell(None if np.isnan(t.value) else t.value, "tau"), Cell(t.scores, "count")))
                  for m, t in segments.taus.items())
     text = (f"Segment level, as the WMT metrics task reports it (Freitag et al. 2021): each metric scores every "
-            f"segment on its own — sentence BLEU as sacrebleu's sentence_bleu (exp smoothing, effective order), "
-            f"chrF as sentence_chrf, MacroF and MicroF by their formulas on the segment's types — and its Kendall "
-            f"τ-b with the human segment scores is taken over all {segments.rated:,} rated (system, segment) pairs "
-            f"at once, without grouping by system or segment (the WMT toolkit mt-metrics-eval's "
-            f"Correlation.Kendall with average_by='none'). It asks whether a metric orders single translations "
-            f"as the raters do; the system-level τ above asks whether it orders systems. No interval is computed.")
+            f"segment on its own — BLEU as sacrebleu scores one sentence (exponential smoothing, effective order), "
+            f"chrF likewise, MacroF and MicroF by their formulas on the segment's types — and its Kendall τ-b with "
+            f"the human segment scores is taken over all {segments.rated:,} rated (system, segment) pairs at once, "
+            f"without grouping by system or segment, as the WMT toolkit mt-metrics-eval computes it. It asks "
+            f"whether a metric orders single translations as the raters do; the system-level τ above asks whether "
+            f"it orders systems. No interval is computed.")
     return (Paragraph(text),
             Table("table-human-segments", "Segment-level Kendall τ-b of each metric with the human segment scores "
                                           "(no grouping) and the number of scores it is computed over.", "Metric",
                   (Column("τ-b (segments)"), Column("scores")), rows, "small"))
 
 
-def recommendation_section(audit: Any, figures: bool) -> Section:
-    from auditor.report.charts import formula_svg
-
+def recommendation_section(ctx: Context) -> Section:
+    audit, figures, formula_svg = ctx.audit, ctx.figures, ctx.formula_svg
     blocks: list[Any] = []
     for entry in audit.recommendation["metrics"]:
         latex = entry["formula"]
@@ -333,42 +268,22 @@ def recommendation_section(audit: Any, figures: bool) -> Section:
     return Section("recommendation", "Recommendation", tuple(blocks), for_summary=True)
 
 
-def definitions_section(audit: Any, figures: bool) -> Section:
-    from auditor.report.charts import formula_svg
+def definitions_section(ctx: Context) -> Section:
+    options = ctx.audit.options
+    return skeleton.definitions_section(ctx, (
+        "Conventions (Gowda et al.'s code): P_c = 1 when a type is never produced, R_c = 1 when it is not in the "
+        f"references, F = 0 when P = R = 0; β = {options['f_beta']:g}, k = {options['microf_k']:g}. The poster prints "
+        "(1+β)²; the paper and code use 1 + β²."),
+        ((f"definition-{m}", NAMES[m], FORMULAS[m], (("definition", DEFINITIONS[m]), ("source", SOURCES[m])))
+         for m in METRICS))
 
-    blocks = tuple(Definition(f"definition-{m}", NAMES[m], Formula(NAMES[m], FORMULAS[m],
-                                                                     formula_svg(FORMULAS[m]) if figures else ""),
-                              Facts((("definition", DEFINITIONS[m]), ("source", SOURCES[m]))))
-                   for m in METRICS)
-    note = Paragraph("Conventions (Gowda et al.'s code): P_c = 1 when a type is never produced, R_c = 1 when it is "
-                     f"not in the references, F = 0 when P = R = 0; β = {audit.options['f_beta']:g}, "
-                     f"k = {audit.options['microf_k']:g}. The poster prints (1+β)²; the paper and code use 1 + β².")
-    return Section("definitions", "Appendix A: Metric definitions", (note, *blocks))
+
+#: The translation report's own sections and their places in the skeleton.
+SECTIONS = ((10, summary_section), (20, data_section), (50, metrics_section), (120, significance_section),
+            (125, human_section), (130, recommendation_section), (140, definitions_section))
 
 
 def report_model(audit: Any, figures: bool = True) -> Report:
     """The report model of a translation audit."""
-    ledger = Ledger()
-    sections = [summary_section(audit, ledger), data_section(audit, figures), metrics_section(audit, ledger, figures),
-                rank_section(audit, figures), significance_section(audit), human_section(audit),
-                recommendation_section(audit, figures), definitions_section(audit, figures)]
-    entries = ledger.freeze()
-    if entries:
-        rows = tuple(Row(str(e.number), (Cell(e.system), Cell(e.state), Cell(e.where), Cell(e.text)),
-                         f"ledger-{e.number}") for e in entries)
-        sections.append(Section("ledger", "Appendix B: Undefined values and conventions", (
-            Table("table-ledger", "Undefined-value ledger.", "#", (Column("System"), Column("State"),
-                                                                  Column("Where"), Column("What")), rows, "small"),)))
-    rows = tuple(Row(name, (Cell(s["path"]), Cell(s["sha256"]))) for name, s in audit.sources.items())
-    sections.append(Section("reproducibility", "Appendix C: Reproducibility", (
-        Facts((("signature", str(audit.signature)),)),
-        Table("table-sources", "Inputs and their SHA-256 hashes.", "Input", (Column("Path"), Column("SHA-256")),
-              rows, "tiny"))))
-    from auditor.report.build import references_section
-
-    cited = references_section([s for s in sections if s is not None])
-    if cited is not None:
-        sections.append(cited)
     subtitle = f"{len(audit.systems)} translation systems scored against {audit.sources['gold']['path']}"
-    return Report("Translation metric audit", subtitle, str(audit.signature), SCALE_NOTE,
-                  tuple(s for s in sections if s is not None), entries)
+    return skeleton.task_report(audit, spine(audit), SECTIONS, "Translation metric audit", subtitle, figures)

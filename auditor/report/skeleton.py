@@ -1,0 +1,258 @@
+"""The one report skeleton every task kind fills (ydata-profiling's model: one skeleton, each type adds its parts).
+
+In report order: summary (the verdict and a leaderboard), data, metrics, rankings, significance, the task's own
+sections, recommendation, and the appendices (definitions, one ledger of undefined values, reproducibility) and
+references. The skeleton writes what every task has from its :class:`~auditor.report.spine.Spine`: score tables
+whose bold is each metric's best set (an untested column has none), the best-set and pair-test tables, the rank
+section (registered for every task in :mod:`auditor.report.sections.rankings`), the ledger, the reproducibility
+appendix and the references; a task's report module keeps only its own sections, each a (place, builder) pair.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from auditor.options import correction_name
+from auditor.report.context import APPENDICES, SECTION_TITLES, Context, Ledger
+from auditor.report.model import (
+    SCALE_NOTE,
+    Bullets,
+    Cell,
+    Column,
+    Definition,
+    Facts,
+    Formula,
+    Paragraph,
+    Report,
+    Row,
+    Section,
+    Table,
+)
+from auditor.report.references import cited, entry_text
+from auditor.report.spine import Spine
+from auditor.report.tables import _density, _fit_systems
+from auditor.results import SCHEMA
+
+#: A report section builder and its place (smaller first; the appendices from 140).
+Placed = tuple[int, Callable[[Context], Section | None]]
+#: The test names the report shows (the JSON keeps the ids).
+TEST_NAMES = {"mcnemar_exact": "exact McNemar test", "approximate_randomisation": "approximate randomisation",
+              "randomisation": "approximate randomisation", "paired_bootstrap": "paired bootstrap"}
+
+
+def bold_legend(ctx: Context) -> str:
+    """What bold means in a score table: the metric's best set; without any test, that nothing is bold."""
+    if not ctx.spine.tested:
+        return "No value is bold: bold marks a best set, and no significance tests ran."
+    return ("Bold: the metric's best set (the top system and every system whose test against it, adjusted over "
+            "the comparisons with the top system, is not significant); a column without a test has no bold.")
+
+
+def score_table(ctx: Context, table_id: str, caption: str, metrics: Sequence[str], *, for_paper: bool = False,
+                for_summary: bool = False, inline_ci: bool = False, order: Sequence[str] | None = None) -> Table:
+    """Systems (rows, ``order`` or the report's order) × ``metrics`` (columns, those present): each value with its
+    interval and ledger mark, bold exactly where the system is in the metric's best set."""
+    present = set(ctx.metric_ids())
+    metrics = [m for m in metrics if m in present]
+    systems = list(order) if order is not None else ctx.systems
+    rows = tuple(Row(s, tuple(dataclasses.replace(ctx.score_cell(s, m), strong=s in (ctx.best(m) or ()))
+                              for m in metrics)) for s in systems)
+    columns = tuple(Column(ctx.short(m), ctx.name(m)) for m in metrics)
+    return _fit_systems(Table(table_id, f"{caption} {bold_legend(ctx)}", "System", columns, rows,
+                              _density(len(columns) + 1), inline_ci=inline_ci, for_paper=for_paper,
+                              for_summary=for_summary), systems)
+
+
+def summary_section(ctx: Context, data: str, metrics: Sequence[str], caption: str,
+                    facts: Iterable[tuple[str, str]] = (), after: Iterable[tuple[str, str]] = (),
+                    blocks: Sequence[Any] = ()) -> Section:
+    """Page 1 of a task's report: what was audited (``data``, the task's ``facts``), whether the winner depends on
+    the metric (read off the best sets), the task's ``after`` facts, the warnings, ``blocks`` and a leaderboard of
+    ``metrics``."""
+    pairs = [("Data", data), *facts]
+    if ctx.spine.resampling is not None:  # --clusters: what a resample draws, and the design effect
+        from auditor.analyses.units import resampling_text
+
+        pairs.append(("Resampling", resampling_text(ctx.spine.resampling)))
+    verdict = ctx.spine.verdict
+    if verdict is not None and len(ctx.systems) > 1:
+        pairs.append(("Winner depends on the metric?", verdict.text))
+    pairs += [*after, *(("Warning", warning) for warning in ctx.spine.warnings)]
+    return Section("summary", SECTION_TITLES["summary"], (
+        Facts(tuple(pairs)), *blocks,
+        score_table(ctx, "summary-leaderboard", caption, metrics, for_paper=True, for_summary=True, inline_ci=True),
+    ), for_summary=True)
+
+
+def best_set_blocks(ctx: Context) -> tuple[Any, ...]:
+    """The adjusted p-value of each system against each tested metric's top system, and the best sets in words."""
+    best_set = ctx.spine.best_set
+    if not best_set:
+        return ()
+    from auditor.formatting import nan_to_none
+
+    metric_ids = list(best_set)
+    rows = tuple(Row(s, tuple(Cell(nan_to_none(best_set[m].p_adjusted.get(s)), "p")
+                              if s != best_set[m].top else Cell("top") for m in metric_ids))
+                 for s in ctx.systems)
+    correction = correction_name(ctx.spine.correction)
+    return (
+        Table("table-best", "Adjusted p-value of each system against the top system of each metric (family: the "
+              f"{len(ctx.systems) - 1} comparisons with that metric's top system, {correction}; the best set is the "
+              "top system and every system with p ≥ α).", "System",
+              tuple(Column(ctx.short(m), ctx.name(m)) for m in metric_ids), rows, _density(len(metric_ids)),
+              for_paper=True),
+        Bullets(tuple(f"{ctx.name(m)}: {', '.join(v.systems)} ({TEST_NAMES.get(v.test, v.test)})"
+                      for m, v in best_set.items()), "Best set per metric"),
+    )
+
+
+#: Up to this many tests of one method the pair table has a row per pair and metric, with the difference and both
+#: p-values; above it, a row per pair and a column per metric, with the adjusted p-value.
+LONG_TABLE = 30
+
+
+def pair_tables(ctx: Context, methods: Sequence[str] | None = None) -> tuple[Table, ...]:
+    """One table per test method (the first ``table-tests``): every pair test's adjusted p-value."""
+    from auditor.formatting import nan_to_none
+
+    tests = ctx.spine.tests
+    methods = methods or list(dict.fromkeys(t.method for t in tests))
+    correction = correction_name(ctx.spine.correction)
+    tables = []
+    for index, method in enumerate(methods):
+        chosen = [t for t in tests if t.method == method]
+        if not chosen:
+            continue
+        name = TEST_NAMES.get(method, method.replace("_", " "))
+        table_id = "table-tests" if index == 0 else f"table-tests-{method}"
+        if len(chosen) <= LONG_TABLE:
+            rows = tuple(Row(f"{t.a} − {t.b}", (Cell(ctx.short(t.metric)), Cell(nan_to_none(t.difference), "score"),
+                                               Cell(nan_to_none(t.p), "p"), Cell(nan_to_none(t.p_adjusted), "p")))
+                         for t in chosen)
+            tables.append(Table(table_id, f"{name[0].upper()}{name[1:]}: difference (points ×100), p and p adjusted "
+                                f"({correction}).", "Pair", (Column("Metric"), Column("Δ"), Column("p unadj."),
+                                                             Column("p adj.")), rows, "small"))
+            continue
+        cells: dict[tuple[str, str], dict[str, float]] = {}
+        for t in chosen:
+            cells.setdefault((t.a, t.b), {})[t.metric] = t.p_adjusted
+        metrics = list(dict.fromkeys(t.metric for t in chosen))
+        rows = tuple(Row(f"{a} vs {b}", tuple(Cell(nan_to_none(p.get(m)), "p") for m in metrics))
+                     for (a, b), p in cells.items())
+        tables.append(Table(table_id, f"{name[0].upper()}{name[1:]}: adjusted p ({correction}) per pair and metric.",
+                            "Pair", tuple(Column(ctx.short(m), ctx.name(m)) for m in metrics), rows,
+                            _density(len(metrics) + 1)))
+    return tuple(tables)
+
+
+def significance_section(ctx: Context, method: str, notes: Sequence[str] = (),
+                         methods: Sequence[str] | None = None) -> Section | None:
+    """The task's tests in words (``method``, ``notes``), the best sets and every pair's adjusted p-value."""
+    if not ctx.spine.tests and not ctx.spine.best_set:
+        return None
+    cite = "Holm 1979" if ctx.spine.correction == "holm" else "Benjamini & Hochberg 1995"
+    adjusted = (f" p-values are adjusted over each metric's family ({correction_name(ctx.spine.correction)}; "
+                f"{cite}); bold means a best set and nothing else.")
+    return Section("significance", SECTION_TITLES["significance"], (
+        Paragraph(method + adjusted), *(Paragraph(note) for note in notes), *best_set_blocks(ctx),
+        *pair_tables(ctx, methods)))
+
+
+def definitions_section(ctx: Context, note: str,
+                        definitions: Iterable[tuple[str, str, str, Sequence[tuple[str, str]]]]) -> Section:
+    """Appendix: ``note`` (the notation) and, per metric, (id, name, LaTeX formula, facts)."""
+    return Section("definitions", SECTION_TITLES["definitions"], (Paragraph(note), *(
+        Definition(metric_id, name, Formula(name, latex, ctx.formula_svg(latex) if ctx.figures else ""),
+                   Facts(tuple(facts))) for metric_id, name, latex, facts in definitions)))
+
+
+def ledger_section(entries: Sequence[Any]) -> Section | None:
+    """The one undefined-value ledger: every entry the sections marked, in one numbering."""
+    if not entries:
+        return None
+    rows = tuple(Row(str(e.number), (Cell(e.system), Cell(e.state), Cell(e.where), Cell(e.text)), f"ledger-{e.number}")
+                 for e in entries)
+    return Section("ledger", SECTION_TITLES["ledger"], (
+        Paragraph("Undefined values (0/0) are shown as “—”; values computed with a convention for a 0/0 part carry "
+                  "a superscript number. Each number points to an entry here."),
+        Table("table-ledger", "Undefined-value ledger.", "#",
+              (Column("System"), Column("State"), Column("Where"), Column("What and which convention")),
+              rows, "small", for_paper=True),
+    ))
+
+
+def reproducibility_section(ctx: Context) -> Section:
+    """The signature, the task's own facts (``ctx.extra["reproducibility"]``) and every input's SHA-256 (of the
+    file as stored)."""
+    blocks: list[Any] = [
+        Paragraph("Every number in this report is reproducible from the inputs whose SHA-256 hashes are listed below "
+                  "and the options in the signature (auditor version, bootstrap resamples, seed, interval method, "
+                  "correction)."),
+        Facts((("signature", ctx.spine.signature), ("schema", SCHEMA), ("task", ctx.spine.task),
+               *ctx.extra.get("reproducibility", ()))),
+    ]
+    sources = ctx.spine.sources
+    if sources:
+        rows = tuple(Row(name, (Cell(source.name), Cell(source.sha256 or ""), Cell(source.n_items, "count")))
+                     for name, source in sources.items())
+        blocks.append(Table("table-sources", "Inputs and their SHA-256 hashes.", "Input",
+                            (Column("Path"), Column("SHA-256"), Column(_unit_column(ctx.spine.unit))), rows, "tiny"))
+    return Section("reproducibility", SECTION_TITLES["reproducibility"], tuple(blocks))
+
+
+def _unit_column(unit: str) -> str:
+    return {"item": "Items", "sentence": "Tokens", "segment": "Segments"}.get(unit, "Items")
+
+
+def section_texts(sections: Sequence[Section]) -> list[str]:
+    """Every sentence a reader sees in ``sections``: captions, paragraphs, facts, bullets, cells."""
+    texts = []
+    for section in sections:
+        for block in section.blocks:
+            texts += [str(getattr(block, name, "")) for name in ("caption", "text", "title", "name")]
+            texts += [f"{a} {b}" for a, b in getattr(block, "pairs", ())]
+            texts += [f"{a} {b}" for a, b in getattr(getattr(block, "facts", None), "pairs", ())]
+            texts += list(getattr(block, "items", ()))
+            texts += [str(c.value) for row in getattr(block, "rows", ()) for c in row.cells if c.kind == "text"]
+    return texts
+
+
+def references_section(sections: Sequence[Section]) -> Section | None:
+    """Full entries (``auditor/references.bib``) of every work the sections cite by author and year."""
+    works = cited(section_texts(sections))
+    if not works:
+        return None
+    return Section("references", SECTION_TITLES["references"], (
+        Paragraph("Works cited in this report, cited by author, year and section."),
+        Bullets(tuple(entry_text(work) for work in works)),
+    ), for_summary=True)
+
+
+def assemble(ctx: Context, sections: Sequence[Section], title: str, subtitle: str, **report: Any) -> Report:
+    """The report: ``sections`` then the ledger, reproducibility and references; appendices lettered A, B, …"""
+    entries = ctx.ledger.freeze()
+    closing = [ledger_section(entries), reproducibility_section(ctx)]
+    sections = [*sections, *(s for s in closing if s is not None)]
+    cited_works = references_section(sections)
+    if cited_works is not None:
+        sections.append(cited_works)
+    letters = iter("ABCDEFGHIJ")
+    sections = [dataclasses.replace(x, title=f"Appendix {next(letters)}: {x.title}") if x.id in APPENDICES else x
+                for x in sections]
+    return Report(title, subtitle, ctx.spine.signature, SCALE_NOTE, tuple(sections), entries, **report)
+
+
+def task_report(audit: Any, spine: Spine, own: Sequence[Placed], title: str, subtitle: str, figures: bool = True,
+                extra: Mapping[str, Any] | None = None) -> Report:
+    """The report of a task kind's ``audit``: the skeleton's sections that serve ``spine.task`` (registered with
+    :func:`~auditor.report.sections.section`) and the task's ``own`` (place, builder) pairs, in place order."""
+    from auditor.report import charts
+    from auditor.report.sections import builders
+
+    def build() -> Report:
+        ctx = Context(audit, spine.names, Ledger(), figures, charts, charts.formula_svg, dict(extra or {}), spine)
+        sections = [s for builder in builders(own, task=spine.task) if (s := builder(ctx)) is not None]
+        return assemble(ctx, sections, title, subtitle)
+
+    return charts.batched(build)  # every chart converted at once, in one child process
