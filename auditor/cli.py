@@ -88,12 +88,14 @@ def audit_options(command: Callable[..., Any]) -> Callable[..., Any]:
                           "multilabel; every label needs a group, --labels then names groups)."),
         click.option("--bootstrap", type=click.IntRange(min=0), default=DEFAULTS.bootstrap, show_default=True,
                      help="Bootstrap resamples for intervals and tests; 0 turns them off."),
-        click.option("--seed", type=int, default=DEFAULTS.seed, show_default=True, help="Seed of every random draw (>= 0)."),
+        click.option("--seed", type=int, default=DEFAULTS.seed, show_default=True,
+                     help="Seed of every random draw (>= 0)."),
         click.option("--alpha", type=float, default=DEFAULTS.alpha, show_default=True,
                      help="Level of tests, in (0, 1); intervals cover 1 - alpha."),
         click.option("--correction", type=click.Choice(CORRECTIONS), default=DEFAULTS.correction, show_default=True,
                      help="Multiple-comparison correction of the pairwise tests (Holm or Benjamini-Hochberg)."),
-        click.option("--training-prevalence", help="Training class shares ('a=0.3,b=0.7' or a file) for informedness_train."),
+        click.option("--training-prevalence",
+                     help="Training class shares ('a=0.3,b=0.7' or a file) for informedness_train."),
         click.option("--deployment-prevalence",
                      help="Class shares where the systems will be used: uniform, test, unknown, a file of "
                           "'label<TAB>share' lines or 'a=0.2,b=0.8'. Adds metrics and rankings re-weighted to it."),
@@ -556,13 +558,15 @@ def plan(gold: str | None, systems: tuple[str, ...], as_json: bool, outdir: str 
 
 @cli.command("check-claim")
 @click.argument("claims", nargs=-1)
-@click.option("--confusion", help="Confusion matrix file, as for `report --confusion` (CSV/TSV: a header row of predicted labels, then per gold label its label and counts).")
+@click.option("--confusion", help="Confusion matrix file, as for `report --confusion` (CSV/TSV: a header row of "
+                                  "predicted labels, then per gold label its label and counts).")
 @click.option("--table", help="Per-class table (CSV/TSV with header: label precision recall support [f1]).")
 @click.option("--gold", help="Gold labels file (with --system).")
 @click.option("--system", help="One system's predictions file (with --gold).")
 @click.option("--labels", help="Comma-separated label set and order (with --gold/--system).")
 @click.option("--lm-eval-results", help="An lm-evaluation-harness results file: its every figure is a claim, "
-                                       "checked against the samples of --lm-eval RUN (the first, or the run holding it).")
+                                       "checked against the samples of --lm-eval RUN (the first, or the run "
+                                       "holding it).")
 @click.option("--lm-eval", "lm_eval", multiple=True, metavar="[NAME=]RUN", help="With --lm-eval-results: runs.")
 @click.option("--json", "as_json", is_flag=True, help="Print the check as JSON.")
 def check_claim(claims: tuple[str, ...], confusion: str | None, table: str | None, gold: str | None,

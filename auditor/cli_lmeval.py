@@ -52,6 +52,6 @@ def run_lm_eval(gold: str | None, systems: tuple[str, ...], task: str, engine: d
     if gold is not None or systems:
         raise UsageError("--lm-eval replaces GOLD and SYSTEMS: the gold is each row's target; give either runs or "
                          "label files, not both")
-    return audit_lm_eval(given["lm_eval"], given["lm_eval_task"], given["lm_eval_filter"], given["lm_eval_view"] or "acc",
-                         options=parse_options(**arguments), progress=progress, analyses=analyses,
-                         cluster_field=given["lm_eval_cluster"])
+    return audit_lm_eval(given["lm_eval"], given["lm_eval_task"], given["lm_eval_filter"],
+                         given["lm_eval_view"] or "acc", options=parse_options(**arguments), progress=progress,
+                         analyses=analyses, cluster_field=given["lm_eval_cluster"])

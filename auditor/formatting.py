@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Literal, Sequence
+from typing import Any, Callable, Literal, Sequence
 
 #: How a number is shown (:func:`format_value`): a score or share x 100 with one decimal, a count,
 #: a rank, a p-value, a rank correlation, a plain number, or text as given.
@@ -94,6 +94,28 @@ def nan_to_none(value: Any) -> float | None:
         return None
     value = float(value)
     return value if math.isfinite(value) else None
+
+
+def score_lines(systems: Sequence[str], metrics: Sequence[str], heads: Sequence[str],
+                score: Callable[[str, str], tuple[float | None, float | None, float | None]], sort: str | None = None,
+                width: int = 80) -> list[str]:
+    """``auditor score``'s table of a task kind (:func:`fit_lines`): ``systems`` (by ``sort``'s value, best first,
+    undefined last, ties in input order) × ``metrics`` (column ``heads``), each value ×100 as the report shows it
+    with its interval ``[lo, hi]``; ``score(system, metric)`` is (value, lo, hi), None where there is none."""
+    order = list(systems)
+    if sort:
+        values = {s: score(s, sort)[0] for s in order}
+        order.sort(key=lambda s: (values[s] is None, -(values[s] or 0.0)))
+    rows = []
+    for system in order:
+        cells = []
+        for metric in metrics:
+            value, low, high = score(system, metric)
+            interval = "" if low is None or high is None else \
+                f" [{format_value(low, 'score')}, {format_value(high, 'score')}]"
+            cells.append(format_value(value, "score") + interval)
+        rows.append((system, cells))
+    return fit_lines(heads, rows, width)
 
 
 def fit_lines(head: Sequence[str], rows: Sequence[tuple[str, Sequence[str]]], width: int = 80,

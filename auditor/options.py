@@ -179,7 +179,8 @@ def parse_prevalence(text: str | None, option: str) -> dict[str, float] | None:
         try:
             share = float(share_text)
         except ValueError:
-            raise UsageError(f"{source} {where}: the share of {label!r} must be a number, found {share_text!r}") from None
+            raise UsageError(f"{source} {where}: the share of {label!r} must be a number, "
+                             f"found {share_text!r}") from None
         if not math.isfinite(share) or share < 0:
             raise UsageError(f"{source} {where}: the share of {label!r} must be a finite number >= 0, "
                              f"found {share_text!r}")

@@ -238,6 +238,11 @@ class Audit:
         cells = [[format_value(self.systems[s].metrics[k].value, "score") for k in keys] for s in order]
         return order, labels, cells
 
+    @property
+    def ordered(self) -> bool:
+        """Whether the labels are ordered levels: an error in steps of their order (ordinal MAE, …) was scored."""
+        return any(not metric.higher_is_better for metric in self.metrics)
+
     def _leaderboard_keys(self) -> list[str]:
         """Classification's key metrics this audit scored."""
         from auditor.analyses.verdict import KEY_METRICS
@@ -287,7 +292,7 @@ class Audit:
             interval = self.interval(system, metric)
             if interval is not None:
                 text += f" <small>[{format_value(interval[0], kind)}, {format_value(interval[1], kind)}]</small>"
-            return f"<td style='text-align:right'>{typographic_minus(text)}</td>"
+            return f"<td style='text-align:right;white-space:nowrap'>{typographic_minus(text)}</td>"
 
         def above(system: str) -> str:
             comparison = chance.chance.get(system, {}).get(primary) if chance is not None and primary else None
@@ -300,7 +305,8 @@ class Audit:
         head += "<th>above chance</th>" if has_chance else ""
         body = "".join(f"<tr><th>{escape(s)}</th>" + "".join(cell(s, k) for k in keys)
                        + (above(s) if has_chance else "") + "</tr>" for s in order)
-        scaled = "scores ×100" if all(kinds.get(k, "score") == "score" for k in keys) else "scores ×100, errors as they are"
+        every_score = all(kinds.get(k, "score") == "score" for k in keys)
+        scaled = "scores ×100" if every_score else "scores ×100, errors as they are"
         caption = [f"{len(self.systems)} systems, {self.n_items:,} items, {len(self.labels)} labels; {scaled}"]
         if primary is not None:
             caption.append(f"ordered by {escape(self._label(primary))}")
@@ -353,7 +359,8 @@ class Audit:
         return document
 
 
-def _with_intervals(systems: dict[str, SystemResult], statistics: Any, options: AuditOptions) -> dict[str, SystemResult]:
+def _with_intervals(systems: dict[str, SystemResult], statistics: Any,
+                    options: AuditOptions) -> dict[str, SystemResult]:
     """Each system's metric values as :class:`Score` objects with their bootstrap intervals (if any)."""
     intervals = statistics.bootstrap.intervals if statistics is not None else {}
     level = 1 - options.alpha if statistics is not None else None

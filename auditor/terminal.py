@@ -153,10 +153,12 @@ def print_catalogue(console: Console | None = None) -> None:
     widest = max((len(metric.id) for metric in REGISTRY), default=2)
     table.add_column("id", no_wrap=True, min_width=widest)
     widths = {"range": max(len(metric.range_label) for metric in REGISTRY), "PV": len("complete")}
-    small = {column: max(len(column), 3, widths.get(column, 0)) for column in ("range", "PI", "PII", "PIII", "PIV", "PV")}
+    small = {column: max(len(column), 3, widths.get(column, 0))
+             for column in ("range", "PI", "PII", "PIII", "PIV", "PV")}
     # the name column takes what the others leave, wrapped at spaces and hyphens (never mid-word)
     name_width = max(console.width - widest - sum(small.values()) - len(small) - 1,
-                     max((len(part) for metric in REGISTRY for part in metric.name.replace("-", "- ").split()), default=10))
+                     max((len(part) for metric in REGISTRY for part in metric.name.replace("-", "- ").split()),
+                         default=10))
     table.add_column("name", no_wrap=True, width=name_width)
     for column, width in small.items():
         table.add_column(column, no_wrap=True, min_width=width)
@@ -178,7 +180,8 @@ def print_metric(metric: Metric, console: Console | None = None) -> None:
         Text.assemble((metric.id, "bold"), f" — {metric.name}"),
         f"formula (LaTeX): {metric.formula}",
         f"range: {metric.range_label}   value under chance: {metric.chance or 'n/a'}",
-        f"properties ({p.source}): monotonicity {_tick(p.monotonicity)}, class sensitivity {_tick(p.class_sensitivity)}, "
+        f"properties ({p.source}): monotonicity {_tick(p.monotonicity)}, "
+        f"class sensitivity {_tick(p.class_sensitivity)}, "
         f"decomposability {_tick(p.decomposability)}, prevalence invariance {_tick(p.prevalence_invariance)}, "
         f"chance correction {p.chance_correction}",
         f"undefined when: {metric.undefined_when or 'never as a whole'}",

@@ -228,9 +228,21 @@ def test_a_generation_task_is_audited_as_outcomes(tmp_path):
     done = CliRunner().invoke(cli, ["score", *(f"--lm-eval={path}" for path in arguments),
                                     "--lm-eval-filter", "strict-match", "--bootstrap", "0"])
     assert done.exit_code == 0 and "mean exact_match" in done.output
-    refused = CliRunner().invoke(cli, ["report", "--lm-eval", arguments[0], "--lm-eval-filter", "strict-match", "-o",
-                                       str(tmp_path / "out")])
-    assert refused.exit_code == 2 and not (tmp_path / "out").exists()
+    written = CliRunner().invoke(cli, ["report", *(f"--lm-eval={path}" for path in arguments), "--lm-eval-filter",
+                                       "flexible-extract", "--bootstrap", "400", "--seed", "3", "-o",
+                                       str(tmp_path / "out"), "--format", "json,md,html", "--quiet"])
+    assert written.exit_code == 0, written.output
+    summary = (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
+    html = (tmp_path / "out" / "report.html").read_text()
+    assert "do not apply" in summary and "exact McNemar test on the items" in html
+    model = result.report_model(figures=False)
+    leaderboard = next(b for b in model.section("summary").blocks if getattr(b, "id", "") == "summary-leaderboard")
+    bold = {row.header for row in leaderboard.rows if row.cells[0].strong}
+    assert bold == set(document["statistics"]["best_set"]["exact_match"])  # bold = the best set
+    assert [row.cells[0].value for row in leaderboard.rows] == sorted(
+        (document["systems"][s]["metrics"]["exact_match"]["value"] for s in logged), reverse=True)
+    ranks = next(b for b in model.section("rankings").blocks if getattr(b, "id", "") == "table-ranks")
+    assert ranks.rows[0].header == "gen-a" and ranks.rows[0].cells[0].value == 1
 
 
 def test_randomisation_for_values_that_are_not_0_or_1():

@@ -264,8 +264,8 @@ def test_the_report_model_has_the_sections_and_bold_only_in_best_sets(goemotions
                                                   for name in SYSTEMS[2:5]}, options=AuditOptions(bootstrap=100))
     model = result.report_model(figures=False)
     ids = [section.id for section in model.sections]
-    for expected in ("summary", "data", "metrics", "per-label", "rank-disagreement", "significance", "definitions", "ledger",
-                     "reproducibility"):
+    for expected in ("summary", "data", "metrics", "per-label", "rank-disagreement", "significance", "definitions",
+                     "ledger", "reproducibility"):
         assert expected in ids
     best = result.statistics.best_set
     for row in model.section("summary").blocks[-1].rows:

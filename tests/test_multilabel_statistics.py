@@ -9,7 +9,7 @@ import pytest
 
 from auditor.options import AuditOptions
 from auditor.tasks.multilabel.align import Aligned
-from auditor.tasks.multilabel.counting import count, item_matrix
+from auditor.tasks.multilabel.counting import count, item_patterns
 from auditor.tasks.multilabel.measures import evaluate
 from auditor.tasks.multilabel.resampling import item_statistics, mcnemar, randomisation
 
@@ -41,7 +41,8 @@ def exact_permutation_p(metric):
 def test_randomisation_on_triples_matches_the_exact_permutation_distribution(metric):
     aligned = aligned_of(GOLD, A, B)
     counted = count(aligned)
-    matrix, layout = item_matrix(aligned, counted)
+    patterns = item_patterns(aligned, counted)
+    matrix, layout = patterns.matrix[patterns.items], patterns.layout
     rounds = 20_000
     delta, p = randomisation(matrix, layout, aligned, 0, 1, rounds, np.random.default_rng(1))[metric]
     values = evaluate(counted.sums)[metric]
@@ -66,3 +67,42 @@ def test_identical_systems_are_never_significant_and_share_the_best_set():
         assert ("s0" in best.systems) == ("s1" in best.systems), metric
     for metric, intervals in stats.intervals.items():
         assert (intervals[:, 0] <= intervals[:, 1]).all()
+
+
+def test_patterns_hold_every_item_once_and_sum_to_the_counts():
+    rng = np.random.default_rng(5)
+    gold = rng.random((300, 3)) < 0.3
+    systems = [gold ^ (rng.random((300, 3)) < 0.1 * s) for s in (1, 2, 3)]
+    aligned = aligned_of(gold, *systems)
+    counted = count(aligned)
+    patterns = item_patterns(aligned, counted)
+    assert patterns.counts.sum() == 300 and patterns.matrix.shape[0] < 300
+    # item by item, as the uncompressed item matrix was built: each item's pair row of every system
+    blocks = [np.ones((300, 1)), aligned.gold.astype(float)]
+    for s, table in enumerate(counted.pairs):
+        rows = table.item_rows(aligned.gold_codes, aligned.codes[s])
+        blocks.append(np.concatenate([table.tp, table.fp, table.fields], axis=1)[rows])
+    assert np.array_equal(patterns.matrix[patterns.items], np.concatenate(blocks, axis=1))
+    sums = patterns.layout.parts(patterns.counts @ patterns.matrix)
+    for key in ("n", "gold", "tp", "fp", "items"):
+        assert np.allclose(sums[key], counted.sums[key])
+
+
+def test_the_pattern_bootstrap_has_the_item_bootstrap_s_spread():
+    # resamples drawn as pattern counts against N items drawn one by one (by hand here): same mean and spread
+    from auditor.tasks.multilabel.resampling import bootstrap_values
+
+    rng = np.random.default_rng(8)
+    gold = rng.random((120, 3)) < 0.4
+    aligned = aligned_of(gold, gold ^ (rng.random((120, 3)) < 0.15), gold ^ (rng.random((120, 3)) < 0.3))
+    counted = count(aligned)
+    B = 4000
+    patterns = item_patterns(aligned, counted)
+    ours = bootstrap_values(patterns, B, seed=1)
+    matrix, layout = patterns.matrix[patterns.items], patterns.layout  # one row per item
+    draws = rng.integers(0, 120, size=(B, 120))
+    weights = np.stack([np.bincount(row, minlength=120) for row in draws]).astype(float)
+    by_items = evaluate(layout.parts(weights @ matrix))
+    for metric in ("micro_f1", "macro_f1", "samples_f1", "hamming_loss", "subset_accuracy"):
+        assert np.allclose(ours[metric].mean(axis=0), by_items[metric].mean(axis=0), atol=0.01), metric
+        assert np.allclose(ours[metric].std(axis=0), by_items[metric].std(axis=0), rtol=0.1), metric

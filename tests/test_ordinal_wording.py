@@ -51,3 +51,10 @@ def test_the_notebook_view_shows_errors_as_they_are(small):
     assert "scores ×100, errors as they are; ordered by MAE_M" in html
     mae = small.audit.systems["near"].metrics["mae_macro"].value
     assert f"<b>{mae:.3f}</b>" in html  # near leads macro MAE: its best set, bold, three decimals
+
+
+def test_page_one_data_line_counts_levels(small):
+    model = build(small.audit, figures=False)
+    facts = dict(next(b for b in model.section("summary").blocks if b.kind == "facts").pairs)
+    assert facts["Data"].startswith("60 items, 3 levels (3 in gold), 2 systems; smallest level 18 items")
+    assert "majority level “b” = 40.0% of items" in facts["Data"]

@@ -264,7 +264,7 @@ def test_every_span_figure_has_its_formula_and_undefined_rule_in_the_report(file
     result = audit(files[0], {"p": files[1]}, options=AuditOptions(bootstrap=0))
     section = next(s for s in result.report_model(figures=False).sections if s.id == "definitions")
     defined = [block.id for block in section.blocks if hasattr(block, "formula")]
-    assert defined == list(SPAN_METRICS)
+    assert defined[:len(SPAN_METRICS)] == list(SPAN_METRICS)  # then the token metrics (issue 36)
 
 
 @pytest.mark.parametrize("seed", range(6))

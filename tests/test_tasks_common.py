@@ -108,6 +108,18 @@ def test_the_json_is_the_one_record_and_valid(audited):
             assert {"value", "ci", "undefined", "convention"} <= set(entry)
 
 
+def test_the_statistics_are_one_shape(audited):
+    """Every task's ``statistics`` says how it resampled (``B``, ``seed``, ``alpha``, ``correction``, ``method``,
+    ``interval``, ``rank_rule``) and writes the ranks as ``{p_rank, p_best}`` per system and ``p_win``."""
+    task, _, document = audited
+    statistics = document["statistics"]
+    for key in ("B", "seed", "alpha", "correction", "method", "interval", "rank_rule", "ranks", "p_win", "best_set"):
+        assert key in statistics, (task, key)
+    for metric, systems in statistics["ranks"].items():
+        for entry in systems.values():
+            assert set(entry) == {"p_rank", "p_best"} and entry["p_best"] == entry["p_rank"][0], (task, metric)
+
+
 def test_best_sets_are_tested_and_hold_their_top(audited):
     _, _, document = audited
     best = document["statistics"].get("best_set", {})

@@ -1,7 +1,7 @@
 """When the human scores pick no metric, the rule without them decides, and the recommendation says what the human
 scores hold against its choice (issue 36: the translation demo's MacroF ranks the scrambled system first)."""
 from auditor.tasks.translation.agreement import Correlation, HumanAgreement
-from auditor.tasks.translation.recommend import against_human
+from auditor.tasks.translation.recommend import WARNING, against_human
 
 # Hand-made agreement: four metrics' τ with the human scores, the leader BLEU not separated (interval contains 0).
 TAUS = {"macrof": 0.07, "microf": -0.07, "bleu": 0.47, "chrf": 0.33}
@@ -15,6 +15,7 @@ VALUES = {"strong": {"macrof": 0.80}, "scrambled": {"macrof": 0.85}, "truncated"
 
 def test_the_fallback_says_its_metric_agrees_less_and_ranks_another_system_first():
     (text,) = against_human("macrof", HUMAN, VALUES)
+    assert text.startswith(WARNING)  # page 1 of the translation report points to it by this opening
     # by hand: 0.47 and 0.33 are above 0.07, -0.07 is not -> below 2 of the other 3; MacroF's top is scrambled
     # (0.85 > 0.80 > 0.50), the human top is strong (90 > 60 > 40)
     assert "MacroF's Kendall τ-b with the human scores is 0.07, below 2 of the other 3 metrics" in text

@@ -79,3 +79,15 @@ def test_tau_b_counts_ties_as_kendall_1945_by_hand(corpus, monkeypatch):
 
 def test_system_level_human_scores_give_no_segment_agreement(corpus):
     assert segment_agreement(corpus, None, 1.0, 1.0) is None
+
+
+def test_segment_scores_with_two_references_equal_sacrebleus():
+    second = ["a cat sat on a mat .", "the dog barked at the postman", "yes indeed", "it rained the whole day",
+              "we met in Paris ."]
+    corpus = count_corpus([REFERENCE, second], SYSTEMS, "13a", False)
+    scores = segment_scores(corpus, 1.0, 1.0)
+    for s, lines in enumerate(SYSTEMS.values()):
+        bleu = [sacrebleu.sentence_bleu(h, [r, t]).score / 100 for h, r, t in zip(lines, REFERENCE, second)]
+        chrf = [sacrebleu.sentence_chrf(h, [r, t]).score / 100 for h, r, t in zip(lines, REFERENCE, second)]
+        np.testing.assert_allclose(scores["bleu"][:, s], bleu, atol=1e-12)
+        np.testing.assert_allclose(scores["chrf"][:, s], chrf, atol=1e-12)

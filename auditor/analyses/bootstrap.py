@@ -132,11 +132,7 @@ class BootstrapResult:
     def ranks_json(self) -> dict[str, Any]:
         """``ranks`` (each system's P(rank = r) and P(rank 1)) and ``p_win`` (P(rank 1)) per metric."""
         # empty when only the intervals were drawn (no paired resample: the method says so)
-        ranks = {metric_id: {name: {"p_rank": [float(x) for x in probabilities[s]], "p_best": float(probabilities[s, 0])}
-                             for s, name in enumerate(self.systems)}
-                 for metric_id, probabilities in self.rank_probabilities.items()}
-        p_win = {metric_id: {name: float(probabilities[s, 0]) for s, name in enumerate(self.systems)}
-                 for metric_id, probabilities in self.rank_probabilities.items()}
+        shared = ranks_json(self.rank_probabilities, self.systems)
         route = "pairs" if self.pairwise is not None else "joint" if self.method == METHOD else (
             "independent" if self.method == INDEPENDENT_METHOD else
             "clusters" if self.method.startswith("cluster bootstrap") else "none")
@@ -144,7 +140,16 @@ class BootstrapResult:
 
         pairwise = {"pairwise_ranks": self.pairwise.to_json()} if self.pairwise is not None else {}
         rule = {"rank_route_rule": PAIRS_RULE} if route in ("joint", "pairs") else {}
-        return {"ranks": ranks, "p_win": p_win, "rank_route": route, **rule, **pairwise}
+        return {**shared, "rank_route": route, **rule, **pairwise}
+
+
+def ranks_json(rank_probabilities: Mapping[str, np.ndarray], systems: Sequence[str]) -> dict[str, Any]:
+    """``statistics.ranks`` (metric -> system -> ``p_rank``, P(rank = r) for r = 1..S, and ``p_best``, P(rank 1)) and
+    ``statistics.p_win`` (metric -> system -> P(rank 1)) from (S, S) rank probabilities: every task kind's shape."""
+    return {"ranks": {metric_id: {name: {"p_rank": [float(x) for x in p[s]], "p_best": float(p[s][0])}
+                                  for s, name in enumerate(systems)} for metric_id, p in rank_probabilities.items()},
+            "p_win": {metric_id: {name: float(p[s][0]) for s, name in enumerate(systems)}
+                      for metric_id, p in rank_probabilities.items()}}
 
 
 def percentile_intervals(values: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:

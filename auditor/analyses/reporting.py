@@ -187,7 +187,7 @@ def of_audit(audit: Any) -> Reporting:
                      tests=" or ".join(described) or None,
                      correction=correction_name(str(options.correction)),
                      alpha=options.alpha, version=__version__, signature=str(audit.signature), convention=CONVENTION,
-                     detectable=detectable, levels=any(not m.higher_is_better for m in audit.metrics),
+                     detectable=detectable, levels=audit.ordered,
                      errors=tuple(m.label for m in audit.metrics if not m.higher_is_better
                                   and statistics is not None and m.id in statistics.test_metrics),
                      clustered=_clustered(resampling))

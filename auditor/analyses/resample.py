@@ -48,6 +48,48 @@ def split_patterns(pattern_counts: np.ndarray, pattern_cost: float = PATTERN_COS
     return order, int(np.argmin(cost))
 
 
+class PatternDraws:
+    """Item resamples drawn as counts of patterns: ``N = Σ n_u`` items of the patterns of multiplicities ``n_u``,
+    drawn uniformly with replacement, give per-pattern counts ``W ~ Multinomial(N, n_u / N)``; the light patterns
+    are drawn item by item and the heavy ones by numpy's multinomial (:func:`split_patterns`).
+
+    ``order`` puts the patterns light first (``counts`` is in that order, and so is every row :meth:`fill` draws):
+    the caller lays its pattern rows out in the same order. Used by :class:`Resampler` (classification) and the
+    multi-label bootstrap (:mod:`auditor.tasks.multilabel.resampling`).
+    """
+
+    def __init__(self, pattern_counts: np.ndarray):
+        self.order, self.n_light = split_patterns(pattern_counts)
+        self.counts = np.asarray(pattern_counts, dtype=np.int64)[self.order]
+        self.n_patterns, self.n_items = len(self.counts), int(self.counts.sum())
+        light = self.counts[:self.n_light]
+        self.light_items = int(light.sum())
+        # the light patterns' items are numbered pattern by pattern, lightest first: the first
+        # ``singles`` items are the one-item patterns themselves, the others are summed per pattern
+        self._singles = int(np.searchsorted(light, 2))
+        self._firsts = np.concatenate([[0], np.cumsum(light[self._singles:])[:-1]]).astype(np.int64)
+        heavy = self.counts[self.n_light:]
+        self.heavy_shares = heavy / max(int(heavy.sum()), 1)
+        self._draw_dtype = _index_dtype(self.light_items)
+
+    def fill(self, rng: np.random.Generator, rows: np.ndarray) -> np.ndarray:
+        """``rows`` (resamples × patterns, in :attr:`order`) filled with one resample's pattern counts each."""
+        size = rows.shape[0]
+        n, U, L = self.n_items, self.n_patterns, self.n_light
+        light = (np.full(size, n, dtype=np.int64) if L == U
+                 else rng.binomial(n, self.light_items / n, size=size) if L else np.zeros(size, dtype=np.int64))
+        if L < U:
+            rows[:, L:] = rng.multinomial(n - light, self.heavy_shares)
+        singles = self._singles
+        for b in range(size):
+            items = np.bincount(rng.integers(0, self.light_items, size=int(light[b]), dtype=self._draw_dtype),
+                                minlength=self.light_items)  # draws per light item
+            rows[b, :singles] = items[:singles]
+            if singles < L:
+                rows[b, singles:L] = np.add.reduceat(items[singles:], self._firsts)
+        return rows
+
+
 class Resampler:
     """Draws the paired item resamples of one test set as counts.
 
@@ -77,18 +119,9 @@ class Resampler:
             return
         codes, pattern_counts = counts.patterns()
         # light patterns first, then heavy ones: W's rows in this order (codes and counts reordered alike)
-        order, self.n_light = split_patterns(pattern_counts)
-        self.codes, self.pattern_counts = codes[order], np.asarray(pattern_counts, dtype=np.int64)[order]
-        self.n_patterns = len(self.pattern_counts)
-        light = self.pattern_counts[:self.n_light]
-        self.light_items = int(light.sum())
-        # the light patterns' items are numbered pattern by pattern, lightest first: the first
-        # ``singles`` items are the one-item patterns themselves, the others are summed per pattern
-        self._singles = int(np.searchsorted(light, 2))
-        self._firsts = np.concatenate([[0], np.cumsum(light[self._singles:])[:-1]]).astype(np.int64)
-        heavy = self.pattern_counts[self.n_light:]
-        self.heavy_shares = heavy / max(int(heavy.sum()), 1)
-        self._draw_dtype = _index_dtype(self.light_items)
+        self.draws = PatternDraws(pattern_counts)
+        self.codes, self.pattern_counts = codes[self.draws.order], self.draws.counts
+        self.n_patterns, self.n_light = self.draws.n_patterns, self.draws.n_light
         cells = self.n_systems * self.k * self.k
         self.sparse = sparse_draws(self.k, self.n_items)
         per_resample = 4 * max(self.n_patterns, 1) + (
@@ -119,20 +152,8 @@ class Resampler:
         patterns by item draws, heavy ones by numpy's multinomial).
         """
         size = self.chunk_size(index)
-        rng = np.random.default_rng(self._children[index])
-        n, U, L = self.n_items, self.n_patterns, self.n_light
-        light = (np.full(size, n, dtype=np.int64) if L == U
-                 else rng.binomial(n, self.light_items / n, size=size) if L else np.zeros(size, dtype=np.int64))
-        rows = self._scratch(size)
-        if L < U:
-            rows[:, L:] = rng.multinomial(n - light, self.heavy_shares)
-        singles = self._singles
-        for b in range(size):
-            items = np.bincount(rng.integers(0, self.light_items, size=int(light[b]), dtype=self._draw_dtype),
-                                minlength=self.light_items)  # draws per light item
-            rows[b, :singles] = items[:singles]
-            if singles < L:
-                rows[b, singles:L] = np.add.reduceat(items[singles:], self._firsts)
+        U = self.n_patterns
+        rows = self.draws.fill(np.random.default_rng(self._children[index]), self._scratch(size))
         weights = np.empty((U, size), dtype=np.float32)
         for start in range(0, U, _TRANSPOSE_BLOCK):
             weights[start:start + _TRANSPOSE_BLOCK] = rows[:, start:start + _TRANSPOSE_BLOCK].T

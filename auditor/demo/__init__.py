@@ -5,8 +5,9 @@ something true to say without any downloaded data.
 One generator per task kind, registered by one line in :data:`DEMOS` (task name -> module). A generator module
 exposes ``SIZE`` (units of the default demo), ``MIN_SIZE`` (the fewest ``--size`` allows), ``UNIT`` (what a
 unit is, plural) and ``generate(seed, size) -> Demo`` (:class:`auditor.demo.run.Demo`: the files, which of them
-are gold and systems, the task's own file options, and page 1's note on how the data was simulated). :func:`auditor.demo.run.run_demo`
-writes the files, audits them exactly as ``auditor report`` would, and renders the report.
+are gold and systems, the task's own file options, and page 1's note on how the data was simulated).
+:func:`auditor.demo.run.run_demo` writes the files, audits them exactly as ``auditor report`` would, and renders
+the report.
 """
 from __future__ import annotations
 

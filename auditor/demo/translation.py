@@ -2,9 +2,9 @@
 different error behaviours, and simulated human segment scores.
 
 The grammar builds English sentences from noun phrases, verbs and prepositional phrases over a small vocabulary
-in which about one content word in eight is rare, and made-up place names most of which occur once or twice. Each system copies the reference and then errs in its own way,
-more on a segment that is hard for every system (one latent difficulty per segment, shared;
-:mod:`auditor.demo.simulate`):
+in which about one content word in eight is rare, and made-up place names most of which occur once or twice.
+Each system copies the reference and then errs in its own way, more on a segment that is hard for every system
+(one latent difficulty per segment, shared; :mod:`auditor.demo.simulate`):
 
 - ``strong``: a few synonyms;
 - ``paraphraser``: many synonyms, same meaning (n-gram metrics under-rate it, the human scores do not);
@@ -153,7 +153,8 @@ def generate(seed: int, size: int = SIZE) -> Demo:
     files["human.tsv"] = "".join(human)
     names = sorted(COUPLINGS, key=lambda name: f"{name}.txt")
     about = (f"Simulated, not a real evaluation: a reference text of {size:,} English sentences that auditor's demo "
-             "(auditor/demo/translation.py) writes with a small grammar (about one content word in eight rare, and made-up place names), "
+             "(auditor/demo/translation.py) writes with a small grammar (about one content word in eight rare, and "
+             "made-up place names), "
              f"the outputs of {len(names)} simulated systems, each the reference with its own kind of error, more "
              "on segments hard for all (one latent difficulty per segment): strong (a few synonyms), paraphraser "
              "(many synonyms), rare-dropper (rare words made generic), truncated (stops early), scrambled (word "

@@ -115,8 +115,8 @@ def count_dataset(dataset: Dataset, engine: str = "auto", labels: Sequence[str] 
             repeated, example = runner.duplicate_ids()
             if repeated:
                 raise InputError(f"{dataset.path}: duplicate id {example!r} in column {dataset.id_column!r} "
-                                 f"({repeated:,} {'rows repeat' if repeated != 1 else 'row repeats'} an earlier id); every id "
-                                 f"must appear once")
+                                 f"({repeated:,} {'rows repeat' if repeated != 1 else 'row repeats'} an earlier "
+                                 f"id); every id must appear once")
         limit = pattern_limit(dataset, name)
         if name == "spark":  # Spark counts the distinct rows before collecting them
             runner.max_rows, limit = limit, None
@@ -138,7 +138,8 @@ def count_dataset(dataset: Dataset, engine: str = "auto", labels: Sequence[str] 
 
 def pattern_limit(dataset: Dataset, engine: str, memory: int | None = None) -> int | None:
     """Most pattern rows read before the pairs' tables replace the pattern table (DuckDB or Spark, two or
-    more systems, no slice column: slices need the full table), else None (:func:`auditor.engines.pairs.max_pattern_rows`)."""
+    more systems, no slice column: slices need the full table), else None
+    (:func:`auditor.engines.pairs.max_pattern_rows`)."""
     if engine not in ("duckdb", "spark") or len(dataset.systems) < 2 or dataset.slice_column:
         return None
     from auditor.engines.pairs import max_pattern_rows

@@ -99,7 +99,8 @@ class DuckDBEngine:
         files = self.dataset.joined
         for index, file in enumerate(files):
             key = {"parquet": "CAST({} AS VARCHAR)", "jsonl": "({} ->> '$')"}.get(file.format, "trim({}, E' \\t')")
-            self.query(f"CREATE OR REPLACE TEMP VIEW v{index} AS SELECT {key.format(identifier(file.id_column))} AS id, "
+            self.query(f"CREATE OR REPLACE TEMP VIEW v{index} AS "
+                       f"SELECT {key.format(identifier(file.id_column))} AS id, "
                        f"{identifier(file.label_column)} AS v FROM "
                        f"{read([file.path], file.format, [file.id_column, file.label_column])}")
             missing = self.query(f"SELECT count(*) FILTER (WHERE id IS NULL OR id = '') FROM v{index}").column(0)[0]
@@ -119,7 +120,8 @@ class DuckDBEngine:
                     n, first = found.column(0)[0].as_py(), found.column(1)[0].as_py()
                     raise InputError(f"{file.path}: {n:,} {'gold ' if right else ''}id{'s' if n != 1 else ''} {what}"
                                      f"{' from ' + files[0].path if right == 0 else ''} (first in order: {first!r}); "
-                                     f"expected {'the gold ids only' if right == 0 else 'a prediction for every gold id'}")
+                                     f"expected "
+                                     f"{'the gold ids only' if right == 0 else 'a prediction for every gold id'}")
 
     def stream(self, sql: str) -> Any:
         """The result of ``sql`` as a stream of Arrow record batches (never materialised whole: under
@@ -162,7 +164,8 @@ class DuckDBEngine:
             keep = [j for j, t in enumerate(texts) if t is not None and t not in texts[:j]]
             values = ", ".join(literal(texts[j]) for j in keep)
             self.query(f"CREATE TYPE e{part}_{i} AS ENUM ({values})")
-            dictionaries.append(pa.concat_arrays([found.column("v").combine_chunks().take(keep), pa.nulls(1, found.column("v").type)]))
+            dictionaries.append(pa.concat_arrays([found.column("v").combine_chunks().take(keep),
+                                                  pa.nulls(1, found.column("v").type)]))
             codes.append(f"CAST(coalesce(enum_code(CAST(CAST({identifier(column)} AS VARCHAR) AS e{part}_{i})), "
                          f"{len(keep)}) AS BIGINT)")
         keys, layout, width = [], [], 1
@@ -212,8 +215,8 @@ class DuckDBEngine:
             source = "SELECT " + ", ".join(f"v{i}.v AS c{i}" for i in range(len(columns))) + f" FROM v0 {joins}"
             sources = [source]
         else:
-            sources = ["SELECT " + ", ".join(f"{identifier(c)} AS c{i}" for i, c in enumerate(columns)) + f" FROM {part}"
-                       for part in relations(self.dataset, columns)]
+            picked = ", ".join(f"{identifier(c)} AS c{i}" for i, c in enumerate(columns))
+            sources = [f"SELECT {picked} FROM {part}" for part in relations(self.dataset, columns)]
         sets, grouping = grouping_sql(len(self.dataset.systems))
         selected = ", ".join(f"c{i}" for i in range(len(columns)))
         return self._chained([f"SELECT {selected}, {grouping} AS g, count(*) AS n FROM ({source}) GROUP BY {sets}"

@@ -107,7 +107,8 @@ class MemoryEngine:
         """Each file and the distinct values of ``column`` in it (for naming the file of a bad value)."""
         import pyarrow.compute as pc
 
-        return [(file, pc.unique(table.column(column)).to_pylist()) for file, table in zip(self.dataset.files, self.tables)]
+        return [(file, pc.unique(table.column(column)).to_pylist())
+                for file, table in zip(self.dataset.files, self.tables)]
 
     def missing_ids(self) -> int:
         """Rows without an id: null, or (CSV, TSV) empty once trimmed of spaces and tabs."""

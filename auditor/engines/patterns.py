@@ -128,7 +128,8 @@ def refuse_missing(name: str, role: str, indices: np.ndarray, texts: list[str], 
             text = texts[code]
             kinds["empty" if text == "" else repr(text) if text in MISSING_LABELS else "blank"] += int(rows[code])
         total = sum(kinds.values())
-        shown = ", ".join(f"{kind} ×{count:,}" for kind, count in sorted(kinds.items(), key=lambda item: (-item[1], item[0])))
+        commonest = sorted(kinds.items(), key=lambda item: (-item[1], item[0]))
+        shown = ", ".join(f"{kind} ×{count:,}" for kind, count in commonest)
         where = _where(dataset, name, texts, bad, find_file)
         raise InputError(f"{where}: {total:,} row{'s' if total != 1 else ''} without {role} "
                          f"({shown}); every row needs {role} (empty, NA, null, NaN... are refused, never made a class)")

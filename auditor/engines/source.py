@@ -290,7 +290,8 @@ def open_dataset(path: str, gold: str, systems: Sequence[str], id_column: str | 
             detail = (f"; {file} lacks {', '.join(map(repr, lacking))}" if lacking else "") + \
                      (f"; {file} adds {', '.join(map(repr, extra))}" if extra else "") or "; in another order"
             raise InputError(f"{path}: the files' columns differ: {files[0]} has {', '.join(map(repr, first))} but "
-                             f"{file} has {', '.join(map(repr, other))}{detail}; expected the same columns in every file")
+                             f"{file} has {', '.join(map(repr, other))}{detail}; "
+                             f"expected the same columns in every file")
     missing = [c for c in named if c not in first]
     if missing:
         raise InputError(f"{files[0]}: no column {', '.join(map(repr, missing))}; found columns "

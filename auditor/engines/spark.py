@@ -129,7 +129,8 @@ class SparkEngine:
                 if n:
                     raise InputError(f"{file.path}: {n:,} {'gold ' if right else ''}id{'s' if n != 1 else ''} {what}"
                                      f"{' from ' + files[0].path if right == 0 else ''} (first in order: {first!r}); "
-                                     f"expected {'the gold ids only' if right == 0 else 'a prediction for every gold id'}")
+                                     f"expected "
+                                     f"{'the gold ids only' if right == 0 else 'a prediction for every gold id'}")
         joined = frames[0]
         for frame in frames[1:]:
             joined = joined.join(frame, "id", "inner")
@@ -168,7 +169,8 @@ class SparkEngine:
                 for frame in grouped:
                     frame.unpersist()
                 raise PatternTableTooLarge(f"more than {self.max_rows:,} distinct rows")
-        return [batch for frame in grouped for batch in self.collect(frame).rename_columns([*columns, "n"]).to_batches()]
+        return [batch for frame in grouped
+                for batch in self.collect(frame).rename_columns([*columns, "n"]).to_batches()]
 
     def pair_patterns(self) -> Any:
         """Every pair's (gold, a, b) rows in one job per part (:mod:`auditor.engines.pairs`): columns ``c0..cS``,

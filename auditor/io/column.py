@@ -253,13 +253,17 @@ def string_array(texts: Sequence[str]) -> Any:
     its argument). Raises UnicodeEncodeError for a lone surrogate."""
     import pyarrow as pa
 
-    encoded = [text.encode("utf-8") for text in texts]
-    ends = np.cumsum([len(text) for text in encoded], dtype=np.int64)
-    large = bool(ends.size) and int(ends[-1]) >= 2**31
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int64 if large else np.int32)
-    offsets[1:] = ends
-    return pa.Array.from_buffers(pa.large_string() if large else pa.string(), len(encoded),
-                                 [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))])
+    joined = "".join(texts)
+    data = joined.encode("utf-8")
+    if len(data) == len(joined):  # ASCII: a text's bytes are its characters
+        lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    else:
+        lengths = np.fromiter((len(text.encode("utf-8")) for text in texts), dtype=np.int64, count=len(texts))
+    large = len(data) >= 2**31
+    offsets = np.zeros(len(texts) + 1, dtype=np.int64 if large else np.int32)
+    np.cumsum(lengths, out=offsets[1:])
+    return pa.Array.from_buffers(pa.large_string() if large else pa.string(), len(texts),
+                                 [None, pa.py_buffer(offsets), pa.py_buffer(data)])
 
 
 def encode_numpy(array: np.ndarray, what: str) -> tuple[np.ndarray, tuple[str, ...]]:
@@ -380,7 +384,8 @@ def build_column(source: str, labels: Any, ids: Any, numbers: np.ndarray, digest
     codes, categories = encode_arrow(labels, source, trim,
                                       "null" if fmt in ("json", "jsonl", "parquet") else "nan",
                                       dense=fmt != "parquet")
-    long = [code for code, text in enumerate(categories) if len(text) > MAX_LABEL_CHARS]
+    long = [code for code, text in enumerate(categories) if len(text) > MAX_LABEL_CHARS] \
+        if max(map(len, categories), default=0) > MAX_LABEL_CHARS else []
     column = LabelColumn(source, codes, categories, None, numbers, digest, fmt, skipped)
     if long:
         i = int(np.flatnonzero(np.isin(codes, long))[0])

@@ -148,7 +148,8 @@ def _profile_line(audit: Any) -> str:
     """k, N, systems and the profile's headline figures, in one line."""
     prof = audit.profile
     n, k, systems = audit.n_items, len(audit.labels), len(audit.systems)
-    return (f"{n} items, {k} labels ({prof.k_gold} in gold), {systems} systems; "
-            f"smallest class {prof.min_support} items, imbalance ratio {prof.imbalance_ratio:.1f}, "
-            f"majority class “{prof.majority_label}” = {100 * prof.majority_share:.1f}% of items, "
+    label, unit = ("levels", "level") if getattr(audit, "ordered", False) else ("labels", "class")
+    return (f"{n} items, {k} {label} ({prof.k_gold} in gold), {systems} systems; "
+            f"smallest {unit} {prof.min_support} items, imbalance ratio {prof.imbalance_ratio:.1f}, "
+            f"majority {unit} “{prof.majority_label}” = {100 * prof.majority_share:.1f}% of items, "
             f"normalised prevalence entropy {prof.normalised_entropy:.2f}")

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from auditor.formatting import format_value
 from auditor.report.context import SECTION_TITLES, Context
@@ -53,24 +53,17 @@ def metrics_section(ctx: Context) -> Section:
     return Section("metrics", SECTION_TITLES["metrics"], tuple(blocks), for_summary=True)
 
 
-def _leaders(ctx: Context) -> Mapping[str, Sequence[str]]:
-    """Bold means one thing in the report: a key metric's best set, as on page 1 (none when no
-    significance tests ran)."""
-    verdict = ctx.audit.verdict
-    return verdict.leaders if verdict is not None and verdict.tested else {}
-
-
 def _bold_rule(ctx: Context) -> str:
-    leaders = _leaders(ctx)
-    if not leaders:
-        return ""
+    tested = [m for m in ctx.metric_ids() if ctx.best(m) is not None]
+    if not tested:
+        return " No value is bold: bold marks a best set, and no significance tests ran."
     what = "the metric's best set, as on page 1 (the top system and every system not significantly worse)"
-    return f" Bold: {what}; for {', '.join(ctx.short(m) for m in leaders)} only."
+    return f" Bold: {what}; for the tested metrics ({', '.join(ctx.short(m) for m in tested)}) only."
 
 
 def _in_best_set(ctx: Context, system: str, metric_id: str) -> Cell:
     cell = ctx.score_cell(system, metric_id)
-    return replace(cell, strong=system in _leaders(ctx).get(metric_id, ()))
+    return replace(cell, strong=system in (ctx.best(metric_id) or ()))
 
 
 def _calibration_changes_nothing(ctx: Context, calibrated: list[str]) -> bool:

@@ -5,8 +5,8 @@ bits), and the per-item fields of :data:`~.measures.ITEM_FIELDS`: exact match ``
 ``|Y∩Ŷ|/|Y|``, ``2|Y∩Ŷ|/(|Y|+|Ŷ|)``, ``|Y∩Ŷ|/|Y∪Ŷ|`` (each 0/0 counted 0) and the empty-set flags. They depend
 only on the item's (gold set, predicted set), so items are counted by distinct pairs of set codes
 (:class:`PairTable`: one row per pair, with its number of items) and the sums are count-weighted sums of the
-rows; an item's row, for the resampling, is its pair's row (:func:`item_matrix`). docs/architecture.md, "Counts
-first".
+rows; for the resampling, items of one (gold set, every system's set) share one row (:func:`item_patterns`).
+docs/architecture.md, "Counts first".
 """
 from __future__ import annotations
 
@@ -116,7 +116,7 @@ def count(aligned: Aligned) -> Counted:
 
 @dataclass(frozen=True)
 class Layout:
-    """Where each part of the statistics sits in a row of :func:`item_matrix`: ``[1, gold L | per system: TP L,
+    """Where each part of the statistics sits in a row of :func:`item_patterns`: ``[1, gold L | per system: TP L,
     FP L, fields F]``."""
 
     systems: int
@@ -134,13 +134,39 @@ class Layout:
                 "items": per[..., 2 * L:]}
 
 
-def item_matrix(aligned: Aligned, counted: Counted) -> tuple[np.ndarray, Layout]:
-    """(N, width) float64 per-item statistics (:class:`Layout`): summed with weights w, ``w @ M`` gives a resample's
-    sums; the item order is gold's."""
+@dataclass(frozen=True, eq=False)
+class Patterns:
+    """The items' distinct (gold set, set of system 1, ..., set of system S): their rows of statistics (``matrix``,
+    P × :attr:`Layout.width`), how many items each has (``counts``) and each item's pattern (``items``, gold order)."""
+
+    matrix: np.ndarray
+    counts: np.ndarray
+    items: np.ndarray
+    layout: Layout
+
+
+def _joint_codes(aligned: Aligned) -> tuple[np.ndarray, np.ndarray]:
+    """(pattern of each item, first item of each pattern): the gold code and every system's code combined one
+    system at a time (each step renumbers the pairs seen, so the keys never overflow)."""
+    key = aligned.gold_codes.astype(np.int64)
+    for codes in aligned.codes:
+        width = int(codes.max()) + 1 if codes.size else 1
+        _, key = np.unique(key * width + codes, return_inverse=True)
+        key = key.astype(np.int64).ravel()
+    _, first, items = np.unique(key, return_index=True, return_inverse=True)
+    return items.astype(np.int64).ravel(), first
+
+
+def item_patterns(aligned: Aligned, counted: Counted) -> Patterns:
+    """The per-item statistics compressed to the items' distinct patterns (:class:`Patterns`): items of one pattern
+    have one row, so a resample's sums are ``W M`` over patterns with ``W`` its pattern counts."""
     S, L = len(aligned.names), len(aligned.labels)
     layout = Layout(S, L)
-    blocks = [np.ones((aligned.n_items, 1)), aligned.gold.astype(float)]
+    items, first = _joint_codes(aligned)
+    gold_codes = aligned.gold_codes[first]
+    blocks = [np.ones((first.size, 1)), aligned.gold_sets[gold_codes].astype(float)]
     for s, table in enumerate(counted.pairs):
-        rows = table.item_rows(aligned.gold_codes, aligned.codes[s])
+        rows = table.item_rows(gold_codes, aligned.codes[s][first])
         blocks.append(np.concatenate([table.tp, table.fp, table.fields], axis=1)[rows].astype(float))
-    return np.concatenate(blocks, axis=1), layout
+    counts = np.bincount(items, minlength=first.size)
+    return Patterns(np.concatenate(blocks, axis=1), counts, items, layout)

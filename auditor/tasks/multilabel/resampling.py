@@ -1,9 +1,11 @@
 """Intervals, ranks, paired tests and best sets over items, from the per-item statistics (:mod:`.counting`).
 
 * **Bootstrap** (intervals, rank distributions, P(win)): each resample draws N items with replacement, the same
-  items for every system; its weights ``w`` turn the (N × D) item matrix ``M`` into the resample's sums
-  ``w M``, and every metric is evaluated on a block of resamples at once. 95% percentile intervals
-  (:func:`auditor.analyses.bootstrap.percentile_intervals`), rank probabilities
+  items for every system. Items with the same (gold set, every system's set) have the same statistics, so the
+  items are compressed to these patterns (:func:`~.counting.item_patterns`, as classification's resampler does)
+  and a resample is drawn as pattern counts ``w ~ Multinomial(N, n_u / N)``, which turn the (patterns × D)
+  matrix ``M`` into the resample's sums ``w M``; every metric is evaluated on a block of resamples at once.
+  95% percentile intervals (:func:`auditor.analyses.bootstrap.percentile_intervals`), rank probabilities
   (:func:`~auditor.analyses.bootstrap.rank_probabilities`; Hamming loss ranked by its negation).
 * **Paired tests**, one rule for every task (docs/architecture.md): exact McNemar for subset accuracy, a per-item
   right/wrong share (:func:`auditor.analyses.significance.mcnemar_exact`); approximate randomisation over items
@@ -25,6 +27,7 @@ import numpy as np
 from auditor.analyses.bootstrap import percentile_intervals, rank_probabilities
 from auditor.analyses.families import best_sets as spine_best_sets
 from auditor.analyses.randomisation import AR_ROUNDS, binomial_half
+from auditor.analyses.resample import PatternDraws
 from auditor.analyses.significance import (
     MCNEMAR,
     METHOD_DESCRIPTIONS,
@@ -47,7 +50,7 @@ from auditor.analyses.units import (
 )
 from auditor.options import AuditOptions
 from auditor.tasks.multilabel.align import Aligned
-from auditor.tasks.multilabel.counting import Counted, Layout, item_matrix
+from auditor.tasks.multilabel.counting import Counted, Layout, Patterns, item_patterns
 from auditor.tasks.multilabel.measures import BY_ID, ITEM, METRIC_IDS, evaluate
 
 #: Float64 entries of one block of resample weights (memory: 8 bytes each).
@@ -60,10 +63,27 @@ def _signed(metric: str, values: np.ndarray) -> np.ndarray:
     return values if BY_ID[metric].higher_is_better else -values
 
 
-def bootstrap_values(matrix: np.ndarray, layout: Layout, B: int, seed: int,
-                     clusters: Clusters | None = None) -> dict[str, np.ndarray]:
-    """id -> (B, S) values on B item resamples (the same items for every system; the spine's
-    :class:`~auditor.analyses.units.UnitResampler`, or clusters of items)."""
+def bootstrap_values(patterns: Patterns, B: int, seed: int) -> dict[str, np.ndarray]:
+    """id -> (B, S) values on B item resamples (the same items for every system), drawn as pattern counts
+    (:class:`auditor.analyses.resample.PatternDraws`: ``W ~ Multinomial(N, n_u / N)``, the distribution of the
+    pattern counts of N items drawn with replacement) and summed over the patterns' rows, ``W M``."""
+    draws = PatternDraws(patterns.counts)
+    matrix = patterns.matrix[draws.order]
+    rng = np.random.default_rng([seed, 33])
+    block = max(1, min(B, BLOCK_ENTRIES // max(draws.n_patterns, 1)))
+    rows = np.empty((block, draws.n_patterns))
+    out: dict[str, np.ndarray] = {}
+    for start in range(0, B, block):
+        size = min(block, B - start)
+        weights = draws.fill(rng, rows[:size])
+        for metric, values in evaluate(patterns.layout.parts(weights @ matrix)).items():
+            out.setdefault(metric, np.empty((B, values.shape[-1])))[start:start + size] = values
+    return out
+
+
+def cluster_values(matrix: np.ndarray, layout: Layout, B: int, seed: int, clusters: Clusters) -> dict[str, np.ndarray]:
+    """id -> (B, S) values on B resamples of the items' clusters (the same clusters for every system; the spine's
+    :class:`~auditor.analyses.units.UnitResampler`), the item rows ``matrix`` summed with the drawn weights."""
     rows = max(1, BLOCK_ENTRIES // max(matrix.shape[0], 1))
     return UnitResampler(matrix.shape[0], B, [seed, 33], clusters, rows).values(
         lambda weights: weights @ matrix, lambda sums: evaluate(layout.parts(sums)))
@@ -217,13 +237,16 @@ def item_statistics(aligned: Aligned, counted: Counted, options: AuditOptions, t
     """The bootstrap (``options.bootstrap`` resamples) and, when ``tested``, the paired tests and best sets; with
     ``clusters``, the clusters are drawn and swapped (approximate randomisation for every metric, subset accuracy
     included: McNemar's test assumes independent items)."""
-    matrix, layout = item_matrix(aligned, counted)
-    values = bootstrap_values(matrix, layout, options.bootstrap, options.seed, clusters)
+    patterns, S = item_patterns(aligned, counted), len(aligned.names)
+    layout = patterns.layout
+    # the items' rows only where items are summed one by one (clusters, pair tests): else the patterns' rows
+    matrix = patterns.matrix[patterns.items] if clusters is not None or (tested and S > 1) else None
+    values = bootstrap_values(patterns, options.bootstrap, options.seed) if clusters is None else \
+        cluster_values(matrix, layout, options.bootstrap, options.seed, clusters)
     intervals = {m: percentile_intervals(v, options.alpha)[0] for m, v in values.items()}
     ranks = {m: rank_probabilities(_signed(m, v)) for m, v in values.items()}
     observed = evaluate(counted.sums)
     tests = best = None
-    S = len(aligned.names)
     rounds = randomisation_rounds(AR_ROUNDS, S * (S - 1) // 2, options.alpha)
     if tested and S > 1 and clusters is not None:
         pair = Layout(2, layout.labels)
@@ -233,8 +256,7 @@ def item_statistics(aligned: Aligned, counted: Counted, options: AuditOptions, t
         best = spine_best_sets(tests, {m: _signed(m, observed[m]) for m in METRIC_IDS}, aligned.names, METRIC_IDS,
                                options.correction, options.alpha, lambda metric: RANDOMISATION)
     elif tested and S > 1:
-        tests = tuple(pair_tests(matrix, layout, aligned, counted, observed, rounds, options.seed,
-                                 options.correction))
+        tests = tuple(pair_tests(matrix, layout, aligned, counted, observed, rounds, options.seed, options.correction))
         best = best_sets(tests, observed, aligned.names, options.alpha, options.correction)
     resampling = None
     if clusters is not None:

@@ -157,7 +157,7 @@ def figures_section(ctx: Context) -> Section:
     caption = ("The ordinal figures of every system: MAE, MSE and their macroaveraged forms in steps of the order "
                "(lower is better); the others ×100." + (f" Brackets: {ctx.level} bootstrap percentile interval."
                                                          if has_ci else ""))
-    leaders = _leaders(ctx)
+    leaders = {m: ctx.best(m) for m in ids if ctx.best(m) is not None}  # bold: the best sets
     if leaders:
         caption += (" Bold: the figure's best set (the top system and every system not significantly worse), for "
                     f"{', '.join(ctx.short(m) for m in leaders)} only.")
@@ -172,12 +172,6 @@ def figures_section(ctx: Context) -> Section:
                              "orange above, white on the diagonal), its opacity the share of the gold level's items, "
                              "its number the items.", ctx.charts.vega_svg(distance_grid_spec(ctx.labels, matrices))))
     return Section("ordinal-figures", "Ordinal figures", tuple(blocks), for_summary=True)
-
-
-def _leaders(ctx: Context) -> dict[str, Sequence[str]]:
-    statistics = ctx.audit.statistics
-    best = getattr(statistics, "best_set", None) or {}
-    return {m: tuple(best[m].systems) for m in ORDINAL_IDS if m in best}
 
 
 def distance_grid_spec(labels: Sequence[str], matrices: dict[str, list[list[int]]]) -> dict[str, Any]:

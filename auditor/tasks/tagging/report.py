@@ -12,6 +12,7 @@ from auditor.report.spine import MetricName, Spine
 from auditor.report.tables import _density, _fit_systems
 from auditor.results import Score
 from auditor.tasks.tagging.counting import ERRORS
+from auditor.tasks.tagging.definitions import OVER_TOKENS, abbreviations, token_definitions
 from auditor.tasks.tagging.names import FORMULAS, ILL_FORMED_SHOWN, NAMES, PER_TYPE_ZERO, SHORT, UNDEFINED
 
 HEADLINE = ("span_micro_f1", "span_macro_f1", "span_weighted_f1", "span_partial_f1", "accuracy", "type_macro_f1")
@@ -30,7 +31,7 @@ def _name(metric: str) -> str:
     from auditor.metrics.registry import REGISTRY
 
     base = REGISTRY.metrics[metric.removeprefix("type_")]
-    return f"{base.name} (tokens, {'types' if metric.startswith('type_') else 'tags'})"
+    return f"{base.name}, tokens over {'entity types' if metric.startswith('type_') else 'full tags'}"
 
 
 def _short(metric: str) -> str:
@@ -76,7 +77,8 @@ def summary_section(ctx: Context) -> Section:
         scheme = (f"{audit.scheme} ({how}). Chunks are read by {rule}. Bootstrap intervals and paired tests "
                   "resample sentences, never tokens")
     return skeleton.summary_section(ctx, data, HEADLINE, f"Headline figures (×100) with {ctx.level} bootstrap "
-                                    "intervals over sentences.", facts=[("Scheme", scheme)])
+                                    f"intervals over sentences. {abbreviations(HEADLINE, _short, _name)}",
+                                    facts=[("Scheme", scheme)])
 
 
 def data_section(ctx: Context) -> Section | None:
@@ -252,9 +254,9 @@ def definitions_section(ctx: Context) -> Section:
 
     return skeleton.definitions_section(ctx, (
         "Notation: per type t, m_t chunks matched exactly (boundaries and type), p_t predicted, g_t gold; T types of "
-        "gold and predicted chunks. COR, PAR, ACT, POS as in the errors section. The token metrics are the "
-        "classification catalogue's (auditor metrics lists their formulas); the UNER data follow Mayhew et al. "
-        "2024."), ((m, NAMES[m], latex, facts(m)) for m, latex in FORMULAS.items()))
+        "gold and predicted chunks. COR, PAR, ACT, POS as in the errors section. The UNER data follow Mayhew et al. "
+        f"2024. {OVER_TOKENS}"), (*((m, NAMES[m], latex, facts(m)) for m, latex in FORMULAS.items()),
+                                   *token_definitions(TOKEN_SHOWN)))
 
 
 #: The tagging report's own sections and their places in the skeleton.

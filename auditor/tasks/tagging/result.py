@@ -7,11 +7,12 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
+from auditor.analyses.bootstrap import ranks_json
 from auditor.analyses.rankings import RankDisagreement
 from auditor.analyses.significance import rounds_rule
 from auditor.analyses.verdict import Verdict
 from auditor.errors import UsageError
-from auditor.formatting import fit_lines
+from auditor.formatting import score_lines
 from auditor.io.source import Source
 from auditor.metrics.catalogue import MetricValue, per_class_table
 from auditor.metrics.registry import REGISTRY, ratio
@@ -229,12 +230,7 @@ class TaggingAudit:
             "method": "paired bootstrap over sentences (every system resampled with the same sentences)",
             "interval": f"{100 * (1 - stats.alpha):g}% percentile interval over {B} resamples of sentences",
             "undefined_resamples": {}, "rank_rule": "rank 1 = highest value; ties share their ranks equally",
-            "ranks": {metric: {name: {"p_rank": [float(x) for x in probabilities[s]],
-                                      "p_best": float(probabilities[s][0])}
-                               for s, name in enumerate(self.systems)}
-                      for metric, probabilities in stats.ranks.items()},
-            "p_win": {metric: {name: float(probabilities[s][0]) for s, name in enumerate(self.systems)}
-                      for metric, probabilities in stats.ranks.items()}}
+**ranks_json(stats.ranks, self.systems)}
         if stats.resampling is not None:
             document["resampling"] = dict(stats.resampling)
             document["method"] = "paired bootstrap over clusters of sentences (whole clusters drawn)"
@@ -267,22 +263,14 @@ class TaggingAudit:
         lines = textwrap.wrap(self._summary_line(), TERMINAL_WIDTH, break_on_hyphens=False, subsequent_indent="  ")
         if sort:
             lines.append(f"sorted by {self._resolve(sort)}")
-        order = range(len(self.systems))
-        if sort:
-            values = [_number(x) for x in self.observed[self._resolve(sort)]]
-            order = sorted(order, key=lambda s: (values[s] is None, -(values[s] or 0.0)))
-        rows = []
-        for s in order:
-            cells = []
-            for metric in chosen:
-                value = _number(self.observed[metric][s])
-                ci = self.interval(metric, s)
-                text = "—" if value is None else f"{100 * value:.1f}"
-                if ci is not None:
-                    text += f" [{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
-                cells.append(text)
-            rows.append((self.systems[s], cells))
-        lines += fit_lines(chosen, rows, TERMINAL_WIDTH)
+        index = {name: s for s, name in enumerate(self.systems)}
+
+        def score(system: str, metric: str) -> tuple[float | None, float | None, float | None]:
+            return (_number(self.observed[metric][index[system]]),
+                    *(self.interval(metric, index[system]) or (None, None)))
+
+        lines += score_lines(self.systems, chosen, chosen, score, self._resolve(sort) if sort else None,
+                             TERMINAL_WIDTH)
         if self.statistics is not None and self.statistics.resampling is not None:
             from auditor.analyses.units import resampling_text
 

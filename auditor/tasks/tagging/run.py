@@ -272,7 +272,7 @@ def _verdict(observed: Mapping[str, np.ndarray], systems: Sequence[str], stats: 
 
     values = {m: {s: _finite(observed[m][i]) for i, s in enumerate(systems)} for m in TESTED if m in observed}
     tested = None if stats is None or not stats.best_set else Tested(stats.best_set, stats.tests or ())
-    return decide(values, tested, None, (), {**SHORT, "accuracy": "Acc", "macro_f1": "token MF1"}, tuple(values))
+    return decide(values, tested, None, (), {**SHORT, "accuracy": "Acc", "macro_f1": "token macF1"}, tuple(values))
 
 
 def _significance(stats: Any):

@@ -27,6 +27,8 @@ FORMULAS = {
     "bleu": r"\mathrm{BLEU} = \mathrm{BP}\cdot\exp\big(\tfrac14\sum_{n=1}^{4}\log p_n\big)",
     "chrf": r"\mathrm{chrF}_\beta = (1+\beta^2)\,\frac{\mathrm{chrP}\cdot\mathrm{chrR}}{\beta^2\,\mathrm{chrP}+\mathrm{chrR}},\ \beta = 2",
 }
+#: How the reason that warns against a primary metric the human scores do not favour begins.
+WARNING = "a warning from the human scores, though they pick no metric"
 #: Share of reference types seen once above which the long tail is called large.
 RARE_SHARE = 0.4
 #: The poster's passages the recommendation cites (section of the poster in brackets).
@@ -93,8 +95,7 @@ def against_human(primary: str, human, values: Mapping[str, Mapping[str, float |
         return []
     leader = NAMES[human.leader] if human.leader and human.leader != primary else None
     beside = f", so report {leader} (the highest τ, though not significantly) beside it" if leader else ""
-    return [f"a warning from the human scores, though they pick no metric: {'; '.join(said)}; the choice rests on "
-            f"the rule without human scores alone{beside}"]
+    return [f"{WARNING}: {'; '.join(said)}; the choice rests on the rule without human scores alone{beside}"]
 
 
 def recommend(corpus, types, disagreement, human, values: Mapping[str, Mapping[str, float | None]]) -> dict[str, Any]:

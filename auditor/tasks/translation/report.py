@@ -32,7 +32,7 @@ from auditor.report.spine import Spine, names
 from auditor.report.tables import _density
 from auditor.tasks.translation import charts
 from auditor.tasks.translation.names import METRICS, NAMES
-from auditor.tasks.translation.recommend import FORMULAS, PASSAGES
+from auditor.tasks.translation.recommend import FORMULAS, PASSAGES, WARNING
 
 DEFINITIONS = {
     "macrof": "Mean over the types V seen in the output or the references of F_β;c, "
@@ -77,6 +77,8 @@ def summary_section(ctx: Context) -> Section:
     recommended = NAMES[primary] + ("; the human scores pick no metric (the leader's paired τ interval contains 0), "
                                     "so it follows the rule without them" if audit.human is not None
                                     and not audit.human.separated() else "")
+    if any(r.startswith(WARNING) for r in audit.recommendation["metrics"][0]["reasons"]):
+        recommended += ", with a warning from the human scores that the recommendation spells out"
     return skeleton.summary_section(ctx, data, METRICS, f"Scores ×100 with 95% intervals over segments {INTERVALS}.",
                                     after=[("Recommended primary metric", recommended)])
 

@@ -7,10 +7,12 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from auditor.analyses.bootstrap import ranks_json
 from auditor.analyses.families import BestSet, PairTest
 from auditor.analyses.rankings import RankDisagreement
+from auditor.analyses.significance import RANK_RULE
 from auditor.analyses.verdict import Verdict
-from auditor.formatting import fit_lines, format_value, nan_to_none
+from auditor.formatting import nan_to_none, score_lines
 from auditor.results import SCHEMA, Score, Signature
 from auditor.tasks.translation.agreement import HumanAgreement
 from auditor.tasks.translation.bands import TypeProfile
@@ -86,9 +88,14 @@ class TranslationAudit:
         return out
 
     def _statistics_json(self) -> dict[str, Any]:
+        options = self.options
         statistics: dict[str, Any] = {
-            "bootstrap": "paired bootstrap over segments (sacrebleu's draws: default_rng(seed).choice(N, (B, N))); "
-                         "metric intervals by statistics.interval_method, human-agreement intervals percentile",
+            "B": options["bootstrap"], "seed": options["seed"], "alpha": options["alpha"],
+            "correction": options["correction"],
+            "method": "paired bootstrap over segments (sacrebleu's draws: default_rng(seed).choice(N, (B, N))); "
+                      "metric intervals by statistics.interval_method, human-agreement intervals percentile",
+            "interval": "by metric: statistics.interval_method", "rank_rule": RANK_RULE,
+            "test_metrics": list(METRICS) if self.tests else [],
             "test_methods": {"approximate_randomisation": "segments' outputs swapped with probability 1/2 "
                                                           "(as sacrebleu's paired_ar, which counts > where this "
                                                           "counts ≥); p = (1 + #{|Δ*| ≥ |Δ|}) / (R + 1)",
@@ -97,8 +104,8 @@ class TranslationAudit:
         }
         if self.resampling is not None:
             statistics["resampling"] = dict(self.resampling)
-            statistics["bootstrap"] = ("paired bootstrap over clusters of segments (whole clusters drawn); metric "
-                                       "intervals by statistics.interval_method, the jackknife leaving one cluster out")
+            statistics["method"] = ("paired bootstrap over clusters of segments (whole clusters drawn); metric "
+                                    "intervals by statistics.interval_method, the jackknife leaving one cluster out")
         if self.bca is not None:
             from auditor.tasks.translation.intervals import METHODS
 
@@ -118,31 +125,19 @@ class TranslationAudit:
                 f"{self.options['correction']}")
             statistics["best_set"] = {m: best.to_json() for m, best in self.best_set.items()}
         if self.rank_probabilities is not None:
-            statistics["ranks"] = {m: {s: [float(x) for x in p[i]] for i, s in enumerate(self.systems)}
-                                   for m, p in self.rank_probabilities.items()}
-            statistics["p_win"] = {m: {s: float(p[i, 0]) for i, s in enumerate(self.systems)}
-                                   for m, p in self.rank_probabilities.items()}
+            statistics.update(ranks_json(self.rank_probabilities, self.systems))
         return statistics
 
     def terminal_lines(self, columns: Sequence[str] = (), sort: str | None = None) -> list[str]:
         """The score table: one line per system, scores ×100 with their interval; ``sort``: systems by that
         metric, best first (undefined values last, ties in input order)."""
         chosen = [_resolve(c) for c in columns] or list(METRICS)
-        systems = list(self.systems)
-        if sort:
-            values = {s: nan_to_none(self.metrics[s][_resolve(sort)].value) for s in systems}
-            systems.sort(key=lambda s: (values[s] is None, -(values[s] or 0.0)))
-        rows = []
-        for s in systems:
-            cells = []
-            for m in chosen:
-                entry = self.metrics[s][m]
-                text = format_value(entry.value, "score")
-                if entry.interval:
-                    text += f" [{format_value(entry.lo, 'score')}, {format_value(entry.hi, 'score')}]"
-                cells.append(text)
-            rows.append((s, cells))
-        lines = fit_lines([NAMES[m] for m in chosen], rows, 80)
+
+        def score(system: str, metric: str) -> tuple[float | None, float | None, float | None]:
+            entry = self.metrics[system][metric]
+            return nan_to_none(entry.value), entry.lo, entry.hi
+
+        lines = score_lines(self.systems, chosen, [NAMES[m] for m in chosen], score, _resolve(sort) if sort else None)
         lines.append(f"{self.n_items} segments; scores ×100" + (f"; sorted by {NAMES[_resolve(sort)]}" if sort else ""))
         if self.resampling is not None:
             import textwrap

@@ -1,0 +1,132 @@
+"""The report of per-item outcomes (a generation task's per-item metric, :mod:`auditor.analyses.outcomes`), written
+through the report skeleton: the mean of every system with its interval, the paired tests, the ranks, the best set
+(bold), and a sentence that the class-based analyses do not apply."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from auditor.analyses.significance import BestSet, PairTest
+from auditor.io.source import Source
+from auditor.report import skeleton
+from auditor.report.context import Context
+from auditor.report.model import Cell, Column, Paragraph, Report, Row, Section, Table
+from auditor.report.spine import MetricName, Spine
+from auditor.results import Score, Signature
+from auditor.version import __version__
+
+#: Why prevalence, bias, chance baselines and confusion matrices are absent.
+NOT_APPLICABLE = ("The class-based analyses (class prevalence, prediction bias, chance baselines, confusion matrices, "
+                  "per-class scores and the metric properties) do not apply: a generation task logs one score per "
+                  "item, not a gold class and a predicted one.")
+
+
+def spine(outcomes: Any) -> Spine:
+    """What the skeleton reads from an :class:`~auditor.analyses.outcomes.Outcomes` (systems best first: one
+    metric, no verdict to order them)."""
+    metric, systems = outcomes.metric, tuple(outcomes.systems)
+    level = None if outcomes.intervals is None else 1 - outcomes.alpha
+    intervals = [(None, None) if outcomes.intervals is None else tuple(map(float, row)) for row in
+                 (outcomes.intervals if outcomes.intervals is not None else systems)]
+    scores = {name: {metric: Score(float(outcomes.means[s]), None, None, *intervals[s], level)}
+              for s, name in enumerate(systems)}
+    tests = tuple(PairTest(p.a, p.b, metric, "approximate_randomisation" if p.method == "randomisation" else p.method,
+                           p.difference, p.p, p.p_adjusted) for p in outcomes.pairs)
+    best = {}
+    if tests:
+        top = systems[int(np.argmax(outcomes.means))]
+        against = {t.b if t.a == top else t.a: t.p_adjusted for t in tests if top in (t.a, t.b)}
+        best[metric] = BestSet(top, tuple(outcomes.best_set), tests[0].method, outcomes.alpha, against)
+    sources = {name: Source(str(x["path"]), x.get("sha256"), int(x.get("n_items") or outcomes.n_items))
+               for name, x in outcomes.sources.items()}
+    order = tuple(systems[s] for s in np.argsort(-np.asarray(outcomes.means, dtype=float), kind="stable"))
+    return Spine("outcomes", order, scores, {metric: MetricName(metric, f"mean {metric}", metric)},
+                 float(outcomes.alpha), str(outcomes.correction), sources, str(signature(outcomes)),
+                 tuple(outcomes.warnings), best, tests)
+
+
+def signature(outcomes: Any) -> Signature:
+    """The shared fields (version, inputs' hashes, bootstrap, seed, interval, correction) and the metric."""
+    import hashlib
+
+    hashes = "|".join(f"{name}:{x.get('sha256')}" for name, x in outcomes.sources.items())
+    return Signature((("auditor", __version__), ("task", "outcomes"), ("metric", outcomes.metric),
+                      ("systems", f"{len(outcomes.systems)}:{hashlib.sha256(hashes.encode()).hexdigest()[:12]}"),
+                      ("boot", str(outcomes.bootstrap)), ("seed", str(outcomes.seed)), ("ci", "percentile"),
+                      ("alpha", str(outcomes.alpha)), ("correction", str(outcomes.correction))))
+
+
+def summary_section(ctx: Context) -> Section:
+    outcomes = ctx.audit
+    kind = "right/wrong (0/1)" if outcomes.binary else "a score per item"
+    filters = sorted({str(x["filter"]) for x in outcomes.sources.values() if x.get("filter")})
+    data = (f"{outcomes.n_items:,} items scored by {len(outcomes.systems)} systems under {outcomes.metric} ({kind}"
+            + (f", filter {', '.join(filters)}" if filters else "") + "); every figure is the mean of the per-item "
+            "values")
+    interval = ("" if outcomes.intervals is None else
+                f" with {ctx.level} bootstrap percentile intervals over items ({outcomes.bootstrap:,} resamples)")
+    return skeleton.summary_section(ctx, data, (outcomes.metric,), f"Mean {outcomes.metric} (×100){interval}.",
+                                    after=[("Class-based analyses", NOT_APPLICABLE)])
+
+
+def rank_section(ctx: Context) -> Section | None:
+    """Each system's rank by its mean (1 = best, ties share the mean rank) and whether it is in the best set."""
+    from scipy.stats import rankdata
+
+    outcomes = ctx.audit
+    if len(outcomes.systems) < 2:
+        return None
+    ranks = dict(zip(outcomes.systems, rankdata(-np.asarray(outcomes.means, dtype=float))))
+    best = ctx.best(outcomes.metric)
+    rows = tuple(Row(s, (Cell(float(ranks[s]), "rank"), Cell("untested" if best is None else
+                                                              "yes" if s in best else "no")))
+                 for s in ctx.systems)
+    return Section("rankings", "Ranks", (
+        Paragraph("One metric ranks the systems, so there is no rank disagreement between metrics to show: the ranks "
+                  "below order the means, and the best set says which differences the paired tests can tell apart."),
+        Table("table-ranks", f"Rank by mean {outcomes.metric} (1 = best; ties share the mean rank) and best-set "
+              "membership.", "System", (Column("Rank"), Column("Best set")), rows, for_paper=True)))
+
+
+def significance_section(ctx: Context) -> Section | None:
+    outcomes = ctx.audit
+    binary = ctx.spine.tests and ctx.spine.tests[0].method == "mcnemar_exact"
+    method = ("the exact McNemar test on the items only one system of the pair gets right (McNemar 1947)" if binary else
+              "approximate randomisation over items (each item's two values swapped with probability ½; Noreen "
+              "1989), p = (1 + #{|Δ*| ≥ |Δ|}) / (R + 1)")
+    return skeleton.significance_section(ctx, f"Every pair of systems under mean {outcomes.metric}: {method}. The best "
+                                              "set, and so the bold, comes from these tests.")
+
+
+def definitions_section(ctx: Context) -> Section:
+    metric = ctx.audit.metric
+    return skeleton.definitions_section(ctx, (
+        f"x_si is system s's {metric} on item i as the log records it; N items. The interval is the percentile "
+        "interval of the mean over resamples of the items, every system on the same resample (Efron & Tibshirani "
+        "1993)."), ((metric, f"mean {metric}", r"m_s = \frac{1}{N}\sum_{i=1}^{N} x_{si}",
+                     (("id", metric), ("range", "[0, 1] for a 0/1 outcome"), ("undefined when", "never (N ≥ 1)"))),))
+
+
+#: The outcomes report's own sections and their places in the skeleton.
+SECTIONS = ((10, summary_section), (101, rank_section), (120, significance_section), (140, definitions_section))
+
+
+def report_model(outcomes: Any, figures: bool = True) -> Report:
+    """The report model of per-item outcomes."""
+    subtitle = f"{len(outcomes.systems)} systems' per-item {outcomes.metric} over {outcomes.n_items:,} items"
+    return skeleton.task_report(outcomes, spine(outcomes), SECTIONS, "Generation outcomes audit", subtitle, figures)
+
+
+class Reported:
+    """An :class:`~auditor.analyses.outcomes.Outcomes` with its report (``report_model``): every other attribute
+    is the outcomes' own."""
+
+    def __init__(self, outcomes: Any) -> None:
+        self.outcomes = outcomes
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.outcomes, name)
+
+    def report_model(self, figures: bool = True) -> Report:
+        return report_model(self.outcomes, figures)

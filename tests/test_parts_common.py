@@ -1,0 +1,139 @@
+"""Common tests over the spine's registries (scikit-learn's ``test_common.py`` style): a part is complete when it
+passes these by being registered.
+
+- every file format of :data:`auditor.io.load.READERS`: the same rows, written in that format by this file's own
+  writer, read to the same ids and labels (and the format's reader is the one that takes the file);
+- every report section: each section of each task kind's report (:data:`auditor.tasks.TASKS`, and lm-eval
+  outcomes) renders on its own in HTML and in Markdown; every registered section says which task kinds it serves,
+  and a section registered for every task reaches each of them.
+Small fixtures written here (no real data), each built once per module.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from auditor.io.load import READERS, read_labels
+from auditor.tasks import TASKS, task_module
+
+#: The rows every format writes: ids and labels, with a non-ASCII label and one with a space.
+ROWS = [("a1", "pos"), ("a2", "neg"), ("a3", "neutral"), ("a4", "négatif fort"), ("a5", "pos"), ("a6", "neg")]
+
+
+def _tsv(folder: Path) -> Path:
+    path = folder / "labels.tsv"
+    path.write_text("id\tlabel\n" + "".join(f"{i}\t{label}\n" for i, label in ROWS), encoding="utf-8")
+    return path
+
+
+def _csv(folder: Path) -> Path:
+    path = folder / "labels.csv"
+    path.write_text("id,label\n" + "".join(f"{i},{label}\n" for i, label in ROWS), encoding="utf-8")
+    return path
+
+
+def _jsonl(folder: Path) -> Path:
+    path = folder / "labels.jsonl"
+    path.write_text("".join(json.dumps({"id": i, "label": label}) + "\n" for i, label in ROWS), encoding="utf-8")
+    return path
+
+
+def _parquet(folder: Path) -> Path:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = folder / "labels.parquet"
+    pq.write_table(pa.table({"id": [i for i, _ in ROWS], "label": [label for _, label in ROWS]}), path)
+    return path
+
+
+#: Reader name -> writers of the same rows in that reader's format (a new reader adds its writer here).
+WRITERS = {"parquet": (_parquet,), "jsonl": (_jsonl,), "delimited": (_tsv, _csv)}
+
+
+def test_every_reader_has_a_writer_here():
+    assert set(WRITERS) == {reader.name for reader in READERS}, "a reader without a common-test writer"
+
+
+@pytest.mark.parametrize("reader", READERS, ids=lambda reader: reader.name)
+def test_the_same_rows_read_to_the_same_column(reader, tmp_path):
+    for write in WRITERS[reader.name]:
+        path = write(tmp_path)
+        raw = path.read_bytes()
+        first = next(r for r in READERS if r.sniff(path.suffix, raw))
+        assert first.name == reader.name, f"{path.name} is taken by {first.name}, not {reader.name}"
+        column = read_labels(path)
+        read = list(zip(column.id_array.to_pylist(), (column.categories[c] for c in column.codes)))
+        assert read == ROWS, path.name
+        assert column.lines is not None and len(column.lines) == len(ROWS)
+
+
+def _outcomes():
+    """A generation task's outcomes: three systems' 0/1 scores over 40 items, with their report."""
+    from auditor.analyses.outcomes import analyse
+    from auditor.report.outcomes import Reported
+
+    rng = np.random.default_rng(4)
+    values = (rng.random((3, 40)) < np.array([[0.8], [0.5], [0.45]])).astype(float)
+    sources = {name: {"path": f"{name}.jsonl", "sha256": "0" * 64, "n_items": 40} for name in ("x", "y", "z")}
+    return Reported(analyse("exact_match", ["x", "y", "z"], values, 50, 1, 0.05, "holm", sources))
+
+
+@pytest.fixture(scope="module", params=[*sorted(TASKS), "outcomes"])
+def reported(request, tmp_path_factory):
+    """(task, report model) of each task kind's small fixture (the one ``test_tasks_common`` audits)."""
+    from test_tasks_common import FIXTURES
+
+    from auditor.options import AuditOptions
+
+    task = request.param
+    if task == "outcomes":
+        return task, _outcomes().report_model(figures=False)
+    paths, _ = FIXTURES[task](tmp_path_factory.mktemp(task))
+    result = task_module(task).audit(paths[0], {Path(p).stem: p for p in paths[1:]},
+                                     options=AuditOptions(bootstrap=40))
+    if not hasattr(result, "report_model"):
+        from auditor.report.build import build
+
+        return task, build(result, figures=False)
+    return task, result.report_model(figures=False)
+
+
+def _for_summary(section):
+    """``section`` with every block in the Markdown summary (which takes only what is marked for it)."""
+    blocks = tuple(dataclasses.replace(b, for_summary=True) if hasattr(b, "for_summary") else b
+                   for b in section.blocks)
+    return dataclasses.replace(section, blocks=blocks, for_summary=True)
+
+
+def test_every_section_renders_in_html_and_markdown(reported):
+    from auditor.formats.html import render_html
+    from auditor.formats.markdown import render_md
+
+    task, report = reported
+    assert report.section("summary") is not None and report.section("reproducibility") is not None, task
+    for section in report.sections:
+        alone = dataclasses.replace(report, sections=(_for_summary(section),))
+        page = render_html(alone)
+        assert section.title.split(":")[-1].strip() in page, (task, section.id)
+        text = render_md(alone)
+        assert text.strip(), (task, section.id)
+
+
+def test_every_registered_section_says_which_tasks_it_serves_and_reaches_them(reported):
+    from auditor.report import sections
+
+    task, report = reported
+    sections.registered()
+    known = {*TASKS, "*"}
+    for name, (_, _, tasks) in sections._REGISTERED.items():
+        assert set(tasks) <= known, f"{name} serves an unknown task kind: {tasks}"
+    if task != "outcomes":  # one metric: no rank disagreement between metrics
+        assert report.section("rank-disagreement") is not None, f"the rank section registered for every task is " \
+                                                                f"missing from the {task} report"
+    ids = [s.id for s in report.sections]
+    assert len(ids) == len(set(ids)), f"two {task} sections share an id: {ids}"
