@@ -58,6 +58,14 @@ class Outcomes:
     clusters: Clusters | None = None
     design_effects: np.ndarray | None = None
 
+    @property
+    def resampling(self) -> dict[str, Any] | None:
+        """The record's ``statistics.resampling`` with clusters (:func:`auditor.analyses.units.resampling_json`),
+        else None."""
+        if self.clusters is None:
+            return None
+        return resampling_json(self.clusters, "item", self.design_effects, self.systems, f"mean {self.metric}")
+
     def to_json(self) -> dict[str, Any]:
         return {
             "task": "outcomes", "sources": {name: dict(source) for name, source in self.sources.items()},
