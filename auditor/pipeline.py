@@ -58,7 +58,7 @@ class Stage:
 #: ``profile``, ``progress``, ``tests`` (pairwise tests wanted), the options' fields, the
 #: optional inputs (:data:`OPTIONAL_INPUTS`) and earlier stages' names.
 STAGES: tuple[Stage, ...] = (
-    Stage("baselines", ("counts", "metrics", "seed", "alpha", "correction", "progress"), "baselines"),
+    Stage("baselines", ("counts", "metrics", "seed", "alpha", "correction", "progress", "bootstrap"), "baselines"),
     Stage("statistics", ("counts", "metrics", "bootstrap", "seed", "alpha", "correction", "progress", "tests",
                          "test_metrics", "clusters"),
           "significance"),

@@ -297,6 +297,9 @@ class Audit:
         def above(system: str) -> str:
             comparison = chance.chance.get(system, {}).get(primary) if chance is not None and primary else None
             p = None if comparison is None else comparison.p_shuffle_adjusted
+            if p is None and comparison is not None and comparison.undefined is None and \
+                    comparison.shuffle_p is not None and comparison.shuffle_p.p is None:
+                return "<td>not tested: no draws</td>"  # --bootstrap 0 and no exact test or settling bound
             return "<td>—</td>" if p is None else f"<td>{'yes' if p < alpha else 'no'}</td>"
 
         has_chance = chance is not None and primary is not None and any(
@@ -319,6 +322,9 @@ class Audit:
                            f"{correction_name(statistics.correction)}-adjusted, p ≥ α = {alpha:g})")
         else:
             caption.append("nothing is bold: no significance test ran")
+        if statistics is not None and statistics.not_run:
+            caption.append("no random draws (--bootstrap 0): only accuracy's exact McNemar tests ran, so only "
+                           "accuracy has a best set")
         if has_chance:
             caption.append(f"above chance: {escape(self._label(primary))} significantly better than a shuffle of "
                            f"the system's own predictions ({correction_name(chance.correction)}-adjusted over the "

@@ -124,8 +124,9 @@ def print_score_table(result: Audit, columns: Sequence[str], console: Console | 
 def _interval_note(result: Audit) -> str:
     """What the ``[lo, hi]`` after a value is (or that there are none)."""
     statistics = result.statistics
-    if statistics is None:
-        return "no intervals (--bootstrap 0)"
+    if statistics is None or not statistics.bootstrap.B:
+        return ("no intervals (--bootstrap 0: no random draws, so no intervals, ranks, randomisation tests or Monte "
+                "Carlo chance ranges; exact tests and exact expectations stay)")
     return (f"[lo, hi] = {100 * (1 - statistics.alpha):g}% percentile bootstrap interval "
             f"({statistics.bootstrap.B:,} resamples"
             + ("; each confusion matrix resampled on its own, no paired tests" if not result.counts.paired else "")

@@ -218,7 +218,7 @@ def test_seed_reproducible_and_independent_of_other_systems():
 
 def test_json_sections():
     gold, pred = synthetic(n=200, seed=2)
-    result = auditor.audit(gold, {"s": pred, "m": np.full(200, "a")}, bootstrap=0, seed=8)
+    result = auditor.audit(gold, {"s": pred, "m": np.full(200, "a")}, seed=8, analyses=("baselines",))
     document = result.to_json()
     json.dumps(document, allow_nan=False)
     assert set(document["baselines"]) == {"uniform", "prevalence", "majority", "shuffle"}
@@ -365,8 +365,8 @@ def test_shuffle_draws_let_the_corrected_test_reach_alpha():
 
 def test_json_has_the_adjusted_shuffle_p_value_and_its_correction():
     gold, pred = synthetic(n=200, seed=2)
-    document = auditor.audit(gold, {"s": pred, "m": np.full(200, "a")}, bootstrap=0, seed=8,
-                             correction="bh").to_json()
+    document = auditor.audit(gold, {"s": pred, "m": np.full(200, "a")}, seed=8, correction="bh",
+                             analyses=("baselines",)).to_json()
     assert "bh" in document["chance"]["method"]["p_shuffle_correction"]
     entry = document["chance"]["systems"]["s"]["kappa"]
     # one defined system in the family (m's kappa is 0 for a constant predictor, p = 1): BH of 2

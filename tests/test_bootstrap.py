@@ -165,8 +165,9 @@ def test_audit_json_has_statistics_only_when_bootstrap_is_on():
     gold = rng.choice(["x", "y", "z"], size=80)
     systems = {"good": np.where(rng.random(80) < 0.8, gold, "x"), "bad": rng.choice(["x", "y", "z"], size=80)}
     off = audit(list(gold), {k: list(v) for k, v in systems.items()}, bootstrap=0).to_json()
-    for key in ("statistics", "tests"):
-        assert key not in off
+    # no draws: the exact McNemar tests of accuracy only, no interval, no rank (tests/test_no_draws.py)
+    assert off["statistics"]["B"] == 0 and {test["method"] for test in off["tests"]} == {"mcnemar_exact"}
+    assert off["statistics"]["ranks"] == {} and set(off["statistics"]["best_set"]) == {"accuracy"}
     assert off["systems"]["good"]["metrics"]["accuracy"]["ci"] is None
 
     on = audit(list(gold), {k: list(v) for k, v in systems.items()}, bootstrap=200, seed=3).to_json()

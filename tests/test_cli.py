@@ -178,7 +178,7 @@ def test_score_prints_x100_with_intervals_as_the_report_does(tmp_path):
     assert "1 system, 30 items, 2 labels; scores ×100 as in the report" in table.stdout
     assert "95% percentile bootstrap interval (200 resamples)" in table.stdout
     off = CliRunner().invoke(cli, ["score", *small_files(tmp_path), "--bootstrap", "0", "--quiet", "-m", "accuracy"])
-    assert "60.0" in off.stdout and "no intervals (--bootstrap 0)" in off.stdout
+    assert "60.0" in off.stdout and "no intervals (--bootstrap 0: no random draws" in off.stdout
     assert [line for line in off.stdout.splitlines() if "60.0" in line and "[" not in line]
 
 

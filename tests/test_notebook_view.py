@@ -58,6 +58,10 @@ def test_the_caption_says_how_each_mark_was_decided(small):
     assert "above chance:" in caption
 
 
-def test_without_tests_nothing_is_bold_and_the_caption_says_why():
+def test_without_draws_only_accuracy_is_bold_and_the_caption_says_why():
     html = auditor.audit(GOLD, {"x": GOLD, "y": ["a", "a", "c"] * 40}, bootstrap=0)._repr_html_()
-    assert "<b>" not in html and "nothing is bold: no significance test ran" in html
+    assert "only accuracy's exact McNemar tests ran" in html
+    header = re.findall(r"<th>([^<]*)</th>", re.search(r"<thead>(.*?)</thead>", html).group(1))
+    for row in re.findall(r"<tr><th>[^<]*</th>(.*?)</tr>", re.search(r"<tbody>(.*?)</tbody>", html).group(1)):
+        cells = re.findall(r"<td[^>]*>(.*?)</td>", row)
+        assert all(header[i + 1] == "Acc" for i, cell in enumerate(cells) if "<b>" in cell)

@@ -187,11 +187,18 @@ def test_bold_means_a_best_set_and_nothing_else_in_the_rendered_report(layout):
     assert html.count("Bold means one thing throughout") == 1
 
 
-def test_nothing_is_bold_without_significance_tests(monkeypatch, germeval_dir):
+def test_only_accuracy_is_bold_without_draws(monkeypatch, germeval_dir):
+    """--bootstrap 0: only accuracy's exact McNemar tests ran, so bold marks accuracy's best set and nothing else."""
+    from auditor.metrics.registry import REGISTRY
+
     _builtin_only(monkeypatch)
-    html = render_html(build(_germeval(germeval_dir, bootstrap=0), figures=False))
-    assert _bold_cells(html) == []
-    assert "No value is bold" in html
+    result = _germeval(germeval_dir, bootstrap=0)
+    html = render_html(build(result, figures=False))
+    names = {REGISTRY.metrics[m].name: m for m in REGISTRY.metrics}
+    bold = _bold_cells(html)
+    assert bold and {names[title] for _, _, title in bold} == {"accuracy"}
+    assert {system for _, system, _ in bold} <= set(result.statistics.best_set["accuracy"].systems)
+    assert "only accuracy has a best set" in html
 
 
 def test_only_the_classification_formula_cards_are_set_in_two_columns(layout, uner_dir):

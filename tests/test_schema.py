@@ -55,7 +55,8 @@ def test_germeval_audit_validates(validator, germeval):
 
 def test_audit_without_bootstrap_validates(validator, germeval_dir, systems):
     document = _document(auditor.audit(str(germeval_dir / "gold.tsv"), systems, bootstrap=0))
-    assert "statistics" not in document and "tests" not in document
+    assert document["statistics"]["not_run"] and {test["method"] for test in document["tests"]} == {"mcnemar_exact"}
+    assert document["chance"]["method"]["draws"] == 0 and "not_run" in document["chance"]["method"]
     assert _errors(validator, document) == []
 
 

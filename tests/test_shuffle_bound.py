@@ -78,9 +78,22 @@ def test_one_diagonal_cell_is_scipys_hypergeometric():
     row, col = np.array([30, 50]), np.array([45, 35])
     _, variance = shuffle_bound.moments(row, col, np.ones(2))
     assert variance == pytest.approx(4 * stats.hypergeom.var(80, 45, 30), rel=1e-12)
-    (low, tail), _ = shuffle_bound.log_tails(80, row, col)
-    x = np.arange(low, low + tail.size)
-    np.testing.assert_allclose(np.exp(tail), stats.hypergeom.sf(x - 1, 80, 45, 30), rtol=1e-9, atol=1e-300)
+    (low, ones, tail), _ = shuffle_bound.log_tails(80, row, col)
+    x = np.arange(low, low + ones + tail.size)
+    np.testing.assert_allclose(np.exp(np.concatenate([np.zeros(ones), tail])), stats.hypergeom.sf(x - 1, 80, 45, 30),
+                               rtol=1e-9, atol=1e-300)
+
+
+def test_the_window_keeps_every_tail_above_the_floor():
+    """A large N: the window around the mode (:func:`shuffle_bound._window`) gives scipy's survival function for
+    every x whose tail is above e^LOWEST, and a tail of 1 before it."""
+    n, good, sample = 1_000_000, 60_000, 90_000
+    (low, ones, tail), = shuffle_bound.log_tails(n, np.array([sample]), np.array([good]))[:1]
+    kept = tail[tail > shuffle_bound.LOWEST]
+    x = np.arange(low + ones, low + ones + kept.size)
+    np.testing.assert_allclose(kept, stats.hypergeom.logsf(x - 1, n, good, sample), rtol=1e-9, atol=1e-9)
+    assert stats.hypergeom.logsf(low + ones - 1, n, good, sample) > -1e-15
+    assert stats.hypergeom.logsf(x[-1] + 1, n, good, sample) < shuffle_bound.LOWEST
 
 
 @settings(max_examples=60, deadline=None)

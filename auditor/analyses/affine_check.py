@@ -76,3 +76,62 @@ def affine_on_draws(
         scale = np.maximum(1.0, np.abs(line))
         result[metric.id] = bool(np.all(np.abs(got - line) <= 1e-9 * scale))
     return result
+
+
+#: Points built by :func:`hull_points` (consecutive ones are paired by :func:`affine_on_points`).
+HULL_POINTS = 7
+
+
+def hull_points(kind: str, row: np.ndarray, other: np.ndarray, points: int = HULL_POINTS) -> np.ndarray:
+    """Tables inside the hull of what a baseline can produce, built without a random draw (for ``--bootstrap 0``).
+
+    ``kind`` "random" (``other`` = q): row i spread over the labels with q_j > 0 in the fixed, uneven
+    proportions q_j (1 + (3i + 5j + 7t) mod 11); "shuffle" (``other`` = column sums): the midpoint of the
+    expected table r c^T / N and the north-west-corner table of rows and columns taken in a rotated order
+    (a vertex of the set of tables with these margins), a different rotation for each t.
+    """
+    row, other = np.asarray(row, dtype=float), np.asarray(other, dtype=float)
+    k = row.size
+    i, j = np.arange(k)[:, None], np.arange(k)[None, :]
+    tables = np.zeros((points, k, k))
+    for t in range(points):
+        if kind == "random":
+            weights = other[None, :] * (1 + (3 * i + 5 * j + 7 * t) % 11)
+            tables[t] = row[:, None] * weights / np.maximum(weights.sum(axis=1, keepdims=True), 1e-300)
+        else:
+            tables[t] = 0.5 * row[:, None] * other[None, :] / max(row.sum(), 1.0) + 0.5 * _north_west(
+                row, other, np.roll(np.arange(k), t), np.roll(np.arange(k)[::-1], 2 * t))
+    return tables
+
+
+def _north_west(row: np.ndarray, col: np.ndarray, row_order: np.ndarray, col_order: np.ndarray) -> np.ndarray:
+    """The north-west-corner table with margins ``row`` and ``col``, rows and columns visited in the given orders
+    (a loop over at most 2k steps, not over items)."""
+    table = np.zeros((row.size, col.size))
+    left, wanted = row[row_order].copy(), col[col_order].copy()
+    a = b = 0
+    while a < row.size and b < col.size:
+        moved = min(left[a], wanted[b])
+        table[row_order[a], col_order[b]] += moved
+        left[a] -= moved
+        wanted[b] -= moved
+        if left[a] <= 0:
+            a += 1
+        else:
+            b += 1
+    return table
+
+
+def affine_on_points(kind: str, row: np.ndarray, other: np.ndarray, metrics: Sequence[Metric],
+                     all_labels_active: bool) -> dict[str, bool]:
+    """:func:`affine_on_draws` on the segments between consecutive :func:`hull_points` (weights 0.3 and 0.7
+    alternating) instead of random draws: what ``--bootstrap 0`` uses, so that no random number is drawn."""
+    tables = hull_points(kind, row, other)
+    first = np.arange(len(tables) - 1)
+    second = first + 1
+    weight = np.where(first % 2 == 0, 0.3, 0.7)
+    values = compute(ConfusionStats(tables, all_labels_active), metrics, all_labels_active)
+    mixed = ConfusionStats(weight[:, None, None] * tables[first] + (1 - weight[:, None, None]) * tables[second],
+                           all_labels_active)
+    return affine_on_draws((first, second, weight), mixed,
+                           {m: np.asarray(v, dtype=float) for m, v in values.items()}, metrics, all_labels_active)

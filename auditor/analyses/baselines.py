@@ -63,7 +63,14 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from auditor.analyses import shuffle_bound, shuffle_test
-from auditor.analyses.affine_check import AFFINE_PAIRS, AffinePairs, affine_on_draws, affine_pairs, mixtures
+from auditor.analyses.affine_check import (
+    AFFINE_PAIRS,
+    AffinePairs,
+    affine_on_draws,
+    affine_on_points,
+    affine_pairs,
+    mixtures,
+)
 from auditor.analyses.sampling import (
     fixed_margin_tables,
     random_row_cells,
@@ -91,6 +98,13 @@ SHUFFLE = "shuffle"
 #: the recommendation's near-chance test (informedness).
 SETTLED = ("accuracy", "macro_recall", "informedness")
 
+#: What ``--bootstrap 0`` leaves out of the chance baselines, and what stays (JSON ``chance.method.not_run``).
+NO_DRAWS = ("--bootstrap 0: no draws, so no Monte Carlo ranges or means (mc_* null) and no Monte Carlo shuffle "
+            "p-values. Kept: every expectation f(E[C]), exact where the metric is affine between tables built "
+            "without draws inside the baseline's hull; the shuffle p-values that need no draw: exact for two "
+            "classes, else for accuracy, macro recall and informedness an upper bound where it settles the "
+            "corrected answer (the other systems counted at p = 1); every other p_shuffle is null with "
+            "p_shuffle_method 'not tested'")
 DESCRIPTIONS = {
     "uniform": "random labels, equally likely over the gold classes",
     "prevalence": "random labels drawn with the gold prevalence",
@@ -215,6 +229,8 @@ class ChanceBaselines:
         }
         if self.settled:
             method["p_shuffle_resolution"] = shuffle_test.RESOLUTION
+        if not self.draws:
+            method["not_run"] = NO_DRAWS
         systems = {system: {metric_id: {"margin": c.margin, "strongest_baseline": c.strongest_baseline,
                                         "p_shuffle": c.p_shuffle, "p_shuffle_adjusted": c.p_shuffle_adjusted,
                                         "undefined": c.undefined,
@@ -360,11 +376,12 @@ def predictor_distributions(counts: Counts) -> tuple[dict[str, np.ndarray], int]
 
 
 def analyse(counts: Counts, metrics: Sequence[Metric], seed: int, alpha: float, correction: str = "holm",
-            progress: Progress = SILENT) -> ChanceBaselines:
+            progress: Progress = SILENT, bootstrap: int = 1) -> ChanceBaselines:
     """The chance baselines of the audit: :func:`chance_baselines` with :func:`shuffle_draws` draws per
     baseline, shuffle p-values adjusted over the systems with ``correction``, those of :data:`SETTLED`
-    settled (exact for two classes, else drawn until Monte Carlo error cannot change the answer)."""
-    draws = shuffle_draws(CHANCE_DRAWS, len(counts.systems), alpha)
+    settled (exact for two classes, else drawn until Monte Carlo error cannot change the answer).
+    ``bootstrap`` 0 (``--bootstrap 0``): no draw at all (:data:`NO_DRAWS`)."""
+    draws = shuffle_draws(CHANCE_DRAWS, len(counts.systems), alpha) if bootstrap > 0 else 0
     return chance_baselines(counts, metrics, draws=draws, seed=seed, alpha=alpha, progress=progress,
                             correction=correction, settle=SETTLED)
 
@@ -387,7 +404,8 @@ def chance_baselines(
     ----------
     counts : the test set's :class:`~auditor.io.counts.Counts`.
     metrics : scalar metrics to evaluate (default ``REGISTRY.scalar()``).
-    draws : Monte Carlo draws R per baseline (at least 1; :func:`analyse` uses :func:`shuffle_draws`).
+    draws : Monte Carlo draws R per baseline (:func:`analyse` uses :func:`shuffle_draws`); 0: none at all
+        (:data:`NO_DRAWS`: exact expectations, exact or bounded p-values, nothing else).
     seed : every draw derives from it; each baseline and each system has its own stream.
     alpha : the Monte Carlo ranges (``mc_low``, ``mc_high``) cover 1 − alpha of the draws.
     threads : worker threads drawing the systems' shuffles (the draws do not depend on it).
@@ -403,10 +421,10 @@ def chance_baselines(
     >>> result.baselines["prevalence"]["accuracy"].expected  # p·p = 0.75² + 0.25²
     0.625
     """
-    if draws < 1:
-        raise ValueError(f"draws must be at least 1, got {draws}")
+    if draws < 0:
+        raise ValueError(f"draws must be at least 0, got {draws}")
     metrics = [m for m in (REGISTRY.scalar() if metrics is None else metrics) if not m.per_class]
-    check_rng = _rng(seed, "affine-check")
+    check_rng = _rng(seed, "affine-check") if draws else None
     with progress.task("chance baselines", total=len(FIXED_BASELINES) + len(counts.systems)) as advance:
         baselines, predictors, majority = _fixed_baselines(counts, metrics, draws, seed, alpha, check_rng, advance)
         observed = _scores(counts.confusion, metrics, counts.labels_given)
@@ -418,7 +436,8 @@ def chance_baselines(
             metric.id: _compare(
                 float(observed[metric.id][index]), metric,
                 {**{name: baselines[name][metric.id] for name in FIXED_BASELINES}, SHUFFLE: shuffle[system][metric.id]},
-                shuffle_scores[system][metric.id], settled[metric.id][index] if metric.id in settled else None,
+                shuffle_scores[system][metric.id],
+                settled[metric.id][index] if metric.id in settled else shuffle_test.NO_DRAW_P if not draws else None,
             )
             for metric in metrics
         }
@@ -443,10 +462,13 @@ def _fixed_baselines(
     first_chunk = _chunk(draws, counts.k, int(support.sum()))
     for name in RANDOM_BASELINES:
         q = predictors[name]
-        pairs = affine_pairs(check_rng, first_chunk)
-        values, mixed = _draw_values("random", _rng(seed, name), support, q, draws, metrics, active, pairs)
-        baselines[name] = _distributions(support[:, None] * q[None, :],
-                                         affine_on_draws(pairs, mixed, values, metrics, active), values, metrics,
+        if draws:
+            pairs = affine_pairs(check_rng, first_chunk)
+            values, mixed = _draw_values("random", _rng(seed, name), support, q, draws, metrics, active, pairs)
+            affine = affine_on_draws(pairs, mixed, values, metrics, active)
+        else:
+            values, affine = _no_draws(metrics), affine_on_points("random", support, q, metrics, active)
+        baselines[name] = _distributions(support[:, None] * q[None, :], affine, values, metrics,
                                          active, alpha=alpha, proven_exact=EXACT_FOR_RANDOM_ROWS)
         advance(1)
     majority_matrix = support[:, None] * predictors["majority"][None, :]
@@ -467,6 +489,8 @@ def _shuffles(
     support = counts.support.astype(np.int64)
     n = int(support.sum())
     columns = counts.confusion.sum(axis=1).astype(np.int64)
+    if not draws:
+        return _exact_shuffles(counts, metrics, alpha, advance, settling)
     rngs = [_rng(seed, f"{SHUFFLE}:{system}") for system in counts.systems]
     # the affine checks' pairs, drawn in system order on this thread (the workers keep only their mixtures)
     pairs = [affine_pairs(check_rng, _chunk(draws, counts.k, n)) for _ in counts.systems]
@@ -487,6 +511,40 @@ def _shuffles(
         shuffle_scores[system] = values
         advance(1)
     return shuffle, shuffle_scores, settled
+
+
+def _no_draws(metrics: Sequence[Metric]) -> dict[str, np.ndarray]:
+    """Every metric with no drawn value (``--bootstrap 0``)."""
+    return {metric.id: np.empty(0) for metric in metrics}
+
+
+def _exact_shuffles(counts: Counts, metrics: Sequence[Metric], alpha: float, advance,
+                    settling: tuple[Mapping[str, np.ndarray], Sequence[str], str]) -> tuple[
+        dict[str, dict[str, ChanceDistribution]], dict[str, dict[str, np.ndarray]],
+        dict[str, list[shuffle_test.ShuffleP]]]:
+    """:func:`_shuffles` without a draw (:data:`NO_DRAWS`): each system's exact expectations (exactness from
+    :func:`~auditor.analyses.affine_check.affine_on_points`), every p exact for two classes, else bounded where
+    the bound settles the corrected answer (:func:`~auditor.analyses.shuffle_test.settle_without_draws`)."""
+    observed, _, correction = settling
+    active = counts.labels_given
+    support = counts.support.astype(np.int64)
+    n = int(support.sum())
+    columns = counts.confusion.sum(axis=1).astype(np.int64)
+    shuffle, shuffle_scores = {}, {}
+    for index, system in enumerate(counts.systems):
+        affine = affine_on_points("shuffle", support, columns[index], metrics, active)
+        shuffle[system] = _distributions(support[:, None] * columns[index][None, :] / max(n, 1), affine,
+                                         _no_draws(metrics), metrics, active, alpha=alpha)
+        shuffle_scores[system] = _no_draws(metrics)
+        advance(1)
+    if not counts.systems:
+        return shuffle, shuffle_scores, {}
+    if exact := counts.k == 2 and shuffle_test.exact_binary(
+            support, columns, observed, lambda tables: _scores(tables, metrics, active)):
+        return shuffle, shuffle_scores, exact
+    wanted = {m: observed[m] for m in shuffle_bound.AFFINE_IN_DIAGONAL if m in observed}
+    bounds = shuffle_bound.bounds(support, columns, wanted, active, shuffle_test.TIE_TOLERANCE)
+    return shuffle, shuffle_scores, shuffle_test.settle_without_draws(wanted, bounds, alpha, correction)
 
 
 def _settle(counts: Counts, metrics: Sequence[Metric],
@@ -540,11 +598,21 @@ def adjust_shuffle_p(chance: Mapping[str, Mapping[str, ChanceComparison]],
     metric_ids = list(chance[systems[0]]) if systems else []
     out = {system: dict(chance[system]) for system in systems}
     for metric_id in metric_ids:
-        p = [np.nan if chance[s][metric_id].p_shuffle is None else chance[s][metric_id].p_shuffle for s in systems]
+        p = [1.0 if _untested(chance[s][metric_id]) else np.nan if chance[s][metric_id].p_shuffle is None
+             else chance[s][metric_id].p_shuffle for s in systems]
         for system, value in zip(systems, adjust(p, correction)):
+            untested = _untested(chance[system][metric_id])
             out[system][metric_id] = replace(chance[system][metric_id],
-                                             p_shuffle_adjusted=None if np.isnan(value) else float(value))
+                                             p_shuffle_adjusted=None if untested or np.isnan(value) else float(value))
     return out
+
+
+def _untested(comparison: ChanceComparison) -> bool:
+    """Whether a defined value's shuffle test did not run (no draws and no exact test or settling bound): it
+    stays in its metric's family at p = 1, the upper end of what it could be, so that the adjusted p-values of
+    the others are upper bounds (Holm's and BH's adjusted p never decrease when one input increases)."""
+    return comparison.undefined is None and comparison.shuffle_p is not None and comparison.shuffle_p.p is None \
+        and comparison.shuffle_p.method == shuffle_test.NOT_TESTED
 
 
 def _compare(

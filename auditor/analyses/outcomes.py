@@ -10,6 +10,8 @@ approximate randomisation over items or clusters (:func:`auditor.analyses.units.
 adjusted over the pairs (Holm or Benjamini–Hochberg). The best set: the top system by mean and every system whose
 adjusted p against it is ≥ α (:func:`auditor.analyses.significance.best_sets`). The class-based analyses
 (prevalence, bias, chance baselines, confusion matrices) do not apply to outcomes.
+With ``--bootstrap 0`` nothing is drawn: no intervals, and no randomisation, so values that are not all 0/1 (or
+clustered items) get no test and no best set (:data:`NOT_RUN`); unclustered 0/1 values keep their exact McNemar tests.
 """
 from __future__ import annotations
 
@@ -31,6 +33,10 @@ from auditor.options import correction_name
 
 #: Randomisation rounds of a pair test whose values are not all 0/1 (or whose items are clustered).
 ROUNDS = 9999
+#: What ``--bootstrap 0`` leaves out, and why (JSON ``statistics.not_run``).
+NOT_RUN = {"intervals": "not run: --bootstrap 0 (no resamples)",
+           "randomisation": "not run: --bootstrap 0 (no randomisation rounds); values that are not all 0/1 have no "
+                            "exact test, so no pair is tested and no best set is formed"}
 
 
 @dataclass(frozen=True)
@@ -59,6 +65,15 @@ class Outcomes:
     design_effects: np.ndarray | None = None
 
     @property
+    def not_run(self) -> dict[str, str]:
+        """What did not run, and why (``--bootstrap 0``: no intervals; no randomisation unless the values are 0/1 and
+        the items unclustered)."""
+        if self.bootstrap > 0:
+            return {}
+        untested = {} if self.binary and self.clusters is None else {"randomisation": NOT_RUN["randomisation"]}
+        return {"intervals": NOT_RUN["intervals"], **untested}
+
+    @property
     def resampling(self) -> dict[str, Any] | None:
         """The record's ``statistics.resampling`` with clusters (:func:`auditor.analyses.units.resampling_json`),
         else None."""
@@ -75,8 +90,10 @@ class Outcomes:
                 "ci": None if self.intervals is None else [float(x) for x in self.intervals[s]],
                 "undefined": None}}} for s, name in enumerate(self.systems)},
             "statistics": {"B": self.bootstrap, "seed": self.seed, "alpha": self.alpha, "interval": "percentile",
-                           "correction": self.correction, "best_set": {self.metric: list(self.best_set)},
+                           "correction": self.correction,
+                           "best_set": {self.metric: list(self.best_set)} if self.pairs or len(self.systems) < 2 else {},
                            "tests": [pair.to_json() for pair in self.pairs],
+                           **({"not_run": self.not_run} if self.not_run else {}),
                            "resampling": resampling_json(self.clusters, "item", self.design_effects, self.systems,
                                                          f"mean {self.metric}")},
             "not_applicable": "prevalence, bias, chance baselines and confusion matrices need a gold class per item",
@@ -99,12 +116,13 @@ class Outcomes:
                 f" [{100 * self.intervals[s, 0]:.1f}, {100 * self.intervals[s, 1]:.1f}]"
             best = "  best set" if self.systems[s] in self.best_set and len(self.systems) > 1 else ""
             lines.append(f"{self.systems[s]:<{width}}{100 * self.means[s]:5.1f}{interval}{best}")
-        if self.clusters is not None:
+        for reason in self.not_run.values():
+            lines.append(reason)
+        if self.resampling is not None:
             import textwrap
 
-            lines += [""] + textwrap.wrap(resampling_text(resampling_json(
-                self.clusters, "item", self.design_effects, self.systems, f"mean {self.metric}")), 80)
-        if len(self.systems) > 1:
+            lines += [""] + textwrap.wrap(resampling_text(self.resampling), 80)
+        if len(self.systems) > 1 and self.pairs:
             method = "exact McNemar" if self.pairs and self.pairs[0].method == MCNEMAR else \
                 f"approximate randomisation ({ROUNDS:,} rounds)"
             lines += ["", f"best set: the top system and those not significantly below it ({method}, "
@@ -139,13 +157,15 @@ def analyse(metric: str, systems: Sequence[str], values: np.ndarray, bootstrap: 
                 tests.append(PairTest(systems[a], systems[b], metric, MCNEMAR, float(means[a] - means[b]),
                                       mcnemar_exact(n01, n10), details={"n01": n01, "n10": n10}))
         tests = adjust_families(tests, correction)
-    else:  # per item: the value (sum) and a count of 1 (shared column), the mean their ratio
+    elif bootstrap > 0:  # per item: the value (sum) and a count of 1 (shared column), the mean their ratio
         matrix = np.column_stack([np.ones(values.shape[1]), values.T])
         tests = randomisation_tests(matrix, 1, 1, lambda a, b, sums: {metric: sums[:, 1:] / sums[:, :1]},
                                     {metric: means}, systems, [metric], ROUNDS, seed, correction, clusters)
+    else:  # --bootstrap 0: no randomisation rounds (NOT_RUN)
+        tests = []
     method = MCNEMAR if binary and clusters is None else RANDOMISATION
     best = best_sets(tests, {metric: means}, systems, [metric], correction, alpha, lambda _: method)
-    chosen = best[metric].systems if metric in best else tuple(systems)
+    chosen = () if not tests and S > 1 else best[metric].systems if metric in best else tuple(systems)
     effects = None if clusters is None else design_effect(values, None, clusters)
     return Outcomes(metric, tuple(systems), values.shape[1], means, intervals, tuple(tests), chosen, binary,
                     bootstrap, seed, alpha, correction, dict(sources or {}), (), clusters, effects)

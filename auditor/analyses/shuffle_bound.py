@@ -98,35 +98,66 @@ def cantelli(mean: float, variance: float, threshold: float) -> float:
     return variance / (variance + excess * excess)
 
 
-def log_tails(n: int, row: np.ndarray, col: np.ndarray) -> list[tuple[int, np.ndarray]]:
-    """Per class i, the smallest possible C_ii and ln P(C_ii ≥ x) for every x of its support
-    (C_ii ~ Hypergeom(N, c_i, r_i)), from :func:`~auditor.analyses.shuffle_test.hypergeometric_log_pmf`."""
+#: ln pmf below the mode (relative to it) where a class's window of x stops on the left: the mass left out is at
+#: most N e^-80, far below one unit in the last place of the total, so every tail before the window is 1 (ln 0.0),
+#: as the whole support summed in double precision gives it.
+LEFT_CUT = -80.0
+#: ln pmf (relative to the mode) where the window stops on the right: every tail after it is below e^LOWEST.
+RIGHT_CUT = LOWEST - 60.0
+
+
+def _window(n: int, r: int, c: int, low: int, high: int) -> tuple[int, np.ndarray]:
+    """(first x, ln pmf relative to the mode) of C_ii ~ Hypergeom(N, c, r) over the x where it is above
+    :data:`LEFT_CUT` on the left and :data:`RIGHT_CUT` on the right of the mode (the pmf is log-concave, so it
+    only falls away from the mode), widened by doubling until both ends are reached or the support ends."""
+    mode = min(max(int((r + 1) * (c + 1) // (n + 2)), low), high)
+    spread = np.sqrt(max(r * c * (n - r) * (n - c) / (n * n * max(n - 1, 1)), 1.0))
+    width = int(16 * spread) + 64
+    while True:
+        left, right = max(low, mode - width), min(high, mode + 3 * width)
+        log_pmf = hypergeometric_log_pmf(np.arange(left, right + 1), n, c, r)
+        log_pmf = log_pmf - log_pmf[mode - left]
+        if (left == low or log_pmf[0] < LEFT_CUT + -np.log(n)) and (right == high or log_pmf[-1] < RIGHT_CUT):
+            return left, log_pmf
+        width *= 2
+
+
+def log_tails(n: int, row: np.ndarray, col: np.ndarray) -> list[tuple[int, int, np.ndarray]]:
+    """Per class i (C_ii ~ Hypergeom(N, c_i, r_i)): the smallest possible C_ii, the number of x from there whose
+    tail P(C_ii ≥ x) is 1 to double precision, and ln P(C_ii ≥ x) for the x after them, down to below
+    :data:`LOWEST` (a window around the mode, :func:`_window`, from
+    :func:`~auditor.analyses.shuffle_test.hypergeometric_log_pmf`; the x before the window are those whose tail
+    is 1, the x after it have tails below e^LOWEST, which :func:`union_bound` counts as e^LOWEST)."""
     out = []
     for r, c in zip(np.asarray(row, dtype=np.int64), np.asarray(col, dtype=np.int64)):
         low, high = max(0, int(r + c - n)), int(min(r, c))
-        log_pmf = hypergeometric_log_pmf(np.arange(low, high + 1), n, int(c), int(r))
+        start, log_pmf = _window(n, int(r), int(c), low, high)
         tail = np.logaddexp.accumulate(log_pmf[::-1])[::-1]
-        out.append((low, tail - tail[0]))
+        out.append((low, start - low, tail - tail[0]))
     return out
 
 
-def union_bound(tails: list[tuple[int, np.ndarray]], weights: np.ndarray, threshold: float) -> float:
+def union_bound(tails: list[tuple[int, int, np.ndarray]], weights: np.ndarray, threshold: float) -> float:
     """Boole's bound on P(Σ_i w_i C_ii ≥ threshold): Σ_i P(C_ii ≥ x_i) over integers x_i with
     Σ_i w_i (x_i − 1) < threshold, the x_i those whose log tails first fall to a common level (at least
-    :data:`LOWEST`: a tail below e^LOWEST counts as e^LOWEST, so only the tails above it are searched)."""
+    :data:`LOWEST`: a tail below e^LOWEST counts as e^LOWEST, so only the tails above it are searched).
+    ``tails``: :func:`log_tails`' (smallest x, x whose tail is 1, log tails after them) per class."""
     used = [i for i, w in enumerate(weights) if w > 0]
     if not used:
         return 1.0
-    kept = [tails[i][1][tails[i][1] > LOWEST] for i in used]  # a prefix: the tails fall
+    kept = [tails[i][2][tails[i][2] > LOWEST] for i in used]  # a prefix: the tails fall
     flat = np.concatenate(kept)
+    ones = np.array([tails[i][1] for i in used])
     sizes = np.array([tail.size for tail in kept])
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     lows, w = np.array([tails[i][0] for i in used]), np.asarray(weights, dtype=float)[used]
 
     def cut(level: float) -> tuple[np.ndarray, bool]:
         """x_i − low_i: the first x whose tail is ≤ e^level (one past the support when none is); the
-        tails fall within each class, so this counts the entries above the level."""
+        tails fall within each class, so this counts the entries above the level (the tails of 1 count when the
+        level is below 0)."""
         above = np.add.reduceat((flat > level).astype(np.int64), starts) if flat.size else np.zeros(sizes.size, int)
+        above = above + (ones if level < 0 else 0)
         return above, float(w @ (lows + above - 1)) < threshold
 
     if not cut(0.0)[1]:
@@ -142,8 +173,9 @@ def union_bound(tails: list[tuple[int, np.ndarray]], weights: np.ndarray, thresh
     else:
         high = low
     above, _ = cut(high)
-    inside = above < sizes
-    logs = np.where(inside, flat[np.minimum(starts + above, max(flat.size - 1, 0))] if flat.size else LOWEST, LOWEST)
+    inside = above < sizes + ones
+    at = np.minimum(starts + np.maximum(above - ones, 0), max(flat.size - 1, 0))
+    logs = np.where(inside, np.where(above < ones, 0.0, flat[at] if flat.size else LOWEST), LOWEST)
     return float(np.exp(np.logaddexp.reduce(logs)))
 
 

@@ -60,6 +60,10 @@ RESOLUTION = (
     "from the exact permutation mean and variance (Cantelli) and from each diagonal cell's hypergeometric tail "
     "(Boole), the smaller of the two; a system keeps it as its p (p_shuffle_method bound, p_shuffle_interval "
     "[0, bound]) unless [0, bound] could change the corrected answer, when it is drawn like the others")
+#: ``p_shuffle_method`` of a test that did not run: no draws (``--bootstrap 0``) and no exact test or settling bound.
+NOT_TESTED = "not tested"
+#: Why, in words (the report's above-chance column and captions, the JSON).
+NO_DRAWS_REASON = "not tested: no draws"
 #: The bounds, as the report's captions name them (:mod:`~auditor.analyses.shuffle_bound`).
 BOUND_NAMES = "the smaller of Cantelli's bound and a union of hypergeometric tails"
 
@@ -80,6 +84,10 @@ class ShuffleP:
         return {"p_shuffle_method": self.method, "p_shuffle_draws": self.draws,
                 "p_shuffle_interval": None if self.interval is None else list(self.interval),
                 "p_shuffle_resolved": self.resolved}
+
+
+#: The result of a test that did not run (:data:`NOT_TESTED`).
+NO_DRAW_P = ShuffleP(None, NOT_TESTED)
 
 
 def binary_null(row: np.ndarray, col: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
@@ -238,6 +246,26 @@ def settle(observed: Mapping[str, np.ndarray], null: Mapping[str, list[np.ndarra
             for metric_id, values in observed.items()}
 
 
+def settle_without_draws(observed: Mapping[str, np.ndarray], bounds: Mapping[str, np.ndarray], alpha: float,
+                         correction: str) -> dict[str, list[ShuffleP]]:
+    """The shuffle p-values that need no draw (``--bootstrap 0``), metric -> one :class:`ShuffleP` per system: a
+    system keeps its bound as p (method ``bound``) when the correction rejects it with every bounded p at its
+    bound and every other defined p at 1, the upper ends of what they can be (the adjusted p-values never
+    decrease when an input increases, so the true ones reject it too); every other system is not tested
+    (:data:`NO_DRAW_P`)."""
+    from auditor.analyses.significance import adjust
+
+    out = {}
+    for metric_id, values in observed.items():
+        bound = np.asarray(bounds.get(metric_id, np.full(len(values), np.nan)), dtype=float)
+        values = np.asarray(values, dtype=float)
+        upper = np.where(np.isnan(values), np.nan, np.where(np.isnan(bound), 1.0, bound))
+        rejected = adjust(upper, correction) < alpha
+        out[metric_id] = [ShuffleP(float(bound[s]), "bound", None, (0.0, float(bound[s])), True)
+                          if rejected[s] and not np.isnan(bound[s]) else NO_DRAW_P for s in range(values.size)]
+    return out
+
+
 def _state(observed: np.ndarray, null: Sequence[np.ndarray],
            bound: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """:func:`_mc_state` with each bounded system's p at its bound and its interval [0, bound]."""
@@ -260,6 +288,12 @@ def describe(tests: Sequence[ShuffleP | None], draws: int) -> str:
     """How one metric's shuffle p-values were found, in words (the report's captions); ``draws``
     is the base number of draws, used when the p-values were not settled."""
     settled = [t for t in tests if t is not None]
+    untested = sum(t.method == NOT_TESTED for t in settled)
+    if untested:
+        bounded = len(settled) - untested
+        return (f"no draws (--bootstrap 0): p bounded without draws for {bounded} of {len(settled)} systems "
+                f"({BOUND_NAMES}), where the bound settles the corrected answer; the others not tested"
+                if bounded else "no draws (--bootstrap 0) and no exact test: not tested")
     if settled and all(t.method == "exact" for t in settled):
         return "exact p-values: every shuffled table enumerated"
     bounded = sum(t.method == "bound" for t in settled)

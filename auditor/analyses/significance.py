@@ -36,7 +36,7 @@ Statistical Significance in NLP", ACL.
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any, Mapping, Sequence
 
@@ -60,11 +60,14 @@ from auditor.errors import UsageError
 from auditor.formatting import format_small
 from auditor.io.clusters import Clusters
 from auditor.io.counts import Counts
+from auditor.metrics.catalogue import compute
 from auditor.metrics.registry import REGISTRY, Metric
 from auditor.metrics.selections import TEST_METRICS
 from auditor.options import THREADS, Correction, correction_name
 from auditor.progress import SILENT, Progress
 
+#: Items per block of :func:`discordant_counts` (float32 products of 0/1 stay exact below 2^24 items).
+DISCORDANT_CHUNK = 2**18
 #: Most approximate-randomisation rounds :func:`randomisation_rounds` asks for.
 AR_MAX_ROUNDS = 20_000
 #: Up to this many systems every pair is tested; above it, each system only against the
@@ -83,6 +86,15 @@ CLUSTER_TEST = ("approximate randomisation over clusters (every metric, accuracy
 UNPAIRED_REASON = ("only confusion matrices were given, so which items two systems both got right or "
                    "wrong is unknown; McNemar's test and approximate randomisation need the items paired across "
                    "systems, and the best sets (which rest on them) are not formed")
+#: What ``--bootstrap 0`` leaves out of the statistics, and why (JSON ``statistics.not_run``, the report, the terminal).
+NO_DRAWS = {
+    "intervals": "not run: --bootstrap 0 (no resamples, so no bootstrap intervals)",
+    "ranks": "not run: --bootstrap 0 (no resamples, so no rank distributions or P(win))",
+    "approximate_randomisation": "not run: --bootstrap 0 (no randomisation rounds); only accuracy's exact McNemar "
+                                 "tests ran, so only accuracy has a best set and bold",
+}
+#: The statistics' method when nothing was drawn (``--bootstrap 0``).
+NO_DRAWS_METHOD = "none: --bootstrap 0, no random draws (exact McNemar tests of accuracy only)"
 #: Why no pairwise test ran when only the intervals were asked for (``tests=False``).
 NOT_REQUESTED_REASON = ("not run: only the bootstrap intervals and rank distributions were requested "
                         "(the pairwise tests and best sets run in the full audit)")
@@ -91,12 +103,20 @@ NOT_REQUESTED_REASON = ("not run: only the bootstrap intervals and rank distribu
 def discordant_counts(counts: Counts) -> np.ndarray:
     """``D[a, b]`` = items system a gets right and system b gets wrong (all pairs at once).
 
-    ``D = (n ∘ R)ᵀ (1 − R)`` with ``R[u, s] = [pred_{s,u} = gold_u]`` over the item patterns.
+    ``D = (n ∘ R)ᵀ (1 − R)`` with ``R[u, s] = [pred_{s,u} = gold_u]`` over the item patterns, or over the items
+    themselves (n = 1) when they are loaded, in blocks.
     """
     if counts.given_pairs is not None:  # the pattern table was too large: from each pair's table
         from auditor.analyses.pairwise_resample import discordant_from_pairs
 
         return discordant_from_pairs(counts)
+    if counts.gold is not None and counts.predictions is not None:  # the items themselves: R (S, N), no pattern table
+        total = np.zeros((len(counts.systems),) * 2, dtype=np.int64)
+        for start in range(0, counts.n_items, DISCORDANT_CHUNK):  # float32 sums of 0/1 below 2^24 are exact
+            right = (counts.predictions[:, start:start + DISCORDANT_CHUNK]
+                     == counts.gold[None, start:start + DISCORDANT_CHUNK]).astype(np.float32)
+            total += np.rint(right @ (1.0 - right).T).astype(np.int64)
+        return total
     codes, n = counts.patterns()
     correct = (codes[:, 1:] == codes[:, :1]).astype(np.float64)
     return np.rint((correct * n[:, None]).T @ (1.0 - correct)).astype(np.int64)
@@ -128,6 +148,8 @@ class Statistics:
     def rank_rule(self) -> str:
         """How ranks are counted (:func:`rank_rule`), naming this audit's errors."""
         return rank_rule(self.errors)
+    #: What did not run and why (``--bootstrap 0``: :data:`NO_DRAWS`); empty when everything ran.
+    not_run: Mapping[str, str] = field(default_factory=dict)
 
     def family_sizes(self) -> dict[str, int]:
         """Number of tests adjusted together per metric: the pairs whose p is defined (a pair with an undefined
@@ -156,6 +178,8 @@ class Statistics:
         }
         if self.resampling is not None:
             section["resampling"] = dict(self.resampling)
+        if self.not_run:
+            section["not_run"] = dict(self.not_run)
         if self.pairwise_unavailable:  # no test ran: nothing describes tests; say why instead
             section["pairwise_tests_unavailable"] = self.pairwise_unavailable
         else:
@@ -240,12 +264,17 @@ def analyse(counts: Counts, metrics: Sequence[Metric], bootstrap: int, seed: int
             progress: Progress = SILENT, tests: bool = True,
             test_metrics: Sequence[str] | None = None, clusters: Clusters | None = None) -> Statistics | None:
     """The statistics of the audit (:func:`statistics` with ``bootstrap`` resamples), or None when
-    ``bootstrap`` is 0 (no resamples: no intervals, ranks or tests). ``tests`` False: the intervals
-    and rank distributions only (``auditor score``'s table; the bootstrap's draws are the same).
+    ``bootstrap`` is 0 and only the intervals were asked for (or the items are clustered: McNemar's exact test,
+    the one test without draws, assumes independent items); with ``bootstrap`` 0 otherwise, the tests that
+    need no draw (:func:`exact_statistics`). ``tests`` False: the intervals and rank distributions only
+    (``auditor score``'s table; the bootstrap's draws are the same).
     ``test_metrics``: a task's own metrics to test (default :data:`TEST_METRICS`). ``clusters``: the items'
     clusters (:mod:`auditor.analyses.clustered`: clusters resampled and swapped instead of items)."""
-    if bootstrap <= 0:
+    if bootstrap <= 0 and clusters is not None:
         return None
+    if bootstrap <= 0:
+        return exact_statistics(counts, metrics, alpha=alpha, correction=correction,
+                                test_metrics=TEST_METRICS if test_metrics is None else test_metrics) if tests else None
     return statistics(counts, metrics, B=bootstrap, seed=seed, alpha=alpha, correction=correction, progress=progress,
                       all_labels_active=counts.labels_given, tests=tests,
                       test_metrics=TEST_METRICS if test_metrics is None else test_metrics, clusters=clusters)
@@ -322,7 +351,8 @@ def _clustered(counts: Counts, metrics: Sequence[Metric], B: int, seed: int, alp
     resampling = clustered.resampling(counts, clusters)
     errors = tuple(metric.label for metric in metrics if not metric.higher_is_better)
     if not tests:
-        return Statistics(boot, (), {}, (), correction, alpha, 0, "none", NOT_REQUESTED_REASON, resampling, errors)
+        return Statistics(boot, (), {}, (), correction, alpha, 0, "none", pairwise_unavailable=NOT_REQUESTED_REASON,
+                          resampling=resampling, errors=errors)
     by_id = {metric.id: metric for metric in metrics}
     chosen = _tested_metrics(by_id, test_metrics)
     oriented = {m: by_id[m].oriented(boot.observed[m]) for m in chosen}
@@ -335,6 +365,28 @@ def _clustered(counts: Counts, metrics: Sequence[Metric], B: int, seed: int, alp
     best_set = best_sets(found, oriented, boot.systems, chosen, correction, alpha, lambda metric: RANDOMISATION)
     return Statistics(boot, tuple(found), best_set, tuple(chosen), correction, alpha, rounds, family,
                       resampling=resampling, errors=errors)
+def exact_statistics(counts: Counts, metrics: Sequence[Metric], *, alpha: float, correction: str,
+                     test_metrics: Sequence[str] = TEST_METRICS) -> Statistics:
+    """The statistics without a single random draw (``--bootstrap 0``): no intervals, ranks or randomisation
+    tests (:data:`NO_DRAWS`); the exact McNemar tests of accuracy, adjusted as in :func:`statistics`, and
+    accuracy's best set from them. Every other tested metric has no test and no best set, so no bold."""
+    observed = compute(counts.confusion, metrics, counts.labels_given)
+    boot = BootstrapResult(tuple(counts.systems), (), 0, 0, alpha, {}, observed, NO_DRAWS_METHOD, {}, {}, {})
+    if not counts.paired:
+        return Statistics(boot, (), {}, (), correction, alpha, 0, "none", pairwise_unavailable=UNPAIRED_REASON,
+                          not_run=NO_DRAWS)
+    by_id = {metric.id: metric for metric in metrics}
+    every = _tested_metrics(by_id, test_metrics)
+    chosen = [m for m in every if primary_method(m) == MCNEMAR]
+    not_run = {**NO_DRAWS, **({"untested_metrics": ", ".join(by_id[m].label for m in every if m not in chosen)}
+                              if len(chosen) < len(every) else {})}
+    oriented = {m: by_id[m].oriented(observed[m]) for m in chosen}
+    pairs_of, family = _families(oriented, chosen, len(counts.systems), correction, [by_id[m].label for m in chosen])
+    tests = adjust_families(_pair_tests(counts, boot, [by_id[m] for m in chosen], pairs_of, 0, 0, counts.labels_given,
+                                        SILENT), correction)
+    best_set = best_sets(tests, oriented, boot.systems, chosen, correction, alpha)
+    return Statistics(boot, tuple(tests), best_set, tuple(chosen), correction, alpha, 0,
+                      family if chosen else "none", not_run=not_run)
 
 
 def _tested_metrics(by_id: Mapping[str, Metric], test_metrics: Sequence[str]) -> list[str]:
@@ -372,7 +424,7 @@ def _pair_tests(counts: Counts, boot: BootstrapResult, chosen: Sequence[Metric],
     tests: list[PairTest] = []
     pairs = sorted({pair for metric_pairs in pairs_of.values() for pair in metric_pairs})
     discordant = discordant_counts(counts) if any(m.id == "accuracy" for m in chosen) else None
-    if pairs:
+    if pairs and any(primary_method(m.id) == RANDOMISATION for m in chosen):
         counts.pair_patterns(*pairs[0])  # builds the cached pattern tables once, before the workers share them
 
     def randomise(pair: tuple[int, int]) -> dict[str, tuple[float, float]]:

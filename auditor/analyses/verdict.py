@@ -193,6 +193,8 @@ def decide(values: Mapping[str, Mapping[str, float | None]], statistics: Statist
     ties: dict[str, tuple[tuple[str, ...], ...]] = {}
     for metric_id in keys:
         order_m = ordered(values[metric_id])
+        if tested and metric_id not in best_sets:  # e.g. --bootstrap 0: only the exact tests ran
+            continue
         if metric_id in best_sets:
             members = set(best_sets[metric_id].systems)
             leaders[metric_id] = tuple(s for s in order_m if s in members)
@@ -245,6 +247,10 @@ def _text(v: Verdict, values: Mapping[str, Mapping[str, float | None]], n_system
             text += (" The top value differs ("
                      + "; ".join(f"{system} under {_join(metrics)}" for system, metrics in tops.items())
                      + f"), but {lead}.")
+    untested = [m for m in v.key_metrics if v.tested and m not in v.leaders]
+    if untested:
+        text += (f" {_join(name(m) for m in untested)}: no test ran (--bootstrap 0 runs only the exact tests), so "
+                 f"{'it is' if len(untested) == 1 else 'they are'} left out.")
     if not v.tested and unpaired:
         text += (" No significance tests: only confusion matrices were given, so items cannot be paired across "
                  "systems; leaders are the systems with the top value.")

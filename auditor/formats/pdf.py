@@ -56,6 +56,39 @@ def merge_rect_cells(html: str) -> str:
     return _RECT_GROUP.sub(merged, html)
 
 
+#: Above this many rows a table is printed in the PDF without its intervals, and above this many systems the
+#: PDF leaves out the confusion-matrix small multiples (issue 40: weasyprint lays out each cell, interval and chart
+#: element on its own; at 100 systems those took 22 of its 50 s of CPU). report.html and audit.json keep both.
+PDF_ROWS = 30
+#: The figures the PDF leaves out above :data:`PDF_ROWS` systems (one small multiple per system).
+PER_SYSTEM_FIGURES = ("fig-confusion",)
+
+
+def printed(report: Any, systems: int) -> Any:
+    """The report model the PDF typesets (:data:`PDF_ROWS`): ``report`` with each table of more than PDF_ROWS rows
+    printed without intervals, and with more than PDF_ROWS systems no per-system small multiples, each change said
+    where it is made. The same ``report`` when nothing is that large."""
+    from dataclasses import replace
+
+    from auditor.report.model import Figure, Paragraph, Table
+
+    def lighter(block: Any) -> Any:
+        if isinstance(block, Table) and len(block.rows) > PDF_ROWS and any(
+                cell.low is not None for row in block.rows for cell in row.cells):
+            rows = tuple(replace(row, cells=tuple(replace(cell, low=None, high=None) for cell in row.cells))
+                         for row in block.rows)
+            return replace(block, rows=rows, caption=f"{block.caption} In the PDF, a table of more than {PDF_ROWS} "
+                           "rows is printed without its intervals: they are in report.html and audit.json.")
+        if isinstance(block, Figure) and block.id in PER_SYSTEM_FIGURES and systems > PDF_ROWS:
+            return Paragraph(f"{block.caption} With more than {PDF_ROWS} systems the PDF leaves this chart out (one "
+                             "small multiple per system); it is in report.html, and the counts are in audit.json.")
+        return block
+
+    sections = tuple(replace(section, blocks=tuple(lighter(block) for block in section.blocks))
+                     for section in report.sections)
+    return report if sections == report.sections else replace(report, sections=sections)
+
+
 def render_pdf(html: str) -> bytes:
     """The PDF of the rendered HTML report (:func:`auditor.formats.html.render_html`)."""
     import logging

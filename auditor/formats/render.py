@@ -17,7 +17,7 @@ from auditor.formats.json import render_json
 from auditor.formats.latex import render_tex
 from auditor.formats.markdown import render_md
 from auditor.formats.output import write_files
-from auditor.formats.pdf import render_pdf
+from auditor.formats.pdf import printed, render_pdf
 from auditor.progress import SILENT, Progress
 from auditor.report.build import build
 from auditor.report.charts import batched
@@ -36,6 +36,12 @@ def parse_formats(text: str | Iterable[str] | None, file_names: Mapping[str, str
     if unknown or not items:
         raise UsageError(f"--format: unknown format {', '.join(unknown) or '(none)'}; choose from {', '.join(formats)}")
     return tuple(dict.fromkeys(items))
+
+
+def _systems(audit: Any) -> int:
+    """How many systems ``audit`` compares (0 when it does not say)."""
+    systems = getattr(audit, "systems", ())
+    return len(systems) if hasattr(systems, "__len__") else 0
 
 
 def document(audit: Any, about_data: str = "") -> dict[str, Any]:
@@ -76,8 +82,9 @@ def render(audit: Any, outdir: str | os.PathLike, formats: str | Iterable[str] =
         stages.append(("report.html", lambda s: s.__setitem__("html", render_html(s["report"]))))
         if "html" in chosen:
             stages.append(("", lambda s: files.__setitem__(file_names["html"], s["html"])))
-        if "pdf" in chosen:
-            stages.append(("report.pdf", lambda s: files.__setitem__(file_names["pdf"], render_pdf(s["html"]))))
+        if "pdf" in chosen:  # a lighter model when the report is large (auditor.formats.pdf.printed)
+            stages.append(("report.pdf", lambda s: files.__setitem__(file_names["pdf"], render_pdf(
+                s["html"] if (pdf := printed(s["report"], _systems(audit))) is s["report"] else render_html(pdf)))))
     if "tex" in chosen:
         stages.append(("tables.tex", lambda s: files.__setitem__(file_names["tex"], render_tex(s["report"]))))
     if "md" in chosen:

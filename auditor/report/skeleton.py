@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from auditor.formatting import nan_to_none
 from auditor.options import correction_name
 from auditor.report.context import APPENDICES, SECTION_TITLES, Context, Ledger
 from auditor.report.model import (
@@ -89,8 +90,6 @@ def best_set_blocks(ctx: Context) -> tuple[Any, ...]:
     best_set = ctx.spine.best_set
     if not best_set:
         return ()
-    from auditor.formatting import nan_to_none
-
     metric_ids = list(best_set)
     rows = tuple(Row(s, tuple(Cell(nan_to_none(best_set[m].p_adjusted.get(s)), "p")
                               if s != best_set[m].top else Cell("top") for m in metric_ids))
@@ -114,8 +113,6 @@ LONG_TABLE = 30
 
 def pair_tables(ctx: Context, methods: Sequence[str] | None = None) -> tuple[Table, ...]:
     """One table per test method (the first ``table-tests``): every pair test's adjusted p-value."""
-    from auditor.formatting import nan_to_none
-
     tests = ctx.spine.tests
     methods = methods or list(dict.fromkeys(t.method for t in tests))
     correction = correction_name(ctx.spine.correction)

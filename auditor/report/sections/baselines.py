@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from auditor.analyses.shuffle_test import NO_DRAWS_REASON, NOT_TESTED
 from auditor.formatting import format_value
 from auditor.report.context import SECTION_TITLES, Context
 from auditor.report.model import Cell, Column, Paragraph, Row, Section, Table
@@ -18,9 +19,12 @@ def baselines_section(ctx: Context) -> Section | None:
         return None
     keys = ctx.key_metrics()
     coverage = ctx.level
+    spread = (f"the {coverage} range is the Monte Carlo spread at this test-set size" if result.draws else
+              "no Monte Carlo range or shuffle p-value was drawn (--bootstrap 0: no random draws); the expectations, "
+              "the exact p-values (two classes) and the bounds that settle a system's answer need none")
     blocks: list[Any] = [Paragraph(
         "Expected score of predictors that ignore the input: uniform random, random with the gold prevalence, "
-        f"and always the majority class; the {coverage} range is the Monte Carlo spread at this test-set size.")]
+        f"and always the majority class; {spread}.")]
     rows = []
     for name in ("uniform", "prevalence", "majority"):
         metrics = result.baselines.get(name)
@@ -30,12 +34,13 @@ def baselines_section(ctx: Context) -> Section | None:
         for m in keys:
             entry = metrics.get(m)
             cells.append(Cell(None, "score") if entry is None else
-                         Cell(entry.expected, "score", low=entry.mc_low, high=entry.mc_high,
-                              approximate=not entry.exact))
+                         Cell(entry.expected, "score", low=entry.mc_low if result.draws else None,
+                              high=entry.mc_high if result.draws else None, approximate=not entry.exact))
         rows.append(Row(name, tuple(cells)))
     if rows:
-        blocks.append(Table("table-baselines", f"Expected score of each chance baseline, with the Monte Carlo {coverage} "
-                            "range. Exact expectations are shown as they are; “≈” marks the plug-in value f(E[C]) "
+        blocks.append(Table("table-baselines", "Expected score of each chance baseline"
+                            + (f", with the Monte Carlo {coverage} range. " if result.draws else ". ")
+                            + "Exact expectations are shown as they are; “≈” marks the plug-in value f(E[C]) "
                             "of a metric whose expectation E[f(C)] differs from it at this test-set size (a ratio "
                             "with a random denominator, such as macro F1, F1′, kappa or MCC of a random predictor).",
                             "Baseline", tuple(Column(ctx.short(m), ctx.name(m)) for m in keys), tuple(rows),
@@ -56,6 +61,8 @@ def baselines_section(ctx: Context) -> Section | None:
                 columns, headers = keys[:1], (Column("every metric"),)  # the same p under each (e.g. two classes)
                 caption += f" Every metric gives the same p here; shown once ({', '.join(ctx.short(m) for m in keys)})."
             rows = tuple(Row(s, tuple(_bounded(c[m]) if field_name == "p_shuffle" and m in c and _is_bound(c[m]) else
+                                      Cell(NO_DRAWS_REASON, "text") if field_name == "p_shuffle" and m in c
+                                      and _not_tested(c[m]) else
                                       Cell(getattr(c[m], field_name) if m in c else None, kind,
                                            approximate=field_name == "margin" and not _exact(result, s, c.get(m), m))
                                       for m in columns))
@@ -68,6 +75,12 @@ def baselines_section(ctx: Context) -> Section | None:
 def _is_bound(comparison: Any) -> bool:
     """Whether a shuffle p is an upper bound found without draws (:mod:`auditor.analyses.shuffle_bound`)."""
     return comparison.shuffle_p is not None and comparison.shuffle_p.method == "bound"
+
+
+def _not_tested(comparison: Any) -> bool:
+    """Whether a defined value's shuffle test did not run (``--bootstrap 0`` and no exact test or settling bound)."""
+    return comparison.undefined is None and comparison.shuffle_p is not None and \
+        comparison.shuffle_p.method == NOT_TESTED
 
 
 def _bounded(comparison: Any) -> Cell:

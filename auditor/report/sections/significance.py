@@ -68,14 +68,18 @@ def _facts(stats: Statistics) -> tuple[tuple[str, str], ...]:
     from auditor.analyses.units import resampling_text
 
     boot = stats.bootstrap
-    pairs = [("B", str(boot.B)), ("seed", str(boot.seed)), ("alpha", str(stats.alpha)), ("method", boot.method),
-             ("interval", interval_rule(stats.alpha)), ("ranks", stats.rank_rule)]
+    pairs = ([("B", str(boot.B)), ("seed", str(boot.seed)), ("alpha", str(stats.alpha)), ("method", boot.method),
+              ("interval", interval_rule(stats.alpha)), ("ranks", stats.rank_rule)] if boot.B else
+             [("B", "0"), ("alpha", str(stats.alpha)), ("method", boot.method),
+              *((what.replace("_", " ") if what != "untested_metrics" else "metrics not tested", why)
+                for what, why in stats.not_run.items())])
     if stats.resampling is not None:  # --clusters: what a resample draws, and the design effect
         pairs.append(("resampling unit", resampling_text(stats.resampling)))
     if stats.pairwise_unavailable:
         pairs.append(("pairwise tests unavailable", stats.pairwise_unavailable))
     else:
-        pairs += [("correction", correction_name(stats.correction)), ("randomisation rounds", f"{stats.rounds:,}"),
+        pairs += [("correction", correction_name(stats.correction)),
+                  *([("randomisation rounds", f"{stats.rounds:,}")] if boot.B else []),
                   ("best set", best_set_rule(stats.alpha, correction_name(stats.correction),
                                              stats.resampling is not None))]
         descriptions = METHOD_DESCRIPTIONS if stats.resampling is None else {RANDOMISATION: CLUSTER_TEST}
@@ -106,7 +110,7 @@ def _literature(stats: Statistics) -> str:
     """The works the statistics follow, cited by author and year (full entries in References)."""
     from auditor.analyses.significance import MCNEMAR, RANDOMISATION
 
-    parts = ["paired bootstrap percentile intervals: Efron & Tibshirani 1993"]
+    parts = ["paired bootstrap percentile intervals: Efron & Tibshirani 1993"] if stats.bootstrap.B else []
     methods = {test.method for test in stats.tests}
     if MCNEMAR in methods:
         parts.append("exact McNemar test: McNemar 1947")

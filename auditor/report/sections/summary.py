@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 if TYPE_CHECKING:
     from auditor.analyses.verdict import Verdict
 
+from auditor.analyses.shuffle_test import NO_DRAWS_REASON
 from auditor.formatting import format_value
 from auditor.options import correction_name
 from auditor.report.context import SECTION_TITLES, Context, _profile_line
@@ -66,7 +67,7 @@ def leaderboard(ctx: Context, verdict: Verdict) -> Table:
     group_of = {s: index + 1 for index, group in enumerate(verdict.groups) for s in group}
     columns = ([Column("Group", f"significance group under {ctx.name(primary)}")] if group_of else [])
     columns += [Column(ctx.short(m), ctx.name(m)) for m in keys]
-    chance = _chance_tests(ctx, primary)
+    chance, untested = _chance_tests(ctx, primary), _untested(ctx, primary)
     if chance:
         columns.append(Column("Above chance", f"{ctx.name(primary)} above its shuffle baseline"))
     rows = []
@@ -77,7 +78,8 @@ def leaderboard(ctx: Context, verdict: Verdict) -> Table:
             cells.append(Cell(cell.value, cell.kind, cell.mark, s in leaders.get(m, ()), cell.low, cell.high))
         if chance:
             p = chance.get(s)
-            cells.append(Cell("—" if p is None else "yes" if p < ctx.alpha else "no"))
+            cells.append(Cell(NO_DRAWS_REASON if s in untested else "—" if p is None else
+                              "yes" if p < ctx.alpha else "no"))
         rows.append(Row(s, tuple(cells)))
     has_ci = any(c.low is not None for r in rows for c in r.cells)
     if verdict.tested:
@@ -88,8 +90,13 @@ def leaderboard(ctx: Context, verdict: Verdict) -> Table:
                       else "exact McNemar for accuracy, approximate randomisation otherwise; ")
                    + f"{correction_name(correction)}-adjusted over the comparisons "
                    "with the top system; "
-                   f"p ≥ α = {ctx.alpha:g}). Group: 1 = the best set under {ctx.short(primary)}; 2 = the best set "
-                   "of the systems outside group 1, and so on.")
+                   f"p ≥ α = {ctx.alpha:g}).")
+        if group_of:
+            caption += (f" Group: 1 = the best set under {ctx.short(primary)}; 2 = the best set of the systems "
+                        "outside group 1, and so on.")
+        if ctx.audit.statistics.not_run:
+            caption += (" No random draws (--bootstrap 0): only accuracy's exact McNemar tests ran, so only accuracy "
+                        "has a best set and bold.")
     else:
         caption = (f"Leaderboard, ordered by {ctx.name(primary)}. No value is bold: bold marks a best set, "
                    "and no significance tests ran.")
@@ -138,6 +145,17 @@ def _chance_tests(ctx: Context, primary: str) -> dict[str, float | None]:
             for s in ctx.systems}
 
 
+def _untested(ctx: Context, primary: str) -> set[str]:
+    """The systems whose shuffle test of ``primary`` did not run (no draws, no exact test or settling bound)."""
+    from auditor.analyses.shuffle_test import NOT_TESTED
+
+    result = ctx.audit.baselines
+    if result is None:
+        return set()
+    return {s for s in ctx.systems if (c := result.chance.get(s, {}).get(primary)) is not None
+            and c.undefined is None and c.shuffle_p is not None and c.shuffle_p.method == NOT_TESTED}
+
+
 def _chance_rule(ctx: Context, primary: str) -> str:
     """How "above chance" is decided, in one sentence."""
     result = ctx.audit.baselines
@@ -154,11 +172,15 @@ def not_above_chance(ctx: Context, primary: str | None) -> str | None:
     tests = _chance_tests(ctx, primary)
     if not tests:
         return None
-    below = [s for s, p in tests.items() if p is None or p >= ctx.alpha]
+    untested = _untested(ctx, primary)
+    below = [s for s, p in tests.items() if s not in untested and (p is None or p >= ctx.alpha)]
     total = len(tests)
     result = ctx.audit.baselines
     rule = (f"{ctx.short(primary)} against each system's own shuffle, "
             f"{correction_name(result.correction)} over the {total} systems")
-    if not below:
-        return f"none ({rule})"
-    return f"{len(below)} of {total} {'system' if total == 1 else 'systems'} ({rule}): {', '.join(below)}"
+    text = (f"{len(below)} of {total} {'system' if total == 1 else 'systems'} ({rule}): {', '.join(below)}" if below
+            else f"none ({rule})")
+    if untested:
+        text += (f"; {NO_DRAWS_REASON} for {', '.join(s for s in ctx.systems if s in untested)} (--bootstrap 0, and "
+                 "no exact test or bound settles their answer)")
+    return text

@@ -15,7 +15,8 @@
   sets are few enough (:data:`CROSS_PAIRS`).
 
 Every baseline also gets a Monte Carlo distribution at this test-set size (mean and 95% range over ``draws``
-draws); a figure without an exact expectation shows the Monte Carlo mean, marked as such.
+draws); a figure without an exact expectation shows the Monte Carlo mean, marked as such. With ``--bootstrap 0``
+nothing is drawn (``draws`` 0): only the exact expectations are given, a figure without one has none.
 """
 from __future__ import annotations
 
@@ -50,10 +51,10 @@ class Baseline:
     high: Mapping[str, float]
     draws: int
 
-    def expected(self, metric: str) -> tuple[float, bool]:
-        """(the figure to show, whether it is exact)."""
+    def expected(self, metric: str) -> tuple[float | None, bool]:
+        """(the figure to show, whether it is exact); None when there is neither an exact expectation nor a draw."""
         value = self.exact.get(metric)
-        return (value, True) if value is not None else (self.mean[metric], False)
+        return (value, True) if value is not None else (self.mean.get(metric), False)
 
     def to_json(self) -> dict[str, Any]:
         return {"description": self.description, "draws": self.draws, "metrics": {
@@ -87,7 +88,11 @@ def constant(aligned: Aligned, set_bits: np.ndarray, name: str, description: str
 
 def _monte_carlo(draw: Any, draws: int) -> tuple[dict[str, float], dict[str, float], dict[str, float]]:
     samples = [draw() for _ in range(draws)]
-    mean, low, high = {}, {}, {}
+    mean: dict[str, float] = {}
+    low: dict[str, float] = {}
+    high: dict[str, float] = {}
+    if not samples:  # --bootstrap 0: nothing drawn
+        return mean, low, high
     for metric in METRIC_IDS:
         values = np.array([sample[metric] for sample in samples])
         mean[metric] = float(values.mean())
@@ -114,7 +119,7 @@ def prevalence_sampler(aligned: Aligned, rng: np.random.Generator, draws: int = 
     exact["subset_accuracy"] = float(gold_counts @ match / N)
     recall = ratio(sets @ p, sets.sum(axis=1))[0]
     exact["samples_recall"] = float(gold_counts @ recall / N)
-    budget = max(1, min(draws, SAMPLER_BUDGET // max(N * L, 1)))
+    budget = max(1, min(draws, SAMPLER_BUDGET // max(N * L, 1))) if draws else 0
 
     def draw() -> dict[str, float]:
         codes, drawn = encode_rows(rng.random((N, L)) < p)
@@ -157,8 +162,9 @@ def shuffled(aligned: Aligned, s: int, rng: np.random.Generator, draws: int = DR
 
 
 def baselines(aligned: Aligned, seed: int, draws: int = DRAWS) -> tuple[Baseline, ...]:
-    """Empty set, most frequent gold set, prevalence sampler, and each system's sets shuffled."""
-    rng = np.random.default_rng([seed, 35])
+    """Empty set, most frequent gold set, prevalence sampler, and each system's sets shuffled (``draws`` 0: no
+    Monte Carlo, no random generator)."""
+    rng = np.random.default_rng([seed, 35]) if draws else None
     gold_counts = np.bincount(aligned.gold_codes, minlength=aligned.gold_sets.shape[0])
     modal = aligned.gold_sets[int(np.argmax(gold_counts))]
     shown = ", ".join(label for label, on in zip(aligned.labels, modal) if on) or "the empty set"

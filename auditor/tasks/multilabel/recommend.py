@@ -86,7 +86,10 @@ def _chance_share(audit: Any, metric: str) -> tuple[float, str] | None:
     if not audit.chance:
         return None
     better = BY_ID[metric].higher_is_better
-    chance = [(b.expected(metric)[0], b.description) for b in audit.chance if not b.name.startswith("shuffle:")]
+    chance = [(value, b.description) for b in audit.chance if not b.name.startswith("shuffle:")
+              and (value := b.expected(metric)[0]) is not None]
+    if not chance:
+        return None
     value, description = max(chance) if better else min(chance)
     _, best = _best(audit, metric)
     share = value / best if better else (best / value if value else 1.0)

@@ -111,7 +111,10 @@ def chance_section(ctx: Context) -> Section | None:
                   "most frequent set (exact), each label drawn at its gold prevalence, and each system's own sets "
                   "shuffled over the items (its label counts kept). Exact expectations where the figure's "
                   "denominator is fixed by the predictor (≈: the mean of the Monte Carlo draws instead); below "
-                  "each value, the 95% range of the draws at this test-set size."),
+                  "each value, the 95% range of the draws at this test-set size."
+                  + ("" if any(b.draws for b in audit.chance) else
+                     " No draws were made (--bootstrap 0): only the exact expectations are shown, “—” where a figure "
+                     "has none.")),
         Table("table-chance", "Chance baselines (×100).", "Baseline",
               tuple(Column(SHORT[m], BY_ID[m].name) for m in KEY_METRICS), tuple(rows), _density(len(KEY_METRICS) + 1)),
         Bullets(bullets, f"Margin (points ×100) over the strongest baseline under {SHORT[primary]}, the primary metric: the empty "

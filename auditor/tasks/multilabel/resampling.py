@@ -31,6 +31,7 @@ from auditor.analyses.resample import PatternDraws
 from auditor.analyses.significance import (
     MCNEMAR,
     METHOD_DESCRIPTIONS,
+    NO_DRAWS,
     RANDOMISATION,
     RANK_RULE,
     BestSet,
@@ -170,11 +171,11 @@ def pair_tests(matrix: np.ndarray, layout: Layout, aligned: Aligned, counted: Co
 
 
 def best_sets(tests: Sequence[PairTest], values: Mapping[str, np.ndarray], names: Sequence[str], alpha: float,
-              correction: str) -> dict[str, BestSet]:
-    """Per metric: the spine's best set (:func:`auditor.analyses.significance.best_sets`), the top system the highest
-    value (the lowest Hamming loss)."""
-    return spine_best_sets(tests, {m: _signed(m, values[m]) for m in METRIC_IDS}, names, METRIC_IDS, correction,
-                           alpha, primary_method)
+              correction: str, metrics: Sequence[str] = METRIC_IDS) -> dict[str, BestSet]:
+    """Per metric of ``metrics``: the spine's best set (:func:`auditor.analyses.families.best_sets`), the top system
+    the highest value (the lowest Hamming loss)."""
+    return spine_best_sets(tests, {m: _signed(m, values[m]) for m in metrics}, names, metrics, correction, alpha,
+                           primary_method)
 
 
 @dataclass(frozen=True)
@@ -195,7 +196,12 @@ class ItemStatistics:
     #: With clusters of items: the record's ``statistics.resampling`` (:func:`auditor.analyses.units.resampling_json`).
     resampling: Mapping[str, Any] | None = None
 
+    #: What did not run and why (``--bootstrap 0``: :data:`auditor.analyses.significance.NO_DRAWS`).
+    not_run: Mapping[str, str] | None = None
+
     def interval(self, metric: str, s: int) -> tuple[float, float] | None:
+        if metric not in self.intervals:
+            return None
         lo, hi = self.intervals[metric][s]
         return None if np.isnan(lo) else (float(lo), float(hi))
 
@@ -228,7 +234,11 @@ class ItemStatistics:
             "randomisation_rounds": self.rounds, "best_set_rule": best_set_rule(self.alpha, self.correction)
             .replace("for accuracy", "for subset accuracy"),
             "best_set": {m: best.to_json() for m, best in (self.best_set or {}).items()},
-            "p_floor": {RANDOMISATION: 1 / (self.rounds + 1)}})
+            "p_floor": {RANDOMISATION: 1 / (self.rounds + 1)} if self.rounds else {}})
+        if self.not_run:
+            section.update({"method": "none: --bootstrap 0, no random draws (exact McNemar tests of subset accuracy "
+                                      "only)", "not_run": dict(self.not_run),
+                            "test_metrics": [m for m in METRIC_IDS if primary_method(m) == MCNEMAR]})
         return {"statistics": section, "tests": [test.to_json() for test in self.tests]}
 
 
@@ -236,7 +246,10 @@ def item_statistics(aligned: Aligned, counted: Counted, options: AuditOptions, t
                     clusters: Clusters | None = None) -> ItemStatistics:
     """The bootstrap (``options.bootstrap`` resamples) and, when ``tested``, the paired tests and best sets; with
     ``clusters``, the clusters are drawn and swapped (approximate randomisation for every metric, subset accuracy
-    included: McNemar's test assumes independent items)."""
+    included: McNemar's test assumes independent items); with ``options.bootstrap`` 0 the exact McNemar tests of
+    subset accuracy and its best set only (no random draw; none with clusters)."""
+    if options.bootstrap <= 0:
+        return _exact_statistics(aligned, counted, options, clusters is not None)
     patterns, S = item_patterns(aligned, counted), len(aligned.names)
     layout = patterns.layout
     # the items' rows only where items are summed one by one (clusters, pair tests): else the patterns' rows
@@ -266,3 +279,23 @@ def item_statistics(aligned: Aligned, counted: Counted, options: AuditOptions, t
     return ItemStatistics(options.bootstrap, options.seed, options.alpha, options.correction, rounds, intervals,
                           ranks, tests, best, resampling=resampling)
 
+
+def _exact_statistics(aligned: Aligned, counted: Counted, options: AuditOptions,
+                      clustered: bool = False) -> ItemStatistics:
+    """``--bootstrap 0``: no intervals, ranks or randomisation (:data:`~auditor.analyses.significance.NO_DRAWS`);
+    every pair's exact McNemar test of subset accuracy, adjusted over the pairs, and its best set (none with
+    ``clustered`` items: McNemar's test assumes independent ones)."""
+    names = aligned.names if not clustered else aligned.names[:1]
+    observed = evaluate(counted.sums)
+    family = []
+    for a, b in combinations(range(len(names)), 2):
+        n01, n10, p = mcnemar(aligned, counted, a, b)
+        delta = float(observed["subset_accuracy"][a] - observed["subset_accuracy"][b])
+        family.append(PairTest(names[a], names[b], "subset_accuracy", MCNEMAR, delta, p,
+                               details={"n01": n01, "n10": n10}))
+    tests = tuple(adjust_families(family, options.correction))
+    best = best_sets(tests, observed, names, options.alpha, options.correction, ("subset_accuracy",)) \
+        if len(names) > 1 else None
+    return ItemStatistics(0, options.seed, options.alpha, options.correction, 0, {}, {}, tests if len(names) > 1
+                          else None, best, not_run={**NO_DRAWS, "approximate_randomisation": NO_DRAWS[
+                              "approximate_randomisation"].replace("accuracy", "subset accuracy")})

@@ -209,9 +209,10 @@ class MultilabelAudit:
         sign = better(metric)
         margins = {}
         for s, name in enumerate(self.systems):  # the shared baselines and the system's own shuffle
-            strongest = max(sign * b.expected(metric)[0] for b in self.chance
-                            if not b.name.startswith("shuffle:") or b.name == f"shuffle:{name}")
-            margins[name] = sign * self.value(metric, s) - strongest
+            known = [sign * value for b in self.chance if (value := b.expected(metric)[0]) is not None
+                     and (not b.name.startswith("shuffle:") or b.name == f"shuffle:{name}")]
+            if known:  # with --bootstrap 0 a baseline without an exact expectation has no value
+                margins[name] = sign * self.value(metric, s) - max(known)
         return margins
 
     # --------------------------------------------------------------- terminal

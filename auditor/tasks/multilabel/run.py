@@ -94,20 +94,20 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
     aligned = align(gold_file, files, options.labels, groups, label_map or "--label-map")
     counted = count(aligned)
     statistics = None
-    if options.bootstrap > 0 and (analyses is None or "intervals" in analyses or "statistics" in analyses):
+    tested = analyses is None or "statistics" in analyses
+    if (options.bootstrap > 0 or tested) and (analyses is None or "intervals" in analyses or tested):
         from auditor.tasks.multilabel.resampling import item_statistics
 
-        tested = analyses is None or "statistics" in analyses
         with progress.task("bootstrap over items", total=1) as advance:
             statistics = item_statistics(aligned, counted, options, tested, _clusters(options, gold_file, aligned))
             advance(1)
     sources = {"gold": _source(gold_file), **{name: _source(file) for name, file in files.items()}}
     chance = None
     if analyses is None or "baselines" in analyses:
-        from auditor.tasks.multilabel.chance import baselines
+        from auditor.tasks.multilabel.chance import DRAWS, baselines
 
         with progress.task("chance baselines", total=1) as advance:
-            chance = baselines(aligned, options.seed)
+            chance = baselines(aligned, options.seed, DRAWS if options.bootstrap > 0 else 0)
             advance(1)
     result = MultilabelAudit(
         signature=_signature(gold_file, aligned, options, thresholding, separator, label_map is not None),

@@ -254,8 +254,7 @@ def definitions_section(ctx: Context) -> Section:
 
     return skeleton.definitions_section(ctx, (
         "Notation: per type t, m_t chunks matched exactly (boundaries and type), p_t predicted, g_t gold; T types of "
-        "gold and predicted chunks. COR, PAR, ACT, POS as in the errors section. The UNER data follow Mayhew et al. "
-        f"2024. {OVER_TOKENS}"), (*((m, NAMES[m], latex, facts(m)) for m, latex in FORMULAS.items()),
+        f"gold and predicted chunks. COR, PAR, ACT, POS as in the errors section. {OVER_TOKENS}"), (*((m, NAMES[m], latex, facts(m)) for m, latex in FORMULAS.items()),
                                    *token_definitions(TOKEN_SHOWN)))
 
 
