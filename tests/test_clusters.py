@@ -94,7 +94,7 @@ def test_the_cluster_randomisation_equals_the_enumerated_swaps():
     clusters = from_names([f"c{c}" for c in codes], "item", {})
     d = np.bincount(codes, weights=a - b)
     exact = np.mean([abs(np.dot(signs, d)) >= abs(d.sum()) - 1e-12 for signs in product((-1, 1), repeat=6)])
-    found = analyse("exact_match", ["a", "b"], np.vstack([a, b]), 0, 1, 0.05, "holm", clusters=clusters)
+    found = analyse("exact_match", ["a", "b"], np.vstack([a, b]), 10, 1, 0.05, "holm", clusters=clusters)
     assert found.pairs[0].method == "approximate_randomisation"
     assert found.pairs[0].p == pytest.approx(exact, abs=0.015)
 
