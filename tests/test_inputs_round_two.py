@@ -200,15 +200,21 @@ def test_confusion_just_below_the_limit_is_exact():
 
 # ------------------------------------------------------------------ hostile names through report
 
-@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\x1c", "\x0b"])
-def test_report_html_with_a_line_separator_in_a_label(write, tmp_path, separator):
-    gold = write("gold.csv", f"id,label\n1,a{separator}x\n2,b\n3,a{separator}x\n")
-    system = write("sys.csv", f"id,label\n1,a{separator}x\n2,a{separator}x\n3,b\n")
-    result = run(["report", gold, f"S{separator}T={system}", "-o", str(tmp_path / "out"), "--format", "html,json",
-                  "--bootstrap", "20"])
+def test_report_html_with_a_line_separator_in_a_label(write, tmp_path):
+    """Each of four line separators in a label and in a system name (one report holds all four: one report's
+    charts converted instead of four)."""
+    separators = ["\u2028", "\u2029", "\x1c", "\x0b"]
+    labels = [f"{letter}{separator}x" for letter, separator in zip("abcd", separators)]
+    gold = write("gold.csv", "id,label\n" + "".join(f"{i},{label}\n" for i, label in enumerate(labels * 2)))
+    predicted = labels + labels[1:] + labels[:1]  # every label predicted, the first four right
+    system = write("sys.csv", "id,label\n" + "".join(f"{i},{label}\n" for i, label in enumerate(predicted)))
+    named = [f"S{separator}T={system}" for separator in separators]
+    result = run(["report", gold, *named, "-o", str(tmp_path / "out"), "--format", "html,json", "--bootstrap", "20"])
     assert result.exit_code == 0, result.output
     html = (tmp_path / "out" / "report.html").read_text()
     assert "<svg" in html
+    document = json.loads((tmp_path / "out" / "audit.json").read_text())
+    assert set(document["labels"]) == set(labels) and set(document["systems"]) == {n.split("=")[0] for n in named}
 
 
 # ------------------------------------------------------------------ check-claim tables as people paste them

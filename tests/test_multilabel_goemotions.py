@@ -41,13 +41,17 @@ def labels(goemotions):
 
 
 @pytest.fixture(scope="session")
-def document(goemotions, labels):
+def audited(goemotions, labels):
+    """The audit of every system (B = 0, the labels of labels.txt), once for the module's tests."""
     from auditor.options import AuditOptions
 
-    result = audit(str(goemotions / "gold.tsv"),
-                   {name: str(goemotions / "systems" / f"{name}.tsv") for name in SYSTEMS},
-                   options=AuditOptions(bootstrap=0, labels=labels))
-    return result.to_json()
+    return audit(str(goemotions / "gold.tsv"), {name: str(goemotions / "systems" / f"{name}.tsv") for name in SYSTEMS},
+                 options=AuditOptions(bootstrap=0, labels=labels))
+
+
+@pytest.fixture(scope="session")
+def document(audited):
+    return audited.to_json()
 
 
 def read_sets(path, labels):
@@ -274,11 +278,8 @@ def test_the_report_model_has_the_sections_and_bold_only_in_best_sets(goemotions
             assert cell.strong == (row.header in best[metric].systems)
 
 
-def test_the_recommendation_cites_what_it_read_and_the_report_lists_the_references(goemotions):
-    from auditor.options import AuditOptions
-
-    result = audit(str(goemotions / "gold.tsv"), {name: str(goemotions / "systems" / f"{name}.tsv")
-                                                  for name in SYSTEMS}, options=AuditOptions(bootstrap=0))
+def test_the_recommendation_cites_what_it_read_and_the_report_lists_the_references(audited):
+    result = audited
     found = result.to_json()["recommendation"]
     assert found["metrics"][0]["id"] == "macro_f1"  # neutral is 298 times as frequent as grief
     assert "298 times" in found["metrics"][0]["reasons"][0]

@@ -128,8 +128,8 @@ DEFINITIONS = {
 CEILING_MEANING = (
     "Annotators of the same items agree on a share of them equal to the raw agreement (chance-corrected: Cohen's "
     "kappa). The gold is one such annotation, so a system that labels as well as a trained annotator is expected to "
-    "score about the raw agreement in accuracy (and a kappa about the annotators' mean Cohen's kappa) against it. It is a "
-    "practical ceiling, not a bound: a system can exceed it by learning the habits of the annotators who made the "
+    "score about the raw agreement in accuracy (and a kappa about the annotators' mean Cohen's kappa) against it. It "
+    "is a practical ceiling, not a bound: a system can exceed it by learning the habits of the annotators who made the "
     "gold, and differences between systems above it say more about those habits than about the task."
 )
 

@@ -34,8 +34,8 @@ S systems (Holm or Benjamini–Hochberg). The key metrics' p-values are settled
 whose corrected answer Monte Carlo error could still change.
 
 When is the expected value exact? f(E[C]) = E[f(C)] whenever f is affine on the convex hull of
-the matrices the baseline can produce; :func:`~auditor.analyses.affine_check.affine_on_draws` checks it on the draws (f at random
-convex combinations of pairs of draws), plugin metrics included: accuracy and macro recall for
+the matrices the baseline can produce; :func:`~auditor.analyses.affine_check.affine_on_draws` checks it on the draws (f
+at random convex combinations of pairs of draws), plugin metrics included: accuracy and macro recall for
 every baseline; for the shuffle (both margins fixed) every metric whose only random part is the
 diagonal (kappa, MCC, informedness, markedness, macro P / F1, weighted F1), so the chance-corrected
 ones are exactly 0. One case is exact without being affine and is
@@ -157,8 +157,8 @@ class ChanceDistribution:
 class ChanceComparison:
     """One system against chance on one metric.
 
-    ``margin`` = observed value − the strongest baseline's score (for an error, the reverse; expected value where exact, else
-    MC mean if 3 standard errors above every exact one) over uniform, prevalence, majority and shuffle;
+    ``margin`` = observed value − the strongest baseline's score (for an error, the reverse; expected value where exact,
+    else MC mean if 3 standard errors above every exact one) over uniform, prevalence, majority and shuffle;
     ``p_shuffle`` the one-sided permutation p-value against its shuffle;
     ``p_shuffle_adjusted`` that p-value adjusted over the systems (one family per metric, the
     audit's correction: "is system s above chance?" asked once per system). All are None when
@@ -289,8 +289,8 @@ def _draw_values(
 ) -> tuple[dict[str, np.ndarray], ConfusionStats | None]:
     """Every metric on ``draws`` draws, made and scored in chunks of :func:`_chunk` draws (memory O(k² or
     N) per draw, never O(draws · k²)); also, with ``pairs`` (indices into the first chunk), the
-    mixtures of those pairs of draws that the affine check scores (:func:`~auditor.analyses.affine_check.mixtures`), so that no chunk
-    outlives its scoring."""
+    mixtures of those pairs of draws that the affine check scores (:func:`~auditor.analyses.affine_check.mixtures`), so
+    that no chunk outlives its scoring."""
     k, n = row.shape[0], int(row.sum())
     sparse = sparse_draws(k, n)
     chunk = _chunk(draws, k, n)
@@ -333,8 +333,8 @@ def _distributions(
     expected_matrix: np.ndarray, affine: Mapping[str, bool] | None, values: dict[str, np.ndarray],
     metrics: Sequence[Metric], all_labels_active: bool, *, alpha: float, proven_exact: Iterable[str] = (),
 ) -> dict[str, ChanceDistribution]:
-    """Summaries of every metric's draws (``values``); ``affine``: :func:`~auditor.analyses.affine_check.affine_on_draws`'s answer
-    (None: a deterministic baseline, every expectation exact)."""
+    """Summaries of every metric's draws (``values``); ``affine``: the answer of
+    :func:`~auditor.analyses.affine_check.affine_on_draws` (None: a deterministic baseline, every expectation exact)."""
     expected = _scores(expected_matrix, metrics, all_labels_active)
     if affine is None:
         affine = {metric.id: True for metric in metrics}

@@ -23,8 +23,8 @@ therefore come from different draws, which is fine: each is an exact item bootst
     N_L the two parts are independent multinomials, which is exactly the decomposition of
     ``Multinomial(N, n / N)`` into the two groups;
   * ``C[b, s, i, j] = sum_u W[u, b] [gold_u = i][pred_{s,u} = j]`` for the whole chunk is one
-    sparse-dense product ``M @ W`` (:class:`auditor.analyses.resample.Resampler`) with ``M`` the (S k^2 x U) 0/1 incidence matrix; with many
-    classes and few items (k² > 4N) the non-zero cells are listed instead
+    sparse-dense product ``M @ W`` (:class:`auditor.analyses.resample.Resampler`) with ``M`` the (S k^2 x U) 0/1
+    incidence matrix; with many classes and few items (k² > 4N) the non-zero cells are listed instead
     (:meth:`Resampler.stats`), so memory grows with the patterns, not with k²;
   * every metric is evaluated on the (Bc, S, k, k) batch at once
     (:func:`auditor.metrics.catalogue.compute`).
@@ -159,7 +159,8 @@ def percentile_intervals(values: np.ndarray, alpha: float) -> tuple[np.ndarray, 
     defined = undefined < values.shape[0]
     if defined.any():
         with np.errstate(invalid="ignore"):
-            intervals[defined] = np.nanpercentile(values[:, defined], [100 * alpha / 2, 100 * (1 - alpha / 2)], axis=0).T
+            levels = [100 * alpha / 2, 100 * (1 - alpha / 2)]
+            intervals[defined] = np.nanpercentile(values[:, defined], levels, axis=0).T
     return intervals, undefined
 
 
@@ -187,7 +188,8 @@ def rank_probabilities(values: np.ndarray) -> np.ndarray:
     return probabilities / B
 
 
-def _system_draws(counts: Counts, system: int, B: int, seed: int, chunk: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+def _system_draws(counts: Counts, system: int, B: int,
+                  seed: int, chunk: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """Chunks of ``B`` draws of system ``system``'s cells: (non-zero cell indices, counts (Bc, cells)).
 
     C* ~ Multinomial(N, C_s / N) over the non-zero cells: exactly what drawing N of its items with

@@ -185,5 +185,6 @@ def identical_from_pairs(counts: Counts) -> tuple[tuple[str, ...], ...]:
         codes, _ = counts.pair_patterns(a, b)
         if group_of[a] == a and group_of[b] == b and np.array_equal(codes[:, 1], codes[:, 2]):
             group_of[b] = a
-    groups = [tuple(counts.systems[i] for i, g in enumerate(group_of) if g == leader) for leader in sorted(set(group_of))]
+    groups = [tuple(counts.systems[i] for i, g in enumerate(group_of) if g == leader)
+              for leader in sorted(set(group_of))]
     return tuple(group for group in groups if len(group) > 1)

@@ -215,7 +215,8 @@ class ChanceClassifier:
         return f"k={k}, p={_vec(self.p)}, q={_vec(self.q)}: {score_text(value)}"
 
 
-def whole_counts(matrix: np.ndarray, q: np.ndarray, value: Callable[[np.ndarray], float]) -> tuple[np.ndarray, float, str] | None:
+def whole_counts(matrix: np.ndarray, q: np.ndarray,
+                 value: Callable[[np.ndarray], float]) -> tuple[np.ndarray, float, str] | None:
     """A chance matrix N p qᵀ with every non-zero cell rounded to a whole count ≥ 1, its score
     (``value``) and its description, when the rounded matrix is still an outer product (a
     classifier that ignores its input); else None. Witnesses read better in whole counts."""

@@ -1,7 +1,7 @@
 """The data profile: class prevalence, each system's prediction bias, and what they imply.
 
-Stage "analyse" (the data profile, read by every audit). Reads only the counts. The recommendation rules and the report's
-"Data" section consume it.
+Stage "analyse" (the data profile, read by every audit). Reads only the counts. The recommendation rules and the
+report's "Data" section consume it.
 """
 from __future__ import annotations
 
@@ -120,7 +120,8 @@ def identical_systems(counts: Counts) -> tuple[tuple[str, ...], ...]:
         for b in range(a + 1, len(counts.systems)):
             if group_of[b] == b and np.array_equal(flat[a], flat[b]) and np.array_equal(predictions[a], predictions[b]):
                 group_of[b] = a
-    groups = [tuple(counts.systems[i] for i, g in enumerate(group_of) if g == leader) for leader in sorted(set(group_of))]
+    groups = [tuple(counts.systems[i] for i, g in enumerate(group_of) if g == leader)
+              for leader in sorted(set(group_of))]
     return tuple(group for group in groups if len(group) > 1)
 
 

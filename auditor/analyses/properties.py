@@ -1,6 +1,7 @@
 """Metric properties by probing: PI, PII, PIV and PV tested on confusion matrices.
 
-Stage "analyse" of the pipeline. The five properties of Opitz (2024, §3) are *declared* in every :class:`~auditor.metrics.registry.Metric` record, *printed* in the paper's Table 5 (§6.1;
+Stage "analyse" of the pipeline. The five properties of Opitz (2024, §3) are *declared* in every
+:class:`~auditor.metrics.registry.Metric` record, *printed* in the paper's Table 5 (§6.1;
 :data:`auditor.metrics.literature.LITERATURE`, cell by cell) and *probed* here for any registered scalar metric (a
 user's ``--plugin`` metric and the prevalence-calibrated variants included). Every failed
 probe keeps a witness — the matrices and the two scores. The definitions are the paper's:
@@ -240,7 +241,8 @@ def _disagreements(metric_id: str, probed: Mapping[str, Any], literature: Mappin
 # --------------------------------------------------------------------------------- probe
 
 
-def _evaluate(metrics: Sequence[Metric], matrices: np.ndarray, all_labels_active: bool = False) -> dict[str, np.ndarray]:
+def _evaluate(metrics: Sequence[Metric], matrices: np.ndarray,
+              all_labels_active: bool = False) -> dict[str, np.ndarray]:
     """Every metric on every matrix, in chunks of at most :data:`ELEMENT_BUDGET` matrix entries."""
     if len(matrices) == 0 or not metrics:
         return {metric.id: np.zeros(len(matrices)) for metric in metrics}
@@ -365,7 +367,8 @@ class ChanceCorrection:
 def _unbounded_witness(batch: ChanceBatch, values: np.ndarray, top: int, metric: Metric) -> Witness:
     """PV not bounded: the chance classifier ``top`` comes within :data:`CHANCE_GAP` of the maximum
     (shown in whole counts when those still come that close)."""
-    matrix, value, shown = batch.matrices[top], float(values[top]), batch.classifiers[top].describe(batch.k, values[top])
+    matrix, value = batch.matrices[top], float(values[top])
+    shown = batch.classifiers[top].describe(batch.k, values[top])
     whole = synthetic.whole_counts(matrix, batch.classifiers[top].q,
                                    lambda m: float(metric.function(ConfusionStats(m[None], True))[0]))
     if whole is not None and whole[1] > metric.range[1] - CHANCE_GAP:

@@ -237,8 +237,8 @@ def _test_deployment(facts: Facts) -> Firing | None:
     if _deployment_kind(facts) != "test" or facts.rare_classes_matter:
         return None
     return Firing((f"deployment prevalence = test prevalence (majority class {facts.majority_label} "
-                   f"{100 * facts.majority_share:.1f}%) and rare classes are not declared to matter more than their share: "
-                   "accuracy estimates the share of correct decisions at deployment",), primary="accuracy")
+                   f"{100 * facts.majority_share:.1f}%) and rare classes are not declared to matter more than their "
+                   "share: accuracy estimates the share of correct decisions at deployment",), primary="accuracy")
 
 
 def _uniform_or_unknown(facts: Facts) -> Firing | None:
@@ -265,7 +265,8 @@ def _majority_accuracy(facts: Facts) -> Firing | None:
     if not facts.imbalanced or _deployment_kind(facts) in ("test", "file"):
         return None
     return Firing((f"read accuracy against the majority-class baseline: always predicting {facts.majority_label} "
-                   f"already scores {100 * facts.majority_share:.1f} accuracy (imbalance ratio {facts.imbalance_ratio:.1f})",),
+                   f"already scores {100 * facts.majority_share:.1f} accuracy "
+                   f"(imbalance ratio {facts.imbalance_ratio:.1f})",),
                   complements=("accuracy",))
 
 
@@ -368,7 +369,8 @@ def _multiple_winners(facts: Facts) -> Firing | None:
         return None
     detail = "; ".join(f"{_display(metric)}: {', '.join(w)}" for metric, w in winners.items() if w)
     return Firing((f"the recommended metrics disagree on the best system ({detail})",),
-                  notes=(f"admit multiple best systems: {', '.join(dict.fromkeys(s for w in winners.values() for s in w))} "
+                  notes=(f"admit multiple best systems: "
+                         f"{', '.join(dict.fromkeys(s for w in winners.values() for s in w))} "
                          f"(the top one under {detail}; Opitz §8); the significance section gives each metric's set of "
                          "systems not significantly worse than its top one",))
 

@@ -167,7 +167,8 @@ def hypergeometric(rng: np.random.Generator, good, bad, sample) -> np.ndarray:
     return out
 
 
-def _hypergeometric_float(rng: np.random.Generator, good: np.ndarray, bad: np.ndarray, sample: np.ndarray) -> np.ndarray:
+def _hypergeometric_float(rng: np.random.Generator, good: np.ndarray, bad: np.ndarray,
+                          sample: np.ndarray) -> np.ndarray:
     """HRUA or one-at-a-time draws for any population below 2^53 (used above numpy's limit)."""
     good, bad, sample = (np.asarray(x, dtype=float) for x in (good, bad, sample))
     m_sample = np.minimum(sample, good + bad - sample)

@@ -126,8 +126,8 @@ def _probability_problem(scores: np.ndarray, where: Callable[[int], str]) -> str
     sums = scores.sum(axis=1)
     off = np.flatnonzero(np.abs(sums - 1) > SUM_TOLERANCE)
     if off.size:
-        return (f"{where(int(off[0]))} sums to {sums[off[0]]:.6g} ({off.size} row{'s' if off.size > 1 else ''} off 1 by more than "
-                f"{SUM_TOLERANCE:g}): not probabilities")
+        return (f"{where(int(off[0]))} sums to {sums[off[0]]:.6g} ({off.size} row{'s' if off.size > 1 else ''} "
+                f"off 1 by more than {SUM_TOLERANCE:g}): not probabilities")
     return None
 
 
@@ -329,7 +329,8 @@ class ScoreAnalysis:
         summary = {
             "systems": list(self.values), "score_labels": {name: list(labels) for name, labels in self.labels.items()},
             "ece_bins": ECE_BINS, "sum_tolerance": SUM_TOLERANCE,
-            "reliability": {name: {} if bins is None else {"count": list(bins.count), "confidence": list(bins.confidence),
+            "reliability": {name: {} if bins is None else {"count": list(bins.count),
+                                                           "confidence": list(bins.confidence),
                                                            "accuracy": list(bins.accuracy)}
                             for name, bins in self.reliability.items()},
             "lower_is_better": list(LOSSES), "intervals": self.intervals, "notes": list(self.notes),

@@ -1,8 +1,8 @@
 """Shuffle p-values bounded without draws, for metrics affine in the diagonal once the margins are fixed.
 
-Part of the *analyse* stage, used by :mod:`auditor.analyses.baselines` with :mod:`auditor.analyses.shuffle_test`. Shuffling a system's
-predictions over the items keeps the gold counts r (rows) and the predicted counts c (columns); every
-shuffled table is then a uniform random matching of the N gold labels with the N predicted labels.
+Part of the *analyse* stage, used by :mod:`auditor.analyses.baselines` with :mod:`auditor.analyses.shuffle_test`.
+Shuffling a system's predictions over the items keeps the gold counts r (rows) and the predicted counts c (columns);
+every shuffled table is then a uniform random matching of the N gold labels with the N predicted labels.
 For accuracy, macro recall and informedness the metric is then f(C) = a + Σ_i w_i C_ii with a and
 w_i ≥ 0 fixed by the margins (:func:`diagonal_form`), so the shuffle p-value p = P(f(C) ≥ f(observed))
 is a tail of T = Σ_i w_i C_ii, and two upper bounds need no draw:

@@ -180,7 +180,8 @@ def draw_cap(base: int, per_draw: int) -> int:
     return max(base, min(MAX_DRAWS, DRAW_BUDGET // max(per_draw, 1)))
 
 
-def _mc_state(observed: np.ndarray, null: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _mc_state(observed: np.ndarray,
+              null: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per system: defined draws, p̂ = (1 + X)/(R + 1) with X the draws ≥ observed, and the
     Clopper–Pearson interval of the true p widened to hold p̂ (NaN throughout: undefined)."""
     draws = np.array([np.count_nonzero(~np.isnan(v)) for v in null], dtype=float)
@@ -188,7 +189,8 @@ def _mc_state(observed: np.ndarray, null: Sequence[np.ndarray]) -> tuple[np.ndar
     exceed = np.array([np.count_nonzero(v >= o - t) for v, o, t in zip(null, observed, tolerance)], dtype=float)
     p = np.where(np.isnan(observed), np.nan, (1 + exceed) / (draws + 1))
     low, high = p_interval(exceed, draws)
-    return draws, p, np.where(np.isnan(p), np.nan, np.minimum(low, p)), np.where(np.isnan(p), np.nan, np.maximum(high, p))
+    unknown = np.isnan(p)
+    return draws, p, np.where(unknown, np.nan, np.minimum(low, p)), np.where(unknown, np.nan, np.maximum(high, p))
 
 
 def settling_draws(systems: int, alpha: float, correction: str) -> int:
@@ -280,7 +282,8 @@ def _results(observed: np.ndarray, null: list[np.ndarray], alpha: float, correct
     open_ = unsettled(low, high, alpha, correction)
     return [ShuffleP(None, "monte carlo", int(draws[s])) if np.isnan(p[s]) else
             ShuffleP(float(p[s]), "bound", None, (0.0, float(p[s])), not bool(open_[s])) if not np.isnan(bound[s])
-            else ShuffleP(float(p[s]), "monte carlo", int(draws[s]), (float(low[s]), float(high[s])), not bool(open_[s]))
+            else ShuffleP(float(p[s]), "monte carlo", int(draws[s]), (float(low[s]), float(high[s])),
+                          not bool(open_[s]))
             for s in range(p.size)]
 
 
@@ -307,5 +310,6 @@ def describe(tests: Sequence[ShuffleP | None], draws: int) -> str:
         if bounded else drawn
     open_ = sum(t.resolved is False for t in settled)
     if open_:
-        text += f"; {open_} {'answer' if open_ == 1 else 'answers'} still within Monte Carlo error at {MAX_DRAWS:,} draws"
+        text += (f"; {open_} {'answer' if open_ == 1 else 'answers'} still within Monte Carlo error at "
+                 f"{MAX_DRAWS:,} draws")
     return text

@@ -245,8 +245,9 @@ def rounds_rule(rounds: int, family_size: int, alpha: float) -> str:
                else f"above α/2 because the rounds are capped at {AR_MAX_ROUNDS}")
     return (f"R = {rounds} rounds = max(R₀, ⌈2m/α⌉), R₀ the rounds asked for ({AR_ROUNDS} by default), m = "
             f"{family_size} tests per metric, α = {alpha:g}, ⌈2m/α⌉ = {int(np.ceil(2 * family_size / alpha))}, at most "
-            f"{max(rounds, AR_MAX_ROUNDS)}: a randomisation p-value cannot fall below 1/(R + 1) = {format_small(1 / (rounds + 1))}, and "
-            f"after adjusting over m tests the smallest attainable p, m/(R + 1) = {format_small(smallest)}, is {verdict}")
+            f"{max(rounds, AR_MAX_ROUNDS)}: a randomisation p-value cannot fall below 1/(R + 1) = "
+            f"{format_small(1 / (rounds + 1))}, and after adjusting over m tests the smallest attainable p, "
+            f"m/(R + 1) = {format_small(smallest)}, is {verdict}")
 
 
 def randomisation_rounds(rounds: int, family_size: int, alpha: float) -> int:

@@ -52,7 +52,8 @@ def _build(audit: Audit, figures: bool, records: Mapping[str, Metric] | None, ru
     if records is None:  # per-class records too: the recommendation can name class_recall (Opitz §8)
         records = {metric.id: metric for metric in (*audit.metrics, *REGISTRY.per_class())}
     ctx = Context(audit, records, Ledger(), figures, charts, charts.formula_svg,
-                  {"rules": recommendation_rules() if rules is None else rules, "signature": signature, **(extra or {})})
+                  {"rules": recommendation_rules() if rules is None else rules, "signature": signature,
+                   **(extra or {})})
     sections = [section for builder in (builders(sections) if sections else BUILDERS)
                 if (section := builder(ctx)) is not None]
     gold = audit.sources["gold"].path if "gold" in audit.sources else None

@@ -4,9 +4,9 @@ The same SVG goes into the HTML and (through weasyprint) the PDF: no JavaScript,
 network. Values arrive as numbers from the report builder; this module only draws.
 
 Conversion runs in one child process per batch (:func:`batched`: while a report model is built,
-every chart function records its spec and returns a placeholder; all specs are converted at once). vl-convert's JavaScript engine (V8) reserves
-tens of GB of virtual address space when it starts; under an address-space limit (``ulimit -v``,
-common on shared clusters) it dies with SIGTRAP. In a child process that death is contained and
+every chart function records its spec and returns a placeholder; all specs are converted at once). vl-convert's
+JavaScript engine (V8) reserves tens of GB of virtual address space when it starts; under an address-space limit
+(``ulimit -v``, common on shared clusters) it dies with SIGTRAP. In a child process that death is contained and
 reported as one clear error naming the limit and the workarounds, and nothing is written.
 """
 from __future__ import annotations
@@ -208,7 +208,8 @@ def unique_ids(svg: str, salt: str = "") -> str:
     if not ids:
         return svg
     prefix = "c" + hashlib.sha1((salt + svg).encode()).hexdigest()[:8] + "-"
-    pattern = re.compile(r'(\sid="|url\(#|href="#)(' + "|".join(re.escape(i) for i in sorted(ids, key=len, reverse=True))
+    longest_first = sorted(ids, key=len, reverse=True)
+    pattern = re.compile(r'(\sid="|url\(#|href="#)(' + "|".join(re.escape(i) for i in longest_first)
                          + r')(?=["\)])')
     return pattern.sub(lambda m: f"{m.group(1)}{prefix}{m.group(2)}", svg)
 
@@ -240,7 +241,8 @@ def bias_spec(labels: Sequence[str], systems: Sequence[str], prevalence: Sequenc
     spec = {
         "vconcat": [
             {"data": {"values": shares}, "width": WIDTH - 160, "height": 90, "mark": {"type": "bar", "color": "#888"},
-             "encoding": {"x": {**x, "axis": None}, "y": {"field": "share", "type": "quantitative", "title": "prevalence %"}}},
+             "encoding": {"x": {**x, "axis": None},
+                          "y": {"field": "share", "type": "quantitative", "title": "prevalence %"}}},
             {"data": {"values": cells}, "width": WIDTH - 160, "height": band * len(systems),
              "layer": [
                  {"mark": "rect", "encoding": {
@@ -409,10 +411,12 @@ def tau_heatmap(kendall: Mapping[str, Mapping[str, float]], short: Callable[[str
         {"mark": "rect", "encoding": {
             "x": {"field": "m1", "type": "nominal", "sort": names, "title": None, "axis": axis},
             "y": {"field": "m2", "type": "nominal", "sort": names, "title": None, "axis": {"grid": False}},
-            "color": {"field": "tau", "type": "quantitative", "title": "τ", "scale": {"scheme": "redblue", "domain": [-1, 1]},
+            "color": {"field": "tau", "type": "quantitative", "title": "τ",
+                      "scale": {"scheme": "redblue", "domain": [-1, 1]},
                       "legend": SYMBOL_LEGEND}}},
         {"mark": {"type": "text", "fontSize": 8}, "encoding": {  # 6 pt on the page
-            "x": {"field": "m1", "type": "nominal", "sort": names}, "y": {"field": "m2", "type": "nominal", "sort": names},
+            "x": {"field": "m1", "type": "nominal", "sort": names},
+            "y": {"field": "m2", "type": "nominal", "sort": names},
             "text": {"field": "tau", "type": "quantitative", "format": ".2f"},
             "color": {"condition": {"test": "abs(datum.tau) > 0.6", "value": "white"}, "value": "black"}}},
     ]}
@@ -507,7 +511,8 @@ def reliability_spec(reliability: Mapping[str, Mapping[str, Sequence[Any]]]) -> 
     return {"width": 260, "height": 220, "layer": [
         {"data": {"values": [{"confidence": 0, "accuracy": 0}, {"confidence": 1, "accuracy": 1}]},
          "mark": {"type": "line", "color": "#999999", "strokeDash": [4, 3]}, "encoding": {"x": x, "y": y}},
-        {"data": {"values": rows}, "mark": {"type": "line", "strokeWidth": 1.2}, "encoding": {"x": x, "y": y, "color": color}},
+        {"data": {"values": rows}, "mark": {"type": "line", "strokeWidth": 1.2},
+         "encoding": {"x": x, "y": y, "color": color}},
         {"data": {"values": rows}, "mark": {"type": "point", "filled": True, "opacity": 1},
          "encoding": {"x": x, "y": y, "color": color, "shape": {"field": "system", "type": "nominal",
                                                                 "scale": scales["shape"], "legend": {"title": None}},

@@ -16,8 +16,8 @@ if TYPE_CHECKING:
 SECTION_TITLES = {
     "summary": "Summary", "data": "Data", "baselines": "Chance baselines", "metrics": "Metrics",
     "per-class": "Per-class results", "properties": "Metric properties",
-    "rank-disagreement": "Rank disagreement", "deployment": "At the deployment prevalence", "significance": "Significance",
-    "recommendation": "Recommendation", "definitions": "Metric definitions",
+    "rank-disagreement": "Rank disagreement", "deployment": "At the deployment prevalence",
+    "significance": "Significance", "recommendation": "Recommendation", "definitions": "Metric definitions",
     "confusion": "Confusion matrices", "rules": "Recommendation rules",
     "ledger": "Undefined values", "reproducibility": "Reproducibility",
     "gold-reliability": "Reliability of the gold", "slices": "Slices", "scores": "Per-class scores",

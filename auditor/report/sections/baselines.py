@@ -50,7 +50,8 @@ def baselines_section(ctx: Context) -> Section | None:
         for field_name, kind, caption in (
             ("margin", "score", "Each system's margin over the strongest chance baseline (×100; negative = below "
                                 "chance): the system's value minus the baseline's exact expectation where one "
-                                "exists, else (marked “≈”) minus its Monte Carlo mean, if 3 standard errors above every exact one."),
+                                "exists, else (marked “≈”) minus its Monte Carlo mean, if 3 standard errors above "
+                                "every exact one."),
             ("p_shuffle", "p", "Unadjusted permutation p-value of each system against a shuffle of its own "
                                f"predictions (same bias, no information; {result.p_method(keys[0]) if keys else ''}); "
                                "the adjusted ones decide “above chance”."),

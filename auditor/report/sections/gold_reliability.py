@@ -18,7 +18,8 @@ def gold_reliability_section(ctx: Context) -> Section | None:
     reliability = ctx.audit.gold_reliability if ctx.audit is not None else None
     if reliability is None:
         return None
-    names = {"raw_agreement": "Raw agreement", "unanimous": "Unanimous items", "cohen_kappa": "Cohen's κ (mean over pairs)",
+    names = {"raw_agreement": "Raw agreement", "unanimous": "Unanimous items",
+             "cohen_kappa": "Cohen's κ (mean over pairs)",
              "fleiss_kappa": "Fleiss' κ", "krippendorff_alpha": "Krippendorff's α (nominal)"}
     rows = tuple(Row(title, (Cell(getattr(reliability, key), "score"),
                              Cell(reliability.undefined.get(key) or DEFINITIONS.get(key, ""))))
@@ -45,10 +46,12 @@ def gold_reliability_section(ctx: Context) -> Section | None:
         rows += [Row(s, (ctx.score_cell(s, "accuracy"), ctx.score_cell(s, "kappa"))) for s in systems]
         blocks.append(Table("table-ceiling", "The systems against the ceiling set by agreement: raw agreement for "
                             "accuracy, mean Cohen's κ for κ (×100).", "System",
-                            (Column(ctx.short("accuracy"), ctx.name("accuracy")), Column(ctx.short("kappa"), ctx.name("kappa"))),
+                            (Column(ctx.short("accuracy"), ctx.name("accuracy")),
+                             Column(ctx.short("kappa"), ctx.name("kappa"))),
                             tuple(rows), "small", for_summary=True))
     blocks.append(Paragraph("What the ceiling means: " + CEILING_MEANING))
     above = bound.systems_above
-    blocks.append(Bullets(tuple(f"{s} scores above the annotators' agreement in {', '.join(ms)}" for s, ms in above.items())
+    blocks.append(Bullets(tuple(f"{s} scores above the annotators' agreement in {', '.join(ms)}"
+                                for s, ms in above.items())
                           or ("No system scores above the annotators' agreement.",), "Systems above the ceiling"))
     return Section("gold-reliability", SECTION_TITLES["gold-reliability"], tuple(blocks), for_summary=True)

@@ -25,7 +25,8 @@ def properties_section(ctx: Context) -> Section | None:
         metric_id, literature = entry.metric_id, entry.literature
         cells = []
         for key, _ in names:
-            paper = "—" if literature is None else _mark(literature.get(key), key in literature.get("by_calibration", []))
+            paper = "—" if literature is None else _mark(literature.get(key),
+                                                         key in literature.get("by_calibration", []))
             cells.append(Cell(f"{_mark(entry.probed[key])} / {paper} / {_mark(getattr(entry.declared, key))}"))
         cells.append(Cell(_chance_text(entry)))
         cells.append(Cell("—" if literature is None else (literature.get("chance_value") or "—")))
@@ -48,16 +49,17 @@ def properties_section(ctx: Context) -> Section | None:
     blocks: list[Any] = [
         Paragraph(PROPERTY_NAMES),
         _findings_table(ctx, table),
-        Paragraph("The full table: each cell reads probed / Opitz 2024 §6.1 Table 5 as printed / declared by the metric "
-                  "record; (✓) marks a property the table says is obtained through prevalence calibration (§5.2). "
-                  "PI, PII, PIV and PV are probed on random and adversarial confusion matrices and on this data's "
-                  "matrices, the calibrated variants like any metric; PIII is structural and declared. The smallest "
-                  "counter-example of each probe is in the appendix “Property witnesses”."),
+        Paragraph("The full table: each cell reads probed / Opitz 2024 §6.1 Table 5 as printed / declared by the "
+                  "metric record; (✓) marks a property the table says is obtained through prevalence calibration "
+                  "(§5.2). PI, PII, PIV and PV are probed on random and adversarial confusion matrices and on this "
+                  "data's matrices, the calibrated variants like any metric; PIII is structural and declared. The "
+                  "smallest counter-example of each probe is in the appendix “Property witnesses”."),
         Table("table-properties", "Metric properties: probed / Table 5 / declared (cal. = prevalence-calibrated "
               "variant).", "Metric", columns, tuple(rows), "small", for_paper=True),
     ]
     if disagreements:
-        blocks.append(Bullets(tuple(disagreements), "Where the probes and Table 5 differ, and why (matrices: rows = gold "
+        blocks.append(Bullets(tuple(disagreements),
+                              "Where the probes and Table 5 differ, and why (matrices: rows = gold "
                               "class, columns = predicted class, classes numbered from 0)"))
     if declared_notes:
         blocks.append(Bullets(tuple(declared_notes), "Where the probes and a metric's declaration differ"))

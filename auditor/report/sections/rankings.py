@@ -34,7 +34,8 @@ def rank_section(ctx: Context) -> Section | None:
                                          "so none hides another. Each system has its own colour and point shape.",
                              ctx.charts.bump_chart(ranks, metric_ids, first, ctx.short)))
     if ctx.figures:
-        blocks.append(Figure("fig-kendall", "Kendall τ-b (Kendall 1938) between the system rankings of every pair of metrics.",
+        blocks.append(Figure("fig-kendall",
+                             "Kendall τ-b (Kendall 1938) between the system rankings of every pair of metrics.",
                              ctx.charts.tau_heatmap(result.agreement("kendall"), ctx.short)))
     flips = result.flips
     if flips:
@@ -51,7 +52,9 @@ def rank_section(ctx: Context) -> Section | None:
                    f"{'pair' if len(flips) == 1 else 'pairs'}"
                    + (f"; the first {FLIPS_SHOWN} shown, all in audit.json" if len(flips) > FLIPS_SHOWN else "")
                    + "). Columns: metrics under which the first, or the second, system ranks higher; metrics under "
-                     "which the difference is significant.")
+                     "which the difference is significant."
+                   + (" No random draws (--bootstrap 0): only accuracy was tested, so “none” speaks for accuracy "
+                      "alone." if getattr(getattr(ctx.audit, "statistics", None), "not_run", None) else ""))
         blocks.append(Table("table-flips", caption, "Pair", (Column("first higher under"),
                             Column("second higher under"), Column("significant under")), tuple(rows), "small"))
     return Section("rank-disagreement", SECTION_TITLES["rank-disagreement"], tuple(blocks))

@@ -46,8 +46,8 @@ def scores_section(ctx: Context) -> Section | None:
         rows.append((name, cells))
     table_rows = tuple(Row(name, tuple(cells)) for name, cells in rows)  # bold marks best sets only (no test here)
     blocks.append(Table("table-scores", "Ranking and calibration metrics of the per-class scores (three decimals, "
-                                        "not ×100; higher AUC and AP, lower log loss, Brier and ECE are better).", "System",
-                        tuple(Column(short, title) for _, short, title in SCORE_COLUMNS), table_rows,
+                                        "not ×100; higher AUC and AP, lower log loss, Brier and ECE are better).",
+                        "System", tuple(Column(short, title) for _, short, title in SCORE_COLUMNS), table_rows,
                         _density(len(SCORE_COLUMNS) + 3), for_paper=True, for_summary=True))
     if analysis.notes:
         blocks.append(Bullets(analysis.notes, "Intervals not computed (time budget)"))

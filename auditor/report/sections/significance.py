@@ -20,8 +20,8 @@ from auditor.report.tables import _density
 MATRIX_MAX_SYSTEMS = 12
 #: Why no pairwise heat-map is drawn when only the comparisons with each metric's top system were tested
 #: (more systems than the all-pairs limit): it would hold one filled row and column in S² cells.
-ONLY_AGAINST_THE_TOP = (" Only the comparisons with each metric's top system were tested, so their adjusted p-values are "
-                        "the table against the top system above, and no pairwise matrix is drawn.")
+ONLY_AGAINST_THE_TOP = (" Only the comparisons with each metric's top system were tested, so their adjusted p-values "
+                        "are the table against the top system above, and no pairwise matrix is drawn.")
 
 
 @section(120)
@@ -134,7 +134,8 @@ def _family(ctx: Context, metric_id: str, stats: Statistics) -> str:
     if run == S * (S - 1) // 2:
         return (f"family: the {size} pairs of systems under {ctx.short(metric_id)} whose p is defined{left_out}, "
                 f"{correction_name(stats.correction)}" if left_out else
-                f"family: all {size} pairs of systems under {ctx.short(metric_id)}, {correction_name(stats.correction)}")
+                f"family: all {size} pairs of systems under {ctx.short(metric_id)}, "
+                f"{correction_name(stats.correction)}")
     return (f"family: the {size} comparisons with the top system under {ctx.short(metric_id)} (more systems than "
             f"the all-pairs limit){left_out}, {correction_name(stats.correction)}")
 

@@ -39,7 +39,8 @@ def slices_section(ctx: Context) -> Section | None:
         verdict = "the winner changes across slices" if changes[metric_id] else "the same leader in every slice"
         lines.append(f"{ctx.short(metric_id)}: {verdict} — {per_slice} (all items: "
                      f"{', '.join(analysis.overall_leaders[metric_id] or ['—'])}).")
-    blocks.append(Bullets(tuple(lines), f"Leaders per slice (slices of at least {MIN_ITEMS} items count for 'changes')"))
+    blocks.append(Bullets(tuple(lines),
+                          f"Leaders per slice (slices of at least {MIN_ITEMS} items count for 'changes')"))
     for metric_id in analysis.key_metrics:
         rows = []
         for g in groups:

@@ -117,7 +117,9 @@ def _strongest_baseline(ctx: Context, metric_id: str) -> tuple[str, float, bool]
     best = None
     for name in ("uniform", "prevalence", "majority"):
         entry = result.baselines.get(name, {}).get(metric_id) if result is not None else None
-        if entry is not None and entry.expected is not None and (best is None or sign * entry.expected > sign * best[1]):
+        stronger = entry is not None and entry.expected is not None and (
+            best is None or sign * entry.expected > sign * best[1])
+        if stronger:
             best = (name, entry.expected, entry.exact)
     return best
 

@@ -105,11 +105,11 @@ def recommend(audit: Any) -> Recommendation:
     primary = Entry("macro_f1" if imbalanced else "micro_f1", "primary", sources=[ZHANG_ZHOU, E_C])
     if imbalanced:
         primary.reasons.append(f"labels are imbalanced: {top} is {ratio:.0f} times as frequent in gold as {rare}, and "
-                               f"the 3 most frequent labels hold {100 * top3:.0f}% of the gold labels, which dominate a "
-                               f"micro average; macro F1 gives every label the same weight (label-based, macro)")
+                               f"the 3 most frequent labels hold {100 * top3:.0f}% of the gold labels, which dominate "
+                               f"a micro average; macro F1 gives every label the same weight (label-based, macro)")
     else:
-        primary.reasons.append(f"labels are balanced enough (most/least frequent {ratio:.1f} < {IMBALANCE:g}); micro F1 "
-                               f"weighs every gold label alike (label-based, micro)")
+        primary.reasons.append(f"labels are balanced enough (most/least frequent {ratio:.1f} < {IMBALANCE:g}); micro "
+                               f"F1 weighs every gold label alike (label-based, micro)")
     other = Entry("micro_f1" if imbalanced else "macro_f1", "complement", sources=[E_C],
                   reasons=["the other label-based average, reported beside it by SemEval-2018 E-c's scorer"])
     jaccard = Entry("jaccard_samples", "complement", sources=[ZHANG_ZHOU, E_C],

@@ -117,8 +117,9 @@ def chance_section(ctx: Context) -> Section | None:
                      "has none.")),
         Table("table-chance", "Chance baselines (×100).", "Baseline",
               tuple(Column(SHORT[m], BY_ID[m].name) for m in KEY_METRICS), tuple(rows), _density(len(KEY_METRICS) + 1)),
-        Bullets(bullets, f"Margin (points ×100) over the strongest baseline under {SHORT[primary]}, the primary metric: the empty "
-                f"and most frequent sets, the prevalence sampler and the system's own sets shuffled"),
+        Bullets(bullets,
+                f"Margin (points ×100) over the strongest baseline under {SHORT[primary]}, the primary metric: the "
+                f"empty and most frequent sets, the prevalence sampler and the system's own sets shuffled"),
     ))
 
 

@@ -159,7 +159,8 @@ class MultilabelAudit:
         return {
             "cardinality": {"gold": self.counted.cardinality(),
                             **{name: self.counted.cardinality(s) for s, name in enumerate(self.systems)}},
-            "empty": {"gold": self.counted.empty(), **{name: self.counted.empty(s) for s, name in enumerate(self.systems)}},
+            "empty": {"gold": self.counted.empty(),
+                      **{name: self.counted.empty(s) for s, name in enumerate(self.systems)}},
             "prevalence": {label: {"gold": float(sums["gold"][l] / n),
                                    **{name: float(predicted[s, l] / n) for s, name in enumerate(self.systems)}}
                            for l, label in enumerate(self.labels)},

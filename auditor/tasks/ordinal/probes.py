@@ -164,7 +164,8 @@ def ordinal_properties(metrics: Sequence[Metric], seed: int) -> OrdinalPropertie
         row["imbalance"] = ("yes", Witness(
             f"{settings[hurt[0]]}: the constant majority level scores at least as well as a system right on half of "
             f"every level and one step off on the rest", (trivial[hurt[0]], informative[hurt[0]]),
-            (_shown(metric, s["trivial"][hurt[0]]), _shown(metric, s["informative"][hurt[0]])))) if hurt else ("no", None)
+            (_shown(metric, s["trivial"][hurt[0]]),
+             _shown(metric, s["informative"][hurt[0]])))) if hurt else ("no", None)
         m = s["middle"]
         values = tuple(_shown(metric, x) for x in m)
         pays = not np.isnan(m).any() and m[0] > m[1] + TOLERANCE and m[0] > m[2] + TOLERANCE

@@ -99,8 +99,8 @@ def agreement_section(ctx: Context) -> Section | None:
     rows += [Row(s, tuple(ctx.score_cell(s, m) for m in figures)) for s in ctx.systems]
     above = agreement.systems_above
     return Section("ordinal-agreement", "Ordinal agreement of the annotators", (
-        Paragraph(f"{len(agreement.annotators)} annotators ({', '.join(agreement.annotators)}) levelled the gold items. "
-                  "With levels, agreement counts how far two annotators are apart: Krippendorff's alpha at the "
+        Paragraph(f"{len(agreement.annotators)} annotators ({', '.join(agreement.annotators)}) levelled the gold "
+                  "items. With levels, agreement counts how far two annotators are apart: Krippendorff's alpha at the "
                   "ordinal level (Krippendorff 2004) and weighted kappa (Cohen 1968); scores ×100."),
         facts,
         Table("table-ordinal-ceiling", "The systems against the ceiling the annotators set: each figure of one "
@@ -163,7 +163,8 @@ def figures_section(ctx: Context) -> Section:
                     f"{', '.join(ctx.short(m) for m in leaders)} only.")
     rows = tuple(Row(s, tuple(dataclasses.replace(ctx.score_cell(s, m), strong=s in leaders.get(m, ()))
                               for m in ids)) for s in ctx.systems)
-    blocks: list[Any] = [Table("table-ordinal", caption, "System", tuple(Column(ctx.short(m), ctx.name(m)) for m in ids),
+    blocks: list[Any] = [Table("table-ordinal", caption, "System",
+                               tuple(Column(ctx.short(m), ctx.name(m)) for m in ids),
                                rows, _density(len(ids) + (4 if has_ci else 0)), for_paper=True, for_summary=True)]
     if ctx.figures and len(ctx.labels) <= 12:
         matrices = {s: ctx.audit.systems[s].confusion.tolist() for s in ctx.systems}

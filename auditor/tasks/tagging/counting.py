@@ -150,7 +150,8 @@ def _closest_of_type(lo: np.ndarray, hi: np.ndarray, gold: Spans, predicted: Spa
     offset = np.arange(chunk.size) - np.repeat(np.cumsum(count) - count, count)
     g = lo[chunk] + offset
     same = gold.type[g] == predicted.type[chunk]
-    distance = np.where(same, np.abs(gold.start[g] - predicted.start[chunk]) + np.abs(gold.end[g] - predicted.end[chunk]), 0)
+    distance = np.where(same,
+                        np.abs(gold.start[g] - predicted.start[chunk]) + np.abs(gold.end[g] - predicted.end[chunk]), 0)
     order = np.lexsort((g, distance, ~same, chunk))
     choices = []
     for keep in (np.ones(chunk.size, bool), g != lo[chunk]):

@@ -6,8 +6,8 @@ Span figures (one value per system), with per type :math:`m_t` matched, :math:`p
 
 * micro: :math:`P = \sum_t m_t / \sum_t p_t`, :math:`R = \sum_t m_t / \sum_t g_t`,
   :math:`F_1 = 2\sum_t m_t / (\sum_t p_t + \sum_t g_t)` — undefined (None) when 0/0;
-* macro: the unweighted mean over the types of gold ∪ predicted chunks (on the whole test set) of :math:`P_t`, :math:`R_t`,
-  :math:`F_{1,t}` (a type's 0/0 counted as 0, as seqeval's ``zero_division=0``);
+* macro: the unweighted mean over the types of gold ∪ predicted chunks (on the whole test set) of :math:`P_t`,
+  :math:`R_t`, :math:`F_{1,t}` (a type's 0/0 counted as 0, as seqeval's ``zero_division=0``);
 * weighted: the same means weighted by gold support :math:`g_t / \sum g`.
 
 Partial-match views of SemEval-2013 Task 9.1 (Segura-Bedmar et al. 2013) as nervaluate 1.2.1
@@ -35,7 +35,8 @@ def _nan(value: np.ndarray, undefined: np.ndarray) -> np.ndarray:
 def per_type(gold: np.ndarray, predicted: np.ndarray, matched: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Per-type P, R, F1 with their 0/0 masks (value 0 there)."""
     g = np.broadcast_to(gold[..., None, :], predicted.shape)
-    return {"precision": ratio(matched, predicted), "recall": ratio(matched, g), "f1": ratio(2 * matched, predicted + g)}
+    return {"precision": ratio(matched, predicted), "recall": ratio(matched, g),
+            "f1": ratio(2 * matched, predicted + g)}
 
 
 def view_counts(errors: np.ndarray, type_view: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
@@ -68,7 +69,8 @@ def span_values(parts: dict[str, np.ndarray], active: np.ndarray) -> dict[str, n
     values["span_micro_f1"] = _nan(*ratio(2 * m, p + g))
     types = per_type(gold, predicted, matched)
     n_active = active.sum(-1)
-    weight, no_gold = ratio(np.broadcast_to(gold[..., None, :], predicted.shape), np.broadcast_to(g, m.shape)[..., None])
+    weight, no_gold = ratio(np.broadcast_to(gold[..., None, :], predicted.shape),
+                            np.broadcast_to(g, m.shape)[..., None])
     for name, (value, _) in types.items():
         values[f"span_macro_{name}"] = _nan(np.where(active, value, 0.0).sum(-1) / np.maximum(n_active, 1),
                                             np.broadcast_to(n_active == 0, m.shape))

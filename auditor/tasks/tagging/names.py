@@ -31,9 +31,11 @@ FORMULAS = {
     "span_weighted_f1": r"F_1^{w} = \sum_t \frac{g_t}{\sum_u g_u}\,\frac{2 m_t}{p_t + g_t}",
     "span_weighted_precision": r"P^{w} = \sum_t \frac{g_t}{\sum_u g_u}\,\frac{m_t}{p_t}",
     "span_weighted_recall": r"R^{w} = \sum_t \frac{g_t}{\sum_u g_u}\,\frac{m_t}{g_t}",
-    "span_exact_f1": r"F_1^{\mathrm{exact}} = \frac{2\,(\mathrm{correct} + \mathrm{wrong\ type})}{\mathrm{ACT} + \mathrm{POS}}",
+    "span_exact_f1": r"F_1^{\mathrm{exact}} = "
+                     r"\frac{2\,(\mathrm{correct} + \mathrm{wrong\ type})}{\mathrm{ACT} + \mathrm{POS}}",
     "span_overlap_f1": r"F_1^{\mathrm{overlap}} = \frac{2\,\mathrm{COR}_{\mathrm{type}}}{\mathrm{ACT} + \mathrm{POS}}",
-    "span_partial_f1": r"F_1^{\mathrm{partial}} = \frac{2\,(\mathrm{COR} + \frac{1}{2}\mathrm{PAR})}{\mathrm{ACT} + \mathrm{POS}}",
+    "span_partial_f1": r"F_1^{\mathrm{partial}} = "
+                       r"\frac{2\,(\mathrm{COR} + \frac{1}{2}\mathrm{PAR})}{\mathrm{ACT} + \mathrm{POS}}",
 }
 #: When each span figure is undefined (shown as —); the macro and weighted means also take a type's 0/0 as 0.
 UNDEFINED = {

@@ -208,8 +208,8 @@ def rules_section(ctx: Context) -> Section | None:
             (name, audit.span_tables(s)["ill_formed_examples"], audit.spans.per_system[s].ill_formed)
             for s, name in enumerate(audit.systems)]:
         if examples:
-            shown = "; ".join(f"sentence {e['sentence']} (gold line {e['gold_line']}), tokens {e['tokens'][0]}–{e['tokens'][1]}: "
-                              f"{e['tags']}" for e in examples)
+            shown = "; ".join(f"sentence {e['sentence']} (gold line {e['gold_line']}), "
+                              f"tokens {e['tokens'][0]}–{e['tokens'][1]}: {e['tags']}" for e in examples)
             more = f" (and {total - len(examples)} more)" if total > len(examples) else ""
             named.append(f"{name}: {shown}{more}")
     return Section("span-rules", "Span rules: conlleval against strict", (
@@ -254,8 +254,8 @@ def definitions_section(ctx: Context) -> Section:
 
     return skeleton.definitions_section(ctx, (
         "Notation: per type t, m_t chunks matched exactly (boundaries and type), p_t predicted, g_t gold; T types of "
-        f"gold and predicted chunks. COR, PAR, ACT, POS as in the errors section. {OVER_TOKENS}"), (*((m, NAMES[m], latex, facts(m)) for m, latex in FORMULAS.items()),
-                                   *token_definitions(TOKEN_SHOWN)))
+        f"gold and predicted chunks. COR, PAR, ACT, POS as in the errors section. {OVER_TOKENS}"),
+        (*((m, NAMES[m], latex, facts(m)) for m, latex in FORMULAS.items()), *token_definitions(TOKEN_SHOWN)))
 
 
 #: The tagging report's own sections and their places in the skeleton.

@@ -101,7 +101,8 @@ class TaggingAudit:
             for average in ("micro", "macro", "weighted")}
         by_type = per_type(gold, predicted[None], matched[None])
         table["per_type"] = {
-            kind: {**{name: None if undefined[0, t] else float(value[0, t]) for name, (value, undefined) in by_type.items()},
+            kind: {**{name: None if undefined[0, t] else float(value[0, t])
+                      for name, (value, undefined) in by_type.items()},
                    "support": int(gold[t]), "predicted": int(predicted[t]), "matched": int(matched[t])}
             for t, kind in enumerate(counts.types)}
         table["errors"] = {name: int(errors[i]) for i, name in enumerate(ERRORS)}

@@ -31,7 +31,8 @@ OPTIONS = [
                       "1-based line of the text files; missing segments allowed): Kendall τ and Pearson r per metric."),
     click.option("--human-lower-better", is_flag=True, help="translation: lower human scores are better (e.g. MQM)."),
     click.option("--f-beta", type=float, default=None, help="translation: β of MacroF/MicroF [default: 1]."),
-    click.option("--microf-k", type=float, default=None, help="translation: k of MicroF's f(c) = Refs(c) + k [default: 1]."),
+    click.option("--microf-k", type=float, default=None,
+                 help="translation: k of MicroF's f(c) = Refs(c) + k [default: 1]."),
 ]
 
 

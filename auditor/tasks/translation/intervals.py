@@ -50,7 +50,8 @@ def type_jackknife(corpus: Corpus, name: str, beta: float, k: float) -> tuple[np
     cols = pattern.indices
     match, predicted, reference = counts.totals(corpus.reference)
     before = f_terms(match, predicted, reference, beta)
-    after = f_terms(match[cols] - _aligned(counts.match, pattern), predicted[cols] - _aligned(counts.predicted, pattern),
+    after = f_terms(match[cols] - _aligned(counts.match, pattern),
+                    predicted[cols] - _aligned(counts.predicted, pattern),
                     reference[cols] - _aligned(corpus.reference, pattern), beta)
     n = corpus.n_segments
     sums = [total.sum() + np.bincount(rows, new.astype(np.float64) - old[cols], n)

@@ -23,9 +23,11 @@ from auditor.tasks.translation.names import NAMES
 
 FORMULAS = {
     "macrof": r"\mathrm{MacroF}_\beta = \frac{1}{|V|}\sum_{c\in V} F_{\beta;c}",
-    "microf": r"\mathrm{MicroF}_\beta = \frac{\sum_{c\in V} (\mathrm{Refs}(c)+k)\,F_{\beta;c}}{\sum_{c\in V} (\mathrm{Refs}(c)+k)}",
+    "microf": r"\mathrm{MicroF}_\beta = "
+              r"\frac{\sum_{c\in V} (\mathrm{Refs}(c)+k)\,F_{\beta;c}}{\sum_{c\in V} (\mathrm{Refs}(c)+k)}",
     "bleu": r"\mathrm{BLEU} = \mathrm{BP}\cdot\exp\big(\tfrac14\sum_{n=1}^{4}\log p_n\big)",
-    "chrf": r"\mathrm{chrF}_\beta = (1+\beta^2)\,\frac{\mathrm{chrP}\cdot\mathrm{chrR}}{\beta^2\,\mathrm{chrP}+\mathrm{chrR}},\ \beta = 2",
+    "chrf": r"\mathrm{chrF}_\beta = (1+\beta^2)\,"
+            r"\frac{\mathrm{chrP}\cdot\mathrm{chrR}}{\beta^2\,\mathrm{chrP}+\mathrm{chrR}},\ \beta = 2",
 }
 #: How the reason that warns against a primary metric the human scores do not favour begins.
 WARNING = "a warning from the human scores, though they pick no metric"

@@ -148,10 +148,10 @@ def _interval_text(audit: Any) -> str:
                f"{100 * shifts['microf']:.2f} for MicroF)" if "macrof" in shifts and "microf" in shifts else "")
             + " and spread too little. Their intervals are value ± z × the jackknife standard error over "
               "segments (Tukey's jackknife, each segment left out once, whose variance Efron & Stein 1981 show "
-              "tends to be biased upwards); in a simulation with a Zipfian vocabulary they covered the metric's mean over test "
-              "sets of the same size in 95–97% of 300 test sets, where the bootstrap's percentile interval, shifted "
-              "by its bias, covered it in 83–90%. BCa's z0 and acceleration, the resamples' mean and the jackknife "
-              "standard error of every metric and system are in audit.json (statistics.bca).")
+              "tends to be biased upwards); in a simulation with a Zipfian vocabulary they covered the metric's mean "
+              "over test sets of the same size in 95–97% of 300 test sets, where the bootstrap's percentile interval, "
+              "shifted by its bias, covered it in 83–90%. BCa's z0 and acceleration, the resamples' mean and the "
+              "jackknife standard error of every metric and system are in audit.json (statistics.bca).")
     fallback = [f"{NAMES[m]} {s}" for m, row in audit.bca.items() for s, v in row.items() if v["percentile_fallback"]]
     if fallback:
         text += (" The value lies outside every resample (z0 infinite), so the percentile interval is given, for "
@@ -176,7 +176,8 @@ def _outside(audit: Any) -> list[str]:
 def significance_section(ctx: Context) -> Section | None:
     audit = ctx.audit
     if audit.tests is None:
-        return Section("significance", SECTION_TITLES["significance"], (Paragraph(f"Paired tests {audit.tests_note}."),))
+        return Section("significance", SECTION_TITLES["significance"],
+                       (Paragraph(f"Paired tests {audit.tests_note}."),))
     return skeleton.significance_section(ctx, (
         "Pairs of systems, every metric: two-sided approximate randomisation (each segment's two outputs swapped "
         "with probability ½; Noreen 1989, Riezler & Maxwell 2005), p = (1 + #{|Δ*| ≥ |Δ|}) / (R + 1), and the "

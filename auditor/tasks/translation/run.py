@@ -179,7 +179,8 @@ def _decided(corpus: Corpus, observed, values, tests, options: AuditOptions, pri
 
 def _tests(corpus: Corpus, observed, resampled, options: AuditOptions, analyses, beta: float, k: float,
            progress: Progress):
-    """(tests, note, rounds, family): the paired tests, how they ran, and the family each metric's p is adjusted over."""
+    """(tests, note, rounds, family): the paired tests, how they ran, and the family each metric's p is adjusted
+    over."""
     if options.bootstrap == 0:
         return None, "not run: --bootstrap 0", 0, None
     if analyses is not None and "statistics" not in analyses:
@@ -197,7 +198,8 @@ def _tests(corpus: Corpus, observed, resampled, options: AuditOptions, analyses,
                                     options.correction, progress)
     floor = len(pairs) / (options.bootstrap + 1)
     note = (f"approximate randomisation: {rounds_rule(rounds, len(pairs), options.alpha)}. Paired bootstrap: the "
-            f"{options.bootstrap} resamples of the intervals; its smallest adjusted p is m/(B + 1) = {format_small(floor)}"
+            f"{options.bootstrap} resamples of the intervals; its smallest adjusted p is m/(B + 1) = "
+            f"{format_small(floor)}"
             + (f", above α = {options.alpha:g}: raise --bootstrap to let it reach significance"
                if floor >= options.alpha else ""))
     return tuple(tests), note, rounds, _family(corpus, leaders, len(pairs))
