@@ -104,6 +104,10 @@ def audit_options(command: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--plugin", "plugins", multiple=True, help="Module that registers extra metrics (repeatable)."),
         click.option("--slices", help="File of one group per gold item (`id<TAB>group`, or one group per line): every "
                                       "metric per slice, its leaders, and where the winner changes."),
+        click.option("--clusters", help="File of one cluster per unit (`id<TAB>cluster`; ids: item ids, or 1-based "
+                                        "sentence / segment numbers for tagging and translation): intervals, ranks "
+                                        "and pair tests resample and swap whole clusters; the design effect is "
+                                        "reported."),
         click.option("--quiet", is_flag=True, help="No progress bars (errors, warnings and the 'wrote' line stay)."),
         *dataset_options(),
         *lm_eval_options(),
@@ -453,6 +457,13 @@ def score(as_json: bool, columns: tuple[str, ...], sort_by: str | None, **argume
     from auditor.terminal import print_score_table
 
     print_score_table(result, chosen, sort_by=sort_id)
+    resampling = getattr(result.statistics, "resampling", None)
+    if resampling is not None:  # --clusters: what the intervals drew, and the design effect
+        import textwrap
+
+        from auditor.analyses.units import resampling_text
+
+        click.echo("\n".join(textwrap.wrap(resampling_text(resampling), 80)))
     if result.scores is not None:  # per-class scores, when given
         click.echo("\n".join(result.scores.summary_lines()))
     if result.slices is not None:  # --slices: the leaders under the first metric asked for

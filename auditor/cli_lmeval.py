@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from auditor.results import Audit
 
 #: The command line's options of :func:`lm_eval_options`.
-LM_EVAL_OPTIONS = ("lm_eval", "lm_eval_task", "lm_eval_filter", "lm_eval_view")
+LM_EVAL_OPTIONS = ("lm_eval", "lm_eval_task", "lm_eval_filter", "lm_eval_view", "lm_eval_cluster")
 
 
 def lm_eval_options() -> list[Callable[..., Any]]:
@@ -29,6 +29,9 @@ def lm_eval_options() -> list[Callable[..., Any]]:
         click.option("--lm-eval-view", type=click.Choice(VIEWS), default=None,
                      help="With --lm-eval, multiple choice: the prediction audited: the choice of highest "
                           "log-likelihood (acc), per character (acc_norm), or both as two systems [default: acc]."),
+        click.option("--lm-eval-cluster", metavar="FIELD",
+                     help="With --lm-eval: a field of each row's doc (e.g. subject) naming the item's cluster: "
+                          "intervals, ranks and pair tests resample and swap whole clusters (as --clusters)."),
     ]
 
 
@@ -42,7 +45,7 @@ def run_lm_eval(gold: str | None, systems: tuple[str, ...], task: str, engine: d
     from auditor.tasks import CLASSIFICATION
 
     if not given["lm_eval"]:
-        raise UsageError("--lm-eval-task, --lm-eval-filter and --lm-eval-view need --lm-eval")
+        raise UsageError("--lm-eval-task, --lm-eval-filter, --lm-eval-view and --lm-eval-cluster need --lm-eval")
     if task != CLASSIFICATION or any(engine.values()) or confusion or annotators or arguments.pop("slices", None):
         raise UsageError("--lm-eval cannot be used with --task, --dataset, --engine, --confusion, --annotators or "
                          "--slices")
@@ -50,5 +53,5 @@ def run_lm_eval(gold: str | None, systems: tuple[str, ...], task: str, engine: d
         raise UsageError("--lm-eval replaces GOLD and SYSTEMS: the gold is each row's target; give either runs or "
                          "label files, not both")
     return audit_lm_eval(given["lm_eval"], given["lm_eval_task"], given["lm_eval_filter"],
-                         given["lm_eval_view"] or "acc",
-                         options=parse_options(**arguments), progress=progress, analyses=analyses)
+                         given["lm_eval_view"] or "acc", options=parse_options(**arguments), progress=progress,
+                         analyses=analyses, cluster_field=given["lm_eval_cluster"])

@@ -59,7 +59,7 @@ class AuditOptions:
     ``deployment_prevalence`` (``uniform``, ``test``, ``unknown`` or label -> share),
     ``rare_classes_matter`` (intent for the recommendation), ``plugins`` (modules that
     register extra metrics), ``label_map`` (label -> group pairs, ``--label-map``: the audit
-    counts groups; ``labels`` then names groups).
+    counts groups; ``labels`` then names groups), ``clusters`` (a clusters file: the resampled unit is the cluster).
     """
 
     labels: tuple[str, ...] | None = None
@@ -71,6 +71,8 @@ class AuditOptions:
     deployment_prevalence: str | Mapping[str, float] | None = None
     rare_classes_matter: bool = False
     plugins: tuple[str, ...] = ()
+    #: A clusters file (``id<TAB>cluster``, :mod:`auditor.io.clusters`): resample and swap whole clusters.
+    clusters: str | None = None
     label_map: tuple[tuple[str, str], ...] | None = None
 
     def to_json(self) -> dict[str, Any]:
@@ -84,6 +86,7 @@ class AuditOptions:
             "training_prevalence": shares(self.training_prevalence),
             "deployment_prevalence": shares(self.deployment_prevalence),
             "rare_classes_matter": self.rare_classes_matter, "plugins": list(self.plugins),
+            **({"clusters": str(self.clusters)} if self.clusters is not None else {}),
             "label_map": None if self.label_map is None else dict(self.label_map),
         }
 
@@ -107,6 +110,9 @@ def check_options(options: Any) -> None:
         if abs(total - 1) > SUM_TOLERANCE:
             raise UsageError(f"--training-prevalence: the shares must sum to 1, found {total:g} "
                              f"({', '.join(f'{label}={share:g}' for label, share in shares.items())})")
+    clusters = getattr(options, "clusters", None)
+    if clusters is not None and not Path(clusters).is_file():
+        raise UsageError(f"--clusters: {clusters} is not a file; expected one line `id<TAB>cluster` per unit")
     target = options.deployment_prevalence
     if isinstance(target, str):
         if target not in DEPLOYMENT_WORDS:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Collection, Mapping, Sequence
 from auditor.analyses import label_checks
 from auditor.analyses.profile import profile
 from auditor.errors import InputError, UsageError
+from auditor.io.clusters import Clusters
 from auditor.io.counts import Counts
 from auditor.io.load import LabelColumn, label_column
 from auditor.io.names import PREDICTIONS
@@ -59,7 +60,7 @@ class Stage:
 STAGES: tuple[Stage, ...] = (
     Stage("baselines", ("counts", "metrics", "seed", "alpha", "correction", "progress", "bootstrap"), "baselines"),
     Stage("statistics", ("counts", "metrics", "bootstrap", "seed", "alpha", "correction", "progress", "tests",
-                         "test_metrics"),
+                         "test_metrics", "clusters"),
           "significance"),
     Stage("properties", ("counts", "metrics", "seed"), "properties"),
     Stage("rankings", ("values", "statistics", "metrics", "rank_metrics"), "rankings"),
@@ -98,6 +99,8 @@ class Inputs:
     annotators: LabelTable | None = None
     scored: Mapping[str, AlignedScores] | None = None
     groups: SliceGroups | None = None
+    #: The cluster of every item (``--clusters``, ``--lm-eval-cluster``): the resampled unit; None: the items.
+    clusters: Clusters | None = None
 
 
 def gather(gold: Any, systems: Mapping[str, Any], labels: Sequence[str] | None = None) -> LabelTable:
@@ -175,16 +178,19 @@ def audit(
         groups = read_label_map(label_map) if isinstance(label_map, (str, os.PathLike)) else dict(label_map)
         option_overrides = {**option_overrides, "label_map": tuple(groups.items())}
     options = prepare_options(options, labels, option_overrides)
-    return run(gather_inputs(gold, systems, options.labels, annotators, slices, (groups, map_source)), options,
-               progress, analyses)
+    return run(gather_inputs(gold, systems, options.labels, annotators, slices, (groups, map_source),
+                             options.clusters), options, progress, analyses)
 
 
 def gather_inputs(gold: Any, systems: Mapping[str, Any], labels: Sequence[str] | None,
                   annotators: Mapping[str, Any] | None = None, slices: Any = None,
-                  label_map: tuple[Mapping[str, str] | None, str] = (None, "")) -> Inputs:
-    """Read, align and count: the gold once (systems, annotators and slices align to its items),
-    score files split from label files, slices checked before any counting (a bad file writes nothing);
-    with ``label_map`` (label -> group, and the map's name for messages) every label column counts groups."""
+                  label_map: tuple[Mapping[str, str] | None, str] = (None, ""),
+                  clusters: str | Clusters | None = None) -> Inputs:
+    """Read, align and count: the gold once (systems, annotators, slices and clusters align to its items),
+    score files split from label files, slices and clusters checked before any counting (a bad file writes
+    nothing); with ``label_map`` (label -> group, and the map's name for messages) every label column counts groups.
+    ``clusters``: a clusters file (ids: the gold's item ids, or 1-based item numbers when it has none) or
+    :class:`~auditor.io.clusters.Clusters` already in item order."""
     groups, map_source = label_map
     gold_column = grouped(label_column(gold, "<gold>"), groups, map_source)
     systems, scored = split_score_files(gold_column, systems, labels)
@@ -202,6 +208,11 @@ def gather_inputs(gold: Any, systems: Mapping[str, Any], labels: Sequence[str] |
         from auditor.io.slices import slice_groups
 
         groups = slice_groups(slices, table.sources["gold"].path, table.id_array, table.n_items)
+    if clusters is not None and not isinstance(clusters, Clusters):
+        from auditor.io.clusters import numbered, read_clusters
+
+        ids = numbered(table.n_items) if table.id_array is None else [str(x) for x in table.id_array.to_pylist()]
+        clusters = read_clusters(clusters, ids, "item", "item id" if table.id_array is not None else "item number")
     counts = table.counts()
     warnings = label_checks.check(counts, table.sources, labels)
     aligned = None
@@ -214,7 +225,7 @@ def gather_inputs(gold: Any, systems: Mapping[str, Any], labels: Sequence[str] |
 
         aligned_scores = {name: align_scores(column, table.id_array, counts.n_items, counts.labels)
                           for name, column in scored.items()}
-    return Inputs(counts, table.sources, tuple(warnings), aligned, aligned_scores, groups)
+    return Inputs(counts, table.sources, tuple(warnings), aligned, aligned_scores, groups, clusters)
 
 
 def grouped(column: LabelColumn, groups: Mapping[str, str] | None, source: str) -> LabelColumn:
@@ -242,6 +253,12 @@ def split_score_files(gold: LabelColumn, systems: Any, labels: Sequence[str] | N
     return systems, scored
 
 
+def refuse_clusters(options: AuditOptions, why: str) -> None:
+    """``--clusters`` needs the items one by one (their ids and codes); refused where they are not (``why``)."""
+    if options.clusters is not None:
+        raise UsageError(f"--clusters needs GOLD and SYSTEM files read in memory (each item's id and labels): {why}")
+
+
 def audit_dataset(dataset: Any, gold_column: str | None = None, system_columns: Sequence[str] = (),
                   id_column: str | None = None,
                   slice_column: str | None = None, engine: str = "auto", labels: Sequence[str] | None = None,
@@ -256,6 +273,7 @@ def audit_dataset(dataset: Any, gold_column: str | None = None, system_columns: 
     from auditor.engines import Dataset, count_dataset, open_dataset
 
     options = prepare_options(options, labels, option_overrides)
+    refuse_clusters(options, "--dataset and --engine count items where they lie, without their ids in memory")
     table = dataset if isinstance(dataset, Dataset) else open_dataset(dataset, gold_column, system_columns,
                                                                         id_column, slice_column)
     counted = count_dataset(table, engine, options.labels, memory_limit, temp_directory, spark_master)
@@ -265,28 +283,40 @@ def audit_dataset(dataset: Any, gold_column: str | None = None, system_columns: 
 
 def audit_lm_eval(runs: Sequence[str], task: str | None = None, filter_name: str | None = None, view: str = "acc",
                   options: AuditOptions | None = None, progress: Progress = SILENT,
-                  analyses: Collection[str] | None = None, **option_overrides: Any) -> Audit:
+                  analyses: Collection[str] | None = None, cluster_field: str | None = None,
+                  **option_overrides: Any) -> Audit:
     """Audit lm-evaluation-harness runs (``[NAME=]RUN``: a run folder or a samples file, :mod:`auditor.io.lmeval`) of
     one ``task`` under one filter, items paired by ``doc_id``. A multiple-choice task is classification over the
     answer positions (``view``: the prediction audited, ``acc``, ``acc_norm`` or ``both``); a generation task's
-    per-item metric (the first the rows log) is audited as outcomes (:mod:`auditor.analyses.outcomes`)."""
+    per-item metric (the first the rows log) is audited as outcomes (:mod:`auditor.analyses.outcomes`).
+    ``cluster_field`` (a ``doc`` field) or ``--clusters`` (ids: ``doc_id``) clusters the items."""
     from auditor.io.lmeval import GENERATION, label_columns, outcome_values, read_runs
 
-    read = read_runs(runs, task, filter_name)
     options = prepare_options(options, None, option_overrides)
+    if cluster_field is not None and options.clusters is not None:
+        raise UsageError("--lm-eval-cluster and --clusters both give the items' clusters; give one")
+    read = read_runs(runs, task, filter_name, cluster_field)
+    clusters: Any = options.clusters
+    if cluster_field is not None:
+        from auditor.io.clusters import from_names
+
+        clusters = from_names(read[0].clusters or (), "item", {"field": cluster_field, "path": read[0].path})
     if read[0].kind == GENERATION:
         from auditor.analyses import outcomes
+        from auditor.io.clusters import read_clusters
 
         metric, values = outcome_values(read)
+        if isinstance(clusters, str):
+            clusters = read_clusters(clusters, [str(i) for i in read[0].doc_ids], "item", "doc_id")
         sources = {run.name: {"path": run.path, "sha256": run.sha256, "n_items": run.n_items, "filter": run.filter}
                    for run in read}
         from auditor.report.outcomes import Reported
 
         return Reported(outcomes.analyse(metric, [run.name for run in read], values, options.bootstrap, options.seed,
-                                         options.alpha, options.correction, sources))
+                                         options.alpha, options.correction, sources, clusters))
     gold, systems, labels = label_columns(read, view)
     options = options if options.labels else replace(options, labels=tuple(check_given_labels(labels)))
-    return run(gather_inputs(gold, systems, options.labels), options, progress, analyses)
+    return run(gather_inputs(gold, systems, options.labels, clusters=clusters), options, progress, analyses)
 
 
 def audit_confusion(
@@ -314,6 +344,7 @@ def audit_confusion(
     0.7
     """
     options = prepare_options(options, labels, option_overrides)
+    refuse_clusters(options, "confusion matrices do not say which item is which")
     from auditor.io.confusion import confusion_counts
 
     counts, sources = confusion_counts(matrices, options.labels)
@@ -354,6 +385,7 @@ def run(inputs: Inputs, options: AuditOptions, progress: Progress = SILENT,
         **vars(options), "counts": counts, "metrics": metrics, "profile": data_profile, "progress": progress,
         "tests": "statistics" in wanted, "annotators": inputs.annotators, "scored": inputs.scored,
         "groups": inputs.groups, **{name: (selections or {}).get(name) for name in SELECTIONS},
+        "clusters": inputs.clusters,
         "metric_values": {name: system.metrics for name, system in systems.items()},
         "values": {name: {metric_id: value.value for metric_id, value in system.metrics.items()}
                    for name, system in systems.items()},

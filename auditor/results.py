@@ -394,7 +394,7 @@ class Signature:
     (sacrebleu's ``Signature`` is the model: one record of what changes the numbers, one format).
 
     ``auditor:<version>|gold:<sha256[:12]>|systems:<n>:<sha256[:12] of their hashes>|labels:<k>|
-    boot:B|seed:S|ci:percentile|alpha:A|correction:C|samplers:...`` then, when they apply, ``plugins:``,
+    boot:B|seed:S|ci:percentile|alpha:A|correction:C|samplers:...`` (``ci:none|…|samplers:none`` when B = 0) then, when they apply, ``plugins:``,
     ``input:confusion`` (matrices only), ``slices:<sha256[:12]>`` and ``label_map:<sha256[:12]>``.
     """
 
@@ -429,6 +429,15 @@ class Signature:
             fields.append(("input", "confusion"))
         if audit.slices is not None:
             fields.append(("slices", (audit.slices.source.sha256 or "")[:12]))
+        resampling = getattr(statistics, "resampling", None)
+        if resampling is not None:  # clusters drawn instead of items: the file's hash, or the lm-eval doc field
+            source = resampling.get("source") or {}
+            fields.append(("unit", f"cluster:{(source.get('sha256') or source.get('field') or '')[:12]}"))
+            samplers = dict(fields)["samplers"].split(",")
+            fields = [("samplers", ",".join(["ci=clusters", "ranks=clusters", *samplers[2:]])) if key == "samplers"
+                      else (key, value) for key, value in fields]
+        if options.bootstrap == 0:  # --bootstrap 0 draws nothing: no interval method, no sampler
+            fields = [(key, "none") if key in ("ci", "samplers") else (key, value) for key, value in fields]
         if options.label_map is not None:  # the groups counted: a hash of the map's lines
             lines = "\n".join(f"{label}\t{group}" for label, group in options.label_map)
             fields.append(("label_map", hashlib.sha256(lines.encode()).hexdigest()[:12]))

@@ -85,6 +85,23 @@ def test_exactness_flags_follow_the_derivations(large_run):
     assert all(d.exact for d in result.baselines["majority"].values())  # deterministic
 
 
+def test_a_metric_that_is_zero_on_most_draws_is_not_called_exact():
+    """60 items in 12 classes: a random predictor misses some class on almost every draw, so the geometric mean of
+    recalls is 0 on both ends of most drawn segments. It is not affine: its expectation, computed here by plain
+    Monte Carlo outside the tool, is far below the plug-in f(E[C]) = 1/12 for the uniform predictor."""
+    rng = np.random.default_rng(3)
+    gold, pred = rng.integers(0, 12, 60), rng.integers(0, 12, 60)
+    result = chance_baselines(count(gold, {"s": pred}), draws=400, seed=1, alpha=0.05)
+    support = np.bincount(gold, minlength=12)
+    drawn = rng.integers(0, 12, (20_000, 60)) == gold  # uniform predictor, right or wrong per item
+    recalls = np.stack([drawn[:, gold == c].sum(axis=1) / support[c] for c in range(12)], axis=1)
+    mean_gmean = float((recalls.prod(axis=1) ** (1 / 12)).mean())
+    uniform = result.baselines["uniform"]["gmean_recall"]
+    assert uniform.expected == pytest.approx(1 / 12) and mean_gmean < 0.01
+    assert not uniform.exact and not result.shuffle["s"]["gmean_recall"].exact
+    assert result.baselines["uniform"]["accuracy"].exact  # linear in C: still exact
+
+
 def test_majority_baseline():
     # a system predicting a label absent from gold: k = 5 labels, k_gold = 4
     gold, pred = synthetic(n=300, seed=5)

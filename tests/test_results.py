@@ -43,12 +43,15 @@ def test_signature_is_a_record_whose_string_the_json_carries():
     assert keys == ["auditor", "gold", "systems", "labels", "boot", "seed", "ci", "alpha", "correction", "samplers"]
     from auditor.analyses.sampling import SIGNATURE
 
-    # which draws made the figures
-    assert signature["samplers"] == SIGNATURE == "ci=cells,ranks=paired-split,chance=rows,settle=bound+fewest"
+    # which draws made the figures (none at B = 0; B = 1 runs the same code with draws)
+    drawn = audit(["a", "b", "b", "a"], {"s": ["a", "b", "a", "a"]}, bootstrap=1, seed=7, analyses=()).signature
+    assert drawn["samplers"] == SIGNATURE == "ci=cells,ranks=paired-split,chance=rows,settle=bound+fewest"
+    assert drawn["ci"] == "percentile"
     assert (signature["boot"], signature["seed"], signature["labels"], signature["correction"]) \
         == ("0", "7", "2", "holm")
     assert signature["systems"].startswith("2:")
-    assert str(signature).startswith("auditor:") and "|boot:0|seed:7|ci:percentile|alpha:0.05|" in str(signature)
+    assert str(signature).startswith("auditor:") and "|boot:0|seed:7|ci:none|alpha:0.05|" in str(signature)
+    assert signature["samplers"] == "none"  # --bootstrap 0 draws nothing
 
 
 def test_the_id_lists_name_registered_metrics_and_table_5_is_the_literature_table():

@@ -106,12 +106,12 @@ def test_sentence_bootstrap_intervals_and_tests(files):
 def test_resampling_unit_is_the_sentence(files):
     """With one sentence per resample unit, a bootstrap of sentences can only reproduce sums of whole
     sentences: the span counts of each resample are integer combinations of the per-sentence rows."""
-    from auditor.tasks.tagging.resampling import sentence_weights
+    from auditor.analyses.units import UnitResampler
 
-    weights = sentence_weights(np.random.default_rng(0), 3, 100)
-    assert weights.shape == (3, 100) and (weights.sum(axis=0) == 3).all()
+    weights = np.concatenate([w for _, w in UnitResampler(3, 100, 0, rows=7).blocks()])
+    assert weights.shape == (100, 3) and (weights.sum(axis=1) == 3).all()
     draws = np.random.default_rng(0).integers(0, 3, size=(100, 3))  # the same draws, counted one resample at a time
-    assert all((weights[:, b] == np.bincount(draws[b], minlength=3)).all() for b in range(100))
+    assert all((weights[b] == np.bincount(draws[b], minlength=3)).all() for b in range(100))
 
 
 def test_misaligned_files_name_sentence_and_lines(tmp_path, files):

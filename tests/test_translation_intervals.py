@@ -10,17 +10,11 @@ import scipy.stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from auditor.analyses.intervals import bca_intervals, jackknife_intervals, jackknife_se
 from auditor.options import AuditOptions
 from auditor.tasks.translation import audit
 from auditor.tasks.translation.counting import count_corpus
-from auditor.tasks.translation.intervals import (
-    METHODS,
-    bca_intervals,
-    intervals,
-    jackknife,
-    jackknife_intervals,
-    jackknife_se,
-)
+from auditor.tasks.translation.intervals import METHODS, intervals, jackknife
 from auditor.tasks.translation.measures import macro_micro_f
 from auditor.tasks.translation.names import METRICS
 from auditor.tasks.translation.resampling import bootstrap, point_scores, scores

@@ -140,7 +140,7 @@ def test_p_values_equal_sacrebleus_paired_tests():
     hyps = {"A": _sentences(rng, 60), "B": _sentences(rng, 60), "C": refs[0][:30] + _sentences(rng, 30)}
     corpus, observed = _scores(refs, hyps)
     resampled = bootstrap(corpus, 1000, 12345, 1.0, 1.0)
-    tests = paired_tests(corpus, observed, resampled, 1000, 12345, 1.0, 1.0, [(0, 1), (0, 2)], lambda p: p)
+    tests = paired_tests(corpus, observed, resampled, 1000, 12345, 1.0, 1.0, [(0, 1), (0, 2)], "holm")
     ours = {(t.b, t.metric, t.method): t.p for t in tests}
     for test_type, method in (("bs", "paired_bootstrap"), ("ar", "approximate_randomisation")):
         _, results = PairedTest(list(hyps.items()), {"bleu": BLEU(), "chrf": CHRF()}, refs, test_type=test_type,

@@ -135,3 +135,19 @@ def affine_on_points(kind: str, row: np.ndarray, other: np.ndarray, metrics: Seq
                            all_labels_active)
     return affine_on_draws((first, second, weight), mixed,
                            {m: np.asarray(v, dtype=float) for m, v in values.items()}, metrics, all_labels_active)
+
+
+def affine_on_draws_and_points(
+    pairs: AffinePairs | None, mixed: ConfusionStats | None, values: dict[str, np.ndarray], kind: str,
+    row: np.ndarray, other: np.ndarray, metrics: Sequence[Metric], all_labels_active: bool,
+) -> dict[str, bool]:
+    """A metric counts as affine only where both :func:`affine_on_draws` and :func:`affine_on_points` find it so.
+
+    The draws alone can agree by accident: when most draws of a random predictor miss some class, the geometric
+    mean of recalls is 0 at both ends of most drawn segments and "affine" on them, although E[f(C)] is far below
+    f(E[C]) (300 items, 12 classes: 0.0004 against 0.091). The hull points are built with every cell of a
+    reachable label positive, so such a metric fails there.
+    """
+    drawn = affine_on_draws(pairs, mixed, values, metrics, all_labels_active)
+    built = affine_on_points(kind, row, other, metrics, all_labels_active)
+    return {metric: drawn[metric] and built[metric] for metric in drawn}

@@ -66,7 +66,7 @@ from auditor.analyses import shuffle_bound, shuffle_test
 from auditor.analyses.affine_check import (
     AFFINE_PAIRS,
     AffinePairs,
-    affine_on_draws,
+    affine_on_draws_and_points,
     affine_on_points,
     affine_pairs,
     mixtures,
@@ -465,7 +465,7 @@ def _fixed_baselines(
         if draws:
             pairs = affine_pairs(check_rng, first_chunk)
             values, mixed = _draw_values("random", _rng(seed, name), support, q, draws, metrics, active, pairs)
-            affine = affine_on_draws(pairs, mixed, values, metrics, active)
+            affine = affine_on_draws_and_points(pairs, mixed, values, "random", support, q, metrics, active)
         else:
             values, affine = _no_draws(metrics), affine_on_points("random", support, q, metrics, active)
         baselines[name] = _distributions(support[:, None] * q[None, :], affine, values, metrics,
@@ -506,8 +506,9 @@ def _shuffles(
     for index, (values, mixed) in enumerate(drawn):
         system = counts.systems[index]
         expected = support[:, None] * columns[index][None, :] / max(n, 1)
-        shuffle[system] = _distributions(expected, affine_on_draws(pairs[index], mixed, values, metrics, active),
-                                         values, metrics, active, alpha=alpha)
+        affine = affine_on_draws_and_points(pairs[index], mixed, values, "shuffle", support, columns[index], metrics,
+                                            active)
+        shuffle[system] = _distributions(expected, affine, values, metrics, active, alpha=alpha)
         shuffle_scores[system] = values
         advance(1)
     return shuffle, shuffle_scores, settled

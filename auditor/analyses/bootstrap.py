@@ -134,7 +134,8 @@ class BootstrapResult:
         # empty when only the intervals were drawn (no paired resample: the method says so)
         shared = ranks_json(self.rank_probabilities, self.systems)
         route = "pairs" if self.pairwise is not None else "joint" if self.method == METHOD else (
-            "independent" if self.method == INDEPENDENT_METHOD else "none")
+            "independent" if self.method == INDEPENDENT_METHOD else
+            "clusters" if self.method.startswith("cluster bootstrap") else "none")
         from auditor.analyses.pairwise_resample import PAIRS_RULE
 
         pairwise = {"pairwise_ranks": self.pairwise.to_json()} if self.pairwise is not None else {}

@@ -2,14 +2,16 @@
 a bootstrap interval, paired tests between systems and the best set.
 
 Statistics of systems s = 1..S over items i = 1..N with values x_si: the mean m_s = (1/N) Σ_i x_si; the percentile
-interval of m_s over B resamples of the items with replacement (one resample shared by every system, so that the
-systems stay paired); between two systems, the exact McNemar test when both are 0/1 (n01, n10 = the items only one
-of them gets right), else approximate randomisation over items (each item's two values swapped with probability ½;
-p = (1 + #{|Σ_i ±d_i| ≥ |Σ_i d_i|}) / (R + 1), d_i = x_ai − x_bi); p-values adjusted over the pairs (Holm or
-Benjamini–Hochberg). The best set: the top system by mean and every system whose adjusted p against it is ≥ α.
-The class-based analyses (prevalence, bias, chance baselines, confusion matrices) do not apply to outcomes.
-With ``--bootstrap 0`` nothing is drawn: no intervals, and no randomisation, so values that are not all 0/1 get no
-test and no best set (:data:`NOT_RUN`); 0/1 values keep their exact McNemar tests.
+interval of m_s over B resamples of the items with replacement (the spine's resampler over units,
+:class:`auditor.analyses.units.UnitResampler`: one resample shared by every system, so that the systems stay paired;
+with clusters, whole clusters are drawn and a resample's mean is Σ w_i x_si / Σ w_i); between two systems, the exact
+McNemar test when both are 0/1 and the items are unclustered (n01, n10 = the items only one of them gets right), else
+approximate randomisation over items or clusters (:func:`auditor.analyses.units.randomisation_tests`); p-values
+adjusted over the pairs (Holm or Benjamini–Hochberg). The best set: the top system by mean and every system whose
+adjusted p against it is ≥ α (:func:`auditor.analyses.significance.best_sets`). The class-based analyses
+(prevalence, bias, chance baselines, confusion matrices) do not apply to outcomes.
+With ``--bootstrap 0`` nothing is drawn: no intervals, and no randomisation, so values that are not all 0/1 (or
+clustered items) get no test and no best set (:data:`NOT_RUN`); unclustered 0/1 values keep their exact McNemar tests.
 """
 from __future__ import annotations
 
@@ -18,27 +20,23 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from auditor.analyses.significance import adjust, mcnemar_exact
+from auditor.analyses.families import MCNEMAR, RANDOMISATION, PairTest, adjust_families, best_sets, mcnemar_exact
+from auditor.analyses.units import (
+    Clusters,
+    UnitResampler,
+    design_effect,
+    randomisation_tests,
+    resampling_json,
+    resampling_text,
+)
 from auditor.options import correction_name
 
-#: Randomisation rounds of a pair test whose values are not all 0/1.
+#: Randomisation rounds of a pair test whose values are not all 0/1 (or whose items are clustered).
 ROUNDS = 9999
-#: Resamples at a time in the bootstrap (bounds the (chunk, N) weight matrix).
-CHUNK = 64
 #: What ``--bootstrap 0`` leaves out, and why (JSON ``statistics.not_run``).
 NOT_RUN = {"intervals": "not run: --bootstrap 0 (no resamples)",
            "randomisation": "not run: --bootstrap 0 (no randomisation rounds); values that are not all 0/1 have no "
                             "exact test, so no pair is tested and no best set is formed"}
-
-
-@dataclass(frozen=True)
-class OutcomePair:
-    a: str
-    b: str
-    difference: float
-    method: str
-    p: float
-    p_adjusted: float
 
 
 @dataclass(frozen=True)
@@ -51,7 +49,7 @@ class Outcomes:
     n_items: int
     means: np.ndarray
     intervals: np.ndarray | None
-    pairs: tuple[OutcomePair, ...]
+    pairs: tuple[PairTest, ...]
     best_set: tuple[str, ...]
     binary: bool
     bootstrap: int
@@ -62,14 +60,26 @@ class Outcomes:
     sources: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     #: Said on standard error (``auditor score`` prints a result's warnings); outcomes have none of their own.
     warnings: tuple[str, ...] = ()
+    #: The clusters resampled instead of the items (None: items), and each system's design effect of its mean.
+    clusters: Clusters | None = None
+    design_effects: np.ndarray | None = None
 
     @property
     def not_run(self) -> dict[str, str]:
-        """What did not run, and why (``--bootstrap 0``: no intervals; no randomisation unless the values are 0/1)."""
+        """What did not run, and why (``--bootstrap 0``: no intervals; no randomisation unless the values are 0/1 and
+        the items unclustered)."""
         if self.bootstrap > 0:
             return {}
-        untested = {} if self.binary else {"randomisation": NOT_RUN["randomisation"]}
+        untested = {} if self.binary and self.clusters is None else {"randomisation": NOT_RUN["randomisation"]}
         return {"intervals": NOT_RUN["intervals"], **untested}
+
+    @property
+    def resampling(self) -> dict[str, Any] | None:
+        """The record's ``statistics.resampling`` with clusters (:func:`auditor.analyses.units.resampling_json`),
+        else None."""
+        if self.clusters is None:
+            return None
+        return resampling_json(self.clusters, "item", self.design_effects, self.systems, f"mean {self.metric}")
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -81,9 +91,11 @@ class Outcomes:
                 "undefined": None}}} for s, name in enumerate(self.systems)},
             "statistics": {"B": self.bootstrap, "seed": self.seed, "alpha": self.alpha, "interval": "percentile",
                            "correction": self.correction,
-            "best_set": {self.metric: list(self.best_set)} if self.pairs or len(self.systems) < 2 else {},
-                           "tests": [vars(pair) for pair in self.pairs],
-                           **({"not_run": self.not_run} if self.not_run else {})},
+                           "best_set": {self.metric: list(self.best_set)} if self.pairs or len(self.systems) < 2 else {},
+                           "tests": [pair.to_json() for pair in self.pairs],
+                           **({"not_run": self.not_run} if self.not_run else {}),
+                           "resampling": resampling_json(self.clusters, "item", self.design_effects, self.systems,
+                                                         f"mean {self.metric}")},
             "not_applicable": "prevalence, bias, chance baselines and confusion matrices need a gold class per item",
         }
 
@@ -106,61 +118,54 @@ class Outcomes:
             lines.append(f"{self.systems[s]:<{width}}{100 * self.means[s]:5.1f}{interval}{best}")
         for reason in self.not_run.values():
             lines.append(reason)
+        if self.resampling is not None:
+            import textwrap
+
+            lines += [""] + textwrap.wrap(resampling_text(self.resampling), 80)
         if len(self.systems) > 1 and self.pairs:
-            method = "exact McNemar" if self.binary else f"approximate randomisation ({ROUNDS:,} rounds)"
+            method = "exact McNemar" if self.pairs and self.pairs[0].method == MCNEMAR else \
+                f"approximate randomisation ({ROUNDS:,} rounds)"
             lines += ["", f"best set: the top system and those not significantly below it ({method}, "
                           f"{correction_name(self.correction)} over {len(self.pairs)} pairs, α = {self.alpha:g})"]
         return lines
 
 
-def bootstrap_intervals(values: np.ndarray, B: int, seed: int, alpha: float) -> np.ndarray:
-    """(S, 2) percentile intervals of each row's mean over B shared resamples of the N items."""
+def bootstrap_intervals(values: np.ndarray, B: int, seed: int, alpha: float,
+                        clusters: Clusters | None = None) -> np.ndarray:
+    """(S, 2) percentile intervals of each row's mean over B shared resamples of the N items (or of their clusters)."""
     S, N = values.shape
-    columns, inverse = np.unique(values, axis=1, return_inverse=True)  # distinct per-item patterns over systems
-    counts = np.bincount(inverse.reshape(-1), minlength=columns.shape[1])
-    rng = np.random.default_rng(seed)
-    means = np.empty((B, S))
-    for start in range(0, B, CHUNK):
-        draws = rng.multinomial(N, counts / N, size=min(CHUNK, B - start))  # (chunk, patterns)
-        means[start:start + draws.shape[0]] = draws @ columns.T / N
-    return np.quantile(means, [alpha / 2, 1 - alpha / 2], axis=0).T
-
-
-def randomisation_p(d: np.ndarray, rounds: int, rng: np.random.Generator) -> float:
-    """Two-sided approximate-randomisation p of Σ d_i, each d_i's sign flipped with probability ½."""
-    observed = abs(d.sum())
-    hits = 0
-    for start in range(0, rounds, CHUNK):
-        signs = rng.integers(0, 2, size=(min(CHUNK, rounds - start), d.shape[0]), dtype=np.int8) * 2 - 1
-        hits += int((np.abs(signs @ d) >= observed - 1e-12 * max(1.0, observed)).sum())
-    return (1 + hits) / (rounds + 1)
+    means = UnitResampler(N, B, [seed, 35], clusters).values(
+        lambda weights: (weights @ values.T) / weights.sum(axis=1, keepdims=True), lambda m: {"mean": m})
+    return np.quantile(means["mean"], [alpha / 2, 1 - alpha / 2], axis=0).T
 
 
 def analyse(metric: str, systems: Sequence[str], values: np.ndarray, bootstrap: int, seed: int, alpha: float,
-            correction: str, sources: Mapping[str, Mapping[str, Any]] | None = None) -> Outcomes:
+            correction: str, sources: Mapping[str, Mapping[str, Any]] | None = None,
+            clusters: Clusters | None = None) -> Outcomes:
     """The audit of ``values`` (S, N): means, intervals, pair tests and the best set (see the module docstring)."""
     values = np.asarray(values, dtype=float)
     means = values.mean(axis=1)
     binary = bool(np.isin(values, (0.0, 1.0)).all())
-    intervals = bootstrap_intervals(values, bootstrap, seed, alpha) if bootstrap > 0 else None
-    rng = np.random.default_rng([seed, 1]) if bootstrap > 0 and not binary else None
-    raw = []
-    for a in range(len(systems)):
-        for b in range(a + 1, len(systems)):
-            if rng is None and not binary:  # --bootstrap 0: no randomisation rounds (NOT_RUN)
-                continue
-            if binary:
+    intervals = bootstrap_intervals(values, bootstrap, seed, alpha, clusters) if bootstrap > 0 else None
+    S = len(systems)
+    if binary and clusters is None:
+        tests = []
+        for a in range(S):
+            for b in range(a + 1, S):
                 n01 = int(((values[a] == 1) & (values[b] == 0)).sum())
                 n10 = int(((values[a] == 0) & (values[b] == 1)).sum())
-                raw.append((a, b, "mcnemar_exact", mcnemar_exact(n01, n10)))
-            else:
-                raw.append((a, b, "randomisation", randomisation_p(values[a] - values[b], ROUNDS, rng)))
-    adjusted = adjust([p for *_, p in raw], correction) if raw else np.array([])
-    pairs = tuple(OutcomePair(systems[a], systems[b], float(means[a] - means[b]), method, float(p), float(q))
-                  for (a, b, method, p), q in zip(raw, adjusted))
-    top = int(np.argmax(means))
-    worse = {pair.a if pair.b == systems[top] else pair.b for pair in pairs
-             if systems[top] in (pair.a, pair.b) and pair.p_adjusted < alpha}
-    best = tuple(name for name in systems if name not in worse) if raw or len(systems) < 2 else ()
-    return Outcomes(metric, tuple(systems), values.shape[1], means, intervals, pairs, best, binary, bootstrap, seed,
-                    alpha, correction, dict(sources or {}))
+                tests.append(PairTest(systems[a], systems[b], metric, MCNEMAR, float(means[a] - means[b]),
+                                      mcnemar_exact(n01, n10), details={"n01": n01, "n10": n10}))
+        tests = adjust_families(tests, correction)
+    elif bootstrap > 0:  # per item: the value (sum) and a count of 1 (shared column), the mean their ratio
+        matrix = np.column_stack([np.ones(values.shape[1]), values.T])
+        tests = randomisation_tests(matrix, 1, 1, lambda a, b, sums: {metric: sums[:, 1:] / sums[:, :1]},
+                                    {metric: means}, systems, [metric], ROUNDS, seed, correction, clusters)
+    else:  # --bootstrap 0: no randomisation rounds (NOT_RUN)
+        tests = []
+    method = MCNEMAR if binary and clusters is None else RANDOMISATION
+    best = best_sets(tests, {metric: means}, systems, [metric], correction, alpha, lambda _: method)
+    chosen = () if not tests and S > 1 else best[metric].systems if metric in best else tuple(systems)
+    effects = None if clusters is None else design_effect(values, None, clusters)
+    return Outcomes(metric, tuple(systems), values.shape[1], means, intervals, tuple(tests), chosen, binary,
+                    bootstrap, seed, alpha, correction, dict(sources or {}), (), clusters, effects)

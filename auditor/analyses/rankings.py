@@ -219,18 +219,14 @@ def _number(value: float | None) -> float:
 
 
 def significance_lookup(statistics: Statistics) -> SignificanceLookup:
-    """(a, b, metric) -> whether the metric's primary test (exact McNemar for accuracy, approximate
-    randomisation otherwise) has adjusted p < alpha; None where that pair was not tested."""
-    from auditor.analyses.significance import primary_method
+    """(a, b, metric) -> whether the metric's test (exact McNemar for accuracy, approximate randomisation otherwise;
+    randomisation over clusters for every metric with clusters) has adjusted p < alpha; None where that pair was not
+    tested (:func:`auditor.analyses.families.significance_lookup`)."""
+    from auditor.analyses.families import RANDOMISATION
+    from auditor.analyses.families import significance_lookup as lookup
 
-    verdicts: dict[tuple[str, str, str], bool | None] = {}
-    for test in statistics.tests:
-        if test.method != primary_method(test.metric):
-            continue
-        p = test.p_adjusted
-        verdict = None if p is None or np.isnan(p) else bool(p < statistics.alpha)
-        verdicts[(test.a, test.b, test.metric)] = verdicts[(test.b, test.a, test.metric)] = verdict
-    return lambda a, b, metric: verdicts.get((a, b, metric))
+    clustered = getattr(statistics, "resampling", None) is not None
+    return lookup(statistics.tests, statistics.alpha, (lambda metric: RANDOMISATION) if clustered else None)
 
 
 def analyse(values: Mapping[str, Mapping[str, float | None]], statistics: Statistics | None,

@@ -95,6 +95,17 @@ class Reporting:
                                                         for metric, found in self.detectable.items()}}}
 
 
+def _clustered(resampling: Mapping[str, Any] | None) -> str | None:
+    """What a clustered resample draws, with the design effect, in words (None without clusters)."""
+    if resampling is None:
+        return None
+    effects = [x for x in (resampling.get("design_effect") or {}).get("systems", {}).values() if x is not None]
+    effect = (f"; the design effect of {resampling['design_effect']['of']} (clustered over naive variance) is "
+              f"{min(effects):.2f} to {max(effects):.2f}" if effects else "")
+    return (f"the {resampling['clusters']:,} clusters of test {resampling['clustered_unit']}s with replacement, whole "
+            f"clusters drawn, as the items within a cluster are not independent{effect}")
+
+
 def _points(value: float) -> str:
     return f"{100 * value:.1f}"
 
@@ -102,14 +113,19 @@ def _points(value: float) -> str:
 def statement(*, n_items: int, class_counts: Mapping[str, int], systems: int, level: float | None, bootstrap: int,
               seed: int, interval: str, tests: str | None, correction: str | None, alpha: float, version: str,
               signature: str, convention: str, detectable: DetectableDifference | None, levels: bool = False,
-              errors: Sequence[str] = ()) -> str:
+              errors: Sequence[str] = (), clustered: str | None = None) -> str:
     """The paragraph, in the order of the checklist items it answers (B6, C3 and NeurIPS 7, then C4).
-    ``levels``: the classes are ordered levels; ``errors``: labels of the tested error metrics (lower is better)."""
+    ``levels``: the classes are ordered levels; ``errors``: labels of the tested error metrics (lower is better);
+    ``clustered``: what a resample draws when the items come in clusters (:func:`_clustered`)."""
     counts = ", ".join(f"{label} {count:,}" for label, count in class_counts.items())
     unit = "ordered levels" if levels else "classes"
     parts = [f"The test set has {n_items:,} items in {len(class_counts)} {unit} ({counts}); {systems} "
              f"system{'s are' if systems != 1 else ' is'} scored on every item."]
-    if bootstrap > 0 and level is not None:
+    if bootstrap > 0 and level is not None and clustered:
+        parts.append(f"Each figure is given with its {100 * level:g}% {interval} bootstrap interval (B = {bootstrap:,} "
+                     f"resamples, seed {seed}, of {clustered}); the systems' outputs are held fixed, so the intervals "
+                     "do not cover training variation such as random seeds.")
+    elif bootstrap > 0 and level is not None:
         parts.append(f"Each figure is given with its {100 * level:g}% {interval} bootstrap interval (B = {bootstrap:,} "
                      f"resamples of the test items with replacement, seed {seed}); what varies is the sample of test "
                      "items: the systems' outputs are held fixed, so the intervals do not cover training variation "
@@ -155,10 +171,13 @@ def of_audit(audit: Any) -> Reporting:
     described = []
     if MCNEMAR in methods:
         described.append("exact McNemar test (accuracy)")
+    resampling = getattr(statistics, "resampling", None)
     if RANDOMISATION in methods:
-        described.append(f"approximate randomisation over items ({statistics.rounds:,} rounds; the other metrics)")
-    detectable = None
-    if counts.paired and "accuracy" in next(iter(audit.systems.values())).metrics:
+        described.append(f"approximate randomisation over items ({statistics.rounds:,} rounds; the other metrics)"
+                         if resampling is None else
+                         f"approximate randomisation over clusters ({statistics.rounds:,} rounds; every metric)")
+    detectable = None  # McNemar's power assumes independent items: not stated for clustered ones
+    if counts.paired and "accuracy" in next(iter(audit.systems.values())).metrics and resampling is None:
         accuracy = np.array([system.metrics["accuracy"].value for system in audit.systems.values()], dtype=float)
         detectable = detectable_accuracy_difference(audit.n_items, tuple(audit.systems), accuracy,
                                                     discordant_counts(counts), options.alpha)
@@ -170,6 +189,7 @@ def of_audit(audit: Any) -> Reporting:
                      alpha=options.alpha, version=__version__, signature=str(audit.signature), convention=CONVENTION,
                      detectable=detectable, levels=audit.ordered,
                      errors=tuple(m.label for m in audit.metrics if not m.higher_is_better
-                                  and statistics is not None and m.id in statistics.test_metrics))
+                                  and statistics is not None and m.id in statistics.test_metrics),
+                     clustered=_clustered(resampling))
     return Reporting(text, {"accuracy": detectable} if detectable is not None else {})
 

@@ -36,21 +36,34 @@ Statistical Significance in NLP", ACL.
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from auditor.analyses.bootstrap import BootstrapResult, bootstrap
+from auditor.analyses.families import MCNEMAR as MCNEMAR
+from auditor.analyses.families import RANDOMISATION as RANDOMISATION
+from auditor.analyses.families import BestSet as BestSet
+from auditor.analyses.families import PairTest as PairTest
+from auditor.analyses.families import adjust as adjust
+from auditor.analyses.families import adjust_families as adjust_families
+from auditor.analyses.families import benjamini_hochberg as benjamini_hochberg
+from auditor.analyses.families import best_sets as best_sets
+from auditor.analyses.families import holm as holm
+from auditor.analyses.families import mcnemar_exact as mcnemar_exact
+from auditor.analyses.families import primary_method as primary_method
+from auditor.analyses.families import top_system
 from auditor.analyses.randomisation import AR_ROUNDS, approximate_randomisation
 from auditor.errors import UsageError
-from auditor.formatting import format_small, nan_to_none
+from auditor.formatting import format_small
+from auditor.io.clusters import Clusters
 from auditor.io.counts import Counts
 from auditor.metrics.catalogue import compute
 from auditor.metrics.registry import REGISTRY, Metric
 from auditor.metrics.selections import TEST_METRICS
-from auditor.options import CORRECTIONS, THREADS, Correction, correction_name
+from auditor.options import THREADS, Correction, correction_name
 from auditor.progress import SILENT, Progress
 
 #: Items per block of :func:`discordant_counts` (float32 products of 0/1 stay exact below 2^24 items).
@@ -60,13 +73,15 @@ AR_MAX_ROUNDS = 20_000
 #: Up to this many systems every pair is tested; above it, each system only against the
 #: top system of each metric (S − 1 tests per metric and method instead of S(S − 1)/2).
 MAX_ALL_PAIRS = 30
-RANDOMISATION = "approximate_randomisation"
-MCNEMAR = "mcnemar_exact"
 METHOD_DESCRIPTIONS = {
     RANDOMISATION: "approximate randomisation (every metric but accuracy), per-item swaps with probability "
                    "1/2 drawn on pattern counts: p = (1 + #{|Δ*| ≥ |Δ|}) / (R' + 1), two-sided",
     MCNEMAR: "exact McNemar (accuracy): binomial test of n01 against n01 + n10 at 1/2, two-sided",
 }
+#: The pair test with clusters (the JSON's ``test_methods``), every metric's, accuracy included.
+CLUSTER_TEST = ("approximate randomisation over clusters (every metric, accuracy included: McNemar's exact test "
+                "assumes independent items): each cluster's cells of the two systems swapped with probability 1/2, "
+                "p = (1 + #{|Δ*| ≥ |Δ|}) / (R' + 1), two-sided")
 #: Why confusion matrices alone allow no paired test (stated in the JSON and the report).
 UNPAIRED_REASON = ("only confusion matrices were given, so which items two systems both got right or "
                    "wrong is unknown; McNemar's test and approximate randomisation need the items paired across "
@@ -83,61 +98,6 @@ NO_DRAWS_METHOD = "none: --bootstrap 0, no random draws (exact McNemar tests of 
 #: Why no pairwise test ran when only the intervals were asked for (``tests=False``).
 NOT_REQUESTED_REASON = ("not run: only the bootstrap intervals and rank distributions were requested "
                         "(the pairwise tests and best sets run in the full audit)")
-
-
-# ------------------------------------------------------------------ p-value adjustment
-
-
-def _adjust_sorted(p: Sequence[float], step: Callable[[np.ndarray, int], np.ndarray]) -> np.ndarray:
-    """Apply ``step(sorted p, m)`` to the non-NaN entries of ``p`` in ascending order and put the
-    adjusted values back in place; NaN entries are left out of the family and stay NaN."""
-    p = np.asarray(p, dtype=float)
-    adjusted = np.full(p.shape, np.nan)
-    valid = np.flatnonzero(~np.isnan(p))
-    m = len(valid)
-    if m:
-        order = valid[np.argsort(p[valid], kind="stable")]
-        adjusted[order] = step(p[order], m)
-    return adjusted
-
-
-def holm(p: Sequence[float]) -> np.ndarray:
-    """Holm's step-down adjusted p-values: ``max_{j ≤ i} min(1, (m − j + 1) p_(j))``.
-
-    NaN entries are left out of the family and stay NaN.
-    """
-    return _adjust_sorted(p, lambda ordered, m: np.maximum.accumulate(np.minimum(1.0, (m - np.arange(m)) * ordered)))
-
-
-def benjamini_hochberg(p: Sequence[float]) -> np.ndarray:
-    """Benjamini–Hochberg adjusted p-values: ``min_{j ≥ i} min(1, m p_(j) / j)``.
-
-    NaN entries are left out of the family and stay NaN.
-    """
-    return _adjust_sorted(
-        p, lambda ordered, m: np.minimum.accumulate(np.minimum(1.0, m * ordered / np.arange(1, m + 1))[::-1])[::-1])
-
-
-def adjust(p: Sequence[float], correction: str) -> np.ndarray:
-    """Adjust ``p`` over one family with ``holm`` or ``bh`` (Benjamini–Hochberg)."""
-    if correction == "holm":
-        return holm(p)
-    if correction == "bh":
-        return benjamini_hochberg(p)
-    raise UsageError(f"correction must be one of {', '.join(CORRECTIONS)}; found {correction!r}")
-
-
-# ------------------------------------------------------------------ single tests
-
-
-def mcnemar_exact(n01: int, n10: int) -> float:
-    """Exact two-sided McNemar p-value ``min(1, 2 P(X ≤ min(n01, n10)))``, X ~ Bin(n01 + n10, ½)."""
-    from scipy.special import bdtr  # the binomial CDF (what scipy.stats.binom.cdf calls)
-
-    n = int(n01) + int(n10)
-    if n == 0:
-        return 1.0
-    return float(min(1.0, 2.0 * bdtr(min(int(n01), int(n10)), n, 0.5)))
 
 
 def discordant_counts(counts: Counts) -> np.ndarray:
@@ -166,43 +126,6 @@ def discordant_counts(counts: Counts) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class PairTest:
-    """One test of ``a`` against ``b`` on ``metric``; ``difference = m(a) − m(b)``; ``p_adjusted``
-    over the metric's family; ``details`` the method's own figures (rounds, or n01 and n10)."""
-
-    a: str
-    b: str
-    metric: str
-    method: str
-    difference: float
-    p: float
-    p_adjusted: float = float("nan")
-    details: Mapping[str, int] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"a": self.a, "b": self.b, "metric": self.metric, "method": self.method,
-                "difference": nan_to_none(self.difference), "p": nan_to_none(self.p),
-                "p_adjusted": nan_to_none(self.p_adjusted), **dict(self.details)}
-
-
-@dataclass(frozen=True)
-class BestSet:
-    """The systems not significantly worse than the ``top`` system under one metric: ``top``
-    and every system whose ``test`` against it has ``p_adjusted`` ≥ ``alpha`` (adjusted over
-    the S − 1 comparisons with the top system)."""
-
-    top: str
-    systems: tuple[str, ...]
-    test: str
-    alpha: float
-    p_adjusted: Mapping[str, float]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"top": self.top, "systems": list(self.systems), "test": self.test, "alpha": self.alpha,
-                "p_adjusted": {name: nan_to_none(p) for name, p in self.p_adjusted.items()}}
-
-
-@dataclass(frozen=True)
 class Statistics:
     """Result of the statistics stage: bootstrap intervals and ranks, tests, best sets."""
 
@@ -216,6 +139,8 @@ class Statistics:
     family: str
     #: Why no pairwise test ran although the bootstrap did (confusion matrices only), else None.
     pairwise_unavailable: str | None = None
+    #: With clusters: the JSON's ``resampling`` (clusters drawn, design effects; :mod:`auditor.analyses.clustered`).
+    resampling: Mapping[str, Any] | None = None
     #: Labels of the bootstrapped metrics that are errors (lower is better: ranked lowest first).
     errors: tuple[str, ...] = ()
 
@@ -251,6 +176,8 @@ class Statistics:
             "interval": interval_rule(alpha), "undefined_resamples": boot.undefined_json(), "rank_rule": self.rank_rule,
             **boot.ranks_json(),
         }
+        if self.resampling is not None:
+            section["resampling"] = dict(self.resampling)
         if self.not_run:
             section["not_run"] = dict(self.not_run)
         if self.pairwise_unavailable:  # no test ran: nothing describes tests; say why instead
@@ -258,11 +185,12 @@ class Statistics:
         else:
             section.update({
                 "correction": self.correction, "family": self.family, "test_metrics": list(self.test_metrics),
-                "test_methods": {method: METHOD_DESCRIPTIONS[method] for method in (MCNEMAR, RANDOMISATION)
-                                 if any(test.method == method for test in self.tests)},
+                "test_methods": {method: METHOD_DESCRIPTIONS[method] if self.resampling is None else CLUSTER_TEST
+                                 for method in (MCNEMAR, RANDOMISATION) if any(test.method == method
+                                                                              for test in self.tests)},
                 "randomisation_rounds": self.rounds,
                 "rounds_rule": rounds_rule(self.rounds, max(self.pairs_run().values(), default=0), alpha),
-                "best_set_rule": best_set_rule(alpha, self.correction),
+                "best_set_rule": best_set_rule(alpha, self.correction, self.resampling is not None),
                 "best_set": {metric_id: best.to_json() for metric_id, best in self.best_set.items()},
                 "p_floor": {RANDOMISATION: 1 / (self.rounds + 1)} if self.rounds else {},
                 "family_sizes": self.family_sizes(),
@@ -300,15 +228,12 @@ def interval_rule(alpha: float) -> str:
     return f"percentile [{100 * alpha / 2:g}%, {100 * (1 - alpha / 2):g}%] of the defined resample values"
 
 
-def best_set_rule(alpha: float, correction: str) -> str:
-    """How a best set is formed, in words."""
-    return ("the top system and every system whose test against it (exact McNemar for accuracy, approximate "
-            f"randomisation otherwise) has adjusted p ≥ {alpha:g}; family: the S − 1 comparisons with the top "
-            f"system of that metric, {correction}")
-
-
-def primary_method(metric: str) -> str:
-    return MCNEMAR if metric == "accuracy" else RANDOMISATION
+def best_set_rule(alpha: float, correction: str, clustered: bool = False) -> str:
+    """How a best set is formed, in words (``clustered``: every test is randomisation over clusters)."""
+    tests = "approximate randomisation over clusters" if clustered else \
+        "exact McNemar for accuracy, approximate randomisation otherwise"
+    return (f"the top system and every system whose test against it ({tests}) has adjusted p ≥ {alpha:g}; family: "
+            f"the S − 1 comparisons with the top system of that metric, {correction}")
 
 
 def rounds_rule(rounds: int, family_size: int, alpha: float) -> str:
@@ -338,18 +263,22 @@ def randomisation_rounds(rounds: int, family_size: int, alpha: float) -> int:
 
 def analyse(counts: Counts, metrics: Sequence[Metric], bootstrap: int, seed: int, alpha: float, correction: Correction,
             progress: Progress = SILENT, tests: bool = True,
-            test_metrics: Sequence[str] | None = None) -> Statistics | None:
+            test_metrics: Sequence[str] | None = None, clusters: Clusters | None = None) -> Statistics | None:
     """The statistics of the audit (:func:`statistics` with ``bootstrap`` resamples), or None when
-    ``bootstrap`` is 0 and only the intervals were asked for; with ``bootstrap`` 0 otherwise, the tests that
+    ``bootstrap`` is 0 and only the intervals were asked for (or the items are clustered: McNemar's exact test,
+    the one test without draws, assumes independent items); with ``bootstrap`` 0 otherwise, the tests that
     need no draw (:func:`exact_statistics`). ``tests`` False: the intervals and rank distributions only
     (``auditor score``'s table; the bootstrap's draws are the same).
-    ``test_metrics``: a task's own metrics to test (default :data:`TEST_METRICS`)."""
+    ``test_metrics``: a task's own metrics to test (default :data:`TEST_METRICS`). ``clusters``: the items'
+    clusters (:mod:`auditor.analyses.clustered`: clusters resampled and swapped instead of items)."""
+    if bootstrap <= 0 and clusters is not None:
+        return None
     if bootstrap <= 0:
         return exact_statistics(counts, metrics, alpha=alpha, correction=correction,
                                 test_metrics=TEST_METRICS if test_metrics is None else test_metrics) if tests else None
     return statistics(counts, metrics, B=bootstrap, seed=seed, alpha=alpha, correction=correction, progress=progress,
                       all_labels_active=counts.labels_given, tests=tests,
-                      test_metrics=TEST_METRICS if test_metrics is None else test_metrics)
+                      test_metrics=TEST_METRICS if test_metrics is None else test_metrics, clusters=clusters)
 
 
 def statistics(
@@ -365,6 +294,7 @@ def statistics(
     progress: Progress = SILENT,
     all_labels_active: bool = False,
     tests: bool = True,
+    clusters: Clusters | None = None,
 ) -> Statistics:
     """Bootstrap every metric, test pairs of systems, adjust, and find each best set.
 
@@ -379,7 +309,12 @@ def statistics(
     rounds : approximate-randomisation rounds.
     tests : False stops after the bootstrap (no pairwise tests, no best sets: what
         ``auditor score``'s table shows); the bootstrap draws the same resamples either way.
+    clusters : the items' clusters: the cluster bootstrap and randomisation over clusters
+        (:mod:`auditor.analyses.clustered`) instead of the item resamples and McNemar.
     """
+    if clusters is not None:
+        return _clustered(counts, metrics, B, seed, alpha, correction, test_metrics, rounds, progress,
+                          all_labels_active, tests, clusters)
     boot = bootstrap(counts, metrics, B=B, seed=seed, alpha=alpha, progress=progress,
                      all_labels_active=all_labels_active, ranks=tests)
     errors = tuple(metric.label for metric in metrics if not metric.higher_is_better)
@@ -397,12 +332,40 @@ def statistics(
     randomised_metrics = [m for m in chosen if primary_method(m) == RANDOMISATION]
     family_size = max((len(pairs_of[m]) for m in randomised_metrics), default=0)
     rounds = randomisation_rounds(rounds, family_size, alpha) if randomised_metrics else 0
-    tests = _adjusted(_pair_tests(counts, boot, [by_id[m] for m in chosen], pairs_of, rounds, seed,
-                                  all_labels_active, progress), chosen, correction)
+    tests = adjust_families(_pair_tests(counts, boot, [by_id[m] for m in chosen], pairs_of, rounds, seed,
+                                        all_labels_active, progress), correction)
     best_set = best_sets(tests, oriented, boot.systems, chosen, correction, alpha)
     return Statistics(boot, tuple(tests), best_set, tuple(chosen), correction, alpha, rounds, family, errors=errors)
 
 
+def _clustered(counts: Counts, metrics: Sequence[Metric], B: int, seed: int, alpha: float, correction: str,
+               test_metrics: Sequence[str], rounds: int, progress: Progress, all_labels_active: bool, tests: bool,
+               clusters: Clusters) -> Statistics:
+    """:func:`statistics` over clusters (:mod:`auditor.analyses.clustered`): every tested metric by approximate
+    randomisation over clusters, accuracy included."""
+    from auditor.analyses import clustered
+
+    if counts.gold is None:
+        raise UsageError("--clusters needs each item's labels (GOLD and SYSTEM files); these counts have none")
+    cells = clustered.cluster_cells(counts, clusters)
+    boot = clustered.bootstrap(counts, metrics, cells, clusters, B, seed, alpha, all_labels_active, progress)
+    resampling = clustered.resampling(counts, clusters)
+    errors = tuple(metric.label for metric in metrics if not metric.higher_is_better)
+    if not tests:
+        return Statistics(boot, (), {}, (), correction, alpha, 0, "none", pairwise_unavailable=NOT_REQUESTED_REASON,
+                          resampling=resampling, errors=errors)
+    by_id = {metric.id: metric for metric in metrics}
+    chosen = _tested_metrics(by_id, test_metrics)
+    oriented = {m: by_id[m].oriented(boot.observed[m]) for m in chosen}
+    pairs_of, family = _families(oriented, chosen, len(counts.systems), correction,
+                                 [by_id[m].label for m in chosen])
+    pairs = sorted({pair for metric_pairs in pairs_of.values() for pair in metric_pairs})
+    rounds = randomisation_rounds(rounds, max((len(p) for p in pairs_of.values()), default=0), alpha)
+    found = clustered.pair_tests(counts, cells, [by_id[m] for m in chosen], boot.observed, pairs, rounds, seed,
+                                 correction, all_labels_active)
+    best_set = best_sets(found, oriented, boot.systems, chosen, correction, alpha, lambda metric: RANDOMISATION)
+    return Statistics(boot, tuple(found), best_set, tuple(chosen), correction, alpha, rounds, family,
+                      resampling=resampling, errors=errors)
 def exact_statistics(counts: Counts, metrics: Sequence[Metric], *, alpha: float, correction: str,
                      test_metrics: Sequence[str] = TEST_METRICS) -> Statistics:
     """The statistics without a single random draw (``--bootstrap 0``): no intervals, ranks or randomisation
@@ -420,8 +383,8 @@ def exact_statistics(counts: Counts, metrics: Sequence[Metric], *, alpha: float,
                               if len(chosen) < len(every) else {})}
     oriented = {m: by_id[m].oriented(observed[m]) for m in chosen}
     pairs_of, family = _families(oriented, chosen, len(counts.systems), correction, [by_id[m].label for m in chosen])
-    tests = _adjusted(_pair_tests(counts, boot, [by_id[m] for m in chosen], pairs_of, 0, 0, counts.labels_given,
-                                  SILENT), chosen, correction)
+    tests = adjust_families(_pair_tests(counts, boot, [by_id[m] for m in chosen], pairs_of, 0, 0, counts.labels_given,
+                                        SILENT), correction)
     best_set = best_sets(tests, oriented, boot.systems, chosen, correction, alpha)
     return Statistics(boot, tuple(tests), best_set, tuple(chosen), correction, alpha, 0,
                       family if chosen else "none", not_run=not_run)
@@ -448,7 +411,7 @@ def _families(observed: Mapping[str, np.ndarray], chosen: Sequence[str], S: int,
                           f"separately, adjusted with {by}")
     pairs_of = {}
     for metric_id in chosen:
-        top = _top(observed[metric_id])
+        top = top_system(observed[metric_id])
         pairs_of[metric_id] = [(top, s) for s in range(S) if s != top]
     return pairs_of, (f"each system against the top system of each metric ({S - 1} pairs; more than {MAX_ALL_PAIRS} "
                       f"systems), for each metric ({named}) separately, adjusted with {by}")
@@ -489,48 +452,3 @@ def _pair_tests(counts: Counts, boot: BootstrapResult, chosen: Sequence[Metric],
     return tests
 
 
-def _adjusted(tests: list[PairTest], chosen: Sequence[str], correction: str) -> list[PairTest]:
-    """``tests`` with ``p_adjusted`` set, each metric's tests adjusted as one family."""
-    adjusted_tests: dict[int, PairTest] = {}
-    for metric_id in chosen:
-        members = [index for index, test in enumerate(tests) if test.metric == metric_id]
-        for index, value in zip(members, adjust([tests[index].p for index in members], correction)):
-            adjusted_tests[index] = replace(tests[index], p_adjusted=float(value))
-    return [adjusted_tests.get(index, test) for index, test in enumerate(tests)]
-
-
-def best_sets(tests: Sequence[PairTest], observed: Mapping[str, np.ndarray], systems: Sequence[str],
-              chosen: Sequence[str], correction: str, alpha: float,
-              method_of: Callable[[str], str] | None = None) -> dict[str, BestSet]:
-    """Per metric of ``chosen``: the top system (highest ``observed`` value, oriented: an error negated) and those
-    not significantly worse
-    under the metric's test (``method_of(metric)``, default :func:`primary_method`), its p-values against the top
-    adjusted over the S − 1 comparisons with it. Every task kind's best sets, and so its bold, come from here
-    (docs/architecture.md, "One rule for significance")."""
-    systems = tuple(systems)
-    best_set = {}
-    for metric_id in chosen:
-        top = _top(observed[metric_id])
-        if top is None:
-            continue
-        method = (method_of or primary_method)(metric_id)
-        against = {}
-        for test in tests:
-            if test.metric == metric_id and test.method == method and systems[top] in (test.a, test.b):
-                against[test.b if test.a == systems[top] else test.a] = test.p
-        names = list(against)
-        adjusted = dict(zip(names, (float(x) for x in adjust([against[n] for n in names], correction))))
-        members = [systems[top]] + [
-            name for name in systems
-            if name in adjusted and not adjusted[name] < alpha
-            and not np.isnan(observed[metric_id][systems.index(name)])
-        ]
-        best_set[metric_id] = BestSet(systems[top], tuple(members), method, alpha, adjusted)
-    return best_set
-
-
-def _top(values: np.ndarray) -> int | None:
-    values = np.asarray(values, dtype=float)
-    if np.isnan(values).all():
-        return None
-    return int(np.nanargmax(values))

@@ -77,18 +77,23 @@ class LmEvalRun:
     logged: Mapping[str, np.ndarray]
     figures: Mapping[str, float] = field(default_factory=dict)
     skipped_lines: Mapping[str, int] = field(default_factory=dict)
+    #: Each item's cluster, the ``doc`` field named by ``--lm-eval-cluster`` (None without it).
+    clusters: tuple[str, ...] | None = None
 
     @property
     def n_items(self) -> int:
         return int(self.doc_ids.shape[0])
 
 
-def read_runs(arguments: Sequence[str], task: str | None = None, filter_name: str | None = None) -> list[LmEvalRun]:
+def read_runs(arguments: Sequence[str], task: str | None = None, filter_name: str | None = None,
+              cluster_field: str | None = None) -> list[LmEvalRun]:
     """``[NAME=]RUN`` arguments -> one :class:`LmEvalRun` each, checked to hold the same items (same ``doc_id``s and,
-    where logged, the same ``doc_hash``es) and to have distinct names."""
+    where logged, the same ``doc_hash``es) and to have distinct names; ``cluster_field``: the ``doc`` field read as
+    each item's cluster (from the first run)."""
     if not arguments:
         raise UsageError("--lm-eval needs at least one RUN (a run folder or a samples_<task>_<time>.jsonl file)")
-    runs = [read_run(path, name, task, filter_name) for name, path in map(run_argument, arguments)]
+    runs = [read_run(path, name, task, filter_name, cluster_field if i == 0 else None)
+            for i, (name, path) in enumerate(map(run_argument, arguments))]
     seen: dict[str, str] = {}
     for run in runs:
         if run.name in seen:
@@ -182,8 +187,10 @@ def model_name(results: Mapping[str, Any], samples: Path) -> str:
     return samples.parent.name or samples.stem
 
 
-def read_run(run: str, name: str | None = None, task: str | None = None, filter_name: str | None = None) -> LmEvalRun:
-    """One RUN (folder or samples file) -> :class:`LmEvalRun` of its task under its filter."""
+def read_run(run: str, name: str | None = None, task: str | None = None, filter_name: str | None = None,
+             cluster_field: str | None = None) -> LmEvalRun:
+    """One RUN (folder or samples file) -> :class:`LmEvalRun` of its task under its filter (and, with
+    ``cluster_field``, each item's ``doc[cluster_field]`` as its cluster)."""
     samples, results_path = find_files(run, task)
     results = read_results(results_path)
     task_name = _SAMPLES.match(samples.name)["task"]
@@ -229,9 +236,22 @@ def read_run(run: str, name: str | None = None, task: str | None = None, filter_
         kind=MULTIPLE_CHOICE if multiple_choice else GENERATION, doc_ids=doc_ids,
         doc_hashes=tuple(row.get("doc_hash") if isinstance(row.get("doc_hash"), str) else None for row in rows),
         lines=lines, gold=gold, prediction=prediction, prediction_norm=norm, n_choices=n_choices, logged=logged,
-        figures=figures, skipped_lines=skipped)
+        figures=figures, skipped_lines=skipped,
+        clusters=None if cluster_field is None else tuple(_cluster(row, cluster_field, samples, int(line))
+                                                          for row, line in zip(rows, lines)))
     check_logged(run)
     return run
+
+
+def _cluster(row: Mapping[str, Any], name: str, path: Path, line: int) -> str:
+    """The cluster of a row: its ``doc[name]`` (text or number), refused when absent or empty."""
+    doc = row.get("doc")
+    value = doc.get(name) if isinstance(doc, dict) else None
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)) or not str(value).strip():
+        found = "no 'doc' object" if not isinstance(doc, dict) else f"doc[{name!r}] is {value!r}"
+        raise InputError(f"{path} line {line}: {found}; --lm-eval-cluster {name} needs a non-empty text or number as "
+                         "every item's cluster")
+    return str(value).strip()
 
 
 def _parse_rows(raw: bytes, path: Path) -> tuple[list[dict[str, Any]], list[int], int]:

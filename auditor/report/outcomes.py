@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from auditor.analyses.significance import BestSet, PairTest
+from auditor.analyses.significance import BestSet
 from auditor.io.source import Source
 from auditor.report import skeleton
 from auditor.report.context import Context
@@ -31,8 +31,7 @@ def spine(outcomes: Any) -> Spine:
                  (outcomes.intervals if outcomes.intervals is not None else systems)]
     scores = {name: {metric: Score(float(outcomes.means[s]), None, None, *intervals[s], level)}
               for s, name in enumerate(systems)}
-    tests = tuple(PairTest(p.a, p.b, metric, "approximate_randomisation" if p.method == "randomisation" else p.method,
-                           p.difference, p.p, p.p_adjusted) for p in outcomes.pairs)
+    tests = tuple(outcomes.pairs)  # the spine's PairTest records
     best = {}
     if tests:
         top = systems[int(np.argmax(outcomes.means))]
@@ -43,7 +42,7 @@ def spine(outcomes: Any) -> Spine:
     order = tuple(systems[s] for s in np.argsort(-np.asarray(outcomes.means, dtype=float), kind="stable"))
     return Spine("outcomes", order, scores, {metric: MetricName(metric, f"mean {metric}", metric)},
                  float(outcomes.alpha), str(outcomes.correction), sources, str(signature(outcomes)),
-                 tuple(outcomes.warnings), best, tests)
+                 tuple(outcomes.warnings), best, tests, resampling=outcomes.resampling)
 
 
 def signature(outcomes: Any) -> Signature:
@@ -54,7 +53,14 @@ def signature(outcomes: Any) -> Signature:
     return Signature((("auditor", __version__), ("task", "outcomes"), ("metric", outcomes.metric),
                       ("systems", f"{len(outcomes.systems)}:{hashlib.sha256(hashes.encode()).hexdigest()[:12]}"),
                       ("boot", str(outcomes.bootstrap)), ("seed", str(outcomes.seed)), ("ci", "percentile"),
-                      ("alpha", str(outcomes.alpha)), ("correction", str(outcomes.correction))))
+                      ("alpha", str(outcomes.alpha)), ("correction", str(outcomes.correction)),
+                      *((("unit", f"cluster:{_cluster_key(outcomes.clusters)}"),) if outcomes.clusters else ())))
+
+
+def _cluster_key(clusters: Any) -> str:
+    """The clusters' file hash or lm-eval ``doc`` field, for the signature."""
+    source = clusters.source or {}
+    return str(source.get("sha256") or source.get("field") or "")[:12]
 
 
 def summary_section(ctx: Context) -> Section:

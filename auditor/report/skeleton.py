@@ -71,6 +71,10 @@ def summary_section(ctx: Context, data: str, metrics: Sequence[str], caption: st
     the metric (read off the best sets), the task's ``after`` facts, the warnings, ``blocks`` and a leaderboard of
     ``metrics``."""
     pairs = [("Data", data), *facts]
+    if ctx.spine.resampling is not None:  # --clusters: what a resample draws, and the design effect
+        from auditor.analyses.units import resampling_text
+
+        pairs.append(("Resampling", resampling_text(ctx.spine.resampling)))
     verdict = ctx.spine.verdict
     if verdict is not None and len(ctx.systems) > 1:
         pairs.append(("Winner depends on the metric?", verdict.text))

@@ -54,6 +54,9 @@ class Spine:
     rankings: RankDisagreement | None = None
     verdict: Verdict | None = None
     unit: str = "item"
+    #: With clusters (``--clusters``): the record's ``statistics.resampling`` (:func:`auditor.analyses.units.
+    #: resampling_json`), which page 1 states; None: the units are resampled.
+    resampling: Mapping[str, Any] | None = None
 
     @classmethod
     def of(cls, audit: Audit, records: Mapping[str, Any] | None = None, signature: str | None = None) -> Spine:
@@ -63,7 +66,7 @@ class Spine:
                    records if records is not None else {m.id: m for m in audit.metrics}, float(audit.options.alpha),
                    str(audit.options.correction), audit.sources, signature or str(audit.signature), audit.warnings,
                    (stats.best_set or {}) if stats is not None else {}, tuple(stats.tests) if stats is not None else (),
-                   audit.rankings, audit.verdict)
+                   audit.rankings, audit.verdict, resampling=getattr(stats, "resampling", None))
 
     @property
     def tested(self) -> bool:

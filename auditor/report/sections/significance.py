@@ -30,31 +30,8 @@ def significance_section(ctx: Context) -> Section | None:
     stats = ctx.audit.statistics
     if stats is None:
         return None
-    from auditor.analyses.significance import (
-        MCNEMAR,
-        METHOD_DESCRIPTIONS,
-        RANDOMISATION,
-        best_set_rule,
-        interval_rule,
-    )
-
     boot = stats.bootstrap
-    blocks: list[Any] = []
-    pairs = ([("B", str(boot.B)), ("seed", str(boot.seed)), ("alpha", str(stats.alpha)), ("method", boot.method),
-              ("interval", interval_rule(stats.alpha)), ("ranks", stats.rank_rule)] if boot.B else
-             [("B", "0"), ("alpha", str(stats.alpha)), ("method", boot.method),
-              *((what.replace("_", " ") if what != "untested_metrics" else "metrics not tested", why)
-                for what, why in stats.not_run.items())])
-    if stats.pairwise_unavailable:
-        pairs.append(("pairwise tests unavailable", stats.pairwise_unavailable))
-    else:
-        pairs += [("correction", correction_name(stats.correction)),
-                  *([("randomisation rounds", f"{stats.rounds:,}")] if boot.B else []),
-                  ("best set", best_set_rule(stats.alpha, correction_name(stats.correction)))]
-        pairs += [(TEST_NAMES[method], METHOD_DESCRIPTIONS[method]) for method in (MCNEMAR, RANDOMISATION)
-                  if any(test.method == method for test in stats.tests)]
-    pairs.append(("literature", _literature(stats)))
-    blocks.append(Facts(tuple(pairs)))
+    blocks: list[Any] = [Facts(_facts(stats))]
     best_set = stats.best_set
     blocks += best_set_blocks(ctx)
     ranks = boot.rank_probabilities
@@ -76,6 +53,40 @@ def significance_section(ctx: Context) -> Section | None:
     if tests:
         blocks.append(Paragraph(_tests_text(stats, ctx) + ("" if every_pair else ONLY_AGAINST_THE_TOP)))
     return Section("significance", SECTION_TITLES["significance"], tuple(blocks))
+
+
+def _facts(stats: Statistics) -> tuple[tuple[str, str], ...]:
+    """The method's facts: B, seed, α, method, interval, ranks, the resampling unit with clusters, the tests."""
+    from auditor.analyses.significance import (
+        CLUSTER_TEST,
+        MCNEMAR,
+        METHOD_DESCRIPTIONS,
+        RANDOMISATION,
+        best_set_rule,
+        interval_rule,
+    )
+    from auditor.analyses.units import resampling_text
+
+    boot = stats.bootstrap
+    pairs = ([("B", str(boot.B)), ("seed", str(boot.seed)), ("alpha", str(stats.alpha)), ("method", boot.method),
+              ("interval", interval_rule(stats.alpha)), ("ranks", stats.rank_rule)] if boot.B else
+             [("B", "0"), ("alpha", str(stats.alpha)), ("method", boot.method),
+              *((what.replace("_", " ") if what != "untested_metrics" else "metrics not tested", why)
+                for what, why in stats.not_run.items())])
+    if stats.resampling is not None:  # --clusters: what a resample draws, and the design effect
+        pairs.append(("resampling unit", resampling_text(stats.resampling)))
+    if stats.pairwise_unavailable:
+        pairs.append(("pairwise tests unavailable", stats.pairwise_unavailable))
+    else:
+        pairs += [("correction", correction_name(stats.correction)),
+                  *([("randomisation rounds", f"{stats.rounds:,}")] if boot.B else []),
+                  ("best set", best_set_rule(stats.alpha, correction_name(stats.correction),
+                                             stats.resampling is not None))]
+        descriptions = METHOD_DESCRIPTIONS if stats.resampling is None else {RANDOMISATION: CLUSTER_TEST}
+        pairs += [(TEST_NAMES[method], descriptions[method]) for method in (MCNEMAR, RANDOMISATION)
+                  if any(test.method == method for test in stats.tests)]
+    pairs.append(("literature", _literature(stats)))
+    return tuple(pairs)
 
 
 def _every_pair(stats: Statistics, systems: int) -> bool:
@@ -164,8 +175,10 @@ def _tests_text(stats: Statistics, ctx: Context | None = None) -> str:
         parts.append("accuracy uses the exact McNemar test, whose p-value has no Monte Carlo floor")
     if "approximate_randomisation" in methods:
         rule = rounds_rule(stats.rounds, max(stats.pairs_run().values(), default=0), stats.alpha)
-        parts.append("the other metrics, which have no exact test, use approximate randomisation with "
-                     f"{stats.rounds:,} rounds ({rule})")
+        which = ("every metric, accuracy included (the items come in clusters, which McNemar's test does not allow), "
+                 "uses approximate randomisation over clusters" if stats.resampling is not None else
+                 "the other metrics, which have no exact test, use approximate randomisation")
+        parts.append(f"{which} with {stats.rounds:,} rounds ({rule})")
     text = "; ".join(parts) + "."
     if stats.family:
         text += f" Family: {stats.family}."

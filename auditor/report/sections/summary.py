@@ -85,8 +85,10 @@ def leaderboard(ctx: Context, verdict: Verdict) -> Table:
     if verdict.tested:
         correction = ctx.audit.statistics.correction
         caption = (f"Leaderboard, ordered by {ctx.name(primary)}. Bold: the metric's best set — the top system and "
-                   "every system not significantly worse than it (exact McNemar for accuracy, approximate "
-                   f"randomisation otherwise; {correction_name(correction)}-adjusted over the comparisons "
+                   "every system not significantly worse than it ("
+                   + ("approximate randomisation over clusters; " if ctx.audit.statistics.resampling is not None
+                      else "exact McNemar for accuracy, approximate randomisation otherwise; ")
+                   + f"{correction_name(correction)}-adjusted over the comparisons "
                    "with the top system; "
                    f"p ≥ α = {ctx.alpha:g}).")
         if group_of:

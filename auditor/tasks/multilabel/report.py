@@ -44,7 +44,8 @@ def spine(audit: Any) -> Spine:
                                                                for m in METRICS},
                  float(audit.options.alpha), str(audit.options.correction), sources, str(audit.signature),
                  tuple(audit.warnings), (stats.best_set or {}) if stats is not None else {},
-                 tuple(stats.tests or ()) if stats is not None else (), audit.ranking, audit.verdict)
+                 tuple(stats.tests or ()) if stats is not None else (), audit.ranking, audit.verdict,
+                 resampling=stats.resampling if stats is not None else None)
 
 
 def summary_section(ctx: Context) -> Section:

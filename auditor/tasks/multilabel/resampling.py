@@ -25,6 +25,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from auditor.analyses.bootstrap import percentile_intervals, rank_probabilities
+from auditor.analyses.families import best_sets as spine_best_sets
 from auditor.analyses.randomisation import AR_ROUNDS, binomial_half
 from auditor.analyses.resample import PatternDraws
 from auditor.analyses.significance import (
@@ -35,11 +36,18 @@ from auditor.analyses.significance import (
     RANK_RULE,
     BestSet,
     PairTest,
-    adjust,
+    adjust_families,
     best_set_rule,
     interval_rule,
     mcnemar_exact,
     randomisation_rounds,
+)
+from auditor.analyses.units import (
+    Clusters,
+    UnitResampler,
+    design_effect,
+    randomisation_tests,
+    resampling_json,
 )
 from auditor.options import AuditOptions
 from auditor.tasks.multilabel.align import Aligned
@@ -72,6 +80,14 @@ def bootstrap_values(patterns: Patterns, B: int, seed: int) -> dict[str, np.ndar
         for metric, values in evaluate(patterns.layout.parts(weights @ matrix)).items():
             out.setdefault(metric, np.empty((B, values.shape[-1])))[start:start + size] = values
     return out
+
+
+def cluster_values(matrix: np.ndarray, layout: Layout, B: int, seed: int, clusters: Clusters) -> dict[str, np.ndarray]:
+    """id -> (B, S) values on B resamples of the items' clusters (the same clusters for every system; the spine's
+    :class:`~auditor.analyses.units.UnitResampler`), the item rows ``matrix`` summed with the drawn weights."""
+    rows = max(1, BLOCK_ENTRIES // max(matrix.shape[0], 1))
+    return UnitResampler(matrix.shape[0], B, [seed, 33], clusters, rows).values(
+        lambda weights: weights @ matrix, lambda sums: evaluate(layout.parts(sums)))
 
 
 def _triples(aligned: Aligned, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
@@ -151,29 +167,15 @@ def pair_tests(matrix: np.ndarray, layout: Layout, aligned: Aligned, counted: Co
                 n01, n10, p = mcnemar(aligned, counted, a, b)
                 details = {"n01": n01, "n10": n10}
             tests[metric].append(PairTest(names[a], names[b], metric, method, delta, p, details=details))
-    out = []
-    for metric, family in tests.items():
-        for test, q in zip(family, adjust([t.p for t in family], correction)):
-            out.append(PairTest(test.a, test.b, metric, test.method, test.difference, test.p, float(q), test.details))
-    return out
+    return adjust_families([test for family in tests.values() for test in family], correction)
 
 
 def best_sets(tests: Sequence[PairTest], values: Mapping[str, np.ndarray], names: Sequence[str], alpha: float,
               correction: str, metrics: Sequence[str] = METRIC_IDS) -> dict[str, BestSet]:
-    """Per metric: the top system (highest value; lowest Hamming loss) and every system whose test against it,
-    adjusted over those S − 1 tests, has p ≥ α."""
-    chosen = {}
-    for metric in metrics:
-        top = names[int(np.argmax(_signed(metric, values[metric])))]
-        against = {}
-        for test in tests:
-            if test.metric == metric and top in (test.a, test.b):
-                against[test.b if test.a == top else test.a] = test.p
-        adjusted = dict(zip(against, (float(q) for q in adjust(list(against.values()), correction))))
-        members = [top] + [name for name in names if name in adjusted and not adjusted[name] < alpha]
-        chosen[metric] = BestSet(top, tuple(n for n in names if n in members), primary_method(metric), alpha,
-                                 adjusted)
-    return chosen
+    """Per metric of ``metrics``: the spine's best set (:func:`auditor.analyses.families.best_sets`), the top system
+    the highest value (the lowest Hamming loss)."""
+    return spine_best_sets(tests, {m: _signed(m, values[m]) for m in metrics}, names, metrics, correction, alpha,
+                           primary_method)
 
 
 @dataclass(frozen=True)
@@ -191,6 +193,8 @@ class ItemStatistics:
     best_set: Mapping[str, BestSet] | None
     #: Why no pairwise test ran although the bootstrap did (read by :func:`auditor.analyses.verdict.decide`).
     pairwise_unavailable: str | None = None
+    #: With clusters of items: the record's ``statistics.resampling`` (:func:`auditor.analyses.units.resampling_json`).
+    resampling: Mapping[str, Any] | None = None
 
     #: What did not run and why (``--bootstrap 0``: :data:`auditor.analyses.significance.NO_DRAWS`).
     not_run: Mapping[str, str] | None = None
@@ -215,6 +219,9 @@ class ItemStatistics:
             "ranks": {m: {name: {"p_rank": [float(x) for x in p[s]], "p_best": float(p[s][0])}
                           for s, name in enumerate(names)} for m, p in self.ranks.items()},
             "p_win": {m: {name: float(p[s][0]) for s, name in enumerate(names)} for m, p in self.ranks.items()}}
+        if self.resampling is not None:
+            section.update({"resampling": dict(self.resampling), "unit": "cluster",
+                            "method": "paired bootstrap over clusters of items (whole clusters drawn)"})
         if self.tests is None:
             section["pairwise_tests_unavailable"] = "not requested (auditor score shows intervals only)"
             return {"statistics": section}
@@ -235,31 +242,50 @@ class ItemStatistics:
         return {"statistics": section, "tests": [test.to_json() for test in self.tests]}
 
 
-def item_statistics(aligned: Aligned, counted: Counted, options: AuditOptions, tested: bool = True) -> ItemStatistics:
+def item_statistics(aligned: Aligned, counted: Counted, options: AuditOptions, tested: bool = True,
+                    clusters: Clusters | None = None) -> ItemStatistics:
     """The bootstrap (``options.bootstrap`` resamples) and, when ``tested``, the paired tests and best sets; with
-    ``options.bootstrap`` 0 the exact McNemar tests of subset accuracy and its best set only (no random draw)."""
+    ``clusters``, the clusters are drawn and swapped (approximate randomisation for every metric, subset accuracy
+    included: McNemar's test assumes independent items); with ``options.bootstrap`` 0 the exact McNemar tests of
+    subset accuracy and its best set only (no random draw; none with clusters)."""
     if options.bootstrap <= 0:
-        return _exact_statistics(aligned, counted, options)
-    patterns = item_patterns(aligned, counted)
-    values = bootstrap_values(patterns, options.bootstrap, options.seed)
+        return _exact_statistics(aligned, counted, options, clusters is not None)
+    patterns, S = item_patterns(aligned, counted), len(aligned.names)
+    layout = patterns.layout
+    # the items' rows only where items are summed one by one (clusters, pair tests): else the patterns' rows
+    matrix = patterns.matrix[patterns.items] if clusters is not None or (tested and S > 1) else None
+    values = bootstrap_values(patterns, options.bootstrap, options.seed) if clusters is None else \
+        cluster_values(matrix, layout, options.bootstrap, options.seed, clusters)
     intervals = {m: percentile_intervals(v, options.alpha)[0] for m, v in values.items()}
     ranks = {m: rank_probabilities(_signed(m, v)) for m, v in values.items()}
     observed = evaluate(counted.sums)
     tests = best = None
-    S = len(aligned.names)
     rounds = randomisation_rounds(AR_ROUNDS, S * (S - 1) // 2, options.alpha)
-    if tested and S > 1:
-        tests = tuple(pair_tests(patterns.matrix[patterns.items], patterns.layout, aligned, counted, observed, rounds,
-                                 options.seed, options.correction))
+    if tested and S > 1 and clusters is not None:
+        pair = Layout(2, layout.labels)
+        tests = tuple(randomisation_tests(matrix, 1 + layout.labels, 2 * layout.labels + len(ITEM),
+                                          lambda a, b, sums: evaluate(pair.parts(sums)), observed, aligned.names,
+                                          METRIC_IDS, rounds, options.seed, options.correction, clusters))
+        best = spine_best_sets(tests, {m: _signed(m, observed[m]) for m in METRIC_IDS}, aligned.names, METRIC_IDS,
+                               options.correction, options.alpha, lambda metric: RANDOMISATION)
+    elif tested and S > 1:
+        tests = tuple(pair_tests(matrix, layout, aligned, counted, observed, rounds, options.seed, options.correction))
         best = best_sets(tests, observed, aligned.names, options.alpha, options.correction)
+    resampling = None
+    if clusters is not None:
+        exact = np.stack([_exact(aligned, counted, s) for s in range(S)])
+        resampling = resampling_json(clusters, "item", design_effect(exact, None, clusters), aligned.names,
+                                     "subset accuracy")
     return ItemStatistics(options.bootstrap, options.seed, options.alpha, options.correction, rounds, intervals,
-                          ranks, tests, best)
+                          ranks, tests, best, resampling=resampling)
 
 
-def _exact_statistics(aligned: Aligned, counted: Counted, options: AuditOptions) -> ItemStatistics:
+def _exact_statistics(aligned: Aligned, counted: Counted, options: AuditOptions,
+                      clustered: bool = False) -> ItemStatistics:
     """``--bootstrap 0``: no intervals, ranks or randomisation (:data:`~auditor.analyses.significance.NO_DRAWS`);
-    every pair's exact McNemar test of subset accuracy, adjusted over the pairs, and its best set."""
-    names = aligned.names
+    every pair's exact McNemar test of subset accuracy, adjusted over the pairs, and its best set (none with
+    ``clustered`` items: McNemar's test assumes independent ones)."""
+    names = aligned.names if not clustered else aligned.names[:1]
     observed = evaluate(counted.sums)
     family = []
     for a, b in combinations(range(len(names)), 2):
@@ -267,8 +293,7 @@ def _exact_statistics(aligned: Aligned, counted: Counted, options: AuditOptions)
         delta = float(observed["subset_accuracy"][a] - observed["subset_accuracy"][b])
         family.append(PairTest(names[a], names[b], "subset_accuracy", MCNEMAR, delta, p,
                                details={"n01": n01, "n10": n10}))
-    tests = tuple(PairTest(t.a, t.b, t.metric, t.method, t.difference, t.p, float(q), t.details)
-                  for t, q in zip(family, adjust([t.p for t in family], options.correction)))
+    tests = tuple(adjust_families(family, options.correction))
     best = best_sets(tests, observed, names, options.alpha, options.correction, ("subset_accuracy",)) \
         if len(names) > 1 else None
     return ItemStatistics(0, options.seed, options.alpha, options.correction, 0, {}, {}, tests if len(names) > 1

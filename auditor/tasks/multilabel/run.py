@@ -65,6 +65,18 @@ def read_inputs(gold: str | None, systems: Mapping[str, str], separator: str) ->
     return gold_file, dict(zip(systems, files[1:]))
 
 
+def _clusters(options: AuditOptions, gold_file: Any, aligned: Any) -> Any:
+    """The items' clusters from ``--clusters`` (ids: the gold's item ids, or 1-based item numbers), or None."""
+    if options.clusters is None:
+        return None
+    from auditor.io.clusters import numbered, read_clusters
+
+    ids = gold_file.column.id_array
+    if ids is None:
+        return read_clusters(options.clusters, numbered(aligned.n_items), "item", "item number")
+    return read_clusters(options.clusters, [str(x) for x in ids.to_pylist()], "item", "item id")
+
+
 def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions | None = None,
           progress: Progress = SILENT, analyses: Sequence[str] | None = None, label_separator: str | None = None,
           threshold: float | None = None, thresholds: str | None = None, label_map: str | None = None
@@ -87,7 +99,7 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
         from auditor.tasks.multilabel.resampling import item_statistics
 
         with progress.task("bootstrap over items", total=1) as advance:
-            statistics = item_statistics(aligned, counted, options, tested)
+            statistics = item_statistics(aligned, counted, options, tested, _clusters(options, gold_file, aligned))
             advance(1)
     sources = {"gold": _source(gold_file), **{name: _source(file) for name, file in files.items()}}
     chance = None
@@ -168,4 +180,12 @@ def _signature(gold: SetFile, aligned: Aligned, options: AuditOptions, threshold
     return Signature((("auditor", __version__), ("task", "multilabel"), ("gold", (gold.column.sha256 or "")[:12]),
                       ("systems", str(len(aligned.names))), ("labels", str(len(aligned.labels))),
                       ("map", "yes" if mapped else "no"), ("threshold", threshold), ("boot", str(options.bootstrap)),
-                      ("unit", "item"), ("seed", str(options.seed)), ("ci", "percentile")))
+                      ("unit", "item" if options.clusters is None else f"cluster:{_sha(options.clusters)[:12]}"),
+                      ("seed", str(options.seed)), ("ci", "percentile")))
+
+
+def _sha(path: str) -> str:
+    import hashlib
+    from pathlib import Path
+
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()

@@ -86,7 +86,8 @@ def audit(gold: Any, systems: Mapping[str, Any], *, options: AuditOptions | None
     chosen = given if given is not None else numeric_order(columns)
     check_levels(columns, chosen)
     options = prepare_options(replace(options, labels=None), chosen.levels, {})
-    inputs = gather_inputs(gold_column, system_columns, chosen.levels, annotator_columns or None)
+    inputs = gather_inputs(gold_column, system_columns, chosen.levels, annotator_columns or None,
+                           clusters=options.clusters)
     result = run(inputs, options, progress, analyses, task_metrics=ORDINAL_METRICS, selections=SELECTIONS)
     table_only = analyses is not None and set(analyses) == {INTERVALS}  # auditor score's table reads none of them
     return OrdinalAudit(result, chosen, {} if table_only else ordinal_analyses(result, inputs.annotators))

@@ -58,7 +58,8 @@ def spine(audit: Any) -> Spine:
                  {m: MetricName(m, _name(m), _short(m)) for m in audit.observed}, float(audit.options.alpha),
                  str(audit.options.correction), audit.sources, str(audit.signature), tuple(audit.warnings),
                  (stats.best_set or {}) if stats is not None else {},
-                 tuple(stats.tests or ()) if stats is not None else (), audit.ranking, audit.verdict, "sentence")
+                 tuple(stats.tests or ()) if stats is not None else (), audit.ranking, audit.verdict, "sentence",
+                 stats.resampling if stats is not None else None)
 
 
 def summary_section(ctx: Context) -> Section:

@@ -25,7 +25,7 @@ from auditor.tasks.tagging.names import ILL_FORMED_SHOWN
 from auditor.tasks.tagging.schemes import TagCodes
 
 if TYPE_CHECKING:  # the resampling code (scipy) is imported only when intervals are asked for
-    from auditor.tasks.tagging.resampling import SentenceStatistics
+    from auditor.analyses.units import UnitStatistics
 
 #: Columns ``auditor score``'s lines fit.
 TERMINAL_WIDTH = 80
@@ -70,7 +70,7 @@ class TaggingAudit:
     tokens: TokenView
     types: TokenView
     observed: Mapping[str, np.ndarray]
-    statistics: SentenceStatistics | None
+    statistics: UnitStatistics | None
     ranking: RankDisagreement | None
     parts: Mapping[str, np.ndarray] | None = None
     active: np.ndarray | None = None
@@ -185,7 +185,8 @@ class TaggingAudit:
             "sources": {name: source.to_json() for name, source in self.sources.items()},
             "options": {"bootstrap": self.options.bootstrap, "seed": self.options.seed, "alpha": self.options.alpha,
                         "correction": self.options.correction, "resampling_unit": "sentence",
-                        "scheme": self.scheme, "span_rule": self.rule},
+                        "scheme": self.scheme, "span_rule": self.rule,
+                        **({"clusters": self.options.clusters} if self.options.clusters else {})},
             "warnings": list(self.warnings), "tagging": self._tagging_json(), "systems": {}}
         for s, name in enumerate(self.systems):
             entry: dict[str, Any] = {
@@ -231,6 +232,9 @@ class TaggingAudit:
             "interval": f"{100 * (1 - stats.alpha):g}% percentile interval over {B} resamples of sentences",
             "undefined_resamples": {}, "rank_rule": "rank 1 = highest value; ties share their ranks equally",
 **ranks_json(stats.ranks, self.systems)}
+        if stats.resampling is not None:
+            document["resampling"] = dict(stats.resampling)
+            document["method"] = "paired bootstrap over clusters of sentences (whole clusters drawn)"
         if stats.tests is None:
             document["pairwise_tests_unavailable"] = "not requested (auditor score shows intervals only)"
             return document
@@ -268,6 +272,10 @@ class TaggingAudit:
 
         lines += score_lines(self.systems, chosen, chosen, score, self._resolve(sort) if sort else None,
                              TERMINAL_WIDTH)
+        if self.statistics is not None and self.statistics.resampling is not None:
+            from auditor.analyses.units import resampling_text
+
+            lines += textwrap.wrap(resampling_text(self.statistics.resampling), TERMINAL_WIDTH, break_on_hyphens=False)
         if self.spans is not None:
             repaired = "repaired (counted as conlleval opens them)" if self.rule == "conlleval" else \
                 "dropped (strict counts only well-formed chunks)"

@@ -152,7 +152,12 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
     tokens = TokenView(aligned.tags, confusion, describe(confusion, aligned.tags, REGISTRY.scalar()))
     types = TokenView(type_labels, type_confusion, describe(type_confusion, type_labels, REGISTRY.scalar()))
     observed = _observed(parts, active, spans is not None, tokens, types)
-    stats = _intervals(aligned, spans, layout, active, observed, options, progress, analyses) \
+    clusters = None
+    if options.clusters is not None:
+        from auditor.io.clusters import numbered, read_clusters
+
+        clusters = read_clusters(options.clusters, numbered(aligned.n_sentences), "sentence", "sentence number")
+    stats = _intervals(aligned, spans, layout, active, observed, options, progress, analyses, clusters) \
         if options.bootstrap > 0 else None
     ranking = None
     if analyses is None or "rankings" in analyses:
@@ -162,7 +167,7 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
     inputs = {"gold": gold_file, **files}
     verdict = _verdict(observed, aligned.names, stats)
     return TaggingAudit(
-        signature=_signature(gold_file.digest, S, layout.k, options, scheme, rule), options=options,
+        signature=_signature(gold_file.digest, S, layout.k, options, scheme, rule, clusters), options=options,
         sources={name: Source(file.source, file.digest, aligned.n_tokens) for name, file in inputs.items()},
         aligned=aligned, codes=codes, scheme=scheme, scheme_detected=detected, scheme_reason=reason, rule=rule,
         spans=spans, tokens=tokens, types=types, observed=observed, statistics=stats, ranking=ranking,
@@ -170,18 +175,25 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
 
 
 def _intervals(aligned: Aligned, spans: Any, layout: Layout, active: np.ndarray, observed: dict[str, np.ndarray],
-               options: AuditOptions, progress: Progress, analyses: Sequence[str] | None) -> Any:
-    """Bootstrap over sentences: intervals, rank probabilities and (unless ``analyses`` leaves them out) the
-    pairwise tests. Imported here: an audit without intervals loads no scipy."""
+               options: AuditOptions, progress: Progress, analyses: Sequence[str] | None, clusters: Any = None) -> Any:
+    """The spine's resampling over sentences (:mod:`auditor.analyses.units`): intervals, rank probabilities and
+    (unless ``analyses`` leaves them out) the pairwise tests. Imported here: an audit without intervals loads no
+    scipy. With ``clusters`` (of sentences) whole clusters are drawn and swapped."""
     from dataclasses import replace
 
     from auditor.analyses.significance import randomisation_rounds
-    from auditor.tasks.tagging.resampling import bootstrap_values, randomisation_tests, statistics
+    from auditor.analyses.units import UnitResampler, block_rows, randomisation_tests, unit_statistics
 
     with progress.task("bootstrap over sentences", total=1) as advance:
         matrix = statistics_matrix(aligned, spans, layout)
-        values = bootstrap_values(matrix, lambda sums: _evaluate(layout.parts(sums), active, spans is not None),
-                                  options.bootstrap, options.seed, dense=layout.shared)
+        n = matrix.shape[0]
+        # float32 when no resample's sum can reach 2^24 (n sentences × the largest count of one), so counts stay exact
+        dtype = np.float32 if n * (matrix.max() if matrix.nnz else 0) < 2**24 else np.float64
+        shared = matrix[:, :layout.shared].toarray().astype(dtype)
+        rest = matrix[:, layout.shared:].T.tocsr().astype(dtype)
+        values = UnitResampler(n, options.bootstrap, [options.seed, 22], clusters, min(50, block_rows(n))).values(
+            lambda w: np.concatenate([w @ shared, np.asarray(rest @ w.T).T], axis=1).astype(float),
+            lambda sums: _evaluate(layout.parts(sums), active, spans is not None), dtype)
         advance(1)
     tested = None if analyses is not None and "statistics" not in analyses else [m for m in TESTED if m in observed]
     tests = None
@@ -193,10 +205,22 @@ def _intervals(aligned: Aligned, spans: Any, layout: Layout, active: np.ndarray,
             tests = randomisation_tests(
                 matrix, layout.shared, layout.per_system,
                 lambda a, b, sums: _evaluate(pair.parts(sums), active[[a, b]], spans is not None),
-                observed, aligned.names, tested, rounds, options.seed, options.correction)
+                observed, aligned.names, tested, rounds, options.seed, options.correction, clusters)
             advance(1)
-    return statistics(values, observed, aligned.names, options.bootstrap, options.alpha, options.correction, tested,
-                      tests)
+    return unit_statistics(values, observed, aligned.names, options.bootstrap, options.alpha, options.correction,
+                           tested, tests, clusters, None if clusters is None else _resampling(aligned, clusters))
+
+
+def _resampling(aligned: Aligned, clusters: Any) -> dict[str, Any]:
+    """``statistics.resampling`` with clusters of sentences: the design effect of each system's token accuracy, the
+    ratio of correct tokens to tokens summed per sentence (:func:`auditor.analyses.units.design_effect`)."""
+    from auditor.analyses.units import design_effect, resampling_json
+
+    n = aligned.n_sentences
+    correct = np.stack([np.bincount(aligned.sentence, weights=(row == aligned.gold), minlength=n)
+                        for row in aligned.systems])
+    effects = design_effect(correct, np.bincount(aligned.sentence, minlength=n), clusters)
+    return resampling_json(clusters, "sentence", effects, aligned.names, "token accuracy")
 
 
 def _scheme(aligned: Aligned, codes: Any) -> tuple[str | None, str]:
@@ -252,19 +276,19 @@ def _verdict(observed: Mapping[str, np.ndarray], systems: Sequence[str], stats: 
 
 
 def _significance(stats: Any):
+    """Rank disagreement's "significant": the approximate randomisation over sentences (the spine's lookup)."""
     if stats is None or stats.tests is None:
         return None
-    verdicts = {}
-    for test in stats.tests:
-        verdict = None if np.isnan(test.p_adjusted) else bool(test.p_adjusted < stats.alpha)
-        verdicts[(test.a, test.b, test.metric)] = verdicts[(test.b, test.a, test.metric)] = verdict
-    return lambda a, b, metric: verdicts.get((a, b, metric))
+    from auditor.analyses.families import RANDOMISATION, significance_lookup
+
+    return significance_lookup(stats.tests, stats.alpha, lambda metric: RANDOMISATION)
 
 
-def _signature(digest: str, S: int, k: int, options: AuditOptions, scheme: str | None, rule: str | None) -> Signature:
+def _signature(digest: str, S: int, k: int, options: AuditOptions, scheme: str | None, rule: str | None,
+               clusters: Any = None) -> Signature:
     """The shared fields (version, gold hash, systems, bootstrap, seed, interval) and the task's own (tags,
     scheme, rule, resampling unit)."""
     return Signature((("auditor", __version__), ("task", "tagging"), ("gold", digest[:12]), ("systems", str(S)),
                       ("tags", str(k)), ("scheme", scheme or "none"), ("rule", rule or "none"),
-                      ("boot", str(options.bootstrap)), ("unit", "sentence"), ("seed", str(options.seed)),
+                      ("boot", str(options.bootstrap)), ("unit", "sentence" if clusters is None else f"cluster:{clusters.source['sha256'][:12]}"), ("seed", str(options.seed)),
                       ("ci", "percentile")))

@@ -6,16 +6,18 @@ statistics are ``W @ X`` — BLEU's and chrF's statistic rows, and the sparse pe
 predicted and reference counts — and each metric is evaluated on the whole batch at once
 (:mod:`~auditor.tasks.translation.measures`).
 
-* **Bootstrap** (paired: one set of weights shared by all systems): ``B`` resamples drawn as
-  sacrebleu draws them, ``rng.choice(N, size=(B, N))`` with ``numpy.random.default_rng(seed)``
+* **Bootstrap** (paired: one set of weights shared by all systems): ``B`` resamples drawn by the spine's
+  resampler over units (:class:`auditor.analyses.units.UnitResampler`, seeded with the audit's seed), which
+  draws as sacrebleu draws, ``rng.choice(N, size=(B, N))`` with ``numpy.random.default_rng(seed)``
   (chunked draws give the same stream), so with the same seed and B the resamples are sacrebleu's.
   Intervals: BCa (:mod:`.intervals`), from these resamples and the jackknife.
 * **Paired bootstrap test**, as sacrebleu's ``paired_bs`` (Koehn 2004): with
   ``d_b = |m_b(a) − m_b(b)|`` over the resamples and ``Δ = |m(a) − m(b)|``,
   ``p = (1 + #{d_b − mean(d) ≥ Δ}) / (B + 1)``.
 * **Approximate randomisation**, as sacrebleu's ``paired_ar`` (Riezler & Maxwell 2005): each
-  segment's two outputs swapped with probability ½ (``rng.integers(2, size=(R, N), dtype=bool)``,
-  one mask for every pair); ``p = (1 + #{|m(a*) − m(b*)| ≥ Δ}) / (R + 1)``.
+  segment's two outputs swapped with probability ½ (the spine's :func:`auditor.analyses.units.swap_masks`,
+  one mask for every pair, sacrebleu's); ``p = (1 + #{|m(a*) − m(b*)| ≥ Δ}) / (R + 1)``
+  (:func:`auditor.analyses.units.randomisation_p`).
 
 sacrebleu counts ``>`` where this module counts ``≥`` (within 1e-12 relative): a shuffle that
 reproduces the observed difference exactly (e.g. two identical systems) then counts against the
@@ -25,13 +27,14 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 import scipy.sparse
 from threadpoolctl import threadpool_limits
 
-from auditor.analyses.significance import PairTest
+from auditor.analyses.families import RANDOMISATION, PairTest, adjust_families
+from auditor.analyses.units import Clusters, UnitResampler, paired_bootstrap_p, randomisation_p, swap_masks
 from auditor.options import THREADS
 from auditor.progress import SILENT, Progress
 from auditor.tasks.translation.counting import Corpus
@@ -42,7 +45,6 @@ from auditor.tasks.translation.names import METRICS
 BLOCK = 2**22
 #: Largest (resamples x types) dense block evaluated at once (a few MB: stays in cache).
 DENSE = 2**20
-_TOLERANCE = 1e-12
 
 
 def _sum(weights: np.ndarray, matrix: scipy.sparse.csr_matrix | np.ndarray) -> np.ndarray:
@@ -111,6 +113,29 @@ def prepare(corpus: Corpus, beta: float) -> Prepared:
     return Prepared(prepared, weighted, kept)
 
 
+def grouped(corpus: Corpus, clusters: Clusters) -> Corpus:
+    """The corpus with each cluster's segments summed into one row (types' counts, BLEU's and chrF's statistics):
+    every figure is a function of these sums, so resampling, leaving out or swapping a row of it resamples, leaves
+    out or swaps a whole cluster (the spine's clusters, docs/architecture.md "Resampling units")."""
+    from dataclasses import replace
+
+    from auditor.tasks.translation.counting import TypeCounts
+
+    G = clusters.indicator()
+    return replace(corpus, n_segments=clusters.n_clusters, reference=(G @ corpus.reference).tocsr(),
+                   counts={name: TypeCounts((G @ c.match).tocsr(), (G @ c.predicted).tocsr())
+                           for name, c in corpus.counts.items()},
+                   bleu={name: np.asarray(G @ x) for name, x in corpus.bleu.items()},
+                   chrf={name: np.asarray(G @ x) for name, x in corpus.chrf.items()})
+
+
+def grouped_human(segments: np.ndarray, clusters: Clusters) -> tuple[np.ndarray, np.ndarray]:
+    """Each cluster's (sum of rated human scores, number rated) per system: (C, S) each."""
+    rated = ~np.isnan(segments)
+    G = clusters.indicator()
+    return np.asarray(G @ np.where(rated, segments, 0.0)), np.asarray(G @ rated.astype(np.float64))
+
+
 def scores(corpus: Corpus, weights: np.ndarray, beta: float, k: float,
            prepared: Prepared | None = None) -> dict[str, np.ndarray]:
     """Every metric of every system under segment ``weights`` (resamples x N) -> metric -> (resamples, S)."""
@@ -157,22 +182,19 @@ ONE_BLAS_THREAD = threadpool_limits.wrap(limits=1, user_api="blas")
 
 @ONE_BLAS_THREAD
 def bootstrap(corpus: Corpus, resamples: int, seed: int, beta: float, k: float,
-              human: np.ndarray | None = None, progress: Progress = SILENT,
+              human: np.ndarray | tuple[np.ndarray, np.ndarray] | None = None, progress: Progress = SILENT,
               prepared: Prepared | None = None) -> Bootstrap:
-    """``resamples`` paired bootstrap resamples of every metric (and of the human means)."""
+    """``resamples`` paired bootstrap resamples of every metric (and of the human means), drawn by the spine's
+    :class:`~auditor.analyses.units.UnitResampler` over the corpus's rows (segments, or clusters: :func:`grouped`)."""
     n = corpus.n_segments
-    rng = np.random.default_rng(seed)
     prepared = prepared or prepare(corpus, beta)
     widest = max((t.match.shape[1] for t in prepared.types.values()), default=1)
     rows = max(1, min(BLOCK // max(n, 1), DENSE // max(widest, 1)))
     parts: list[dict[str, np.ndarray]] = []
     human_parts = []
     with progress.task("bootstrap over segments", total=resamples) as advance:
-        for start in range(0, resamples, rows):
-            size = min(rows, resamples - start)
-            index = rng.choice(n, size=(size, n), replace=True)
-            offsets = (np.arange(size) * n)[:, None]
-            weights = np.bincount((index + offsets).ravel(), minlength=size * n).reshape(size, n).astype(np.float64)
+        for _, weights in UnitResampler(n, resamples, seed, rows=rows).blocks():
+            size = weights.shape[0]
             parts.append(scores(corpus, weights, beta, k, prepared))
             if human is not None:
                 human_parts.append(resampled_means(weights, human))
@@ -181,22 +203,16 @@ def bootstrap(corpus: Corpus, resamples: int, seed: int, beta: float, k: float,
     return Bootstrap(values, np.concatenate(human_parts) if human_parts else None)
 
 
-def resampled_means(weights: np.ndarray, segments: np.ndarray) -> np.ndarray:
-    """Mean rated score per system under each weight row; NaN (unrated) segments left out."""
-    rated = ~np.isnan(segments)
+def resampled_means(weights: np.ndarray, segments: np.ndarray | tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """Mean rated score per system under each weight row; NaN (unrated) segments left out. ``segments``: (N, S)
+    scores, or per unit (sums, numbers rated) (:func:`grouped_human`)."""
+    if isinstance(segments, tuple):
+        sums, rated = segments
+    else:
+        rated = (~np.isnan(segments)).astype(np.float64)
+        sums = np.where(rated > 0, segments, 0.0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return (weights @ np.where(rated, segments, 0.0)) / (weights @ rated.astype(np.float64))
-
-
-def paired_bootstrap_p(resampled: np.ndarray, observed: np.ndarray, a: int, b: int) -> float:
-    """sacrebleu's ``paired_bs`` p-value of systems ``a`` and ``b`` from resampled values (B, S)."""
-    defined = ~np.isnan(resampled[:, a]) & ~np.isnan(resampled[:, b])
-    if not defined.any() or np.isnan(observed[a]) or np.isnan(observed[b]):
-        return float("nan")
-    diffs = np.abs(resampled[defined, a] - resampled[defined, b])
-    delta = abs(observed[a] - observed[b])
-    hits = np.count_nonzero(diffs - diffs.mean() >= delta - _TOLERANCE * max(1.0, delta))
-    return (hits + 1) / (diffs.size + 1)
+        return (weights @ sums) / (weights @ rated)
 
 
 def _pair_metrics(corpus: Corpus, a: str, b: str, mask: np.ndarray, beta: float,
@@ -258,26 +274,16 @@ def _multi_terms(totals, dm, dp, reference, multi, mask, beta) -> tuple[np.ndarr
     return np.concatenate(parts_a), np.concatenate(parts_b)
 
 
-def randomisation_p(shuffled: tuple[np.ndarray, np.ndarray], observed: np.ndarray, a: int, b: int) -> float:
-    """Approximate-randomisation p-value from the shuffled pseudo-systems' values."""
-    if np.isnan(observed[a]) or np.isnan(observed[b]):
-        return float("nan")
-    diffs = np.abs(shuffled[0] - shuffled[1])
-    diffs = diffs[~np.isnan(diffs)]
-    delta = abs(observed[a] - observed[b])
-    hits = np.count_nonzero(diffs >= delta - _TOLERANCE * max(1.0, delta))
-    return (hits + 1) / (diffs.size + 1)
-
-
 @ONE_BLAS_THREAD
 def paired_tests(corpus: Corpus, observed: Mapping[str, np.ndarray], resampled: Bootstrap | None, rounds: int,
-                 seed: int, beta: float, k: float, pairs: Sequence[tuple[int, int]],
-                 adjust: Callable[[np.ndarray], np.ndarray], progress: Progress = SILENT) -> list[PairTest]:
-    """Approximate randomisation (and, with the bootstrap, the paired bootstrap test) for every
-    pair and metric; p adjusted over each (metric, method) family with ``adjust``."""
-    mask = np.random.default_rng(seed).integers(2, size=(rounds, corpus.n_segments), dtype=bool)
+                 seed: int, beta: float, k: float, pairs: Sequence[tuple[int, int]], correction: str,
+                 progress: Progress = SILENT) -> list[PairTest]:
+    """Approximate randomisation over the corpus's rows (segments, or clusters: :func:`grouped`; the spine's swap masks,
+    :func:`~auditor.analyses.units.swap_masks`, one block of ``rounds`` rows as sacrebleu draws it) and, with the bootstrap, the paired bootstrap
+    test for every pair and metric; p adjusted over each (metric, method) family."""
     tests: list[PairTest] = []
     names = corpus.systems
+    mask = next(swap_masks(seed, rounds, corpus.n_segments, rows=rounds), np.zeros((0, corpus.n_segments)))
 
     def run(pair: tuple[int, int]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         return _pair_metrics(corpus, names[pair[0]], names[pair[1]], mask, beta, k)
@@ -286,21 +292,10 @@ def paired_tests(corpus: Corpus, observed: Mapping[str, np.ndarray], resampled: 
         for (a, b), shuffled in zip(pairs, pool.map(run, pairs)):  # numpy and scipy release the GIL
             for metric in METRICS:
                 difference = float(observed[metric][a] - observed[metric][b])
-                tests.append(PairTest(names[a], names[b], metric, "approximate_randomisation", difference,
-                                      randomisation_p(shuffled[metric], observed[metric], a, b)))
+                tests.append(PairTest(names[a], names[b], metric, RANDOMISATION, difference,
+                                      randomisation_p(shuffled[metric][0] - shuffled[metric][1], difference)))
                 if resampled is not None:
                     tests.append(PairTest(names[a], names[b], metric, "paired_bootstrap", difference,
                                           paired_bootstrap_p(resampled.values[metric], observed[metric], a, b)))
             advance(1)
-    return _adjusted(tests, adjust)
-
-
-def _adjusted(tests: list[PairTest], adjust: Callable[[np.ndarray], np.ndarray]) -> list[PairTest]:
-    out = list(tests)
-    for family in {(t.metric, t.method) for t in tests}:
-        members = [i for i, t in enumerate(tests) if (t.metric, t.method) == family]
-        adjusted = adjust(np.array([tests[i].p for i in members]))
-        for i, value in zip(members, adjusted):
-            t = tests[i]
-            out[i] = PairTest(t.a, t.b, t.metric, t.method, t.difference, t.p, float(value))
-    return out
+    return adjust_families(tests, correction)

@@ -8,8 +8,9 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from auditor.analyses.bootstrap import ranks_json
+from auditor.analyses.families import BestSet, PairTest
 from auditor.analyses.rankings import RankDisagreement
-from auditor.analyses.significance import RANK_RULE, BestSet, PairTest
+from auditor.analyses.significance import RANK_RULE
 from auditor.analyses.verdict import Verdict
 from auditor.formatting import nan_to_none, score_lines
 from auditor.results import SCHEMA, Score, Signature
@@ -44,6 +45,8 @@ class TranslationAudit:
     best_set: Mapping[str, BestSet] | None = None
     #: Whether the winner depends on the metric, decided by the best sets (:func:`auditor.analyses.verdict.decide`).
     verdict: Verdict | None = None
+    #: With ``--clusters``: the record's ``statistics.resampling`` (:func:`auditor.analyses.units.resampling_json`).
+    resampling: Mapping[str, Any] | None = None
 
     def report_model(self, figures: bool = True) -> Any:
         """The report model every renderer reads (:mod:`auditor.tasks.translation.report`)."""
@@ -99,6 +102,10 @@ class TranslationAudit:
                              "paired_bootstrap": "for parity with sacrebleu's paired_bs (which counts > where this "
                                                  "counts ≥): p = (1 + #{|Δ_b| − mean(|Δ_b|) ≥ |Δ|}) / (B + 1)"},
         }
+        if self.resampling is not None:
+            statistics["resampling"] = dict(self.resampling)
+            statistics["method"] = ("paired bootstrap over clusters of segments (whole clusters drawn); metric "
+                                    "intervals by statistics.interval_method, the jackknife leaving one cluster out")
         if self.bca is not None:
             from auditor.tasks.translation.intervals import METHODS
 
@@ -132,6 +139,12 @@ class TranslationAudit:
 
         lines = score_lines(self.systems, chosen, [NAMES[m] for m in chosen], score, _resolve(sort) if sort else None)
         lines.append(f"{self.n_items} segments; scores ×100" + (f"; sorted by {NAMES[_resolve(sort)]}" if sort else ""))
+        if self.resampling is not None:
+            import textwrap
+
+            from auditor.analyses.units import resampling_text
+
+            lines += textwrap.wrap(resampling_text(self.resampling), 80)
         lines.append(f"signature: {self.signature}")
         return lines
 

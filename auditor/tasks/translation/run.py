@@ -10,8 +10,10 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from auditor.analyses.bootstrap import rank_probabilities
+from auditor.analyses.families import RANDOMISATION, best_sets, significance_lookup
+from auditor.analyses.intervals import jackknife_se
 from auditor.analyses.rankings import rank_disagreement
-from auditor.analyses.significance import RANDOMISATION, adjust, best_sets, randomisation_rounds, rounds_rule
+from auditor.analyses.significance import randomisation_rounds, rounds_rule
 from auditor.analyses.verdict import Tested, decide
 from auditor.errors import UsageError
 from auditor.formatting import format_small, plural
@@ -76,24 +78,22 @@ def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: Audit
                                                          bool(human_lower_better))
     prepared = resampling.prepare(corpus, f_beta)
     observed = resampling.point_scores(corpus, f_beta, microf_k, prepared)
-    resampled = None
-    if options.bootstrap > 0:
-        resampled = resampling.bootstrap(corpus, options.bootstrap, options.seed, f_beta, microf_k,
-                                         None if human_scores is None else human_scores.segments, progress,
-                                         prepared)
-    tests, note, rounds, family = _tests(corpus, observed, resampled, options, analyses, f_beta, microf_k, progress)
-    bca = None if resampled is None else interval_module.intervals(corpus, observed, resampled.values, options.alpha,
-                                                                   f_beta, microf_k)
+    clusters, units, resampled = _resampled(corpus, human_scores, options, f_beta, microf_k, progress, prepared)
+    tests, note, rounds, family = _tests(units or corpus, observed, resampled, options, analyses, f_beta, microf_k,
+                                         progress)
+    bca = None if resampled is None else interval_module.intervals(units or corpus, observed, resampled.values,
+                                                                   options.alpha, f_beta, microf_k)
     metrics = _metric_values(corpus, observed, bca, f_beta, options.alpha)
     values = {s: {m: metrics[s][m].value for m in resampling.METRICS} for s in corpus.systems}
-    disagreement = rank_disagreement(values, resampling.METRICS, _lookup(tests, options.alpha))
+    disagreement = rank_disagreement(values, resampling.METRICS, tests and significance_lookup(
+        tests, options.alpha, lambda metric: RANDOMISATION))
     types = profile(corpus, f_beta)
     human_result = _human(corpus, observed, human_scores, resampled, options.alpha, bool(human_lower_better),
                           f_beta, microf_k)
     opts = {"tokenize": tokenize, "lowercase": bool(lowercase), "f_beta": f_beta, "microf_k": microf_k,
             "bootstrap": options.bootstrap, "seed": options.seed, "alpha": options.alpha,
             "correction": options.correction, "references": len(references),
-            "sacrebleu": dict(corpus.signatures)}
+            "sacrebleu": dict(corpus.signatures), **({"clusters": str(options.clusters)} if clusters else {})}
     sources: dict[str, Any] = {("gold" if i == 0 else f"reference {i + 1}"): {"path": str(p), "sha256": _sha(p)}
                                for i, p in enumerate(references)}
     sources.update({name: {"path": str(p), "sha256": _sha(p), "empty_segments": corpus.empty[name]}
@@ -102,6 +102,7 @@ def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: Audit
         sources["human"] = {"path": str(human), "sha256": _sha(human)}
     recommendation = recommend(corpus, types, disagreement, human_result, values)
     best, verdict = _decided(corpus, observed, values, tests, options, recommendation["metrics"][0]["id"])
+    sources.update({"clusters": dict(clusters.source or {})} if clusters else {})
     return TranslationAudit(
         signature=_signature(sources, opts, corpus, len(references)), n_items=corpus.n_segments, systems=corpus.systems,
         sources=sources, options=opts, metrics=metrics, types=types,
@@ -113,7 +114,45 @@ def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: Audit
         recommendation=recommendation, verdict=verdict,
         warnings=_warnings(corpus, human_scores), rounds=rounds, bca=_bca_json(bca, corpus.systems),
         best_set=best,
+        resampling=None if clusters is None else _resampling(corpus, clusters, bca, recommendation["metrics"][0]["id"],
+                                                             f_beta, microf_k),
     )
+
+
+def _resampling(corpus: Corpus, clusters: Any, bca: Any, metric: str, beta: float, k: float) -> dict[str, Any]:
+    """``statistics.resampling`` with clusters of segments; the design effect of the recommended metric of each system
+    is the ratio of its leave-one-cluster-out to its leave-one-segment-out jackknife variance (for a mean, the
+    clustered over naive variance of :func:`auditor.analyses.units.design_effect`, up to the jackknife's (n − 1)/n
+    factors)."""
+    from auditor.analyses.units import resampling_json
+
+    effects = None
+    if bca is not None:
+        by_segment = jackknife_se(interval_module.jackknife(corpus, beta, k)[metric])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            effects = bca[metric]["jackknife_se"] ** 2 / by_segment ** 2
+    return resampling_json(clusters, "segment", effects, corpus.systems, NAMES[metric],
+                           "leave-one-cluster-out over leave-one-segment-out jackknife variance of the metric (for a "
+                           "mean, the clustered over naive variance up to the factors (n − 1)/n)")
+
+
+def _resampled(corpus: Corpus, human_scores: Any, options: AuditOptions, beta: float, k: float, progress: Progress,
+               prepared: Any) -> tuple[Any, Corpus | None, Any]:
+    """(clusters, the corpus of clusters, the bootstrap): with ``--clusters`` every resample, jackknife and swap acts on
+    clusters, the rows of summed segments (:func:`~.resampling.grouped`); None, None and the bootstrap over segments
+    otherwise."""
+    clusters = units = None
+    if options.clusters is not None:
+        from auditor.io.clusters import numbered, read_clusters
+
+        clusters = read_clusters(options.clusters, numbered(corpus.n_segments), "segment", "segment number")
+        units = resampling.grouped(corpus, clusters)
+    if options.bootstrap <= 0:
+        return clusters, units, None
+    human = None if human_scores is None else human_scores.segments if clusters is None else \
+        resampling.grouped_human(human_scores.segments, clusters)
+    return clusters, units, resampling.bootstrap(units or corpus, options.bootstrap, options.seed, beta, k, human,
+                                                 progress, None if units else prepared)
 
 
 def _human(corpus: Corpus, observed, human_scores, resampled, alpha: float, lower_better: bool, f_beta: float,
@@ -156,7 +195,7 @@ def _tests(corpus: Corpus, observed, resampled, options: AuditOptions, analyses,
         pairs = sorted({(min(t, b), max(t, b)) for t in set(leaders.values()) for b in range(S) if b != t})
     rounds = randomisation_rounds(options.bootstrap, len(pairs), options.alpha)
     tests = resampling.paired_tests(corpus, observed, resampled, rounds, options.seed, beta, k, pairs,
-                                    lambda p: adjust(p, options.correction), progress)
+                                    options.correction, progress)
     floor = len(pairs) / (options.bootstrap + 1)
     note = (f"approximate randomisation: {rounds_rule(rounds, len(pairs), options.alpha)}. Paired bootstrap: the "
             f"{options.bootstrap} resamples of the intervals; its smallest adjusted p is m/(B + 1) = "
@@ -176,17 +215,6 @@ def _family(corpus: Corpus, leaders: dict[str, int], n_pairs: int) -> str:
             f"than {ALL_PAIRS} systems each system is tested against the leaders only, not all {S * (S - 1) // 2} "
             f"pairs (approximate randomisation of type-level F costs rounds × types per pair, and the rounds grow "
             f"with the pairs)")
-
-
-def _lookup(tests, alpha: float):
-    if tests is None:
-        return None
-    verdicts = {}
-    for t in tests:
-        if t.method == "approximate_randomisation":
-            verdict = None if np.isnan(t.p_adjusted) else bool(t.p_adjusted < alpha)
-            verdicts[(t.a, t.b, t.metric)] = verdicts[(t.b, t.a, t.metric)] = verdict
-    return lambda a, b, metric: verdicts.get((a, b, metric))
 
 
 def _metric_values(corpus: Corpus, observed, intervals, beta: float, alpha: float) -> dict[str, dict[str, Score]]:
@@ -259,4 +287,6 @@ def _signature(sources: Mapping[str, Any], opts: Mapping[str, Any], corpus: Corp
               ("BLEU", corpus.signatures["bleu"]), ("chrF2", corpus.signatures["chrf"])]
     if "human" in sources:
         fields.append(("human", sources["human"]["sha256"][:12]))
+    if "clusters" in sources:
+        fields.append(("unit", f"cluster:{sources['clusters']['sha256'][:12]}"))
     return Signature(tuple(fields))

@@ -1,0 +1,267 @@
+"""One resampler over units, and one approximate-randomisation pair test over units, for every task kind.
+
+A task reads its inputs into **units** (items, sentences, segments) and counts each unit's sufficient statistics
+as a row of a (units × statistics) matrix ``M`` (docs/architecture.md, "Counts first"); every figure is a function
+of column sums. Both random procedures act on those rows only:
+
+* **Bootstrap** (intervals, rank distributions, P(win)): a resample draws n units with replacement, the same
+  units for every system (paired); its weights ``w`` (how often each unit was drawn) give the resample's sums
+  ``w M``. :class:`UnitResampler` yields the weights of blocks of resamples, ``W`` (block × n), as many rows at
+  once as keep ``block × n`` within :data:`BLOCK_ENTRIES`. With **clusters** (units that are not independent:
+  questions sharing a subject, sentences of one document) a resample draws C clusters with replacement and every
+  unit of a drawn cluster is counted as often as its cluster was drawn (the cluster bootstrap: questions that share
+  a subject or a passage are not independent draws, and their clustered errors can be several times the naive ones). Classification's fast path (the
+  multinomial over item patterns, :mod:`auditor.analyses.resample`) draws the same distribution of unclustered
+  item resamples from counts.
+* **Approximate randomisation** of systems a and b (Noreen 1989; Riezler & Maxwell 2005): each round swaps the
+  two systems' statistics of each unit (with clusters: of every unit of a cluster together) with probability ½
+  (:func:`swap_masks`); ``p = (1 + #{r : |Δ*_r| ≥ |Δ|}) / (R' + 1)``, two-sided, ``Δ`` the difference on the
+  test set and ``R'`` the rounds whose difference is defined (:func:`randomisation_p`). A round's sums are
+  ``sum_a + s (M_b − M_a)`` and ``sum_b − s (M_b − M_a)`` for the round's swap mask ``s``
+  (:func:`randomisation_tests`).
+
+Every draw comes from a ``numpy.random.default_rng`` seeded with the caller's entropy (the audit's seed and the
+stage's own key), consumed in order, so that a block size changes no draw.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Any, Callable, Iterator, Mapping, Sequence
+
+import numpy as np
+
+from auditor.analyses.bootstrap import percentile_intervals, rank_probabilities
+from auditor.analyses.families import RANDOMISATION, BestSet, PairTest, adjust_families, best_sets
+from auditor.io.clusters import Clusters
+
+#: Largest number of (resample × unit) weights, or (round × unit) swaps, held at once.
+BLOCK_ENTRIES = 2**22
+#: Relative tolerance of "at least as extreme" (a shuffle that reproduces Δ exactly counts against the null).
+TOLERANCE = 1e-12
+
+
+def block_rows(n: int, limit: int = BLOCK_ENTRIES) -> int:
+    """Resamples (or rounds) per block: as many rows of ``n`` entries as fit ``limit``, at least one."""
+    return max(1, limit // max(n, 1))
+
+
+class UnitResampler:
+    """The paired bootstrap over ``n_units`` units: blocks of resample weights, one set shared by every system.
+
+    Parameters
+    ----------
+    n_units : units of the test set.
+    B : resamples.
+    entropy : seed of ``numpy.random.default_rng`` (an int or a list of ints: the audit's seed and the stage's key).
+    clusters : :class:`Clusters` of the units (None: every unit its own cluster).
+    rows : resamples per block (default :func:`block_rows` of the drawn count).
+    """
+
+    def __init__(self, n_units: int, B: int, entropy: Any, clusters: Clusters | None = None,
+                 rows: int | None = None):
+        self.n_units, self.B, self.clusters = int(n_units), int(B), clusters
+        self.drawn = self.n_units if clusters is None else clusters.n_clusters
+        self.rows = max(1, min(rows or block_rows(max(self.n_units, self.drawn)), max(self.B, 1)))
+        self.entropy = entropy
+
+    def draws(self) -> Iterator[tuple[int, np.ndarray]]:
+        """(first resample, counts (block, drawn)): how often each unit (each cluster) is drawn; each row a draw of
+        ``drawn`` indices uniform with replacement (``Generator.integers``, as sacrebleu's ``choice`` draws)."""
+        rng = np.random.default_rng(self.entropy)
+        m = self.drawn
+        for start in range(0, self.B, self.rows):
+            size = min(self.rows, self.B - start)
+            index = rng.integers(0, m, size=(size, m))
+            index += (np.arange(size) * m)[:, None]
+            yield start, np.bincount(index.ravel(), minlength=size * m).reshape(size, m)
+
+    def blocks(self, dtype: Any = np.float64) -> Iterator[tuple[int, np.ndarray]]:
+        """(first resample, unit weights ``W`` (block, n_units) of ``dtype``): with clusters, each unit weighted by
+        its cluster's draws."""
+        for start, counts in self.draws():
+            counts = counts.astype(dtype)
+            yield start, counts if self.clusters is None else counts[:, self.clusters.codes]
+
+    def values(self, sums_of: Callable[[np.ndarray], np.ndarray],
+               evaluate: Callable[[np.ndarray], Mapping[str, np.ndarray]],
+               dtype: Any = np.float64) -> dict[str, np.ndarray]:
+        """id -> (B, S) values: ``evaluate(sums_of(W))`` on every block of weights, stacked."""
+        out: dict[str, np.ndarray] = {}
+        for start, weights in self.blocks(dtype):
+            for metric, values in evaluate(sums_of(weights)).items():
+                out.setdefault(metric, np.empty((self.B, values.shape[-1])))[start:start + weights.shape[0]] = values
+        return out
+
+
+def swap_masks(entropy: Any, rounds: int, n_units: int, clusters: Clusters | None = None,
+               rows: int | None = None) -> Iterator[np.ndarray]:
+    """Blocks of swap masks (block, n_units), bool: True where a round swaps the unit's two systems, each unit (each
+    cluster, every unit of it together) with probability ½; ``rounds`` rows in all, ``rows`` per block (default
+    :func:`block_rows`). Every pair of systems is shuffled with the same masks (as sacrebleu's ``paired_ar``: with
+    one block and no clusters the masks are its ``rng.integers(2, size=(R, N), dtype=bool)``)."""
+    rng = np.random.default_rng(entropy)
+    drawn = n_units if clusters is None else clusters.n_clusters
+    rows = max(1, rows or block_rows(max(n_units, drawn)))
+    for start in range(0, rounds, rows):
+        mask = rng.integers(2, size=(min(rows, rounds - start), drawn), dtype=bool)
+        yield mask if clusters is None else mask[:, clusters.codes]
+
+
+def randomisation_p(null: np.ndarray, delta: float) -> float:
+    """Two-sided approximate-randomisation p of the observed difference ``delta`` against the shuffled differences
+    ``null``: ``(1 + #{|Δ*| ≥ |Δ|}) / (R' + 1)`` over the R' defined ones (within :data:`TOLERANCE` of |Δ|, at
+    least 1e-12 absolute); NaN when Δ or every Δ* is undefined."""
+    null = np.asarray(null, dtype=float)
+    null = null[~np.isnan(null)]
+    if np.isnan(delta) or null.size == 0:
+        return float("nan")
+    hits = np.count_nonzero(np.abs(null) >= abs(delta) - TOLERANCE * max(1.0, abs(delta)))
+    return float((1 + hits) / (null.size + 1))
+
+
+def paired_bootstrap_p(resampled: np.ndarray, observed: np.ndarray, a: int, b: int) -> float:
+    """sacrebleu's ``paired_bs`` p-value of systems ``a`` and ``b`` from resampled values (B, S) (Koehn 2004): with
+    ``d_b = |m_b(a) − m_b(b)|`` and ``Δ = |m(a) − m(b)|``, ``p = (1 + #{d_b − mean(d) ≥ Δ}) / (B' + 1)``. Reported
+    for parity with sacrebleu only: it never decides a best set."""
+    defined = ~np.isnan(resampled[:, a]) & ~np.isnan(resampled[:, b])
+    if not defined.any() or np.isnan(observed[a]) or np.isnan(observed[b]):
+        return float("nan")
+    diffs = np.abs(resampled[defined, a] - resampled[defined, b])
+    delta = abs(observed[a] - observed[b])
+    hits = np.count_nonzero(diffs - diffs.mean() >= delta - TOLERANCE * max(1.0, delta))
+    return (hits + 1) / (diffs.size + 1)
+
+
+def randomisation_tests(matrix: Any, shared: int, per_system: int,
+                        evaluate_pair: Callable[[int, int, np.ndarray], Mapping[str, np.ndarray]],
+                        observed: Mapping[str, np.ndarray], systems: Sequence[str], metrics: Sequence[str],
+                        rounds: int, seed: int, correction: str, clusters: Clusters | None = None,
+                        pairs: Sequence[tuple[int, int]] | None = None) -> list[PairTest]:
+    """Approximate randomisation over units (module docstring) of every pair under every metric of ``metrics``.
+
+    ``matrix`` (units × (shared + S · per_system), dense or sparse) holds each unit's statistics: ``shared`` columns
+    every system has (gold counts), then one block per system. ``evaluate_pair(a, b, sums)`` scores the (rounds,
+    shared + 2 · per_system) sums as the two systems a*, b*. p adjusted over each metric's pairs."""
+    import scipy.sparse
+
+    n = matrix.shape[0]
+    columns = scipy.sparse.csc_matrix(matrix)
+    totals = np.asarray(columns.sum(axis=0), dtype=float).ravel()
+    tests = []
+    for a, b in pairs if pairs is not None else combinations(range(len(systems)), 2):
+        block_a = slice(shared + a * per_system, shared + (a + 1) * per_system)
+        block_b = slice(shared + b * per_system, shared + (b + 1) * per_system)
+        difference = (columns[:, block_b] - columns[:, block_a]).T.tocsr()  # (per_system, n)
+        null: dict[str, list[np.ndarray]] = {metric: [] for metric in metrics}
+        for mask in swap_masks(seed, rounds, n, clusters):
+            moved = np.asarray(difference @ mask.T.astype(float)).T  # (block, per_system)
+            size = moved.shape[0]
+            sums = np.concatenate([np.broadcast_to(totals[:shared], (size, shared)), totals[block_a] + moved,
+                                   totals[block_b] - moved], axis=1)
+            values = evaluate_pair(a, b, sums)
+            for metric in metrics:
+                null[metric].append(values[metric][:, 0] - values[metric][:, 1])
+        for metric in metrics:
+            delta = float(observed[metric][a] - observed[metric][b])
+            tests.append(PairTest(systems[a], systems[b], metric, RANDOMISATION, delta,
+                                  randomisation_p(np.concatenate(null[metric]), delta), details={"rounds": rounds}))
+    return adjust_families(tests, correction)
+
+
+@dataclass(frozen=True)
+class UnitStatistics:
+    """Intervals (metric -> (S, 2)), rank probabilities (metric -> (S, S)), pair tests and best sets of a task whose
+    metrics are functions of summed unit statistics; ``clusters`` the resampled clusters (None: the units)."""
+
+    B: int
+    alpha: float
+    correction: str
+    intervals: Mapping[str, np.ndarray]
+    ranks: Mapping[str, np.ndarray]
+    tests: tuple[PairTest, ...] | None
+    best_set: Mapping[str, BestSet] | None
+    clusters: Clusters | None = None
+    #: The record's ``resampling`` with clusters (:func:`resampling_json`), else None.
+    resampling: Mapping[str, Any] | None = None
+
+    def interval(self, metric: str, s: int) -> tuple[float, float] | None:
+        if metric not in self.intervals:
+            return None
+        lo, hi = self.intervals[metric][s]
+        return None if np.isnan(lo) else (float(lo), float(hi))
+
+
+def unit_statistics(values: Mapping[str, np.ndarray], observed: Mapping[str, np.ndarray], systems: Sequence[str],
+                    B: int, alpha: float, correction: str, tested: Sequence[str] | None,
+                    tests: Sequence[PairTest] | None = None, clusters: Clusters | None = None,
+                    resampling: Mapping[str, Any] | None = None) -> UnitStatistics:
+    """Percentile intervals and rank distributions of every metric's resampled ``values`` (metric -> (B, S)); the
+    ``tests`` (:func:`randomisation_tests`) and the best sets of ``tested`` (None: none) by approximate
+    randomisation."""
+    intervals = {metric: percentile_intervals(v, alpha)[0] for metric, v in values.items()}
+    ranks = {metric: rank_probabilities(v) for metric, v in values.items()}
+    best = None
+    if tested is None:
+        tests = None
+    else:
+        tests = tuple(tests or ())
+        best = best_sets(tests, observed, systems, tested, correction, alpha, lambda metric: RANDOMISATION)
+    return UnitStatistics(B, alpha, correction, intervals, ranks, tests, best, clusters, resampling)
+
+
+def design_effect(numerator: np.ndarray, denominator: np.ndarray | None, clusters: Clusters) -> np.ndarray:
+    """Clustered over naive variance of the ratio ``R_s = Σ_i y_si / Σ_i m_i`` of each system (a mean when every
+    ``m_i = 1``): with residuals ``e_si = y_si − R_s m_i``, ``Σ_c (Σ_{i∈c} e_si)² / Σ_i e_si²`` (the clustered
+    variance of a mean, ``SE² = Σ_c (Σ_{i∈c} (x_i − x̄))² / n²`` with no small-sample factor, over the unclustered
+    one, ``Σ_i (x_i − x̄)² / n²``); NaN where the naive variance is 0.
+
+    ``numerator`` (S, n) per-unit sums, ``denominator`` (n,) per-unit sizes (None: 1 each)."""
+    y = np.atleast_2d(np.asarray(numerator, dtype=float))
+    m = np.ones(y.shape[1]) if denominator is None else np.asarray(denominator, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = y.sum(axis=1) / m.sum()
+        residual = y - ratio[:, None] * m[None, :]
+        per_cluster = np.stack([np.bincount(clusters.codes, weights=row, minlength=clusters.n_clusters)
+                                for row in residual])
+        naive = (residual ** 2).sum(axis=1)
+        return np.where(naive > 0, (per_cluster ** 2).sum(axis=1) / np.where(naive > 0, naive, 1), np.nan)
+
+
+def resampling_json(clusters: Clusters | None, unit: str, effects: np.ndarray | None = None,
+                    systems: Sequence[str] = (), of: str | None = None, rule: str | None = None) -> dict[str, Any]:
+    """The audit record's ``resampling``: what a resample draws (``unit``, or ``cluster`` with the clusters' unit,
+    their number, source and sizes) and, with clusters, each system's design effect of ``of`` (:func:`design_effect`)."""
+    if clusters is None:
+        return {"unit": unit, "clusters": None}
+    sizes = clusters.sizes()
+    out: dict[str, Any] = {"unit": "cluster", "clustered_unit": unit, "clusters": clusters.n_clusters,
+                           "cluster_sizes": {"min": int(sizes.min()), "max": int(sizes.max())},
+                           "source": dict(clusters.source or {})}
+    if effects is not None:
+        out["design_effect"] = {"of": of, "rule": rule or DESIGN_EFFECT_RULE,
+                                "systems": {name: None if np.isnan(x) else float(x) for name, x in zip(systems, effects)}}
+    return out
+
+
+#: The design effect in words (the JSON's ``resampling.design_effect.rule``).
+DESIGN_EFFECT_RULE = ("clustered over naive variance of the figure: Σ_c (Σ_{i∈c} e_i)² / Σ_i e_i², e_i = y_i − R m_i "
+                      "the unit's residual from the ratio R = Σ y / Σ m (for a mean, x_i − x̄), no "
+                      "small-sample factor")
+
+
+def resampling_text(resampling: Mapping[str, Any]) -> str:
+    """One sentence for the terminal and the report from the record's ``resampling`` (:func:`resampling_json`): what a
+    resample draws and, with clusters, their number and the design effects."""
+    unit = resampling.get("clustered_unit") or resampling["unit"]
+    if resampling.get("clusters") is None:
+        return f"Resampling unit: the {unit}."
+    text = (f"Resampling unit: the cluster ({resampling['clusters']:,} clusters of {unit}s); intervals, ranks and "
+            "pair tests draw or swap whole clusters.")
+    effect = resampling.get("design_effect") or {}
+    values = [x for x in (effect.get("systems") or {}).values() if x is not None]
+    if values:
+        low, high = min(values), max(values)
+        span = f"{low:.2f}" if round(low, 2) == round(high, 2) else f"{low:.2f} to {high:.2f}"
+        text += f" Design effect of {effect['of']} (clustered over naive variance): {span}."
+    return text
