@@ -394,8 +394,9 @@ class Signature:
     (sacrebleu's ``Signature`` is the model: one record of what changes the numbers, one format).
 
     ``auditor:<version>|gold:<sha256[:12]>|systems:<n>:<sha256[:12] of their hashes>|labels:<k>|
-    boot:B|seed:S|ci:percentile|alpha:A|correction:C|samplers:...`` (``ci:none|…|samplers:none`` when B = 0) then, when they apply, ``plugins:``,
-    ``input:confusion`` (matrices only), ``slices:<sha256[:12]>`` and ``label_map:<sha256[:12]>``.
+    boot:B|seed:S|ci:percentile|alpha:A|correction:C|samplers:...`` (``ci:none|…|samplers:none`` when B = 0) then, when
+    they apply, ``plugins:``, ``input:confusion`` (matrices only), ``slices:<sha256[:12]>`` and
+    ``label_map:<sha256[:12]>``.
     """
 
     fields: tuple[tuple[str, str], ...]

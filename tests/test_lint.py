@@ -1,5 +1,6 @@
 """The linter runs with the tests: ruff (its rules in pyproject.toml: pyflakes ``F``, import order
-``I``, line length 120) over the package, the tests, the benchmarks and the examples."""
+``I``, syntax errors ``E9``, lines over 120 characters ``E501``) over the package, the tests, the benchmarks and the
+examples."""
 from __future__ import annotations
 
 import shutil
@@ -29,10 +30,10 @@ def test_ruff_finds_nothing():
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_the_rules_include_pyflakes_and_import_order():
+def test_the_rules_include_pyflakes_import_order_and_the_line_length():
     try:
         import tomllib
     except ImportError:  # Python 3.10
         tomllib = pytest.importorskip("tomli")
     lint = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["ruff"]
-    assert {"F", "I"} <= set(lint["lint"]["select"]) and lint["line-length"] == 120
+    assert {"F", "I", "E501"} <= set(lint["lint"]["select"]) and lint["line-length"] == 120

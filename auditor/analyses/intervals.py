@@ -2,8 +2,8 @@ r"""Intervals from resamples and leave-one-out values, for any task's units: BCa
 
 * **BCa** (bias-corrected and accelerated; Efron & Tibshirani 1993, sections 14.3 and 15.4, as
   ``scipy.stats.bootstrap(method='BCa')`` computes it; tests/test_translation_intervals.py compares the two): bias
-  correction :math:`\hat z_0 = \Phi^{-1}\big((\#\{\theta^*_b < \hat\theta\} + \#\{\theta^*_b \le \hat\theta\}) / 2B\big)`;
-  acceleration :math:`\hat a = \sum_i d_i^3 / \big(6 (\sum_i d_i^2)^{3/2}\big)`, :math:`d_i =
+  correction :math:`\hat z_0 = \Phi^{-1}\big((\#\{\theta^*_b < \hat\theta\} + \#\{\theta^*_b \le \hat\theta\}) /
+  2B\big)`; acceleration :math:`\hat a = \sum_i d_i^3 / \big(6 (\sum_i d_i^2)^{3/2}\big)`, :math:`d_i =
   \bar\theta_{(\cdot)} - \hat\theta_{(i)}`, from the jackknife over units (:math:`\hat\theta_{(i)}`: the figure
   without unit i); interval :math:`[\theta^*_{(\alpha_1)}, \theta^*_{(\alpha_2)}]` (linear quantiles),
   :math:`\alpha_{1,2} = \Phi\big(\hat z_0 + (\hat z_0 + z_{\alpha/2, 1-\alpha/2}) / (1 - \hat a(\hat z_0 +

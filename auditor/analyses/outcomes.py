@@ -91,7 +91,8 @@ class Outcomes:
                 "undefined": None}}} for s, name in enumerate(self.systems)},
             "statistics": {"B": self.bootstrap, "seed": self.seed, "alpha": self.alpha, "interval": "percentile",
                            "correction": self.correction,
-                           "best_set": {self.metric: list(self.best_set)} if self.pairs or len(self.systems) < 2 else {},
+                           "best_set": ({self.metric: list(self.best_set)}
+                                        if self.pairs or len(self.systems) < 2 else {}),
                            "tests": [pair.to_json() for pair in self.pairs],
                            **({"not_run": self.not_run} if self.not_run else {}),
                            "resampling": resampling_json(self.clusters, "item", self.design_effects, self.systems,

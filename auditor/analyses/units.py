@@ -10,9 +10,9 @@ of column sums. Both random procedures act on those rows only:
   once as keep ``block × n`` within :data:`BLOCK_ENTRIES`. With **clusters** (units that are not independent:
   questions sharing a subject, sentences of one document) a resample draws C clusters with replacement and every
   unit of a drawn cluster is counted as often as its cluster was drawn (the cluster bootstrap: questions that share
-  a subject or a passage are not independent draws, and their clustered errors can be several times the naive ones). Classification's fast path (the
-  multinomial over item patterns, :mod:`auditor.analyses.resample`) draws the same distribution of unclustered
-  item resamples from counts.
+  a subject or a passage are not independent draws, and their clustered errors can be several times the naive ones).
+  Classification's fast path (the multinomial over item patterns, :mod:`auditor.analyses.resample`) draws the same
+  distribution of unclustered item resamples from counts.
 * **Approximate randomisation** of systems a and b (Noreen 1989; Riezler & Maxwell 2005): each round swaps the
   two systems' statistics of each unit (with clusters: of every unit of a cluster together) with probability ½
   (:func:`swap_masks`); ``p = (1 + #{r : |Δ*_r| ≥ |Δ|}) / (R' + 1)``, two-sided, ``Δ`` the difference on the
@@ -231,7 +231,8 @@ def design_effect(numerator: np.ndarray, denominator: np.ndarray | None, cluster
 def resampling_json(clusters: Clusters | None, unit: str, effects: np.ndarray | None = None,
                     systems: Sequence[str] = (), of: str | None = None, rule: str | None = None) -> dict[str, Any]:
     """The audit record's ``resampling``: what a resample draws (``unit``, or ``cluster`` with the clusters' unit,
-    their number, source and sizes) and, with clusters, each system's design effect of ``of`` (:func:`design_effect`)."""
+    their number, source and sizes) and, with clusters, each system's design effect of ``of``
+    (:func:`design_effect`)."""
     if clusters is None:
         return {"unit": unit, "clusters": None}
     sizes = clusters.sizes()
@@ -240,7 +241,8 @@ def resampling_json(clusters: Clusters | None, unit: str, effects: np.ndarray | 
                            "source": dict(clusters.source or {})}
     if effects is not None:
         out["design_effect"] = {"of": of, "rule": rule or DESIGN_EFFECT_RULE,
-                                "systems": {name: None if np.isnan(x) else float(x) for name, x in zip(systems, effects)}}
+                                "systems": {name: None if np.isnan(x) else float(x)
+                                            for name, x in zip(systems, effects)}}
     return out
 
 

@@ -106,7 +106,8 @@ def read_clusters(path: str | Path, ids: Sequence[str], unit: str, id_name: str 
     missing = [i for i, name in enumerate(names) if name is None]
     if missing:
         raise InputError(f"{path}: no cluster for {id_name} {str(ids[missing[0]])!r} ({len(missing):,} of "
-                         f"{len(names):,} {unit}s have none); every unit needs exactly one line `{id_name}<TAB>cluster`")
+                         f"{len(names):,} {unit}s have none); every unit needs exactly one line "
+                         f"`{id_name}<TAB>cluster`")
     return from_names(names, unit, {"path": str(path), "sha256": hashlib.sha256(raw).hexdigest()})
 
 

@@ -290,5 +290,6 @@ def _signature(digest: str, S: int, k: int, options: AuditOptions, scheme: str |
     scheme, rule, resampling unit)."""
     return Signature((("auditor", __version__), ("task", "tagging"), ("gold", digest[:12]), ("systems", str(S)),
                       ("tags", str(k)), ("scheme", scheme or "none"), ("rule", rule or "none"),
-                      ("boot", str(options.bootstrap)), ("unit", "sentence" if clusters is None else f"cluster:{clusters.source['sha256'][:12]}"), ("seed", str(options.seed)),
-                      ("ci", "percentile")))
+                      ("boot", str(options.bootstrap)),
+                      ("unit", "sentence" if clusters is None else f"cluster:{clusters.source['sha256'][:12]}"),
+                      ("seed", str(options.seed)), ("ci", "percentile")))

@@ -279,8 +279,8 @@ def paired_tests(corpus: Corpus, observed: Mapping[str, np.ndarray], resampled: 
                  seed: int, beta: float, k: float, pairs: Sequence[tuple[int, int]], correction: str,
                  progress: Progress = SILENT) -> list[PairTest]:
     """Approximate randomisation over the corpus's rows (segments, or clusters: :func:`grouped`; the spine's swap masks,
-    :func:`~auditor.analyses.units.swap_masks`, one block of ``rounds`` rows as sacrebleu draws it) and, with the bootstrap, the paired bootstrap
-    test for every pair and metric; p adjusted over each (metric, method) family."""
+    :func:`~auditor.analyses.units.swap_masks`, one block of ``rounds`` rows as sacrebleu draws it) and, with the
+    bootstrap, the paired bootstrap test for every pair and metric; p adjusted over each (metric, method) family."""
     tests: list[PairTest] = []
     names = corpus.systems
     mask = next(swap_masks(seed, rounds, corpus.n_segments, rows=rounds), np.zeros((0, corpus.n_segments)))
