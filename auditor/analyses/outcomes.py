@@ -15,6 +15,7 @@ clustered items) get no test and no best set (:data:`NOT_RUN`); unclustered 0/1 
 """
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
@@ -101,11 +102,12 @@ class Outcomes:
         }
 
     def report_model(self, figures: bool = True) -> Any:
-        """No report page is written for outcomes yet: refused, so that no partial report is written."""
+        """The report is built by :mod:`auditor.report.outcomes`, a later stage than this module: the pipeline hands
+        outcomes on wrapped in its ``Reported``. Bare outcomes refuse, so that no classification report is made
+        of them."""
         from auditor.errors import UsageError
 
-        raise UsageError("the report of per-item outcomes (a generation task) is not written yet; "
-                         "'auditor score --lm-eval ... --json' gives every figure")
+        raise UsageError("per-item outcomes get their report through auditor.pipeline.audit_lm_eval")
 
     def terminal_lines(self, columns: Sequence[str] = (), sort: str | None = None) -> list[str]:
         """``auditor score``'s table (one metric: ``columns`` and ``sort`` have nothing to choose)."""
@@ -120,14 +122,13 @@ class Outcomes:
         for reason in self.not_run.values():
             lines.append(reason)
         if self.resampling is not None:
-            import textwrap
-
             lines += [""] + textwrap.wrap(resampling_text(self.resampling), 80)
         if len(self.systems) > 1 and self.pairs:
             method = "exact McNemar" if self.pairs and self.pairs[0].method == MCNEMAR else \
                 f"approximate randomisation ({ROUNDS:,} rounds)"
-            lines += ["", f"best set: the top system and those not significantly below it ({method}, "
-                          f"{correction_name(self.correction)} over {len(self.pairs)} pairs, α = {self.alpha:g})"]
+            lines += [""] + textwrap.wrap(
+                f"best set: the top system and those not significantly below it ({method}, "
+                f"{correction_name(self.correction)} over {len(self.pairs)} pairs, α = {self.alpha:g})", 80)
         return lines
 
 
