@@ -25,6 +25,17 @@ def test_a_child_command_is_timed_by_its_own_cpu_seconds():
     assert measured.output == "done\n" and measured.runs == 1
 
 
+def test_a_child_s_peak_memory_is_its_own_not_the_benchmark_s():
+    """Linux carries a process's peak from before ``exec`` into ``ru_maxrss``: a child forked from a benchmark
+    holding 400 MB reported 400 MB for ``true``. Through the launcher it reports its own few MB."""
+    import numpy as np
+
+    held = np.ones(50_000_000)  # 400 MB touched in this process
+    measured = timing.command([sys.executable, "-c", "pass"])
+    assert held.sum() == 50_000_000 and measured.peak_mb < 100
+    assert timing.command([sys.executable, "-c", "x = b'x' * 200_000_000"]).peak_mb > 190
+
+
 def test_a_failing_command_ends_the_benchmark_with_its_error():
     with pytest.raises(SystemExit, match="no such thing"):
         timing.command([sys.executable, "-c", "import sys; sys.exit('no such thing')"])
