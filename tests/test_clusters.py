@@ -99,6 +99,17 @@ def test_the_cluster_randomisation_equals_the_enumerated_swaps():
     assert found.pairs[0].p == pytest.approx(exact, abs=0.015)
 
 
+def test_few_clusters_state_the_smallest_p_a_swap_test_can_give():
+    """Five clusters: of the 2^5 = 32 swaps, swapping none or all leaves |Δ| as it is, so p ≥ 2/32 = 0.0625 in the
+    exact test, and the text says so; with 40 clusters the floor (2/2^40) is not worth a sentence."""
+    from auditor.analyses.units import resampling_text
+
+    few = resampling_text({"unit": "item", "clusters": 5, "design_effect": None})
+    assert "2/2^5 = 0.0625" in few and "32 swaps" in few
+    many = resampling_text({"unit": "item", "clusters": 40, "design_effect": None})
+    assert "cannot fall" not in many and "40 clusters of items" in many
+
+
 @pytest.mark.parametrize("lines, message", [
     (["q0\tx", "q1\ty"], r"clusters.tsv: no cluster for item id 'q2'"),
     (["q0\tx", "q1\ty", "q2\tz", "q9\tz"], r"clusters.tsv line 4: item id 'q9' is not one of"),

@@ -266,4 +266,9 @@ def resampling_text(resampling: Mapping[str, Any]) -> str:
         low, high = min(values), max(values)
         span = f"{low:.2f}" if round(low, 2) == round(high, 2) else f"{low:.2f} to {high:.2f}"
         text += f" Design effect of {effect['of']} (clustered over naive variance): {span}."
+    floor = 2 / 2 ** resampling["clusters"]  # swapping no cluster or every cluster leaves |Δ| as it is
+    if floor >= 1e-3:
+        text += (f" With only {resampling['clusters']} clusters a swap test's p-value cannot fall much below "
+                 f"2/2^{resampling['clusters']} = {floor:.3g}: swapping none or all of them, 2 of the "
+                 f"{2 ** resampling['clusters']:,} swaps, leaves the difference as it is.")
     return text
