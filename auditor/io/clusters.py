@@ -16,6 +16,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from auditor.errors import InputError
+from auditor.io.lines import decode_utf8
 
 
 @dataclass(frozen=True)
@@ -73,11 +74,7 @@ def read_clusters(path: str | Path, ids: Sequence[str], unit: str, id_name: str 
         raw = path.read_bytes()
     except OSError as error:
         raise InputError(f"{path}: cannot read the clusters file ({error.strerror or error})") from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        line = raw[:error.start].count(b"\n") + 1
-        raise InputError(f"{path} line {line}: not UTF-8 text") from None
+    text = decode_utf8(raw, str(path))
     position = {str(key): i for i, key in enumerate(ids)}
     names: list[str | None] = [None] * len(position)
     seen: dict[int, int] = {}
