@@ -340,10 +340,9 @@ def confusion_heatmap(labels: Sequence[str], matrix: Sequence[Sequence[int]], sy
     return _svg(spec)
 
 
-def confusion_grid_spec(labels: Sequence[str], matrices: Mapping[str, Sequence[Sequence[int]]],
-                        counts: bool = True) -> dict[str, Any]:
-    """Small multiples: one row-normalised confusion heatmap per system, in one chart (k up to
-    :data:`MAX_MATRIX_CLASSES`; with ``counts``, counts printed in the cells while they have room)."""
+def confusion_cells(labels: Sequence[str], matrices: Mapping[str, Sequence[Sequence[int]]]) -> list[dict[str, Any]]:
+    """One record per system and cell (gold rows, predicted columns): its count and its share of the gold row
+    (0 in an empty row), the data of the confusion small multiples."""
     cells = []
     for system, matrix in matrices.items():
         for i, gold in enumerate(labels):
@@ -351,6 +350,14 @@ def confusion_grid_spec(labels: Sequence[str], matrices: Mapping[str, Sequence[S
             for j, predicted in enumerate(labels):
                 cells.append({"system": system, "gold": gold, "predicted": predicted, "count": int(matrix[i][j]),
                               "share": round(matrix[i][j] / total, 4) if total else 0.0})
+    return cells
+
+
+def confusion_grid_spec(labels: Sequence[str], matrices: Mapping[str, Sequence[Sequence[int]]],
+                        counts: bool = True) -> dict[str, Any]:
+    """Small multiples: one row-normalised confusion heatmap per system, in one chart (k up to
+    :data:`MAX_MATRIX_CLASSES`; with ``counts``, counts printed in the cells while they have room)."""
+    cells = confusion_cells(labels, matrices)
     k = len(labels)
     columns, size = _grid_layout(k)
     x = {"field": "predicted", "type": "nominal", "sort": list(labels), "title": "predicted",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Sequence
 
+from auditor.report.charts import confusion_cells
 from auditor.report.context import Context
 from auditor.report.model import (
     Bullets,
@@ -178,13 +179,10 @@ def figures_section(ctx: Context) -> Section:
 def distance_grid_spec(labels: Sequence[str], matrices: dict[str, list[list[int]]]) -> dict[str, Any]:
     """Small multiples, one per system: cells coloured by signed distance from the diagonal, opacity by row share."""
     k = len(labels)
-    cells = []
-    for system, matrix in matrices.items():
-        for i, gold in enumerate(labels):
-            total = sum(matrix[i])
-            for j, predicted in enumerate(labels):
-                cells.append({"system": system, "gold": gold, "predicted": predicted, "count": int(matrix[i][j]),
-                              "distance": j - i, "share": round(matrix[i][j] / total, 4) if total else 0.0})
+    position = {label: i for i, label in enumerate(labels)}
+    cells = confusion_cells(labels, matrices)
+    for cell in cells:
+        cell["distance"] = position[cell["predicted"]] - position[cell["gold"]]
     size = max(14, min(32, 420 // (3 * k)))
     x = {"field": "predicted", "type": "nominal", "sort": list(labels), "title": "predicted",
          "axis": {"labelAngle": 0, "grid": False}}
