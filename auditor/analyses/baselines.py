@@ -94,17 +94,18 @@ SAMPLING = ("on counts, never by re-indexing items: a random predictor's gold ro
 RANDOM_BASELINES = ("uniform", "prevalence")
 FIXED_BASELINES = RANDOM_BASELINES + ("majority",)
 SHUFFLE = "shuffle"
-#: Metrics whose shuffle p-values the audit settles: page 1's primary (accuracy or macro recall) and
-#: the recommendation's near-chance test (informedness).
-SETTLED = ("accuracy", "macro_recall", "informedness")
+#: Metrics whose shuffle p-values the audit settles: those with a bound found without draws
+#: (:data:`~auditor.analyses.shuffle_bound.BOUNDED`: page 1's primary, the report's key metrics, the
+#: recommendation's near-chance test), drawn further only where the bound leaves the answer open.
+SETTLED = shuffle_bound.BOUNDED
 
 #: What ``--bootstrap 0`` leaves out of the chance baselines, and what stays (JSON ``chance.method.not_run``).
 NO_DRAWS = ("--bootstrap 0: no draws, so no Monte Carlo ranges or means (mc_* null) and no Monte Carlo shuffle "
             "p-values. Kept: every expectation f(E[C]), exact where the metric is affine between tables built "
             "without draws inside the baseline's hull; the shuffle p-values that need no draw: exact for two "
-            "classes, else for accuracy, macro recall and informedness an upper bound where it settles the "
-            "corrected answer (the other systems counted at p = 1); every other p_shuffle is null with "
-            "p_shuffle_method 'not tested'")
+            "classes, else for the metrics affine in the diagonal once the margins are fixed, or at most such a "
+            "metric (auditor.analyses.shuffle_bound), an upper bound where it settles the corrected answer (the "
+            "other systems counted at p = 1); every other p_shuffle is null with p_shuffle_method 'not tested'")
 DESCRIPTIONS = {
     "uniform": "random labels, equally likely over the gold classes",
     "prevalence": "random labels drawn with the gold prevalence",
@@ -543,7 +544,7 @@ def _exact_shuffles(counts: Counts, metrics: Sequence[Metric], alpha: float, adv
     if exact := counts.k == 2 and shuffle_test.exact_binary(
             support, columns, observed, lambda tables: _scores(tables, metrics, active)):
         return shuffle, shuffle_scores, exact
-    wanted = {m: observed[m] for m in shuffle_bound.AFFINE_IN_DIAGONAL if m in observed}
+    wanted = {m: observed[m] for m in shuffle_bound.BOUNDED if m in observed}
     bounds = shuffle_bound.bounds(support, columns, wanted, active, shuffle_test.TIE_TOLERANCE)
     return shuffle, shuffle_scores, shuffle_test.settle_without_draws(wanted, bounds, alpha, correction)
 
