@@ -168,8 +168,9 @@ def test_audit_settles_the_metrics_page_one_and_the_recommendation_read():
     assert entries["a"]["macro_recall"]["p_shuffle_method"] == "bound"
     entry = entries["b"]
     assert entry["macro_recall"]["p_shuffle_method"] == "monte carlo"
-    # the settled metrics say whether their answer is settled; the others' Monte Carlo p has resolved null
-    assert {m for m, e in entry.items() if e.get("p_shuffle_resolved") is not None} == set(SETTLED)
+    # every metric says whether its answer is settled; only the settled metrics are drawn beyond the base draws
+    assert all(e["p_shuffle_resolved"] is not None for e in entry.values())
+    assert {m for m, e in entry.items() if e["p_shuffle_draws"] > 1000} <= set(SETTLED)
     assert {"accuracy", "macro_recall", "informedness", "kappa", "mcc", "macro_f1", "macro_f1_hm"} <= set(SETTLED)
     scores = audit.baselines.shuffle_scores["b"]
     assert scores["macro_recall"].size == entry["macro_recall"]["p_shuffle_draws"] >= scores["nit"].size

@@ -22,7 +22,8 @@ A union of hypergeometric tails.
     replacement, c_i of which are i, so P(C_ii = x) = C(c_i, x) C(N − c_i, r_i − x) / C(N, r_i), whose tail
     is summed exactly. If every C_ii ≤ x_i − 1 then T ≤ Σ_i w_i (x_i − 1); so for integers x_i with
     Σ_i w_i (x_i − 1) < d', the event T ≥ d' needs some C_ii ≥ x_i, and p ≤ Σ_i P(C_ii ≥ x_i). The x_i
-    are chosen with (nearly) equal log tails, the lowest level that keeps the sum below d' (bisection).
+    are chosen with (nearly) equal log tails, the lowest level that keeps the sum below d' (one pass over the
+    tails sorted).
     Far above chance this bound is astronomically small where Cantelli's decays only as 1/d².
 
 The p-value of a system is bounded by the smaller of the two (:func:`bounds`); ties count as ≥ as in
@@ -57,8 +58,6 @@ BOUNDED = AFFINE_IN_DIAGONAL + tuple(BOUNDED_BY_AFFINE)
 ROUNDING = 1e-9
 #: Smallest bound reported (the smallest positive normal double: a bound that underflows is still > 0).
 FLOOR = float(np.finfo(float).tiny)
-#: Bisection steps on the common log tail level of the union bound.
-STEPS = 48
 #: Lowest log tail level searched (e^-800 underflows to 0: the bound is then :data:`FLOOR`).
 LOWEST = -800.0
 
@@ -227,41 +226,53 @@ def union_bound(tails: list[tuple[int, int, np.ndarray]], weights: np.ndarray, t
     Σ_i w_i (x_i − 1) < threshold, the x_i those whose log tails first fall to a common level (at least
     :data:`LOWEST`: a tail below e^LOWEST counts as e^LOWEST, so only the tails above it are searched).
     ``tails``: :func:`log_tails`' (smallest x, x whose tail is 1, log tails after them) per class."""
-    used = [i for i, w in enumerate(weights) if w > 0]
-    if not used:
-        return 1.0
-    kept = [tails[i][2][tails[i][2] > LOWEST] for i in used]  # a prefix: the tails fall
-    flat = np.concatenate(kept)
-    ones = np.array([tails[i][1] for i in used])
-    sizes = np.array([tail.size for tail in kept])
-    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    lows, w = np.array([tails[i][0] for i in used]), np.asarray(weights, dtype=float)[used]
+    return _union(SortedTails(tails), weights, threshold)
 
-    def cut(level: float) -> tuple[np.ndarray, bool]:
-        """x_i − low_i: the first x whose tail is ≤ e^level (one past the support when none is); the
-        tails fall within each class, so this counts the entries above the level (the tails of 1 count when the
-        level is below 0)."""
-        above = np.add.reduceat((flat > level).astype(np.int64), starts) if flat.size else np.zeros(sizes.size, int)
-        above = above + (ones if level < 0 else 0)
-        return above, float(w @ (lows + above - 1)) < threshold
 
-    if not cut(0.0)[1]:
+class SortedTails:
+    """:func:`log_tails`' tails of every class, those above :data:`LOWEST` in one array sorted from the highest
+    (built once per system, shared by its metrics' :func:`union_bound`)."""
+
+    def __init__(self, tails: list[tuple[int, int, np.ndarray]]):
+        kept = [tail[tail > LOWEST] for _, _, tail in tails]  # a prefix: the tails fall
+        self.lows = np.array([low for low, _, _ in tails], dtype=float)
+        self.ones = np.array([ones for _, ones, _ in tails], dtype=np.int64)
+        self.sizes = np.array([tail.size for tail in kept], dtype=np.int64)
+        self.starts = np.concatenate([[0], np.cumsum(self.sizes)[:-1]]).astype(np.int64)
+        self.flat = np.concatenate(kept) if kept else np.empty(0)
+        order = np.argsort(-self.flat, kind="stable")
+        self.values = self.flat[order]
+        self.classes = np.repeat(np.arange(len(kept)), self.sizes)[order]
+        # the last entry of each run of equal values: a common level counts a run whole or not at all
+        self.ends = np.flatnonzero(np.append(self.values[1:] != self.values[:-1], True))
+
+
+def _union(tails: SortedTails, weights: np.ndarray, threshold: float) -> float:
+    """:func:`union_bound` on tails sorted once: lowering the common level from 0 adds the sorted entries one
+    run of equal values at a time, each raising Σ_i w_i (x_i − 1) by its class's weight, so the lowest level that
+    keeps the sum below the threshold is found from one cumulative sum (the tails of 1 count below level 0)."""
+    w = np.asarray(weights, dtype=float)
+    used = w > 0
+    if not used.any():
         return 1.0
-    high, low = 0.0, LOWEST  # cut(high) holds; cut(low) need not
-    if not cut(low)[1]:
-        for _ in range(STEPS):
-            middle = (high + low) / 2
-            if cut(middle)[1]:
-                high = middle
-            else:
-                low = middle
+    if not float(w @ (tails.lows - 1)) < threshold:  # level 0: no tail of 1 counted
+        return 1.0
+    sums = float(w @ (tails.lows + tails.ones - 1)) + np.cumsum(w[tails.classes])[tails.ends]
+    sums = np.concatenate([[float(w @ (tails.lows + tails.ones - 1))], sums])  # runs 0..J counted
+    allowed = sums < threshold
+    if tails.values.size and tails.values[0] >= 0:  # a run at 0 counts at every level below 0
+        allowed[0] = False
+    if not allowed.any():
+        above = np.zeros(tails.ones.size, dtype=np.int64)  # level 0
     else:
-        high = low
-    above, _ = cut(high)
-    inside = above < sizes + ones
-    at = np.minimum(starts + np.maximum(above - ones, 0), max(flat.size - 1, 0))
-    logs = np.where(inside, np.where(above < ones, 0.0, flat[at] if flat.size else LOWEST), LOWEST)
-    return float(np.exp(np.logaddexp.reduce(logs)))
+        runs = int(np.flatnonzero(allowed)[-1])  # the sums rise with the runs: the last allowed is the lowest level
+        counted = int(tails.ends[runs - 1]) + 1 if runs else 0
+        above = tails.ones + np.bincount(tails.classes[:counted], minlength=tails.ones.size)
+    inside = above < tails.sizes + tails.ones
+    flat = tails.flat
+    at = np.minimum(tails.starts + np.maximum(above - tails.ones, 0), max(flat.size - 1, 0))
+    logs = np.where(inside, np.where(above < tails.ones, 0.0, flat[at] if flat.size else LOWEST), LOWEST)
+    return float(np.exp(np.logaddexp.reduce(logs[used])))
 
 
 def bounds(row: np.ndarray, columns: np.ndarray, observed: Mapping[str, np.ndarray], all_labels_active: bool,
@@ -285,8 +296,8 @@ def bounds(row: np.ndarray, columns: np.ndarray, observed: Mapping[str, np.ndarr
             mean, variance = moments(row, col, weights)
             bound = cantelli(mean, variance, threshold)
             if threshold > mean:
-                tails = log_tails(n, row, col) if tails is None else tails
-                bound = min(bound, union_bound(tails, weights, threshold))
+                tails = SortedTails(log_tails(n, row, col)) if tails is None else tails
+                bound = min(bound, _union(tails, weights, threshold))
             bound = bound / defined if defined > 0 else 1.0
             out[metric_id][system] = min(1.0, max(FLOOR, bound * (1 + ROUNDING)))
     return out

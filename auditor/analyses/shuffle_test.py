@@ -255,6 +255,16 @@ def settle(observed: Mapping[str, np.ndarray], null: Mapping[str, list[np.ndarra
             for metric_id, values in observed.items()}
 
 
+def monte_carlo(observed: Mapping[str, np.ndarray], null: Mapping[str, list[np.ndarray]], alpha: float,
+                correction: str) -> dict[str, list[ShuffleP]]:
+    """Monte Carlo p-values over the draws made, none added (metrics without a bound): each with its
+    Clopper–Pearson interval and whether the corrected answer at α is settled (``resolved`` False where more
+    draws could change it), metric -> one :class:`ShuffleP` per system."""
+    return {metric_id: _results(np.asarray(values, dtype=float), null[metric_id], alpha, correction,
+                                np.full(len(null[metric_id]), np.nan))
+            for metric_id, values in observed.items()}
+
+
 def settle_without_draws(observed: Mapping[str, np.ndarray], bounds: Mapping[str, np.ndarray], alpha: float,
                          correction: str) -> dict[str, list[ShuffleP]]:
     """The shuffle p-values that need no draw (``--bootstrap 0``), metric -> one :class:`ShuffleP` per system: a
@@ -311,12 +321,12 @@ def describe(tests: Sequence[ShuffleP | None], draws: int) -> str:
         return f"every p an upper bound found without draws ({BOUND_NAMES})"
     counts = sorted({t.draws for t in settled if t.draws}) or [draws]
     drawn = f"{counts[0]:,} draws" if len(counts) == 1 else f"{counts[0]:,}–{counts[-1]:,} draws"
-    if settled:
+    if counts[-1] > draws:
         drawn += ", as many as settle the corrected answer"
     text = f"p bounded without draws for {bounded} of {len(settled)} systems ({BOUND_NAMES}); {drawn} for the others" \
         if bounded else drawn
     open_ = sum(t.resolved is False for t in settled)
     if open_:
-        text += (f"; {open_} {'answer' if open_ == 1 else 'answers'} still within Monte Carlo error at "
-                 f"{MAX_DRAWS:,} draws")
+        text += (f"; {open_} {'answer' if open_ == 1 else 'answers'} still within Monte Carlo error after "
+                 f"{counts[-1]:,} draws")
     return text
