@@ -235,7 +235,7 @@ def test_a_generation_task_is_audited_as_outcomes(tmp_path):
     assert written.exit_code == 0, written.output
     summary = (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
     html = (tmp_path / "out" / "report.html").read_text()
-    assert "do not apply" in summary and "exact McNemar test on the items" in html
+    assert "do not apply" in summary and "exact McNemar test for exact_match (each item right or wrong" in html
     model = result.report_model(figures=False)
     leaderboard = next(b for b in model.section("summary").blocks if getattr(b, "id", "") == "summary-leaderboard")
     bold = {row.header for row in leaderboard.rows if row.cells[0].strong}

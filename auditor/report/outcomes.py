@@ -91,16 +91,6 @@ def rank_section(ctx: Context) -> Section | None:
               "membership.", "System", (Column("Rank"), Column("Best set")), rows, for_paper=True)))
 
 
-def significance_section(ctx: Context) -> Section | None:
-    outcomes = ctx.audit
-    binary = ctx.spine.tests and ctx.spine.tests[0].method == "mcnemar_exact"
-    method = ("the exact McNemar test on the items only one system of the pair gets right (McNemar 1947)" if binary else
-              "approximate randomisation over items (each item's two values swapped with probability ½; Noreen "
-              "1989), p = (1 + #{|Δ*| ≥ |Δ|}) / (R + 1)")
-    return skeleton.significance_section(ctx, f"Every pair of systems under mean {outcomes.metric}: {method}. The best "
-                                              "set, and so the bold, comes from these tests.")
-
-
 def definitions_section(ctx: Context) -> Section:
     metric = ctx.audit.metric
     return skeleton.definitions_section(ctx, (
@@ -111,7 +101,8 @@ def definitions_section(ctx: Context) -> Section:
 
 
 #: The outcomes report's own sections and their places in the skeleton.
-SECTIONS = ((10, summary_section), (101, rank_section), (120, significance_section), (140, definitions_section))
+SECTIONS = ((10, summary_section), (101, rank_section), (120, skeleton.significance_section),
+            (140, definitions_section))
 
 
 def report_model(outcomes: Any, figures: bool = True) -> Report:
