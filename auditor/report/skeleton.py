@@ -23,6 +23,7 @@ from auditor.report.model import (
     Column,
     Definition,
     Facts,
+    Figure,
     Formula,
     Paragraph,
     Report,
@@ -95,6 +96,26 @@ def summary_section(ctx: Context, data: str, metrics: Sequence[str], caption: st
         Facts(tuple(pairs)), *blocks,
         score_table(ctx, "summary-leaderboard", caption, metrics, for_paper=True, for_summary=True, inline_ci=True),
     ), for_summary=True)
+
+
+def shares_blocks(ctx: Context, systems: Sequence[str], categories: Sequence[str], head: str,
+                  leading: Sequence[tuple[Column, Sequence[Cell]]], prevalence: Sequence[float | None],
+                  shares: Mapping[str, Sequence[float | None]], table: tuple[str, str],
+                  figure: tuple[str, str]) -> list[Any]:
+    """Each category's share of the gold against each system's share of its predictions (classification's classes,
+    tagging's chunk types): a chart (``figure``: id, caption) of the prevalence (bars) and each system's share minus
+    it, and a table (``table``: id, caption) of the categories' ``leading`` columns (a column and one cell per
+    category) followed by each system's share."""
+    blocks: list[Any] = []
+    if ctx.figures and categories:
+        blocks.append(Figure(*figure, ctx.charts.bias_chart(
+            list(categories), list(systems), [p or 0.0 for p in prevalence],
+            {s: [x or 0.0 for x in shares[s]] for s in systems})))
+    columns = (*(column for column, _ in leading), *(Column(s, rotate=len(systems) > 3) for s in systems))
+    rows = tuple(Row(kind, (*(cells[i] for _, cells in leading), *(Cell(shares[s][i], "share") for s in systems)))
+                 for i, kind in enumerate(categories))
+    blocks.append(_fit_systems(Table(*table, head, columns, rows, _density(len(columns) + 1)), systems))
+    return blocks
 
 
 def best_set_blocks(ctx: Context) -> tuple[Any, ...]:

@@ -21,6 +21,9 @@ TOKEN_SHOWN = ("accuracy", "macro_f1", "weighted_f1", "macro_recall", "kappa", "
 SOURCES = {"span_exact_f1": "Segura-Bedmar et al. 2013 (exact view)", "span_overlap_f1":
            "Segura-Bedmar et al. 2013 (type-overlap view)", "span_partial_f1": "Segura-Bedmar et al. 2013 (partial "
            "view)"}
+#: The data section's columns of each chunk type before the systems' shares: (head, tagging.data key, cell kind).
+COLUMNS = (("Gold chunks", "chunks", "count"), ("Share", "share", "share"), ("Mean length", "mean_length", "number"),
+           ("Longest", "max_length", "count"))
 CHUNKS = ("Tjong Kim Sang & Buchholz 2000 (the conlleval script's chunks); Tjong Kim Sang & De Meulder 2003 "
           "(exact-match span F1)")
 #: What C counts when a classification metric is read over tokens (the definitions' notation, said once).
@@ -83,33 +86,22 @@ def summary_section(ctx: Context) -> Section:
 
 
 def data_section(ctx: Context) -> Section | None:
-    audit, charts, figures = ctx.audit, ctx.charts, ctx.figures
+    audit = ctx.audit
     if audit.spans is None:
         return None
     data = audit.to_json()["tagging"]["data"]
-    systems = audit.systems
-    types = list(data["types"])
-    rows = []
-    for kind in types:
-        row = data["types"][kind]
-        cells = [Cell(row["chunks"], "count"), Cell(row["share"], "share"), Cell(row["mean_length"], "number"),
-                 Cell(row["max_length"], "count")]
-        cells += [Cell(data["systems"][s][kind]["share"], "share") for s in systems]
-        rows.append(Row(kind, tuple(cells)))
-    columns = (Column("Gold chunks"), Column("Share"), Column("Mean length"), Column("Longest"),
-               *(Column(s, rotate=len(systems) > 3) for s in systems))
+    types, per_type = list(data["types"]), data["types"]
     blocks: list[Any] = [Paragraph(
         "Type prevalence is the share of gold chunks of each type; a system's share is the share of its predicted "
-        "chunks of that type (its bias). Chunk lengths in tokens.")]
-    if figures and types:
-        prevalence = [data["types"][k]["share"] or 0.0 for k in types]
-        bias = {s: [data["systems"][s][k]["share"] or 0.0 for k in types] for s in systems}
-        blocks.append(Figure("fig-type-bias", "Type prevalence among gold chunks (top) and each system's share of "
-                             "predicted chunks minus it, in percentage points.",
-                             charts.bias_chart(types, systems, prevalence, bias)))
-    blocks.append(_fit_systems(Table("table-type-prevalence", "Gold chunks per type, their share and length, and "
-                                     "each system's share of predicted chunks (%).", "Type", columns, tuple(rows),
-                                     _density(len(columns) + 1)), systems))
+        "chunks of that type (its bias). Chunk lengths in tokens."), *skeleton.shares_blocks(
+        ctx, audit.systems, types, "Type", [(Column(title), [Cell(per_type[k][key], kind) for k in types])
+                                            for title, key, kind in COLUMNS],
+        [per_type[k]["share"] for k in types], {s: [data["systems"][s][k]["share"] for k in types]
+                                                 for s in audit.systems},
+        ("table-type-prevalence", "Gold chunks per type, their share and length, and each system's share of "
+                                  "predicted chunks (%)."),
+        ("fig-type-bias", "Type prevalence among gold chunks (top) and each system's share of predicted chunks minus "
+                          "it, in percentage points."))]
     bins = data["length_bins"]
     length_rows = tuple(Row(kind, tuple(Cell(n, "count") for n in data["types"][kind]["length_histogram"]))
                         for kind in types) + (Row("all", tuple(Cell(n, "count") for n in data["length_histogram"])),)
