@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from auditor.analyses.families import MCNEMAR, RANDOMISATION
 from auditor.formatting import nan_to_none
 from auditor.options import correction_name
 from auditor.report.context import APPENDICES, SECTION_TITLES, Context, Ledger
@@ -37,8 +38,10 @@ from auditor.results import SCHEMA
 #: A report section builder and its place (smaller first; the appendices from 140).
 Placed = tuple[int, Callable[[Context], Section | None]]
 #: The test names the report shows (the JSON keeps the ids).
-TEST_NAMES = {"mcnemar_exact": "exact McNemar test", "approximate_randomisation": "approximate randomisation",
+TEST_NAMES = {MCNEMAR: "exact McNemar test", RANDOMISATION: "approximate randomisation",
               "randomisation": "approximate randomisation", "paired_bootstrap": "paired bootstrap"}
+#: The paired bootstrap test, reported only for parity with a peer that gives it (sacrebleu's ``paired_bs``).
+PAIRED_BOOTSTRAP = "paired_bootstrap"
 
 
 def bold_legend(ctx: Context) -> str:
@@ -143,17 +146,57 @@ def pair_tables(ctx: Context, methods: Sequence[str] | None = None) -> tuple[Tab
     return tuple(tables)
 
 
-def significance_section(ctx: Context, method: str, notes: Sequence[str] = (),
+def _units(spine: Spine) -> tuple[str, str]:
+    """What a resample or a swap moves, singular and plural: the task's unit, or with ``--clusters`` its clusters."""
+    if spine.resampling is not None:
+        return "cluster", f"clusters of {spine.unit}s"
+    return spine.unit, f"{spine.unit}s"
+
+
+def tests_text(ctx: Context) -> str:
+    """The pair tests that ran, in words, read off the spine's tests: which test covers which metrics, over which
+    unit, and which of them decide the best sets (docs/architecture.md, "One rule for significance")."""
+    spine = ctx.spine
+    unit, units = _units(spine)
+    by_method: dict[str, list[str]] = {}
+    for test in spine.tests:
+        if test.metric not in by_method.setdefault(test.method, []):
+            by_method[test.method].append(test.metric)
+    parts, deciding = [], []
+    if MCNEMAR in by_method:
+        parts.append(f"the exact McNemar test for {', '.join(ctx.short(m) for m in by_method[MCNEMAR])} (each "
+                     f"{unit} right or wrong; McNemar 1947)")
+        deciding.append("the exact McNemar test")
+    if RANDOMISATION in by_method:
+        rounds = spine.rounds or next((int(t.details["rounds"]) for t in spine.tests if "rounds" in t.details), 0)
+        which = ("every other metric" if MCNEMAR in by_method else "every metric") if set(
+            by_method[RANDOMISATION]) >= {t.metric for t in spine.tests} - set(by_method.get(MCNEMAR, ())) else \
+            ", ".join(ctx.short(m) for m in by_method[RANDOMISATION])
+        parts.append(f"two-sided approximate randomisation over {units} for {which} ({rounds:,} rounds; each {unit}'s "
+                     "statistics of the two systems swapped with probability ½; Noreen 1989), "
+                     "p = (1 + #{|Δ*| ≥ |Δ|}) / (R + 1)")
+        deciding.append("approximate randomisation")
+    if PAIRED_BOOTSTRAP in by_method:
+        parts.append("and, for parity with sacrebleu's paired_bs only, the paired bootstrap test (Koehn 2004), "
+                     "p = (1 + #{|Δ_b| − mean(|Δ_b|) ≥ |Δ|}) / (B + 1), whose p-values never decide bold")
+    return (f"Pair tests, one per pair of systems and metric: {'; '.join(parts)}. The best sets, and so the bold, "
+            f"come from {' and '.join(deciding) or 'these tests'}.")
+
+
+def significance_section(ctx: Context, method: str | None = None, notes: Sequence[str] = (),
                          methods: Sequence[str] | None = None) -> Section | None:
-    """The task's tests in words (``method``, ``notes``), the best sets and every pair's adjusted p-value."""
+    """The tests in words (``method``, by default :func:`tests_text`; the task's ``notes``), the best sets and every
+    pair's adjusted p-value; without tests, why none ran (the spine's ``untested``)."""
     if not ctx.spine.tests and not ctx.spine.best_set:
-        return None
+        untested = ctx.spine.untested
+        return None if untested is None else Section("significance", SECTION_TITLES["significance"], (
+            Paragraph(f"Paired tests {untested}."),))
     cite = "Holm 1979" if ctx.spine.correction == "holm" else "Benjamini & Hochberg 1995"
     adjusted = (f" p-values are adjusted over each metric's family ({correction_name(ctx.spine.correction)}; "
                 f"{cite}); bold means a best set and nothing else.")
     return Section("significance", SECTION_TITLES["significance"], (
-        Paragraph(method + adjusted), *(Paragraph(note) for note in notes), *best_set_blocks(ctx),
-        *pair_tables(ctx, methods)))
+        Paragraph((method or tests_text(ctx)) + adjusted), *(Paragraph(note) for note in notes),
+        *best_set_blocks(ctx), *pair_tables(ctx, methods)))
 
 
 def definitions_section(ctx: Context, note: str,

@@ -226,15 +226,6 @@ def tokens_section(ctx: Context) -> Section:
     ))
 
 
-def significance_section(ctx: Context) -> Section | None:
-    tests = ctx.spine.tests
-    rounds = next((t.details["rounds"] for t in tests), 0)
-    return skeleton.significance_section(ctx, (
-        f"Approximate randomisation over sentences ({rounds} rounds; each sentence's statistics of the two systems "
-        "swapped with probability ½; Noreen 1989): p = (1 + #{|Δ*| ≥ |Δ|}) / (R + 1), two-sided. The best sets, "
-        "and so the bold, come from these tests."))
-
-
 def definitions_section(ctx: Context) -> Section:
     def facts(metric: str) -> list[tuple[str, str]]:
         pairs = [("id", metric), ("undefined when", f"{UNDEFINED[metric]} (shown as —)")]
@@ -250,7 +241,7 @@ def definitions_section(ctx: Context) -> Section:
 
 #: The tagging report's own sections and their places in the skeleton.
 SECTIONS = ((10, summary_section), (20, data_section), (50, spans_section), (60, errors_section),
-            (70, rules_section), (80, tokens_section), (120, significance_section), (140, definitions_section))
+            (70, rules_section), (80, tokens_section), (120, skeleton.significance_section), (140, definitions_section))
 
 
 def build_report(audit: Any, figures: bool = True) -> Report:

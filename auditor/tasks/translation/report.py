@@ -13,7 +13,7 @@ import numpy as np
 from auditor.formatting import plural
 from auditor.io.source import Source
 from auditor.report import skeleton
-from auditor.report.context import SECTION_TITLES, Context
+from auditor.report.context import Context
 from auditor.report.model import (
     Bullets,
     Cell,
@@ -63,7 +63,7 @@ def spine(audit: Any) -> Spine:
     return Spine("translation", tuple(audit.systems), scores, names(NAMES), float(audit.options["alpha"]),
                  str(audit.options["correction"]), sources, str(audit.signature), tuple(audit.warnings),
                  audit.best_set or {}, tuple(audit.tests or ()), audit.rankings, audit.verdict, "segment",
-                 audit.resampling)
+                 audit.resampling, audit.rounds, None if audit.tests is not None else audit.tests_note)
 
 
 INTERVALS = "(BLEU, chrF: BCa bootstrap; MacroF, MicroF: value ± z · jackknife SE)"
@@ -175,19 +175,11 @@ def _outside(audit: Any) -> list[str]:
 
 def significance_section(ctx: Context) -> Section | None:
     audit = ctx.audit
-    if audit.tests is None:
-        return Section("significance", SECTION_TITLES["significance"],
-                       (Paragraph(f"Paired tests {audit.tests_note}."),))
-    return skeleton.significance_section(ctx, (
-        "Pairs of systems, every metric: two-sided approximate randomisation (each segment's two outputs swapped "
-        "with probability ½; Noreen 1989, Riezler & Maxwell 2005), p = (1 + #{|Δ*| ≥ |Δ|}) / (R + 1), and the "
-        "paired bootstrap test (Koehn 2004), p = (1 + #{|Δ_b| − mean(|Δ_b|) ≥ |Δ|}) / (B + 1), shown for parity "
-        "with sacrebleu's paired_bs (Riezler & Maxwell 2005 found bootstrap p-values less conservative than "
-        "randomisation). sacrebleu's paired_ar and paired_bs count > where these count ≥: a resample that "
-        f"reproduces the difference exactly counts against the null. Families: one per metric and method: "
-        f"{audit.family}. The best sets, and so the bold, come from approximate randomisation; the paired "
-        "bootstrap's p-values never decide bold."), (f"Rounds and p floors: {audit.tests_note}.",),
-        ("approximate_randomisation", "paired_bootstrap"))
+    return skeleton.significance_section(ctx, notes=(
+        "Riezler & Maxwell 2005 found bootstrap p-values less conservative than randomisation. sacrebleu's "
+        "paired_ar and paired_bs count > where these count ≥: a resample that reproduces the difference exactly "
+        f"counts against the null. Families: one per metric and method: {audit.family}.",
+        f"Rounds and p floors: {audit.tests_note}."), methods=("approximate_randomisation", "paired_bootstrap"))
 
 
 def human_section(ctx: Context) -> Section | None:
