@@ -46,17 +46,6 @@ def _short(metric: str) -> str:
     return ("type " if metric.startswith("type_") else "") + base
 
 
-def spine(audit: Any) -> Spine:
-    """What the skeleton reads from a :class:`~auditor.tasks.tagging.result.TaggingAudit`."""
-    stats = audit.statistics
-    return Spine("tagging", tuple(audit.systems), audit.metrics,
-                 {m: MetricName(m, _name(m), _short(m)) for m in audit.observed}, float(audit.options["alpha"]),
-                 str(audit.options["correction"]), audit.sources, str(audit.signature), tuple(audit.warnings),
-                 (stats.best_set or {}) if stats is not None else {},
-                 tuple(stats.tests or ()) if stats is not None else (), audit.rankings, audit.verdict, "sentence",
-                 stats.resampling if stats is not None else None)
-
-
 def summary_section(ctx: Context) -> Section:
     audit = ctx.audit
     data = (f"{audit.aligned.n_tokens:,} tokens in {audit.aligned.n_sentences:,} sentences; "
@@ -238,4 +227,5 @@ def build_report(audit: Any, figures: bool = True) -> Report:
     """The report model of a :class:`~auditor.tasks.tagging.result.TaggingAudit`."""
     subtitle = (f"{len(audit.systems)} taggers scored against {audit.sources['gold'].path} "
                 f"({audit.aligned.n_tokens:,} tokens, {audit.aligned.n_sentences:,} sentences)")
-    return skeleton.task_report(audit, spine(audit), SECTIONS, "Tagging audit", subtitle, figures)
+    names = {m: MetricName(m, _name(m), _short(m)) for m in audit.observed}
+    return skeleton.task_report(audit, Spine.of_units(audit, names), SECTIONS, "Tagging audit", subtitle, figures)
