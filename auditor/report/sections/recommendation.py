@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from auditor.analyses.recommend import PAPERS_DIFFER, RULES, Source
+from auditor.analyses.recommend import PAPERS_DIFFER, RULES, rule_lines
 from auditor.report.context import SECTION_TITLES, Context
 from auditor.report.model import Bullets, Definition, Facts, Formula, Paragraph, Section
 from auditor.report.sections import section
@@ -20,14 +20,14 @@ def recommendation_section(ctx: Context) -> Section | None:
     for entry in rec.metrics:
         record = ctx.records.get(entry.id)
         latex = entry.formula or (record.formula if record is not None else "")
-        facts = tuple(("why", r) for r in entry.reasons) + tuple(("source", _source_text(s)) for s in entry.sources)
+        facts = tuple(("why", r) for r in entry.reasons) + tuple(("source", s.quoted) for s in entry.sources)
         blocks.append(Definition(f"recommended-{entry.id}", f"{ctx.name(entry.id)} ({entry.role})",
                                  Formula(ctx.name(entry.id), latex, ctx.formula_svg(latex) if ctx.figures else ""),
                                  Facts(facts)))
     if rec.avoid:
         blocks.append(Bullets(tuple(
             f"{ctx.name(a.id)}: {'; '.join(a.reasons)}"
-            + (f" ({'; '.join(_source_text(s) for s in a.sources)})" if a.sources else "")
+            + (f" ({'; '.join(s.quoted for s in a.sources)})" if a.sources else "")
             for a in rec.avoid), "Avoid here"))
     if rec.notes:
         blocks.append(Bullets(tuple(note.text for note in rec.notes), "Notes"))
@@ -37,11 +37,6 @@ def recommendation_section(ctx: Context) -> Section | None:
         blocks.append(Paragraph(f"Rules that fired (each stated in the appendix “{SECTION_TITLES['rules']}”): "
                                 f"{', '.join(rec.rules_fired)}."))
     return Section("recommendation", SECTION_TITLES["recommendation"], tuple(blocks), for_summary=True)
-
-
-def _source_text(source: Source) -> str:
-    """``Opitz 2024 §8: “quote”``."""
-    return f"{source.citation}: \u201c{source.quote}\u201d"
 
 
 @section(170)
@@ -54,4 +49,4 @@ def rules_section(ctx: Context) -> Section | None:
 
 def recommendation_rules() -> list[str]:
     """Every rule of :data:`auditor.analyses.recommend.RULES` as one line: ``id: statement (references)``."""
-    return [f"{rule.id}: {rule.text} ({'; '.join(rule.references)})" for rule in RULES]
+    return rule_lines(RULES)
