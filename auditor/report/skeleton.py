@@ -23,6 +23,7 @@ from auditor.report.model import (
     Column,
     Definition,
     Facts,
+    Figure,
     Formula,
     Paragraph,
     Report,
@@ -67,12 +68,21 @@ def score_table(ctx: Context, table_id: str, caption: str, metrics: Sequence[str
                               for_summary=for_summary), systems)
 
 
+def abbreviations(ctx: Context, metrics: Sequence[str]) -> str:
+    """One sentence spelling out every column head of ``metrics`` that is not the metric's full name:
+    "Columns: μF1 = Span micro F1; …" ("" where there is none)."""
+    shown = [m for m in metrics if m in ctx.metric_ids() and ctx.short(m) != ctx.name(m)]
+    return "Columns: " + "; ".join(f"{ctx.short(m)} = {ctx.name(m)}" for m in shown) + "." if shown else ""
+
+
 def summary_section(ctx: Context, data: str, metrics: Sequence[str], caption: str,
                     facts: Iterable[tuple[str, str]] = (), after: Iterable[tuple[str, str]] = (),
-                    blocks: Sequence[Any] = ()) -> Section:
+                    blocks: Sequence[Any] = (), spell_out: bool = False) -> Section:
     """Page 1 of a task's report: what was audited (``data``, the task's ``facts``), whether the winner depends on
     the metric (read off the best sets), the task's ``after`` facts, the warnings, ``blocks`` and a leaderboard of
-    ``metrics``."""
+    ``metrics`` (``spell_out``: its caption spells out the column heads, :func:`abbreviations`)."""
+    if spell_out:
+        caption = f"{caption} {abbreviations(ctx, metrics)}"
     pairs = [("Data", data), *facts]
     if ctx.spine.resampling is not None:  # --clusters: what a resample draws, and the design effect
         from auditor.analyses.units import resampling_text
@@ -86,6 +96,26 @@ def summary_section(ctx: Context, data: str, metrics: Sequence[str], caption: st
         Facts(tuple(pairs)), *blocks,
         score_table(ctx, "summary-leaderboard", caption, metrics, for_paper=True, for_summary=True, inline_ci=True),
     ), for_summary=True)
+
+
+def shares_blocks(ctx: Context, systems: Sequence[str], categories: Sequence[str], head: str,
+                  leading: Sequence[tuple[Column, Sequence[Cell]]], prevalence: Sequence[float | None],
+                  shares: Mapping[str, Sequence[float | None]], table: tuple[str, str],
+                  figure: tuple[str, str]) -> list[Any]:
+    """Each category's share of the gold against each system's share of its predictions (classification's classes,
+    tagging's chunk types): a chart (``figure``: id, caption) of the prevalence (bars) and each system's share minus
+    it, and a table (``table``: id, caption) of the categories' ``leading`` columns (a column and one cell per
+    category) followed by each system's share."""
+    blocks: list[Any] = []
+    if ctx.figures and categories:
+        blocks.append(Figure(*figure, ctx.charts.bias_chart(
+            list(categories), list(systems), [p or 0.0 for p in prevalence],
+            {s: [x or 0.0 for x in shares[s]] for s in systems})))
+    columns = (*(column for column, _ in leading), *(Column(s, rotate=len(systems) > 3) for s in systems))
+    rows = tuple(Row(kind, (*(cells[i] for _, cells in leading), *(Cell(shares[s][i], "share") for s in systems)))
+                 for i, kind in enumerate(categories))
+    blocks.append(_fit_systems(Table(*table, head, columns, rows, _density(len(columns) + 1)), systems))
+    return blocks
 
 
 def best_set_blocks(ctx: Context) -> tuple[Any, ...]:
@@ -197,6 +227,40 @@ def significance_section(ctx: Context, method: str | None = None, notes: Sequenc
     return Section("significance", SECTION_TITLES["significance"], (
         Paragraph((method or tests_text(ctx)) + adjusted), *(Paragraph(note) for note in notes),
         *best_set_blocks(ctx), *pair_tables(ctx, methods)))
+
+
+def recommendation_section(ctx: Context, metrics: Iterable[tuple[str, str, str, Iterable[tuple[str, str]]]],
+                           avoid: Iterable[tuple[str, str]] = (), blocks: Sequence[Any] = (),
+                           title: str = SECTION_TITLES["recommendation"], avoid_title: str = "Avoid here",
+                           for_summary: bool = True) -> Section:
+    """The recommended metrics, each (id, role, LaTeX formula, facts: why, the passages it follows) with its
+    formula typeset, the metrics to ``avoid`` (id, why) and the task's further ``blocks``."""
+    shown: list[Any] = [
+        Definition(f"recommended-{m}", f"{ctx.name(m)} ({role})",
+                   Formula(ctx.name(m), latex, ctx.formula_svg(latex) if ctx.figures and latex else ""),
+                   Facts(tuple(facts))) for m, role, latex, facts in metrics]
+    avoided = tuple(f"{ctx.name(m)}: {why}" for m, why in avoid)
+    if avoided:
+        shown.append(Bullets(avoided, avoid_title))
+    return Section("recommendation", title, (*shown, *blocks), for_summary=for_summary)
+
+
+def catalogue_facts(record: Any, metric_id: str | None = None) -> list[tuple[str, str]]:
+    """The facts of a catalogue metric's definition (``record``: its :class:`~auditor.metrics.registry.Metric`):
+    id, range, value under chance, when undefined, its 0/0 parts, references and note; the same whether the matrix
+    counts items (classification) or a task's own units (tagging's tokens)."""
+    facts = [("id", metric_id or record.id), ("range", record.range_label)]
+    if record.chance:
+        facts.append(("under chance", record.chance))
+    if record.undefined_when:
+        facts.append(("undefined when", record.undefined_when))
+    if record.convention and record.uses:
+        facts.append(("0/0 parts", record.convention))
+    if record.references:
+        facts.append(("references", "; ".join(record.references)))
+    if record.description:
+        facts.append(("note", record.description))
+    return facts
 
 
 def definitions_section(ctx: Context, note: str,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from auditor.metrics.registry import REGISTRY
 from auditor.report import skeleton
 from auditor.report.context import Context
 from auditor.report.model import Bullets, Cell, Column, Figure, Paragraph, Report, Row, Section, Table
@@ -12,7 +13,6 @@ from auditor.report.spine import MetricName, Spine
 from auditor.report.tables import _density, _fit_systems
 from auditor.results import Score
 from auditor.tasks.tagging.counting import ERRORS
-from auditor.tasks.tagging.definitions import OVER_TOKENS, abbreviations, token_definitions
 from auditor.tasks.tagging.names import FORMULAS, ILL_FORMED_SHOWN, NAMES, PER_TYPE_ZERO, SHORT, UNDEFINED
 
 HEADLINE = ("span_micro_f1", "span_macro_f1", "span_weighted_f1", "span_partial_f1", "accuracy", "type_macro_f1")
@@ -21,15 +21,22 @@ TOKEN_SHOWN = ("accuracy", "macro_f1", "weighted_f1", "macro_recall", "kappa", "
 SOURCES = {"span_exact_f1": "Segura-Bedmar et al. 2013 (exact view)", "span_overlap_f1":
            "Segura-Bedmar et al. 2013 (type-overlap view)", "span_partial_f1": "Segura-Bedmar et al. 2013 (partial "
            "view)"}
+#: The data section's columns of each chunk type before the systems' shares: (head, tagging.data key, cell kind).
+COLUMNS = (("Gold chunks", "chunks", "count"), ("Share", "share", "share"), ("Mean length", "mean_length", "number"),
+           ("Longest", "max_length", "count"))
 CHUNKS = ("Tjong Kim Sang & Buchholz 2000 (the conlleval script's chunks); Tjong Kim Sang & De Meulder 2003 "
           "(exact-match span F1)")
+#: What C counts when a classification metric is read over tokens (the definitions' notation, said once).
+OVER_TOKENS = ("Token metrics: the classification catalogue's formulas with C_ij the number of tokens of gold tag i "
+               "tagged j, over full tags (B-PER ≠ I-PER, as conlleval's accuracy); their “type” forms count over "
+               "entity types with the prefixes removed (O its own class). An item of the catalogue's notes is a "
+               "token here. N tokens, k tags, p_i gold tag i's share "
+               "of the tokens, b_j tag j's share of the predictions, R_i = C_ii / Σ_j C_ij.")
 
 
 def _name(metric: str) -> str:
     if metric in NAMES:
         return NAMES[metric]
-    from auditor.metrics.registry import REGISTRY
-
     base = REGISTRY.metrics[metric.removeprefix("type_")]
     return f"{base.name}, tokens over {'entity types' if metric.startswith('type_') else 'full tags'}"
 
@@ -37,8 +44,6 @@ def _name(metric: str) -> str:
 def _short(metric: str) -> str:
     if metric in SHORT:
         return SHORT[metric]
-    from auditor.metrics.registry import REGISTRY
-
     base = REGISTRY.metrics[metric.removeprefix("type_")].label
     return ("type " if metric.startswith("type_") else "") + base
 
@@ -77,38 +82,26 @@ def summary_section(ctx: Context) -> Section:
         scheme = (f"{audit.scheme} ({how}). Chunks are read by {rule}. Bootstrap intervals and paired tests "
                   "resample sentences, never tokens")
     return skeleton.summary_section(ctx, data, HEADLINE, f"Headline figures (×100) with {ctx.level} bootstrap "
-                                    f"intervals over sentences. {abbreviations(HEADLINE, _short, _name)}",
-                                    facts=[("Scheme", scheme)])
+                                    "intervals over sentences.", facts=[("Scheme", scheme)], spell_out=True)
 
 
 def data_section(ctx: Context) -> Section | None:
-    audit, charts, figures = ctx.audit, ctx.charts, ctx.figures
+    audit = ctx.audit
     if audit.spans is None:
         return None
     data = audit.to_json()["tagging"]["data"]
-    systems = audit.systems
-    types = list(data["types"])
-    rows = []
-    for kind in types:
-        row = data["types"][kind]
-        cells = [Cell(row["chunks"], "count"), Cell(row["share"], "share"), Cell(row["mean_length"], "number"),
-                 Cell(row["max_length"], "count")]
-        cells += [Cell(data["systems"][s][kind]["share"], "share") for s in systems]
-        rows.append(Row(kind, tuple(cells)))
-    columns = (Column("Gold chunks"), Column("Share"), Column("Mean length"), Column("Longest"),
-               *(Column(s, rotate=len(systems) > 3) for s in systems))
+    types, per_type = list(data["types"]), data["types"]
     blocks: list[Any] = [Paragraph(
         "Type prevalence is the share of gold chunks of each type; a system's share is the share of its predicted "
-        "chunks of that type (its bias). Chunk lengths in tokens.")]
-    if figures and types:
-        prevalence = [data["types"][k]["share"] or 0.0 for k in types]
-        bias = {s: [data["systems"][s][k]["share"] or 0.0 for k in types] for s in systems}
-        blocks.append(Figure("fig-type-bias", "Type prevalence among gold chunks (top) and each system's share of "
-                             "predicted chunks minus it, in percentage points.",
-                             charts.bias_chart(types, systems, prevalence, bias)))
-    blocks.append(_fit_systems(Table("table-type-prevalence", "Gold chunks per type, their share and length, and "
-                                     "each system's share of predicted chunks (%).", "Type", columns, tuple(rows),
-                                     _density(len(columns) + 1)), systems))
+        "chunks of that type (its bias). Chunk lengths in tokens."), *skeleton.shares_blocks(
+        ctx, audit.systems, types, "Type", [(Column(title), [Cell(per_type[k][key], kind) for k in types])
+                                            for title, key, kind in COLUMNS],
+        [per_type[k]["share"] for k in types], {s: [data["systems"][s][k]["share"] for k in types]
+                                                 for s in audit.systems},
+        ("table-type-prevalence", "Gold chunks per type, their share and length, and each system's share of "
+                                  "predicted chunks (%)."),
+        ("fig-type-bias", "Type prevalence among gold chunks (top) and each system's share of predicted chunks minus "
+                          "it, in percentage points."))]
     bins = data["length_bins"]
     length_rows = tuple(Row(kind, tuple(Cell(n, "count") for n in data["types"][kind]["length_histogram"]))
                         for kind in types) + (Row("all", tuple(Cell(n, "count") for n in data["length_histogram"])),)
@@ -246,7 +239,9 @@ def definitions_section(ctx: Context) -> Section:
     return skeleton.definitions_section(ctx, (
         "Notation: per type t, m_t chunks matched exactly (boundaries and type), p_t predicted, g_t gold; T types of "
         f"gold and predicted chunks. COR, PAR, ACT, POS as in the errors section. {OVER_TOKENS}"),
-        (*((m, NAMES[m], latex, facts(m)) for m, latex in FORMULAS.items()), *token_definitions(TOKEN_SHOWN)))
+        (*((m, NAMES[m], latex, facts(m)) for m, latex in FORMULAS.items()),
+         *((m, f"{REGISTRY.metrics[m].name}, over tokens", REGISTRY.metrics[m].formula,
+            skeleton.catalogue_facts(REGISTRY.metrics[m], f"{m}; over types: type_{m}")) for m in TOKEN_SHOWN)))
 
 
 #: The tagging report's own sections and their places in the skeleton.

@@ -14,20 +14,7 @@ from auditor.formatting import plural
 from auditor.io.source import Source
 from auditor.report import skeleton
 from auditor.report.context import Context
-from auditor.report.model import (
-    Bullets,
-    Cell,
-    Column,
-    Definition,
-    Facts,
-    Figure,
-    Formula,
-    Paragraph,
-    Report,
-    Row,
-    Section,
-    Table,
-)
+from auditor.report.model import Cell, Column, Facts, Figure, Paragraph, Report, Row, Section, Table
 from auditor.report.spine import Spine, names
 from auditor.report.tables import _density
 from auditor.tasks.translation import charts
@@ -250,17 +237,10 @@ def _segment_table(audit: Any) -> tuple[Any, ...]:
 
 
 def recommendation_section(ctx: Context) -> Section:
-    audit, figures, formula_svg = ctx.audit, ctx.figures, ctx.formula_svg
-    blocks: list[Any] = []
-    for entry in audit.recommendation["metrics"]:
-        latex = entry["formula"]
-        blocks.append(Definition(f"recommended-{entry['id']}", f"{NAMES[entry['id']]} ({entry['role']})",
-                                 Formula(NAMES[entry["id"]], latex, formula_svg(latex) if figures else ""),
-                                 Facts(tuple(("why", r) for r in entry["reasons"]))))
-    if audit.recommendation["avoid"]:
-        blocks.append(Bullets(tuple(f"{NAMES[a['id']]}: {'; '.join(a['reasons'])}"
-                                    for a in audit.recommendation["avoid"]), "Avoid here"))
-    return Section("recommendation", "Recommendation", tuple(blocks), for_summary=True)
+    found = ctx.audit.recommendation
+    return skeleton.recommendation_section(
+        ctx, ((e["id"], e["role"], e["formula"], (("why", r) for r in e["reasons"])) for e in found["metrics"]),
+        ((a["id"], "; ".join(a["reasons"])) for a in found["avoid"]))
 
 
 def definitions_section(ctx: Context) -> Section:
