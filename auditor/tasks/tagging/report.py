@@ -11,7 +11,6 @@ from auditor.report.context import Context
 from auditor.report.model import Bullets, Cell, Column, Figure, Paragraph, Report, Row, Section, Table
 from auditor.report.spine import MetricName, Spine
 from auditor.report.tables import _density, _fit_systems
-from auditor.results import Score
 from auditor.tasks.tagging.counting import ERRORS
 from auditor.tasks.tagging.names import FORMULAS, ILL_FORMED_SHOWN, NAMES, PER_TYPE_ZERO, SHORT, UNDEFINED
 
@@ -50,20 +49,12 @@ def _short(metric: str) -> str:
 
 def spine(audit: Any) -> Spine:
     """What the skeleton reads from a :class:`~auditor.tasks.tagging.result.TaggingAudit`."""
-    level = None if audit.statistics is None else 1 - audit.statistics.alpha
-    scores = {}
-    for s, system in enumerate(audit.systems):
-        scores[system] = {}
-        for metric in audit.observed:
-            entry = audit._metric_entry(metric, s)
-            lo, hi = entry["ci"] or (None, None)
-            scores[system][metric] = Score(entry["value"], entry["undefined"], entry["convention"], lo, hi, level)
     stats = audit.statistics
-    return Spine("tagging", tuple(audit.systems), scores,
-                 {m: MetricName(m, _name(m), _short(m)) for m in audit.observed}, float(audit.options.alpha),
-                 str(audit.options.correction), audit.sources, str(audit.signature), tuple(audit.warnings),
+    return Spine("tagging", tuple(audit.systems), audit.metrics,
+                 {m: MetricName(m, _name(m), _short(m)) for m in audit.observed}, float(audit.options["alpha"]),
+                 str(audit.options["correction"]), audit.sources, str(audit.signature), tuple(audit.warnings),
                  (stats.best_set or {}) if stats is not None else {},
-                 tuple(stats.tests or ()) if stats is not None else (), audit.ranking, audit.verdict, "sentence",
+                 tuple(stats.tests or ()) if stats is not None else (), audit.rankings, audit.verdict, "sentence",
                  stats.resampling if stats is not None else None)
 
 
@@ -121,9 +112,8 @@ def spans_section(ctx: Context) -> Section | None:
         "averages run over the types of gold and predicted chunks (seqeval's label set); a type's 0/0 counts as 0 "
         "there. Weighted averages weight each type by its gold chunks.")]
     if figures:
-        values = {s: {m: (audit._metric_entry(m, i)["value"], *(audit.interval(m, i) or (None, None)))
-                      for m in ("span_micro_f1", "span_macro_f1", "span_partial_f1")}
-                  for i, s in enumerate(audit.systems)}
+        values = {s: {m: (audit.metrics[s][m].value, audit.metrics[s][m].lo, audit.metrics[s][m].hi)
+                      for m in ("span_micro_f1", "span_macro_f1", "span_partial_f1")} for s in audit.systems}
         blocks.append(Figure("fig-span-f1", "Span F1 (×100) with 95% intervals over sentences.",
                              charts.metric_chart(audit.systems, ["span_micro_f1", "span_macro_f1", "span_partial_f1"],
                                                  ["micro F1", "macro F1", "partial F1"], values)))

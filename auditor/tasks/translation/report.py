@@ -49,7 +49,7 @@ def spine(audit: Any) -> Spine:
     sources = {name: Source(str(x["path"]), x["sha256"], audit.n_items) for name, x in audit.sources.items()}
     return Spine("translation", tuple(audit.systems), scores, names(NAMES), float(audit.options["alpha"]),
                  str(audit.options["correction"]), sources, str(audit.signature), tuple(audit.warnings),
-                 audit.best_set or {}, tuple(audit.tests or ()), audit.disagreement, audit.verdict, "segment",
+                 audit.best_set or {}, tuple(audit.tests or ()), audit.rankings, audit.verdict, "segment",
                  audit.resampling, audit.rounds, None if audit.tests is not None else audit.tests_note)
 
 
