@@ -5,14 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from auditor.metrics.registry import REGISTRY
 from auditor.report import skeleton
 from auditor.report.context import Context
 from auditor.report.model import Bullets, Cell, Column, Figure, Paragraph, Report, Row, Section, Table
 from auditor.report.spine import MetricName, Spine
-from auditor.report.tables import _density, _fit_systems
-from auditor.results import Score
 from auditor.tasks.tagging.counting import ERRORS
-from auditor.tasks.tagging.definitions import OVER_TOKENS, abbreviations, token_definitions
 from auditor.tasks.tagging.names import FORMULAS, ILL_FORMED_SHOWN, NAMES, PER_TYPE_ZERO, SHORT, UNDEFINED
 
 HEADLINE = ("span_micro_f1", "span_macro_f1", "span_weighted_f1", "span_partial_f1", "accuracy", "type_macro_f1")
@@ -21,15 +19,22 @@ TOKEN_SHOWN = ("accuracy", "macro_f1", "weighted_f1", "macro_recall", "kappa", "
 SOURCES = {"span_exact_f1": "Segura-Bedmar et al. 2013 (exact view)", "span_overlap_f1":
            "Segura-Bedmar et al. 2013 (type-overlap view)", "span_partial_f1": "Segura-Bedmar et al. 2013 (partial "
            "view)"}
+#: The data section's columns of each chunk type before the systems' shares: (head, tagging.data key, cell kind).
+COLUMNS = (("Gold chunks", "chunks", "count"), ("Share", "share", "share"), ("Mean length", "mean_length", "number"),
+           ("Longest", "max_length", "count"))
 CHUNKS = ("Tjong Kim Sang & Buchholz 2000 (the conlleval script's chunks); Tjong Kim Sang & De Meulder 2003 "
           "(exact-match span F1)")
+#: What C counts when a classification metric is read over tokens (the definitions' notation, said once).
+OVER_TOKENS = ("Token metrics: the classification catalogue's formulas with C_ij the number of tokens of gold tag i "
+               "tagged j, over full tags (B-PER ≠ I-PER, as conlleval's accuracy); their “type” forms count over "
+               "entity types with the prefixes removed (O its own class). An item of the catalogue's notes is a "
+               "token here. N tokens, k tags, p_i gold tag i's share "
+               "of the tokens, b_j tag j's share of the predictions, R_i = C_ii / Σ_j C_ij.")
 
 
 def _name(metric: str) -> str:
     if metric in NAMES:
         return NAMES[metric]
-    from auditor.metrics.registry import REGISTRY
-
     base = REGISTRY.metrics[metric.removeprefix("type_")]
     return f"{base.name}, tokens over {'entity types' if metric.startswith('type_') else 'full tags'}"
 
@@ -37,29 +42,8 @@ def _name(metric: str) -> str:
 def _short(metric: str) -> str:
     if metric in SHORT:
         return SHORT[metric]
-    from auditor.metrics.registry import REGISTRY
-
     base = REGISTRY.metrics[metric.removeprefix("type_")].label
     return ("type " if metric.startswith("type_") else "") + base
-
-
-def spine(audit: Any) -> Spine:
-    """What the skeleton reads from a :class:`~auditor.tasks.tagging.result.TaggingAudit`."""
-    level = None if audit.statistics is None else 1 - audit.statistics.alpha
-    scores = {}
-    for s, system in enumerate(audit.systems):
-        scores[system] = {}
-        for metric in audit.observed:
-            entry = audit._metric_entry(metric, s)
-            lo, hi = entry["ci"] or (None, None)
-            scores[system][metric] = Score(entry["value"], entry["undefined"], entry["convention"], lo, hi, level)
-    stats = audit.statistics
-    return Spine("tagging", tuple(audit.systems), scores,
-                 {m: MetricName(m, _name(m), _short(m)) for m in audit.observed}, float(audit.options.alpha),
-                 str(audit.options.correction), audit.sources, str(audit.signature), tuple(audit.warnings),
-                 (stats.best_set or {}) if stats is not None else {},
-                 tuple(stats.tests or ()) if stats is not None else (), audit.ranking, audit.verdict, "sentence",
-                 stats.resampling if stats is not None else None)
 
 
 def summary_section(ctx: Context) -> Section:
@@ -77,38 +61,26 @@ def summary_section(ctx: Context) -> Section:
         scheme = (f"{audit.scheme} ({how}). Chunks are read by {rule}. Bootstrap intervals and paired tests "
                   "resample sentences, never tokens")
     return skeleton.summary_section(ctx, data, HEADLINE, f"Headline figures (×100) with {ctx.level} bootstrap "
-                                    f"intervals over sentences. {abbreviations(HEADLINE, _short, _name)}",
-                                    facts=[("Scheme", scheme)])
+                                    "intervals over sentences.", facts=[("Scheme", scheme)], spell_out=True)
 
 
 def data_section(ctx: Context) -> Section | None:
-    audit, charts, figures = ctx.audit, ctx.charts, ctx.figures
+    audit = ctx.audit
     if audit.spans is None:
         return None
     data = audit.to_json()["tagging"]["data"]
-    systems = audit.systems
-    types = list(data["types"])
-    rows = []
-    for kind in types:
-        row = data["types"][kind]
-        cells = [Cell(row["chunks"], "count"), Cell(row["share"], "share"), Cell(row["mean_length"], "number"),
-                 Cell(row["max_length"], "count")]
-        cells += [Cell(data["systems"][s][kind]["share"], "share") for s in systems]
-        rows.append(Row(kind, tuple(cells)))
-    columns = (Column("Gold chunks"), Column("Share"), Column("Mean length"), Column("Longest"),
-               *(Column(s, rotate=len(systems) > 3) for s in systems))
+    types, per_type = list(data["types"]), data["types"]
     blocks: list[Any] = [Paragraph(
         "Type prevalence is the share of gold chunks of each type; a system's share is the share of its predicted "
-        "chunks of that type (its bias). Chunk lengths in tokens.")]
-    if figures and types:
-        prevalence = [data["types"][k]["share"] or 0.0 for k in types]
-        bias = {s: [data["systems"][s][k]["share"] or 0.0 for k in types] for s in systems}
-        blocks.append(Figure("fig-type-bias", "Type prevalence among gold chunks (top) and each system's share of "
-                             "predicted chunks minus it, in percentage points.",
-                             charts.bias_chart(types, systems, prevalence, bias)))
-    blocks.append(_fit_systems(Table("table-type-prevalence", "Gold chunks per type, their share and length, and "
-                                     "each system's share of predicted chunks (%).", "Type", columns, tuple(rows),
-                                     _density(len(columns) + 1)), systems))
+        "chunks of that type (its bias). Chunk lengths in tokens."), *skeleton.shares_blocks(
+        ctx, audit.systems, types, "Type", [(Column(title), [Cell(per_type[k][key], kind) for k in types])
+                                            for title, key, kind in COLUMNS],
+        [per_type[k]["share"] for k in types], {s: [data["systems"][s][k]["share"] for k in types]
+                                                 for s in audit.systems},
+        ("table-type-prevalence", "Gold chunks per type, their share and length, and each system's share of "
+                                  "predicted chunks (%)."),
+        ("fig-type-bias", "Type prevalence among gold chunks (top) and each system's share of predicted chunks minus "
+                          "it, in percentage points."))]
     bins = data["length_bins"]
     length_rows = tuple(Row(kind, tuple(Cell(n, "count") for n in data["types"][kind]["length_histogram"]))
                         for kind in types) + (Row("all", tuple(Cell(n, "count") for n in data["length_histogram"])),)
@@ -128,24 +100,19 @@ def spans_section(ctx: Context) -> Section | None:
         "averages run over the types of gold and predicted chunks (seqeval's label set); a type's 0/0 counts as 0 "
         "there. Weighted averages weight each type by its gold chunks.")]
     if figures:
-        values = {s: {m: (audit._metric_entry(m, i)["value"], *(audit.interval(m, i) or (None, None)))
-                      for m in ("span_micro_f1", "span_macro_f1", "span_partial_f1")}
-                  for i, s in enumerate(audit.systems)}
+        values = {s: {m: (audit.metrics[s][m].value, audit.metrics[s][m].lo, audit.metrics[s][m].hi)
+                      for m in ("span_micro_f1", "span_macro_f1", "span_partial_f1")} for s in audit.systems}
         blocks.append(Figure("fig-span-f1", "Span F1 (×100) with 95% intervals over sentences.",
                              charts.metric_chart(audit.systems, ["span_micro_f1", "span_macro_f1", "span_partial_f1"],
                                                  ["micro F1", "macro F1", "partial F1"], values)))
     blocks.append(skeleton.score_table(ctx, "table-metrics", "Span precision, recall and F1 (×100).", metrics,
                                        for_paper=True))
     types = audit.codes.types
-    rows = []
-    for s, name in enumerate(audit.systems):
-        per_type = audit.span_tables(s)["per_type"]
-        rows.append((name, [Cell(per_type[t]["f1"], "score") for t in types]))
-    support = audit.span_tables(0)["per_type"] if audit.systems else {}
-    columns = tuple(Column(f"{t} ({support[t]['support']})" if t in support else t) for t in types)
-    blocks.append(_fit_systems(Table("table-type-f1", "Span F1 per type (×100; gold chunks in brackets; — = 0/0).",
-                                     "System", columns, tuple(Row(name, tuple(cells)) for name, cells in rows),
-                                     _density(len(columns) + 1)), audit.systems))
+    per_type = {name: audit.span_tables(s)["per_type"] for s, name in enumerate(audit.systems)}
+    support = [per_type[audit.systems[0]][t]["support"] if audit.systems else None for t in types]
+    blocks.append(skeleton.category_table(
+        "table-type-f1", "Span F1 per type and system (×100; — = 0/0); Support: the type's gold chunks.", "Type",
+        types, support, audit.systems, lambda s, t: Cell(per_type[s][types[t]]["f1"], "score")))
     return Section("spans", "Span figures", tuple(blocks))
 
 
@@ -236,15 +203,6 @@ def tokens_section(ctx: Context) -> Section:
     ))
 
 
-def significance_section(ctx: Context) -> Section | None:
-    tests = ctx.spine.tests
-    rounds = next((t.details["rounds"] for t in tests), 0)
-    return skeleton.significance_section(ctx, (
-        f"Approximate randomisation over sentences ({rounds} rounds; each sentence's statistics of the two systems "
-        "swapped with probability ½; Noreen 1989): p = (1 + #{|Δ*| ≥ |Δ|}) / (R + 1), two-sided. The best sets, "
-        "and so the bold, come from these tests."))
-
-
 def definitions_section(ctx: Context) -> Section:
     def facts(metric: str) -> list[tuple[str, str]]:
         pairs = [("id", metric), ("undefined when", f"{UNDEFINED[metric]} (shown as —)")]
@@ -255,16 +213,19 @@ def definitions_section(ctx: Context) -> Section:
     return skeleton.definitions_section(ctx, (
         "Notation: per type t, m_t chunks matched exactly (boundaries and type), p_t predicted, g_t gold; T types of "
         f"gold and predicted chunks. COR, PAR, ACT, POS as in the errors section. {OVER_TOKENS}"),
-        (*((m, NAMES[m], latex, facts(m)) for m, latex in FORMULAS.items()), *token_definitions(TOKEN_SHOWN)))
+        (*((m, NAMES[m], latex, facts(m)) for m, latex in FORMULAS.items()),
+         *((m, f"{REGISTRY.metrics[m].name}, over tokens", REGISTRY.metrics[m].formula,
+            skeleton.catalogue_facts(REGISTRY.metrics[m], f"{m}; over types: type_{m}")) for m in TOKEN_SHOWN)))
 
 
 #: The tagging report's own sections and their places in the skeleton.
 SECTIONS = ((10, summary_section), (20, data_section), (50, spans_section), (60, errors_section),
-            (70, rules_section), (80, tokens_section), (120, significance_section), (140, definitions_section))
+            (70, rules_section), (80, tokens_section), (120, skeleton.significance_section), (140, definitions_section))
 
 
 def build_report(audit: Any, figures: bool = True) -> Report:
     """The report model of a :class:`~auditor.tasks.tagging.result.TaggingAudit`."""
     subtitle = (f"{len(audit.systems)} taggers scored against {audit.sources['gold'].path} "
                 f"({audit.aligned.n_tokens:,} tokens, {audit.aligned.n_sentences:,} sentences)")
-    return skeleton.task_report(audit, spine(audit), SECTIONS, "Tagging audit", subtitle, figures)
+    names = {m: MetricName(m, _name(m), _short(m)) for m in audit.observed}
+    return skeleton.task_report(audit, Spine.of_units(audit, names), SECTIONS, "Tagging audit", subtitle, figures)
