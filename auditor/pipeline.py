@@ -310,10 +310,12 @@ def audit_lm_eval(runs: Sequence[str], task: str | None = None, filter_name: str
             clusters = read_clusters(clusters, [str(i) for i in read[0].doc_ids], "item", "doc_id")
         sources = {run.name: {"path": run.path, "sha256": run.sha256, "n_items": run.n_items, "filter": run.filter}
                    for run in read}
+        inputs = {"lm_eval_task": read[0].task, "lm_eval_filter": read[0].filter, "lm_eval_cluster": cluster_field,
+                  **({"clusters": options.clusters} if options.clusters else {})}
         from auditor.report.outcomes import Reported
 
         return Reported(outcomes.analyse(metric, [run.name for run in read], values, options.bootstrap, options.seed,
-                                         options.alpha, options.correction, sources, clusters))
+                                         options.alpha, options.correction, sources, clusters, inputs))
     gold, systems, labels = label_columns(read, view)
     options = options if options.labels else replace(options, labels=tuple(check_given_labels(labels)))
     return run(gather_inputs(gold, systems, options.labels, clusters=clusters), options, progress, analyses)

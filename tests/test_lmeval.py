@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from lmeval_logs import model_logliks, questions, write_gen_run, write_mc_run
 
 import auditor
+import auditor.analyses.outcomes
 import auditor.pipeline
 from auditor.cli import cli
 from auditor.errors import InputError, UsageError
@@ -222,9 +223,9 @@ def test_a_generation_task_is_audited_as_outcomes(tmp_path):
     a, b = logged["gen-a"]["flexible-extract"], logged["gen-b"]["flexible-extract"]
     expected = mcnemar([[int((a & b).sum()), int((a & ~b).sum())], [int((~a & b).sum()), int((~a & ~b).sum())]],
                        exact=True).pvalue
-    test = next(t for t in document["statistics"]["tests"] if {t["a"], t["b"]} == {"gen-a", "gen-b"})
+    test = next(t for t in document["tests"] if {t["a"], t["b"]} == {"gen-a", "gen-b"})
     assert test["method"] == "mcnemar_exact" and test["p"] == pytest.approx(expected, rel=1e-12)
-    assert document["statistics"]["best_set"]["exact_match"][0] == "gen-a"
+    assert document["statistics"]["best_set"]["exact_match"]["top"] == "gen-a"
     done = CliRunner().invoke(cli, ["score", *(f"--lm-eval={path}" for path in arguments),
                                     "--lm-eval-filter", "strict-match", "--bootstrap", "0"])
     assert done.exit_code == 0 and "mean exact_match" in done.output
@@ -234,15 +235,101 @@ def test_a_generation_task_is_audited_as_outcomes(tmp_path):
     assert written.exit_code == 0, written.output
     summary = (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
     html = (tmp_path / "out" / "report.html").read_text()
-    assert "do not apply" in summary and "exact McNemar test on the items" in html
+    assert "do not apply" in summary and "exact McNemar test for exact_match (each item right or wrong" in html
     model = result.report_model(figures=False)
     leaderboard = next(b for b in model.section("summary").blocks if getattr(b, "id", "") == "summary-leaderboard")
     bold = {row.header for row in leaderboard.rows if row.cells[0].strong}
-    assert bold == set(document["statistics"]["best_set"]["exact_match"])  # bold = the best set
+    assert bold == set(document["statistics"]["best_set"]["exact_match"]["systems"])  # bold = the best set
     assert [row.cells[0].value for row in leaderboard.rows] == sorted(
         (document["systems"][s]["metrics"]["exact_match"]["value"] for s in logged), reverse=True)
     ranks = next(b for b in model.section("rankings").blocks if getattr(b, "id", "") == "table-ranks")
     assert ranks.rows[0].header == "gen-a" and ranks.rows[0].cells[0].value == 1
+
+
+@pytest.fixture(scope="module")
+def small_generation_runs(tmp_path_factory):
+    """Three models' exact_match on 40 questions in 8 subjects (one filter): (folder paths, per-item outcomes)."""
+    root = tmp_path_factory.mktemp("generation")
+    docs = questions(40, subjects=8)
+    rng = np.random.default_rng(12)
+    logged = {}
+    for name, rate in (("gen-a", 0.8), ("gen-b", 0.55), ("gen-c", 0.5)):
+        logged[name] = rng.random(40) < rate
+        write_gen_run(root / name, "arith_gen", docs, {"flexible-extract": logged[name]}, model=name)
+    return [str(root / name) for name in logged], logged
+
+
+def _schema_errors(document: dict) -> list[str]:
+    import jsonschema
+
+    schema = json.loads((Path(__file__).parents[1] / "auditor" / "audit.schema.json").read_text(encoding="utf-8"))
+    return [f"{'/'.join(map(str, e.absolute_path))}: {e.message[:160]}"
+            for e in jsonschema.Draft202012Validator(schema).iter_errors(document)]
+
+
+@pytest.mark.parametrize("extra", [("--bootstrap", "200", "--seed", "4"), ("--bootstrap", "0"),
+                                   ("--bootstrap", "200", "--lm-eval-cluster", "subject")])
+def test_generation_outcomes_write_the_one_record(small_generation_runs, extra):
+    """audit.json of generation outcomes is valid against the schema and holds the record every task kind writes
+    (docs/architecture.md, "The audit record"): sources with the SHA-256 of each samples file as stored (hashlib),
+    top-level options, signature, tests, rankings; every metric entry's four keys; the shared statistics with the
+    best set as {top, systems, ...}. Ranks and intervals are recomputed from the resamples drawn here (numpy's
+    ``default_rng([seed, 35]).integers``, as the spine's resampler documents), ranks by scipy's ``rankdata``."""
+    from scipy.stats import rankdata
+
+    arguments, logged = small_generation_runs
+    done = CliRunner().invoke(cli, ["score", "--json", "--quiet", *(f"--lm-eval={path}" for path in arguments),
+                                    *extra])
+    assert done.exit_code == 0, done.output
+    document = json.loads(done.stdout)
+    assert _schema_errors(document) == []
+    assert document["schema"] == "auditor/3" and document["task"] == "outcomes"
+    for name, path in zip(logged, arguments):
+        samples = next(Path(path).glob("samples_*.jsonl"))
+        assert document["sources"][name]["sha256"] == hashlib.sha256(samples.read_bytes()).hexdigest()
+        assert set(document["systems"][name]["metrics"]["exact_match"]) == {"value", "ci", "undefined", "convention"}
+    assert document["outcomes"] == {"metric": "exact_match", "binary": True,
+                                    "not_applicable": auditor.analyses.outcomes.NOT_APPLICABLE}
+    assert document["options"]["lm_eval_filter"] == "flexible-extract" and document["signature"].startswith("auditor:")
+    assert "tests" not in document["statistics"] and len(document["tests"]) == 3
+    statistics = document["statistics"]
+    best = statistics["best_set"]["exact_match"]
+    assert best["top"] == "gen-a" and best["top"] in best["systems"] and set(best["p_adjusted"]) == {"gen-b", "gen-c"}
+    values = np.array([logged[name] for name in logged], dtype=float)
+    assert document["rankings"] == {"exact_match": [list(logged)[s] for s in np.argsort(-values.mean(axis=1))]}
+    if statistics["B"] == 0:  # nothing drawn: McNemar's exact tests only, no ranks, and the record says why
+        assert statistics["ranks"] == {} and "intervals" in statistics["not_run"]
+        assert {t["method"] for t in document["tests"]} == {"mcnemar_exact"}
+        return
+    if "--lm-eval-cluster" in extra:
+        assert statistics["resampling"]["clusters"] == 8 and document["options"]["lm_eval_cluster"] == "subject"
+        assert {t["method"] for t in document["tests"]} == {"approximate_randomisation"}
+        return
+    index = np.random.default_rng([4, 35]).integers(0, 40, size=(200, 40))
+    means = values[:, index].mean(axis=2).T  # (B, S)
+    first, last = (np.apply_along_axis(lambda row: rankdata(-row, method), 1, means) for method in ("min", "max"))
+    for s, name in enumerate(logged):  # tied systems share the ranks they span equally
+        expected = [np.mean(((first[:, s] <= r) & (r <= last[:, s])) / (last[:, s] - first[:, s] + 1))
+                    for r in (1, 2, 3)]
+        assert statistics["ranks"]["exact_match"][name]["p_rank"] == pytest.approx(expected, abs=1e-12)
+        low, high = np.percentile(means[:, s], [2.5, 97.5])
+        assert document["systems"][name]["metrics"]["exact_match"]["ci"] == pytest.approx([low, high], abs=1e-12)
+
+
+def test_outcomes_of_scores_and_of_one_system_are_valid_records():
+    """Values in [0, 1] (approximate randomisation) and a single system (no pair, a best set of one) validate."""
+    from auditor.analyses.outcomes import analyse
+    from auditor.report.outcomes import Reported
+
+    values = np.random.default_rng(2).random((2, 30))
+    sources = {name: {"path": f"{name}.jsonl", "sha256": "0" * 64, "n_items": 30} for name in ("x", "y")}
+    inputs = {"lm_eval_task": "t", "lm_eval_filter": "none", "lm_eval_cluster": None}
+    for B, names in ((20, ("x", "y")), (0, ("x", "y")), (20, ("x",))):
+        document = json.loads(json.dumps(Reported(analyse("f1", names, values[:len(names)], B, 1, 0.05, "holm",
+                                                          sources, inputs=inputs)).to_json()))
+        assert _schema_errors(document) == [], (B, names)
+        assert document["outcomes"]["binary"] is False
+        assert (document["statistics"]["randomisation_rounds"] > 0) == (B > 0 and len(names) > 1)
 
 
 def test_randomisation_for_values_that_are_not_0_or_1():

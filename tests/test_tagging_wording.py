@@ -27,7 +27,7 @@ def test_every_token_metric_is_defined_with_the_catalogues_formula_and_reference
         entry = definitions[metric]
         assert entry.formula.latex == record.formula
         facts = dict(entry.facts.pairs)
-        assert facts["source"] == "; ".join(record.references) and facts["range"] == record.range_label
+        assert facts["references"] == "; ".join(record.references) and facts["range"] == record.range_label
     notation = next(b.text for b in model.section("definitions").blocks if b.kind == "paragraph")
     assert "C_ij the number of tokens of gold tag i tagged j" in notation
 

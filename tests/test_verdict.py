@@ -115,3 +115,14 @@ def test_significance_groups_from_pairwise_tests():
     assert significance_groups("accuracy", accuracy, best, tests, order) == [("a",), ("b", "c"), ("d",)]
     # a pair that was not tested ends the grouping
     assert significance_groups("accuracy", accuracy, best, tests[:1], order) == [("a",)]
+
+
+def test_without_tests_differing_top_values_are_not_a_yes():
+    """Point estimates never answer "the winner depends on the metric" (the design's one rule for significance):
+    a and b top different metrics, but without a test the verdict says so and answers neither yes nor no."""
+    values = {"a": {"accuracy": 0.9, "macro_f1": 0.5}, "b": {"accuracy": 0.7, "macro_f1": 0.8}}
+    verdict = decide(_values(values), None)
+    assert verdict.disjoint == (("accuracy", "macro_f1"),)
+    assert not verdict.winner_depends_on_metric and not verdict.tested
+    assert verdict.text.startswith("Not tested: the top values of accuracy (a) and macro_f1 (b) differ, but whether")
+    assert "Yes" not in verdict.text

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Collection, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -195,18 +195,24 @@ class UnitStatistics:
 def unit_statistics(values: Mapping[str, np.ndarray], observed: Mapping[str, np.ndarray], systems: Sequence[str],
                     B: int, alpha: float, correction: str, tested: Sequence[str] | None,
                     tests: Sequence[PairTest] | None = None, clusters: Clusters | None = None,
-                    resampling: Mapping[str, Any] | None = None) -> UnitStatistics:
+                    resampling: Mapping[str, Any] | None = None, errors: Collection[str] = (),
+                    method_of: Callable[[str], str] | None = None) -> UnitStatistics:
     """Percentile intervals and rank distributions of every metric's resampled ``values`` (metric -> (B, S)); the
-    ``tests`` (:func:`randomisation_tests`) and the best sets of ``tested`` (None: none) by approximate
-    randomisation."""
+    ``tests`` (:func:`randomisation_tests`, or any :class:`PairTest`) and the best sets of ``tested`` (None: none) by
+    each metric's test (``method_of(metric)``, default approximate randomisation). ``errors``: the metrics for which
+    lower is better (ranked, and their best sets topped, by their negation)."""
+    def signed(metric: str, v: np.ndarray) -> np.ndarray:
+        return -v if metric in errors else v
+
     intervals = {metric: percentile_intervals(v, alpha)[0] for metric, v in values.items()}
-    ranks = {metric: rank_probabilities(v) for metric, v in values.items()}
+    ranks = {metric: rank_probabilities(signed(metric, v)) for metric, v in values.items()}
     best = None
     if tested is None:
         tests = None
     else:
         tests = tuple(tests or ())
-        best = best_sets(tests, observed, systems, tested, correction, alpha, lambda metric: RANDOMISATION)
+        best = best_sets(tests, {m: signed(m, np.asarray(observed[m])) for m in tested}, systems, tested, correction,
+                         alpha, method_of or (lambda metric: RANDOMISATION))
     return UnitStatistics(B, alpha, correction, intervals, ranks, tests, best, clusters, resampling)
 
 

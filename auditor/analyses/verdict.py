@@ -11,7 +11,8 @@ profile's identical systems.
   statistics stage (``--bootstrap 0``) it is the systems sharing the top value.
 * ``winner_depends_on_metric`` is true only when the best sets of two key metrics share no
   system: a different top value inside overlapping best sets is not a metric-dependent
-  winner (Dror et al. 2018 on reporting significance with the ranking).
+  winner (Dror et al. 2018 on reporting significance with the ranking). Without tests it is
+  false and the text says "Not tested" where the top values differ (``significance``: false).
 * ``order`` ranks the systems by the primary metric (the recommendation's, else the first
   key metric), undefined values last; every table of the report follows it.
 * ``groups`` splits that order into significance groups: group 1 is the best set; group 2
@@ -208,8 +209,8 @@ def decide(values: Mapping[str, Mapping[str, float | None]], statistics: Statist
     order = ordered(values[primary])
     groups = significance_groups(primary, values[primary], best_sets.get(primary), tests, order)
     unpaired = statistics is not None and statistics.pairwise_unavailable is not None
-    verdict = Verdict(primary, tuple(keys), leaders, tested, bool(disjoint), disjoint, tuple(order), tuple(groups),
-                      ties, tuple(tuple(g) for g in identical))
+    verdict = Verdict(primary, tuple(keys), leaders, tested, tested and bool(disjoint), disjoint, tuple(order),
+                      tuple(groups), ties, tuple(tuple(g) for g in identical))
     return replace(verdict, text=_text(verdict, values, len(systems), unpaired, short or {}))
 
 
@@ -224,9 +225,16 @@ def _text(v: Verdict, values: Mapping[str, Mapping[str, float | None]], n_system
     if n_systems < 2:
         return "One system: nothing to compare."
     sets = "best set" if v.tested else "top value"
-    if v.disjoint:
+    if v.disjoint and not v.tested:  # point estimates alone never answer "yes" (docs/architecture.md)
         a, b = v.disjoint[0]
-        text = (f"Yes: the {sets}s of {name(a)} ({_join(v.leaders[a])}) and {name(b)} ({_join(v.leaders[b])}) "
+        text = (f"Not tested: the top values of {name(a)} ({_join(v.leaders[a])}) and {name(b)} "
+                f"({_join(v.leaders[b])}) differ")
+        if len(v.disjoint) > 1:
+            text += f" ({len(v.disjoint)} such pairs of key metrics)"
+        text += ", but whether any difference is more than sampling noise needs a test."
+    elif v.disjoint:
+        a, b = v.disjoint[0]
+        text = (f"Yes: the best sets of {name(a)} ({_join(v.leaders[a])}) and {name(b)} ({_join(v.leaders[b])}) "
                 "share no system")
         if len(v.disjoint) > 1:
             text += f" ({len(v.disjoint)} such pairs of key metrics)"

@@ -7,13 +7,12 @@ from typing import Any
 
 import numpy as np
 
-from auditor.analyses.significance import BestSet
 from auditor.io.source import Source
 from auditor.report import skeleton
 from auditor.report.context import Context
 from auditor.report.model import Cell, Column, Paragraph, Report, Row, Section, Table
 from auditor.report.spine import MetricName, Spine
-from auditor.results import Score, Signature
+from auditor.results import SCHEMA, Score, Signature
 from auditor.version import __version__
 
 #: Why prevalence, bias, chance baselines and confusion matrices are absent.
@@ -24,25 +23,21 @@ NOT_APPLICABLE = ("The class-based analyses (class prevalence, prediction bias, 
 
 def spine(outcomes: Any) -> Spine:
     """What the skeleton reads from an :class:`~auditor.analyses.outcomes.Outcomes` (systems best first: one
-    metric, no verdict to order them)."""
+    metric, no verdict to order them; no rank disagreement between metrics, so the ranks are this report's own
+    section, :func:`rank_section`, not the skeleton's)."""
     metric, systems = outcomes.metric, tuple(outcomes.systems)
     level = None if outcomes.intervals is None else 1 - outcomes.alpha
     intervals = [(None, None) if outcomes.intervals is None else tuple(map(float, row)) for row in
                  (outcomes.intervals if outcomes.intervals is not None else systems)]
     scores = {name: {metric: Score(float(outcomes.means[s]), None, None, *intervals[s], level)}
               for s, name in enumerate(systems)}
-    tests = tuple(outcomes.pairs)  # the spine's PairTest records
-    best = {}
-    if tests:
-        top = systems[int(np.argmax(outcomes.means))]
-        against = {t.b if t.a == top else t.a: t.p_adjusted for t in tests if top in (t.a, t.b)}
-        best[metric] = BestSet(top, tuple(outcomes.best_set), tests[0].method, outcomes.alpha, against)
+    best = {} if outcomes.best is None or len(systems) < 2 else {metric: outcomes.best}
     sources = {name: Source(str(x["path"]), x.get("sha256"), int(x.get("n_items") or outcomes.n_items))
                for name, x in outcomes.sources.items()}
     order = tuple(systems[s] for s in np.argsort(-np.asarray(outcomes.means, dtype=float), kind="stable"))
     return Spine("outcomes", order, scores, {metric: MetricName(metric, f"mean {metric}", metric)},
                  float(outcomes.alpha), str(outcomes.correction), sources, str(signature(outcomes)),
-                 tuple(outcomes.warnings), best, tests, resampling=outcomes.resampling)
+                 tuple(outcomes.warnings), best, tuple(outcomes.pairs), resampling=outcomes.resampling)
 
 
 def signature(outcomes: Any) -> Signature:
@@ -52,7 +47,8 @@ def signature(outcomes: Any) -> Signature:
     hashes = "|".join(f"{name}:{x.get('sha256')}" for name, x in outcomes.sources.items())
     return Signature((("auditor", __version__), ("task", "outcomes"), ("metric", outcomes.metric),
                       ("systems", f"{len(outcomes.systems)}:{hashlib.sha256(hashes.encode()).hexdigest()[:12]}"),
-                      ("boot", str(outcomes.bootstrap)), ("seed", str(outcomes.seed)), ("ci", "percentile"),
+                      ("boot", str(outcomes.bootstrap)), ("seed", str(outcomes.seed)),
+                      ("ci", "percentile" if outcomes.bootstrap else "none"),
                       ("alpha", str(outcomes.alpha)), ("correction", str(outcomes.correction)),
                       *((("unit", f"cluster:{_cluster_key(outcomes.clusters)}"),) if outcomes.clusters else ())))
 
@@ -95,16 +91,6 @@ def rank_section(ctx: Context) -> Section | None:
               "membership.", "System", (Column("Rank"), Column("Best set")), rows, for_paper=True)))
 
 
-def significance_section(ctx: Context) -> Section | None:
-    outcomes = ctx.audit
-    binary = ctx.spine.tests and ctx.spine.tests[0].method == "mcnemar_exact"
-    method = ("the exact McNemar test on the items only one system of the pair gets right (McNemar 1947)" if binary else
-              "approximate randomisation over items (each item's two values swapped with probability ½; Noreen "
-              "1989), p = (1 + #{|Δ*| ≥ |Δ|}) / (R + 1)")
-    return skeleton.significance_section(ctx, f"Every pair of systems under mean {outcomes.metric}: {method}. The best "
-                                              "set, and so the bold, comes from these tests.")
-
-
 def definitions_section(ctx: Context) -> Section:
     metric = ctx.audit.metric
     return skeleton.definitions_section(ctx, (
@@ -115,7 +101,8 @@ def definitions_section(ctx: Context) -> Section:
 
 
 #: The outcomes report's own sections and their places in the skeleton.
-SECTIONS = ((10, summary_section), (101, rank_section), (120, significance_section), (140, definitions_section))
+SECTIONS = ((10, summary_section), (101, rank_section), (120, skeleton.significance_section),
+            (140, definitions_section))
 
 
 def report_model(outcomes: Any, figures: bool = True) -> Report:
@@ -125,14 +112,23 @@ def report_model(outcomes: Any, figures: bool = True) -> Report:
 
 
 class Reported:
-    """An :class:`~auditor.analyses.outcomes.Outcomes` with its report (``report_model``): every other attribute
-    is the outcomes' own."""
+    """An :class:`~auditor.analyses.outcomes.Outcomes` with its record (``to_json``: the outcomes' record with the
+    ``schema`` and the ``signature``) and its report (``report_model``): every other attribute is the outcomes'
+    own."""
 
     def __init__(self, outcomes: Any) -> None:
         self.outcomes = outcomes
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.outcomes, name)
+
+    @property
+    def signature(self) -> Signature:
+        return signature(self.outcomes)
+
+    def to_json(self) -> dict[str, Any]:
+        """audit.json: the one record (docs/architecture.md, "The audit record") with ``task: "outcomes"``."""
+        return {"schema": SCHEMA, "signature": str(self.signature), **self.outcomes.to_json()}
 
     def report_model(self, figures: bool = True) -> Report:
         return report_model(self.outcomes, figures)

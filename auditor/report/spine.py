@@ -57,6 +57,10 @@ class Spine:
     #: With clusters (``--clusters``): the record's ``statistics.resampling`` (:func:`auditor.analyses.units.
     #: resampling_json`), which page 1 states; None: the units are resampled.
     resampling: Mapping[str, Any] | None = None
+    #: Rounds of approximate randomisation (0: read from the tests' ``details``, where they carry them).
+    rounds: int = 0
+    #: Why no pair test ran (None: the significance section is left out when there are none).
+    untested: str | None = None
 
     @classmethod
     def of(cls, audit: Audit, records: Mapping[str, Any] | None = None, signature: str | None = None) -> Spine:

@@ -6,6 +6,7 @@ from typing import Any
 from auditor.report.context import SECTION_TITLES, Context
 from auditor.report.model import Cell, Column, Definition, Facts, Figure, Formula, Paragraph, Row, Section, Table
 from auditor.report.sections import section
+from auditor.report.skeleton import catalogue_facts
 from auditor.report.tables import _density
 
 
@@ -22,21 +23,10 @@ def definitions_section(ctx: Context) -> Section:
         if record.family == "calibrated":
             calibrated.append(ctx.name(record.base) if record.base else record.name)
             continue
-        facts = [("id", metric_id), ("range", record.range_label)]
-        if record.chance:
-            facts.append(("under chance", record.chance))
-        if record.undefined_when:
-            facts.append(("undefined when", record.undefined_when))
-        if record.convention and record.uses:
-            facts.append(("0/0 parts", record.convention))
-        if record.references:
-            facts.append(("references", "; ".join(record.references)))
-        if record.description:
-            facts.append(("note", record.description))
         blocks.append(Definition(metric_id, record.name,
                                  Formula(record.name, record.formula,
                                          ctx.formula_svg(record.formula) if ctx.figures else ""),
-                                 Facts(tuple(facts))))
+                                 Facts(tuple(catalogue_facts(record, metric_id)))))
     if calibrated:
         latex = r"C'_{ij} = \frac{N}{k}\,\frac{C_{ij}}{\sum_l C_{il}}"
         blocks.append(Definition("calibrated", "Prevalence-calibrated variants (Opitz 2024 §5.2)",

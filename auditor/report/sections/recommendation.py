@@ -5,8 +5,9 @@ from typing import Any
 
 from auditor.analyses.recommend import PAPERS_DIFFER, RULES, Source
 from auditor.report.context import SECTION_TITLES, Context
-from auditor.report.model import Bullets, Definition, Facts, Formula, Paragraph, Section
+from auditor.report.model import Bullets, Paragraph, Section
 from auditor.report.sections import section
+from auditor.report.skeleton import recommendation_section as recommendation_section_of
 
 
 @section(130)
@@ -16,19 +17,14 @@ def recommendation_section(ctx: Context) -> Section | None:
     rec = ctx.audit.recommendation if ctx.audit is not None else None
     if rec is None:
         return None
-    blocks: list[Any] = []
+    metrics = []
     for entry in rec.metrics:
         record = ctx.records.get(entry.id)
-        latex = entry.formula or (record.formula if record is not None else "")
         facts = tuple(("why", r) for r in entry.reasons) + tuple(("source", _source_text(s)) for s in entry.sources)
-        blocks.append(Definition(f"recommended-{entry.id}", f"{ctx.name(entry.id)} ({entry.role})",
-                                 Formula(ctx.name(entry.id), latex, ctx.formula_svg(latex) if ctx.figures else ""),
-                                 Facts(facts)))
-    if rec.avoid:
-        blocks.append(Bullets(tuple(
-            f"{ctx.name(a.id)}: {'; '.join(a.reasons)}"
-            + (f" ({'; '.join(_source_text(s) for s in a.sources)})" if a.sources else "")
-            for a in rec.avoid), "Avoid here"))
+        metrics.append((entry.id, entry.role, entry.formula or (record.formula if record is not None else ""), facts))
+    avoid = ((a.id, "; ".join(a.reasons) + (f" ({'; '.join(_source_text(s) for s in a.sources)})" if a.sources
+                                             else "")) for a in rec.avoid)
+    blocks: list[Any] = []
     if rec.notes:
         blocks.append(Bullets(tuple(note.text for note in rec.notes), "Notes"))
     blocks.append(Bullets(tuple(f"{item.topic}: {item.text}" for item in PAPERS_DIFFER),
@@ -36,7 +32,7 @@ def recommendation_section(ctx: Context) -> Section | None:
     if rec.rules_fired:
         blocks.append(Paragraph(f"Rules that fired (each stated in the appendix “{SECTION_TITLES['rules']}”): "
                                 f"{', '.join(rec.rules_fired)}."))
-    return Section("recommendation", SECTION_TITLES["recommendation"], tuple(blocks), for_summary=True)
+    return recommendation_section_of(ctx, metrics, avoid, blocks)
 
 
 def _source_text(source: Source) -> str:

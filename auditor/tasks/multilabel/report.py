@@ -226,9 +226,10 @@ def significance_section(ctx: Context) -> Section | None:
     stats = ctx.audit.statistics
     if stats is None or not stats.tests:
         return None
+    rounds = max(int(test.details.get("rounds", 0)) for test in stats.tests)
     return skeleton.significance_section(ctx, (
         "Paired tests over items, one per pair of systems and metric: exact McNemar for subset accuracy (an item is "
-        f"matched exactly or not); approximate randomisation for every other metric ({stats.rounds:,} rounds, each "
+        f"matched exactly or not); approximate randomisation for every other metric ({rounds:,} rounds, each "
         "item's two predicted sets swapped with probability ½, p = (1 + #{|Δ*| ≥ |Δ|}) / (R + 1)); a best set is "
         f"adjusted over the comparisons with its top system. Intervals: {stats.B:,} bootstrap resamples of items, "
         "the same items for every system."))

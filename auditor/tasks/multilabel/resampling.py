@@ -1,40 +1,37 @@
-"""Intervals, ranks, paired tests and best sets over items, from the per-item statistics (:mod:`.counting`).
+"""Intervals, ranks, paired tests and best sets over items, from the per-item statistics (:mod:`.counting`), in the
+spine's record of unit statistics (:class:`auditor.analyses.units.UnitStatistics`).
 
 * **Bootstrap** (intervals, rank distributions, P(win)): each resample draws N items with replacement, the same
   items for every system. Items with the same (gold set, every system's set) have the same statistics, so the
   items are compressed to these patterns (:func:`~.counting.item_patterns`, as classification's resampler does)
   and a resample is drawn as pattern counts ``w ~ Multinomial(N, n_u / N)``, which turn the (patterns × D)
   matrix ``M`` into the resample's sums ``w M``; every metric is evaluated on a block of resamples at once.
-  95% percentile intervals (:func:`auditor.analyses.bootstrap.percentile_intervals`), rank probabilities
-  (:func:`~auditor.analyses.bootstrap.rank_probabilities`; Hamming loss ranked by its negation).
+  95% percentile intervals and rank probabilities (Hamming loss ranked by its negation) are the spine's
+  (:func:`auditor.analyses.units.unit_statistics`).
 * **Paired tests**, one rule for every task (docs/architecture.md): exact McNemar for subset accuracy, a per-item
   right/wrong share (:func:`auditor.analyses.significance.mcnemar_exact`); approximate randomisation over items
-  otherwise: each item's two systems' statistics are swapped with probability ½. Items with the same
-  (gold set, set of a, set of b) have the same statistics, so per distinct triple ``u`` with ``n_u`` items the
-  number swapped is ``Binomial(n_u, ½)`` (:func:`auditor.analyses.randomisation.binomial_half`), and a round's
-  sums are ``sum_a + K_u (M_b,u − M_a,u)``; ``p = (1 + #{|Δ*| ≥ |Δ|}) / (R + 1)`` (Noreen 1989), adjusted over
-  the pairs of a metric (Holm or Benjamini–Hochberg). Best set: the top system and every system whose test
-  against it, adjusted over those S − 1 tests, has p ≥ α.
+  otherwise, the spine's test over units (:func:`auditor.analyses.units.randomisation_tests`: each item's two
+  systems' statistics swapped with probability ½, ``p = (1 + #{|Δ*| ≥ |Δ|}) / (R + 1)``, Noreen 1989), adjusted
+  over the pairs of a metric (Holm or Benjamini–Hochberg). With clusters of items every metric, subset accuracy
+  included, is tested by swapping whole clusters. Best set: the top system and every system whose test against
+  it, adjusted over those S − 1 tests, has p ≥ α.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from auditor.analyses.bootstrap import percentile_intervals, rank_probabilities
-from auditor.analyses.families import best_sets as spine_best_sets
-from auditor.analyses.randomisation import AR_ROUNDS, binomial_half
+from auditor.analyses.randomisation import AR_ROUNDS
 from auditor.analyses.resample import PatternDraws
 from auditor.analyses.significance import (
+    CLUSTER_TEST,
     MCNEMAR,
     METHOD_DESCRIPTIONS,
     NO_DRAWS,
     RANDOMISATION,
     RANK_RULE,
-    BestSet,
     PairTest,
     adjust_families,
     best_set_rule,
@@ -45,9 +42,11 @@ from auditor.analyses.significance import (
 from auditor.analyses.units import (
     Clusters,
     UnitResampler,
+    UnitStatistics,
     design_effect,
     randomisation_tests,
     resampling_json,
+    unit_statistics,
 )
 from auditor.options import AuditOptions
 from auditor.tasks.multilabel.align import Aligned
@@ -56,12 +55,10 @@ from auditor.tasks.multilabel.measures import BY_ID, ITEM, METRIC_IDS, evaluate
 
 #: Float64 entries of one block of resample weights (memory: 8 bytes each).
 BLOCK_ENTRIES = 2**23
-_TOLERANCE = 1e-12
 
 
-def _signed(metric: str, values: np.ndarray) -> np.ndarray:
-    """Values oriented so that higher is better (Hamming loss negated)."""
-    return values if BY_ID[metric].higher_is_better else -values
+#: The metrics for which lower is better (ranked, and their best sets topped, by their negation).
+ERRORS = tuple(m for m in METRIC_IDS if not BY_ID[m].higher_is_better)
 
 
 def bootstrap_values(patterns: Patterns, B: int, seed: int) -> dict[str, np.ndarray]:
@@ -90,49 +87,6 @@ def cluster_values(matrix: np.ndarray, layout: Layout, B: int, seed: int, cluste
         lambda weights: weights @ matrix, lambda sums: evaluate(layout.parts(sums)))
 
 
-def _triples(aligned: Aligned, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
-    """Representative item and count of every distinct (gold, a's set, b's set) where a and b's codes differ."""
-    differ = np.flatnonzero(aligned.codes[a] != aligned.codes[b])
-    if differ.size == 0:
-        return differ, differ
-    rows = np.column_stack([aligned.gold_codes[differ], aligned.codes[a][differ], aligned.codes[b][differ]])
-    _, first, counts = np.unique(rows, axis=0, return_index=True, return_counts=True)
-    return differ[first], counts
-
-
-def _pair_sums(shared: np.ndarray, one: np.ndarray) -> np.ndarray:
-    """Rows of summed statistics of one system (rounds × (1 + L + per-system width)) for :class:`Layout` (S=1)."""
-    return np.concatenate([np.broadcast_to(shared, (one.shape[0], shared.size)), one], axis=1)
-
-
-def randomisation(matrix: np.ndarray, layout: Layout, aligned: Aligned, a: int, b: int, rounds: int,
-                  rng: np.random.Generator) -> dict[str, tuple[float, float]]:
-    """id -> (Δ = m(a) − m(b), two-sided approximate-randomisation p) for one pair, every metric at once."""
-    width = 2 * layout.labels + len(ITEM)
-    start = 1 + layout.labels
-    block_a, block_b = (slice(start + s * width, start + (s + 1) * width) for s in (a, b))
-    shared = matrix[:, :start].sum(axis=0)
-    sum_a, sum_b = matrix[:, block_a].sum(axis=0), matrix[:, block_b].sum(axis=0)
-    one = Layout(1, layout.labels)
-    observed_a = evaluate(one.parts(_pair_sums(shared, sum_a[None])))
-    observed_b = evaluate(one.parts(_pair_sums(shared, sum_b[None])))
-    items, counts = _triples(aligned, a, b)
-    out = {}
-    if items.size == 0:
-        return {m: (float(observed_a[m][0, 0] - observed_b[m][0, 0]), 1.0) for m in observed_a}
-    delta_rows = matrix[items][:, block_b] - matrix[items][:, block_a]
-    swapped = binomial_half(rng, counts, rounds, dtype=np.float64).T  # (rounds, U)
-    moved = swapped @ delta_rows
-    star_a = evaluate(one.parts(_pair_sums(shared, sum_a + moved)))
-    star_b = evaluate(one.parts(_pair_sums(shared, sum_b - moved)))
-    for metric in observed_a:
-        delta = float(observed_a[metric][0, 0] - observed_b[metric][0, 0])
-        null = star_a[metric][:, 0] - star_b[metric][:, 0]
-        exceed = np.count_nonzero(np.abs(null) >= abs(delta) - _TOLERANCE)
-        out[metric] = (delta, float((1 + exceed) / (rounds + 1)))
-    return out
-
-
 def _exact(aligned: Aligned, counted: Counted, s: int) -> np.ndarray:
     """Whether each item's predicted set equals its gold set."""
     table = counted.pairs[s]
@@ -150,100 +104,36 @@ def primary_method(metric: str) -> str:
     return MCNEMAR if metric == "subset_accuracy" else RANDOMISATION
 
 
-def pair_tests(matrix: np.ndarray, layout: Layout, aligned: Aligned, counted: Counted, values: Mapping[str, np.ndarray],
-               rounds: int, seed: int, correction: str) -> list[PairTest]:
-    """Every pair under every metric: exact McNemar for subset accuracy, approximate randomisation otherwise;
-    p adjusted over each metric's pairs."""
-    names = aligned.names
-    rng = np.random.default_rng([seed, 34])
-    tests: dict[str, list[PairTest]] = {metric: [] for metric in METRIC_IDS}
+def mcnemar_tests(aligned: Aligned, counted: Counted, observed: Mapping[str, np.ndarray], names: Sequence[str],
+                  correction: str) -> list[PairTest]:
+    """Every pair's exact McNemar test of subset accuracy, adjusted over the pairs."""
+    family = []
     for a, b in combinations(range(len(names)), 2):
-        randomised = randomisation(matrix, layout, aligned, a, b, rounds, rng)
-        for metric in METRIC_IDS:
-            delta, p = randomised[metric]
-            details: dict[str, int] = {"rounds": rounds}
-            method = primary_method(metric)
-            if method == MCNEMAR:
-                n01, n10, p = mcnemar(aligned, counted, a, b)
-                details = {"n01": n01, "n10": n10}
-            tests[metric].append(PairTest(names[a], names[b], metric, method, delta, p, details=details))
-    return adjust_families([test for family in tests.values() for test in family], correction)
+        n01, n10, p = mcnemar(aligned, counted, a, b)
+        delta = float(observed["subset_accuracy"][a] - observed["subset_accuracy"][b])
+        family.append(PairTest(names[a], names[b], "subset_accuracy", MCNEMAR, delta, p,
+                               details={"n01": n01, "n10": n10}))
+    return adjust_families(family, correction)
 
 
-def best_sets(tests: Sequence[PairTest], values: Mapping[str, np.ndarray], names: Sequence[str], alpha: float,
-              correction: str, metrics: Sequence[str] = METRIC_IDS) -> dict[str, BestSet]:
-    """Per metric of ``metrics``: the spine's best set (:func:`auditor.analyses.families.best_sets`), the top system
-    the highest value (the lowest Hamming loss)."""
-    return spine_best_sets(tests, {m: _signed(m, values[m]) for m in metrics}, names, metrics, correction, alpha,
-                           primary_method)
-
-
-@dataclass(frozen=True)
-class ItemStatistics:
-    """Intervals (id -> (S, 2)), rank probabilities (id -> (S, S)), tests and best sets (None: not run)."""
-
-    B: int
-    seed: int
-    alpha: float
-    correction: str
-    rounds: int
-    intervals: Mapping[str, np.ndarray]
-    ranks: Mapping[str, np.ndarray]
-    tests: tuple[PairTest, ...] | None
-    best_set: Mapping[str, BestSet] | None
-    #: Why no pairwise test ran although the bootstrap did (read by :func:`auditor.analyses.verdict.decide`).
-    pairwise_unavailable: str | None = None
-    #: With clusters of items: the record's ``statistics.resampling`` (:func:`auditor.analyses.units.resampling_json`).
-    resampling: Mapping[str, Any] | None = None
-
-    #: What did not run and why (``--bootstrap 0``: :data:`auditor.analyses.significance.NO_DRAWS`).
-    not_run: Mapping[str, str] | None = None
-
-    def interval(self, metric: str, s: int) -> tuple[float, float] | None:
-        if metric not in self.intervals:
-            return None
-        lo, hi = self.intervals[metric][s]
-        return None if np.isnan(lo) else (float(lo), float(hi))
-
-    def significant(self, a: str, b: str, metric: str) -> bool | None:
-        for test in self.tests or ():
-            if test.metric == metric and {test.a, test.b} == {a, b}:
-                return bool(test.p_adjusted < self.alpha)
-        return None
-
-    def to_json(self, names: Sequence[str]) -> dict[str, Any]:
-        section: dict[str, Any] = {
-            "B": self.B, "seed": self.seed, "alpha": self.alpha, "unit": "item",
-            "method": "paired bootstrap over items (every system resampled with the same items)",
-            "interval": interval_rule(self.alpha), "rank_rule": RANK_RULE + "; Hamming loss: lowest value first",
-            "ranks": {m: {name: {"p_rank": [float(x) for x in p[s]], "p_best": float(p[s][0])}
-                          for s, name in enumerate(names)} for m, p in self.ranks.items()},
-            "p_win": {m: {name: float(p[s][0]) for s, name in enumerate(names)} for m, p in self.ranks.items()}}
-        if self.resampling is not None:
-            section.update({"resampling": dict(self.resampling), "unit": "cluster",
-                            "method": "paired bootstrap over clusters of items (whole clusters drawn)"})
-        if self.tests is None:
-            section["pairwise_tests_unavailable"] = "not requested (auditor score shows intervals only)"
-            return {"statistics": section}
-        section.update({
-            "correction": self.correction, "family": "every pair of systems under one metric",
-            "test_metrics": list(METRIC_IDS),
-            "test_methods": {method: METHOD_DESCRIPTIONS[method].replace("accuracy", "subset accuracy")
-                             .replace("pattern counts", "distinct (gold, a, b) label-set triples")
-                             for method in (MCNEMAR, RANDOMISATION)},
-            "randomisation_rounds": self.rounds, "best_set_rule": best_set_rule(self.alpha, self.correction)
-            .replace("for accuracy", "for subset accuracy"),
-            "best_set": {m: best.to_json() for m, best in (self.best_set or {}).items()},
-            "p_floor": {RANDOMISATION: 1 / (self.rounds + 1)} if self.rounds else {}})
-        if self.not_run:
-            section.update({"method": "none: --bootstrap 0, no random draws (exact McNemar tests of subset accuracy "
-                                      "only)", "not_run": dict(self.not_run),
-                            "test_metrics": [m for m in METRIC_IDS if primary_method(m) == MCNEMAR]})
-        return {"statistics": section, "tests": [test.to_json() for test in self.tests]}
+def pair_tests(matrix: np.ndarray, layout: Layout, aligned: Aligned, counted: Counted,
+               observed: Mapping[str, np.ndarray], rounds: int, seed: int, correction: str,
+               clusters: Clusters | None = None) -> list[PairTest]:
+    """Every pair under every metric, ``matrix`` the items' rows of statistics: approximate randomisation over items
+    (or clusters), the spine's test, and exact McNemar for subset accuracy (unclustered items; with clusters
+    randomisation tests it too); p adjusted over each metric's pairs; tests in metric order."""
+    pair = Layout(2, layout.labels)
+    randomised = METRIC_IDS if clusters is not None else tuple(m for m in METRIC_IDS if primary_method(m) != MCNEMAR)
+    tests = randomisation_tests(matrix, 1 + layout.labels, 2 * layout.labels + len(ITEM),
+                                lambda a, b, sums: evaluate(pair.parts(sums)), observed, aligned.names, randomised,
+                                rounds, seed, correction, clusters)
+    if clusters is None:
+        tests += mcnemar_tests(aligned, counted, observed, aligned.names, correction)
+    return sorted(tests, key=lambda test: METRIC_IDS.index(test.metric))
 
 
 def item_statistics(aligned: Aligned, counted: Counted, options: AuditOptions, tested: bool = True,
-                    clusters: Clusters | None = None) -> ItemStatistics:
+                    clusters: Clusters | None = None) -> UnitStatistics:
     """The bootstrap (``options.bootstrap`` resamples) and, when ``tested``, the paired tests and best sets; with
     ``clusters``, the clusters are drawn and swapped (approximate randomisation for every metric, subset accuracy
     included: McNemar's test assumes independent items); with ``options.bootstrap`` 0 the exact McNemar tests of
@@ -256,46 +146,71 @@ def item_statistics(aligned: Aligned, counted: Counted, options: AuditOptions, t
     matrix = patterns.matrix[patterns.items] if clusters is not None or (tested and S > 1) else None
     values = bootstrap_values(patterns, options.bootstrap, options.seed) if clusters is None else \
         cluster_values(matrix, layout, options.bootstrap, options.seed, clusters)
-    intervals = {m: percentile_intervals(v, options.alpha)[0] for m, v in values.items()}
-    ranks = {m: rank_probabilities(_signed(m, v)) for m, v in values.items()}
     observed = evaluate(counted.sums)
-    tests = best = None
-    rounds = randomisation_rounds(AR_ROUNDS, S * (S - 1) // 2, options.alpha)
-    if tested and S > 1 and clusters is not None:
-        pair = Layout(2, layout.labels)
-        tests = tuple(randomisation_tests(matrix, 1 + layout.labels, 2 * layout.labels + len(ITEM),
-                                          lambda a, b, sums: evaluate(pair.parts(sums)), observed, aligned.names,
-                                          METRIC_IDS, rounds, options.seed, options.correction, clusters))
-        best = spine_best_sets(tests, {m: _signed(m, observed[m]) for m in METRIC_IDS}, aligned.names, METRIC_IDS,
-                               options.correction, options.alpha, lambda metric: RANDOMISATION)
-    elif tested and S > 1:
-        tests = tuple(pair_tests(matrix, layout, aligned, counted, observed, rounds, options.seed, options.correction))
-        best = best_sets(tests, observed, aligned.names, options.alpha, options.correction)
+    tests = None
+    if tested and S > 1:
+        rounds = randomisation_rounds(AR_ROUNDS, S * (S - 1) // 2, options.alpha)
+        tests = pair_tests(matrix, layout, aligned, counted, observed, rounds, options.seed, options.correction,
+                           clusters)
     resampling = None
     if clusters is not None:
         exact = np.stack([_exact(aligned, counted, s) for s in range(S)])
         resampling = resampling_json(clusters, "item", design_effect(exact, None, clusters), aligned.names,
                                      "subset accuracy")
-    return ItemStatistics(options.bootstrap, options.seed, options.alpha, options.correction, rounds, intervals,
-                          ranks, tests, best, resampling=resampling)
+    return unit_statistics(values, observed, aligned.names, options.bootstrap, options.alpha, options.correction,
+                           None if tests is None else METRIC_IDS, tests, clusters, resampling, ERRORS,
+                           (lambda metric: RANDOMISATION) if clusters is not None else primary_method)
 
 
 def _exact_statistics(aligned: Aligned, counted: Counted, options: AuditOptions,
-                      clustered: bool = False) -> ItemStatistics:
+                      clustered: bool = False) -> UnitStatistics:
     """``--bootstrap 0``: no intervals, ranks or randomisation (:data:`~auditor.analyses.significance.NO_DRAWS`);
     every pair's exact McNemar test of subset accuracy, adjusted over the pairs, and its best set (none with
     ``clustered`` items: McNemar's test assumes independent ones)."""
     names = aligned.names if not clustered else aligned.names[:1]
     observed = evaluate(counted.sums)
-    family = []
-    for a, b in combinations(range(len(names)), 2):
-        n01, n10, p = mcnemar(aligned, counted, a, b)
-        delta = float(observed["subset_accuracy"][a] - observed["subset_accuracy"][b])
-        family.append(PairTest(names[a], names[b], "subset_accuracy", MCNEMAR, delta, p,
-                               details={"n01": n01, "n10": n10}))
-    tests = tuple(adjust_families(family, options.correction))
-    best = best_sets(tests, observed, names, options.alpha, options.correction, ("subset_accuracy",)) \
-        if len(names) > 1 else None
-    return ItemStatistics(0, options.seed, options.alpha, options.correction, 0, {}, {}, tests if len(names) > 1
-                          else None, best, not_run={**NO_DRAWS, "approximate_randomisation": NO_DRAWS[
-                              "approximate_randomisation"].replace("accuracy", "subset accuracy")})
+    tests = mcnemar_tests(aligned, counted, observed, names, options.correction) if len(names) > 1 else None
+    return unit_statistics({}, observed, names, 0, options.alpha, options.correction,
+                           None if tests is None else ("subset_accuracy",), tests, errors=ERRORS,
+                           method_of=primary_method)
+
+
+def statistics_json(stats: UnitStatistics, names: Sequence[str], seed: int) -> dict[str, Any]:
+    """The record's ``statistics`` (and ``tests``) of the item statistics ``stats``, in the shape every task kind
+    writes."""
+    rounds = max((int(test.details.get("rounds", 0)) for test in stats.tests or ()), default=0)
+    clustered = stats.resampling is not None
+    section: dict[str, Any] = {
+        "B": stats.B, "seed": seed, "alpha": stats.alpha, "unit": "item",
+        "method": "paired bootstrap over items (every system resampled with the same items)",
+        "interval": interval_rule(stats.alpha), "rank_rule": RANK_RULE + "; Hamming loss: lowest value first",
+        "ranks": {m: {name: {"p_rank": [float(x) for x in p[s]], "p_best": float(p[s][0])}
+                      for s, name in enumerate(names)} for m, p in stats.ranks.items()},
+        "p_win": {m: {name: float(p[s][0]) for s, name in enumerate(names)} for m, p in stats.ranks.items()}}
+    if stats.resampling is not None:
+        section.update({"resampling": dict(stats.resampling), "unit": "cluster",
+                        "method": "paired bootstrap over clusters of items (whole clusters drawn)"})
+    if stats.tests is None:
+        section["pairwise_tests_unavailable"] = "not requested (auditor score shows intervals only)"
+        return {"statistics": section}
+    section.update({
+        "correction": stats.correction, "family": "every pair of systems under one metric",
+        "test_metrics": list(METRIC_IDS),
+        "test_methods": {RANDOMISATION: CLUSTER_TEST.replace("accuracy", "subset accuracy")} if clustered else
+        {MCNEMAR: METHOD_DESCRIPTIONS[MCNEMAR].replace("accuracy", "subset accuracy"), RANDOMISATION: TEST_METHOD},
+        "randomisation_rounds": rounds, "best_set_rule": best_set_rule(stats.alpha, stats.correction, clustered)
+        .replace("for accuracy", "for subset accuracy"),
+        "best_set": {m: best.to_json() for m, best in (stats.best_set or {}).items()},
+        "p_floor": {RANDOMISATION: 1 / (rounds + 1)} if rounds else {}})
+    if stats.B == 0:
+        section.update({"method": "none: --bootstrap 0, no random draws (exact McNemar tests of subset accuracy "
+                                  "only)", "not_run": {**NO_DRAWS, "approximate_randomisation": NO_DRAWS[
+                                      "approximate_randomisation"].replace("accuracy", "subset accuracy")},
+                        "test_metrics": [m for m in METRIC_IDS if primary_method(m) == MCNEMAR]})
+    return {"statistics": section, "tests": [test.to_json() for test in stats.tests]}
+
+
+#: The randomisation test in words (the record's ``statistics.test_methods``).
+TEST_METHOD = ("approximate randomisation (every metric but subset accuracy), each item's statistics of the two "
+               "systems swapped with probability 1/2 (the spine's test over units): p = (1 + #{|Δ*| ≥ |Δ|}) / "
+               "(R' + 1), two-sided")

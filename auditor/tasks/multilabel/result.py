@@ -26,10 +26,10 @@ from auditor.tasks.multilabel.sets import SetFile, set_keys
 
 if TYPE_CHECKING:  # the resampling code (scipy) is imported only when intervals are asked for
     from auditor.analyses.rankings import RankDisagreement
+    from auditor.analyses.units import UnitStatistics
     from auditor.analyses.verdict import Verdict
     from auditor.tasks.multilabel.chance import Baseline
     from auditor.tasks.multilabel.recommend import Recommendation
-    from auditor.tasks.multilabel.resampling import ItemStatistics
 
 #: The binary catalogue per label (each label's 2 × 2 table [[TN, FP], [FN, TP]]).
 BINARY_METRICS = ("accuracy", "kappa", "mcc", "informedness", "markedness")
@@ -67,7 +67,7 @@ class MultilabelAudit:
     sources: Mapping[str, Mapping[str, Any]]
     aligned: Aligned
     counted: Counted
-    statistics: ItemStatistics | None
+    statistics: UnitStatistics | None
     thresholding: Thresholding | None
     separator: str
     label_map: Mapping[str, str] | None
@@ -180,7 +180,9 @@ class MultilabelAudit:
             "systems": {name: {"metrics": self._metric_entries(s), "per_class": self.per_class(s)}
                         for s, name in enumerate(self.systems)}}
         if self.statistics is not None:
-            document.update(self.statistics.to_json(self.systems))
+            from auditor.tasks.multilabel.resampling import statistics_json
+
+            document.update(statistics_json(self.statistics, self.systems, self.options.seed))
         if self.ranking is not None:
             document.update(self.ranking.to_json())
         if self.verdict is not None:

@@ -143,13 +143,18 @@ def _rankings(aligned: Aligned, counted: Any, statistics: Any, analyses: Sequenc
     on the key metrics; both read best sets and tests from the item statistics when they ran."""
     if analyses is not None and "rankings" not in analyses:
         return None, None
+    from auditor.analyses.families import RANDOMISATION, significance_lookup
     from auditor.analyses.rankings import rank_disagreement
-    from auditor.analyses.verdict import decide
+    from auditor.analyses.verdict import Tested, decide
+    from auditor.tasks.multilabel.resampling import primary_method
 
     values = oriented_values(aligned, counted)
-    lookup = None if statistics is None or statistics.tests is None else statistics.significant
+    tested = None if statistics is None or statistics.tests is None else Tested(statistics.best_set or {},
+                                                                                statistics.tests)
+    method_of = primary_method if statistics is None or statistics.clusters is None else \
+        (lambda metric: RANDOMISATION)
+    lookup = None if tested is None else significance_lookup(tested.tests, statistics.alpha, method_of)
     ranking = rank_disagreement(values, METRIC_IDS, lookup)
-    tested = statistics if statistics is not None and statistics.tests is not None else None
     by_metric = {m: {name: values[name][m] for name in aligned.names} for m in METRIC_IDS}
     verdict = decide(by_metric, tested, primary, (), SHORT, KEY_METRICS)
     return ranking, verdict

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from auditor.metrics.registry import REGISTRY
 from auditor.report import skeleton
 from auditor.report.context import Context
 from auditor.report.model import Bullets, Cell, Column, Figure, Paragraph, Report, Row, Section, Table
@@ -12,7 +13,6 @@ from auditor.report.spine import MetricName, Spine
 from auditor.report.tables import _density, _fit_systems
 from auditor.results import Score
 from auditor.tasks.tagging.counting import ERRORS
-from auditor.tasks.tagging.definitions import OVER_TOKENS, abbreviations, token_definitions
 from auditor.tasks.tagging.names import FORMULAS, ILL_FORMED_SHOWN, NAMES, PER_TYPE_ZERO, SHORT, UNDEFINED
 
 HEADLINE = ("span_micro_f1", "span_macro_f1", "span_weighted_f1", "span_partial_f1", "accuracy", "type_macro_f1")
@@ -23,13 +23,17 @@ SOURCES = {"span_exact_f1": "Segura-Bedmar et al. 2013 (exact view)", "span_over
            "view)"}
 CHUNKS = ("Tjong Kim Sang & Buchholz 2000 (the conlleval script's chunks); Tjong Kim Sang & De Meulder 2003 "
           "(exact-match span F1)")
+#: What C counts when a classification metric is read over tokens (the definitions' notation, said once).
+OVER_TOKENS = ("Token metrics: the classification catalogue's formulas with C_ij the number of tokens of gold tag i "
+               "tagged j, over full tags (B-PER ≠ I-PER, as conlleval's accuracy); their “type” forms count over "
+               "entity types with the prefixes removed (O its own class). An item of the catalogue's notes is a "
+               "token here. N tokens, k tags, p_i gold tag i's share "
+               "of the tokens, b_j tag j's share of the predictions, R_i = C_ii / Σ_j C_ij.")
 
 
 def _name(metric: str) -> str:
     if metric in NAMES:
         return NAMES[metric]
-    from auditor.metrics.registry import REGISTRY
-
     base = REGISTRY.metrics[metric.removeprefix("type_")]
     return f"{base.name}, tokens over {'entity types' if metric.startswith('type_') else 'full tags'}"
 
@@ -37,8 +41,6 @@ def _name(metric: str) -> str:
 def _short(metric: str) -> str:
     if metric in SHORT:
         return SHORT[metric]
-    from auditor.metrics.registry import REGISTRY
-
     base = REGISTRY.metrics[metric.removeprefix("type_")].label
     return ("type " if metric.startswith("type_") else "") + base
 
@@ -77,8 +79,7 @@ def summary_section(ctx: Context) -> Section:
         scheme = (f"{audit.scheme} ({how}). Chunks are read by {rule}. Bootstrap intervals and paired tests "
                   "resample sentences, never tokens")
     return skeleton.summary_section(ctx, data, HEADLINE, f"Headline figures (×100) with {ctx.level} bootstrap "
-                                    f"intervals over sentences. {abbreviations(HEADLINE, _short, _name)}",
-                                    facts=[("Scheme", scheme)])
+                                    "intervals over sentences.", facts=[("Scheme", scheme)], spell_out=True)
 
 
 def data_section(ctx: Context) -> Section | None:
@@ -236,15 +237,6 @@ def tokens_section(ctx: Context) -> Section:
     ))
 
 
-def significance_section(ctx: Context) -> Section | None:
-    tests = ctx.spine.tests
-    rounds = next((t.details["rounds"] for t in tests), 0)
-    return skeleton.significance_section(ctx, (
-        f"Approximate randomisation over sentences ({rounds} rounds; each sentence's statistics of the two systems "
-        "swapped with probability ½; Noreen 1989): p = (1 + #{|Δ*| ≥ |Δ|}) / (R + 1), two-sided. The best sets, "
-        "and so the bold, come from these tests."))
-
-
 def definitions_section(ctx: Context) -> Section:
     def facts(metric: str) -> list[tuple[str, str]]:
         pairs = [("id", metric), ("undefined when", f"{UNDEFINED[metric]} (shown as —)")]
@@ -255,12 +247,14 @@ def definitions_section(ctx: Context) -> Section:
     return skeleton.definitions_section(ctx, (
         "Notation: per type t, m_t chunks matched exactly (boundaries and type), p_t predicted, g_t gold; T types of "
         f"gold and predicted chunks. COR, PAR, ACT, POS as in the errors section. {OVER_TOKENS}"),
-        (*((m, NAMES[m], latex, facts(m)) for m, latex in FORMULAS.items()), *token_definitions(TOKEN_SHOWN)))
+        (*((m, NAMES[m], latex, facts(m)) for m, latex in FORMULAS.items()),
+         *((m, f"{REGISTRY.metrics[m].name}, over tokens", REGISTRY.metrics[m].formula,
+            skeleton.catalogue_facts(REGISTRY.metrics[m], f"{m}; over types: type_{m}")) for m in TOKEN_SHOWN)))
 
 
 #: The tagging report's own sections and their places in the skeleton.
 SECTIONS = ((10, summary_section), (20, data_section), (50, spans_section), (60, errors_section),
-            (70, rules_section), (80, tokens_section), (120, significance_section), (140, definitions_section))
+            (70, rules_section), (80, tokens_section), (120, skeleton.significance_section), (140, definitions_section))
 
 
 def build_report(audit: Any, figures: bool = True) -> Report:

@@ -13,21 +13,8 @@ import numpy as np
 from auditor.formatting import plural
 from auditor.io.source import Source
 from auditor.report import skeleton
-from auditor.report.context import SECTION_TITLES, Context
-from auditor.report.model import (
-    Bullets,
-    Cell,
-    Column,
-    Definition,
-    Facts,
-    Figure,
-    Formula,
-    Paragraph,
-    Report,
-    Row,
-    Section,
-    Table,
-)
+from auditor.report.context import Context
+from auditor.report.model import Cell, Column, Facts, Figure, Paragraph, Report, Row, Section, Table
 from auditor.report.spine import Spine, names
 from auditor.report.tables import _density
 from auditor.tasks.translation import charts
@@ -63,7 +50,7 @@ def spine(audit: Any) -> Spine:
     return Spine("translation", tuple(audit.systems), scores, names(NAMES), float(audit.options["alpha"]),
                  str(audit.options["correction"]), sources, str(audit.signature), tuple(audit.warnings),
                  audit.best_set or {}, tuple(audit.tests or ()), audit.disagreement, audit.verdict, "segment",
-                 audit.resampling)
+                 audit.resampling, audit.rounds, None if audit.tests is not None else audit.tests_note)
 
 
 INTERVALS = "(BLEU, chrF: BCa bootstrap; MacroF, MicroF: value ± z · jackknife SE)"
@@ -175,19 +162,11 @@ def _outside(audit: Any) -> list[str]:
 
 def significance_section(ctx: Context) -> Section | None:
     audit = ctx.audit
-    if audit.tests is None:
-        return Section("significance", SECTION_TITLES["significance"],
-                       (Paragraph(f"Paired tests {audit.tests_note}."),))
-    return skeleton.significance_section(ctx, (
-        "Pairs of systems, every metric: two-sided approximate randomisation (each segment's two outputs swapped "
-        "with probability ½; Noreen 1989, Riezler & Maxwell 2005), p = (1 + #{|Δ*| ≥ |Δ|}) / (R + 1), and the "
-        "paired bootstrap test (Koehn 2004), p = (1 + #{|Δ_b| − mean(|Δ_b|) ≥ |Δ|}) / (B + 1), shown for parity "
-        "with sacrebleu's paired_bs (Riezler & Maxwell 2005 found bootstrap p-values less conservative than "
-        "randomisation). sacrebleu's paired_ar and paired_bs count > where these count ≥: a resample that "
-        f"reproduces the difference exactly counts against the null. Families: one per metric and method: "
-        f"{audit.family}. The best sets, and so the bold, come from approximate randomisation; the paired "
-        "bootstrap's p-values never decide bold."), (f"Rounds and p floors: {audit.tests_note}.",),
-        ("approximate_randomisation", "paired_bootstrap"))
+    return skeleton.significance_section(ctx, notes=(
+        "Riezler & Maxwell 2005 found bootstrap p-values less conservative than randomisation. sacrebleu's "
+        "paired_ar and paired_bs count > where these count ≥: a resample that reproduces the difference exactly "
+        f"counts against the null. Families: one per metric and method: {audit.family}.",
+        f"Rounds and p floors: {audit.tests_note}."), methods=("approximate_randomisation", "paired_bootstrap"))
 
 
 def human_section(ctx: Context) -> Section | None:
@@ -258,17 +237,10 @@ def _segment_table(audit: Any) -> tuple[Any, ...]:
 
 
 def recommendation_section(ctx: Context) -> Section:
-    audit, figures, formula_svg = ctx.audit, ctx.figures, ctx.formula_svg
-    blocks: list[Any] = []
-    for entry in audit.recommendation["metrics"]:
-        latex = entry["formula"]
-        blocks.append(Definition(f"recommended-{entry['id']}", f"{NAMES[entry['id']]} ({entry['role']})",
-                                 Formula(NAMES[entry["id"]], latex, formula_svg(latex) if figures else ""),
-                                 Facts(tuple(("why", r) for r in entry["reasons"]))))
-    if audit.recommendation["avoid"]:
-        blocks.append(Bullets(tuple(f"{NAMES[a['id']]}: {'; '.join(a['reasons'])}"
-                                    for a in audit.recommendation["avoid"]), "Avoid here"))
-    return Section("recommendation", "Recommendation", tuple(blocks), for_summary=True)
+    found = ctx.audit.recommendation
+    return skeleton.recommendation_section(
+        ctx, ((e["id"], e["role"], e["formula"], (("why", r) for r in e["reasons"])) for e in found["metrics"]),
+        ((a["id"], "; ".join(a["reasons"])) for a in found["avoid"]))
 
 
 def definitions_section(ctx: Context) -> Section:
