@@ -91,8 +91,18 @@ class AuditOptions:
         }
 
 
-def check_options(options: Any) -> None:
-    """Refuse an :class:`~auditor.pipeline.AuditOptions` whose values cannot be honoured."""
+#: The options only a classification audit reads (attribute -> flag).
+CLASSIFICATION_ONLY = {"labels": "--labels", "training_prevalence": "--training-prevalence",
+                       "deployment_prevalence": "--deployment-prevalence",
+                       "rare_classes_matter": "--rare-classes-matter", "plugins": "--plugin"}
+
+
+def check_options(options: Any, task: str | None = None, takes: Sequence[str] = ()) -> None:
+    """Refuse an :class:`~auditor.pipeline.AuditOptions` whose values cannot be honoured; for another ``task`` kind
+    than classification, also one that sets an option of :data:`CLASSIFICATION_ONLY` the task does not take."""
+    for name, flag in CLASSIFICATION_ONLY.items() if task is not None else ():
+        if name not in takes and getattr(options, name):
+            raise UsageError(f"{flag} is for classification; it cannot be used with --task {task}")
     seed = options.seed
     if isinstance(seed, bool) or not isinstance(seed, Integral) or not 0 <= seed <= MAX_SEED:
         raise UsageError(f"--seed: expected an integer from 0 to 2**64-1, found {seed!r}")

@@ -26,6 +26,7 @@ from auditor.version import __version__
 if TYPE_CHECKING:  # the analysis modules load scipy; the record needs only their names
     from auditor.analyses.agreement import GoldReliability
     from auditor.analyses.baselines import ChanceBaselines
+    from auditor.analyses.families import BestSet, PairTest
     from auditor.analyses.profile import DataProfile
     from auditor.analyses.properties import PropertyTable
     from auditor.analyses.rankings import Deployment, RankDisagreement
@@ -38,6 +39,8 @@ if TYPE_CHECKING:  # the analysis modules load scipy; the record needs only thei
 
 #: The audit JSON's schema, the same for every task kind (``auditor/audit.schema.json``).
 SCHEMA = "auditor/3"
+#: Columns ``auditor score``'s table of a task kind fits.
+TERMINAL_WIDTH = 80
 T = TypeVar("T")
 
 
@@ -457,3 +460,159 @@ def _hash_codes(codes: np.ndarray, labels: Sequence[str]) -> str:
     digest = hashlib.sha256("\x1f".join(labels).encode())
     digest.update(np.ascontiguousarray(codes, dtype=np.int64).tobytes())
     return digest.hexdigest()
+
+
+# ------------------------------------------------------------------ the record of a task kind counted per unit
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class UnitAudit:
+    """The one record of a task kind whose metrics are functions of per-unit statistics summed over units
+    (tagging: sentences; translation: segments): what every such audit holds, its audit.json and ``auditor
+    score``'s table (docs/architecture.md, "The audit record"). A task's record subclasses it, adds its own fields
+    and writes its own keys (:meth:`own_json`, :meth:`system_json`, ``_statistics_json``).
+
+    ``metrics``: system -> metric id -> :class:`Score` (value, interval, why undefined, convention);
+    ``options``: audit.json's ``options`` (the shared ones and the task's own); ``tests``: the pair tests (None:
+    none ran); ``best_set``: metric -> its best set (what bold means); ``rankings``: rank disagreement;
+    ``verdict``: whether the winner depends on the metric; ``resampling``: with clusters, the record's
+    ``statistics.resampling``."""
+
+    #: audit.json's ``task``, and what a resample draws.
+    task: ClassVar[str]
+    unit: ClassVar[str]
+    #: ``auditor score``'s columns when no ``-m`` is given.
+    default_columns: ClassVar[tuple[str, ...]]
+
+    signature: Signature
+    n_items: int
+    systems: tuple[str, ...]
+    sources: Mapping[str, Any]
+    options: Mapping[str, Any]
+    metrics: Mapping[str, Mapping[str, Score]]
+    tests: tuple[PairTest, ...] | None = None
+    best_set: Mapping[str, BestSet] | None = None
+    rankings: RankDisagreement | None = None
+    verdict: Verdict | None = None
+    recommendation: Mapping[str, Any] | None = None
+    resampling: Mapping[str, Any] | None = None
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def observed(self) -> dict[str, np.ndarray]:
+        """metric id -> (S,) values in system order, NaN where undefined."""
+        metrics = next(iter(self.metrics.values()), {})
+        return {m: np.array([float(self.metrics[s][m]) for s in self.systems]) for m in metrics}
+
+    def to_json(self) -> dict[str, Any]:
+        """audit.json: the shared keys (schema ``auditor/3``, ``auditor/audit.schema.json``) and the task's own."""
+        document: dict[str, Any] = {
+            "schema": SCHEMA, "task": self.task, "signature": str(self.signature), "n_items": self.n_items,
+            "sources": {name: source.to_json() if isinstance(source, Source) else dict(source)
+                        for name, source in self.sources.items()},
+            "options": dict(self.options), "warnings": list(self.warnings), **self.own_json(),
+            "systems": {name: {"metrics": {m: v.to_json() for m, v in self.metrics[name].items()},
+                               **self.system_json(s)} for s, name in enumerate(self.systems)}}
+        statistics = self._statistics_json()
+        if statistics is not None:
+            document["statistics"] = statistics
+        if self.tests is not None:
+            document["tests"] = [t.to_json() for t in self.tests]
+        for part in (self.rankings, self.verdict):
+            document.update(part.to_json() if part is not None else {})
+        if self.recommendation is not None:
+            document["recommendation"] = dict(self.recommendation)
+        return document
+
+    def own_json(self) -> dict[str, Any]:
+        """The task's own top-level keys."""
+        return {}
+
+    def system_json(self, s: int) -> dict[str, Any]:
+        """The task's own keys of ``systems.NAME`` for system ``s`` (beside ``metrics``)."""
+        return {}
+
+    def _statistics_json(self) -> dict[str, Any] | None:
+        """audit.json's ``statistics`` (None: no resampling ran)."""
+        return None
+
+    def terminal_lines(self, columns: Sequence[str] = (), sort: str | None = None) -> list[str]:
+        """``auditor score``'s table: what was audited, then systems × metrics (ids, as the command line resolves
+        them), ×100 with one decimal and [interval]; ``sort``: systems by that metric, best first (undefined
+        values last, ties in input order); then how resamples drew and the task's notes."""
+        import textwrap
+
+        from auditor.analyses.units import resampling_text
+        from auditor.formatting import score_lines
+
+        chosen = [self._known(m) for m in columns] or [m for m in self.default_columns if m in self.observed]
+
+        def score(system: str, metric: str) -> tuple[float | None, float | None, float | None]:
+            entry = self.metrics[system][metric]
+            return _finite(entry.value), entry.lo, entry.hi
+
+        def wrap(text: str) -> list[str]:
+            return textwrap.wrap(text, TERMINAL_WIDTH, break_on_hyphens=False, break_long_words=False,
+                                 subsequent_indent="  ")
+
+        lines = wrap(self.summary_line())
+        if sort:
+            lines.append(f"sorted by {self.label(self._known(sort))}")
+        lines += score_lines(self.systems, chosen, [self.label(m) for m in chosen], score,
+                             self._known(sort) if sort else None, TERMINAL_WIDTH)
+        if self.resampling is not None:
+            lines += wrap(resampling_text(self.resampling))
+        return lines + [line for note in self.notes() for line in wrap(note)]
+
+    def summary_line(self) -> str:
+        """The table's first line: what was audited."""
+        return f"{self.n_items:,} {self.unit}s; scores ×100"
+
+    def label(self, metric: str) -> str:
+        """A metric's column head in ``auditor score``'s table."""
+        return metric
+
+    def notes(self) -> list[str]:
+        """Lines under ``auditor score``'s table."""
+        return []
+
+    def _known(self, metric: str) -> str:
+        from auditor.errors import UsageError
+
+        if metric not in self.observed:
+            raise UsageError(f"unknown metric {metric!r} for --task {self.task}; choose from "
+                             f"{', '.join(self.observed)}")
+        return metric
+
+
+def unit_rankings(metrics: Mapping[str, Mapping[str, Score]], ranked: Sequence[str],
+                  tests: Sequence[PairTest] | None, alpha: float) -> RankDisagreement:
+    """Rank disagreement of a task counted per unit over the ``ranked`` metrics (``metrics``: system -> metric id ->
+    :class:`Score`); a flip's side is "significant" by the approximate randomisation over units (the spine's
+    :func:`~auditor.analyses.families.significance_lookup`), None where no test ran."""
+    from auditor.analyses.families import RANDOMISATION, significance_lookup
+    from auditor.analyses.rankings import rank_disagreement
+
+    lookup = significance_lookup(tests, alpha, lambda metric: RANDOMISATION) if tests else None
+    return rank_disagreement({s: {m: row[m].value for m in ranked} for s, row in metrics.items()}, ranked, lookup)
+
+
+def unit_verdict(metrics: Mapping[str, Mapping[str, Score]], keys: Sequence[str], tests: Sequence[PairTest] | None,
+                 best_set: Mapping[str, BestSet] | None, primary: str | None = None,
+                 short: Mapping[str, str] | None = None) -> Verdict:
+    """Whether the winner depends on the metric among ``keys``, read off their best sets (approximate randomisation
+    against each metric's top system), as every task's verdict (:func:`auditor.analyses.verdict.decide`)."""
+    from auditor.analyses.families import RANDOMISATION
+    from auditor.analyses.verdict import Tested, decide
+
+    tested = Tested(best_set, [t for t in tests or () if t.method == RANDOMISATION]) if best_set else None
+    return decide({m: {s: row[m].value for s, row in metrics.items()} for m in keys}, tested, primary, (), short,
+                  tuple(keys))
+
+
+def unit_options(options: AuditOptions, **own: Any) -> dict[str, Any]:
+    """audit.json's ``options`` of a task counted per unit: the shared ones that change a number (bootstrap, seed,
+    alpha, correction and, when given, clusters) and the task's ``own``."""
+    return {"bootstrap": options.bootstrap, "seed": options.seed, "alpha": options.alpha,
+            "correction": options.correction, **own,
+            **({"clusters": str(options.clusters)} if options.clusters is not None else {})}

@@ -93,14 +93,14 @@ def test_token_metrics_equal_scikit_learn(files):
 
 def test_sentence_bootstrap_intervals_and_tests(files):
     result = audit(files[0], {"p": files[1], "same": files[0]}, options=AuditOptions(bootstrap=200, seed=3))
-    lo, hi = result.interval("span_micro_f1", 0)
+    lo, hi = result.metrics["p"]["span_micro_f1"].interval
     assert lo <= float(result.observed["span_micro_f1"][0]) <= hi
-    assert result.interval("span_micro_f1", 1) == (1.0, 1.0)  # gold against itself: every resample 1
+    assert result.metrics["same"]["span_micro_f1"].interval == (1.0, 1.0)  # gold against itself: every resample 1
     tests = {(t.metric, t.a, t.b): t for t in result.statistics.tests}
     assert set(m for m, _, _ in tests) == {"span_micro_f1", "span_macro_f1", "span_partial_f1", "accuracy", "macro_f1"}
     # same seed, same numbers
     again = audit(files[0], {"p": files[1], "same": files[0]}, options=AuditOptions(bootstrap=200, seed=3))
-    assert again.interval("span_micro_f1", 0) == (lo, hi)
+    assert again.metrics["p"]["span_micro_f1"].interval == (lo, hi)
 
 
 def test_resampling_unit_is_the_sentence(files):

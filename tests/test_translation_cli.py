@@ -181,12 +181,12 @@ def test_above_eight_systems_each_is_tested_against_each_metrics_leader(files, t
 
     systems = {f"s{i}": files["ABCD"[i % 4]] if i < 4 else files["ref2"] for i in range(9)}
     result = audit(files["ref"], systems, options=AuditOptions(bootstrap=20))
-    leaders = {result.disagreement.ranking(m)[0] for m in ("macrof", "microf", "bleu", "chrf")}
+    leaders = {result.rankings.ranking(m)[0] for m in ("macrof", "microf", "bleu", "chrf")}
     pairs = {(t.a, t.b) for t in result.tests}
     assert pairs and all(a in leaders or b in leaders for a, b in pairs)
     assert {b for a, b in pairs} | {a for a, b in pairs} == set(systems)
     assert "each system is tested against the leaders only, not all 36 pairs" in result.family
-    leader = result.disagreement.ranking("bleu")[0]
+    leader = result.rankings.ranking("bleu")[0]
     assert f"BLEU: {leader}" in result.family
     statistics = result.to_json()["statistics"]
     assert statistics["family"] == result.family

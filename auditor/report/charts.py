@@ -472,29 +472,33 @@ def bump_spec(ranks: Mapping[str, Mapping[str, float]], metric_ids: Sequence[str
             for j, s in enumerate(group):
                 rows.append({"metric": short(m), "system": s, "rank": rank,
                              "shown": rank + (j * step - 0.3 if len(group) > 1 else 0.0)})
-    scales = system_marks(systems)
-    legend = {"title": None, "symbolStrokeWidth": 1.5, "labelLimit": 160,
-              "columns": 1 if len(systems) <= 24 else 2}
     x = {"field": "metric", "type": "nominal", "sort": [short(m) for m in metric_ids], "title": None,
          "axis": {"labelAngle": -45}}
     y = {"field": "shown", "type": "quantitative", "scale": {"reverse": True, "domainMin": 0.5, "nice": False},
          "title": "rank (1 = best; ties side by side around their mean rank)", "axis": {"tickMinStep": 1}}
-    spec = {"data": {"values": rows}, "width": WIDTH - 240, "height": max(140, 14 * len(systems)),
+    return system_lines_spec(rows, x, y, systems, max(140, 14 * len(systems)))
+
+
+def system_lines_spec(rows: Sequence[Mapping[str, Any]], x: Mapping[str, Any], y: Mapping[str, Any],
+                      systems: Sequence[str], height: int) -> dict[str, Any]:
+    """One line per system through ``rows`` (each with a ``system`` field) across the ordered categories of ``x``,
+    a point at each, every system told apart by colour, dash and shape (:func:`system_marks`): the rank bump chart
+    across metrics, and any figure of every system across ordered groups (translation's frequency bands)."""
+    scales = system_marks(systems)
+    legend = {"title": None, "symbolStrokeWidth": 1.5, "labelLimit": 160,
+              "columns": 1 if len(systems) <= 24 else 2}
+    color = {"field": "system", "type": "nominal", "scale": scales["color"], "legend": legend}
+    return {"data": {"values": list(rows)}, "width": WIDTH - 240, "height": height,
             "layer": [
                 {"mark": {"type": "line", "strokeWidth": 1.4},
-                 "encoding": {"x": x, "y": y,
-                              "color": {"field": "system", "type": "nominal", "scale": scales["color"],
-                                        "legend": legend},
+                 "encoding": {"x": x, "y": y, "color": color,
                               "strokeDash": {"field": "system", "type": "nominal", "scale": scales["strokeDash"],
                                              "legend": None}}},
                 {"mark": {"type": "point", "filled": True, "size": 40, "opacity": 1},
-                 "encoding": {"x": x, "y": y,
-                              "color": {"field": "system", "type": "nominal", "scale": scales["color"],
-                                        "legend": legend},
+                 "encoding": {"x": x, "y": y, "color": color,
                               "shape": {"field": "system", "type": "nominal", "scale": scales["shape"],
                                         "legend": legend}}},
             ]}
-    return spec
 
 
 def bump_chart(ranks: Mapping[str, Mapping[str, float]], metric_ids: Sequence[str], systems: Sequence[str],

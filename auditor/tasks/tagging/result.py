@@ -1,23 +1,16 @@
 """The tagging audit's result: audit.json (``task: "tagging"``), ``auditor score``'s lines, the report model."""
 from __future__ import annotations
 
-import textwrap
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
 from auditor.analyses.bootstrap import ranks_json
-from auditor.analyses.rankings import RankDisagreement
 from auditor.analyses.significance import rounds_rule
-from auditor.analyses.verdict import Verdict
-from auditor.errors import UsageError
-from auditor.formatting import score_lines
-from auditor.io.source import Source
 from auditor.metrics.catalogue import MetricValue, per_class_table
-from auditor.metrics.registry import REGISTRY, ratio
-from auditor.options import AuditOptions
-from auditor.results import SCHEMA, Signature
+from auditor.metrics.registry import ratio
+from auditor.results import UnitAudit
 from auditor.tasks.tagging.align import Aligned
 from auditor.tasks.tagging.counting import ERRORS, SpanCounts
 from auditor.tasks.tagging.measures import SPAN_METRICS, per_type, view_counts
@@ -27,10 +20,6 @@ from auditor.tasks.tagging.schemes import TagCodes
 if TYPE_CHECKING:  # the resampling code (scipy) is imported only when intervals are asked for
     from auditor.analyses.units import UnitStatistics
 
-#: Columns ``auditor score``'s lines fit.
-TERMINAL_WIDTH = 80
-#: ``auditor score``'s columns when no ``-m`` is given.
-DEFAULT_COLUMNS = ("span_micro_f1", "span_macro_f1", "span_partial_f1", "accuracy", "macro_f1", "type_macro_f1")
 #: How the strict, exact and partial views count the error classes (COR, INC, PAR); the overlap view
 #: (nervaluate's ent_type) matches on its own and has its own incorrect and missed counts.
 VIEW_CLASSES = {
@@ -49,17 +38,15 @@ class TokenView:
     values: Sequence[Mapping[str, MetricValue]]
 
 
-def _number(x: Any) -> float | None:
-    return None if x is None or not np.isfinite(x) else float(x)
+@dataclass(frozen=True, eq=False, kw_only=True)
+class TaggingAudit(UnitAudit):
+    """Everything a tagging audit found (see :func:`auditor.tasks.tagging.run.audit`): the one record
+    (:class:`~auditor.results.UnitAudit`; ``n_items`` counts tokens) and the tagging's own parts."""
 
+    task = "tagging"
+    unit = "sentence"
+    default_columns = ("span_micro_f1", "span_macro_f1", "span_partial_f1", "accuracy", "macro_f1", "type_macro_f1")
 
-@dataclass(frozen=True, eq=False)
-class TaggingAudit:
-    """Everything a tagging audit found (see :func:`auditor.tasks.tagging.run.audit`)."""
-
-    signature: Signature
-    options: AuditOptions
-    sources: Mapping[str, Source]
     aligned: Aligned
     codes: TagCodes
     scheme: str | None
@@ -69,24 +56,8 @@ class TaggingAudit:
     spans: SpanCounts | None
     tokens: TokenView
     types: TokenView
-    observed: Mapping[str, np.ndarray]
     statistics: UnitStatistics | None
-    ranking: RankDisagreement | None
     parts: Mapping[str, np.ndarray] | None = None
-    active: np.ndarray | None = None
-    warnings: tuple[str, ...] = ()
-    #: Whether the winner depends on the metric, decided by the best sets (:func:`auditor.analyses.verdict.decide`).
-    verdict: Verdict | None = None
-
-    @property
-    def systems(self) -> tuple[str, ...]:
-        return self.aligned.names
-
-    def metric_ids(self) -> list[str]:
-        return list(self.observed)
-
-    def interval(self, metric: str, s: int) -> tuple[float, float] | None:
-        return None if self.statistics is None else self.statistics.interval(metric, s)
 
     # ------------------------------------------------------------------ spans
 
@@ -95,7 +66,7 @@ class TaggingAudit:
         counts, parts = self.spans, self.parts
         gold, predicted, matched, errors = parts["gold"], parts["predicted"][s], parts["matched"][s], parts["errors"][s]
         type_view = parts["type_view"][s]
-        observed = {m: _number(self.observed[m][s]) for m in SPAN_METRICS}
+        observed = {m: self.metrics[self.systems[s]][m].value for m in SPAN_METRICS}
         table: dict[str, Any] = {
             average: {part: observed[f"span_{average}_{part}"] for part in ("precision", "recall", "f1")}
             for average in ("micro", "macro", "weighted")}
@@ -148,65 +119,21 @@ class TaggingAudit:
 
     # ------------------------------------------------------------------ JSON
 
-    def _metric_entry(self, metric: str, s: int) -> dict[str, Any]:
-        value = _number(self.observed[metric][s])
-        undefined = convention = None
-        if metric.startswith("span_"):
-            if value is None:
-                undefined = "0/0: no chunk predicted or in gold for this figure"
-            elif metric.startswith("span_macro_"):
-                convention = self._type_zero_division(s, metric.removeprefix("span_macro_"))
-        else:
-            view = self.types if metric.startswith("type_") else self.tokens
-            entry = view.values[s][metric.removeprefix("type_") if metric.startswith("type_") else metric]
-            undefined, convention = entry.undefined, entry.convention
-        ci = self.interval(metric, s)
-        return {"value": value, "ci": None if ci is None else list(ci), "undefined": undefined,
-                "convention": convention}
+    def own_json(self) -> dict[str, Any]:
+        """The token labels, the sentences (``n_units``) and the reading of the tags (``tagging``)."""
+        return {"labels": list(self.tokens.labels), "n_units": self.aligned.n_sentences,
+                "tagging": self._tagging_json()}
 
-    def _type_zero_division(self, s: int, part: str) -> str | None:
-        """The convention a span macro average of ``part`` (precision, recall, f1) uses for system ``s``: which
-        types' ``part`` is 0/0 (precision: a type the system never predicts; recall: one gold never has; F1 of a
-        type in gold or predictions is never 0/0), counted as 0 as seqeval's zero_division=0; None when none."""
-        active, predicted, gold = self.active[s], self.parts["predicted"][s], self.parts["gold"]
-        zero = {"precision": active & (predicted == 0), "recall": active & (gold == 0)}.get(part)
-        if zero is None or not zero.any():
-            return None
-        why = "never predicted" if part == "precision" else "no gold chunk"
-        names = ", ".join(self.spans.types[t] for t in np.flatnonzero(zero))
-        return f"{part} of {names} is 0/0 ({why}), counted as 0 (seqeval's zero_division=0)"
-
-    def to_json(self) -> dict[str, Any]:
-        """audit.json of a tagging audit (the one record, docs/architecture.md "The audit record"; ``task:
-        "tagging"``, its reading of the tags under ``tagging``)."""
-        document: dict[str, Any] = {
-            "schema": SCHEMA, "signature": str(self.signature), "task": "tagging", "labels": list(self.tokens.labels),
-            "n_items": self.aligned.n_tokens, "n_units": self.aligned.n_sentences,
-            "sources": {name: source.to_json() for name, source in self.sources.items()},
-            "options": {"bootstrap": self.options.bootstrap, "seed": self.options.seed, "alpha": self.options.alpha,
-                        "correction": self.options.correction, "resampling_unit": "sentence",
-                        "scheme": self.scheme, "span_rule": self.rule,
-                        **({"clusters": self.options.clusters} if self.options.clusters else {})},
-            "warnings": list(self.warnings), "tagging": self._tagging_json(), "systems": {}}
-        for s, name in enumerate(self.systems):
-            entry: dict[str, Any] = {
-                "metrics": {metric: self._metric_entry(metric, s) for metric in self.observed},
-                "per_class": per_class_table(self.tokens.confusion[s], self.tokens.labels),
-                "confusion": self.tokens.confusion[s].tolist(),
-                "token_types": {"labels": list(self.types.labels), "confusion": self.types.confusion[s].tolist(),
-                                "per_class": per_class_table(self.types.confusion[s], self.types.labels)}}
-            if self.spans is not None:
-                entry["spans"] = self.span_tables(s)
-            document["systems"][name] = entry
-        if self.statistics is not None:
-            document["statistics"] = self._statistics_json()
-            if self.statistics.tests is not None:
-                document["tests"] = [t.to_json() for t in self.statistics.tests]
-        if self.ranking is not None:
-            document.update(self.ranking.to_json())
-        if self.verdict is not None:
-            document.update(self.verdict.to_json())
-        return document
+    def system_json(self, s: int) -> dict[str, Any]:
+        """``systems.NAME``'s token tables (full tags, and types) and, with a scheme, its span tables."""
+        entry: dict[str, Any] = {
+            "per_class": per_class_table(self.tokens.confusion[s], self.tokens.labels),
+            "confusion": self.tokens.confusion[s].tolist(),
+            "token_types": {"labels": list(self.types.labels), "confusion": self.types.confusion[s].tolist(),
+                            "per_class": per_class_table(self.types.confusion[s], self.types.labels)}}
+        if self.spans is not None:
+            entry["spans"] = self.span_tables(s)
+        return entry
 
     def _tagging_json(self) -> dict[str, Any]:
         from auditor.tasks.tagging.profile import data_profile
@@ -223,11 +150,13 @@ class TaggingAudit:
             result["data"] = data_profile(self)
         return result
 
-    def _statistics_json(self) -> dict[str, Any]:
+    def _statistics_json(self) -> dict[str, Any] | None:
         stats = self.statistics
+        if stats is None:
+            return None
         B = stats.B
         document: dict[str, Any] = {
-            "B": B, "seed": self.options.seed, "alpha": stats.alpha,
+            "B": B, "seed": self.options["seed"], "alpha": stats.alpha,
             "method": "paired bootstrap over sentences (every system resampled with the same sentences)",
             "interval": f"{100 * (1 - stats.alpha):g}% percentile interval over {B} resamples of sentences",
             "undefined_resamples": {}, "rank_rule": "rank 1 = highest value; ties share their ranks equally",
@@ -257,52 +186,21 @@ class TaggingAudit:
 
     # --------------------------------------------------------------- terminal
 
-    def terminal_lines(self, columns: Sequence[str] = (), sort: str | None = None) -> list[str]:
-        """``auditor score``'s table: systems × metrics, ×100 with one decimal, [interval]; ``sort``: systems
-        by that metric, best first (undefined values last, ties in input order)."""
-        chosen = [self._resolve(c) for c in columns] or [m for m in DEFAULT_COLUMNS if m in self.observed]
-        lines = textwrap.wrap(self._summary_line(), TERMINAL_WIDTH, break_on_hyphens=False, subsequent_indent="  ")
-        if sort:
-            lines.append(f"sorted by {self._resolve(sort)}")
-        index = {name: s for s, name in enumerate(self.systems)}
-
-        def score(system: str, metric: str) -> tuple[float | None, float | None, float | None]:
-            return (_number(self.observed[metric][index[system]]),
-                    *(self.interval(metric, index[system]) or (None, None)))
-
-        lines += score_lines(self.systems, chosen, chosen, score, self._resolve(sort) if sort else None,
-                             TERMINAL_WIDTH)
-        if self.statistics is not None and self.statistics.resampling is not None:
-            from auditor.analyses.units import resampling_text
-
-            lines += textwrap.wrap(resampling_text(self.statistics.resampling), TERMINAL_WIDTH, break_on_hyphens=False)
-        if self.spans is not None:
-            repaired = "repaired (counted as conlleval opens them)" if self.rule == "conlleval" else \
-                "dropped (strict counts only well-formed chunks)"
-            counts = ", ".join(f"{name}:\u00a0{self.spans.per_system[s].ill_formed}"  # no break inside "name: n"
-                               for s, name in enumerate(self.systems))
-            lines += textwrap.wrap(f"ill-formed chunks {repaired} — gold: {self.spans.gold_ill_formed}, {counts}",
-                                   TERMINAL_WIDTH, break_on_hyphens=False, subsequent_indent="  ")
-        return lines
-
-    def _summary_line(self) -> str:
+    def summary_line(self) -> str:
         scheme = "no scheme (tags without prefixes: token metrics only)" if self.scheme is None else \
             f"scheme {self.scheme} ({'detected: ' + self.scheme_reason if self.scheme_detected else 'given'}), " \
             f"span rule {self.rule}"
         return (f"{self.aligned.n_tokens:,} tokens in {self.aligned.n_sentences:,} sentences; {scheme}; "
                 f"intervals resample sentences")
 
-    def _resolve(self, name: str) -> str:
-        if name in self.observed:
-            return name
-        prefix = "type_" if name.startswith("type_") else ""
-        try:
-            metric = prefix + REGISTRY.resolve(name.removeprefix(prefix))
-        except UsageError:
-            metric = name
-        if metric not in self.observed:
-            raise UsageError(f"unknown metric {name!r} for --task tagging; choose from {', '.join(self.observed)}")
-        return metric
+    def notes(self) -> list[str]:
+        if self.spans is None:
+            return []
+        repaired = "repaired (counted as conlleval opens them)" if self.rule == "conlleval" else \
+            "dropped (strict counts only well-formed chunks)"
+        counts = ", ".join(f"{name}:\u00a0{self.spans.per_system[s].ill_formed}"  # no break inside "name: n"
+                           for s, name in enumerate(self.systems))
+        return [f"ill-formed chunks {repaired} — gold: {self.spans.gold_ill_formed}, {counts}"]
 
     def report_model(self, figures: bool = True) -> Any:
         from auditor.tasks.tagging.report import build_report

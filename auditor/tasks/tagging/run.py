@@ -8,19 +8,17 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from auditor.analyses.rankings import rank_disagreement
-from auditor.analyses.verdict import Tested, Verdict, decide
 from auditor.errors import InputError, UsageError
 from auditor.io.source import Source
-from auditor.metrics.catalogue import BASE_METRIC_IDS, compute, describe
+from auditor.metrics.catalogue import BASE_METRIC_IDS, MetricValue, compute, describe
 from auditor.metrics.registry import REGISTRY
 from auditor.options import THREADS, AuditOptions, check_options
 from auditor.progress import SILENT, Progress
-from auditor.results import Signature
+from auditor.results import Score, Signature, unit_options, unit_rankings, unit_verdict
 from auditor.tasks.tagging.align import Aligned, align
 from auditor.tasks.tagging.counting import Layout, count_spans, statistics_matrix, totals, type_map
 from auditor.tasks.tagging.measures import active_types, span_values
-from auditor.tasks.tagging.names import SPAN_METRICS, TYPE_PREFIX
+from auditor.tasks.tagging.names import SHORT, SPAN_METRICS, TYPE_PREFIX
 from auditor.tasks.tagging.reading import TagFile, read_conlleval, read_tagged
 from auditor.tasks.tagging.result import TaggingAudit, TokenView
 from auditor.tasks.tagging.schemes import check_choice, default_rule, detect_scheme, parse_tags
@@ -120,15 +118,8 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
           conlleval: Sequence[str] | Mapping[str, str] = ()) -> TaggingAudit:
     """The tagging audit of ``systems`` ({name: path}) against ``gold`` (a path)."""
     options = options or AuditOptions()
-    check_options(options)
+    check_options(options, "tagging")
     check_choice(scheme, span_rule)
-    if options.labels is not None:
-        raise UsageError("--labels is for classification; a tagging audit takes its tags from the files")
-    for option, value in (("--training-prevalence", options.training_prevalence),
-                          ("--deployment-prevalence", options.deployment_prevalence),
-                          ("--rare-classes-matter", options.rare_classes_matter), ("--plugin", options.plugins)):
-        if value:
-            raise UsageError(f"{option} is for classification; it cannot be used with --task tagging")
     named = _conlleval_names(conlleval)
     gold_file, files = read_inputs(gold, systems, tag_column, named)
     sources = {"gold": gold_file.source, **{name: f.source for name, f in files.items()}}
@@ -159,19 +150,60 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
         clusters = read_clusters(options.clusters, numbered(aligned.n_sentences), "sentence", "sentence number")
     stats = _intervals(aligned, spans, layout, active, observed, options, progress, analyses, clusters) \
         if options.bootstrap > 0 else None
-    ranking = None
-    if analyses is None or "rankings" in analyses:
-        ranked = [m for m in RANKED if m in observed]
-        ranking = rank_disagreement({s: {m: _finite(observed[m][i]) for m in ranked}
-                                     for i, s in enumerate(aligned.names)}, ranked, _significance(stats))
     inputs = {"gold": gold_file, **files}
-    verdict = _verdict(observed, aligned.names, stats)
+    tests, best = (None, None) if stats is None else (stats.tests, stats.best_set)
+    metrics = _scores(observed, stats, aligned.names, tokens, types, active, parts, spans)
+    ranking = None if analyses is not None and "rankings" not in analyses else \
+        unit_rankings(metrics, [m for m in RANKED if m in observed], tests, options.alpha)
+    verdict = unit_verdict(metrics, [m for m in TESTED if m in observed], tests, best, None,
+                           {**SHORT, "accuracy": "Acc", "macro_f1": "token macF1"})
     return TaggingAudit(
-        signature=_signature(gold_file.digest, S, layout.k, options, scheme, rule, clusters), options=options,
+        signature=_signature(gold_file.digest, S, layout.k, options, scheme, rule, clusters),
+        n_items=aligned.n_tokens, systems=aligned.names,
+        options=unit_options(options, resampling_unit="sentence", scheme=scheme, span_rule=rule),
         sources={name: Source(file.source, file.digest, aligned.n_tokens) for name, file in inputs.items()},
+        metrics=metrics, tests=tests, best_set=best, rankings=ranking, verdict=verdict,
+        resampling=None if stats is None else stats.resampling,
         aligned=aligned, codes=codes, scheme=scheme, scheme_detected=detected, scheme_reason=reason, rule=rule,
-        spans=spans, tokens=tokens, types=types, observed=observed, statistics=stats, ranking=ranking,
-        parts=parts, active=active, verdict=verdict)
+        spans=spans, tokens=tokens, types=types, statistics=stats, parts=parts)
+
+
+def _scores(observed: Mapping[str, np.ndarray], stats: Any, systems: Sequence[str], tokens: TokenView,
+            types: TokenView, active: np.ndarray, parts: Mapping[str, np.ndarray], spans: Any
+            ) -> dict[str, dict[str, Score]]:
+    """system -> metric id -> its :class:`~auditor.results.Score`: value, interval over sentences, why it is
+    undefined (a span figure's 0/0; a token metric's own reason) and the convention a macro average uses."""
+    level = None if stats is None else 1 - stats.alpha
+    out: dict[str, dict[str, Score]] = {}
+    for s, system in enumerate(systems):
+        out[system] = {}
+        for metric, values in observed.items():
+            interval = None if stats is None else stats.interval(metric, s)
+            if metric.startswith("span_"):
+                value = None if np.isnan(values[s]) else float(values[s])
+                undefined = "0/0: no chunk predicted or in gold for this figure" if value is None else None
+                convention = None if value is None or not metric.startswith("span_macro_") else \
+                    _type_zero_division(active[s], parts["predicted"][s], parts["gold"], spans.types,
+                                        metric.removeprefix("span_macro_"))
+                entry = MetricValue(value, undefined, convention)
+            else:
+                view = types if metric.startswith(TYPE_PREFIX) else tokens
+                entry = view.values[s][metric.removeprefix(TYPE_PREFIX) if view is types else metric]
+            out[system][metric] = Score.of(entry, interval, level)
+    return out
+
+
+def _type_zero_division(active: np.ndarray, predicted: np.ndarray, gold: np.ndarray, types: Sequence[str],
+                        part: str) -> str | None:
+    """The convention a span macro average of ``part`` (precision, recall, f1) uses for one system: which types'
+    ``part`` is 0/0 (precision: a type the system never predicts; recall: one gold never has; F1 of a type in gold
+    or predictions is never 0/0), counted as 0 as seqeval's zero_division=0; None when none."""
+    zero = {"precision": active & (predicted == 0), "recall": active & (gold == 0)}.get(part)
+    if zero is None or not zero.any():
+        return None
+    why = "never predicted" if part == "precision" else "no gold chunk"
+    names = ", ".join(types[t] for t in np.flatnonzero(zero))
+    return f"{part} of {names} is 0/0 ({why}), counted as 0 (seqeval's zero_division=0)"
 
 
 def _intervals(aligned: Aligned, spans: Any, layout: Layout, active: np.ndarray, observed: dict[str, np.ndarray],
@@ -241,10 +273,6 @@ def _conlleval_names(conlleval: Sequence[str] | Mapping[str, str]) -> dict[str, 
     return name_paths(conlleval)
 
 
-def _finite(x: float) -> float | None:
-    return None if np.isnan(x) else float(x)
-
-
 def _observed(parts: dict[str, np.ndarray], active: np.ndarray, with_spans: bool, tokens: TokenView,
               types: TokenView) -> dict[str, np.ndarray]:
     """metric id -> (S,) values on the whole test set (NaN = undefined)."""
@@ -264,24 +292,6 @@ def _evaluate(parts: dict[str, np.ndarray], active: np.ndarray, with_spans: bool
         for metric, values in compute(parts[key], metrics).items():
             out[prefix + metric] = values
     return out
-
-
-def _verdict(observed: Mapping[str, np.ndarray], systems: Sequence[str], stats: Any) -> Verdict:
-    """Whether the winner depends on the metric, read off the tested metrics' best sets (as every task's)."""
-    from auditor.tasks.tagging.names import SHORT
-
-    values = {m: {s: _finite(observed[m][i]) for i, s in enumerate(systems)} for m in TESTED if m in observed}
-    tested = None if stats is None or not stats.best_set else Tested(stats.best_set, stats.tests or ())
-    return decide(values, tested, None, (), {**SHORT, "accuracy": "Acc", "macro_f1": "token macF1"}, tuple(values))
-
-
-def _significance(stats: Any):
-    """Rank disagreement's "significant": the approximate randomisation over sentences (the spine's lookup)."""
-    if stats is None or stats.tests is None:
-        return None
-    from auditor.analyses.families import RANDOMISATION, significance_lookup
-
-    return significance_lookup(stats.tests, stats.alpha, lambda metric: RANDOMISATION)
 
 
 def _signature(digest: str, S: int, k: int, options: AuditOptions, scheme: str | None, rule: str | None,

@@ -5,7 +5,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from auditor.report.charts import WIDTH, _svg, system_marks
+from auditor.report.charts import WIDTH, _svg, system_lines_spec
 
 #: Points drawn in the Zipf plot at most (log-spaced ranks; the tail's plateaus keep their ends).
 ZIPF_POINTS = 400
@@ -37,19 +37,12 @@ def zipf_chart(types: Any) -> str:
 
 def band_spec(audit: Any, systems: Sequence[str]) -> dict[str, Any]:
     """MacroF (×100) per band (x) for every system (lines)."""
-    names = [b.name for b in audit.types.bands]
     rows = [{"band": b.name, "system": s, "F": round(100 * b.systems[s][0], 3)}
             for b in audit.types.bands for s in systems if b.systems[s][0] is not None]
-    scales = system_marks(systems)
-    x = {"field": "band", "type": "nominal", "sort": names, "title": "reference frequency band"}
+    x = {"field": "band", "type": "nominal", "sort": [b.name for b in audit.types.bands],
+         "title": "reference frequency band"}
     y = {"field": "F", "type": "quantitative", "title": "MacroF over the band's types (×100)"}
-    color = {"field": "system", "type": "nominal", "scale": scales["color"], "legend": {"title": None}}
-    return {"data": {"values": rows}, "width": WIDTH - 240, "height": 220, "layer": [
-        {"mark": {"type": "line", "strokeWidth": 1.3}, "encoding": {"x": x, "y": y, "color": color}},
-        {"mark": {"type": "point", "filled": True, "opacity": 1},
-         "encoding": {"x": x, "y": y, "color": color,
-                      "shape": {"field": "system", "type": "nominal", "scale": scales["shape"],
-                                "legend": {"title": None}}}}]}
+    return system_lines_spec(rows, x, y, systems, 220)
 
 
 def band_chart(audit: Any, systems: Sequence[str]) -> str:

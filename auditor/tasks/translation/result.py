@@ -1,52 +1,37 @@
-"""The translation audit's result: typed fields, its JSON (the one record of docs/architecture.md, "The audit
-record"; ``task: "translation"``) and ``auditor score``'s terminal table."""
+"""The translation audit's result: the one record of docs/architecture.md, "The audit record" (``task:
+"translation"``, :class:`~auditor.results.UnitAudit`) with its own fields and keys."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
 import numpy as np
 
 from auditor.analyses.bootstrap import ranks_json
-from auditor.analyses.families import BestSet, PairTest
-from auditor.analyses.rankings import RankDisagreement
 from auditor.analyses.significance import RANK_RULE
-from auditor.analyses.verdict import Verdict
-from auditor.formatting import nan_to_none, score_lines
-from auditor.results import SCHEMA, Score, Signature
+from auditor.formatting import nan_to_none
+from auditor.results import UnitAudit
 from auditor.tasks.translation.agreement import HumanAgreement
 from auditor.tasks.translation.bands import TypeProfile
-from auditor.tasks.translation.names import METRIC_ALIASES, METRICS, NAMES
+from auditor.tasks.translation.names import METRICS, NAMES
 
 
-@dataclass(frozen=True)
-class TranslationAudit:
+@dataclass(frozen=True, eq=False, kw_only=True)
+class TranslationAudit(UnitAudit):
     """Everything the translation audit found; ``report_model`` builds the report from it."""
 
-    signature: Signature
-    n_items: int
-    systems: tuple[str, ...]
-    sources: Mapping[str, Any]
-    options: Mapping[str, Any]
-    metrics: Mapping[str, Mapping[str, Score]]
+    task = "translation"
+    unit = "segment"
+    default_columns = METRICS
+
     types: TypeProfile
     system_types: Mapping[str, Mapping[str, Any]]
-    tests: tuple[PairTest, ...] | None
     tests_note: str | None
     rank_probabilities: Mapping[str, np.ndarray] | None
-    disagreement: RankDisagreement
     human: HumanAgreement | None
-    recommendation: Mapping[str, Any]
-    warnings: tuple[str, ...] = ()
     rounds: int = 0
     bca: Mapping[str, Mapping[str, Mapping[str, Any]]] | None = None
     family: str | None = None
-    #: metric -> its best set (approximate randomisation against the top system): what bold means.
-    best_set: Mapping[str, BestSet] | None = None
-    #: Whether the winner depends on the metric, decided by the best sets (:func:`auditor.analyses.verdict.decide`).
-    verdict: Verdict | None = None
-    #: With ``--clusters``: the record's ``statistics.resampling`` (:func:`auditor.analyses.units.resampling_json`).
-    resampling: Mapping[str, Any] | None = None
 
     def report_model(self, figures: bool = True) -> Any:
         """The report model every renderer reads (:mod:`auditor.tasks.translation.report`)."""
@@ -57,21 +42,9 @@ class TranslationAudit:
     def value(self, system: str, metric: str) -> float | None:
         return self.metrics[system][metric].value
 
-    def to_json(self) -> dict[str, Any]:
-        """audit.json: stable keys; fractions (×100 gives the usual BLEU/chrF figures)."""
-        out: dict[str, Any] = {
-            "schema": SCHEMA, "task": "translation", "signature": str(self.signature), "n_items": self.n_items,
-            "sources": dict(self.sources), "options": dict(self.options), "warnings": list(self.warnings),
-            "systems": {s: {"metrics": {m: v.to_json() for m, v in self.metrics[s].items()},
-                            "types": self.system_types[s]} for s in self.systems},
-            "types": _types_json(self.types),
-            **self.disagreement.to_json(),
-            "recommendation": dict(self.recommendation),
-            **(self.verdict.to_json() if self.verdict is not None else {}),
-        }
-        if self.tests is not None:
-            out["tests"] = [t.to_json() for t in self.tests]
-        out["statistics"] = self._statistics_json()
+    def own_json(self) -> dict[str, Any]:
+        """The frequency bands of the reference types, and the agreement with human scores (when given)."""
+        out: dict[str, Any] = {"types": _types_json(self.types)}
         if self.human is not None:
             out["human"] = {"source": self.human.source, "level": self.human.level,
                             "lower_better": self.human.lower_better, "scores": dict(self.human.human),
@@ -86,6 +59,9 @@ class TranslationAudit:
                                                for kind, c in row.items()}
                                       for metric, row in self.human.correlations.items()}
         return out
+
+    def system_json(self, s: int) -> dict[str, Any]:
+        return {"types": self.system_types[self.systems[s]]}
 
     def _statistics_json(self) -> dict[str, Any]:
         options = self.options
@@ -128,36 +104,11 @@ class TranslationAudit:
             statistics.update(ranks_json(self.rank_probabilities, self.systems))
         return statistics
 
-    def terminal_lines(self, columns: Sequence[str] = (), sort: str | None = None) -> list[str]:
-        """The score table: one line per system, scores ×100 with their interval; ``sort``: systems by that
-        metric, best first (undefined values last, ties in input order)."""
-        chosen = [_resolve(c) for c in columns] or list(METRICS)
+    def label(self, metric: str) -> str:
+        return NAMES[metric]
 
-        def score(system: str, metric: str) -> tuple[float | None, float | None, float | None]:
-            entry = self.metrics[system][metric]
-            return nan_to_none(entry.value), entry.lo, entry.hi
-
-        lines = score_lines(self.systems, chosen, [NAMES[m] for m in chosen], score, _resolve(sort) if sort else None)
-        lines.append(f"{self.n_items} segments; scores ×100" + (f"; sorted by {NAMES[_resolve(sort)]}" if sort else ""))
-        if self.resampling is not None:
-            import textwrap
-
-            from auditor.analyses.units import resampling_text
-
-            lines += textwrap.wrap(resampling_text(self.resampling), 80)
-        lines.append(f"signature: {self.signature}")
-        return lines
-
-
-def _resolve(name: str) -> str:
-    from auditor.errors import UsageError
-
-    key = name.strip().lower().replace("-", "").replace("_", "")
-    aliases = {**{m: m for m in METRICS}, **METRIC_ALIASES}
-    if key not in aliases:
-        raise UsageError(f"unknown metric {name!r} for --task translation; choose from {', '.join(METRICS)} "
-                         f"(MicroF is the poster's frequency-weighted F, not micro-averaged F1)")
-    return aliases[key]
+    def notes(self) -> list[str]:
+        return [f"signature: {self.signature}"]
 
 
 def _types_json(types: TypeProfile) -> dict[str, Any]:

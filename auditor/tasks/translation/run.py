@@ -10,16 +10,14 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from auditor.analyses.bootstrap import rank_probabilities
-from auditor.analyses.families import RANDOMISATION, best_sets, significance_lookup
-from auditor.analyses.intervals import jackknife_se
-from auditor.analyses.rankings import rank_disagreement
+from auditor.analyses.families import RANDOMISATION, best_sets
+from auditor.analyses.intervals import details_json, intervals_by_method, jackknife_se
 from auditor.analyses.significance import randomisation_rounds, rounds_rule
-from auditor.analyses.verdict import Tested, decide
 from auditor.errors import UsageError
 from auditor.formatting import format_small, plural
 from auditor.options import AuditOptions, check_options
 from auditor.progress import SILENT, Progress
-from auditor.results import Score, Signature
+from auditor.results import Score, Signature, unit_options, unit_rankings, unit_verdict
 from auditor.tasks.translation import intervals as interval_module
 from auditor.tasks.translation import resampling
 from auditor.tasks.translation.agreement import agreement
@@ -41,6 +39,19 @@ INTERVALS = "intervals"
 
 def _sha(path: str | Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def _sources(references: Sequence[str | Path], systems: Mapping[str, str | Path], human: str | Path | None,
+             corpus: Corpus, clusters: Any) -> dict[str, Any]:
+    """audit.json's ``sources``: each reference (the first is ``gold``), system (with its empty segments), the human
+    scores and the clusters, by path and SHA-256 of the file as stored."""
+    sources: dict[str, Any] = {("gold" if i == 0 else f"reference {i + 1}"): {"path": str(p), "sha256": _sha(p)}
+                               for i, p in enumerate(references)}
+    sources.update({name: {"path": str(p), "sha256": _sha(p), "empty_segments": corpus.empty[name]}
+                    for name, p in systems.items()})
+    if human is not None:
+        sources["human"] = {"path": str(human), "sha256": _sha(human)}
+    return sources | ({"clusters": dict(clusters.source or {})} if clusters else {})
 
 
 def _check(tokenize: str, beta: float, k: float, systems: Mapping[str, Any], gold: Any) -> None:
@@ -65,7 +76,7 @@ def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: Audit
     tokenize = tokenize or "13a"
     f_beta = 1.0 if f_beta is None else float(f_beta)  # 0 is refused, never read as the default
     microf_k = 1.0 if microf_k is None else float(microf_k)
-    check_options(options)
+    check_options(options, "translation")
     _check(tokenize, f_beta, microf_k, systems, gold)
     references = [gold, *(reference or ())]
     files = {f"reference {i + 1}": path for i, path in enumerate(references)} | dict(systems)
@@ -81,28 +92,21 @@ def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: Audit
     clusters, units, resampled = _resampled(corpus, human_scores, options, f_beta, microf_k, progress, prepared)
     tests, note, rounds, family = _tests(units or corpus, observed, resampled, options, analyses, f_beta, microf_k,
                                          progress)
-    bca = None if resampled is None else interval_module.intervals(units or corpus, observed, resampled.values,
-                                                                   options.alpha, f_beta, microf_k)
+    bca = None if resampled is None else _intervals(units or corpus, observed, resampled, options.alpha, f_beta,
+                                                    microf_k)
     metrics = _metric_values(corpus, observed, bca, f_beta, options.alpha)
     values = {s: {m: metrics[s][m].value for m in resampling.METRICS} for s in corpus.systems}
-    disagreement = rank_disagreement(values, resampling.METRICS, tests and significance_lookup(
-        tests, options.alpha, lambda metric: RANDOMISATION))
+    disagreement = unit_rankings(metrics, resampling.METRICS, tests, options.alpha)
     types = profile(corpus, f_beta)
     human_result = _human(corpus, observed, human_scores, resampled, options.alpha, bool(human_lower_better),
                           f_beta, microf_k)
-    opts = {"tokenize": tokenize, "lowercase": bool(lowercase), "f_beta": f_beta, "microf_k": microf_k,
-            "bootstrap": options.bootstrap, "seed": options.seed, "alpha": options.alpha,
-            "correction": options.correction, "references": len(references),
-            "sacrebleu": dict(corpus.signatures), **({"clusters": str(options.clusters)} if clusters else {})}
-    sources: dict[str, Any] = {("gold" if i == 0 else f"reference {i + 1}"): {"path": str(p), "sha256": _sha(p)}
-                               for i, p in enumerate(references)}
-    sources.update({name: {"path": str(p), "sha256": _sha(p), "empty_segments": corpus.empty[name]}
-                    for name, p in systems.items()})
-    if human is not None:
-        sources["human"] = {"path": str(human), "sha256": _sha(human)}
+    opts = unit_options(options, tokenize=tokenize, lowercase=bool(lowercase), f_beta=f_beta, microf_k=microf_k,
+                        references=len(references), sacrebleu=dict(corpus.signatures))
+    sources = _sources(references, systems, human, corpus, clusters)
     recommendation = recommend(corpus, types, disagreement, human_result, values)
-    best, verdict = _decided(corpus, observed, values, tests, options, recommendation["metrics"][0]["id"])
-    sources.update({"clusters": dict(clusters.source or {})} if clusters else {})
+    best = None if tests is None else best_sets(tests, observed, corpus.systems, resampling.METRICS,
+                                                options.correction, options.alpha, lambda metric: RANDOMISATION)
+    verdict = unit_verdict(metrics, resampling.METRICS, tests, best, recommendation["metrics"][0]["id"], NAMES)
     return TranslationAudit(
         signature=_signature(sources, opts, corpus, len(references)), n_items=corpus.n_segments, systems=corpus.systems,
         sources=sources, options=opts, metrics=metrics, types=types,
@@ -110,9 +114,9 @@ def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: Audit
         family=family,
         rank_probabilities=None if resampled is None else
         {m: rank_probabilities(resampled.values[m]) for m in resampling.METRICS},
-        disagreement=disagreement, human=human_result,
+        rankings=disagreement, human=human_result,
         recommendation=recommendation, verdict=verdict,
-        warnings=_warnings(corpus, human_scores), rounds=rounds, bca=_bca_json(bca, corpus.systems),
+        warnings=_warnings(corpus, human_scores), rounds=rounds, bca=bca and details_json(bca, corpus.systems),
         best_set=best,
         resampling=None if clusters is None else _resampling(corpus, clusters, bca, recommendation["metrics"][0]["id"],
                                                              f_beta, microf_k),
@@ -134,6 +138,13 @@ def _resampling(corpus: Corpus, clusters: Any, bca: Any, metric: str, beta: floa
     return resampling_json(clusters, "segment", effects, corpus.systems, NAMES[metric],
                            "leave-one-cluster-out over leave-one-segment-out jackknife variance of the metric (for a "
                            "mean, the clustered over naive variance up to the factors (n − 1)/n)")
+
+
+def _intervals(corpus: Corpus, observed, resampled, alpha: float, beta: float, k: float):
+    """Each metric's interval by its method (:data:`~.intervals.METHODS`), from the resamples and the jackknife over
+    the corpus's rows (segments, or clusters)."""
+    return intervals_by_method(resampled.values, observed, interval_module.jackknife(corpus, beta, k), alpha,
+                               interval_module.METHODS)
 
 
 def _resampled(corpus: Corpus, human_scores: Any, options: AuditOptions, beta: float, k: float, progress: Progress,
@@ -164,17 +175,6 @@ def _human(corpus: Corpus, observed, human_scores, resampled, alpha: float, lowe
     result = agreement(observed, human_scores, resampled, alpha, lower_better, corpus.systems)
     return dataclasses.replace(result, segment_level=segment_agreement(corpus, human_scores.segments, f_beta,
                                                                        microf_k))
-
-
-def _decided(corpus: Corpus, observed, values, tests, options: AuditOptions, primary: str):
-    """(best sets, verdict): each metric's best set from approximate randomisation against its top system, and
-    whether the winner depends on the metric, read off those best sets (:func:`auditor.analyses.verdict.decide`)."""
-    best = None if tests is None else best_sets(tests, observed, corpus.systems, resampling.METRICS,
-                                                options.correction, options.alpha, lambda metric: RANDOMISATION)
-    tested = None if best is None else Tested(best, [t for t in tests if t.method == RANDOMISATION])
-    verdict = decide({m: {s: values[s][m] for s in corpus.systems} for m in resampling.METRICS}, tested, primary, (),
-                     NAMES, resampling.METRICS)
-    return best, verdict
 
 
 def _tests(corpus: Corpus, observed, resampled, options: AuditOptions, analyses, beta: float, k: float,
@@ -242,21 +242,6 @@ def _metric_values(corpus: Corpus, observed, intervals, beta: float, alpha: floa
                                 None if lo is None else 1 - alpha)
         out[name] = row
     return out
-
-
-def _bca_json(bca, systems) -> dict[str, dict[str, dict[str, Any]]] | None:
-    """metric -> system -> BCa's z0 and acceleration, whether BCa fell back to the percentile interval, the
-    resamples' mean (value − mean: the bootstrap's bias estimate) and the jackknife standard error."""
-    if bca is None:
-        return None
-    keys = ("z0", "acceleration", "percentile_fallback", "resample_mean", "jackknife_se")
-    return {m: {s: {key: bool(row[key][i]) if key == "percentile_fallback" else _finite(row[key][i]) for key in keys}
-                for i, s in enumerate(systems)} for m, row in bca.items()}
-
-
-def _finite(x: float) -> float | str | None:
-    """JSON has no infinity: ±inf as the strings "inf"/"-inf", NaN as null."""
-    return None if np.isnan(x) else ("inf" if x > 0 else "-inf") if np.isinf(x) else float(x)
 
 
 def _system_types(types, system: str) -> dict[str, Any]:
