@@ -447,6 +447,21 @@ class Signature:
             fields.append(("label_map", hashlib.sha256(lines.encode()).hexdigest()[:12]))
         return cls(tuple(fields))
 
+    @classmethod
+    def of_units(cls, task: str, inputs: Sequence[tuple[str, str]], systems: Mapping[str, str],
+                 options: Mapping[str, Any], own: Sequence[tuple[str, str]], ci: str, unit: str, clusters: Any = None,
+                 after: Sequence[tuple[str, str]] = ()) -> Signature:
+        """The signature of a task counted per unit: ``auditor``, ``task``, the gold ``inputs`` (key, hash),
+        ``systems:<n>:<sha256[:12] of their name:sha256 lines>`` (``systems``: name -> SHA-256), the task's
+        ``own`` fields, ``boot``, ``seed``, ``ci`` (``none`` when B = 0), ``alpha``, ``correction``, ``unit`` (what
+        a resample draws, or ``cluster:<sha256[:12] of the clusters file>``), then ``after``."""
+        digest = hashlib.sha256("|".join(f"{name}:{sha}" for name, sha in systems.items()).encode()).hexdigest()
+        drawn = unit if clusters is None else f"cluster:{clusters.source['sha256'][:12]}"
+        return cls((("auditor", __version__), ("task", task), *inputs, ("systems", f"{len(systems)}:{digest[:12]}"),
+                    *own, ("boot", str(options["bootstrap"])), ("seed", str(options["seed"])),
+                    ("ci", ci if options["bootstrap"] else "none"), ("alpha", str(options["alpha"])),
+                    ("correction", str(options["correction"])), ("unit", drawn), *after))
+
     def __getitem__(self, key: str) -> str:
         return dict(self.fields)[key]
 

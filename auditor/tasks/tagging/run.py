@@ -22,7 +22,6 @@ from auditor.tasks.tagging.names import SHORT, SPAN_METRICS, TYPE_PREFIX
 from auditor.tasks.tagging.reading import TagFile, read_conlleval, read_tagged
 from auditor.tasks.tagging.result import TaggingAudit, TokenView
 from auditor.tasks.tagging.schemes import check_choice, default_rule, detect_scheme, parse_tags
-from auditor.version import __version__
 
 #: Metrics tested pairwise (paired bootstrap over sentences) and ranked by default.
 TESTED = ("span_micro_f1", "span_macro_f1", "span_partial_f1", "accuracy", "macro_f1")
@@ -157,10 +156,13 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
         unit_rankings(metrics, [m for m in RANKED if m in observed], tests, options.alpha)
     verdict = unit_verdict(metrics, [m for m in TESTED if m in observed], tests, best, None,
                            {**SHORT, "accuracy": "Acc", "macro_f1": "token macF1"})
+    shared = unit_options(options, resampling_unit="sentence", scheme=scheme, span_rule=rule)
+    own = (("tags", str(layout.k)), ("scheme", scheme or "none"), ("rule", rule or "none"))
     return TaggingAudit(
-        signature=_signature(gold_file.digest, S, layout.k, options, scheme, rule, clusters),
-        n_items=aligned.n_tokens, systems=aligned.names,
-        options=unit_options(options, resampling_unit="sentence", scheme=scheme, span_rule=rule),
+        signature=Signature.of_units("tagging", (("gold", gold_file.digest[:12]),),
+                                     {name: f.digest for name, f in files.items()}, shared, own, "percentile",
+                                     "sentence", clusters),
+        n_items=aligned.n_tokens, systems=aligned.names, options=shared,
         sources={name: Source(file.source, file.digest, aligned.n_tokens) for name, file in inputs.items()},
         metrics=metrics, tests=tests, best_set=best, rankings=ranking, verdict=verdict,
         resampling=None if stats is None else stats.resampling,
@@ -292,14 +294,3 @@ def _evaluate(parts: dict[str, np.ndarray], active: np.ndarray, with_spans: bool
         for metric, values in compute(parts[key], metrics).items():
             out[prefix + metric] = values
     return out
-
-
-def _signature(digest: str, S: int, k: int, options: AuditOptions, scheme: str | None, rule: str | None,
-               clusters: Any = None) -> Signature:
-    """The shared fields (version, gold hash, systems, bootstrap, seed, interval) and the task's own (tags,
-    scheme, rule, resampling unit)."""
-    return Signature((("auditor", __version__), ("task", "tagging"), ("gold", digest[:12]), ("systems", str(S)),
-                      ("tags", str(k)), ("scheme", scheme or "none"), ("rule", rule or "none"),
-                      ("boot", str(options.bootstrap)),
-                      ("unit", "sentence" if clusters is None else f"cluster:{clusters.source['sha256'][:12]}"),
-                      ("seed", str(options.seed)), ("ci", "percentile")))

@@ -28,7 +28,6 @@ from auditor.tasks.translation.reading import read_aligned, read_human
 from auditor.tasks.translation.recommend import recommend
 from auditor.tasks.translation.result import TranslationAudit
 from auditor.tasks.translation.segments import segment_agreement
-from auditor.version import __version__
 
 #: Up to this many systems every pair is tested; above it, each system against the leader of each metric
 #: (approximate randomisation of type-level F costs rounds x types per pair, and the rounds grow with the pairs).
@@ -108,7 +107,7 @@ def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: Audit
                                                 options.correction, options.alpha, lambda metric: RANDOMISATION)
     verdict = unit_verdict(metrics, resampling.METRICS, tests, best, recommendation["metrics"][0]["id"], NAMES)
     return TranslationAudit(
-        signature=_signature(sources, opts, corpus, len(references)), n_items=corpus.n_segments, systems=corpus.systems,
+        signature=_signature(sources, opts, corpus, clusters), n_items=corpus.n_segments, systems=corpus.systems,
         sources=sources, options=opts, metrics=metrics, types=types,
         system_types={s: _system_types(types, s) for s in corpus.systems}, tests=tests, tests_note=note,
         family=family,
@@ -267,19 +266,15 @@ def _warnings(corpus: Corpus, human) -> tuple[str, ...]:
     return tuple(found)
 
 
-def _signature(sources: Mapping[str, Any], opts: Mapping[str, Any], corpus: Corpus, n_references: int) -> Signature:
-    """The shared fields and the task's own (references, tokeniser, case, β, k, sacrebleu's signatures)."""
-    references = [sources["gold"], *(sources[f"reference {i + 1}"] for i in range(1, n_references))]
-    refs = "+".join(r["sha256"][:12] for r in references)
-    systems = hashlib.sha256("|".join(f"{n}:{sources[n]['sha256']}" for n in corpus.systems).encode())
-    fields = [("auditor", __version__), ("task", "translation"), ("ref", refs),
-              ("systems", f"{len(corpus.systems)}:{systems.hexdigest()[:12]}"), ("tok", opts["tokenize"]),
-              ("case", "lc" if opts["lowercase"] else "mixed"), ("beta", f"{opts['f_beta']:g}"),
-              ("k", f"{opts['microf_k']:g}"), ("boot", str(opts["bootstrap"])), ("seed", str(opts["seed"])),
-              ("ci", "bca/jackknife"), ("alpha", str(opts["alpha"])), ("correction", str(opts["correction"])),
-              ("BLEU", corpus.signatures["bleu"]), ("chrF2", corpus.signatures["chrf"])]
+def _signature(sources: Mapping[str, Any], opts: Mapping[str, Any], corpus: Corpus, clusters: Any) -> Signature:
+    """The shared fields (:meth:`~auditor.results.Signature.of_units`) and the task's own: the references' hashes,
+    tokeniser, case, β, k, then sacrebleu's signatures and the human scores' hash."""
+    references = ["gold", *(f"reference {i}" for i in range(2, opts["references"] + 1))]
+    refs = "+".join(sources[name]["sha256"][:12] for name in references)
+    own = (("tok", opts["tokenize"]), ("case", "lc" if opts["lowercase"] else "mixed"),
+           ("beta", f"{opts['f_beta']:g}"), ("k", f"{opts['microf_k']:g}"))
+    after = [("BLEU", corpus.signatures["bleu"]), ("chrF2", corpus.signatures["chrf"])]
     if "human" in sources:
-        fields.append(("human", sources["human"]["sha256"][:12]))
-    if "clusters" in sources:
-        fields.append(("unit", f"cluster:{sources['clusters']['sha256'][:12]}"))
-    return Signature(tuple(fields))
+        after.append(("human", sources["human"]["sha256"][:12]))
+    return Signature.of_units("translation", (("ref", refs),), {n: sources[n]["sha256"] for n in corpus.systems},
+                              opts, own, "bca/jackknife", "segment", clusters, after)
