@@ -12,7 +12,7 @@ import math
 import operator
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Mapping, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Generic, Mapping, Sequence, TypeVar
 
 import numpy as np
 
@@ -631,3 +631,20 @@ def unit_options(options: AuditOptions, **own: Any) -> dict[str, Any]:
     return {"bootstrap": options.bootstrap, "seed": options.seed, "alpha": options.alpha,
             "correction": options.correction, **own,
             **({"clusters": str(options.clusters)} if options.clusters is not None else {})}
+
+
+def unit_scores(systems: Sequence[str], observed: Mapping[str, np.ndarray],
+                interval: Callable[[str, int], tuple[float, float] | None], level: float | None,
+                ledger: Callable[[str, int, float | None], tuple[str | None, str | None]]
+                ) -> dict[str, dict[str, Score]]:
+    """system -> metric id -> :class:`Score` of a task counted per unit: each ``observed`` value (metric -> (S,),
+    NaN where undefined), its ``interval(metric, s)`` at ``level`` (None: none) and what the task's ``ledger(metric,
+    s, value)`` records of it: (why it is undefined, which convention fills a part in)."""
+    out: dict[str, dict[str, Score]] = {}
+    for s, system in enumerate(systems):
+        out[system] = {}
+        for metric, values in observed.items():
+            value, bounds = _finite(values[s]), interval(metric, s)
+            out[system][metric] = Score.of(MetricValue(value, *ledger(metric, s, value)), bounds,
+                                           None if bounds is None else level)
+    return out

@@ -10,11 +10,11 @@ import numpy as np
 
 from auditor.errors import InputError, UsageError
 from auditor.io.source import Source
-from auditor.metrics.catalogue import BASE_METRIC_IDS, MetricValue, compute, describe
+from auditor.metrics.catalogue import BASE_METRIC_IDS, compute, describe
 from auditor.metrics.registry import REGISTRY
 from auditor.options import THREADS, AuditOptions, check_options
 from auditor.progress import SILENT, Progress
-from auditor.results import Score, Signature, unit_options, unit_rankings, unit_verdict
+from auditor.results import Score, Signature, unit_options, unit_rankings, unit_scores, unit_verdict
 from auditor.tasks.tagging.align import Aligned, align
 from auditor.tasks.tagging.counting import Layout, count_spans, statistics_matrix, totals, type_map
 from auditor.tasks.tagging.measures import active_types, span_values
@@ -175,24 +175,19 @@ def _scores(observed: Mapping[str, np.ndarray], stats: Any, systems: Sequence[st
             ) -> dict[str, dict[str, Score]]:
     """system -> metric id -> its :class:`~auditor.results.Score`: value, interval over sentences, why it is
     undefined (a span figure's 0/0; a token metric's own reason) and the convention a macro average uses."""
-    level = None if stats is None else 1 - stats.alpha
-    out: dict[str, dict[str, Score]] = {}
-    for s, system in enumerate(systems):
-        out[system] = {}
-        for metric, values in observed.items():
-            interval = None if stats is None else stats.interval(metric, s)
-            if metric.startswith("span_"):
-                value = None if np.isnan(values[s]) else float(values[s])
-                undefined = "0/0: no chunk predicted or in gold for this figure" if value is None else None
-                convention = None if value is None or not metric.startswith("span_macro_") else \
-                    _type_zero_division(active[s], parts["predicted"][s], parts["gold"], spans.types,
-                                        metric.removeprefix("span_macro_"))
-                entry = MetricValue(value, undefined, convention)
-            else:
-                view = types if metric.startswith(TYPE_PREFIX) else tokens
-                entry = view.values[s][metric.removeprefix(TYPE_PREFIX) if view is types else metric]
-            out[system][metric] = Score.of(entry, interval, level)
-    return out
+    def ledger(metric: str, s: int, value: float | None) -> tuple[str | None, str | None]:
+        if not metric.startswith("span_"):
+            entry = types.values[s][metric.removeprefix(TYPE_PREFIX)] if metric.startswith(TYPE_PREFIX) else \
+                tokens.values[s][metric]
+            return entry.undefined, entry.convention
+        if value is None:
+            return "0/0: no chunk predicted or in gold for this figure", None
+        return None, None if not metric.startswith("span_macro_") else _type_zero_division(
+            active[s], parts["predicted"][s], parts["gold"], spans.types, metric.removeprefix("span_macro_"))
+
+    if stats is None:
+        return unit_scores(systems, observed, lambda metric, s: None, None, ledger)
+    return unit_scores(systems, observed, stats.interval, 1 - stats.alpha, ledger)
 
 
 def _type_zero_division(active: np.ndarray, predicted: np.ndarray, gold: np.ndarray, types: Sequence[str],

@@ -17,7 +17,7 @@ from auditor.errors import UsageError
 from auditor.formatting import format_small, plural
 from auditor.options import AuditOptions, check_options
 from auditor.progress import SILENT, Progress
-from auditor.results import Score, Signature, unit_options, unit_rankings, unit_verdict
+from auditor.results import Score, Signature, unit_options, unit_rankings, unit_scores, unit_verdict
 from auditor.tasks.translation import intervals as interval_module
 from auditor.tasks.translation import resampling
 from auditor.tasks.translation.agreement import agreement
@@ -93,7 +93,7 @@ def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: Audit
                                          progress)
     bca = None if resampled is None else interval_module.intervals(units or corpus, observed, resampled.values,
                                                                    options.alpha, f_beta, microf_k)
-    metrics = _metric_values(corpus, observed, bca, f_beta, options.alpha)
+    metrics = _metric_values(corpus, observed, bca, options.alpha)
     values = {s: {m: metrics[s][m].value for m in resampling.METRICS} for s in corpus.systems}
     disagreement = unit_rankings(metrics, resampling.METRICS, tests, options.alpha)
     types = profile(corpus, f_beta)
@@ -209,31 +209,29 @@ def _family(corpus: Corpus, leaders: dict[str, int], n_pairs: int) -> str:
             f"with the pairs)")
 
 
-def _metric_values(corpus: Corpus, observed, intervals, beta: float, alpha: float) -> dict[str, dict[str, Score]]:
-    out = {}
-    for s, name in enumerate(corpus.systems):
-        match, predicted, reference = corpus.counts[name].totals(corpus.reference)
-        never = int(((predicted == 0) & (reference > 0)).sum())
-        extra = int(((predicted > 0) & (reference == 0)).sum())
-        f_note = (f"P_c = 1 for the {never} reference types never produced and R_c = 1 for the {extra} produced "
-                  f"types absent from the references (the authors' code's convention); both give F_β;c = 0")
-        row = {}
-        for metric in resampling.METRICS:
-            value = float(observed[metric][s])
-            undefined = convention = None
-            if np.isnan(value):
-                undefined = "no token in this system's output or the references: V is empty, 0/0"
-            elif metric in ("macrof", "microf"):
-                convention = f_note
-            elif metric == "bleu" and corpus.bleu[name][:, 2:6].sum() == 0:
-                convention = "no n-gram of the output matches the references: BLEU = 0, as sacrebleu sets it"
-            lo = hi = None
-            if intervals is not None and not np.isnan(intervals[metric]["interval"][s, 0]):
-                lo, hi = (float(x) for x in intervals[metric]["interval"][s])
-            row[metric] = Score(None if np.isnan(value) else value, undefined, convention, lo, hi,
-                                None if lo is None else 1 - alpha)
-        out[name] = row
-    return out
+def _metric_values(corpus: Corpus, observed, intervals, alpha: float) -> dict[str, dict[str, Score]]:
+    """system -> metric id -> its :class:`~auditor.results.Score`: value, BCa or jackknife interval, why it is
+    undefined and the convention each type-level F and a BLEU without any match use."""
+    def ledger(metric: str, s: int, value: float | None) -> tuple[str | None, str | None]:
+        name = corpus.systems[s]
+        if value is None:
+            return "no token in this system's output or the references: V is empty, 0/0", None
+        if metric in ("macrof", "microf"):
+            match, predicted, reference = corpus.counts[name].totals(corpus.reference)
+            never = int(((predicted == 0) & (reference > 0)).sum())
+            extra = int(((predicted > 0) & (reference == 0)).sum())
+            return None, (f"P_c = 1 for the {never} reference types never produced and R_c = 1 for the {extra} "
+                          f"produced types absent from the references (the authors' code's convention); both give "
+                          f"F_β;c = 0")
+        if metric == "bleu" and corpus.bleu[name][:, 2:6].sum() == 0:
+            return None, "no n-gram of the output matches the references: BLEU = 0, as sacrebleu sets it"
+        return None, None
+
+    def interval(metric: str, s: int) -> tuple[float, float] | None:
+        bounds = None if intervals is None else intervals[metric]["interval"][s]
+        return None if bounds is None or np.isnan(bounds[0]) else (float(bounds[0]), float(bounds[1]))
+
+    return unit_scores(corpus.systems, {m: observed[m] for m in resampling.METRICS}, interval, 1 - alpha, ledger)
 
 
 def _bca_json(bca, systems) -> dict[str, dict[str, dict[str, Any]]] | None:
