@@ -214,3 +214,76 @@ def test_the_rules_appendix_lists_every_rule_with_its_references():
     lines = recommendation_rules()
     assert len(lines) == len(RULES)
     assert lines[0] == f"deployment-known: {RULES[0].text} (Opitz 2024 §8; Opitz 2024 §4.1)"
+
+
+def _rule_tables():
+    from auditor.tasks.multilabel import recommend as labelsets
+    from auditor.tasks.ordinal import advice
+
+    return {"classification": RULES, "ordinal": advice.RULES, "multilabel": labelsets.RULES}
+
+
+@pytest.mark.parametrize("task", ["classification", "ordinal", "multilabel"])
+def test_every_task_kinds_rules_are_the_one_modules_and_cite_known_references(task):
+    """Ordinal's and multi-label's rule tables are :class:`Rule` records of the one recommendation module: each with
+    an id, a statement and its passages, each passage quoted with a bib key of auditor/references.bib."""
+    from auditor.analyses.recommend import Rule, Source
+
+    bib = (Path(__file__).parents[1] / "auditor" / "references.bib").read_text(encoding="utf-8")
+    rules = _rule_tables()[task]
+    assert len({rule.id for rule in rules}) == len(rules)
+    for rule in rules:
+        assert isinstance(rule, Rule) and rule.text and ":" not in rule.id
+        for source in rule.sources:
+            assert isinstance(source, Source) and source.section and len(source.quote) > 30
+            assert "{" + source.reference[0] + "," in bib, (task, rule.id, source.reference)
+
+
+def test_rules_apply_in_order_with_per_metric_reasons():
+    """apply_rules by hand: the first primary wins (a later one is a complement only if it says so), complements
+    accumulate in order, an avoided metric leaves the set, a rule of several firings keeps each metric's own reason
+    and is listed once, every entry carries the passages of the rules it came from."""
+    from auditor.analyses.recommend import Firing, Rule, Source, apply_rules
+
+    one = Source("a.md", "§1", "x" * 40, "k1", "One 2001")
+    two = Source("b.md", "§2", "y" * 40, "k2", "Two 2002")
+    rules = (Rule("first", "m1 first", (one,), lambda facts: Firing(("r1",), primary="m1")),
+             Rule("second", "m2 would be first", (two,), lambda facts: Firing(("r2",), primary="m2",
+                                                                               complements=("m3", "m4"))),
+             Rule("never", "does not fire", (one,), lambda facts: None),
+             Rule("split", "per metric", (two,), lambda facts: (Firing(("only m4",), avoid=("m4",)),
+                                                                Firing(("only m5",), avoid=("m5",)))))
+    found = apply_rules(None, rules, lambda m: (m.upper(), f"f({m})"))
+    assert [(m.id, m.role, m.name, m.formula) for m in found.metrics] == [
+        ("m1", "primary", "M1", "f(m1)"), ("m3", "complement", "M3", "f(m3)")]
+    assert found.metrics[0].reasons == ("r1",) and found.metrics[0].sources == (one,)
+    assert found.metrics[1].reasons == ("r2",) and found.metrics[1].sources == (two,)
+    assert [(a.id, a.reasons) for a in found.avoid] == [("m4", ("only m4",)), ("m5", ("only m5",))]
+    assert found.rules_fired == ("first", "second", "split")
+    record = found.to_json()["recommendation"]
+    assert [r["id"] for r in record["rules"]] == ["first", "second", "never", "split"]
+    assert record["metrics"][0]["sources"] == [{"file": "a.md", "section": "§1", "quote": "x" * 40,
+                                                "reference": {"key": "k1", "citation": "One 2001"}}]
+    assert "profile_facts" not in record and "papers_differ" not in record
+
+
+def test_ordinal_and_multilabel_write_the_same_recommendation_record(tmp_path):
+    """The recommendation of each task kind's small fixture (tests/test_tasks_common.py) has one shape."""
+    import json
+
+    from click.testing import CliRunner
+    from test_tasks_common import FIXTURES
+
+    from auditor.cli import cli
+
+    shapes = set()
+    for task in ("classification", "ordinal", "multilabel"):
+        paths, _ = FIXTURES[task](tmp_path)
+        done = CliRunner().invoke(cli, ["score", "--json", "--quiet", "--task", task, "--bootstrap", "0", *paths])
+        record = json.loads(done.stdout)["recommendation"]
+        assert {"metrics", "avoid", "notes", "rules_fired", "rules"} <= set(record), task
+        shapes.add((tuple(sorted({key for m in record["metrics"] for key in m})),
+                    tuple(sorted({key for rule in record["rules"] for key in rule}))))
+        assert set(record["rules_fired"]) <= {rule["id"] for rule in record["rules"]}
+    assert shapes == {(("formula", "id", "name", "reasons", "role", "sources"),
+                       ("id", "references", "sources", "text"))}

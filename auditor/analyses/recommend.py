@@ -15,6 +15,11 @@ for two classes (Vickers §2: it depends on the test set's class frequencies).
 
 Sources: Opitz (2024) TACL 12 (opitz-2024-closer-look-classification-metrics.md); Vickers,
 Barrault, Monti & Aletras (2023) IJCNLP-AACL 2023 (vickers-monti-classification-metrics-nlp.md).
+
+The rule table's parts are every task kind's: :class:`Source` (a passage), :class:`Rule`, :class:`Firing`,
+:func:`apply_rules` (rules in order, the first primary wins) and the :class:`Recommendation` record with its JSON.
+A task kind whose metrics are not classification's (ordinal levels, label sets) states its own rules with the
+passages they follow as a table of :class:`Rule` in its package and applies them with :func:`apply_rules`.
 """
 from __future__ import annotations
 
@@ -97,7 +102,8 @@ class Facts:
 
 @dataclass(frozen=True)
 class Firing:
-    """What a rule concludes: a primary metric, complements, metrics to avoid and notes, with reasons."""
+    """What a rule concludes: a primary metric, complements, metrics to avoid and notes, with reasons (a rule whose
+    metrics have reasons of their own returns one firing per metric)."""
 
     reasons: tuple[str, ...]
     primary: str | None = None
@@ -108,23 +114,37 @@ class Firing:
 
 @dataclass(frozen=True)
 class Source:
-    """A passage a rule follows: the source file (under ``sources/``), the section and the words."""
+    """A passage a rule follows: where it was read (``file``: a file under ``sources/``, or the address of the page
+    read), the section and the words; ``key`` and ``cite`` (bib key of ``auditor/references.bib`` and author-year
+    citation) default to :data:`REFERENCES` of the file."""
 
     file: str
     section: str
     quote: str
+    key: str = ""
+    cite: str = ""
+
+    @property
+    def reference(self) -> tuple[str, str]:
+        """(bib key, author-year citation)."""
+        return (self.key, self.cite) if self.key else REFERENCES[self.file]
 
     def to_json(self) -> dict[str, Any]:
         """``file`` (kept: scripts read it) and ``reference``: the bib key of ``auditor/references.bib``
         and the author-year citation the report prints."""
-        key, cite = REFERENCES[self.file]
+        key, cite = self.reference
         return {"file": self.file, "section": self.section, "quote": self.quote,
                 "reference": {"key": key, "citation": cite}}
 
     @property
     def citation(self) -> str:
         """"Opitz 2024 §4.2": author, year and section, never a file name."""
-        return f"{REFERENCES[self.file][1]} {self.section}"
+        return f"{self.reference[1]} {self.section}"
+
+    @property
+    def quoted(self) -> str:
+        """``Opitz 2024 §8: “quote”``: the citation and the words, as the reports print a passage."""
+        return f"{self.citation}: \u201c{self.quote}\u201d"
 
 
 @dataclass(frozen=True)
@@ -134,7 +154,7 @@ class Rule:
     id: str
     text: str
     sources: tuple[Source, ...]
-    check: Callable[[Facts], Firing | None]
+    check: Callable[[Any], Firing | Sequence[Firing] | None]
 
     @property
     def references(self) -> tuple[str, ...]:
@@ -481,14 +501,16 @@ class Note:
 
 @dataclass(frozen=True)
 class Recommendation:
-    """The recommended metric set (primary first), the metrics to avoid, notes, the facts read and
-    the rules that fired, in order."""
+    """The recommended metric set (primary first), the metrics to avoid, notes, the facts read, the rules that
+    fired in order, the rule table applied (``rules``) and where the papers it follows differ."""
 
     metrics: tuple[Recommended, ...]
     avoid: tuple[Avoided, ...]
-    facts: Facts
+    facts: Any
     rules_fired: tuple[str, ...]
     notes: tuple[Note, ...] = ()
+    rules: tuple[Rule, ...] = ()
+    papers_differ: tuple[Difference, ...] = ()
 
     @property
     def primary(self) -> str:
@@ -496,29 +518,34 @@ class Recommendation:
 
     def to_json(self) -> dict[str, Any]:
         """``recommendation`` (docs/architecture.md, "Recommendation"): the metric set with formulas, reasons
-        and passages, the metrics to avoid, notes, the facts the rules read, the rules (all, and those that
-        fired), where the papers differ."""
+        and passages, the metrics to avoid, notes, the facts classification's rules read, the rules
+        (all, and those that fired), where the papers differ (where they do)."""
         def cited(sources: Sequence[Source]) -> list[dict[str, str]]:
             return [source.to_json() for source in sources]
 
+        facts = {"profile_facts": self.facts.to_json()} if isinstance(self.facts, Facts) else {}
+        differ = {"papers_differ": [{"topic": d.topic, "text": d.text, "sources": cited(d.sources)}
+                                    for d in self.papers_differ]} if self.papers_differ else {}
         return {"recommendation": {
             "metrics": [{"id": m.id, "name": m.name, "role": m.role, "formula": m.formula, "reasons": list(m.reasons),
                          "sources": cited(m.sources)} for m in self.metrics],
             "avoid": [{"id": a.id, "name": a.name, "reasons": list(a.reasons), "sources": cited(a.sources)}
                       for a in self.avoid],
             "notes": [{"rule": n.rule, "text": n.text, "sources": cited(n.sources)} for n in self.notes],
-            "profile_facts": self.facts.to_json(),
+            **facts,
             "rules_fired": list(self.rules_fired),
             "rules": [{"id": rule.id, "text": rule.text, "references": list(rule.references),
-                       "sources": cited(rule.sources)} for rule in RULES],
-            "papers_differ": [{"topic": d.topic, "text": d.text, "sources": cited(d.sources)}
-                              for d in PAPERS_DIFFER],
+                       "sources": cited(rule.sources)} for rule in self.rules],
+            **differ,
         }}
 
 
-def recommend(facts: Facts, rules: Sequence[Rule] = RULES) -> Recommendation:
-    """Apply the rules in order to ``facts``: the first primary wins; complements, metrics to
-    avoid and notes accumulate with their measured reasons and the passages they follow."""
+def apply_rules(facts: Any, rules: Sequence[Rule], describe: Callable[[str], tuple[str, str]],
+                spread: Callable[[str], str] | None = None,
+                papers_differ: Sequence[Difference] = ()) -> Recommendation:
+    """Apply ``rules`` in order to ``facts``: the first primary wins; complements, metrics to avoid and notes
+    accumulate with their measured reasons and the passages of the rule they come from. ``describe``: metric id ->
+    (name, formula); ``spread``: a last measured reason of each recommended metric (empty: none)."""
     primary: str | None = None
     complements: list[str] = []
     avoid: dict[str, list[str]] = {}
@@ -527,40 +554,58 @@ def recommend(facts: Facts, rules: Sequence[Rule] = RULES) -> Recommendation:
     notes: list[Note] = []
     fired = []
     for rule in rules:
-        firing = rule.check(facts)
-        if firing is None:
+        found = rule.check(facts)
+        if not found:
             continue
         fired.append(rule.id)
-        if firing.primary and primary is None:
-            primary = firing.primary
-            reasons.setdefault(primary, []).extend(firing.reasons)
-            sources.setdefault(primary, []).extend(rule.sources)
-        for metric in firing.complements:
-            if metric not in complements:
-                complements.append(metric)
-            reasons.setdefault(metric, []).extend(firing.reasons)
-            sources.setdefault(metric, []).extend(rule.sources)
-        for metric in firing.avoid:
-            avoid.setdefault(metric, []).extend(firing.reasons)
-            sources.setdefault(metric, []).extend(rule.sources)
-        notes += [Note(rule.id, text, rule.sources) for text in firing.notes]
+        for firing in (found,) if isinstance(found, Firing) else found:
+            if firing.primary and primary is None:
+                primary = firing.primary
+                reasons.setdefault(primary, []).extend(firing.reasons)
+                sources.setdefault(primary, []).extend(rule.sources)
+            for metric in firing.complements:
+                if metric not in complements:
+                    complements.append(metric)
+                reasons.setdefault(metric, []).extend(firing.reasons)
+                sources.setdefault(metric, []).extend(rule.sources)
+            for metric in firing.avoid:
+                avoid.setdefault(metric, []).extend(firing.reasons)
+                sources.setdefault(metric, []).extend(rule.sources)
+            notes += [Note(rule.id, text, rule.sources) for text in firing.notes]
     chosen = ([primary] if primary else []) + [m for m in complements if m != primary and m not in avoid]
     metrics = []
     for index, metric_id in enumerate(chosen):
-        record = REGISTRY.get(metric_id)
         entry_reasons = list(dict.fromkeys(reasons.get(metric_id, [])))
-        spread = _spread(facts, metric_id)
-        if spread:
-            entry_reasons.append(spread)
-        metrics.append(Recommended(metric_id, record.name, "primary" if index == 0 else "complement", record.formula,
+        last = spread(metric_id) if spread is not None else ""
+        if last:
+            entry_reasons.append(last)
+        name, formula = describe(metric_id)
+        metrics.append(Recommended(metric_id, name, "primary" if index == 0 else "complement", formula,
                                    tuple(entry_reasons), _unique(sources.get(metric_id, []))))
-    avoided = tuple(Avoided(m, REGISTRY.get(m).name, tuple(dict.fromkeys(r)), _unique(sources.get(m, [])))
+    avoided = tuple(Avoided(m, describe(m)[0], tuple(dict.fromkeys(r)), _unique(sources.get(m, [])))
                     for m, r in avoid.items() if m not in chosen)
-    return Recommendation(tuple(metrics), avoided, facts, tuple(fired), tuple(notes))
+    return Recommendation(tuple(metrics), avoided, facts, tuple(fired), tuple(notes), tuple(rules),
+                          tuple(papers_differ))
+
+
+def recommend(facts: Facts, rules: Sequence[Rule] = RULES) -> Recommendation:
+    """Classification's recommendation: :data:`RULES` applied to ``facts`` (:func:`apply_rules`), each recommended
+    metric's spread over the systems as its last reason."""
+    def describe(metric_id: str) -> tuple[str, str]:
+        record = REGISTRY.get(metric_id)
+        return record.name, record.formula
+
+    return apply_rules(facts, rules, describe, lambda metric_id: _spread(facts, metric_id), PAPERS_DIFFER)
 
 
 def _unique(sources: Sequence[Source]) -> tuple[Source, ...]:
     return tuple(dict.fromkeys(sources))
+
+
+def rule_lines(rules: Sequence[Rule]) -> list[str]:
+    """The rules appendix: ``id: statement (references)``, one line per rule (the references where it has any)."""
+    return [f"{rule.id}: {rule.text}" + (f" ({'; '.join(rule.references)})" if rule.references else "")
+            for rule in rules]
 
 
 def facts_from(profile: DataProfile, values: Mapping[str, Mapping[str, float | None]],

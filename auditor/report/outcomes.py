@@ -20,6 +20,10 @@ NOT_APPLICABLE = ("The class-based analyses (class prevalence, prediction bias, 
                   "per-class scores and the metric properties) do not apply: a generation task logs one score per "
                   "item, not a gold class and a predicted one.")
 
+#: Why no pair was tested with ``--bootstrap 0`` and values that are not all 0/1 (or clustered items).
+UNTESTED = ("did not run: with --bootstrap 0 there are no randomisation rounds, and values that are not all 0/1 (or "
+            "clustered items) have no exact test, so no best set is formed and nothing is bold")
+
 
 def spine(outcomes: Any) -> Spine:
     """What the skeleton reads from an :class:`~auditor.analyses.outcomes.Outcomes` (systems best first: one
@@ -37,7 +41,8 @@ def spine(outcomes: Any) -> Spine:
     order = tuple(systems[s] for s in np.argsort(-np.asarray(outcomes.means, dtype=float), kind="stable"))
     return Spine("outcomes", order, scores, {metric: MetricName(metric, f"mean {metric}", metric)},
                  float(outcomes.alpha), str(outcomes.correction), sources, str(signature(outcomes)),
-                 tuple(outcomes.warnings), best, tuple(outcomes.pairs), resampling=outcomes.resampling)
+                 tuple(outcomes.warnings), best, tuple(outcomes.pairs), resampling=outcomes.resampling,
+                 untested=UNTESTED if "randomisation" in outcomes.not_run and len(systems) > 1 else None)
 
 
 def signature(outcomes: Any) -> Signature:

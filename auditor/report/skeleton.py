@@ -118,6 +118,17 @@ def shares_blocks(ctx: Context, systems: Sequence[str], categories: Sequence[str
     return blocks
 
 
+def category_table(table_id: str, caption: str, head: str, categories: Sequence[str], support: Sequence[Any],
+                   systems: Sequence[str], cell: Callable[[str, int], Cell], for_paper: bool = False) -> Table:
+    """Categories (rows: classification's classes, tagging's chunk types) × a support column and one column per
+    system, each cell ``cell(system, category index)``; a row per system instead where the systems do not fit."""
+    columns = (Column("Support"), *(Column(s, rotate=len(systems) > 3) for s in systems))
+    rows = tuple(Row(kind, (Cell(support[i], "count"), *(cell(s, i) for s in systems)))
+                 for i, kind in enumerate(categories))
+    return _fit_systems(Table(table_id, caption, head, columns, rows, _density(len(columns) + 1),
+                              for_paper=for_paper), systems)
+
+
 def best_set_blocks(ctx: Context) -> tuple[Any, ...]:
     """The adjusted p-value of each system against each tested metric's top system, and the best sets in words."""
     best_set = ctx.spine.best_set

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from auditor.analyses.recommend import PAPERS_DIFFER, RULES, Source
+from auditor.analyses.recommend import PAPERS_DIFFER, RULES, rule_lines
 from auditor.report.context import SECTION_TITLES, Context
 from auditor.report.model import Bullets, Paragraph, Section
 from auditor.report.sections import section
@@ -20,10 +20,10 @@ def recommendation_section(ctx: Context) -> Section | None:
     metrics = []
     for entry in rec.metrics:
         record = ctx.records.get(entry.id)
-        facts = tuple(("why", r) for r in entry.reasons) + tuple(("source", _source_text(s)) for s in entry.sources)
+        facts = tuple(("why", r) for r in entry.reasons) + tuple(("source", s.quoted) for s in entry.sources)
         metrics.append((entry.id, entry.role, entry.formula or (record.formula if record is not None else ""), facts))
-    avoid = ((a.id, "; ".join(a.reasons) + (f" ({'; '.join(_source_text(s) for s in a.sources)})" if a.sources
-                                             else "")) for a in rec.avoid)
+    avoid = ((a.id, "; ".join(a.reasons) + (f" ({'; '.join(s.quoted for s in a.sources)})" if a.sources else ""))
+             for a in rec.avoid)
     blocks: list[Any] = []
     if rec.notes:
         blocks.append(Bullets(tuple(note.text for note in rec.notes), "Notes"))
@@ -33,11 +33,6 @@ def recommendation_section(ctx: Context) -> Section | None:
         blocks.append(Paragraph(f"Rules that fired (each stated in the appendix “{SECTION_TITLES['rules']}”): "
                                 f"{', '.join(rec.rules_fired)}."))
     return recommendation_section_of(ctx, metrics, avoid, blocks)
-
-
-def _source_text(source: Source) -> str:
-    """``Opitz 2024 §8: “quote”``."""
-    return f"{source.citation}: \u201c{source.quote}\u201d"
 
 
 @section(170)
@@ -50,4 +45,4 @@ def rules_section(ctx: Context) -> Section | None:
 
 def recommendation_rules() -> list[str]:
     """Every rule of :data:`auditor.analyses.recommend.RULES` as one line: ``id: statement (references)``."""
-    return [f"{rule.id}: {rule.text} ({'; '.join(rule.references)})" for rule in RULES]
+    return rule_lines(RULES)

@@ -1,5 +1,8 @@
 """The recommended metric set for label sets: a primary metric and complements, each with its formula and the
-measured facts that argue for it, and the metrics to avoid here with the reason. Every rule cites a passage read:
+measured facts that argue for it, and the metrics to avoid here with the reason. This module is the label sets'
+rule table (:data:`RULES`), applied by the one recommendation module (:func:`auditor.analyses.recommend.apply_rules`,
+whose :class:`~auditor.analyses.recommend.Recommendation` record and JSON every task kind writes). Every rule cites
+a passage read:
 
 * Zhang & Zhou (2014), Section 2.2.1: example-based metrics evaluate each test example and return the mean over the
   test set; label-based metrics evaluate each class label and return the macro- or micro-averaged value over the
@@ -14,12 +17,12 @@ in each reason with the measured numbers.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
-from auditor.tasks.multilabel.measures import BY_ID, ITEM, SHORT
+from auditor.analyses.recommend import Firing, Recommendation, Rule, Source, apply_rules
+from auditor.tasks.multilabel.measures import BY_ID, ITEM
 
 #: A label set is imbalanced when its most frequent label is at least this many times as frequent as its rarest
 #: (among labels with gold support).
@@ -27,45 +30,16 @@ IMBALANCE = 10.0
 #: A metric is uninformative here when the strongest chance baseline reaches this share of the best system's value.
 CHANCE_SHARE = 0.6
 
-ZHANG_ZHOU = {"file": "", "section": "2.2.1 (brief taxonomy of multi-label metrics)",
-              "quote": "Example-based metrics work by evaluating the learning system's performance on each test "
-                       "example separately, and then returning the mean value across the test set. … label-based "
-                       "metrics work by evaluating the learning system's performance on each class label separately, "
-                       "and then returning the macro/micro-averaged value across all class labels.",
-              "reference": {"key": "zhang2014review", "citation": "Zhang & Zhou 2014"}}
-E_C = {"file": "", "section": "E-c scorer (utils.py, evaluate_multilabel)",
-       "quote": "Multi-label accuracy (Jaccard index) … Micro-averaged F1 score … Macro-averaged F1 score "
-                "(jaccard_similarity_score, f1_score average='micro', average='macro')",
-       "reference": {"key": "mohammad2018semeval", "citation": "Mohammad et al. 2018"}}
-
-
-@dataclass
-class Entry:
-    id: str
-    role: str
-    reasons: list[str] = field(default_factory=list)
-    sources: list[dict[str, Any]] = field(default_factory=list)
-
-    def to_json(self, avoid: bool = False) -> dict[str, Any]:
-        document: dict[str, Any] = {"id": self.id}
-        if not avoid:
-            document.update(role=self.role, formula=BY_ID[self.id].formula)
-        document.update(reasons=list(self.reasons), sources=list(self.sources))
-        return document
-
-
-@dataclass(frozen=True)
-class Recommendation:
-    metrics: tuple[Entry, ...]
-    avoid: tuple[Entry, ...]
-
-    @property
-    def primary(self) -> str:
-        return self.metrics[0].id
-
-    def to_json(self) -> dict[str, Any]:
-        return {"recommendation": {"metrics": [e.to_json() for e in self.metrics],
-                                   "avoid": [e.to_json(avoid=True) for e in self.avoid]}}
+ZHANG_ZHOU = Source("", "2.2.1 (brief taxonomy of multi-label metrics)",
+                    "Example-based metrics work by evaluating the learning system's performance on each test "
+                    "example separately, and then returning the mean value across the test set. … label-based "
+                    "metrics work by evaluating the learning system's performance on each class label separately, "
+                    "and then returning the macro/micro-averaged value across all class labels.",
+                    "zhang2014review", "Zhang & Zhou 2014")
+E_C = Source("", "E-c scorer (utils.py, evaluate_multilabel)",
+             "Multi-label accuracy (Jaccard index) … Micro-averaged F1 score … Macro-averaged F1 score "
+             "(jaccard_similarity_score, f1_score average='micro', average='macro')",
+             "mohammad2018semeval", "Mohammad et al. 2018")
 
 
 def _imbalance(audit: Any) -> tuple[float, str, str]:
@@ -96,51 +70,70 @@ def _chance_share(audit: Any, metric: str) -> tuple[float, str] | None:
     return (float(share), description) if best else None
 
 
-def recommend(audit: Any) -> Recommendation:
-    """The metric set for this audit's data (module docstring for the rules and their passages)."""
+def _label_average(audit: Any) -> Firing:
+    """The primary label-based average: macro F1 where the labels are imbalanced, else micro F1."""
     ratio, top, rare = _imbalance(audit)
     gold = audit.counted.sums["gold"]
     top3 = float(np.sort(gold)[::-1][:3].sum() / gold.sum()) if gold.sum() else 0.0
-    imbalanced = ratio >= IMBALANCE
-    primary = Entry("macro_f1" if imbalanced else "micro_f1", "primary", sources=[ZHANG_ZHOU, E_C])
-    if imbalanced:
-        primary.reasons.append(f"labels are imbalanced: {top} is {ratio:.0f} times as frequent in gold as {rare}, and "
-                               f"the 3 most frequent labels hold {100 * top3:.0f}% of the gold labels, which dominate "
-                               f"a micro average; macro F1 gives every label the same weight (label-based, macro)")
-    else:
-        primary.reasons.append(f"labels are balanced enough (most/least frequent {ratio:.1f} < {IMBALANCE:g}); micro "
-                               f"F1 weighs every gold label alike (label-based, micro)")
-    other = Entry("micro_f1" if imbalanced else "macro_f1", "complement", sources=[E_C],
-                  reasons=["the other label-based average, reported beside it by SemEval-2018 E-c's scorer"])
-    jaccard = Entry("jaccard_samples", "complement", sources=[ZHANG_ZHOU, E_C],
-                    reasons=["example-based: credits each item by the overlap of its two sets; SemEval-2018 E-c's "
-                             "official 'multi-label accuracy (Jaccard index)'"])
+    if ratio >= IMBALANCE:
+        return Firing((f"labels are imbalanced: {top} is {ratio:.0f} times as frequent in gold as {rare}, and the 3 "
+                       f"most frequent labels hold {100 * top3:.0f}% of the gold labels, which dominate a micro "
+                       f"average; macro F1 gives every label the same weight (label-based, macro)",), "macro_f1")
+    return Firing((f"labels are balanced enough (most/least frequent {ratio:.1f} < {IMBALANCE:g}); micro F1 weighs "
+                   f"every gold label alike (label-based, micro)",), "micro_f1")
+
+
+def _other_average(audit: Any) -> Firing:
+    other = "micro_f1" if _imbalance(audit)[0] >= IMBALANCE else "macro_f1"
+    return Firing(("the other label-based average, reported beside it by SemEval-2018 E-c's scorer",),
+                  complements=(other,))
+
+
+def _example_based(audit: Any) -> Firing:
+    reasons = ["example-based: credits each item by the overlap of its two sets; SemEval-2018 E-c's official "
+               "'multi-label accuracy (Jaccard index)'"]
     both_empty = [int(round(audit.counted.sums["items"][s][ITEM["empty_both"]])) for s in range(len(audit.systems))]
     if any(both_empty):
         shown = ", ".join(f"{name} {n:,}" for name, n in zip(audit.systems, both_empty) if n)
-        jaccard.reasons.append(f"items whose gold and predicted sets are both empty count 0 here and 1 in E-c's "
-                               f"scorer (old jaccard_similarity_score): {shown}")
-    avoid = [entry for entry in (_avoid_if_near_chance(audit, "subset_accuracy"),
-                                 _avoid_if_near_chance(audit, "hamming_loss")) if entry is not None]
-    return Recommendation((primary, other, jaccard), tuple(avoid))
+        reasons.append(f"items whose gold and predicted sets are both empty count 0 here and 1 in E-c's scorer (old "
+                       f"jaccard_similarity_score): {shown}")
+    return Firing(tuple(reasons), complements=("jaccard_samples",))
 
 
-def _avoid_if_near_chance(audit: Any, metric: str) -> Entry | None:
-    found = _chance_share(audit, metric)
-    if found is None or found[0] < CHANCE_SHARE:
-        return None
-    share, description = found
-    name, best = _best(audit, metric)
+def _near_chance(audit: Any) -> tuple[Firing, ...]:
+    """Subset accuracy and Hamming loss, each where a predictor that knows nothing comes near the best system."""
     how = {"subset_accuracy": "it gives an item no credit unless its whole set is right",
            "hamming_loss": "with few labels per item, the absent labels dominate it, so predicting little scores well"}
-    if BY_ID[metric].higher_is_better:
-        measured = (f"a predictor that knows nothing ({description}) reaches {100 * share:.0f}% of the best system's "
-                    f"value ({name}, {100 * best:.1f})")
-    else:
-        measured = (f"a predictor that knows nothing ({description}) has a loss only {1 / share:.2f} times the best "
-                    f"system's ({name}, {100 * best:.1f})")
-    return Entry(metric, "avoid", sources=[ZHANG_ZHOU], reasons=[f"{measured}; {how[metric]}"])
+    found = []
+    for metric in how:
+        share_of = _chance_share(audit, metric)
+        if share_of is None or share_of[0] < CHANCE_SHARE:
+            continue
+        share, description = share_of
+        name, best = _best(audit, metric)
+        if BY_ID[metric].higher_is_better:
+            measured = (f"a predictor that knows nothing ({description}) reaches {100 * share:.0f}% of the best "
+                        f"system's value ({name}, {100 * best:.1f})")
+        else:
+            measured = (f"a predictor that knows nothing ({description}) has a loss only {1 / share:.2f} times the "
+                        f"best system's ({name}, {100 * best:.1f})")
+        found.append(Firing((f"{measured}; {how[metric]}",), avoid=(metric,)))
+    return tuple(found)
 
 
-def formulas(entries: Sequence[Entry]) -> list[tuple[str, str]]:
-    return [(SHORT[e.id], BY_ID[e.id].formula) for e in entries]
+#: Every rule, in the order applied, with the passages it follows.
+RULES = (
+    Rule("label-average", f"the primary metric is a label-based average: macro F1 when the most frequent label is at "
+         f"least {IMBALANCE:g} times as frequent in gold as the rarest (this tool's threshold), else micro F1",
+         (ZHANG_ZHOU, E_C), _label_average),
+    Rule("other-average", "the other label-based average complements it", (E_C,), _other_average),
+    Rule("example-based", "the example-based Jaccard index complements them (SemEval-2018 E-c's official measure)",
+         (ZHANG_ZHOU, E_C), _example_based),
+    Rule("near-chance", f"subset accuracy and Hamming loss are avoided where the strongest chance baseline reaches "
+         f"{CHANCE_SHARE:g} of the best system's value (this tool's threshold)", (ZHANG_ZHOU,), _near_chance),
+)
+
+
+def recommend(audit: Any) -> Recommendation:
+    """The metric set for this audit's data: :data:`RULES` applied in order (module docstring for the passages)."""
+    return apply_rules(audit, RULES, lambda metric_id: (BY_ID[metric_id].name, BY_ID[metric_id].formula))

@@ -131,17 +131,15 @@ def recommendation_section(ctx: Context) -> Section | None:
     blocks: list[Any] = []
     for entry in found.metrics:
         metric = BY_ID[entry.id]
-        cited = "; ".join(f"{source['reference']['citation']}, {source['section']}" for source in entry.sources)
+        cited = "; ".join(source.citation for source in entry.sources)
         blocks.append(Definition(f"recommended-{entry.id}", f"{metric.name} ({entry.role})",
                                  Formula(metric.name, metric.formula, formula_svg(metric.formula) if figures else ""),
                                  Facts(tuple(("why", reason) for reason in entry.reasons) + (("follows", cited),))))
     if found.avoid:
         blocks.append(Bullets(tuple(f"{BY_ID[e.id].name}: {'; '.join(e.reasons)}" for e in found.avoid),
                               "Avoid here"))
-    quotes = {source["reference"]["citation"]: source for entry in (*found.metrics, *found.avoid)
-              for source in entry.sources}
-    blocks.append(Bullets(tuple(f"{citation} ({source['section']}): “{source['quote']}”"
-                                for citation, source in quotes.items()), "Passages the rules follow"))
+    quoted = dict.fromkeys(source.quoted for entry in (*found.metrics, *found.avoid) for source in entry.sources)
+    blocks.append(Bullets(tuple(quoted), "Passages the rules follow"))
     return Section("recommendation", "Recommended metrics", tuple(blocks))
 
 

@@ -26,10 +26,10 @@ from auditor.tasks.multilabel.sets import SetFile, set_keys
 
 if TYPE_CHECKING:  # the resampling code (scipy) is imported only when intervals are asked for
     from auditor.analyses.rankings import RankDisagreement
+    from auditor.analyses.recommend import Recommendation
     from auditor.analyses.units import UnitStatistics
     from auditor.analyses.verdict import Verdict
     from auditor.tasks.multilabel.chance import Baseline
-    from auditor.tasks.multilabel.recommend import Recommendation
 
 #: The binary catalogue per label (each label's 2 × 2 table [[TN, FP], [FN, TP]]).
 BINARY_METRICS = ("accuracy", "kappa", "mcc", "informedness", "markedness")

@@ -26,7 +26,7 @@ from auditor.report.model import (
     Table,
 )
 from auditor.report.tables import _density
-from auditor.tasks.ordinal.advice import rule_lines
+from auditor.tasks.ordinal.advice import rules_appendix
 from auditor.tasks.ordinal.measures import ORDINAL_IDS
 from auditor.tasks.ordinal.probes import QUESTIONS, TITLES
 
@@ -45,7 +45,7 @@ def report_model(result: Any, figures: bool = True) -> Any:
     sections = ((25, levels_section), (32, agreement_section), (42, constants_section), (45, figures_section),
                 (92, properties_section), (131, recommendation_section))
     return build(dataclasses.replace(audit, recommendation=None), figures, title="Ordinal metric audit",
-                 rules=list(rule_lines()), sections=sections, extra=extra, signature=str(result.signature))
+                 rules=list(rules_appendix()), sections=sections, extra=extra, signature=str(result.signature))
 
 
 def _number(value: float | None) -> Cell:
@@ -241,13 +241,13 @@ def recommendation_section(ctx: Context) -> Section:
                                    "about unordered classes, do not apply. Each reason is measured on this data.")]
     for entry in advice.metrics:
         record = ctx.records[entry.id]
-        facts = tuple(("why", r) for r in entry.reasons) + tuple(("source", p.text) for p in entry.passages)
+        facts = tuple(("why", r) for r in entry.reasons) + tuple(("source", p.quoted) for p in entry.sources)
         blocks.append(Definition(f"recommended-{entry.id}", f"{record.name} ({entry.role})",
                                  Formula(record.name, record.formula,
                                          ctx.formula_svg(record.formula) if ctx.figures else ""), Facts(facts)))
     if advice.avoid:
         blocks.append(Bullets(tuple(f"{ctx.name(a.id)}: {'; '.join(a.reasons)}"
-                                    + (f" ({'; '.join(p.text for p in a.passages)})" if a.passages else "")
+                                    + (f" ({'; '.join(p.quoted for p in a.sources)})" if a.sources else "")
                                     for a in advice.avoid), "Not as the headline here"))
     blocks.append(Paragraph(f"Rules that fired (each stated in the appendix “Recommendation rules”): "
                             f"{', '.join(advice.rules_fired)}."))

@@ -45,7 +45,8 @@ class OrdinalAudit:
         document["ordinal_metrics"] = list(ORDINAL_IDS)
         document["lower_is_better"] = [m.id for m in self.audit.metrics if not m.higher_is_better]
         for name, result in self.results.items():
-            document[name] = result.to_json()
+            part = result.to_json()  # the recommendation writes its own key, as in every task kind
+            document.update(part if name == "recommendation" else {name: part})
         return document
 
     def _repr_html_(self) -> str:

@@ -10,7 +10,6 @@ from auditor.report import skeleton
 from auditor.report.context import Context
 from auditor.report.model import Bullets, Cell, Column, Figure, Paragraph, Report, Row, Section, Table
 from auditor.report.spine import MetricName, Spine
-from auditor.report.tables import _density, _fit_systems
 from auditor.tasks.tagging.counting import ERRORS
 from auditor.tasks.tagging.names import FORMULAS, ILL_FORMED_SHOWN, NAMES, PER_TYPE_ZERO, SHORT, UNDEFINED
 
@@ -45,17 +44,6 @@ def _short(metric: str) -> str:
         return SHORT[metric]
     base = REGISTRY.metrics[metric.removeprefix("type_")].label
     return ("type " if metric.startswith("type_") else "") + base
-
-
-def spine(audit: Any) -> Spine:
-    """What the skeleton reads from a :class:`~auditor.tasks.tagging.result.TaggingAudit`."""
-    stats = audit.statistics
-    return Spine("tagging", tuple(audit.systems), audit.metrics,
-                 {m: MetricName(m, _name(m), _short(m)) for m in audit.observed}, float(audit.options["alpha"]),
-                 str(audit.options["correction"]), audit.sources, str(audit.signature), tuple(audit.warnings),
-                 (stats.best_set or {}) if stats is not None else {},
-                 tuple(stats.tests or ()) if stats is not None else (), audit.rankings, audit.verdict, "sentence",
-                 stats.resampling if stats is not None else None)
 
 
 def summary_section(ctx: Context) -> Section:
@@ -120,15 +108,11 @@ def spans_section(ctx: Context) -> Section | None:
     blocks.append(skeleton.score_table(ctx, "table-metrics", "Span precision, recall and F1 (×100).", metrics,
                                        for_paper=True))
     types = audit.codes.types
-    rows = []
-    for s, name in enumerate(audit.systems):
-        per_type = audit.span_tables(s)["per_type"]
-        rows.append((name, [Cell(per_type[t]["f1"], "score") for t in types]))
-    support = audit.span_tables(0)["per_type"] if audit.systems else {}
-    columns = tuple(Column(f"{t} ({support[t]['support']})" if t in support else t) for t in types)
-    blocks.append(_fit_systems(Table("table-type-f1", "Span F1 per type (×100; gold chunks in brackets; — = 0/0).",
-                                     "System", columns, tuple(Row(name, tuple(cells)) for name, cells in rows),
-                                     _density(len(columns) + 1)), audit.systems))
+    per_type = {name: audit.span_tables(s)["per_type"] for s, name in enumerate(audit.systems)}
+    support = [per_type[audit.systems[0]][t]["support"] if audit.systems else None for t in types]
+    blocks.append(skeleton.category_table(
+        "table-type-f1", "Span F1 per type and system (×100; — = 0/0); Support: the type's gold chunks.", "Type",
+        types, support, audit.systems, lambda s, t: Cell(per_type[s][types[t]]["f1"], "score")))
     return Section("spans", "Span figures", tuple(blocks))
 
 
@@ -243,4 +227,5 @@ def build_report(audit: Any, figures: bool = True) -> Report:
     """The report model of a :class:`~auditor.tasks.tagging.result.TaggingAudit`."""
     subtitle = (f"{len(audit.systems)} taggers scored against {audit.sources['gold'].path} "
                 f"({audit.aligned.n_tokens:,} tokens, {audit.aligned.n_sentences:,} sentences)")
-    return skeleton.task_report(audit, spine(audit), SECTIONS, "Tagging audit", subtitle, figures)
+    names = {m: MetricName(m, _name(m), _short(m)) for m in audit.observed}
+    return skeleton.task_report(audit, Spine.of_units(audit, names), SECTIONS, "Tagging audit", subtitle, figures)
