@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from auditor.analyses.recommend import rule_lines
 from auditor.io.source import Source
 from auditor.report import skeleton
 from auditor.report.context import Context
@@ -14,20 +15,20 @@ from auditor.report.model import (
     Bullets,
     Cell,
     Column,
-    Definition,
     Facts,
     Figure,
-    Formula,
     Paragraph,
     Report,
     Row,
     Section,
     Table,
 )
+from auditor.report.sections.recommendation import record_section, rules_section
 from auditor.report.spine import MetricName, Spine
 from auditor.report.tables import _density, _fit_systems
 from auditor.results import Score
 from auditor.tasks.multilabel.measures import BY_ID, CONVENTION, KEY_METRICS, METRICS, SHORT
+from auditor.tasks.multilabel.recommend import RULES
 
 
 def spine(audit: Any) -> Spine:
@@ -124,23 +125,12 @@ def chance_section(ctx: Context) -> Section | None:
 
 
 def recommendation_section(ctx: Context) -> Section | None:
-    """The recommended metrics with their formulas, reasons and the passages each rule follows; those to avoid."""
-    found, formula_svg, figures = ctx.audit.recommendation, ctx.formula_svg, ctx.figures
+    """The recommended metrics with their formulas, reasons and the passages each rule follows; those to avoid (the
+    record's section, :func:`auditor.report.sections.recommendation.record_section`)."""
+    found = ctx.audit.recommendation
     if found is None:
         return None
-    blocks: list[Any] = []
-    for entry in found.metrics:
-        metric = BY_ID[entry.id]
-        cited = "; ".join(source.citation for source in entry.sources)
-        blocks.append(Definition(f"recommended-{entry.id}", f"{metric.name} ({entry.role})",
-                                 Formula(metric.name, metric.formula, formula_svg(metric.formula) if figures else ""),
-                                 Facts(tuple(("why", reason) for reason in entry.reasons) + (("follows", cited),))))
-    if found.avoid:
-        blocks.append(Bullets(tuple(f"{BY_ID[e.id].name}: {'; '.join(e.reasons)}" for e in found.avoid),
-                              "Avoid here"))
-    quoted = dict.fromkeys(source.quoted for entry in (*found.metrics, *found.avoid) for source in entry.sources)
-    blocks.append(Bullets(tuple(quoted), "Passages the rules follow"))
-    return Section("recommendation", "Recommended metrics", tuple(blocks))
+    return record_section(ctx, found, title="Recommended metrics", for_summary=False)
 
 
 def properties_section(ctx: Context) -> Section:
@@ -252,7 +242,7 @@ def definitions_section(ctx: Context) -> Section:
 #: The multi-label report's own sections and their places in the skeleton.
 SECTIONS = ((10, summary_section), (20, data_section), (30, chance_section), (50, metrics_section),
             (60, per_label_section), (70, thresholds_section), (80, properties_section), (120, significance_section),
-            (130, recommendation_section), (140, definitions_section))
+            (130, recommendation_section), (140, definitions_section), (170, rules_section))
 
 
 def build_report(audit: Any, figures: bool = True) -> Report:
@@ -264,5 +254,6 @@ def build_report(audit: Any, figures: bool = True) -> Report:
     gold = audit.sources["gold"]["path"]
     subtitle = f"{len(audit.systems)} systems' label sets scored against {gold} ({audit.aligned.n_items:,} items, " \
                f"{len(audit.labels)} labels)"
+    rules = rule_lines(RULES) if audit.recommendation is not None else []
     return skeleton.task_report(audit, spine(audit), SECTIONS, "Multi-label audit", subtitle, figures,
-                                {"reproducibility": facts})
+                                {"reproducibility": facts, "rules": rules})

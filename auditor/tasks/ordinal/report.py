@@ -16,15 +16,14 @@ from auditor.report.model import (
     Bullets,
     Cell,
     Column,
-    Definition,
     Facts,
     Figure,
-    Formula,
     Paragraph,
     Row,
     Section,
     Table,
 )
+from auditor.report.sections.recommendation import record_section
 from auditor.report.tables import _density
 from auditor.tasks.ordinal.advice import rules_appendix
 from auditor.tasks.ordinal.measures import ORDINAL_IDS
@@ -235,20 +234,8 @@ def properties_section(ctx: Context) -> Section:
 
 
 def recommendation_section(ctx: Context) -> Section:
-    """The recommended ordinal figures with the facts measured here and the passages they follow."""
-    advice = ctx.extra["advice"]
-    blocks: list[Any] = [Paragraph("For levels the recommendation weighs how far a miss is; classification's rules, "
-                                   "about unordered classes, do not apply. Each reason is measured on this data.")]
-    for entry in advice.metrics:
-        record = ctx.records[entry.id]
-        facts = tuple(("why", r) for r in entry.reasons) + tuple(("source", p.quoted) for p in entry.sources)
-        blocks.append(Definition(f"recommended-{entry.id}", f"{record.name} ({entry.role})",
-                                 Formula(record.name, record.formula,
-                                         ctx.formula_svg(record.formula) if ctx.figures else ""), Facts(facts)))
-    if advice.avoid:
-        blocks.append(Bullets(tuple(f"{ctx.name(a.id)}: {'; '.join(a.reasons)}"
-                                    + (f" ({'; '.join(p.quoted for p in a.sources)})" if a.sources else "")
-                                    for a in advice.avoid), "Not as the headline here"))
-    blocks.append(Paragraph(f"Rules that fired (each stated in the appendix “Recommendation rules”): "
-                            f"{', '.join(advice.rules_fired)}."))
-    return Section("recommendation", "Recommendation", tuple(blocks), for_summary=True)
+    """The recommended ordinal figures with the facts measured here and the passages they follow (the record's
+    section, :func:`auditor.report.sections.recommendation.record_section`)."""
+    return record_section(ctx, ctx.extra["advice"], [Paragraph(
+        "For levels the recommendation weighs how far a miss is; classification's rules, about unordered classes, do "
+        "not apply. Each reason is measured on this data.")], avoid_title="Not as the headline here")
