@@ -97,9 +97,13 @@ def bench_score(directory: Path, segments: int, systems: int) -> None:
 
 
 def bench_intervals(segments: int, systems: int, resamples: int) -> None:
+    from auditor.analyses.intervals import intervals_by_method
     from auditor.tasks.translation.counting import count_corpus
-    from auditor.tasks.translation.intervals import intervals
+    from auditor.tasks.translation.intervals import METHODS, jackknife
     from auditor.tasks.translation.resampling import bootstrap, point_scores
+
+    def intervals(counted, observed, resampled, alpha, beta, k):
+        return intervals_by_method(resampled, observed, jackknife(counted, beta, k), alpha, METHODS)
 
     reference, outputs = corpus(segments, systems, seed=3)
     def metrics_alone() -> tuple:

@@ -10,14 +10,19 @@ import scipy.stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from auditor.analyses.intervals import bca_intervals, jackknife_intervals, jackknife_se
+from auditor.analyses.intervals import bca_intervals, intervals_by_method, jackknife_intervals, jackknife_se
 from auditor.options import AuditOptions
 from auditor.tasks.translation import audit
 from auditor.tasks.translation.counting import count_corpus
-from auditor.tasks.translation.intervals import METHODS, intervals, jackknife
+from auditor.tasks.translation.intervals import METHODS, jackknife
 from auditor.tasks.translation.measures import macro_micro_f
 from auditor.tasks.translation.names import METRICS
 from auditor.tasks.translation.resampling import bootstrap, point_scores, scores
+
+
+def intervals(corpus, observed, resampled, alpha, beta, k):
+    """The translation audit's intervals: the spine's by-method intervals from the corpus's jackknife."""
+    return intervals_by_method(resampled, observed, jackknife(corpus, beta, k), alpha, METHODS)
 
 WORDS = "the a cat dog sat on mat . , house big small runs Haus über rare1 rare2 rare3 rare4".split()
 

@@ -14,9 +14,12 @@ r"""Intervals from resamples and leave-one-out values, for any task's units: BCa
   Tukey's jackknife estimate over units, whose variance Efron & Stein (1981) show tends always to be biased upwards.
 
 The units are those of the resamples (:mod:`auditor.analyses.units`): leaving out a cluster's row when the units
-are clusters.
+are clusters. :func:`intervals_by_method` gives each metric the interval its task names (translation: BCa for BLEU
+and chrF, the jackknife normal interval for type-level F) with BCa's and the jackknife's figures for every metric.
 """
 from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 from scipy.special import ndtr, ndtri
@@ -76,3 +79,35 @@ def resample_means(resampled: np.ndarray) -> np.ndarray:
     defined = ~np.isnan(resampled)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(defined.any(axis=0), np.nansum(resampled, axis=0) / defined.sum(axis=0), np.nan)
+
+
+#: The figures :func:`intervals_by_method` reports for every metric and system beside the interval.
+DETAILS = ("z0", "acceleration", "percentile_fallback", "resample_mean", "jackknife_se")
+
+
+def intervals_by_method(resampled: Mapping[str, np.ndarray], observed: Mapping[str, np.ndarray],
+                        left_out: Mapping[str, np.ndarray], alpha: float,
+                        methods: Mapping[str, str]) -> dict[str, dict[str, np.ndarray]]:
+    """metric -> {"interval" (S, 2), and (S,) each of :data:`DETAILS`}: the interval by ``methods[metric]`` (``bca``
+    or ``jackknife_normal``) from the metric's resampled values (B, S), values (S,) and leave-one-unit-out values
+    (N, S); ``percentile_fallback`` only where a BCa interval fell back."""
+    out = {}
+    for metric, method in methods.items():
+        bca, z0, a, fallback = bca_intervals(resampled[metric], observed[metric], left_out[metric], alpha)
+        normal, se = jackknife_intervals(left_out[metric], observed[metric], alpha)
+        out[metric] = {"interval": bca if method == "bca" else normal, "z0": z0, "acceleration": a,
+                       "percentile_fallback": fallback & (method == "bca"),
+                       "resample_mean": resample_means(resampled[metric]), "jackknife_se": se}
+    return out
+
+
+def details_json(details: Mapping[str, Mapping[str, np.ndarray]],
+                 systems: Sequence[str]) -> dict[str, dict[str, dict[str, Any]]]:
+    """metric -> system -> :data:`DETAILS` of :func:`intervals_by_method` (JSON has no infinity: ±inf as the strings
+    "inf"/"-inf", NaN as null)."""
+    def finite(x: float) -> float | str | None:
+        return None if np.isnan(x) else ("inf" if x > 0 else "-inf") if np.isinf(x) else float(x)
+
+    return {metric: {system: {key: bool(row[key][i]) if key == "percentile_fallback" else finite(row[key][i])
+                              for key in DETAILS} for i, system in enumerate(systems)}
+            for metric, row in details.items()}

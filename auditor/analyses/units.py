@@ -25,20 +25,30 @@ stage's own key), consumed in order, so that a block size changes no draw.
 """
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, Callable, Collection, Iterator, Mapping, Sequence
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from auditor.analyses.bootstrap import percentile_intervals, rank_probabilities
 from auditor.analyses.families import RANDOMISATION, BestSet, PairTest, adjust_families, best_sets
 from auditor.io.clusters import Clusters
+from auditor.options import THREADS
+from auditor.progress import SILENT, Progress
 
 #: Largest number of (resample × unit) weights, or (round × unit) swaps, held at once.
 BLOCK_ENTRIES = 2**22
 #: Relative tolerance of "at least as extreme" (a shuffle that reproduces Δ exactly counts against the null).
 TOLERANCE = 1e-12
+#: The method name of sacrebleu's paired bootstrap test (:func:`paired_bootstrap_p`): parity only, never a best set.
+PAIRED_BOOTSTRAP = "paired_bootstrap"
+#: One BLAS thread while resampling: the matrix products are blocks of resamples, small, and OpenBLAS's threads
+#: spin-wait on a loaded machine (translation, 200 resamples at 20k segments x 10 systems, load 5.7: 10.5 s with
+#: them, 6.1 s without).
+ONE_BLAS_THREAD = threadpool_limits.wrap(limits=1, user_api="blas")
 
 
 def block_rows(n: int, limit: int = BLOCK_ENTRIES) -> int:
@@ -83,14 +93,18 @@ class UnitResampler:
             counts = counts.astype(dtype)
             yield start, counts if self.clusters is None else counts[:, self.clusters.codes]
 
+    @ONE_BLAS_THREAD
     def values(self, sums_of: Callable[[np.ndarray], np.ndarray],
                evaluate: Callable[[np.ndarray], Mapping[str, np.ndarray]],
-               dtype: Any = np.float64) -> dict[str, np.ndarray]:
-        """id -> (B, S) values: ``evaluate(sums_of(W))`` on every block of weights, stacked."""
+               dtype: Any = np.float64, advance: Callable[[int], None] | None = None) -> dict[str, np.ndarray]:
+        """id -> (B, S) values: ``evaluate(sums_of(W))`` on every block of weights, stacked; ``advance(block)``
+        after each block (a progress bar's)."""
         out: dict[str, np.ndarray] = {}
         for start, weights in self.blocks(dtype):
             for metric, values in evaluate(sums_of(weights)).items():
                 out.setdefault(metric, np.empty((self.B, values.shape[-1])))[start:start + weights.shape[0]] = values
+            if advance is not None:
+                advance(weights.shape[0])
         return out
 
 
@@ -133,23 +147,49 @@ def paired_bootstrap_p(resampled: np.ndarray, observed: np.ndarray, a: int, b: i
     return (hits + 1) / (diffs.size + 1)
 
 
+@ONE_BLAS_THREAD
+def pair_tests(systems: Sequence[str], metrics: Sequence[str], observed: Mapping[str, np.ndarray],
+               pairs: Sequence[tuple[int, int]], null_of: Callable[[int, int], Mapping[str, np.ndarray]], rounds: int,
+               correction: str, resampled: Mapping[str, np.ndarray] | None = None,
+               progress: Progress = SILENT) -> list[PairTest]:
+    """Approximate randomisation of every pair of ``pairs`` under every metric of ``metrics``; ``null_of(a, b)``: each
+    metric's shuffled differences ``Δ*_r = m(a*_r) − m(b*_r)`` over the ``rounds`` rounds (:func:`swap_masks`), p by
+    :func:`randomisation_p`. With ``resampled`` (metric -> (B, S) bootstrap values) also sacrebleu's paired bootstrap
+    p (:func:`paired_bootstrap_p`, method :data:`PAIRED_BOOTSTRAP`: parity only). Pairs run on :data:`THREADS` threads
+    (numpy and scipy release the GIL; every pair's masks are the same draws, so the threads change no p); p adjusted
+    over each (metric, method) family."""
+    tests: list[PairTest] = []
+    with progress.task("paired tests", total=len(pairs)) as advance, ThreadPoolExecutor(THREADS) as pool:
+        for (a, b), null in zip(pairs, pool.map(lambda pair: null_of(*pair), pairs)):
+            for metric in metrics:
+                delta = float(observed[metric][a] - observed[metric][b])
+                tests.append(PairTest(systems[a], systems[b], metric, RANDOMISATION, delta,
+                                      randomisation_p(null[metric], delta), details={"rounds": rounds}))
+                if resampled is not None:
+                    tests.append(PairTest(systems[a], systems[b], metric, PAIRED_BOOTSTRAP, delta,
+                                          paired_bootstrap_p(resampled[metric], observed[metric], a, b)))
+            advance(1)
+    return adjust_families(tests, correction)
+
+
 def randomisation_tests(matrix: Any, shared: int, per_system: int,
                         evaluate_pair: Callable[[int, int, np.ndarray], Mapping[str, np.ndarray]],
                         observed: Mapping[str, np.ndarray], systems: Sequence[str], metrics: Sequence[str],
                         rounds: int, seed: int, correction: str, clusters: Clusters | None = None,
-                        pairs: Sequence[tuple[int, int]] | None = None) -> list[PairTest]:
-    """Approximate randomisation over units (module docstring) of every pair under every metric of ``metrics``.
+                        pairs: Sequence[tuple[int, int]] | None = None, progress: Progress = SILENT) -> list[PairTest]:
+    """Approximate randomisation over units (module docstring) of every pair under every metric of ``metrics``
+    (:func:`pair_tests`), the shuffled sums from the units' statistics.
 
     ``matrix`` (units × (shared + S · per_system), dense or sparse) holds each unit's statistics: ``shared`` columns
     every system has (gold counts), then one block per system. ``evaluate_pair(a, b, sums)`` scores the (rounds,
-    shared + 2 · per_system) sums as the two systems a*, b*. p adjusted over each metric's pairs."""
+    shared + 2 · per_system) sums as the two systems a*, b*."""
     import scipy.sparse
 
     n = matrix.shape[0]
     columns = scipy.sparse.csc_matrix(matrix)
     totals = np.asarray(columns.sum(axis=0), dtype=float).ravel()
-    tests = []
-    for a, b in pairs if pairs is not None else combinations(range(len(systems)), 2):
+
+    def null_of(a: int, b: int) -> dict[str, np.ndarray]:
         block_a = slice(shared + a * per_system, shared + (a + 1) * per_system)
         block_b = slice(shared + b * per_system, shared + (b + 1) * per_system)
         difference = (columns[:, block_b] - columns[:, block_a]).T.tocsr()  # (per_system, n)
@@ -162,11 +202,10 @@ def randomisation_tests(matrix: Any, shared: int, per_system: int,
             values = evaluate_pair(a, b, sums)
             for metric in metrics:
                 null[metric].append(values[metric][:, 0] - values[metric][:, 1])
-        for metric in metrics:
-            delta = float(observed[metric][a] - observed[metric][b])
-            tests.append(PairTest(systems[a], systems[b], metric, RANDOMISATION, delta,
-                                  randomisation_p(np.concatenate(null[metric]), delta), details={"rounds": rounds}))
-    return adjust_families(tests, correction)
+        return {metric: np.concatenate(parts) for metric, parts in null.items()}
+
+    pairs = list(pairs if pairs is not None else combinations(range(len(systems)), 2))
+    return pair_tests(systems, metrics, observed, pairs, null_of, rounds, correction, progress=progress)
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 r"""Intervals of the translation metrics over segments (or clusters of them): BCa for BLEU and chrF, a jackknife
-normal interval for MacroF and MicroF (both :mod:`auditor.analyses.intervals`), from the leave-one-segment-out
-values this module computes (:func:`jackknife`: the counts minus one segment's, with only that segment's types
-recomputed).
+normal interval for MacroF and MicroF (:data:`METHODS`, computed by the spine's
+:func:`auditor.analyses.intervals.intervals_by_method`), from the leave-one-segment-out values this module computes
+(:func:`jackknife`: the counts minus one segment's, with only that segment's types recomputed).
 
 Why not the bootstrap for MacroF and MicroF: type-level F is not a sum over segments, and a resample that repeats
 segments holds about 63% of the distinct ones, so it loses the rare types seen only in the others (mostly of low
@@ -15,12 +15,9 @@ measures the coverage of the mean of the metric over test sets of the same size.
 """
 from __future__ import annotations
 
-from typing import Mapping
-
 import numpy as np
 import scipy.sparse
 
-from auditor.analyses.intervals import bca_intervals, jackknife_intervals, resample_means
 from auditor.tasks.translation.counting import Corpus
 from auditor.tasks.translation.measures import bleu_from_statistics, chrf_from_statistics, f_terms, from_terms
 from auditor.tasks.translation.names import METRICS
@@ -73,18 +70,3 @@ def jackknife(corpus: Corpus, beta: float, k: float) -> dict[str, np.ndarray]:
 #: The interval of each metric (see the module docstring for why type-level F is not the bootstrap's).
 METHODS = {"macrof": "jackknife_normal", "microf": "jackknife_normal", "bleu": "bca", "chrf": "bca"}
 
-
-def intervals(corpus: Corpus, observed: Mapping[str, np.ndarray], resampled: Mapping[str, np.ndarray], alpha: float,
-              beta: float, k: float) -> dict[str, dict[str, np.ndarray]]:
-    """metric -> {"interval" (S, 2), "z0", "acceleration", "percentile_fallback", "resample_mean", "jackknife_se"
-    (S,)}, the interval by :data:`METHODS`."""
-    left_out = jackknife(corpus, beta, k)
-    out = {}
-    for m in METRICS:
-        bca, z0, a, fallback = bca_intervals(resampled[m], observed[m], left_out[m], alpha)
-        normal, se = jackknife_intervals(left_out[m], observed[m], alpha)
-        use_bca = METHODS[m] == "bca"
-        out[m] = {"interval": bca if use_bca else normal, "z0": z0, "acceleration": a,
-                  "percentile_fallback": fallback & use_bca, "resample_mean": resample_means(resampled[m]),
-                  "jackknife_se": se}
-    return out

@@ -10,14 +10,12 @@ predicted and reference counts — and each metric is evaluated on the whole bat
   resampler over units (:class:`auditor.analyses.units.UnitResampler`, seeded with the audit's seed), which
   draws as sacrebleu draws, ``rng.choice(N, size=(B, N))`` with ``numpy.random.default_rng(seed)``
   (chunked draws give the same stream), so with the same seed and B the resamples are sacrebleu's.
-  Intervals: BCa (:mod:`.intervals`), from these resamples and the jackknife.
-* **Paired bootstrap test**, as sacrebleu's ``paired_bs`` (Koehn 2004): with
-  ``d_b = |m_b(a) − m_b(b)|`` over the resamples and ``Δ = |m(a) − m(b)|``,
-  ``p = (1 + #{d_b − mean(d) ≥ Δ}) / (B + 1)``.
+  Intervals: BCa or the jackknife (:mod:`.intervals`), from these resamples and the jackknife.
 * **Approximate randomisation**, as sacrebleu's ``paired_ar`` (Riezler & Maxwell 2005): each
   segment's two outputs swapped with probability ½ (the spine's :func:`auditor.analyses.units.swap_masks`,
-  one mask for every pair, sacrebleu's); ``p = (1 + #{|m(a*) − m(b*)| ≥ Δ}) / (R + 1)``
-  (:func:`auditor.analyses.units.randomisation_p`).
+  one mask for every pair, sacrebleu's); the shuffled metrics from counts (:func:`_pair_metrics`), the test the
+  spine's (:func:`auditor.analyses.units.pair_tests`), with sacrebleu's ``paired_bs`` p beside it for parity
+  (:func:`auditor.analyses.units.paired_bootstrap_p`, Koehn 2004; never a best set).
 
 sacrebleu counts ``>`` where this module counts ``≥`` (within 1e-12 relative): a shuffle that
 reproduces the observed difference exactly (e.g. two identical systems) then counts against the
@@ -25,24 +23,19 @@ null, as Noreen (1989) defines the test, instead of making every such difference
 """
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 import numpy as np
 import scipy.sparse
-from threadpoolctl import threadpool_limits
 
-from auditor.analyses.families import RANDOMISATION, PairTest, adjust_families
-from auditor.analyses.units import Clusters, UnitResampler, paired_bootstrap_p, randomisation_p, swap_masks
-from auditor.options import THREADS
+from auditor.analyses.families import PairTest
+from auditor.analyses.units import Clusters, UnitResampler, block_rows, pair_tests, swap_masks
 from auditor.progress import SILENT, Progress
 from auditor.tasks.translation.counting import Corpus
 from auditor.tasks.translation.measures import bleu_from_statistics, chrf_from_statistics, f_terms, from_terms
 from auditor.tasks.translation.names import METRICS
 
-#: Largest number of (resample x segment) weights held at once.
-BLOCK = 2**22
 #: Largest (resamples x types) dense block evaluated at once (a few MB: stays in cache).
 DENSE = 2**20
 
@@ -175,12 +168,6 @@ class Bootstrap:
     human: np.ndarray | None
 
 
-#: One BLAS thread while resampling: the matrix products are blocks of resamples, small, and OpenBLAS's
-#: threads spin-wait on a loaded machine (200 resamples at 20k x 10, load 5.7: 10.5 s with them, 6.1 s without).
-ONE_BLAS_THREAD = threadpool_limits.wrap(limits=1, user_api="blas")
-
-
-@ONE_BLAS_THREAD
 def bootstrap(corpus: Corpus, resamples: int, seed: int, beta: float, k: float,
               human: np.ndarray | tuple[np.ndarray, np.ndarray] | None = None, progress: Progress = SILENT,
               prepared: Prepared | None = None) -> Bootstrap:
@@ -189,18 +176,15 @@ def bootstrap(corpus: Corpus, resamples: int, seed: int, beta: float, k: float,
     n = corpus.n_segments
     prepared = prepared or prepare(corpus, beta)
     widest = max((t.match.shape[1] for t in prepared.types.values()), default=1)
-    rows = max(1, min(BLOCK // max(n, 1), DENSE // max(widest, 1)))
-    parts: list[dict[str, np.ndarray]] = []
-    human_parts = []
+    rows = max(1, min(block_rows(n), DENSE // max(widest, 1)))
+
+    def evaluate(weights: np.ndarray) -> dict[str, np.ndarray]:
+        values = scores(corpus, weights, beta, k, prepared)
+        return values if human is None else {**values, "human": resampled_means(weights, human)}
+
     with progress.task("bootstrap over segments", total=resamples) as advance:
-        for _, weights in UnitResampler(n, resamples, seed, rows=rows).blocks():
-            size = weights.shape[0]
-            parts.append(scores(corpus, weights, beta, k, prepared))
-            if human is not None:
-                human_parts.append(resampled_means(weights, human))
-            advance(size)
-    values = {metric: np.concatenate([part[metric] for part in parts]) for metric in METRICS}
-    return Bootstrap(values, np.concatenate(human_parts) if human_parts else None)
+        values = UnitResampler(n, resamples, seed, rows=rows).values(lambda weights: weights, evaluate, advance=advance)
+    return Bootstrap({metric: values[metric] for metric in METRICS}, values.get("human"))
 
 
 def resampled_means(weights: np.ndarray, segments: np.ndarray | tuple[np.ndarray, np.ndarray]) -> np.ndarray:
@@ -241,8 +225,8 @@ def _pair_metrics(corpus: Corpus, a: str, b: str, mask: np.ndarray, beta: float,
     n = corpus.n_segments
     step = np.stack([np.bincount(rows, d, n) for d in with_a - with_b], axis=1)  # per segment: a's minus b's
     parts: dict[str, list[np.ndarray]] = {"a": [], "b": [], "bleu_a": [], "bleu_b": [], "chrf_a": [], "chrf_b": []}
-    for start in range(0, mask.shape[0], max(1, BLOCK // max(n, 1))):
-        weights = mask[start:start + max(1, BLOCK // max(n, 1))].astype(np.float64)
+    for start in range(0, mask.shape[0], block_rows(n)):
+        weights = mask[start:start + block_rows(n)].astype(np.float64)
         swapped = weights @ step
         dense_a, dense_b = _multi_terms(totals, dm[:, multi], dp[:, multi], reference[multi], multi, weights, beta)
         parts["a"].append(constant + with_b.sum(axis=1) + swapped + dense_a)
@@ -274,28 +258,18 @@ def _multi_terms(totals, dm, dp, reference, multi, mask, beta) -> tuple[np.ndarr
     return np.concatenate(parts_a), np.concatenate(parts_b)
 
 
-@ONE_BLAS_THREAD
 def paired_tests(corpus: Corpus, observed: Mapping[str, np.ndarray], resampled: Bootstrap | None, rounds: int,
                  seed: int, beta: float, k: float, pairs: Sequence[tuple[int, int]], correction: str,
                  progress: Progress = SILENT) -> list[PairTest]:
-    """Approximate randomisation over the corpus's rows (segments, or clusters: :func:`grouped`; the spine's swap masks,
-    :func:`~auditor.analyses.units.swap_masks`, one block of ``rounds`` rows as sacrebleu draws it) and, with the
-    bootstrap, the paired bootstrap test for every pair and metric; p adjusted over each (metric, method) family."""
-    tests: list[PairTest] = []
+    """The spine's pair tests (:func:`~auditor.analyses.units.pair_tests`) over the corpus's rows (segments, or
+    clusters: :func:`grouped`): approximate randomisation with the spine's swap masks in one block of ``rounds`` rows
+    (as sacrebleu draws them) and, with the bootstrap, sacrebleu's paired bootstrap p."""
     names = corpus.systems
     mask = next(swap_masks(seed, rounds, corpus.n_segments, rows=rounds), np.zeros((0, corpus.n_segments)))
 
-    def run(pair: tuple[int, int]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        return _pair_metrics(corpus, names[pair[0]], names[pair[1]], mask, beta, k)
+    def null_of(a: int, b: int) -> dict[str, np.ndarray]:
+        shuffled = _pair_metrics(corpus, names[a], names[b], mask, beta, k)
+        return {metric: first - second for metric, (first, second) in shuffled.items()}
 
-    with progress.task("paired tests", total=len(pairs)) as advance, ThreadPoolExecutor(THREADS) as pool:
-        for (a, b), shuffled in zip(pairs, pool.map(run, pairs)):  # numpy and scipy release the GIL
-            for metric in METRICS:
-                difference = float(observed[metric][a] - observed[metric][b])
-                tests.append(PairTest(names[a], names[b], metric, RANDOMISATION, difference,
-                                      randomisation_p(shuffled[metric][0] - shuffled[metric][1], difference)))
-                if resampled is not None:
-                    tests.append(PairTest(names[a], names[b], metric, "paired_bootstrap", difference,
-                                          paired_bootstrap_p(resampled.values[metric], observed[metric], a, b)))
-            advance(1)
-    return adjust_families(tests, correction)
+    return pair_tests(names, METRICS, observed, pairs, null_of, rounds, correction,
+                      None if resampled is None else resampled.values, progress)

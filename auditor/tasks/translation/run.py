@@ -11,7 +11,7 @@ import numpy as np
 
 from auditor.analyses.bootstrap import rank_probabilities
 from auditor.analyses.families import RANDOMISATION, best_sets
-from auditor.analyses.intervals import jackknife_se
+from auditor.analyses.intervals import details_json, intervals_by_method, jackknife_se
 from auditor.analyses.significance import randomisation_rounds, rounds_rule
 from auditor.errors import UsageError
 from auditor.formatting import format_small, plural
@@ -92,8 +92,8 @@ def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: Audit
     clusters, units, resampled = _resampled(corpus, human_scores, options, f_beta, microf_k, progress, prepared)
     tests, note, rounds, family = _tests(units or corpus, observed, resampled, options, analyses, f_beta, microf_k,
                                          progress)
-    bca = None if resampled is None else interval_module.intervals(units or corpus, observed, resampled.values,
-                                                                   options.alpha, f_beta, microf_k)
+    bca = None if resampled is None else _intervals(units or corpus, observed, resampled, options.alpha, f_beta,
+                                                    microf_k)
     metrics = _metric_values(corpus, observed, bca, f_beta, options.alpha)
     values = {s: {m: metrics[s][m].value for m in resampling.METRICS} for s in corpus.systems}
     disagreement = unit_rankings(metrics, resampling.METRICS, tests, options.alpha)
@@ -116,7 +116,7 @@ def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: Audit
         {m: rank_probabilities(resampled.values[m]) for m in resampling.METRICS},
         rankings=disagreement, human=human_result,
         recommendation=recommendation, verdict=verdict,
-        warnings=_warnings(corpus, human_scores), rounds=rounds, bca=_bca_json(bca, corpus.systems),
+        warnings=_warnings(corpus, human_scores), rounds=rounds, bca=bca and details_json(bca, corpus.systems),
         best_set=best,
         resampling=None if clusters is None else _resampling(corpus, clusters, bca, recommendation["metrics"][0]["id"],
                                                              f_beta, microf_k),
@@ -138,6 +138,13 @@ def _resampling(corpus: Corpus, clusters: Any, bca: Any, metric: str, beta: floa
     return resampling_json(clusters, "segment", effects, corpus.systems, NAMES[metric],
                            "leave-one-cluster-out over leave-one-segment-out jackknife variance of the metric (for a "
                            "mean, the clustered over naive variance up to the factors (n − 1)/n)")
+
+
+def _intervals(corpus: Corpus, observed, resampled, alpha: float, beta: float, k: float):
+    """Each metric's interval by its method (:data:`~.intervals.METHODS`), from the resamples and the jackknife over
+    the corpus's rows (segments, or clusters)."""
+    return intervals_by_method(resampled.values, observed, interval_module.jackknife(corpus, beta, k), alpha,
+                               interval_module.METHODS)
 
 
 def _resampled(corpus: Corpus, human_scores: Any, options: AuditOptions, beta: float, k: float, progress: Progress,
@@ -235,21 +242,6 @@ def _metric_values(corpus: Corpus, observed, intervals, beta: float, alpha: floa
                                 None if lo is None else 1 - alpha)
         out[name] = row
     return out
-
-
-def _bca_json(bca, systems) -> dict[str, dict[str, dict[str, Any]]] | None:
-    """metric -> system -> BCa's z0 and acceleration, whether BCa fell back to the percentile interval, the
-    resamples' mean (value − mean: the bootstrap's bias estimate) and the jackknife standard error."""
-    if bca is None:
-        return None
-    keys = ("z0", "acceleration", "percentile_fallback", "resample_mean", "jackknife_se")
-    return {m: {s: {key: bool(row[key][i]) if key == "percentile_fallback" else _finite(row[key][i]) for key in keys}
-                for i, s in enumerate(systems)} for m, row in bca.items()}
-
-
-def _finite(x: float) -> float | str | None:
-    """JSON has no infinity: ±inf as the strings "inf"/"-inf", NaN as null."""
-    return None if np.isnan(x) else ("inf" if x > 0 else "-inf") if np.isinf(x) else float(x)
 
 
 def _system_types(types, system: str) -> dict[str, Any]:
