@@ -22,10 +22,10 @@ def recommendation_section(ctx: Context) -> Section | None:
 
 
 def record_section(ctx: Context, rec: Any, blocks: Sequence[Any] = (), title: str = SECTION_TITLES["recommendation"],
-                   avoid_title: str = "Avoid here", for_summary: bool = True) -> Section:
-    """The section of a :class:`~auditor.analyses.recommend.Recommendation` (every task kind's record): each
-    recommended metric with its formula, the measured reasons and the passages quoted; the metrics to avoid with
-    theirs; the notes, the task's own ``blocks`` and the rules that fired."""
+                   avoid_title: str = "Avoid here", for_summary: bool = True, lead: Sequence[Any] = ()) -> Section:
+    """The section of a :class:`~auditor.analyses.recommend.Recommendation` (every task kind's record): the task's
+    ``lead`` blocks, each recommended metric with its formula, the measured reasons and the passages quoted; the
+    metrics to avoid with theirs; the notes, the task's own ``blocks`` and the rules that fired."""
     metrics = []
     for entry in rec.metrics:
         record = ctx.records.get(entry.id)
@@ -38,7 +38,7 @@ def record_section(ctx: Context, rec: Any, blocks: Sequence[Any] = (), title: st
     if rec.rules_fired:
         shown.append(Paragraph(f"Rules that fired (each stated in the appendix “{SECTION_TITLES['rules']}”): "
                                f"{', '.join(rec.rules_fired)}."))
-    return recommendation_section_of(ctx, metrics, avoid, shown, title, avoid_title, for_summary)
+    return recommendation_section_of(ctx, metrics, avoid, shown, title, avoid_title, for_summary, lead)
 
 
 @section(170)
