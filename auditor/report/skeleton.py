@@ -98,6 +98,17 @@ def summary_section(ctx: Context, data: str, metrics: Sequence[str], caption: st
     ), for_summary=True)
 
 
+def metric_figure(ctx: Context, figure_id: str, caption: str, metrics: Sequence[str],
+                  systems: Sequence[str] | None = None, chance: Mapping[str, float | None] | None = None) -> Figure:
+    """Each system's value of each of ``metrics`` (×100) with its interval, a panel per metric headed by its column
+    head (:func:`auditor.report.charts.metric_spec`; ``chance``: a dashed line at the strongest chance baseline)."""
+    systems = list(systems if systems is not None else ctx.systems)
+    values = {s: {m: (ctx.spine.scores[s][m].value, *(ctx.interval(s, m) or (None, None))) for m in metrics}
+              for s in systems}
+    return Figure(figure_id, caption, ctx.charts.metric_chart(systems, list(metrics), [ctx.short(m) for m in metrics],
+                                                              values, chance))
+
+
 def shares_blocks(ctx: Context, systems: Sequence[str], categories: Sequence[str], head: str,
                   leading: Sequence[tuple[Column, Sequence[Cell]]], prevalence: Sequence[float | None],
                   shares: Mapping[str, Sequence[float | None]], table: tuple[str, str],
@@ -243,13 +254,13 @@ def significance_section(ctx: Context, method: str | None = None, notes: Sequenc
 def recommendation_section(ctx: Context, metrics: Iterable[tuple[str, str, str, Iterable[tuple[str, str]]]],
                            avoid: Iterable[tuple[str, str]] = (), blocks: Sequence[Any] = (),
                            title: str = SECTION_TITLES["recommendation"], avoid_title: str = "Avoid here",
-                           for_summary: bool = True) -> Section:
-    """The recommended metrics, each (id, role, LaTeX formula, facts: why, the passages it follows) with its
-    formula typeset, the metrics to ``avoid`` (id, why) and the task's further ``blocks``."""
-    shown: list[Any] = [
+                           for_summary: bool = True, lead: Sequence[Any] = ()) -> Section:
+    """The task's ``lead`` blocks, the recommended metrics, each (id, role, LaTeX formula, facts: why, the passages
+    it follows) with its formula typeset, the metrics to ``avoid`` (id, why) and the task's further ``blocks``."""
+    shown: list[Any] = [*lead, *(
         Definition(f"recommended-{m}", f"{ctx.name(m)} ({role})",
                    Formula(ctx.name(m), latex, ctx.formula_svg(latex) if ctx.figures and latex else ""),
-                   Facts(tuple(facts))) for m, role, latex, facts in metrics]
+                   Facts(tuple(facts))) for m, role, latex, facts in metrics)]
     avoided = tuple(f"{ctx.name(m)}: {why}" for m, why in avoid)
     if avoided:
         shown.append(Bullets(avoided, avoid_title))
