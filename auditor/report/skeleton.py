@@ -98,6 +98,17 @@ def summary_section(ctx: Context, data: str, metrics: Sequence[str], caption: st
     ), for_summary=True)
 
 
+def metric_figure(ctx: Context, figure_id: str, caption: str, metrics: Sequence[str],
+                  systems: Sequence[str] | None = None, chance: Mapping[str, float | None] | None = None) -> Figure:
+    """Each system's value of each of ``metrics`` (×100) with its interval, a panel per metric headed by its column
+    head (:func:`auditor.report.charts.metric_spec`; ``chance``: a dashed line at the strongest chance baseline)."""
+    systems = list(systems if systems is not None else ctx.systems)
+    values = {s: {m: (ctx.spine.scores[s][m].value, *(ctx.interval(s, m) or (None, None))) for m in metrics}
+              for s in systems}
+    return Figure(figure_id, caption, ctx.charts.metric_chart(systems, list(metrics), [ctx.short(m) for m in metrics],
+                                                              values, chance))
+
+
 def shares_blocks(ctx: Context, systems: Sequence[str], categories: Sequence[str], head: str,
                   leading: Sequence[tuple[Column, Sequence[Cell]]], prevalence: Sequence[float | None],
                   shares: Mapping[str, Sequence[float | None]], table: tuple[str, str],
@@ -116,6 +127,17 @@ def shares_blocks(ctx: Context, systems: Sequence[str], categories: Sequence[str
                  for i, kind in enumerate(categories))
     blocks.append(_fit_systems(Table(*table, head, columns, rows, _density(len(columns) + 1)), systems))
     return blocks
+
+
+def category_table(table_id: str, caption: str, head: str, categories: Sequence[str], support: Sequence[Any],
+                   systems: Sequence[str], cell: Callable[[str, int], Cell], for_paper: bool = False) -> Table:
+    """Categories (rows: classification's classes, tagging's chunk types) × a support column and one column per
+    system, each cell ``cell(system, category index)``; a row per system instead where the systems do not fit."""
+    columns = (Column("Support"), *(Column(s, rotate=len(systems) > 3) for s in systems))
+    rows = tuple(Row(kind, (Cell(support[i], "count"), *(cell(s, i) for s in systems)))
+                 for i, kind in enumerate(categories))
+    return _fit_systems(Table(table_id, caption, head, columns, rows, _density(len(columns) + 1),
+                              for_paper=for_paper), systems)
 
 
 def best_set_blocks(ctx: Context) -> tuple[Any, ...]:

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from auditor.analyses.significance import BestSet, PairTest
     from auditor.analyses.verdict import Verdict
     from auditor.io.source import Source
-    from auditor.results import Audit, Score
+    from auditor.results import Audit, Score, UnitAudit
 
 
 @dataclass(frozen=True)
@@ -71,6 +71,22 @@ class Spine:
                    str(audit.options.correction), audit.sources, signature or str(audit.signature), audit.warnings,
                    (stats.best_set or {}) if stats is not None else {}, tuple(stats.tests) if stats is not None else (),
                    audit.rankings, audit.verdict, resampling=getattr(stats, "resampling", None))
+
+    @classmethod
+    def of_units(cls, audit: UnitAudit, names: Mapping[str, Any],
+                 scores: Mapping[str, Mapping[str, Score]] | None = None, rounds: int = 0,
+                 untested: str | None = None) -> Spine:
+        """The spine of a task counted per unit (a :class:`~auditor.results.UnitAudit`: tagging, translation):
+        its record's parts, the metrics' ``names``, and ``scores`` where the report shows values other than the
+        record's (None: the record's)."""
+        from auditor.io.source import Source
+
+        sources = {name: x if isinstance(x, Source) else Source(str(x["path"]), x.get("sha256"), audit.n_items)
+                   for name, x in audit.sources.items()}
+        return cls(audit.task, tuple(audit.systems), scores if scores is not None else audit.metrics, names,
+                   float(audit.options["alpha"]), str(audit.options["correction"]), sources, str(audit.signature),
+                   tuple(audit.warnings), audit.best_set or {}, tuple(audit.tests or ()), audit.rankings,
+                   audit.verdict, audit.unit, audit.resampling, rounds, untested)
 
     @property
     def tested(self) -> bool:

@@ -6,9 +6,10 @@ from typing import Any
 
 from auditor.formatting import format_value
 from auditor.report.context import SECTION_TITLES, Context
-from auditor.report.model import Cell, Column, Figure, Paragraph, Row, Section, Table
+from auditor.report.model import Cell, Column, Paragraph, Row, Section, Table
 from auditor.report.sections import section
 from auditor.report.sections.summary import _strongest_baseline
+from auditor.report.skeleton import metric_figure
 from auditor.report.tables import _density
 
 
@@ -23,14 +24,12 @@ def metrics_section(ctx: Context) -> Section:
     if ctx.figures:
         keys = ctx.key_metrics()
         chance = {m: (best or (None, None))[1] for m in keys for best in [_strongest_baseline(ctx, m)]}
-        blocks.append(Figure("fig-metrics", "Key metric values per system (×100)" +
-                             (f" with {ctx.level} bootstrap intervals" if has_ci else "") +
-                             (", systems ordered by the primary metric; dashed red line: the expected score of the "
-                              "strongest chance baseline (uniform, prevalence or majority; see Chance baselines)."
-                              if any(v is not None for v in chance.values()) else "."),
-                             ctx.charts.metric_chart(ctx.systems, keys, [ctx.short(m) for m in keys],
-                                                     {s: {m: _value_and_interval(ctx, s, m) for m in keys}
-                                                      for s in ctx.systems}, chance)))
+        blocks.append(metric_figure(ctx, "fig-metrics", "Key metric values per system (×100)" +
+                                    (f" with {ctx.level} bootstrap intervals" if has_ci else "") +
+                                    (", systems ordered by the primary metric; dashed red line: the expected score of "
+                                     "the strongest chance baseline (uniform, prevalence or majority; see Chance "
+                                     "baselines)." if any(v is not None for v in chance.values()) else "."),
+                                    keys, chance=chance))
     for table_id, chosen, caption in (
         ("table-metrics", main, "Every metric for every system (×100)." + _bold_rule(ctx)),
         ("table-calibrated", calibrated, "Prevalence-calibrated variants (Opitz 2024 §5.2): each gold class rescaled "
@@ -77,8 +76,3 @@ def _calibration_changes_nothing(ctx: Context, calibrated: list[str]) -> bool:
                 return False
     return True
 
-
-def _value_and_interval(ctx: Context, system: str, metric_id: str) -> tuple[float | None, float | None, float | None]:
-    """(value, low, high) of ``metric_id`` for ``system``; None where undefined or without an interval."""
-    low, high = ctx.interval(system, metric_id) or (None, None)
-    return ctx.audit.systems[system].metrics[metric_id].value, low, high

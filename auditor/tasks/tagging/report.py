@@ -8,11 +8,11 @@ from typing import Any
 from auditor.metrics.registry import REGISTRY
 from auditor.report import skeleton
 from auditor.report.context import Context
-from auditor.report.model import Bullets, Cell, Column, Figure, Paragraph, Report, Row, Section, Table
+from auditor.report.model import Bullets, Cell, Column, Paragraph, Report, Row, Section, Table
 from auditor.report.spine import MetricName, Spine
-from auditor.report.tables import _density, _fit_systems
 from auditor.tasks.tagging.counting import ERRORS
 from auditor.tasks.tagging.names import FORMULAS, ILL_FORMED_SHOWN, NAMES, PER_TYPE_ZERO, SHORT, UNDEFINED
+from auditor.tasks.tagging.profile import data_profile
 
 HEADLINE = ("span_micro_f1", "span_macro_f1", "span_weighted_f1", "span_partial_f1", "accuracy", "type_macro_f1")
 TOKEN_SHOWN = ("accuracy", "macro_f1", "weighted_f1", "macro_recall", "kappa", "mcc", "informedness", "nit")
@@ -29,8 +29,8 @@ CHUNKS = ("Tjong Kim Sang & Buchholz 2000 (the conlleval script's chunks); Tjong
 OVER_TOKENS = ("Token metrics: the classification catalogue's formulas with C_ij the number of tokens of gold tag i "
                "tagged j, over full tags (B-PER ≠ I-PER, as conlleval's accuracy); their “type” forms count over "
                "entity types with the prefixes removed (O its own class). An item of the catalogue's notes is a "
-               "token here. N tokens, k tags, p_i gold tag i's share "
-               "of the tokens, b_j tag j's share of the predictions, R_i = C_ii / Σ_j C_ij.")
+               "token here. N tokens, k tags, p_i gold tag i's share of the tokens, b_j tag j's share of the "
+               "predictions, R_i = C_ii / Σ_j C_ij.")
 
 
 def _name(metric: str) -> str:
@@ -45,17 +45,6 @@ def _short(metric: str) -> str:
         return SHORT[metric]
     base = REGISTRY.metrics[metric.removeprefix("type_")].label
     return ("type " if metric.startswith("type_") else "") + base
-
-
-def spine(audit: Any) -> Spine:
-    """What the skeleton reads from a :class:`~auditor.tasks.tagging.result.TaggingAudit`."""
-    stats = audit.statistics
-    return Spine("tagging", tuple(audit.systems), audit.metrics,
-                 {m: MetricName(m, _name(m), _short(m)) for m in audit.observed}, float(audit.options["alpha"]),
-                 str(audit.options["correction"]), audit.sources, str(audit.signature), tuple(audit.warnings),
-                 (stats.best_set or {}) if stats is not None else {},
-                 tuple(stats.tests or ()) if stats is not None else (), audit.rankings, audit.verdict, "sentence",
-                 stats.resampling if stats is not None else None)
 
 
 def summary_section(ctx: Context) -> Section:
@@ -80,7 +69,7 @@ def data_section(ctx: Context) -> Section | None:
     audit = ctx.audit
     if audit.spans is None:
         return None
-    data = audit.to_json()["tagging"]["data"]
+    data = data_profile(audit)
     types, per_type = list(data["types"]), data["types"]
     blocks: list[Any] = [Paragraph(
         "Type prevalence is the share of gold chunks of each type; a system's share is the share of its predicted "
@@ -102,7 +91,7 @@ def data_section(ctx: Context) -> Section | None:
 
 
 def spans_section(ctx: Context) -> Section | None:
-    audit, charts, figures = ctx.audit, ctx.charts, ctx.figures
+    audit = ctx.audit
     if audit.spans is None:
         return None
     metrics = ("span_micro_precision", "span_micro_recall", "span_micro_f1", "span_macro_precision",
@@ -111,24 +100,18 @@ def spans_section(ctx: Context) -> Section | None:
         "A chunk counts when its boundaries and type equal a gold chunk's (conlleval's and seqeval's count). Macro "
         "averages run over the types of gold and predicted chunks (seqeval's label set); a type's 0/0 counts as 0 "
         "there. Weighted averages weight each type by its gold chunks.")]
-    if figures:
-        values = {s: {m: (audit.metrics[s][m].value, audit.metrics[s][m].lo, audit.metrics[s][m].hi)
-                      for m in ("span_micro_f1", "span_macro_f1", "span_partial_f1")} for s in audit.systems}
-        blocks.append(Figure("fig-span-f1", "Span F1 (×100) with 95% intervals over sentences.",
-                             charts.metric_chart(audit.systems, ["span_micro_f1", "span_macro_f1", "span_partial_f1"],
-                                                 ["micro F1", "macro F1", "partial F1"], values)))
+    if ctx.figures:
+        blocks.append(skeleton.metric_figure(ctx, "fig-span-f1", f"Span F1 (×100) with {ctx.level} intervals over "
+                                             "sentences.", ("span_micro_f1", "span_macro_f1", "span_partial_f1"),
+                                             audit.systems))
     blocks.append(skeleton.score_table(ctx, "table-metrics", "Span precision, recall and F1 (×100).", metrics,
                                        for_paper=True))
     types = audit.codes.types
-    rows = []
-    for s, name in enumerate(audit.systems):
-        per_type = audit.span_tables(s)["per_type"]
-        rows.append((name, [Cell(per_type[t]["f1"], "score") for t in types]))
-    support = audit.span_tables(0)["per_type"] if audit.systems else {}
-    columns = tuple(Column(f"{t} ({support[t]['support']})" if t in support else t) for t in types)
-    blocks.append(_fit_systems(Table("table-type-f1", "Span F1 per type (×100; gold chunks in brackets; — = 0/0).",
-                                     "System", columns, tuple(Row(name, tuple(cells)) for name, cells in rows),
-                                     _density(len(columns) + 1)), audit.systems))
+    per_type = {name: audit.span_tables(s)["per_type"] for s, name in enumerate(audit.systems)}
+    support = [per_type[audit.systems[0]][t]["support"] if audit.systems else None for t in types]
+    blocks.append(skeleton.category_table(
+        "table-type-f1", "Span F1 per type and system (×100; — = 0/0); Support: the type's gold chunks.", "Type",
+        types, support, audit.systems, lambda s, t: Cell(per_type[s][types[t]]["f1"], "score")))
     return Section("spans", "Span figures", tuple(blocks))
 
 
@@ -243,4 +226,5 @@ def build_report(audit: Any, figures: bool = True) -> Report:
     """The report model of a :class:`~auditor.tasks.tagging.result.TaggingAudit`."""
     subtitle = (f"{len(audit.systems)} taggers scored against {audit.sources['gold'].path} "
                 f"({audit.aligned.n_tokens:,} tokens, {audit.aligned.n_sentences:,} sentences)")
-    return skeleton.task_report(audit, spine(audit), SECTIONS, "Tagging audit", subtitle, figures)
+    names = {m: MetricName(m, _name(m), _short(m)) for m in audit.observed}
+    return skeleton.task_report(audit, Spine.of_units(audit, names), SECTIONS, "Tagging audit", subtitle, figures)

@@ -12,7 +12,6 @@ import numpy as np
 
 from auditor.analyses.intervals import details_json
 from auditor.formatting import plural
-from auditor.io.source import Source
 from auditor.report import skeleton
 from auditor.report.context import Context
 from auditor.report.model import Cell, Column, Facts, Figure, Paragraph, Report, Row, Section, Table
@@ -47,11 +46,8 @@ def spine(audit: Any) -> Spine:
     keeps it)."""
     scores = {s: {m: dataclasses.replace(v, convention=None) if m in SAID_ONCE else v for m, v in row.items()}
               for s, row in audit.metrics.items()}
-    sources = {name: Source(str(x["path"]), x["sha256"], audit.n_items) for name, x in audit.sources.items()}
-    return Spine("translation", tuple(audit.systems), scores, names(NAMES), float(audit.options["alpha"]),
-                 str(audit.options["correction"]), sources, str(audit.signature), tuple(audit.warnings),
-                 audit.best_set or {}, tuple(audit.tests or ()), audit.rankings, audit.verdict, "segment",
-                 audit.resampling, audit.statistics.rounds, None if audit.tests is not None else audit.statistics.note)
+    return Spine.of_units(audit, names(NAMES), scores, audit.statistics.rounds, None if audit.tests is not None else
+                          audit.statistics.note)
 
 
 INTERVALS = "(BLEU, chrF: BCa bootstrap; MacroF, MicroF: value ± z · jackknife SE)"
