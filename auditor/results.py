@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # the analysis modules load scipy; the record needs only thei
     from auditor.analyses.scores import ScoreAnalysis
     from auditor.analyses.significance import Statistics
     from auditor.analyses.slices import SliceAnalysis
+    from auditor.analyses.units import UnitStatistics
     from auditor.analyses.verdict import Verdict
 
 #: The audit JSON's schema, the same for every task kind (``auditor/audit.schema.json``).
@@ -470,13 +471,14 @@ class UnitAudit:
     """The one record of a task kind whose metrics are functions of per-unit statistics summed over units
     (tagging: sentences; translation: segments): what every such audit holds, its audit.json and ``auditor
     score``'s table (docs/architecture.md, "The audit record"). A task's record subclasses it, adds its own fields
-    and writes its own keys (:meth:`own_json`, :meth:`system_json`, ``_statistics_json``).
+    and writes its own keys (:meth:`own_json`, :meth:`system_json`).
 
     ``metrics``: system -> metric id -> :class:`Score` (value, interval, why undefined, convention);
     ``options``: audit.json's ``options`` (the shared ones and the task's own); ``tests``: the pair tests (None:
     none ran); ``best_set``: metric -> its best set (what bold means); ``rankings``: rank disagreement;
     ``verdict``: whether the winner depends on the metric; ``resampling``: with clusters, the record's
-    ``statistics.resampling``."""
+    ``statistics.resampling``; ``statistics``: the intervals, ranks, tests and best sets over units, audit.json's
+    ``statistics`` (:class:`~auditor.analyses.units.UnitStatistics`; None: no resampling ran)."""
 
     #: audit.json's ``task``, and what a resample draws.
     task: ClassVar[str]
@@ -496,6 +498,7 @@ class UnitAudit:
     verdict: Verdict | None = None
     recommendation: Mapping[str, Any] | None = None
     resampling: Mapping[str, Any] | None = None
+    statistics: UnitStatistics | None = None
     warnings: tuple[str, ...] = ()
 
     @property
@@ -534,7 +537,7 @@ class UnitAudit:
 
     def _statistics_json(self) -> dict[str, Any] | None:
         """audit.json's ``statistics`` (None: no resampling ran)."""
-        return None
+        return None if self.statistics is None else self.statistics.to_json(self.systems)
 
     def terminal_lines(self, columns: Sequence[str] = (), sort: str | None = None) -> list[str]:
         """``auditor score``'s table: what was audited, then systems × metrics (ids, as the command line resolves

@@ -213,7 +213,7 @@ def _intervals(aligned: Aligned, spans: Any, layout: Layout, active: np.ndarray,
     scipy. With ``clusters`` (of sentences) whole clusters are drawn and swapped."""
     from dataclasses import replace
 
-    from auditor.analyses.significance import randomisation_rounds
+    from auditor.analyses.significance import RANK_RULE, randomisation_rounds, rounds_rule
     from auditor.analyses.units import UnitResampler, block_rows, randomisation_tests, unit_statistics
 
     with progress.task("bootstrap over sentences", total=1) as advance:
@@ -228,19 +228,18 @@ def _intervals(aligned: Aligned, spans: Any, layout: Layout, active: np.ndarray,
             lambda sums: _evaluate(layout.parts(sums), active, spans is not None), dtype)
         advance(1)
     tested = None if analyses is not None and "statistics" not in analyses else [m for m in TESTED if m in observed]
-    tests = None
+    tests, S = None, len(aligned.names)
+    rounds = randomisation_rounds(options.bootstrap, S * (S - 1) // 2, options.alpha)
     if tested is not None:
         pair = replace(layout, S=2)
-        S = len(aligned.names)
-        rounds = randomisation_rounds(options.bootstrap, S * (S - 1) // 2, options.alpha)
-        with progress.task("approximate randomisation over sentences", total=1) as advance:
-            tests = randomisation_tests(
-                matrix, layout.shared, layout.per_system,
-                lambda a, b, sums: _evaluate(pair.parts(sums), active[[a, b]], spans is not None),
-                observed, aligned.names, tested, rounds, options.seed, options.correction, clusters)
-            advance(1)
+        tests = randomisation_tests(
+            matrix, layout.shared, layout.per_system,
+            lambda a, b, sums: _evaluate(pair.parts(sums), active[[a, b]], spans is not None),
+            observed, aligned.names, tested, rounds, options.seed, options.correction, clusters, progress=progress)
     return unit_statistics(values, observed, aligned.names, options.bootstrap, options.alpha, options.correction,
-                           tested, tests, clusters, None if clusters is None else _resampling(aligned, clusters))
+                           tested, tests, clusters, None if clusters is None else _resampling(aligned, clusters),
+                           seed=options.seed, unit="sentence", rank_rule=RANK_RULE, rounds=rounds,
+                           rounds_rule=rounds_rule(rounds, S * (S - 1) // 2, options.alpha))
 
 
 def _resampling(aligned: Aligned, clusters: Any) -> dict[str, Any]:
