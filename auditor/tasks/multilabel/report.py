@@ -7,14 +7,17 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from auditor.analyses.recommend import rule_lines
 from auditor.io.source import Source
 from auditor.report import skeleton
 from auditor.report.context import Context
 from auditor.report.model import Bullets, Cell, Column, Facts, Paragraph, Report, Row, Section, Table
+from auditor.report.sections.recommendation import record_section, rules_section
 from auditor.report.spine import MetricName, Spine
 from auditor.report.tables import _density
 from auditor.results import Score
 from auditor.tasks.multilabel.measures import BY_ID, CONVENTION, KEY_METRICS, METRICS, SHORT
+from auditor.tasks.multilabel.recommend import RULES
 
 
 def spine(audit: Any) -> Spine:
@@ -107,16 +110,12 @@ def chance_section(ctx: Context) -> Section | None:
 
 
 def recommendation_section(ctx: Context) -> Section | None:
-    """The recommended metrics with their formulas, reasons and the passages each rule follows; those to avoid."""
+    """The recommended metrics with their formulas, reasons and the passages each rule follows; those to avoid (the
+    record's section, :func:`auditor.report.sections.recommendation.record_section`)."""
     found = ctx.audit.recommendation
     if found is None:
         return None
-    quoted = dict.fromkeys(source.quoted for entry in (*found.metrics, *found.avoid) for source in entry.sources)
-    return skeleton.recommendation_section(
-        ctx, ((e.id, e.role, BY_ID[e.id].formula, (*(("why", reason) for reason in e.reasons),
-                                                    ("follows", "; ".join(source.citation for source in e.sources))))
-              for e in found.metrics), ((e.id, "; ".join(e.reasons)) for e in found.avoid),
-        (Bullets(tuple(quoted), "Passages the rules follow"),), title="Recommended metrics", for_summary=False)
+    return record_section(ctx, found, title="Recommended metrics", for_summary=False)
 
 
 def properties_section(ctx: Context) -> Section:
@@ -220,7 +219,7 @@ def definitions_section(ctx: Context) -> Section:
 #: The multi-label report's own sections and their places in the skeleton.
 SECTIONS = ((10, summary_section), (20, data_section), (30, chance_section), (50, metrics_section),
             (60, per_label_section), (70, thresholds_section), (80, properties_section), (120, significance_section),
-            (130, recommendation_section), (140, definitions_section))
+            (130, recommendation_section), (140, definitions_section), (170, rules_section))
 
 
 def build_report(audit: Any, figures: bool = True) -> Report:
@@ -232,5 +231,6 @@ def build_report(audit: Any, figures: bool = True) -> Report:
     gold = audit.sources["gold"]["path"]
     subtitle = f"{len(audit.systems)} systems' label sets scored against {gold} ({audit.aligned.n_items:,} items, " \
                f"{len(audit.labels)} labels)"
+    rules = rule_lines(RULES) if audit.recommendation is not None else []
     return skeleton.task_report(audit, spine(audit), SECTIONS, "Multi-label audit", subtitle, figures,
-                                {"reproducibility": facts})
+                                {"reproducibility": facts, "rules": rules})
