@@ -11,6 +11,7 @@ from scipy import stats
 
 import auditor
 from auditor.analyses.baselines import (
+    SETTLED,
     SHUFFLE,
     ChanceComparison,
     adjust_shuffle_p,
@@ -18,7 +19,6 @@ from auditor.analyses.baselines import (
     permutation_p_value,
     sample_random,
     sample_shuffle,
-    shuffle_draws,
 )
 from auditor.io.counts import count
 from auditor.options import CHANCE_DRAWS
@@ -371,13 +371,22 @@ def test_shuffle_p_values_are_adjusted_over_the_systems_per_metric():
     assert [bh[s]["kappa"].p_shuffle_adjusted for s in "abc"] == pytest.approx([0.03, 0.04, 0.04])
 
 
-def test_shuffle_draws_let_the_corrected_test_reach_alpha():
-    """S/(R + 1) <= alpha/2: at 23 systems 1,000 draws suffice, at 60 systems R = ceil(2 x 60 / 0.05)."""
-    assert shuffle_draws(1000, 23, 0.05) == 1000
-    assert shuffle_draws(1000, 60, 0.05) == 2400
-    for systems in (1, 23, 60, 500):
-        draws = shuffle_draws(1000, systems, 0.01)
-        assert systems / (draws + 1) <= 0.01 / 2
+def test_many_systems_draw_a_fixed_number_of_shuffles():
+    """60 systems far above chance: R = 1,000 shuffles per system (not ⌈2S/α⌉ = 2,400): every metric with a bound
+    is settled by it without a draw, while NIT (no bound) keeps its Monte Carlo p = 1/(R + 1), whose Holm-adjusted
+    p, 60/1,001, cannot reach α: its answer is flagged open (p_shuffle_resolved false), not called settled."""
+    rng = np.random.default_rng(3)
+    gold = rng.choice(3, 200)
+    systems = {f"s{i:02d}": np.where(rng.random(200) < 0.9, gold, rng.choice(3, 200)) for i in range(60)}
+    document = auditor.audit(gold, systems, seed=4, analyses=("baselines",)).to_json()
+    assert document["chance"]["method"]["draws"] == 1000
+    for entry in document["chance"]["systems"].values():
+        assert all(entry[m]["p_shuffle_method"] == "bound" for m in SETTLED)
+        nit = entry["nit"]
+        assert (nit["p_shuffle_method"], nit["p_shuffle_draws"], nit["p_shuffle_resolved"]) == ("monte carlo", 1000,
+                                                                                                   False)
+        assert nit["p_shuffle"] == pytest.approx(1 / 1001) and nit["p_shuffle_adjusted"] == pytest.approx(60 / 1001)
+        assert nit["p_shuffle_interval"][0] == 0.0
 
 
 def test_json_has_the_adjusted_shuffle_p_value_and_its_correction():

@@ -15,7 +15,7 @@ from sklearn.metrics import f1_score
 
 import auditor
 from auditor.analyses import shuffle_test
-from auditor.analyses.baselines import chance_baselines
+from auditor.analyses.baselines import SETTLED, chance_baselines
 from auditor.analyses.significance import holm
 from auditor.io.counts import count
 
@@ -107,16 +107,16 @@ def test_settling_draws_are_the_fewest_that_settle_ps_no_draw_reached(systems, c
 def test_systems_far_above_chance_are_settled_in_one_extra_round():
     """Ten systems no shuffle reaches, 1,000 base draws: Holm needs 1,517 (settling_draws), which one
     extra round of 517 each brings, where doubling drew 2,000; the extra draws score only the settled metric
-    (macro F1: no tail bound). Accuracy, settled beside it, needs no draw: a tail bound settles it."""
+    (NIT: no tail bound). Accuracy, settled beside it, needs no draw: a tail bound settles it."""
     rng = np.random.default_rng(4)
     gold = rng.choice(5, 300)
     systems = {f"s{i}": np.where(rng.random(300) < 0.8, gold, rng.choice(5, 300)) for i in range(10)}
-    result = chance_baselines(count(gold, systems), draws=1000, seed=2, alpha=0.05, settle=("macro_f1", "accuracy"))
+    result = chance_baselines(count(gold, systems), draws=1000, seed=2, alpha=0.05, settle=("nit", "accuracy"))
     for system in systems:
-        test = result.chance[system]["macro_f1"]
+        test = result.chance[system]["nit"]
         assert (test.shuffle_p.draws, test.shuffle_p.resolved, test.p_shuffle) == (1517, True, 1 / 1518)
         scores = result.shuffle_scores[system]
-        assert scores["macro_f1"].size == 1517 and scores["kappa"].size == 1000
+        assert scores["nit"].size == 1517 and scores["kappa"].size == 1000
         bounded = result.chance[system]["accuracy"].shuffle_p
         assert (bounded.method, bounded.draws, bounded.resolved) == ("bound", None, True) and bounded.p < 1e-10
 
@@ -157,8 +157,9 @@ def test_semeval_2018_above_chance_is_exact_and_named(semeval2018_dir):
 
 
 def test_audit_settles_the_metrics_page_one_and_the_recommendation_read():
-    """Accuracy and macro recall (page 1's primary) and informedness (the recommendation's near-chance
-    test) are settled: by a tail bound far above chance, else by draws, whose extra ones score only them."""
+    """Every metric with a tail bound (accuracy and macro recall, page 1's primary; the report's key metrics;
+    informedness and kappa, the recommendation's near-chance test) is settled: by the bound far above chance,
+    else by draws, whose extra ones score only them."""
     rng = np.random.default_rng(2)
     gold = rng.choice(3, 200)
     audit = auditor.audit(gold, {"a": np.where(rng.random(200) < 0.3, gold, 0), "b": rng.choice(3, 200)},
@@ -167,9 +168,10 @@ def test_audit_settles_the_metrics_page_one_and_the_recommendation_read():
     assert entries["a"]["macro_recall"]["p_shuffle_method"] == "bound"
     entry = entries["b"]
     assert entry["macro_recall"]["p_shuffle_method"] == "monte carlo"
-    # the settled metrics say whether their answer is settled; the others' Monte Carlo p has resolved null
-    assert {m for m, e in entry.items() if e.get("p_shuffle_resolved") is not None} == {"accuracy", "macro_recall",
-                                                                                         "informedness"}
+    # every metric says whether its answer is settled; only the settled metrics are drawn beyond the base draws
+    assert all(e["p_shuffle_resolved"] is not None for e in entry.values())
+    assert {m for m, e in entry.items() if e["p_shuffle_draws"] > 1000} <= set(SETTLED)
+    assert {"accuracy", "macro_recall", "informedness", "kappa", "mcc", "macro_f1", "macro_f1_hm"} <= set(SETTLED)
     scores = audit.baselines.shuffle_scores["b"]
     assert scores["macro_recall"].size == entry["macro_recall"]["p_shuffle_draws"] >= scores["nit"].size
 

@@ -27,11 +27,14 @@ random predictor, multivariate hypergeometric rows for a shuffle; item by item, 
 when k² > 4N), made and scored in chunks of at most :data:`CHUNK_ELEMENTS` numbers; the systems'
 shuffles on worker threads (each system has its own stream, so the draws do not depend on them).
 
-The audit (:func:`analyse`) takes R = max(1000, ⌈2S/α⌉) draws per baseline (the smallest
-adjusted p, S/(R + 1), is then at most α/2) and adjusts each metric's shuffle p-values over the
-S systems (Holm or Benjamini–Hochberg). The key metrics' p-values are settled
-(:mod:`auditor.analyses.shuffle_test`): exact for two classes, else more draws for the systems
-whose corrected answer Monte Carlo error could still change.
+The audit (:func:`analyse`) takes R = :data:`~auditor.options.CHANCE_DRAWS` draws per baseline, however many
+systems there are, and adjusts each metric's shuffle p-values over the S systems (Holm or Benjamini–Hochberg).
+The p-values of every metric with a bound found without draws (:data:`SETTLED`, the key metrics among them) are
+settled (:mod:`auditor.analyses.shuffle_test`): exact for two classes, else by the bound where it settles the
+corrected answer, else by more draws for the systems whose answer Monte Carlo error could still change. The other
+metrics' p-values are Monte Carlo over the R draws, with their Clopper–Pearson intervals and whether the corrected
+answer is settled: the smallest adjusted p is S/(R + 1) (above α/2 beyond 25 systems at α = 0.05), so those
+answers can stay open where drawing ⌈2S/α⌉ tables per system would have cost S² (issue 40).
 
 When is the expected value exact? f(E[C]) = E[f(C)] whenever f is affine on the convex hull of
 the matrices the baseline can produce; :func:`~auditor.analyses.affine_check.affine_on_draws` checks it on the draws (f
@@ -94,17 +97,18 @@ SAMPLING = ("on counts, never by re-indexing items: a random predictor's gold ro
 RANDOM_BASELINES = ("uniform", "prevalence")
 FIXED_BASELINES = RANDOM_BASELINES + ("majority",)
 SHUFFLE = "shuffle"
-#: Metrics whose shuffle p-values the audit settles: page 1's primary (accuracy or macro recall) and
-#: the recommendation's near-chance test (informedness).
-SETTLED = ("accuracy", "macro_recall", "informedness")
+#: Metrics whose shuffle p-values the audit settles: those with a bound found without draws
+#: (:data:`~auditor.analyses.shuffle_bound.BOUNDED`: page 1's primary, the report's key metrics, the
+#: recommendation's near-chance test), drawn further only where the bound leaves the answer open.
+SETTLED = shuffle_bound.BOUNDED
 
 #: What ``--bootstrap 0`` leaves out of the chance baselines, and what stays (JSON ``chance.method.not_run``).
 NO_DRAWS = ("--bootstrap 0: no draws, so no Monte Carlo ranges or means (mc_* null) and no Monte Carlo shuffle "
             "p-values. Kept: every expectation f(E[C]), exact where the metric is affine between tables built "
             "without draws inside the baseline's hull; the shuffle p-values that need no draw: exact for two "
-            "classes, else for accuracy, macro recall and informedness an upper bound where it settles the "
-            "corrected answer (the other systems counted at p = 1); every other p_shuffle is null with "
-            "p_shuffle_method 'not tested'")
+            "classes, else for the metrics affine in the diagonal once the margins are fixed, or at most such a "
+            "metric (auditor.analyses.shuffle_bound), an upper bound where it settles the corrected answer (the "
+            "other systems counted at p = 1); every other p_shuffle is null with p_shuffle_method 'not tested'")
 DESCRIPTIONS = {
     "uniform": "random labels, equally likely over the gold classes",
     "prevalence": "random labels drawn with the gold prevalence",
@@ -224,8 +228,11 @@ class ChanceBaselines:
             "sampling": SAMPLING,
             "p_value": "one-sided, (1 + #{shuffle >= observed}) / (R + 1)",
             "p_shuffle_correction": (f"p_shuffle_adjusted: each metric's p_shuffle adjusted over the "
-                                     f"{len(self.chance)} systems with {self.correction}; draws = max(1000, "
-                                     "ceil(2S/alpha)) so that the smallest adjusted p, S/(R + 1), is at most alpha/2"),
+                                     f"{len(self.chance)} systems with {self.correction}; draws per baseline R = "
+                                     f"{self.draws} whatever the number of systems S: a Monte Carlo p is at least "
+                                     "1/(R + 1), so its adjusted p at least S/(R + 1) for Holm; the metrics with a "
+                                     "bound (p_shuffle_resolution) are drawn further where their answer is open, the "
+                                     "others' p_shuffle_resolved says whether more draws could change it"),
         }
         if self.settled:
             method["p_shuffle_resolution"] = shuffle_test.RESOLUTION
@@ -377,11 +384,11 @@ def predictor_distributions(counts: Counts) -> tuple[dict[str, np.ndarray], int]
 
 def analyse(counts: Counts, metrics: Sequence[Metric], seed: int, alpha: float, correction: str = "holm",
             progress: Progress = SILENT, bootstrap: int = 1) -> ChanceBaselines:
-    """The chance baselines of the audit: :func:`chance_baselines` with :func:`shuffle_draws` draws per
-    baseline, shuffle p-values adjusted over the systems with ``correction``, those of :data:`SETTLED`
-    settled (exact for two classes, else drawn until Monte Carlo error cannot change the answer).
-    ``bootstrap`` 0 (``--bootstrap 0``): no draw at all (:data:`NO_DRAWS`)."""
-    draws = shuffle_draws(CHANCE_DRAWS, len(counts.systems), alpha) if bootstrap > 0 else 0
+    """The chance baselines of the audit: :func:`chance_baselines` with :data:`~auditor.options.CHANCE_DRAWS`
+    draws per baseline, shuffle p-values adjusted over the systems with ``correction``, those of :data:`SETTLED`
+    settled (exact for two classes, else bounded or drawn until Monte Carlo error cannot change the answer), the
+    others Monte Carlo with their intervals. ``bootstrap`` 0 (``--bootstrap 0``): no draw at all (:data:`NO_DRAWS`)."""
+    draws = CHANCE_DRAWS if bootstrap > 0 else 0
     return chance_baselines(counts, metrics, draws=draws, seed=seed, alpha=alpha, progress=progress,
                             correction=correction, settle=SETTLED)
 
@@ -404,7 +411,7 @@ def chance_baselines(
     ----------
     counts : the test set's :class:`~auditor.io.counts.Counts`.
     metrics : scalar metrics to evaluate (default ``REGISTRY.scalar()``).
-    draws : Monte Carlo draws R per baseline (:func:`analyse` uses :func:`shuffle_draws`); 0: none at all
+    draws : Monte Carlo draws R per baseline (:func:`analyse`: :data:`~auditor.options.CHANCE_DRAWS`); 0: none at all
         (:data:`NO_DRAWS`: exact expectations, exact or bounded p-values, nothing else).
     seed : every draw derives from it; each baseline and each system has its own stream.
     alpha : the Monte Carlo ranges (``mc_low``, ``mc_high``) cover 1 − alpha of the draws.
@@ -543,7 +550,7 @@ def _exact_shuffles(counts: Counts, metrics: Sequence[Metric], alpha: float, adv
     if exact := counts.k == 2 and shuffle_test.exact_binary(
             support, columns, observed, lambda tables: _scores(tables, metrics, active)):
         return shuffle, shuffle_scores, exact
-    wanted = {m: observed[m] for m in shuffle_bound.AFFINE_IN_DIAGONAL if m in observed}
+    wanted = {m: observed[m] for m in shuffle_bound.BOUNDED if m in observed}
     bounds = shuffle_bound.bounds(support, columns, wanted, active, shuffle_test.TIE_TOLERANCE)
     return shuffle, shuffle_scores, shuffle_test.settle_without_draws(wanted, bounds, alpha, correction)
 
@@ -554,7 +561,8 @@ def _settle(counts: Counts, metrics: Sequence[Metric],
             settling: tuple[Mapping[str, np.ndarray], Sequence[str], str]) -> dict[str, list[shuffle_test.ShuffleP]]:
     """Settled shuffle p-values (:mod:`~auditor.analyses.shuffle_test`): every metric's exact p with
     two classes; else the ``settling`` metrics' p bounded without draws where the bound settles the answer
-    (:mod:`~auditor.analyses.shuffle_bound`), the other systems drawn again (``drawn`` extended in place)."""
+    (:mod:`~auditor.analyses.shuffle_bound`), the other systems drawn again (``drawn`` extended in place), and
+    every other metric's Monte Carlo p over its draws with its interval and whether its answer is settled."""
     (observed, settle, correction) = settling
     if not settle or not counts.systems:
         return {}
@@ -576,17 +584,11 @@ def _settle(counts: Counts, metrics: Sequence[Metric],
     per_draw = counts.n_items if sparse_draws(counts.k, counts.n_items) else counts.k ** 2
     wanted = {m: observed[m] for m in settle}
     bounds = shuffle_bound.bounds(support, columns, wanted, counts.labels_given, shuffle_test.TIE_TOLERANCE)
-    return shuffle_test.settle(wanted, null, alpha, correction, shuffle_test.draw_cap(draws, per_draw), more, bounds)
-
-
-def shuffle_draws(draws: int, systems: int, alpha: float) -> int:
-    """Draws enough for the shuffle p-values, corrected over ``systems``, to reach ``alpha``.
-
-    The smallest permutation p is 1/(R + 1), so after Holm over S systems the smallest
-    adjusted p is S/(R + 1). Returns ``max(draws, ⌈2S/α⌉)`` (smallest adjusted p ≤ α/2), the
-    rule :func:`auditor.analyses.significance.randomisation_rounds` applies to the pairwise tests.
-    """
-    return max(int(draws), int(np.ceil(2 * systems / alpha)))
+    settled = shuffle_test.settle(wanted, null, alpha, correction, shuffle_test.draw_cap(draws, per_draw), more,
+                                  bounds)
+    others = {m: values for m, values in observed.items() if m not in settled}
+    return {**settled, **shuffle_test.monte_carlo(others, {m: [values[m] for values, _ in drawn] for m in others},
+                                                  alpha, correction)}
 
 
 def adjust_shuffle_p(chance: Mapping[str, Mapping[str, ChanceComparison]],

@@ -45,14 +45,16 @@ import numpy as np
 #: hypergeometric rows for shuffles), and the settled shuffle p-values' extra draws first up to the
 #: fewest that settle a p no draw reached (``fewest``: :func:`auditor.analyses.shuffle_test.settling_draws`;
 #: before, doubling only), after a tail bound that settles without draws where it can (``bound``:
-#: :mod:`auditor.analyses.shuffle_bound`; ``settle=bound+fewest``). Change it with the draws.
+#: :mod:`auditor.analyses.shuffle_bound`; ``settle=bound+fewest``), the bound for every metric affine in the
+#: diagonal or below such a metric, and R = 1,000 shuffles per system whatever the number of systems (``shuffles=
+#: 1000``; before, ⌈2S/α⌉ above 25 systems). Change it with the draws.
 RANKS = "paired-split"
 
 
 def signature(ranks: str = RANKS) -> str:
     """The ``samplers:`` part with ``ranks`` naming how the ranks were drawn (``pairs`` when each pair
     was resampled on its own: :mod:`auditor.analyses.pairwise_resample`)."""
-    return f"ci=cells,ranks={ranks},chance=rows,settle=bound+fewest"
+    return f"ci=cells,ranks={ranks},chance=rows,shuffles=1000,settle=affine-bound+fewest"
 
 
 SIGNATURE = signature()

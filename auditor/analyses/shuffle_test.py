@@ -47,6 +47,11 @@ DRAW_BUDGET = 2**24
 #: scipy.stats.permutation_test; also :func:`auditor.analyses.baselines.permutation_p_value`'s.
 TIE_TOLERANCE = 1e-12
 
+#: The metrics :mod:`~auditor.analyses.shuffle_bound` bounds, in words.
+AFFINE_NAMES = ("accuracy, kappa, MCC, macro recall, precision and F1, weighted F1, informedness, markedness, "
+                "calibrated accuracy and macro recall")
+DOMINATED_NAMES = ("geometric and harmonic mean recall (at most macro recall) and macro F1' (at most the mean of "
+                   "macro precision and recall)")
 #: How the p-values are settled, in words (JSON ``chance.method.p_shuffle_resolution``).
 RESOLUTION = (
     "two classes: exact (the shuffled table is fixed by C_00, hypergeometric; every possible table "
@@ -55,11 +60,13 @@ RESOLUTION = (
     "more draws (first up to the fewest that settle a p no draw reached, floor(ln t / ln(1 - alpha/m)) + 1 with "
     "t = (1 - level)/2 and m = S for holm, 1 for bh; then doubling) until the systems rejected at the upper and "
     "at the lower ends agree, "
-    f"at most {MAX_DRAWS} draws per system; p_shuffle_resolved says whether they agree. Before any draw, accuracy, "
-    "macro recall and informedness (affine in the diagonal once the margins are fixed) get an upper bound on p "
-    "from the exact permutation mean and variance (Cantelli) and from each diagonal cell's hypergeometric tail "
-    "(Boole), the smaller of the two; a system keeps it as its p (p_shuffle_method bound, p_shuffle_interval "
-    "[0, bound]) unless [0, bound] could change the corrected answer, when it is drawn like the others")
+    f"at most {MAX_DRAWS} draws per system; p_shuffle_resolved says whether they agree. Before any draw, the "
+    f"metrics affine in the diagonal once the margins are fixed ({AFFINE_NAMES}) get an upper bound on p from the "
+    "exact permutation mean and variance (Cantelli) and from each diagonal cell's hypergeometric tail (Boole), the "
+    "smaller of the two (kappa and MCC, affine in the diagonal sum as accuracy is, get accuracy's bound), and "
+    f"{DOMINATED_NAMES} the bound of the affine metric they never exceed; a system keeps it as its p "
+    "(p_shuffle_method bound, p_shuffle_interval [0, bound]) unless [0, bound] could change the corrected answer, "
+    "when it is drawn like the others")
 #: ``p_shuffle_method`` of a test that did not run: no draws (``--bootstrap 0``) and no exact test or settling bound.
 NOT_TESTED = "not tested"
 #: Why, in words (the report's above-chance column and captions, the JSON).
@@ -248,6 +255,16 @@ def settle(observed: Mapping[str, np.ndarray], null: Mapping[str, list[np.ndarra
             for metric_id, values in observed.items()}
 
 
+def monte_carlo(observed: Mapping[str, np.ndarray], null: Mapping[str, list[np.ndarray]], alpha: float,
+                correction: str) -> dict[str, list[ShuffleP]]:
+    """Monte Carlo p-values over the draws made, none added (metrics without a bound): each with its
+    Clopper–Pearson interval and whether the corrected answer at α is settled (``resolved`` False where more
+    draws could change it), metric -> one :class:`ShuffleP` per system."""
+    return {metric_id: _results(np.asarray(values, dtype=float), null[metric_id], alpha, correction,
+                                np.full(len(null[metric_id]), np.nan))
+            for metric_id, values in observed.items()}
+
+
 def settle_without_draws(observed: Mapping[str, np.ndarray], bounds: Mapping[str, np.ndarray], alpha: float,
                          correction: str) -> dict[str, list[ShuffleP]]:
     """The shuffle p-values that need no draw (``--bootstrap 0``), metric -> one :class:`ShuffleP` per system: a
@@ -304,12 +321,12 @@ def describe(tests: Sequence[ShuffleP | None], draws: int) -> str:
         return f"every p an upper bound found without draws ({BOUND_NAMES})"
     counts = sorted({t.draws for t in settled if t.draws}) or [draws]
     drawn = f"{counts[0]:,} draws" if len(counts) == 1 else f"{counts[0]:,}–{counts[-1]:,} draws"
-    if settled:
+    if counts[-1] > draws:
         drawn += ", as many as settle the corrected answer"
     text = f"p bounded without draws for {bounded} of {len(settled)} systems ({BOUND_NAMES}); {drawn} for the others" \
         if bounded else drawn
     open_ = sum(t.resolved is False for t in settled)
     if open_:
-        text += (f"; {open_} {'answer' if open_ == 1 else 'answers'} still within Monte Carlo error at "
-                 f"{MAX_DRAWS:,} draws")
+        text += (f"; {open_} {'answer' if open_ == 1 else 'answers'} still within Monte Carlo error after "
+                 f"{counts[-1]:,} draws")
     return text

@@ -254,13 +254,13 @@ def significance_section(ctx: Context, method: str | None = None, notes: Sequenc
 def recommendation_section(ctx: Context, metrics: Iterable[tuple[str, str, str, Iterable[tuple[str, str]]]],
                            avoid: Iterable[tuple[str, str]] = (), blocks: Sequence[Any] = (),
                            title: str = SECTION_TITLES["recommendation"], avoid_title: str = "Avoid here",
-                           for_summary: bool = True) -> Section:
-    """The recommended metrics, each (id, role, LaTeX formula, facts: why, the passages it follows) with its
-    formula typeset, the metrics to ``avoid`` (id, why) and the task's further ``blocks``."""
-    shown: list[Any] = [
+                           for_summary: bool = True, lead: Sequence[Any] = ()) -> Section:
+    """The task's ``lead`` blocks, the recommended metrics, each (id, role, LaTeX formula, facts: why, the passages
+    it follows) with its formula typeset, the metrics to ``avoid`` (id, why) and the task's further ``blocks``."""
+    shown: list[Any] = [*lead, *(
         Definition(f"recommended-{m}", f"{ctx.name(m)} ({role})",
                    Formula(ctx.name(m), latex, ctx.formula_svg(latex) if ctx.figures and latex else ""),
-                   Facts(tuple(facts))) for m, role, latex, facts in metrics]
+                   Facts(tuple(facts))) for m, role, latex, facts in metrics)]
     avoided = tuple(f"{ctx.name(m)}: {why}" for m, why in avoid)
     if avoided:
         shown.append(Bullets(avoided, avoid_title))

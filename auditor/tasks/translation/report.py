@@ -62,8 +62,8 @@ def summary_section(ctx: Context) -> Section:
                                     and not audit.human.separated() else "")
     if any(r.startswith(WARNING) for r in audit.recommendation["metrics"][0]["reasons"]):
         recommended += ", with a warning from the human scores that the recommendation spells out"
-    return skeleton.summary_section(ctx, data, METRICS, f"Scores ×100 with 95% intervals over segments {INTERVALS}.",
-                                    after=[("Recommended primary metric", recommended)])
+    return skeleton.summary_section(ctx, data, METRICS, f"Scores ×100 with {ctx.level} intervals over segments "
+                                    f"{INTERVALS}.", after=[("Recommended primary metric", recommended)])
 
 
 def data_section(ctx: Context) -> Section:
@@ -94,9 +94,9 @@ def metrics_section(ctx: Context) -> Section:
     band_rows = [(s, [Cell(b.systems[s][0], "score") for b in bands]) for s in order]
     never_rows = tuple(Row(s, tuple(Cell(b.systems[s][1], "count") for b in bands)) for s in order)
     blocks: list[Any] = [
-        skeleton.score_table(ctx, "table-metrics", "Every metric ×100 with its 95% interval over segments (BLEU, "
-                             f"chrF: BCa bootstrap, {audit.options['bootstrap']} resamples; MacroF, MicroF: value ± z "
-                             "· jackknife SE).", METRICS, for_paper=True, for_summary=True),
+        skeleton.score_table(ctx, "table-metrics", f"Every metric ×100 with its {ctx.level} interval over segments "
+                             f"(BLEU, chrF: BCa bootstrap, {audit.options['bootstrap']} resamples; MacroF, MicroF: "
+                             "value ± z · jackknife SE).", METRICS, for_paper=True, for_summary=True),
         Table("table-bands", "MacroF ×100 over the reference types of each frequency band (types seen only in "
                              "outputs have no band).", "System",
               tuple(Column(b.name) for b in bands), tuple(Row(s, tuple(c)) for s, c in band_rows),
@@ -185,7 +185,7 @@ def human_section(ctx: Context) -> Section | None:
             + (f"; the lines of {plural(len(human.skipped), 'system')} in the file that are not audited are left out: "
                + ", ".join(human.skipped) if human.skipped else "")
             + "). Correlation across systems of each metric with the human system scores (Kendall's τ-b, Kendall "
-              "1945; Pearson's r); 95% intervals from the segment bootstrap (metric and human means "
+              f"1945; Pearson's r); {ctx.level} intervals from the segment bootstrap (metric and human means "
               "resampled together). The leader's τ minus each other metric's, with its paired interval, decides "
               "whether the human scores pick a metric.")
     scores = tuple(Row(s, (Cell(v, "number"),)) for s, v in sorted(human.human.items(), key=lambda x: -x[1]))
@@ -193,22 +193,22 @@ def human_section(ctx: Context) -> Section | None:
         Paragraph(text),
         Table("table-human", "Kendall τ-b and Pearson r with the human system scores.", "Metric",
               (Column("Kendall τ-b"), Column("Pearson r")), tuple(rows), for_paper=True, for_summary=True),
-        *_leader_table(audit),
+        *_leader_table(audit, ctx.level),
         *_segment_table(audit),
         Table("table-human-scores", "Human system scores (mean of rated segments).", "System",
               (Column("human score"),), scores, "small")), for_summary=True)
 
 
-def _leader_table(audit: Any) -> tuple[Table, ...]:
-    """τ(leader) − τ(metric) with its paired interval, one row per other metric."""
+def _leader_table(audit: Any, level: str) -> tuple[Table, ...]:
+    """τ(leader) − τ(metric) with its paired interval (at ``level``), one row per other metric."""
     human = audit.human
     if not human.leader_differences:
         return ()
     rows = tuple(Row(NAMES[m], (Cell(d.value, "tau", low=d.ci[0] if d.ci else None, high=d.ci[1] if d.ci else None),))
                  for m, d in human.leader_differences.items())
     return (Table("table-human-lead", f"Kendall τ-b of {NAMES[human.leader]} (the highest) minus each other metric's, "
-                                      "with the paired 95% interval over the segment bootstrap: the human scores pick "
-                                      f"{NAMES[human.leader]} only when no interval holds 0.", "Metric",
+                                      f"with the paired {level} interval over the segment bootstrap: the human scores "
+                                      f"pick {NAMES[human.leader]} only when no interval holds 0.", "Metric",
                   (Column(f"τ({NAMES[human.leader]}) − τ"),), rows, "small"),)
 
 
