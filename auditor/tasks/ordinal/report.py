@@ -14,6 +14,7 @@ from auditor.report import skeleton
 from auditor.report.charts import confusion_cells
 from auditor.report.context import Context
 from auditor.report.model import Bullets, Cell, Column, Facts, Figure, Paragraph, Row, Section, Table
+from auditor.report.sections.recommendation import record_section
 from auditor.report.tables import _density
 from auditor.tasks.ordinal.advice import rules_appendix
 from auditor.tasks.ordinal.measures import ORDINAL_IDS
@@ -216,15 +217,8 @@ def properties_section(ctx: Context) -> Section:
 
 
 def recommendation_section(ctx: Context) -> Section:
-    """The recommended ordinal figures with the facts measured here and the passages they follow."""
-    advice = ctx.extra["advice"]
-    return skeleton.recommendation_section(
-        ctx, ((e.id, e.role, ctx.records[e.id].formula, (*(("why", r) for r in e.reasons),
-                                                          *(("source", p.quoted) for p in e.sources)))
-              for e in advice.metrics),
-        ((a.id, "; ".join(a.reasons) + (f" ({'; '.join(p.quoted for p in a.sources)})" if a.sources else ""))
-         for a in advice.avoid),
-        (Paragraph(f"Rules that fired (each stated in the appendix “Recommendation rules”): "
-                   f"{', '.join(advice.rules_fired)}."),), avoid_title="Not as the headline here",
-        lead=(Paragraph("For levels the recommendation weighs how far a miss is; classification's rules, about "
-                        "unordered classes, do not apply. Each reason is measured on this data."),))
+    """The recommended ordinal figures with the facts measured here and the passages they follow (the record's
+    section, :func:`auditor.report.sections.recommendation.record_section`)."""
+    return record_section(ctx, ctx.extra["advice"], avoid_title="Not as the headline here", lead=(Paragraph(
+        "For levels the recommendation weighs how far a miss is; classification's rules, about unordered classes, do "
+        "not apply. Each reason is measured on this data."),))

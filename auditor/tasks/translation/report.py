@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from auditor.analyses.intervals import details_json
 from auditor.formatting import plural
 from auditor.report import skeleton
 from auditor.report.context import Context
@@ -45,8 +46,8 @@ def spine(audit: Any) -> Spine:
     keeps it)."""
     scores = {s: {m: dataclasses.replace(v, convention=None) if m in SAID_ONCE else v for m, v in row.items()}
               for s, row in audit.metrics.items()}
-    return Spine.of_units(audit, names(NAMES), scores, audit.rounds, None if audit.tests is not None else
-                          audit.tests_note)
+    return Spine.of_units(audit, names(NAMES), scores, audit.statistics.rounds, None if audit.tests is not None else
+                          audit.statistics.note)
 
 
 INTERVALS = "(BLEU, chrF: BCa bootstrap; MacroF, MicroF: value ± z · jackknife SE)"
@@ -118,11 +119,12 @@ def metrics_section(ctx: Context) -> Section:
 
 def _interval_text(audit: Any) -> str:
     """How the intervals were computed, and where a value still falls outside its own."""
-    if audit.bca is None:
+    if not audit.statistics.interval_details:
         return "No intervals: --bootstrap 0."
+    bca = details_json(audit.statistics.interval_details, audit.systems)
     shifts = {m: max(abs(v["resample_mean"] - audit.metrics[s][m].value) for s, v in row.items()
                      if v["resample_mean"] is not None and audit.metrics[s][m].value is not None)
-              for m, row in audit.bca.items() if any(v["resample_mean"] is not None for v in row.values())}
+              for m, row in bca.items() if any(v["resample_mean"] is not None for v in row.values())}
     text = ("BLEU and chrF: BCa intervals (bias-corrected and accelerated; Efron & Tibshirani 1993, sections 14.3 "
             "and 15.4). MacroF and MicroF are not sums over segments: a resample that repeats segments holds about "
             "63% of the distinct ones and loses the rare types seen only in the others, so resampled values stray "
@@ -135,7 +137,7 @@ def _interval_text(audit: Any) -> str:
               "over test sets of the same size in 95–97% of 300 test sets, where the bootstrap's percentile interval, "
               "shifted by its bias, covered it in 83–90%. BCa's z0 and acceleration, the resamples' mean and the "
               "jackknife standard error of every metric and system are in audit.json (statistics.bca).")
-    fallback = [f"{NAMES[m]} {s}" for m, row in audit.bca.items() for s, v in row.items() if v["percentile_fallback"]]
+    fallback = [f"{NAMES[m]} {s}" for m, row in bca.items() for s, v in row.items() if v["percentile_fallback"]]
     if fallback:
         text += (" The value lies outside every resample (z0 infinite), so the percentile interval is given, for "
                  + ", ".join(fallback) + ".")
@@ -161,8 +163,8 @@ def significance_section(ctx: Context) -> Section | None:
     return skeleton.significance_section(ctx, notes=(
         "Riezler & Maxwell 2005 found bootstrap p-values less conservative than randomisation. sacrebleu's "
         "paired_ar and paired_bs count > where these count ≥: a resample that reproduces the difference exactly "
-        f"counts against the null. Families: one per metric and method: {audit.family}.",
-        f"Rounds and p floors: {audit.tests_note}."), methods=("approximate_randomisation", "paired_bootstrap"))
+        f"counts against the null. Families: one per metric and method: {audit.statistics.family}.",
+        f"Rounds and p floors: {audit.statistics.note}."), methods=("approximate_randomisation", "paired_bootstrap"))
 
 
 def human_section(ctx: Context) -> Section | None:
