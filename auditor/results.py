@@ -12,7 +12,7 @@ import math
 import operator
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Mapping, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Generic, Mapping, Sequence, TypeVar
 
 import numpy as np
 
@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # the analysis modules load scipy; the record needs only thei
     from auditor.analyses.scores import ScoreAnalysis
     from auditor.analyses.significance import Statistics
     from auditor.analyses.slices import SliceAnalysis
+    from auditor.analyses.units import UnitStatistics
     from auditor.analyses.verdict import Verdict
 
 #: The audit JSON's schema, the same for every task kind (``auditor/audit.schema.json``).
@@ -447,6 +448,21 @@ class Signature:
             fields.append(("label_map", hashlib.sha256(lines.encode()).hexdigest()[:12]))
         return cls(tuple(fields))
 
+    @classmethod
+    def of_units(cls, task: str, inputs: Sequence[tuple[str, str]], systems: Mapping[str, str],
+                 options: Mapping[str, Any], own: Sequence[tuple[str, str]], ci: str, unit: str, clusters: Any = None,
+                 after: Sequence[tuple[str, str]] = ()) -> Signature:
+        """The signature of a task counted per unit: ``auditor``, ``task``, the gold ``inputs`` (key, hash),
+        ``systems:<n>:<sha256[:12] of their name:sha256 lines>`` (``systems``: name -> SHA-256), the task's
+        ``own`` fields, ``boot``, ``seed``, ``ci`` (``none`` when B = 0), ``alpha``, ``correction``, ``unit`` (what
+        a resample draws, or ``cluster:<sha256[:12] of the clusters file>``), then ``after``."""
+        digest = hashlib.sha256("|".join(f"{name}:{sha}" for name, sha in systems.items()).encode()).hexdigest()
+        drawn = unit if clusters is None else f"cluster:{clusters.source['sha256'][:12]}"
+        return cls((("auditor", __version__), ("task", task), *inputs, ("systems", f"{len(systems)}:{digest[:12]}"),
+                    *own, ("boot", str(options["bootstrap"])), ("seed", str(options["seed"])),
+                    ("ci", ci if options["bootstrap"] else "none"), ("alpha", str(options["alpha"])),
+                    ("correction", str(options["correction"])), ("unit", drawn), *after))
+
     def __getitem__(self, key: str) -> str:
         return dict(self.fields)[key]
 
@@ -470,13 +486,14 @@ class UnitAudit:
     """The one record of a task kind whose metrics are functions of per-unit statistics summed over units
     (tagging: sentences; translation: segments): what every such audit holds, its audit.json and ``auditor
     score``'s table (docs/architecture.md, "The audit record"). A task's record subclasses it, adds its own fields
-    and writes its own keys (:meth:`own_json`, :meth:`system_json`, ``_statistics_json``).
+    and writes its own keys (:meth:`own_json`, :meth:`system_json`).
 
     ``metrics``: system -> metric id -> :class:`Score` (value, interval, why undefined, convention);
     ``options``: audit.json's ``options`` (the shared ones and the task's own); ``tests``: the pair tests (None:
     none ran); ``best_set``: metric -> its best set (what bold means); ``rankings``: rank disagreement;
     ``verdict``: whether the winner depends on the metric; ``resampling``: with clusters, the record's
-    ``statistics.resampling``."""
+    ``statistics.resampling``; ``statistics``: the intervals, ranks, tests and best sets over units, audit.json's
+    ``statistics`` (:class:`~auditor.analyses.units.UnitStatistics`; None: no resampling ran)."""
 
     #: audit.json's ``task``, and what a resample draws.
     task: ClassVar[str]
@@ -496,6 +513,7 @@ class UnitAudit:
     verdict: Verdict | None = None
     recommendation: Mapping[str, Any] | None = None
     resampling: Mapping[str, Any] | None = None
+    statistics: UnitStatistics | None = None
     warnings: tuple[str, ...] = ()
 
     @property
@@ -534,7 +552,7 @@ class UnitAudit:
 
     def _statistics_json(self) -> dict[str, Any] | None:
         """audit.json's ``statistics`` (None: no resampling ran)."""
-        return None
+        return None if self.statistics is None else self.statistics.to_json(self.systems)
 
     def terminal_lines(self, columns: Sequence[str] = (), sort: str | None = None) -> list[str]:
         """``auditor score``'s table: what was audited, then systems × metrics (ids, as the command line resolves
@@ -616,3 +634,20 @@ def unit_options(options: AuditOptions, **own: Any) -> dict[str, Any]:
     return {"bootstrap": options.bootstrap, "seed": options.seed, "alpha": options.alpha,
             "correction": options.correction, **own,
             **({"clusters": str(options.clusters)} if options.clusters is not None else {})}
+
+
+def unit_scores(systems: Sequence[str], observed: Mapping[str, np.ndarray],
+                interval: Callable[[str, int], tuple[float, float] | None], level: float | None,
+                ledger: Callable[[str, int, float | None], tuple[str | None, str | None]]
+                ) -> dict[str, dict[str, Score]]:
+    """system -> metric id -> :class:`Score` of a task counted per unit: each ``observed`` value (metric -> (S,),
+    NaN where undefined), its ``interval(metric, s)`` at ``level`` (None: none) and what the task's ``ledger(metric,
+    s, value)`` records of it: (why it is undefined, which convention fills a part in)."""
+    out: dict[str, dict[str, Score]] = {}
+    for s, system in enumerate(systems):
+        out[system] = {}
+        for metric, values in observed.items():
+            value, bounds = _finite(values[s]), interval(metric, s)
+            out[system][metric] = Score.of(MetricValue(value, *ledger(metric, s, value)), bounds,
+                                           None if bounds is None else level)
+    return out

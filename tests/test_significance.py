@@ -35,7 +35,7 @@ from auditor.analyses.significance import (
 )
 from auditor.errors import UsageError
 from auditor.io.counts import count
-from auditor.metrics.registry import REGISTRY
+from auditor.metrics.registry import REGISTRY, ConfusionStats
 
 _pair = functools.partial(synthetic_counts, n=150, accuracies=(0.72, 0.62))
 
@@ -424,6 +424,32 @@ def test_swapped_rounds_as_cells_equal_the_dense_rounds(monkeypatch):
     assert dense_rounds.keys() == forced.keys()
     for metric_id, values in forced.items():  # (difference, p) per metric; approx takes no nested mappings
         assert dense_rounds[metric_id] == pytest.approx(values, nan_ok=True)
+
+
+def test_swapped_rounds_from_margins_equal_the_dense_rounds():
+    """The rounds as margins (columns and diagonal shifted, :class:`_SwappedRounds`) give every scalar metric the
+    dense rounds' values exactly, round for round (same stream); the default tested metrics never form the k × k
+    matrices, and NIT and the calibrated metrics form exactly the dense ones."""
+    from auditor.analyses.randomisation import _SwappedRounds, swapped_stats
+    from auditor.metrics.catalogue import compute
+    from auditor.metrics.selections import TEST_METRICS
+
+    counts = synthetic_counts(seed=9, n=600, k=5, accuracies=(0.6, 0.4))
+    dense = list(swapped_matrices(counts, 0, 1, 200, np.random.default_rng(4)))
+    rounds = list(swapped_stats(counts, 0, 1, 200, np.random.default_rng(4)))
+    assert all(isinstance(stats, _SwappedRounds) for stats in rounds)
+    tested = [REGISTRY.get(name) for name in TEST_METRICS]
+    for stats, batch in zip(rounds, dense):
+        plain = ConfusionStats(batch)
+        for name in ("row", "col", "diag", "n"):
+            np.testing.assert_array_equal(getattr(stats, name), getattr(plain, name))
+        for metric_id, values in compute(stats, tested).items():
+            np.testing.assert_array_equal(values, compute(plain, [REGISTRY.get(metric_id)])[metric_id])
+        assert "C" not in stats.__dict__  # margins only
+        everything = compute(stats, REGISTRY.scalar())
+        np.testing.assert_array_equal(stats.C, batch)
+        for metric_id, values in compute(plain, REGISTRY.scalar()).items():
+            np.testing.assert_array_equal(everything[metric_id], values)
 
 
 @pytest.mark.parametrize("sparse_ratio", [0, 10**9])  # rounds as cells, and dense rounds

@@ -137,6 +137,10 @@ def test_the_report_is_built_and_every_bold_score_is_in_a_best_set(audited, tmp_
               if hasattr(table, "rows") for row in table.rows for cell in row.cells
               if getattr(cell, "strong", False) and cell.kind == "score"]
     assert all(header in members for _, header in strong if header in document["systems"]), strong
+    if task in SKELETON_REPORTS:  # one wording of the tests, read off the pair tests (skeleton.tests_text)
+        text = " ".join(b.text for b in report.section("significance").blocks if b.kind == "paragraph")
+        assert text.startswith("Pair tests, one per pair of systems and metric")
+        assert "The best sets, and so the bold, come from" in text
 
 
 def test_the_terminal_table_prints(audited):
@@ -154,6 +158,10 @@ def test_the_task_shows_the_protocol_and_is_in_the_wheel(task):
     assert isinstance(module.OPTIONS, list) and module.METRIC_IDS and callable(module.audit)
     packages = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())
     assert TASKS[task] in packages["tool"]["setuptools"]["packages"]
+
+
+#: The task kinds whose report the skeleton writes (classification and ordinal: the classification report).
+SKELETON_REPORTS = ("tagging", "translation", "multilabel")
 
 
 def _options(task: str) -> dict:

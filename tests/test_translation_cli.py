@@ -64,7 +64,7 @@ def test_non_utf8_and_missing_files_are_refused(files, tmp_path):
     bad = tmp_path / "bad.txt"
     bad.write_bytes(b"ok\n\xff\xfe\n")
     result = _run("score", "--task", "translation", files["ref"], bad)
-    assert result.exit_code == 2 and "line 2: not UTF-8" in result.output
+    assert result.exit_code == 2 and "line 2 (byte 3): not UTF-8" in result.output
     result = _run("score", "--task", "translation", files["ref"], tmp_path / "nope.txt")
     assert result.exit_code == 2 and "no such file" in result.output
 
@@ -185,14 +185,14 @@ def test_above_eight_systems_each_is_tested_against_each_metrics_leader(files, t
     pairs = {(t.a, t.b) for t in result.tests}
     assert pairs and all(a in leaders or b in leaders for a, b in pairs)
     assert {b for a, b in pairs} | {a for a, b in pairs} == set(systems)
-    assert "each system is tested against the leaders only, not all 36 pairs" in result.family
+    assert "each system is tested against the leaders only, not all 36 pairs" in result.statistics.family
     leader = result.rankings.ranking("bleu")[0]
-    assert f"BLEU: {leader}" in result.family
+    assert f"BLEU: {leader}" in result.statistics.family
     statistics = result.to_json()["statistics"]
-    assert statistics["family"] == result.family
+    assert statistics["family"] == result.statistics.family
     assert statistics["family_sizes"]["bleu"] == len(pairs)
     significance = next(s for s in result.report_model(figures=False).sections if s.id == "significance")
-    assert any(result.family in getattr(block, "text", "") for block in significance.blocks)
+    assert any(result.statistics.family in getattr(block, "text", "") for block in significance.blocks)
 
 
 def test_human_lines_of_systems_not_audited_are_counted_named_and_warned(files, tmp_path):

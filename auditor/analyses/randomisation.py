@@ -7,7 +7,8 @@ two predictions are swapped with probability ½; on counts, for every discordant
 """
 from __future__ import annotations
 
-from typing import Iterator, Sequence
+from functools import cached_property
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
@@ -112,6 +113,43 @@ def _draw_dtype(total: np.ndarray) -> type:
     return np.float32 if int(total.sum()) < 2**24 else np.float64
 
 
+def _swap_moves(counts: Counts, a: int, b: int) -> tuple[Any, np.ndarray, np.ndarray, type]:
+    """The pair's swap plan as a linear map (see :func:`swapped_matrices`): ``moves`` (k² × P, sparse) sends the P
+    unordered patterns' swap counts ``T`` to system a's cell shifts, ``offset`` (k²,) is the ``n_yx`` part of every
+    round's shift, ``total`` (P,) the patterns' items, and the dtype the rounds are drawn and summed in."""
+    import scipy.sparse  # here, not at import: loaded only when a test runs
+
+    k = counts.k
+    unordered, total, reversed_count = _swap_plan(counts, a, b)
+    row = unordered // (k * k)
+    P = unordered.size
+    moves = scipy.sparse.csr_matrix(
+        (np.concatenate([np.ones(P), -np.ones(P)]),
+         (np.concatenate([row * k + unordered % k, row * k + (unordered // k) % k]),
+          np.concatenate([np.arange(P), np.arange(P)]))),
+        shape=(k * k, P),
+    )
+    offset = moves @ reversed_count  # moved = T − n_yx: the n_yx part is the same in every round
+    return moves, offset, total, _draw_dtype(total)
+
+
+def _swap_draws(total: np.ndarray, rounds: int, rng: np.random.Generator, dtype: type) -> Iterator[np.ndarray]:
+    """``T`` (P, R_c) of every block of rounds, at most ``_DRAWS_PER_BLOCK`` draws per block."""
+    block = max(1, _DRAWS_PER_BLOCK // max(total.size, 1))
+    for start in range(0, rounds, block):
+        yield binomial_half(rng, total, min(block, rounds - start), dtype)
+
+
+def _shifted(pair: np.ndarray, moves: Any, offset: np.ndarray, swapped: np.ndarray) -> np.ndarray:
+    """The (R_c, 2, k, k) matrices of the rounds ``swapped`` (P, R_c): a's cells shifted, b's the opposite way."""
+    k, size = pair.shape[-1], swapped.shape[1]
+    shift = (np.asarray(moves @ swapped, dtype=np.float64) - offset[:, None]).T.reshape(size, k, k)
+    batch = np.empty((size, 2, k, k))
+    batch[:, 0] = pair[0] + shift
+    batch[:, 1] = pair[1] - shift
+    return batch
+
+
 def swapped_matrices(counts: Counts, a: int, b: int, rounds: int,
                      rng: np.random.Generator) -> Iterator[np.ndarray]:
     """Confusion matrices of systems ``a`` and ``b`` after random per-item swaps, in blocks.
@@ -127,31 +165,56 @@ def swapped_matrices(counts: Counts, a: int, b: int, rounds: int,
     pattern, exactly distributed as the item swaps. A round moves ``T − n_yx`` of system a's
     items from cell (g, x) to (g, y) and as many of system b's from (g, y) to (g, x).
     """
-    import scipy.sparse  # here, not at import: loaded only when a test runs
+    pair = counts.confusion[[a, b]].astype(np.float64)
+    moves, offset, total, dtype = _swap_moves(counts, a, b)
+    moves = moves.astype(dtype)
+    for swapped in _swap_draws(total, rounds, rng, dtype):
+        yield _shifted(pair, moves, offset, swapped)
+
+
+class _SwappedRounds(ConfusionStats):
+    """Stats of a block of swapped rounds (R_c, 2, k, k) from their margins: every round keeps the gold rows, and
+    its columns and diagonal are the pair's shifted by ``margins @ T`` (2k × P: each pattern's moves summed per
+    column and onto the diagonal), so the metrics that read only the margins and the diagonal (every default
+    tested one) never form the k × k matrices; :attr:`C` forms them (:func:`_shifted`) when a metric reads it
+    (NIT, the calibrated metrics). Sums of integer counts below 2^24 (:func:`_draw_dtype`): the same values as
+    the dense rounds', exactly."""
+
+    def __init__(self, pair: np.ndarray, margins: Any, margin_offset: np.ndarray, dense: tuple,
+                 swapped: np.ndarray, all_labels_active: bool):
+        k = pair.shape[-1]
+        shift = (np.asarray(margins @ swapped, dtype=np.float64) - margin_offset[:, None]).T  # (R_c, 2k)
+        sign = np.array([1.0, -1.0])[None, :, None]  # a's shift, and b's the opposite way
+        self.k = k
+        self.col = pair.sum(axis=-2)[None] + sign * shift[:, None, :k]
+        self.diag = np.diagonal(pair, axis1=-2, axis2=-1)[None] + sign * shift[:, None, k:]
+        self.row = np.broadcast_to(pair.sum(axis=-1), self.col.shape)
+        self.n = self.row.sum(axis=-1)
+        self.all_labels_active = all_labels_active
+        self._dense = (pair, *dense, swapped)
+
+    @cached_property
+    def C(self) -> np.ndarray:  # type: ignore[override]
+        return _shifted(*self._dense)
+
+
+def _margin_rounds(counts: Counts, a: int, b: int, rounds: int, rng: np.random.Generator,
+                   all_labels_active: bool) -> Iterator[ConfusionStats]:
+    """:func:`swapped_matrices`' rounds (same draws, same order) as :class:`_SwappedRounds`."""
+    import scipy.sparse
 
     k = counts.k
     pair = counts.confusion[[a, b]].astype(np.float64)
-    unordered, total, reversed_count = _swap_plan(counts, a, b)
-    row = unordered // (k * k)
-    P = unordered.size
-    moves = scipy.sparse.csr_matrix(
-        (np.concatenate([np.ones(P), -np.ones(P)]),
-         (np.concatenate([row * k + unordered % k, row * k + (unordered // k) % k]),
-          np.concatenate([np.arange(P), np.arange(P)]))),
-        shape=(k * k, P),
-    )
-    offset = moves @ reversed_count  # moved = T − n_yx: the n_yx part is the same in every round
-    dtype = _draw_dtype(total)
-    moves = moves.astype(dtype)
-    block = max(1, _DRAWS_PER_BLOCK // max(P, 1))
-    for start in range(0, rounds, block):
-        size = min(block, rounds - start)
-        swapped = binomial_half(rng, total, size, dtype)  # (P, R_c): T
-        shift = (np.asarray(moves @ swapped, dtype=np.float64) - offset[:, None]).T.reshape(size, k, k)
-        batch = np.empty((size, 2, k, k))
-        batch[:, 0] = pair[0] + shift
-        batch[:, 1] = pair[1] - shift
-        yield batch
+    moves, offset, total, dtype = _swap_moves(counts, a, b)
+    cells = np.arange(k * k)
+    to_margins = scipy.sparse.csr_matrix(  # column j sums cells (g, j); diagonal g is cell (g, g)
+        (np.ones(2 * k * k)[:k * k + k], (np.concatenate([cells % k, k + np.arange(k)]),
+                                          np.concatenate([cells, np.arange(k) * (k + 1)]))), shape=(2 * k, k * k))
+    margins = (to_margins @ moves).astype(dtype)
+    margin_offset = to_margins @ offset
+    dense = (moves.astype(dtype), offset)
+    for swapped in _swap_draws(total, rounds, rng, dtype):
+        yield _SwappedRounds(pair, margins, margin_offset, dense, swapped, all_labels_active)
 
 
 def swapped_stats(counts: Counts, a: int, b: int, rounds: int, rng: np.random.Generator,
@@ -162,8 +225,7 @@ def swapped_stats(counts: Counts, a: int, b: int, rounds: int, rng: np.random.Ge
     cells and the ≤ 2P moved ones) instead of two dense k × k matrices.
     """
     if not sparse_draws(counts.k, counts.n_items):
-        for batch in swapped_matrices(counts, a, b, rounds, rng):
-            yield ConfusionStats(batch, all_labels_active)
+        yield from _margin_rounds(counts, a, b, rounds, rng, all_labels_active)
         return
     import scipy.sparse
 

@@ -4,9 +4,9 @@ Part of the *analyse* stage: :mod:`auditor.analyses.bootstrap` (ranks and P(win)
 :mod:`auditor.analyses.pairwise_resample` (each pair's own resample) draw through :class:`Resampler`. The items
 are reduced to their unique patterns ``u = (gold, pred_1, ..., pred_S)`` with multiplicity ``n_u``; a chunk of
 resamples draws per-pattern counts ``W ~ Multinomial(N, n / N)`` (the exact distribution of drawing N items with
-replacement), light patterns item by item and heavy ones by numpy's multinomial (:func:`split_patterns`), and
-``C[b, s, i, j]`` is one sparse-dense product with the patterns' incidence matrix (docs/architecture.md,
-"Resampling units": the classification task's fast path behind the one resampler over units).
+replacement), light patterns item by item and heavy ones as Poisson counts completed item by item
+(:class:`PatternDraws`), and ``C[b, s, i, j]`` is one sparse-dense product with the patterns' incidence matrix
+(docs/architecture.md, "Resampling units": the classification task's fast path behind the one resampler over units).
 """
 from __future__ import annotations
 
@@ -21,11 +21,22 @@ from auditor.metrics.registry import ConfusionStats
 
 #: Upper bound on the bytes of the per-chunk weight matrix W (float32) and batch tensor.
 CHUNK_BYTES = 64 * 2**20
-#: Cost of one pattern in numpy's multinomial (a conditional binomial, with its set-up, ~100 ns)
-#: in units of one drawn item (a uniform index and its bincount, 5-7 ns): 15-20x at 1M items on
-#: this machine (97k and 569k patterns; the weights took 3-8% less at 24 than at 12).
-#: :func:`split_patterns` minimises ``PATTERN_COST · heavy patterns + light items``.
-PATTERN_COST = 24
+#: Cost of one heavy pattern (a Poisson draw: 20-35 ns by inversion, 30-65 ns by numpy's sampler;
+#: :meth:`PatternDraws._poisson`) in units of one drawn item (a uniform index, its pattern looked up and binned,
+#: 4-7 ns) on this machine; at 1M items the weights took 5-15% less at 4 than at 10 (a pair's table of 4-6k
+#: cells, and 97k patterns of systems sharing errors). :func:`split_patterns` minimises
+#: ``PATTERN_COST · heavy patterns + light items``.
+PATTERN_COST = 4
+#: ``c`` in the Poisson mean ``λ = M − c √M`` of :meth:`PatternDraws.heavy`: P(a row is drawn again) =
+#: P(Poisson(λ) > M) ≈ 2.3%, and about ``c √M`` items complete a row.
+POISSON_SLACK = 2.0
+#: Heavy patterns of at most this many items are drawn by inversion (:func:`poisson_cdf`), the others by numpy.
+INVERTED_COUNT = 50
+#: Heavy items up to which their patterns are a look-up table (int32: 16 MB); above, a binary search.
+TABLE_ITEMS = 2**22
+#: Several resamples' light items share one ``bincount`` while they draw at most this many items together and
+#: their counts fit this many bins (beyond, the bins leave the cache: 40% slower at 7 x 94k bins).
+LIGHT_DRAWS, LIGHT_BINS = 2**20, 2**16
 #: Patterns per block of the (Bc, U) -> (U, Bc) transposition (a block of rows stays in cache).
 _TRANSPOSE_BLOCK = 2048
 
@@ -48,10 +59,28 @@ def split_patterns(pattern_counts: np.ndarray, pattern_cost: float = PATTERN_COS
     return order, int(np.argmin(cost))
 
 
+def poisson_cdf(mean: float) -> np.ndarray:
+    """``P(Poisson(mean) ≤ k)`` for k = 0, 1, ..., K, the last entry 1: the table :meth:`PatternDraws._poisson`
+    inverts (``k`` = the number of entries ≤ a uniform u in [0, 1)). K = mean + 12 √mean + 30 leaves a tail
+    below 10⁻²⁵ for the means it takes (up to about 60); the entries are the pmf ``e^{−m} m^k / k!`` summed in
+    float64 (relative error about K · 2⁻⁵³, the rounding of numpy's own samplers)."""
+    if mean <= 0:
+        return np.ones(1)
+    k = np.arange(int(mean + 12 * np.sqrt(mean) + 30) + 1)
+    log_factorial = np.concatenate([[0.0], np.cumsum(np.log(k[1:]))])
+    cdf = np.minimum(np.cumsum(np.exp(k * np.log(mean) - mean - log_factorial)), 1.0)
+    cdf[-1] = 1.0
+    return cdf
+
+
 class PatternDraws:
     """Item resamples drawn as counts of patterns: ``N = Σ n_u`` items of the patterns of multiplicities ``n_u``,
-    drawn uniformly with replacement, give per-pattern counts ``W ~ Multinomial(N, n_u / N)``; the light patterns
-    are drawn item by item and the heavy ones by numpy's multinomial (:func:`split_patterns`).
+    drawn uniformly with replacement, give per-pattern counts ``W ~ Multinomial(N, n_u / N)``.
+
+    Drawn in two parts (:func:`split_patterns`), exactly as that multinomial: ``N_L ~ Binomial(N, n_L / N)`` of
+    the N draws fall on the ``n_L`` items of the *light* patterns, each uniform over those items and binned by
+    pattern; the other ``M = N − N_L`` are ``Multinomial(M, n_h / n_H)`` over the *heavy* patterns, drawn by
+    :meth:`heavy` (independent Poisson counts, completed item by item).
 
     ``order`` puts the patterns light first (``counts`` is in that order, and so is every row :meth:`fill` draws):
     the caller lays its pattern rows out in the same order. Used by :class:`Resampler` (classification) and the
@@ -62,15 +91,23 @@ class PatternDraws:
         self.order, self.n_light = split_patterns(pattern_counts)
         self.counts = np.asarray(pattern_counts, dtype=np.int64)[self.order]
         self.n_patterns, self.n_items = len(self.counts), int(self.counts.sum())
-        light = self.counts[:self.n_light]
-        self.light_items = int(light.sum())
-        # the light patterns' items are numbered pattern by pattern, lightest first: the first
-        # ``singles`` items are the one-item patterns themselves, the others are summed per pattern
-        self._singles = int(np.searchsorted(light, 2))
-        self._firsts = np.concatenate([[0], np.cumsum(light[self._singles:])[:-1]]).astype(np.int64)
-        heavy = self.counts[self.n_light:]
-        self.heavy_shares = heavy / max(int(heavy.sum()), 1)
-        self._draw_dtype = _index_dtype(self.light_items)
+        light, heavy = self.counts[:self.n_light], self.counts[self.n_light:]
+        self.light_items, self.heavy_items = int(light.sum()), int(heavy.sum())
+        # items numbered pattern by pattern, lightest first: a drawn item's pattern is a look-up
+        self._light_pattern = np.repeat(np.arange(self.n_light, dtype=_index_dtype(self.n_light)), light)
+        self.heavy_shares = heavy / max(self.heavy_items, 1)
+        self._heavy_pattern = (np.repeat(np.arange(heavy.size, dtype=_index_dtype(heavy.size)), heavy)
+                               if self.heavy_items <= TABLE_ITEMS else None)
+        self._heavy_ends = np.cumsum(heavy)  # the heavy items' numbering, for a search where no table is kept
+        # λ below the heavy total M = N − N_L by c sd(M − T): E[M] = n_H, Var[M] + Var[T] ≈ n_L n_H / N + n_H
+        spread = self.heavy_items * (1 + self.light_items / max(self.n_items, 1))
+        self.poisson_mean = max(self.heavy_items - POISSON_SLACK * np.sqrt(spread), 0.0)
+        self._means = self.poisson_mean * self.heavy_shares
+        # heavy patterns of at most INVERTED_COUNT items: one inversion table per count (they are sorted by count)
+        self._inverted_end = int(np.searchsorted(heavy, INVERTED_COUNT, side="right"))
+        starts = np.flatnonzero(np.diff(heavy[:self._inverted_end], prepend=-1))
+        self._inverted = [(int(start), int(stop), poisson_cdf(self._means[start]))
+                          for start, stop in zip(starts, [*starts[1:], self._inverted_end])]
 
     def fill(self, rng: np.random.Generator, rows: np.ndarray) -> np.ndarray:
         """``rows`` (resamples × patterns, in :attr:`order`) filled with one resample's pattern counts each."""
@@ -79,15 +116,62 @@ class PatternDraws:
         light = (np.full(size, n, dtype=np.int64) if L == U
                  else rng.binomial(n, self.light_items / n, size=size) if L else np.zeros(size, dtype=np.int64))
         if L < U:
-            rows[:, L:] = rng.multinomial(n - light, self.heavy_shares)
-        singles = self._singles
-        for b in range(size):
-            items = np.bincount(rng.integers(0, self.light_items, size=int(light[b]), dtype=self._draw_dtype),
-                                minlength=self.light_items)  # draws per light item
-            rows[b, :singles] = items[:singles]
-            if singles < L:
-                rows[b, singles:L] = np.add.reduceat(items[singles:], self._firsts)
+            rows[:, L:] = self.heavy(rng, n - light)
+        if L:
+            self._light(rng, light, rows[:, :L])
         return rows
+
+    def heavy(self, rng: np.random.Generator, totals: np.ndarray) -> np.ndarray:
+        """One ``Multinomial(M_b, n_h / n_H)`` row over the heavy patterns for every total ``M_b`` of ``totals``.
+
+        Let ``Y_h ~ Poisson(λ q_h)``, independent (:meth:`_poisson`), with ``T = Σ Y_h ~ Poisson(λ)``: given
+        ``T = t``, ``Y ~ Multinomial(t, q)`` whatever λ. A row with ``T > M`` is drawn again (a choice made on
+        ``T`` alone, which leaves that conditional law as it is), and the ``M − T`` missing draws are added item by
+        item (each uniform over the ``n_H`` heavy items): ``Multinomial(t, q) + Multinomial(M − t, q) =
+        Multinomial(M, q)`` for every t, so the row is exactly ``Multinomial(M, q)``. With λ =
+        :attr:`poisson_mean` (c = :data:`POISSON_SLACK` standard deviations of ``M − T`` below ``E[M]``) about 2%
+        of rows are drawn again and about ``c √n_H`` items complete a row; a Poisson draw costs a third to a half
+        of the conditional binomial numpy's multinomial makes per pattern.
+        """
+        totals = np.asarray(totals, dtype=np.int64)
+        H = self.heavy_shares.size
+        drawn = self._poisson(rng, totals.size)
+        again = np.flatnonzero(drawn.sum(axis=1) > totals)
+        while again.size:
+            drawn[again] = self._poisson(rng, again.size)
+            again = again[drawn[again].sum(axis=1) > totals[again]]
+        missing = totals - drawn.sum(axis=1)
+        items = rng.integers(0, max(self.heavy_items, 1), size=int(missing.sum()))
+        pattern = (self._heavy_pattern[items] if self._heavy_pattern is not None
+                   else np.searchsorted(self._heavy_ends, items, side="right"))
+        flat = np.repeat(np.arange(totals.size, dtype=np.int64) * H, missing) + pattern
+        drawn += np.bincount(flat, minlength=totals.size * H).reshape(totals.size, H)
+        return drawn
+
+    def _poisson(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        """``size`` rows of independent ``Poisson(λ q_h)`` over the heavy patterns: by inversion of a uniform
+        (:func:`poisson_cdf`) for the patterns of at most :data:`INVERTED_COUNT` items (about 20-35 ns a draw),
+        by numpy's sampler above (PTRS, 30-40 ns at these means, 45-65 ns below)."""
+        drawn = np.empty((size, self.heavy_shares.size), dtype=np.int64)
+        for start, stop, cdf in self._inverted:
+            drawn[:, start:stop] = np.searchsorted(cdf, rng.random((size, stop - start)), side="right")
+        end = self._inverted_end
+        drawn[:, end:] = rng.poisson(self._means[end:], size=(size, self._means.size - end))
+        return drawn
+
+    def _light(self, rng: np.random.Generator, totals: np.ndarray, out: np.ndarray) -> None:
+        """``out[b]`` = the light patterns' counts of ``totals[b]`` items drawn uniformly from the light items, a few
+        rows at a time (:data:`LIGHT_DRAWS`, :data:`LIGHT_BINS`)."""
+        L = self.n_light
+        start, most = 0, max(1, LIGHT_BINS // L)
+        while start < totals.size:
+            together = int(np.searchsorted(np.cumsum(totals[start:start + most]), LIGHT_DRAWS, side="right"))
+            stop = start + max(1, together)
+            pattern = self._light_pattern[rng.integers(0, self.light_items, size=int(totals[start:stop].sum()))]
+            if stop - start > 1:  # resample r's patterns binned at r · L + pattern
+                pattern = np.repeat(np.arange(stop - start, dtype=np.int64) * L, totals[start:stop]) + pattern
+            out[start:stop] = np.bincount(pattern, minlength=(stop - start) * L).reshape(stop - start, L)
+            start = stop
 
 
 class Resampler:

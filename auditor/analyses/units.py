@@ -26,15 +26,15 @@ stage's own key), consumed in order, so that a block size changes no draw.
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any, Callable, Collection, Iterator, Mapping, Sequence
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from auditor.analyses.bootstrap import percentile_intervals, rank_probabilities
-from auditor.analyses.families import RANDOMISATION, BestSet, PairTest, adjust_families, best_sets
+from auditor.analyses.bootstrap import percentile_intervals, rank_probabilities, ranks_json
+from auditor.analyses.families import MCNEMAR, RANDOMISATION, BestSet, PairTest, adjust_families, best_sets
 from auditor.io.clusters import Clusters
 from auditor.options import THREADS
 from auditor.progress import SILENT, Progress
@@ -208,10 +208,18 @@ def randomisation_tests(matrix: Any, shared: int, per_system: int,
     return pair_tests(systems, metrics, observed, pairs, null_of, rounds, correction, progress=progress)
 
 
+#: The family of a unit task's pair tests when every pair is tested (the JSON's ``statistics.family``).
+EVERY_PAIR = "every pair of systems under one metric"
+#: sacrebleu's paired bootstrap test in words (the JSON's ``statistics.test_methods``).
+PAIRED_BOOTSTRAP_RULE = ("for parity with sacrebleu's paired_bs (which counts > where this counts ≥), never deciding "
+                         "a best set: p = (1 + #{|Δ_b| − mean(|Δ_b|) ≥ |Δ|}) / (B + 1)")
+
+
 @dataclass(frozen=True)
 class UnitStatistics:
     """Intervals (metric -> (S, 2)), rank probabilities (metric -> (S, S)), pair tests and best sets of a task whose
-    metrics are functions of summed unit statistics; ``clusters`` the resampled clusters (None: the units)."""
+    metrics are functions of summed unit statistics, and what the record says of them (:meth:`to_json`: every unit
+    task's ``statistics``); ``clusters`` the resampled clusters (None: the units)."""
 
     B: int
     alpha: float
@@ -223,6 +231,26 @@ class UnitStatistics:
     clusters: Clusters | None = None
     #: The record's ``resampling`` with clusters (:func:`resampling_json`), else None.
     resampling: Mapping[str, Any] | None = None
+    #: The draws: the seed, what a unit is (``sentence``, ``segment``), the resamples in words (default: from the
+    #: unit), how ranks are counted, and the resamples in which each metric is undefined (metric -> (S,)).
+    seed: int = 0
+    unit: str = "unit"
+    method: str = ""
+    rank_rule: str = ""
+    undefined: Mapping[str, np.ndarray] = field(default_factory=dict)
+    #: The tests: the metrics tested, the randomisation rounds and why that many, the family of pairs in words, and a
+    #: note (why no test ran, or the task's own remark on them).
+    test_metrics: tuple[str, ...] = ()
+    rounds: int = 0
+    rounds_rule: str = ""
+    family: str = EVERY_PAIR
+    note: str | None = None
+    #: metric -> its interval where not the percentile one (:func:`~auditor.analyses.intervals.intervals_by_method`),
+    #: and BCa's and the jackknife's figures of every metric.
+    interval_method: Mapping[str, str] | None = None
+    interval_details: Mapping[str, Mapping[str, np.ndarray]] | None = None
+    #: With ``--bootstrap 0``: what did not run, and why (the JSON's ``not_run``).
+    not_run: Mapping[str, str] | None = None
 
     def interval(self, metric: str, s: int) -> tuple[float, float] | None:
         if metric not in self.intervals:
@@ -230,20 +258,82 @@ class UnitStatistics:
         lo, hi = self.intervals[metric][s]
         return None if np.isnan(lo) else (float(lo), float(hi))
 
+    def to_json(self, systems: Sequence[str]) -> dict[str, Any]:
+        """The audit record's ``statistics`` (docs/architecture.md, "The audit record"), the keys classification's
+        has: the draws, the intervals, ranks and P(win) and, where tests ran, their methods, rounds, p floors,
+        families and best sets (else ``pairwise_tests_unavailable``: why not)."""
+        from auditor.analyses.intervals import details_json
+
+        alpha, unit = self.alpha, self.unit
+        out: dict[str, Any] = {
+            "B": self.B, "seed": self.seed, "alpha": alpha, "method": self.method or (
+                f"paired bootstrap over {unit}s (every system resampled with the same {unit}s)" if self.clusters is None
+                else f"paired bootstrap over clusters of {unit}s (whole clusters drawn)"),
+            "interval": "none: --bootstrap 0 (no resamples)" if not self.B else "by metric: statistics.interval_method"
+            if self.interval_method else f"{100 * (1 - alpha):g}% percentile interval over the {self.B} resamples",
+            "undefined_resamples": {name: found for s, name in enumerate(systems) if (found := {
+                metric: int(counts[s]) for metric, counts in self.undefined.items() if counts[s]})},
+            "rank_rule": self.rank_rule, **ranks_json(self.ranks, systems)}
+        if self.resampling is not None:
+            out["resampling"] = dict(self.resampling)
+        if self.not_run:
+            out["not_run"] = dict(self.not_run)
+        if self.interval_method:
+            out["interval_method"] = dict(self.interval_method)
+            out["bca"] = details_json(self.interval_details or {}, systems)
+        if self.tests is None:
+            out["pairwise_tests_unavailable"] = self.note or "not requested (auditor score shows intervals only)"
+            return out
+        parity = any(test.method == PAIRED_BOOTSTRAP for test in self.tests)
+        exact = list(dict.fromkeys(test.metric for test in self.tests if test.method == MCNEMAR))
+        randomised = not exact or any(test.method == RANDOMISATION for test in self.tests)
+        over = f"clusters of {unit}s (each cluster's" if self.clusters is not None else f"{unit}s (each {unit}'s"
+        test = (f"test (exact McNemar for {', '.join(exact)}, approximate randomisation otherwise)" if exact
+                else "approximate randomisation test")
+        out.update({
+            "correction": self.correction, "family": self.family, "test_metrics": list(self.test_metrics),
+            "test_methods": {**({MCNEMAR: f"exact McNemar ({', '.join(exact)}): binomial test of n01 against n01 + "
+                                          "n10 at 1/2, two-sided"} if exact else {}),
+                             **({RANDOMISATION: f"approximate randomisation over {over} statistics of the two "
+                                                "systems swapped with probability 1/2; p = (1 + #{|Δ*| ≥ |Δ|}) / "
+                                                "(R' + 1), two-sided)"} if randomised else {}),
+                             **({PAIRED_BOOTSTRAP: PAIRED_BOOTSTRAP_RULE} if parity else {})},
+            "randomisation_rounds": self.rounds, "rounds_rule": self.rounds_rule,
+            "best_set_rule": f"the top system and every system whose {test} against it has adjusted p ≥ {alpha:g}; "
+                             f"family: the S − 1 comparisons with the top system of that metric, {self.correction}",
+            "best_set": {metric: best.to_json() for metric, best in (self.best_set or {}).items()},
+            "p_floor": {**({RANDOMISATION: 1 / (self.rounds + 1)} if randomised else {}),
+                        **({PAIRED_BOOTSTRAP: 1 / (self.B + 1)} if parity else {})},
+            "family_sizes": {metric: sum(1 for test in self.tests if test.metric == metric and test.method !=
+                                         PAIRED_BOOTSTRAP and not np.isnan(test.p)) for metric in self.test_metrics}})
+        if self.note:
+            out["tests_note"] = self.note
+        return out
+
 
 def unit_statistics(values: Mapping[str, np.ndarray], observed: Mapping[str, np.ndarray], systems: Sequence[str],
                     B: int, alpha: float, correction: str, tested: Sequence[str] | None,
                     tests: Sequence[PairTest] | None = None, clusters: Clusters | None = None,
                     resampling: Mapping[str, Any] | None = None, errors: Collection[str] = (),
-                    method_of: Callable[[str], str] | None = None) -> UnitStatistics:
-    """Percentile intervals and rank distributions of every metric's resampled ``values`` (metric -> (B, S)); the
-    ``tests`` (:func:`randomisation_tests`, or any :class:`PairTest`) and the best sets of ``tested`` (None: none) by
-    each metric's test (``method_of(metric)``, default approximate randomisation). ``errors``: the metrics for which
-    lower is better (ranked, and their best sets topped, by their negation)."""
+                    method_of: Callable[[str], str] | None = None, *, left_out: Mapping[str, np.ndarray] | None = None,
+                    methods: Mapping[str, str] | None = None, **record: Any) -> UnitStatistics:
+    """Intervals and rank distributions of every metric's resampled ``values`` (metric -> (B, S)): percentile, or by
+    ``methods`` (metric -> ``bca`` or ``jackknife_normal``) from the leave-one-unit-out values ``left_out`` (metric ->
+    (N, S)); the ``tests`` (:func:`pair_tests`, or any :class:`PairTest`) and the best sets of ``tested`` (None: no
+    test ran) by each metric's test (``method_of(metric)``, default approximate randomisation). ``errors``: the
+    metrics for which lower is better (ranked, and their best sets topped, by their negation); ``record``: the rest
+    of :class:`UnitStatistics` (seed, unit, rounds, ...)."""
     def signed(metric: str, v: np.ndarray) -> np.ndarray:
         return -v if metric in errors else v
 
-    intervals = {metric: percentile_intervals(v, alpha)[0] for metric, v in values.items()}
+    percentile = {metric: percentile_intervals(v, alpha) for metric, v in values.items()}
+    intervals = {metric: interval for metric, (interval, _) in percentile.items()}
+    details = None
+    if methods:
+        from auditor.analyses.intervals import intervals_by_method
+
+        details = intervals_by_method(values, observed, left_out or {}, alpha, methods)
+        intervals.update({metric: row["interval"] for metric, row in details.items()})
     ranks = {metric: rank_probabilities(signed(metric, v)) for metric, v in values.items()}
     best = None
     if tested is None:
@@ -252,7 +342,10 @@ def unit_statistics(values: Mapping[str, np.ndarray], observed: Mapping[str, np.
         tests = tuple(tests or ())
         best = best_sets(tests, {m: signed(m, np.asarray(observed[m])) for m in tested}, systems, tested, correction,
                          alpha, method_of or (lambda metric: RANDOMISATION))
-    return UnitStatistics(B, alpha, correction, intervals, ranks, tests, best, clusters, resampling)
+    return UnitStatistics(B, alpha, correction, intervals, ranks, tests, best, clusters, resampling,
+                          undefined={metric: undefined for metric, (_, undefined) in percentile.items()},
+                          test_metrics=tuple(tested or ()), interval_method=dict(methods) if methods else None,
+                          interval_details=details, **record)
 
 
 def design_effect(numerator: np.ndarray, denominator: np.ndarray | None, clusters: Clusters) -> np.ndarray:

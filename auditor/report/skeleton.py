@@ -114,9 +114,9 @@ def shares_blocks(ctx: Context, systems: Sequence[str], categories: Sequence[str
                   shares: Mapping[str, Sequence[float | None]], table: tuple[str, str],
                   figure: tuple[str, str]) -> list[Any]:
     """Each category's share of the gold against each system's share of its predictions (classification's classes,
-    tagging's chunk types): a chart (``figure``: id, caption) of the prevalence (bars) and each system's share minus
-    it, and a table (``table``: id, caption) of the categories' ``leading`` columns (a column and one cell per
-    category) followed by each system's share."""
+    tagging's chunk types, multi-label's labels): a chart (``figure``: id, caption) of the prevalence (bars) and
+    each system's share minus it, and a table (``table``: id, caption) of the categories' ``leading`` columns (a
+    column and one cell per category) followed by each system's share."""
     blocks: list[Any] = []
     if ctx.figures and categories:
         blocks.append(Figure(*figure, ctx.charts.bias_chart(
@@ -131,8 +131,9 @@ def shares_blocks(ctx: Context, systems: Sequence[str], categories: Sequence[str
 
 def category_table(table_id: str, caption: str, head: str, categories: Sequence[str], support: Sequence[Any],
                    systems: Sequence[str], cell: Callable[[str, int], Cell], for_paper: bool = False) -> Table:
-    """Categories (rows: classification's classes, tagging's chunk types) × a support column and one column per
-    system, each cell ``cell(system, category index)``; a row per system instead where the systems do not fit."""
+    """Categories (rows: classification's classes, tagging's chunk types, multi-label's labels) × a support column
+    and one column per system, each cell ``cell(system, category index)``; a row per system instead where the
+    systems do not fit."""
     columns = (Column("Support"), *(Column(s, rotate=len(systems) > 3) for s in systems))
     rows = tuple(Row(kind, (Cell(support[i], "count"), *(cell(s, i) for s in systems)))
                  for i, kind in enumerate(categories))
@@ -220,7 +221,7 @@ def tests_text(ctx: Context) -> str:
                      f"{unit} right or wrong; McNemar 1947)")
         deciding.append("the exact McNemar test")
     if RANDOMISATION in by_method:
-        rounds = spine.rounds or next((int(t.details["rounds"]) for t in spine.tests if "rounds" in t.details), 0)
+        rounds = next((int(t.details["rounds"]) for t in spine.tests if "rounds" in t.details), 0)
         which = ("every other metric" if MCNEMAR in by_method else "every metric") if set(
             by_method[RANDOMISATION]) >= {t.metric for t in spine.tests} - set(by_method.get(MCNEMAR, ())) else \
             ", ".join(ctx.short(m) for m in by_method[RANDOMISATION])
@@ -254,13 +255,13 @@ def significance_section(ctx: Context, method: str | None = None, notes: Sequenc
 def recommendation_section(ctx: Context, metrics: Iterable[tuple[str, str, str, Iterable[tuple[str, str]]]],
                            avoid: Iterable[tuple[str, str]] = (), blocks: Sequence[Any] = (),
                            title: str = SECTION_TITLES["recommendation"], avoid_title: str = "Avoid here",
-                           for_summary: bool = True) -> Section:
-    """The recommended metrics, each (id, role, LaTeX formula, facts: why, the passages it follows) with its
-    formula typeset, the metrics to ``avoid`` (id, why) and the task's further ``blocks``."""
-    shown: list[Any] = [
+                           for_summary: bool = True, lead: Sequence[Any] = ()) -> Section:
+    """The task's ``lead`` blocks, the recommended metrics, each (id, role, LaTeX formula, facts: why, the passages
+    it follows) with its formula typeset, the metrics to ``avoid`` (id, why) and the task's further ``blocks``."""
+    shown: list[Any] = [*lead, *(
         Definition(f"recommended-{m}", f"{ctx.name(m)} ({role})",
                    Formula(ctx.name(m), latex, ctx.formula_svg(latex) if ctx.figures and latex else ""),
-                   Facts(tuple(facts))) for m, role, latex, facts in metrics]
+                   Facts(tuple(facts))) for m, role, latex, facts in metrics)]
     avoided = tuple(f"{ctx.name(m)}: {why}" for m, why in avoid)
     if avoided:
         shown.append(Bullets(avoided, avoid_title))

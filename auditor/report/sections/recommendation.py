@@ -1,7 +1,7 @@
 """The recommended metric set with reasons and sources, and the rules appendix."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from auditor.analyses.recommend import PAPERS_DIFFER, RULES, rule_lines
 from auditor.report.context import SECTION_TITLES, Context
@@ -17,6 +17,15 @@ def recommendation_section(ctx: Context) -> Section | None:
     rec = ctx.audit.recommendation if ctx.audit is not None else None
     if rec is None:
         return None
+    return record_section(ctx, rec, [Bullets(tuple(f"{item.topic}: {item.text}" for item in PAPERS_DIFFER),
+                                             "Where Opitz (2024) and Vickers et al. (2023) differ")])
+
+
+def record_section(ctx: Context, rec: Any, blocks: Sequence[Any] = (), title: str = SECTION_TITLES["recommendation"],
+                   avoid_title: str = "Avoid here", for_summary: bool = True, lead: Sequence[Any] = ()) -> Section:
+    """The section of a :class:`~auditor.analyses.recommend.Recommendation` (every task kind's record): the task's
+    ``lead`` blocks, each recommended metric with its formula, the measured reasons and the passages quoted; the
+    metrics to avoid with theirs; the notes, the task's own ``blocks`` and the rules that fired."""
     metrics = []
     for entry in rec.metrics:
         record = ctx.records.get(entry.id)
@@ -24,15 +33,12 @@ def recommendation_section(ctx: Context) -> Section | None:
         metrics.append((entry.id, entry.role, entry.formula or (record.formula if record is not None else ""), facts))
     avoid = ((a.id, "; ".join(a.reasons) + (f" ({'; '.join(s.quoted for s in a.sources)})" if a.sources else ""))
              for a in rec.avoid)
-    blocks: list[Any] = []
-    if rec.notes:
-        blocks.append(Bullets(tuple(note.text for note in rec.notes), "Notes"))
-    blocks.append(Bullets(tuple(f"{item.topic}: {item.text}" for item in PAPERS_DIFFER),
-                          "Where Opitz (2024) and Vickers et al. (2023) differ"))
+    shown: list[Any] = [Bullets(tuple(note.text for note in rec.notes), "Notes")] if rec.notes else []
+    shown += blocks
     if rec.rules_fired:
-        blocks.append(Paragraph(f"Rules that fired (each stated in the appendix “{SECTION_TITLES['rules']}”): "
-                                f"{', '.join(rec.rules_fired)}."))
-    return recommendation_section_of(ctx, metrics, avoid, blocks)
+        shown.append(Paragraph(f"Rules that fired (each stated in the appendix “{SECTION_TITLES['rules']}”): "
+                               f"{', '.join(rec.rules_fired)}."))
+    return recommendation_section_of(ctx, metrics, avoid, shown, title, avoid_title, for_summary, lead)
 
 
 @section(170)

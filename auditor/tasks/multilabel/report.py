@@ -7,27 +7,17 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from auditor.analyses.recommend import rule_lines
 from auditor.io.source import Source
 from auditor.report import skeleton
 from auditor.report.context import Context
-from auditor.report.model import (
-    Bullets,
-    Cell,
-    Column,
-    Definition,
-    Facts,
-    Figure,
-    Formula,
-    Paragraph,
-    Report,
-    Row,
-    Section,
-    Table,
-)
+from auditor.report.model import Bullets, Cell, Column, Facts, Paragraph, Report, Row, Section, Table
+from auditor.report.sections.recommendation import record_section, rules_section
 from auditor.report.spine import MetricName, Spine
-from auditor.report.tables import _density, _fit_systems
+from auditor.report.tables import _density
 from auditor.results import Score
 from auditor.tasks.multilabel.measures import BY_ID, CONVENTION, KEY_METRICS, METRICS, SHORT
+from auditor.tasks.multilabel.recommend import RULES
 
 
 def spine(audit: Any) -> Spine:
@@ -62,30 +52,26 @@ def summary_section(ctx: Context) -> Section:
 
 
 def data_section(ctx: Context) -> Section:
-    audit, charts, figures = ctx.audit, ctx.charts, ctx.figures
+    audit = ctx.audit
     profile = audit.profile()
     systems = audit.systems
     rows = [Row("gold", (Cell(profile["cardinality"]["gold"], "number"), Cell(profile["empty"]["gold"], "count"),
                          Cell(profile["distinct_sets"]["gold"], "count")))]
     rows += [Row(name, (Cell(profile["cardinality"][name], "number"), Cell(profile["empty"][name], "count"),
                         Cell(profile["distinct_sets"][name], "count"))) for name in systems]
-    prevalence = tuple(Row(label, (Cell(shares["gold"], "share"), *(Cell(shares[name], "share") for name in systems)))
-                       for label, shares in profile["prevalence"].items())
+    labels = list(profile["prevalence"])
+    gold = [profile["prevalence"][label]["gold"] for label in labels]
     blocks: list[Any] = [
         Paragraph("Label cardinality (mean set size), empty sets and distinct sets: a system that predicts larger "
                   "sets than gold trades precision for recall; an empty set scores 0 on every samples-averaged "
                   "figure of its item but costs Hamming loss only the item's gold labels."),
         Table("table-cardinality", "Set sizes.", "Labels of", (Column("labels / item"), Column("empty sets"),
                                                                 Column("distinct sets")), tuple(rows), "normal"),
-        _fit_systems(Table("table-prevalence", "Each label's share of items in gold and in each system's predictions.",
-                           "Label", (Column("gold"), *(Column(name, rotate=True) for name in systems)), prevalence,
-                           _density(len(systems) + 2)), systems)]
-    if figures:
-        labels = list(profile["prevalence"])
-        gold = [profile["prevalence"][label]["gold"] for label in labels]
-        predicted = {name: [profile["prevalence"][label][name] for label in labels] for name in systems}
-        blocks.append(Figure("fig-prevalence", "Label prevalence in gold (bars) against each system's predicted "
-                                               "rate.", charts.bias_chart(labels, list(systems), gold, predicted)))
+        *skeleton.shares_blocks(
+            ctx, systems, labels, "Label", ((Column("gold"), [Cell(share, "share") for share in gold]),), gold,
+            {name: [profile["prevalence"][label][name] for label in labels] for name in systems},
+            ("table-prevalence", "Each label's share of items in gold and in each system's predictions."),
+            ("fig-prevalence", "Label prevalence in gold (bars) against each system's predicted rate."))]
     return Section("data", "Data: label sets, prevalence and predicted rates", tuple(blocks))
 
 
@@ -124,23 +110,12 @@ def chance_section(ctx: Context) -> Section | None:
 
 
 def recommendation_section(ctx: Context) -> Section | None:
-    """The recommended metrics with their formulas, reasons and the passages each rule follows; those to avoid."""
-    found, formula_svg, figures = ctx.audit.recommendation, ctx.formula_svg, ctx.figures
+    """The recommended metrics with their formulas, reasons and the passages each rule follows; those to avoid (the
+    record's section, :func:`auditor.report.sections.recommendation.record_section`)."""
+    found = ctx.audit.recommendation
     if found is None:
         return None
-    blocks: list[Any] = []
-    for entry in found.metrics:
-        metric = BY_ID[entry.id]
-        cited = "; ".join(source.citation for source in entry.sources)
-        blocks.append(Definition(f"recommended-{entry.id}", f"{metric.name} ({entry.role})",
-                                 Formula(metric.name, metric.formula, formula_svg(metric.formula) if figures else ""),
-                                 Facts(tuple(("why", reason) for reason in entry.reasons) + (("follows", cited),))))
-    if found.avoid:
-        blocks.append(Bullets(tuple(f"{BY_ID[e.id].name}: {'; '.join(e.reasons)}" for e in found.avoid),
-                              "Avoid here"))
-    quoted = dict.fromkeys(source.quoted for entry in (*found.metrics, *found.avoid) for source in entry.sources)
-    blocks.append(Bullets(tuple(quoted), "Passages the rules follow"))
-    return Section("recommendation", "Recommended metrics", tuple(blocks))
+    return record_section(ctx, found, title="Recommended metrics", for_summary=False)
 
 
 def properties_section(ctx: Context) -> Section:
@@ -200,37 +175,29 @@ def metrics_section(ctx: Context) -> Section:
 
 def per_label_section(ctx: Context) -> Section:
     audit, ledger = ctx.audit, ctx.ledger
-    systems = audit.systems
-    tables = [audit.per_class(s) for s in range(len(systems))]
-    rows = []
-    for label in audit.labels:
-        cells = [Cell(tables[0][label]["support"], "count")]
-        for s, name in enumerate(systems):
-            entry = tables[s][label]
-            mark = ledger.mark(name, "convention", f"F1 of {label}", entry["undefined"][0]) \
-                if any(reason.startswith("f1 ") for reason in entry["undefined"]) else None
-            cells.append(Cell(entry["f1"], "score", mark))
-        rows.append(Row(label, tuple(cells)))
+    systems, labels = audit.systems, audit.labels
+    tables = {name: audit.per_class(s) for s, name in enumerate(systems)}
+
+    def f1(name: str, index: int) -> Cell:
+        entry = tables[name][labels[index]]
+        mark = ledger.mark(name, "convention", f"F1 of {labels[index]}", entry["undefined"][0]) \
+            if any(reason.startswith("f1 ") for reason in entry["undefined"]) else None
+        return Cell(entry["f1"], "score", mark)
+
     return Section("per-label", "Per-label F1", (
         Paragraph(f"F1 = 2TP / (2TP + FP + FN) of each label, undefined only when TP + FP + FN = 0 ({CONVENTION}). "
                   "Precision, recall, Jaccard, MCC, informedness and markedness of each label's 2 × 2 table are in "
                   "audit.json (systems.NAME.per_class)."),
-        _fit_systems(Table("table-per-label", "Per-label F1 (×100) and gold support.", "Label",
-                           (Column("support"), *(Column(name, rotate=True) for name in systems)), tuple(rows),
-                           _density(len(systems) + 2)), systems)))
+        skeleton.category_table("table-per-label", "Per-label F1 (×100) and gold support.", "Label", labels,
+                                [tables[systems[0]][label]["support"] for label in labels], systems, f1)))
 
 
 def significance_section(ctx: Context) -> Section | None:
     stats = ctx.audit.statistics
     if stats is None or not stats.tests:
         return None
-    rounds = max(int(test.details.get("rounds", 0)) for test in stats.tests)
-    return skeleton.significance_section(ctx, (
-        "Paired tests over items, one per pair of systems and metric: exact McNemar for subset accuracy (an item is "
-        f"matched exactly or not); approximate randomisation for every other metric ({rounds:,} rounds, each "
-        "item's two predicted sets swapped with probability ½, p = (1 + #{|Δ*| ≥ |Δ|}) / (R + 1)); a best set is "
-        f"adjusted over the comparisons with its top system. Intervals: {stats.B:,} bootstrap resamples of items, "
-        "the same items for every system."))
+    return skeleton.significance_section(ctx, notes=(f"Intervals: {stats.B:,} bootstrap resamples of items, the same "
+                                                     "items for every system.",))
 
 
 def definitions_section(ctx: Context) -> Section:
@@ -252,7 +219,7 @@ def definitions_section(ctx: Context) -> Section:
 #: The multi-label report's own sections and their places in the skeleton.
 SECTIONS = ((10, summary_section), (20, data_section), (30, chance_section), (50, metrics_section),
             (60, per_label_section), (70, thresholds_section), (80, properties_section), (120, significance_section),
-            (130, recommendation_section), (140, definitions_section))
+            (130, recommendation_section), (140, definitions_section), (170, rules_section))
 
 
 def build_report(audit: Any, figures: bool = True) -> Report:
@@ -264,5 +231,6 @@ def build_report(audit: Any, figures: bool = True) -> Report:
     gold = audit.sources["gold"]["path"]
     subtitle = f"{len(audit.systems)} systems' label sets scored against {gold} ({audit.aligned.n_items:,} items, " \
                f"{len(audit.labels)} labels)"
+    rules = rule_lines(RULES) if audit.recommendation is not None else []
     return skeleton.task_report(audit, spine(audit), SECTIONS, "Multi-label audit", subtitle, figures,
-                                {"reproducibility": facts})
+                                {"reproducibility": facts, "rules": rules})

@@ -10,21 +10,11 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Sequence
 
+from auditor.report import skeleton
 from auditor.report.charts import confusion_cells
 from auditor.report.context import Context
-from auditor.report.model import (
-    Bullets,
-    Cell,
-    Column,
-    Definition,
-    Facts,
-    Figure,
-    Formula,
-    Paragraph,
-    Row,
-    Section,
-    Table,
-)
+from auditor.report.model import Bullets, Cell, Column, Facts, Figure, Paragraph, Row, Section, Table
+from auditor.report.sections.recommendation import record_section
 from auditor.report.tables import _density
 from auditor.tasks.ordinal.advice import rules_appendix
 from auditor.tasks.ordinal.measures import ORDINAL_IDS
@@ -154,19 +144,11 @@ def constants_section(ctx: Context) -> Section:
 def figures_section(ctx: Context) -> Section:
     """Every ordinal figure of every system with its interval; the confusion matrices by distance."""
     ids = list(ORDINAL_IDS)
-    has_ci = any(ctx.interval(s, m) for s in ctx.systems for m in ids)
     caption = ("The ordinal figures of every system: MAE, MSE and their macroaveraged forms in steps of the order "
                "(lower is better); the others ×100." + (f" Brackets: {ctx.level} bootstrap percentile interval."
-                                                         if has_ci else ""))
-    leaders = {m: ctx.best(m) for m in ids if ctx.best(m) is not None}  # bold: the best sets
-    if leaders:
-        caption += (" Bold: the figure's best set (the top system and every system not significantly worse), for "
-                    f"{', '.join(ctx.short(m) for m in leaders)} only.")
-    rows = tuple(Row(s, tuple(dataclasses.replace(ctx.score_cell(s, m), strong=s in leaders.get(m, ()))
-                              for m in ids)) for s in ctx.systems)
-    blocks: list[Any] = [Table("table-ordinal", caption, "System",
-                               tuple(Column(ctx.short(m), ctx.name(m)) for m in ids),
-                               rows, _density(len(ids) + (4 if has_ci else 0)), for_paper=True, for_summary=True)]
+                                                         if any(ctx.interval(s, m) for s in ctx.systems for m in ids)
+                                                         else ""))
+    blocks: list[Any] = [skeleton.score_table(ctx, "table-ordinal", caption, ids, for_paper=True, for_summary=True)]
     if ctx.figures and len(ctx.labels) <= 12:
         matrices = {s: ctx.audit.systems[s].confusion.tolist() for s in ctx.systems}
         blocks.append(Figure("fig-ordinal-confusion", "Confusion matrices drawn by distance from the diagonal: a "
@@ -235,20 +217,8 @@ def properties_section(ctx: Context) -> Section:
 
 
 def recommendation_section(ctx: Context) -> Section:
-    """The recommended ordinal figures with the facts measured here and the passages they follow."""
-    advice = ctx.extra["advice"]
-    blocks: list[Any] = [Paragraph("For levels the recommendation weighs how far a miss is; classification's rules, "
-                                   "about unordered classes, do not apply. Each reason is measured on this data.")]
-    for entry in advice.metrics:
-        record = ctx.records[entry.id]
-        facts = tuple(("why", r) for r in entry.reasons) + tuple(("source", p.quoted) for p in entry.sources)
-        blocks.append(Definition(f"recommended-{entry.id}", f"{record.name} ({entry.role})",
-                                 Formula(record.name, record.formula,
-                                         ctx.formula_svg(record.formula) if ctx.figures else ""), Facts(facts)))
-    if advice.avoid:
-        blocks.append(Bullets(tuple(f"{ctx.name(a.id)}: {'; '.join(a.reasons)}"
-                                    + (f" ({'; '.join(p.quoted for p in a.sources)})" if a.sources else "")
-                                    for a in advice.avoid), "Not as the headline here"))
-    blocks.append(Paragraph(f"Rules that fired (each stated in the appendix “Recommendation rules”): "
-                            f"{', '.join(advice.rules_fired)}."))
-    return Section("recommendation", "Recommendation", tuple(blocks), for_summary=True)
+    """The recommended ordinal figures with the facts measured here and the passages they follow (the record's
+    section, :func:`auditor.report.sections.recommendation.record_section`)."""
+    return record_section(ctx, ctx.extra["advice"], avoid_title="Not as the headline here", lead=(Paragraph(
+        "For levels the recommendation weighs how far a miss is; classification's rules, about unordered classes, do "
+        "not apply. Each reason is measured on this data."),))

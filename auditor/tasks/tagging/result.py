@@ -2,12 +2,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from auditor.analyses.bootstrap import ranks_json
-from auditor.analyses.significance import rounds_rule
 from auditor.metrics.catalogue import MetricValue, per_class_table
 from auditor.metrics.registry import ratio
 from auditor.results import UnitAudit
@@ -16,9 +14,6 @@ from auditor.tasks.tagging.counting import ERRORS, SpanCounts
 from auditor.tasks.tagging.measures import SPAN_METRICS, per_type, view_counts
 from auditor.tasks.tagging.names import ILL_FORMED_SHOWN
 from auditor.tasks.tagging.schemes import TagCodes
-
-if TYPE_CHECKING:  # the resampling code (scipy) is imported only when intervals are asked for
-    from auditor.analyses.units import UnitStatistics
 
 #: How the strict, exact and partial views count the error classes (COR, INC, PAR); the overlap view
 #: (nervaluate's ent_type) matches on its own and has its own incorrect and missed counts.
@@ -56,7 +51,6 @@ class TaggingAudit(UnitAudit):
     spans: SpanCounts | None
     tokens: TokenView
     types: TokenView
-    statistics: UnitStatistics | None
     parts: Mapping[str, np.ndarray] | None = None
 
     # ------------------------------------------------------------------ spans
@@ -149,40 +143,6 @@ class TaggingAudit(UnitAudit):
             result["ill_formed"] = {name: self.spans.per_system[s].ill_formed for s, name in enumerate(self.systems)}
             result["data"] = data_profile(self)
         return result
-
-    def _statistics_json(self) -> dict[str, Any] | None:
-        stats = self.statistics
-        if stats is None:
-            return None
-        B = stats.B
-        document: dict[str, Any] = {
-            "B": B, "seed": self.options["seed"], "alpha": stats.alpha,
-            "method": "paired bootstrap over sentences (every system resampled with the same sentences)",
-            "interval": f"{100 * (1 - stats.alpha):g}% percentile interval over {B} resamples of sentences",
-            "undefined_resamples": {}, "rank_rule": "rank 1 = highest value; ties share their ranks equally",
-**ranks_json(stats.ranks, self.systems)}
-        if stats.resampling is not None:
-            document["resampling"] = dict(stats.resampling)
-            document["method"] = "paired bootstrap over clusters of sentences (whole clusters drawn)"
-        if stats.tests is None:
-            document["pairwise_tests_unavailable"] = "not requested (auditor score shows intervals only)"
-            return document
-        tested = sorted({t.metric for t in stats.tests})
-        S = len(self.systems)
-        rounds = next((int(t.details["rounds"]) for t in stats.tests), 0)
-        document.update({
-            "correction": stats.correction, "family": "every pair of systems under one metric",
-            "test_metrics": tested,
-            "test_methods": {m: "approximate randomisation over sentences (each sentence's statistics of the two "
-                                "systems swapped with probability 1/2; p = (1 + #{|Δ*| ≥ |Δ|}) / (R + 1), two-sided)"
-                             for m in tested},
-            "randomisation_rounds": rounds, "rounds_rule": rounds_rule(rounds, S * (S - 1) // 2, stats.alpha),
-            "best_set_rule": f"the top system and every system whose test against it has adjusted p ≥ {stats.alpha}; "
-                             f"family: the S − 1 comparisons with the top system of that metric, {stats.correction}",
-            "best_set": {m: best.to_json() for m, best in (stats.best_set or {}).items()},
-            "p_floor": {m: 1 / (rounds + 1) for m in tested},
-            "family_sizes": {m: sum(1 for t in stats.tests if t.metric == m) for m in tested}})
-        return document
 
     # --------------------------------------------------------------- terminal
 

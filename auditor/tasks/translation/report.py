@@ -5,11 +5,11 @@ scores, recommendation and definitions.
 """
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import numpy as np
 
+from auditor.analyses.intervals import details_json
 from auditor.formatting import plural
 from auditor.report import skeleton
 from auditor.report.context import Context
@@ -41,12 +41,8 @@ SAID_ONCE = ("macrof", "microf")
 
 def spine(audit: Any) -> Spine:
     """What the skeleton reads from a translation audit. The type-F convention (P_c = 1 for a type never produced)
-    is said once, in the metrics section, not as a ledger entry per cell: the report's scores drop it (the JSON
-    keeps it)."""
-    scores = {s: {m: dataclasses.replace(v, convention=None) if m in SAID_ONCE else v for m, v in row.items()}
-              for s, row in audit.metrics.items()}
-    return Spine.of_units(audit, names(NAMES), scores, audit.rounds, None if audit.tests is not None else
-                          audit.tests_note)
+    is said once, in the metrics section, not as a ledger entry per cell."""
+    return Spine.of_units(audit, names(NAMES), SAID_ONCE, None if audit.tests is not None else audit.statistics.note)
 
 
 INTERVALS = "(BLEU, chrF: BCa bootstrap; MacroF, MicroF: value ± z · jackknife SE)"
@@ -62,8 +58,8 @@ def summary_section(ctx: Context) -> Section:
                                     and not audit.human.separated() else "")
     if any(r.startswith(WARNING) for r in audit.recommendation["metrics"][0]["reasons"]):
         recommended += ", with a warning from the human scores that the recommendation spells out"
-    return skeleton.summary_section(ctx, data, METRICS, f"Scores ×100 with 95% intervals over segments {INTERVALS}.",
-                                    after=[("Recommended primary metric", recommended)])
+    return skeleton.summary_section(ctx, data, METRICS, f"Scores ×100 with {ctx.level} intervals over segments "
+                                    f"{INTERVALS}.", after=[("Recommended primary metric", recommended)])
 
 
 def data_section(ctx: Context) -> Section:
@@ -94,9 +90,9 @@ def metrics_section(ctx: Context) -> Section:
     band_rows = [(s, [Cell(b.systems[s][0], "score") for b in bands]) for s in order]
     never_rows = tuple(Row(s, tuple(Cell(b.systems[s][1], "count") for b in bands)) for s in order)
     blocks: list[Any] = [
-        skeleton.score_table(ctx, "table-metrics", "Every metric ×100 with its 95% interval over segments (BLEU, "
-                             f"chrF: BCa bootstrap, {audit.options['bootstrap']} resamples; MacroF, MicroF: value ± z "
-                             "· jackknife SE).", METRICS, for_paper=True, for_summary=True),
+        skeleton.score_table(ctx, "table-metrics", f"Every metric ×100 with its {ctx.level} interval over segments "
+                             f"(BLEU, chrF: BCa bootstrap, {audit.options['bootstrap']} resamples; MacroF, MicroF: "
+                             "value ± z · jackknife SE).", METRICS, for_paper=True, for_summary=True),
         Table("table-bands", "MacroF ×100 over the reference types of each frequency band (types seen only in "
                              "outputs have no band).", "System",
               tuple(Column(b.name) for b in bands), tuple(Row(s, tuple(c)) for s, c in band_rows),
@@ -118,11 +114,12 @@ def metrics_section(ctx: Context) -> Section:
 
 def _interval_text(audit: Any) -> str:
     """How the intervals were computed, and where a value still falls outside its own."""
-    if audit.bca is None:
+    if not audit.statistics.interval_details:
         return "No intervals: --bootstrap 0."
+    bca = details_json(audit.statistics.interval_details, audit.systems)
     shifts = {m: max(abs(v["resample_mean"] - audit.metrics[s][m].value) for s, v in row.items()
                      if v["resample_mean"] is not None and audit.metrics[s][m].value is not None)
-              for m, row in audit.bca.items() if any(v["resample_mean"] is not None for v in row.values())}
+              for m, row in bca.items() if any(v["resample_mean"] is not None for v in row.values())}
     text = ("BLEU and chrF: BCa intervals (bias-corrected and accelerated; Efron & Tibshirani 1993, sections 14.3 "
             "and 15.4). MacroF and MicroF are not sums over segments: a resample that repeats segments holds about "
             "63% of the distinct ones and loses the rare types seen only in the others, so resampled values stray "
@@ -135,7 +132,7 @@ def _interval_text(audit: Any) -> str:
               "over test sets of the same size in 95–97% of 300 test sets, where the bootstrap's percentile interval, "
               "shifted by its bias, covered it in 83–90%. BCa's z0 and acceleration, the resamples' mean and the "
               "jackknife standard error of every metric and system are in audit.json (statistics.bca).")
-    fallback = [f"{NAMES[m]} {s}" for m, row in audit.bca.items() for s, v in row.items() if v["percentile_fallback"]]
+    fallback = [f"{NAMES[m]} {s}" for m, row in bca.items() for s, v in row.items() if v["percentile_fallback"]]
     if fallback:
         text += (" The value lies outside every resample (z0 infinite), so the percentile interval is given, for "
                  + ", ".join(fallback) + ".")
@@ -161,8 +158,8 @@ def significance_section(ctx: Context) -> Section | None:
     return skeleton.significance_section(ctx, notes=(
         "Riezler & Maxwell 2005 found bootstrap p-values less conservative than randomisation. sacrebleu's "
         "paired_ar and paired_bs count > where these count ≥: a resample that reproduces the difference exactly "
-        f"counts against the null. Families: one per metric and method: {audit.family}.",
-        f"Rounds and p floors: {audit.tests_note}."), methods=("approximate_randomisation", "paired_bootstrap"))
+        f"counts against the null. Families: one per metric and method: {audit.statistics.family}.",
+        f"Rounds and p floors: {audit.statistics.note}."), methods=("approximate_randomisation", "paired_bootstrap"))
 
 
 def human_section(ctx: Context) -> Section | None:
@@ -185,7 +182,7 @@ def human_section(ctx: Context) -> Section | None:
             + (f"; the lines of {plural(len(human.skipped), 'system')} in the file that are not audited are left out: "
                + ", ".join(human.skipped) if human.skipped else "")
             + "). Correlation across systems of each metric with the human system scores (Kendall's τ-b, Kendall "
-              "1945; Pearson's r); 95% intervals from the segment bootstrap (metric and human means "
+              f"1945; Pearson's r); {ctx.level} intervals from the segment bootstrap (metric and human means "
               "resampled together). The leader's τ minus each other metric's, with its paired interval, decides "
               "whether the human scores pick a metric.")
     scores = tuple(Row(s, (Cell(v, "number"),)) for s, v in sorted(human.human.items(), key=lambda x: -x[1]))
@@ -193,22 +190,22 @@ def human_section(ctx: Context) -> Section | None:
         Paragraph(text),
         Table("table-human", "Kendall τ-b and Pearson r with the human system scores.", "Metric",
               (Column("Kendall τ-b"), Column("Pearson r")), tuple(rows), for_paper=True, for_summary=True),
-        *_leader_table(audit),
+        *_leader_table(audit, ctx.level),
         *_segment_table(audit),
         Table("table-human-scores", "Human system scores (mean of rated segments).", "System",
               (Column("human score"),), scores, "small")), for_summary=True)
 
 
-def _leader_table(audit: Any) -> tuple[Table, ...]:
-    """τ(leader) − τ(metric) with its paired interval, one row per other metric."""
+def _leader_table(audit: Any, level: str) -> tuple[Table, ...]:
+    """τ(leader) − τ(metric) with its paired interval (at ``level``), one row per other metric."""
     human = audit.human
     if not human.leader_differences:
         return ()
     rows = tuple(Row(NAMES[m], (Cell(d.value, "tau", low=d.ci[0] if d.ci else None, high=d.ci[1] if d.ci else None),))
                  for m, d in human.leader_differences.items())
     return (Table("table-human-lead", f"Kendall τ-b of {NAMES[human.leader]} (the highest) minus each other metric's, "
-                                      "with the paired 95% interval over the segment bootstrap: the human scores pick "
-                                      f"{NAMES[human.leader]} only when no interval holds 0.", "Metric",
+                                      f"with the paired {level} interval over the segment bootstrap: the human scores "
+                                      f"pick {NAMES[human.leader]} only when no interval holds 0.", "Metric",
                   (Column(f"τ({NAMES[human.leader]}) − τ"),), rows, "small"),)
 
 

@@ -5,10 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-import numpy as np
-
-from auditor.analyses.bootstrap import ranks_json
-from auditor.analyses.significance import RANK_RULE
 from auditor.formatting import nan_to_none
 from auditor.results import UnitAudit
 from auditor.tasks.translation.agreement import HumanAgreement
@@ -26,12 +22,7 @@ class TranslationAudit(UnitAudit):
 
     types: TypeProfile
     system_types: Mapping[str, Mapping[str, Any]]
-    tests_note: str | None
-    rank_probabilities: Mapping[str, np.ndarray] | None
     human: HumanAgreement | None
-    rounds: int = 0
-    bca: Mapping[str, Mapping[str, Mapping[str, Any]]] | None = None
-    family: str | None = None
 
     def report_model(self, figures: bool = True) -> Any:
         """The report model every renderer reads (:mod:`auditor.tasks.translation.report`)."""
@@ -62,47 +53,6 @@ class TranslationAudit(UnitAudit):
 
     def system_json(self, s: int) -> dict[str, Any]:
         return {"types": self.system_types[self.systems[s]]}
-
-    def _statistics_json(self) -> dict[str, Any]:
-        options = self.options
-        statistics: dict[str, Any] = {
-            "B": options["bootstrap"], "seed": options["seed"], "alpha": options["alpha"],
-            "correction": options["correction"],
-            "method": "paired bootstrap over segments (sacrebleu's draws: default_rng(seed).choice(N, (B, N))); "
-                      "metric intervals by statistics.interval_method, human-agreement intervals percentile",
-            "interval": "by metric: statistics.interval_method", "rank_rule": RANK_RULE,
-            "test_metrics": list(METRICS) if self.tests else [],
-            "test_methods": {"approximate_randomisation": "segments' outputs swapped with probability 1/2 "
-                                                          "(as sacrebleu's paired_ar, which counts > where this "
-                                                          "counts ≥); p = (1 + #{|Δ*| ≥ |Δ|}) / (R + 1)",
-                             "paired_bootstrap": "for parity with sacrebleu's paired_bs (which counts > where this "
-                                                 "counts ≥): p = (1 + #{|Δ_b| − mean(|Δ_b|) ≥ |Δ|}) / (B + 1)"},
-        }
-        if self.resampling is not None:
-            statistics["resampling"] = dict(self.resampling)
-            statistics["method"] = ("paired bootstrap over clusters of segments (whole clusters drawn); metric "
-                                    "intervals by statistics.interval_method, the jackknife leaving one cluster out")
-        if self.bca is not None:
-            from auditor.tasks.translation.intervals import METHODS
-
-            statistics["interval_method"] = {m: METHODS[m] for m in self.bca}
-            statistics["bca"] = {m: {s: dict(v) for s, v in row.items()} for m, row in self.bca.items()}
-        if self.tests_note:
-            statistics["tests_note"] = self.tests_note
-        if self.tests:
-            statistics["randomisation_rounds"] = self.rounds
-            statistics["family"] = self.family
-            statistics["family_sizes"] = {m: sum(1 for t in self.tests if t.metric == m
-                                                 and t.method == "approximate_randomisation") for m in METRICS}
-        if self.best_set is not None:
-            statistics["best_set_rule"] = (
-                f"the top system and every system whose approximate randomisation test against it has adjusted "
-                f"p ≥ {self.options['alpha']:g}; family: the comparisons with the top system of that metric, "
-                f"{self.options['correction']}")
-            statistics["best_set"] = {m: best.to_json() for m, best in self.best_set.items()}
-        if self.rank_probabilities is not None:
-            statistics.update(ranks_json(self.rank_probabilities, self.systems))
-        return statistics
 
     def label(self, metric: str) -> str:
         return NAMES[metric]

@@ -3,32 +3,30 @@
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from auditor.analyses.bootstrap import rank_probabilities
-from auditor.analyses.families import RANDOMISATION, best_sets
-from auditor.analyses.intervals import details_json, intervals_by_method, jackknife_se
-from auditor.analyses.significance import randomisation_rounds, rounds_rule
+from auditor.analyses.intervals import jackknife_se
+from auditor.analyses.significance import RANK_RULE, randomisation_rounds, rounds_rule
+from auditor.analyses.units import UnitStatistics, unit_statistics
 from auditor.errors import UsageError
+from auditor.files import file_sha256
 from auditor.formatting import format_small, plural
 from auditor.options import AuditOptions, check_options
 from auditor.progress import SILENT, Progress
-from auditor.results import Score, Signature, unit_options, unit_rankings, unit_verdict
+from auditor.results import Score, Signature, unit_options, unit_rankings, unit_scores, unit_verdict
 from auditor.tasks.translation import intervals as interval_module
 from auditor.tasks.translation import resampling
 from auditor.tasks.translation.agreement import agreement
 from auditor.tasks.translation.bands import profile
 from auditor.tasks.translation.counting import Corpus, count_corpus
-from auditor.tasks.translation.names import NAMES, TOKENIZERS
+from auditor.tasks.translation.names import METRICS, NAMES, TOKENIZERS
 from auditor.tasks.translation.reading import read_aligned, read_human
 from auditor.tasks.translation.recommend import recommend
 from auditor.tasks.translation.result import TranslationAudit
 from auditor.tasks.translation.segments import segment_agreement
-from auditor.version import __version__
 
 #: Up to this many systems every pair is tested; above it, each system against the leader of each metric
 #: (approximate randomisation of type-level F costs rounds x types per pair, and the rounds grow with the pairs).
@@ -37,20 +35,16 @@ ALL_PAIRS = 8
 INTERVALS = "intervals"
 
 
-def _sha(path: str | Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
 def _sources(references: Sequence[str | Path], systems: Mapping[str, str | Path], human: str | Path | None,
              corpus: Corpus, clusters: Any) -> dict[str, Any]:
     """audit.json's ``sources``: each reference (the first is ``gold``), system (with its empty segments), the human
     scores and the clusters, by path and SHA-256 of the file as stored."""
-    sources: dict[str, Any] = {("gold" if i == 0 else f"reference {i + 1}"): {"path": str(p), "sha256": _sha(p)}
+    sources: dict[str, Any] = {("gold" if i == 0 else f"reference {i + 1}"): {"path": str(p), "sha256": file_sha256(p)}
                                for i, p in enumerate(references)}
-    sources.update({name: {"path": str(p), "sha256": _sha(p), "empty_segments": corpus.empty[name]}
+    sources.update({name: {"path": str(p), "sha256": file_sha256(p), "empty_segments": corpus.empty[name]}
                     for name, p in systems.items()})
     if human is not None:
-        sources["human"] = {"path": str(human), "sha256": _sha(human)}
+        sources["human"] = {"path": str(human), "sha256": file_sha256(human)}
     return sources | ({"clusters": dict(clusters.source or {})} if clusters else {})
 
 
@@ -90,13 +84,10 @@ def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: Audit
     prepared = resampling.prepare(corpus, f_beta)
     observed = resampling.point_scores(corpus, f_beta, microf_k, prepared)
     clusters, units, resampled = _resampled(corpus, human_scores, options, f_beta, microf_k, progress, prepared)
-    tests, note, rounds, family = _tests(units or corpus, observed, resampled, options, analyses, f_beta, microf_k,
-                                         progress)
-    bca = None if resampled is None else _intervals(units or corpus, observed, resampled, options.alpha, f_beta,
-                                                    microf_k)
-    metrics = _metric_values(corpus, observed, bca, f_beta, options.alpha)
+    stats = _statistics(units or corpus, observed, resampled, clusters, options, analyses, f_beta, microf_k, progress)
+    metrics = _metric_values(corpus, observed, stats, options.alpha)
     values = {s: {m: metrics[s][m].value for m in resampling.METRICS} for s in corpus.systems}
-    disagreement = unit_rankings(metrics, resampling.METRICS, tests, options.alpha)
+    disagreement = unit_rankings(metrics, resampling.METRICS, stats.tests, options.alpha)
     types = profile(corpus, f_beta)
     human_result = _human(corpus, observed, human_scores, resampled, options.alpha, bool(human_lower_better),
                           f_beta, microf_k)
@@ -104,26 +95,19 @@ def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: Audit
                         references=len(references), sacrebleu=dict(corpus.signatures))
     sources = _sources(references, systems, human, corpus, clusters)
     recommendation = recommend(corpus, types, disagreement, human_result, values)
-    best = None if tests is None else best_sets(tests, observed, corpus.systems, resampling.METRICS,
-                                                options.correction, options.alpha, lambda metric: RANDOMISATION)
-    verdict = unit_verdict(metrics, resampling.METRICS, tests, best, recommendation["metrics"][0]["id"], NAMES)
+    primary = recommendation["metrics"][0]["id"]
+    if clusters is not None:
+        stats = dataclasses.replace(stats, resampling=_resampling(corpus, clusters, stats, primary, f_beta, microf_k))
+    verdict = unit_verdict(metrics, resampling.METRICS, stats.tests, stats.best_set, primary, NAMES)
     return TranslationAudit(
-        signature=_signature(sources, opts, corpus, len(references)), n_items=corpus.n_segments, systems=corpus.systems,
+        signature=_signature(sources, opts, corpus, clusters), n_items=corpus.n_segments, systems=corpus.systems,
         sources=sources, options=opts, metrics=metrics, types=types,
-        system_types={s: _system_types(types, s) for s in corpus.systems}, tests=tests, tests_note=note,
-        family=family,
-        rank_probabilities=None if resampled is None else
-        {m: rank_probabilities(resampled.values[m]) for m in resampling.METRICS},
-        rankings=disagreement, human=human_result,
-        recommendation=recommendation, verdict=verdict,
-        warnings=_warnings(corpus, human_scores), rounds=rounds, bca=bca and details_json(bca, corpus.systems),
-        best_set=best,
-        resampling=None if clusters is None else _resampling(corpus, clusters, bca, recommendation["metrics"][0]["id"],
-                                                             f_beta, microf_k),
-    )
+        system_types={s: _system_types(types, s) for s in corpus.systems}, tests=stats.tests,
+        best_set=stats.best_set, resampling=stats.resampling, statistics=stats, rankings=disagreement,
+        human=human_result, recommendation=recommendation, verdict=verdict, warnings=_warnings(corpus, human_scores))
 
 
-def _resampling(corpus: Corpus, clusters: Any, bca: Any, metric: str, beta: float, k: float) -> dict[str, Any]:
+def _resampling(corpus: Corpus, clusters: Any, stats: Any, metric: str, beta: float, k: float) -> dict[str, Any]:
     """``statistics.resampling`` with clusters of segments; the design effect of the recommended metric of each system
     is the ratio of its leave-one-cluster-out to its leave-one-segment-out jackknife variance (for a mean, the
     clustered over naive variance of :func:`auditor.analyses.units.design_effect`, up to the jackknife's (n − 1)/n
@@ -131,20 +115,13 @@ def _resampling(corpus: Corpus, clusters: Any, bca: Any, metric: str, beta: floa
     from auditor.analyses.units import resampling_json
 
     effects = None
-    if bca is not None:
+    if stats.interval_details:
         by_segment = jackknife_se(interval_module.jackknife(corpus, beta, k)[metric])
         with np.errstate(invalid="ignore", divide="ignore"):
-            effects = bca[metric]["jackknife_se"] ** 2 / by_segment ** 2
+            effects = stats.interval_details[metric]["jackknife_se"] ** 2 / by_segment ** 2
     return resampling_json(clusters, "segment", effects, corpus.systems, NAMES[metric],
                            "leave-one-cluster-out over leave-one-segment-out jackknife variance of the metric (for a "
                            "mean, the clustered over naive variance up to the factors (n − 1)/n)")
-
-
-def _intervals(corpus: Corpus, observed, resampled, alpha: float, beta: float, k: float):
-    """Each metric's interval by its method (:data:`~.intervals.METHODS`), from the resamples and the jackknife over
-    the corpus's rows (segments, or clusters)."""
-    return intervals_by_method(resampled.values, observed, interval_module.jackknife(corpus, beta, k), alpha,
-                               interval_module.METHODS)
 
 
 def _resampled(corpus: Corpus, human_scores: Any, options: AuditOptions, beta: float, k: float, progress: Progress,
@@ -177,22 +154,45 @@ def _human(corpus: Corpus, observed, human_scores, resampled, alpha: float, lowe
                                                                        microf_k))
 
 
+def _statistics(corpus: Corpus, observed, resampled, clusters, options: AuditOptions, analyses, beta: float,
+                k: float, progress: Progress) -> UnitStatistics:
+    """The spine's record of intervals (by metric, :data:`.intervals.METHODS`: BCa or the jackknife normal interval,
+    the jackknife over the corpus's rows), ranks, paired tests and best sets over segments (or clusters: the rows of
+    ``corpus``)."""
+    tests, note, rounds = _tests(corpus, observed, resampled, options, analyses, beta, k, progress)
+    drawn = "clusters of segments (whole clusters drawn)" if clusters is not None else \
+        "segments (sacrebleu's draws: default_rng(seed).choice(N, (B, N)))"
+    return unit_statistics(
+        {} if resampled is None else resampled.values, observed, corpus.systems, options.bootstrap, options.alpha,
+        options.correction, None if tests is None else METRICS, tests, clusters,
+        left_out=None if resampled is None else interval_module.jackknife(corpus, beta, k),
+        methods=None if resampled is None else interval_module.METHODS, seed=options.seed, unit="segment",
+        method=f"paired bootstrap over {drawn}; metric intervals by statistics.interval_method, the jackknife leaving "
+               f"one {'cluster' if clusters is not None else 'segment'} out; human-agreement intervals percentile",
+        rank_rule=RANK_RULE, rounds=rounds, rounds_rule=rounds_rule(rounds, len(_pairs(observed)), options.alpha),
+        family=_family(corpus, observed), note=note)
+
+
+def _pairs(observed) -> list[tuple[int, int]]:
+    """Every pair of systems up to :data:`ALL_PAIRS`; above it each system against the leader of each metric (as
+    sacrebleu tests each system against a baseline)."""
+    S = len(next(iter(observed.values())))
+    if S <= ALL_PAIRS:
+        return [(a, b) for a in range(S) for b in range(a + 1, S)]
+    leaders = {int(np.nanargmax(np.where(np.isnan(v), -np.inf, v))) for v in observed.values()}
+    return sorted({(min(t, b), max(t, b)) for t in leaders for b in range(S) if b != t})
+
+
 def _tests(corpus: Corpus, observed, resampled, options: AuditOptions, analyses, beta: float, k: float,
            progress: Progress):
-    """(tests, note, rounds, family): the paired tests, how they ran, and the family each metric's p is adjusted
-    over."""
+    """(tests, note, rounds): the paired tests and how they ran, or why not (None, the reason, 0)."""
     if options.bootstrap == 0:
-        return None, "not run: --bootstrap 0", 0, None
+        return None, "not run: --bootstrap 0", 0
     if analyses is not None and "statistics" not in analyses:
-        return None, "not run: only the bootstrap intervals were requested (auditor score's table)", 0, None
+        return None, "not run: only the bootstrap intervals were requested (auditor score's table)", 0
     if len(corpus.systems) < 2:
-        return None, "not run: one system", 0, None
-    S = len(corpus.systems)
-    leaders = {m: int(np.nanargmax(np.where(np.isnan(v), -np.inf, v))) for m, v in observed.items()}
-    if S <= ALL_PAIRS:
-        pairs = [(a, b) for a in range(S) for b in range(a + 1, S)]
-    else:  # each system against the leader of each metric, as sacrebleu tests each system against a baseline
-        pairs = sorted({(min(t, b), max(t, b)) for t in set(leaders.values()) for b in range(S) if b != t})
+        return None, "not run: one system", 0
+    pairs = _pairs(observed)
     rounds = randomisation_rounds(options.bootstrap, len(pairs), options.alpha)
     tests = resampling.paired_tests(corpus, observed, resampled, rounds, options.seed, beta, k, pairs,
                                     options.correction, progress)
@@ -202,14 +202,15 @@ def _tests(corpus: Corpus, observed, resampled, options: AuditOptions, analyses,
             f"{format_small(floor)}"
             + (f", above α = {options.alpha:g}: raise --bootstrap to let it reach significance"
                if floor >= options.alpha else ""))
-    return tuple(tests), note, rounds, _family(corpus, leaders, len(pairs))
+    return tuple(tests), note, rounds
 
 
-def _family(corpus: Corpus, leaders: dict[str, int], n_pairs: int) -> str:
+def _family(corpus: Corpus, observed) -> str:
     """The pairs whose p-values each metric's correction adjusts together, in words."""
-    S = len(corpus.systems)
+    S, n_pairs = len(corpus.systems), len(_pairs(observed))
     if S <= ALL_PAIRS:
         return f"all {n_pairs} pairs of the {S} systems"
+    leaders = {m: int(np.nanargmax(np.where(np.isnan(v), -np.inf, v))) for m, v in observed.items()}
     named = ", ".join(f"{NAMES[m]}: {corpus.systems[t]}" for m, t in leaders.items())
     return (f"the {n_pairs} pairs that include the leader of a metric ({named}): with more "
             f"than {ALL_PAIRS} systems each system is tested against the leaders only, not all {S * (S - 1) // 2} "
@@ -217,31 +218,25 @@ def _family(corpus: Corpus, leaders: dict[str, int], n_pairs: int) -> str:
             f"with the pairs)")
 
 
-def _metric_values(corpus: Corpus, observed, intervals, beta: float, alpha: float) -> dict[str, dict[str, Score]]:
-    out = {}
-    for s, name in enumerate(corpus.systems):
-        match, predicted, reference = corpus.counts[name].totals(corpus.reference)
-        never = int(((predicted == 0) & (reference > 0)).sum())
-        extra = int(((predicted > 0) & (reference == 0)).sum())
-        f_note = (f"P_c = 1 for the {never} reference types never produced and R_c = 1 for the {extra} produced "
-                  f"types absent from the references (the authors' code's convention); both give F_β;c = 0")
-        row = {}
-        for metric in resampling.METRICS:
-            value = float(observed[metric][s])
-            undefined = convention = None
-            if np.isnan(value):
-                undefined = "no token in this system's output or the references: V is empty, 0/0"
-            elif metric in ("macrof", "microf"):
-                convention = f_note
-            elif metric == "bleu" and corpus.bleu[name][:, 2:6].sum() == 0:
-                convention = "no n-gram of the output matches the references: BLEU = 0, as sacrebleu sets it"
-            lo = hi = None
-            if intervals is not None and not np.isnan(intervals[metric]["interval"][s, 0]):
-                lo, hi = (float(x) for x in intervals[metric]["interval"][s])
-            row[metric] = Score(None if np.isnan(value) else value, undefined, convention, lo, hi,
-                                None if lo is None else 1 - alpha)
-        out[name] = row
-    return out
+def _metric_values(corpus: Corpus, observed, stats, alpha: float) -> dict[str, dict[str, Score]]:
+    """system -> metric id -> its :class:`~auditor.results.Score`: value, BCa or jackknife interval, why it is
+    undefined and the convention each type-level F and a BLEU without any match use."""
+    def ledger(metric: str, s: int, value: float | None) -> tuple[str | None, str | None]:
+        name = corpus.systems[s]
+        if value is None:
+            return "no token in this system's output or the references: V is empty, 0/0", None
+        if metric in ("macrof", "microf"):
+            match, predicted, reference = corpus.counts[name].totals(corpus.reference)
+            never = int(((predicted == 0) & (reference > 0)).sum())
+            extra = int(((predicted > 0) & (reference == 0)).sum())
+            return None, (f"P_c = 1 for the {never} reference types never produced and R_c = 1 for the {extra} "
+                          f"produced types absent from the references (the authors' code's convention); both give "
+                          f"F_β;c = 0")
+        if metric == "bleu" and corpus.bleu[name][:, 2:6].sum() == 0:
+            return None, "no n-gram of the output matches the references: BLEU = 0, as sacrebleu sets it"
+        return None, None
+
+    return unit_scores(corpus.systems, {m: observed[m] for m in resampling.METRICS}, stats.interval, 1 - alpha, ledger)
 
 
 def _system_types(types, system: str) -> dict[str, Any]:
@@ -259,19 +254,15 @@ def _warnings(corpus: Corpus, human) -> tuple[str, ...]:
     return tuple(found)
 
 
-def _signature(sources: Mapping[str, Any], opts: Mapping[str, Any], corpus: Corpus, n_references: int) -> Signature:
-    """The shared fields and the task's own (references, tokeniser, case, β, k, sacrebleu's signatures)."""
-    references = [sources["gold"], *(sources[f"reference {i + 1}"] for i in range(1, n_references))]
-    refs = "+".join(r["sha256"][:12] for r in references)
-    systems = hashlib.sha256("|".join(f"{n}:{sources[n]['sha256']}" for n in corpus.systems).encode())
-    fields = [("auditor", __version__), ("task", "translation"), ("ref", refs),
-              ("systems", f"{len(corpus.systems)}:{systems.hexdigest()[:12]}"), ("tok", opts["tokenize"]),
-              ("case", "lc" if opts["lowercase"] else "mixed"), ("beta", f"{opts['f_beta']:g}"),
-              ("k", f"{opts['microf_k']:g}"), ("boot", str(opts["bootstrap"])), ("seed", str(opts["seed"])),
-              ("ci", "bca/jackknife"), ("alpha", str(opts["alpha"])), ("correction", str(opts["correction"])),
-              ("BLEU", corpus.signatures["bleu"]), ("chrF2", corpus.signatures["chrf"])]
+def _signature(sources: Mapping[str, Any], opts: Mapping[str, Any], corpus: Corpus, clusters: Any) -> Signature:
+    """The shared fields (:meth:`~auditor.results.Signature.of_units`) and the task's own: the references' hashes,
+    tokeniser, case, β, k, then sacrebleu's signatures and the human scores' hash."""
+    references = ["gold", *(f"reference {i}" for i in range(2, opts["references"] + 1))]
+    refs = "+".join(sources[name]["sha256"][:12] for name in references)
+    own = (("tok", opts["tokenize"]), ("case", "lc" if opts["lowercase"] else "mixed"),
+           ("beta", f"{opts['f_beta']:g}"), ("k", f"{opts['microf_k']:g}"))
+    after = [("BLEU", corpus.signatures["bleu"]), ("chrF2", corpus.signatures["chrf"])]
     if "human" in sources:
-        fields.append(("human", sources["human"]["sha256"][:12]))
-    if "clusters" in sources:
-        fields.append(("unit", f"cluster:{sources['clusters']['sha256'][:12]}"))
-    return Signature(tuple(fields))
+        after.append(("human", sources["human"]["sha256"][:12]))
+    return Signature.of_units("translation", (("ref", refs),), {n: sources[n]["sha256"] for n in corpus.systems},
+                              opts, own, "bca/jackknife", "segment", clusters, after)
