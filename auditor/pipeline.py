@@ -312,10 +312,11 @@ def audit_lm_eval(runs: Sequence[str], task: str | None = None, filter_name: str
                    for run in read}
         inputs = {"lm_eval_task": read[0].task, "lm_eval_filter": read[0].filter, "lm_eval_cluster": cluster_field,
                   **({"clusters": options.clusters} if options.clusters else {})}
-        from auditor.report.outcomes import Reported
+        from auditor.report.outcomes import OutcomesAudit
 
-        return Reported(outcomes.analyse(metric, [run.name for run in read], values, options.bootstrap, options.seed,
-                                         options.alpha, options.correction, sources, clusters, inputs))
+        return OutcomesAudit.of(outcomes.analyse(metric, [run.name for run in read], values, options.bootstrap,
+                                                 options.seed, options.alpha, options.correction, sources, clusters,
+                                                 inputs))
     gold, systems, labels = label_columns(read, view)
     options = options if options.labels else replace(options, labels=tuple(check_given_labels(labels)))
     return run(gather_inputs(gold, systems, options.labels, clusters=clusters), options, progress, analyses)

@@ -12,7 +12,7 @@ import math
 import operator
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Mapping, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Generic, Mapping, Sequence, TypeVar
 
 import numpy as np
 
@@ -448,6 +448,21 @@ class Signature:
             fields.append(("label_map", hashlib.sha256(lines.encode()).hexdigest()[:12]))
         return cls(tuple(fields))
 
+    @classmethod
+    def of_units(cls, task: str, inputs: Sequence[tuple[str, str]], systems: Mapping[str, str],
+                 options: Mapping[str, Any], own: Sequence[tuple[str, str]], ci: str, unit: str, clusters: Any = None,
+                 after: Sequence[tuple[str, str]] = ()) -> Signature:
+        """The signature of a task counted per unit: ``auditor``, ``task``, the gold ``inputs`` (key, hash),
+        ``systems:<n>:<sha256[:12] of their name:sha256 lines>`` (``systems``: name -> SHA-256), the task's
+        ``own`` fields, ``boot``, ``seed``, ``ci`` (``none`` when B = 0), ``alpha``, ``correction``, ``unit`` (what
+        a resample draws, or ``cluster:<sha256[:12] of the clusters file>``), then ``after``."""
+        digest = hashlib.sha256("|".join(f"{name}:{sha}" for name, sha in systems.items()).encode()).hexdigest()
+        drawn = unit if clusters is None else f"cluster:{clusters.source['sha256'][:12]}"
+        return cls((("auditor", __version__), ("task", task), *inputs, ("systems", f"{len(systems)}:{digest[:12]}"),
+                    *own, ("boot", str(options["bootstrap"])), ("seed", str(options["seed"])),
+                    ("ci", ci if options["bootstrap"] else "none"), ("alpha", str(options["alpha"])),
+                    ("correction", str(options["correction"])), ("unit", drawn), *after))
+
     def __getitem__(self, key: str) -> str:
         return dict(self.fields)[key]
 
@@ -619,3 +634,20 @@ def unit_options(options: AuditOptions, **own: Any) -> dict[str, Any]:
     return {"bootstrap": options.bootstrap, "seed": options.seed, "alpha": options.alpha,
             "correction": options.correction, **own,
             **({"clusters": str(options.clusters)} if options.clusters is not None else {})}
+
+
+def unit_scores(systems: Sequence[str], observed: Mapping[str, np.ndarray],
+                interval: Callable[[str, int], tuple[float, float] | None], level: float | None,
+                ledger: Callable[[str, int, float | None], tuple[str | None, str | None]]
+                ) -> dict[str, dict[str, Score]]:
+    """system -> metric id -> :class:`Score` of a task counted per unit: each ``observed`` value (metric -> (S,),
+    NaN where undefined), its ``interval(metric, s)`` at ``level`` (None: none) and what the task's ``ledger(metric,
+    s, value)`` records of it: (why it is undefined, which convention fills a part in)."""
+    out: dict[str, dict[str, Score]] = {}
+    for s, system in enumerate(systems):
+        out[system] = {}
+        for metric, values in observed.items():
+            value, bounds = _finite(values[s]), interval(metric, s)
+            out[system][metric] = Score.of(MetricValue(value, *ledger(metric, s, value)), bounds,
+                                           None if bounds is None else level)
+    return out

@@ -319,13 +319,13 @@ def test_generation_outcomes_write_the_one_record(small_generation_runs, extra):
 def test_outcomes_of_scores_and_of_one_system_are_valid_records():
     """Values in [0, 1] (approximate randomisation) and a single system (no pair, a best set of one) validate."""
     from auditor.analyses.outcomes import analyse
-    from auditor.report.outcomes import Reported
+    from auditor.report.outcomes import OutcomesAudit
 
     values = np.random.default_rng(2).random((2, 30))
     sources = {name: {"path": f"{name}.jsonl", "sha256": "0" * 64, "n_items": 30} for name in ("x", "y")}
     inputs = {"lm_eval_task": "t", "lm_eval_filter": "none", "lm_eval_cluster": None}
     for B, names in ((20, ("x", "y")), (0, ("x", "y")), (20, ("x",))):
-        document = json.loads(json.dumps(Reported(analyse("f1", names, values[:len(names)], B, 1, 0.05, "holm",
+        document = json.loads(json.dumps(OutcomesAudit.of(analyse("f1", names, values[:len(names)], B, 1, 0.05, "holm",
                                                           sources, inputs=inputs)).to_json()))
         assert _schema_errors(document) == [], (B, names)
         assert document["outcomes"]["binary"] is False
@@ -349,7 +349,7 @@ def test_randomisation_for_values_that_are_not_0_or_1():
     assert result.pairs[0].method == "approximate_randomisation" and result.pairs[0].p == 1.0
     # --bootstrap 0: no randomisation rounds, so no test and no best set, and the JSON says why
     none = analyse("f1", ["x", "y"], values, 0, 1, 0.05, "holm")
-    assert none.pairs == () and none.best_set == () and "randomisation" in none.to_json()["statistics"]["not_run"]
+    assert none.pairs == () and none.best_set == () and "randomisation" in none.statistics_json()["not_run"]
     shifted = analyse("f1", ["x", "y"], np.vstack([values[0], np.clip(values[0] - 0.2, 0, 1)]), 10, 1, 0.05, "holm")
     assert shifted.pairs[0].p < 0.001 and shifted.best_set == ("x",)
 

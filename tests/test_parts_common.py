@@ -75,12 +75,12 @@ def test_the_same_rows_read_to_the_same_column(reader, tmp_path):
 def _outcomes():
     """A generation task's outcomes: three systems' 0/1 scores over 40 items, with their report."""
     from auditor.analyses.outcomes import analyse
-    from auditor.report.outcomes import Reported
+    from auditor.report.outcomes import OutcomesAudit
 
     rng = np.random.default_rng(4)
     values = (rng.random((3, 40)) < np.array([[0.8], [0.5], [0.45]])).astype(float)
     sources = {name: {"path": f"{name}.jsonl", "sha256": "0" * 64, "n_items": 40} for name in ("x", "y", "z")}
-    return Reported(analyse("exact_match", ["x", "y", "z"], values, 50, 1, 0.05, "holm", sources))
+    return OutcomesAudit.of(analyse("exact_match", ["x", "y", "z"], values, 50, 1, 0.05, "holm", sources))
 
 
 @pytest.fixture(scope="module", params=[*sorted(TASKS), "outcomes"])

@@ -14,9 +14,10 @@ With ``--bootstrap 0`` nothing is drawn: no intervals, and no randomisation, so 
 clustered items) get no test and no best set (:data:`NOT_RUN`); unclustered 0/1 values keep their exact McNemar tests.
 The rank distributions and P(win) come from the interval's resamples (rank 1 = highest mean).
 
-:meth:`Outcomes.to_json` writes the audit record every task kind writes (docs/architecture.md, "The audit record")
-but its ``schema`` and ``signature``, which :class:`auditor.report.outcomes.Reported` adds (the signature record is
-a later stage's); the outcomes' own keys sit under ``outcomes``.
+:class:`auditor.report.outcomes.OutcomesAudit` is their record: the one record of a task counted per unit
+(:class:`auditor.results.UnitAudit`, docs/architecture.md, "The audit record"; a later stage's, as the signature
+is), with the outcomes' own keys under ``outcomes`` (:meth:`Outcomes.own_json`) and their ``statistics``
+(:meth:`Outcomes.statistics_json`).
 """
 from __future__ import annotations
 
@@ -124,20 +125,10 @@ class Outcomes:
         """Randomisation rounds run (0: only exact McNemar tests, or none)."""
         return ROUNDS if any(pair.method == RANDOMISATION for pair in self.pairs) else 0
 
-    def to_json(self) -> dict[str, Any]:
-        """The audit record (module docstring) without ``schema`` and ``signature``."""
-        options = {"bootstrap": self.bootstrap, "seed": self.seed, "alpha": self.alpha, "correction": self.correction}
-        return {
-            "task": "outcomes", "n_items": self.n_items,
-            "sources": {name: dict(source) for name, source in self.sources.items()},
-            "options": {**options, **self.inputs}, "warnings": list(self.warnings),
-            "outcomes": {"metric": self.metric, "binary": self.binary, "not_applicable": NOT_APPLICABLE},
-            "systems": {name: {"metrics": {self.metric: {
-                "value": float(self.means[s]),
-                "ci": None if self.intervals is None else [float(x) for x in self.intervals[s]],
-                "undefined": None, "convention": None}}} for s, name in enumerate(self.systems)},
-            "statistics": self.statistics_json(), "tests": [pair.to_json() for pair in self.pairs],
-            **self.ranking.to_json()}
+    def own_json(self) -> dict[str, Any]:
+        """The record's ``outcomes``: the metric audited, whether every value is 0/1, and why the class-based analyses
+        are absent."""
+        return {"outcomes": {"metric": self.metric, "binary": self.binary, "not_applicable": NOT_APPLICABLE}}
 
     def statistics_json(self) -> dict[str, Any]:
         """``statistics`` in the shape every task kind writes (the schema's ``$defs/statistics``)."""
@@ -168,8 +159,8 @@ class Outcomes:
 
     def report_model(self, figures: bool = True) -> Any:
         """The report is built by :mod:`auditor.report.outcomes`, a later stage than this module: the pipeline hands
-        outcomes on wrapped in its ``Reported``. Bare outcomes refuse, so that no classification report is made
-        of them."""
+        outcomes on wrapped in their record, :class:`~auditor.report.outcomes.OutcomesAudit`. Bare outcomes refuse,
+        so that no classification report is made of them."""
         from auditor.errors import UsageError
 
         raise UsageError("per-item outcomes get their report through auditor.pipeline.audit_lm_eval")

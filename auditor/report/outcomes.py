@@ -1,18 +1,19 @@
-"""The report of per-item outcomes (a generation task's per-item metric, :mod:`auditor.analyses.outcomes`), written
-through the report skeleton: the mean of every system with its interval, the paired tests, the ranks, the best set
+"""The record and the report of per-item outcomes (a generation task's per-item metric,
+:mod:`auditor.analyses.outcomes`): :class:`OutcomesAudit`, the one record every task counted per unit writes, and its
+report through the skeleton: the mean of every system with its interval, the paired tests, the ranks, the best set
 (bold), and a sentence that the class-based analyses do not apply."""
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, Sequence
 
 import numpy as np
 
-from auditor.io.source import Source
 from auditor.report import skeleton
 from auditor.report.context import Context
 from auditor.report.model import Cell, Column, Paragraph, Report, Row, Section, Table
 from auditor.report.spine import MetricName, Spine
-from auditor.results import SCHEMA, Score, Signature
+from auditor.results import Score, Signature, UnitAudit
 from auditor.version import __version__
 
 #: Why prevalence, bias, chance baselines and confusion matrices are absent.
@@ -25,24 +26,16 @@ UNTESTED = ("did not run: with --bootstrap 0 there are no randomisation rounds, 
             "clustered items) have no exact test, so no best set is formed and nothing is bold")
 
 
-def spine(outcomes: Any) -> Spine:
-    """What the skeleton reads from an :class:`~auditor.analyses.outcomes.Outcomes` (systems best first: one
-    metric, no verdict to order them; no rank disagreement between metrics, so the ranks are this report's own
-    section, :func:`rank_section`, not the skeleton's)."""
-    metric, systems = outcomes.metric, tuple(outcomes.systems)
-    level = None if outcomes.intervals is None else 1 - outcomes.alpha
-    intervals = [(None, None) if outcomes.intervals is None else tuple(map(float, row)) for row in
-                 (outcomes.intervals if outcomes.intervals is not None else systems)]
-    scores = {name: {metric: Score(float(outcomes.means[s]), None, None, *intervals[s], level)}
-              for s, name in enumerate(systems)}
-    best = {} if outcomes.best is None or len(systems) < 2 else {metric: outcomes.best}
-    sources = {name: Source(str(x["path"]), x.get("sha256"), int(x.get("n_items") or outcomes.n_items))
-               for name, x in outcomes.sources.items()}
-    order = tuple(systems[s] for s in np.argsort(-np.asarray(outcomes.means, dtype=float), kind="stable"))
-    return Spine("outcomes", order, scores, {metric: MetricName(metric, f"mean {metric}", metric)},
-                 float(outcomes.alpha), str(outcomes.correction), sources, str(signature(outcomes)),
-                 tuple(outcomes.warnings), best, tuple(outcomes.pairs), resampling=outcomes.resampling,
-                 untested=UNTESTED if "randomisation" in outcomes.not_run and len(systems) > 1 else None)
+def spine(audit: OutcomesAudit) -> Spine:
+    """What the skeleton reads from the record (:meth:`Spine.of_units`), systems best first (one metric, no verdict
+    to order them) and no rank disagreement between metrics: the ranks are this report's own section,
+    :func:`rank_section`, not the skeleton's."""
+    outcomes = audit.outcomes
+    order = tuple(outcomes.systems[s] for s in np.argsort(-np.asarray(outcomes.means, dtype=float), kind="stable"))
+    untested = UNTESTED if "randomisation" in outcomes.not_run and len(outcomes.systems) > 1 else None
+    return replace(Spine.of_units(audit, {outcomes.metric: MetricName(outcomes.metric, f"mean {outcomes.metric}",
+                                                                      outcomes.metric)}, untested=untested),
+                   systems=order, rankings=None)
 
 
 def signature(outcomes: Any) -> Signature:
@@ -110,30 +103,49 @@ SECTIONS = ((10, summary_section), (101, rank_section), (120, skeleton.significa
             (140, definitions_section))
 
 
-def report_model(outcomes: Any, figures: bool = True) -> Report:
-    """The report model of per-item outcomes."""
+def report_model(audit: OutcomesAudit, figures: bool = True) -> Report:
+    """The report model of per-item outcomes (its sections read the analysis, ``ctx.audit``)."""
+    outcomes = audit.outcomes
     subtitle = f"{len(outcomes.systems)} systems' per-item {outcomes.metric} over {outcomes.n_items:,} items"
-    return skeleton.task_report(outcomes, spine(outcomes), SECTIONS, "Generation outcomes audit", subtitle, figures)
+    return skeleton.task_report(outcomes, spine(audit), SECTIONS, "Generation outcomes audit", subtitle, figures)
 
 
-class Reported:
-    """An :class:`~auditor.analyses.outcomes.Outcomes` with its record (``to_json``: the outcomes' record with the
-    ``schema`` and the ``signature``) and its report (``report_model``): every other attribute is the outcomes'
-    own."""
+@dataclass(frozen=True, eq=False, kw_only=True)
+class OutcomesAudit(UnitAudit):
+    """The record of per-item outcomes (:class:`~auditor.analyses.outcomes.Outcomes`, ``outcomes``): the one record
+    of a task counted per unit (:class:`~auditor.results.UnitAudit`, its JSON every task kind's), with its report
+    (``report_model``) and ``auditor score``'s table."""
 
-    def __init__(self, outcomes: Any) -> None:
-        self.outcomes = outcomes
+    task = "outcomes"
+    unit = "item"
+    default_columns = ()
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.outcomes, name)
+    outcomes: Any
 
-    @property
-    def signature(self) -> Signature:
-        return signature(self.outcomes)
+    @classmethod
+    def of(cls, outcomes: Any) -> OutcomesAudit:
+        """The record of ``outcomes``: its mean per system with the interval, tests, best set, rankings and options."""
+        metric, level = outcomes.metric, None if outcomes.intervals is None else 1 - outcomes.alpha
+        scores = {name: {metric: Score(float(outcomes.means[s]), None, None,
+                                       *((None, None) if outcomes.intervals is None else map(float,
+                                                                                           outcomes.intervals[s])),
+                                       level)} for s, name in enumerate(outcomes.systems)}
+        options = {"bootstrap": outcomes.bootstrap, "seed": outcomes.seed, "alpha": outcomes.alpha,
+                   "correction": outcomes.correction, **outcomes.inputs}
+        best = {} if outcomes.best is None or len(outcomes.systems) < 2 else {metric: outcomes.best}
+        return cls(signature=signature(outcomes), n_items=outcomes.n_items, systems=tuple(outcomes.systems),
+                   sources={name: dict(x) for name, x in outcomes.sources.items()}, options=options, metrics=scores,
+                   tests=tuple(outcomes.pairs), best_set=best, rankings=outcomes.ranking,
+                   resampling=outcomes.resampling, warnings=tuple(outcomes.warnings), outcomes=outcomes)
 
-    def to_json(self) -> dict[str, Any]:
-        """audit.json: the one record (docs/architecture.md, "The audit record") with ``task: "outcomes"``."""
-        return {"schema": SCHEMA, "signature": str(self.signature), **self.outcomes.to_json()}
+    def own_json(self) -> dict[str, Any]:
+        return self.outcomes.own_json()
+
+    def _statistics_json(self) -> dict[str, Any]:
+        return self.outcomes.statistics_json()
+
+    def terminal_lines(self, columns: Sequence[str] = (), sort: str | None = None) -> list[str]:
+        return self.outcomes.terminal_lines(columns, sort)
 
     def report_model(self, figures: bool = True) -> Report:
-        return report_model(self.outcomes, figures)
+        return report_model(self, figures)

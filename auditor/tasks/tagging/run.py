@@ -10,11 +10,11 @@ import numpy as np
 
 from auditor.errors import InputError, UsageError
 from auditor.io.source import Source
-from auditor.metrics.catalogue import BASE_METRIC_IDS, MetricValue, compute, describe
+from auditor.metrics.catalogue import BASE_METRIC_IDS, compute, describe
 from auditor.metrics.registry import REGISTRY
 from auditor.options import THREADS, AuditOptions, check_options
 from auditor.progress import SILENT, Progress
-from auditor.results import Score, Signature, unit_options, unit_rankings, unit_verdict
+from auditor.results import Score, Signature, unit_options, unit_rankings, unit_scores, unit_verdict
 from auditor.tasks.tagging.align import Aligned, align
 from auditor.tasks.tagging.counting import Layout, count_spans, statistics_matrix, totals, type_map
 from auditor.tasks.tagging.measures import active_types, span_values
@@ -22,7 +22,6 @@ from auditor.tasks.tagging.names import SHORT, SPAN_METRICS, TYPE_PREFIX
 from auditor.tasks.tagging.reading import TagFile, read_conlleval, read_tagged
 from auditor.tasks.tagging.result import TaggingAudit, TokenView
 from auditor.tasks.tagging.schemes import check_choice, default_rule, detect_scheme, parse_tags
-from auditor.version import __version__
 
 #: Metrics tested pairwise (paired bootstrap over sentences) and ranked by default.
 TESTED = ("span_micro_f1", "span_macro_f1", "span_partial_f1", "accuracy", "macro_f1")
@@ -157,10 +156,13 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
         unit_rankings(metrics, [m for m in RANKED if m in observed], tests, options.alpha)
     verdict = unit_verdict(metrics, [m for m in TESTED if m in observed], tests, best, None,
                            {**SHORT, "accuracy": "Acc", "macro_f1": "token macF1"})
+    shared = unit_options(options, resampling_unit="sentence", scheme=scheme, span_rule=rule)
+    own = (("tags", str(layout.k)), ("scheme", scheme or "none"), ("rule", rule or "none"))
     return TaggingAudit(
-        signature=_signature(gold_file.digest, S, layout.k, options, scheme, rule, clusters),
-        n_items=aligned.n_tokens, systems=aligned.names,
-        options=unit_options(options, resampling_unit="sentence", scheme=scheme, span_rule=rule),
+        signature=Signature.of_units("tagging", (("gold", gold_file.digest[:12]),),
+                                     {name: f.digest for name, f in files.items()}, shared, own, "percentile",
+                                     "sentence", clusters),
+        n_items=aligned.n_tokens, systems=aligned.names, options=shared,
         sources={name: Source(file.source, file.digest, aligned.n_tokens) for name, file in inputs.items()},
         metrics=metrics, tests=tests, best_set=best, rankings=ranking, verdict=verdict,
         resampling=None if stats is None else stats.resampling,
@@ -173,24 +175,19 @@ def _scores(observed: Mapping[str, np.ndarray], stats: Any, systems: Sequence[st
             ) -> dict[str, dict[str, Score]]:
     """system -> metric id -> its :class:`~auditor.results.Score`: value, interval over sentences, why it is
     undefined (a span figure's 0/0; a token metric's own reason) and the convention a macro average uses."""
-    level = None if stats is None else 1 - stats.alpha
-    out: dict[str, dict[str, Score]] = {}
-    for s, system in enumerate(systems):
-        out[system] = {}
-        for metric, values in observed.items():
-            interval = None if stats is None else stats.interval(metric, s)
-            if metric.startswith("span_"):
-                value = None if np.isnan(values[s]) else float(values[s])
-                undefined = "0/0: no chunk predicted or in gold for this figure" if value is None else None
-                convention = None if value is None or not metric.startswith("span_macro_") else \
-                    _type_zero_division(active[s], parts["predicted"][s], parts["gold"], spans.types,
-                                        metric.removeprefix("span_macro_"))
-                entry = MetricValue(value, undefined, convention)
-            else:
-                view = types if metric.startswith(TYPE_PREFIX) else tokens
-                entry = view.values[s][metric.removeprefix(TYPE_PREFIX) if view is types else metric]
-            out[system][metric] = Score.of(entry, interval, level)
-    return out
+    def ledger(metric: str, s: int, value: float | None) -> tuple[str | None, str | None]:
+        if not metric.startswith("span_"):
+            entry = types.values[s][metric.removeprefix(TYPE_PREFIX)] if metric.startswith(TYPE_PREFIX) else \
+                tokens.values[s][metric]
+            return entry.undefined, entry.convention
+        if value is None:
+            return "0/0: no chunk predicted or in gold for this figure", None
+        return None, None if not metric.startswith("span_macro_") else _type_zero_division(
+            active[s], parts["predicted"][s], parts["gold"], spans.types, metric.removeprefix("span_macro_"))
+
+    if stats is None:
+        return unit_scores(systems, observed, lambda metric, s: None, None, ledger)
+    return unit_scores(systems, observed, stats.interval, 1 - stats.alpha, ledger)
 
 
 def _type_zero_division(active: np.ndarray, predicted: np.ndarray, gold: np.ndarray, types: Sequence[str],
@@ -290,14 +287,3 @@ def _evaluate(parts: dict[str, np.ndarray], active: np.ndarray, with_spans: bool
         for metric, values in compute(parts[key], metrics).items():
             out[prefix + metric] = values
     return out
-
-
-def _signature(digest: str, S: int, k: int, options: AuditOptions, scheme: str | None, rule: str | None,
-               clusters: Any = None) -> Signature:
-    """The shared fields (version, gold hash, systems, bootstrap, seed, interval) and the task's own (tags,
-    scheme, rule, resampling unit)."""
-    return Signature((("auditor", __version__), ("task", "tagging"), ("gold", digest[:12]), ("systems", str(S)),
-                      ("tags", str(k)), ("scheme", scheme or "none"), ("rule", rule or "none"),
-                      ("boot", str(options.bootstrap)),
-                      ("unit", "sentence" if clusters is None else f"cluster:{clusters.source['sha256'][:12]}"),
-                      ("seed", str(options.seed)), ("ci", "percentile")))

@@ -16,7 +16,7 @@ from auditor.errors import UsageError
 from auditor.formatting import format_small, plural
 from auditor.options import AuditOptions, check_options
 from auditor.progress import SILENT, Progress
-from auditor.results import Score, Signature, unit_options, unit_rankings, unit_verdict
+from auditor.results import Score, Signature, unit_options, unit_rankings, unit_scores, unit_verdict
 from auditor.tasks.translation import intervals as interval_module
 from auditor.tasks.translation import resampling
 from auditor.tasks.translation.agreement import agreement
@@ -27,7 +27,6 @@ from auditor.tasks.translation.reading import read_aligned, read_human
 from auditor.tasks.translation.recommend import recommend
 from auditor.tasks.translation.result import TranslationAudit
 from auditor.tasks.translation.segments import segment_agreement
-from auditor.version import __version__
 
 #: Up to this many systems every pair is tested; above it, each system against the leader of each metric
 #: (approximate randomisation of type-level F costs rounds x types per pair, and the rounds grow with the pairs).
@@ -90,7 +89,7 @@ def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: Audit
     observed = resampling.point_scores(corpus, f_beta, microf_k, prepared)
     clusters, units, resampled = _resampled(corpus, human_scores, options, f_beta, microf_k, progress, prepared)
     stats = _statistics(units or corpus, observed, resampled, clusters, options, analyses, f_beta, microf_k, progress)
-    metrics = _metric_values(corpus, observed, stats, f_beta, options.alpha)
+    metrics = _metric_values(corpus, observed, stats, options.alpha)
     values = {s: {m: metrics[s][m].value for m in resampling.METRICS} for s in corpus.systems}
     disagreement = unit_rankings(metrics, resampling.METRICS, stats.tests, options.alpha)
     types = profile(corpus, f_beta)
@@ -105,7 +104,7 @@ def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: Audit
         stats = dataclasses.replace(stats, resampling=_resampling(corpus, clusters, stats, primary, f_beta, microf_k))
     verdict = unit_verdict(metrics, resampling.METRICS, stats.tests, stats.best_set, primary, NAMES)
     return TranslationAudit(
-        signature=_signature(sources, opts, corpus, len(references)), n_items=corpus.n_segments, systems=corpus.systems,
+        signature=_signature(sources, opts, corpus, clusters), n_items=corpus.n_segments, systems=corpus.systems,
         sources=sources, options=opts, metrics=metrics, types=types,
         system_types={s: _system_types(types, s) for s in corpus.systems}, tests=stats.tests,
         best_set=stats.best_set, resampling=stats.resampling, statistics=stats, rankings=disagreement,
@@ -217,29 +216,25 @@ def _tests(corpus: Corpus, observed, resampled, options: AuditOptions, analyses,
     return tuple(tests), note, rounds
 
 
-def _metric_values(corpus: Corpus, observed, stats, beta: float, alpha: float) -> dict[str, dict[str, Score]]:
-    out = {}
-    for s, name in enumerate(corpus.systems):
-        match, predicted, reference = corpus.counts[name].totals(corpus.reference)
-        never = int(((predicted == 0) & (reference > 0)).sum())
-        extra = int(((predicted > 0) & (reference == 0)).sum())
-        f_note = (f"P_c = 1 for the {never} reference types never produced and R_c = 1 for the {extra} produced "
-                  f"types absent from the references (the authors' code's convention); both give F_β;c = 0")
-        row = {}
-        for metric in resampling.METRICS:
-            value = float(observed[metric][s])
-            undefined = convention = None
-            if np.isnan(value):
-                undefined = "no token in this system's output or the references: V is empty, 0/0"
-            elif metric in ("macrof", "microf"):
-                convention = f_note
-            elif metric == "bleu" and corpus.bleu[name][:, 2:6].sum() == 0:
-                convention = "no n-gram of the output matches the references: BLEU = 0, as sacrebleu sets it"
-            lo, hi = stats.interval(metric, s) or (None, None)
-            row[metric] = Score(None if np.isnan(value) else value, undefined, convention, lo, hi,
-                                None if lo is None else 1 - alpha)
-        out[name] = row
-    return out
+def _metric_values(corpus: Corpus, observed, stats, alpha: float) -> dict[str, dict[str, Score]]:
+    """system -> metric id -> its :class:`~auditor.results.Score`: value, BCa or jackknife interval, why it is
+    undefined and the convention each type-level F and a BLEU without any match use."""
+    def ledger(metric: str, s: int, value: float | None) -> tuple[str | None, str | None]:
+        name = corpus.systems[s]
+        if value is None:
+            return "no token in this system's output or the references: V is empty, 0/0", None
+        if metric in ("macrof", "microf"):
+            match, predicted, reference = corpus.counts[name].totals(corpus.reference)
+            never = int(((predicted == 0) & (reference > 0)).sum())
+            extra = int(((predicted > 0) & (reference == 0)).sum())
+            return None, (f"P_c = 1 for the {never} reference types never produced and R_c = 1 for the {extra} "
+                          f"produced types absent from the references (the authors' code's convention); both give "
+                          f"F_β;c = 0")
+        if metric == "bleu" and corpus.bleu[name][:, 2:6].sum() == 0:
+            return None, "no n-gram of the output matches the references: BLEU = 0, as sacrebleu sets it"
+        return None, None
+
+    return unit_scores(corpus.systems, {m: observed[m] for m in resampling.METRICS}, stats.interval, 1 - alpha, ledger)
 
 
 def _system_types(types, system: str) -> dict[str, Any]:
@@ -257,19 +252,15 @@ def _warnings(corpus: Corpus, human) -> tuple[str, ...]:
     return tuple(found)
 
 
-def _signature(sources: Mapping[str, Any], opts: Mapping[str, Any], corpus: Corpus, n_references: int) -> Signature:
-    """The shared fields and the task's own (references, tokeniser, case, β, k, sacrebleu's signatures)."""
-    references = [sources["gold"], *(sources[f"reference {i + 1}"] for i in range(1, n_references))]
-    refs = "+".join(r["sha256"][:12] for r in references)
-    systems = hashlib.sha256("|".join(f"{n}:{sources[n]['sha256']}" for n in corpus.systems).encode())
-    fields = [("auditor", __version__), ("task", "translation"), ("ref", refs),
-              ("systems", f"{len(corpus.systems)}:{systems.hexdigest()[:12]}"), ("tok", opts["tokenize"]),
-              ("case", "lc" if opts["lowercase"] else "mixed"), ("beta", f"{opts['f_beta']:g}"),
-              ("k", f"{opts['microf_k']:g}"), ("boot", str(opts["bootstrap"])), ("seed", str(opts["seed"])),
-              ("ci", "bca/jackknife"), ("alpha", str(opts["alpha"])), ("correction", str(opts["correction"])),
-              ("BLEU", corpus.signatures["bleu"]), ("chrF2", corpus.signatures["chrf"])]
+def _signature(sources: Mapping[str, Any], opts: Mapping[str, Any], corpus: Corpus, clusters: Any) -> Signature:
+    """The shared fields (:meth:`~auditor.results.Signature.of_units`) and the task's own: the references' hashes,
+    tokeniser, case, β, k, then sacrebleu's signatures and the human scores' hash."""
+    references = ["gold", *(f"reference {i}" for i in range(2, opts["references"] + 1))]
+    refs = "+".join(sources[name]["sha256"][:12] for name in references)
+    own = (("tok", opts["tokenize"]), ("case", "lc" if opts["lowercase"] else "mixed"),
+           ("beta", f"{opts['f_beta']:g}"), ("k", f"{opts['microf_k']:g}"))
+    after = [("BLEU", corpus.signatures["bleu"]), ("chrF2", corpus.signatures["chrf"])]
     if "human" in sources:
-        fields.append(("human", sources["human"]["sha256"][:12]))
-    if "clusters" in sources:
-        fields.append(("unit", f"cluster:{sources['clusters']['sha256'][:12]}"))
-    return Signature(tuple(fields))
+        after.append(("human", sources["human"]["sha256"][:12]))
+    return Signature.of_units("translation", (("ref", refs),), {n: sources[n]["sha256"] for n in corpus.systems},
+                              opts, own, "bca/jackknife", "segment", clusters, after)
