@@ -268,18 +268,23 @@ def test_split_weights_equal_item_resampling_in_distribution():
     assert scipy.stats.ks_2samp(ours, theirs).pvalue > 1e-3
 
 
-@pytest.mark.parametrize("slack, table", [(2.0, True), (0.0, True), (1e9, True), (2.0, False)])
-def test_heavy_patterns_have_the_exact_multinomial_law(slack, table, monkeypatch):
+@pytest.mark.parametrize("slack, table, inverted", [(2.0, True, True), (0.0, True, True), (1e9, True, True),
+                                                    (2.0, False, True), (2.0, True, False)])
+def test_heavy_patterns_have_the_exact_multinomial_law(slack, table, inverted, monkeypatch):
     """The heavy patterns' Poisson counts completed item by item (:meth:`PatternDraws.heavy`) against
     ``scipy.stats.multinomial``'s probability of every outcome: 34 items on three heavy patterns (12, 11, 11),
     630 outcomes, a chi-square test over 40,000 draws; whatever the Poisson mean: ``c`` = 2 (the default),
-    0 (λ = M: about half the rows drawn again), 10⁹ (λ = 0: every item drawn one by one), and the missing
-    items found by a binary search instead of the look-up table."""
+    0 (λ = M: about half the rows drawn again), 10⁹ (λ = 0: every item drawn one by one); the missing
+    items found by a binary search instead of the look-up table; the Poisson counts by numpy's sampler instead
+    of inversion (:func:`poisson_cdf`)."""
     monkeypatch.setattr(resample_module, "POISSON_SLACK", slack)
     if not table:
         monkeypatch.setattr(resample_module, "TABLE_ITEMS", 0)
+    if not inverted:
+        monkeypatch.setattr(resample_module, "INVERTED_COUNT", 0)
     draws = resample_module.PatternDraws(np.array([11, 12, 11]))
     assert draws.n_light == 0 and (draws._heavy_pattern is None) == (not table)
+    assert draws._inverted_end == (3 if inverted else 0)
     rows = draws.fill(np.random.default_rng(8), np.empty((40_000, 3), dtype=np.float32)).astype(np.int64)
     assert (rows.sum(axis=1) == 34).all()
     shares = draws.counts / 34
@@ -292,6 +297,15 @@ def test_heavy_patterns_have_the_exact_multinomial_law(slack, table, monkeypatch
     expected_cells = np.append(expected[frequent], expected[~frequent].sum())
     expected_cells *= observed_cells.sum() / expected_cells.sum()
     assert scipy.stats.chisquare(observed_cells, expected_cells).pvalue > 1e-4
+
+
+def test_poisson_table_is_scipys_cdf():
+    """The inversion table against ``scipy.stats.poisson.cdf`` at the means it takes (and mean 0: always 0)."""
+    for mean in (0.3, 4.5, 11.0, 48.7, 60.0):
+        table = resample_module.poisson_cdf(mean)
+        np.testing.assert_allclose(table, scipy.stats.poisson.cdf(np.arange(table.size), mean), rtol=1e-12, atol=1e-15)
+        assert table[-1] == 1.0 and scipy.stats.poisson.sf(table.size - 1, mean) < 1e-25
+    np.testing.assert_array_equal(resample_module.poisson_cdf(0.0), [1.0])
 
 
 def test_system_resamples_equal_item_resampling_in_distribution():

@@ -21,14 +21,17 @@ from auditor.metrics.registry import ConfusionStats
 
 #: Upper bound on the bytes of the per-chunk weight matrix W (float32) and batch tensor.
 CHUNK_BYTES = 64 * 2**20
-#: Cost of one heavy pattern (a Poisson draw, 30-45 ns: :meth:`PatternDraws.heavy`) in units of one drawn item
-#: (a uniform index, its pattern looked up and binned, 4-7 ns) on this machine; at 1M items the weights took
-#: 10-30% less at 10 than at 24 (a pair's table of 3-6k cells, and 97k patterns of systems sharing errors).
-#: :func:`split_patterns` minimises ``PATTERN_COST · heavy patterns + light items``.
-PATTERN_COST = 10
+#: Cost of one heavy pattern (a Poisson draw: 20-35 ns by inversion, 30-65 ns by numpy's sampler;
+#: :meth:`PatternDraws._poisson`) in units of one drawn item (a uniform index, its pattern looked up and binned,
+#: 4-7 ns) on this machine; at 1M items the weights took 5-15% less at 4 than at 10 (a pair's table of 4-6k
+#: cells, and 97k patterns of systems sharing errors). :func:`split_patterns` minimises
+#: ``PATTERN_COST · heavy patterns + light items``.
+PATTERN_COST = 4
 #: ``c`` in the Poisson mean ``λ = M − c √M`` of :meth:`PatternDraws.heavy`: P(a row is drawn again) =
 #: P(Poisson(λ) > M) ≈ 2.3%, and about ``c √M`` items complete a row.
 POISSON_SLACK = 2.0
+#: Heavy patterns of at most this many items are drawn by inversion (:func:`poisson_cdf`), the others by numpy.
+INVERTED_COUNT = 50
 #: Heavy items up to which their patterns are a look-up table (int32: 16 MB); above, a binary search.
 TABLE_ITEMS = 2**22
 #: Several resamples' light items share one ``bincount`` while they draw at most this many items together and
@@ -54,6 +57,20 @@ def split_patterns(pattern_counts: np.ndarray, pattern_cost: float = PATTERN_COS
     light_items = np.concatenate([[0], np.cumsum(n[order])])
     cost = pattern_cost * (n.size - np.arange(n.size + 1)) + light_items
     return order, int(np.argmin(cost))
+
+
+def poisson_cdf(mean: float) -> np.ndarray:
+    """``P(Poisson(mean) ≤ k)`` for k = 0, 1, ..., K, the last entry 1: the table :meth:`PatternDraws._poisson`
+    inverts (``k`` = the number of entries ≤ a uniform u in [0, 1)). K = mean + 12 √mean + 30 leaves a tail
+    below 10⁻²⁵ for the means it takes (up to about 60); the entries are the pmf ``e^{−m} m^k / k!`` summed in
+    float64 (relative error about K · 2⁻⁵³, the rounding of numpy's own samplers)."""
+    if mean <= 0:
+        return np.ones(1)
+    k = np.arange(int(mean + 12 * np.sqrt(mean) + 30) + 1)
+    log_factorial = np.concatenate([[0.0], np.cumsum(np.log(k[1:]))])
+    cdf = np.minimum(np.cumsum(np.exp(k * np.log(mean) - mean - log_factorial)), 1.0)
+    cdf[-1] = 1.0
+    return cdf
 
 
 class PatternDraws:
@@ -82,6 +99,15 @@ class PatternDraws:
         self._heavy_pattern = (np.repeat(np.arange(heavy.size, dtype=_index_dtype(heavy.size)), heavy)
                                if self.heavy_items <= TABLE_ITEMS else None)
         self._heavy_ends = np.cumsum(heavy)  # the heavy items' numbering, for a search where no table is kept
+        # λ below the heavy total M = N − N_L by c sd(M − T): E[M] = n_H, Var[M] + Var[T] ≈ n_L n_H / N + n_H
+        spread = self.heavy_items * (1 + self.light_items / max(self.n_items, 1))
+        self.poisson_mean = max(self.heavy_items - POISSON_SLACK * np.sqrt(spread), 0.0)
+        self._means = self.poisson_mean * self.heavy_shares
+        # heavy patterns of at most INVERTED_COUNT items: one inversion table per count (they are sorted by count)
+        self._inverted_end = int(np.searchsorted(heavy, INVERTED_COUNT, side="right"))
+        starts = np.flatnonzero(np.diff(heavy[:self._inverted_end], prepend=-1))
+        self._inverted = [(int(start), int(stop), poisson_cdf(self._means[start]))
+                          for start, stop in zip(starts, [*starts[1:], self._inverted_end])]
 
     def fill(self, rng: np.random.Generator, rows: np.ndarray) -> np.ndarray:
         """``rows`` (resamples × patterns, in :attr:`order`) filled with one resample's pattern counts each."""
@@ -98,21 +124,21 @@ class PatternDraws:
     def heavy(self, rng: np.random.Generator, totals: np.ndarray) -> np.ndarray:
         """One ``Multinomial(M_b, n_h / n_H)`` row over the heavy patterns for every total ``M_b`` of ``totals``.
 
-        For ``λ ≤ M`` let ``Y_h ~ Poisson(λ q_h)``, independent, with ``T = Σ Y_h ~ Poisson(λ)``: given ``T = t``,
-        ``Y ~ Multinomial(t, q)`` whatever λ. A row with ``T > M`` is drawn again (a choice made on ``T`` alone,
-        which leaves that conditional law as it is), and the ``M − T`` missing draws are added item by item
-        (each uniform over the ``n_H`` heavy items): ``Multinomial(t, q) + Multinomial(M − t, q) =
-        Multinomial(M, q)`` for every t, so the row is exactly ``Multinomial(M, q)``. With ``λ = M − c √M``
-        (c = :data:`POISSON_SLACK`) about 2% of rows are drawn again and about ``c √M`` items are drawn per row,
-        and a Poisson draw costs about half of the conditional binomial numpy's multinomial makes per pattern.
+        Let ``Y_h ~ Poisson(λ q_h)``, independent (:meth:`_poisson`), with ``T = Σ Y_h ~ Poisson(λ)``: given
+        ``T = t``, ``Y ~ Multinomial(t, q)`` whatever λ. A row with ``T > M`` is drawn again (a choice made on
+        ``T`` alone, which leaves that conditional law as it is), and the ``M − T`` missing draws are added item by
+        item (each uniform over the ``n_H`` heavy items): ``Multinomial(t, q) + Multinomial(M − t, q) =
+        Multinomial(M, q)`` for every t, so the row is exactly ``Multinomial(M, q)``. With λ =
+        :attr:`poisson_mean` (c = :data:`POISSON_SLACK` standard deviations of ``M − T`` below ``E[M]``) about 2%
+        of rows are drawn again and about ``c √n_H`` items complete a row; a Poisson draw costs a third to a half
+        of the conditional binomial numpy's multinomial makes per pattern.
         """
         totals = np.asarray(totals, dtype=np.int64)
-        shares, H = self.heavy_shares, self.heavy_shares.size
-        mean = np.maximum(totals - POISSON_SLACK * np.sqrt(totals), 0.0)
-        drawn = rng.poisson(mean[:, None] * shares)
+        H = self.heavy_shares.size
+        drawn = self._poisson(rng, totals.size)
         again = np.flatnonzero(drawn.sum(axis=1) > totals)
         while again.size:
-            drawn[again] = rng.poisson(mean[again, None] * shares)
+            drawn[again] = self._poisson(rng, again.size)
             again = again[drawn[again].sum(axis=1) > totals[again]]
         missing = totals - drawn.sum(axis=1)
         items = rng.integers(0, max(self.heavy_items, 1), size=int(missing.sum()))
@@ -120,6 +146,17 @@ class PatternDraws:
                    else np.searchsorted(self._heavy_ends, items, side="right"))
         flat = np.repeat(np.arange(totals.size, dtype=np.int64) * H, missing) + pattern
         drawn += np.bincount(flat, minlength=totals.size * H).reshape(totals.size, H)
+        return drawn
+
+    def _poisson(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        """``size`` rows of independent ``Poisson(λ q_h)`` over the heavy patterns: by inversion of a uniform
+        (:func:`poisson_cdf`) for the patterns of at most :data:`INVERTED_COUNT` items (about 20-35 ns a draw),
+        by numpy's sampler above (PTRS, 30-40 ns at these means, 45-65 ns below)."""
+        drawn = np.empty((size, self.heavy_shares.size), dtype=np.int64)
+        for start, stop, cdf in self._inverted:
+            drawn[:, start:stop] = np.searchsorted(cdf, rng.random((size, stop - start)), side="right")
+        end = self._inverted_end
+        drawn[:, end:] = rng.poisson(self._means[end:], size=(size, self._means.size - end))
         return drawn
 
     def _light(self, rng: np.random.Generator, totals: np.ndarray, out: np.ndarray) -> None:
