@@ -78,7 +78,8 @@ class Spine:
                  untested: str | None = None) -> Spine:
         """The spine of a task counted per unit (a :class:`~auditor.results.UnitAudit`: tagging, translation):
         its record's parts, the metrics' ``names``, and ``scores`` where the report shows values other than the
-        record's (None: the record's)."""
+        record's (None: the record's); ``untested`` why no pair test ran (by default, with no tests, when
+        ``--bootstrap 0`` asked for none)."""
         from auditor.io.source import Source
 
         sources = {name: x if isinstance(x, Source) else Source(str(x["path"]), x.get("sha256"), audit.n_items)
@@ -86,7 +87,9 @@ class Spine:
         return cls(audit.task, tuple(audit.systems), scores if scores is not None else audit.metrics, names,
                    float(audit.options["alpha"]), str(audit.options["correction"]), sources, str(audit.signature),
                    tuple(audit.warnings), audit.best_set or {}, tuple(audit.tests or ()), audit.rankings,
-                   audit.verdict, audit.unit, audit.resampling, rounds, untested)
+                   audit.verdict, audit.unit, audit.resampling, rounds,
+                   untested or ("not run: --bootstrap 0" if audit.tests is None and not audit.options.get("bootstrap")
+                                else None))
 
     @property
     def tested(self) -> bool:

@@ -1,18 +1,17 @@
 """The tagging audit: read -> align -> chunks and counts -> figures -> sentence bootstrap -> rankings."""
 from __future__ import annotations
 
-from collections import deque
-from concurrent.futures import ThreadPoolExecutor
 from functools import partial
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from auditor.errors import InputError, UsageError
+from auditor.io.parallel import in_order
 from auditor.io.source import Source
 from auditor.metrics.catalogue import BASE_METRIC_IDS, compute, describe
 from auditor.metrics.registry import REGISTRY
-from auditor.options import THREADS, AuditOptions, check_options
+from auditor.options import AuditOptions, check_options
 from auditor.progress import SILENT, Progress
 from auditor.results import Score, Signature, unit_options, unit_rankings, unit_scores, unit_verdict
 from auditor.tasks.tagging.align import Aligned, align
@@ -37,7 +36,7 @@ def metric_ids(spans: bool = True) -> tuple[str, ...]:
 def read_inputs(gold: str | None, systems: Mapping[str, str], tag_column: int | None,
                 conlleval: Mapping[str, str]) -> tuple[TagFile, dict[str, TagFile]]:
     """Gold and system files, or conlleval files (each holds gold and one system's tags), read two at a
-    time (:func:`in_order`)."""
+    time (:func:`auditor.io.parallel.in_order`)."""
     if conlleval:
         if gold is not None or systems:
             raise UsageError("--conlleval files hold gold and predictions; give them without GOLD and SYSTEMS")
@@ -54,20 +53,6 @@ def read_inputs(gold: str | None, systems: Mapping[str, str], tag_column: int | 
                       *(partial(read_tagged, path, tag_column) for path in systems.values())])
     gold_file = next(files)
     return gold_file, {name: _checked(gold_file, file) for name, file in zip(systems, files)}
-
-
-def in_order(reads: Iterable[Callable[[], Any]]) -> Iterator[Any]:
-    """What every read returns, in order, read by two threads (pyarrow and numpy release the GIL while they
-    parse): at most ``THREADS + 1`` reads are pending beside the result handed out, so memory holds a few
-    files, not all; an error is raised at its own file's turn, as reading one file after another would."""
-    with ThreadPoolExecutor(THREADS) as pool:
-        pending: deque = deque()
-        for read in reads:
-            pending.append(pool.submit(read))
-            if len(pending) > THREADS:
-                yield pending.popleft().result()
-        while pending:
-            yield pending.popleft().result()
 
 
 def _checked(gold: TagFile, system: TagFile) -> TagFile:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -13,6 +12,7 @@ from auditor.analyses.intervals import jackknife_se
 from auditor.analyses.significance import RANK_RULE, randomisation_rounds, rounds_rule
 from auditor.analyses.units import UnitStatistics, unit_statistics
 from auditor.errors import UsageError
+from auditor.files import file_sha256
 from auditor.formatting import format_small, plural
 from auditor.options import AuditOptions, check_options
 from auditor.progress import SILENT, Progress
@@ -35,20 +35,16 @@ ALL_PAIRS = 8
 INTERVALS = "intervals"
 
 
-def _sha(path: str | Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
 def _sources(references: Sequence[str | Path], systems: Mapping[str, str | Path], human: str | Path | None,
              corpus: Corpus, clusters: Any) -> dict[str, Any]:
     """audit.json's ``sources``: each reference (the first is ``gold``), system (with its empty segments), the human
     scores and the clusters, by path and SHA-256 of the file as stored."""
-    sources: dict[str, Any] = {("gold" if i == 0 else f"reference {i + 1}"): {"path": str(p), "sha256": _sha(p)}
+    sources: dict[str, Any] = {("gold" if i == 0 else f"reference {i + 1}"): {"path": str(p), "sha256": file_sha256(p)}
                                for i, p in enumerate(references)}
-    sources.update({name: {"path": str(p), "sha256": _sha(p), "empty_segments": corpus.empty[name]}
+    sources.update({name: {"path": str(p), "sha256": file_sha256(p), "empty_segments": corpus.empty[name]}
                     for name, p in systems.items()})
     if human is not None:
-        sources["human"] = {"path": str(human), "sha256": _sha(human)}
+        sources["human"] = {"path": str(human), "sha256": file_sha256(human)}
     return sources | ({"clusters": dict(clusters.source or {})} if clusters else {})
 
 
