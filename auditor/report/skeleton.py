@@ -221,7 +221,7 @@ def tests_text(ctx: Context) -> str:
                      f"{unit} right or wrong; McNemar 1947)")
         deciding.append("the exact McNemar test")
     if RANDOMISATION in by_method:
-        rounds = spine.rounds or next((int(t.details["rounds"]) for t in spine.tests if "rounds" in t.details), 0)
+        rounds = next((int(t.details["rounds"]) for t in spine.tests if "rounds" in t.details), 0)
         which = ("every other metric" if MCNEMAR in by_method else "every metric") if set(
             by_method[RANDOMISATION]) >= {t.metric for t in spine.tests} - set(by_method.get(MCNEMAR, ())) else \
             ", ".join(ctx.short(m) for m in by_method[RANDOMISATION])
