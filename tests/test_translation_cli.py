@@ -64,7 +64,7 @@ def test_non_utf8_and_missing_files_are_refused(files, tmp_path):
     bad = tmp_path / "bad.txt"
     bad.write_bytes(b"ok\n\xff\xfe\n")
     result = _run("score", "--task", "translation", files["ref"], bad)
-    assert result.exit_code == 2 and "line 2: not UTF-8" in result.output
+    assert result.exit_code == 2 and "line 2 (byte 3): not UTF-8" in result.output
     result = _run("score", "--task", "translation", files["ref"], tmp_path / "nope.txt")
     assert result.exit_code == 2 and "no such file" in result.output
 

@@ -16,6 +16,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from auditor.errors import InputError
+from auditor.files import read_input, text_bytes
 
 #: Human scores whose text is one of these are missing (the WMT MQM files write ``None``).
 MISSING = frozenset({"", "None", "NA", "N/A", "nan", "NaN", "null", "-"})
@@ -24,29 +25,13 @@ _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?
 
 
 def read_lines(path: str | Path) -> list[str]:
-    """The segments of ``path``: one per line, UTF-8, ``\\r\\n`` or ``\\n`` line ends."""
-    try:
-        data = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a directory; expected a text file of one segment per line") from None
-    except OSError as error:
-        raise InputError(f"{path}: cannot be read ({error.strerror})") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = data[:error.start].count(b"\n") + 1
-        raise InputError(f"{path} line {line}: not UTF-8 (byte {data[error.start]:#04x}); "
-                         f"expected UTF-8 text, one segment per line") from None
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    if not text:
-        raise InputError(f"{path}: empty file; expected one segment per line")
-    lines = text.split("\n")
+    """The segments of ``path``: one per line, UTF-8, ``\\r\\n`` or ``\\n`` line ends (read and checked as every
+    reader does: :func:`auditor.files.text_bytes`)."""
+    expected = "UTF-8 text, one segment per line"
+    lines = text_bytes(read_input(path, expected), str(path), expected).decode().split("\n")
     if lines[-1] == "":
         lines.pop()
-    return [line[:-1] if line.endswith("\r") else line for line in lines]
+    return lines
 
 
 def read_aligned(files: Mapping[str, str | Path]) -> dict[str, list[str]]:

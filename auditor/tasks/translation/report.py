@@ -5,7 +5,6 @@ scores, recommendation and definitions.
 """
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import numpy as np
@@ -42,12 +41,8 @@ SAID_ONCE = ("macrof", "microf")
 
 def spine(audit: Any) -> Spine:
     """What the skeleton reads from a translation audit. The type-F convention (P_c = 1 for a type never produced)
-    is said once, in the metrics section, not as a ledger entry per cell: the report's scores drop it (the JSON
-    keeps it)."""
-    scores = {s: {m: dataclasses.replace(v, convention=None) if m in SAID_ONCE else v for m, v in row.items()}
-              for s, row in audit.metrics.items()}
-    return Spine.of_units(audit, names(NAMES), scores, audit.statistics.rounds, None if audit.tests is not None else
-                          audit.statistics.note)
+    is said once, in the metrics section, not as a ledger entry per cell."""
+    return Spine.of_units(audit, names(NAMES), SAID_ONCE, None if audit.tests is not None else audit.statistics.note)
 
 
 INTERVALS = "(BLEU, chrF: BCa bootstrap; MacroF, MicroF: value ± z · jackknife SE)"
