@@ -198,17 +198,16 @@ def _intervals(aligned: Aligned, spans: Any, layout: Layout, active: np.ndarray,
     from auditor.analyses.significance import RANK_RULE, randomisation_rounds, rounds_rule
     from auditor.analyses.units import UnitResampler, block_rows, randomisation_tests, unit_statistics
 
-    with progress.task("bootstrap over sentences", total=1) as advance:
-        matrix = statistics_matrix(aligned, spans, layout)
-        n = matrix.shape[0]
-        # float32 when no resample's sum can reach 2^24 (n sentences × the largest count of one), so counts stay exact
-        dtype = np.float32 if n * (matrix.max() if matrix.nnz else 0) < 2**24 else np.float64
-        shared = matrix[:, :layout.shared].toarray().astype(dtype)
-        rest = matrix[:, layout.shared:].T.tocsr().astype(dtype)
+    matrix = statistics_matrix(aligned, spans, layout)
+    n = matrix.shape[0]
+    # float32 when no resample's sum can reach 2^24 (n sentences × the largest count of one), so counts stay exact
+    dtype = np.float32 if n * (matrix.max() if matrix.nnz else 0) < 2**24 else np.float64
+    shared = matrix[:, :layout.shared].toarray().astype(dtype)
+    rest = matrix[:, layout.shared:].T.tocsr().astype(dtype)
+    with progress.task("bootstrap over sentences", total=options.bootstrap) as advance:
         values = UnitResampler(n, options.bootstrap, [options.seed, 22], clusters, min(50, block_rows(n))).values(
             lambda w: np.concatenate([w @ shared, np.asarray(rest @ w.T).T], axis=1).astype(float),
-            lambda sums: _evaluate(layout.parts(sums), active, spans is not None), dtype)
-        advance(1)
+            lambda sums: _evaluate(layout.parts(sums), active, spans is not None), dtype, advance)
     tested = None if analyses is not None and "statistics" not in analyses else [m for m in TESTED if m in observed]
     tests, S = None, len(aligned.names)
     rounds = randomisation_rounds(options.bootstrap, S * (S - 1) // 2, options.alpha)

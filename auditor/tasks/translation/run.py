@@ -159,7 +159,8 @@ def _statistics(corpus: Corpus, observed, resampled, clusters, options: AuditOpt
     """The spine's record of intervals (by metric, :data:`.intervals.METHODS`: BCa or the jackknife normal interval,
     the jackknife over the corpus's rows), ranks, paired tests and best sets over segments (or clusters: the rows of
     ``corpus``)."""
-    tests, note, rounds = _tests(corpus, observed, resampled, options, analyses, beta, k, progress)
+    pairs, family = _pairs(corpus, observed)
+    tests, note, rounds = _tests(corpus, observed, resampled, options, analyses, beta, k, pairs, progress)
     drawn = "clusters of segments (whole clusters drawn)" if clusters is not None else \
         "segments (sacrebleu's draws: default_rng(seed).choice(N, (B, N)))"
     return unit_statistics(
@@ -169,30 +170,36 @@ def _statistics(corpus: Corpus, observed, resampled, clusters, options: AuditOpt
         methods=None if resampled is None else interval_module.METHODS, seed=options.seed, unit="segment",
         method=f"paired bootstrap over {drawn}; metric intervals by statistics.interval_method, the jackknife leaving "
                f"one {'cluster' if clusters is not None else 'segment'} out; human-agreement intervals percentile",
-        rank_rule=RANK_RULE, rounds=rounds, rounds_rule=rounds_rule(rounds, len(_pairs(observed)), options.alpha),
-        family=_family(corpus, observed), note=note)
+        rank_rule=RANK_RULE, rounds=rounds, rounds_rule=rounds_rule(rounds, len(pairs), options.alpha),
+        family=family, note=note)
 
 
-def _pairs(observed) -> list[tuple[int, int]]:
-    """Every pair of systems up to :data:`ALL_PAIRS`; above it each system against the leader of each metric (as
-    sacrebleu tests each system against a baseline)."""
-    S = len(next(iter(observed.values())))
+def _pairs(corpus: Corpus, observed) -> tuple[list[tuple[int, int]], str]:
+    """(the pairs tested, the family each metric's correction adjusts together, in words): every pair up to
+    :data:`ALL_PAIRS` systems; above it each system against the leader of each metric, as sacrebleu tests each system
+    against a baseline."""
+    S = len(corpus.systems)
     if S <= ALL_PAIRS:
-        return [(a, b) for a in range(S) for b in range(a + 1, S)]
-    leaders = {int(np.nanargmax(np.where(np.isnan(v), -np.inf, v))) for v in observed.values()}
-    return sorted({(min(t, b), max(t, b)) for t in leaders for b in range(S) if b != t})
+        pairs = [(a, b) for a in range(S) for b in range(a + 1, S)]
+        return pairs, f"all {len(pairs)} pairs of the {S} systems"
+    leaders = {m: int(np.nanargmax(np.where(np.isnan(v), -np.inf, v))) for m, v in observed.items()}
+    pairs = sorted({(min(t, b), max(t, b)) for t in set(leaders.values()) for b in range(S) if b != t})
+    named = ", ".join(f"{NAMES[m]}: {corpus.systems[t]}" for m, t in leaders.items())
+    return pairs, (f"the {len(pairs)} pairs that include the leader of a metric ({named}): with more than {ALL_PAIRS} "
+                   f"systems each system is tested against the leaders only, not all {S * (S - 1) // 2} pairs "
+                   f"(approximate randomisation of type-level F costs rounds × types per pair, and the rounds grow "
+                   f"with the pairs)")
 
 
 def _tests(corpus: Corpus, observed, resampled, options: AuditOptions, analyses, beta: float, k: float,
-           progress: Progress):
-    """(tests, note, rounds): the paired tests and how they ran, or why not (None, the reason, 0)."""
+           pairs: list[tuple[int, int]], progress: Progress):
+    """(tests, note, rounds): the paired tests of ``pairs`` and how they ran, or why none did (None, the reason, 0)."""
     if options.bootstrap == 0:
         return None, "not run: --bootstrap 0", 0
     if analyses is not None and "statistics" not in analyses:
         return None, "not run: only the bootstrap intervals were requested (auditor score's table)", 0
     if len(corpus.systems) < 2:
         return None, "not run: one system", 0
-    pairs = _pairs(observed)
     rounds = randomisation_rounds(options.bootstrap, len(pairs), options.alpha)
     tests = resampling.paired_tests(corpus, observed, resampled, rounds, options.seed, beta, k, pairs,
                                     options.correction, progress)
@@ -203,19 +210,6 @@ def _tests(corpus: Corpus, observed, resampled, options: AuditOptions, analyses,
             + (f", above α = {options.alpha:g}: raise --bootstrap to let it reach significance"
                if floor >= options.alpha else ""))
     return tuple(tests), note, rounds
-
-
-def _family(corpus: Corpus, observed) -> str:
-    """The pairs whose p-values each metric's correction adjusts together, in words."""
-    S, n_pairs = len(corpus.systems), len(_pairs(observed))
-    if S <= ALL_PAIRS:
-        return f"all {n_pairs} pairs of the {S} systems"
-    leaders = {m: int(np.nanargmax(np.where(np.isnan(v), -np.inf, v))) for m, v in observed.items()}
-    named = ", ".join(f"{NAMES[m]}: {corpus.systems[t]}" for m, t in leaders.items())
-    return (f"the {n_pairs} pairs that include the leader of a metric ({named}): with more "
-            f"than {ALL_PAIRS} systems each system is tested against the leaders only, not all {S * (S - 1) // 2} "
-            f"pairs (approximate randomisation of type-level F costs rounds × types per pair, and the rounds grow "
-            f"with the pairs)")
 
 
 def _metric_values(corpus: Corpus, observed, stats, alpha: float) -> dict[str, dict[str, Score]]:
