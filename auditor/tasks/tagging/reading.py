@@ -31,6 +31,7 @@ import numpy as np
 
 from auditor.errors import InputError
 from auditor.files import read_input, text_bytes
+from auditor.io.column import numpy_values
 from auditor.io.jsonl import json_lines
 
 _TAG = re.compile(r"^(O|[BIESLU]-\S+)$")
@@ -345,23 +346,16 @@ def _dictionary(tags) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
     """Dictionary-encoded arrow tags -> (indices, lookup, vocabulary): the vocabulary stripped, unique
     and sorted; ``lookup`` maps a dictionary index to its place in it."""
     vocab = [text.strip(" \t") for text in _texts(tags)]
-    indices = _int32(tags.indices)
+    indices = numpy_values(tags.indices)
     unique = sorted(set(vocab))
     lookup = np.array([unique.index(text) for text in vocab], dtype=np.int64) if vocab else np.zeros(0, np.int64)
     return indices, lookup, tuple(unique)
 
 
-def _int32(array) -> np.ndarray:
-    """An arrow integer array without nulls (dictionary indices: int32) as numpy, zero copy (``to_numpy``
-    would import pandas)."""
-    dtype = np.dtype(f"int{array.type.bit_width}")
-    return np.frombuffer(array.buffers()[1], dtype=dtype, count=len(array), offset=dtype.itemsize * array.offset)
-
-
 def _int64(array) -> np.ndarray:
     """An arrow int64 column (the index of a numbered file) as numpy; -1 where a value is null."""
-    values = _int32(array)
-    return values if not array.null_count else np.where(np.asarray(array.is_valid()), values, -1)
+    values = numpy_values(array.fill_null(-1) if array.null_count else array)
+    return values.astype(np.int64, copy=False)
 
 
 def _read_jsonl(raw: bytes, path: str) -> TagFile:
