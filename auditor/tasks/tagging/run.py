@@ -126,7 +126,7 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
     confusion, type_confusion = parts["confusion"].astype(np.int64), parts["type_confusion"].astype(np.int64)
     tokens = TokenView(aligned.tags, confusion, describe(confusion, aligned.tags, REGISTRY.scalar()))
     types = TokenView(type_labels, type_confusion, describe(type_confusion, type_labels, REGISTRY.scalar()))
-    observed = _observed(parts, active, spans is not None, tokens, types)
+    observed = _evaluate(parts, active, spans is not None)
     clusters = None
     if options.clusters is not None:
         from auditor.io.clusters import numbered, read_clusters
@@ -253,19 +253,9 @@ def _conlleval_names(conlleval: Sequence[str] | Mapping[str, str]) -> dict[str, 
     return name_paths(conlleval)
 
 
-def _observed(parts: dict[str, np.ndarray], active: np.ndarray, with_spans: bool, tokens: TokenView,
-              types: TokenView) -> dict[str, np.ndarray]:
-    """metric id -> (S,) values on the whole test set (NaN = undefined)."""
-    observed: dict[str, np.ndarray] = span_values(parts, active) if with_spans else {}
-    for view, prefix in ((tokens, ""), (types, TYPE_PREFIX)):
-        for metric in BASE_METRIC_IDS:
-            observed[prefix + metric] = np.array(
-                [np.nan if v[metric].value is None else v[metric].value for v in view.values])
-    return observed
-
-
 def _evaluate(parts: dict[str, np.ndarray], active: np.ndarray, with_spans: bool) -> dict[str, np.ndarray]:
-    """Every metric on a block of resampled sums: id -> (block, S)."""
+    """Every metric on the sums ``parts`` (on the whole test set, or a block of resamples): id -> (…, S), NaN where
+    undefined."""
     out: dict[str, np.ndarray] = span_values(parts, active) if with_spans else {}
     metrics = [REGISTRY.metrics[m] for m in BASE_METRIC_IDS]
     for key, prefix in (("confusion", ""), ("type_confusion", TYPE_PREFIX)):
