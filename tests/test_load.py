@@ -257,7 +257,8 @@ def test_unreadable_file(write):
 
 
 def test_empty_file(write):
-    with pytest.raises(InputError, match=r"e\.tsv: the file is empty; expected lines of `id<TAB>label`"):
+    with pytest.raises(InputError, match=r"e\.tsv: the file is empty; expected a file of labels \(lines of "
+                                         r"`id<TAB>label`\)"):
         read_labels(write("e.tsv", ""))
 
 

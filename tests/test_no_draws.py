@@ -148,3 +148,26 @@ def test_a_large_report_prints_lighter_in_the_pdf_only():
     table, note = large.sections[0].blocks
     assert all(cell.low is None and cell.high is None for row in table.rows for cell in row.cells)
     assert "without its intervals" in table.caption and "report.html" in note.text and note.kind == "paragraph"
+
+
+def test_a_large_report_leaves_uniform_rows_out_of_the_pdf():
+    """Above PDF_ROWS systems the PDF leaves out the shuffle p-value rows that are < 0.001 under every metric and the
+    P(rank first) rows that are 0 under every metric, saying how many; a row with one other cell stays; when every
+    row goes, a paragraph says so. Below PDF_ROWS systems nothing is left out."""
+    from auditor.formats.pdf import PDF_ROWS, printed
+    from auditor.report.model import Cell, Column, Report, Row, Section, Table
+
+    def report(rows: tuple[Row, ...], table_id: str) -> Report:
+        table = Table(table_id, "Each system.", "System", (Column("Acc"), Column("BM")), rows)
+        return Report("t", "", "sig", "", (Section("baselines", "Baselines", (table,)),), ())
+
+    tiny = tuple(Row(f"s{i}", (Cell(1e-9, "p"), Cell(1e-5, "p"))) for i in range(PDF_ROWS + 9))
+    rows = tiny + (Row("near", (Cell(1e-9, "p"), Cell("≤0.020", "text"))),)
+    table = printed(report(rows, "table-chance-p_shuffle"), len(rows)).sections[0].blocks[0]
+    assert [row.header for row in table.rows] == ["near"]
+    assert f"the {PDF_ROWS + 9} systems that have p < 0.001 under every metric are left out" in table.caption
+    assert printed(report(rows[-PDF_ROWS:], "table-chance-p_shuffle"), PDF_ROWS).sections[0].blocks[0].rows == \
+        rows[-PDF_ROWS:]
+    never = tuple(Row(f"s{i}", (Cell(0.0, "share"), Cell(0.0, "share"))) for i in range(PDF_ROWS + 1))
+    note = printed(report(never, "table-pbest"), len(never)).sections[0].blocks[0]
+    assert note.kind == "paragraph" and f"All {PDF_ROWS + 1} systems ranked first in no resample" in note.text

@@ -3,6 +3,9 @@ passes these by being registered.
 
 - every file format of :data:`auditor.io.load.READERS`: the same rows, written in that format by this file's own
   writer, read to the same ids and labels (and the format's reader is the one that takes the file);
+- every task's file reader (labels, tags, segments, label sets, clusters): the same refusal of a missing file, a
+  directory, an empty file, a compressed file, UTF-16 text and a byte that is not UTF-8, each naming the file
+  (and the line), as :mod:`auditor.files` words it once;
 - every report section: each section of each task kind's report (:data:`auditor.tasks.TASKS`, and lm-eval
   outcomes) renders on its own in HTML and in Markdown; every registered section says which task kinds it serves,
   and a section registered for every task reaches each of them.
@@ -53,6 +56,59 @@ def _parquet(folder: Path) -> Path:
 
 #: Reader name -> writers of the same rows in that reader's format (a new reader adds its writer here).
 WRITERS = {"parquet": (_parquet,), "jsonl": (_jsonl,), "delimited": (_tsv, _csv)}
+
+
+def _read_tags(path):
+    from auditor.tasks.tagging.reading import read_tagged
+
+    return read_tagged(str(path))
+
+
+def _read_segments(path):
+    from auditor.tasks.translation.reading import read_lines
+
+    return read_lines(path)
+
+
+def _read_sets(path):
+    from auditor.tasks.multilabel.reading import read_sets
+
+    return read_sets(path)
+
+
+def _read_clusters(path):
+    from auditor.io.clusters import read_clusters
+
+    return read_clusters(path, ["1", "2"], "item")
+
+
+#: Every task's own file reader (classification's and multilabel's delimited files go through read_labels).
+FILE_READERS = {"labels": read_labels, "tags": _read_tags, "segments": _read_segments, "sets": _read_sets,
+                "clusters": _read_clusters}
+#: A bad file -> (its bytes, or None for no file / a directory, and the refusal every reader gives).
+BAD_FILES = {
+    "missing": (None, r"missing\.txt: no such file"),
+    "directory": ("dir", r"directory\.txt: is a directory; expected "),
+    "empty": (b"", r"empty\.txt: the file is empty; expected "),
+    "gzip": (b"\x1f\x8b\x08\x00rest", r"gzip\.txt: unknown format, looks like a gzip-compressed file; expected "),
+    "utf16": ("a\tB-PER\n".encode("utf-16"), r"utf16\.txt: UTF-16 text; expected UTF-8"),
+    "latin1": ("1\tcafé\n".encode("latin-1"), r"latin1\.txt line 1 \(byte 5\): not UTF-8 text \(found byte 0xe9\)"),
+}
+
+
+@pytest.mark.parametrize("reader", FILE_READERS)
+@pytest.mark.parametrize("bad", BAD_FILES)
+def test_every_reader_refuses_a_bad_file_in_the_same_words(reader, bad, tmp_path):
+    from auditor.errors import InputError
+
+    content, message = BAD_FILES[bad]
+    path = tmp_path / f"{bad}.txt"
+    if content == "dir":
+        path.mkdir()
+    elif content is not None:
+        path.write_bytes(content)
+    with pytest.raises(InputError, match=message):
+        FILE_READERS[reader](path)
 
 
 def test_every_reader_has_a_writer_here():

@@ -62,6 +62,23 @@ def test_layouts_read_the_same(tmp_path, files):
         assert _values(result) == pytest.approx(reference, nan_ok=True)
 
 
+def test_json_lines_tag_files_are_refused_as_every_json_lines_reader_refuses(tmp_path, files):
+    """Tagging's JSON Lines go through the one JSON Lines parser (auditor.io.jsonl.json_lines): blank lines skipped
+    and counted, a line holding two objects refused by its number, a record without tags named by its line."""
+    lines = [json.dumps({"tokens": [w for w, _ in s], "tags": [t for _, t in s]}) for s in PRED]
+    blank = tmp_path / "blank.jsonl"
+    blank.write_text(lines[0] + "\n\n" + "\n".join(lines[1:]) + "\n")
+    assert audit(files[0], {"p": str(blank)}, options=AuditOptions(bootstrap=0)).aligned.n_tokens > 0
+    two = tmp_path / "two.jsonl"
+    two.write_text(lines[0] + "\n" + lines[1] + " " + lines[2] + "\n")
+    with pytest.raises(InputError, match=r"two\.jsonl line 2: more than one JSON value on one line"):
+        audit(files[0], {"p": str(two)})
+    untagged = tmp_path / "untagged.jsonl"
+    untagged.write_text(lines[0] + "\n" + json.dumps({"tokens": ["a"]}) + "\n")
+    with pytest.raises(InputError, match=r"untagged\.jsonl line 2: expected a non-empty list of tag strings"):
+        audit(files[0], {"p": str(untagged)})
+
+
 @pytest.mark.parametrize("separator", ["\t", " "])
 def test_well_formed_layouts_are_parsed_by_arrow_not_line_by_line(tmp_path, monkeypatch, separator):
     """The line-by-line reader is only for lines arrow refuses (it names the bad line): space-separated files
@@ -323,7 +340,7 @@ def test_a_byte_that_is_not_utf8_is_named_by_line(tmp_path, files):
     bad = tmp_path / "bad.txt"
     bad.write_bytes("Ann\tB-PER\nLée\tI-PER\nmet\tO\nBob\tB-PER\n\nin\tO\nNew\tB-LOC\nYork\tI-LOC\n\nIBM\tB-ORG\n"
                     "sued\tO\n".encode().replace("Bob".encode(), b"B\xffb"))
-    with pytest.raises(InputError, match=r"bad.txt line 4: not UTF-8 text \(byte 0xff\)"):
+    with pytest.raises(InputError, match=r"bad.txt line 4 \(byte 28\): not UTF-8 text \(found byte 0xff\)"):
         audit(files[0], {"p": str(bad)})
     accented = tmp_path / "accented.txt"
     accented.write_bytes(bad.read_bytes().replace(b"B\xffb", "Bób".encode()))

@@ -18,7 +18,11 @@ of column sums. Both random procedures act on those rows only:
   (:func:`swap_masks`); ``p = (1 + #{r : |Δ*_r| ≥ |Δ|}) / (R' + 1)``, two-sided, ``Δ`` the difference on the
   test set and ``R'`` the rounds whose difference is defined (:func:`randomisation_p`). A round's sums are
   ``sum_a + s (M_b − M_a)`` and ``sum_b − s (M_b − M_a)`` for the round's swap mask ``s``
-  (:func:`randomisation_tests`).
+  (:func:`randomisation_tests`); a task whose metrics have a faster form under swaps gives its own shuffled
+  differences to the one loop over pairs (:func:`pair_tests`: translation's type-level F).
+
+Both feed one record (:class:`UnitStatistics`, built by :func:`unit_statistics`): intervals, ranks, tests and best
+sets, and audit.json's ``statistics`` of every task counted per unit.
 
 Every draw comes from a ``numpy.random.default_rng`` seeded with the caller's entropy (the audit's seed and the
 stage's own key), consumed in order, so that a block size changes no draw.
@@ -34,7 +38,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from auditor.analyses.bootstrap import percentile_intervals, rank_probabilities, ranks_json
-from auditor.analyses.families import RANDOMISATION, BestSet, PairTest, adjust_families, best_sets
+from auditor.analyses.families import MCNEMAR, RANDOMISATION, BestSet, PairTest, adjust_families, best_sets
 from auditor.io.clusters import Clusters
 from auditor.options import THREADS
 from auditor.progress import SILENT, Progress
@@ -249,6 +253,8 @@ class UnitStatistics:
     #: and BCa's and the jackknife's figures of every metric.
     interval_method: Mapping[str, str] | None = None
     interval_details: Mapping[str, Mapping[str, np.ndarray]] | None = None
+    #: With ``--bootstrap 0``: what did not run, and why (the JSON's ``not_run``).
+    not_run: Mapping[str, str] | None = None
 
     def interval(self, metric: str, s: int) -> tuple[float, float] | None:
         if metric not in self.intervals:
@@ -274,6 +280,8 @@ class UnitStatistics:
             "rank_rule": self.rank_rule, **ranks_json(self.ranks, systems)}
         if self.resampling is not None:
             out["resampling"] = dict(self.resampling)
+        if self.not_run:
+            out["not_run"] = dict(self.not_run)
         if self.interval_method:
             out["interval_method"] = dict(self.interval_method)
             out["bca"] = details_json(self.interval_details or {}, systems)
@@ -281,22 +289,27 @@ class UnitStatistics:
             out["pairwise_tests_unavailable"] = self.note or "not requested (auditor score shows intervals only)"
             return out
         parity = any(test.method == PAIRED_BOOTSTRAP for test in self.tests)
+        exact = list(dict.fromkeys(test.metric for test in self.tests if test.method == MCNEMAR))
+        randomised = not exact or any(test.method == RANDOMISATION for test in self.tests)
         over = f"clusters of {unit}s (each cluster's" if self.clusters is not None else f"{unit}s (each {unit}'s"
+        test = (f"test (exact McNemar for {', '.join(exact)}, approximate randomisation otherwise)" if exact
+                else "approximate randomisation test")
         out.update({
             "correction": self.correction, "family": self.family, "test_metrics": list(self.test_metrics),
-            "test_methods": {RANDOMISATION: f"approximate randomisation over {over} statistics of the two systems "
-                                            "swapped with probability 1/2; p = (1 + #{|Δ*| ≥ |Δ|}) / (R' + 1), "
-                                            "two-sided)",
+            "test_methods": {**({MCNEMAR: f"exact McNemar ({', '.join(exact)}): binomial test of n01 against n01 + "
+                                          "n10 at 1/2, two-sided"} if exact else {}),
+                             **({RANDOMISATION: f"approximate randomisation over {over} statistics of the two "
+                                                "systems swapped with probability 1/2; p = (1 + #{|Δ*| ≥ |Δ|}) / "
+                                                "(R' + 1), two-sided)"} if randomised else {}),
                              **({PAIRED_BOOTSTRAP: PAIRED_BOOTSTRAP_RULE} if parity else {})},
             "randomisation_rounds": self.rounds, "rounds_rule": self.rounds_rule,
-            "best_set_rule": f"the top system and every system whose approximate randomisation test against it has "
-                             f"adjusted p ≥ {alpha:g}; family: the S − 1 comparisons with the top system of that "
-                             f"metric, {self.correction}",
+            "best_set_rule": f"the top system and every system whose {test} against it has adjusted p ≥ {alpha:g}; "
+                             f"family: the S − 1 comparisons with the top system of that metric, {self.correction}",
             "best_set": {metric: best.to_json() for metric, best in (self.best_set or {}).items()},
-            "p_floor": {RANDOMISATION: 1 / (self.rounds + 1),
+            "p_floor": {**({RANDOMISATION: 1 / (self.rounds + 1)} if randomised else {}),
                         **({PAIRED_BOOTSTRAP: 1 / (self.B + 1)} if parity else {})},
-            "family_sizes": {metric: sum(1 for test in self.tests if test.metric == metric and test.method ==
-                                         RANDOMISATION and not np.isnan(test.p)) for metric in self.test_metrics}})
+            "family_sizes": {metric: sum(1 for test in self.tests if test.metric == metric and test.method !=
+                                         PAIRED_BOOTSTRAP and not np.isnan(test.p)) for metric in self.test_metrics}})
         if self.note:
             out["tests_note"] = self.note
         return out

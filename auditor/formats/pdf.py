@@ -60,14 +60,30 @@ def merge_rect_cells(html: str) -> str:
 #: PDF leaves out the confusion-matrix small multiples (issue 40: weasyprint lays out each cell, interval and chart
 #: element on its own; at 100 systems those took 22 of its 50 s of CPU). report.html and audit.json keep both.
 PDF_ROWS = 30
-#: The figures the PDF leaves out above :data:`PDF_ROWS` systems (one small multiple per system).
-PER_SYSTEM_FIGURES = ("fig-confusion",)
+#: The figures the PDF leaves out above :data:`PDF_ROWS` systems -> why, and where their numbers are: the confusion
+#: small multiples (one per system), the rank bump chart (one line per system: at 100 systems the lines cannot be
+#: told apart, the legend stops at 29 and the chart runs past the page).
+PER_SYSTEM_FIGURES = {
+    "fig-confusion": "one small multiple per system; it is in report.html, and the counts are in audit.json",
+    "fig-bump": "one line per system, too many to tell apart; it is in report.html, and each system's rank under "
+                "each metric is in the table of ranks and audit.json",
+}
+#: Tables whose rows the PDF leaves out above :data:`PDF_ROWS` systems where every cell says the same thing: table id
+#: -> (whether a cell says it, what the left-out rows say). At 100 submissions most systems are far above chance
+#: and never rank first, so these pages were a hundred rows of "<0.001" and "0.0".
+UNIFORM_ROWS = {
+    "table-chance-p_shuffle": (lambda cell: cell.kind == "p" and isinstance(cell.value, float) and cell.value < 0.001,
+                               "have p < 0.001 under every metric"),
+    "table-pbest": (lambda cell: cell.kind == "share" and cell.value == 0, "ranked first in no resample under "
+                                                                            "any metric"),
+}
 
 
 def printed(report: Any, systems: int) -> Any:
     """The report model the PDF typesets (:data:`PDF_ROWS`): ``report`` with each table of more than PDF_ROWS rows
-    printed without intervals, and with more than PDF_ROWS systems no per-system small multiples, each change said
-    where it is made. The same ``report`` when nothing is that large."""
+    printed without intervals, and with more than PDF_ROWS systems no per-system small multiples and none of the
+    rows of :data:`UNIFORM_ROWS` that say nothing but the uniform answer, each change said where it is made. The
+    same ``report`` when nothing is that large."""
     from dataclasses import replace
 
     from auditor.report.model import Figure, Paragraph, Table
@@ -79,14 +95,35 @@ def printed(report: Any, systems: int) -> Any:
                          for row in block.rows)
             return replace(block, rows=rows, caption=f"{block.caption} In the PDF, a table of more than {PDF_ROWS} "
                            "rows is printed without its intervals: they are in report.html and audit.json.")
+        if isinstance(block, Table) and block.id in UNIFORM_ROWS and systems > PDF_ROWS:
+            return _uniform_rows_left_out(block)
         if isinstance(block, Figure) and block.id in PER_SYSTEM_FIGURES and systems > PDF_ROWS:
-            return Paragraph(f"{block.caption} With more than {PDF_ROWS} systems the PDF leaves this chart out (one "
-                             "small multiple per system); it is in report.html, and the counts are in audit.json.")
+            return Paragraph(f"{block.caption} With more than {PDF_ROWS} systems the PDF leaves this chart out "
+                             f"({PER_SYSTEM_FIGURES[block.id]}).")
         return block
 
     sections = tuple(replace(section, blocks=tuple(lighter(block) for block in section.blocks))
                      for section in report.sections)
     return report if sections == report.sections else replace(report, sections=sections)
+
+
+def _uniform_rows_left_out(table: Any) -> Any:
+    """``table`` without the rows whose every cell gives :data:`UNIFORM_ROWS`' uniform answer, its caption saying
+    how many and what they say (a paragraph when that is every row)."""
+    from dataclasses import replace
+
+    from auditor.report.model import Paragraph
+
+    says, answer = UNIFORM_ROWS[table.id]
+    kept = tuple(row for row in table.rows if not all(says(cell) for cell in row.cells))
+    left = len(table.rows) - len(kept)
+    if not left:
+        return table
+    where = "they are in report.html and audit.json"
+    if not kept:
+        return Paragraph(f"{table.caption} All {left} systems {answer}: in the PDF the table is left out ({where}).")
+    return replace(table, rows=kept, caption=f"{table.caption} In the PDF, the {left} systems that {answer} are left "
+                                             f"out: {where}.")
 
 
 def render_pdf(html: str) -> bytes:

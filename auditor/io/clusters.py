@@ -16,7 +16,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from auditor.errors import InputError
-from auditor.io.lines import decode_utf8
+from auditor.files import read_input, text_bytes
 
 
 @dataclass(frozen=True)
@@ -70,11 +70,9 @@ def read_clusters(path: str | Path, ids: Sequence[str], unit: str, id_name: str 
         cluster; each names the file and the line (or, for a unit without a cluster, the first such id).
     """
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as error:
-        raise InputError(f"{path}: cannot read the clusters file ({error.strerror or error})") from None
-    text = decode_utf8(raw, str(path))
+    expected = f"a clusters file (`{id_name}<TAB>cluster` lines)"
+    raw = read_input(path, expected)
+    text = text_bytes(raw, str(path), expected).decode()
     position = {str(key): i for i, key in enumerate(ids)}
     names: list[str | None] = [None] * len(position)
     seen: dict[int, int] = {}

@@ -12,26 +12,11 @@ from typing import Any, Iterator, Mapping
 
 import numpy as np
 
-from auditor.errors import InputError
+from auditor.files import decode_utf8  # noqa: F401 - one UTF-8 check, kept importable from here
 from auditor.io.column import TRIM
 
 __all__ = ["decode_utf8", "is_comment", "split_fields", "line_iter", "nonempty_line_numbers", "count_lines",
            "arrow_body"]
-
-
-def decode_utf8(raw: bytes, source: str) -> str:
-    """``raw`` as text (a UTF-8 byte-order mark dropped), or an error naming the line of the first bad byte."""
-    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise InputError(f"{source}: UTF-16 text; expected UTF-8 (save the file as UTF-8)")
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        start = error.start + (3 if raw.startswith(b"\xef\xbb\xbf") else 0)
-        line = raw.count(b"\n", 0, start) + 1
-        raise InputError(
-            f"{source} line {line} (byte {start}): not UTF-8 text (found byte "
-            f"0x{raw[start]:02x}); expected UTF-8, save the file as UTF-8"
-        ) from None
 
 
 def is_comment(stripped: str) -> bool:

@@ -65,13 +65,13 @@ from __future__ import annotations
 
 import hashlib
 import os
-import stat
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable
 
 from auditor.errors import InputError
+from auditor.files import MAGIC, read_input, text_bytes
 from auditor.io import delimited, jsonl, parquet
 from auditor.io.arrays import from_values
 from auditor.io.column import (  # noqa: F401 - the names other modules and users import from here
@@ -133,63 +133,16 @@ _BINARY_EXTENSIONS = {
     ".feather": "a Feather file", ".arrow": "an Arrow file", ".h5": "an HDF5 file",
     ".hdf5": "an HDF5 file", ".pdf": "a PDF", ".docx": "a Word document",
 }
-_MAGIC = {
-    b"\x1f\x8b": "a gzip-compressed file", b"PK\x03\x04": "a zip archive (or Excel workbook)",
-    b"BZh": "a bzip2-compressed file", b"\xfd7zXZ\x00": "an xz-compressed file",
-    b"\x93NUMPY": "a NumPy array file", b"%PDF": "a PDF",
-}
-
-_FILE_KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
-               (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
-
-
-def _read_bytes(source: str) -> bytes:
-    """The bytes of a regular, non-empty file, or one InputError saying what it is instead."""
-    try:
-        info = os.stat(source)
-    except FileNotFoundError:
-        raise InputError(f"{source}: no such file") from None
-    except PermissionError:
-        raise InputError(f"{source}: cannot read the file (permission denied)") from None
-    except (OSError, ValueError) as error:
-        reason = getattr(error, "strerror", None) or error
-        raise InputError(f"{source}: cannot read the file ({reason})") from None
-    if stat.S_ISDIR(info.st_mode):
-        raise InputError(f"{source}: is a directory; expected a file of labels")
-    if not stat.S_ISREG(info.st_mode):
-        what = next((name for test, name in _FILE_KINDS if test(info.st_mode)), "not a file")
-        raise InputError(f"{source}: is {what}, not a regular file; expected a file of labels")
-    try:
-        raw = Path(source).read_bytes()
-    except IsADirectoryError:  # pragma: no cover - caught by the stat above
-        raise InputError(f"{source}: is a directory; expected a file of labels") from None
-    except PermissionError:
-        raise InputError(f"{source}: cannot read the file (permission denied)") from None
-    except OSError as error:
-        raise InputError(f"{source}: cannot read the file ({error.strerror or error})") from None
-    if not raw:
-        raise InputError(f"{source}: the file is empty; expected lines of `id<TAB>label`")
-    return raw
+_LABEL_FILE = "a file of labels (lines of `id<TAB>label`)"
 
 
 def _as_text(raw: bytes, source: str, suffix: str) -> bytes:
-    """Bytes of a text format: refused when binary or not UTF-8; byte-order mark dropped,
-    line ends normalised to ``\\n``."""
-    for magic, what in _MAGIC.items():
-        if raw.startswith(magic):
-            raise InputError(f"{source}: unknown format, looks like {what}; expected {EXPECTED}")
-    if suffix in _BINARY_EXTENSIONS:
+    """Bytes of a text format: refused when binary or not UTF-8 (:func:`auditor.files.text_bytes`, as every
+    reader), or when the extension names a binary format; byte-order mark dropped, line ends normalised to ``\\n``."""
+    if suffix in _BINARY_EXTENSIONS and not any(raw.startswith(magic) for magic in MAGIC):
         raise InputError(f"{source}: unknown format ({suffix}, {_BINARY_EXTENSIONS[suffix]}); "
                          f"expected {EXPECTED}")
-    if b"\x00" in raw[:8192] and not raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise InputError(f"{source}: unknown format (binary data); expected {EXPECTED}")
-    if raw.startswith((b"\xff\xfe", b"\xfe\xff")) or not raw.isascii():
-        decode_utf8(raw, source)  # a clear message for UTF-16 or bytes that are not UTF-8
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
-    if b"\r" in raw:
-        raw = raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-    return raw
+    return text_bytes(raw, source, EXPECTED)
 
 
 def read_labels(path: str | os.PathLike, *, column: str | None = None, rule: HeaderRule = GOLD) -> LabelColumn:
@@ -211,7 +164,7 @@ def read_labels(path: str | os.PathLike, *, column: str | None = None, rule: Hea
         Messages name the file and the line.
     """
     source = os.fspath(path)
-    raw = _read_bytes(source)
+    raw = read_input(source, _LABEL_FILE)
     suffix = Path(source).suffix.lower()
     # the digest is computed on another thread while the file is parsed (hashlib releases the GIL)
     with ThreadPoolExecutor(1) as pool:

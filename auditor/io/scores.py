@@ -21,18 +21,20 @@ import csv
 import json
 import os
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from auditor.errors import InputError
+from auditor.files import read_input, text_bytes
 from auditor.io.column import LabelColumn, as_id_array, build_column, merge_codes
 from auditor.io.jsonl import json_lines
 from auditor.io.lines import arrow_body, decode_utf8, is_comment, nonempty_line_numbers, split_fields
 from auditor.io.names import is_id_name, is_label_name
 
 __all__ = ["ScoreColumn", "AlignedScores", "read_scored", "check_columns", "align_scores", "top_label"]
+
+_SCORE_FILE = "a score file (a header naming one column per label, or JSON Lines with a scores object)"
 
 
 @dataclass(frozen=True)
@@ -176,11 +178,7 @@ def _read_delimited(source: str, delimiter: str, fields: list[str], header_line:
     import pyarrow as pa
 
     raw, digest = _read_bytes(source)
-    decode_utf8(raw, source)  # a clear message for bytes that are not UTF-8
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
-    if b"\r" in raw:
-        raw = raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    raw = text_bytes(raw, source, _SCORE_FILE)
     # offset of the line after the header
     begin = 0
     for _ in range(header_line):
@@ -293,10 +291,11 @@ def _predictions(source: str, matrix: np.ndarray, labels: tuple[str, ...], ids: 
 
 
 def _read_bytes(source: str) -> tuple[bytes, str]:
-    """The file's bytes, read once, and their SHA-256 (the signature's file hash)."""
+    """The file's bytes, read once (:func:`auditor.files.read_input`), and their SHA-256 (the signature's file
+    hash)."""
     import hashlib
 
-    raw = Path(source).read_bytes()
+    raw = read_input(source, _SCORE_FILE)
     return raw, hashlib.sha256(raw).hexdigest()
 
 

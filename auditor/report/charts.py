@@ -27,6 +27,8 @@ from auditor.errors import UsageError
 
 FONT = "DejaVu Sans"
 WIDTH = 600  # px; the CSS scales every chart to the page width
+#: Height of one system's row (and its name's font size) in a chart of many systems, in px (1 px = 0.75 pt: 6 pt).
+ROW_PX = 8
 CONFIG = {
     "font": FONT,
     "view": {"stroke": None},
@@ -235,22 +237,27 @@ def bias_spec(labels: Sequence[str], systems: Sequence[str], prevalence: Sequenc
         for s in systems for i, label in enumerate(labels)
     ]
     extent = max([abs(c["diff"]) for c in cells] + [1.0])
-    band = max(11, min(24, 300 // max(1, len(systems))))
+    # 11 px a system down to ROW_PX (names at ROW_PX) beyond 60 systems, with lower bars and the legend at the
+    # side: at 100 systems 1,100 px ran past the page; now the chart, its caption and the section's lead fit one
+    many = len(systems) > 60
+    band = max(ROW_PX if many else 11, min(24, 300 // max(1, len(systems))))
     x = {"field": "label", "type": "nominal", "sort": list(labels), "title": None,
          "axis": {"labelAngle": -45 if len(labels) > 6 else 0, "grid": False}}
     spec = {
         "vconcat": [
-            {"data": {"values": shares}, "width": WIDTH - 160, "height": 90, "mark": {"type": "bar", "color": "#888"},
+            {"data": {"values": shares}, "width": WIDTH - 160, "height": 50 if many else 90,
+             "mark": {"type": "bar", "color": "#888"},
              "encoding": {"x": {**x, "axis": None},
                           "y": {"field": "share", "type": "quantitative", "title": "prevalence %"}}},
             {"data": {"values": cells}, "width": WIDTH - 160, "height": band * len(systems),
              "layer": [
                  {"mark": "rect", "encoding": {
                      "x": x, "y": {"field": "system", "type": "nominal", "sort": list(systems), "title": None,
-                                         "axis": {"grid": False}},
+                                         "axis": {"grid": False, **({"labelFontSize": band} if band < 10 else {})}},
                      "color": {"field": "diff", "type": "quantitative", "title": "bias − prev. (pp)",
                                "scale": {"scheme": "redblue", "domain": [-extent, extent]},
-                               "legend": SYMBOL_LEGEND}}},
+                               "legend": {**SYMBOL_LEGEND, "orient": "right", "direction": "vertical"} if many
+                               else SYMBOL_LEGEND}}},
                  *([{"mark": {"type": "text", "fontSize": 9 if band >= 16 else 7}, "encoding": {
                      "x": x, "y": {"field": "system", "type": "nominal", "sort": list(systems)},
                      "text": {"field": "diff", "type": "quantitative", "format": "+.1f"},
@@ -285,9 +292,13 @@ def metric_spec(systems: Sequence[str], metric_ids: Sequence[str], short: Sequen
                 continue
             rows.append({"system": s, "metric": name, "value": _pct(value),
                          "low": _pct(low), "high": _pct(high), "chance": _pct(chance.get(metric_id))})
-    height = max(60, min(12 * len(systems), 240))
-    y = {"field": "system", "type": "nominal", "sort": list(systems), "title": None}
-    layers = [{"mark": {"type": "point", "filled": True, "size": 30, "color": "#1f4e79"},
+    # 12 px a system up to 20 systems; beyond 30, 8 px a system with names at 8 px (6 pt on the page, issue 40), so
+    # that 100 systems take 800 px (600 pt: one A4 page with its caption) and every name is legible
+    height = max(60, min(12 * len(systems), max(240, ROW_PX * len(systems))))
+    y = {"field": "system", "type": "nominal", "sort": list(systems), "title": None,
+         **({"axis": {"labelFontSize": ROW_PX}} if height < 10 * len(systems) else {})}
+    layers = [{"mark": {"type": "point", "filled": True, "size": 30 if height >= 10 * len(systems) else 16,
+                        "color": "#1f4e79"},
                "encoding": {"x": {"field": "value", "type": "quantitative", "title": "×100",
                                   "scale": {"zero": False}}, "y": y}}]
     if any(r["low"] is not None for r in rows):

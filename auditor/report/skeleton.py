@@ -114,9 +114,9 @@ def shares_blocks(ctx: Context, systems: Sequence[str], categories: Sequence[str
                   shares: Mapping[str, Sequence[float | None]], table: tuple[str, str],
                   figure: tuple[str, str]) -> list[Any]:
     """Each category's share of the gold against each system's share of its predictions (classification's classes,
-    tagging's chunk types): a chart (``figure``: id, caption) of the prevalence (bars) and each system's share minus
-    it, and a table (``table``: id, caption) of the categories' ``leading`` columns (a column and one cell per
-    category) followed by each system's share."""
+    tagging's chunk types, multi-label's labels): a chart (``figure``: id, caption) of the prevalence (bars) and
+    each system's share minus it, and a table (``table``: id, caption) of the categories' ``leading`` columns (a
+    column and one cell per category) followed by each system's share."""
     blocks: list[Any] = []
     if ctx.figures and categories:
         blocks.append(Figure(*figure, ctx.charts.bias_chart(
@@ -131,8 +131,9 @@ def shares_blocks(ctx: Context, systems: Sequence[str], categories: Sequence[str
 
 def category_table(table_id: str, caption: str, head: str, categories: Sequence[str], support: Sequence[Any],
                    systems: Sequence[str], cell: Callable[[str, int], Cell], for_paper: bool = False) -> Table:
-    """Categories (rows: classification's classes, tagging's chunk types) × a support column and one column per
-    system, each cell ``cell(system, category index)``; a row per system instead where the systems do not fit."""
+    """Categories (rows: classification's classes, tagging's chunk types, multi-label's labels) × a support column
+    and one column per system, each cell ``cell(system, category index)``; a row per system instead where the
+    systems do not fit."""
     columns = (Column("Support"), *(Column(s, rotate=len(systems) > 3) for s in systems))
     rows = tuple(Row(kind, (Cell(support[i], "count"), *(cell(s, i) for s in systems)))
                  for i, kind in enumerate(categories))
@@ -220,7 +221,7 @@ def tests_text(ctx: Context) -> str:
                      f"{unit} right or wrong; McNemar 1947)")
         deciding.append("the exact McNemar test")
     if RANDOMISATION in by_method:
-        rounds = spine.rounds or next((int(t.details["rounds"]) for t in spine.tests if "rounds" in t.details), 0)
+        rounds = next((int(t.details["rounds"]) for t in spine.tests if "rounds" in t.details), 0)
         which = ("every other metric" if MCNEMAR in by_method else "every metric") if set(
             by_method[RANDOMISATION]) >= {t.metric for t in spine.tests} - set(by_method.get(MCNEMAR, ())) else \
             ", ".join(ctx.short(m) for m in by_method[RANDOMISATION])

@@ -3,8 +3,8 @@
 significance, ledger, reproducibility, references) are written once for every task."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 if TYPE_CHECKING:
     from auditor.analyses.rankings import RankDisagreement
@@ -57,8 +57,6 @@ class Spine:
     #: With clusters (``--clusters``): the record's ``statistics.resampling`` (:func:`auditor.analyses.units.
     #: resampling_json`), which page 1 states; None: the units are resampled.
     resampling: Mapping[str, Any] | None = None
-    #: Rounds of approximate randomisation (0: read from the tests' ``details``, where they carry them).
-    rounds: int = 0
     #: Why no pair test ran (None: the significance section is left out when there are none).
     untested: str | None = None
 
@@ -73,20 +71,24 @@ class Spine:
                    audit.rankings, audit.verdict, resampling=getattr(stats, "resampling", None))
 
     @classmethod
-    def of_units(cls, audit: UnitAudit, names: Mapping[str, Any],
-                 scores: Mapping[str, Mapping[str, Score]] | None = None, rounds: int = 0,
+    def of_units(cls, audit: UnitAudit, names: Mapping[str, Any], said_once: Sequence[str] = (),
                  untested: str | None = None) -> Spine:
-        """The spine of a task counted per unit (a :class:`~auditor.results.UnitAudit`: tagging, translation):
-        its record's parts, the metrics' ``names``, and ``scores`` where the report shows values other than the
-        record's (None: the record's)."""
+        """The spine of a task counted per unit (a :class:`~auditor.results.UnitAudit`: tagging, translation): its
+        record's parts and the metrics' ``names``. The conventions of the ``said_once`` metrics are said once in
+        the task's own text instead of a ledger entry per cell (the JSON keeps them); ``untested``: why no pair
+        test ran (by default, with no tests, when ``--bootstrap 0`` asked for none)."""
         from auditor.io.source import Source
 
         sources = {name: x if isinstance(x, Source) else Source(str(x["path"]), x.get("sha256"), audit.n_items)
                    for name, x in audit.sources.items()}
-        return cls(audit.task, tuple(audit.systems), scores if scores is not None else audit.metrics, names,
-                   float(audit.options["alpha"]), str(audit.options["correction"]), sources, str(audit.signature),
-                   tuple(audit.warnings), audit.best_set or {}, tuple(audit.tests or ()), audit.rankings,
-                   audit.verdict, audit.unit, audit.resampling, rounds, untested)
+        scores = {s: {m: replace(v, convention=None) if m in said_once else v for m, v in row.items()}
+                  for s, row in audit.metrics.items()}
+        return cls(audit.task, tuple(audit.systems), scores, names, float(audit.options["alpha"]),
+                   str(audit.options["correction"]), sources, str(audit.signature), tuple(audit.warnings),
+                   audit.best_set or {}, tuple(audit.tests or ()), audit.rankings, audit.verdict, audit.unit,
+                   audit.resampling,
+                   untested or ("not run: --bootstrap 0" if audit.tests is None and not audit.options.get("bootstrap")
+                                else None))
 
     @property
     def tested(self) -> bool:

@@ -20,6 +20,7 @@ from typing import Any, Callable
 import numpy as np
 
 from auditor.errors import InputError
+from auditor.files import read_input
 from auditor.io.column import LabelColumn, as_id_array, numpy_values, string_array
 from auditor.io.jsonl import json_lines
 from auditor.io.lines import decode_utf8, nonempty_line_numbers
@@ -31,6 +32,7 @@ from auditor.tasks.multilabel.sets import SetFile, encode_rows
 SEPARATOR = ","
 #: One line of a JSON Lines file of sets, for messages.
 EXAMPLE = '{"id": ..., "labels": [...]}'
+_SETS_FILE = "a file of label sets (`id<TAB>a,b` lines, JSON Lines of label lists, or Parquet)"
 
 
 def read_sets(path: str | os.PathLike, separator: str = SEPARATOR, role: str = "gold") -> SetFile:
@@ -148,7 +150,7 @@ def _read_json_lists(source: str, head: bytes, role: str) -> SetFile | None:
 
     import pyarrow.json as pj
 
-    raw = Path(source).read_bytes()
+    raw = read_input(source, _SETS_FILE)
     try:
         table = pj.read_json(io.BytesIO(raw))
     except Exception as error:  # pyarrow raises several types
@@ -169,7 +171,7 @@ def _read_parquet(source: str, role: str) -> SetFile:
 
     import pyarrow.parquet as pq
 
-    raw = Path(source).read_bytes()
+    raw = read_input(source, _SETS_FILE)
     try:
         table = pq.read_table(io.BytesIO(raw))
     except Exception as error:  # pyarrow raises several types for corrupt files

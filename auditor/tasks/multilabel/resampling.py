@@ -26,18 +26,15 @@ import numpy as np
 from auditor.analyses.randomisation import AR_ROUNDS
 from auditor.analyses.resample import PatternDraws
 from auditor.analyses.significance import (
-    CLUSTER_TEST,
     MCNEMAR,
-    METHOD_DESCRIPTIONS,
     NO_DRAWS,
     RANDOMISATION,
     RANK_RULE,
     PairTest,
     adjust_families,
-    best_set_rule,
-    interval_rule,
     mcnemar_exact,
     randomisation_rounds,
+    rounds_rule,
 )
 from auditor.analyses.units import (
     Clusters,
@@ -159,7 +156,8 @@ def item_statistics(aligned: Aligned, counted: Counted, options: AuditOptions, t
                                      "subset accuracy")
     return unit_statistics(values, observed, aligned.names, options.bootstrap, options.alpha, options.correction,
                            None if tests is None else METRIC_IDS, tests, clusters, resampling, ERRORS,
-                           (lambda metric: RANDOMISATION) if clusters is not None else primary_method)
+                           (lambda metric: RANDOMISATION) if clusters is not None else primary_method,
+                           **_record(options, tests, S))
 
 
 def _exact_statistics(aligned: Aligned, counted: Counted, options: AuditOptions,
@@ -170,47 +168,28 @@ def _exact_statistics(aligned: Aligned, counted: Counted, options: AuditOptions,
     names = aligned.names if not clustered else aligned.names[:1]
     observed = evaluate(counted.sums)
     tests = mcnemar_tests(aligned, counted, observed, names, options.correction) if len(names) > 1 else None
+    untested = ("not run: --bootstrap 0 (no randomisation rounds), and McNemar's exact test assumes independent "
+                "items, not clusters: no pair is tested")
     return unit_statistics({}, observed, names, 0, options.alpha, options.correction,
                            None if tests is None else ("subset_accuracy",), tests, errors=ERRORS,
-                           method_of=primary_method)
+                           method_of=primary_method, **_record(options, tests, len(names)),
+                           note=untested if clustered else None,
+                           method="none: --bootstrap 0, no random draws" + (
+                               "" if clustered else " (exact McNemar tests of subset accuracy only)"),
+                           not_run={**NO_DRAWS, "approximate_randomisation": untested if clustered else NO_DRAWS[
+                               "approximate_randomisation"].replace("accuracy", "subset accuracy")})
 
 
-def statistics_json(stats: UnitStatistics, names: Sequence[str], seed: int) -> dict[str, Any]:
-    """The record's ``statistics`` (and ``tests``) of the item statistics ``stats``, in the shape every task kind
-    writes."""
-    rounds = max((int(test.details.get("rounds", 0)) for test in stats.tests or ()), default=0)
-    clustered = stats.resampling is not None
-    section: dict[str, Any] = {
-        "B": stats.B, "seed": seed, "alpha": stats.alpha, "unit": "item",
-        "method": "paired bootstrap over items (every system resampled with the same items)",
-        "interval": interval_rule(stats.alpha), "rank_rule": RANK_RULE + "; Hamming loss: lowest value first",
-        "ranks": {m: {name: {"p_rank": [float(x) for x in p[s]], "p_best": float(p[s][0])}
-                      for s, name in enumerate(names)} for m, p in stats.ranks.items()},
-        "p_win": {m: {name: float(p[s][0]) for s, name in enumerate(names)} for m, p in stats.ranks.items()}}
-    if stats.resampling is not None:
-        section.update({"resampling": dict(stats.resampling), "unit": "cluster",
-                        "method": "paired bootstrap over clusters of items (whole clusters drawn)"})
-    if stats.tests is None:
-        section["pairwise_tests_unavailable"] = "not requested (auditor score shows intervals only)"
-        return {"statistics": section}
-    section.update({
-        "correction": stats.correction, "family": "every pair of systems under one metric",
-        "test_metrics": list(METRIC_IDS),
-        "test_methods": {RANDOMISATION: CLUSTER_TEST.replace("accuracy", "subset accuracy")} if clustered else
-        {MCNEMAR: METHOD_DESCRIPTIONS[MCNEMAR].replace("accuracy", "subset accuracy"), RANDOMISATION: TEST_METHOD},
-        "randomisation_rounds": rounds, "best_set_rule": best_set_rule(stats.alpha, stats.correction, clustered)
-        .replace("for accuracy", "for subset accuracy"),
-        "best_set": {m: best.to_json() for m, best in (stats.best_set or {}).items()},
-        "p_floor": {RANDOMISATION: 1 / (rounds + 1)} if rounds else {}})
-    if stats.B == 0:
-        section.update({"method": "none: --bootstrap 0, no random draws (exact McNemar tests of subset accuracy "
-                                  "only)", "not_run": {**NO_DRAWS, "approximate_randomisation": NO_DRAWS[
-                                      "approximate_randomisation"].replace("accuracy", "subset accuracy")},
-                        "test_metrics": [m for m in METRIC_IDS if primary_method(m) == MCNEMAR]})
-    return {"statistics": section, "tests": [test.to_json() for test in stats.tests]}
+def _record(options: AuditOptions, tests: Sequence[PairTest] | None, S: int) -> dict[str, Any]:
+    """What the record says of the draws and tests (:class:`~auditor.analyses.units.UnitStatistics`' fields)."""
+    rounds = max((int(test.details.get("rounds", 0)) for test in tests or ()), default=0)
+    return {"seed": options.seed, "unit": "item", "rank_rule": RANK_RULE + "; Hamming loss: lowest value first",
+            "rounds": rounds, "rounds_rule": rounds_rule(rounds, S * (S - 1) // 2, options.alpha).replace(
+                "(accuracy has", "(subset accuracy has")}
 
 
-#: The randomisation test in words (the record's ``statistics.test_methods``).
-TEST_METHOD = ("approximate randomisation (every metric but subset accuracy), each item's statistics of the two "
-               "systems swapped with probability 1/2 (the spine's test over units): p = (1 + #{|Δ*| ≥ |Δ|}) / "
-               "(R' + 1), two-sided")
+def statistics_json(stats: UnitStatistics, names: Sequence[str]) -> dict[str, Any]:
+    """The record's ``statistics`` (:meth:`~auditor.analyses.units.UnitStatistics.to_json`, every unit task's) and
+    ``tests``."""
+    return {"statistics": stats.to_json(names), **({} if stats.tests is None else
+                                                      {"tests": [test.to_json() for test in stats.tests]})}

@@ -182,7 +182,7 @@ class MultilabelAudit:
         if self.statistics is not None:
             from auditor.tasks.multilabel.resampling import statistics_json
 
-            document.update(statistics_json(self.statistics, self.systems, self.options.seed))
+            document.update(statistics_json(self.statistics, self.systems))
         if self.ranking is not None:
             document.update(self.ranking.to_json())
         if self.verdict is not None:

@@ -7,8 +7,8 @@ analyses (:mod:`.analyses`) read the same counts.
 """
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING, Any, Collection, Mapping
 
 import numpy as np
@@ -16,7 +16,8 @@ import numpy as np
 from auditor.errors import UsageError
 from auditor.io.load import label_column
 from auditor.io.names import GOLD, PREDICTIONS
-from auditor.options import INTERVALS, THREADS, AuditOptions
+from auditor.io.parallel import in_order
+from auditor.options import INTERVALS, AuditOptions
 from auditor.progress import SILENT, Progress
 from auditor.tasks.ordinal.advice import recommend
 from auditor.tasks.ordinal.agreement import ordinal_agreement
@@ -78,8 +79,7 @@ def audit(gold: Any, systems: Mapping[str, Any], *, options: AuditOptions | None
         given = Order(tuple(str(level) for level in levels), "given", "levels")
     reads = [(gold, "<gold>", GOLD), *((value, f"<{name}>", PREDICTIONS) for name, value in systems.items()),
              *((value, f"<{name}>", GOLD) for name, value in (annotators or {}).items())]
-    with ThreadPoolExecutor(THREADS) as pool:  # pyarrow parses without the GIL: two files at a time
-        columns = list(pool.map(lambda read: label_column(*read), reads))
+    columns = list(in_order(partial(label_column, *read) for read in reads))  # two files at a time
     gold_column = columns[0]
     system_columns = dict(zip(systems, columns[1:1 + len(systems)]))
     annotator_columns = dict(zip(annotators or {}, columns[1 + len(systems):]))

@@ -24,14 +24,15 @@ refuses, to name the exact line).
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 import numpy as np
 
 from auditor.errors import InputError
+from auditor.files import read_input, text_bytes
+from auditor.io.column import numpy_values
+from auditor.io.jsonl import json_lines
 
 _TAG = re.compile(r"^(O|[BIESLU]-\S+)$")
 
@@ -61,48 +62,15 @@ class TagFile:
         return int(self.indices.size)
 
 
-def _read_bytes(path: str, with_digest: bool = False) -> tuple[bytes, str | None]:
-    """The file's UTF-8 text as bytes (a BOM dropped, CR LF and CR made LF) and, if ``with_digest``, the
-    SHA-256 of the file as stored."""
-    try:
-        raw = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: a directory; expected a tagged file") from None
-    except OSError as error:
-        raise InputError(f"{path}: cannot be read ({error.strerror})") from None
-    digest = hashlib.sha256(raw).hexdigest() if with_digest else None
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
-    if not _is_utf8(raw):
-        _bad_byte(raw, path)
-    if b"\r" in raw:
-        raw = raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-    return raw, digest
+_TAGGED_FILE = "a tagged file (`token<TAB>tag` lines, blank lines between sentences)"
+_JSONL_EXAMPLE = '{"tokens": ["EU", "rejects"], "tags": ["B-ORG", "O"]}'
 
 
-def _is_utf8(raw: bytes) -> bool:
-    """Whether ``raw`` is UTF-8, checked by arrow's validator in place (``bytes.decode`` would build the text)."""
-    import pyarrow as pa
-
-    text = pa.Array.from_buffers(pa.large_string(), 1, [None, pa.py_buffer(np.array([0, len(raw)], np.int64)),
-                                                         pa.py_buffer(raw)])
-    try:
-        text.validate(full=True)
-    except pa.ArrowInvalid:
-        return False
-    return True
-
-
-def _bad_byte(raw: bytes, path: str) -> None:
-    """The line of the first byte that is not UTF-8 (decoding builds the text: only once the check failed)."""
-    try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = raw.count(b"\n", 0, error.start) + 1
-        raise InputError(f"{path} line {line}: not UTF-8 text (byte 0x{raw[error.start]:02x}); save the file as "
-                         f"UTF-8") from None
+def _read_bytes(path: str) -> tuple[bytes, str]:
+    """The file's UTF-8 text as bytes (read, checked and normalised as every reader does:
+    :func:`auditor.files.text_bytes`) and the SHA-256 of the file as stored."""
+    raw = read_input(path, _TAGGED_FILE)
+    return text_bytes(raw, path, _TAGGED_FILE), hashlib.sha256(raw).hexdigest()
 
 
 def _line_table(raw: bytes, robust: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -177,7 +145,7 @@ def _sentence_starts(token_lines: np.ndarray, blank: np.ndarray, comment: np.nda
 
 def read_tagged(path: str, tag_column: int | None = None, role: str = "system") -> TagFile:
     """Read one tagged file (module docstring), JSON Lines when its first character is ``{``."""
-    raw, digest = _read_bytes(path, with_digest=True)
+    raw, digest = _read_bytes(path)
     if raw.lstrip()[:1] == b"{":
         return replace(_read_jsonl(raw, path), digest=digest)
     parsed = _read_lines(raw, path, tag_column, role, robust=False)
@@ -378,46 +346,35 @@ def _dictionary(tags) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
     """Dictionary-encoded arrow tags -> (indices, lookup, vocabulary): the vocabulary stripped, unique
     and sorted; ``lookup`` maps a dictionary index to its place in it."""
     vocab = [text.strip(" \t") for text in _texts(tags)]
-    indices = _int32(tags.indices)
+    indices = numpy_values(tags.indices)
     unique = sorted(set(vocab))
     lookup = np.array([unique.index(text) for text in vocab], dtype=np.int64) if vocab else np.zeros(0, np.int64)
     return indices, lookup, tuple(unique)
 
 
-def _int32(array) -> np.ndarray:
-    """An arrow integer array without nulls (dictionary indices: int32) as numpy, zero copy (``to_numpy``
-    would import pandas)."""
-    dtype = np.dtype(f"int{array.type.bit_width}")
-    return np.frombuffer(array.buffers()[1], dtype=dtype, count=len(array), offset=dtype.itemsize * array.offset)
-
-
 def _int64(array) -> np.ndarray:
     """An arrow int64 column (the index of a numbered file) as numpy; -1 where a value is null."""
-    values = _int32(array)
-    return values if not array.null_count else np.where(np.asarray(array.is_valid()), values, -1)
+    values = numpy_values(array.fill_null(-1) if array.null_count else array)
+    return values.astype(np.int64, copy=False)
 
 
 def _read_jsonl(raw: bytes, path: str) -> TagFile:
-    """JSON Lines, ``{"tokens": [...], "tags": [...]}`` per sentence (``tokens`` optional)."""
+    """JSON Lines, ``{"tokens": [...], "tags": [...]}`` per sentence (``tokens`` optional), parsed as every JSON
+    Lines reader parses them (:func:`auditor.io.jsonl.json_lines`)."""
     import pyarrow as pa
 
+    records, keep, _ = json_lines(raw.decode(), path, _JSONL_EXAMPLE)
     tokens: list[str] = []
     tags: list[str] = []
     lines: list[int] = []
     first: list[bool] = []
     has_tokens = None
-    for number, line in enumerate(raw.decode().split("\n"), 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except ValueError as error:
-            raise InputError(f"{path} line {number}: not JSON ({error.msg}); expected "
-                             f"{{\"tokens\": [...], \"tags\": [...]}}") from None
+    for number, record in zip((i + 1 for i in keep), records):
         sentence_tags = record.get("tags") if isinstance(record, dict) else None
         if not isinstance(sentence_tags, list) or not sentence_tags or \
                 not all(isinstance(t, str) and t.strip() for t in sentence_tags):
-            raise InputError(f"{path} line {number}: expected a non-empty list of tag strings under \"tags\"")
+            raise InputError(f"{path} line {number}: expected a non-empty list of tag strings under \"tags\", "
+                             f"e.g. {_JSONL_EXAMPLE}")
         words = record.get("tokens")
         if has_tokens is None:
             has_tokens = words is not None
@@ -430,7 +387,7 @@ def _read_jsonl(raw: bytes, path: str) -> TagFile:
         lines += [number] * len(sentence_tags)
         first += [True] + [False] * (len(sentence_tags) - 1)
     if not tags:
-        raise InputError(f"{path}: no sentence; expected JSON Lines {{\"tokens\": [...], \"tags\": [...]}}")
+        raise InputError(f"{path}: no sentence; expected JSON Lines, e.g. {_JSONL_EXAMPLE}")
     return TagFile(path, pa.array(tokens, pa.string()).cast(pa.binary()) if has_tokens else None,
                    *_dictionary(_encoded(tags)), np.array(first),
                    np.array(lines, dtype=np.int64))
@@ -440,7 +397,7 @@ def read_conlleval(path: str) -> tuple[TagFile, TagFile]:
     """conlleval's input: ``token ... gold prediction`` per line, blank lines between sentences, read with
     :func:`read_tagged`'s rules (``-DOCSTART-`` lines are tokens, as conlleval.pl counts them; comments as in
     a TAB-separated or space-separated file). Returns (gold, prediction)."""
-    raw, digest = _read_bytes(path, with_digest=True)
+    raw, digest = _read_bytes(path)
     table = _line_table(raw, robust=True)
     starts, ends, blank, _ = table
     probe = _probe(raw, table, path)

@@ -1,18 +1,17 @@
 """The tagging audit: read -> align -> chunks and counts -> figures -> sentence bootstrap -> rankings."""
 from __future__ import annotations
 
-from collections import deque
-from concurrent.futures import ThreadPoolExecutor
 from functools import partial
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from auditor.errors import InputError, UsageError
+from auditor.io.parallel import in_order
 from auditor.io.source import Source
 from auditor.metrics.catalogue import BASE_METRIC_IDS, compute, describe
 from auditor.metrics.registry import REGISTRY
-from auditor.options import THREADS, AuditOptions, check_options
+from auditor.options import AuditOptions, check_options
 from auditor.progress import SILENT, Progress
 from auditor.results import Score, Signature, unit_options, unit_rankings, unit_scores, unit_verdict
 from auditor.tasks.tagging.align import Aligned, align
@@ -37,7 +36,7 @@ def metric_ids(spans: bool = True) -> tuple[str, ...]:
 def read_inputs(gold: str | None, systems: Mapping[str, str], tag_column: int | None,
                 conlleval: Mapping[str, str]) -> tuple[TagFile, dict[str, TagFile]]:
     """Gold and system files, or conlleval files (each holds gold and one system's tags), read two at a
-    time (:func:`in_order`)."""
+    time (:func:`auditor.io.parallel.in_order`)."""
     if conlleval:
         if gold is not None or systems:
             raise UsageError("--conlleval files hold gold and predictions; give them without GOLD and SYSTEMS")
@@ -54,20 +53,6 @@ def read_inputs(gold: str | None, systems: Mapping[str, str], tag_column: int | 
                       *(partial(read_tagged, path, tag_column) for path in systems.values())])
     gold_file = next(files)
     return gold_file, {name: _checked(gold_file, file) for name, file in zip(systems, files)}
-
-
-def in_order(reads: Iterable[Callable[[], Any]]) -> Iterator[Any]:
-    """What every read returns, in order, read by two threads (pyarrow and numpy release the GIL while they
-    parse): at most ``THREADS + 1`` reads are pending beside the result handed out, so memory holds a few
-    files, not all; an error is raised at its own file's turn, as reading one file after another would."""
-    with ThreadPoolExecutor(THREADS) as pool:
-        pending: deque = deque()
-        for read in reads:
-            pending.append(pool.submit(read))
-            if len(pending) > THREADS:
-                yield pending.popleft().result()
-        while pending:
-            yield pending.popleft().result()
 
 
 def _checked(gold: TagFile, system: TagFile) -> TagFile:
@@ -141,7 +126,7 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
     confusion, type_confusion = parts["confusion"].astype(np.int64), parts["type_confusion"].astype(np.int64)
     tokens = TokenView(aligned.tags, confusion, describe(confusion, aligned.tags, REGISTRY.scalar()))
     types = TokenView(type_labels, type_confusion, describe(type_confusion, type_labels, REGISTRY.scalar()))
-    observed = _observed(parts, active, spans is not None, tokens, types)
+    observed = _evaluate(parts, active, spans is not None)
     clusters = None
     if options.clusters is not None:
         from auditor.io.clusters import numbered, read_clusters
@@ -213,17 +198,16 @@ def _intervals(aligned: Aligned, spans: Any, layout: Layout, active: np.ndarray,
     from auditor.analyses.significance import RANK_RULE, randomisation_rounds, rounds_rule
     from auditor.analyses.units import UnitResampler, block_rows, randomisation_tests, unit_statistics
 
-    with progress.task("bootstrap over sentences", total=1) as advance:
-        matrix = statistics_matrix(aligned, spans, layout)
-        n = matrix.shape[0]
-        # float32 when no resample's sum can reach 2^24 (n sentences × the largest count of one), so counts stay exact
-        dtype = np.float32 if n * (matrix.max() if matrix.nnz else 0) < 2**24 else np.float64
-        shared = matrix[:, :layout.shared].toarray().astype(dtype)
-        rest = matrix[:, layout.shared:].T.tocsr().astype(dtype)
+    matrix = statistics_matrix(aligned, spans, layout)
+    n = matrix.shape[0]
+    # float32 when no resample's sum can reach 2^24 (n sentences × the largest count of one), so counts stay exact
+    dtype = np.float32 if n * (matrix.max() if matrix.nnz else 0) < 2**24 else np.float64
+    shared = matrix[:, :layout.shared].toarray().astype(dtype)
+    rest = matrix[:, layout.shared:].T.tocsr().astype(dtype)
+    with progress.task("bootstrap over sentences", total=options.bootstrap) as advance:
         values = UnitResampler(n, options.bootstrap, [options.seed, 22], clusters, min(50, block_rows(n))).values(
             lambda w: np.concatenate([w @ shared, np.asarray(rest @ w.T).T], axis=1).astype(float),
-            lambda sums: _evaluate(layout.parts(sums), active, spans is not None), dtype)
-        advance(1)
+            lambda sums: _evaluate(layout.parts(sums), active, spans is not None), dtype, advance)
     tested = None if analyses is not None and "statistics" not in analyses else [m for m in TESTED if m in observed]
     tests, S = None, len(aligned.names)
     rounds = randomisation_rounds(options.bootstrap, S * (S - 1) // 2, options.alpha)
@@ -269,19 +253,9 @@ def _conlleval_names(conlleval: Sequence[str] | Mapping[str, str]) -> dict[str, 
     return name_paths(conlleval)
 
 
-def _observed(parts: dict[str, np.ndarray], active: np.ndarray, with_spans: bool, tokens: TokenView,
-              types: TokenView) -> dict[str, np.ndarray]:
-    """metric id -> (S,) values on the whole test set (NaN = undefined)."""
-    observed: dict[str, np.ndarray] = span_values(parts, active) if with_spans else {}
-    for view, prefix in ((tokens, ""), (types, TYPE_PREFIX)):
-        for metric in BASE_METRIC_IDS:
-            observed[prefix + metric] = np.array(
-                [np.nan if v[metric].value is None else v[metric].value for v in view.values])
-    return observed
-
-
 def _evaluate(parts: dict[str, np.ndarray], active: np.ndarray, with_spans: bool) -> dict[str, np.ndarray]:
-    """Every metric on a block of resampled sums: id -> (block, S)."""
+    """Every metric on the sums ``parts`` (on the whole test set, or a block of resamples): id -> (…, S), NaN where
+    undefined."""
     out: dict[str, np.ndarray] = span_values(parts, active) if with_spans else {}
     metrics = [REGISTRY.metrics[m] for m in BASE_METRIC_IDS]
     for key, prefix in (("confusion", ""), ("type_confusion", TYPE_PREFIX)):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -13,6 +12,7 @@ from auditor.analyses.intervals import jackknife_se
 from auditor.analyses.significance import RANK_RULE, randomisation_rounds, rounds_rule
 from auditor.analyses.units import UnitStatistics, unit_statistics
 from auditor.errors import UsageError
+from auditor.files import file_sha256
 from auditor.formatting import format_small, plural
 from auditor.options import AuditOptions, check_options
 from auditor.progress import SILENT, Progress
@@ -31,24 +31,18 @@ from auditor.tasks.translation.segments import segment_agreement
 #: Up to this many systems every pair is tested; above it, each system against the leader of each metric
 #: (approximate randomisation of type-level F costs rounds x types per pair, and the rounds grow with the pairs).
 ALL_PAIRS = 8
-#: The classification-only analyses of ``auditor.audit(analyses=...)``; "intervals" alone skips the tests.
-INTERVALS = "intervals"
-
-
-def _sha(path: str | Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def _sources(references: Sequence[str | Path], systems: Mapping[str, str | Path], human: str | Path | None,
              corpus: Corpus, clusters: Any) -> dict[str, Any]:
     """audit.json's ``sources``: each reference (the first is ``gold``), system (with its empty segments), the human
     scores and the clusters, by path and SHA-256 of the file as stored."""
-    sources: dict[str, Any] = {("gold" if i == 0 else f"reference {i + 1}"): {"path": str(p), "sha256": _sha(p)}
+    sources: dict[str, Any] = {("gold" if i == 0 else f"reference {i + 1}"): {"path": str(p), "sha256": file_sha256(p)}
                                for i, p in enumerate(references)}
-    sources.update({name: {"path": str(p), "sha256": _sha(p), "empty_segments": corpus.empty[name]}
+    sources.update({name: {"path": str(p), "sha256": file_sha256(p), "empty_segments": corpus.empty[name]}
                     for name, p in systems.items()})
     if human is not None:
-        sources["human"] = {"path": str(human), "sha256": _sha(human)}
+        sources["human"] = {"path": str(human), "sha256": file_sha256(human)}
     return sources | ({"clusters": dict(clusters.source or {})} if clusters else {})
 
 
@@ -163,7 +157,8 @@ def _statistics(corpus: Corpus, observed, resampled, clusters, options: AuditOpt
     """The spine's record of intervals (by metric, :data:`.intervals.METHODS`: BCa or the jackknife normal interval,
     the jackknife over the corpus's rows), ranks, paired tests and best sets over segments (or clusters: the rows of
     ``corpus``)."""
-    tests, note, rounds = _tests(corpus, observed, resampled, options, analyses, beta, k, progress)
+    pairs, family = _pairs(corpus, observed)
+    tests, note, rounds = _tests(corpus, observed, resampled, options, analyses, beta, k, pairs, progress)
     drawn = "clusters of segments (whole clusters drawn)" if clusters is not None else \
         "segments (sacrebleu's draws: default_rng(seed).choice(N, (B, N)))"
     return unit_statistics(
@@ -173,30 +168,36 @@ def _statistics(corpus: Corpus, observed, resampled, clusters, options: AuditOpt
         methods=None if resampled is None else interval_module.METHODS, seed=options.seed, unit="segment",
         method=f"paired bootstrap over {drawn}; metric intervals by statistics.interval_method, the jackknife leaving "
                f"one {'cluster' if clusters is not None else 'segment'} out; human-agreement intervals percentile",
-        rank_rule=RANK_RULE, rounds=rounds, rounds_rule=rounds_rule(rounds, len(_pairs(observed)), options.alpha),
-        family=_family(corpus, observed), note=note)
+        rank_rule=RANK_RULE, rounds=rounds, rounds_rule=rounds_rule(rounds, len(pairs), options.alpha),
+        family=family, note=note)
 
 
-def _pairs(observed) -> list[tuple[int, int]]:
-    """Every pair of systems up to :data:`ALL_PAIRS`; above it each system against the leader of each metric (as
-    sacrebleu tests each system against a baseline)."""
-    S = len(next(iter(observed.values())))
+def _pairs(corpus: Corpus, observed) -> tuple[list[tuple[int, int]], str]:
+    """(the pairs tested, the family each metric's correction adjusts together, in words): every pair up to
+    :data:`ALL_PAIRS` systems; above it each system against the leader of each metric, as sacrebleu tests each system
+    against a baseline."""
+    S = len(corpus.systems)
     if S <= ALL_PAIRS:
-        return [(a, b) for a in range(S) for b in range(a + 1, S)]
-    leaders = {int(np.nanargmax(np.where(np.isnan(v), -np.inf, v))) for v in observed.values()}
-    return sorted({(min(t, b), max(t, b)) for t in leaders for b in range(S) if b != t})
+        pairs = [(a, b) for a in range(S) for b in range(a + 1, S)]
+        return pairs, f"all {len(pairs)} pairs of the {S} systems"
+    leaders = {m: int(np.nanargmax(np.where(np.isnan(v), -np.inf, v))) for m, v in observed.items()}
+    pairs = sorted({(min(t, b), max(t, b)) for t in set(leaders.values()) for b in range(S) if b != t})
+    named = ", ".join(f"{NAMES[m]}: {corpus.systems[t]}" for m, t in leaders.items())
+    return pairs, (f"the {len(pairs)} pairs that include the leader of a metric ({named}): with more than {ALL_PAIRS} "
+                   f"systems each system is tested against the leaders only, not all {S * (S - 1) // 2} pairs "
+                   f"(approximate randomisation of type-level F costs rounds × types per pair, and the rounds grow "
+                   f"with the pairs)")
 
 
 def _tests(corpus: Corpus, observed, resampled, options: AuditOptions, analyses, beta: float, k: float,
-           progress: Progress):
-    """(tests, note, rounds): the paired tests and how they ran, or why not (None, the reason, 0)."""
+           pairs: list[tuple[int, int]], progress: Progress):
+    """(tests, note, rounds): the paired tests of ``pairs`` and how they ran, or why none did (None, the reason, 0)."""
     if options.bootstrap == 0:
         return None, "not run: --bootstrap 0", 0
     if analyses is not None and "statistics" not in analyses:
         return None, "not run: only the bootstrap intervals were requested (auditor score's table)", 0
     if len(corpus.systems) < 2:
         return None, "not run: one system", 0
-    pairs = _pairs(observed)
     rounds = randomisation_rounds(options.bootstrap, len(pairs), options.alpha)
     tests = resampling.paired_tests(corpus, observed, resampled, rounds, options.seed, beta, k, pairs,
                                     options.correction, progress)
@@ -207,19 +208,6 @@ def _tests(corpus: Corpus, observed, resampled, options: AuditOptions, analyses,
             + (f", above α = {options.alpha:g}: raise --bootstrap to let it reach significance"
                if floor >= options.alpha else ""))
     return tuple(tests), note, rounds
-
-
-def _family(corpus: Corpus, observed) -> str:
-    """The pairs whose p-values each metric's correction adjusts together, in words."""
-    S, n_pairs = len(corpus.systems), len(_pairs(observed))
-    if S <= ALL_PAIRS:
-        return f"all {n_pairs} pairs of the {S} systems"
-    leaders = {m: int(np.nanargmax(np.where(np.isnan(v), -np.inf, v))) for m, v in observed.items()}
-    named = ", ".join(f"{NAMES[m]}: {corpus.systems[t]}" for m, t in leaders.items())
-    return (f"the {n_pairs} pairs that include the leader of a metric ({named}): with more "
-            f"than {ALL_PAIRS} systems each system is tested against the leaders only, not all {S * (S - 1) // 2} "
-            f"pairs (approximate randomisation of type-level F costs rounds × types per pair, and the rounds grow "
-            f"with the pairs)")
 
 
 def _metric_values(corpus: Corpus, observed, stats, alpha: float) -> dict[str, dict[str, Score]]:
