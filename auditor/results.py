@@ -455,9 +455,11 @@ class Signature:
         """The signature of a task counted per unit: ``auditor``, ``task``, the gold ``inputs`` (key, hash),
         ``systems:<n>:<sha256[:12] of their name:sha256 lines>`` (``systems``: name -> SHA-256), the task's
         ``own`` fields, ``boot``, ``seed``, ``ci`` (``none`` when B = 0), ``alpha``, ``correction``, ``unit`` (what
-        a resample draws, or ``cluster:<sha256[:12] of the clusters file>``), then ``after``."""
+        a resample draws, or ``cluster:<sha256[:12] of the clusters file>``, or of an lm-eval run the ``doc`` field
+        naming the clusters), then ``after``."""
         digest = hashlib.sha256("|".join(f"{name}:{sha}" for name, sha in systems.items()).encode()).hexdigest()
-        drawn = unit if clusters is None else f"cluster:{clusters.source['sha256'][:12]}"
+        source = {} if clusters is None else clusters.source or {}
+        drawn = unit if clusters is None else f"cluster:{str(source.get('sha256') or source.get('field'))[:12]}"
         return cls((("auditor", __version__), ("task", task), *inputs, ("systems", f"{len(systems)}:{digest[:12]}"),
                     *own, ("boot", str(options["bootstrap"])), ("seed", str(options["seed"])),
                     ("ci", ci if options["bootstrap"] else "none"), ("alpha", str(options["alpha"])),

@@ -14,7 +14,6 @@ from auditor.report.context import Context
 from auditor.report.model import Cell, Column, Paragraph, Report, Row, Section, Table
 from auditor.report.spine import MetricName, Spine
 from auditor.results import Score, Signature, UnitAudit
-from auditor.version import __version__
 
 #: Why prevalence, bias, chance baselines and confusion matrices are absent.
 NOT_APPLICABLE = ("The class-based analyses (class prevalence, prediction bias, chance baselines, confusion matrices, "
@@ -39,22 +38,12 @@ def spine(audit: OutcomesAudit) -> Spine:
 
 
 def signature(outcomes: Any) -> Signature:
-    """The shared fields (version, inputs' hashes, bootstrap, seed, interval, correction) and the metric."""
-    import hashlib
-
-    hashes = "|".join(f"{name}:{x.get('sha256')}" for name, x in outcomes.sources.items())
-    return Signature((("auditor", __version__), ("task", "outcomes"), ("metric", outcomes.metric),
-                      ("systems", f"{len(outcomes.systems)}:{hashlib.sha256(hashes.encode()).hexdigest()[:12]}"),
-                      ("boot", str(outcomes.bootstrap)), ("seed", str(outcomes.seed)),
-                      ("ci", "percentile" if outcomes.bootstrap else "none"),
-                      ("alpha", str(outcomes.alpha)), ("correction", str(outcomes.correction)),
-                      *((("unit", f"cluster:{_cluster_key(outcomes.clusters)}"),) if outcomes.clusters else ())))
-
-
-def _cluster_key(clusters: Any) -> str:
-    """The clusters' file hash or lm-eval ``doc`` field, for the signature."""
-    source = clusters.source or {}
-    return str(source.get("sha256") or source.get("field") or "")[:12]
+    """The signature every task counted per unit writes (:meth:`Signature.of_units`: version, the samples files'
+    hashes, bootstrap, seed, interval, alpha, correction, the unit or clusters drawn) with the metric."""
+    options = {"bootstrap": outcomes.bootstrap, "seed": outcomes.seed, "alpha": outcomes.alpha,
+               "correction": outcomes.correction}
+    return Signature.of_units("outcomes", (), {name: str(x.get("sha256")) for name, x in outcomes.sources.items()},
+                              options, (("metric", outcomes.metric),), "percentile", "item", outcomes.clusters)
 
 
 def summary_section(ctx: Context) -> Section:
