@@ -519,10 +519,14 @@ class UnitAudit:
     warnings: tuple[str, ...] = ()
 
     @property
+    def metric_ids(self) -> tuple[str, ...]:
+        """The ids of the metrics scored, in the record's order."""
+        return tuple(next(iter(self.metrics.values()), {}))
+
+    @property
     def observed(self) -> dict[str, np.ndarray]:
         """metric id -> (S,) values in system order, NaN where undefined."""
-        metrics = next(iter(self.metrics.values()), {})
-        return {m: np.array([float(self.metrics[s][m]) for s in self.systems]) for m in metrics}
+        return {m: np.array([float(self.metrics[s][m]) for s in self.systems]) for m in self.metric_ids}
 
     def to_json(self) -> dict[str, Any]:
         """audit.json: the shared keys (schema ``auditor/3``, ``auditor/audit.schema.json``) and the task's own."""
@@ -567,7 +571,7 @@ class UnitAudit:
         from auditor.analyses.units import resampling_text
         from auditor.formatting import score_lines
 
-        chosen = [self._known(m) for m in columns] or [m for m in self.default_columns if m in self.observed]
+        chosen = [self._known(m) for m in columns] or [m for m in self.default_columns if m in self.metric_ids]
 
         def score(system: str, metric: str) -> tuple[float | None, float | None, float | None]:
             entry = self.metrics[system][metric]
@@ -601,9 +605,9 @@ class UnitAudit:
     def _known(self, metric: str) -> str:
         from auditor.errors import UsageError
 
-        if metric not in self.observed:
+        if metric not in self.metric_ids:
             raise UsageError(f"unknown metric {metric!r} for --task {self.task}; choose from "
-                             f"{', '.join(self.observed)}")
+                             f"{', '.join(self.metric_ids)}")
         return metric
 
 

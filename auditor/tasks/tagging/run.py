@@ -18,7 +18,7 @@ from auditor.results import Score, Signature, unit_options, unit_rankings, unit_
 from auditor.tasks.tagging.align import Aligned, align
 from auditor.tasks.tagging.counting import Layout, count_spans, statistics_matrix, totals, type_map
 from auditor.tasks.tagging.measures import active_types, span_values
-from auditor.tasks.tagging.names import SHORT, SPAN_METRICS, TYPE_PREFIX
+from auditor.tasks.tagging.names import SHORT, TYPE_PREFIX
 from auditor.tasks.tagging.reading import TagFile, read_conlleval, read_tagged
 from auditor.tasks.tagging.recommend import recommend
 from auditor.tasks.tagging.result import TaggingAudit, TokenView
@@ -28,11 +28,6 @@ from auditor.tasks.tagging.schemes import check_choice, default_rule, detect_sch
 TESTED = ("span_micro_f1", "span_macro_f1", "span_partial_f1", "accuracy", "macro_f1")
 RANKED = ("span_micro_f1", "span_macro_f1", "span_weighted_f1", "span_exact_f1", "span_overlap_f1",
           "span_partial_f1", "accuracy", "macro_f1", "mcc", "type_macro_f1", "type_mcc")
-
-
-def metric_ids(spans: bool = True) -> tuple[str, ...]:
-    """Every scalar metric id of a tagging audit."""
-    return (*(SPAN_METRICS if spans else ()), *BASE_METRIC_IDS, *(TYPE_PREFIX + m for m in BASE_METRIC_IDS))
 
 
 def read_inputs(gold: str | None, systems: Mapping[str, str], tag_column: int | None,
