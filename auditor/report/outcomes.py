@@ -9,11 +9,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from auditor.options import AuditOptions
 from auditor.report import skeleton
 from auditor.report.context import Context
 from auditor.report.model import Cell, Column, Paragraph, Report, Row, Section, Table
 from auditor.report.spine import MetricName, Spine
-from auditor.results import Score, Signature, UnitAudit
+from auditor.results import Signature, UnitAudit, unit_options, unit_scores
 
 #: Why prevalence, bias, chance baselines and confusion matrices are absent.
 NOT_APPLICABLE = ("The class-based analyses (class prevalence, prediction bias, chance baselines, confusion matrices, "
@@ -115,12 +116,10 @@ class OutcomesAudit(UnitAudit):
     def of(cls, outcomes: Any) -> OutcomesAudit:
         """The record of ``outcomes``: its mean per system with the interval, tests, best set, rankings and options."""
         metric, level = outcomes.metric, None if outcomes.intervals is None else 1 - outcomes.alpha
-        scores = {name: {metric: Score(float(outcomes.means[s]), None, None,
-                                       *((None, None) if outcomes.intervals is None else map(float,
-                                                                                           outcomes.intervals[s])),
-                                       level)} for s, name in enumerate(outcomes.systems)}
-        options = {"bootstrap": outcomes.bootstrap, "seed": outcomes.seed, "alpha": outcomes.alpha,
-                   "correction": outcomes.correction, **outcomes.inputs}
+        scores = unit_scores(outcomes.systems, {metric: outcomes.means}, lambda m, s: None if outcomes.intervals is
+                             None else tuple(map(float, outcomes.intervals[s])), level, lambda m, s, v: (None, None))
+        options = unit_options(AuditOptions(bootstrap=outcomes.bootstrap, seed=outcomes.seed, alpha=outcomes.alpha,
+                                            correction=outcomes.correction), **outcomes.inputs)
         best = {} if outcomes.best is None or len(outcomes.systems) < 2 else {metric: outcomes.best}
         return cls(signature=signature(outcomes), n_items=outcomes.n_items, systems=tuple(outcomes.systems),
                    sources={name: dict(x) for name, x in outcomes.sources.items()}, options=options, metrics=scores,

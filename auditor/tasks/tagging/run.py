@@ -1,6 +1,7 @@
 """The tagging audit: read -> align -> chunks and counts -> figures -> sentence bootstrap -> rankings."""
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import partial
 from typing import Any, Mapping, Sequence
 
@@ -19,6 +20,7 @@ from auditor.tasks.tagging.counting import Layout, count_spans, statistics_matri
 from auditor.tasks.tagging.measures import active_types, span_values
 from auditor.tasks.tagging.names import SHORT, TYPE_PREFIX
 from auditor.tasks.tagging.reading import TagFile, read_conlleval, read_tagged
+from auditor.tasks.tagging.recommend import recommend
 from auditor.tasks.tagging.result import TaggingAudit, TokenView
 from auditor.tasks.tagging.schemes import check_choice, default_rule, detect_scheme, parse_tags
 
@@ -138,7 +140,7 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
                            {**SHORT, "accuracy": "Acc", "macro_f1": "token macF1"})
     shared = unit_options(options, resampling_unit="sentence", scheme=scheme, span_rule=rule)
     own = (("tags", str(layout.k)), ("scheme", scheme or "none"), ("rule", rule or "none"))
-    return TaggingAudit(
+    audit = TaggingAudit(
         signature=Signature.of_units("tagging", (("gold", gold_file.digest[:12]),),
                                      {name: f.digest for name, f in files.items()}, shared, own, "percentile",
                                      "sentence", clusters),
@@ -148,6 +150,7 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
         resampling=None if stats is None else stats.resampling,
         aligned=aligned, codes=codes, scheme=scheme, scheme_detected=detected, scheme_reason=reason, rule=rule,
         spans=spans, tokens=tokens, types=types, statistics=stats, parts=parts)
+    return replace(audit, recommendation=recommend(audit))  # read off the finished record
 
 
 def _scores(observed: Mapping[str, np.ndarray], stats: Any, systems: Sequence[str], tokens: TokenView,
