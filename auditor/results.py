@@ -565,7 +565,7 @@ class UnitAudit:
     def terminal_lines(self, columns: Sequence[str] = (), sort: str | None = None) -> list[str]:
         """``auditor score``'s table: what was audited, then systems × metrics (ids, as the command line resolves
         them), ×100 with one decimal and [interval]; ``sort``: systems by that metric, best first (undefined
-        values last, ties in input order); then how resamples drew and the task's notes."""
+        values last, ties in input order); then how resamples drew, the task's notes and the signature."""
         import textwrap
 
         from auditor.analyses.units import resampling_text
@@ -588,7 +588,18 @@ class UnitAudit:
                              self._known(sort) if sort else None, TERMINAL_WIDTH)
         if self.resampling is not None:
             lines += wrap(resampling_text(self.resampling))
-        return lines + [line for note in self.notes() for line in wrap(note)]
+        return lines + [line for note in self.notes() for line in wrap(note)] + self._signature_lines()
+
+    def _signature_lines(self) -> list[str]:
+        """``signature: …`` in lines of at most 80 columns, each broken after a ``|`` (joined without spaces, the
+        lines give the signature back; a field longer than a line stays whole)."""
+        lines, line = [], "signature: "
+        for part in str(self.signature).split("|"):
+            if len(line) + len(part) + 1 > TERMINAL_WIDTH and line.strip():
+                lines.append(line)
+                line = ""
+            line += part + "|"
+        return lines + [line.removesuffix("|")]
 
     def summary_line(self) -> str:
         """The table's first line: what was audited."""

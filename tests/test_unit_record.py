@@ -65,7 +65,11 @@ def test_the_table_names_only_metrics_the_audit_has():
     audit = toy({"f": [0.5, 0.7]}, {"f": [(0.4, 0.6), (0.6, 0.8)]})
     lines = audit.terminal_lines(sort="f")
     assert lines[0] == "3 segments; scores ×100" and lines[1] == "sorted by f"
-    assert lines[-2].startswith("b") and "70.0 [60.0, 80.0]" in lines[-2] and lines[-1].startswith("a")  # best first
+    table = lines[lines.index(next(line for line in lines if line.startswith("system"))):]
+    assert table[1].startswith("b") and "70.0 [60.0, 80.0]" in table[1] and table[2].startswith("a")  # best first
+    signature = lines[lines.index(next(line for line in lines if line.startswith("signature: "))):]
+    assert "".join(signature).removeprefix("signature: ") == str(audit.signature)  # broken after a "|"
+    assert max(map(len, lines)) <= 80 and len(signature) == 2
     with pytest.raises(UsageError, match="unknown metric 'g' for --task toy; choose from f"):
         audit.terminal_lines(["g"])
 
