@@ -455,9 +455,11 @@ class Signature:
         """The signature of a task counted per unit: ``auditor``, ``task``, the gold ``inputs`` (key, hash),
         ``systems:<n>:<sha256[:12] of their name:sha256 lines>`` (``systems``: name -> SHA-256), the task's
         ``own`` fields, ``boot``, ``seed``, ``ci`` (``none`` when B = 0), ``alpha``, ``correction``, ``unit`` (what
-        a resample draws, or ``cluster:<sha256[:12] of the clusters file>``), then ``after``."""
+        a resample draws, or ``cluster:<sha256[:12] of the clusters file>``, or of an lm-eval run the ``doc`` field
+        naming the clusters), then ``after``."""
         digest = hashlib.sha256("|".join(f"{name}:{sha}" for name, sha in systems.items()).encode()).hexdigest()
-        drawn = unit if clusters is None else f"cluster:{clusters.source['sha256'][:12]}"
+        source = {} if clusters is None else clusters.source or {}
+        drawn = unit if clusters is None else f"cluster:{str(source.get('sha256') or source.get('field'))[:12]}"
         return cls((("auditor", __version__), ("task", task), *inputs, ("systems", f"{len(systems)}:{digest[:12]}"),
                     *own, ("boot", str(options["bootstrap"])), ("seed", str(options["seed"])),
                     ("ci", ci if options["bootstrap"] else "none"), ("alpha", str(options["alpha"])),
@@ -511,16 +513,20 @@ class UnitAudit:
     best_set: Mapping[str, BestSet] | None = None
     rankings: RankDisagreement | None = None
     verdict: Verdict | None = None
-    recommendation: Mapping[str, Any] | None = None
+    recommendation: Recommendation | Mapping[str, Any] | None = None
     resampling: Mapping[str, Any] | None = None
     statistics: UnitStatistics | None = None
     warnings: tuple[str, ...] = ()
 
     @property
+    def metric_ids(self) -> tuple[str, ...]:
+        """The ids of the metrics scored, in the record's order."""
+        return tuple(next(iter(self.metrics.values()), {}))
+
+    @property
     def observed(self) -> dict[str, np.ndarray]:
         """metric id -> (S,) values in system order, NaN where undefined."""
-        metrics = next(iter(self.metrics.values()), {})
-        return {m: np.array([float(self.metrics[s][m]) for s in self.systems]) for m in metrics}
+        return {m: np.array([float(self.metrics[s][m]) for s in self.systems]) for m in self.metric_ids}
 
     def to_json(self) -> dict[str, Any]:
         """audit.json: the shared keys (schema ``auditor/3``, ``auditor/audit.schema.json``) and the task's own."""
@@ -538,8 +544,10 @@ class UnitAudit:
             document["tests"] = [t.to_json() for t in self.tests]
         for part in (self.rankings, self.verdict):
             document.update(part.to_json() if part is not None else {})
-        if self.recommendation is not None:
+        if isinstance(self.recommendation, Mapping):  # translation's
             document["recommendation"] = dict(self.recommendation)
+        elif self.recommendation is not None:  # the one Recommendation record (tagging)
+            document.update(self.recommendation.to_json())
         return document
 
     def own_json(self) -> dict[str, Any]:
@@ -557,13 +565,13 @@ class UnitAudit:
     def terminal_lines(self, columns: Sequence[str] = (), sort: str | None = None) -> list[str]:
         """``auditor score``'s table: what was audited, then systems × metrics (ids, as the command line resolves
         them), ×100 with one decimal and [interval]; ``sort``: systems by that metric, best first (undefined
-        values last, ties in input order); then how resamples drew and the task's notes."""
+        values last, ties in input order); then how resamples drew, the task's notes and the signature."""
         import textwrap
 
         from auditor.analyses.units import resampling_text
         from auditor.formatting import score_lines
 
-        chosen = [self._known(m) for m in columns] or [m for m in self.default_columns if m in self.observed]
+        chosen = [self._known(m) for m in columns] or [m for m in self.default_columns if m in self.metric_ids]
 
         def score(system: str, metric: str) -> tuple[float | None, float | None, float | None]:
             entry = self.metrics[system][metric]
@@ -580,7 +588,18 @@ class UnitAudit:
                              self._known(sort) if sort else None, TERMINAL_WIDTH)
         if self.resampling is not None:
             lines += wrap(resampling_text(self.resampling))
-        return lines + [line for note in self.notes() for line in wrap(note)]
+        return lines + [line for note in self.notes() for line in wrap(note)] + self._signature_lines()
+
+    def _signature_lines(self) -> list[str]:
+        """``signature: …`` in lines of at most 80 columns, each broken after a ``|`` (joined without spaces, the
+        lines give the signature back; a field longer than a line stays whole)."""
+        lines, line = [], "signature: "
+        for part in str(self.signature).split("|"):
+            if len(line) + len(part) + 1 > TERMINAL_WIDTH and line.strip():
+                lines.append(line)
+                line = ""
+            line += part + "|"
+        return lines + [line.removesuffix("|")]
 
     def summary_line(self) -> str:
         """The table's first line: what was audited."""
@@ -597,9 +616,9 @@ class UnitAudit:
     def _known(self, metric: str) -> str:
         from auditor.errors import UsageError
 
-        if metric not in self.observed:
+        if metric not in self.metric_ids:
             raise UsageError(f"unknown metric {metric!r} for --task {self.task}; choose from "
-                             f"{', '.join(self.observed)}")
+                             f"{', '.join(self.metric_ids)}")
         return metric
 
 

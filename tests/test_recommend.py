@@ -219,14 +219,15 @@ def test_the_rules_appendix_lists_every_rule_with_its_references():
 def _rule_tables():
     from auditor.tasks.multilabel import recommend as labelsets
     from auditor.tasks.ordinal import advice
+    from auditor.tasks.tagging import recommend as tagging
 
-    return {"classification": RULES, "ordinal": advice.RULES, "multilabel": labelsets.RULES}
+    return {"classification": RULES, "ordinal": advice.RULES, "multilabel": labelsets.RULES, "tagging": tagging.RULES}
 
 
-@pytest.mark.parametrize("task", ["classification", "ordinal", "multilabel"])
+@pytest.mark.parametrize("task", ["classification", "ordinal", "multilabel", "tagging"])
 def test_every_task_kinds_rules_are_the_one_modules_and_cite_known_references(task):
-    """Ordinal's and multi-label's rule tables are :class:`Rule` records of the one recommendation module: each with
-    an id, a statement and its passages, each passage quoted with a bib key of auditor/references.bib."""
+    """Ordinal's, multi-label's and tagging's rule tables are :class:`Rule` records of the one recommendation module:
+    each with an id, a statement and its passages, each passage quoted with a bib key of auditor/references.bib."""
     from auditor.analyses.recommend import Rule, Source
 
     bib = (Path(__file__).parents[1] / "auditor" / "references.bib").read_text(encoding="utf-8")
@@ -267,7 +268,7 @@ def test_rules_apply_in_order_with_per_metric_reasons():
     assert "profile_facts" not in record and "papers_differ" not in record
 
 
-def test_ordinal_and_multilabel_write_the_same_recommendation_record(tmp_path):
+def test_every_task_with_a_rule_table_writes_the_same_recommendation_record(tmp_path):
     """The recommendation of each task kind's small fixture (tests/test_tasks_common.py) has one shape."""
     import json
 
@@ -277,7 +278,7 @@ def test_ordinal_and_multilabel_write_the_same_recommendation_record(tmp_path):
     from auditor.cli import cli
 
     shapes = set()
-    for task in ("classification", "ordinal", "multilabel"):
+    for task in ("classification", "ordinal", "multilabel", "tagging"):
         paths, _ = FIXTURES[task](tmp_path)
         done = CliRunner().invoke(cli, ["score", "--json", "--quiet", "--task", task, "--bootstrap", "0", *paths])
         record = json.loads(done.stdout)["recommendation"]

@@ -79,6 +79,36 @@ def test_json_lines_tag_files_are_refused_as_every_json_lines_reader_refuses(tmp
         audit(files[0], {"p": str(untagged)})
 
 
+def test_the_recommendation_reads_its_facts_off_this_data(files, tmp_path):
+    """Tagging's rules (auditor.tasks.tagging.recommend), each fact checked by hand and with seqeval. The fixture:
+    conlleval's chunks give span micro F1 2·2/(4 + 4) = 0.5; seqeval's strict IOB2 mode drops the ill-formed I-ORG
+    chunk, 2·1/(3 + 4) = 0.286: a move of 21.4 points. p's two chunk errors are a shortened PER (a boundary error)
+    and Bob's type: boundary share 50% ≥ 25%, so partial-match F1. 3 of 9 gold tokens are O: accuracy not avoided."""
+    from seqeval.metrics import f1_score
+    from seqeval.scheme import IOB2
+
+    gold, predicted = ([[tag for _, tag in sentence] for sentence in data] for data in (GOLD, PRED))
+    lenient, strict = f1_score(gold, predicted), f1_score(gold, predicted, mode="strict", scheme=IOB2)
+    assert (lenient, round(strict, 4)) == (0.5, 0.2857)
+    document = audit(files[0], {"p": files[1]}, options=AuditOptions(bootstrap=0)).to_json()["recommendation"]
+    assert [(m["id"], m["role"]) for m in document["metrics"]] == [("span_micro_f1", "primary"),
+                                                                    ("span_partial_f1", "complement")]
+    assert (f"moves by {100 * (lenient - strict):.1f} points (1 ill-formed chunk)"
+            in " ".join(document["metrics"][0]["reasons"]))
+    assert document["metrics"][1]["reasons"][0].startswith("50% of p's chunk errors are boundary errors (1 of 2")
+    assert document["avoid"] == [] and document["rules_fired"] == ["exact", "rule", "boundaries"]
+    # ten PER chunks and one LOC (1/11 = 9.1% < 10%), every other token O (33 of 44 = 75%), no error at all
+    rare = [[("A", "B-PER"), ("b", "O"), ("c", "O"), ("d", "O")]] * 10 + [[("E", "B-LOC"), ("f", "O"), ("g", "O"),
+                                                                           ("h", "O")]]
+    path = write(tmp_path / "rare.txt", rare)
+    document = audit(path, {"same": path}, options=AuditOptions(bootstrap=0)).to_json()["recommendation"]
+    assert [m["id"] for m in document["metrics"]] == ["span_micro_f1", "span_macro_f1"]
+    assert document["metrics"][0]["reasons"][1].startswith("the other span rule gives every system the same")
+    assert document["metrics"][1]["reasons"][0].startswith("the rarest type, LOC, is 9.1% of the gold chunks (1 of 11)")
+    assert document["avoid"][0]["id"] == "accuracy"
+    assert document["avoid"][0]["reasons"][0].startswith("75.0% of the gold tokens are O: a tagger that tags every")
+
+
 @pytest.mark.parametrize("separator", ["\t", " "])
 def test_well_formed_layouts_are_parsed_by_arrow_not_line_by_line(tmp_path, monkeypatch, separator):
     """The line-by-line reader is only for lines arrow refuses (it names the bad line): space-separated files

@@ -135,6 +135,61 @@ def test_system_level_lower_better_scores(files, tmp_path):
     assert document["human"]["level"] == "system"
 
 
+def test_wmt_direct_assessment_ranking_files_read_their_z_means(files, tmp_path):
+    """WMT's published DA system ranking (humaneval/DA/*/ad-sys-ranking-*.csv): raw mean, z mean, two counts, the
+    system id and (``-names`` files) its name, separated by spaces. The score is the z mean; an id's ``.N`` suffix
+    is dropped when no audited system has the id itself; a human row (``HUMAN-B``) not audited is left out."""
+    names = tmp_path / "ad-sys-ranking-z-names.csv"
+    names.write_text("68.8 0.004 1799 2181 A.1 A\n70.8 -0.023 1825 2292 B.2 B\n68.3 -0.086 1699 2127 HUMAN-B HUMAN\n"
+                     "64.8 -0.126 1669 2075 C.4 C\n", encoding="utf-8")
+    raw = tmp_path / "ad-sys-ranking-raw.csv"
+    raw.write_text("70.8 -0.023 1825 2292 B.2 \n68.8 0.004 1799 2181 A.1 \n64.8 -0.126 1669 2075 C.4 \n"
+                   "61.2 -0.29 1285 1600 HUMAN-C \n", encoding="utf-8")
+    for path in (names, raw):
+        result = _run("score", "--task", "translation", files["ref"], files["A"], files["B"], files["C"], "--human",
+                      path, "--bootstrap", "0", "--json")
+        document = json.loads(result.stdout)
+        assert document["human"]["scores"] == {"A": 0.004, "B": -0.023, "C": -0.126}
+        assert document["human"]["level"] == "system" and len(document["human"]["skipped_systems"]) == 1
+        bleu = [document["systems"][s]["metrics"]["bleu"]["value"] for s in "ABC"]
+        assert document["human_agreement"]["bleu"]["kendall_tau"]["value"] == pytest.approx(
+            scipy.stats.kendalltau(bleu, [0.004, -0.023, -0.126]).statistic)
+        reasons = document["recommendation"]["metrics"][0]["reasons"]  # no interval: no lead is called significant
+        assert any("but without intervals (--bootstrap 0) its lead is not tested" in r for r in reasons)
+        assert not any("not significant" in r or "contain 0" in r for r in reasons)
+    mixed = tmp_path / "mixed.csv"
+    mixed.write_text("68.8 0.004 1799 2181 A.1 A\nB\t0.5\n", encoding="utf-8")
+    result = _run("score", "--task", "translation", files["ref"], files["A"], files["B"], "--human", mixed)
+    assert result.exit_code == 2 and "mixed.csv line 2: expected a line of WMT's DA system ranking" in result.output
+
+
+def test_wmt22_de_en_against_sacrebleu_and_scipy_with_its_published_ranking(shared_data):
+    """The real WMT22 general test (German to English: 9 systems, reference A) with the organisers' DA z ranking:
+    BLEU and chrF equal sacrebleu's, and each metric's τ-b with the z means equals scipy's over those values."""
+    import sacrebleu
+
+    folder = shared_data / "wmt22-de-en"
+    reference = folder / "generaltest2022.de-en.ref.A.en"
+    systems = {p.name.split(".hyp.")[1][:-3]: p for p in sorted(folder.glob("generaltest2022.de-en.hyp.*.en"))}
+    result = _run("score", "--task", "translation", reference, *(f"{s}={p}" for s, p in systems.items()), "--human",
+                  folder / "ad-sys-ranking-de-en-z-names.csv", "--bootstrap", "0", "--json")
+    document = json.loads(result.stdout)
+    refs = [reference.read_text(encoding="utf-8").split("\n")[:-1]]
+    z = {line.split()[5]: float(line.split()[1]) for line in
+         (folder / "ad-sys-ranking-de-en-z-names.csv").read_text().splitlines()}
+    assert document["human"]["scores"] == {s: z[s] for s in systems}
+    assert document["human"]["skipped_systems"] == ["HUMAN"]
+    for name, path in list(systems.items())[:3]:
+        hypotheses = path.read_text(encoding="utf-8").split("\n")[:-1]
+        metrics = document["systems"][name]["metrics"]
+        assert 100 * metrics["bleu"]["value"] == pytest.approx(sacrebleu.corpus_bleu(hypotheses, refs).score)
+        assert 100 * metrics["chrf"]["value"] == pytest.approx(sacrebleu.corpus_chrf(hypotheses, refs).score)
+    for metric in ("macrof", "bleu", "chrf"):
+        values = [document["systems"][s]["metrics"][metric]["value"] for s in systems]
+        assert document["human_agreement"][metric]["kendall_tau"]["value"] == pytest.approx(
+            scipy.stats.kendalltau(values, [z[s] for s in systems]).statistic)
+
+
 def test_a_human_file_without_an_audited_system_is_refused(files, tmp_path):
     human = tmp_path / "partial.tsv"
     human.write_text("A\t1.0\n", encoding="utf-8")

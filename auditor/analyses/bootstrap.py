@@ -15,13 +15,13 @@ therefore come from different draws, which is fine: each is an exact item bootst
     multiplicity ``n_u`` (:meth:`~auditor.io.counts.Counts.patterns`);
   * a chunk of ``Bc`` resamples draws per-pattern counts ``W`` (U x Bc) exactly as drawing
     ``N`` items uniformly with replacement does, ``W ~ Multinomial(N, n / N)``, split in two
-    (:func:`auditor.analyses.resample.split_patterns`): the *heavy* patterns (many items each) by numpy's multinomial,
-    one conditional binomial per pattern, and the *light* ones (few items each: most patterns
-    of real data) by drawing items: ``N_L ~ Binomial(N, n_L / N)`` of the N draws fall on the
-    n_L items of light patterns, each uniform over those items (binned by pattern), and the
-    other ``N − N_L`` are ``Multinomial(N − N_L, n_h / n_H)`` over the heavy patterns. Given
-    N_L the two parts are independent multinomials, which is exactly the decomposition of
-    ``Multinomial(N, n / N)`` into the two groups;
+    (:func:`auditor.analyses.resample.split_patterns`): the *light* patterns (few items each: most
+    patterns of real data) by drawing items: ``N_L ~ Binomial(N, n_L / N)`` of the N draws fall on
+    the n_L items of light patterns, each uniform over those items (binned by pattern), and the
+    other ``N − N_L`` are ``Multinomial(N − N_L, n_h / n_H)`` over the *heavy* patterns (many items
+    each), drawn as independent Poisson counts completed item by item
+    (:meth:`auditor.analyses.resample.PatternDraws.heavy`). Given N_L the two parts are independent
+    multinomials, which is exactly the decomposition of ``Multinomial(N, n / N)`` into the two groups;
   * ``C[b, s, i, j] = sum_u W[u, b] [gold_u = i][pred_{s,u} = j]`` for the whole chunk is one
     sparse-dense product ``M @ W`` (:class:`auditor.analyses.resample.Resampler`) with ``M`` the (S k^2 x U) 0/1
     incidence matrix; with many classes and few items (k² > 4N) the non-zero cells are listed instead

@@ -18,7 +18,11 @@ of column sums. Both random procedures act on those rows only:
   (:func:`swap_masks`); ``p = (1 + #{r : |Δ*_r| ≥ |Δ|}) / (R' + 1)``, two-sided, ``Δ`` the difference on the
   test set and ``R'`` the rounds whose difference is defined (:func:`randomisation_p`). A round's sums are
   ``sum_a + s (M_b − M_a)`` and ``sum_b − s (M_b − M_a)`` for the round's swap mask ``s``
-  (:func:`randomisation_tests`).
+  (:func:`randomisation_tests`); a task whose metrics have a faster form under swaps gives its own shuffled
+  differences to the one loop over pairs (:func:`pair_tests`: translation's type-level F).
+
+Both feed one record (:class:`UnitStatistics`, built by :func:`unit_statistics`): intervals, ranks, tests and best
+sets, and audit.json's ``statistics`` of every task counted per unit.
 
 Every draw comes from a ``numpy.random.default_rng`` seeded with the caller's entropy (the audit's seed and the
 stage's own key), consumed in order, so that a block size changes no draw.

@@ -154,13 +154,8 @@ def nit(s: ConfusionStats) -> np.ndarray:
     (``k = len(set(y_true))``). MI = H(Y) + H(Ŷ) − H(Y, Ŷ), 0·log 0 = 0; memory O(k²) per
     matrix (no k×k×k temporary). Range [1/k_Y, 1] for a single gold class set.
     """
-    if "cells" in s.__dict__:  # sparse batch: Σ (C/N) log2 (C/N) = (Σ C ln C − N ln N) / (N ln 2), O(cells)
-        n = np.where(s.n > 0, s.n, 1.0)
-        joint = (s.row_xlogx.sum(axis=-1) - s.n * np.log(n)) / (n * np.log(2))
-    else:
-        n = np.asarray(s.n, dtype=float)[..., None, None]
-        joint = _entropy_terms(np.divide(s.C, n, out=np.full(np.broadcast(s.C, n).shape, np.nan), where=n > 0),
-                               (-2, -1))
+    n = np.where(s.n > 0, s.n, 1.0)  # Σ (C/N) log2 (C/N) = (Σ C ln C − N ln N) / (N ln 2); 0 when N = 0
+    joint = (s.row_xlogx.sum(axis=-1) - s.n * np.log(n)) / (n * np.log(2))
     mutual_information = joint - _entropy_terms(s.prevalence, (-1,)) - _entropy_terms(s.bias, (-1,))
     gold_classes = (s.row > 0).sum(axis=-1)
     return np.exp2(np.maximum(mutual_information, 0.0)) / np.maximum(gold_classes, 1)

@@ -125,8 +125,9 @@ class ConfusionStats:
             return np.bincount(flat // self.k, weights=terms, minlength=size).reshape(shape[:-1])
         if self.C is None:
             raise ValueError("Σ C ln C needs the confusion matrix; only its margins are known")
-        positive = self.C > 0
-        return np.where(positive, self.C * np.log(np.where(positive, self.C, 1.0)), 0.0).sum(axis=-1)
+        terms = np.log(self.C, out=np.zeros_like(self.C), where=self.C > 0)
+        terms *= self.C
+        return terms.sum(axis=-1)
 
     @cached_property
     def active(self) -> np.ndarray:

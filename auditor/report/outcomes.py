@@ -9,12 +9,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from auditor.options import AuditOptions
 from auditor.report import skeleton
 from auditor.report.context import Context
 from auditor.report.model import Cell, Column, Paragraph, Report, Row, Section, Table
 from auditor.report.spine import MetricName, Spine
-from auditor.results import Score, Signature, UnitAudit
-from auditor.version import __version__
+from auditor.results import Signature, UnitAudit, unit_options, unit_scores
 
 #: Why prevalence, bias, chance baselines and confusion matrices are absent.
 NOT_APPLICABLE = ("The class-based analyses (class prevalence, prediction bias, chance baselines, confusion matrices, "
@@ -39,22 +39,12 @@ def spine(audit: OutcomesAudit) -> Spine:
 
 
 def signature(outcomes: Any) -> Signature:
-    """The shared fields (version, inputs' hashes, bootstrap, seed, interval, correction) and the metric."""
-    import hashlib
-
-    hashes = "|".join(f"{name}:{x.get('sha256')}" for name, x in outcomes.sources.items())
-    return Signature((("auditor", __version__), ("task", "outcomes"), ("metric", outcomes.metric),
-                      ("systems", f"{len(outcomes.systems)}:{hashlib.sha256(hashes.encode()).hexdigest()[:12]}"),
-                      ("boot", str(outcomes.bootstrap)), ("seed", str(outcomes.seed)),
-                      ("ci", "percentile" if outcomes.bootstrap else "none"),
-                      ("alpha", str(outcomes.alpha)), ("correction", str(outcomes.correction)),
-                      *((("unit", f"cluster:{_cluster_key(outcomes.clusters)}"),) if outcomes.clusters else ())))
-
-
-def _cluster_key(clusters: Any) -> str:
-    """The clusters' file hash or lm-eval ``doc`` field, for the signature."""
-    source = clusters.source or {}
-    return str(source.get("sha256") or source.get("field") or "")[:12]
+    """The signature every task counted per unit writes (:meth:`Signature.of_units`: version, the samples files'
+    hashes, bootstrap, seed, interval, alpha, correction, the unit or clusters drawn) with the metric."""
+    options = {"bootstrap": outcomes.bootstrap, "seed": outcomes.seed, "alpha": outcomes.alpha,
+               "correction": outcomes.correction}
+    return Signature.of_units("outcomes", (), {name: str(x.get("sha256")) for name, x in outcomes.sources.items()},
+                              options, (("metric", outcomes.metric),), "percentile", "item", outcomes.clusters)
 
 
 def summary_section(ctx: Context) -> Section:
@@ -126,12 +116,10 @@ class OutcomesAudit(UnitAudit):
     def of(cls, outcomes: Any) -> OutcomesAudit:
         """The record of ``outcomes``: its mean per system with the interval, tests, best set, rankings and options."""
         metric, level = outcomes.metric, None if outcomes.intervals is None else 1 - outcomes.alpha
-        scores = {name: {metric: Score(float(outcomes.means[s]), None, None,
-                                       *((None, None) if outcomes.intervals is None else map(float,
-                                                                                           outcomes.intervals[s])),
-                                       level)} for s, name in enumerate(outcomes.systems)}
-        options = {"bootstrap": outcomes.bootstrap, "seed": outcomes.seed, "alpha": outcomes.alpha,
-                   "correction": outcomes.correction, **outcomes.inputs}
+        scores = unit_scores(outcomes.systems, {metric: outcomes.means}, lambda m, s: None if outcomes.intervals is
+                             None else tuple(map(float, outcomes.intervals[s])), level, lambda m, s, v: (None, None))
+        options = unit_options(AuditOptions(bootstrap=outcomes.bootstrap, seed=outcomes.seed, alpha=outcomes.alpha,
+                                            correction=outcomes.correction), **outcomes.inputs)
         best = {} if outcomes.best is None or len(outcomes.systems) < 2 else {metric: outcomes.best}
         return cls(signature=signature(outcomes), n_items=outcomes.n_items, systems=tuple(outcomes.systems),
                    sources={name: dict(x) for name, x in outcomes.sources.items()}, options=options, metrics=scores,

@@ -32,11 +32,16 @@ def _nan(value: np.ndarray, undefined: np.ndarray) -> np.ndarray:
     return np.where(undefined, np.nan, value)
 
 
+def fractions(matched: np.ndarray, predicted: np.ndarray, gold: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """P = m / p, R = m / g, F1 = 2m / (p + g) with their 0/0 masks (value 0 there): of chunks per type, summed
+    over types (micro), or of a SemEval view's COR, ACT and POS."""
+    return {"precision": ratio(matched, predicted), "recall": ratio(matched, gold),
+            "f1": ratio(2 * matched, predicted + gold)}
+
+
 def per_type(gold: np.ndarray, predicted: np.ndarray, matched: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Per-type P, R, F1 with their 0/0 masks (value 0 there)."""
-    g = np.broadcast_to(gold[..., None, :], predicted.shape)
-    return {"precision": ratio(matched, predicted), "recall": ratio(matched, g),
-            "f1": ratio(2 * matched, predicted + g)}
+    return fractions(matched, predicted, np.broadcast_to(gold[..., None, :], predicted.shape))
 
 
 def view_counts(errors: np.ndarray, type_view: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
@@ -64,9 +69,8 @@ def span_values(parts: dict[str, np.ndarray], active: np.ndarray) -> dict[str, n
     gold, predicted, matched, errors = parts["gold"], parts["predicted"], parts["matched"], parts["errors"]
     values: dict[str, np.ndarray] = {}
     m, p, g = matched.sum(-1), predicted.sum(-1), gold.sum(-1)[..., None]
-    values["span_micro_precision"] = _nan(*ratio(m, p))
-    values["span_micro_recall"] = _nan(*ratio(m, np.broadcast_to(g, m.shape)))
-    values["span_micro_f1"] = _nan(*ratio(2 * m, p + g))
+    for name, fraction in fractions(m, p, np.broadcast_to(g, m.shape)).items():
+        values[f"span_micro_{name}"] = _nan(*fraction)
     types = per_type(gold, predicted, matched)
     n_active = active.sum(-1)
     weight, no_gold = ratio(np.broadcast_to(gold[..., None, :], predicted.shape),

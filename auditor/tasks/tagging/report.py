@@ -5,14 +5,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from auditor.analyses.recommend import rule_lines
 from auditor.metrics.registry import REGISTRY
 from auditor.report import skeleton
 from auditor.report.context import Context
 from auditor.report.model import Bullets, Cell, Column, Paragraph, Report, Row, Section, Table
+from auditor.report.sections.recommendation import record_section
 from auditor.report.spine import MetricName, Spine
 from auditor.tasks.tagging.counting import ERRORS
 from auditor.tasks.tagging.names import FORMULAS, ILL_FORMED_SHOWN, NAMES, PER_TYPE_ZERO, SHORT, UNDEFINED
 from auditor.tasks.tagging.profile import data_profile
+from auditor.tasks.tagging.recommend import RULES
 
 HEADLINE = ("span_micro_f1", "span_macro_f1", "span_weighted_f1", "span_partial_f1", "accuracy", "type_macro_f1")
 TOKEN_SHOWN = ("accuracy", "macro_f1", "weighted_f1", "macro_recall", "kappa", "mcc", "informedness", "nit")
@@ -217,9 +220,17 @@ def definitions_section(ctx: Context) -> Section:
             skeleton.catalogue_facts(REGISTRY.metrics[m], f"{m}; over types: type_{m}")) for m in TOKEN_SHOWN)))
 
 
+
+def recommendation_section(ctx: Context) -> Section | None:
+    """The recommended span figures with the facts measured here and the passages they follow (the record's
+    section, :func:`auditor.report.sections.recommendation.record_section`)."""
+    found = ctx.audit.recommendation
+    return None if found is None else record_section(ctx, found)
+
 #: The tagging report's own sections and their places in the skeleton.
 SECTIONS = ((10, summary_section), (20, data_section), (50, spans_section), (60, errors_section),
-            (70, rules_section), (80, tokens_section), (120, skeleton.significance_section), (140, definitions_section))
+            (70, rules_section), (80, tokens_section), (120, skeleton.significance_section),
+            (130, recommendation_section), (140, definitions_section))
 
 
 def build_report(audit: Any, figures: bool = True) -> Report:
@@ -227,4 +238,6 @@ def build_report(audit: Any, figures: bool = True) -> Report:
     subtitle = (f"{len(audit.systems)} taggers scored against {audit.sources['gold'].path} "
                 f"({audit.aligned.n_tokens:,} tokens, {audit.aligned.n_sentences:,} sentences)")
     names = {m: MetricName(m, _name(m), _short(m)) for m in audit.observed}
-    return skeleton.task_report(audit, Spine.of_units(audit, names), SECTIONS, "Tagging audit", subtitle, figures)
+    rules = rule_lines(RULES) if audit.recommendation is not None else []
+    return skeleton.task_report(audit, Spine.of_units(audit, names), SECTIONS, "Tagging audit", subtitle, figures,
+                                {"rules": rules})

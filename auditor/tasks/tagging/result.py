@@ -7,11 +7,10 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from auditor.metrics.catalogue import MetricValue, per_class_table
-from auditor.metrics.registry import ratio
 from auditor.results import UnitAudit
 from auditor.tasks.tagging.align import Aligned
 from auditor.tasks.tagging.counting import ERRORS, SpanCounts
-from auditor.tasks.tagging.measures import SPAN_METRICS, per_type, view_counts
+from auditor.tasks.tagging.measures import SPAN_METRICS, fractions, per_type, view_counts
 from auditor.tasks.tagging.names import ILL_FORMED_SHOWN
 from auditor.tasks.tagging.schemes import TagCodes
 
@@ -101,14 +100,10 @@ class TaggingAudit(UnitAudit):
             else:
                 correct, incorrect, partial = (sum(int(e[name]) for name in group) for group in VIEW_CLASSES[view])
                 missed, spurious = int(e["missed"]), int(e["spurious"])
-            precision, p_undefined = ratio(cor, act)
-            recall, r_undefined = ratio(cor, pos)
-            f1, f_undefined = ratio(2 * cor, act + pos)
             views[view] = {"correct": correct, "incorrect": incorrect, "partial": partial, "missed": missed,
                            "spurious": spurious, "possible": int(pos[0]), "actual": int(act[0]),
-                           "precision": None if p_undefined[0] else float(precision[0]),
-                           "recall": None if r_undefined[0] else float(recall[0]),
-                           "f1": None if f_undefined[0] else float(f1[0])}
+                           **{name: None if undefined[0] else float(value[0])
+                              for name, (value, undefined) in fractions(cor, act, pos).items()}}
         return views
 
     # ------------------------------------------------------------------ JSON

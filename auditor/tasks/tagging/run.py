@@ -1,6 +1,7 @@
 """The tagging audit: read -> align -> chunks and counts -> figures -> sentence bootstrap -> rankings."""
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import partial
 from typing import Any, Mapping, Sequence
 
@@ -17,8 +18,9 @@ from auditor.results import Score, Signature, unit_options, unit_rankings, unit_
 from auditor.tasks.tagging.align import Aligned, align
 from auditor.tasks.tagging.counting import Layout, count_spans, statistics_matrix, totals, type_map
 from auditor.tasks.tagging.measures import active_types, span_values
-from auditor.tasks.tagging.names import SHORT, SPAN_METRICS, TYPE_PREFIX
+from auditor.tasks.tagging.names import SHORT, TYPE_PREFIX
 from auditor.tasks.tagging.reading import TagFile, read_conlleval, read_tagged
+from auditor.tasks.tagging.recommend import recommend
 from auditor.tasks.tagging.result import TaggingAudit, TokenView
 from auditor.tasks.tagging.schemes import check_choice, default_rule, detect_scheme, parse_tags
 
@@ -26,11 +28,6 @@ from auditor.tasks.tagging.schemes import check_choice, default_rule, detect_sch
 TESTED = ("span_micro_f1", "span_macro_f1", "span_partial_f1", "accuracy", "macro_f1")
 RANKED = ("span_micro_f1", "span_macro_f1", "span_weighted_f1", "span_exact_f1", "span_overlap_f1",
           "span_partial_f1", "accuracy", "macro_f1", "mcc", "type_macro_f1", "type_mcc")
-
-
-def metric_ids(spans: bool = True) -> tuple[str, ...]:
-    """Every scalar metric id of a tagging audit."""
-    return (*(SPAN_METRICS if spans else ()), *BASE_METRIC_IDS, *(TYPE_PREFIX + m for m in BASE_METRIC_IDS))
 
 
 def read_inputs(gold: str | None, systems: Mapping[str, str], tag_column: int | None,
@@ -126,7 +123,7 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
     confusion, type_confusion = parts["confusion"].astype(np.int64), parts["type_confusion"].astype(np.int64)
     tokens = TokenView(aligned.tags, confusion, describe(confusion, aligned.tags, REGISTRY.scalar()))
     types = TokenView(type_labels, type_confusion, describe(type_confusion, type_labels, REGISTRY.scalar()))
-    observed = _observed(parts, active, spans is not None, tokens, types)
+    observed = _evaluate(parts, active, spans is not None)
     clusters = None
     if options.clusters is not None:
         from auditor.io.clusters import numbered, read_clusters
@@ -143,7 +140,7 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
                            {**SHORT, "accuracy": "Acc", "macro_f1": "token macF1"})
     shared = unit_options(options, resampling_unit="sentence", scheme=scheme, span_rule=rule)
     own = (("tags", str(layout.k)), ("scheme", scheme or "none"), ("rule", rule or "none"))
-    return TaggingAudit(
+    audit = TaggingAudit(
         signature=Signature.of_units("tagging", (("gold", gold_file.digest[:12]),),
                                      {name: f.digest for name, f in files.items()}, shared, own, "percentile",
                                      "sentence", clusters),
@@ -153,6 +150,7 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
         resampling=None if stats is None else stats.resampling,
         aligned=aligned, codes=codes, scheme=scheme, scheme_detected=detected, scheme_reason=reason, rule=rule,
         spans=spans, tokens=tokens, types=types, statistics=stats, parts=parts)
+    return replace(audit, recommendation=recommend(audit))  # read off the finished record
 
 
 def _scores(observed: Mapping[str, np.ndarray], stats: Any, systems: Sequence[str], tokens: TokenView,
@@ -253,19 +251,9 @@ def _conlleval_names(conlleval: Sequence[str] | Mapping[str, str]) -> dict[str, 
     return name_paths(conlleval)
 
 
-def _observed(parts: dict[str, np.ndarray], active: np.ndarray, with_spans: bool, tokens: TokenView,
-              types: TokenView) -> dict[str, np.ndarray]:
-    """metric id -> (S,) values on the whole test set (NaN = undefined)."""
-    observed: dict[str, np.ndarray] = span_values(parts, active) if with_spans else {}
-    for view, prefix in ((tokens, ""), (types, TYPE_PREFIX)):
-        for metric in BASE_METRIC_IDS:
-            observed[prefix + metric] = np.array(
-                [np.nan if v[metric].value is None else v[metric].value for v in view.values])
-    return observed
-
-
 def _evaluate(parts: dict[str, np.ndarray], active: np.ndarray, with_spans: bool) -> dict[str, np.ndarray]:
-    """Every metric on a block of resampled sums: id -> (block, S)."""
+    """Every metric on the sums ``parts`` (on the whole test set, or a block of resamples): id -> (…, S), NaN where
+    undefined."""
     out: dict[str, np.ndarray] = span_values(parts, active) if with_spans else {}
     metrics = [REGISTRY.metrics[m] for m in BASE_METRIC_IDS]
     for key, prefix in (("confusion", ""), ("type_confusion", TYPE_PREFIX)):

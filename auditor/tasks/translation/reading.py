@@ -3,7 +3,11 @@
 A text file is split at ``\\n`` (a trailing ``\\r`` is dropped, so CRLF files read the same); the
 last line's newline is optional. Every file of one audit must have the same number of lines
 (segments are aligned by line). A human-score file has ``system<TAB>score`` (system level) or
-``system<TAB>line<TAB>score`` (segment level, ``line`` the 1-based line of the text files) lines.
+``system<TAB>line<TAB>score`` (segment level, ``line`` the 1-based line of the text files) lines, or is WMT's
+direct-assessment system ranking as its organisers publish it (``humaneval/DA/*/ad-sys-ranking-*.csv``: per line,
+space-separated, the raw mean, the z mean, two counts, the system's id and, in the ``-names`` files, its name; the
+score is the z mean, "the basis of overall scores for systems": scores standardised by each judge's mean and
+standard deviation, WMT22 ``humaneval/DA/README.txt``, Kocmi et al. 2022).
 """
 from __future__ import annotations
 
@@ -75,6 +79,8 @@ def read_human(path: str | Path, systems: Sequence[str], n_segments: int, lower_
             if line.strip() and not line.startswith("#")]
     if not rows:
         raise InputError(f"{path}: no scores; expected system<TAB>score or system<TAB>line<TAB>score lines")
+    if len(rows[0][1]) == 1 and _is_wmt_ranking(rows[0][1][0]):
+        rows = [(number, _wmt_ranking_row(fields, systems, f"{path} line {number}")) for number, fields in rows]
     width = len(rows[0][1])
     if width not in (2, 3):
         raise InputError(f"{path} line {rows[0][0]}: {width} tab-separated fields; expected system<TAB>score "
@@ -105,6 +111,25 @@ def read_human(path: str | Path, systems: Sequence[str], n_segments: int, lower_
         else:
             segments[line - 1, index[name]] = value
     return _finish(path, systems, system, segments, tuple(skipped))
+
+
+def _is_wmt_ranking(line: str) -> bool:
+    """Whether ``line`` is a line of WMT's DA system ranking: four numbers, the system's id, maybe its name."""
+    fields = line.split()
+    return len(fields) in (5, 6) and all(_NUMBER.fullmatch(field) for field in fields[:4])
+
+
+def _wmt_ranking_row(fields: list[str], systems: Sequence[str], where: str) -> list[str]:
+    """``[system, z mean]`` of one ranking line. The system is the name column, else the id (``Online-W.2``)
+    when an audited system has that name, else the id without its ``.N`` suffix."""
+    if len(fields) != 1 or not _is_wmt_ranking(fields[0]):
+        raise InputError(f"{where}: expected a line of WMT's DA system ranking like the first (raw mean, z mean, "
+                         f"two counts, system id, optional name; separated by spaces)")
+    values = fields[0].split()
+    name = values[5] if len(values) == 6 else values[4]
+    if len(values) == 5 and name not in systems:
+        name = re.sub(r"\.[0-9]+$", "", name)
+    return [name, values[1]]
 
 
 def _line_number(text: str, n_segments: int, where: str) -> int:

@@ -60,16 +60,25 @@ def _primary(types, human) -> tuple[str, list[str]]:
             if best == "macrof":
                 reasons += [rare, PASSAGES["semantics"]]
             return best, reasons
-        ties = [f"τ({NAMES[best]}) − τ({NAMES[m]}) = {d.value:.2f}, paired 95% interval "
-                f"[{d.ci[0]:.2f}, {d.ci[1]:.2f}]" if d.ci is not None else f"τ({NAMES[best]}) − τ({NAMES[m]}) = "
-                f"{d.value:.2f}, no interval (--bootstrap 0)"
-                for m, d in human.leader_differences.items() if d.ci is None or d.ci[0] <= 0]
-        fallback = [f"the human scores pick no metric: {NAMES[best]} has the highest Kendall τ-b ({tau.value:.2f}), "
-                    f"but its lead is not significant ({'; '.join(ties)} contain{'s' if len(ties) == 1 else ''} 0), "
-                    f"so the rule without human scores decides"]
+        lead = f"the human scores pick no metric: {NAMES[best]} has the highest Kendall τ-b ({tau.value:.2f})"
+        if untested_lead(human):
+            differences = "; ".join(f"τ({NAMES[best]}) − τ({NAMES[m]}) = {d.value:.2f}"
+                                    for m, d in human.leader_differences.items())
+            fallback = [f"{lead}, but without intervals (--bootstrap 0) its lead is not tested ({differences}), "
+                        f"so the rule without human scores decides"]
+        else:
+            ties = [f"τ({NAMES[best]}) − τ({NAMES[m]}) = {d.value:.2f}, paired 95% interval "
+                    f"[{d.ci[0]:.2f}, {d.ci[1]:.2f}]" for m, d in human.leader_differences.items() if d.ci[0] <= 0]
+            fallback = [f"{lead}, but its lead is not significant ({'; '.join(ties)} "
+                        f"contain{'s' if len(ties) == 1 else ''} 0), so the rule without human scores decides"]
     if once >= RARE_SHARE:
         return "macrof", fallback + [rare, PASSAGES["long_tail"], PASSAGES["semantics"]]
     return "chrf", fallback + [f"{rare}; the tail is short here, so a character-level F (chrF) covers it"]
+
+
+def untested_lead(human) -> bool:
+    """Whether no difference of τ with the leader has an interval (``--bootstrap 0``): no lead can be tested."""
+    return all(d.ci is None for d in human.leader_differences.values())
 
 
 def against_human(primary: str, human, values: Mapping[str, Mapping[str, float | None]]) -> list[str]:
@@ -96,7 +105,8 @@ def against_human(primary: str, human, values: Mapping[str, Mapping[str, float |
     if not said:
         return []
     leader = NAMES[human.leader] if human.leader and human.leader != primary else None
-    beside = f", so report {leader} (the highest τ, though not significantly) beside it" if leader else ""
+    how = "its lead not tested (--bootstrap 0)" if untested_lead(human) else "though not significantly"
+    beside = f", so report {leader} (the highest τ, {how}) beside it" if leader else ""
     return [f"{WARNING}: {'; '.join(said)}; the choice rests on the rule without human scores alone{beside}"]
 
 

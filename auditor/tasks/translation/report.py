@@ -18,7 +18,7 @@ from auditor.report.spine import Spine, names
 from auditor.report.tables import _density
 from auditor.tasks.translation import charts
 from auditor.tasks.translation.names import METRICS, NAMES
-from auditor.tasks.translation.recommend import FORMULAS, PASSAGES, WARNING
+from auditor.tasks.translation.recommend import FORMULAS, PASSAGES, WARNING, untested_lead
 
 DEFINITIONS = {
     "macrof": "Mean over the types V seen in the output or the references of F_β;c, "
@@ -53,9 +53,10 @@ def summary_section(ctx: Context) -> Section:
     primary = audit.recommendation["metrics"][0]["id"]
     data = (f"{len(audit.systems)} systems, {audit.n_items} segments, "
             f"{plural(audit.options['references'], 'reference')}, tokeniser {audit.options['tokenize']}")
-    recommended = NAMES[primary] + ("; the human scores pick no metric (the leader's paired τ interval contains 0), "
-                                    "so it follows the rule without them" if audit.human is not None
-                                    and not audit.human.separated() else "")
+    why = ("no interval: --bootstrap 0" if audit.human is not None and untested_lead(audit.human)
+           else "the leader's paired τ interval contains 0")
+    recommended = NAMES[primary] + (f"; the human scores pick no metric ({why}), so it follows the rule without "
+                                    "them" if audit.human is not None and not audit.human.separated() else "")
     if any(r.startswith(WARNING) for r in audit.recommendation["metrics"][0]["reasons"]):
         recommended += ", with a warning from the human scores that the recommendation spells out"
     return skeleton.summary_section(ctx, data, METRICS, f"Scores ×100 with {ctx.level} intervals over segments "
@@ -182,9 +183,13 @@ def human_section(ctx: Context) -> Section | None:
             + (f"; the lines of {plural(len(human.skipped), 'system')} in the file that are not audited are left out: "
                + ", ".join(human.skipped) if human.skipped else "")
             + "). Correlation across systems of each metric with the human system scores (Kendall's τ-b, Kendall "
-              f"1945; Pearson's r); {ctx.level} intervals from the segment bootstrap (metric and human means "
-              "resampled together). The leader's τ minus each other metric's, with its paired interval, decides "
-              "whether the human scores pick a metric.")
+              "1945; Pearson's r); " + (
+                "no intervals (--bootstrap 0), so no metric's lead is tested." if untested_lead(human) else
+                f"{ctx.level} intervals from the segment bootstrap (" + (
+                    "metric and human means resampled together" if human.level == "segment" else
+                    "metric values resampled; the human system scores, given per system, stay fixed")
+                + "). The leader's τ minus each other metric's, with its paired interval, decides whether the human "
+                  "scores pick a metric."))
     scores = tuple(Row(s, (Cell(v, "number"),)) for s, v in sorted(human.human.items(), key=lambda x: -x[1]))
     return Section("human", "Agreement with human scores", (
         Paragraph(text),
@@ -192,7 +197,8 @@ def human_section(ctx: Context) -> Section | None:
               (Column("Kendall τ-b"), Column("Pearson r")), tuple(rows), for_paper=True, for_summary=True),
         *_leader_table(audit, ctx.level),
         *_segment_table(audit),
-        Table("table-human-scores", "Human system scores (mean of rated segments).", "System",
+        Table("table-human-scores", "Human system scores" + (" (mean of rated segments)." if human.level == "segment"
+                                                             else ", as given."), "System",
               (Column("human score"),), scores, "small")), for_summary=True)
 
 

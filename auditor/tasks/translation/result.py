@@ -57,9 +57,6 @@ class TranslationAudit(UnitAudit):
     def label(self, metric: str) -> str:
         return NAMES[metric]
 
-    def notes(self) -> list[str]:
-        return [f"signature: {self.signature}"]
-
 
 def _types_json(types: TypeProfile) -> dict[str, Any]:
     return {"reference_types": types.types, "reference_tokens": types.tokens,

@@ -31,8 +31,6 @@ from auditor.tasks.translation.segments import segment_agreement
 #: Up to this many systems every pair is tested; above it, each system against the leader of each metric
 #: (approximate randomisation of type-level F costs rounds x types per pair, and the rounds grow with the pairs).
 ALL_PAIRS = 8
-#: The classification-only analyses of ``auditor.audit(analyses=...)``; "intervals" alone skips the tests.
-INTERVALS = "intervals"
 
 
 def _sources(references: Sequence[str | Path], systems: Mapping[str, str | Path], human: str | Path | None,
