@@ -13,7 +13,7 @@ import dataclasses
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from auditor.analyses.families import MCNEMAR, RANDOMISATION
-from auditor.formatting import nan_to_none
+from auditor.formatting import nan_to_none, plural
 from auditor.options import correction_name
 from auditor.report.context import APPENDICES, SECTION_TITLES, Context, Ledger
 from auditor.report.model import (
@@ -153,8 +153,8 @@ def best_set_blocks(ctx: Context) -> tuple[Any, ...]:
     correction = correction_name(ctx.spine.correction)
     return (
         Table("table-best", "Adjusted p-value of each system against the top system of each metric (family: the "
-              f"{len(ctx.systems) - 1} comparisons with that metric's top system, {correction}; the best set is the "
-              "top system and every system with p ≥ α).", "System",
+              f"{plural(len(ctx.systems) - 1, 'comparison')} with that metric's top system, {correction}; the best "
+              "set is the top system and every system with p ≥ α).", "System",
               tuple(Column(ctx.short(m), ctx.name(m)) for m in metric_ids), rows, _density(len(metric_ids)),
               for_paper=True),
         Bullets(tuple(f"{ctx.name(m)}: {', '.join(v.systems)} ({TEST_NAMES.get(v.test, v.test)})"
