@@ -139,7 +139,7 @@ def test_the_report_is_built_and_every_bold_score_is_in_a_best_set(audited, tmp_
     assert all(header in members for _, header in strong if header in document["systems"]), strong
     if task in SKELETON_REPORTS:  # one wording of the tests, read off the pair tests (skeleton.tests_text)
         text = " ".join(b.text for b in report.section("significance").blocks if b.kind == "paragraph")
-        assert text.startswith("Pair tests, one per pair of systems and metric")
+        assert text.startswith("Pair tests, one per pair of systems and tested metric")
         assert "The best sets, and so the bold, come from" in text
 
 

@@ -190,6 +190,14 @@ def test_wmt22_de_en_against_sacrebleu_and_scipy_with_its_published_ranking(shar
             scipy.stats.kendalltau(values, [z[s] for s in systems]).statistic)
 
 
+def test_the_human_agreement_recommendation_states_the_level_alpha_gives(files):
+    """--alpha 0.1: the leader's paired τ intervals are 90% ones, and the recommendation says so (it said 95%)."""
+    result = _run("score", "--task", "translation", files["ref"], files["A"], files["B"], files["C"], files["D"],
+                  "--human", files["human"], "--bootstrap", "60", "--alpha", "0.1", "--json")
+    reasons = " ".join(json.loads(result.stdout)["recommendation"]["metrics"][0]["reasons"])
+    assert "paired 90% interval" in reasons and "95%" not in reasons
+
+
 def test_a_human_file_without_an_audited_system_is_refused(files, tmp_path):
     human = tmp_path / "partial.tsv"
     human.write_text("A\t1.0\n", encoding="utf-8")

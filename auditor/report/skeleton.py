@@ -222,9 +222,9 @@ def tests_text(ctx: Context) -> str:
         deciding.append("the exact McNemar test")
     if RANDOMISATION in by_method:
         rounds = next((int(t.details["rounds"]) for t in spine.tests if "rounds" in t.details), 0)
+        rest = set(ctx.metric_ids()) - set(by_method.get(MCNEMAR, ()))  # every metric the report shows, or not
         which = ("every other metric" if MCNEMAR in by_method else "every metric") if set(
-            by_method[RANDOMISATION]) >= {t.metric for t in spine.tests} - set(by_method.get(MCNEMAR, ())) else \
-            ", ".join(ctx.short(m) for m in by_method[RANDOMISATION])
+            by_method[RANDOMISATION]) >= rest else ", ".join(ctx.short(m) for m in by_method[RANDOMISATION])
         parts.append(f"two-sided approximate randomisation over {units} for {which} ({rounds:,} rounds; each {unit}'s "
                      "statistics of the two systems swapped with probability ½; Noreen 1989), "
                      "p = (1 + #{|Δ*| ≥ |Δ|}) / (R + 1)")
@@ -232,8 +232,8 @@ def tests_text(ctx: Context) -> str:
     if PAIRED_BOOTSTRAP in by_method:
         parts.append("and, for parity with sacrebleu's paired_bs only, the paired bootstrap test (Koehn 2004), "
                      "p = (1 + #{|Δ_b| − mean(|Δ_b|) ≥ |Δ|}) / (B + 1), whose p-values never decide bold")
-    return (f"Pair tests, one per pair of systems and metric: {'; '.join(parts)}. The best sets, and so the bold, "
-            f"come from {' and '.join(deciding) or 'these tests'}.")
+    return (f"Pair tests, one per pair of systems and tested metric: {'; '.join(parts)}. The best sets, and so the "
+            f"bold, come from {' and '.join(deciding) or 'these tests'}.")
 
 
 def significance_section(ctx: Context, method: str | None = None, notes: Sequence[str] = (),

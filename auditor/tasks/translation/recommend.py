@@ -46,7 +46,7 @@ PASSAGES = {
 }
 
 
-def _primary(types, human) -> tuple[str, list[str]]:
+def _primary(types, human, level: str) -> tuple[str, list[str]]:
     once = types.bands[0].types / types.types if types.types else 0.0
     rare = (f"{types.bands[0].types} of the {types.types} reference types ({100 * once:.0f}%) occur once; "
             f"{PASSAGES['imbalance']}")
@@ -56,7 +56,7 @@ def _primary(types, human) -> tuple[str, list[str]]:
         tau = human.correlations[best]["kendall_tau"]
         if human.separated():
             reasons = [f"its system ranking agrees best with the human scores (Kendall τ-b = {tau.value:.2f}), and "
-                       f"the paired 95% interval of its τ minus each other metric's excludes 0"]
+                       f"the paired {level} interval of its τ minus each other metric's excludes 0"]
             if best == "macrof":
                 reasons += [rare, PASSAGES["semantics"]]
             return best, reasons
@@ -67,7 +67,7 @@ def _primary(types, human) -> tuple[str, list[str]]:
             fallback = [f"{lead}, but without intervals (--bootstrap 0) its lead is not tested ({differences}), "
                         f"so the rule without human scores decides"]
         else:
-            ties = [f"τ({NAMES[best]}) − τ({NAMES[m]}) = {d.value:.2f}, paired 95% interval "
+            ties = [f"τ({NAMES[best]}) − τ({NAMES[m]}) = {d.value:.2f}, paired {level} interval "
                     f"[{d.ci[0]:.2f}, {d.ci[1]:.2f}]" for m, d in human.leader_differences.items() if d.ci[0] <= 0]
             fallback = [f"{lead}, but its lead is not significant ({'; '.join(ties)} "
                         f"contain{'s' if len(ties) == 1 else ''} 0), so the rule without human scores decides"]
@@ -110,9 +110,11 @@ def against_human(primary: str, human, values: Mapping[str, Mapping[str, float |
     return [f"{WARNING}: {'; '.join(said)}; the choice rests on the rule without human scores alone{beside}"]
 
 
-def recommend(corpus, types, disagreement, human, values: Mapping[str, Mapping[str, float | None]]) -> dict[str, Any]:
-    """The recommended metric set (``metrics``: primary then complements) and ``avoid``."""
-    primary, reasons = _primary(types, human)
+def recommend(corpus, types, disagreement, human, values: Mapping[str, Mapping[str, float | None]],
+              alpha: float = 0.05) -> dict[str, Any]:
+    """The recommended metric set (``metrics``: primary then complements) and ``avoid``; ``alpha``: the intervals'
+    level is 1 − alpha."""
+    primary, reasons = _primary(types, human, f"{100 * (1 - alpha):g}%")
     if human is not None and not human.separated():
         reasons = reasons[:1] + against_human(primary, human, values) + reasons[1:]
     chosen = [{"id": primary, "role": "primary", "formula": FORMULAS[primary], "reasons": reasons}]

@@ -45,9 +45,6 @@ def spine(audit: Any) -> Spine:
     return Spine.of_units(audit, names(NAMES), SAID_ONCE, None if audit.tests is not None else audit.statistics.note)
 
 
-INTERVALS = "(BLEU, chrF: BCa bootstrap; MacroF, MicroF: value ± z · jackknife SE)"
-
-
 def summary_section(ctx: Context) -> Section:
     audit = ctx.audit
     primary = audit.recommendation["metrics"][0]["id"]
@@ -59,8 +56,11 @@ def summary_section(ctx: Context) -> Section:
                                     "them" if audit.human is not None and not audit.human.separated() else "")
     if any(r.startswith(WARNING) for r in audit.recommendation["metrics"][0]["reasons"]):
         recommended += ", with a warning from the human scores that the recommendation spells out"
-    return skeleton.summary_section(ctx, data, METRICS, f"Scores ×100 with {ctx.level} intervals over segments "
-                                    f"{INTERVALS}.", after=[("Recommended primary metric", recommended)])
+    boot = audit.options["bootstrap"]
+    caption = (f"Scores ×100 with {ctx.level} intervals over segments (BLEU, chrF: BCa bootstrap, {boot} resamples; "
+               f"MacroF, MicroF: value ± z · jackknife SE)." if audit.statistics.interval_details
+               else "Scores ×100 (no intervals: --bootstrap 0).")
+    return skeleton.summary_section(ctx, data, METRICS, caption, after=[("Recommended primary metric", recommended)])
 
 
 def data_section(ctx: Context) -> Section:
@@ -90,10 +90,7 @@ def metrics_section(ctx: Context) -> Section:
     bands = audit.types.bands
     band_rows = [(s, [Cell(b.systems[s][0], "score") for b in bands]) for s in order]
     never_rows = tuple(Row(s, tuple(Cell(b.systems[s][1], "count") for b in bands)) for s in order)
-    blocks: list[Any] = [
-        skeleton.score_table(ctx, "table-metrics", f"Every metric ×100 with its {ctx.level} interval over segments "
-                             f"(BLEU, chrF: BCa bootstrap, {audit.options['bootstrap']} resamples; MacroF, MicroF: "
-                             "value ± z · jackknife SE).", METRICS, for_paper=True, for_summary=True),
+    blocks: list[Any] = [  # every metric with its interval is the summary's leaderboard, not repeated here
         Table("table-bands", "MacroF ×100 over the reference types of each frequency band (types seen only in "
                              "outputs have no band).", "System",
               tuple(Column(b.name) for b in bands), tuple(Row(s, tuple(c)) for s, c in band_rows),
@@ -102,8 +99,10 @@ def metrics_section(ctx: Context) -> Section:
         Table("table-never", "Reference types of each band the system never produces.", "System",
               tuple(Column(b.name) for b in bands), never_rows, _density(len(bands))),
     ]
-    blocks.insert(1, Paragraph(_interval_text(audit)))
-    blocks.insert(2, Paragraph("Every MacroF and MicroF value follows the authors' code: a reference type a system "
+    blocks.insert(0, Paragraph("Every metric with its interval is in the Summary's table. " + _interval_text(audit)
+                               if audit.statistics.interval_details else
+                               "Every metric is in the Summary's table (no intervals: --bootstrap 0)."))
+    blocks.insert(1, Paragraph("Every MacroF and MicroF value follows the authors' code: a reference type a system "
                                "never produces has P_c = 1 and a produced type absent from the references R_c = 1, "
                                "both with F_β;c = 0 (each system's counts are in audit.json and in the table of "
                                "types never produced)."))
@@ -115,8 +114,6 @@ def metrics_section(ctx: Context) -> Section:
 
 def _interval_text(audit: Any) -> str:
     """How the intervals were computed, and where a value still falls outside its own."""
-    if not audit.statistics.interval_details:
-        return "No intervals: --bootstrap 0."
     bca = details_json(audit.statistics.interval_details, audit.systems)
     shifts = {m: max(abs(v["resample_mean"] - audit.metrics[s][m].value) for s, v in row.items()
                      if v["resample_mean"] is not None and audit.metrics[s][m].value is not None)

@@ -92,7 +92,7 @@ def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: Audit
     opts = unit_options(options, tokenize=tokenize, lowercase=bool(lowercase), f_beta=f_beta, microf_k=microf_k,
                         references=len(references), sacrebleu=dict(corpus.signatures))
     sources = _sources(references, systems, human, corpus, clusters)
-    recommendation = recommend(corpus, types, disagreement, human_result, values)
+    recommendation = recommend(corpus, types, disagreement, human_result, values, options.alpha)
     primary = recommendation["metrics"][0]["id"]
     if clusters is not None:
         stats = dataclasses.replace(stats, resampling=_resampling(corpus, clusters, stats, primary, f_beta, microf_k))
