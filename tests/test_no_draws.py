@@ -48,6 +48,8 @@ def test_no_task_draws_with_bootstrap_0(task, tmp_path, no_generator):
     document = json.loads((out / "audit.json").read_text())
     assert all(metric.get("ci") is None for system in document["systems"].values()
                for metric in system.get("metrics", {}).values())
+    summary = (out / "summary.md").read_text(encoding="utf-8")  # no caption claims the intervals that were not drawn
+    assert not any(claim in summary for claim in ("% intervals over", "% bootstrap intervals", "Scores ×100 with"))
 
 
 def _three_class(n: int = 600, seed: int = 3):

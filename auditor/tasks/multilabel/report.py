@@ -46,9 +46,11 @@ def summary_section(ctx: Context) -> Section:
     data = (f"{n:,} items, {L} labels{level}; gold has {profile['cardinality']['gold']:.2f} labels per item and "
             f"{profile['empty']['gold']:,} empty sets. Every figure is scikit-learn's (label sets binarised over the "
             f"labels; a 0/0 counts 0, as zero_division=0 does, and is listed in the ledger)")
-    return skeleton.summary_section(ctx, data, KEY_METRICS, f"Key figures (×100) with {ctx.level} bootstrap "
-                                    "intervals over items (tests: exact McNemar for subset accuracy, approximate "
-                                    "randomisation otherwise).")
+    drawn = audit.options.bootstrap > 0
+    caption = (f"Key figures (×100) with {ctx.level} bootstrap intervals over items" if drawn else
+               "Key figures (×100); no intervals (--bootstrap 0)")
+    return skeleton.summary_section(ctx, data, KEY_METRICS, caption + " (tests: exact McNemar for subset accuracy"
+                                    + (", approximate randomisation otherwise)." if drawn else "; no others)."))
 
 
 def data_section(ctx: Context) -> Section:
@@ -165,9 +167,10 @@ def metrics_section(ctx: Context) -> Section:
               ("Label-based, macro and weighted (per label, then averaged)", ("macro_precision", "macro_recall",
                                                                               "macro_f1", "jaccard_macro",
                                                                               "weighted_f1")))
-    blocks: list[Any] = [Paragraph("Every metric, ×100 with its 95% bootstrap interval over items; Hamming loss is "
-                                   "lower-is-better. Zhang & Zhou (2014) group them as example-based and "
-                                   "label-based.")]
+    interval = (f"with its {ctx.level} bootstrap interval over items" if ctx.audit.options.bootstrap > 0
+                else "(no intervals: --bootstrap 0)")
+    blocks: list[Any] = [Paragraph(f"Every metric, ×100 {interval}; Hamming loss is lower-is-better. Zhang & Zhou "
+                                   "(2014) group them as example-based and label-based.")]
     for index, (title, metrics) in enumerate(groups):
         blocks.append(skeleton.score_table(ctx, f"table-metrics-{index + 1}", title + ".", metrics, for_paper=True))
     return Section("metrics", "Metrics", tuple(blocks))
