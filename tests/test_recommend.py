@@ -220,11 +220,13 @@ def _rule_tables():
     from auditor.tasks.multilabel import recommend as labelsets
     from auditor.tasks.ordinal import advice
     from auditor.tasks.tagging import recommend as tagging
+    from auditor.tasks.translation import recommend as translation
 
-    return {"classification": RULES, "ordinal": advice.RULES, "multilabel": labelsets.RULES, "tagging": tagging.RULES}
+    return {"classification": RULES, "ordinal": advice.RULES, "multilabel": labelsets.RULES, "tagging": tagging.RULES,
+            "translation": translation.RULES}
 
 
-@pytest.mark.parametrize("task", ["classification", "ordinal", "multilabel", "tagging"])
+@pytest.mark.parametrize("task", ["classification", "ordinal", "multilabel", "tagging", "translation"])
 def test_every_task_kinds_rules_are_the_one_modules_and_cite_known_references(task):
     """Ordinal's, multi-label's and tagging's rule tables are :class:`Rule` records of the one recommendation module:
     each with an id, a statement and its passages, each passage quoted with a bib key of auditor/references.bib."""

@@ -47,9 +47,10 @@ def test_primary_metric_not_chosen_on_an_unsupported_agreement_lead(wmt21):
     assert human.leader == "microf" and not human.separated()
     low, high = human.leader_differences["macrof"].ci
     assert low < 0 < high
-    primary = wmt21.recommendation["metrics"][0]
-    assert primary["id"] == "macrof"
-    assert primary["reasons"][0].startswith("the human scores pick no metric")
+    primary = wmt21.recommendation.metrics[0]
+    assert primary.id == "macrof" and primary.role == "primary"
+    assert primary.reasons[0].startswith("the human scores pick no metric")
+    assert {source.section for source in primary.sources} >= {"poster, Introduction", "poster, Conclusion"}
 
 
 def test_segment_level_tau_is_recomputed_from_sacrebleu_and_the_mqm_file(wmt21, wmt21_dir):

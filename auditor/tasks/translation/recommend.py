@@ -1,7 +1,9 @@
 """Which translation metrics to report on this data, with the measured reasons and the poster's
-passages (Gowda, You, Lignos & May 2021, NAACL; poster "Macro-average: Rare Types Are Important Too").
+passages (Gowda, You, Lignos & May 2021, NAACL; poster "Macro-average: Rare Types Are Important Too"): translation's
+rule table, applied by the one recommendation module (:func:`auditor.analyses.recommend.apply_rules`, whose
+:class:`~auditor.analyses.recommend.Recommendation` record and JSON every task kind writes).
 
-Rules, in order (each written into the reasons):
+Rules, in order:
 
 1. With human scores: the primary metric is the one whose system ranking agrees best with them
    (Kendall τ-b, then Pearson r) when the paired bootstrap interval of its τ minus each other metric's
@@ -14,10 +16,11 @@ Rules, in order (each written into the reasons):
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
+from auditor.analyses.recommend import Firing, Recommendation, Rule, Source, apply_rules
 from auditor.formatting import plural
 from auditor.tasks.translation.names import NAMES
 
@@ -33,23 +36,24 @@ FORMULAS = {
 WARNING = "a warning from the human scores, though they pick no metric"
 #: Share of reference types seen once above which the long tail is called large.
 RARE_SHARE = 0.4
-#: The poster's passages the recommendation cites (section of the poster in brackets).
-PASSAGES = {
-    "imbalance": "“Natural language types are imbalanced … Most types are rare ⇒ more information content” and "
-                 "“Current eval metrics do not address imbalance” (Gowda et al. 2021, poster, Introduction)",
-    "semantics": "“MacroF1 is a poor indicator of fluency and grammar; but a strong indicator of semantics; These "
-                 "results are based on English only.” (Gowda et al. 2021, poster, Justification)",
-    "untranslation": "“Untranslation and truncation are heavily penalized by MacroF1 than BLEU” (Gowda et al. 2021, "
-                     "poster, Manual Analysis)",
-    "long_tail": "“Macro-averaged evaluation is a useful technique for addressing the importance of long tail of "
-                 "language” (Gowda et al. 2021, poster, Conclusion)",
-}
+#: The poster's passages the rules follow (the poster's section; sources/poster-macro-average-rare-types-mt.md).
+POSTER = ("poster-macro-average-rare-types-mt.md", "gowda2021macro", "Gowda et al. 2021")
+IMBALANCE = Source(POSTER[0], "poster, Introduction", "Natural language types are imbalanced … Most types are rare ⇒ "
+                   "more information content", *POSTER[1:])
+NOT_ADDRESSED = Source(POSTER[0], "poster, Introduction", "Current eval metrics do not address imbalance", *POSTER[1:])
+SEMANTICS = Source(POSTER[0], "poster, Justification", "MacroF1 is a poor indicator of fluency and grammar; but a "
+                   "strong indicator of semantics; These results are based on English only.", *POSTER[1:])
+UNTRANSLATION = Source(POSTER[0], "poster, Manual Analysis", "Untranslation and truncation are heavily penalized by "
+                       "MacroF1 than BLEU", *POSTER[1:])
+LONG_TAIL = Source(POSTER[0], "poster, Conclusion", "Macro-averaged evaluation is a useful technique for addressing "
+                   "the importance of long tail of language", *POSTER[1:])
+#: The data section's words on the vocabulary (the same two passages as the tail rule).
+IMBALANCE_TEXT = f"“{IMBALANCE.quote}” and “{NOT_ADDRESSED.quote}” (Gowda et al. 2021, poster, Introduction)"
 
 
 def _primary(types, human, level: str) -> tuple[str, list[str]]:
     once = types.bands[0].types / types.types if types.types else 0.0
-    rare = (f"{types.bands[0].types} of the {types.types} reference types ({100 * once:.0f}%) occur once; "
-            f"{PASSAGES['imbalance']}")
+    rare = f"{types.bands[0].types} of the {types.types} reference types ({100 * once:.0f}%) occur once"
     fallback: list[str] = []
     if human is not None:
         best = human.leader
@@ -58,7 +62,7 @@ def _primary(types, human, level: str) -> tuple[str, list[str]]:
             reasons = [f"its system ranking agrees best with the human scores (Kendall τ-b = {tau.value:.2f}), and "
                        f"the paired {level} interval of its τ minus each other metric's excludes 0"]
             if best == "macrof":
-                reasons += [rare, PASSAGES["semantics"]]
+                reasons += [rare]
             return best, reasons
         lead = f"the human scores pick no metric: {NAMES[best]} has the highest Kendall τ-b ({tau.value:.2f})"
         if untested_lead(human):
@@ -72,7 +76,7 @@ def _primary(types, human, level: str) -> tuple[str, list[str]]:
             fallback = [f"{lead}, but its lead is not significant ({'; '.join(ties)} "
                         f"contain{'s' if len(ties) == 1 else ''} 0), so the rule without human scores decides"]
     if once >= RARE_SHARE:
-        return "macrof", fallback + [rare, PASSAGES["long_tail"], PASSAGES["semantics"]]
+        return "macrof", fallback + [rare]
     return "chrf", fallback + [f"{rare}; the tail is short here, so a character-level F (chrF) covers it"]
 
 
@@ -110,35 +114,95 @@ def against_human(primary: str, human, values: Mapping[str, Mapping[str, float |
     return [f"{WARNING}: {'; '.join(said)}; the choice rests on the rule without human scores alone{beside}"]
 
 
-def recommend(corpus, types, disagreement, human, values: Mapping[str, Mapping[str, float | None]],
-              alpha: float = 0.05) -> dict[str, Any]:
-    """The recommended metric set (``metrics``: primary then complements) and ``avoid``; ``alpha``: the intervals'
-    level is 1 − alpha."""
-    primary, reasons = _primary(types, human, f"{100 * (1 - alpha):g}%")
-    if human is not None and not human.separated():
-        reasons = reasons[:1] + against_human(primary, human, values) + reasons[1:]
-    chosen = [{"id": primary, "role": "primary", "formula": FORMULAS[primary], "reasons": reasons}]
+class _Facts:
+    """What the rules read: the primary metric the human scores or the vocabulary's tail pick (with its measured
+    reasons), the human agreement, the rank flips and every system's values."""
+
+    def __init__(self, types, disagreement, human, values, level: str):
+        self.primary, self.reasons = _primary(types, human, level)
+        if human is not None and not human.separated():
+            self.reasons = self.reasons[:1] + against_human(self.primary, human, values) + self.reasons[1:]
+        self.types, self.disagreement, self.human = types, disagreement, human
+        self.once = types.bands[0].types / types.types if types.types else 0.0
+
+    def flips(self, metric: str) -> list[Any]:
+        """The pairs of systems ``metric`` orders differently from the primary metric."""
+        p = self.primary
+        return [f for f in self.disagreement.flips if (p in f.a_better_under and metric in f.b_better_under)
+                or (p in f.b_better_under and metric in f.a_better_under)]
+
+
+def _by_humans(facts: _Facts) -> Firing | None:
+    return Firing(tuple(facts.reasons), primary=facts.primary) \
+        if facts.human is not None and facts.human.separated() else None
+
+
+def _by_tail(metric: str) -> Callable[[_Facts], Firing | None]:
+    """The rule without human scores (or when they pick none) that makes ``metric`` primary."""
+    def check(facts: _Facts) -> Firing | None:
+        if facts.primary != metric or (facts.human is not None and facts.human.separated()):
+            return None
+        return Firing(tuple(facts.reasons), primary=metric)
+
+    return check
+
+
+def _macrof_beside(facts: _Facts) -> Firing | None:
+    """MacroF as a complement (it orders a pair differently): the passages on what it weighs that BLEU does not."""
+    return Firing((), complements=("macrof",)) if facts.primary != "macrof" and facts.flips("macrof") else None
+
+
+def _flips(facts: _Facts) -> list[Firing]:
+    """Each other metric that orders a pair of systems differently from the primary metric is a complement."""
+    firings = []
     for metric in ("macrof", "chrf", "bleu", "microf"):
-        if metric == primary:
-            continue
-        flips = [f for f in disagreement.flips
-                 if (primary in f.a_better_under and metric in f.b_better_under)
-                 or (primary in f.b_better_under and metric in f.a_better_under)]
-        why = []
-        if flips:
-            why.append(f"it orders {plural(len(flips), 'pair')} of systems differently from {NAMES[primary]} "
-                       f"(e.g. {flips[0].a} vs {flips[0].b})")
-        if metric == "bleu":
-            why.append("the figure readers compare across papers (sacrebleu signature in this audit's signature)")
-        if metric == "macrof":
-            why += [PASSAGES["untranslation"], PASSAGES["long_tail"]]
-        if why and (flips or metric == "bleu"):
-            chosen.append({"id": metric, "role": "complement", "formula": FORMULAS[metric], "reasons": why})
-    avoid = []
-    if human is not None:
-        for metric, row in human.correlations.items():
-            tau = row["kendall_tau"].value
-            if not np.isnan(tau) and tau < 0:
-                avoid.append({"id": metric, "reasons": [f"ranks the systems against the human scores "
-                                                        f"(Kendall τ-b = {tau:.2f})"]})
-    return {"metrics": chosen, "avoid": avoid}
+        flips = facts.flips(metric)
+        if metric != facts.primary and flips:
+            firings.append(Firing((f"it orders {plural(len(flips), 'pair')} of systems differently from "
+                                   f"{NAMES[facts.primary]} (e.g. {flips[0].a} vs {flips[0].b})",),
+                                  complements=(metric,)))
+    return firings
+
+
+def _bleu(facts: _Facts) -> Firing | None:
+    return None if facts.primary == "bleu" else Firing(
+        ("the figure readers compare across papers (sacrebleu signature in this audit's signature)",),
+        complements=("bleu",))
+
+
+def _against_humans(facts: _Facts) -> Firing | None:
+    """A metric whose ranking goes against the human scores' (τ < 0) is to be avoided."""
+    if facts.human is None:
+        return None
+    found = []
+    for metric, row in facts.human.correlations.items():
+        tau = row["kendall_tau"].value
+        if not np.isnan(tau) and tau < 0:
+            found.append(Firing((f"ranks the systems against the human scores (Kendall τ-b = {tau:.2f})",),
+                                avoid=(metric,)))
+    return found or None
+
+
+#: Translation's rules, in order (the first primary wins).
+RULES = (
+    Rule("human_scores", "with human scores, the metric whose system ranking agrees best with them (Kendall τ-b) "
+                         "is primary when its paired τ lead over every other metric excludes 0", (), _by_humans),
+    Rule("long_tail", f"otherwise MacroF is primary when types seen once are at least {RARE_SHARE:.0%} of the "
+                      f"reference types", (IMBALANCE, NOT_ADDRESSED, LONG_TAIL, SEMANTICS), _by_tail("macrof")),
+    Rule("short_tail", "otherwise chrF is primary", (), _by_tail("chrf")),
+    Rule("flips", "every other metric that orders a pair of systems differently from the primary is a complement",
+         (), _flips),
+    Rule("macrof_beside", "MacroF beside another primary weighs what BLEU does not", (UNTRANSLATION, LONG_TAIL),
+         _macrof_beside),
+    Rule("bleu", "BLEU is always a complement: the figure readers compare across papers", (), _bleu),
+    Rule("against_humans", "a metric whose ranking goes against the human scores' (τ < 0) is avoided", (),
+         _against_humans),
+)
+
+
+def recommend(corpus, types, disagreement, human, values: Mapping[str, Mapping[str, float | None]],
+              alpha: float = 0.05) -> Recommendation:
+    """The recommended metric set (primary then complements) and the metrics to avoid: :data:`RULES` applied in
+    order; ``alpha``: the intervals' level is 1 − alpha."""
+    facts = _Facts(types, disagreement, human, values, f"{100 * (1 - alpha):g}%")
+    return apply_rules(facts, RULES, lambda metric: (NAMES[metric], FORMULAS[metric]))

@@ -10,15 +10,17 @@ from typing import Any
 import numpy as np
 
 from auditor.analyses.intervals import details_json
+from auditor.analyses.recommend import rule_lines
 from auditor.formatting import plural
 from auditor.report import skeleton
 from auditor.report.context import Context
 from auditor.report.model import Cell, Column, Facts, Figure, Paragraph, Report, Row, Section, Table
+from auditor.report.sections.recommendation import record_section
 from auditor.report.spine import Spine, names
 from auditor.report.tables import _density
 from auditor.tasks.translation import charts
 from auditor.tasks.translation.names import METRICS, NAMES
-from auditor.tasks.translation.recommend import FORMULAS, PASSAGES, WARNING, untested_lead
+from auditor.tasks.translation.recommend import FORMULAS, IMBALANCE_TEXT, RULES, WARNING, untested_lead
 
 DEFINITIONS = {
     "macrof": "Mean over the types V seen in the output or the references of F_β;c, "
@@ -47,14 +49,14 @@ def spine(audit: Any) -> Spine:
 
 def summary_section(ctx: Context) -> Section:
     audit = ctx.audit
-    primary = audit.recommendation["metrics"][0]["id"]
+    primary = audit.recommendation.primary
     data = (f"{len(audit.systems)} systems, {audit.n_items} segments, "
             f"{plural(audit.options['references'], 'reference')}, tokeniser {audit.options['tokenize']}")
     why = ("no interval: --bootstrap 0" if audit.human is not None and untested_lead(audit.human)
            else "the leader's paired τ interval contains 0")
     recommended = NAMES[primary] + (f"; the human scores pick no metric ({why}), so it follows the rule without "
                                     "them" if audit.human is not None and not audit.human.separated() else "")
-    if any(r.startswith(WARNING) for r in audit.recommendation["metrics"][0]["reasons"]):
+    if any(r.startswith(WARNING) for r in audit.recommendation.metrics[0].reasons):
         recommended += ", with a warning from the human scores that the recommendation spells out"
     boot = audit.options["bootstrap"]
     caption = (f"Scores ×100 with {ctx.level} intervals over segments (BLEU, chrF: BCa bootstrap, {boot} resamples; "
@@ -73,7 +75,7 @@ def data_section(ctx: Context) -> Section:
     blocks: list[Any] = [
         Paragraph(f"The references hold {types.tokens} tokens of {types.types} types (sacrebleu's "
                   f"{audit.options['tokenize']} tokenisation). A type's band is its count in the references. "
-                  f"{PASSAGES['imbalance']}."),
+                  f"{IMBALANCE_TEXT}."),
         Table("table-vocabulary", "Reference types by frequency band: types and tokens in each band.", "Band",
               (Column("types"), Column("share of types"), Column("tokens"), Column("share of tokens")), rows,
               for_paper=True, for_summary=True),
@@ -233,10 +235,9 @@ def _segment_table(audit: Any) -> tuple[Any, ...]:
 
 
 def recommendation_section(ctx: Context) -> Section:
-    found = ctx.audit.recommendation
-    return skeleton.recommendation_section(
-        ctx, ((e["id"], e["role"], e["formula"], (("why", r) for r in e["reasons"])) for e in found["metrics"]),
-        ((a["id"], "; ".join(a["reasons"])) for a in found["avoid"]))
+    """The recommended metrics with the facts measured here and the poster's passages (the record's section,
+    :func:`auditor.report.sections.recommendation.record_section`)."""
+    return record_section(ctx, ctx.audit.recommendation)
 
 
 def definitions_section(ctx: Context) -> Section:
@@ -257,4 +258,5 @@ SECTIONS = ((10, summary_section), (20, data_section), (50, metrics_section), (1
 def report_model(audit: Any, figures: bool = True) -> Report:
     """The report model of a translation audit."""
     subtitle = f"{len(audit.systems)} translation systems scored against {audit.sources['gold']['path']}"
-    return skeleton.task_report(audit, spine(audit), SECTIONS, "Translation metric audit", subtitle, figures)
+    return skeleton.task_report(audit, spine(audit), SECTIONS, "Translation metric audit", subtitle, figures,
+                                {"rules": rule_lines(RULES)})

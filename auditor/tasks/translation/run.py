@@ -93,7 +93,7 @@ def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: Audit
                         references=len(references), sacrebleu=dict(corpus.signatures))
     sources = _sources(references, systems, human, corpus, clusters)
     recommendation = recommend(corpus, types, disagreement, human_result, values, options.alpha)
-    primary = recommendation["metrics"][0]["id"]
+    primary = recommendation.primary
     if clusters is not None:
         stats = dataclasses.replace(stats, resampling=_resampling(corpus, clusters, stats, primary, f_beta, microf_k))
     verdict = unit_verdict(metrics, resampling.METRICS, stats.tests, stats.best_set, primary, NAMES)
