@@ -513,7 +513,7 @@ class UnitAudit:
     best_set: Mapping[str, BestSet] | None = None
     rankings: RankDisagreement | None = None
     verdict: Verdict | None = None
-    recommendation: Recommendation | Mapping[str, Any] | None = None
+    recommendation: Recommendation | None = None
     resampling: Mapping[str, Any] | None = None
     statistics: UnitStatistics | None = None
     warnings: tuple[str, ...] = ()
@@ -544,9 +544,7 @@ class UnitAudit:
             document["tests"] = [t.to_json() for t in self.tests]
         for part in (self.rankings, self.verdict):
             document.update(part.to_json() if part is not None else {})
-        if isinstance(self.recommendation, Mapping):  # translation's
-            document["recommendation"] = dict(self.recommendation)
-        elif self.recommendation is not None:  # the one Recommendation record (tagging)
+        if self.recommendation is not None:
             document.update(self.recommendation.to_json())
         return document
 
