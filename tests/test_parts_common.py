@@ -180,6 +180,18 @@ def test_every_section_renders_in_html_and_markdown(reported):
         assert text.strip(), (task, section.id)
 
 
+def test_every_recommendation_the_report_shows_has_the_rules_appendix_it_points_to(reported):
+    """"Rules that fired (each stated in the appendix …)": the tagging and translation reports said so with no rules
+    appendix (it served classification only); every task kind that shows the rules fired now has the appendix."""
+    from auditor.formats.html import render_html
+
+    task, report = reported
+    recommendation = report.section("recommendation")
+    if recommendation is not None and "Rules that fired" in render_html(
+            dataclasses.replace(report, sections=(recommendation,))):
+        assert report.section("rules") is not None, task
+
+
 def test_every_registered_section_says_which_tasks_it_serves_and_reaches_them(reported):
     from auditor.report import sections
 

@@ -6,7 +6,7 @@ from typing import Any, Sequence
 from auditor.analyses.recommend import PAPERS_DIFFER, RULES, rule_lines
 from auditor.report.context import SECTION_TITLES, Context
 from auditor.report.model import Bullets, Paragraph, Section
-from auditor.report.sections import section
+from auditor.report.sections import EVERY_TASK, section
 from auditor.report.skeleton import recommendation_section as recommendation_section_of
 
 
@@ -41,8 +41,18 @@ def record_section(ctx: Context, rec: Any, blocks: Sequence[Any] = (), title: st
     return recommendation_section_of(ctx, metrics, avoid, shown, title, avoid_title, for_summary, lead)
 
 
-@section(170)
+@section(130, tasks=("tagging", "translation"))
+def unit_recommendation_section(ctx: Context) -> Section | None:
+    """The recommendation record of a task counted per unit (tagging, translation), as :func:`record_section` lays
+    out every task's: the metrics with formulas, measured reasons and passages, those to avoid, the rules fired."""
+    rec = ctx.audit.recommendation
+    return None if rec is None else record_section(ctx, rec)
+
+
+@section(170, tasks=EVERY_TASK)
 def rules_section(ctx: Context) -> Section | None:
+    """The rules appendix the recommendation's "Rules that fired" points to, for every task kind that states its
+    rules (``extra["rules"]``)."""
     rules = ctx.extra.get("rules")
     if not rules:
         return None

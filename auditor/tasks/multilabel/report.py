@@ -12,7 +12,7 @@ from auditor.io.source import Source
 from auditor.report import skeleton
 from auditor.report.context import Context
 from auditor.report.model import Bullets, Cell, Column, Facts, Paragraph, Report, Row, Section, Table
-from auditor.report.sections.recommendation import record_section, rules_section
+from auditor.report.sections.recommendation import record_section
 from auditor.report.spine import MetricName, Spine
 from auditor.report.tables import _density
 from auditor.results import Score
@@ -222,7 +222,7 @@ def definitions_section(ctx: Context) -> Section:
 #: The multi-label report's own sections and their places in the skeleton.
 SECTIONS = ((10, summary_section), (20, data_section), (30, chance_section), (50, metrics_section),
             (60, per_label_section), (70, thresholds_section), (80, properties_section), (120, significance_section),
-            (130, recommendation_section), (140, definitions_section), (170, rules_section))
+            (130, recommendation_section), (140, definitions_section))
 
 
 def build_report(audit: Any, figures: bool = True) -> Report:

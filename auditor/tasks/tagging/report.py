@@ -10,7 +10,6 @@ from auditor.metrics.registry import REGISTRY
 from auditor.report import skeleton
 from auditor.report.context import Context
 from auditor.report.model import Bullets, Cell, Column, Paragraph, Report, Row, Section, Table
-from auditor.report.sections.recommendation import record_section
 from auditor.report.spine import MetricName, Spine
 from auditor.tasks.tagging.counting import ERRORS
 from auditor.tasks.tagging.names import FORMULAS, ILL_FORMED_SHOWN, NAMES, PER_TYPE_ZERO, SHORT, UNDEFINED
@@ -222,16 +221,10 @@ def definitions_section(ctx: Context) -> Section:
 
 
 
-def recommendation_section(ctx: Context) -> Section | None:
-    """The recommended span figures with the facts measured here and the passages they follow (the record's
-    section, :func:`auditor.report.sections.recommendation.record_section`)."""
-    found = ctx.audit.recommendation
-    return None if found is None else record_section(ctx, found)
-
 #: The tagging report's own sections and their places in the skeleton.
 SECTIONS = ((10, summary_section), (20, data_section), (50, spans_section), (60, errors_section),
             (70, rules_section), (80, tokens_section), (120, skeleton.significance_section),
-            (130, recommendation_section), (140, definitions_section))
+            (140, definitions_section))
 
 
 def build_report(audit: Any, figures: bool = True) -> Report:

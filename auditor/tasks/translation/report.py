@@ -15,7 +15,6 @@ from auditor.formatting import plural
 from auditor.report import skeleton
 from auditor.report.context import Context
 from auditor.report.model import Cell, Column, Facts, Figure, Paragraph, Report, Row, Section, Table
-from auditor.report.sections.recommendation import record_section
 from auditor.report.spine import Spine, names
 from auditor.report.tables import _density
 from auditor.tasks.translation import charts
@@ -234,12 +233,6 @@ def _segment_table(audit: Any) -> tuple[Any, ...]:
                   (Column("τ-b (segments)"), Column("scores")), rows, "small"))
 
 
-def recommendation_section(ctx: Context) -> Section:
-    """The recommended metrics with the facts measured here and the poster's passages (the record's section,
-    :func:`auditor.report.sections.recommendation.record_section`)."""
-    return record_section(ctx, ctx.audit.recommendation)
-
-
 def definitions_section(ctx: Context) -> Section:
     options = ctx.audit.options
     return skeleton.definitions_section(ctx, (
@@ -252,7 +245,7 @@ def definitions_section(ctx: Context) -> Section:
 
 #: The translation report's own sections and their places in the skeleton.
 SECTIONS = ((10, summary_section), (20, data_section), (50, metrics_section), (120, significance_section),
-            (125, human_section), (130, recommendation_section), (140, definitions_section))
+            (125, human_section), (140, definitions_section))
 
 
 def report_model(audit: Any, figures: bool = True) -> Report:
