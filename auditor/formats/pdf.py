@@ -79,6 +79,12 @@ UNIFORM_ROWS = {
 }
 
 
+#: A figure's id, and its page number when a chart is drawn a page at a time ("fig-confusion-2"); its caption's
+#: sentence naming that page (auditor.report.sections.appendices).
+_PAGE_OF_FIGURE = re.compile(r"(.+?)(?:-(\d+))?")
+_PAGE_OF_CHARTS = re.compile(r" Chart \d+ of \d+: .*$")
+
+
 def printed(report: Any, systems: int) -> Any:
     """The report model the PDF typesets (:data:`PDF_ROWS`): ``report`` with each table of more than PDF_ROWS rows
     printed without intervals, and with more than PDF_ROWS systems no per-system small multiples and none of the
@@ -97,12 +103,14 @@ def printed(report: Any, systems: int) -> Any:
                            "rows is printed without its intervals: they are in report.html and audit.json.")
         if isinstance(block, Table) and block.id in UNIFORM_ROWS and systems > PDF_ROWS:
             return _uniform_rows_left_out(block)
-        if isinstance(block, Figure) and block.id in PER_SYSTEM_FIGURES and systems > PDF_ROWS:
-            return Paragraph(f"{block.caption} With more than {PDF_ROWS} systems the PDF leaves this chart out "
-                             f"({PER_SYSTEM_FIGURES[block.id]}).")
+        figure = isinstance(block, Figure) and _PAGE_OF_FIGURE.fullmatch(block.id)
+        if figure and figure.group(1) in PER_SYSTEM_FIGURES and systems > PDF_ROWS:  # said once, for all its pages
+            return None if figure.group(2) else Paragraph(
+                f"{_PAGE_OF_CHARTS.sub('', block.caption)} With more than {PDF_ROWS} systems the PDF leaves this "
+                f"chart out ({PER_SYSTEM_FIGURES[figure.group(1)]}).")
         return block
 
-    sections = tuple(replace(section, blocks=tuple(lighter(block) for block in section.blocks))
+    sections = tuple(replace(section, blocks=tuple(b for b in map(lighter, section.blocks) if b is not None))
                      for section in report.sections)
     return report if sections == report.sections else replace(report, sections=sections)
 
