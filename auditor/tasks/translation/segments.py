@@ -23,16 +23,12 @@ import scipy.sparse
 import scipy.stats
 
 from auditor.formatting import nan_to_none
-from auditor.tasks.translation.counting import Corpus
+from auditor.tasks.translation.counting import Corpus, flat_sum
 from auditor.tasks.translation.measures import bleu_from_statistics, chrf_from_statistics, from_terms
 
 #: How the statistic is computed (the JSON's ``human.segment_level.method`` and the report's caption).
 METHOD = ("Kendall's tau-b between the metric's and the human segment scores over every rated (system, segment) "
           "pair, no grouping (mt-metrics-eval: Correlation.Kendall(average_by='none'))")
-
-
-def _row_sums(matrix: scipy.sparse.spmatrix) -> np.ndarray:
-    return np.asarray(matrix.sum(axis=1)).ravel()
 
 
 def segment_f(match: scipy.sparse.csr_matrix, predicted: scipy.sparse.csr_matrix,
@@ -46,8 +42,8 @@ def segment_f(match: scipy.sparse.csr_matrix, predicted: scipy.sparse.csr_matrix
     inverse = denominator.copy()
     inverse.data = 1.0 / inverse.data
     f = match.multiply(inverse).tocsr() * (1 + b2)
-    size, f_total = np.diff(denominator.indptr).astype(np.float64), _row_sums(f)
-    weighted_total, reference_total = _row_sums(reference.multiply(f)), _row_sums(reference)
+    size, f_total = np.diff(denominator.indptr).astype(np.float64), flat_sum(f, 1)
+    weighted_total, reference_total = flat_sum(reference.multiply(f), 1), flat_sum(reference, 1)
     return from_terms(size, f_total, weighted_total, reference_total, k)
 
 
