@@ -572,8 +572,9 @@ def _exact_shuffles(counts: Counts, metrics: Sequence[Metric], alpha: float, adv
         advance(1)
     if not counts.systems:
         return shuffle, shuffle_scores, {}
+    observed = _oriented(observed, metrics)
     if exact := counts.k == 2 and shuffle_test.exact_binary(
-            support, columns, observed, lambda tables: _scores(tables, metrics, active)):
+            support, columns, observed, lambda tables: _oriented(_scores(tables, metrics, active), metrics)):
         return shuffle, shuffle_scores, exact
     wanted = {m: observed[m] for m in shuffle_bound.BOUNDED if m in observed}
     bounds = shuffle_bound.bounds(support, columns, wanted, active, shuffle_test.TIE_TOLERANCE)
@@ -593,10 +594,12 @@ def _settle(counts: Counts, metrics: Sequence[Metric],
         return {}
     support = counts.support.astype(np.int64)
     columns = counts.confusion.sum(axis=1).astype(np.int64)
+    observed = _oriented(observed, metrics)
     if exact := counts.k == 2 and shuffle_test.exact_binary(
-            support, columns, observed, lambda tables: _scores(tables, metrics, counts.labels_given)):
+            support, columns, observed,
+            lambda tables: _oriented(_scores(tables, metrics, counts.labels_given), metrics)):
         return exact
-    null = {m: [values[m] for values, _ in drawn] for m in settle}
+    null = {m: [_oriented(values, metrics, m) for values, _ in drawn] for m in settle}
 
     def more(system: int, extra: int) -> None:  # only the settled metrics are scored on the extra draws
         values, _ = _draw_values("shuffle", rngs[system], support, columns[system], extra,
@@ -604,7 +607,7 @@ def _settle(counts: Counts, metrics: Sequence[Metric],
         for metric_id, array in values.items():
             drawn[system][0][metric_id] = np.concatenate([drawn[system][0][metric_id], array])
             if metric_id in null:
-                null[metric_id][system] = drawn[system][0][metric_id]
+                null[metric_id][system] = _oriented(drawn[system][0], metrics, metric_id)
 
     per_draw = counts.n_items if sparse_draws(counts.k, counts.n_items) else counts.k ** 2
     wanted = {m: observed[m] for m in settle}
@@ -612,8 +615,17 @@ def _settle(counts: Counts, metrics: Sequence[Metric],
     settled = shuffle_test.settle(wanted, null, alpha, correction, shuffle_test.draw_cap(draws, per_draw), more,
                                   bounds)
     others = {m: values for m, values in observed.items() if m not in settled}
-    return {**settled, **shuffle_test.monte_carlo(others, {m: [values[m] for values, _ in drawn] for m in others},
-                                                  alpha, correction)}
+    return {**settled, **shuffle_test.monte_carlo(
+        others, {m: [_oriented(values, metrics, m) for values, _ in drawn] for m in others}, alpha, correction)}
+
+
+def _oriented(values: Mapping[str, np.ndarray], metrics: Sequence[Metric], only: str | None = None) -> Any:
+    """Scores read so that higher is better (an error's negation), as every shuffle p counts the shuffles at
+    or above the observed value: metric -> values, or the one metric ``only``'s values."""
+    lower = {m.id for m in metrics if not m.higher_is_better}
+    if only is not None:
+        return -values[only] if only in lower else values[only]
+    return {m: -v if m in lower else v for m, v in values.items()}
 
 
 def adjust_shuffle_p(chance: Mapping[str, Mapping[str, ChanceComparison]],

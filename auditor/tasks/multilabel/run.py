@@ -107,7 +107,7 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
         from auditor.tasks.multilabel.chance import DRAWS, baselines
 
         with progress.task("chance baselines", total=1) as advance:
-            chance = baselines(aligned, options.seed, DRAWS if options.bootstrap > 0 else 0)
+            chance = baselines(aligned, options.seed, DRAWS if options.bootstrap > 0 else 0, options.alpha)
             advance(1)
     result = MultilabelAudit(
         signature=_signature(gold_file, aligned, options, thresholding, separator, label_map is not None),
