@@ -8,6 +8,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from auditor.errors import InputError, UsageError
+from auditor.io.clusters import numbered_clusters
 from auditor.io.parallel import in_order
 from auditor.io.source import Source
 from auditor.metrics.catalogue import BASE_METRIC_IDS, compute, describe
@@ -124,11 +125,7 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
     tokens = TokenView(aligned.tags, confusion, describe(confusion, aligned.tags, REGISTRY.scalar()))
     types = TokenView(type_labels, type_confusion, describe(type_confusion, type_labels, REGISTRY.scalar()))
     observed = _evaluate(parts, active, spans is not None)
-    clusters = None
-    if options.clusters is not None:
-        from auditor.io.clusters import numbered, read_clusters
-
-        clusters = read_clusters(options.clusters, numbered(aligned.n_sentences), "sentence", "sentence number")
+    clusters = numbered_clusters(options.clusters, aligned.n_sentences, "sentence")
     stats = _intervals(aligned, spans, layout, active, observed, options, progress, analyses, clusters) \
         if options.bootstrap > 0 else None
     inputs = {"gold": gold_file, **files}

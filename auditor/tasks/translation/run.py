@@ -14,6 +14,7 @@ from auditor.analyses.units import UnitStatistics, unit_statistics
 from auditor.errors import UsageError
 from auditor.files import file_sha256
 from auditor.formatting import format_small, plural
+from auditor.io.clusters import numbered_clusters
 from auditor.options import AuditOptions, check_options
 from auditor.progress import SILENT, Progress
 from auditor.results import Score, Signature, unit_options, unit_rankings, unit_scores, unit_verdict
@@ -127,12 +128,8 @@ def _resampled(corpus: Corpus, human_scores: Any, options: AuditOptions, beta: f
     """(clusters, the corpus of clusters, the bootstrap): with ``--clusters`` every resample, jackknife and swap acts on
     clusters, the rows of summed segments (:func:`~.resampling.grouped`); None, None and the bootstrap over segments
     otherwise."""
-    clusters = units = None
-    if options.clusters is not None:
-        from auditor.io.clusters import numbered, read_clusters
-
-        clusters = read_clusters(options.clusters, numbered(corpus.n_segments), "segment", "segment number")
-        units = resampling.grouped(corpus, clusters)
+    clusters = numbered_clusters(options.clusters, corpus.n_segments, "segment")
+    units = None if clusters is None else resampling.grouped(corpus, clusters)
     if options.bootstrap <= 0:
         return clusters, units, None
     human = None if human_scores is None else human_scores.segments if clusters is None else \
