@@ -174,3 +174,18 @@ def _classification_report(result):
     from auditor.report.build import build
 
     return build(result, figures=False)
+
+
+@pytest.mark.parametrize("task", sorted(TASKS))
+def test_a_system_given_twice_is_named_identical(task, tmp_path):
+    """System A's file copied under the name C: every task's verdict lists A and C as identical (the same
+    prediction on every unit) and says so in its text, as classification's always did."""
+    paths, own = FIXTURES[task](tmp_path)
+    copy = tmp_path / f"C{Path(paths[1]).suffix}"
+    copy.write_bytes(Path(paths[1]).read_bytes())
+    result = CliRunner().invoke(cli, ["score", "--json", "--quiet", "--task", task, "--bootstrap", "0", *own,
+                                      *paths, str(copy)])
+    assert result.exit_code == 0, result.output
+    verdict = json.loads(result.stdout)["verdict"]
+    assert verdict["identical_systems"] == [["A", "C"]], task
+    assert "Identical predictions: A = C." in verdict["text"], task

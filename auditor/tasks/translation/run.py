@@ -9,6 +9,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from auditor.analyses.intervals import jackknife_se
+from auditor.analyses.profile import identical_rows
 from auditor.analyses.significance import RANK_RULE, randomisation_rounds, rounds_rule
 from auditor.analyses.units import UnitStatistics, unit_statistics
 from auditor.errors import UsageError
@@ -96,7 +97,8 @@ def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: Audit
     primary = recommendation.primary
     if clusters is not None:
         stats = dataclasses.replace(stats, resampling=_resampling(corpus, clusters, stats, primary, f_beta, microf_k))
-    verdict = unit_verdict(metrics, resampling.METRICS, stats.tests, stats.best_set, primary, NAMES)
+    identical = identical_rows(corpus.systems, ["\n".join(texts[name]).encode() for name in corpus.systems])
+    verdict = unit_verdict(metrics, resampling.METRICS, stats.tests, stats.best_set, primary, NAMES, identical)
     return TranslationAudit(
         signature=_signature(sources, opts, corpus, clusters), n_items=corpus.n_segments, systems=corpus.systems,
         sources=sources, options=opts, metrics=metrics, types=types,
