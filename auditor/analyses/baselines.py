@@ -322,11 +322,16 @@ def _scores(confusion: np.ndarray | ConfusionStats, metrics: Sequence[Metric],
 
 def _summary(
     expected: float, exact: bool, drawn: np.ndarray, undefined_reason: str | None, alpha: float,
+    moments: tuple[float, float, float, float] | None = None,
 ) -> ChanceDistribution:
-    defined = drawn[~np.isnan(drawn)]
-    share = float(1 - defined.size / drawn.size) if drawn.size else 0.0
+    """One metric's summary of its draws; ``moments`` (mean, standard error, low, high) when already found for
+    draws all defined (:func:`_moments`)."""
     expected_value = nan_to_none(expected)
     reason = (undefined_reason or "0/0") if expected_value is None else None
+    if moments is not None:
+        return ChanceDistribution(expected_value, exact, *moments, reason, 0.0)
+    defined = drawn[~np.isnan(drawn)]
+    share = float(1 - defined.size / drawn.size) if drawn.size else 0.0
     if defined.size == 0:
         return ChanceDistribution(expected_value, exact, None, None, None, None, reason, share)
     se = float(defined.std(ddof=1) / np.sqrt(defined.size)) if defined.size > 1 else 0.0
@@ -334,6 +339,25 @@ def _summary(
     return ChanceDistribution(
         expected_value, exact, float(defined.mean()), se, float(low), float(high), reason, share,
     )
+
+
+def _moments(values: Mapping[str, np.ndarray], alpha: float) -> dict[str, tuple[float, float, float, float]]:
+    """Mean, standard error and the α/2, 1 − α/2 quantiles of every metric whose draws are all defined, the
+    metrics with as many draws taken together (one ``np.quantile`` call each, not one per metric): the same
+    floats as :func:`_summary` finds metric by metric (each row is reduced on its own)."""
+    groups: dict[int, list[str]] = {}
+    for metric_id, drawn in values.items():
+        if drawn.size and not np.isnan(drawn).any():
+            groups.setdefault(drawn.size, []).append(metric_id)
+    found = {}
+    for size, ids in groups.items():
+        stacked = np.stack([values[metric_id] for metric_id in ids])
+        means = stacked.mean(axis=1)
+        spread = stacked.std(axis=1, ddof=1) / np.sqrt(size) if size > 1 else np.zeros(len(ids))
+        low, high = np.quantile(stacked, [alpha / 2, 1 - alpha / 2], axis=1)
+        found.update({metric_id: (float(means[row]), float(spread[row]), float(low[row]), float(high[row]))
+                      for row, metric_id in enumerate(ids)})
+    return found
 
 
 def _distributions(
@@ -346,9 +370,10 @@ def _distributions(
     if affine is None:
         affine = {metric.id: True for metric in metrics}
     proven = set(proven_exact)
+    moments = _moments({metric.id: values[metric.id] for metric in metrics}, alpha)
     return {
         metric.id: _summary(float(expected[metric.id]), affine[metric.id] or metric.id in proven,
-                            values[metric.id], metric.undefined_when, alpha)
+                            values[metric.id], metric.undefined_when, alpha, moments.get(metric.id))
         for metric in metrics
     }
 

@@ -169,23 +169,43 @@ def rank_probabilities(values: np.ndarray) -> np.ndarray:
 
     Rank 1 = highest value. Systems tied at positions ``r..r+t-1`` each get ``1/t`` of
     every one of those ranks; NaN ranks below every number (ties with other NaNs).
+
+    Each row is sorted once (:func:`_rank_counts`); a cell's shares are added in the order of the
+    tie sizes, ``1/t`` once per resample, so the sums are the same floats as adding them resample by resample.
     """
     B, S = values.shape
     if B == 0:
         return np.full((S, S), np.nan)
-    score = np.where(np.isnan(values), -np.inf, values)
-    better = np.zeros((B, S), dtype=np.int64)
-    ties = np.zeros((B, S), dtype=np.int64)
-    for other in range(S):
-        better += score[:, other:other + 1] > score
-        ties += score[:, other:other + 1] == score
+    better, ties = _rank_counts(np.where(np.isnan(values), -np.inf, values))
     probabilities = np.zeros((S, S))
+    systems = np.broadcast_to(np.arange(S), (B, S))
     for t in np.unique(ties):
-        rows, systems = np.nonzero(ties == t)
-        first = better[rows, systems]
-        for offset in range(t):
-            np.add.at(probabilities, (systems, first + offset), 1.0 / t)
+        tied = ties == t
+        first, owner = better[tied], systems[tied]
+        times = sum(np.bincount(owner * S + first + offset, minlength=S * S) for offset in range(t)).reshape(S, S)
+        if t == 1:
+            probabilities += times  # whole counts: exact in any order
+            continue
+        for repeat in range(int(times.max())):  # 1/t added to each cell as many times as it falls there
+            probabilities[times > repeat] += 1.0 / t
     return probabilities / B
+
+
+def _rank_counts(score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each entry of ``score`` (B, S; no NaN): how many in its row are larger, and how many equal (itself
+    included), from one sort of each row."""
+    B, S = score.shape
+    order = np.argsort(score, axis=1, kind="stable")
+    ordered = np.take_along_axis(score, order, axis=1)
+    starts = np.ones((B, S + 1), dtype=bool)
+    starts[:, 1:S] = ordered[:, 1:] != ordered[:, :-1]  # a new value begins at this position (and at the end)
+    position = np.arange(S + 1)
+    first = np.maximum.accumulate(np.where(starts[:, :S], position[:S], 0), axis=1)  # where its value begins
+    after = np.minimum.accumulate(np.where(starts[:, 1:], position[1:], S)[:, ::-1], axis=1)[:, ::-1]  # ends
+    better, ties = np.empty((B, S), dtype=np.int64), np.empty((B, S), dtype=np.int64)
+    np.put_along_axis(better, order, S - after, axis=1)
+    np.put_along_axis(ties, order, after - first, axis=1)
+    return better, ties
 
 
 def _system_draws(counts: Counts, system: int, B: int,
