@@ -189,3 +189,19 @@ def test_a_system_given_twice_is_named_identical(task, tmp_path):
     verdict = json.loads(result.stdout)["verdict"]
     assert verdict["identical_systems"] == [["A", "C"]], task
     assert "Identical predictions: A = C." in verdict["text"], task
+
+
+def test_the_randomisation_rounds_do_not_follow_the_bootstrap_count(audited):
+    """Every task's approximate randomisation starts from the same R₀ = AR_ROUNDS, raised to ⌈2m/α⌉ where the
+    family needs it, whatever --bootstrap sets the intervals to (the fixtures run at --bootstrap 60; tagging and
+    translation once drew only max(60, ⌈2m/α⌉) = 60 rounds where classification drew 1000)."""
+    from auditor.analyses.randomisation import AR_ROUNDS
+    from auditor.analyses.significance import randomisation_rounds
+
+    task, _, document = audited
+    statistics = document["statistics"]
+    rounds = [t["rounds"] for t in document.get("tests") or () if t.get("method") == "approximate_randomisation"]
+    assert rounds, task
+    S = len(document["systems"])
+    assert set(rounds) == {randomisation_rounds(AR_ROUNDS, S * (S - 1) // 2, 0.05)}, task
+    assert statistics.get("randomisation_rounds", rounds[0]) == rounds[0], task

@@ -195,6 +195,7 @@ def _intervals(aligned: Aligned, spans: Any, layout: Layout, active: np.ndarray,
     scipy. With ``clusters`` (of sentences) whole clusters are drawn and swapped."""
     from dataclasses import replace
 
+    from auditor.analyses.randomisation import AR_ROUNDS
     from auditor.analyses.significance import RANK_RULE, randomisation_rounds, rounds_rule
     from auditor.analyses.units import UnitResampler, block_rows, randomisation_tests, unit_statistics
 
@@ -210,7 +211,7 @@ def _intervals(aligned: Aligned, spans: Any, layout: Layout, active: np.ndarray,
             lambda sums: _evaluate(layout.parts(sums), active, spans is not None), dtype, advance)
     tested = None if analyses is not None and "statistics" not in analyses else [m for m in TESTED if m in observed]
     tests, S = None, len(aligned.names)
-    rounds = randomisation_rounds(options.bootstrap, S * (S - 1) // 2, options.alpha)
+    rounds = randomisation_rounds(AR_ROUNDS, S * (S - 1) // 2, options.alpha)
     if tested is not None:
         pair = replace(layout, S=2)
         tests = randomisation_tests(

@@ -10,6 +10,7 @@ import numpy as np
 
 from auditor.analyses.intervals import jackknife_se
 from auditor.analyses.profile import identical_rows
+from auditor.analyses.randomisation import AR_ROUNDS
 from auditor.analyses.significance import RANK_RULE, randomisation_rounds, rounds_rule
 from auditor.analyses.units import UnitStatistics, unit_statistics
 from auditor.errors import UsageError
@@ -200,7 +201,7 @@ def _tests(corpus: Corpus, observed, resampled, options: AuditOptions, analyses,
         return None, "not run: only the bootstrap intervals were requested (auditor score's table)", 0
     if len(corpus.systems) < 2:
         return None, "not run: one system", 0
-    rounds = randomisation_rounds(options.bootstrap, len(pairs), options.alpha)
+    rounds = randomisation_rounds(AR_ROUNDS, len(pairs), options.alpha)
     tests = resampling.paired_tests(corpus, observed, resampled, rounds, options.seed, beta, k, pairs,
                                     options.correction, progress)
     floor = len(pairs) / (options.bootstrap + 1)
