@@ -205,3 +205,12 @@ def test_the_randomisation_rounds_do_not_follow_the_bootstrap_count(audited):
     S = len(document["systems"])
     assert set(rounds) == {randomisation_rounds(AR_ROUNDS, S * (S - 1) // 2, 0.05)}, task
     assert statistics.get("randomisation_rounds", rounds[0]) == rounds[0], task
+
+
+def test_each_signature_field_is_named_once(audited):
+    """Split on "|", each field's name (before its first ":") occurs once, so a reader or a script looking up
+    ``tok`` or ``case`` finds auditor's own field (translation once embedded sacrebleu's signatures verbatim, whose
+    ``case``, ``tok`` and ``version`` repeated auditor's names)."""
+    task, _, document = audited
+    names = [field.split(":", 1)[0] for field in document["signature"].split("|")]
+    assert len(names) == len(set(names)), (task, names)

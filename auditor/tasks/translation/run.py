@@ -256,7 +256,10 @@ def _signature(sources: Mapping[str, Any], opts: Mapping[str, Any], corpus: Corp
     refs = "+".join(sources[name]["sha256"][:12] for name in references)
     own = (("tok", opts["tokenize"]), ("case", "lc" if opts["lowercase"] else "mixed"),
            ("beta", f"{opts['f_beta']:g}"), ("k", f"{opts['microf_k']:g}"))
-    after = [("BLEU", corpus.signatures["bleu"]), ("chrF2", corpus.signatures["chrf"])]
+    # sacrebleu's own signatures with "," for its "|", so that each field of ours is named once (its "case" and
+    # "tok" stay inside the BLEU and chrF2 fields); audit.json's options.sacrebleu keeps them verbatim
+    after = [("BLEU", corpus.signatures["bleu"].replace("|", ",")),
+             ("chrF2", corpus.signatures["chrf"].replace("|", ","))]
     if "human" in sources:
         after.append(("human", sources["human"]["sha256"][:12]))
     return Signature.of_units("translation", (("ref", refs),), {n: sources[n]["sha256"] for n in corpus.systems},
