@@ -102,10 +102,10 @@ def test_a_task_refuses_the_options_only_classification_reads(name):
 
 
 def test_the_statistics_stage_says_when_and_why_no_pair_is_tested():
-    """One rule for the tasks tested by approximate randomisation over units (results.unit_statistics_stage): the
-    rounds come from --bootstrap, so --bootstrap 0 tests nothing and the note says so; a request for intervals only
-    tests nothing; otherwise ``pair_tests_of`` runs with randomisation_rounds' rounds (max(B, ⌈2m/α⌉) = ⌈2·3/0.05⌉ =
-    120 for B = 10 and m = 3 pairs); the tested metrics' best sets follow."""
+    """One rule for the tasks tested by approximate randomisation over units (results.unit_statistics_stage):
+    --bootstrap 0 draws nothing, so it tests nothing and the note says so; a request for intervals only tests
+    nothing; otherwise ``pair_tests_of`` runs with randomisation_rounds' rounds (max(R₀, ⌈2m/α⌉) = max(1000, 120)
+    for m = 3 pairs at α = 0.05, whatever B); the tested metrics' best sets follow."""
     from auditor.results import unit_statistics_stage
 
     observed = {"f": np.array([0.9, 0.5, 0.1])}
@@ -125,7 +125,7 @@ def test_the_statistics_stage_says_when_and_why_no_pair_is_tested():
     assert none.to_json(("a", "b", "c"))["pairwise_tests_unavailable"] == "not run: --bootstrap 0"
     assert stage(10, ("rankings",)).tests is None and not asked
     tested = stage(10)
-    assert asked == [120] and tested.rounds == 120 and tested.seed == 3 and tested.unit == "segment"
+    assert asked == [1000] and tested.rounds == 1000 and tested.seed == 3 and tested.unit == "segment"
     assert tested.best_set["f"].systems == ("a",)
 
 

@@ -7,6 +7,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from auditor.analyses.profile import identical_rows
 from auditor.errors import InputError, UsageError
 from auditor.io.clusters import numbered_clusters
 from auditor.io.parallel import in_order
@@ -140,7 +141,8 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
     ranking = None if analyses is not None and "rankings" not in analyses else \
         unit_rankings(metrics, [m for m in RANKED if m in observed], stats.tests, options.alpha)
     verdict = unit_verdict(metrics, [m for m in TESTED if m in observed], stats.tests, stats.best_set, None,
-                           {**SHORT, "accuracy": "Acc", "macro_f1": "token macF1"})
+                           {**SHORT, "accuracy": "Acc", "macro_f1": "token macF1"},
+                           identical_rows(aligned.names, aligned.systems))
     shared = unit_options(options, resampling_unit="sentence", scheme=scheme, span_rule=rule)
     own = (("tags", str(layout.k)), ("scheme", scheme or "none"), ("rule", rule or "none"))
     audit = TaggingAudit(
