@@ -116,9 +116,11 @@ def test_same_seed_same_result_regardless_of_threads_and_different_seed_differs(
 
 
 @pytest.mark.parametrize("k, n", [(4, 300), (12, 20)])  # dense tables, and cells (k² > 4N)
-def test_interval_values_drawn_by_groups_of_systems_equal_one_batch_of_every_system(k, n):
-    """Each group of systems is drawn and scored on a worker: the values equal every system's draws scored in
-    one batch (each system has its own stream; a metric of a table is computed table by table)."""
+def test_interval_and_paired_values_equal_one_batch_of_every_system(k, n, monkeypatch):
+    """Each group of systems is drawn and scored on a worker, the paired resamples' metrics in batches of a few
+    tables: the values equal every system's draws scored in one batch (each system has its own stream; a metric
+    of a table is computed table by table)."""
+    monkeypatch.setattr(bootstrap_module, "BATCH_TABLES", 20)
     counts = synthetic_counts(seed=3, n=n, k=k, accuracies=(0.9, 0.7, 0.6, 0.5, 0.45, 0.4, 0.3))
     metrics = [metric for metric in REGISTRY.scalar() if not metric.per_class]
     whole = [catalogue_compute(stats, metrics) for stats in bootstrap_module.system_resamples(counts, 40, seed=5)]
@@ -127,6 +129,11 @@ def test_interval_values_drawn_by_groups_of_systems_equal_one_batch_of_every_sys
         got = bootstrap_module._interval_values(counts, metrics, 40, 5, False, threads, lambda steps: None, chunk)
         for metric in metrics:
             np.testing.assert_array_equal(got[metric.id], expected[metric.id])
+    resampler = Resampler(counts, 40, 5, 16)  # the paired resamples' metrics, computed in smaller batches
+    joint = bootstrap_module._joint_values(counts, metrics, 40, 5, False, 1, lambda steps: None, 16)
+    for metric in metrics:
+        np.testing.assert_array_equal(joint[metric.id], np.concatenate(
+            [catalogue_compute(resampler.stats(index), metrics)[metric.id] for index in range(resampler.n_chunks)]))
 
 
 def test_percentile_intervals_equal_each_columns_own():

@@ -250,6 +250,11 @@ def _stack(counts: Counts, draws: Sequence[tuple[np.ndarray, np.ndarray]], spars
     return ConfusionStats(dense.reshape(size, S, k, k), all_labels_active)
 
 
+#: Tables per batch the metrics are computed on: about 2,000 10 x 10 tables stay in the cache (100,000 tables of
+#: 100 systems' resamples cost 0.54 s of metrics in batches of 2,000, 0.67 s in batches of 16,000).
+BATCH_TABLES = 2048
+
+
 def system_resamples(counts: Counts, B: int, seed: int, all_labels_active: bool = False,
                      chunk: int | None = None, systems: Sequence[int] | None = None) -> Iterator[ConfusionStats]:
     """``B`` resamples of every system's own confusion matrix (:func:`_system_draws`), as stats of
@@ -262,7 +267,7 @@ def system_resamples(counts: Counts, B: int, seed: int, all_labels_active: bool 
     sparse = sparse_draws(k, n)
     cells = int(sum(np.count_nonzero(counts.confusion[s]) for s in chosen))
     per_draw = 24 * cells + (400 * k * S if sparse else 16 * k * k * S)
-    chunk = max(1, min(B, chunk or CHUNK_BYTES // max(per_draw, 1)))
+    chunk = max(1, min(B, chunk or min(CHUNK_BYTES // max(per_draw, 1), max(1, BATCH_TABLES // max(S, 1)))))
     streams = [_system_draws(counts, s, B, seed, chunk) for s in chosen]
     for draws in zip(*streams):
         yield _stack(counts, draws, sparse, all_labels_active)
@@ -306,7 +311,13 @@ def _joint_values(counts: Counts, metrics: Sequence[Metric], B: int, seed: int, 
     resampler = Resampler(counts, B, seed, chunk)
 
     def work(index: int) -> tuple[int, dict[str, np.ndarray]]:
-        return index, compute(resampler.stats(index, all_labels_active), metrics, all_labels_active)
+        if resampler.paired and resampler.sparse:
+            return index, compute(resampler.stats(index, all_labels_active), metrics, all_labels_active)
+        confusion = resampler.confusion(index)  # the metrics in batches of about BATCH_TABLES tables
+        step = max(1, BATCH_TABLES // max(confusion.shape[1], 1))
+        parts = [compute(ConfusionStats(confusion[start:start + step], all_labels_active), metrics,
+                         all_labels_active) for start in range(0, confusion.shape[0], step)]
+        return index, {metric.id: np.concatenate([part[metric.id] for part in parts]) for metric in metrics}
 
     indices = range(resampler.n_chunks)
     if threads > 1 and resampler.n_chunks > 1:
