@@ -634,15 +634,17 @@ def unit_rankings(metrics: Mapping[str, Mapping[str, Score]], ranked: Sequence[s
 
 def unit_verdict(metrics: Mapping[str, Mapping[str, Score]], keys: Sequence[str], tests: Sequence[PairTest] | None,
                  best_set: Mapping[str, BestSet] | None, primary: str | None = None,
-                 short: Mapping[str, str] | None = None) -> Verdict:
+                 short: Mapping[str, str] | None = None, identical: Sequence[Sequence[str]] = ()) -> Verdict:
     """Whether the winner depends on the metric among ``keys``, read off their best sets (approximate randomisation
-    against each metric's top system), as every task's verdict (:func:`auditor.analyses.verdict.decide`)."""
+    against each metric's top system), as every task's verdict (:func:`auditor.analyses.verdict.decide`);
+    ``identical``: groups of systems with the same prediction on every unit
+    (:func:`auditor.analyses.profile.identical_rows`), named in the text."""
     from auditor.analyses.families import RANDOMISATION
     from auditor.analyses.verdict import Tested, decide
 
     tested = Tested(best_set, [t for t in tests or () if t.method == RANDOMISATION]) if best_set else None
-    return decide({m: {s: row[m].value for s, row in metrics.items()} for m in keys}, tested, primary, (), short,
-                  tuple(keys))
+    return decide({m: {s: row[m].value for s, row in metrics.items()} for m in keys}, tested, primary, identical,
+                  short, tuple(keys))
 
 
 def unit_options(options: AuditOptions, **own: Any) -> dict[str, Any]:

@@ -144,6 +144,7 @@ def _rankings(aligned: Aligned, counted: Any, statistics: Any, analyses: Sequenc
     if analyses is not None and "rankings" not in analyses:
         return None, None
     from auditor.analyses.families import RANDOMISATION, significance_lookup
+    from auditor.analyses.profile import identical_rows
     from auditor.analyses.rankings import rank_disagreement
     from auditor.analyses.verdict import Tested, decide
     from auditor.tasks.multilabel.resampling import primary_method
@@ -156,7 +157,9 @@ def _rankings(aligned: Aligned, counted: Any, statistics: Any, analyses: Sequenc
     lookup = None if tested is None else significance_lookup(tested.tests, statistics.alpha, method_of)
     ranking = rank_disagreement(values, METRIC_IDS, lookup)
     by_metric = {m: {name: values[name][m] for name in aligned.names} for m in METRIC_IDS}
-    verdict = decide(by_metric, tested, primary, (), SHORT, KEY_METRICS)
+    identical = identical_rows(aligned.names, [np.packbits(aligned.system(s), axis=1)
+                                               for s in range(len(aligned.names))])
+    verdict = decide(by_metric, tested, primary, identical, SHORT, KEY_METRICS)
     return ranking, verdict
 
 

@@ -7,6 +7,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from auditor.analyses.profile import identical_rows
 from auditor.errors import InputError, UsageError
 from auditor.io.parallel import in_order
 from auditor.io.source import Source
@@ -137,7 +138,8 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
     ranking = None if analyses is not None and "rankings" not in analyses else \
         unit_rankings(metrics, [m for m in RANKED if m in observed], tests, options.alpha)
     verdict = unit_verdict(metrics, [m for m in TESTED if m in observed], tests, best, None,
-                           {**SHORT, "accuracy": "Acc", "macro_f1": "token macF1"})
+                           {**SHORT, "accuracy": "Acc", "macro_f1": "token macF1"},
+                           identical_rows(aligned.names, aligned.systems))
     shared = unit_options(options, resampling_unit="sentence", scheme=scheme, span_rule=rule)
     own = (("tags", str(layout.k)), ("scheme", scheme or "none"), ("rule", rule or "none"))
     audit = TaggingAudit(
@@ -193,6 +195,7 @@ def _intervals(aligned: Aligned, spans: Any, layout: Layout, active: np.ndarray,
     scipy. With ``clusters`` (of sentences) whole clusters are drawn and swapped."""
     from dataclasses import replace
 
+    from auditor.analyses.randomisation import AR_ROUNDS
     from auditor.analyses.significance import RANK_RULE, randomisation_rounds, rounds_rule
     from auditor.analyses.units import UnitResampler, block_rows, randomisation_tests, unit_statistics
 
@@ -208,7 +211,7 @@ def _intervals(aligned: Aligned, spans: Any, layout: Layout, active: np.ndarray,
             lambda sums: _evaluate(layout.parts(sums), active, spans is not None), dtype, advance)
     tested = None if analyses is not None and "statistics" not in analyses else [m for m in TESTED if m in observed]
     tests, S = None, len(aligned.names)
-    rounds = randomisation_rounds(options.bootstrap, S * (S - 1) // 2, options.alpha)
+    rounds = randomisation_rounds(AR_ROUNDS, S * (S - 1) // 2, options.alpha)
     if tested is not None:
         pair = replace(layout, S=2)
         tests = randomisation_tests(

@@ -13,7 +13,7 @@ from typing import Mapping
 
 import numpy as np
 
-from auditor.tasks.translation.counting import Corpus
+from auditor.tasks.translation.counting import Corpus, flat_sum
 from auditor.tasks.translation.measures import type_f
 
 #: (name, lowest count, highest count) of each band.
@@ -44,7 +44,7 @@ class TypeProfile:
 
 def profile(corpus: Corpus, beta: float) -> TypeProfile:
     """Bands and per-system band figures from the corpus' type totals."""
-    reference = np.asarray(corpus.reference.sum(axis=0)).ravel()
+    reference = flat_sum(corpus.reference, 0)
     totals = {name: corpus.counts[name].totals(corpus.reference) for name in corpus.systems}
     bands = []
     for name, low, high in BANDS:

@@ -81,9 +81,11 @@ def from_sums(size, f_total, weight_total, weighted_f) -> tuple[np.ndarray, np.n
     return macro, micro
 
 
-def bleu_from_statistics(stats: np.ndarray, order: int = 4) -> np.ndarray:
+def bleu_from_statistics(stats: np.ndarray, order: int = 4, effective_order: bool = False) -> np.ndarray:
     """Corpus BLEU (fraction) from summed statistics ``[..., hyp_len, ref_len, correct_1..n, total_1..n]``,
-    as ``sacrebleu.BLEU.compute_bleu(smooth_method='exp', effective_order=False)``."""
+    as ``sacrebleu.BLEU.compute_bleu(smooth_method='exp', effective_order=False)``; with ``effective_order`` the
+    mean of the log precisions runs over the orders the hypothesis has n-grams of, as one segment's sentence BLEU
+    (``sacrebleu.BLEU(effective_order=True).sentence_score``, what ``sacrebleu.sentence_bleu`` gives)."""
     stats = np.asarray(stats, dtype=np.float64)
     sys_len, ref_len = stats[..., 0], stats[..., 1]
     correct, total = stats[..., 2:2 + order], stats[..., 2 + order:2 + 2 * order]
@@ -95,7 +97,10 @@ def bleu_from_statistics(stats: np.ndarray, order: int = 4) -> np.ndarray:
         smooth = 2.0 ** np.cumsum(zero, axis=-1)  # 'exp' smoothing: 1/2, 1/4, ... of one match
         precision = np.where(reached, np.where(zero, 100.0 / (smooth * total), 100.0 * correct / total), 0.0)
         logs = np.where(precision > 0, np.log(np.where(precision > 0, precision, 1.0)), LOG_FLOOR)
-        score = bp * np.exp(logs.sum(axis=-1) / order)
+        orders = order
+        if effective_order:  # the orders not reached leave the mean
+            logs, orders = np.where(reached, logs, 0.0), np.maximum(reached.sum(axis=-1), 1)
+        score = bp * np.exp(logs.sum(axis=-1) / orders)
     return np.where(correct.sum(axis=-1) > 0, score, 0.0) / 100.0
 
 

@@ -9,6 +9,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from auditor.analyses.intervals import jackknife_se
+from auditor.analyses.profile import identical_rows
+from auditor.analyses.randomisation import AR_ROUNDS
 from auditor.analyses.significance import RANK_RULE, randomisation_rounds, rounds_rule
 from auditor.analyses.units import UnitStatistics, unit_statistics
 from auditor.errors import UsageError
@@ -96,7 +98,8 @@ def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: Audit
     primary = recommendation.primary
     if clusters is not None:
         stats = dataclasses.replace(stats, resampling=_resampling(corpus, clusters, stats, primary, f_beta, microf_k))
-    verdict = unit_verdict(metrics, resampling.METRICS, stats.tests, stats.best_set, primary, NAMES)
+    identical = identical_rows(corpus.systems, ["\n".join(texts[name]).encode() for name in corpus.systems])
+    verdict = unit_verdict(metrics, resampling.METRICS, stats.tests, stats.best_set, primary, NAMES, identical)
     return TranslationAudit(
         signature=_signature(sources, opts, corpus, clusters), n_items=corpus.n_segments, systems=corpus.systems,
         sources=sources, options=opts, metrics=metrics, types=types,
@@ -198,7 +201,7 @@ def _tests(corpus: Corpus, observed, resampled, options: AuditOptions, analyses,
         return None, "not run: only the bootstrap intervals were requested (auditor score's table)", 0
     if len(corpus.systems) < 2:
         return None, "not run: one system", 0
-    rounds = randomisation_rounds(options.bootstrap, len(pairs), options.alpha)
+    rounds = randomisation_rounds(AR_ROUNDS, len(pairs), options.alpha)
     tests = resampling.paired_tests(corpus, observed, resampled, rounds, options.seed, beta, k, pairs,
                                     options.correction, progress)
     floor = len(pairs) / (options.bootstrap + 1)
@@ -253,7 +256,10 @@ def _signature(sources: Mapping[str, Any], opts: Mapping[str, Any], corpus: Corp
     refs = "+".join(sources[name]["sha256"][:12] for name in references)
     own = (("tok", opts["tokenize"]), ("case", "lc" if opts["lowercase"] else "mixed"),
            ("beta", f"{opts['f_beta']:g}"), ("k", f"{opts['microf_k']:g}"))
-    after = [("BLEU", corpus.signatures["bleu"]), ("chrF2", corpus.signatures["chrf"])]
+    # sacrebleu's own signatures with "," for its "|", so that each field of ours is named once (its "case" and
+    # "tok" stay inside the BLEU and chrF2 fields); audit.json's options.sacrebleu keeps them verbatim
+    after = [("BLEU", corpus.signatures["bleu"].replace("|", ",")),
+             ("chrF2", corpus.signatures["chrf"].replace("|", ","))]
     if "human" in sources:
         after.append(("human", sources["human"]["sha256"][:12]))
     return Signature.of_units("translation", (("ref", refs),), {n: sources[n]["sha256"] for n in corpus.systems},
