@@ -69,11 +69,11 @@ def _clusters(options: AuditOptions, gold_file: Any, aligned: Any) -> Any:
     """The items' clusters from ``--clusters`` (ids: the gold's item ids, or 1-based item numbers), or None."""
     if options.clusters is None:
         return None
-    from auditor.io.clusters import numbered, read_clusters
+    from auditor.io.clusters import numbered_clusters, read_clusters
 
     ids = gold_file.column.id_array
     if ids is None:
-        return read_clusters(options.clusters, numbered(aligned.n_items), "item", "item number")
+        return numbered_clusters(options.clusters, aligned.n_items, "item")
     return read_clusters(options.clusters, [str(x) for x in ids.to_pylist()], "item", "item id")
 
 

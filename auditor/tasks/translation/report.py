@@ -43,7 +43,7 @@ SAID_ONCE = ("macrof", "microf")
 def spine(audit: Any) -> Spine:
     """What the skeleton reads from a translation audit. The type-F convention (P_c = 1 for a type never produced)
     is said once, in the metrics section, not as a ledger entry per cell."""
-    return Spine.of_units(audit, names(NAMES), SAID_ONCE, None if audit.tests is not None else audit.statistics.note)
+    return Spine.of_units(audit, names(NAMES), SAID_ONCE)
 
 
 def summary_section(ctx: Context) -> Section:
