@@ -21,12 +21,16 @@ import numpy as np
 
 from auditor.analyses.bootstrap import percentile_intervals
 from auditor.analyses.rankings import kendall_tau_b, pearson
+from auditor.formatting import nan_to_none
 
 
 @dataclass(frozen=True)
 class Correlation:
     value: float
     ci: tuple[float, float] | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"value": nan_to_none(self.value), "ci": list(self.ci) if self.ci else None}
 
 
 @dataclass(frozen=True)

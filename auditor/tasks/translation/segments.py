@@ -34,7 +34,7 @@ METHOD = ("Kendall's tau-b between the metric's and the human segment scores ove
 def segment_f(match: scipy.sparse.csr_matrix, predicted: scipy.sparse.csr_matrix,
               reference: scipy.sparse.csr_matrix, beta: float, k: float) -> tuple[np.ndarray, np.ndarray]:
     """(MacroF, MicroF) of each segment (row) from its own type counts: V = the types the segment's output or
-    reference holds, F_c = (1+β²)·Match/(β²·Refs + Preds) on V (:func:`~.measures.f_sums`); NaN for a segment
+    reference holds, F_c = (1+β²)·Match/(β²·Refs + Preds) on V (:func:`~.measures.f_terms`); NaN for a segment
     with no token on either side."""
     b2 = beta * beta
     denominator = (b2 * reference + predicted).tocsr()
