@@ -87,6 +87,18 @@ def test_flips_on_constructed_case():
     assert with_tests[0].significant == {"m1": True, "m2": False, "m3": False}
 
 
+def test_flips_between_two_metrics_are_the_pairs_they_order_differently():
+    """m3 reverses m1's order A > B > C; m2 keeps A first but ties B and C: m1 and m3 order every pair differently,
+    m2 and m3 the pairs with A (B = C under m2 is no side), m1 and m2 none; the order of the two names is free."""
+    values = {"A": {"m1": 0.8, "m2": 0.6, "m3": 0.1}, "B": {"m1": 0.7, "m2": 0.5, "m3": 0.2},
+              "C": {"m1": 0.1, "m2": 0.5, "m3": 0.3}}
+    result = rank_disagreement(values, ["m1", "m2", "m3"])
+    assert {(f.a, f.b) for f in result.flips_between("m1", "m3")} == {("A", "B"), ("A", "C"), ("B", "C")}
+    assert result.flips_between("m3", "m1") == result.flips_between("m1", "m3")
+    assert {(f.a, f.b) for f in result.flips_between("m2", "m3")} == {("A", "B"), ("A", "C")}  # B = C under m2
+    assert result.flips_between("m1", "m2") == []
+
+
 def test_json_sections_and_undefined_reported():
     values = {"A": {"accuracy": 0.9, "mcc": None}, "B": {"accuracy": 0.8, "mcc": 0.3}}
     result = rank_disagreement(values, ["accuracy", "mcc"])

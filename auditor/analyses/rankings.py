@@ -153,6 +153,11 @@ class RankDisagreement:
     def winners(self) -> dict[str, str]:
         return {metric: self.ranking(metric)[0] for metric in self.metrics}
 
+    def flips_between(self, first: str, second: str) -> list[Flip]:
+        """The flipping pairs that ``first`` and ``second`` order differently (one on each side)."""
+        return [f for f in self.flips if (first in f.a_better_under and second in f.b_better_under)
+                or (first in f.b_better_under and second in f.a_better_under)]
+
     def rank(self, system: str, metric: str) -> float:
         """Average rank of ``system`` under ``metric`` (1 = best)."""
         return float(self.ranks[self.systems.index(system), self.metrics.index(metric)])
