@@ -634,15 +634,17 @@ def unit_rankings(metrics: Mapping[str, Mapping[str, Score]], ranked: Sequence[s
 
 def unit_verdict(metrics: Mapping[str, Mapping[str, Score]], keys: Sequence[str], tests: Sequence[PairTest] | None,
                  best_set: Mapping[str, BestSet] | None, primary: str | None = None,
-                 short: Mapping[str, str] | None = None) -> Verdict:
+                 short: Mapping[str, str] | None = None, identical: Sequence[Sequence[str]] = ()) -> Verdict:
     """Whether the winner depends on the metric among ``keys``, read off their best sets (approximate randomisation
-    against each metric's top system), as every task's verdict (:func:`auditor.analyses.verdict.decide`)."""
+    against each metric's top system), as every task's verdict (:func:`auditor.analyses.verdict.decide`);
+    ``identical``: groups of systems with the same prediction on every unit
+    (:func:`auditor.analyses.profile.identical_rows`), named in the text."""
     from auditor.analyses.families import RANDOMISATION
     from auditor.analyses.verdict import Tested, decide
 
     tested = Tested(best_set, [t for t in tests or () if t.method == RANDOMISATION]) if best_set else None
-    return decide({m: {s: row[m].value for s, row in metrics.items()} for m in keys}, tested, primary, (), short,
-                  tuple(keys))
+    return decide({m: {s: row[m].value for s, row in metrics.items()} for m in keys}, tested, primary, identical,
+                  short, tuple(keys))
 
 
 def unit_options(options: AuditOptions, **own: Any) -> dict[str, Any]:
@@ -668,3 +670,32 @@ def unit_scores(systems: Sequence[str], observed: Mapping[str, np.ndarray],
             out[system][metric] = Score.of(MetricValue(value, *ledger(metric, s, value)), bounds,
                                            None if bounds is None else level)
     return out
+
+
+def unit_statistics_stage(values: Mapping[str, np.ndarray], observed: Mapping[str, np.ndarray],
+                          systems: Sequence[str], options: AuditOptions, analyses: Sequence[str] | None,
+                          tested: Sequence[str], pair_tests_of: Callable[[int], Sequence[PairTest]], pairs: int,
+                          unit: str, clusters: Any = None, **record: Any) -> UnitStatistics:
+    """The statistics of a task counted per unit whose pairs are tested by approximate randomisation over units
+    (tagging, translation): the intervals and ranks of the resampled ``values`` (metric -> (B, S); none with
+    ``--bootstrap 0``) and the pair tests of the ``tested`` metrics, ``pair_tests_of(rounds)`` over the ``pairs``
+    pairs with the rounds :func:`~auditor.analyses.significance.randomisation_rounds` asks of
+    :data:`~auditor.analyses.randomisation.AR_ROUNDS`, as every task kind. No test runs with ``--bootstrap 0`` (no
+    random draws; the note says so) nor when the ``analyses`` leave ``statistics`` out (``auditor score``'s table);
+    one system has no pair, so none is tested and it is its own best set, as in classification. ``record``: the
+    rest of :func:`~auditor.analyses.units.unit_statistics`' keywords."""
+    from auditor.analyses.randomisation import AR_ROUNDS
+    from auditor.analyses.significance import RANK_RULE, randomisation_rounds, rounds_rule
+    from auditor.analyses.units import unit_statistics
+
+    untested = None
+    if not options.bootstrap:
+        untested = "not run: --bootstrap 0"
+    elif analyses is not None and "statistics" not in analyses:
+        untested = "not requested (auditor score shows intervals only)"
+    rounds = 0 if untested else randomisation_rounds(AR_ROUNDS, pairs, options.alpha)
+    tests = None if untested else tuple(pair_tests_of(rounds))
+    return unit_statistics(values, observed, systems, options.bootstrap, options.alpha, options.correction,
+                           None if untested else tested, tests, clusters, seed=options.seed, unit=unit,
+                           rank_rule=RANK_RULE, rounds=rounds, rounds_rule=rounds_rule(rounds, pairs, options.alpha),
+                           note=untested, **record)

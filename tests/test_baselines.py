@@ -398,3 +398,37 @@ def test_json_has_the_adjusted_shuffle_p_value_and_its_correction():
     # one defined system in the family (m's kappa is 0 for a constant predictor, p = 1): BH of 2
     assert entry["p_shuffle_adjusted"] >= entry["p_shuffle"]
     assert document["chance"]["systems"]["m"]["mcc"]["p_shuffle_adjusted"] is None
+
+
+@pytest.mark.parametrize("k, n", [(4, 300), (12, 20)])  # dense tables, and cells (k² > 4N)
+def test_every_systems_shuffle_checked_and_summarised_at_once_equals_one_by_one(k, n):
+    """The shuffles' affine checks and summaries are computed for every system at once: the same answers and
+    floats as system by system (each table's stats are its own sums, in the same order)."""
+    from auditor.analyses import baselines
+    from auditor.analyses.affine_check import affine_of_baselines, affine_pairs, stacked
+    from auditor.metrics.registry import REGISTRY
+
+    rng = np.random.default_rng(7)
+    gold = rng.integers(0, k, n)
+    counts = count(gold, {f"s{s}": np.where(rng.random(n) < 0.3 + 0.1 * s, gold, rng.integers(0, k, n))
+                          for s in range(5)})
+    metrics = [m for m in REGISTRY.scalar() if not m.per_class]
+    support = counts.support.astype(np.int64)
+    columns = counts.confusion.sum(axis=1).astype(np.int64)
+    pairs = [affine_pairs(np.random.default_rng(s), 30) for s in range(5)]
+    drawn = [baselines._draw_values("shuffle", np.random.default_rng(10 + s), support, columns[s], 30, metrics,
+                                    False, pairs[s]) for s in range(5)]
+    mixed = [m for _, m in drawn]
+    whole = stacked(mixed)
+    for index, one in enumerate(mixed):
+        for name in ("row", "col", "diag", "n"):
+            np.testing.assert_array_equal(getattr(whole, name)[index], getattr(one, name))
+    together = affine_of_baselines(pairs, mixed, [v for v, _ in drawn], "shuffle", support, columns, metrics, False)
+    alone = [affine_of_baselines([pairs[s]], [mixed[s]], [drawn[s][0]], "shuffle", support, columns[s][None],
+                                 metrics, False)[0] for s in range(5)]
+    assert together == alone
+    expected = support[None, :, None] * columns[:, None, :] / n
+    summaries = baselines._distributions_of(expected, together, [v for v, _ in drawn], metrics, False, alpha=0.05)
+    for s in range(5):
+        assert summaries[s] == baselines._distributions(expected[s], together[s], drawn[s][0], metrics, False,
+                                                        alpha=0.05)

@@ -20,6 +20,7 @@ from auditor.analyses import resample as resample_module
 from auditor.analyses.bootstrap import bootstrap, percentile_intervals, rank_probabilities
 from auditor.analyses.resample import Resampler
 from auditor.io.counts import confusion_tensor, count
+from auditor.metrics.catalogue import compute as catalogue_compute
 from auditor.metrics.registry import REGISTRY
 
 
@@ -112,6 +113,39 @@ def test_same_seed_same_result_regardless_of_threads_and_different_seed_differs(
     for metric_id in one.metric_ids:
         np.testing.assert_array_equal(one.values[metric_id], two.values[metric_id])
     assert not np.array_equal(one.values["accuracy"], other.values["accuracy"])
+
+
+@pytest.mark.parametrize("k, n", [(4, 300), (12, 20)])  # dense tables, and cells (k² > 4N)
+def test_interval_and_paired_values_equal_one_batch_of_every_system(k, n, monkeypatch):
+    """Each group of systems is drawn and scored on a worker, the paired resamples' metrics in batches of a few
+    tables: the values equal every system's draws scored in one batch (each system has its own stream; a metric
+    of a table is computed table by table)."""
+    monkeypatch.setattr(bootstrap_module, "BATCH_TABLES", 20)
+    counts = synthetic_counts(seed=3, n=n, k=k, accuracies=(0.9, 0.7, 0.6, 0.5, 0.45, 0.4, 0.3))
+    metrics = [metric for metric in REGISTRY.scalar() if not metric.per_class]
+    whole = [catalogue_compute(stats, metrics) for stats in bootstrap_module.system_resamples(counts, 40, seed=5)]
+    expected = {metric.id: np.concatenate([part[metric.id] for part in whole]) for metric in metrics}
+    for threads, chunk in ((1, None), (3, 7)):
+        got = bootstrap_module._interval_values(counts, metrics, 40, 5, False, threads, lambda steps: None, chunk)
+        for metric in metrics:
+            np.testing.assert_array_equal(got[metric.id], expected[metric.id])
+    resampler = Resampler(counts, 40, 5, 16)  # the paired resamples' metrics, computed in smaller batches
+    joint = bootstrap_module._joint_values(counts, metrics, 40, 5, False, 1, lambda steps: None, 16)
+    for metric in metrics:
+        np.testing.assert_array_equal(joint[metric.id], np.concatenate(
+            [catalogue_compute(resampler.stats(index), metrics)[metric.id] for index in range(resampler.n_chunks)]))
+
+
+def test_percentile_intervals_equal_each_columns_own():
+    values = np.random.default_rng(1).random((101, 6))
+    values[[3, 50], 1] = np.nan
+    values[:, 4] = np.nan
+    intervals, undefined = percentile_intervals(values, 0.05)
+    for column in range(6):
+        defined = values[:, column][~np.isnan(values[:, column])]
+        expected = np.percentile(defined, [2.5, 97.5]) if defined.size else [np.nan, np.nan]
+        np.testing.assert_array_equal(intervals[column], expected)
+    assert list(undefined) == [0, 2, 0, 0, 101, 0]
 
 
 def test_every_scalar_metric_gets_values_intervals_and_ranks():

@@ -159,3 +159,18 @@ def test_every_task_kind_resamples_clusters(tmp_path, task):
     assert f"cluster:{hashlib.sha256(clusters.read_bytes()).hexdigest()[:12]}" in document["signature"]
     schema = json.loads(resources.files("auditor").joinpath("audit.schema.json").read_text(encoding="utf-8"))
     jsonschema.validate(document, schema)
+
+
+def test_numbered_units_clusters_name_the_unit_number(tmp_path):
+    """Sentences, segments and the items of a gold without ids are known by their numbers: one reader for all three
+    (None without ``--clusters``), whose messages say what the number counts."""
+    from auditor.io.clusters import numbered_clusters
+
+    assert numbered_clusters(None, 3, "segment") is None
+    clusters = tmp_path / "clusters.tsv"
+    clusters.write_text("1\ta\n2\tb\n3\ta\n", encoding="utf-8")
+    found = numbered_clusters(str(clusters), 3, "sentence")
+    assert found.n_clusters == 2 and found.codes.tolist() == [0, 1, 0]
+    clusters.write_text("1\ta\n4\tb\n", encoding="utf-8")
+    with pytest.raises(InputError, match="segment number"):
+        numbered_clusters(str(clusters), 3, "segment")

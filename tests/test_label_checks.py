@@ -94,3 +94,16 @@ def test_same_confusion_matrix_is_not_identical_predictions():
                            bootstrap=0)
     assert (result.counts.confusion[0] == result.counts.confusion[1]).all()
     assert result.profile.identical_systems == (("x", "z"),)
+
+
+def test_identical_rows_groups_equal_predictions_in_system_order():
+    """By hand: rows 0, 2, 3 are equal, 1 differs in one place, 4 and 5 are equal bytes; a row of another length
+    never joins a group (the digest differs; ``np.array_equal`` would refuse it too)."""
+    import numpy as np
+
+    from auditor.analyses.profile import identical_rows
+
+    rows = [np.array([1, 2, 3]), np.array([1, 2, 4]), np.array([1, 2, 3]), np.array([1, 2, 3]), np.array([1, 2])]
+    assert identical_rows("abcde", rows) == (("a", "c", "d"),)
+    assert identical_rows(["x", "y", "z"], [b"one\ntwo", b"one\ntwo", b"one\ntw"]) == (("x", "y"),)
+    assert identical_rows(["only"], [np.zeros(3)]) == () and identical_rows(["p", "q"], [b"p", b"q"]) == ()

@@ -347,6 +347,8 @@ def test_randomisation_for_values_that_are_not_0_or_1():
     values = rng.random((2, 500))
     result = analyse("f1", ["x", "y"], np.vstack([values[0], values[0]]), 10, 1, 0.05, "holm")
     assert result.pairs[0].method == "approximate_randomisation" and result.pairs[0].p == 1.0
+    assert result.warnings == ("x = y: the same f1 on every item (the same log under two names?); they tie under "
+                               "every test",)
     # --bootstrap 0: no randomisation rounds, so no test and no best set, and the JSON says why
     none = analyse("f1", ["x", "y"], values, 0, 1, 0.05, "holm")
     assert none.pairs == () and none.best_set == () and "randomisation" in none.statistics_json()["not_run"]

@@ -53,3 +53,18 @@ def test_the_constant_predictors_by_hand():
     assert empty.exact["micro_recall"] == 0 and empty.exact["subset_accuracy"] == 0
     assert "a" in modal.description  # {a} is gold's most frequent set (items 3 and 5)
     assert modal.exact["subset_accuracy"] == pytest.approx(2 / 5)
+
+
+def test_the_monte_carlo_range_follows_alpha():
+    """The range is the alpha/2 and 1 − alpha/2 quantiles of the draws (numpy's linear interpolation, computed here
+    from the same draws by hand: the same seed gives the same permutations), so --alpha 0.2 narrows it."""
+    aligned = Aligned.of_bits(["s"], "abc", GOLD, [SYSTEM])
+    wide = shuffled(aligned, 0, np.random.default_rng(3), draws=40, alpha=0.05)
+    narrow = shuffled(aligned, 0, np.random.default_rng(3), draws=40, alpha=0.2)
+    rng = np.random.default_rng(3)
+    drawn = np.sort([values(GOLD, SYSTEM[rng.permutation(len(GOLD))])["micro_f1"] for _ in range(40)])
+    position = 0.1 * 39  # the 10% quantile of 40 values: between the 4th and 5th smallest
+    low = drawn[3] + (position - 3) * (drawn[4] - drawn[3])
+    assert narrow.low["micro_f1"] == pytest.approx(low, abs=1e-12)
+    assert wide.low["micro_f1"] <= narrow.low["micro_f1"] <= narrow.high["micro_f1"] <= wide.high["micro_f1"]
+    assert narrow.to_json()["alpha"] == 0.2 and wide.mean == narrow.mean

@@ -122,3 +122,22 @@ def test_the_probes_answer_as_the_figures_are_built():
                     again = metric.function(stats)
                 for value, expected in zip(again, witness.values):
                     assert (np.isnan(value) and np.isnan(expected)) or value == pytest.approx(expected)
+
+
+def test_an_error_metric_s_shuffle_p_counts_the_shuffles_at_or_below_it():
+    """MAE is lower-is-better: its shuffle p is (1 + #{shuffled MAE ≤ observed}) / (R + 1). A system right on 90% of
+    300 items (off by one level otherwise) is far below any shuffle's MAE, so p = 1/(R + 1); the settling route
+    once counted the shuffles at or above it and gave p = 1 ("not above chance") for every MAE figure."""
+    rng = np.random.default_rng(4)
+    gold = rng.integers(0, 5, 300)
+    good = np.where(rng.random(300) < 0.9, gold, np.clip(gold + 1, 0, 4))
+    result = audit(gold, {"good": good, "flat": np.full(300, 2)}, options=AuditOptions(bootstrap=200),
+                   analyses=["baselines"]).audit
+    for metric in ("mae", "mae_macro"):
+        drawn = result.baselines.shuffle_scores["good"][metric]
+        observed = result.systems["good"].metrics[metric].value
+        by_hand = (1 + np.count_nonzero(drawn <= observed + 1e-9)) / (drawn.size + 1)
+        comparison = result.baselines.chance["good"][metric]
+        assert comparison.p_shuffle == pytest.approx(by_hand) == pytest.approx(1 / (drawn.size + 1))
+        assert comparison.p_shuffle_adjusted < 0.05
+        assert result.baselines.chance["flat"][metric].p_shuffle == 1.0  # a constant is its own shuffle

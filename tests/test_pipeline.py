@@ -150,3 +150,41 @@ def test_a_new_report_section_is_its_module_alone(monkeypatch):
     with pytest.raises(RuntimeError, match="share a place"):
         sections.section(135)(lambda ctx: None)
         sections.builders()
+
+
+def test_the_stages_that_read_no_other_run_at_once_with_one_progress_display_and_the_same_results(monkeypatch):
+    """The chance baselines, the statistics and the property probes run on threads of their own: the audit is
+    the one the stages give in order, an enabled progress display serves them all, and an error is the first
+    stage's in order."""
+    import auditor.pipeline
+    from auditor.progress import Progress
+
+    rng = np.random.default_rng(4)
+    gold = rng.integers(0, 3, 120)
+    systems = {f"s{s}": np.where(rng.random(120) < 0.5 + 0.1 * s, gold, rng.integers(0, 3, 120)) for s in range(3)}
+    at_once = auditor.audit(gold, systems, bootstrap=40, progress=Progress(enabled=True)).to_json()
+
+    def in_order(reads, wanted):
+        done = {}
+        for stage in STAGES:
+            if stage.name in wanted and not any(reads[n] is None for n in stage.reads if n in OPTIONAL_INPUTS):
+                done[stage.name] = stage.analyse()(**{n: done.get(n) if n in ANALYSES else reads[n]
+                                                      for n in stage.reads})
+        return done
+
+    real = auditor.pipeline.run_stages
+    monkeypatch.setattr(auditor.pipeline, "run_stages", in_order)
+    assert auditor.audit(gold, systems, bootstrap=40).to_json() == at_once
+    monkeypatch.setattr(auditor.pipeline, "run_stages", real)
+    import auditor.analyses.baselines as baselines
+    import auditor.analyses.properties as properties
+
+    def fails(name):
+        def analyse(**reads):
+            raise UsageError(name)
+        return analyse
+
+    monkeypatch.setattr(baselines, "analyse", fails("baselines"))
+    monkeypatch.setattr(properties, "analyse", fails("properties"))
+    with pytest.raises(UsageError, match="baselines"):
+        auditor.audit(gold, systems, bootstrap=40)

@@ -180,3 +180,41 @@ def test_the_summed_discordant_counts_hold_all_the_mass_even_when_the_mean_is_sm
         d = _window(n, q)
         left_out = binom.cdf(d[0] - 1, n, q) + binom.sf(d[-1], n, q)
         assert left_out < 2e-30
+
+
+def test_binomial_and_normal_tails_are_scipy_stats_bit_for_bit():
+    """power's pmf, cdf and sf (``scipy.special``'s Boost routines, without importing ``scipy.stats``) equal
+    ``scipy.stats.binom``'s exactly, outside the support 0..n included; its normal isf equals ``norm.isf``."""
+    from scipy import stats
+
+    from auditor.analyses.power import binom_cdf, binom_pmf, binom_sf, normal_isf
+
+    rng = np.random.default_rng(5)
+    n = np.concatenate([np.arange(0, 12), rng.integers(0, 10**6, 300)])
+    for p in (0.0, 1e-9, 0.3, 0.5, 0.73, 1 - 1e-12, 1.0):
+        for x in (n - 1, n, n + 1, n // 2, -1 - n, rng.integers(-5, 10**6, n.size), np.zeros_like(n) - 1):
+            assert np.array_equal(binom_pmf(x, n, p), stats.binom.pmf(x, n, p))
+            assert np.array_equal(binom_cdf(x, n, p), stats.binom.cdf(x, n, p))
+            assert np.array_equal(binom_sf(x, n, p), stats.binom.sf(x, n, p))
+    assert binom_pmf(np.arange(5), 4, 0.2).tolist() == stats.binom.pmf(np.arange(5), 4, 0.2).tolist()
+    for q in (1e-12, 0.0125, 0.025, 0.2, 0.5, 0.9):
+        assert normal_isf(q) == stats.norm.isf(q)
+
+
+def test_the_score_path_does_not_import_scipy_stats(tmp_path):
+    """``scipy.stats`` costs about 1 s to import: ``auditor score --json`` (reporting statement included) runs
+    without it."""
+    import subprocess
+    import sys
+
+    gold, system = tmp_path / "gold.tsv", tmp_path / "a.tsv"
+    gold.write_text("id\tlabel\n" + "".join(f"{i}\t{'xy'[i % 2]}\n" for i in range(40)))
+    system.write_text("id\tlabel\n" + "".join(f"{i}\t{'xy'[i % 3 % 2]}\n" for i in range(40)))
+    other = tmp_path / "b.tsv"
+    other.write_text("id\tlabel\n" + "".join(f"{i}\t{'yx'[i % 5 % 2]}\n" for i in range(40)))
+    code = ("import sys; from auditor.cli import main\ntry:\n main()\nexcept SystemExit:\n pass\n"
+            "assert 'scipy.stats' not in sys.modules, 'scipy.stats imported'\n")
+    done = subprocess.run([sys.executable, "-c", code, "score", str(gold), str(system), str(other), "--json",
+                           "--bootstrap", "50", "--quiet"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert '"reporting"' in done.stdout

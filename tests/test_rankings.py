@@ -12,9 +12,10 @@ from auditor.analyses.rankings import (
     DEFAULT_METRICS,
     find_flips,
     kendall_tau_b,
+    pearson,
+    rank_agreement,
     rank_disagreement,
     rank_table,
-    spearman_rho,
 )
 from auditor.metrics.catalogue import compute
 from auditor.metrics.registry import REGISTRY
@@ -41,13 +42,37 @@ def test_tau_b_and_rho_equal_scipy_on_rankings_with_ties(seed):
     systems = int(rng.integers(3, 15))
     values = rng.integers(0, 4, size=(systems, 4)).astype(float)  # few levels: many ties
     ranks = rank_table(values)
-    tau, rho = kendall_tau_b(ranks), spearman_rho(ranks)
+    tau, rho = rank_agreement(ranks)
     for i in range(4):
         for j in range(4):
             expected_tau = kendalltau(ranks[:, i], ranks[:, j], variant="b").statistic
             expected_rho = spearmanr(ranks[:, i], ranks[:, j]).statistic
             np.testing.assert_allclose(tau[i, j], expected_tau, atol=1e-12, equal_nan=True)
             np.testing.assert_allclose(rho[i, j], expected_rho, atol=1e-12, equal_nan=True)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_one_tau_b_and_r_batched_over_resamples_equal_scipy(seed):
+    """The τ-b of rank agreement and of translation's human agreement is one function: along the last axis, leading
+    axes broadcast (resamples against one fixed vector, or against resampled ones), equal to scipy's per row."""
+    from scipy.stats import pearsonr
+
+    rng = np.random.default_rng(seed)
+    systems = int(rng.integers(3, 12))
+    x = rng.integers(0, 4, size=(6, systems)).astype(float)  # few levels: ties on both sides
+    y = rng.normal(size=systems).round(1)
+    y[0] = y[1]
+    tau, r = kendall_tau_b(x, y), pearson(x, y)
+    assert tau.shape == r.shape == (6,)
+    for row in range(6):
+        constant = np.all(x[row] == x[row, 0])
+        expected_tau = np.nan if constant else kendalltau(x[row], y, variant="b").statistic
+        expected_r = np.nan if constant else pearsonr(x[row], y).statistic
+        np.testing.assert_allclose(tau[row], expected_tau, atol=1e-12, equal_nan=True)
+        np.testing.assert_allclose(r[row], expected_r, atol=1e-12, equal_nan=True)
+    both = kendall_tau_b(x, x[::-1])
+    np.testing.assert_allclose(both, [kendall_tau_b(a, b) for a, b in zip(x, x[::-1])], equal_nan=True)
+    assert np.isnan(kendall_tau_b(np.array([1.0, np.nan, 3.0]), np.array([1.0, 2.0, 3.0])))
 
 
 def test_flips_on_constructed_case():
@@ -60,6 +85,18 @@ def test_flips_on_constructed_case():
     assert flip.significant is None
     with_tests = find_flips(["A", "B", "C"], ["m1", "m2", "m3"], values, lambda a, b, m: m == "m1")
     assert with_tests[0].significant == {"m1": True, "m2": False, "m3": False}
+
+
+def test_flips_between_two_metrics_are_the_pairs_they_order_differently():
+    """m3 reverses m1's order A > B > C; m2 keeps A first but ties B and C: m1 and m3 order every pair differently,
+    m2 and m3 the pairs with A (B = C under m2 is no side), m1 and m2 none; the order of the two names is free."""
+    values = {"A": {"m1": 0.8, "m2": 0.6, "m3": 0.1}, "B": {"m1": 0.7, "m2": 0.5, "m3": 0.2},
+              "C": {"m1": 0.1, "m2": 0.5, "m3": 0.3}}
+    result = rank_disagreement(values, ["m1", "m2", "m3"])
+    assert {(f.a, f.b) for f in result.flips_between("m1", "m3")} == {("A", "B"), ("A", "C"), ("B", "C")}
+    assert result.flips_between("m3", "m1") == result.flips_between("m1", "m3")
+    assert {(f.a, f.b) for f in result.flips_between("m2", "m3")} == {("A", "B"), ("A", "C")}  # B = C under m2
+    assert result.flips_between("m1", "m2") == []
 
 
 def test_json_sections_and_undefined_reported():

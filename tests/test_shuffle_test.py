@@ -136,6 +136,18 @@ def test_clopper_pearson_interval_against_scipy():
         assert (lo, hi) == pytest.approx((ci.low, ci.high))
 
 
+def test_clopper_pearson_interval_once_per_distinct_count_equals_every_entrys_beta_quantiles():
+    """Evaluated once per distinct (X, R) and only where the bound is not 0 or 1: the same floats as
+    scipy.stats.beta.ppf entry by entry (the independent source)."""
+    draws = np.array([1000, 1000, 1000, 1000, 2000, 16000, 0, 5, 5, 1000], dtype=float)
+    exceed = np.array([0, 0, 3, 1000, 0, 17, 0, 5, 2, 3], dtype=float)
+    low, high = shuffle_test.p_interval(exceed, draws)
+    tail = (1 - shuffle_test.INTERVAL_LEVEL) / 2
+    for x, r, lo, hi in zip(exceed, draws, low, high):
+        assert lo == (stats.beta.ppf(tail, x, r - x + 1) if x > 0 else 0.0)
+        assert hi == (stats.beta.ppf(1 - tail, x + 1, r - x) if x < r else 1.0)
+
+
 def test_semeval_2018_above_chance_is_exact_and_named(semeval2018_dir):
     """SemEval-2018 task 12 (2 classes, 23 systems): exact p-values, Holm over the systems."""
     folder = semeval2018_dir

@@ -468,3 +468,22 @@ def test_swap_counts_in_float32_equal_float64(monkeypatch, sparse_ratio):
     wide = approximate_randomisation(counts, 0, 1, metrics, seed=3, rounds=300)
     for metric_id, values in narrow.items():
         assert wide[metric_id] == pytest.approx(values, nan_ok=True, rel=1e-12)
+
+
+def test_discordant_pair_is_the_matrix_entry_from_items_and_patterns():
+    """One pair's discordant counts (the reporting statement's agreement) equal the all-pairs matrix, read from the
+    items and from the pattern table."""
+    from auditor.analyses.significance import discordant_counts, discordant_pair
+    from auditor.io.counts import Counts
+
+    rng = np.random.default_rng(2)
+    gold = rng.integers(0, 4, 300)
+    systems = {f"s{s}": np.where(rng.random(300) < 0.4 + 0.1 * s, gold, rng.integers(0, 4, 300)) for s in range(4)}
+    counts = count(gold, systems)
+    matrix = discordant_counts(counts)
+    codes, n = counts.patterns()
+    routes = [counts, Counts.from_patterns(counts.labels, tuple(counts.systems), codes, n)]
+    for route in routes:
+        for a in range(4):
+            for b in range(4):
+                assert discordant_pair(route, a, b) == (matrix[a, b], matrix[b, a])

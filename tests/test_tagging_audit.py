@@ -107,6 +107,16 @@ def test_the_recommendation_reads_its_facts_off_this_data(files, tmp_path):
     assert document["metrics"][1]["reasons"][0].startswith("the rarest type, LOC, is 9.1% of the gold chunks (1 of 11)")
     assert document["avoid"][0]["id"] == "accuracy"
     assert document["avoid"][0]["reasons"][0].startswith("75.0% of the gold tokens are O: a tagger that tags every")
+    # four PER chunks and one LOC (20%: not rare); x finds every PER and misses LOC (micro 8/9, macro 1/2), y finds
+    # LOC and two PER (micro 6/8, macro (2/3 + 1)/2): micro and macro F1 order the pair differently
+    sentence = [("A", "B-PER"), ("b", "O")]
+    gold = [sentence] * 4 + [[("E", "B-LOC"), ("f", "O")]]
+    x = [sentence] * 4 + [[("E", "O"), ("f", "O")]]
+    y = [sentence] * 2 + [[("A", "O"), ("b", "O")]] * 2 + [[("E", "B-LOC"), ("f", "O")]]
+    paths = {name: write(tmp_path / f"{name}.txt", rows) for name, rows in (("gold", gold), ("x", x), ("y", y))}
+    document = audit(paths["gold"], {"x": paths["x"], "y": paths["y"]}, options=AuditOptions(bootstrap=0)).to_json()
+    macro = next(m for m in document["recommendation"]["metrics"] if m["id"] == "span_macro_f1")
+    assert macro["reasons"] == ["it orders 1 pair of systems differently from span micro F1 (e.g. x vs y)"]
 
 
 @pytest.mark.parametrize("separator", ["\t", " "])

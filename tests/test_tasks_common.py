@@ -174,3 +174,43 @@ def _classification_report(result):
     from auditor.report.build import build
 
     return build(result, figures=False)
+
+
+@pytest.mark.parametrize("task", sorted(TASKS))
+def test_a_system_given_twice_is_named_identical(task, tmp_path):
+    """System A's file copied under the name C: every task's verdict lists A and C as identical (the same
+    prediction on every unit) and says so in its text, as classification's always did."""
+    paths, own = FIXTURES[task](tmp_path)
+    copy = tmp_path / f"C{Path(paths[1]).suffix}"
+    copy.write_bytes(Path(paths[1]).read_bytes())
+    result = CliRunner().invoke(cli, ["score", "--json", "--quiet", "--task", task, "--bootstrap", "0", *own,
+                                      *paths, str(copy)])
+    assert result.exit_code == 0, result.output
+    verdict = json.loads(result.stdout)["verdict"]
+    assert verdict["identical_systems"] == [["A", "C"]], task
+    assert "Identical predictions: A = C." in verdict["text"], task
+
+
+def test_the_randomisation_rounds_do_not_follow_the_bootstrap_count(audited):
+    """Every task's approximate randomisation starts from the same R₀ = AR_ROUNDS, raised to ⌈2m/α⌉ where the
+    family needs it, whatever --bootstrap sets the intervals to (the fixtures run at --bootstrap 60; tagging and
+    translation once drew only max(60, ⌈2m/α⌉) = 60 rounds where classification drew 1000)."""
+    from auditor.analyses.randomisation import AR_ROUNDS
+    from auditor.analyses.significance import randomisation_rounds
+
+    task, _, document = audited
+    statistics = document["statistics"]
+    rounds = [t["rounds"] for t in document.get("tests") or () if t.get("method") == "approximate_randomisation"]
+    assert rounds, task
+    S = len(document["systems"])
+    assert set(rounds) == {randomisation_rounds(AR_ROUNDS, S * (S - 1) // 2, 0.05)}, task
+    assert statistics.get("randomisation_rounds", rounds[0]) == rounds[0], task
+
+
+def test_each_signature_field_is_named_once(audited):
+    """Split on "|", each field's name (before its first ":") occurs once, so a reader or a script looking up
+    ``tok`` or ``case`` finds auditor's own field (translation once embedded sacrebleu's signatures verbatim, whose
+    ``case``, ``tok`` and ``version`` repeated auditor's names)."""
+    task, _, document = audited
+    names = [field.split(":", 1)[0] for field in document["signature"].split("|")]
+    assert len(names) == len(set(names)), (task, names)

@@ -43,3 +43,17 @@ def test_the_lowest_tau_is_called_the_lowest():
         m: {"kendall_tau": Correlation(t, None), "pearson": Correlation(t, None)} for m, t in taus.items()}})
     (text,) = against_human("macrof", human, VALUES)
     assert "MacroF's Kendall τ-b with the human scores is 0.26, the lowest of the 4 metrics (MicroF 0.44" in text
+
+
+def test_an_undefined_correlation_is_null_in_the_json_and_a_dash_in_the_report():
+    """A metric constant over the systems has no τ (0/0): every correlation, the leader's differences included, is
+    written by the one Correlation.to_json (null) and laid out by the one report cell (no value: the dash)."""
+    from auditor.tasks.translation.report import _tau_cell
+
+    undefined = Correlation(float("nan"), None)
+    assert undefined.to_json() == {"value": None, "ci": None}
+    assert Correlation(0.13, (-0.13, 0.27)).to_json() == {"value": 0.13, "ci": [-0.13, 0.27]}
+    cell = _tau_cell(undefined)
+    assert cell.value is None and cell.low is None and cell.high is None
+    assert (_tau_cell(HUMAN.leader_differences["chrf"]).low, _tau_cell(HUMAN.leader_differences["chrf"]).high) == (
+        -0.13, 0.27)

@@ -150,6 +150,24 @@ def test_p_values_equal_sacrebleus_paired_tests():
                 assert ours[(system, metric, method)] == pytest.approx(results[key][index].p_value, rel=1e-12)
 
 
+@settings(max_examples=40, deadline=None)
+@given(counts=st.lists(st.tuples(st.integers(0, 9), st.integers(0, 9), st.integers(0, 9)), min_size=1, max_size=30),
+       beta=st.sampled_from([0.5, 1.0, 2.0]))
+def test_the_one_type_f_is_the_posters_p_r_formula(counts, beta):
+    """Every figure's F_β;c (f_terms: (1+β²)·Match/(β²·Refs + Preds) on V) is the poster's (1+β²)PR/(β²P + R) with
+    P = 1 at Preds = 0, R = 1 at Refs = 0 and F = 0 at P = R = 0, written out here type by type."""
+    from auditor.tasks.translation.measures import f_terms
+
+    rows = [(min(m, p, r), p, r) for m, p, r in counts]  # Match ≤ Preds, Refs
+    in_v, f, weighted = f_terms(*(np.array(column, dtype=float) for column in zip(*rows)), beta)
+    for i, (m, p, r) in enumerate(rows):
+        precision, recall = m / p if p else 1.0, m / r if r else 1.0
+        expected = (1 + beta**2) * precision * recall / (beta**2 * precision + recall) if precision + recall else 0.0
+        assert in_v[i] == (p + r > 0)
+        if in_v[i]:
+            assert f[i] == pytest.approx(expected, rel=1e-14, abs=1e-15) and weighted[i] == pytest.approx(r * f[i])
+
+
 def test_frequency_bands_by_hand():
     """Reference "a a b c" + "a d": Refs a 3 (band 2-4), b, c, d 1 (once). Output "a b x" + "a":
     Match a 2, b 1; Preds a 2, b 1, x 1. Band once: F_b = 1, F_c = F_d = 0 (never produced) -> MacroF 1/3,

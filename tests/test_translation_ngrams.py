@@ -104,3 +104,20 @@ def test_13a_tokenisation_equals_sacrebleus(text):
         assert type(bleu.tokenizer) is Tokenizer13a
         assert tokenise([text, text + " x"], bleu) == [bleu._preprocess_segment(text),
                                                        bleu._preprocess_segment(text + " x")]
+
+
+def test_sentence_chrf_that_picks_the_reference_is_sacrebleus_to_the_last_digit():
+    """The reference chosen per segment is the one of highest sentence chrF, compared as sacrebleu compares them: the
+    corpus formula (:func:`~auditor.tasks.translation.measures.chrf_from_statistics`) ×100 on one segment's row gives
+    sacrebleu's ``CHRF._compute_f_score`` exactly, so equal and unequal scores tie and order as they do there."""
+    from sacrebleu.metrics import CHRF
+
+    from auditor.tasks.translation.measures import chrf_from_statistics
+
+    rng = np.random.default_rng(7)
+    hyp, ref = rng.integers(0, 12, size=(400, 6)), rng.integers(0, 12, size=(400, 6))
+    hyp[rng.random(hyp.shape) < 0.2] = 0
+    match = np.minimum(hyp, ref) * (rng.random(hyp.shape) < 0.7)
+    rows = np.stack([hyp, ref, match], axis=2).reshape(400, 18)
+    expected = [CHRF()._compute_f_score(row.tolist()) for row in rows]
+    np.testing.assert_array_equal(100 * chrf_from_statistics(rows.astype(np.float64)), expected)

@@ -12,7 +12,8 @@ import scipy.stats
 
 from auditor.tasks.translation import segments
 from auditor.tasks.translation.counting import count_corpus
-from auditor.tasks.translation.segments import segment_agreement, segment_f, segment_scores, sentence_bleu
+from auditor.tasks.translation.measures import bleu_from_statistics
+from auditor.tasks.translation.segments import segment_agreement, segment_f, segment_scores
 
 REFERENCE = ["the cat sat on the mat .", "a dog barked at the old postman today", "yes", "it rained all day long",
              "we met in Paris"]
@@ -41,7 +42,11 @@ def test_segment_bleu_and_chrf_equal_sacrebleus_sentence_scores(corpus):
 def test_sentence_bleu_uses_the_effective_order_by_hand():
     # hyp "the cat" against "the cat sat": 1-grams 2/2, 2-grams 1/1, no 3- or 4-grams; BP = exp(1 - 3/2)
     stats = np.array([2, 3, 2, 1, 0, 0, 2, 1, 0, 0])
-    assert sentence_bleu(stats) == pytest.approx(np.exp(1 - 3 / 2) * np.exp((np.log(1.0) + np.log(1.0)) / 2))
+    expected = np.exp(1 - 3 / 2) * np.exp((np.log(1.0) + np.log(1.0)) / 2)
+    assert bleu_from_statistics(stats, effective_order=True) == pytest.approx(expected)
+    # the corpus form (no effective order) counts the empty 3- and 4-gram orders in the mean: sacrebleu's corpus_bleu
+    assert bleu_from_statistics(stats) == pytest.approx(sacrebleu.corpus_bleu(["the cat"], [["the cat sat"]]).score
+                                                        / 100)
 
 
 def test_segment_macro_and_micro_f_by_hand():

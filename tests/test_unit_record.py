@@ -99,3 +99,73 @@ def test_a_task_refuses_the_options_only_classification_reads(name):
         check_options(options, "translation")
     check_options(options, "translation", takes=(name,))
     check_options(options)  # classification reads them all
+
+
+def test_the_statistics_stage_says_when_and_why_no_pair_is_tested():
+    """One rule for the tasks tested by approximate randomisation over units (results.unit_statistics_stage):
+    --bootstrap 0 draws nothing, so it tests nothing and the note says so; a request for intervals only tests
+    nothing; otherwise ``pair_tests_of`` runs with randomisation_rounds' rounds (max(R₀, ⌈2m/α⌉) = max(1000, 120)
+    for m = 3 pairs at α = 0.05, whatever B); the tested metrics' best sets follow."""
+    from auditor.results import unit_statistics_stage
+
+    observed = {"f": np.array([0.9, 0.5, 0.1])}
+    asked: list[int] = []
+
+    def pair_tests_of(rounds: int) -> list[PairTest]:
+        asked.append(rounds)
+        return [PairTest("a", "b", "f", RANDOMISATION, 0.4, 0.01, 0.01), PairTest("a", "c", "f", RANDOMISATION, 0.8,
+                                                                                  0.01, 0.02)]
+
+    def stage(bootstrap: int, analyses=None):
+        return unit_statistics_stage({}, observed, ("a", "b", "c"), AuditOptions(bootstrap=bootstrap, seed=3),
+                                     analyses, ("f",), pair_tests_of, 3, "segment")
+
+    none = stage(0)
+    assert none.tests is None and none.note == "not run: --bootstrap 0" and not asked
+    assert none.to_json(("a", "b", "c"))["pairwise_tests_unavailable"] == "not run: --bootstrap 0"
+    assert stage(10, ("rankings",)).tests is None and not asked
+    tested = stage(10)
+    assert asked == [1000] and tested.rounds == 1000 and tested.seed == 3 and tested.unit == "segment"
+    assert tested.best_set["f"].systems == ("a",)
+
+
+@pytest.mark.parametrize("task", ["tagging", "translation"])
+def test_one_system_is_its_own_best_set_and_the_report_says_no_pair_was_tested(tmp_path, task):
+    """As classification: with one system there is no pair, so no test runs (``tests`` empty) and the system is its
+    metric's best set; the report says why no test ran rather than laying out empty tables."""
+    import json
+
+    from click.testing import CliRunner
+    from test_tasks_common import FIXTURES
+
+    from auditor.cli import cli
+    from auditor.report.skeleton import section_texts
+
+    paths, own = FIXTURES[task](tmp_path)
+    done = CliRunner().invoke(cli, ["score", "--json", "--task", task, *paths[:2], *own, "--bootstrap", "20"])
+    document = json.loads(done.stdout)
+    assert document["tests"] == []
+    assert all(best["systems"] == ["A"] for best in document["statistics"]["best_set"].values())
+    module = __import__(f"auditor.tasks.{task}.run", fromlist=["audit"])
+    options = dict(zip((flag.lstrip("-").replace("-", "_") for flag in own[::2]), own[1::2]))
+    audit = module.audit(paths[0], {"A": paths[1]}, options=AuditOptions(bootstrap=20), **options)
+    assert "Paired tests not run: one system (no pair to test)." in section_texts(
+        audit.report_model(figures=False).sections)
+
+
+@pytest.mark.parametrize("task", ["tagging", "translation"])
+def test_bootstrap_0_writes_the_statistics_record_saying_why_no_test_ran(tmp_path, task):
+    """Tagging wrote no ``statistics`` at --bootstrap 0 where translation wrote the record with the reason: both
+    write it now, from the one stage."""
+    import json
+
+    from click.testing import CliRunner
+    from test_tasks_common import FIXTURES
+
+    from auditor.cli import cli
+
+    paths, own = FIXTURES[task](tmp_path)
+    done = CliRunner().invoke(cli, ["score", "--json", "--task", task, *paths, *own, "--bootstrap", "0"])
+    statistics = json.loads(done.stdout)["statistics"]
+    assert statistics["B"] == 0 and statistics["interval"] == "none: --bootstrap 0 (no resamples)"
+    assert statistics["pairwise_tests_unavailable"] == "not run: --bootstrap 0"

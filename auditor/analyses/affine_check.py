@@ -1,7 +1,7 @@
 """Whether a chance baseline's expected value is exact: each metric checked for being affine between its draws.
 
 Part of the *analyse* stage, used by :mod:`auditor.analyses.baselines`. f(E[C]) = E[f(C)] whenever f is
-affine on the convex hull of the tables a baseline can produce; :func:`affine_on_draws` tests f at random
+affine on the convex hull of the tables a baseline can produce; :func:`affine_on_segments` tests f at random
 convex combinations λA + (1 − λ)B of pairs of its draws (:func:`affine_pairs` picks them, :func:`mixtures`
 builds the mixed tables while a chunk of draws is still in memory, so that no chunk outlives its scoring).
 """
@@ -14,7 +14,7 @@ import numpy as np
 from auditor.metrics.catalogue import compute
 from auditor.metrics.registry import ConfusionStats, Metric
 
-#: Random convex combinations of two draws checked by :func:`affine_on_draws`.
+#: Random convex combinations of two draws checked by :func:`affine_on_draws_and_points`.
 AFFINE_PAIRS = 24
 #: The pairs of draws it checks: first and second indices and the weight λ of each pair.
 AffinePairs = tuple[np.ndarray, np.ndarray, np.ndarray]
@@ -45,22 +45,17 @@ def affine_pairs(rng: np.random.Generator, n: int, pairs: int = AFFINE_PAIRS) ->
     return rng.integers(0, n, pairs), rng.integers(0, n, pairs), rng.uniform(0.1, 0.9, pairs)
 
 
-def affine_on_draws(
-    pairs: AffinePairs | None, mixed: ConfusionStats | None, values: dict[str, np.ndarray], metrics: Sequence[Metric],
-    all_labels_active: bool,
-) -> dict[str, bool]:
-    """Whether each metric is affine along random segments between draws: ``pairs`` = (first, second, λ)
-    index the draws, ``mixed`` holds λ C[first] + (1 − λ) C[second] (:func:`mixtures`).
+def affine_on_segments(pairs: AffinePairs, mixed_values: dict[str, np.ndarray], values: dict[str, np.ndarray],
+                       metrics: Sequence[Metric]) -> dict[str, bool]:
+    """Whether each metric is affine along segments between tables: ``pairs`` = (first, second, λ) index the
+    tables, ``values`` are the metrics on them, ``mixed_values`` on λ C[first] + (1 − λ) C[second] (for draws:
+    :func:`mixtures`).
 
     f(λA + (1−λ)B) = λ f(A) + (1−λ) f(B) on every tested pair means f is affine on the
     hull of the draws, so E[f(C)] = f(E[C]). Metrics undefined on every draw count as
     affine (the expectation is "undefined" exactly); partly undefined ones do not.
-    ``values`` are the metrics on the draws (the first ones are those the pairs index).
     """
-    if pairs is None or mixed is None:
-        return {metric.id: False for metric in metrics}
     first, second, weight = pairs
-    mixed_values = compute(mixed, metrics, all_labels_active)
     result = {}
     for metric in metrics:
         drawn = values[metric.id]
@@ -76,6 +71,19 @@ def affine_on_draws(
         scale = np.maximum(1.0, np.abs(line))
         result[metric.id] = bool(np.all(np.abs(got - line) <= 1e-9 * scale))
     return result
+
+
+def stacked(batches: Sequence[ConfusionStats]) -> ConfusionStats:
+    """Batches of one shape as one batch with a leading axis (dense, or cells when they are cells): each table's
+    stats are the same floats as in its own batch (a table's sums run over its own cells, in the same order)."""
+    active = batches[0].all_labels_active
+    if "cells" not in batches[0].__dict__:
+        return ConfusionStats(np.stack([batch.C for batch in batches]), active)
+    shape = batches[0].cells[0]
+    size = int(np.prod(shape, dtype=np.int64))
+    flat = np.concatenate([batch.cells[1] + index * size for index, batch in enumerate(batches)])
+    count = np.concatenate([batch.cells[2] for batch in batches])
+    return ConfusionStats.from_cells((len(batches), *shape), flat, count, active)
 
 
 #: Points built by :func:`hull_points` (consecutive ones are paired by :func:`affine_on_points`).
@@ -124,30 +132,59 @@ def _north_west(row: np.ndarray, col: np.ndarray, row_order: np.ndarray, col_ord
 
 def affine_on_points(kind: str, row: np.ndarray, other: np.ndarray, metrics: Sequence[Metric],
                      all_labels_active: bool) -> dict[str, bool]:
-    """:func:`affine_on_draws` on the segments between consecutive :func:`hull_points` (weights 0.3 and 0.7
+    """:func:`affine_on_segments` on the segments between consecutive :func:`hull_points` (weights 0.3 and 0.7
     alternating) instead of random draws: what ``--bootstrap 0`` uses, so that no random number is drawn."""
-    tables = hull_points(kind, row, other)
-    first = np.arange(len(tables) - 1)
+    return _on_points(kind, row, np.asarray(other)[None], metrics, all_labels_active)[0]
+
+
+def _on_points(kind: str, row: np.ndarray, others: np.ndarray, metrics: Sequence[Metric],
+               all_labels_active: bool) -> list[dict[str, bool]]:
+    """:func:`affine_on_points` for each of ``others`` (one baseline's q, or each system's column sums), the
+    metrics computed on every baseline's points at once."""
+    tables = np.stack([hull_points(kind, row, other) for other in others])
+    first = np.arange(tables.shape[1] - 1)
     second = first + 1
     weight = np.where(first % 2 == 0, 0.3, 0.7)
     values = compute(ConfusionStats(tables, all_labels_active), metrics, all_labels_active)
-    mixed = ConfusionStats(weight[:, None, None] * tables[first] + (1 - weight[:, None, None]) * tables[second],
-                           all_labels_active)
-    return affine_on_draws((first, second, weight), mixed,
-                           {m: np.asarray(v, dtype=float) for m, v in values.items()}, metrics, all_labels_active)
+    w = weight[:, None, None]
+    mixed = compute(ConfusionStats(w * tables[:, first] + (1 - w) * tables[:, second], all_labels_active), metrics,
+                    all_labels_active)
+    return [affine_on_segments((first, second, weight), {m: v[index] for m, v in mixed.items()},
+                      {m: np.asarray(v[index], dtype=float) for m, v in values.items()}, metrics)
+            for index in range(len(others))]
 
 
 def affine_on_draws_and_points(
     pairs: AffinePairs | None, mixed: ConfusionStats | None, values: dict[str, np.ndarray], kind: str,
     row: np.ndarray, other: np.ndarray, metrics: Sequence[Metric], all_labels_active: bool,
 ) -> dict[str, bool]:
-    """A metric counts as affine only where both :func:`affine_on_draws` and :func:`affine_on_points` find it so.
+    """A metric counts as affine only where both the draws (:func:`affine_on_segments` between random pairs of
+    them, mixed by :func:`mixtures`) and :func:`affine_on_points` find it so.
 
     The draws alone can agree by accident: when most draws of a random predictor miss some class, the geometric
     mean of recalls is 0 at both ends of most drawn segments and "affine" on them, although E[f(C)] is far below
     f(E[C]) (300 items, 12 classes: 0.0004 against 0.091). The hull points are built with every cell of a
     reachable label positive, so such a metric fails there.
     """
-    drawn = affine_on_draws(pairs, mixed, values, metrics, all_labels_active)
-    built = affine_on_points(kind, row, other, metrics, all_labels_active)
-    return {metric: drawn[metric] and built[metric] for metric in drawn}
+    return affine_of_baselines([pairs], [mixed], [values], kind, row, np.asarray(other)[None], metrics,
+                               all_labels_active)[0]
+
+
+def affine_of_baselines(
+    pairs: Sequence[AffinePairs | None], mixed: Sequence[ConfusionStats | None],
+    values: Sequence[dict[str, np.ndarray]], kind: str, row: np.ndarray, others: np.ndarray, metrics: Sequence[Metric],
+    all_labels_active: bool,
+) -> list[dict[str, bool]]:
+    """:func:`affine_on_draws_and_points` of several baselines of one kind (each system's shuffle: ``others`` its
+    column sums), the metrics computed on every baseline's mixtures at once (:func:`stacked`) and on every
+    baseline's points at once: the same answers as one by one."""
+    checked = [index for index in range(len(values)) if pairs[index] is not None and mixed[index] is not None]
+    mixed_values = compute(stacked([mixed[index] for index in checked]), metrics, all_labels_active) if checked else {}
+    at = {index: position for position, index in enumerate(checked)}
+    built = _on_points(kind, row, others, metrics, all_labels_active)
+    out = []
+    for index in range(len(values)):
+        drawn = (affine_on_segments(pairs[index], {m: v[at[index]] for m, v in mixed_values.items()}, values[index],
+                                    metrics) if index in at else {metric.id: False for metric in metrics})
+        out.append({metric: drawn[metric] and built[index][metric] for metric in drawn})
+    return out

@@ -37,8 +37,8 @@ answer is settled: the smallest adjusted p is S/(R + 1) (above α/2 beyond 25 sy
 answers can stay open where drawing ⌈2S/α⌉ tables per system would have cost S² (issue 40).
 
 When is the expected value exact? f(E[C]) = E[f(C)] whenever f is affine on the convex hull of
-the matrices the baseline can produce; :func:`~auditor.analyses.affine_check.affine_on_draws` checks it on the draws (f
-at random convex combinations of pairs of draws), plugin metrics included: accuracy and macro recall for
+the matrices the baseline can produce; :func:`~auditor.analyses.affine_check.affine_on_draws_and_points` checks it
+on the draws (f at random convex combinations of pairs of draws), plugin metrics included: accuracy and macro recall for
 every baseline; for the shuffle (both margins fixed) every metric whose only random part is the
 diagonal (kappa, MCC, informedness, markedness, macro P / F1, weighted F1), so the chance-corrected
 ones are exactly 0. One case is exact without being affine and is
@@ -61,7 +61,7 @@ from __future__ import annotations
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Hashable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -69,6 +69,7 @@ from auditor.analyses import shuffle_bound, shuffle_test
 from auditor.analyses.affine_check import (
     AFFINE_PAIRS,
     AffinePairs,
+    affine_of_baselines,
     affine_on_draws_and_points,
     affine_on_points,
     affine_pairs,
@@ -322,11 +323,16 @@ def _scores(confusion: np.ndarray | ConfusionStats, metrics: Sequence[Metric],
 
 def _summary(
     expected: float, exact: bool, drawn: np.ndarray, undefined_reason: str | None, alpha: float,
+    moments: tuple[float, float, float, float] | None = None,
 ) -> ChanceDistribution:
-    defined = drawn[~np.isnan(drawn)]
-    share = float(1 - defined.size / drawn.size) if drawn.size else 0.0
+    """One metric's summary of its draws; ``moments`` (mean, standard error, low, high) when already found for
+    draws all defined (:func:`_moments`)."""
     expected_value = nan_to_none(expected)
     reason = (undefined_reason or "0/0") if expected_value is None else None
+    if moments is not None:
+        return ChanceDistribution(expected_value, exact, *moments, reason, 0.0)
+    defined = drawn[~np.isnan(drawn)]
+    share = float(1 - defined.size / drawn.size) if drawn.size else 0.0
     if defined.size == 0:
         return ChanceDistribution(expected_value, exact, None, None, None, None, reason, share)
     se = float(defined.std(ddof=1) / np.sqrt(defined.size)) if defined.size > 1 else 0.0
@@ -336,21 +342,51 @@ def _summary(
     )
 
 
+def _moments(values: Mapping[Hashable, np.ndarray], alpha: float) -> dict[Hashable, tuple[float, float, float, float]]:
+    """Mean, standard error and the α/2, 1 − α/2 quantiles of every array of draws all defined, the arrays
+    with as many draws taken together (one ``np.quantile`` call each, not one per metric and baseline): the
+    same floats as :func:`_summary` finds array by array (each row is reduced on its own)."""
+    groups: dict[int, list[Hashable]] = {}
+    for key, drawn in values.items():
+        if drawn.size and not np.isnan(drawn).any():
+            groups.setdefault(drawn.size, []).append(key)
+    found = {}
+    for size, keys in groups.items():
+        stacked = np.stack([values[key] for key in keys])
+        means = stacked.mean(axis=1)
+        spread = stacked.std(axis=1, ddof=1) / np.sqrt(size) if size > 1 else np.zeros(len(keys))
+        low, high = np.quantile(stacked, [alpha / 2, 1 - alpha / 2], axis=1)
+        found.update({key: (float(means[row]), float(spread[row]), float(low[row]), float(high[row]))
+                      for row, key in enumerate(keys)})
+    return found
+
+
 def _distributions(
     expected_matrix: np.ndarray, affine: Mapping[str, bool] | None, values: dict[str, np.ndarray],
     metrics: Sequence[Metric], all_labels_active: bool, *, alpha: float, proven_exact: Iterable[str] = (),
 ) -> dict[str, ChanceDistribution]:
     """Summaries of every metric's draws (``values``); ``affine``: the answer of
-    :func:`~auditor.analyses.affine_check.affine_on_draws` (None: a deterministic baseline, every expectation exact)."""
-    expected = _scores(expected_matrix, metrics, all_labels_active)
-    if affine is None:
-        affine = {metric.id: True for metric in metrics}
+    :func:`~auditor.analyses.affine_check.affine_on_draws_and_points` (None: a deterministic baseline, every
+    expectation exact)."""
+    return _distributions_of(np.asarray(expected_matrix)[None], [affine], [values], metrics, all_labels_active,
+                             alpha=alpha, proven_exact=proven_exact)[0]
+
+
+def _distributions_of(
+    expected_matrices: np.ndarray, affine: Sequence[Mapping[str, bool] | None], values: Sequence[dict[str, np.ndarray]],
+    metrics: Sequence[Metric], all_labels_active: bool, *, alpha: float, proven_exact: Iterable[str] = (),
+) -> list[dict[str, ChanceDistribution]]:
+    """:func:`_distributions` of several baselines (each system's shuffle), their expected tables
+    ``expected_matrices`` (B, k, k) scored at once and their draws summarised together (:func:`_moments`)."""
+    expected = _scores(expected_matrices, metrics, all_labels_active)
     proven = set(proven_exact)
-    return {
-        metric.id: _summary(float(expected[metric.id]), affine[metric.id] or metric.id in proven,
-                            values[metric.id], metric.undefined_when, alpha)
-        for metric in metrics
-    }
+    moments = _moments({(index, metric.id): drawn[metric.id] for index, drawn in enumerate(values)
+                        for metric in metrics}, alpha)
+    return [{metric.id: _summary(float(expected[metric.id][index]),
+                                 True if exact is None else exact[metric.id] or metric.id in proven,
+                                 drawn[metric.id], metric.undefined_when, alpha, moments.get((index, metric.id)))
+             for metric in metrics}
+            for index, (exact, drawn) in enumerate(zip(affine, values))]
 
 
 def permutation_p_value(observed: float, null: np.ndarray) -> float | None:
@@ -508,17 +544,13 @@ def _shuffles(
     with ThreadPoolExecutor(max(1, threads)) as pool:
         drawn = list(pool.map(draw, range(len(counts.systems))))
     settled = _settle(counts, metrics, drawn, rngs, draws, alpha, settling)
-    shuffle: dict[str, dict[str, ChanceDistribution]] = {}
-    shuffle_scores: dict[str, dict[str, np.ndarray]] = {}
-    for index, (values, mixed) in enumerate(drawn):
-        system = counts.systems[index]
-        expected = support[:, None] * columns[index][None, :] / max(n, 1)
-        affine = affine_on_draws_and_points(pairs[index], mixed, values, "shuffle", support, columns[index], metrics,
-                                            active)
-        shuffle[system] = _distributions(expected, affine, values, metrics, active, alpha=alpha)
-        shuffle_scores[system] = values
-        advance(1)
-    return shuffle, shuffle_scores, settled
+    values = [values for values, _ in drawn]
+    affine = affine_of_baselines(pairs, [mixed for _, mixed in drawn], values, "shuffle", support, columns, metrics,
+                                 active)
+    summaries = _distributions_of(support[None, :, None] * columns[:, None, :] / max(n, 1), affine, values, metrics,
+                                  active, alpha=alpha)
+    advance(len(counts.systems))
+    return (dict(zip(counts.systems, summaries)), dict(zip(counts.systems, values)), settled)
 
 
 def _no_draws(metrics: Sequence[Metric]) -> dict[str, np.ndarray]:
@@ -538,17 +570,17 @@ def _exact_shuffles(counts: Counts, metrics: Sequence[Metric], alpha: float, adv
     support = counts.support.astype(np.int64)
     n = int(support.sum())
     columns = counts.confusion.sum(axis=1).astype(np.int64)
-    shuffle, shuffle_scores = {}, {}
-    for index, system in enumerate(counts.systems):
-        affine = affine_on_points("shuffle", support, columns[index], metrics, active)
-        shuffle[system] = _distributions(support[:, None] * columns[index][None, :] / max(n, 1), affine,
-                                         _no_draws(metrics), metrics, active, alpha=alpha)
-        shuffle_scores[system] = _no_draws(metrics)
-        advance(1)
+    none = [_no_draws(metrics) for _ in counts.systems]
+    affine = [affine_on_points("shuffle", support, column, metrics, active) for column in columns]
+    summaries = _distributions_of(support[None, :, None] * columns[:, None, :] / max(n, 1), affine, none, metrics,
+                                  active, alpha=alpha) if counts.systems else []
+    shuffle, shuffle_scores = dict(zip(counts.systems, summaries)), dict(zip(counts.systems, none))
+    advance(len(counts.systems))
     if not counts.systems:
         return shuffle, shuffle_scores, {}
+    observed = _oriented(observed, metrics)
     if exact := counts.k == 2 and shuffle_test.exact_binary(
-            support, columns, observed, lambda tables: _scores(tables, metrics, active)):
+            support, columns, observed, lambda tables: _oriented(_scores(tables, metrics, active), metrics)):
         return shuffle, shuffle_scores, exact
     wanted = {m: observed[m] for m in shuffle_bound.BOUNDED if m in observed}
     bounds = shuffle_bound.bounds(support, columns, wanted, active, shuffle_test.TIE_TOLERANCE)
@@ -568,10 +600,12 @@ def _settle(counts: Counts, metrics: Sequence[Metric],
         return {}
     support = counts.support.astype(np.int64)
     columns = counts.confusion.sum(axis=1).astype(np.int64)
+    observed = _oriented(observed, metrics)
     if exact := counts.k == 2 and shuffle_test.exact_binary(
-            support, columns, observed, lambda tables: _scores(tables, metrics, counts.labels_given)):
+            support, columns, observed,
+            lambda tables: _oriented(_scores(tables, metrics, counts.labels_given), metrics)):
         return exact
-    null = {m: [values[m] for values, _ in drawn] for m in settle}
+    null = {m: [_oriented(values, metrics, m) for values, _ in drawn] for m in settle}
 
     def more(system: int, extra: int) -> None:  # only the settled metrics are scored on the extra draws
         values, _ = _draw_values("shuffle", rngs[system], support, columns[system], extra,
@@ -579,7 +613,7 @@ def _settle(counts: Counts, metrics: Sequence[Metric],
         for metric_id, array in values.items():
             drawn[system][0][metric_id] = np.concatenate([drawn[system][0][metric_id], array])
             if metric_id in null:
-                null[metric_id][system] = drawn[system][0][metric_id]
+                null[metric_id][system] = _oriented(drawn[system][0], metrics, metric_id)
 
     per_draw = counts.n_items if sparse_draws(counts.k, counts.n_items) else counts.k ** 2
     wanted = {m: observed[m] for m in settle}
@@ -587,8 +621,17 @@ def _settle(counts: Counts, metrics: Sequence[Metric],
     settled = shuffle_test.settle(wanted, null, alpha, correction, shuffle_test.draw_cap(draws, per_draw), more,
                                   bounds)
     others = {m: values for m, values in observed.items() if m not in settled}
-    return {**settled, **shuffle_test.monte_carlo(others, {m: [values[m] for values, _ in drawn] for m in others},
-                                                  alpha, correction)}
+    return {**settled, **shuffle_test.monte_carlo(
+        others, {m: [_oriented(values, metrics, m) for values, _ in drawn] for m in others}, alpha, correction)}
+
+
+def _oriented(values: Mapping[str, np.ndarray], metrics: Sequence[Metric], only: str | None = None) -> Any:
+    """Scores read so that higher is better (an error's negation), as every shuffle p counts the shuffles at
+    or above the observed value: metric -> values, or the one metric ``only``'s values."""
+    lower = {m.id for m in metrics if not m.higher_is_better}
+    if only is not None:
+        return -values[only] if only in lower else values[only]
+    return {m: -v if m in lower else v for m, v in values.items()}
 
 
 def adjust_shuffle_p(chance: Mapping[str, Mapping[str, ChanceComparison]],

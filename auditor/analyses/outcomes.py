@@ -38,6 +38,7 @@ from auditor.analyses.families import (
     mcnemar_exact,
     significance_lookup,
 )
+from auditor.analyses.profile import identical_rows
 from auditor.analyses.rankings import RankDisagreement, rank_disagreement
 from auditor.analyses.significance import METHOD_DESCRIPTIONS, RANK_RULE, best_set_rule, interval_rule
 from auditor.analyses.units import (
@@ -92,7 +93,8 @@ class Outcomes:
     sources: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     #: The inputs' own options (the lm-eval task, filter and cluster field; the clusters file), JSON ``options``.
     inputs: Mapping[str, Any] = field(default_factory=dict)
-    #: Said on standard error (``auditor score`` prints a result's warnings); outcomes have none of their own.
+    #: Said on standard error (``auditor score`` prints a result's warnings) and in the report's summary: systems
+    #: with the same value on every item.
     warnings: tuple[str, ...] = ()
     #: The clusters resampled instead of the items (None: items), and each system's design effect of its mean.
     clusters: Clusters | None = None
@@ -247,5 +249,8 @@ def analyse(metric: str, systems: Sequence[str], values: np.ndarray, bootstrap: 
     ranking = rank_disagreement({name: {metric: float(means[s])} for s, name in enumerate(systems)}, [metric],
                                 significance_lookup(tests, alpha, lambda _: method))
     effects = None if clusters is None else design_effect(values, None, clusters)
+    warnings = tuple(f"{' = '.join(group)}: the same {metric} on every item (the same log under two names?); they tie "
+                     "under every test" for group in identical_rows(systems, values))
     return Outcomes(metric, systems, values.shape[1], means, intervals, tuple(tests), best, binary, bootstrap, seed,
-                    alpha, correction, ranks, ranking, dict(sources or {}), dict(inputs or {}), (), clusters, effects)
+                    alpha, correction, ranks, ranking, dict(sources or {}), dict(inputs or {}), warnings, clusters,
+                    effects)

@@ -47,7 +47,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
+from scipy.special._ufuncs import _binom_cdf, _binom_pmf, _binom_sf
 
 from auditor.errors import UsageError
 
@@ -57,6 +58,39 @@ MAX_ITEMS = 10**7
 TAIL_LOG = math.log(1e30)
 CONSERVATIVE_NOTE = ("no --agreement given: the smallest agreement the two accuracies allow, |A + B − 1| "
                      "(the most discordant items, the conservative case)")
+
+
+def normal_isf(q: float) -> float:
+    """z with P(Z > z) = q for a standard normal Z: ``−ndtri(q)``, the very value ``scipy.stats.norm.isf`` gives."""
+    return float(-special.ndtri(q))
+
+
+# The binomial pmf, cdf and sf of ``scipy.stats.binom``, bit for bit, without importing ``scipy.stats`` (about 1 s
+# of ``auditor score``'s start-up): the same Boost routines that ``binom`` calls (``scipy.special._ufuncs``),
+# with ``rv_discrete``'s handling of counts outside the support 0..n (n >= 0 and p in [0, 1] here by construction).
+
+
+def binom_pmf(x: np.ndarray, n: np.ndarray, p: float) -> np.ndarray:
+    """P(Bin(n, p) = x); 0 outside 0..n (``scipy.stats.binom.pmf``)."""
+    x, n = np.broadcast_arrays(np.asarray(x), np.asarray(n))
+    inside = (x >= 0) & (x <= n)
+    return np.where(inside, np.clip(_binom_pmf(np.where(inside, x, 0), n, p), 0, 1), 0.0)
+
+
+def binom_cdf(x: np.ndarray, n: np.ndarray, p: float) -> np.ndarray:
+    """P(Bin(n, p) ≤ x): 0 below 0, 1 from n on (``scipy.stats.binom.cdf``)."""
+    x, n = np.broadcast_arrays(np.asarray(x), np.asarray(n))
+    inside = (x >= 0) & (x < n)
+    value = np.clip(_binom_cdf(np.where(inside, x, 0), n, p), 0, 1)
+    return np.where(inside, value, np.where(x >= n, 1.0, 0.0))
+
+
+def binom_sf(x: np.ndarray, n: np.ndarray, p: float) -> np.ndarray:
+    """P(Bin(n, p) > x): 1 below 0, 0 from n on (``scipy.stats.binom.sf``)."""
+    x, n = np.broadcast_arrays(np.asarray(x), np.asarray(n))
+    inside = (x >= 0) & (x < n)
+    value = np.clip(_binom_sf(np.where(inside, x, 0), n, p), 0, 1)
+    return np.where(inside, value, np.where(x < 0, 1.0, 0.0))
 
 
 @dataclass(frozen=True)
@@ -147,7 +181,7 @@ def critical_counts(d: np.ndarray, alpha: float) -> np.ndarray:
     entries not yet settled are evaluated again.
     """
     d = np.asarray(d, dtype=np.int64)
-    z = stats.norm.isf(alpha / 2)
+    z = normal_isf(alpha / 2)
     k = np.clip(np.floor(d / 2 - z * np.sqrt(d) / 2), -1, d).astype(np.int64)
 
     def rejects(kk: np.ndarray, dd: np.ndarray) -> np.ndarray:
@@ -181,24 +215,24 @@ def _window(n: int, q: float) -> np.ndarray:
 def win_given_discordant(d: np.ndarray, h: Hypothesis) -> np.ndarray:
     """``h(d)`` = P(the test rejects and B wins | d discordant items) = P(W ≥ d − k_d)."""
     k = critical_counts(d, h.alpha)
-    return np.where(k >= 0, stats.binom.sf(d - k - 1, d, h.win_share), 0.0)
+    return np.where(k >= 0, binom_sf(d - k - 1, d, h.win_share), 0.0)
 
 
 def power(h: Hypothesis, items: int | None = None) -> PowerFigures:
     """Exact power, P(reject), Type S and Type M at ``items`` (default ``h.items``)."""
     n = h.items if items is None else int(items)
     d = _window(n, h.discordant)
-    weight = stats.binom.pmf(d, n, h.discordant)
+    weight = binom_pmf(d, n, h.discordant)
     k = critical_counts(d, h.alpha)
     pi = h.win_share
     has = k >= 0
     upper = np.where(has, d - k, d + 1)  # B wins significantly when W >= upper
-    p_b = np.where(has, stats.binom.sf(upper - 1, d, pi), 0.0)
-    p_a = np.where(has, stats.binom.cdf(k, d, pi), 0.0)
+    p_b = np.where(has, binom_sf(upper - 1, d, pi), 0.0)
+    p_a = np.where(has, binom_cdf(k, d, pi), 0.0)
     # E[W 1{W >= c}] = d π P(Bin(d − 1, π) >= c − 1); E[W 1{W <= k}] = d π P(Bin(d − 1, π) <= k − 1)
     dm1 = np.maximum(d - 1, 0)
-    w_upper = np.where(has & (d > 0), d * pi * stats.binom.sf(upper - 2, dm1, pi), 0.0)
-    w_lower = np.where(has & (d > 0), d * pi * stats.binom.cdf(k - 1, dm1, pi), 0.0)
+    w_upper = np.where(has & (d > 0), d * pi * binom_sf(upper - 2, dm1, pi), 0.0)
+    w_lower = np.where(has & (d > 0), d * pi * binom_cdf(k - 1, dm1, pi), 0.0)
     magnitude = (2 * w_upper - d * p_b) + (d * p_a - 2 * w_lower)  # E[|2W − d| 1{reject}] given d
     power_value = float(weight @ p_b)
     wrong = float(weight @ p_a)
@@ -252,14 +286,14 @@ class _Envelope:
     def lower_bound(self, n: int) -> float:
         """L(n) = E[h_low(d_n)]: nondecreasing in n, at most the power at n."""
         d = _window(n, self.h.discordant)
-        return float(stats.binom.pmf(d, n, self.h.discordant) @ self.lower(d))
+        return float(binom_pmf(d, n, self.h.discordant) @ self.lower(d))
 
 
 def _envelope(h: Hypothesis) -> _Envelope:
     """An envelope whose Hoeffding tail reaches the target, or one that covers every d that an
     N ≤ MAX_ITEMS reaches (with less than 2e-30 of its mass beyond)."""
     last = int(_window(MAX_ITEMS, h.discordant)[-1])
-    z = stats.norm.isf(h.alpha / 2) + stats.norm.isf(1 - h.target_power)
+    z = normal_isf(h.alpha / 2) + normal_isf(1 - h.target_power)
     guess = (z / (2 * (h.win_share - 0.5))) ** 2 if h.win_share > 0.5 else float(last)
     top = int(min(last, max(1000.0, 4 * guess)))
     while True:
@@ -288,7 +322,7 @@ def _powers(h: Hypothesis, exact: np.ndarray, first: int, last: int) -> np.ndarr
     q = h.discordant
     low, high = int(_window(first, q)[0]), int(_window(last, q)[-1])
     d = np.arange(low, high + 1)
-    pmf = stats.binom.pmf(d, first, q)
+    pmf = binom_pmf(d, first, q)
     gain = exact[low:high + 1]
     out = np.empty(last - first + 1)
     out[0] = pmf @ gain

@@ -5,8 +5,9 @@ report's "Data" section consume it.
 """
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -123,6 +124,25 @@ def identical_systems(counts: Counts) -> tuple[tuple[str, ...], ...]:
     groups = [tuple(counts.systems[i] for i, g in enumerate(group_of) if g == leader)
               for leader in sorted(set(group_of))]
     return tuple(group for group in groups if len(group) > 1)
+
+
+def identical_rows(names: Sequence[str], rows: Iterable[Any]) -> tuple[tuple[str, ...], ...]:
+    """Groups (two or more, in system order) of systems whose per-unit predictions are equal, for a task counted
+    per unit (tagging's tags, translation's output lines, multi-label's label sets): ``rows`` holds one array or
+    ``bytes`` per system. Each row's BLAKE2b digest gathers the candidates in one O(N) pass per system, and each
+    candidate is confirmed element for element against its group's first system (``np.array_equal``)."""
+    rows = [row if isinstance(row, bytes) else np.ascontiguousarray(row) for row in rows]
+    by_digest: dict[bytes, list[int]] = {}
+    for index, row in enumerate(rows):
+        by_digest.setdefault(hashlib.blake2b(row).digest(), []).append(index)
+    groups = []
+    for members in by_digest.values():
+        first = rows[members[0]]
+        same = [m for m in members if rows[m] == first] if isinstance(first, bytes) else \
+            [m for m in members if np.array_equal(rows[m], first)]
+        if len(same) > 1:
+            groups.append(tuple(names[m] for m in same))
+    return tuple(sorted(groups, key=lambda group: list(names).index(group[0])))
 
 
 def profile(counts: Counts) -> DataProfile:

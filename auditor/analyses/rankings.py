@@ -53,37 +53,50 @@ def rank_table(values: np.ndarray) -> np.ndarray:
     return ranks
 
 
-def _pair_signs(ranks: np.ndarray) -> np.ndarray:
-    """sign(r_a − r_b) for every pair a < b of systems: shape (pairs, metrics)."""
-    a, b = np.triu_indices(ranks.shape[0], k=1)
-    return np.sign(ranks[a] - ranks[b])
+def pair_signs(values: np.ndarray) -> np.ndarray:
+    """sign(v_a − v_b) for every pair a < b along the last axis: shape (..., pairs)."""
+    a, b = np.triu_indices(values.shape[-1], k=1)
+    return np.sign(values[..., a] - values[..., b])
 
 
-def kendall_tau_b(ranks: np.ndarray) -> np.ndarray:
-    r"""Kendall's τ-b between every pair of columns of ``ranks`` (systems × metrics).
+def _cosine(products: np.ndarray, squares_x: np.ndarray, squares_y: np.ndarray) -> np.ndarray:
+    """Σ x y / √(Σ x² Σ y²) (one rounding in the root: a τ of 30 pairs out of 78 is 30/78 to the last digit); NaN
+    where a side is all zeros (its product is then 0: 0/0)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return products / np.sqrt(squares_x * squares_y)
+
+
+def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    r"""Kendall's τ-b between ``x`` and ``y`` along the last axis (systems; leading axes broadcast: resamples).
 
     :math:`\tau_b = \sum_{a<b} s_{ab} t_{ab} / \sqrt{\sum s_{ab}^2 \sum t_{ab}^2}` with
-    :math:`s_{ab} = \mathrm{sign}(x_a - x_b)`, which is the tie-corrected
-    :math:`(n_c - n_d)/\sqrt{(n_0 - n_1)(n_0 - n_2)}` of Kendall (1945) and
-    ``scipy.stats.kendalltau(variant='b')``. NaN where a column is constant.
+    :math:`s_{ab} = \mathrm{sign}(x_a - x_b)`, :math:`t_{ab} = \mathrm{sign}(y_a - y_b)`, which is the tie-corrected
+    :math:`(n_c - n_d)/\sqrt{(n_0 - n_1)(n_0 - n_2)}` of Kendall (1945) and ``scipy.stats.kendalltau(variant='b')``.
+    NaN where either side is constant or holds NaN. Between every pair of columns: :func:`rank_agreement`.
     """
-    signs = _pair_signs(np.asarray(ranks, dtype=float))
-    numerator = signs.T @ signs
-    norms = np.sqrt(np.diag(numerator))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        tau = numerator / np.outer(norms, norms)
-    return np.where(np.outer(norms, norms) > 0, tau, np.nan)
+    s, t = pair_signs(np.asarray(x, dtype=float)), pair_signs(np.asarray(y, dtype=float))
+    return _cosine((s * t).sum(axis=-1), (s * s).sum(axis=-1), (t * t).sum(axis=-1))
 
 
-def spearman_rho(ranks: np.ndarray) -> np.ndarray:
-    """Spearman's ρ (Pearson correlation of average ranks) between every pair of columns."""
-    ranks = np.asarray(ranks, dtype=float)
-    centred = ranks - ranks.mean(axis=0)
-    covariance = centred.T @ centred
-    norms = np.sqrt(np.diag(covariance))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        rho = covariance / np.outer(norms, norms)
-    return np.where(np.outer(norms, norms) > 0, rho, np.nan)
+def pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Pearson's r between ``x`` and ``y`` along the last axis (leading axes broadcast); NaN where a side is
+    constant."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    xc, yc = x - x.mean(axis=-1, keepdims=True), y - y.mean(axis=-1, keepdims=True)
+    return _cosine((xc * yc).sum(axis=-1), (xc * xc).sum(axis=-1), (yc * yc).sum(axis=-1))
+
+
+def rank_agreement(ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(Kendall's τ-b, Spearman's ρ) between every pair of columns of ``ranks`` (systems × metrics), two (metrics ×
+    metrics) matrices: :func:`kendall_tau_b` and :func:`pearson` of the columns (ρ is Pearson's r of average
+    ranks), their sums of products taken for all pairs at once (one matrix product each)."""
+    ranks = np.asarray(ranks, dtype=float).T
+    out = []
+    for vectors in (pair_signs(ranks), ranks - ranks.mean(axis=-1, keepdims=True)):
+        products = vectors @ vectors.T
+        squares = np.diag(products)
+        out.append(_cosine(products, squares[:, None], squares[None, :]))
+    return out[0], out[1]
 
 
 # ------------------------------------------------------------------------------- results
@@ -139,6 +152,11 @@ class RankDisagreement:
     @property
     def winners(self) -> dict[str, str]:
         return {metric: self.ranking(metric)[0] for metric in self.metrics}
+
+    def flips_between(self, first: str, second: str) -> list[Flip]:
+        """The flipping pairs that ``first`` and ``second`` order differently (one on each side)."""
+        return [f for f in self.flips if (first in f.a_better_under and second in f.b_better_under)
+                or (first in f.b_better_under and second in f.a_better_under)]
 
     def rank(self, system: str, metric: str) -> float:
         """Average rank of ``system`` under ``metric`` (1 = best)."""
@@ -205,9 +223,9 @@ def rank_disagreement(values: Mapping[str, Mapping[str, float | None]], metrics:
         len(systems), len(metrics))
     oriented = table * np.array([-1.0 if m in lower_better else 1.0 for m in metrics])
     ranks = rank_table(oriented)
+    kendall, spearman = rank_agreement(ranks)
     return RankDisagreement(
-        systems=systems, metrics=metrics, values=table, ranks=ranks,
-        kendall=kendall_tau_b(ranks), spearman=spearman_rho(ranks),
+        systems=systems, metrics=metrics, values=table, ranks=ranks, kendall=kendall, spearman=spearman,
         flips=find_flips(systems, metrics, oriented, significance),
         undefined=MappingProxyType({m: tuple(s for s, v in zip(systems, table[:, j]) if np.isnan(v))
                                     for j, m in enumerate(metrics)}),

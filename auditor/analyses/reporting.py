@@ -18,7 +18,7 @@ McNemar test at α would detect with probability 0.8, given the agreement G obse
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -59,15 +59,17 @@ class DetectableDifference:
 
 
 def detectable_accuracy_difference(n_items: int, systems: Sequence[str], accuracy: np.ndarray,
-                                   discordant: np.ndarray, alpha: float) -> DetectableDifference | None:
+                                   discordant: Callable[[int, int], tuple[int, int]],
+                                   alpha: float) -> DetectableDifference | None:
     """The detectable difference above the runner-up under accuracy (None with fewer than two systems).
 
-    ``accuracy``: (S,) accuracies; ``discordant[a, b]``: items a gets right and b wrong."""
+    ``accuracy``: (S,) accuracies; ``discordant(a, b)``: the items a gets right and b wrong, and those b gets
+    right and a wrong."""
     if len(systems) < 2:
         return None
     order = np.argsort(-np.asarray(accuracy), kind="stable")
     top, second = int(order[0]), int(order[1])
-    agreement = 1.0 - (int(discordant[top, second]) + int(discordant[second, top])) / n_items
+    agreement = 1.0 - sum(discordant(top, second)) / n_items
     runner_up = float(accuracy[second])
     method = ("exact McNemar power at the observed agreement, bisection on D (the detectable difference of auditor "
               "plan --items N --accuracy A --agreement G --difference D, for any D the agreement allows)")
@@ -160,7 +162,7 @@ CONVENTION = ("a value that is 0/0 is recorded as undefined with its reason; whe
 
 def of_audit(audit: Any) -> Reporting:
     """The reporting statement of a classification audit (an :class:`auditor.results.Audit`)."""
-    from auditor.analyses.significance import MCNEMAR, RANDOMISATION, discordant_counts
+    from auditor.analyses.significance import MCNEMAR, RANDOMISATION, discordant_pair
 
     counts, options = audit.counts, audit.options
     support = counts.confusion[0].sum(axis=1) if counts.confusion.shape[0] else np.zeros(len(audit.labels))
@@ -180,7 +182,7 @@ def of_audit(audit: Any) -> Reporting:
     if counts.paired and "accuracy" in next(iter(audit.systems.values())).metrics and resampling is None:
         accuracy = np.array([system.metrics["accuracy"].value for system in audit.systems.values()], dtype=float)
         detectable = detectable_accuracy_difference(audit.n_items, tuple(audit.systems), accuracy,
-                                                    discordant_counts(counts), options.alpha)
+                                                    lambda a, b: discordant_pair(counts, a, b), options.alpha)
     text = statement(n_items=audit.n_items, class_counts=class_counts, systems=len(audit.systems),
                      level=1 - options.alpha if boot is not None and boot.B > 0 else None,
                      bootstrap=boot.B if boot is not None else 0, seed=options.seed, interval="percentile",

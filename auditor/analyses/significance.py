@@ -122,6 +122,18 @@ def discordant_counts(counts: Counts) -> np.ndarray:
     return np.rint((correct * n[:, None]).T @ (1.0 - correct)).astype(np.int64)
 
 
+def discordant_pair(counts: Counts, a: int, b: int) -> tuple[int, int]:
+    """(items system a gets right and b wrong, items b gets right and a wrong): :func:`discordant_counts` for
+    one pair, from the items when they are loaded, else from the pair's pattern counts
+    (:meth:`~auditor.io.counts.Counts.pair_patterns`)."""
+    if counts.gold is not None and counts.predictions is not None:
+        right_a, right_b = counts.predictions[a] == counts.gold, counts.predictions[b] == counts.gold
+        return int(np.count_nonzero(right_a & ~right_b)), int(np.count_nonzero(right_b & ~right_a))
+    codes, n = counts.pair_patterns(a, b)
+    right_a, right_b = codes[:, 1] == codes[:, 0], codes[:, 2] == codes[:, 0]
+    return int(n[right_a & ~right_b].sum()), int(n[right_b & ~right_a].sum())
+
+
 # ------------------------------------------------------------------ the whole stage
 
 

@@ -66,6 +66,7 @@ class Verdict:
             "order": list(self.order),
             "groups": [list(group) for group in self.groups],
             "ties": {metric_id: [list(group) for group in groups] for metric_id, groups in self.ties.items()},
+            "identical_systems": [list(group) for group in self.identical],
             "text": self.text,
         }}
 

@@ -111,6 +111,12 @@ def numbered(n: int) -> list[str]:
     return [str(i) for i in range(1, n + 1)]
 
 
+def numbered_clusters(path: str | Path | None, n: int, unit: str) -> Clusters | None:
+    """The clusters of ``n`` units known by their numbers (``"1"`` … ``"n"``: a tagging file's sentences, a
+    translation's segments, the items of a gold without ids) from ``--clusters`` ``path``; None without one."""
+    return None if path is None else read_clusters(path, numbered(n), unit, f"{unit} number")
+
+
 def _expected(ids: Sequence[str]) -> str:
     shown = ", ".join(repr(str(x)) for x in list(ids[:3]))
     return f"one of {shown}{', …' if len(ids) > 3 else ''}"

@@ -104,7 +104,7 @@ def rank_stability(pilot: np.ndarray, simulated: np.ndarray) -> tuple[float | No
     p_top = float(np.mean(on_top[:, top] / on_top.sum(axis=1)))
     finite = np.concatenate([pilot[:, None], simulated.T], axis=1)
     finite = np.where(np.isinf(finite), -1e300, finite)
-    tau = kendall_tau_b(finite)[0, 1:]
+    tau = kendall_tau_b(finite[:, 0], finite[:, 1:].T)  # the pilot's ranking against each simulated one
     return p_top, (None if np.isnan(tau).all() else float(np.nanmean(tau)))
 
 

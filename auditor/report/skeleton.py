@@ -239,9 +239,9 @@ def tests_text(ctx: Context) -> str:
 def significance_section(ctx: Context, method: str | None = None, notes: Sequence[str] = (),
                          methods: Sequence[str] | None = None) -> Section | None:
     """The tests in words (``method``, by default :func:`tests_text`; the task's ``notes``), the best sets and every
-    pair's adjusted p-value; without tests, why none ran (the spine's ``untested``)."""
-    if not ctx.spine.tests and not ctx.spine.best_set:
-        untested = ctx.spine.untested
+    pair's adjusted p-value; without tests, why none ran (the spine's ``untested``; one system has no pair)."""
+    if len(ctx.spine.systems) < 2 or not ctx.spine.tests and not ctx.spine.best_set:
+        untested = "not run: one system (no pair to test)" if len(ctx.spine.systems) < 2 else ctx.spine.untested
         return None if untested is None else Section("significance", SECTION_TITLES["significance"], (
             Paragraph(f"Paired tests {untested}."),))
     cite = "Holm 1979" if ctx.spine.correction == "holm" else "Benjamini & Hochberg 1995"

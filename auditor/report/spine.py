@@ -76,7 +76,7 @@ class Spine:
         """The spine of a task counted per unit (a :class:`~auditor.results.UnitAudit`: tagging, translation): its
         record's parts and the metrics' ``names``. The conventions of the ``said_once`` metrics are said once in
         the task's own text instead of a ledger entry per cell (the JSON keeps them); ``untested``: why no pair
-        test ran (by default, with no tests, when ``--bootstrap 0`` asked for none)."""
+        test ran (by default, with no tests, the statistics' note, else ``--bootstrap 0`` when it asked for none)."""
         from auditor.io.source import Source
 
         sources = {name: x if isinstance(x, Source) else Source(str(x["path"]), x.get("sha256"), audit.n_items)
@@ -87,8 +87,8 @@ class Spine:
                    str(audit.options["correction"]), sources, str(audit.signature), tuple(audit.warnings),
                    audit.best_set or {}, tuple(audit.tests or ()), audit.rankings, audit.verdict, audit.unit,
                    audit.resampling,
-                   untested or ("not run: --bootstrap 0" if audit.tests is None and not audit.options.get("bootstrap")
-                                else None))
+                   untested or (None if audit.tests is not None else getattr(audit.statistics, "note", None) or (
+                       "not run: --bootstrap 0" if not audit.options.get("bootstrap") else None)))
 
     @property
     def tested(self) -> bool:

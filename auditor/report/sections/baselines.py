@@ -10,6 +10,14 @@ from auditor.report.model import Cell, Column, Paragraph, Row, Section, Table
 from auditor.report.sections import section
 from auditor.report.tables import _density
 
+#: The margin table's caption: what a negative margin means, and that it is not what "above chance" tests.
+MARGIN_CAPTION = ("Each system's margin over the strongest chance baseline (×100; negative: below that baseline's "
+                  "expectation): the system's value minus the baseline's exact expectation where one exists, else "
+                  "(marked “≈”) minus its Monte Carlo mean, if 3 standard errors above every exact one. “Above "
+                  "chance” is a different question, tested against a shuffle of the system's own predictions (next "
+                  "table): a system with a skewed bias can be below the best baseline and still above its own "
+                  "shuffle.")
+
 
 @section(40)
 def baselines_section(ctx: Context) -> Section | None:
@@ -48,10 +56,7 @@ def baselines_section(ctx: Context) -> Section | None:
     chance = {s: result.chance[s] for s in ctx.systems if result.chance.get(s)}
     if chance:
         for field_name, kind, caption in (
-            ("margin", "score", "Each system's margin over the strongest chance baseline (×100; negative = below "
-                                "chance): the system's value minus the baseline's exact expectation where one "
-                                "exists, else (marked “≈”) minus its Monte Carlo mean, if 3 standard errors above "
-                                "every exact one."),
+            ("margin", "score", MARGIN_CAPTION),
             ("p_shuffle", "p", "Unadjusted permutation p-value of each system against a shuffle of its own "
                                f"predictions (same bias, no information; {result.p_method(keys[0]) if keys else ''}); "
                                "the adjusted ones decide “above chance”."),

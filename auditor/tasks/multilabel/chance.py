@@ -14,9 +14,10 @@
   exact averages over every (gold item, system set) pair, ``Σ_{A,B} n(A) m(B) f(A, B) / N²``, when the distinct
   sets are few enough (:data:`CROSS_PAIRS`).
 
-Every baseline also gets a Monte Carlo distribution at this test-set size (mean and 95% range over ``draws``
-draws); a figure without an exact expectation shows the Monte Carlo mean, marked as such. With ``--bootstrap 0``
-nothing is drawn (``draws`` 0): only the exact expectations are given, a figure without one has none.
+Every baseline also gets a Monte Carlo distribution at this test-set size (mean and the range holding 1 − alpha
+of the ``draws`` draws, as ``--alpha`` sets the intervals); a figure without an exact expectation shows the Monte
+Carlo mean, marked as such. With ``--bootstrap 0`` nothing is drawn (``draws`` 0): only the exact expectations are
+given, a figure without one has none.
 """
 from __future__ import annotations
 
@@ -41,7 +42,8 @@ SAMPLER_BUDGET = 2**27
 
 @dataclass(frozen=True)
 class Baseline:
-    """One chance predictor: id -> exact expectation (None: none known), Monte Carlo mean and 95% range."""
+    """One chance predictor: id -> exact expectation (None: none known), Monte Carlo mean and the range between the
+    alpha/2 and 1 − alpha/2 quantiles of the draws."""
 
     name: str
     description: str
@@ -50,6 +52,7 @@ class Baseline:
     low: Mapping[str, float]
     high: Mapping[str, float]
     draws: int
+    alpha: float
 
     def expected(self, metric: str) -> tuple[float | None, bool]:
         """(the figure to show, whether it is exact); None when there is neither an exact expectation nor a draw."""
@@ -57,7 +60,7 @@ class Baseline:
         return (value, True) if value is not None else (self.mean.get(metric), False)
 
     def to_json(self) -> dict[str, Any]:
-        return {"description": self.description, "draws": self.draws, "metrics": {
+        return {"description": self.description, "draws": self.draws, "alpha": self.alpha, "metrics": {
             m: {"expected": self.exact.get(m), "exact": self.exact.get(m) is not None,
                 "mc_mean": _number(self.mean.get(m)), "mc_range": [_number(self.low.get(m)), _number(self.high.get(m))]}
             for m in METRIC_IDS}}
@@ -80,13 +83,14 @@ def _values(sums: Mapping[str, np.ndarray]) -> dict[str, float]:
     return {m: float(v[0]) for m, v in evaluate(sums).items()}
 
 
-def constant(aligned: Aligned, set_bits: np.ndarray, name: str, description: str) -> Baseline:
+def constant(aligned: Aligned, set_bits: np.ndarray, name: str, description: str, alpha: float) -> Baseline:
     """The same set for every item: every figure exact."""
     values = _values(_sums(aligned, np.zeros(aligned.n_items, dtype=np.int64), set_bits[None]))
-    return Baseline(name, description, values, values, values, values, 0)
+    return Baseline(name, description, values, values, values, values, 0, alpha)
 
 
-def _monte_carlo(draw: Any, draws: int) -> tuple[dict[str, float], dict[str, float], dict[str, float]]:
+def _monte_carlo(draw: Any, draws: int, alpha: float) -> tuple[dict[str, float], dict[str, float], dict[str, float]]:
+    """Mean and the alpha/2, 1 − alpha/2 quantiles (numpy's linear interpolation) of each metric over the draws."""
     samples = [draw() for _ in range(draws)]
     mean: dict[str, float] = {}
     low: dict[str, float] = {}
@@ -96,11 +100,12 @@ def _monte_carlo(draw: Any, draws: int) -> tuple[dict[str, float], dict[str, flo
     for metric in METRIC_IDS:
         values = np.array([sample[metric] for sample in samples])
         mean[metric] = float(values.mean())
-        low[metric], high[metric] = (float(x) for x in np.percentile(values, [2.5, 97.5]))
+        low[metric], high[metric] = (float(x) for x in np.quantile(values, [alpha / 2, 1 - alpha / 2]))
     return mean, low, high
 
 
-def prevalence_sampler(aligned: Aligned, rng: np.random.Generator, draws: int = DRAWS) -> Baseline:
+def prevalence_sampler(aligned: Aligned, rng: np.random.Generator, draws: int = DRAWS, alpha: float = 0.05
+                       ) -> Baseline:
     """Each label drawn independently at its gold prevalence (module docstring for the exact figures)."""
     N, L = aligned.n_items, len(aligned.labels)
     gold_counts = np.bincount(aligned.gold_codes, minlength=aligned.gold_sets.shape[0]).astype(float)
@@ -125,12 +130,13 @@ def prevalence_sampler(aligned: Aligned, rng: np.random.Generator, draws: int = 
         codes, drawn = encode_rows(rng.random((N, L)) < p)
         return _values(_sums(aligned, codes, drawn))
 
-    mean, low, high = _monte_carlo(draw, budget)
+    mean, low, high = _monte_carlo(draw, budget, alpha)
     return Baseline("prevalence", "each label predicted independently with its gold prevalence", exact, mean, low,
-                    high, budget)
+                    high, budget, alpha)
 
 
-def shuffled(aligned: Aligned, s: int, rng: np.random.Generator, draws: int = DRAWS) -> Baseline:
+def shuffled(aligned: Aligned, s: int, rng: np.random.Generator, draws: int = DRAWS, alpha: float = 0.05
+             ) -> Baseline:
     """System s's own sets shuffled over the items (module docstring for the exact figures)."""
     N = aligned.n_items
     gold_counts = np.bincount(aligned.gold_codes, minlength=aligned.gold_sets.shape[0]).astype(float)
@@ -156,20 +162,21 @@ def shuffled(aligned: Aligned, s: int, rng: np.random.Generator, draws: int = DR
     def draw() -> dict[str, float]:
         return _values(_sums(aligned, codes[rng.permutation(N)], sets))
 
-    mean, low, high = _monte_carlo(draw, draws)
+    mean, low, high = _monte_carlo(draw, draws, alpha)
     name = aligned.names[s]
-    return Baseline(f"shuffle:{name}", f"{name}'s own sets shuffled over the items", exact, mean, low, high, draws)
+    return Baseline(f"shuffle:{name}", f"{name}'s own sets shuffled over the items", exact, mean, low, high, draws,
+                    alpha)
 
 
-def baselines(aligned: Aligned, seed: int, draws: int = DRAWS) -> tuple[Baseline, ...]:
+def baselines(aligned: Aligned, seed: int, draws: int = DRAWS, alpha: float = 0.05) -> tuple[Baseline, ...]:
     """Empty set, most frequent gold set, prevalence sampler, and each system's sets shuffled (``draws`` 0: no
-    Monte Carlo, no random generator)."""
+    Monte Carlo, no random generator); the Monte Carlo ranges hold 1 − ``alpha`` of the draws."""
     rng = np.random.default_rng([seed, 35]) if draws else None
     gold_counts = np.bincount(aligned.gold_codes, minlength=aligned.gold_sets.shape[0])
     modal = aligned.gold_sets[int(np.argmax(gold_counts))]
     shown = ", ".join(label for label, on in zip(aligned.labels, modal) if on) or "the empty set"
-    out = [constant(aligned, np.zeros(len(aligned.labels), dtype=bool), "empty", "the empty set for every item"),
-           constant(aligned, modal, "most_frequent", f"gold's most frequent set ({shown}) for every item"),
-           prevalence_sampler(aligned, rng, draws)]
-    out += [shuffled(aligned, s, rng, draws) for s in range(len(aligned.names))]
+    out = [constant(aligned, np.zeros(len(aligned.labels), dtype=bool), "empty", "the empty set for every item", alpha),
+           constant(aligned, modal, "most_frequent", f"gold's most frequent set ({shown}) for every item", alpha),
+           prevalence_sampler(aligned, rng, draws, alpha)]
+    out += [shuffled(aligned, s, rng, draws, alpha) for s in range(len(aligned.names))]
     return tuple(out)

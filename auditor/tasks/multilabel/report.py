@@ -78,7 +78,8 @@ def data_section(ctx: Context) -> Section:
 
 
 def chance_section(ctx: Context) -> Section | None:
-    """Each chance predictor's expected figure (exact, or ≈ the Monte Carlo mean) with its 95% Monte Carlo range."""
+    """Each chance predictor's expected figure (exact, or ≈ the Monte Carlo mean) with its 1 − alpha Monte Carlo
+    range."""
     audit = ctx.audit
     if not audit.chance:
         return None
@@ -99,7 +100,7 @@ def chance_section(ctx: Context) -> Section | None:
                   "most frequent set (exact), each label drawn at its gold prevalence, and each system's own sets "
                   "shuffled over the items (its label counts kept). Exact expectations where the figure's "
                   "denominator is fixed by the predictor (≈: the mean of the Monte Carlo draws instead); below "
-                  "each value, the 95% range of the draws at this test-set size."
+                  f"each value, the {100 * (1 - audit.options.alpha):g}% range of the draws at this test-set size."
                   + ("" if any(b.draws for b in audit.chance) else
                      " No draws were made (--bootstrap 0): only the exact expectations are shown, “—” where a figure "
                      "has none.")),

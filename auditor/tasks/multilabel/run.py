@@ -69,11 +69,11 @@ def _clusters(options: AuditOptions, gold_file: Any, aligned: Any) -> Any:
     """The items' clusters from ``--clusters`` (ids: the gold's item ids, or 1-based item numbers), or None."""
     if options.clusters is None:
         return None
-    from auditor.io.clusters import numbered, read_clusters
+    from auditor.io.clusters import numbered_clusters, read_clusters
 
     ids = gold_file.column.id_array
     if ids is None:
-        return read_clusters(options.clusters, numbered(aligned.n_items), "item", "item number")
+        return numbered_clusters(options.clusters, aligned.n_items, "item")
     return read_clusters(options.clusters, [str(x) for x in ids.to_pylist()], "item", "item id")
 
 
@@ -107,7 +107,7 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
         from auditor.tasks.multilabel.chance import DRAWS, baselines
 
         with progress.task("chance baselines", total=1) as advance:
-            chance = baselines(aligned, options.seed, DRAWS if options.bootstrap > 0 else 0)
+            chance = baselines(aligned, options.seed, DRAWS if options.bootstrap > 0 else 0, options.alpha)
             advance(1)
     result = MultilabelAudit(
         signature=_signature(gold_file, aligned, options, thresholding, separator, label_map is not None),
@@ -144,6 +144,7 @@ def _rankings(aligned: Aligned, counted: Any, statistics: Any, analyses: Sequenc
     if analyses is not None and "rankings" not in analyses:
         return None, None
     from auditor.analyses.families import RANDOMISATION, significance_lookup
+    from auditor.analyses.profile import identical_rows
     from auditor.analyses.rankings import rank_disagreement
     from auditor.analyses.verdict import Tested, decide
     from auditor.tasks.multilabel.resampling import primary_method
@@ -156,7 +157,9 @@ def _rankings(aligned: Aligned, counted: Any, statistics: Any, analyses: Sequenc
     lookup = None if tested is None else significance_lookup(tested.tests, statistics.alpha, method_of)
     ranking = rank_disagreement(values, METRIC_IDS, lookup)
     by_metric = {m: {name: values[name][m] for name in aligned.names} for m in METRIC_IDS}
-    verdict = decide(by_metric, tested, primary, (), SHORT, KEY_METRICS)
+    identical = identical_rows(aligned.names, [np.packbits(aligned.system(s), axis=1)
+                                               for s in range(len(aligned.names))])
+    verdict = decide(by_metric, tested, primary, identical, SHORT, KEY_METRICS)
     return ranking, verdict
 
 

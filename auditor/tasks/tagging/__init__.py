@@ -2,7 +2,8 @@
 
 Reading (:mod:`.reading`, :mod:`.align`) -> chunks by scheme and rule (:mod:`.schemes`) -> per-sentence
 counts (:mod:`.counting`) -> figures (:mod:`.measures`, the classification catalogue over tokens) ->
-bootstrap over sentences (:mod:`.resampling`) -> result (:mod:`.result`) and report (:mod:`.report`).
+the spine's bootstrap and pair tests over sentences (:mod:`auditor.analyses.units`) -> result (:mod:`.result`)
+and report (:mod:`.report`).
 The interface :mod:`auditor.tasks` asks for: ``OPTIONS``, :func:`audit`, ``METRIC_IDS``.
 """
 from __future__ import annotations

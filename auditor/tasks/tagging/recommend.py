@@ -81,9 +81,7 @@ def _rare(audit: Any) -> Firing | None:
             reasons.append(f"the rarest type, {audit.spans.types[rarest]}, is {100 * share:.1f}% of the gold chunks "
                            f"({int(gold[rarest])} of {int(gold.sum())}): micro F1 weighs each chunk, macro F1 each "
                            f"type")
-    flips = [f for f in (audit.rankings.flips if audit.rankings is not None else ())
-             if {"span_micro_f1", "span_macro_f1"} <= {*f.a_better_under, *f.b_better_under}
-             and ("span_micro_f1" in f.a_better_under) != ("span_macro_f1" in f.a_better_under)]
+    flips = audit.rankings.flips_between("span_micro_f1", "span_macro_f1") if audit.rankings is not None else []
     if flips:
         reasons.append(f"it orders {plural(len(flips), 'pair')} of systems differently from span micro F1 (e.g. "
                        f"{flips[0].a} vs {flips[0].b})")

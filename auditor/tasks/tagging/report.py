@@ -63,7 +63,7 @@ def summary_section(ctx: Context) -> Section:
                 "seqeval's strict mode (only chunks well-formed in the scheme count)")
         scheme = (f"{audit.scheme} ({how}). Chunks are read by {rule}. Bootstrap intervals and paired tests "
                   "resample sentences, never tokens")
-    caption = (f"Headline figures (×100) with {ctx.level} bootstrap intervals over sentences." if audit.statistics
+    caption = (f"Headline figures (×100) with {ctx.level} bootstrap intervals over sentences." if audit.statistics.B
                else "Headline figures (×100); no intervals (--bootstrap 0).")
     return skeleton.summary_section(ctx, data, HEADLINE, caption, facts=[("Scheme", scheme)], spell_out=True)
 

@@ -7,15 +7,25 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from auditor.analyses.profile import identical_rows
 from auditor.errors import InputError, UsageError
+from auditor.io.clusters import numbered_clusters
 from auditor.io.parallel import in_order
 from auditor.io.source import Source
 from auditor.metrics.catalogue import BASE_METRIC_IDS, compute, describe
 from auditor.metrics.registry import REGISTRY
 from auditor.options import AuditOptions, check_options
 from auditor.progress import SILENT, Progress
-from auditor.results import Score, Signature, unit_options, unit_rankings, unit_scores, unit_verdict
-from auditor.tasks.tagging.align import Aligned, align
+from auditor.results import (
+    Score,
+    Signature,
+    unit_options,
+    unit_rankings,
+    unit_scores,
+    unit_statistics_stage,
+    unit_verdict,
+)
+from auditor.tasks.tagging.align import Aligned, align, check_alignment
 from auditor.tasks.tagging.counting import Layout, count_spans, statistics_matrix, totals, type_map
 from auditor.tasks.tagging.measures import active_types, span_values
 from auditor.tasks.tagging.names import SHORT, TYPE_PREFIX
@@ -55,18 +65,12 @@ def read_inputs(gold: str | None, systems: Mapping[str, str], tag_column: int | 
 def _checked(gold: TagFile, system: TagFile) -> TagFile:
     """``system`` aligned with gold (:func:`~auditor.tasks.tagging.align.check_alignment`), without its tokens:
     each file's tokens are compared as soon as it is read and not kept (memory for the next file)."""
-    from dataclasses import replace
-
-    from auditor.tasks.tagging.align import check_alignment
-
     check_alignment(gold, system)
     return replace(system, tokens=None)
 
 
 def _same_gold(gold: TagFile, other: TagFile) -> None:
     """Every conlleval file must carry the same gold column."""
-    from auditor.tasks.tagging.align import check_alignment
-
     check_alignment(gold, other)
     mine = np.array(gold.vocab, dtype=object)[gold.codes]
     theirs = np.array(other.vocab, dtype=object)[other.codes]
@@ -124,20 +128,15 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
     tokens = TokenView(aligned.tags, confusion, describe(confusion, aligned.tags, REGISTRY.scalar()))
     types = TokenView(type_labels, type_confusion, describe(type_confusion, type_labels, REGISTRY.scalar()))
     observed = _evaluate(parts, active, spans is not None)
-    clusters = None
-    if options.clusters is not None:
-        from auditor.io.clusters import numbered, read_clusters
-
-        clusters = read_clusters(options.clusters, numbered(aligned.n_sentences), "sentence", "sentence number")
-    stats = _intervals(aligned, spans, layout, active, observed, options, progress, analyses, clusters) \
-        if options.bootstrap > 0 else None
+    clusters = numbered_clusters(options.clusters, aligned.n_sentences, "sentence")
+    stats = _statistics(aligned, spans, layout, active, observed, options, progress, analyses, clusters)
     inputs = {"gold": gold_file, **files}
-    tests, best = (None, None) if stats is None else (stats.tests, stats.best_set)
     metrics = _scores(observed, stats, aligned.names, tokens, types, active, parts, spans)
     ranking = None if analyses is not None and "rankings" not in analyses else \
-        unit_rankings(metrics, [m for m in RANKED if m in observed], tests, options.alpha)
-    verdict = unit_verdict(metrics, [m for m in TESTED if m in observed], tests, best, None,
-                           {**SHORT, "accuracy": "Acc", "macro_f1": "token macF1"})
+        unit_rankings(metrics, [m for m in RANKED if m in observed], stats.tests, options.alpha)
+    verdict = unit_verdict(metrics, [m for m in TESTED if m in observed], stats.tests, stats.best_set, None,
+                           {**SHORT, "accuracy": "Acc", "macro_f1": "token macF1"},
+                           identical_rows(aligned.names, aligned.systems))
     shared = unit_options(options, resampling_unit="sentence", scheme=scheme, span_rule=rule)
     own = (("tags", str(layout.k)), ("scheme", scheme or "none"), ("rule", rule or "none"))
     audit = TaggingAudit(
@@ -146,8 +145,8 @@ def audit(gold: str | None, systems: Mapping[str, str], *, options: AuditOptions
                                      "sentence", clusters),
         n_items=aligned.n_tokens, systems=aligned.names, options=shared,
         sources={name: Source(file.source, file.digest, aligned.n_tokens) for name, file in inputs.items()},
-        metrics=metrics, tests=tests, best_set=best, rankings=ranking, verdict=verdict,
-        resampling=None if stats is None else stats.resampling,
+        metrics=metrics, tests=stats.tests, best_set=stats.best_set, rankings=ranking, verdict=verdict,
+        resampling=stats.resampling,
         aligned=aligned, codes=codes, scheme=scheme, scheme_detected=detected, scheme_reason=reason, rule=rule,
         spans=spans, tokens=tokens, types=types, statistics=stats, parts=parts)
     return replace(audit, recommendation=recommend(audit))  # read off the finished record
@@ -168,8 +167,6 @@ def _scores(observed: Mapping[str, np.ndarray], stats: Any, systems: Sequence[st
         return None, None if not metric.startswith("span_macro_") else _type_zero_division(
             active[s], parts["predicted"][s], parts["gold"], spans.types, metric.removeprefix("span_macro_"))
 
-    if stats is None:
-        return unit_scores(systems, observed, lambda metric, s: None, None, ledger)
     return unit_scores(systems, observed, stats.interval, 1 - stats.alpha, ledger)
 
 
@@ -186,39 +183,34 @@ def _type_zero_division(active: np.ndarray, predicted: np.ndarray, gold: np.ndar
     return f"{part} of {names} is 0/0 ({why}), counted as 0 (seqeval's zero_division=0)"
 
 
-def _intervals(aligned: Aligned, spans: Any, layout: Layout, active: np.ndarray, observed: dict[str, np.ndarray],
-               options: AuditOptions, progress: Progress, analyses: Sequence[str] | None, clusters: Any = None) -> Any:
-    """The spine's resampling over sentences (:mod:`auditor.analyses.units`): intervals, rank probabilities and
-    (unless ``analyses`` leaves them out) the pairwise tests. Imported here: an audit without intervals loads no
-    scipy. With ``clusters`` (of sentences) whole clusters are drawn and swapped."""
-    from dataclasses import replace
+def _statistics(aligned: Aligned, spans: Any, layout: Layout, active: np.ndarray, observed: dict[str, np.ndarray],
+                options: AuditOptions, progress: Progress, analyses: Sequence[str] | None, clusters: Any = None) -> Any:
+    """The spine's resampling over sentences (:mod:`auditor.analyses.units`) and statistics stage
+    (:func:`~auditor.results.unit_statistics_stage`): intervals, rank probabilities and the pair tests. Imported
+    here: an audit without intervals loads no scipy. With ``clusters`` (of sentences) whole clusters are drawn and
+    swapped."""
+    from auditor.analyses.units import UnitResampler, block_rows, randomisation_tests
 
-    from auditor.analyses.significance import RANK_RULE, randomisation_rounds, rounds_rule
-    from auditor.analyses.units import UnitResampler, block_rows, randomisation_tests, unit_statistics
-
-    matrix = statistics_matrix(aligned, spans, layout)
-    n = matrix.shape[0]
-    # float32 when no resample's sum can reach 2^24 (n sentences × the largest count of one), so counts stay exact
-    dtype = np.float32 if n * (matrix.max() if matrix.nnz else 0) < 2**24 else np.float64
-    shared = matrix[:, :layout.shared].toarray().astype(dtype)
-    rest = matrix[:, layout.shared:].T.tocsr().astype(dtype)
-    with progress.task("bootstrap over sentences", total=options.bootstrap) as advance:
-        values = UnitResampler(n, options.bootstrap, [options.seed, 22], clusters, min(50, block_rows(n))).values(
-            lambda w: np.concatenate([w @ shared, np.asarray(rest @ w.T).T], axis=1).astype(float),
-            lambda sums: _evaluate(layout.parts(sums), active, spans is not None), dtype, advance)
-    tested = None if analyses is not None and "statistics" not in analyses else [m for m in TESTED if m in observed]
-    tests, S = None, len(aligned.names)
-    rounds = randomisation_rounds(options.bootstrap, S * (S - 1) // 2, options.alpha)
-    if tested is not None:
-        pair = replace(layout, S=2)
-        tests = randomisation_tests(
+    values: dict[str, np.ndarray] = {}
+    matrix = statistics_matrix(aligned, spans, layout) if options.bootstrap else None
+    if matrix is not None:
+        n = matrix.shape[0]
+        # float32 when no resample's sum can reach 2^24 (n sentences × the largest count of one), so counts stay exact
+        dtype = np.float32 if n * (matrix.max() if matrix.nnz else 0) < 2**24 else np.float64
+        shared = matrix[:, :layout.shared].toarray().astype(dtype)
+        rest = matrix[:, layout.shared:].T.tocsr().astype(dtype)
+        with progress.task("bootstrap over sentences", total=options.bootstrap) as advance:
+            values = UnitResampler(n, options.bootstrap, [options.seed, 22], clusters, min(50, block_rows(n))).values(
+                lambda w: np.concatenate([w @ shared, np.asarray(rest @ w.T).T], axis=1).astype(float),
+                lambda sums: _evaluate(layout.parts(sums), active, spans is not None), dtype, advance)
+    tested, pair = [m for m in TESTED if m in observed], replace(layout, S=2)
+    S = len(aligned.names)
+    return unit_statistics_stage(
+        values, observed, aligned.names, options, analyses, tested, lambda rounds: randomisation_tests(
             matrix, layout.shared, layout.per_system,
             lambda a, b, sums: _evaluate(pair.parts(sums), active[[a, b]], spans is not None),
-            observed, aligned.names, tested, rounds, options.seed, options.correction, clusters, progress=progress)
-    return unit_statistics(values, observed, aligned.names, options.bootstrap, options.alpha, options.correction,
-                           tested, tests, clusters, None if clusters is None else _resampling(aligned, clusters),
-                           seed=options.seed, unit="sentence", rank_rule=RANK_RULE, rounds=rounds,
-                           rounds_rule=rounds_rule(rounds, S * (S - 1) // 2, options.alpha))
+            observed, aligned.names, tested, rounds, options.seed, options.correction, clusters, progress=progress),
+        S * (S - 1) // 2, "sentence", clusters, resampling=None if clusters is None else _resampling(aligned, clusters))
 
 
 def _resampling(aligned: Aligned, clusters: Any) -> dict[str, Any]:

@@ -7,9 +7,9 @@ over the same segment bootstrap as the metrics: each resample recomputes every m
 segment-level scores — the human means on the resampled segments (system-level scores stay fixed).
 The leader is the metric of highest τ (then r); its lead over each other metric is judged by the paired
 percentile interval of :math:`\tau_{\mathrm{leader}} - \tau_m` over the same resamples (two intervals
-that overlap are no test of their difference).
-:math:`\tau_b = \sum_{a<b} s_{ab} t_{ab} / \sqrt{\sum s_{ab}^2 \sum t_{ab}^2}` with
-:math:`s_{ab} = \mathrm{sign}(x_a - x_b)`, :math:`t_{ab} = \mathrm{sign}(y_a - y_b)`.
+that overlap are no test of their difference). τ-b and r are the spine's, batched over resamples
+(:func:`auditor.analyses.rankings.kendall_tau_b`, :func:`~auditor.analyses.rankings.pearson`), the τ-b that also
+gives the rank agreement between metrics.
 """
 from __future__ import annotations
 
@@ -20,28 +20,17 @@ from typing import Any, Mapping
 import numpy as np
 
 from auditor.analyses.bootstrap import percentile_intervals
-
-
-def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """τ-b between ``x`` and ``y`` along the last axis (systems); NaN where either is constant or has NaN."""
-    a, b = np.triu_indices(x.shape[-1], k=1)
-    s, t = np.sign(x[..., a] - x[..., b]), np.sign(y[..., a] - y[..., b])
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return (s * t).sum(axis=-1) / np.sqrt((s * s).sum(axis=-1) * (t * t).sum(axis=-1))
-
-
-def pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Pearson's r along the last axis; NaN where either side is constant."""
-    xc = x - x.mean(axis=-1, keepdims=True)
-    yc = y - y.mean(axis=-1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return (xc * yc).sum(axis=-1) / np.sqrt((xc * xc).sum(axis=-1) * (yc * yc).sum(axis=-1))
+from auditor.analyses.rankings import kendall_tau_b, pearson
+from auditor.formatting import nan_to_none
 
 
 @dataclass(frozen=True)
 class Correlation:
     value: float
     ci: tuple[float, float] | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"value": nan_to_none(self.value), "ci": list(self.ci) if self.ci else None}
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,8 @@ from typing import Mapping
 
 import numpy as np
 
-from auditor.tasks.translation.counting import Corpus
-from auditor.tasks.translation.measures import type_f
+from auditor.tasks.translation.counting import Corpus, flat_sum
+from auditor.tasks.translation.measures import f_terms
 
 #: (name, lowest count, highest count) of each band.
 BANDS = (("once", 1, 1), ("2-4", 2, 4), ("5-16", 5, 16), ("17-64", 17, 64), ("65+", 65, None))
@@ -44,14 +44,14 @@ class TypeProfile:
 
 def profile(corpus: Corpus, beta: float) -> TypeProfile:
     """Bands and per-system band figures from the corpus' type totals."""
-    reference = np.asarray(corpus.reference.sum(axis=0)).ravel()
+    reference = flat_sum(corpus.reference, 0)
     totals = {name: corpus.counts[name].totals(corpus.reference) for name in corpus.systems}
     bands = []
     for name, low, high in BANDS:
         chosen = (reference >= low) & (reference <= (high if high is not None else np.inf))
         systems = {}
         for system, (match, predicted, ref) in totals.items():
-            f = type_f(match[chosen], predicted[chosen], ref[chosen], beta)
+            _, f, _ = f_terms(match[chosen], predicted[chosen], ref[chosen], beta)
             value = float(f.mean()) if f.size else None
             systems[system] = (value, int((predicted[chosen] == 0).sum()))
         bands.append(Band(name, low, high, int(chosen.sum()), int(reference[chosen].sum()), systems))

@@ -102,6 +102,12 @@ def side(tokenised: Sequence[str], vocabulary: Vocabulary) -> Side:
     return Side(ids, np.repeat(np.arange(lengths.size), lengths), lengths)
 
 
+def flat_sum(matrix: scipy.sparse.spmatrix, axis: int) -> np.ndarray:
+    """A counts matrix (segments x types) summed over segments (``axis`` 0: per type) or types (1: per segment),
+    as a flat array."""
+    return np.asarray(matrix.sum(axis=axis)).ravel()
+
+
 @dataclass(frozen=True)
 class TypeCounts:
     """Per segment and type: the system's count ``H`` and the largest reference count ``R``;
@@ -112,8 +118,7 @@ class TypeCounts:
 
     def totals(self, reference: scipy.sparse.csr_matrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Match(c), Preds(c), Refs(c) summed over segments."""
-        return (np.asarray(self.match.sum(axis=0)).ravel(), np.asarray(self.predicted.sum(axis=0)).ravel(),
-                np.asarray(reference.sum(axis=0)).ravel())
+        return flat_sum(self.match, 0), flat_sum(self.predicted, 0), flat_sum(reference, 0)
 
 
 def reference_matrix(sides: Sequence[Side], n_types: int) -> scipy.sparse.csr_matrix:

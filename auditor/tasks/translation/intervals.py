@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse
 
-from auditor.tasks.translation.counting import Corpus
+from auditor.tasks.translation.counting import Corpus, flat_sum
 from auditor.tasks.translation.measures import bleu_from_statistics, chrf_from_statistics, f_terms, from_terms
 from auditor.tasks.translation.names import METRICS
 
@@ -53,7 +53,7 @@ def type_jackknife(corpus: Corpus, name: str, beta: float, k: float) -> tuple[np
     n = corpus.n_segments
     sums = [total.sum() + np.bincount(rows, new.astype(np.float64) - old[cols], n)
             for total, new, old in zip(before, after, before)]
-    reference_total = reference.sum() - np.asarray(corpus.reference.sum(axis=1)).ravel()
+    reference_total = reference.sum() - flat_sum(corpus.reference, 1)
     return from_terms(sums[0], sums[1], sums[2], reference_total, k)
 
 

@@ -26,34 +26,15 @@ LOG_FLOOR = -9999999999.0
 CHRF_EPS = 1e-16
 
 
-def type_f(match: np.ndarray, predicted: np.ndarray, reference: np.ndarray, beta: float = 1.0) -> np.ndarray:
-    """F_β;c per type (last axis), with P = 1 when Preds = 0, R = 1 when Refs = 0, F = 0 when P = R = 0."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        precision = np.where(predicted > 0, match / predicted, 1.0)
-        recall = np.where(reference > 0, match / reference, 1.0)
-        b2 = beta * beta
-        denominator = b2 * precision + recall
-        return np.where(denominator > 0, (1 + b2) * precision * recall / denominator, 0.0)
-
-
-def f_sums(match: np.ndarray, predicted: np.ndarray, reference: np.ndarray, beta: float = 1.0,
-           k: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    r"""(|V|, Σ_V F, Σ_V f, Σ_V f·F) over the last axis: the sums MacroF and MicroF divide.
-
-    On V, :func:`type_f` equals :math:`(1+\beta^2)\,Match / (\beta^2 Refs + Preds)` (P R / (β²P + R) with
-    P = M/Preds, R = M/Refs; the conventions P = 1 at Preds = 0 and R = 1 at Refs = 0 give 0 = M there), and
-    the denominator is positive exactly on V: three array operations instead of type_f's ten.
-    """
-    in_v, f, weighted = f_terms(match, predicted, reference, beta)
-    size, f_total = in_v.sum(axis=-1), f.sum(axis=-1)
-    # f(c) = Refs(c) + k on V, and Refs(c) > 0 only on V: Σ_V f = Σ Refs + k|V|, Σ_V f F = Σ Refs F + k Σ F
-    reference = np.broadcast_to(reference, f.shape)
-    return size, f_total, reference.sum(axis=-1) + k * size, weighted.sum(axis=-1) + k * f_total
-
-
 def f_terms(match: np.ndarray, predicted: np.ndarray, reference: np.ndarray,
             beta: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per type: [c ∈ V], F_c and Refs(c)·F_c, with F_c = (1+β²)·Match/(β²·Refs + Preds) on V (see :func:`f_sums`)."""
+    r"""Per type (last axis): [c ∈ V], F_β;c and Refs(c)·F_β;c, the one F of every figure (the test set's, a
+    resample's, a swap's, one segment's, a frequency band's).
+
+    On V, :math:`F = (1+\beta^2) P R / (\beta^2 P + R)` with P = M/Preds, R = M/Refs equals
+    :math:`(1+\beta^2)\,Match / (\beta^2 Refs + Preds)`; the conventions P = 1 at Preds = 0 and R = 1 at Refs = 0
+    give F = 0 = M there, and the denominator is positive exactly on V: three array operations.
+    """
     b2 = beta * beta
     denominator = b2 * reference + predicted
     in_v = denominator > 0
@@ -62,14 +43,17 @@ def f_terms(match: np.ndarray, predicted: np.ndarray, reference: np.ndarray,
 
 
 def from_terms(size, f_total, weighted_total, reference_total, k: float) -> tuple[np.ndarray, np.ndarray]:
-    """(MacroF, MicroF) from Σ[c ∈ V], Σ F_c, Σ Refs(c)·F_c and Σ Refs(c) (see :func:`f_sums`)."""
+    """(MacroF, MicroF) from Σ[c ∈ V], Σ F_c, Σ Refs(c)·F_c and Σ Refs(c) (:func:`f_terms` summed over types): f(c)
+    = Refs(c) + k on V, and Refs(c) > 0 only on V, so Σ_V f = Σ Refs + k|V| and Σ_V f F = Σ Refs F + k Σ F."""
     return from_sums(size, f_total, reference_total + k * np.asarray(size), weighted_total + k * np.asarray(f_total))
 
 
 def macro_micro_f(match: np.ndarray, predicted: np.ndarray, reference: np.ndarray, beta: float = 1.0,
                   k: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
     """(MacroF_β, MicroF_β) over the last axis (types); NaN where V is empty."""
-    return from_sums(*f_sums(match, predicted, reference, beta, k))
+    in_v, f, weighted = f_terms(match, predicted, reference, beta)
+    return from_terms(in_v.sum(axis=-1), f.sum(axis=-1), weighted.sum(axis=-1),
+                      np.broadcast_to(reference, f.shape).sum(axis=-1), k)
 
 
 def from_sums(size, f_total, weight_total, weighted_f) -> tuple[np.ndarray, np.ndarray]:
@@ -81,9 +65,11 @@ def from_sums(size, f_total, weight_total, weighted_f) -> tuple[np.ndarray, np.n
     return macro, micro
 
 
-def bleu_from_statistics(stats: np.ndarray, order: int = 4) -> np.ndarray:
+def bleu_from_statistics(stats: np.ndarray, order: int = 4, effective_order: bool = False) -> np.ndarray:
     """Corpus BLEU (fraction) from summed statistics ``[..., hyp_len, ref_len, correct_1..n, total_1..n]``,
-    as ``sacrebleu.BLEU.compute_bleu(smooth_method='exp', effective_order=False)``."""
+    as ``sacrebleu.BLEU.compute_bleu(smooth_method='exp', effective_order=False)``; with ``effective_order`` the
+    mean of the log precisions runs over the orders the hypothesis has n-grams of, as one segment's sentence BLEU
+    (``sacrebleu.BLEU(effective_order=True).sentence_score``, what ``sacrebleu.sentence_bleu`` gives)."""
     stats = np.asarray(stats, dtype=np.float64)
     sys_len, ref_len = stats[..., 0], stats[..., 1]
     correct, total = stats[..., 2:2 + order], stats[..., 2 + order:2 + 2 * order]
@@ -95,7 +81,10 @@ def bleu_from_statistics(stats: np.ndarray, order: int = 4) -> np.ndarray:
         smooth = 2.0 ** np.cumsum(zero, axis=-1)  # 'exp' smoothing: 1/2, 1/4, ... of one match
         precision = np.where(reached, np.where(zero, 100.0 / (smooth * total), 100.0 * correct / total), 0.0)
         logs = np.where(precision > 0, np.log(np.where(precision > 0, precision, 1.0)), LOG_FLOOR)
-        score = bp * np.exp(logs.sum(axis=-1) / order)
+        orders = order
+        if effective_order:  # the orders not reached leave the mean
+            logs, orders = np.where(reached, logs, 0.0), np.maximum(reached.sum(axis=-1), 1)
+        score = bp * np.exp(logs.sum(axis=-1) / orders)
     return np.where(correct.sum(axis=-1) > 0, score, 0.0) / 100.0
 
 

@@ -28,10 +28,10 @@ from typing import Sequence
 
 import numpy as np
 
+from auditor.tasks.translation.measures import chrf_from_statistics
+
 #: Most symbol positions (all sides together) counted in one block of segments.
 BLOCK = 2**20
-#: chrF's epsilon for an undefined precision or recall (``CHRF._compute_f_score``).
-CHRF_EPS = 1e-16
 
 
 @dataclass(frozen=True)
@@ -162,27 +162,9 @@ def chrf_statistics(references: Sequence[Symbols], systems: Sequence[Symbols], o
             ref_total = np.maximum(0, ref.lengths[:, None] - grams)
             stats = np.stack([np.where(ref_total > 0, hyp_total, 0), ref_total, match[s, k]], axis=2)
             candidates.append(stats.reshape(n, 3 * order).astype(np.float64))
-        scores = np.stack([sentence_chrf(c, beta) for c in candidates], axis=1)
+        # sentence chrF x100, as sacrebleu compares the references' scores (the same operations in the same order)
+        scores = np.stack([100 * chrf_from_statistics(c, beta) for c in candidates], axis=1)
         best = np.argmax(scores, axis=1)  # the first of equal scores, as sacrebleu's strict ">"
         out.append(np.stack(candidates, axis=1)[np.arange(n), best])
     return out
 
-
-def sentence_chrf(stats: np.ndarray, beta: float = 2.0) -> np.ndarray:
-    """sacrebleu's ``CHRF._compute_f_score`` (×100) of each row, in its operation order (so that equal
-    and unequal scores compare as sacrebleu's do when it picks a reference)."""
-    factor = beta ** 2
-    avg_p = np.zeros(stats.shape[0])
-    avg_r = np.zeros(stats.shape[0])
-    effective = np.zeros(stats.shape[0])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for i in range(stats.shape[1] // 3):
-            hyp, ref, match = stats[:, 3 * i], stats[:, 3 * i + 1], stats[:, 3 * i + 2]
-            used = (hyp > 0) & (ref > 0)
-            avg_p = np.where(used, avg_p + np.where(hyp > 0, match / hyp, CHRF_EPS), avg_p)
-            avg_r = np.where(used, avg_r + np.where(ref > 0, match / ref, CHRF_EPS), avg_r)
-            effective += used
-        avg_p = np.where(effective > 0, avg_p / effective, 0.0)
-        avg_r = np.where(effective > 0, avg_r / effective, 0.0)
-        score = (1 + factor) * avg_p * avg_r / ((factor * avg_p) + avg_r)
-    return np.where(avg_p + avg_r != 0, 100 * score, 0.0)

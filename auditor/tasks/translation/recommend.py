@@ -127,9 +127,7 @@ class _Facts:
 
     def flips(self, metric: str) -> list[Any]:
         """The pairs of systems ``metric`` orders differently from the primary metric."""
-        p = self.primary
-        return [f for f in self.disagreement.flips if (p in f.a_better_under and metric in f.b_better_under)
-                or (p in f.b_better_under and metric in f.a_better_under)]
+        return self.disagreement.flips_between(self.primary, metric)
 
 
 def _by_humans(facts: _Facts) -> Firing | None:

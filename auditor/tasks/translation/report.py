@@ -43,7 +43,7 @@ SAID_ONCE = ("macrof", "microf")
 def spine(audit: Any) -> Spine:
     """What the skeleton reads from a translation audit. The type-F convention (P_c = 1 for a type never produced)
     is said once, in the metrics section, not as a ledger entry per cell."""
-    return Spine.of_units(audit, names(NAMES), SAID_ONCE, None if audit.tests is not None else audit.statistics.note)
+    return Spine.of_units(audit, names(NAMES), SAID_ONCE)
 
 
 def summary_section(ctx: Context) -> Section:
@@ -169,10 +169,7 @@ def human_section(ctx: Context) -> Section | None:
     rows = []
     for m in METRICS:
         row = human.correlations[m]
-        rows.append(Row(NAMES[m], tuple(
-            Cell(None if np.isnan(row[k].value) else row[k].value, "tau",
-                 low=row[k].ci[0] if row[k].ci else None, high=row[k].ci[1] if row[k].ci else None)
-            for k in ("kendall_tau", "pearson"))))
+        rows.append(Row(NAMES[m], tuple(_tau_cell(row[k]) for k in ("kendall_tau", "pearson"))))
     missing = sum(human.missing.values())
     text = (f"Human scores from {human.source} ({human.level} level"
             + ("; lower is better, so correlations are with their negation" if human.lower_better else
@@ -200,13 +197,18 @@ def human_section(ctx: Context) -> Section | None:
               (Column("human score"),), scores, "small")), for_summary=True)
 
 
+def _tau_cell(correlation: Any) -> Cell:
+    """A correlation (:class:`~.agreement.Correlation`) with its interval; — where undefined."""
+    low, high = correlation.ci or (None, None)
+    return Cell(None if np.isnan(correlation.value) else correlation.value, "tau", low=low, high=high)
+
+
 def _leader_table(audit: Any, level: str) -> tuple[Table, ...]:
     """τ(leader) − τ(metric) with its paired interval (at ``level``), one row per other metric."""
     human = audit.human
     if not human.leader_differences:
         return ()
-    rows = tuple(Row(NAMES[m], (Cell(d.value, "tau", low=d.ci[0] if d.ci else None, high=d.ci[1] if d.ci else None),))
-                 for m, d in human.leader_differences.items())
+    rows = tuple(Row(NAMES[m], (_tau_cell(d),)) for m, d in human.leader_differences.items())
     return (Table("table-human-lead", f"Kendall τ-b of {NAMES[human.leader]} (the highest) minus each other metric's, "
                                       f"with the paired {level} interval over the segment bootstrap: the human scores "
                                       f"pick {NAMES[human.leader]} only when no interval holds 0.", "Metric",

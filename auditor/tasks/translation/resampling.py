@@ -32,7 +32,7 @@ import scipy.sparse
 from auditor.analyses.families import PairTest
 from auditor.analyses.units import Clusters, UnitResampler, block_rows, pair_tests, swap_masks
 from auditor.progress import SILENT, Progress
-from auditor.tasks.translation.counting import Corpus
+from auditor.tasks.translation.counting import Corpus, flat_sum
 from auditor.tasks.translation.measures import bleu_from_statistics, chrf_from_statistics, f_terms, from_terms
 from auditor.tasks.translation.names import METRICS
 
@@ -45,10 +45,6 @@ def _sum(weights: np.ndarray, matrix: scipy.sparse.csr_matrix | np.ndarray) -> n
     if scipy.sparse.issparse(matrix):
         return np.asarray((matrix.T @ weights.T).T)
     return weights @ matrix
-
-
-def _column_sums(matrix: scipy.sparse.spmatrix) -> np.ndarray:
-    return np.asarray(matrix.sum(axis=0)).ravel()
 
 
 def _single_segment(matrix: scipy.sparse.csc_matrix) -> tuple[np.ndarray, np.ndarray]:
@@ -87,15 +83,15 @@ class Prepared:
 
 def prepare(corpus: Corpus, beta: float) -> Prepared:
     reference = corpus.reference.tocsc()
-    in_reference = _column_sums(reference) > 0
+    in_reference = flat_sum(reference, 0) > 0
     prepared = {}
     for name in corpus.systems:
         counts = corpus.counts[name]
-        cols = np.flatnonzero(in_reference | (_column_sums(counts.predicted) > 0))
+        cols = np.flatnonzero(in_reference | (flat_sum(counts.predicted, 0) > 0))
         match, predicted, ref = (x[:, cols].tocsc() for x in (counts.match, counts.predicted, reference))
         single, rows = _single_segment(predicted + ref)
-        _, f, weighted = f_terms(_column_sums(match[:, single]), _column_sums(predicted[:, single]),
-                                 _column_sums(ref[:, single]), beta)
+        _, f, weighted = f_terms(flat_sum(match[:, single], 0), flat_sum(predicted[:, single], 0),
+                                 flat_sum(ref[:, single], 0), beta)
         n = corpus.n_segments
         table = np.stack([np.bincount(rows, minlength=n), np.bincount(rows, f, n), np.bincount(rows, weighted, n)], 1)
         multi = np.setdiff1d(np.arange(cols.size), single)
@@ -135,7 +131,7 @@ def scores(corpus: Corpus, weights: np.ndarray, beta: float, k: float,
     prepared = prepared or prepare(corpus, beta)
     summed = weights @ prepared.weighted
     counted = (weights > 0).astype(np.float64) @ prepared.kept
-    reference_total = weights @ np.asarray(corpus.reference.sum(axis=1)).ravel()
+    reference_total = weights @ flat_sum(corpus.reference, 1)
     out = {metric: np.empty((weights.shape[0], len(corpus.systems))) for metric in METRICS}
     width = prepared.weighted.shape[1] // max(1, len(corpus.systems))
     d_bleu = corpus.bleu[corpus.systems[0]].shape[1] if corpus.systems else 0
@@ -210,7 +206,7 @@ def _pair_metrics(corpus: Corpus, a: str, b: str, mask: np.ndarray, beta: float,
     summed per round.
     """
     ca, cb = corpus.counts[a], corpus.counts[b]
-    reference = _column_sums(corpus.reference)
+    reference = flat_sum(corpus.reference, 0)
     dm, dp = (ca.match - cb.match).tocsc(), (ca.predicted - cb.predicted).tocsc()
     dp.eliminate_zeros()
     varying = np.flatnonzero(np.diff(dp.indptr) > 0)  # Preds equal in a segment -> Match equal there
@@ -218,7 +214,7 @@ def _pair_metrics(corpus: Corpus, a: str, b: str, mask: np.ndarray, beta: float,
     single, multi = varying[single], np.setdiff1d(varying, varying[single])
     same = np.ones(reference.size, dtype=bool)
     same[varying] = False
-    totals = [_column_sums(x) for x in (ca.match, cb.match, ca.predicted, cb.predicted)]
+    totals = [flat_sum(x, 0) for x in (ca.match, cb.match, ca.predicted, cb.predicted)]
     constant = np.array([t.sum() for t in f_terms(totals[0][same], totals[2][same], reference[same], beta)])
     with_b = np.array(f_terms(totals[1][single], totals[3][single], reference[single], beta), dtype=np.float64)
     with_a = np.array(f_terms(totals[0][single], totals[2][single], reference[single], beta), dtype=np.float64)

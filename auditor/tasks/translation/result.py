@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from auditor.formatting import nan_to_none
 from auditor.results import UnitAudit
 from auditor.tasks.translation.agreement import HumanAgreement
 from auditor.tasks.translation.bands import TypeProfile
@@ -41,13 +40,10 @@ class TranslationAudit(UnitAudit):
                             "lower_better": self.human.lower_better, "scores": dict(self.human.human),
                             "missing_segments": dict(self.human.missing),
                             "skipped_systems": list(self.human.skipped), "leader": self.human.leader,
-                            "tau_differences": {m: {"value": nan_to_none(d.value), "ci": list(d.ci) if d.ci else None}
-                                                for m, d in self.human.leader_differences.items()}}
+                            "tau_differences": {m: d.to_json() for m, d in self.human.leader_differences.items()}}
             if self.human.segment_level is not None:
                 out["human"]["segment_level"] = self.human.segment_level.to_json()
-            out["human_agreement"] = {metric: {kind: {"value": nan_to_none(c.value),
-                                                      "ci": list(c.ci) if c.ci else None}
-                                               for kind, c in row.items()}
+            out["human_agreement"] = {metric: {kind: c.to_json() for kind, c in row.items()}
                                       for metric, row in self.human.correlations.items()}
         return out
 

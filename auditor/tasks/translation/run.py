@@ -9,14 +9,23 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from auditor.analyses.intervals import jackknife_se
-from auditor.analyses.significance import RANK_RULE, randomisation_rounds, rounds_rule
-from auditor.analyses.units import UnitStatistics, unit_statistics
+from auditor.analyses.profile import identical_rows
+from auditor.analyses.units import UnitStatistics
 from auditor.errors import UsageError
 from auditor.files import file_sha256
 from auditor.formatting import format_small, plural
+from auditor.io.clusters import numbered_clusters
 from auditor.options import AuditOptions, check_options
 from auditor.progress import SILENT, Progress
-from auditor.results import Score, Signature, unit_options, unit_rankings, unit_scores, unit_verdict
+from auditor.results import (
+    Score,
+    Signature,
+    unit_options,
+    unit_rankings,
+    unit_scores,
+    unit_statistics_stage,
+    unit_verdict,
+)
 from auditor.tasks.translation import intervals as interval_module
 from auditor.tasks.translation import resampling
 from auditor.tasks.translation.agreement import agreement
@@ -96,7 +105,8 @@ def audit(gold: str | Path, systems: Mapping[str, str | Path], *, options: Audit
     primary = recommendation.primary
     if clusters is not None:
         stats = dataclasses.replace(stats, resampling=_resampling(corpus, clusters, stats, primary, f_beta, microf_k))
-    verdict = unit_verdict(metrics, resampling.METRICS, stats.tests, stats.best_set, primary, NAMES)
+    identical = identical_rows(corpus.systems, ["\n".join(texts[name]).encode() for name in corpus.systems])
+    verdict = unit_verdict(metrics, resampling.METRICS, stats.tests, stats.best_set, primary, NAMES, identical)
     return TranslationAudit(
         signature=_signature(sources, opts, corpus, clusters), n_items=corpus.n_segments, systems=corpus.systems,
         sources=sources, options=opts, metrics=metrics, types=types,
@@ -127,12 +137,8 @@ def _resampled(corpus: Corpus, human_scores: Any, options: AuditOptions, beta: f
     """(clusters, the corpus of clusters, the bootstrap): with ``--clusters`` every resample, jackknife and swap acts on
     clusters, the rows of summed segments (:func:`~.resampling.grouped`); None, None and the bootstrap over segments
     otherwise."""
-    clusters = units = None
-    if options.clusters is not None:
-        from auditor.io.clusters import numbered, read_clusters
-
-        clusters = read_clusters(options.clusters, numbered(corpus.n_segments), "segment", "segment number")
-        units = resampling.grouped(corpus, clusters)
+    clusters = numbered_clusters(options.clusters, corpus.n_segments, "segment")
+    units = None if clusters is None else resampling.grouped(corpus, clusters)
     if options.bootstrap <= 0:
         return clusters, units, None
     human = None if human_scores is None else human_scores.segments if clusters is None else \
@@ -154,22 +160,28 @@ def _human(corpus: Corpus, observed, human_scores, resampled, alpha: float, lowe
 
 def _statistics(corpus: Corpus, observed, resampled, clusters, options: AuditOptions, analyses, beta: float,
                 k: float, progress: Progress) -> UnitStatistics:
-    """The spine's record of intervals (by metric, :data:`.intervals.METHODS`: BCa or the jackknife normal interval,
-    the jackknife over the corpus's rows), ranks, paired tests and best sets over segments (or clusters: the rows of
-    ``corpus``)."""
+    """The spine's statistics stage (:func:`~auditor.results.unit_statistics_stage`) over segments (or clusters: the
+    rows of ``corpus``): intervals by metric (:data:`.intervals.METHODS`: BCa or the jackknife normal interval, the
+    jackknife over the corpus's rows), ranks, paired tests and best sets, and what the rounds and p floors are."""
     pairs, family = _pairs(corpus, observed)
-    tests, note, rounds = _tests(corpus, observed, resampled, options, analyses, beta, k, pairs, progress)
     drawn = "clusters of segments (whole clusters drawn)" if clusters is not None else \
         "segments (sacrebleu's draws: default_rng(seed).choice(N, (B, N)))"
-    return unit_statistics(
-        {} if resampled is None else resampled.values, observed, corpus.systems, options.bootstrap, options.alpha,
-        options.correction, None if tests is None else METRICS, tests, clusters,
+    stats = unit_statistics_stage(
+        {} if resampled is None else resampled.values, observed, corpus.systems, options, analyses, METRICS,
+        lambda rounds: resampling.paired_tests(corpus, observed, resampled, rounds, options.seed, beta, k, pairs,
+                                               options.correction, progress), len(pairs), "segment", clusters,
         left_out=None if resampled is None else interval_module.jackknife(corpus, beta, k),
-        methods=None if resampled is None else interval_module.METHODS, seed=options.seed, unit="segment",
+        methods=None if resampled is None else interval_module.METHODS, family=family,
         method=f"paired bootstrap over {drawn}; metric intervals by statistics.interval_method, the jackknife leaving "
-               f"one {'cluster' if clusters is not None else 'segment'} out; human-agreement intervals percentile",
-        rank_rule=RANK_RULE, rounds=rounds, rounds_rule=rounds_rule(rounds, len(pairs), options.alpha),
-        family=family, note=note)
+               f"one {'cluster' if clusters is not None else 'segment'} out; human-agreement intervals percentile")
+    if not stats.tests:  # none ran, or one system: no pair to test
+        return stats
+    floor = len(pairs) / (options.bootstrap + 1)
+    return dataclasses.replace(stats, note=(
+        f"approximate randomisation: {stats.rounds_rule}. Paired bootstrap: the {options.bootstrap} resamples of the "
+        f"intervals; its smallest adjusted p is m/(B + 1) = {format_small(floor)}"
+        + (f", above α = {options.alpha:g}: raise --bootstrap to let it reach significance"
+           if floor >= options.alpha else "")))
 
 
 def _pairs(corpus: Corpus, observed) -> tuple[list[tuple[int, int]], str]:
@@ -179,7 +191,7 @@ def _pairs(corpus: Corpus, observed) -> tuple[list[tuple[int, int]], str]:
     S = len(corpus.systems)
     if S <= ALL_PAIRS:
         pairs = [(a, b) for a in range(S) for b in range(a + 1, S)]
-        return pairs, f"all {len(pairs)} pairs of the {S} systems"
+        return pairs, f"all {plural(len(pairs), 'pair')} of the {plural(S, 'system')}"
     leaders = {m: int(np.nanargmax(np.where(np.isnan(v), -np.inf, v))) for m, v in observed.items()}
     pairs = sorted({(min(t, b), max(t, b)) for t in set(leaders.values()) for b in range(S) if b != t})
     named = ", ".join(f"{NAMES[m]}: {corpus.systems[t]}" for m, t in leaders.items())
@@ -187,27 +199,6 @@ def _pairs(corpus: Corpus, observed) -> tuple[list[tuple[int, int]], str]:
                    f"systems each system is tested against the leaders only, not all {S * (S - 1) // 2} pairs "
                    f"(approximate randomisation of type-level F costs rounds × types per pair, and the rounds grow "
                    f"with the pairs)")
-
-
-def _tests(corpus: Corpus, observed, resampled, options: AuditOptions, analyses, beta: float, k: float,
-           pairs: list[tuple[int, int]], progress: Progress):
-    """(tests, note, rounds): the paired tests of ``pairs`` and how they ran, or why none did (None, the reason, 0)."""
-    if options.bootstrap == 0:
-        return None, "not run: --bootstrap 0", 0
-    if analyses is not None and "statistics" not in analyses:
-        return None, "not run: only the bootstrap intervals were requested (auditor score's table)", 0
-    if len(corpus.systems) < 2:
-        return None, "not run: one system", 0
-    rounds = randomisation_rounds(options.bootstrap, len(pairs), options.alpha)
-    tests = resampling.paired_tests(corpus, observed, resampled, rounds, options.seed, beta, k, pairs,
-                                    options.correction, progress)
-    floor = len(pairs) / (options.bootstrap + 1)
-    note = (f"approximate randomisation: {rounds_rule(rounds, len(pairs), options.alpha)}. Paired bootstrap: the "
-            f"{options.bootstrap} resamples of the intervals; its smallest adjusted p is m/(B + 1) = "
-            f"{format_small(floor)}"
-            + (f", above α = {options.alpha:g}: raise --bootstrap to let it reach significance"
-               if floor >= options.alpha else ""))
-    return tuple(tests), note, rounds
 
 
 def _metric_values(corpus: Corpus, observed, stats, alpha: float) -> dict[str, dict[str, Score]]:
@@ -253,7 +244,10 @@ def _signature(sources: Mapping[str, Any], opts: Mapping[str, Any], corpus: Corp
     refs = "+".join(sources[name]["sha256"][:12] for name in references)
     own = (("tok", opts["tokenize"]), ("case", "lc" if opts["lowercase"] else "mixed"),
            ("beta", f"{opts['f_beta']:g}"), ("k", f"{opts['microf_k']:g}"))
-    after = [("BLEU", corpus.signatures["bleu"]), ("chrF2", corpus.signatures["chrf"])]
+    # sacrebleu's own signatures with "," for its "|", so that each field of ours is named once (its "case" and
+    # "tok" stay inside the BLEU and chrF2 fields); audit.json's options.sacrebleu keeps them verbatim
+    after = [("BLEU", corpus.signatures["bleu"].replace("|", ",")),
+             ("chrF2", corpus.signatures["chrf"].replace("|", ","))]
     if "human" in sources:
         after.append(("human", sources["human"]["sha256"][:12]))
     return Signature.of_units("translation", (("ref", refs),), {n: sources[n]["sha256"] for n in corpus.systems},

@@ -1,8 +1,9 @@
 r"""Segment-level agreement with human scores, as the WMT metrics task computes it.
 
 Each metric scores every segment of every system from that segment's own statistics: sentence BLEU as
-``sacrebleu.sentence_bleu`` (``exp`` smoothing, effective order: the mean of the log precisions runs over the
-orders the hypothesis has n-grams of), chrF as ``sacrebleu.sentence_chrf``, and MacroF/MicroF as their corpus
+``sacrebleu.sentence_bleu`` (corpus BLEU's function, :func:`~.measures.bleu_from_statistics`, on one segment's
+statistics with ``exp`` smoothing and the effective order: the mean of the log precisions runs over the orders the
+hypothesis has n-grams of), chrF as ``sacrebleu.sentence_chrf``, and MacroF/MicroF as their corpus
 formulas on one segment's type counts. The agreement of a metric is Kendall's τ-b (Kendall 1945) between its
 segment scores and the human segment scores over every rated (system, segment) pair at once ("no grouping"):
 :math:`\tau_b = (n_c - n_d)/\sqrt{(n_0 - n_1)(n_0 - n_2)}` with :math:`n_c, n_d` the concordant and discordant
@@ -22,41 +23,18 @@ import scipy.sparse
 import scipy.stats
 
 from auditor.formatting import nan_to_none
-from auditor.tasks.translation.counting import Corpus
-from auditor.tasks.translation.measures import LOG_FLOOR, chrf_from_statistics, from_terms
+from auditor.tasks.translation.counting import Corpus, flat_sum
+from auditor.tasks.translation.measures import bleu_from_statistics, chrf_from_statistics, from_terms
 
 #: How the statistic is computed (the JSON's ``human.segment_level.method`` and the report's caption).
 METHOD = ("Kendall's tau-b between the metric's and the human segment scores over every rated (system, segment) "
           "pair, no grouping (mt-metrics-eval: Correlation.Kendall(average_by='none'))")
 
 
-def sentence_bleu(stats: np.ndarray, order: int = 4) -> np.ndarray:
-    """Sentence BLEU (fraction) of each row of per-segment statistics ``[..., hyp_len, ref_len, correct_1..n,
-    total_1..n]``, as ``sacrebleu.BLEU(effective_order=True).sentence_score`` (``exp`` smoothing)."""
-    stats = np.asarray(stats, dtype=np.float64)
-    sys_len, ref_len = stats[..., 0], stats[..., 1]
-    correct, total = stats[..., 2:2 + order], stats[..., 2 + order:2 + 2 * order]
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        bp = np.where(sys_len < ref_len, np.where(sys_len > 0, np.exp(1 - ref_len / sys_len), 0.0), 1.0)
-        reached = np.cumprod(total > 0, axis=-1).astype(bool)  # sacrebleu's loop stops at the first empty order
-        effective = reached.sum(axis=-1)
-        zero = reached & (correct == 0)
-        smooth = 2.0 ** np.cumsum(zero, axis=-1)
-        precision = np.where(zero, 100.0 / (smooth * total), 100.0 * correct / total)
-        logs = np.where(reached, np.where(precision > 0, np.log(np.where(precision > 0, precision, 1.0)),
-                                          LOG_FLOOR), 0.0)
-        score = bp * np.exp(logs.sum(axis=-1) / np.maximum(effective, 1))
-    return np.where(correct.sum(axis=-1) > 0, score, 0.0) / 100.0
-
-
-def _row_sums(matrix: scipy.sparse.spmatrix) -> np.ndarray:
-    return np.asarray(matrix.sum(axis=1)).ravel()
-
-
 def segment_f(match: scipy.sparse.csr_matrix, predicted: scipy.sparse.csr_matrix,
               reference: scipy.sparse.csr_matrix, beta: float, k: float) -> tuple[np.ndarray, np.ndarray]:
     """(MacroF, MicroF) of each segment (row) from its own type counts: V = the types the segment's output or
-    reference holds, F_c = (1+β²)·Match/(β²·Refs + Preds) on V (:func:`~.measures.f_sums`); NaN for a segment
+    reference holds, F_c = (1+β²)·Match/(β²·Refs + Preds) on V (:func:`~.measures.f_terms`); NaN for a segment
     with no token on either side."""
     b2 = beta * beta
     denominator = (b2 * reference + predicted).tocsr()
@@ -64,8 +42,8 @@ def segment_f(match: scipy.sparse.csr_matrix, predicted: scipy.sparse.csr_matrix
     inverse = denominator.copy()
     inverse.data = 1.0 / inverse.data
     f = match.multiply(inverse).tocsr() * (1 + b2)
-    size, f_total = np.diff(denominator.indptr).astype(np.float64), _row_sums(f)
-    weighted_total, reference_total = _row_sums(reference.multiply(f)), _row_sums(reference)
+    size, f_total = np.diff(denominator.indptr).astype(np.float64), flat_sum(f, 1)
+    weighted_total, reference_total = flat_sum(reference.multiply(f), 1), flat_sum(reference, 1)
     return from_terms(size, f_total, weighted_total, reference_total, k)
 
 
@@ -77,7 +55,7 @@ def segment_scores(corpus: Corpus, beta: float, k: float) -> dict[str, np.ndarra
         counts = corpus.counts[name]
         out["macrof"][:, s], out["microf"][:, s] = segment_f(counts.match, counts.predicted, corpus.reference,
                                                              beta, k)
-        out["bleu"][:, s] = sentence_bleu(corpus.bleu[name])
+        out["bleu"][:, s] = bleu_from_statistics(corpus.bleu[name], effective_order=True)
         out["chrf"][:, s] = chrf_from_statistics(corpus.chrf[name])
     return out
 
