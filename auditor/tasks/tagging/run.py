@@ -25,7 +25,7 @@ from auditor.results import (
     unit_statistics_stage,
     unit_verdict,
 )
-from auditor.tasks.tagging.align import Aligned, align
+from auditor.tasks.tagging.align import Aligned, align, check_alignment
 from auditor.tasks.tagging.counting import Layout, count_spans, statistics_matrix, totals, type_map
 from auditor.tasks.tagging.measures import active_types, span_values
 from auditor.tasks.tagging.names import SHORT, TYPE_PREFIX
@@ -65,18 +65,12 @@ def read_inputs(gold: str | None, systems: Mapping[str, str], tag_column: int | 
 def _checked(gold: TagFile, system: TagFile) -> TagFile:
     """``system`` aligned with gold (:func:`~auditor.tasks.tagging.align.check_alignment`), without its tokens:
     each file's tokens are compared as soon as it is read and not kept (memory for the next file)."""
-    from dataclasses import replace
-
-    from auditor.tasks.tagging.align import check_alignment
-
     check_alignment(gold, system)
     return replace(system, tokens=None)
 
 
 def _same_gold(gold: TagFile, other: TagFile) -> None:
     """Every conlleval file must carry the same gold column."""
-    from auditor.tasks.tagging.align import check_alignment
-
     check_alignment(gold, other)
     mine = np.array(gold.vocab, dtype=object)[gold.codes]
     theirs = np.array(other.vocab, dtype=object)[other.codes]
@@ -195,8 +189,6 @@ def _statistics(aligned: Aligned, spans: Any, layout: Layout, active: np.ndarray
     (:func:`~auditor.results.unit_statistics_stage`): intervals, rank probabilities and the pair tests. Imported
     here: an audit without intervals loads no scipy. With ``clusters`` (of sentences) whole clusters are drawn and
     swapped."""
-    from dataclasses import replace
-
     from auditor.analyses.units import UnitResampler, block_rows, randomisation_tests
 
     values: dict[str, np.ndarray] = {}
