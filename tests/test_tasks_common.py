@@ -214,3 +214,16 @@ def test_each_signature_field_is_named_once(audited):
     task, _, document = audited
     names = [field.split(":", 1)[0] for field in document["signature"].split("|")]
     assert len(names) == len(set(names)), (task, names)
+
+
+def test_every_input_is_listed_with_its_hash_and_size(audited):
+    """``sources.NAME`` = {path, sha256 of the file as stored, n_items (items, tokens or segments)} for gold and
+    each system in every task kind (multi-label wrote ``items``, translation no size at all)."""
+    task, paths, document = audited
+    sources = document["sources"]
+    for name in ("gold", *document["systems"]):
+        entry = sources[name]
+        assert {"path", "sha256", "n_items"} <= set(entry), (task, name, sorted(entry))
+        assert isinstance(entry["n_items"], int) and entry["n_items"] > 0, (task, name)
+    for name, path in zip(("A", "B"), paths[1:]):
+        assert sources[name]["sha256"] == hashlib.sha256(Path(path).read_bytes()).hexdigest(), (task, name)

@@ -164,7 +164,7 @@ def _rankings(aligned: Aligned, counted: Any, statistics: Any, analyses: Sequenc
 
 
 def _source(file: SetFile) -> dict[str, Any]:
-    return {"path": file.source, "sha256": file.column.sha256, "layout": file.layout, "items": len(file)}
+    return {"path": file.source, "sha256": file.column.sha256, "n_items": len(file), "layout": file.layout}
 
 
 def _warnings(aligned: Aligned, counted: Any) -> tuple[str, ...]:

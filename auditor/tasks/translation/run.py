@@ -46,10 +46,11 @@ def _sources(references: Sequence[str | Path], systems: Mapping[str, str | Path]
              corpus: Corpus, clusters: Any) -> dict[str, Any]:
     """audit.json's ``sources``: each reference (the first is ``gold``), system (with its empty segments), the human
     scores and the clusters, by path and SHA-256 of the file as stored."""
-    sources: dict[str, Any] = {("gold" if i == 0 else f"reference {i + 1}"): {"path": str(p), "sha256": file_sha256(p)}
-                               for i, p in enumerate(references)}
-    sources.update({name: {"path": str(p), "sha256": file_sha256(p), "empty_segments": corpus.empty[name]}
-                    for name, p in systems.items()})
+    n = corpus.n_segments
+    sources: dict[str, Any] = {("gold" if i == 0 else f"reference {i + 1}"): {
+        "path": str(p), "sha256": file_sha256(p), "n_items": n} for i, p in enumerate(references)}
+    sources.update({name: {"path": str(p), "sha256": file_sha256(p), "n_items": n,
+                           "empty_segments": corpus.empty[name]} for name, p in systems.items()})
     if human is not None:
         sources["human"] = {"path": str(human), "sha256": file_sha256(human)}
     return sources | ({"clusters": dict(clusters.source or {})} if clusters else {})
