@@ -155,7 +155,9 @@ def _pairwise_figure(ctx: Context, metric_id: str, method: str, stats: Statistic
     systems = _ordered(ctx, metric_id, stats)
     caption = (f"{ctx.name(metric_id)}: adjusted p-value of each pair of systems ({TEST_NAMES[method]}; "
                f"{_family(ctx, metric_id, stats)}); systems sorted by {ctx.short(metric_id)}, best first; "
-               "every pair was tested. Each pair's p-value is also in audit.json.")
+               "every pair was tested. The best-set table above adjusts the comparisons with the top system over "
+               "their own family, so the same pair's adjusted p-value differs there. Each pair's p-value is also in "
+               "audit.json.")
     return Figure(f"fig-pairs-{metric_id}", caption, ctx.charts.pairwise_heatmap(systems, p, ctx.alpha))
 
 
