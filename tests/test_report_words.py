@@ -43,3 +43,47 @@ def test_a_pair_the_best_set_and_the_pair_tests_answer_differently_is_named_with
 
 def test_no_paragraph_when_both_families_agree():
     assert _paragraphs(_context({"B": 0.001, "C": 0.3}, {("A", "B"): 0.002, ("A", "C"): 0.6, ("B", "C"): 0.9})) == []
+
+
+def _small_audit():
+    """Binary gold, four systems of falling skill, B = 50, seed 3 (a few seconds)."""
+    import numpy as np
+
+    import auditor
+
+    rng = np.random.default_rng(4)
+    gold = rng.integers(0, 2, 300)
+    systems = {f"sys{i}": np.where(rng.random(300) < 0.9 - 0.15 * i, gold, rng.integers(0, 2, 300)) for i in range(4)}
+    return auditor.audit(gold, systems, bootstrap=50, seed=3)
+
+
+def test_each_paper_table_caption_says_its_units_its_interval_and_its_test():
+    """tables.tex puts a caption under each table on its own: the scale (×100), the interval's level, B and seed,
+    and which test decided the bold, without page 1's header note."""
+    from auditor.report.build import build
+
+    result = _small_audit()
+    model = build(result, figures=False)
+    tables = {b.id: b for s in model.sections for b in s.blocks if getattr(b, "kind", "") == "table"}
+    drawn = "95% bootstrap percentile interval (B = 50 resamples of the items, seed 3)"
+    for table_id in ("summary-leaderboard", "table-metrics"):
+        assert "×100" in tables[table_id].caption and drawn in tables[table_id].caption, table_id
+    baselines = tables["table-baselines"].caption
+    assert "Expected score (×100)" in baselines and f"{result.baselines.draws:,} draws" in baselines
+    best = tables["table-best"].caption
+    assert "Acc: exact McNemar test" in best and "approximate randomisation" in best and "α = 0.05" in best
+    assert "B = 50 paired resamples of the items, seed 3" in tables["table-pbest"].caption
+
+
+def test_the_margin_caption_names_every_baseline_a_margin_is_taken_over():
+    """SemEval-2018 Task 12: ART's macro F1 margin is 1.9 (over its own shuffle, 49.9) while page 1's strongest
+    macro F1 baseline is prevalence ≈50.0: the caption must name the shuffle among the baselines."""
+    from auditor.report.build import build
+
+    result = _small_audit()
+    used = {c.strongest_baseline for metrics in result.baselines.chance.values() for c in metrics.values()}
+    caption = next(b.caption for s in build(result, figures=False).sections for b in s.blocks
+                   if getattr(b, "id", "") == "table-chance-margin")
+    assert "shuffle" in used
+    assert "uniform, prevalence, majority and the system's own predictions shuffled" in caption
+

@@ -151,10 +151,14 @@ def best_set_blocks(ctx: Context) -> tuple[Any, ...]:
                               if s != best_set[m].top else Cell("top") for m in metric_ids))
                  for s in ctx.systems)
     correction = correction_name(ctx.spine.correction)
+    by_test: dict[str, list[str]] = {}
+    for m in metric_ids:
+        by_test.setdefault(TEST_NAMES.get(best_set[m].test, best_set[m].test), []).append(ctx.short(m))
+    tests = "; ".join(f"{', '.join(metrics)}: {test}" for test, metrics in by_test.items())
     return (
         Table("table-best", "Adjusted p-value of each system against the top system of each metric (family: the "
-              f"{plural(len(ctx.systems) - 1, 'comparison')} with that metric's top system, {correction}; the best "
-              "set is the top system and every system with p ≥ α).", "System",
+              f"{plural(len(ctx.systems) - 1, 'comparison')} with that metric's top system, {correction}; {tests}; "
+              f"the best set is the top system and every system with p ≥ α = {ctx.alpha:g}).", "System",
               tuple(Column(ctx.short(m), ctx.name(m)) for m in metric_ids), rows, _density(len(metric_ids)),
               for_paper=True),
         Bullets(tuple(f"{ctx.name(m)}: {', '.join(v.systems)} ({TEST_NAMES.get(v.test, v.test)})"

@@ -39,7 +39,8 @@ def significance_section(ctx: Context) -> Section | None:
         keys = [m for m in ctx.key_metrics() if m in ranks] or list(ranks)[:6]
         rows = tuple(Row(s, tuple(Cell(float(ranks[m][boot.systems.index(s), 0]), "share") for m in keys))
                      for s in ctx.systems)
-        blocks.append(Table("table-pbest", "Bootstrap probability that each system ranks first (%).", "System",
+        blocks.append(Table("table-pbest", f"Bootstrap probability that each system ranks first (%; over the B = "
+                            f"{boot.B:,} paired resamples of the items, seed {boot.seed}).", "System",
                             tuple(Column(ctx.short(m), ctx.name(m)) for m in keys), rows, _density(len(keys)),
                             for_paper=True))
     elif boot.pairwise is not None:  # pattern table too large to resample jointly: ranks from the pairs
