@@ -87,3 +87,13 @@ def test_the_margin_caption_names_every_baseline_a_margin_is_taken_over():
     assert "shuffle" in used
     assert "uniform, prevalence, majority and the system's own predictions shuffled" in caption
 
+
+def test_a_web_page_reference_ends_with_its_address_not_an_empty_venue():
+    """References listed "ACL Rolling Review (2024). Responsible NLP Research Checklist. ." (no venue)."""
+    from auditor.report.references import entry_text, references
+
+    entries = references()
+    assert entry_text(entries["arr2024responsible"]) == (
+        "ACL Rolling Review (2024). Responsible NLP Research Checklist. "
+        "https://aclrollingreview.org/responsibleNLPresearch/")
+    assert not [key for key, entry in entries.items() if ". ." in entry_text(entry) or "\\" in entry_text(entry)]
