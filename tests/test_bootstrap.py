@@ -391,3 +391,19 @@ def test_intervals_only_skip_the_paired_resample_and_draw_the_same_intervals():
     # a system's draws do not depend on the other systems
     alone = bootstrap(count(counts.gold, {"s0": counts.predictions[0]}), metrics, B=80, seed=3, alpha=0.05)
     np.testing.assert_array_equal(alone.values["accuracy"][:, 0], full.values["accuracy"][:, 0])
+
+
+def test_resamples_of_more_than_2_to_the_24_items_stay_exact():
+    """From 2^24 items on, float32 cannot hold every count (2^24 + 1 rounds to 2^24), so the pattern counts and
+    the cells summed from them are float64: every resample of 2^24 + 3 items (an odd total, not a float32) still
+    holds exactly N items in each system's matrix. Below 2^24 the counts stay float32 (exact there)."""
+    from auditor.analyses.resample import Resampler
+    from auditor.io.counts import Counts
+
+    big = Counts.from_patterns(["a", "b"], ["s"], np.array([[0, 0], [1, 0], [1, 1]]), np.array([2**24, 2, 1]))
+    resampler = Resampler(big, 4, seed=3)
+    assert resampler.dtype == np.float64 and big.n_items == 2**24 + 3
+    for matrices in resampler:
+        assert (matrices.sum(axis=(2, 3)) == 2**24 + 3).all()
+    small = Counts.from_patterns(["a", "b"], ["s"], np.array([[0, 0], [1, 1]]), np.array([100, 5]))
+    assert Resampler(small, 2, seed=3).dtype == np.float32

@@ -19,7 +19,7 @@ from auditor.analyses.sampling import sparse_draws
 from auditor.io.counts import Counts
 from auditor.metrics.registry import ConfusionStats
 
-#: Upper bound on the bytes of the per-chunk weight matrix W (float32) and batch tensor.
+#: Upper bound on the bytes of the per-chunk weight matrix W (float32; float64 from 2^24 items) and batch tensor.
 CHUNK_BYTES = 64 * 2**20
 #: Cost of one heavy pattern (a Poisson draw: 20-35 ns by inversion, 30-65 ns by numpy's sampler;
 #: :meth:`PatternDraws._poisson`) in units of one drawn item (a uniform index, its pattern looked up and binned,
@@ -202,6 +202,8 @@ class Resampler:
             self.cell_shares = counts.confusion.reshape(self.n_systems, -1) / max(self.n_items, 1)
             return
         codes, pattern_counts = counts.patterns()
+        # the drawn counts and the cells summed from them are integers of at most N: exact in float32 below 2^24
+        self.dtype = np.float32 if self.n_items < 2**24 else np.float64
         # light patterns first, then heavy ones: W's rows in this order (codes and counts reordered alike)
         self.draws = PatternDraws(pattern_counts)
         self.codes, self.pattern_counts = codes[self.draws.order], self.draws.counts
@@ -218,7 +220,7 @@ class Resampler:
         import scipy.sparse  # here, not at import: `score --bootstrap 0` never loads it
 
         self.incidence = scipy.sparse.csc_matrix(
-            (np.ones(rows.size, dtype=np.float32), rows.T.ravel().astype(np.int32),
+            (np.ones(rows.size, dtype=self.dtype), rows.T.ravel().astype(np.int32),
              np.arange(0, rows.size + 1, self.n_systems, dtype=np.int64)),
             shape=(cells, self.n_patterns),
         )
@@ -229,7 +231,7 @@ class Resampler:
         return min(self.chunk, self.B - index * self.chunk)
 
     def weights(self, index: int) -> np.ndarray:
-        """Per-pattern counts ``W`` (U x Bc, float32, C order; rows in :attr:`codes` order) of chunk ``index``.
+        """Per-pattern counts ``W`` (U x Bc, :attr:`dtype`, C order; rows in :attr:`codes` order) of chunk ``index``.
 
         Column ``b`` is distributed as the pattern counts of ``N`` items drawn uniformly
         with replacement: ``W[:, b] ~ Multinomial(N, n_u / N)`` (module docstring: light
@@ -238,17 +240,17 @@ class Resampler:
         size = self.chunk_size(index)
         U = self.n_patterns
         rows = self.draws.fill(np.random.default_rng(self._children[index]), self._scratch(size))
-        weights = np.empty((U, size), dtype=np.float32)
+        weights = np.empty((U, size), dtype=self.dtype)
         for start in range(0, U, _TRANSPOSE_BLOCK):
             weights[start:start + _TRANSPOSE_BLOCK] = rows[:, start:start + _TRANSPOSE_BLOCK].T
         return weights
 
     def _scratch(self, size: int) -> np.ndarray:
-        """A (size, U) float32 buffer of this thread, reused by its chunks (fresh memory costs page
+        """A (size, U) buffer (:attr:`dtype`) of this thread, reused by its chunks (fresh memory costs page
         faults: 0.3 ms per resample at 97k patterns)."""
         buffer = getattr(self._local, "rows", None)
         if buffer is None or buffer.shape[0] < size:
-            buffer = self._local.rows = np.empty((size, self.n_patterns), dtype=np.float32)
+            buffer = self._local.rows = np.empty((size, self.n_patterns), dtype=self.dtype)
         return buffer[:size]
 
     def confusion(self, index: int) -> np.ndarray:
@@ -259,7 +261,7 @@ class Resampler:
             drawn = rng.multinomial(self.n_items, self.cell_shares, size=(size, self.n_systems))
             return drawn.astype(np.float64).reshape(size, self.n_systems, self.k, self.k)
         weights = self.weights(index)
-        product = self.incidence @ weights  # (S k^2, Bc), exact: integer counts < 2^24
+        product = self.incidence @ weights  # (S k^2, Bc), exact: integer counts of at most N (see dtype)
         size = weights.shape[1]
         return np.asarray(product, dtype=np.float64).T.reshape(size, self.n_systems, self.k, self.k)
 
