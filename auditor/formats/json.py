@@ -11,7 +11,7 @@ Free of jinja2 and the report model, so ``auditor score --json`` loads no render
 from __future__ import annotations
 
 from itertools import repeat
-from json.encoder import c_make_encoder, encode_basestring
+from json.encoder import JSONEncoder, c_make_encoder, encode_basestring
 from typing import Any, Mapping
 
 from auditor.formats.text import printable
@@ -24,8 +24,10 @@ def _unknown(value: Any) -> Any:
 
 
 #: The standard library's C encoder without an indent (``json.dumps``' own when no indent is asked), non-ASCII
-#: kept, NaN refused: a list of scalars on one line.
-_one_line = c_make_encoder(None, _unknown, encode_basestring, None, ": ", ", ", False, False, False)
+#: kept, NaN refused: a list of scalars on one line (its pure-Python encoder where the C one is missing).
+_one_line = (c_make_encoder(None, _unknown, encode_basestring, None, ": ", ", ", False, False, False)
+             if c_make_encoder is not None else
+             lambda value, _: JSONEncoder(ensure_ascii=False, allow_nan=False).iterencode(value))
 
 
 def render_json(document: Mapping[str, Any]) -> str:
