@@ -71,15 +71,16 @@ def _write(value: Any, newline: str, parts: list[str], keys: dict[Any, str]) -> 
             parts.append("{}")
             return
         inner = newline + " "
-        separator = "{" + inner
+        separator, following, append = "{" + inner, "," + inner, parts.append
         for key, member in value.items():
+            name = keys.get(key) or _key(key, keys)
             if isinstance(member, _CONTAINERS):
-                parts.append(separator + _key(key, keys) + ": ")
+                append(separator + name + ": ")
                 _write(member, inner, parts, keys)
             else:
-                parts.append(separator + _key(key, keys) + ": " + _flat(member))
-            separator = "," + inner
-        parts.append(newline + "}")
+                append(separator + name + ": " + _flat(member))
+            separator = following
+        append(newline + "}")
     elif isinstance(value, (list, tuple)):
         if not any(map(isinstance, value, repeat(_CONTAINERS))):
             parts.append("".join(_one_line(value, 0)))
