@@ -35,7 +35,10 @@ medians of 3. Each child's CPU seconds and peak memory come from :func:`timing.c
 
 Run: ``python benchmarks/bench_user_path.py`` (1M items x 10 systems x 20 labels),
 ``--items 100000`` for a quick check, ``--large`` for 10M items x 4 files (gold + 3 systems,
-``--bootstrap 0`` and the reading passes only). A script, not a test.
+``--bootstrap 0`` and the reading passes only), ``--only-shared-report [--vs TREE] [--repeat 3]`` for issue 38's
+correlated ``report`` − ``score`` row alone (with ``--vs``, the same two commands from another checkout,
+``PYTHONPATH=TREE``, run in turn with this tree's: A B A B, so a before/after pair shares the load). A script, not a
+test.
 """
 from __future__ import annotations
 
@@ -187,6 +190,9 @@ def main() -> None:
     parser.add_argument("--skip-issue-rows", action="store_true",
                         help="skip the correlated 1M report and the 100-system leaderboard")
     parser.add_argument("--board-systems", type=int, default=100, help="systems of the leaderboard rows")
+    parser.add_argument("--only-shared-report", action="store_true",
+                        help="time only issue 38's correlated report - score row (see --vs)")
+    parser.add_argument("--vs", type=Path, help="with --only-shared-report: another checkout, run in turn with this")
     parser.add_argument("--step", help=argparse.SUPPRESS)
     arguments = parser.parse_args()
     if arguments.step:
@@ -201,6 +207,9 @@ def main() -> None:
         arguments.directory = temporary.name
     directory = Path(arguments.directory)
     directory.mkdir(parents=True, exist_ok=True)
+    if arguments.only_shared_report:
+        shared_report_row(arguments, directory)
+        return
     start = time.perf_counter()
     paths = write_files(directory, arguments.items, arguments.systems, arguments.classes)
     size = sum(p.stat().st_size for p in paths) / 2**20
@@ -285,6 +294,34 @@ def _issue_rows(arguments: argparse.Namespace, directory: Path,
         [sys.executable, "-c", WEASYPRINT, str(directory / "leaderboard-report" / "report.html"),
          str(directory / "leaderboard-peer.pdf")]))
     return measured
+
+
+def shared_report_row(arguments: argparse.Namespace, directory: Path) -> None:
+    """Issue 38's row alone: ``auditor score`` and ``auditor report`` on the correlated files, this tree's and (with
+    ``--vs``) another checkout's in turn, ``--repeat`` rounds; medians of wall and CPU seconds, and report − score."""
+    files = [str(p) for p in write_files(directory, arguments.items, arguments.systems, arguments.classes,
+                                         make=correlated)]
+    trees = {"this tree": HERE.parent, **({f"--vs {arguments.vs}": arguments.vs.resolve()} if arguments.vs else {})}
+    commands = {"score": lambda out: ["score", *files, "--quiet"],
+                "report": lambda out: ["report", *files, "-o", str(out), "--quiet"]}
+    runs: dict[tuple[str, str], list[Timing]] = {(t, c): [] for t in trees for c in commands}
+    print(f"{arguments.items:,} items x {arguments.systems} systems x {arguments.classes} labels, shared errors "
+          f"({os.cpu_count()} cores); {arguments.repeat} rounds, each command of each tree in turn", flush=True)
+    for _ in range(max(1, arguments.repeat)):
+        for tree_name, tree in trees.items():
+            for name, arguments_of in commands.items():
+                timed = timing.command([sys.executable, "-c", "from auditor.cli import main; main()",
+                                        *arguments_of(directory / "report-out")],
+                                       env=dict(os.environ, PYTHONPATH=str(tree)), cwd=tree)
+                runs[tree_name, name].append(timed)
+                print(f"  {tree_name:<36} {name:<7} {timed.wall:7.2f} s  cpu {timed.cpu:7.2f} s  load "
+                      f"{timed.load:.1f}", flush=True)
+    print("medians:")
+    for tree_name in trees:
+        score, report = (timing.median(runs[tree_name, name]) for name in commands)
+        print(f"  {tree_name:<36} report - score {report.wall - score.wall:6.2f} s (cpu "
+              f"{report.cpu - score.cpu:6.2f} s)  target <= 15 s; score {score.wall:.2f} s, report {report.wall:.2f} s;"
+              f" loads {', '.join(f'{r.load:.1f}' for r in runs[tree_name, 'report'])}")
 
 
 def _ratios(arguments: argparse.Namespace, m: dict[str, Timing]) -> None:

@@ -102,10 +102,15 @@ def test_bias_heatmap_prints_the_quantity_its_colour_shows():
     assert values[("a", "x")] == 25.0 and values[("b", "y")] == 0.0
 
 
-def test_confusion_grid_facets_draw_their_own_axes():
-    matrices = {f"s{i}": [[3, 1], [2, 4]] for i in range(7)}  # 7 facets in 6 columns: 5 empty slots
-    spec = charts.confusion_grid_spec(["0", "1"], matrices)
-    assert spec["resolve"]["axis"] == {"x": "independent", "y": "independent"}
+def test_confusion_small_multiples_name_the_classes_once_per_row_and_column():
+    """7 matrices in 3 columns: gold names on the left matrix of each row, predicted names under the lowest matrix of
+    each column (the last row's, and those above its 2 empty slots)."""
+    matrices = {f"s{i}": [[3, 1, 0, 0], [2, 4, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]] for i in range(7)}
+    spec = charts.confusion_grid_spec(["0", "1", "2", "3"], matrices)
+    assert spec["columns"] == 3 and len(spec["concat"]) == 7
+    axes = [chart["layer"][0]["encoding"] for chart in spec["concat"]]
+    assert [i for i, e in enumerate(axes) if e["y"]["axis"]["labels"]] == [0, 3, 6]
+    assert [i for i, e in enumerate(axes) if e["x"]["axis"]["labels"]] == [4, 5, 6]
 
 
 def test_long_tables_may_break_and_short_ones_stay_whole():

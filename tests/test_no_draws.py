@@ -134,22 +134,26 @@ def test_report_says_not_tested(tmp_path):
 
 def test_a_large_report_prints_lighter_in_the_pdf_only():
     """Issue 40: above PDF_ROWS rows a table is typeset without its intervals and above PDF_ROWS systems the
-    confusion small multiples are left out of the PDF, each said in place; a small report is untouched."""
+    confusion small multiples (every page of them) are left out of the PDF, each said in place; a small report is
+    untouched."""
     from auditor.formats.pdf import PDF_ROWS, printed
     from auditor.report.model import Cell, Column, Figure, Report, Row, Section, Table
 
     def report(rows: int) -> Report:
         table = Table("table-metrics", "Every metric.", "System", (Column("Acc"),),
                       tuple(Row(f"s{i}", (Cell(0.5, "score", low=0.4, high=0.6),)) for i in range(rows)))
-        figure = Figure("fig-confusion", "Confusion matrix of every system.", "<svg/>")
-        return Report("t", "", "sig", "", (Section("metrics", "Metrics", (table, figure)),), ())
+        figures = (Figure("fig-confusion", "Confusion matrix of every system. Chart 1 of 2: systems s0 to s29.",
+                          "<svg/>"), Figure("fig-confusion-2", "Confusion matrix of every system. Chart 2 of 2: "
+                                            "systems s30 to s31.", "<svg/>"))
+        return Report("t", "", "sig", "", (Section("metrics", "Metrics", (table, *figures)),), ())
 
     small = report(PDF_ROWS)
     assert printed(small, PDF_ROWS) is small
     large = printed(report(PDF_ROWS + 1), PDF_ROWS + 1)
-    table, note = large.sections[0].blocks
+    table, note = large.sections[0].blocks  # the chart's pages said once: one paragraph
     assert all(cell.low is None and cell.high is None for row in table.rows for cell in row.cells)
     assert "without its intervals" in table.caption and "report.html" in note.text and note.kind == "paragraph"
+    assert note.text.startswith("Confusion matrix of every system. With more than") and "Chart" not in note.text
 
 
 def test_a_large_report_leaves_uniform_rows_out_of_the_pdf():

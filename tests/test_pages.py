@@ -216,3 +216,14 @@ def test_only_the_classification_formula_cards_are_set_in_two_columns(layout, un
     systems = {path.stem: str(path) for path in sorted((uner_dir / "systems").glob("*.iob2"))[:2]}
     result = task_module("tagging").audit(str(uner_dir / "gold.iob2"), systems, options=AuditOptions(bootstrap=0))
     assert not re.findall(r'<section [^>]*two-columns', render_html(result.report_model(False)))
+
+
+def test_the_contents_are_two_lists_numbered_on(layout):
+    """The contents in two columns split by the template (CSS columns would be balanced by laying the list out again
+    on every layout of page 1): the second list goes on numbering from the first."""
+    import re
+
+    nav = re.search(r'<nav class="toc">(.*?)</nav>', layout[0], re.S).group(1)
+    first, second = re.findall(r"<ol[^>]*>(.*?)</ol>", nav, re.S)
+    assert f'style="counter-reset: list-item {first.count("<li>")}"' in nav
+    assert 0 <= first.count("<li>") - second.count("<li>") <= 1

@@ -60,3 +60,13 @@ def test_merged_cells_draw_the_same_pixels(heatmap):
     merged, plain_pixels = pixels(render_pdf(heatmap)), pixels(plain)
     differing = sum(a != b for a, b in zip(merged, plain_pixels))
     assert differing <= 0.002 * len(merged)  # anti-aliasing where two cells meet, nothing more
+
+
+def test_the_pdf_copy_drops_the_svg_screen_reader_labels_only(heatmap):
+    from auditor.formats.pdf import without_screen_reader_labels
+
+    page = f'<p role="note">a figure:</p>{heatmap}'
+    lean = without_screen_reader_labels(page)
+    assert 'aria-label="' in page and "aria-" not in lean and ' role="graphics' not in lean
+    assert lean.startswith('<p role="note">a figure:</p>')  # outside an <svg>, nothing changes
+    assert re.sub(r' (aria-[a-z]+|role)="[^"]*"', "", page.split("</p>", 1)[1]) == lean.split("</p>", 1)[1]

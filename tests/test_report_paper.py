@@ -93,6 +93,7 @@ def test_a_leaderboard_draws_no_matrix_of_untested_pairs_and_no_table_per_system
                                   for i in range(31)}, bootstrap=20, seed=1)
     drawn = []
     stub = SimpleNamespace(MAX_MATRIX_CLASSES=charts.MAX_MATRIX_CLASSES, confusion_counts_fit=lambda *a: False,
+                           confusion_pages=lambda labels, systems: [list(systems)],
                            confusion_grid=lambda labels, matrices, counts=True: drawn.append(counts) or "<svg/>",
                            pairwise_heatmap=lambda *a: drawn.append("pairs") or "<svg/>")
     ctx = Context(result, {m.id: m for m in result.metrics}, Ledger(), True, stub, None, {"rules": ()})

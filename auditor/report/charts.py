@@ -326,82 +326,68 @@ def metric_chart(systems: Sequence[str], metric_ids: Sequence[str], short: Seque
     return _svg(metric_spec(systems, metric_ids, short, values, chance))
 
 
-def confusion_heatmap(labels: Sequence[str], matrix: Sequence[Sequence[int]], system: str) -> str:
-    """Row-normalised confusion heatmap (rows gold, columns predicted), counts as text for small k."""
-    cells = []
-    for i, gold in enumerate(labels):
-        total = sum(matrix[i])
-        for j, predicted in enumerate(labels):
-            cells.append({"gold": gold, "predicted": predicted, "count": int(matrix[i][j]),
-                          "share": round(matrix[i][j] / total, 4) if total else 0.0})
-    k = len(labels)
-    size = max(9, min(40, 300 // max(k, 1)))
-    axis = {"labelAngle": -45 if k > 4 else 0, "grid": False}
-    x = {"field": "predicted", "type": "nominal", "sort": list(labels), "title": "predicted", "axis": axis}
-    y = {"field": "gold", "type": "nominal", "sort": list(labels), "title": "gold", "axis": {"grid": False}}
-    layers = [{"mark": "rect", "encoding": {
-        "x": x, "y": y, "color": {"field": "share", "type": "quantitative", "title": "row share",
-                                  "scale": {"scheme": "blues", "domain": [0, 1]}, "legend": SYMBOL_LEGEND}}}]
-    if k <= 15:
-        layers.append({"mark": {"type": "text", "fontSize": 9 if k <= 8 else 7}, "encoding": {
-            "x": x, "y": y, "text": {"field": "count", "type": "quantitative"},
-            "color": {"condition": {"test": "datum.share > 0.5", "value": "white"}, "value": "black"}}})
-    spec = {"data": {"values": cells}, "width": size * k, "height": size * k, "layer": layers,
-            "title": {"text": system, "anchor": "start"}}
-    return _svg(spec)
+#: Bins of a cell's share of its gold row in the confusion small multiples, read from the counts: (label, upper
+#: edge in percent, colour; a bin holds shares below its edge); an empty cell is "0" whatever its row holds. A few
+#: named steps are read off a page more surely than a continuous ramp (a 4 % cell and an empty one look alike there),
+#: and the PDF draws each step of a matrix as one path (:func:`auditor.formats.pdf.merge_rect_cells`).
+SHARE_BINS = (("0", 0, "#ffffff"), ("under 5%", 5, "#eff3ff"), ("5–20%", 20, "#c6dbef"), ("20–40%", 40, "#9ecae1"),
+              ("40–60%", 60, "#6baed6"), ("60–80%", 80, "#3182bd"), ("80–100%", 101, "#08519c"))
+#: The bins whose colour is dark enough for a count printed in white.
+DARK_BINS = ("60–80%", "80–100%")
+
+
+def share_bin(count: int, total: int) -> str:
+    """The :data:`SHARE_BINS` label of a cell of ``count`` items in a gold row of ``total``: 100 count < edge total,
+    in integers (no rounding decides a bin)."""
+    if count == 0:
+        return SHARE_BINS[0][0]
+    return next(label for label, edge, _ in SHARE_BINS[1:] if 100 * count < edge * total)
 
 
 def confusion_cells(labels: Sequence[str], matrices: Mapping[str, Sequence[Sequence[int]]]) -> list[dict[str, Any]]:
-    """One record per system and cell (gold rows, predicted columns): its count and its share of the gold row
-    (0 in an empty row), the data of the confusion small multiples."""
+    """One record per system and cell (gold rows, predicted columns): its count, its share of the gold row
+    (0 in an empty row) and that share's bin (:func:`share_bin`), the data of the confusion small multiples."""
     cells = []
     for system, matrix in matrices.items():
         for i, gold in enumerate(labels):
             total = sum(matrix[i])
             for j, predicted in enumerate(labels):
-                cells.append({"system": system, "gold": gold, "predicted": predicted, "count": int(matrix[i][j]),
-                              "share": round(matrix[i][j] / total, 4) if total else 0.0})
+                count = int(matrix[i][j])
+                cells.append({"system": system, "gold": gold, "predicted": predicted, "count": count,
+                              "share": round(count / total, 4) if total else 0.0, "bin": share_bin(count, total)})
     return cells
-
-
-def confusion_grid_spec(labels: Sequence[str], matrices: Mapping[str, Sequence[Sequence[int]]],
-                        counts: bool = True) -> dict[str, Any]:
-    """Small multiples: one row-normalised confusion heatmap per system, in one chart (k up to
-    :data:`MAX_MATRIX_CLASSES`; with ``counts``, counts printed in the cells while they have room)."""
-    cells = confusion_cells(labels, matrices)
-    k = len(labels)
-    columns, size = _grid_layout(k)
-    x = {"field": "predicted", "type": "nominal", "sort": list(labels), "title": "predicted",
-         "axis": {"labelAngle": -45 if k > 2 else 0, "grid": False}}
-    y = {"field": "gold", "type": "nominal", "sort": list(labels), "title": "gold", "axis": {"grid": False}}
-    spec = {
-        "data": {"values": cells}, "columns": columns,
-        "facet": {"field": "system", "type": "nominal", "sort": list(matrices), "title": None,
-                  "header": {"labelLimit": 150, "labelFontSize": 9}},
-        "spec": {"width": size * k, "height": size * k, "layer": [
-            {"mark": "rect", "encoding": {"x": x, "y": y, "color": {
-                "field": "share", "type": "quantitative", "title": "row share",
-                "scale": {"scheme": "blues", "domain": [0, 1]},
-                "legend": SYMBOL_LEGEND}}},
-            *([{"mark": {"type": "text", "fontSize": GRID_COUNT_FONT}, "encoding": {
-                "x": x, "y": y, "text": {"field": "count", "type": "quantitative"},
-                "color": {"condition": {"test": "datum.share > 0.5", "value": "white"}, "value": "black"}}}]
-              if counts and size >= 14 else []),  # counts printed where a cell has room for them
-        ]},
-        # Each facet draws its own axes, so an empty slot of the last row draws none.
-        "resolve": {"axis": {"x": "independent", "y": "independent"}},
-    }
-    return spec
 
 
 #: Font size (px; 7.5 pt at the 1:1 scale of the PDF) of the counts in the confusion small multiples.
 GRID_COUNT_FONT = 10
+#: The page the confusion small multiples must fit, in px (1 px = 0.75 pt): A4's text width (188 mm) and the height
+#: left under a section heading and its lead paragraph (247 of 275 mm), less the caption.
+PAGE_PX = (700, 900)
+#: Gap between two small multiples and the height of a system's name above its matrix, in px.
+SPACING, TITLE_PX = 8, 16
 
 
 def _grid_layout(k: int) -> tuple[int, int]:
-    """(columns, cell size in px) of the confusion small multiples at ``k`` classes."""
-    columns = 6 if k <= 2 else 4 if k <= 3 else 3 if k <= 6 else 2
-    return columns, max(3, (WIDTH - 160) // columns // max(k, 1) - 4)
+    """(columns, cell size in px) of the confusion small multiples at ``k`` classes: up to 15 classes, cells as
+    large as 3 matrices a row (2 above 6 classes) allow; above, cells of 8 px (their class names at 6 pt, as a chart's
+    system names at :data:`ROW_PX`) and as many matrices a row as fit the page (3 at 20 classes)."""
+    if k <= 6:
+        columns = 6 if k <= 2 else 4 if k <= 3 else 3
+        return columns, (WIDTH - 160) // columns // max(k, 1) - 4
+    if (WIDTH - 160) // 2 // k - 4 >= 10:
+        return 2, (WIDTH - 160) // 2 // k - 4
+    return max(1, (PAGE_PX[0] - 60) // (ROW_PX * k + SPACING)), ROW_PX
+
+
+def confusion_pages(labels: Sequence[str], systems: Sequence[str]) -> list[list[str]]:
+    """The systems in groups of as many small multiples as fit one page (:data:`PAGE_PX`): one chart each, so that
+    no chart is taller than a page (a taller SVG is cut at the page's foot)."""
+    k = len(labels)
+    columns, size = _grid_layout(k)
+    label_px = min(100, 0.6 * max((len(str(label)) for label in labels), default=1) * min(size, 10))
+    rows = max(1, int((PAGE_PX[1] - label_px - 70) // (size * k + TITLE_PX + SPACING)))
+    per_page = rows * columns
+    return [list(systems[start:start + per_page]) for start in range(0, len(systems), per_page)]
 
 
 def confusion_counts_fit(labels: Sequence[str], matrices: Mapping[str, Sequence[Sequence[int]]]) -> bool:
@@ -410,6 +396,42 @@ def confusion_counts_fit(labels: Sequence[str], matrices: Mapping[str, Sequence[
     _, size = _grid_layout(len(labels))
     largest = max((int(v) for m in matrices.values() for row in m for v in row), default=0)
     return size >= 14 and len(str(largest)) * 0.64 * GRID_COUNT_FONT <= size - 2
+
+
+def confusion_grid_spec(labels: Sequence[str], matrices: Mapping[str, Sequence[Sequence[int]]],
+                        counts: bool = True) -> dict[str, Any]:
+    """Small multiples: one confusion matrix per system (k up to :data:`MAX_MATRIX_CLASSES`), each cell coloured by
+    the bin of its share of the gold row (:data:`SHARE_BINS`); with ``counts``, counts printed in the cells while
+    they have room. The class names are written once per row of matrices (gold, at the left) and once per column
+    (predicted, under its lowest matrix), at the cells' own height: at 20 classes a name on every matrix was 400
+    labels, 7 px apart."""
+    k, systems = len(labels), list(matrices)
+    columns, size = _grid_layout(k)
+    font = min(10, size)
+    text = {"labelFontSize": font, "labelLimit": 100, "grid": False}
+    scale = {"domain": [label for label, _, _ in SHARE_BINS], "range": [colour for _, _, colour in SHARE_BINS]}
+    legend = {**SYMBOL_LEGEND, "title": "share of the gold row", "format": None, "columns": len(SHARE_BINS),
+              "symbolStrokeColor": "#999999", "symbolStrokeWidth": 0.5}
+    charts = []
+    for index, system in enumerate(systems):
+        left, lowest = index % columns == 0, index + columns >= len(systems)
+        x = {"field": "predicted", "type": "nominal", "sort": list(labels), "title": "predicted" if lowest else None,
+             "axis": {**text, "labels": lowest, "ticks": lowest, "labelAngle": -45 if k <= 6 else -90}}
+        y = {"field": "gold", "type": "nominal", "sort": list(labels), "title": "gold" if left else None,
+             "axis": {**text, "labels": left, "ticks": left}}
+        layers = [{"mark": "rect", "encoding": {"x": x, "y": y, "color": {
+            "field": "bin", "type": "ordinal", "title": "share of the gold row", "scale": scale,
+            "legend": {k: v for k, v in legend.items() if v is not None}}}}]
+        if counts and size >= 14:  # counts printed where a cell has room for them
+            layers.append({"mark": {"type": "text", "fontSize": GRID_COUNT_FONT}, "encoding": {
+                "x": x, "y": y, "text": {"field": "count", "type": "quantitative"},
+                "color": {"condition": {"test": f"indexof({list(DARK_BINS)}, datum.bin) >= 0", "value": "white"},
+                          "value": "black"}}})
+        charts.append({"title": {"text": system, "fontSize": 9, "fontWeight": "normal", "limit": size * k},
+                       "transform": [{"filter": {"field": "system", "equal": system}}],
+                       "width": size * k, "height": size * k, "view": {"stroke": "#bbbbbb"}, "layer": layers})
+    return {"data": {"values": confusion_cells(labels, matrices)}, "concat": charts, "columns": columns,
+            "spacing": SPACING, "resolve": {"scale": {"color": "shared"}}}
 
 
 def confusion_grid(labels: Sequence[str], matrices: Mapping[str, Sequence[Sequence[int]]], counts: bool = True) -> str:

@@ -44,12 +44,13 @@ def confusion_section(ctx: Context) -> Section:
     labels, systems = ctx.labels, ctx.systems
     matrices = {s: ctx.audit.systems[s].confusion.tolist() for s in systems}
     blocks: list[Any] = [Paragraph("Orientation: rows = gold class, columns = predicted class (scikit-learn's "
-                                   "convention; some papers use the transpose). Heatmap colours are row-normalised "
-                                   "(share of each gold class); the numbers are counts.")]
+                                   "convention; some papers use the transpose). A cell's colour is the step of its "
+                                   "share of the gold class's items (the legend names each step; an empty cell is "
+                                   "white); the numbers are counts.")]
     if len(labels) <= 3:
         if ctx.figures:
-            blocks.append(Figure("fig-confusion", "Confusion matrix of every system (rows gold, columns predicted).",
-                                 ctx.charts.confusion_grid(labels, matrices)))
+            blocks += _confusion_figures(ctx, "Confusion matrix of every system (rows gold, columns predicted).",
+                                         matrices, counts=True)
         pairs = [(i, j) for i in range(len(labels)) for j in range(len(labels))]
         rows = tuple(Row(s, tuple(Cell(matrices[s][i][j], "count") for i, j in pairs)) for s in systems)
         blocks.append(Table("table-confusion", "Counts per system: column “g → p” counts items of gold class g "
@@ -62,11 +63,10 @@ def confusion_section(ctx: Context) -> Section:
         return Section("confusion", SECTION_TITLES["confusion"], tuple(blocks))
     in_chart = ctx.figures and ctx.charts.confusion_counts_fit(labels, matrices)
     leaderboard = len(systems) > COUNT_TABLES_MAX_SYSTEMS
-    if ctx.figures:  # small multiples: every system's matrix in one chart (counts that overflow: left out)
-        blocks.append(Figure("fig-confusion", "Confusion matrix of every system (rows gold, columns predicted), "
-                             "row-normalised colours" + (", every count printed in its cell (also in "
-                                                         "audit.json)." if in_chart else "."),
-                             ctx.charts.confusion_grid(labels, matrices, counts=in_chart or not leaderboard)))
+    if ctx.figures:  # small multiples, a page of them a chart (counts that overflow: left out)
+        caption = "Confusion matrix of every system (rows gold, columns predicted), coloured by row share" + (
+            ", every count printed in its cell (also in audit.json)." if in_chart else ".")
+        blocks += _confusion_figures(ctx, caption, matrices, counts=in_chart or not leaderboard)
     if in_chart:  # one form: the chart carries every count
         return Section("confusion", SECTION_TITLES["confusion"], tuple(blocks))
     if leaderboard:  # counts in audit.json, not one table a system
@@ -83,6 +83,18 @@ def confusion_section(ctx: Context) -> Section:
                                 "gold \\ predicted", tuple(Column(label, rotate=len(labels) > 6) for label in labels),
                                 rows, _density(len(labels))))
     return Section("confusion", SECTION_TITLES["confusion"], tuple(blocks))
+
+
+def _confusion_figures(ctx: Context, caption: str, matrices: dict[str, Any], counts: bool) -> list[Figure]:
+    """The confusion small multiples, one figure a page (:func:`auditor.report.charts.confusion_pages`): the first
+    ``fig-confusion``, the next ``fig-confusion-2`` and on, each caption saying which systems it holds."""
+    pages = ctx.charts.confusion_pages(ctx.labels, ctx.systems)
+    figures = []
+    for number, systems in enumerate(pages, start=1):
+        part = f" Chart {number} of {len(pages)}: systems {systems[0]} to {systems[-1]}." if len(pages) > 1 else ""
+        figures.append(Figure("fig-confusion" if number == 1 else f"fig-confusion-{number}", caption + part,
+                              ctx.charts.confusion_grid(ctx.labels, {s: matrices[s] for s in systems}, counts)))
+    return figures
 
 
 #: Above this many systems the confusion counts the chart cannot print get no table per system (audit.json has them).
