@@ -203,9 +203,14 @@ def test_binomial_and_normal_tails_are_scipy_stats_bit_for_bit():
 
 def test_the_score_path_does_not_import_scipy_stats(tmp_path):
     """``scipy.stats`` costs about 1 s to import: ``auditor score --json`` (reporting statement included) runs
-    without it."""
+    without it (where scipy keeps the binomial routines in scipy.special, as recent releases do)."""
     import subprocess
     import sys
+
+    import scipy.special._ufuncs
+
+    if not hasattr(scipy.special._ufuncs, "_binom_pmf"):
+        pytest.skip("this scipy keeps its binomial routines in scipy.stats")
 
     gold, system = tmp_path / "gold.tsv", tmp_path / "a.tsv"
     gold.write_text("id\tlabel\n" + "".join(f"{i}\t{'xy'[i % 2]}\n" for i in range(40)))

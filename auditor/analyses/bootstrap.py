@@ -146,8 +146,9 @@ class BootstrapResult:
 def ranks_json(rank_probabilities: Mapping[str, np.ndarray], systems: Sequence[str]) -> dict[str, Any]:
     """``statistics.ranks`` (metric -> system -> ``p_rank``, P(rank = r) for r = 1..S, and ``p_best``, P(rank 1)) and
     ``statistics.p_win`` (metric -> system -> P(rank 1)) from (S, S) rank probabilities: every task kind's shape."""
-    return {"ranks": {metric_id: {name: {"p_rank": [float(x) for x in p[s]], "p_best": float(p[s][0])}
-                                  for s, name in enumerate(systems)} for metric_id, p in rank_probabilities.items()},
+    return {"ranks": {metric_id: {name: {"p_rank": row, "p_best": row[0]}
+                                  for name, row in zip(systems, np.asarray(p, dtype=float).tolist())}
+                      for metric_id, p in rank_probabilities.items()},
             "p_win": {metric_id: {name: float(p[s][0]) for s, name in enumerate(systems)}
                       for metric_id, p in rank_probabilities.items()}}
 

@@ -48,7 +48,12 @@ from typing import Any
 
 import numpy as np
 from scipy import special
-from scipy.special._ufuncs import _binom_cdf, _binom_pmf, _binom_sf
+
+try:  # the Boost binomial routines scipy.stats.binom calls, kept in scipy.special by recent scipy (1.17 here)
+    from scipy.special._ufuncs import _binom_cdf, _binom_pmf, _binom_sf
+except ImportError:  # older scipy keeps them in scipy.stats (whose import then costs its second)
+    from scipy.stats._boost import _binom_cdf, _binom_sf
+    from scipy.stats._boost import _binom_pdf as _binom_pmf
 
 from auditor.errors import UsageError
 
@@ -66,8 +71,8 @@ def normal_isf(q: float) -> float:
 
 
 # The binomial pmf, cdf and sf of ``scipy.stats.binom``, bit for bit, without importing ``scipy.stats`` (about 1 s
-# of ``auditor score``'s start-up): the same Boost routines that ``binom`` calls (``scipy.special._ufuncs``),
-# with ``rv_discrete``'s handling of counts outside the support 0..n (n >= 0 and p in [0, 1] here by construction).
+# of ``auditor score``'s start-up): the same Boost routines that ``binom`` calls (imported above), with
+# ``rv_discrete``'s handling of counts outside the support 0..n (n >= 0 and p in [0, 1] here by construction).
 
 
 def binom_pmf(x: np.ndarray, n: np.ndarray, p: float) -> np.ndarray:

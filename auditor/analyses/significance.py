@@ -436,7 +436,6 @@ def _pair_tests(counts: Counts, boot: BootstrapResult, chosen: Sequence[Metric],
     systems = counts.systems
     tests: list[PairTest] = []
     pairs = sorted({pair for metric_pairs in pairs_of.values() for pair in metric_pairs})
-    discordant = discordant_counts(counts) if any(m.id == "accuracy" for m in chosen) else None
     if pairs and any(primary_method(m.id) == RANDOMISATION for m in chosen):
         counts.pair_patterns(*pairs[0])  # builds the cached pattern tables once, before the workers share them
 
@@ -456,7 +455,7 @@ def _pair_tests(counts: Counts, boot: BootstrapResult, chosen: Sequence[Metric],
                     tests.append(PairTest(systems[a], systems[b], metric.id, RANDOMISATION, difference, p,
                                           details={"rounds": rounds}))
                 else:
-                    n01, n10 = int(discordant[a, b]), int(discordant[b, a])
+                    n01, n10 = discordant_pair(counts, a, b)  # this pair's items, not the all-pairs matrix
                     difference = float(boot.observed[metric.id][a] - boot.observed[metric.id][b])
                     tests.append(PairTest(systems[a], systems[b], metric.id, MCNEMAR, difference,
                                           mcnemar_exact(n01, n10), details={"n01": n01, "n10": n10}))

@@ -11,7 +11,7 @@ Free of jinja2 and the report model, so ``auditor score --json`` loads no render
 from __future__ import annotations
 
 from itertools import repeat
-from json.encoder import c_make_encoder, encode_basestring
+from json.encoder import JSONEncoder, c_make_encoder, encode_basestring
 from typing import Any, Mapping
 
 from auditor.formats.text import printable
@@ -24,8 +24,10 @@ def _unknown(value: Any) -> Any:
 
 
 #: The standard library's C encoder without an indent (``json.dumps``' own when no indent is asked), non-ASCII
-#: kept, NaN refused: a list of scalars on one line.
-_one_line = c_make_encoder(None, _unknown, encode_basestring, None, ": ", ", ", False, False, False)
+#: kept, NaN refused: a list of scalars on one line (its pure-Python encoder where the C one is missing).
+_one_line = (c_make_encoder(None, _unknown, encode_basestring, None, ": ", ", ", False, False, False)
+             if c_make_encoder is not None else
+             lambda value, _: JSONEncoder(ensure_ascii=False, allow_nan=False).iterencode(value))
 
 
 def render_json(document: Mapping[str, Any]) -> str:
@@ -69,15 +71,16 @@ def _write(value: Any, newline: str, parts: list[str], keys: dict[Any, str]) -> 
             parts.append("{}")
             return
         inner = newline + " "
-        separator = "{" + inner
+        separator, following, append = "{" + inner, "," + inner, parts.append
         for key, member in value.items():
+            name = keys.get(key) or _key(key, keys)
             if isinstance(member, _CONTAINERS):
-                parts.append(separator + _key(key, keys) + ": ")
+                append(separator + name + ": ")
                 _write(member, inner, parts, keys)
             else:
-                parts.append(separator + _key(key, keys) + ": " + _flat(member))
-            separator = "," + inner
-        parts.append(newline + "}")
+                append(separator + name + ": " + _flat(member))
+            separator = following
+        append(newline + "}")
     elif isinstance(value, (list, tuple)):
         if not any(map(isinstance, value, repeat(_CONTAINERS))):
             parts.append("".join(_one_line(value, 0)))
