@@ -146,7 +146,7 @@ def test_markdown_summary(rendered):
     assert md.startswith("# Metric audit")
     assert "Signature: `auditor:" in md
     assert "\\<script\\>" in md and "<script>" not in md
-    assert "Leaderboard, ordered by" in md  # the page-1 leaderboard is in the Markdown summary too
+    assert "Leaderboard (×100), ordered by" in md  # the page-1 leaderboard is in the Markdown summary too
 
 
 def test_failing_renderer_leaves_outdir_as_it_was(rendered, tmp_path, monkeypatch):

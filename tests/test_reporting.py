@@ -50,7 +50,8 @@ def test_the_statement_names_what_a_reader_checks(germeval):
     for needed in ("3,532 items in 4 classes", "OTHER 2,330", "PROFANITY 48", "95% percentile bootstrap interval",
                    "B = 60 resamples of the test items", "seed 7", "systems' outputs are held fixed",
                    "exact McNemar test (accuracy)", "Holm correction", str(result.signature),
-                   "zero_division=0"):
+                   "zero_division=0", "Bold marks a metric's best set",
+                   "Holm correction over the comparisons with that top system alone"):
         assert needed in text, needed
     value = result.to_json()["reporting"]["detectable_difference"]["accuracy"]["value"]
     assert f"{100 * value:.1f} points above the runner-up" in text

@@ -137,7 +137,9 @@ def statement(*, n_items: int, class_counts: Mapping[str, int], systems: int, le
                      "estimates on this test set.")
     if tests:
         parts.append(f"“Significantly” means that the {tests} rejects equality at α = {alpha:g} after "
-                     f"{correction} correction over the family of system pairs.")
+                     f"{correction} correction over the family of system pairs. Bold marks a metric's best set: "
+                     "its top system and every system whose test against it is not rejected after "
+                     f"{correction} correction over the comparisons with that top system alone.")
     if detectable is not None and detectable.value is not None:
         parts.append(f"At this size, the exact McNemar test at α = {alpha:g} detects with {detectable.power:.0%} power "
                      f"an accuracy difference of {_points(detectable.value)} points above the runner-up "

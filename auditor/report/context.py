@@ -94,6 +94,14 @@ class Context:
     def labels(self) -> list[str]:
         return list(self.audit.labels)
 
+    def brackets(self) -> str:
+        """What a table's brackets are, standing alone (a caption pasted into a paper): the level, the method, B and
+        the seed of a classification audit's bootstrap."""
+        stats = self.audit.statistics if self.audit is not None else None
+        boot = stats.bootstrap if stats is not None else None
+        drawn = (f" (B = {boot.B:,} resamples of the items, seed {boot.seed})" if boot is not None and boot.B else "")
+        return f"Brackets: {self.level} bootstrap percentile interval{drawn}."
+
     def name(self, metric_id: str) -> str:
         record = self.records.get(metric_id)
         return record.name if record is not None else metric_id

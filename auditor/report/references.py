@@ -115,4 +115,6 @@ def entry_text(entry: Reference) -> str:
     volume = entry.get("volume") + (f"({entry.get('number')})" if entry.get("number") else "")
     tail = ", ".join(part for part in (venue, volume, entry.get("pages")) if part)
     edition = f" ({entry.get('edition')} ed.)" if entry.get("edition") else ""
-    return f"{_authors(entry)} ({entry.get('year')}). {entry.get('title')}{edition}. {tail}.".replace("..", ".")
+    head = f"{_authors(entry)} ({entry.get('year')}). {entry.get('title')}{edition}."
+    url = re.sub(r"^\\url", "", entry.get("howpublished"))  # a web page: its address, as APA gives it
+    return (f"{head} {tail}.".replace("..", ".") if tail else head) + (f" {url}" if url.startswith("http") else "")

@@ -13,7 +13,7 @@ import dataclasses
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from auditor.analyses.families import MCNEMAR, RANDOMISATION
-from auditor.formatting import nan_to_none, plural
+from auditor.formatting import format_value, nan_to_none, plural
 from auditor.options import correction_name
 from auditor.report.context import APPENDICES, SECTION_TITLES, Context, Ledger
 from auditor.report.model import (
@@ -151,15 +151,46 @@ def best_set_blocks(ctx: Context) -> tuple[Any, ...]:
                               if s != best_set[m].top else Cell("top") for m in metric_ids))
                  for s in ctx.systems)
     correction = correction_name(ctx.spine.correction)
+    by_test: dict[str, list[str]] = {}
+    for m in metric_ids:
+        by_test.setdefault(TEST_NAMES.get(best_set[m].test, best_set[m].test), []).append(ctx.short(m))
+    tests = "; ".join(f"{', '.join(metrics)}: {test}" for test, metrics in by_test.items())
     return (
         Table("table-best", "Adjusted p-value of each system against the top system of each metric (family: the "
-              f"{plural(len(ctx.systems) - 1, 'comparison')} with that metric's top system, {correction}; the best "
-              "set is the top system and every system with p ≥ α).", "System",
+              f"{plural(len(ctx.systems) - 1, 'comparison')} with that metric's top system, {correction}; {tests}; "
+              f"the best set is the top system and every system with p ≥ α = {ctx.alpha:g}).", "System",
               tuple(Column(ctx.short(m), ctx.name(m)) for m in metric_ids), rows, _density(len(metric_ids)),
               for_paper=True),
         Bullets(tuple(f"{ctx.name(m)}: {', '.join(v.systems)} ({TEST_NAMES.get(v.test, v.test)})"
                       for m, v in best_set.items()), "Best set per metric"),
+        *((Paragraph(disagreements),) if (disagreements := family_disagreements(ctx)) else ()),
     )
+
+
+def family_disagreements(ctx: Context) -> str:
+    """The comparisons with a metric's top system that the best set and the pair tests answer differently, in one
+    paragraph ("" where there is none). The best set adjusts a metric's S − 1 comparisons with its top system over
+    themselves; the pair tests adjust over every pair tested, a larger family, so one pair can be significant in one
+    and not in the other (Holm 1979: the adjusted p grows with the family)."""
+    spine, found = ctx.spine, []
+    for metric_id, entry in spine.best_set.items():
+        for test in spine.tests:
+            if test.metric != metric_id or test.method != entry.test or entry.top not in (test.a, test.b):
+                continue
+            other = test.b if test.a == entry.top else test.a
+            against_top, among_pairs = nan_to_none(entry.p_adjusted.get(other)), nan_to_none(test.p_adjusted)
+            if against_top is None or among_pairs is None or (against_top < entry.alpha) == (among_pairs < entry.alpha):
+                continue
+            where = "outside the best set" if against_top < entry.alpha else "in the best set"
+            there = "significant" if among_pairs < entry.alpha else "not significant"
+            found.append(f"{ctx.short(metric_id)}: {other} against {entry.top}, adjusted p "
+                         f"{format_value(against_top, 'p')} against the top ({where}) but "
+                         f"{format_value(among_pairs, 'p')} among the pairs ({there} there)")
+    if not found:
+        return ""
+    return ("The best set (bold) and the pair tests adjust the same comparison over different families (the "
+            "comparisons with the metric's top system; every pair tested), so they can answer one pair differently "
+            f"at α = {ctx.alpha:g}. They do here: " + "; ".join(found) + ". Bold and page 1 follow the best set.")
 
 
 #: Up to this many tests of one method the pair table has a row per pair and metric, with the difference and both

@@ -12,7 +12,10 @@ from auditor.report.tables import _density
 
 #: The margin table's caption: what a negative margin means, and that it is not what "above chance" tests.
 MARGIN_CAPTION = ("Each system's margin over the strongest chance baseline (×100; negative: below that baseline's "
-                  "expectation): the system's value minus the baseline's exact expectation where one exists, else "
+                  "expectation), the strongest of four: uniform, prevalence, majority and the system's own predictions "
+                  "shuffled (its bias, no information), so a margin can differ from the value minus page 1's strongest "
+                  "baseline, which is the strongest of the first three, shared by every system. The margin is "
+                  "the system's value minus the baseline's exact expectation where one exists, else "
                   "(marked “≈”) minus its Monte Carlo mean, if 3 standard errors above every exact one. “Above "
                   "chance” is a different question, tested against a shuffle of the system's own predictions (next "
                   "table): a system with a skewed bias can be below the best baseline and still above its own "
@@ -46,8 +49,9 @@ def baselines_section(ctx: Context) -> Section | None:
                               high=entry.mc_high if result.draws else None, approximate=not entry.exact))
         rows.append(Row(name, tuple(cells)))
     if rows:
-        blocks.append(Table("table-baselines", "Expected score of each chance baseline"
-                            + (f", with the Monte Carlo {coverage} range. " if result.draws else ". ")
+        blocks.append(Table("table-baselines", "Expected score (×100) of each chance baseline"
+                            + (f", with the Monte Carlo {coverage} range of {result.draws:,} draws at this test-set "
+                               "size. " if result.draws else ". ")
                             + "Exact expectations are shown as they are; “≈” marks the plug-in value f(E[C]) "
                             "of a metric whose expectation E[f(C)] differs from it at this test-set size (a ratio "
                             "with a random denominator, such as macro F1, F1′, kappa or MCC of a random predictor).",

@@ -44,7 +44,7 @@ def metrics_section(ctx: Context) -> Section:
                                     "here (audit.json has them)."))
             continue
         if has_ci:
-            caption += f" Brackets: {ctx.level} bootstrap percentile interval."
+            caption += f" {ctx.brackets()}"
         rows = tuple(Row(s, tuple(_in_best_set(ctx, s, m) for m in chosen)) for s in ctx.systems)
         blocks.append(Table(table_id, caption, "System", tuple(Column(ctx.short(m), ctx.name(m)) for m in chosen),
                             rows, _density(len(chosen) + (4 if has_ci else 0)), for_paper=True,

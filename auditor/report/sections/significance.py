@@ -39,7 +39,8 @@ def significance_section(ctx: Context) -> Section | None:
         keys = [m for m in ctx.key_metrics() if m in ranks] or list(ranks)[:6]
         rows = tuple(Row(s, tuple(Cell(float(ranks[m][boot.systems.index(s), 0]), "share") for m in keys))
                      for s in ctx.systems)
-        blocks.append(Table("table-pbest", "Bootstrap probability that each system ranks first (%).", "System",
+        blocks.append(Table("table-pbest", f"Bootstrap probability that each system ranks first (%; over the B = "
+                            f"{boot.B:,} paired resamples of the items, seed {boot.seed}).", "System",
                             tuple(Column(ctx.short(m), ctx.name(m)) for m in keys), rows, _density(len(keys)),
                             for_paper=True))
     elif boot.pairwise is not None:  # pattern table too large to resample jointly: ranks from the pairs
@@ -155,7 +156,9 @@ def _pairwise_figure(ctx: Context, metric_id: str, method: str, stats: Statistic
     systems = _ordered(ctx, metric_id, stats)
     caption = (f"{ctx.name(metric_id)}: adjusted p-value of each pair of systems ({TEST_NAMES[method]}; "
                f"{_family(ctx, metric_id, stats)}); systems sorted by {ctx.short(metric_id)}, best first; "
-               "every pair was tested. Each pair's p-value is also in audit.json.")
+               "every pair was tested. The best-set table above adjusts the comparisons with the top system over "
+               "their own family, so the same pair's adjusted p-value differs there. Each pair's p-value is also in "
+               "audit.json.")
     return Figure(f"fig-pairs-{metric_id}", caption, ctx.charts.pairwise_heatmap(systems, p, ctx.alpha))
 
 

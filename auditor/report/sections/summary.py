@@ -84,8 +84,8 @@ def leaderboard(ctx: Context, verdict: Verdict) -> Table:
     has_ci = any(c.low is not None for r in rows for c in r.cells)
     if verdict.tested:
         correction = ctx.audit.statistics.correction
-        caption = (f"Leaderboard, ordered by {ctx.name(primary)}. Bold: the metric's best set — the top system and "
-                   "every system not significantly worse than it ("
+        caption = (f"Leaderboard (×100), ordered by {ctx.name(primary)}. Bold: the metric's best set — the top "
+                   "system and every system not significantly worse than it ("
                    + ("approximate randomisation over clusters; " if ctx.audit.statistics.resampling is not None
                       else "exact McNemar for accuracy, approximate randomisation otherwise; ")
                    + f"{correction_name(correction)}-adjusted over the comparisons "
@@ -98,10 +98,10 @@ def leaderboard(ctx: Context, verdict: Verdict) -> Table:
             caption += (" No random draws (--bootstrap 0): only accuracy's exact McNemar tests ran, so only accuracy "
                         "has a best set and bold.")
     else:
-        caption = (f"Leaderboard, ordered by {ctx.name(primary)}. No value is bold: bold marks a best set, "
+        caption = (f"Leaderboard (×100), ordered by {ctx.name(primary)}. No value is bold: bold marks a best set, "
                    "and no significance tests ran.")
     if has_ci:
-        caption += f" Brackets: {ctx.level} bootstrap percentile interval."
+        caption += f" {ctx.brackets()}"
     if chance:
         caption += " " + _chance_rule(ctx, primary)
     return Table("summary-leaderboard", caption, "System", tuple(columns), tuple(rows),
