@@ -97,3 +97,16 @@ def test_a_web_page_reference_ends_with_its_address_not_an_empty_venue():
         "ACL Rolling Review (2024). Responsible NLP Research Checklist. "
         "https://aclrollingreview.org/responsibleNLPresearch/")
     assert not [key for key, entry in entries.items() if ". ." in entry_text(entry) or "\\" in entry_text(entry)]
+
+
+def test_the_group_legend_says_a_group_is_not_a_set_of_tied_systems():
+    """SemEval-2018 Task 12, macro recall: ART and blcu_nlp are both in group 2 (neither significantly worse than
+    the group's top, rgtjf) while the pair heat map shows ART significantly worse than blcu_nlp (p 0.025)."""
+    from auditor.report.build import build
+
+    result = _small_audit()
+    caption = next(b.caption for s in build(result, figures=False).sections for b in s.blocks
+                   if getattr(b, "id", "") == "summary-leaderboard")
+    assert len(result.verdict.groups) > 1
+    assert "each member is not significantly worse than its group's top system, though two members may differ " \
+           "significantly from each other" in caption

@@ -93,7 +93,8 @@ def leaderboard(ctx: Context, verdict: Verdict) -> Table:
                    f"p ≥ α = {ctx.alpha:g}).")
         if group_of:
             caption += (f" Group: 1 = the best set under {ctx.short(primary)}; 2 = the best set of the systems "
-                        "outside group 1, and so on.")
+                        "outside group 1, and so on: each member is not significantly worse than its group's top "
+                        "system, though two members may differ significantly from each other.")
         if ctx.audit.statistics.not_run:
             caption += (" No random draws (--bootstrap 0): only accuracy's exact McNemar tests ran, so only accuracy "
                         "has a best set and bold.")
