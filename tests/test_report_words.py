@@ -110,3 +110,14 @@ def test_the_group_legend_says_a_group_is_not_a_set_of_tied_systems():
     assert len(result.verdict.groups) > 1
     assert "each member is not significantly worse than its group's top system, though two members may differ " \
            "significantly from each other" in caption
+
+
+def test_a_task_leaderboard_caption_names_the_test_the_correction_and_alpha_of_its_bold():
+    """tables.tex of a translation audit (WMT21): the leaderboard's bold said "not significant" without the test,
+    the correction or α."""
+    from auditor.report.skeleton import bold_legend
+
+    ctx = _context({"B": 0.2, "C": 0.001}, {("A", "B"): 0.3, ("A", "C"): 0.002, ("B", "C"): 0.01})
+    assert bold_legend(ctx) == ("Bold: the metric's best set (the top system and every system whose test against it, "
+                                "exact McNemar test, Holm-adjusted over the comparisons with the top system, has "
+                                "p ≥ α = 0.05); a column without a test has no bold.")
