@@ -119,4 +119,4 @@ def test_a_task_leaderboard_caption_names_the_test_the_correction_and_alpha_of_i
     ctx = _context({"B": 0.2, "C": 0.001}, {("A", "B"): 0.3, ("A", "C"): 0.002, ("B", "C"): 0.01})
     assert bold_legend(ctx) == ("Bold: the metric's best set (the top system and every system whose test against it, "
                                 "exact McNemar test, Holm-adjusted over the comparisons with the top system, has "
-                                "p ≥ α = 0.05); a column without a test has no bold.")
+                                "p ≥ α (0.05)); a column without a test has no bold.")

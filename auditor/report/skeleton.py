@@ -52,7 +52,7 @@ def bold_legend(ctx: Context) -> str:
     tests = ", ".join(dict.fromkeys(TEST_NAMES.get(entry.test, entry.test) for entry in ctx.spine.best_set.values()))
     return (f"Bold: the metric's best set (the top system and every system whose test against it, {tests}, "
             f"{correction_name(ctx.spine.correction)}-adjusted over the comparisons with the top system, has "
-            f"p ≥ α = {ctx.alpha:g}); a column without a test has no bold.")
+            f"p ≥ α ({ctx.alpha:g})); a column without a test has no bold.")
 
 
 def score_table(ctx: Context, table_id: str, caption: str, metrics: Sequence[str], *, for_paper: bool = False,
