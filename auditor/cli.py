@@ -481,13 +481,15 @@ def score(as_json: bool, columns: tuple[str, ...], sort_by: str | None, **argume
 def report(outdir: str, formats: str, **arguments: Any) -> None:
     """Write the full audit of SYSTEMS (PATH or NAME=PATH) against GOLD, or of --confusion matrices, into OUTDIR."""
     from auditor.formats.output import check_writable
+    from auditor.formats.pdf import renderer_started
     from auditor.formats.render import parse_formats, render
     from auditor.report.charts import converter_started
 
     chosen = parse_formats(formats)
     check_writable(outdir)
-    # the chart converter starts beside the audit (html and pdf draw charts)
-    with converter_started() if {"html", "pdf"} & set(chosen) else contextlib.nullcontext():
+    # the chart converter (html and pdf draw charts) and the PDF renderer start beside the audit
+    with converter_started() if {"html", "pdf"} & set(chosen) else contextlib.nullcontext(), \
+            renderer_started() if "pdf" in chosen else contextlib.nullcontext():
         result = run_audit(**arguments)
         written = render(result, outdir, chosen, progress=Progress(enabled=None if not arguments["quiet"] else False))
     click.echo("wrote " + ", ".join(str(path) for path in written), err=True)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import importlib
 import os
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable, Collection, Mapping, Sequence
 
@@ -402,30 +401,15 @@ def run(inputs: Inputs, options: AuditOptions, progress: Progress = SILENT,
 
 
 def run_stages(reads: Mapping[str, Any], wanted: Collection[str]) -> dict[str, Any]:
-    """Run the stages of :data:`STAGES` named in ``wanted``, each on its reads (an earlier stage's result, or
-    ``reads[name]``); a stage whose optional input is absent is skipped. The stages that read no other stage's
-    result (the chance baselines, the statistics, the property probes, ...) run at the same time, each on a
-    thread of its own (each draws from its own seeded streams: the results do not depend on the timing), the
-    others after them in order; an error is raised as the stages in order would meet it."""
-    chosen = [stage for stage in STAGES if stage.name in wanted
-              and not any(reads[name] is None for name in stage.reads if name in OPTIONAL_INPUTS)]
+    """Run the stages of :data:`STAGES` named in ``wanted``, in order, each on its reads (an
+    earlier stage's result, or ``reads[name]``); a stage whose optional input is absent is skipped."""
     done: dict[str, Any] = {}
-
-    def run_one(stage: Stage) -> Any:
-        return stage.analyse()(**{name: done.get(name) if name in ANALYSES else reads[name] for name in stage.reads})
-
-    first = [stage for stage in chosen if not READS[stage.name]]
-    if len(first) > 1:
-        for stage in first:
-            stage.analyse()  # every module imported before the threads start
-        with ThreadPoolExecutor(len(first)) as pool:
-            running = [(stage, pool.submit(run_one, stage)) for stage in first]
-            for stage, future in running:
-                done[stage.name] = future.result()
-    for stage in chosen:
-        if stage.name not in done:
-            done[stage.name] = run_one(stage)
-    return {stage.name: done[stage.name] for stage in chosen}
+    for stage in STAGES:
+        if stage.name not in wanted or any(reads[name] is None for name in stage.reads if name in OPTIONAL_INPUTS):
+            continue
+        done[stage.name] = stage.analyse()(**{name: done.get(name) if name in ANALYSES else reads[name]
+                                              for name in stage.reads})
+    return done
 
 
 def needed(analyses: Collection[str]) -> set[str]:

@@ -2,20 +2,15 @@
 from __future__ import annotations
 
 import sys
-import threading
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+from typing import Callable, Iterator
 
 
 class Progress:
-    """Hands out one bar per long stage. ``Progress(enabled=False)`` does nothing. Stages that run at the same
-    time (on threads of their own) share one live display, a line each."""
+    """Hands out one bar per long stage. ``Progress(enabled=False)`` does nothing."""
 
     def __init__(self, enabled: bool | None = None):
         self.enabled = sys.stderr.isatty() if enabled is None else enabled
-        self._lock = threading.Lock()
-        self._display: Any = None
-        self._open = 0
 
     @contextmanager
     def task(self, description: str, total: int) -> Iterator[Callable[..., None]]:
@@ -25,65 +20,21 @@ class Progress:
         if not self.enabled:
             yield lambda steps=1, description=None: None
             return
-        bar = self._start()
-        task_id = bar.add_task(description, total=total)
+        from rich.progress import BarColumn, MofNCompleteColumn, SpinnerColumn, TextColumn, TimeElapsedColumn
+        from rich.progress import Progress as RichProgress
 
-        def advance(steps: int = 1, description: str | None = None) -> None:
-            if description is None:
-                bar.advance(task_id, steps)
-            else:
-                bar.update(task_id, advance=steps, description=description)
+        columns = ((TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+                   if total > 1 else (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn()))
+        with RichProgress(*columns, transient=True, console=_stderr_console()) as bar:
+            task_id = bar.add_task(description, total=total)
 
-        try:
+            def advance(steps: int = 1, description: str | None = None) -> None:
+                if description is None:
+                    bar.advance(task_id, steps)
+                else:
+                    bar.update(task_id, advance=steps, description=description)
+
             yield advance
-        finally:
-            bar.remove_task(task_id)
-            self._stop()
-
-    def _start(self) -> Any:
-        """The live display, started by the first stage that opens a bar."""
-        with self._lock:
-            if self._display is None:
-                self._display = _display()
-                self._display.start()
-            self._open += 1
-            return self._display
-
-    def _stop(self) -> None:
-        """Close the live display when the last open bar closes."""
-        with self._lock:
-            self._open -= 1
-            if not self._open:
-                self._display.stop()
-                self._display = None
-
-
-def _display() -> Any:
-    """A rich display whose lines show a bar and a count for a stage of many steps, a spinner for one of one."""
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        ProgressColumn,
-        SpinnerColumn,
-        TextColumn,
-        TimeElapsedColumn,
-    )
-    from rich.progress import Progress as RichProgress
-    from rich.text import Text
-
-    class Only(ProgressColumn):
-        """``column`` on the lines of stages of many steps (``many``), or of one step only."""
-
-        def __init__(self, column: ProgressColumn, many: bool):
-            super().__init__()
-            self.column, self.many = column, many
-
-        def render(self, task: Any) -> Any:
-            return self.column.render(task) if ((task.total or 0) > 1) == self.many else Text("")
-
-    return RichProgress(Only(SpinnerColumn(), False), TextColumn("{task.description}"), Only(BarColumn(), True),
-                        Only(MofNCompleteColumn(), True), TimeElapsedColumn(), transient=True,
-                        console=_stderr_console())
 
 
 def _stderr_console():

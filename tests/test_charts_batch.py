@@ -52,6 +52,27 @@ def test_a_converter_started_ahead_draws_the_next_batch_and_an_unused_one_is_sto
     assert not charts._STARTED and unused.returncode is not None
 
 
+def test_a_converter_started_ahead_draws_each_chart_as_the_report_records_it(monkeypatch):
+    """With a converter started beside the audit, a batch hands it each spec when recorded: the first chart is drawn
+    while the model is still being built, and the SVGs are those of direct conversion."""
+    import time
+
+    direct = charts.bias_chart(*_bias_args())
+    monkeypatch.setattr(charts, "convert", lambda specs: pytest.fail("converted at the end, not as recorded"))
+
+    def model():
+        placeholder = charts.bias_chart(*_bias_args())
+        stream, deadline = charts._RECORDING.get().stream, time.monotonic() + 60
+        while not stream.out and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert stream.out  # drawn before the model is finished
+        return (Figure("f1", "c", placeholder),)
+
+    with charts.converter_started():
+        resolved = charts.batched(model)
+    assert resolved[0].svg == direct and not charts._STARTED
+
+
 def test_the_classification_report_converts_its_charts_in_one_batch(monkeypatch):
     import numpy as np
 

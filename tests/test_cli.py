@@ -227,7 +227,7 @@ def test_progress_names_the_step_that_runs(tmp_path, monkeypatch):
 
             return recording()
 
-    monkeypatch.setattr(renderers, "render_pdf", lambda html: seen.append("pdf is running") or b"%PDF")
+    monkeypatch.setattr(renderers, "pdf_of", lambda html: seen.append("pdf is running") or b"%PDF")
     result = auditor_audit(small_files(tmp_path))
     renderers.render(result, tmp_path / "out", ("json", "pdf"), progress=Recording())
     assert seen.index("rendering report.pdf") == seen.index("pdf is running") - 1

@@ -1,9 +1,14 @@
 """``report.pdf``: the HTML report typeset by weasyprint, which fetches nothing but inline
-``data:`` URLs (:class:`InlineDataFetcher`)."""
+``data:`` URLs (:class:`InlineDataFetcher`); by the command line in a child process started beside the audit
+(:func:`renderer_started`), so that importing weasyprint costs the report no time."""
 from __future__ import annotations
 
+import os
 import re
-from typing import Any
+import subprocess
+import sys
+from contextlib import contextmanager
+from typing import Any, Iterator
 
 #: One cell of a Vega rect mark as vl-convert writes it: a filled path with its screen-reader label.
 _RECT_CELL = re.compile(r'<path aria-label="[^"]*" role="graphics-symbol" aria-roledescription="rect mark" '
@@ -155,3 +160,38 @@ def without_screen_reader_labels(html: str) -> str:
     """``html`` with the screen-reader attributes of its inline SVGs removed (:data:`_SCREEN_READER`), for the PDF
     only; outside an ``<svg>`` element nothing changes."""
     return re.sub(r"<svg\b.*?</svg>", lambda svg: _SCREEN_READER.sub("", svg.group(0)), html, flags=re.S)
+
+
+#: The PDF renderer run in a child process (:func:`renderer_started`): weasyprint imported and one line laid out while
+#: the audit runs, then the report's HTML read from stdin and its PDF written to stdout.
+_CHILD = ("import sys\nfrom auditor.formats.pdf import render_pdf\nrender_pdf('<p>auditor</p>')\n"
+          "html = sys.stdin.buffer.read()\nif html:\n    sys.stdout.buffer.write(render_pdf(html.decode()))\n")
+#: A renderer started ahead of its report by :func:`renderer_started`, waiting for its HTML.
+_STARTED: list[subprocess.Popen] = []
+
+
+@contextmanager
+def renderer_started() -> Iterator[None]:
+    """Start the PDF renderer now, in a child process that imports weasyprint (0.6 s of CPU) beside the audit, on
+    another core; the next :func:`pdf_of` hands it the report's HTML. Stopped on leaving when no report used it."""
+    path = os.pathsep.join(entry for entry in sys.path if entry)  # the child imports this auditor
+    child = subprocess.Popen([sys.executable, "-c", _CHILD], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": path})
+    _STARTED.append(child)
+    try:
+        yield
+    finally:
+        if child in _STARTED:
+            _STARTED.remove(child)
+            child.kill()
+            child.communicate()
+
+
+def pdf_of(html: str) -> bytes:
+    """:func:`render_pdf` of ``html``: in the renderer :func:`renderer_started` started when there is one (where it
+    failed, here again, which raises the error itself), else here."""
+    if not _STARTED:
+        return render_pdf(html)
+    child = _STARTED.pop()
+    pdf, _ = child.communicate(html.encode())
+    return pdf if child.returncode == 0 and pdf else render_pdf(html)

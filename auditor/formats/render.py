@@ -17,7 +17,7 @@ from auditor.formats.json import render_json
 from auditor.formats.latex import render_tex
 from auditor.formats.markdown import render_md
 from auditor.formats.output import write_files
-from auditor.formats.pdf import printed, render_pdf
+from auditor.formats.pdf import pdf_of, printed
 from auditor.progress import SILENT, Progress
 from auditor.report.build import build
 from auditor.report.charts import batched
@@ -83,7 +83,7 @@ def render(audit: Any, outdir: str | os.PathLike, formats: str | Iterable[str] =
         if "html" in chosen:
             stages.append(("", lambda s: files.__setitem__(file_names["html"], s["html"])))
         if "pdf" in chosen:  # a lighter model when the report is large (auditor.formats.pdf.printed)
-            stages.append(("report.pdf", lambda s: files.__setitem__(file_names["pdf"], render_pdf(
+            stages.append(("report.pdf", lambda s: files.__setitem__(file_names["pdf"], pdf_of(
                 s["html"] if (pdf := printed(s["report"], _systems(audit))) is s["report"] else render_html(pdf)))))
     if "tex" in chosen:
         stages.append(("tables.tex", lambda s: files.__setitem__(file_names["tex"], render_tex(s["report"]))))

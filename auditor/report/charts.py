@@ -4,7 +4,9 @@ The same SVG goes into the HTML and (through weasyprint) the PDF: no JavaScript,
 network. Values arrive as numbers from the report builder; this module only draws.
 
 Conversion runs in one child process per batch (:func:`batched`: while a report model is built,
-every chart function records its spec and returns a placeholder; all specs are converted at once). vl-convert's
+every chart function records its spec and returns a placeholder; all specs are converted at once, or, by a
+converter started beside the audit (:func:`converter_started`), each as it is recorded, while the rest of the
+report is built). vl-convert's
 JavaScript engine (V8) reserves tens of GB of virtual address space when it starts; under an address-space limit
 (``ulimit -v``, common on shared clusters) it dies with SIGTRAP. In a child process that death is contained and
 reported as one clear error naming the limit and the workarounds, and nothing is written.
@@ -14,10 +16,12 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import queue
 import re
 import subprocess
 import sys
-from contextlib import contextmanager
+import threading
+from contextlib import contextmanager, suppress
 from contextvars import ContextVar
 from dataclasses import fields, is_dataclass, replace
 from functools import lru_cache
@@ -51,12 +55,14 @@ SYMBOL_LEGEND = {"orient": "bottom", "direction": "horizontal", "type": "symbol"
 
 #: The batch collecting specs while a report is built (None: each chart is converted at once).
 _RECORDING: ContextVar["Batch | None"] = ContextVar("auditor_chart_batch", default=None)
-#: The converter run in the child: Vega-Lite specs (a JSON list on stdin) -> SVGs (a JSON list); with
-#: ``--warm``, it first draws one point, which starts V8 (about 1 s), before it reads its specs.
+#: The converter run in the child: Vega-Lite specs (one JSON line each on stdin) -> SVGs (one JSON line each on stdout,
+#: written as each spec arrives); with ``--warm``, it first draws one point, which starts V8 (about 1 s), before it
+#: reads its specs.
 _CHILD = ("import json, sys\nimport vl_convert\nif sys.argv[1:] == ['--warm']:\n"
           "    vl_convert.vegalite_to_svg({'mark': 'point', 'data': {'values': [{}]}})\n"
-          "specs = json.loads(sys.stdin.buffer.read())\n"
-          "sys.stdout.write(json.dumps([vl_convert.vegalite_to_svg(spec) for spec in specs]))\n")
+          "for line in sys.stdin:\n"
+          "    sys.stdout.write(json.dumps(vl_convert.vegalite_to_svg(json.loads(line))) + '\\n')\n"
+          "    sys.stdout.flush()\n")
 #: A converter started ahead of its batch by :func:`converter_started`, waiting for its specs.
 _STARTED: list[subprocess.Popen] = []
 
@@ -103,7 +109,7 @@ def convert(specs: Sequence[Mapping[str, Any]]) -> list[str]:
     """
     if not specs:
         return []
-    payload = json.dumps(list(specs)).encode()
+    payload = "".join(json.dumps(spec) + "\n" for spec in specs).encode()
     if _STARTED:
         child = _STARTED.pop()
         stdout, stderr = child.communicate(payload)
@@ -113,9 +119,53 @@ def convert(specs: Sequence[Mapping[str, Any]]) -> list[str]:
         stdout, stderr, returncode = done.stdout, done.stderr, done.returncode
     if returncode != 0:
         raise _conversion_error(returncode, stderr.decode(errors="replace"))
-    # Keep the <svg> element only (inline SVG in HTML); one decimal is plenty for coordinates
-    # and keeps the HTML small and the PDF quick to lay out.
-    return [unique_ids(_NUMBER.sub(_round, svg[svg.find("<svg"):])) for svg in json.loads(stdout)]
+    return [_inline(line) for line in stdout.splitlines()]
+
+
+def _inline(line: bytes) -> str:
+    """The converter's JSON line -> the inline ``<svg>`` element (no XML prolog), one decimal in its coordinates
+    (plenty, and it keeps the HTML small and the PDF quick to lay out), ids unique to it."""
+    svg = json.loads(line)
+    return unique_ids(_NUMBER.sub(_round, svg[svg.find("<svg"):]))
+
+
+class _Stream:
+    """A converter started ahead (:func:`converter_started`) fed each spec as the report records it, so that the
+    charts are drawn while the rest of the report is built: one thread writes the specs to the child, two read its
+    SVGs and its error output (no pipe ever fills while the other end waits)."""
+
+    def __init__(self, child: subprocess.Popen) -> None:
+        self.child, self.specs = child, queue.SimpleQueue()
+        self.out: list[bytes] = []
+        self.err: list[bytes] = []
+        self.threads = [threading.Thread(target=target, daemon=True) for target in (
+            self._write, lambda: self.out.extend(child.stdout), lambda: self.err.append(child.stderr.read()))]
+        for thread in self.threads:
+            thread.start()
+
+    def _write(self) -> None:
+        try:
+            for spec in iter(self.specs.get, None):
+                self.child.stdin.write(json.dumps(spec).encode() + b"\n")
+                self.child.stdin.flush()
+        except OSError:
+            pass  # the converter stopped: its exit status says why
+        finally:
+            with suppress(OSError):
+                self.child.stdin.close()
+
+    def svgs(self) -> list[str]:
+        """Every spec's SVG, in order, once the converter has drawn them all."""
+        self.specs.put(None)
+        for thread in self.threads:
+            thread.join()
+        if self.child.wait() != 0:
+            raise _conversion_error(self.child.returncode, b"".join(self.err).decode(errors="replace"))
+        return [_inline(line) for line in self.out]
+
+    def stop(self) -> None:
+        self.child.kill()
+        self.specs.put(None)
 
 
 @contextmanager
@@ -157,15 +207,20 @@ class Batch:
     def __init__(self) -> None:
         self.specs: list[dict[str, Any]] = []
         self._token = f"\x00auditor-chart-{id(self):x}-"
+        #: a converter started ahead draws each spec as it is recorded
+        self.stream = _Stream(_STARTED.pop()) if _STARTED else None
 
     def add(self, spec: dict[str, Any]) -> str:
         self.specs.append(spec)
+        if self.stream:
+            self.stream.specs.put(spec)
         return f"{self._token}{len(self.specs) - 1}\x00"
 
     def resolve(self, model: Any) -> Any:
         """``model`` (any tree of dataclasses, tuples, lists and strings) with every placeholder
-        replaced by its SVG; the specs are converted in one batch."""
-        svgs = convert(self.specs)
+        replaced by its SVG; the specs are converted in one batch (as they were recorded, by a converter started
+        ahead)."""
+        svgs = self.stream.svgs() if self.stream else convert(self.specs)
         pattern = re.compile(re.escape(self._token) + r"(\d+)\x00")
         self.specs = []
         return _substitute(model, lambda text: pattern.sub(lambda m: svgs[int(m.group(1))], text))
@@ -178,6 +233,10 @@ def batched(build: Callable[[], Any]) -> Any:
     token = _RECORDING.set(batch)
     try:
         model = build()
+    except BaseException:
+        if batch.stream:
+            batch.stream.stop()
+        raise
     finally:
         _RECORDING.reset(token)
     return batch.resolve(model)
