@@ -65,7 +65,7 @@ def test_each_paper_table_caption_says_its_units_its_interval_and_its_test():
     result = _small_audit()
     model = build(result, figures=False)
     tables = {b.id: b for s in model.sections for b in s.blocks if getattr(b, "kind", "") == "table"}
-    drawn = "95% bootstrap percentile interval (B = 50 resamples of the items, seed 3)"
+    drawn = "95% bootstrap percentile interval (B = 50 resamples, seed 3)"
     for table_id in ("summary-leaderboard", "table-metrics"):
         assert "×100" in tables[table_id].caption and drawn in tables[table_id].caption, table_id
     baselines = tables["table-baselines"].caption
@@ -97,3 +97,26 @@ def test_a_web_page_reference_ends_with_its_address_not_an_empty_venue():
         "ACL Rolling Review (2024). Responsible NLP Research Checklist. "
         "https://aclrollingreview.org/responsibleNLPresearch/")
     assert not [key for key, entry in entries.items() if ". ." in entry_text(entry) or "\\" in entry_text(entry)]
+
+
+def test_the_group_legend_says_a_group_is_not_a_set_of_tied_systems():
+    """SemEval-2018 Task 12, macro recall: ART and blcu_nlp are both in group 2 (neither significantly worse than
+    the group's top, rgtjf) while the pair heat map shows ART significantly worse than blcu_nlp (p 0.025)."""
+    from auditor.report.build import build
+
+    result = _small_audit()
+    caption = next(b.caption for s in build(result, figures=False).sections for b in s.blocks
+                   if getattr(b, "id", "") == "summary-leaderboard")
+    assert len(result.verdict.groups) > 1
+    assert "outside group 1, and so on (two members of a group may still differ significantly)" in caption
+
+
+def test_a_task_leaderboard_caption_names_the_test_the_correction_and_alpha_of_its_bold():
+    """tables.tex of a translation audit (WMT21): the leaderboard's bold said "not significant" without the test,
+    the correction or α."""
+    from auditor.report.skeleton import bold_legend
+
+    ctx = _context({"B": 0.2, "C": 0.001}, {("A", "B"): 0.3, ("A", "C"): 0.002, ("B", "C"): 0.01})
+    assert bold_legend(ctx) == ("Bold: the metric's best set (the top system and every system whose test against it, "
+                                "exact McNemar test, Holm-adjusted over the comparisons with the top system, has "
+                                "p ≥ α (0.05)); a column without a test has no bold.")

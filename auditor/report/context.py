@@ -99,7 +99,7 @@ class Context:
         the seed of a classification audit's bootstrap."""
         stats = self.audit.statistics if self.audit is not None else None
         boot = stats.bootstrap if stats is not None else None
-        drawn = (f" (B = {boot.B:,} resamples of the items, seed {boot.seed})" if boot is not None and boot.B else "")
+        drawn = (f" (B = {boot.B:,} resamples, seed {boot.seed})" if boot is not None and boot.B else "")
         return f"Brackets: {self.level} bootstrap percentile interval{drawn}."
 
     def name(self, metric_id: str) -> str:

@@ -49,8 +49,10 @@ def bold_legend(ctx: Context) -> str:
     """What bold means in a score table: the metric's best set; without any test, that nothing is bold."""
     if not ctx.spine.tested:
         return "No value is bold: bold marks a best set, and no significance tests ran."
-    return ("Bold: the metric's best set (the top system and every system whose test against it, adjusted over "
-            "the comparisons with the top system, is not significant); a column without a test has no bold.")
+    tests = ", ".join(dict.fromkeys(TEST_NAMES.get(entry.test, entry.test) for entry in ctx.spine.best_set.values()))
+    return (f"Bold: the metric's best set (the top system and every system whose test against it, {tests}, "
+            f"{correction_name(ctx.spine.correction)}-adjusted over the comparisons with the top system, has "
+            f"p ≥ α ({ctx.alpha:g})); a column without a test has no bold.")
 
 
 def score_table(ctx: Context, table_id: str, caption: str, metrics: Sequence[str], *, for_paper: bool = False,

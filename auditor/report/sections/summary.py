@@ -93,7 +93,7 @@ def leaderboard(ctx: Context, verdict: Verdict) -> Table:
                    f"p ≥ α = {ctx.alpha:g}).")
         if group_of:
             caption += (f" Group: 1 = the best set under {ctx.short(primary)}; 2 = the best set of the systems "
-                        "outside group 1, and so on.")
+                        "outside group 1, and so on (two members of a group may still differ significantly).")
         if ctx.audit.statistics.not_run:
             caption += (" No random draws (--bootstrap 0): only accuracy's exact McNemar tests ran, so only accuracy "
                         "has a best set and bold.")

@@ -76,7 +76,7 @@ def data_section(ctx: Context) -> Section:
                   f"{audit.options['tokenize']} tokenisation). A type's band is its count in the references. "
                   f"{IMBALANCE_TEXT}."),
         Table("table-vocabulary", "Reference types by frequency band: types and tokens in each band.", "Band",
-              (Column("types"), Column("share of types"), Column("tokens"), Column("share of tokens")), rows,
+              (Column("types"), Column("share of types (%)"), Column("tokens"), Column("share of tokens (%)")), rows,
               for_paper=True, for_summary=True),
         Facts((("most frequent types", ", ".join(f"“{t}” {c}" for t, c in types.top)),)),
     ]
