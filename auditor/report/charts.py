@@ -28,6 +28,8 @@ from functools import lru_cache
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from auditor.errors import UsageError
+from auditor.report import typesetting
+from auditor.report.typesetting import typeset
 
 FONT = "DejaVu Sans"
 WIDTH = 600  # px; the CSS scales every chart to the page width
@@ -58,8 +60,11 @@ _RECORDING: ContextVar["Batch | None"] = ContextVar("auditor_chart_batch", defau
 #: The converter run in the child: jobs (one JSON line each on stdin: ``["chart", Vega-Lite spec]`` or ``["formula",
 #: LaTeX]``) -> SVGs (one JSON line each on stdout, written as each job arrives); with ``--warm``, it first draws one
 #: point, which starts V8 (about 1 s), and typesets one formula (importing ziamath: 0.4 s) before it reads its jobs.
-_CHILD = ("import json, sys\nimport vl_convert\nfrom auditor.report.charts import typeset\n"
-          "if sys.argv[1:] == ['--warm']:\n"
+#: It loads :mod:`auditor.report.typesetting` by its path (its first argument), not the auditor package.
+_CHILD = ("import importlib.util, json, sys\nimport vl_convert\n"
+          "spec = importlib.util.spec_from_file_location('typeset', sys.argv[1])\n"
+          "module = importlib.util.module_from_spec(spec)\nspec.loader.exec_module(module)\ntypeset = module.typeset\n"
+          "if sys.argv[2:] == ['--warm']:\n"
           "    vl_convert.vegalite_to_svg({'mark': 'point', 'data': {'values': [{}]}})\n    typeset('x')\n"
           "for line in sys.stdin:\n    kind, job = json.loads(line)\n"
           "    svg = vl_convert.vegalite_to_svg(job) if kind == 'chart' else typeset(job)\n"
@@ -116,7 +121,8 @@ def convert(specs: Sequence[Mapping[str, Any]]) -> list[str]:
         stdout, stderr = child.communicate(payload)
         returncode = child.returncode
     else:
-        done = subprocess.run([sys.executable, "-c", _CHILD], input=payload, capture_output=True, env=_child_env())
+        done = subprocess.run([sys.executable, "-c", _CHILD, typesetting.__file__], input=payload,
+                              capture_output=True)
         stdout, stderr, returncode = done.stdout, done.stderr, done.returncode
     if returncode != 0:
         raise _conversion_error(returncode, stderr.decode(errors="replace"))
@@ -128,13 +134,6 @@ def _inline(svg: str) -> str:
     coordinates (plenty, and it keeps the HTML small and the PDF quick to lay out), ids unique to it."""
     return unique_ids(_NUMBER.sub(_round, svg[svg.find("<svg"):]))
 
-
-def _child_env() -> dict[str, str]:
-    """The environment of the converter: this one, with this interpreter's import path (the child imports
-    :func:`typeset` from this auditor)."""
-    import os
-
-    return {**os.environ, "PYTHONPATH": os.pathsep.join(entry for entry in sys.path if entry)}
 
 
 class _Stream:
@@ -181,8 +180,8 @@ def converter_started() -> Iterator[None]:
     """Start the chart converter now, so that its JavaScript engine starts (about 1 s of its own
     CPU) while the audit runs; the next :func:`convert` hands it its specs. Stopped on leaving
     when no batch used it."""
-    child = subprocess.Popen([sys.executable, "-c", _CHILD, "--warm"], stdin=subprocess.PIPE, env=_child_env(),
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    child = subprocess.Popen([sys.executable, "-c", _CHILD, typesetting.__file__, "--warm"],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     _STARTED.append(child)
     try:
         yield
@@ -666,18 +665,6 @@ _FORMULA_COPIES = itertools.count()
 def _typeset(latex: str) -> str:
     """:func:`typeset`, cached per formula."""
     return typeset(latex)
-
-
-def typeset(latex: str) -> str:
-    """ziamath's SVG of ``latex`` without the XML declaration; empty when ziamath cannot parse it."""
-    import ziamath
-
-    ziamath.config.precision = 1
-    try:
-        svg = ziamath.Latex(latex, size=15).svg()
-    except Exception:  # a plugin's formula ziamath cannot parse: the LaTeX source is shown instead
-        return ""
-    return re.sub(r"^<\?xml[^>]*>\s*", "", svg)
 
 
 #: p-value bins of the pairwise heat-map, strongest evidence first, and their colours.
