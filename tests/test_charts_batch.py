@@ -54,10 +54,13 @@ def test_a_converter_started_ahead_draws_the_next_batch_and_an_unused_one_is_sto
 
 def test_a_converter_started_ahead_draws_each_chart_as_the_report_records_it(monkeypatch):
     """With a converter started beside the audit, a batch hands it each spec when recorded: the first chart is drawn
-    while the model is still being built, and the SVGs are those of direct conversion."""
+    while the model is still being built, and the SVGs are those of direct conversion; it typesets the formulas too
+    (the same SVG as typesetting here, each copy with its own ids)."""
+    import re
     import time
 
-    direct = charts.bias_chart(*_bias_args())
+    direct, latex = charts.bias_chart(*_bias_args()), r"\frac{C_{ii}}{\sum_j C_{ij}}"
+    here = charts.formula_svg(latex)
     monkeypatch.setattr(charts, "convert", lambda specs: pytest.fail("converted at the end, not as recorded"))
 
     def model():
@@ -66,11 +69,13 @@ def test_a_converter_started_ahead_draws_each_chart_as_the_report_records_it(mon
         while not stream.out and time.monotonic() < deadline:
             time.sleep(0.02)
         assert stream.out  # drawn before the model is finished
-        return (Figure("f1", "c", placeholder),)
+        return (Figure("f1", "c", placeholder), charts.formula_svg(latex), charts.formula_svg(latex))
 
     with charts.converter_started():
-        resolved = charts.batched(model)
-    assert resolved[0].svg == direct and not charts._STARTED
+        figure, *formulas = charts.batched(model)
+    assert figure.svg == direct and not charts._STARTED
+    ids = re.compile(r"c[0-9a-f]{8}-")
+    assert formulas[0] != formulas[1] and {ids.sub("", f) for f in formulas} == {ids.sub("", here)}
 
 
 def test_the_classification_report_converts_its_charts_in_one_batch(monkeypatch):

@@ -189,3 +189,17 @@ def test_the_bound_never_undercuts_a_long_monte_carlo_run():
             exceed = np.count_nonzero(defined >= float(observed[metric_id]) - 1e-12)
             low, _ = shuffle_test.p_interval(np.array([exceed]), np.array([defined.size]))
             assert bound[0] >= low[0], (skill, metric_id, bound[0], exceed)
+
+
+def test_each_systems_bounds_alone_equal_every_systems_at_once():
+    """The chance baselines find each system's bounds beside its own draws: the same floats as all systems'
+    bounds found together."""
+    rng = np.random.default_rng(11)
+    row = np.array([40, 25, 20, 15])
+    columns = np.array([rng.multinomial(100, [0.3, 0.3, 0.2, 0.2]) for _ in range(4)])
+    observed = {m: rng.uniform(0.2, 0.9, 4) for m in shuffle_bound.BOUNDED}
+    together = shuffle_bound.bounds(row, columns, observed, False, 1e-9)
+    alone = [shuffle_bound.bounds(row, columns[s:s + 1], {m: v[s:s + 1] for m, v in observed.items()}, False, 1e-9)
+             for s in range(4)]
+    for metric, values in together.items():
+        np.testing.assert_array_equal(values, np.concatenate([found[metric] for found in alone]))

@@ -538,12 +538,22 @@ def _shuffles(
     # the affine checks' pairs, drawn in system order on this thread (the workers keep only their mixtures)
     pairs = [affine_pairs(check_rng, _chunk(draws, counts.k, n)) for _ in counts.systems]
 
-    def draw(index: int) -> tuple[dict[str, np.ndarray], ConfusionStats | None]:
-        return _draw_values("shuffle", rngs[index], support, columns[index], draws, metrics, active, pairs[index])
+    observed, settle, _ = settling
+    bounded = {m: observed[m] for m in settle} if counts.k != 2 else {}  # two classes: exact p first
+
+    def draw(index: int) -> tuple[dict[str, np.ndarray], ConfusionStats | None, dict[str, np.ndarray]]:
+        """The system's draws, and its bounds: found beside another system's draws (which hold no lock)."""
+        values, mixed = _draw_values("shuffle", rngs[index], support, columns[index], draws, metrics, active,
+                                     pairs[index])
+        return values, mixed, shuffle_bound.bounds(support, columns[index:index + 1], {
+            m: value[index:index + 1] for m, value in bounded.items()}, active, shuffle_test.TIE_TOLERANCE)
 
     with ThreadPoolExecutor(max(1, threads)) as pool:
-        drawn = list(pool.map(draw, range(len(counts.systems))))
-    settled = _settle(counts, metrics, drawn, rngs, draws, alpha, settling)
+        found = list(pool.map(draw, range(len(counts.systems))))
+    drawn = [(values, mixed) for values, mixed, _ in found]
+    bounds = ({m: np.concatenate([system_bounds[m] for *_, system_bounds in found]) for m in found[0][2]}
+              if bounded and found else None)
+    settled = _settle(counts, metrics, drawn, rngs, draws, alpha, settling, bounds)
     values = [values for values, _ in drawn]
     affine = affine_of_baselines(pairs, [mixed for _, mixed in drawn], values, "shuffle", support, columns, metrics,
                                  active)
@@ -590,11 +600,13 @@ def _exact_shuffles(counts: Counts, metrics: Sequence[Metric], alpha: float, adv
 def _settle(counts: Counts, metrics: Sequence[Metric],
             drawn: list[tuple[dict[str, np.ndarray], ConfusionStats | None]],
             rngs: list[np.random.Generator], draws: int, alpha: float,
-            settling: tuple[Mapping[str, np.ndarray], Sequence[str], str]) -> dict[str, list[shuffle_test.ShuffleP]]:
+            settling: tuple[Mapping[str, np.ndarray], Sequence[str], str],
+            bounds: Mapping[str, np.ndarray] | None = None) -> dict[str, list[shuffle_test.ShuffleP]]:
     """Settled shuffle p-values (:mod:`~auditor.analyses.shuffle_test`): every metric's exact p with
     two classes; else the ``settling`` metrics' p bounded without draws where the bound settles the answer
     (:mod:`~auditor.analyses.shuffle_bound`), the other systems drawn again (``drawn`` extended in place), and
-    every other metric's Monte Carlo p over its draws with its interval and whether its answer is settled."""
+    every other metric's Monte Carlo p over its draws with its interval and whether its answer is settled.
+    ``bounds``: the settling metrics' bounds when already found (:func:`_shuffles`: each system's beside its draws)."""
     (observed, settle, correction) = settling
     if not settle or not counts.systems:
         return {}
@@ -617,7 +629,8 @@ def _settle(counts: Counts, metrics: Sequence[Metric],
 
     per_draw = counts.n_items if sparse_draws(counts.k, counts.n_items) else counts.k ** 2
     wanted = {m: observed[m] for m in settle}
-    bounds = shuffle_bound.bounds(support, columns, wanted, counts.labels_given, shuffle_test.TIE_TOLERANCE)
+    if bounds is None:
+        bounds = shuffle_bound.bounds(support, columns, wanted, counts.labels_given, shuffle_test.TIE_TOLERANCE)
     settled = shuffle_test.settle(wanted, null, alpha, correction, shuffle_test.draw_cap(draws, per_draw), more,
                                   bounds)
     others = {m: values for m, values in observed.items() if m not in settled}
