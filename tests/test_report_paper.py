@@ -622,7 +622,11 @@ def test_bold_means_the_best_set_on_page_one_and_in_the_metric_table(germeval, g
                                   if germeval_model and _short(m) == label), None)
                 expected = metric_id in leaders and row.header in leaders[metric_id]
                 assert cell.strong == expected, (table.id, row.header, label)
-    assert "best set, as on page 1" in metrics.caption
+    # the same words as page 1, standing alone in tables.tex (no "as on page 1"): the tests, the family, α
+    assert "as on page 1" not in metrics.caption
+    assert ("Bold: the metric's best set, the top system and every system not significantly worse (Acc: exact "
+            "McNemar test; macR, macF1, MCC, BM: approximate randomisation; Holm-adjusted over the comparisons with "
+            "the top system, p ≥ α (0.05))") in metrics.caption
 
 
 def _short(metric_id):

@@ -86,6 +86,7 @@ def test_the_margin_caption_names_every_baseline_a_margin_is_taken_over():
                    if getattr(b, "id", "") == "table-chance-margin")
     assert "shuffle" in used
     assert "uniform, prevalence, majority and the system's own predictions shuffled" in caption
+    assert "page 1" not in caption  # it stands alone in tables.tex
 
 
 def test_a_web_page_reference_ends_with_its_address_not_an_empty_venue():

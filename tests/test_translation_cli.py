@@ -94,6 +94,7 @@ def test_report_json_follows_the_schema(files, tmp_path):
         assert work in summary, work
     assert "Every MacroF and MicroF value follows the authors' code" in summary
     assert "| share of types (%) |" in summary  # a share column says its unit in tables.tex and summary.md
+    assert "human system scores; brackets: 95% interval from the segment bootstrap (100 resamples)" in summary
     assert "test against it, approximate randomisation, Holm-adjusted" in summary  # the bold's test, as pasted
     assert "P_c = 1 for the" not in summary  # no per-system convention footnote
     page = (out / "report.html").read_text(encoding="utf-8")

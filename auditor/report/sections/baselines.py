@@ -13,13 +13,12 @@ from auditor.report.tables import _density
 #: The margin table's caption: what a negative margin means, and that it is not what "above chance" tests.
 MARGIN_CAPTION = ("Each system's margin over the strongest chance baseline (×100; negative: below that baseline's "
                   "expectation), the strongest of four: uniform, prevalence, majority and the system's own predictions "
-                  "shuffled (its bias, no information), so a margin can differ from the value minus page 1's strongest "
-                  "baseline, which is the strongest of the first three, shared by every system. The margin is "
-                  "the system's value minus the baseline's exact expectation where one exists, else "
-                  "(marked “≈”) minus its Monte Carlo mean, if 3 standard errors above every exact one. “Above "
-                  "chance” is a different question, tested against a shuffle of the system's own predictions (next "
-                  "table): a system with a skewed bias can be below the best baseline and still above its own "
-                  "shuffle.")
+                  "shuffled (its bias, no information), so a margin can differ from the value minus the strongest "
+                  "of the first three, which every system shares. The margin is the system's value minus the "
+                  "baseline's exact expectation where one exists, else (marked “≈”) minus its Monte Carlo mean, if 3 "
+                  "standard errors above every exact one. “Above chance” is a different question, tested against a "
+                  "shuffle of the system's own predictions (next table): a system with a skewed bias can be below "
+                  "the best baseline and still above its own shuffle.")
 
 
 @section(40)

@@ -56,8 +56,16 @@ def _bold_rule(ctx: Context) -> str:
     tested = [m for m in ctx.metric_ids() if ctx.best(m) is not None]
     if not tested:
         return " No value is bold: bold marks a best set, and no significance tests ran."
-    what = "the metric's best set, as on page 1 (the top system and every system not significantly worse)"
-    return f" Bold: {what}; for the tested metrics ({', '.join(ctx.short(m) for m in tested)}) only."
+    from auditor.options import correction_name
+    from auditor.report.skeleton import TEST_NAMES
+
+    by_test: dict[str, list[str]] = {}
+    for m in tested:
+        by_test.setdefault(TEST_NAMES.get(ctx.spine.best_set[m].test, ""), []).append(ctx.short(m))
+    tests = "; ".join(f"{', '.join(metrics)}: {test}" for test, metrics in by_test.items())
+    return (f" Bold: the metric's best set, the top system and every system not significantly worse ({tests}; "
+            f"{correction_name(ctx.spine.correction)}-adjusted over the comparisons with the top system, p ≥ α "
+            f"({ctx.alpha:g})); no bold under an untested metric.")
 
 
 def _in_best_set(ctx: Context, system: str, metric_id: str) -> Cell:

@@ -188,7 +188,9 @@ def human_section(ctx: Context) -> Section | None:
     scores = tuple(Row(s, (Cell(v, "number"),)) for s, v in sorted(human.human.items(), key=lambda x: -x[1]))
     return Section("human", "Agreement with human scores", (
         Paragraph(text),
-        Table("table-human", "Kendall τ-b and Pearson r with the human system scores.", "Metric",
+        Table("table-human", "Kendall τ-b and Pearson r with the human system scores" + (
+            "." if untested_lead(human) else f"; brackets: {ctx.level} interval from the segment bootstrap "
+                                             f"({audit.options['bootstrap']:,} resamples)."), "Metric",
               (Column("Kendall τ-b"), Column("Pearson r")), tuple(rows), for_paper=True, for_summary=True),
         *_leader_table(audit, ctx.level),
         *_segment_table(audit),
