@@ -12,7 +12,7 @@ PACKAGE = Path(auditor.__file__).resolve().parent
 
 #: Stage order: a module may import modules of its own or an earlier stage only.
 STAGE = {
-    "version": 0, "errors": 0, "progress": 0, "formatting": 0, "files": 0, "options": 0,
+    "version": 0, "errors": 0, "progress": 0, "formatting": 0, "files": 0, "options": 0, "children": 0,
     "io": 1, "engines": 1, "metrics": 2, "analyses": 3, "results": 4, "report": 5, "formats": 6,
     "templates": 6,  # the renderers' jinja templates (top-level templates/, auditor/templates once installed)
     "pipeline": 7, "claims": 8, "terminal": 8, "tasks": 8, "plan": 8, "datasets": 8, "codabench": 8, "demo": 8,

@@ -6,8 +6,9 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any, ContextManager
+
+from auditor.children import child_started
 
 #: One cell of a Vega rect mark as vl-convert writes it: a filled path with its screen-reader label.
 _RECT_CELL = re.compile(r'<path aria-label="[^"]*" role="graphics-symbol" aria-roledescription="rect mark" '
@@ -172,20 +173,10 @@ _CHILD = ("import importlib.util, sys\nspec = importlib.util.spec_from_file_loca
 _STARTED: list[subprocess.Popen] = []
 
 
-@contextmanager
-def renderer_started() -> Iterator[None]:
+def renderer_started() -> ContextManager[None]:
     """Start the PDF renderer now, in a child process that imports weasyprint (0.6 s of CPU) beside the audit, on
     another core; the next :func:`pdf_of` hands it the report's HTML. Stopped on leaving when no report used it."""
-    child = subprocess.Popen([sys.executable, "-c", _CHILD, __file__], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE)
-    _STARTED.append(child)
-    try:
-        yield
-    finally:
-        if child in _STARTED:
-            _STARTED.remove(child)
-            child.kill()
-            child.communicate()
+    return child_started([sys.executable, "-c", _CHILD, __file__], _STARTED)
 
 
 def pdf_of(html: str) -> bytes:

@@ -21,12 +21,13 @@ import re
 import subprocess
 import sys
 import threading
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from contextvars import ContextVar
 from dataclasses import fields, is_dataclass, replace
 from functools import lru_cache
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any, Callable, ContextManager, Mapping, Sequence
 
+from auditor.children import child_started
 from auditor.errors import UsageError
 from auditor.report import typesetting
 from auditor.report.typesetting import typeset
@@ -175,21 +176,11 @@ class _Stream:
         self.specs.put(None)
 
 
-@contextmanager
-def converter_started() -> Iterator[None]:
+def converter_started() -> ContextManager[None]:
     """Start the chart converter now, so that its JavaScript engine starts (about 1 s of its own
     CPU) while the audit runs; the next :func:`convert` hands it its specs. Stopped on leaving
     when no batch used it."""
-    child = subprocess.Popen([sys.executable, "-c", _CHILD, typesetting.__file__, "--warm"],
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    _STARTED.append(child)
-    try:
-        yield
-    finally:
-        if child in _STARTED:
-            _STARTED.remove(child)
-            child.kill()
-            child.communicate()
+    return child_started([sys.executable, "-c", _CHILD, typesetting.__file__, "--warm"], _STARTED)
 
 
 def _conversion_error(returncode: int, stderr: str) -> Exception:
