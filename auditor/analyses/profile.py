@@ -96,11 +96,10 @@ def identical_systems(counts: Counts) -> tuple[tuple[str, ...], ...]:
     """Groups of systems with the same prediction on every item (rows of ``counts.predictions``
     that are equal), each group in system order; empty without per-item predictions.
 
-    Identical predictions give identical confusion matrices, so only systems whose matrices
-    agree are compared item by item (``np.array_equal``): O(S²k²) plus one O(N) pass per
-    candidate pair, instead of sorting the S × N prediction matrix. Counts known by their
-    pattern table only (:meth:`~auditor.io.counts.Counts.from_patterns`) compare its columns:
-    two systems agree on every item iff they agree on every pattern."""
+    Identical predictions give identical confusion matrices, so only the systems whose matrix another system
+    shares are compared item by item (:func:`identical_rows`), instead of hashing every row. Counts known by their
+    pattern table only (:meth:`~auditor.io.counts.Counts.from_patterns`) compare its columns: two systems agree on
+    every item iff they agree on every pattern."""
     if counts.given_pairs is not None:  # the pattern table was too large: from each pair's table
         from auditor.analyses.pairwise_resample import identical_from_pairs
 
@@ -113,17 +112,10 @@ def identical_systems(counts: Counts) -> tuple[tuple[str, ...], ...]:
             return ()
     if predictions.shape[0] < 2:
         return ()
-    flat = counts.confusion.reshape(len(counts.systems), -1)
-    group_of = list(range(len(counts.systems)))
-    for a in range(len(counts.systems)):
-        if group_of[a] != a:
-            continue
-        for b in range(a + 1, len(counts.systems)):
-            if group_of[b] == b and np.array_equal(flat[a], flat[b]) and np.array_equal(predictions[a], predictions[b]):
-                group_of[b] = a
-    groups = [tuple(counts.systems[i] for i, g in enumerate(group_of) if g == leader)
-              for leader in sorted(set(group_of))]
-    return tuple(group for group in groups if len(group) > 1)
+    _, matrix_of, shared_by = np.unique(counts.confusion.reshape(len(counts.systems), -1), axis=0,
+                                        return_inverse=True, return_counts=True)
+    candidates = np.flatnonzero(shared_by[matrix_of.ravel()] > 1)
+    return identical_rows([counts.systems[s] for s in candidates], predictions[candidates])
 
 
 def identical_rows(names: Sequence[str], rows: Iterable[Any]) -> tuple[tuple[str, ...], ...]:
