@@ -25,7 +25,16 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from auditor.metrics.registry import REGISTRY, UNDEFINED_REASONS, ConfusionStats, Metric, Properties, ratio, register
+from auditor.metrics.registry import (
+    REGISTRY,
+    UNDEFINED_REASONS,
+    ConfusionStats,
+    Metric,
+    Properties,
+    ratio,
+    register,
+    sum_last,
+)
 
 OPITZ = "Opitz 2024"
 PER_CLASS_CONVENTION = (
@@ -50,7 +59,7 @@ NO_INFORMATION_CONVENTION = "the class's term counted as 0 (a class never or alw
 def accuracy(s: ConfusionStats) -> np.ndarray:
     r"""Accuracy :math:`\sum_i C_{ii} / N` (= micro precision, recall and F1); NaN when N = 0."""
     n = np.asarray(s.n, dtype=float)
-    return np.divide(s.diag.sum(axis=-1), n, out=np.full(np.shape(n), np.nan), where=n > 0)
+    return np.divide(sum_last(np.ascontiguousarray(s.diag)), n, out=np.full(np.shape(n), np.nan), where=n > 0)
 
 
 def macro_recall(s: ConfusionStats) -> np.ndarray:
@@ -81,26 +90,30 @@ def macro_f1_hm(s: ConfusionStats) -> np.ndarray:
 
 def weighted_f1(s: ConfusionStats) -> np.ndarray:
     r"""Weighted F1 :math:`\sum_i p_i F1_i` (Opitz §4.6; scikit-learn ``average='weighted'``)."""
-    return (s.prevalence * s.f1).sum(axis=-1)
+    return sum_last(s.prevalence * s.f1)
 
 
 def gmean_recall(s: ConfusionStats) -> np.ndarray:
     r"""Geometric-mean macro recall :math:`(\prod_i R_i)^{1/k}` (Opitz §5.1)."""
-    logs = np.where(s.active, np.log(np.where(s.recall > 0, s.recall, 1.0)), 0.0).sum(axis=-1)
-    has_zero = (s.active & (s.recall == 0)).any(axis=-1)
-    return np.where(has_zero, 0.0, np.exp(logs / np.maximum(s.k_active, 1)))
+    logs = sum_last(s.only_active(np.log(np.where(s.recall > 0, s.recall, 1.0))))
+    return np.where(_some_active_zero(s, s.recall), 0.0, np.exp(logs / np.maximum(s.k_active, 1)))
 
 
 def hmean_recall(s: ConfusionStats) -> np.ndarray:
     r"""Harmonic-mean macro recall :math:`k / \sum_i R_i^{-1}` (Opitz §5.1); 0 if some R_i = 0."""
-    inverse = np.where(s.active, 1.0 / np.where(s.recall > 0, s.recall, 1.0), 0.0).sum(axis=-1)
-    has_zero = (s.active & (s.recall == 0)).any(axis=-1)
-    return np.where(has_zero, 0.0, s.k_active / np.where(inverse > 0, inverse, 1.0))
+    inverse = sum_last(s.only_active(1.0 / np.where(s.recall > 0, s.recall, 1.0)))
+    return np.where(_some_active_zero(s, s.recall), 0.0, s.k_active / np.where(inverse > 0, inverse, 1.0))
+
+
+def _some_active_zero(s: ConfusionStats, per_class: np.ndarray) -> np.ndarray:
+    """Whether some active label's value is 0, per matrix."""
+    zero = per_class == 0
+    return (zero if s.every_label_active else s.active & zero).any(axis=-1)
 
 
 def _agreement_terms(s: ConfusionStats) -> tuple[np.ndarray, np.ndarray]:
     """Observed agreement (accuracy) and chance agreement pᵀb."""
-    return accuracy(s), (s.prevalence * s.bias).sum(axis=-1)
+    return accuracy(s), sum_last(s.prevalence * s.bias)
 
 
 def kappa(s: ConfusionStats) -> np.ndarray:
@@ -113,8 +126,8 @@ def kappa(s: ConfusionStats) -> np.ndarray:
 def mcc(s: ConfusionStats) -> np.ndarray:
     r"""Multi-class MCC :math:`(\mathrm{Acc} - p^\top b)/\sqrt{(1-p^\top p)(1-b^\top b)}` (Gorodkin 2004)."""
     observed, expected = _agreement_terms(s)
-    gold_spread = 1 - (s.prevalence**2).sum(axis=-1)
-    prediction_spread = 1 - (s.bias**2).sum(axis=-1)
+    gold_spread = 1 - sum_last(s.prevalence**2)
+    prediction_spread = 1 - sum_last(s.bias**2)
     denominator = np.sqrt(np.clip(gold_spread * prediction_spread, 0.0, None))
     value, undefined = ratio(observed - expected, denominator)
     return np.where(undefined, np.nan, value)
@@ -126,7 +139,7 @@ def informedness(s: ConfusionStats) -> np.ndarray:
     Exactly 0 for every predictor whose counts factor as C = N p qᵀ (it ignores its input),
     the majority-class predictor included; Youden's J = TPR + TNR − 1 for two classes.
     """
-    return (s.bias * s.informedness).sum(axis=-1)
+    return sum_last(s.bias * s.informedness)
 
 
 def markedness(s: ConfusionStats) -> np.ndarray:
@@ -134,15 +147,15 @@ def markedness(s: ConfusionStats) -> np.ndarray:
 
     Informedness with gold and prediction swapped (computed on Cᵀ).
     """
-    return (s.prevalence * s.markedness).sum(axis=-1)
+    return sum_last(s.prevalence * s.markedness)
 
 
-def _entropy_terms(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
-    """Σ x log2 x over ``axes`` with 0·log 0 = 0 (x are shares)."""
+def _entropy_terms(x: np.ndarray) -> np.ndarray:
+    """Σ x log2 x over the last axis with 0·log 0 = 0 (x are shares)."""
     safe = np.where(x > 0, x, 1.0)  # x where x > 0; 1 elsewhere (NaN included), whose 1·log2 1 is 0
     terms = np.log2(safe)
     terms *= safe
-    return terms.sum(axis=axes)
+    return sum_last(terms)
 
 
 def nit(s: ConfusionStats) -> np.ndarray:
@@ -155,8 +168,8 @@ def nit(s: ConfusionStats) -> np.ndarray:
     matrix (no k×k×k temporary). Range [1/k_Y, 1] for a single gold class set.
     """
     n = np.where(s.n > 0, s.n, 1.0)  # Σ (C/N) log2 (C/N) = (Σ C ln C − N ln N) / (N ln 2); 0 when N = 0
-    joint = (s.row_xlogx.sum(axis=-1) - s.n * np.log(n)) / (n * np.log(2))
-    mutual_information = joint - _entropy_terms(s.prevalence, (-1,)) - _entropy_terms(s.bias, (-1,))
+    joint = (sum_last(s.row_xlogx) - s.n * np.log(n)) / (n * np.log(2))
+    mutual_information = joint - _entropy_terms(s.prevalence) - _entropy_terms(s.bias)
     gold_classes = (s.row > 0).sum(axis=-1)
     return np.exp2(np.maximum(mutual_information, 0.0)) / np.maximum(gold_classes, 1)
 
@@ -191,20 +204,21 @@ def reweight_prevalence(confusion: np.ndarray, target: np.ndarray | None = None)
     return confusion * _calibration_scale(confusion.sum(axis=-1), target)[..., :, None]
 
 
-def _calibration_scale(row: np.ndarray, target: np.ndarray | None = None) -> np.ndarray:
-    """Per gold row, the factor N π_i / row_i of :func:`reweight_prevalence` (0 for empty rows)."""
+def _calibration_scale(row: np.ndarray, target: np.ndarray | None = None, n: np.ndarray | None = None) -> np.ndarray:
+    """Per gold row, the factor N π_i / row_i of :func:`reweight_prevalence` (0 for empty rows); ``n``: Σ_i row_i
+    when known."""
     present = row > 0
     target = np.ones(row.shape[-1]) if target is None else np.asarray(target, dtype=float)
     target = np.where(present, np.broadcast_to(target, row.shape), 0.0)
-    total = target.sum(axis=-1, keepdims=True)
+    total = sum_last(target)[..., None]
     target = np.divide(target, total, out=np.zeros_like(target), where=total > 0)  # no row present: every factor 0
-    n = row.sum(axis=-1, keepdims=True)
+    n = (sum_last(row) if n is None else n)[..., None]
     return ratio(n * target, row)[0]
 
 
 def weighted_informedness(s: ConfusionStats, weights: np.ndarray) -> np.ndarray:
     r"""Informedness with user weights :math:`\sum_i w_i (R_i - \mathrm{FPR}_i)`, :math:`\sum_i w_i = 1`."""
-    return (np.asarray(weights, dtype=float) * s.informedness).sum(axis=-1)
+    return sum_last(np.asarray(weights, dtype=float) * s.informedness)
 
 
 # ------------------------------------------------------------------------------ catalogue
@@ -480,7 +494,9 @@ def calibrated_stats(s: ConfusionStats) -> ConfusionStats:
         cached = ConfusionStats.from_cells(shape, flat, count * scale.ravel()[flat // s.k], s.all_labels_active)
         s.__dict__["_calibrated_stats"] = cached
     elif cached is None:
-        cached = ConfusionStats(reweight_prevalence(s.C), s.all_labels_active)
+        known = "_margins_from_C" in s.__dict__  # row and n summed from C itself: not summed again
+        scale = _calibration_scale(s.row, n=s.n) if known else _calibration_scale(sum_last(s.C))
+        cached = ConfusionStats(s.C * scale[..., :, None], s.all_labels_active)
         s.__dict__["_calibrated_stats"] = cached
     return cached
 

@@ -1,0 +1,153 @@
+"""Benchmark: the metric catalogue on the leaderboard's batches of confusion tables (issue 40), before/after.
+
+``auditor.metrics.catalogue.compute`` on the batches ``auditor score`` passes it for 100 systems x 10,000 items
+x 10 classes (:func:`synthetic_data.leaderboard`), every one of the 26 scalar metrics of the catalogue (13 base,
+13 prevalence-calibrated) unless said otherwise:
+
+* ``interval``: one worker's chunk of each system's own resamples, (157, 13, 10, 10) dense;
+* ``joint``: one slice of the paired resamples, (20, 100, 10, 10) dense;
+* ``shuffle``: 1,000 fixed-margin tables of one system (its predictions permuted against gold), (1000, 10, 10);
+* ``pair``: one block of a pair test's swapped rounds, (3960, 2, 10) margins only (no matrix), the four tested
+  metrics (macro F1, MCC, informedness, macro recall);
+* ``sparse``: tables from their non-zero cells (``ConfusionStats.from_cells``), (256, 4, 50, 50) with 60 items
+  each (many classes, few items).
+
+Each tree runs in its own child process (``PYTHONPATH=TREE``) on the same tables, in turn with the other
+(A B A B ...), so that a before/after pair shares the load; figures are the median over the rounds of the CPU
+milliseconds per call (the process's CPU time over ``--calls`` calls, stats built inside the timing). The children
+keep freed memory in the heap (``MALLOC_TRIM_THRESHOLD_``, ``MALLOC_MMAP_THRESHOLD_``): a loop that only
+evaluates metrics hands the pages of its 1.6 MB temporaries back to the system at every call and faults them in
+again (about 2,000 faults, 2-4 ms a call), which the audit's busy heap does not (51,000 faults in a whole
+``score --json``). Each child also prints a digest of every value it computed, so the run says whether the two
+trees gave the same floats (NaN compared as NaN). The load average is printed beside the figures.
+
+Run: ``python benchmarks/bench_evaluate.py [--vs /path/to/other/checkout] [--rounds 5] [--calls 20]``.
+A script, not a test.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from statistics import median
+
+import numpy as np
+import timing
+from synthetic_data import leaderboard
+
+HERE = Path(__file__).resolve().parent
+TESTED = ("macro_f1", "mcc", "informedness", "macro_recall")
+KEEP_HEAP = {"MALLOC_TRIM_THRESHOLD_": str(2**30), "MALLOC_MMAP_THRESHOLD_": str(2**25)}
+
+
+def tables(folder: Path, seed: int = 40) -> Path:
+    """The batches, written once to ``folder/tables.npz`` for every child."""
+    gold, predictions = leaderboard(10_000, 100, 10)
+    k = 10
+    confusion = np.stack([np.bincount(gold * k + p, minlength=k * k) for p in predictions.values()])
+    shares = confusion / confusion.sum(axis=-1, keepdims=True)
+    rng = np.random.default_rng(seed)
+
+    def resamples(size: int, systems: range) -> np.ndarray:
+        return np.stack([rng.multinomial(10_000, shares[s], size=size) for s in systems], axis=1).reshape(
+            size, len(systems), k, k).astype(float)
+
+    last = predictions["sys99"]
+    shuffle = np.stack([np.bincount(gold * k + rng.permutation(last), minlength=k * k) for _ in range(1000)])
+    pair = resamples(3960, range(2))
+    few = np.stack([np.bincount(rng.integers(0, 50, 60) * 50 + rng.integers(0, 50, 60), minlength=2500)
+                    for _ in range(256 * 4)]).reshape(256, 4, 50, 50).astype(float)
+    path = folder / "tables.npz"
+    np.savez(path, interval=resamples(157, range(13)), joint=resamples(20, range(100)),
+             shuffle=shuffle.reshape(1000, k, k).astype(float), pair=pair, sparse=few)
+    return path
+
+
+def child(path: Path, calls: int) -> None:
+    """In the child: time every batch, print one JSON line {name: [ms CPU per call, digest]}."""
+    from auditor.metrics.catalogue import compute
+    from auditor.metrics.registry import REGISTRY, ConfusionStats
+
+    data = np.load(path)
+    everything = [metric for metric in REGISTRY.scalar() if metric.family in ("base", "calibrated")]
+    tested = [REGISTRY.metrics[metric_id] for metric_id in TESTED]
+
+    def dense(name):
+        return lambda: compute(ConfusionStats(data[name]), everything)
+
+    pair = data["pair"]  # the margins of the swapped rounds are formed outside the metrics: here, once
+    margins = (pair.sum(axis=-1), pair.sum(axis=-2), np.diagonal(pair, axis1=-2, axis2=-1).copy())
+
+    def pair_test():
+        stats = ConfusionStats.__new__(ConfusionStats)
+        stats.k, stats.all_labels_active = 10, False
+        stats.row, stats.col, stats.diag = margins
+        stats.n = stats.row.sum(axis=-1)
+        return {**compute(stats, tested[:2]), **compute(stats, tested[2:])}
+
+    def sparse():
+        few = data["sparse"]
+        flat = np.flatnonzero(few)
+        return compute(ConfusionStats.from_cells(few.shape, flat, few.ravel()[flat]), everything)
+
+    runs = {"interval": dense("interval"), "joint": dense("joint"), "shuffle": dense("shuffle"), "pair": pair_test,
+            "sparse": sparse}
+    out = {}
+    for name, run in runs.items():
+        values = run()  # warm-up, and the values for the digest
+        start = time.process_time()
+        for _ in range(calls):
+            run()
+        digest = hashlib.sha1()
+        for metric_id in sorted(values):
+            value = np.asarray(values[metric_id], dtype=float)
+            digest.update(metric_id.encode() + np.where(np.isnan(value), np.nan, value).tobytes())
+        out[name] = [(time.process_time() - start) / calls * 1000, digest.hexdigest()[:12]]
+    print(json.dumps(out))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--vs", type=Path, help="another checkout of auditor, run in turn with this one")
+    parser.add_argument("--rounds", type=int, default=5, help="child processes per tree (medians are printed)")
+    parser.add_argument("--calls", type=int, default=20, help="calls per batch in each child")
+    parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
+    arguments = parser.parse_args()
+    if arguments.child:
+        child(arguments.child, arguments.calls)
+        return
+    trees = {"this tree": HERE.parent, **({"--vs": arguments.vs.resolve()} if arguments.vs else {})}
+    with tempfile.TemporaryDirectory(prefix="bench-evaluate-") as folder:
+        path = tables(Path(folder))
+        results: dict[str, list[dict]] = {label: [] for label in trees}
+        loads = []
+        for _ in range(max(1, arguments.rounds)):
+            for label, tree in trees.items():  # A B A B ...: each pair shares the load
+                env = dict(os.environ, PYTHONPATH=str(tree), **KEEP_HEAP)
+                done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", str(path),
+                                       "--calls", str(arguments.calls)], env=env, cwd=tree, check=True,
+                                      capture_output=True, text=True)
+                results[label].append(json.loads(done.stdout.strip().splitlines()[-1]))
+                loads.append(os.getloadavg()[0])
+    print(f"compute() on the leaderboard's batches, ms of CPU per call, median of {arguments.rounds} rounds x "
+          f"{arguments.calls} calls; {timing.load()}; loads seen {min(loads):.1f}-{max(loads):.1f}")
+    labels = list(trees)
+    print(f"  {'batch':<10} " + " ".join(f"{label:>10}" for label in labels)
+          + ("   ratio  same floats" if len(labels) > 1 else ""))
+    for name in results[labels[0]][0]:
+        figures = [median(run[name][0] for run in results[label]) for label in labels]
+        line = f"  {name:<10} " + " ".join(f"{figure:10.2f}" for figure in figures)
+        if len(labels) > 1:
+            same = results[labels[0]][0][name][1] == results[labels[1]][0][name][1]
+            line += f"   {figures[1] / figures[0]:5.2f}x  {'yes' if same else 'NO'}"
+        print(line)
+
+
+if __name__ == "__main__":
+    main()
