@@ -371,22 +371,79 @@ def test_shuffle_p_values_are_adjusted_over_the_systems_per_metric():
     assert [bh[s]["kappa"].p_shuffle_adjusted for s in "abc"] == pytest.approx([0.03, 0.04, 0.04])
 
 
-def test_many_systems_draw_a_fixed_number_of_shuffles():
-    """60 systems far above chance: R = 1,000 shuffles per system (not ⌈2S/α⌉ = 2,400): every metric with a bound
-    is settled by it without a draw, while NIT (no bound) keeps its Monte Carlo p = 1/(R + 1), whose Holm-adjusted
-    p, 60/1,001, cannot reach α: its answer is flagged open (p_shuffle_resolved false), not called settled."""
+def _leaderboard(classes: int, near_chance: int = 0) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """60 systems right on 90% of 200 items, the first ``near_chance`` of them guessing instead."""
     rng = np.random.default_rng(3)
-    gold = rng.choice(3, 200)
-    systems = {f"s{i:02d}": np.where(rng.random(200) < 0.9, gold, rng.choice(3, 200)) for i in range(60)}
+    gold = rng.choice(classes, 200)
+    return gold, {f"s{i:02d}": np.where(rng.random(200) < (0.0 if i < near_chance else 0.9), gold,
+                                        rng.choice(classes, 200)) for i in range(60)}
+
+
+def test_many_systems_far_above_chance_draw_no_shuffle():
+    """60 systems far above chance, Holm: a Monte Carlo p over R = 1,000 draws is at least 1/1,001, so its adjusted
+    p is at least 60/1,001 > α and cannot decide an answer, and every metric with a bound is settled by it without a
+    draw: no system's shuffles are drawn (issue 40: "draw only for the systems the bound leaves open"). NIT, which
+    has no bound, is not tested; the shuffle keeps its exact expectations (accuracy's Σ row_i col_i / N²) and has
+    no Monte Carlo range, while the fixed baselines are still drawn."""
+    gold, systems = _leaderboard(3)
     document = auditor.audit(gold, systems, seed=4, analyses=("baselines",)).to_json()
-    assert document["chance"]["method"]["draws"] == 1000
-    for entry in document["chance"]["systems"].values():
-        assert all(entry[m]["p_shuffle_method"] == "bound" for m in SETTLED)
+    method = document["chance"]["method"]
+    assert method["draws"] == 1000 and method["shuffles_not_drawn"] == sorted(systems)
+    for name, entry in document["chance"]["systems"].items():
+        assert all(entry[m]["p_shuffle_method"] == "bound" and entry[m]["p_shuffle_resolved"] for m in SETTLED)
         nit = entry["nit"]
-        assert (nit["p_shuffle_method"], nit["p_shuffle_draws"], nit["p_shuffle_resolved"]) == ("monte carlo", 1000,
-                                                                                                   False)
-        assert nit["p_shuffle"] == pytest.approx(1 / 1001) and nit["p_shuffle_adjusted"] == pytest.approx(60 / 1001)
-        assert nit["p_shuffle_interval"][0] == 0.0
+        assert (nit["p_shuffle_method"], nit["p_shuffle"], nit["p_shuffle_adjusted"]) == ("not tested", None, None)
+        shuffle = document["baselines"]["shuffle"][name]["metrics"]
+        row, col = np.bincount(gold, minlength=3), np.bincount(systems[name], minlength=3)
+        assert shuffle["accuracy"]["expected"] == pytest.approx(row @ col / 200 ** 2) and shuffle["accuracy"]["exact"]
+        assert shuffle["nit"]["mc_mean"] is None and shuffle["accuracy"]["mc_low"] is None
+    assert document["baselines"]["uniform"]["metrics"]["accuracy"]["mc_low"] is not None
+
+
+def test_many_systems_with_bh_draw_every_shuffle():
+    """The same 60 systems with Benjamini–Hochberg: with every p at 1/1,001 BH adjusts them to 1/1,001 < α, so a
+    Monte Carlo p can decide an answer and every system's shuffles are drawn (NIT: p = 1/(R + 1), and its BH
+    adjustment is that p as all 60 share it)."""
+    gold, systems = _leaderboard(3)
+    document = auditor.audit(gold, systems, seed=4, correction="bh", analyses=("baselines",)).to_json()
+    assert document["chance"]["method"]["shuffles_not_drawn"] == []
+    for entry in document["chance"]["systems"].values():
+        nit = entry["nit"]
+        assert (nit["p_shuffle_method"], nit["p_shuffle_draws"]) == ("monte carlo", 1000)
+        assert nit["p_shuffle"] == pytest.approx(1 / 1001) and nit["p_shuffle_adjusted"] == pytest.approx(1 / 1001)
+
+
+def test_a_system_the_bound_leaves_open_is_drawn_alone(monkeypatch):
+    """Two of the 60 systems guess: their bounds cannot settle their answers, so their shuffles (and only theirs)
+    are drawn, and their p-values are Monte Carlo over those draws, against the other 58 systems' bounds: the same
+    p-values and shuffle summaries as when every system is drawn (each system has its own stream)."""
+    from auditor.analyses import baselines
+
+    gold, systems = _leaderboard(3, near_chance=2)
+    document = auditor.audit(gold, systems, seed=4, analyses=("baselines",)).to_json()
+    assert document["chance"]["method"]["shuffles_not_drawn"] == sorted(systems)[2:]
+    monkeypatch.setattr(baselines, "_needless_shuffles", lambda counts, *_: (np.zeros(60, dtype=bool), None))
+    drawn = auditor.audit(gold, systems, seed=4, analyses=("baselines",)).to_json()
+    for name in sorted(systems)[:2]:
+        entry = document["chance"]["systems"][name]
+        assert entry["accuracy"]["p_shuffle_method"] == "monte carlo" and entry["accuracy"]["p_shuffle"] > 0.05
+        assert entry["accuracy"]["p_shuffle"] == drawn["chance"]["systems"][name]["accuracy"]["p_shuffle"]
+        assert entry["nit"]["p_shuffle"] == drawn["chance"]["systems"][name]["nit"]["p_shuffle"]
+        assert document["baselines"]["shuffle"][name] == drawn["baselines"]["shuffle"][name]
+
+
+def test_many_systems_two_classes_draw_no_shuffle():
+    """Two classes: every shuffle p is exact (every table enumerated), so with 60 systems under Holm no answer
+    depends on a draw and none is made; the p-values are those of the drawn run (exact either way)."""
+    gold, systems = _leaderboard(2, near_chance=1)
+    document = auditor.audit(gold, systems, seed=4, analyses=("baselines",)).to_json()
+    assert document["chance"]["method"]["shuffles_not_drawn"] == sorted(systems)
+    drawn = auditor.audit(gold, systems, seed=4, correction="bh", analyses=("baselines",)).to_json()
+    assert drawn["chance"]["method"]["shuffles_not_drawn"] == []
+    for name, entry in document["chance"]["systems"].items():
+        assert {m: e["p_shuffle"] for m, e in entry.items()} == {
+            m: e["p_shuffle"] for m, e in drawn["chance"]["systems"][name].items()}
+        assert all(e["p_shuffle_method"] == "exact" for e in entry.values() if e["undefined"] is None)
 
 
 def test_json_has_the_adjusted_shuffle_p_value_and_its_correction():

@@ -407,3 +407,94 @@ def test_resamples_of_more_than_2_to_the_24_items_stay_exact():
         assert (matrices.sum(axis=(2, 3)) == 2**24 + 3).all()
     small = Counts.from_patterns(["a", "b"], ["s"], np.array([[0, 0], [1, 1]]), np.array([100, 5]))
     assert Resampler(small, 2, seed=3).dtype == np.float32
+
+
+def _drawn_cells(counts, B, seed, chunk, system=0):
+    """System ``system``'s drawn cells (B, k²) from :func:`bootstrap_module._system_draws` in chunks of ``chunk``."""
+    k = counts.k
+    out = np.zeros((B, k * k), dtype=np.int64)
+    start = 0
+    for cells, drawn in bootstrap_module._system_draws(counts, system, B, seed, chunk):
+        out[start:start + drawn.shape[0], cells] = drawn
+        start += drawn.shape[0]
+    assert start == B
+    return out
+
+
+def _table_key(tables: np.ndarray) -> np.ndarray:
+    """One integer per 2 x 2 table of 12 items (its first three cells in base 13)."""
+    return (tables[:, 0] * 13 + tables[:, 1]) * 13 + tables[:, 2]
+
+
+def test_interval_draws_through_patterns_have_the_exact_multinomial_law(monkeypatch):
+    """A 2 x 2 table of 12 items (5, 1, 2, 4) drawn through :class:`PatternDraws` (light and heavy cells both,
+    in blocks of 1,000 resamples read in chunks of 777) against ``scipy.stats.multinomial``'s probability of
+    every one of the 455 tables of 12 items: a chi-square test over 40,000 draws (the rare tables pooled)."""
+    monkeypatch.setattr(bootstrap_module, "PATTERN_ROUTE", 0.0)
+    monkeypatch.setattr(bootstrap_module, "BLOCK_CELLS", 4_000)
+    from auditor.io.counts import Counts
+
+    table = np.array([5, 1, 2, 4])
+    counts = Counts.from_patterns(["a", "b"], ["s"], np.array([[0, 0], [0, 1], [1, 0], [1, 1]]), table)
+    draws = resample_module.PatternDraws(table)
+    assert 0 < draws.n_light < 4  # both parts drawn
+    rows = _drawn_cells(counts, 40_000, 3, 777)
+    assert (rows.sum(axis=1) == 12).all()
+    outcomes = np.array([(a, b, c, 12 - a - b - c) for a in range(13) for b in range(13 - a)
+                         for c in range(13 - a - b)])
+    expected = 40_000 * scipy.stats.multinomial.pmf(outcomes, 12, table / 12)
+    seen = dict(zip(*np.unique(_table_key(rows), return_counts=True)))
+    found = np.array([seen.get(code, 0) for code in _table_key(outcomes)])
+    assert found.sum() == 40_000
+    frequent = expected >= 5
+    observed_cells = np.append(found[frequent], found[~frequent].sum())
+    expected_cells = np.append(expected[frequent], expected[~frequent].sum())
+    assert scipy.stats.chisquare(observed_cells, expected_cells * 40_000 / expected_cells.sum()).pvalue > 1e-4
+
+
+def test_interval_draws_of_a_leaderboard_table_have_the_multinomial_moments():
+    """A 10-class system on 10,000 items (about 100 non-zero cells: the leaderboard's shape, drawn through
+    :class:`PatternDraws` by the default rule), 4,000 draws against the exact moments of Multinomial(N, C / N):
+    E[C*_c] = C_c and Cov(C*_c, C*_d) = C_c [c = d] − C_c C_d / N. Each covariance is estimated about the exact
+    means, an unbiased estimate of variance (E[d_c² d_d²] − Cov²) / B, allowed 6 of its standard errors (the
+    plug-in of that variance); each mean 5 standard errors."""
+    counts = synthetic_counts(seed=6, n=10_000, k=10, accuracies=(0.6,))
+    table = counts.confusion[0].ravel().astype(float)
+    cells = np.flatnonzero(table)
+    assert bootstrap_module.pattern_route(cells.size, counts.n_items)
+    B, n = 4000, counts.n_items
+    drawn = _drawn_cells(counts, B, 11, 300)[:, cells].astype(float)
+    expected = table[cells]
+    exact = np.diag(expected) - np.outer(expected, expected) / n
+    assert (np.abs(drawn.mean(axis=0) - expected) <= 5 * np.sqrt(np.diag(exact) / B)).all()
+    deviations = drawn - expected
+    covariance = deviations.T @ deviations / B
+    fourth = (deviations ** 2).T @ (deviations ** 2) / B
+    standard_error = np.sqrt(np.maximum(fourth - covariance ** 2, 0) / B)
+    assert (np.abs(covariance - exact) <= 6 * standard_error + 1e-9).all()
+
+
+@pytest.mark.parametrize("route", [0.0, np.inf])  # every system through PatternDraws; every one by numpy
+def test_interval_draws_do_not_depend_on_the_chunks_or_the_other_systems(route, monkeypatch):
+    """One system's draws in chunks of 1, 3, 7 and all 50 resamples are the same numbers, blocks of 4 resamples
+    (``BLOCK_CELLS`` 40 over 9 cells) cutting across the chunks, and the same audited alone; another system's
+    stream differs."""
+    monkeypatch.setattr(bootstrap_module, "PATTERN_ROUTE", route)
+    monkeypatch.setattr(bootstrap_module, "BLOCK_CELLS", 40)
+    counts = synthetic_counts(seed=2, n=200, k=3, accuracies=(0.5, 0.7))
+    assert np.count_nonzero(counts.confusion[0]) == 9
+    whole = _drawn_cells(counts, 50, 4, 50)
+    assert (whole.sum(axis=1) == 200).all()
+    for chunk in (1, 3, 7):
+        np.testing.assert_array_equal(_drawn_cells(counts, 50, 4, chunk), whole)
+    alone = count(counts.gold, {"s0": counts.predictions[0]})
+    np.testing.assert_array_equal(_drawn_cells(alone, 50, 4, 7), whole)
+    assert not np.array_equal(_drawn_cells(counts, 50, 4, 7, system=1), whole)
+
+
+def test_pattern_route_rule():
+    """:func:`pattern_route`: cells ≥ 0.75 √N (the measured break-even, its docstring)."""
+    assert bootstrap_module.pattern_route(94, 10_000)  # a leaderboard system: 94 cells of 10,000 items
+    assert not bootstrap_module.pattern_route(4, 10_000)  # 2 classes
+    assert not bootstrap_module.pattern_route(400, 1_000_000) and bootstrap_module.pattern_route(750, 1_000_000)
+    assert not bootstrap_module.pattern_route(0, 0)

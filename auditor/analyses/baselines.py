@@ -34,7 +34,9 @@ settled (:mod:`auditor.analyses.shuffle_test`): exact for two classes, else by t
 corrected answer, else by more draws for the systems whose answer Monte Carlo error could still change. The other
 metrics' p-values are Monte Carlo over the R draws, with their Clopper–Pearson intervals and whether the corrected
 answer is settled: the smallest adjusted p is S/(R + 1) (above α/2 beyond 25 systems at α = 0.05), so those
-answers can stay open where drawing ⌈2S/α⌉ tables per system would have cost S² (issue 40).
+answers can stay open where drawing ⌈2S/α⌉ tables per system would have cost S² (issue 40). From S ≥ α(R + 1)
+systems under Holm no Monte Carlo p can pass the correction, so a system's shuffles are drawn only when the bound
+leaves one of its settled answers open (:data:`UNDRAWN`, :func:`_needless_shuffles`).
 
 When is the expected value exact? f(E[C]) = E[f(C)] whenever f is affine on the convex hull of
 the matrices the baseline can produce; :func:`~auditor.analyses.affine_check.affine_on_draws_and_points` checks it
@@ -116,6 +118,15 @@ DESCRIPTIONS = {
     "majority": "always the most frequent gold class",
     SHUFFLE: "the system's own predictions shuffled over the items (same bias, no information)",
 }
+#: When a system's shuffles are not drawn, in words (JSON ``chance.method.shuffles_not_drawn_rule``).
+UNDRAWN = ("a system's shuffles are not drawn when no answer depends on them: no Monte Carlo p over R draws can pass "
+           "the correction (Holm over S systems: its adjusted p is at least S/(R + 1), not below alpha from "
+           "S >= alpha (R + 1) systems on), and every p of the system's that the audit settles "
+           "(p_shuffle_resolution) is exact (two classes) or an upper bound found without draws that settles the "
+           "corrected answer with every other system at p = 1. Such a system's shuffle has its exact expectations "
+           "(exactness checked on the hull's points, as with --bootstrap 0) but no Monte Carlo range or mean (mc_* "
+           "null), so its margins count the shuffle only where its expectation is exact, and the p-values that "
+           "would be Monte Carlo are not tested (p_shuffle null)")
 
 #: Metrics whose expectation equals the plug-in value for random predictors with fixed gold
 #: rows although they are not affine in C (derivation in the module docstring).
@@ -202,6 +213,8 @@ class ChanceBaselines:
     correction: str = "holm"
     #: Metrics whose shuffle p-values were settled (:mod:`~auditor.analyses.shuffle_test`).
     settled: tuple[str, ...] = ()
+    #: Systems whose shuffles were not drawn, as no answer depended on them (:data:`UNDRAWN`).
+    undrawn: tuple[str, ...] = ()
 
     def p_method(self, metric_id: str) -> str:
         """How ``metric_id``'s shuffle p-values were found, in words (:func:`shuffle_test.describe`)."""
@@ -239,6 +252,9 @@ class ChanceBaselines:
             method["p_shuffle_resolution"] = shuffle_test.RESOLUTION
         if not self.draws:
             method["not_run"] = NO_DRAWS
+        else:
+            method["shuffles_not_drawn"] = list(self.undrawn)
+            method["shuffles_not_drawn_rule"] = UNDRAWN
         systems = {system: {metric_id: {"margin": c.margin, "strongest_baseline": c.strongest_baseline,
                                         "p_shuffle": c.p_shuffle, "p_shuffle_adjusted": c.p_shuffle_adjusted,
                                         "undefined": c.undefined,
@@ -472,8 +488,8 @@ def chance_baselines(
         baselines, predictors, majority = _fixed_baselines(counts, metrics, draws, seed, alpha, check_rng, advance)
         observed = _scores(counts.confusion, metrics, counts.labels_given)
         settle = tuple(m for m in settle if m in observed)
-        shuffle, shuffle_scores, settled = _shuffles(counts, metrics, draws, seed, alpha, check_rng, advance, threads,
-                                                     (observed, settle, correction))
+        shuffle, shuffle_scores, settled, undrawn = _shuffles(counts, metrics, draws, seed, alpha, check_rng, advance,
+                                                              threads, (observed, settle, correction))
     chance = {
         system: {
             metric.id: _compare(
@@ -489,7 +505,7 @@ def chance_baselines(
     return ChanceBaselines(
         labels=counts.labels, draws=draws, seed=seed, alpha=alpha, predictors=predictors, baselines=baselines,
         shuffle=shuffle, chance=adjust_shuffle_p(chance, correction), majority_label=counts.labels[majority],
-        shuffle_scores=shuffle_scores, correction=correction, settled=tuple(settled),
+        shuffle_scores=shuffle_scores, correction=correction, settled=tuple(settled), undrawn=undrawn,
     )
 
 
@@ -525,9 +541,10 @@ def _shuffles(
     counts: Counts, metrics: Sequence[Metric], draws: int, seed: int, alpha: float, check_rng: np.random.Generator,
     advance, threads: int, settling: tuple[Mapping[str, np.ndarray], Sequence[str], str],
 ) -> tuple[dict[str, dict[str, ChanceDistribution]], dict[str, dict[str, np.ndarray]],
-           dict[str, list[shuffle_test.ShuffleP]]]:
-    """Each system's shuffle: summaries, the drawn scores and the settled p-values (metric ->
-    one per system) of ``settling`` = (observed values, metric ids, correction)."""
+           dict[str, list[shuffle_test.ShuffleP]], tuple[str, ...]]:
+    """Each system's shuffle: summaries, the drawn scores, the settled p-values (metric -> one per system) of
+    ``settling`` = (observed values, metric ids, correction), and the systems whose shuffles were not drawn
+    (:func:`_needless_shuffles`: their summaries hold no Monte Carlo range, exactness is checked on points)."""
     active = counts.labels_given
     support = counts.support.astype(np.int64)
     n = int(support.sum())
@@ -539,7 +556,8 @@ def _shuffles(
     pairs = [affine_pairs(check_rng, _chunk(draws, counts.k, n)) for _ in counts.systems]
 
     observed, settle, _ = settling
-    bounded = {m: observed[m] for m in settle} if counts.k != 2 else {}  # two classes: exact p first
+    undrawn, bounds = _needless_shuffles(counts, metrics, draws, alpha, settling)
+    bounded = {m: observed[m] for m in settle} if counts.k != 2 and bounds is None else {}  # two classes: exact first
 
     def draw(index: int) -> tuple[dict[str, np.ndarray], ConfusionStats | None, dict[str, np.ndarray]]:
         """The system's draws, and its bounds: found beside another system's draws (which hold no lock)."""
@@ -548,19 +566,52 @@ def _shuffles(
         return values, mixed, shuffle_bound.bounds(support, columns[index:index + 1], {
             m: value[index:index + 1] for m, value in bounded.items()}, active, shuffle_test.TIE_TOLERANCE)
 
+    chosen = [index for index in range(len(counts.systems)) if not undrawn[index]]
     with ThreadPoolExecutor(max(1, threads)) as pool:
-        found = list(pool.map(draw, range(len(counts.systems))))
-    drawn = [(values, mixed) for values, mixed, _ in found]
-    bounds = ({m: np.concatenate([system_bounds[m] for *_, system_bounds in found]) for m in found[0][2]}
-              if bounded and found else None)
+        found = dict(zip(chosen, pool.map(draw, chosen)))
+    drawn = [found[index][:2] if index in found else (_no_draws(metrics), None) for index in range(len(undrawn))]
+    if bounded and found:
+        bounds = {m: np.concatenate([system_bounds[m] for *_, system_bounds in found.values()])
+                  for m in found[chosen[0]][2]}
     settled = _settle(counts, metrics, drawn, rngs, draws, alpha, settling, bounds)
+    for metric_id in set(settled) - set(settle):  # an undrawn system's Monte Carlo p: not tested
+        settled[metric_id] = [shuffle_test.NO_DRAW_P if skipped and test.method == "monte carlo" else test
+                              for skipped, test in zip(undrawn, settled[metric_id])]
     values = [values for values, _ in drawn]
-    affine = affine_of_baselines(pairs, [mixed for _, mixed in drawn], values, "shuffle", support, columns, metrics,
-                                 active)
+    affine = affine_of_baselines([None if undrawn[index] else pair for index, pair in enumerate(pairs)],
+                                 [mixed for _, mixed in drawn], values, "shuffle", support, columns, metrics, active)
     summaries = _distributions_of(support[None, :, None] * columns[:, None, :] / max(n, 1), affine, values, metrics,
                                   active, alpha=alpha)
     advance(len(counts.systems))
-    return (dict(zip(counts.systems, summaries)), dict(zip(counts.systems, values)), settled)
+    undrawn_names = tuple(system for system, skipped in zip(counts.systems, undrawn) if skipped)
+    return (dict(zip(counts.systems, summaries)), dict(zip(counts.systems, values)), settled, undrawn_names)
+
+
+def _needless_shuffles(counts: Counts, metrics: Sequence[Metric], draws: int, alpha: float,
+                       settling: tuple[Mapping[str, np.ndarray], Sequence[str], str]
+                       ) -> tuple[np.ndarray, dict[str, np.ndarray] | None]:
+    """Which systems' shuffles no answer depends on (:data:`UNDRAWN`), and the settling metrics' bounds when found
+    for that (else None). None is needless unless no Monte Carlo p over ``draws`` can pass the correction
+    (:func:`~auditor.analyses.shuffle_test.can_reject`: with Holm, from S ≥ α(R + 1) systems); then a system's
+    shuffles are needless when every p of its that the audit settles is exact (two classes) or bounded without
+    draws (:func:`~auditor.analyses.shuffle_test.settle_without_draws`, every other system at p = 1)."""
+    observed, settle, correction = settling
+    none = np.zeros(len(counts.systems), dtype=bool)
+    support = counts.support.astype(np.int64)
+    columns = counts.confusion.sum(axis=1).astype(np.int64)
+    exact = counts.k == 2 and bool(settle) and all(
+        high - low < shuffle_test.EXACT_SUPPORT for low, high in (shuffle_test.binary_support(support, column)
+                                                                   for column in columns))
+    if not counts.systems or not settle or any(shuffle_test.can_reject(
+            int(np.count_nonzero(~np.isnan(values))), draws, alpha, correction) for values in observed.values()):
+        return none, None
+    if exact:
+        return ~none, None
+    wanted = {m: value for m, value in _oriented(observed, metrics).items() if m in settle}
+    bounds = shuffle_bound.bounds(support, columns, wanted, counts.labels_given, shuffle_test.TIE_TOLERANCE)
+    found = shuffle_test.settle_without_draws(wanted, bounds, alpha, correction)
+    return np.array([all(tests[s].method == "bound" or np.isnan(wanted[m][s]) for m, tests in found.items())
+                     for s in range(len(counts.systems))]), bounds
 
 
 def _no_draws(metrics: Sequence[Metric]) -> dict[str, np.ndarray]:
@@ -571,7 +622,7 @@ def _no_draws(metrics: Sequence[Metric]) -> dict[str, np.ndarray]:
 def _exact_shuffles(counts: Counts, metrics: Sequence[Metric], alpha: float, advance,
                     settling: tuple[Mapping[str, np.ndarray], Sequence[str], str]) -> tuple[
         dict[str, dict[str, ChanceDistribution]], dict[str, dict[str, np.ndarray]],
-        dict[str, list[shuffle_test.ShuffleP]]]:
+        dict[str, list[shuffle_test.ShuffleP]], tuple[str, ...]]:
     """:func:`_shuffles` without a draw (:data:`NO_DRAWS`): each system's exact expectations (exactness from
     :func:`~auditor.analyses.affine_check.affine_on_points`), every p exact for two classes, else bounded where
     the bound settles the corrected answer (:func:`~auditor.analyses.shuffle_test.settle_without_draws`)."""
@@ -587,14 +638,14 @@ def _exact_shuffles(counts: Counts, metrics: Sequence[Metric], alpha: float, adv
     shuffle, shuffle_scores = dict(zip(counts.systems, summaries)), dict(zip(counts.systems, none))
     advance(len(counts.systems))
     if not counts.systems:
-        return shuffle, shuffle_scores, {}
+        return shuffle, shuffle_scores, {}, ()
     observed = _oriented(observed, metrics)
     if exact := counts.k == 2 and shuffle_test.exact_binary(
             support, columns, observed, lambda tables: _oriented(_scores(tables, metrics, active), metrics)):
-        return shuffle, shuffle_scores, exact
+        return shuffle, shuffle_scores, exact, ()
     wanted = {m: observed[m] for m in shuffle_bound.BOUNDED if m in observed}
     bounds = shuffle_bound.bounds(support, columns, wanted, active, shuffle_test.TIE_TOLERANCE)
-    return shuffle, shuffle_scores, shuffle_test.settle_without_draws(wanted, bounds, alpha, correction)
+    return shuffle, shuffle_scores, shuffle_test.settle_without_draws(wanted, bounds, alpha, correction), ()
 
 
 def _settle(counts: Counts, metrics: Sequence[Metric],

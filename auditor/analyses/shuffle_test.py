@@ -97,13 +97,19 @@ class ShuffleP:
 NO_DRAW_P = ShuffleP(None, NOT_TESTED)
 
 
+def binary_support(row: np.ndarray, col: np.ndarray) -> tuple[int, int]:
+    """The smallest and largest C_00 of a 2 × 2 table with gold counts ``row`` and predicted counts ``col``."""
+    n, r0, c0 = int(np.sum(row)), int(row[0]), int(col[0])
+    return max(0, r0 + c0 - n), min(r0, c0)
+
+
 def binary_null(row: np.ndarray, col: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """Every 2 × 2 table with gold counts ``row`` and predicted counts ``col`` and its probability
     under shuffling (C_00 ~ Hypergeom(N, c_0, r_0)); None when there are more than
     :data:`EXACT_SUPPORT` of them."""
     row, col = np.asarray(row, dtype=np.int64), np.asarray(col, dtype=np.int64)
     n, r0, c0 = int(row.sum()), int(row[0]), int(col[0])
-    low, high = max(0, r0 + c0 - n), min(r0, c0)
+    low, high = binary_support(row, col)
     if high - low + 1 > EXACT_SUPPORT:
         return None
     x = np.arange(low, high + 1, dtype=np.int64)
@@ -204,6 +210,13 @@ def _mc_state(observed: np.ndarray,
     low, high = p_interval(exceed, draws)
     unknown = np.isnan(p)
     return draws, p, np.where(unknown, np.nan, np.minimum(low, p)), np.where(unknown, np.nan, np.maximum(high, p))
+
+
+def can_reject(family: int, draws: int, alpha: float, correction: str) -> bool:
+    """Whether a Monte Carlo p over ``draws`` draws can be rejected after the correction over ``family`` systems:
+    the smallest p is 1/(R + 1), adjusted to S/(R + 1) by Holm and, with every p there, to 1/(R + 1) by BH."""
+    smallest = 1 / (draws + 1)
+    return (family * smallest if correction == "holm" else smallest) < alpha
 
 
 def settling_draws(systems: int, alpha: float, correction: str) -> int:
@@ -315,6 +328,11 @@ def describe(tests: Sequence[ShuffleP | None], draws: int) -> str:
     is the base number of draws, used when the p-values were not settled."""
     settled = [t for t in tests if t is not None]
     untested = sum(t.method == NOT_TESTED for t in settled)
+    if untested and draws:
+        found = describe([t for t in settled if t.method != NOT_TESTED], draws) if untested < len(settled) else ""
+        return (f"{found}; " if found else "") + (
+            f"not tested for {untested} of {len(settled)} systems, whose shuffles were not drawn: "
+            "no answer depended on them (chance.method.shuffles_not_drawn)")
     if untested:
         bounded = len(settled) - untested
         return (f"no draws (--bootstrap 0): p bounded without draws for {bounded} of {len(settled)} systems "

@@ -34,7 +34,7 @@ def baselines_section(ctx: Context) -> Section | None:
               "the exact p-values (two classes) and the bounds that settle a system's answer need none")
     blocks: list[Any] = [Paragraph(
         "Expected score of predictors that ignore the input: uniform random, random with the gold prevalence, "
-        f"and always the majority class; {spread}.")]
+        f"and always the majority class; {spread}.{_undrawn(result)}")]
     rows = []
     for name in ("uniform", "prevalence", "majority"):
         metrics = result.baselines.get(name)
@@ -79,6 +79,18 @@ def baselines_section(ctx: Context) -> Section | None:
             blocks.append(Table(f"table-chance-{field_name}", caption, "System", headers, rows,
                                 _density(len(columns)), for_paper=True))
     return Section("baselines", SECTION_TITLES["baselines"], tuple(blocks), for_summary=True)
+
+
+def _undrawn(result: Any) -> str:
+    """The systems whose shuffles were not drawn, and why (:data:`~auditor.analyses.baselines.UNDRAWN`), or ""."""
+    if not result.undrawn:
+        return ""
+    systems = len(result.chance)
+    return (f" The shuffles of {len(result.undrawn)} of {systems} systems were not drawn, as no answer depended on "
+            f"them: with Holm over {systems} systems no Monte Carlo p over {result.draws:,} draws can pass α "
+            f"(its adjusted p is at least {systems}/{result.draws + 1:,}), and each of their p-values that decides "
+            "“above chance” is exact or settled by a bound; their margins count the shuffle only where its "
+            "expectation is exact.")
 
 
 def _is_bound(comparison: Any) -> bool:
