@@ -67,7 +67,7 @@ class Plain:
 
 def _scale(row):
     present = row > 0
-    target = np.where(present, np.ones(row.shape), 0.0)
+    target = np.where(present, np.broadcast_to(np.ones(row.shape[-1]), row.shape), 0.0)
     total = target.sum(axis=-1, keepdims=True)
     target = np.divide(target, total, out=np.zeros_like(target), where=total > 0)
     return _ratio(row.sum(axis=-1, keepdims=True) * target, row)[0]
@@ -156,6 +156,23 @@ def tables(draw):
         C[..., rng.integers(0, k), :] = 0.0
         C[..., :, rng.integers(0, k)] = 0.0
         C[rng.random(lead) < 0.3] = 0.0
+    return laid_out(C, draw(st.sampled_from(LAYOUTS)))
+
+
+#: Memory layouts of a batch: numpy's summation order follows them, so the same numbers laid out otherwise may sum
+#: to other floats (the paired resamples come as a transposed product, batch axis innermost).
+LAYOUTS = ("C", "batch innermost", "Fortran", "every other table")
+
+
+def laid_out(C: np.ndarray, layout: str) -> np.ndarray:
+    if layout == "batch innermost":  # as Resampler.confusion: (S k^2, B) product, transposed and reshaped
+        return np.ascontiguousarray(C.reshape(C.shape[0], -1).T).T.reshape(C.shape)
+    if layout == "Fortran":
+        return np.asfortranarray(C)
+    if layout == "every other table":
+        wide = np.zeros((2 * C.shape[0], *C.shape[1:]))
+        wide[::2] = C
+        return wide[::2]
     return C
 
 
@@ -174,8 +191,10 @@ def test_a_leaderboard_sized_batch_equals_the_plain_formulas():
     C = rng.multinomial(10_000, rng.dirichlet(np.ones(100)), size=(20, 100)).reshape(20, 100, 10, 10).astype(float)
     C[3, 7] = 0.0
     C[5, :, 2, :] = 0.0
-    for active in (False, True):
-        assert_same_bits(compute(ConfusionStats(C, active), SCALAR), plain_dense(C, active))
+    for layout in LAYOUTS:
+        for active in (False, True):
+            tables_ = laid_out(C, layout)
+            assert_same_bits(compute(ConfusionStats(tables_, active), SCALAR), plain_dense(tables_, active))
 
 
 SPECIAL = st.sampled_from([0.0, -0.0, 1.0, 3.0, 1e-300, 1e300, 0.1, -2.5, np.inf, -np.inf, np.nan])

@@ -51,11 +51,14 @@ def ratio(numerator: np.ndarray, denominator: np.ndarray, fill: float = 0.0) -> 
     denominator = np.asarray(denominator, dtype=float)
     undefined = denominator == 0
     with np.errstate(divide="ignore", invalid="ignore"):
-        if not undefined.any():
-            return numerator / denominator, undefined
-        value = np.full(np.broadcast_shapes(numerator.shape, denominator.shape), fill)
-        np.divide(numerator, denominator, out=value, where=~undefined)
-    return value, undefined
+        if numerator.flags.c_contiguous and denominator.flags.c_contiguous:  # the result is C-ordered either way
+            if not undefined.any():
+                return numerator / denominator, undefined
+            value = np.full(np.broadcast_shapes(numerator.shape, denominator.shape), fill)
+            np.divide(numerator, denominator, out=value, where=~undefined)
+            return value, undefined
+        value = numerator / np.where(undefined, 1.0, denominator)  # laid out as the operands are (see sum_last)
+    return np.where(undefined, fill, value), undefined
 
 
 #: Longest last axis :func:`sum_last` adds slice by slice; past it numpy's own loop over a row is as fast.
@@ -68,9 +71,10 @@ def sum_last(x: np.ndarray) -> np.ndarray:
     numpy sums each contiguous float64 row of n pairwise: into 0, eight running sums over the blocks of 8,
     combined as ((r₀+r₁)+(r₂+r₃))+((r₄+r₅)+(r₆+r₇)), then the remaining entries in turn (n < 8: every entry in
     turn). It calls its inner loop once per row, which dominates for many rows of 10; here the same additions
-    run over every row at once, one slice at a time. Other arrays (not C-contiguous float64, rows past
-    :data:`SLICED_SUM_MAX`, few rows) are summed by numpy. Checked bit for bit against numpy in
-    tests/test_metric_evaluation.py (summation order changes floats).
+    run over every row at once, one slice at a time. Other arrays are summed by numpy: rows past
+    :data:`SLICED_SUM_MAX`, few rows, and every array that is not C-contiguous float64 (numpy's order follows the
+    memory layout: with the batch axis innermost it adds the entries of a row in turn). Checked bit for bit
+    against numpy in tests/test_metric_evaluation.py (summation order changes floats).
     """
     n = x.shape[-1] if x.ndim else 0
     if not 0 < n <= SLICED_SUM_MAX or x.size < 16 * n or x.dtype != np.float64 or not x.flags.c_contiguous:
@@ -303,9 +307,10 @@ class ConfusionStats:
         return sum_last(self.only_active(per_class)) / self._macro_divisor
 
     def only_active(self, per_class: np.ndarray) -> np.ndarray:
-        """``per_class`` with 0 for the labels that are not active (a C-contiguous float array)."""
-        if self.every_label_active and per_class.dtype == np.float64 and per_class.shape == self.row.shape:
-            return np.ascontiguousarray(per_class)
+        """``per_class`` with 0 for the labels that are not active, as ``np.where`` gives it (the same memory order)."""
+        if (self.every_label_active and per_class.dtype == np.float64 and per_class.shape == self.row.shape
+                and per_class.flags.c_contiguous and self.active.flags.c_contiguous):
+            return per_class  # what np.where would copy, laid out as it would
         return np.where(self.active, per_class, 0.0)
 
 
