@@ -67,7 +67,7 @@ def _shared(s: ConfusionStats, key: str, make: Callable[[], Any]) -> Any:
 def accuracy(s: ConfusionStats) -> np.ndarray:
     r"""Accuracy :math:`\sum_i C_{ii} / N` (= micro precision, recall and F1); NaN when N = 0."""
     n = np.asarray(s.n, dtype=float)
-    return np.divide(s.diag.sum(axis=-1), n, out=np.full(np.shape(n), np.nan), where=n > 0)
+    return np.divide(sum_last(s.diag), n, out=np.full(np.shape(n), np.nan), where=n > 0)
 
 
 def macro_recall(s: ConfusionStats) -> np.ndarray:

@@ -51,11 +51,12 @@ def ratio(numerator: np.ndarray, denominator: np.ndarray, fill: float = 0.0) -> 
     denominator = np.asarray(denominator, dtype=float)
     undefined = denominator == 0
     with np.errstate(divide="ignore", invalid="ignore"):
-        if (numerator.flags.c_contiguous and denominator.flags.c_contiguous) or same_layout(numerator, denominator):
+        in_c_order = c_ordered(numerator) and c_ordered(denominator)
+        if in_c_order or same_layout(numerator, denominator):
             if not undefined.any():  # laid out as the two steps below would lay it out
                 return numerator / denominator, undefined
-            value = (np.full_like(denominator, fill) if numerator.shape == denominator.shape
-                     else np.full(np.broadcast_shapes(numerator.shape, denominator.shape), fill))
+            value = (np.full(np.broadcast_shapes(numerator.shape, denominator.shape), fill) if in_c_order
+                     else np.full_like(denominator, fill))
             np.divide(numerator, denominator, out=value, where=~undefined)
             return value, undefined
         value = numerator / np.where(undefined, 1.0, denominator)
@@ -69,6 +70,13 @@ def axis_order(x: np.ndarray) -> tuple[int, ...] | None:
     if any(stride <= 0 for stride in strides.values()):
         return None
     return tuple(sorted(strides, key=strides.__getitem__))
+
+
+def c_ordered(x: np.ndarray) -> bool:
+    """Whether the axes of ``x`` that are longer than 1 and not broadcast lie in C order (C-contiguous arrays, their
+    slices, a batch of rows broadcast along the batch axes): numpy lays the results of such arrays out in C order."""
+    strides = [stride for size, stride in zip(x.shape, x.strides) if size > 1 and stride != 0]
+    return all(stride > 0 for stride in strides) and all(a > b for a, b in zip(strides, strides[1:]))
 
 
 def same_layout(a: np.ndarray, b: np.ndarray) -> bool:
