@@ -5,10 +5,11 @@ x 10 classes (:func:`synthetic_data.leaderboard`), every one of the 26 scalar me
 13 prevalence-calibrated) unless said otherwise:
 
 * ``interval``: one worker's chunk of each system's own resamples, (157, 13, 10, 10) dense;
-* ``joint``: one slice of the paired resamples, (20, 100, 10, 10) dense;
+* ``joint``: one slice of the paired resamples, (20, 100, 10, 10) dense, laid out as ``Resampler.confusion`` gives
+  them (a transposed product: the batch axis innermost in memory);
 * ``shuffle``: 1,000 fixed-margin tables of one system (its predictions permuted against gold), (1000, 10, 10);
-* ``pair``: one block of a pair test's swapped rounds, (3960, 2, 10) margins only (no matrix), the four tested
-  metrics (macro F1, MCC, informedness, macro recall);
+* ``pair``: one block of a pair test's swapped rounds, (3960, 2, 10) margins only (no matrix; the gold rows
+  broadcast, as every round keeps them), the four tested metrics (macro F1, MCC, informedness, macro recall);
 * ``sparse``: tables from their non-zero cells (``ConfusionStats.from_cells``), (256, 4, 50, 50) with 60 items
   each (many classes, few items).
 
@@ -64,7 +65,8 @@ def tables(folder: Path, seed: int = 40) -> Path:
     few = np.stack([np.bincount(rng.integers(0, 50, 60) * 50 + rng.integers(0, 50, 60), minlength=2500)
                     for _ in range(256 * 4)]).reshape(256, 4, 50, 50).astype(float)
     path = folder / "tables.npz"
-    np.savez(path, interval=resamples(157, range(13)), joint=resamples(20, range(100)),
+    joint = np.ascontiguousarray(resamples(20, range(100)).reshape(20, -1).T)  # (S k^2, B), as the product is
+    np.savez(path, interval=resamples(157, range(13)), joint=joint,
              shuffle=shuffle.reshape(1000, k, k).astype(float), pair=pair, sparse=few)
     return path
 
@@ -78,11 +80,15 @@ def child(path: Path, calls: int) -> None:
     everything = [metric for metric in REGISTRY.scalar() if metric.family in ("base", "calibrated")]
     tested = [REGISTRY.metrics[metric_id] for metric_id in TESTED]
 
-    def dense(name):
-        return lambda: compute(ConfusionStats(data[name]), everything)
+    batches = {name: data[name] for name in ("interval", "shuffle")}
+    batches["joint"] = data["joint"].T.reshape(-1, 100, 10, 10)
 
-    pair = data["pair"]  # the margins of the swapped rounds are formed outside the metrics: here, once
-    margins = (pair.sum(axis=-1), pair.sum(axis=-2), np.diagonal(pair, axis1=-2, axis2=-1).copy())
+    def dense(name):
+        return lambda: compute(ConfusionStats(batches[name]), everything)
+
+    pair = data["pair"]  # the margins of the swapped rounds are formed outside the metrics: here, once; as there,
+    margins = (np.broadcast_to(pair[0].sum(axis=-1), pair.shape[:-1]),  # every round keeps the pair's gold rows
+               pair.sum(axis=-2), np.diagonal(pair, axis1=-2, axis2=-1).copy())
 
     def pair_test():
         stats = ConfusionStats.__new__(ConfusionStats)

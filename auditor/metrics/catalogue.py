@@ -21,7 +21,7 @@ Classification Evaluation Metrics in NLP", IJCNLP-AACL 2023.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -56,6 +56,14 @@ NO_INFORMATION_CONVENTION = "the class's term counted as 0 (a class never or alw
 # ----------------------------------------------------------------------------- functions
 
 
+def _shared(s: ConfusionStats, key: str, make: Callable[[], Any]) -> Any:
+    """``make()`` once per stats object: a value several metrics read (macro recall for F1′, accuracy for kappa)."""
+    shared = s.__dict__.setdefault("_shared", {})
+    if key not in shared:
+        shared[key] = make()
+    return shared[key]
+
+
 def accuracy(s: ConfusionStats) -> np.ndarray:
     r"""Accuracy :math:`\sum_i C_{ii} / N` (= micro precision, recall and F1); NaN when N = 0."""
     n = np.asarray(s.n, dtype=float)
@@ -64,12 +72,12 @@ def accuracy(s: ConfusionStats) -> np.ndarray:
 
 def macro_recall(s: ConfusionStats) -> np.ndarray:
     r"""Macro recall (balanced accuracy) :math:`\frac1k\sum_i R_i` (Opitz §4.2)."""
-    return s.macro(s.recall)
+    return _shared(s, "macro_recall", lambda: s.macro(s.recall))
 
 
 def macro_precision(s: ConfusionStats) -> np.ndarray:
     r"""Macro precision :math:`\frac1k\sum_i P_i` (Opitz §4.3)."""
-    return s.macro(s.precision)
+    return _shared(s, "macro_precision", lambda: s.macro(s.precision))
 
 
 def macro_f1(s: ConfusionStats) -> np.ndarray:
@@ -113,7 +121,7 @@ def _some_active_zero(s: ConfusionStats, per_class: np.ndarray) -> np.ndarray:
 
 def _agreement_terms(s: ConfusionStats) -> tuple[np.ndarray, np.ndarray]:
     """Observed agreement (accuracy) and chance agreement pᵀb."""
-    return accuracy(s), sum_last(s.prevalence * s.bias)
+    return _shared(s, "agreement", lambda: (accuracy(s), sum_last(s.prevalence * s.bias)))
 
 
 def kappa(s: ConfusionStats) -> np.ndarray:

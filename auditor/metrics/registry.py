@@ -51,14 +51,30 @@ def ratio(numerator: np.ndarray, denominator: np.ndarray, fill: float = 0.0) -> 
     denominator = np.asarray(denominator, dtype=float)
     undefined = denominator == 0
     with np.errstate(divide="ignore", invalid="ignore"):
-        if numerator.flags.c_contiguous and denominator.flags.c_contiguous:  # the result is C-ordered either way
-            if not undefined.any():
+        if (numerator.flags.c_contiguous and denominator.flags.c_contiguous) or same_layout(numerator, denominator):
+            if not undefined.any():  # laid out as the two steps below would lay it out
                 return numerator / denominator, undefined
-            value = np.full(np.broadcast_shapes(numerator.shape, denominator.shape), fill)
+            value = (np.full_like(denominator, fill) if numerator.shape == denominator.shape
+                     else np.full(np.broadcast_shapes(numerator.shape, denominator.shape), fill))
             np.divide(numerator, denominator, out=value, where=~undefined)
             return value, undefined
-        value = numerator / np.where(undefined, 1.0, denominator)  # laid out as the operands are (see sum_last)
+        value = numerator / np.where(undefined, 1.0, denominator)
     return np.where(undefined, fill, value), undefined
+
+
+def axis_order(x: np.ndarray) -> tuple[int, ...] | None:
+    """The axes of ``x`` longer than 1 from the innermost in memory out (by stride), None if one of them has a
+    stride <= 0 (broadcast or reversed): numpy's loops and the memory order of its results follow this order."""
+    strides = {axis: stride for axis, (size, stride) in enumerate(zip(x.shape, x.strides)) if size > 1}
+    if any(stride <= 0 for stride in strides.values()):
+        return None
+    return tuple(sorted(strides, key=strides.__getitem__))
+
+
+def same_layout(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether ``a`` and ``b`` have one shape and their axes in one memory order (so an element-wise result of the
+    two, or of either, is laid out alike)."""
+    return a.shape == b.shape and axis_order(a) is not None and axis_order(a) == axis_order(b)
 
 
 #: Longest last axis :func:`sum_last` adds slice by slice; past it numpy's own loop over a row is as fast.
@@ -66,20 +82,22 @@ SLICED_SUM_MAX = 32
 
 
 def sum_last(x: np.ndarray) -> np.ndarray:
-    """``x.sum(axis=-1)``, the same floats, faster on many short rows.
+    """``x.sum(axis=-1)``, the same floats laid out the same way, faster on many short rows.
 
-    numpy sums each contiguous float64 row of n pairwise: into 0, eight running sums over the blocks of 8,
-    combined as ((r₀+r₁)+(r₂+r₃))+((r₄+r₅)+(r₆+r₇)), then the remaining entries in turn (n < 8: every entry in
-    turn). It calls its inner loop once per row, which dominates for many rows of 10; here the same additions
-    run over every row at once, one slice at a time. Other arrays are summed by numpy: rows past
-    :data:`SLICED_SUM_MAX`, few rows, and every array that is not C-contiguous float64 (numpy's order follows the
-    memory layout: with the batch axis innermost it adds the entries of a row in turn). Checked bit for bit
-    against numpy in tests/test_metric_evaluation.py (summation order changes floats).
+    numpy's order follows the memory layout. When the last axis is innermost (a C-contiguous array) numpy sums
+    each row of n pairwise: into 0, eight running sums over the blocks of 8, combined as
+    ((r₀+r₁)+(r₂+r₃))+((r₄+r₅)+(r₆+r₇)), then the remaining entries in turn (n < 8: every entry in turn), one call
+    of its inner loop per row, which dominates for many rows of 10. When another axis is innermost (the paired
+    resamples come batch axis innermost) it adds the entries of every row in turn. Here the same additions run
+    over every row at once, one slice at a time. numpy sums the rest itself: rows past :data:`SLICED_SUM_MAX`,
+    few rows, other dtypes, broadcast or reversed axes. Checked bit for bit, and for the memory order of the
+    result, against numpy in tests/test_metric_evaluation.py (summation order changes floats).
     """
     n = x.shape[-1] if x.ndim else 0
-    if not 0 < n <= SLICED_SUM_MAX or x.size < 16 * n or x.dtype != np.float64 or not x.flags.c_contiguous:
+    order = axis_order(x) if 0 < n <= SLICED_SUM_MAX and x.size >= 16 * n and x.dtype == np.float64 else None
+    if order is None or n == 1:
         return x.sum(axis=-1)
-    if n < 8:
+    if n < 8 or order[0] != x.ndim - 1:
         total = x[..., 0] + 0.0
         for i in range(1, n):
             total += x[..., i]
@@ -87,7 +105,7 @@ def sum_last(x: np.ndarray) -> np.ndarray:
     blocks = n - n % 8
     running = [x[..., j] for j in range(8)]  # one strided slice per accumulator: one loop each over every row
     if blocks > 8:
-        running = [part.copy() for part in running]
+        running = [part.copy(order="K") for part in running]
         for start in range(8, blocks, 8):
             for j in range(8):
                 running[j] += x[..., start + j]
@@ -103,11 +121,13 @@ def sum_last(x: np.ndarray) -> np.ndarray:
 
 
 def sum_columns(matrix: np.ndarray) -> np.ndarray:
-    """``matrix.sum(axis=-2)``, the same floats, faster on many small matrices: numpy adds the rows of a
-    C-contiguous array in turn into 0, as this does one row slice at a time (:func:`sum_last` for the rules)."""
+    """``matrix.sum(axis=-2)``, the same floats laid out the same way, faster on many small matrices: unless the
+    second-last axis is innermost in memory numpy adds the rows of each matrix in turn into 0, as this does one
+    row slice at a time (:func:`sum_last` for the rules)."""
     k = matrix.shape[-2] if matrix.ndim > 1 else 0
-    if (not 0 < k <= SLICED_SUM_MAX or matrix.size < 16 * k * matrix.shape[-1] or matrix.dtype != np.float64
-            or not matrix.flags.c_contiguous):
+    usable = 0 < k <= SLICED_SUM_MAX and matrix.size >= 16 * k * matrix.shape[-1] and matrix.dtype == np.float64
+    order = axis_order(matrix) if usable else None
+    if order is None or k == 1 or order[0] == matrix.ndim - 2:
         return matrix.sum(axis=-2)
     total = matrix[..., 0, :] + 0.0
     for i in range(1, k):
@@ -195,7 +215,17 @@ class ConfusionStats:
     def active(self) -> np.ndarray:
         if self.all_labels_active:
             return np.ones(self.row.shape, dtype=bool)
-        return (self.row + self.col) > 0
+        return self._gold_plus_predicted > 0
+
+    @cached_property
+    def _gold_plus_predicted(self) -> np.ndarray:
+        """row_i + col_i (F1's denominator; 0 for a label neither in gold nor predicted)."""
+        return self.row + self.col
+
+    @cached_property
+    def _not_gold(self) -> np.ndarray:
+        """N − row_i, the items of other gold classes (FPR's denominator)."""
+        return self.n[..., None] - self.row
 
     @cached_property
     def k_active(self) -> np.ndarray:
@@ -250,7 +280,7 @@ class ConfusionStats:
 
     @cached_property
     def _f1(self):
-        return ratio(2 * self.diag, self.row + self.col)
+        return ratio(2 * self.diag, self._gold_plus_predicted)
 
     @property
     def f1(self) -> np.ndarray:
@@ -262,7 +292,7 @@ class ConfusionStats:
 
     @cached_property
     def _fpr(self):
-        return ratio(self.col - self.diag, self.n[..., None] - self.row)
+        return ratio(self.col - self.diag, self._not_gold)
 
     @property
     def fpr(self) -> np.ndarray:
@@ -274,7 +304,7 @@ class ConfusionStats:
 
     @cached_property
     def _npv(self):
-        return ratio(self.n[..., None] - self.row - self.col + self.diag, self.n[..., None] - self.col)
+        return ratio(self._not_gold - self.col + self.diag, self.n[..., None] - self.col)
 
     @property
     def npv(self) -> np.ndarray:
@@ -308,9 +338,10 @@ class ConfusionStats:
 
     def only_active(self, per_class: np.ndarray) -> np.ndarray:
         """``per_class`` with 0 for the labels that are not active, as ``np.where`` gives it (the same memory order)."""
-        if (self.every_label_active and per_class.dtype == np.float64 and per_class.shape == self.row.shape
-                and per_class.flags.c_contiguous and self.active.flags.c_contiguous):
-            return per_class  # what np.where would copy, laid out as it would
+        if (self.every_label_active and per_class.dtype == np.float64
+                and ((per_class.flags.c_contiguous and self.active.flags.c_contiguous and
+                      per_class.shape == self.active.shape) or same_layout(per_class, self.active))):
+            return per_class  # what np.where would copy, in the memory order it would give
         return np.where(self.active, per_class, 0.0)
 
 
