@@ -8,8 +8,9 @@ x 10 classes (:func:`synthetic_data.leaderboard`), every one of the 26 scalar me
 * ``joint``: one slice of the paired resamples, (20, 100, 10, 10) dense, laid out as ``Resampler.confusion`` gives
   them (a transposed product: the batch axis innermost in memory);
 * ``shuffle``: 1,000 fixed-margin tables of one system (its predictions permuted against gold), (1000, 10, 10);
-* ``pair``: one block of a pair test's swapped rounds, (3960, 2, 10) margins only (no matrix; the gold rows
-  broadcast, as every round keeps them), the four tested metrics (macro F1, MCC, informedness, macro recall);
+* ``pair``: one block of a pair test's swapped rounds, (3960, 2, 10) margins only (no matrix), laid out as
+  ``randomisation._SwappedRounds`` lays them out (the gold rows broadcast, as every round keeps them; columns and
+  diagonal rounds innermost), the four tested metrics (macro F1, MCC, informedness, macro recall);
 * ``sparse``: tables from their non-zero cells (``ConfusionStats.from_cells``), (256, 4, 50, 50) with 60 items
   each (many classes, few items).
 
@@ -87,8 +88,11 @@ def child(path: Path, calls: int) -> None:
         return lambda: compute(ConfusionStats(batches[name]), everything)
 
     pair = data["pair"]  # the margins of the swapped rounds are formed outside the metrics: here, once; as there,
-    margins = (np.broadcast_to(pair[0].sum(axis=-1), pair.shape[:-1]),  # every round keeps the pair's gold rows
-               pair.sum(axis=-2), np.diagonal(pair, axis1=-2, axis2=-1).copy())
+    rounds = pair.shape[0]  # every round keeps the pair's gold rows, and columns and diagonal lie rounds innermost
+    margins = [np.broadcast_to(pair[0].sum(axis=-1), pair.shape[:-1])]
+    for margin in (pair.sum(axis=-2), np.diagonal(pair, axis1=-2, axis2=-1)):
+        margins.append(np.empty((2, 10, rounds)).transpose(2, 0, 1))
+        margins[-1][...] = margin
 
     def pair_test():
         stats = ConfusionStats.__new__(ConfusionStats)

@@ -200,14 +200,19 @@ def test_a_leaderboard_sized_batch_equals_the_plain_formulas():
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.sampled_from([2, 3, 10, 12]), st.integers(16, 40), st.integers(0, 2**32 - 1))
-def test_margins_of_swapped_rounds_equal_the_plain_formulas(k, rounds, seed):
+@given(st.sampled_from([2, 3, 10, 12]), st.integers(16, 40), st.integers(0, 2**32 - 1), st.booleans())
+def test_margins_of_swapped_rounds_equal_the_plain_formulas(k, rounds, seed, as_rounds):
     """Stats of margins only, laid out as a pair test's swapped rounds are (auditor.analyses.randomisation): the
-    pair's gold rows broadcast over the rounds, columns and diagonal per round; every metric that reads no matrix."""
+    pair's gold rows broadcast over the rounds; columns and diagonal per round, C-ordered or (``as_rounds``) the
+    pair's plus a transposed product's shift, rounds innermost in memory; every metric that reads no matrix."""
     rng = np.random.default_rng(seed)
     pair = rng.integers(0, 30, (2, k, k)).astype(float)
-    col = pair.sum(axis=-2) + rng.integers(-3, 4, (rounds, 2, k))
-    diag = np.minimum(np.diagonal(pair, axis1=-2, axis2=-1) + rng.integers(-2, 3, (rounds, 2, k)), col).clip(0)
+    shift = rng.integers(-3, 4, (rounds, 2 * k)).astype(float)
+    if as_rounds:
+        shift = np.ascontiguousarray(shift.T).T
+    sign = np.array([1.0, -1.0])[None, :, None]
+    col = pair.sum(axis=-2)[None] + sign * shift[:, None, :k]
+    diag = np.minimum(np.diagonal(pair, axis1=-2, axis2=-1)[None] + sign * shift[:, None, k:], col).clip(0)
     stats = ConfusionStats.__new__(ConfusionStats)
     stats.k, stats.all_labels_active = k, False
     stats.row, stats.col, stats.diag = np.broadcast_to(pair.sum(axis=-1), col.shape), col, diag

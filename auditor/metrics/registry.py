@@ -51,12 +51,16 @@ def ratio(numerator: np.ndarray, denominator: np.ndarray, fill: float = 0.0) -> 
     denominator = np.asarray(denominator, dtype=float)
     undefined = denominator == 0
     with np.errstate(divide="ignore", invalid="ignore"):
-        in_c_order = c_ordered(numerator) and c_ordered(denominator)
+        shape = np.broadcast_shapes(numerator.shape, denominator.shape)
+        # the two np.where steps below give a C-ordered result when the denominator is C-ordered and either has the
+        # whole shape (its mask then decides the order: numpy's K order keeps C order where operands disagree) or
+        # the numerator is C-ordered too; and the operands' own order when they share one
+        in_c_order = c_ordered(denominator) and (denominator.shape == shape or c_ordered(numerator))
         if in_c_order or same_layout(numerator, denominator):
-            if not undefined.any():  # laid out as the two steps below would lay it out
-                return numerator / denominator, undefined
-            value = (np.full(np.broadcast_shapes(numerator.shape, denominator.shape), fill) if in_c_order
-                     else np.full_like(denominator, fill))
+            value = np.empty(shape) if in_c_order else np.empty_like(denominator)
+            if not undefined.any():
+                return np.divide(numerator, denominator, out=value), undefined
+            value.fill(fill)
             np.divide(numerator, denominator, out=value, where=~undefined)
             return value, undefined
         value = numerator / np.where(undefined, 1.0, denominator)
