@@ -14,14 +14,16 @@ x 10 classes (:func:`synthetic_data.leaderboard`), every one of the 26 scalar me
 * ``sparse``: tables from their non-zero cells (``ConfusionStats.from_cells``), (256, 4, 50, 50) with 60 items
   each (many classes, few items).
 
-Each tree runs in its own child process (``PYTHONPATH=TREE``) on the same tables, in turn with the other
-(A B A B ...), so that a before/after pair shares the load; figures are the median over the rounds of the CPU
-milliseconds per call (the process's CPU time over ``--calls`` calls, stats built inside the timing). The children
-keep freed memory in the heap (``MALLOC_TRIM_THRESHOLD_``, ``MALLOC_MMAP_THRESHOLD_``): a loop that only
-evaluates metrics hands the pages of its 1.6 MB temporaries back to the system at every call and faults them in
-again (about 2,000 faults, 2-4 ms a call), which the audit's busy heap does not (51,000 faults in a whole
-``score --json``). Each child also prints a digest of every value it computed, so the run says whether the two
-trees gave the same floats (NaN compared as NaN). The load average is printed beside the figures.
+Each tree runs in its own child process (``PYTHONPATH=TREE``) on the same tables, in turn with the other (A B A B
+...), so that a before/after pair shares the load; figures are medians over the rounds of the CPU milliseconds per
+call on one thread (the process's CPU time over ``--calls`` calls, stats built inside the timing), and of the wall
+milliseconds per call with two threads evaluating at once, as the audit's workers do: on 2 cores that figure also
+counts what the two threads cannot do at the same time (numpy's Python-side work holds the GIL). The children keep
+freed memory in the heap (``MALLOC_TRIM_THRESHOLD_``, ``MALLOC_MMAP_THRESHOLD_``): a loop that only evaluates
+metrics hands the pages of its 1.6 MB temporaries back to the system at every call and faults them in again (about
+2,000 faults, 2-4 ms a call), which the audit's busy heap does not (51,000 faults in a whole ``score --json``). Each
+child also prints a digest of every value it computed, so the run says whether the two trees gave the same floats
+(NaN compared as NaN). The load average is printed beside the figures.
 
 Run: ``python benchmarks/bench_evaluate.py [--vs /path/to/other/checkout] [--rounds 5] [--calls 20]``.
 A script, not a test.
@@ -36,6 +38,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from statistics import median
 
@@ -108,17 +111,25 @@ def child(path: Path, calls: int) -> None:
 
     runs = {"interval": dense("interval"), "joint": dense("joint"), "shuffle": dense("shuffle"), "pair": pair_test,
             "sparse": sparse}
+    def repeat() -> None:
+        for _ in range(calls):
+            run()
+
     out = {}
     for name, run in runs.items():
         values = run()  # warm-up, and the values for the digest
         start = time.process_time()
-        for _ in range(calls):
-            run()
+        repeat()
+        cpu = (time.process_time() - start) / calls * 1000
+        start = time.perf_counter()  # two threads at once, as the audit's workers run
+        with ThreadPoolExecutor(2) as pool:
+            list(pool.map(lambda _: repeat(), range(2)))
+        wall = (time.perf_counter() - start) / (2 * calls) * 1000
         digest = hashlib.sha1()
         for metric_id in sorted(values):
             value = np.asarray(values[metric_id], dtype=float)
             digest.update(metric_id.encode() + np.where(np.isnan(value), np.nan, value).tobytes())
-        out[name] = [(time.process_time() - start) / calls * 1000, digest.hexdigest()[:12]]
+        out[name] = [cpu, wall, digest.hexdigest()[:12]]
     print(json.dumps(out))
 
 
@@ -145,18 +156,20 @@ def main() -> None:
                                       capture_output=True, text=True)
                 results[label].append(json.loads(done.stdout.strip().splitlines()[-1]))
                 loads.append(os.getloadavg()[0])
-    print(f"compute() on the leaderboard's batches, ms of CPU per call, median of {arguments.rounds} rounds x "
-          f"{arguments.calls} calls; {timing.load()}; loads seen {min(loads):.1f}-{max(loads):.1f}")
+    print(f"compute() on the leaderboard's batches, ms per call, median of {arguments.rounds} rounds x "
+          f"{arguments.calls} calls: CPU on one thread, and wall per call with two threads at once (the audit's "
+          f"workers; 2 cores); {timing.load()}; loads seen {min(loads):.1f}-{max(loads):.1f}")
     labels = list(trees)
-    print(f"  {'batch':<10} " + " ".join(f"{label:>10}" for label in labels)
-          + ("   ratio  same floats" if len(labels) > 1 else ""))
-    for name in results[labels[0]][0]:
-        figures = [median(run[name][0] for run in results[label]) for label in labels]
-        line = f"  {name:<10} " + " ".join(f"{figure:10.2f}" for figure in figures)
-        if len(labels) > 1:
-            same = results[labels[0]][0][name][1] == results[labels[1]][0][name][1]
-            line += f"   {figures[1] / figures[0]:5.2f}x  {'yes' if same else 'NO'}"
-        print(line)
+    for column, title in ((0, "CPU, one thread"), (1, "wall, two threads")):
+        print(f"  {title:<18} " + " ".join(f"{label:>10}" for label in labels)
+              + ("   ratio  same floats" if len(labels) > 1 else ""))
+        for name in results[labels[0]][0]:
+            figures = [median(run[name][column] for run in results[label]) for label in labels]
+            line = f"  {name:<18} " + " ".join(f"{figure:10.2f}" for figure in figures)
+            if len(labels) > 1:
+                same = results[labels[0]][0][name][2] == results[labels[1]][0][name][2]
+                line += f"   {figures[1] / figures[0]:5.2f}x  {'yes' if same else 'NO'}"
+            print(line)
 
 
 if __name__ == "__main__":

@@ -91,6 +91,10 @@ def same_layout(a: np.ndarray, b: np.ndarray) -> bool:
 
 #: Longest last axis :func:`sum_last` adds slice by slice; past it numpy's own loop over a row is as fast.
 SLICED_SUM_MAX = 32
+#: Fewest rows :func:`sum_last` and :func:`sum_columns` slice: numpy's one call runs without the GIL, the slices'
+#: dozen calls hold it a little each, so two threads evaluating metrics (the audit's workers) gain from slicing only
+#: the matrices of a batch (2,000 tables x 10 rows), not its per-class vectors (2,000 rows).
+SLICED_SUM_ROWS = 8192
 
 
 def sum_last(x: np.ndarray) -> np.ndarray:
@@ -102,11 +106,13 @@ def sum_last(x: np.ndarray) -> np.ndarray:
     of its inner loop per row, which dominates for many rows of 10. When another axis is innermost (the paired
     resamples come batch axis innermost) it adds the entries of every row in turn. Here the same additions run
     over every row at once, one slice at a time. numpy sums the rest itself: rows past :data:`SLICED_SUM_MAX`,
-    few rows, other dtypes, broadcast or reversed axes. Checked bit for bit, and for the memory order of the
-    result, against numpy in tests/test_metric_evaluation.py (summation order changes floats).
+    fewer rows than :data:`SLICED_SUM_ROWS`, other dtypes, broadcast or reversed axes. Checked bit for bit, and for
+    the memory order of the result, against numpy in tests/test_metric_evaluation.py (summation order changes
+    floats).
     """
     n = x.shape[-1] if x.ndim else 0
-    order = axis_order(x) if 0 < n <= SLICED_SUM_MAX and x.size >= 16 * n and x.dtype == np.float64 else None
+    usable = 0 < n <= SLICED_SUM_MAX and x.size >= SLICED_SUM_ROWS * n and x.dtype == np.float64
+    order = axis_order(x) if usable else None
     if order is None or n == 1:
         return x.sum(axis=-1)
     if n < 8 or order[0] != x.ndim - 1:
@@ -137,7 +143,8 @@ def sum_columns(matrix: np.ndarray) -> np.ndarray:
     second-last axis is innermost in memory numpy adds the rows of each matrix in turn into 0, as this does one
     row slice at a time (:func:`sum_last` for the rules)."""
     k = matrix.shape[-2] if matrix.ndim > 1 else 0
-    usable = 0 < k <= SLICED_SUM_MAX and matrix.size >= 16 * k * matrix.shape[-1] and matrix.dtype == np.float64
+    usable = (0 < k <= SLICED_SUM_MAX and matrix.size >= SLICED_SUM_ROWS * matrix.shape[-1]
+              and matrix.dtype == np.float64)
     order = axis_order(matrix) if usable else None
     if order is None or k == 1 or order[0] == matrix.ndim - 2:
         return matrix.sum(axis=-2)
