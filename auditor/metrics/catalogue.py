@@ -103,20 +103,25 @@ def weighted_f1(s: ConfusionStats) -> np.ndarray:
 
 def gmean_recall(s: ConfusionStats) -> np.ndarray:
     r"""Geometric-mean macro recall :math:`(\prod_i R_i)^{1/k}` (Opitz §5.1)."""
-    logs = sum_last(s.only_active(np.log(np.where(s.recall > 0, s.recall, 1.0))))
-    return np.where(_some_active_zero(s, s.recall), 0.0, np.exp(logs / np.maximum(s.k_active, 1)))
+    positive, some_zero = _recall_parts(s)
+    logs = sum_last(s.only_active(np.log(positive)))
+    return np.where(some_zero, 0.0, np.exp(logs / np.maximum(s.k_active, 1)))
 
 
 def hmean_recall(s: ConfusionStats) -> np.ndarray:
     r"""Harmonic-mean macro recall :math:`k / \sum_i R_i^{-1}` (Opitz §5.1); 0 if some R_i = 0."""
-    inverse = sum_last(s.only_active(1.0 / np.where(s.recall > 0, s.recall, 1.0)))
-    return np.where(_some_active_zero(s, s.recall), 0.0, s.k_active / np.where(inverse > 0, inverse, 1.0))
+    positive, some_zero = _recall_parts(s)
+    inverse = sum_last(s.only_active(1.0 / positive))
+    return np.where(some_zero, 0.0, s.k_active / np.where(inverse > 0, inverse, 1.0))
 
 
-def _some_active_zero(s: ConfusionStats, per_class: np.ndarray) -> np.ndarray:
-    """Whether some active label's value is 0, per matrix."""
-    zero = per_class == 0
-    return (zero if s.every_label_active else s.active & zero).any(axis=-1)
+def _recall_parts(s: ConfusionStats) -> tuple[np.ndarray, np.ndarray]:
+    """R_i with 1 in place of 0, and whether some active label's R_i is 0 (per matrix): GmacR's and HmacR's."""
+    def parts() -> tuple[np.ndarray, np.ndarray]:
+        zero = s.recall == 0
+        return np.where(s.recall > 0, s.recall, 1.0), (zero if s.every_label_active else s.active & zero).any(axis=-1)
+
+    return _shared(s, "recall parts", parts)
 
 
 def _agreement_terms(s: ConfusionStats) -> tuple[np.ndarray, np.ndarray]:

@@ -51,7 +51,8 @@ def ratio(numerator: np.ndarray, denominator: np.ndarray, fill: float = 0.0) -> 
     denominator = np.asarray(denominator, dtype=float)
     undefined = denominator == 0
     with np.errstate(divide="ignore", invalid="ignore"):
-        shape = np.broadcast_shapes(numerator.shape, denominator.shape)
+        shape = (denominator.shape if numerator.shape == denominator.shape
+                 else np.broadcast_shapes(numerator.shape, denominator.shape))
         # the two np.where steps below give a C-ordered result when the denominator is C-ordered and either has the
         # whole shape (its mask then decides the order: numpy's K order keeps C order where operands disagree) or
         # the numerator is C-ordered too; and the operands' own order when they share one
@@ -79,6 +80,8 @@ def axis_order(x: np.ndarray) -> tuple[int, ...] | None:
 def c_ordered(x: np.ndarray) -> bool:
     """Whether the axes of ``x`` that are longer than 1 and not broadcast lie in C order (C-contiguous arrays, their
     slices, a batch of rows broadcast along the batch axes): numpy lays the results of such arrays out in C order."""
+    if x.flags.c_contiguous:
+        return True
     strides = [stride for size, stride in zip(x.shape, x.strides) if size > 1 and stride != 0]
     return all(stride > 0 for stride in strides) and all(a > b for a, b in zip(strides, strides[1:]))
 
