@@ -46,7 +46,7 @@ def test_signature_is_a_record_whose_string_the_json_carries():
     # which draws made the figures (none at B = 0; B = 1 runs the same code with draws)
     drawn = audit(["a", "b", "b", "a"], {"s": ["a", "b", "a", "a"]}, bootstrap=1, seed=7, analyses=()).signature
     assert drawn["samplers"] == SIGNATURE == \
-        "ci=cells,ranks=paired-split,chance=rows,shuffles=1000,settle=affine-bound+fewest"
+        "ci=cells+patterns,ranks=paired-split,chance=rows,shuffles=1000+needed,settle=affine-bound+fewest"
     assert drawn["ci"] == "percentile"
     assert (signature["boot"], signature["seed"], signature["labels"], signature["correction"]) \
         == ("0", "7", "2", "holm")

@@ -47,14 +47,18 @@ import numpy as np
 #: before, doubling only), after a tail bound that settles without draws where it can (``bound``:
 #: :mod:`auditor.analyses.shuffle_bound`; ``settle=bound+fewest``), the bound for every metric affine in the
 #: diagonal or below such a metric, and R = 1,000 shuffles per system whatever the number of systems (``shuffles=
-#: 1000``; before, ⌈2S/α⌉ above 25 systems). Change it with the draws.
+#: 1000``; before, ⌈2S/α⌉ above 25 systems), drawn only for the systems whose answer needs them once no Monte Carlo
+#: p can pass the correction (``+needed``: :data:`auditor.analyses.baselines.UNDRAWN`; before, every system's). The
+#: cells of a table with at least 0.75 √N of them are drawn by the paired resample's pattern sampler (``cells+
+#: patterns``: :func:`auditor.analyses.bootstrap.pattern_route`; before, numpy's multinomial for every table).
+#: Change it with the draws.
 RANKS = "paired-split"
 
 
 def signature(ranks: str = RANKS) -> str:
     """The ``samplers:`` part with ``ranks`` naming how the ranks were drawn (``pairs`` when each pair
     was resampled on its own: :mod:`auditor.analyses.pairwise_resample`)."""
-    return f"ci=cells,ranks={ranks},chance=rows,shuffles=1000,settle=affine-bound+fewest"
+    return f"ci=cells+patterns,ranks={ranks},chance=rows,shuffles=1000+needed,settle=affine-bound+fewest"
 
 
 SIGNATURE = signature()
