@@ -275,6 +275,7 @@ class Audit:
         primary metric is significantly above its shuffle baseline; the caption says how each was decided."""
         from html import escape
 
+        from auditor.analyses.shuffle_test import untested_reason
         from auditor.formatting import format_value, typographic_minus
         from auditor.options import correction_name
 
@@ -303,7 +304,7 @@ class Audit:
             p = None if comparison is None else comparison.p_shuffle_adjusted
             if p is None and comparison is not None and comparison.undefined is None and \
                     comparison.shuffle_p is not None and comparison.shuffle_p.p is None:
-                return "<td>not tested: no draws</td>"  # --bootstrap 0 and no exact test or settling bound
+                return f"<td>{untested_reason(chance.draws)}</td>"  # no draw, no exact test or settling bound
             return "<td>—</td>" if p is None else f"<td>{'yes' if p < alpha else 'no'}</td>"
 
         has_chance = chance is not None and primary is not None and any(

@@ -132,6 +132,28 @@ def test_report_says_not_tested(tmp_path):
     assert "| not tested: no draws |" in summary and "only accuracy has a best set" in summary
 
 
+def test_report_says_which_shuffles_were_not_drawn(tmp_path):
+    """60 ordinal systems far above chance under Holm: no shuffle is drawn (a Monte Carlo p over 1,000 draws is
+    adjusted to at least 60/1,001 > α), and macro MAE, page 1's primary, has no bound: page 1 says its answer is
+    not tested and why (not "--bootstrap 0", which was not given), and the leaderboard's column says so per system."""
+    rng = np.random.default_rng(2)
+    gold = rng.integers(1, 6, 200)
+    folder = Path(tmp_path)
+    (folder / "gold.tsv").write_text("id\tlabel\n" + "".join(f"{i}\t{x}\n" for i, x in enumerate(gold)))
+    for s in range(60):
+        labels = np.clip(gold + rng.integers(-1, 2, 200) * (rng.random(200) < 0.3), 1, 5)
+        (folder / f"s{s:02d}.tsv").write_text("id\tlabel\n" + "".join(f"{i}\t{x}\n" for i, x in enumerate(labels)))
+    done = CliRunner().invoke(cli, ["report", "--task", "ordinal", str(folder / "gold.tsv"),
+                                    *(str(folder / f"s{s:02d}.tsv") for s in range(60)), "--bootstrap", "20",
+                                    "-o", str(folder / "out"), "--format", "md", "--quiet"])
+    assert done.exit_code == 0, done.output
+    summary = (folder / "out" / "summary.md").read_text()
+    assert ("Not significantly above chance**: not tested for 60 of 60 systems: their shuffles were not drawn, as "
+            "with Holm over 60 systems no Monte Carlo p over 1,000 draws can pass α") in summary
+    assert "| not tested: shuffles not drawn |" in summary and "--bootstrap 0" not in summary
+    assert "The shuffles of 60 of 60 systems were not drawn" in summary
+
+
 def test_a_large_report_prints_lighter_in_the_pdf_only():
     """Issue 40: above PDF_ROWS rows a table is typeset without its intervals and above PDF_ROWS systems the
     confusion small multiples (every page of them) are left out of the PDF, each said in place; a small report is

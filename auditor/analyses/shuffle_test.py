@@ -71,6 +71,13 @@ RESOLUTION = (
 NOT_TESTED = "not tested"
 #: Why, in words (the report's above-chance column and captions, the JSON).
 NO_DRAWS_REASON = "not tested: no draws"
+#: Why, when the audit drew but not this system's shuffles (:data:`auditor.analyses.baselines.UNDRAWN`).
+UNDRAWN_REASON = "not tested: shuffles not drawn"
+
+
+def untested_reason(draws: int) -> str:
+    """Why a p is not tested: no draws at all (``--bootstrap 0``), or the system's shuffles not drawn."""
+    return UNDRAWN_REASON if draws else NO_DRAWS_REASON
 #: The bounds, as the report's captions name them (:mod:`~auditor.analyses.shuffle_bound`).
 BOUND_NAMES = "the smaller of Cantelli's bound and a union of hypergeometric tails"
 

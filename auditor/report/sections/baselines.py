@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from auditor.analyses.shuffle_test import NO_DRAWS_REASON, NOT_TESTED
+from auditor.analyses.shuffle_test import NOT_TESTED, untested_reason
 from auditor.formatting import format_value
 from auditor.report.context import SECTION_TITLES, Context
 from auditor.report.model import Cell, Column, Paragraph, Row, Section, Table
@@ -69,9 +69,9 @@ def baselines_section(ctx: Context) -> Section | None:
                     len({getattr(c[m], field_name) for m in keys if m in c}) == 1 for c in chance.values()):
                 columns, headers = keys[:1], (Column("every metric"),)  # the same p under each (e.g. two classes)
                 caption += f" Every metric gives the same p here; shown once ({', '.join(ctx.short(m) for m in keys)})."
+            untested = Cell(untested_reason(result.draws), "text")
             rows = tuple(Row(s, tuple(_bounded(c[m]) if field_name == "p_shuffle" and m in c and _is_bound(c[m]) else
-                                      Cell(NO_DRAWS_REASON, "text") if field_name == "p_shuffle" and m in c
-                                      and _not_tested(c[m]) else
+                                      untested if field_name == "p_shuffle" and m in c and _not_tested(c[m]) else
                                       Cell(getattr(c[m], field_name) if m in c else None, kind,
                                            approximate=field_name == "margin" and not _exact(result, s, c.get(m), m))
                                       for m in columns))

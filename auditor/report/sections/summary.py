@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 if TYPE_CHECKING:
     from auditor.analyses.verdict import Verdict
 
-from auditor.analyses.shuffle_test import NO_DRAWS_REASON
+from auditor.analyses.shuffle_test import untested_reason
 from auditor.formatting import format_value
 from auditor.options import correction_name
 from auditor.report.context import SECTION_TITLES, Context, _profile_line
@@ -78,7 +78,7 @@ def leaderboard(ctx: Context, verdict: Verdict) -> Table:
             cells.append(Cell(cell.value, cell.kind, cell.mark, s in leaders.get(m, ()), cell.low, cell.high))
         if chance:
             p = chance.get(s)
-            cells.append(Cell(NO_DRAWS_REASON if s in untested else "—" if p is None else
+            cells.append(Cell(untested_reason(ctx.audit.baselines.draws) if s in untested else "—" if p is None else
                               "yes" if p < ctx.alpha else "no"))
         rows.append(Row(s, tuple(cells)))
     has_ci = any(c.low is not None for r in rows for c in r.cells)
@@ -182,7 +182,14 @@ def not_above_chance(ctx: Context, primary: str | None) -> str | None:
             f"{correction_name(result.correction)} over the {total} systems")
     text = (f"{len(below)} of {total} {'system' if total == 1 else 'systems'} ({rule}): {', '.join(below)}" if below
             else f"none ({rule})")
-    if untested:
-        text += (f"; {NO_DRAWS_REASON} for {', '.join(s for s in ctx.systems if s in untested)} (--bootstrap 0, and "
+    if untested and result.draws:
+        named = ", ".join(s for s in ctx.systems if s in untested) if len(untested) <= 10 else \
+            f"{len(untested)} of {total} systems"
+        text = ("" if not below and len(untested) == total else f"{text}; ") + (
+            f"not tested for {named}: their shuffles were not drawn, as with {correction_name(result.correction)} over "
+            f"{total} systems no Monte Carlo p over {result.draws:,} draws can pass α, and {ctx.short(primary)} has no "
+            "bound that settles the answer without draws")
+    elif untested:
+        text += (f"; {untested_reason(0)} for {', '.join(s for s in ctx.systems if s in untested)} (--bootstrap 0, and "
                  "no exact test or bound settles their answer)")
     return text
