@@ -489,3 +489,18 @@ def test_every_systems_shuffle_checked_and_summarised_at_once_equals_one_by_one(
     for s in range(5):
         assert summaries[s] == baselines._distributions(expected[s], together[s], drawn[s][0], metrics, False,
                                                         alpha=0.05)
+
+
+def test_a_baseline_without_two_draws_is_checked_on_its_hull_points():
+    """One draw gives no pair of draws to mix: exactness is then checked on the hull's points alone, as without
+    draws (accuracy and macro recall exact for every baseline, kappa for the shuffle; macro F1 of a random
+    predictor not), the same answers as ``--bootstrap 0``'s."""
+    rng = np.random.default_rng(6)
+    gold = rng.choice(3, 300)
+    counts = count(gold, {"s": np.where(rng.random(300) < 0.7, gold, rng.choice(3, 300))})
+    one = chance_baselines(counts, draws=1, seed=1, alpha=0.05)
+    none = chance_baselines(counts, draws=0, seed=1, alpha=0.05)
+    for result in (one, none):
+        assert result.shuffle["s"]["accuracy"].exact and result.shuffle["s"]["kappa"].exact
+        assert result.baselines["uniform"]["macro_recall"].exact and not result.baselines["uniform"]["macro_f1"].exact
+    assert {m: d.exact for m, d in one.shuffle["s"].items()} == {m: d.exact for m, d in none.shuffle["s"].items()}

@@ -177,15 +177,16 @@ def affine_of_baselines(
 ) -> list[dict[str, bool]]:
     """:func:`affine_on_draws_and_points` of several baselines of one kind (each system's shuffle: ``others`` its
     column sums), the metrics computed on every baseline's mixtures at once (:func:`stacked`) and on every
-    baseline's points at once: the same answers as one by one. A baseline without draws (no pairs, no values: a
-    system whose shuffles were not drawn) is checked on the points alone, as :func:`affine_on_points`."""
+    baseline's points at once: the same answers as one by one. A baseline without pairs of draws to check (a
+    system whose shuffles were not drawn; fewer than two draws) is checked on the points alone, as
+    :func:`affine_on_points` does without draws."""
     checked = [index for index in range(len(values)) if pairs[index] is not None and mixed[index] is not None]
     mixed_values = compute(stacked([mixed[index] for index in checked]), metrics, all_labels_active) if checked else {}
     at = {index: position for position, index in enumerate(checked)}
     built = _on_points(kind, row, others, metrics, all_labels_active)
     out = []
     for index in range(len(values)):
-        if pairs[index] is None and not values[index][metrics[0].id].size:  # not drawn: the points alone
+        if pairs[index] is None:  # no draws to check on (a system whose shuffles were not drawn): the points alone
             out.append(dict(built[index]))
             continue
         drawn = (affine_on_segments(pairs[index], {m: v[at[index]] for m, v in mixed_values.items()}, values[index],
