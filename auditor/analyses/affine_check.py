@@ -134,11 +134,11 @@ def affine_on_points(kind: str, row: np.ndarray, other: np.ndarray, metrics: Seq
                      all_labels_active: bool) -> dict[str, bool]:
     """:func:`affine_on_segments` on the segments between consecutive :func:`hull_points` (weights 0.3 and 0.7
     alternating) instead of random draws: what ``--bootstrap 0`` uses, so that no random number is drawn."""
-    return _on_points(kind, row, np.asarray(other)[None], metrics, all_labels_active)[0]
+    return affine_on_points_of(kind, row, np.asarray(other)[None], metrics, all_labels_active)[0]
 
 
-def _on_points(kind: str, row: np.ndarray, others: np.ndarray, metrics: Sequence[Metric],
-               all_labels_active: bool) -> list[dict[str, bool]]:
+def affine_on_points_of(kind: str, row: np.ndarray, others: np.ndarray, metrics: Sequence[Metric],
+                        all_labels_active: bool) -> list[dict[str, bool]]:
     """:func:`affine_on_points` for each of ``others`` (one baseline's q, or each system's column sums), the
     metrics computed on every baseline's points at once."""
     tables = np.stack([hull_points(kind, row, other) for other in others])
@@ -183,13 +183,13 @@ def affine_of_baselines(
     checked = [index for index in range(len(values)) if pairs[index] is not None and mixed[index] is not None]
     mixed_values = compute(stacked([mixed[index] for index in checked]), metrics, all_labels_active) if checked else {}
     at = {index: position for position, index in enumerate(checked)}
-    built = _on_points(kind, row, others, metrics, all_labels_active)
+    built = affine_on_points_of(kind, row, others, metrics, all_labels_active)
     out = []
-    for index in range(len(values)):
-        if pairs[index] is None:  # no draws to check on (a system whose shuffles were not drawn): the points alone
-            out.append(dict(built[index]))
+    for index, points in enumerate(built):
+        if index not in at:  # no pair of draws to check on: the points alone
+            out.append(dict(points))
             continue
-        drawn = (affine_on_segments(pairs[index], {m: v[at[index]] for m, v in mixed_values.items()}, values[index],
-                                    metrics) if index in at else {metric.id: False for metric in metrics})
-        out.append({metric: drawn[metric] and built[index][metric] for metric in drawn})
+        drawn = affine_on_segments(pairs[index], {m: v[at[index]] for m, v in mixed_values.items()}, values[index],
+                                   metrics)
+        out.append({metric: drawn[metric] and points[metric] for metric in drawn})
     return out

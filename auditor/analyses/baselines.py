@@ -74,6 +74,7 @@ from auditor.analyses.affine_check import (
     affine_of_baselines,
     affine_on_draws_and_points,
     affine_on_points,
+    affine_on_points_of,
     affine_pairs,
     mixtures,
 )
@@ -215,6 +216,12 @@ class ChanceBaselines:
     settled: tuple[str, ...] = ()
     #: Systems whose shuffles were not drawn, as no answer depended on them (:data:`UNDRAWN`).
     undrawn: tuple[str, ...] = ()
+
+    def undrawn_because(self) -> str:
+        """Why no Monte Carlo p could decide an answer when shuffles were left undrawn (:data:`UNDRAWN`), in words."""
+        systems = len(self.chance)
+        return (f"with Holm over {systems} systems no Monte Carlo p over {self.draws:,} draws can pass α (its adjusted "
+                f"p is at least {systems}/{self.draws + 1:,})")
 
     def p_method(self, metric_id: str) -> str:
         """How ``metric_id``'s shuffle p-values were found, in words (:func:`shuffle_test.describe`)."""
@@ -597,20 +604,15 @@ def _needless_shuffles(counts: Counts, metrics: Sequence[Metric], draws: int, al
     draws (:func:`~auditor.analyses.shuffle_test.settle_without_draws`, every other system at p = 1)."""
     observed, settle, correction = settling
     none = np.zeros(len(counts.systems), dtype=bool)
-    support = counts.support.astype(np.int64)
-    columns = counts.confusion.sum(axis=1).astype(np.int64)
-    exact = counts.k == 2 and bool(settle) and all(
-        high - low < shuffle_test.EXACT_SUPPORT for low, high in (shuffle_test.binary_support(support, column)
-                                                                   for column in columns))
     if not counts.systems or not settle or any(shuffle_test.can_reject(
             int(np.count_nonzero(~np.isnan(values))), draws, alpha, correction) for values in observed.values()):
         return none, None
-    if exact:
-        return ~none, None
-    wanted = {m: value for m, value in _oriented(observed, metrics).items() if m in settle}
-    bounds = shuffle_bound.bounds(support, columns, wanted, counts.labels_given, shuffle_test.TIE_TOLERANCE)
-    found = shuffle_test.settle_without_draws(wanted, bounds, alpha, correction)
-    return np.array([all(tests[s].method == "bound" or np.isnan(wanted[m][s]) for m, tests in found.items())
+    support = counts.support.astype(np.int64)
+    if counts.k == 2 and all(high - low < shuffle_test.EXACT_SUPPORT for low, high in (
+            shuffle_test.binary_support(support, column) for column in counts.confusion.sum(axis=1))):
+        return ~none, None  # every p exact
+    bounds, found = _bounded_without_draws(counts, _oriented(observed, metrics), settle, alpha, correction)
+    return np.array([all(tests[s].method == "bound" or np.isnan(observed[m][s]) for m, tests in found.items())
                      for s in range(len(counts.systems))]), bounds
 
 
@@ -632,7 +634,7 @@ def _exact_shuffles(counts: Counts, metrics: Sequence[Metric], alpha: float, adv
     n = int(support.sum())
     columns = counts.confusion.sum(axis=1).astype(np.int64)
     none = [_no_draws(metrics) for _ in counts.systems]
-    affine = [affine_on_points("shuffle", support, column, metrics, active) for column in columns]
+    affine = affine_on_points_of("shuffle", support, columns, metrics, active) if counts.systems else []
     summaries = _distributions_of(support[None, :, None] * columns[:, None, :] / max(n, 1), affine, none, metrics,
                                   active, alpha=alpha) if counts.systems else []
     shuffle, shuffle_scores = dict(zip(counts.systems, summaries)), dict(zip(counts.systems, none))
@@ -643,9 +645,18 @@ def _exact_shuffles(counts: Counts, metrics: Sequence[Metric], alpha: float, adv
     if exact := counts.k == 2 and shuffle_test.exact_binary(
             support, columns, observed, lambda tables: _oriented(_scores(tables, metrics, active), metrics)):
         return shuffle, shuffle_scores, exact, ()
-    wanted = {m: observed[m] for m in shuffle_bound.BOUNDED if m in observed}
-    bounds = shuffle_bound.bounds(support, columns, wanted, active, shuffle_test.TIE_TOLERANCE)
-    return shuffle, shuffle_scores, shuffle_test.settle_without_draws(wanted, bounds, alpha, correction), ()
+    return shuffle, shuffle_scores, _bounded_without_draws(counts, observed, shuffle_bound.BOUNDED, alpha,
+                                                           correction)[1], ()
+
+
+def _bounded_without_draws(counts: Counts, oriented: Mapping[str, np.ndarray], settle: Sequence[str], alpha: float,
+                           correction: str) -> tuple[dict[str, np.ndarray], dict[str, list[shuffle_test.ShuffleP]]]:
+    """The bounds of the ``settle`` metrics (scores ``oriented``: higher is better) and the p-values they settle
+    without a draw, every other system at p = 1 (:func:`~auditor.analyses.shuffle_test.settle_without_draws`)."""
+    wanted = {m: oriented[m] for m in settle if m in oriented}
+    bounds = shuffle_bound.bounds(counts.support.astype(np.int64), counts.confusion.sum(axis=1).astype(np.int64),
+                                  wanted, counts.labels_given, shuffle_test.TIE_TOLERANCE)
+    return bounds, shuffle_test.settle_without_draws(wanted, bounds, alpha, correction)
 
 
 def _settle(counts: Counts, metrics: Sequence[Metric],
@@ -657,7 +668,8 @@ def _settle(counts: Counts, metrics: Sequence[Metric],
     two classes; else the ``settling`` metrics' p bounded without draws where the bound settles the answer
     (:mod:`~auditor.analyses.shuffle_bound`), the other systems drawn again (``drawn`` extended in place), and
     every other metric's Monte Carlo p over its draws with its interval and whether its answer is settled.
-    ``bounds``: the settling metrics' bounds when already found (:func:`_shuffles`: each system's beside its draws)."""
+    ``bounds``: the settling metrics' bounds when already found (:func:`_shuffles`: each system's beside its draws,
+    or all of them by :func:`_needless_shuffles`)."""
     (observed, settle, correction) = settling
     if not settle or not counts.systems:
         return {}

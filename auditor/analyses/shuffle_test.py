@@ -73,11 +73,6 @@ NOT_TESTED = "not tested"
 NO_DRAWS_REASON = "not tested: no draws"
 #: Why, when the audit drew but not this system's shuffles (:data:`auditor.analyses.baselines.UNDRAWN`).
 UNDRAWN_REASON = "not tested: shuffles not drawn"
-
-
-def untested_reason(draws: int) -> str:
-    """Why a p is not tested: no draws at all (``--bootstrap 0``), or the system's shuffles not drawn."""
-    return UNDRAWN_REASON if draws else NO_DRAWS_REASON
 #: The bounds, as the report's captions name them (:mod:`~auditor.analyses.shuffle_bound`).
 BOUND_NAMES = "the smaller of Cantelli's bound and a union of hypergeometric tails"
 
@@ -102,6 +97,11 @@ class ShuffleP:
 
 #: The result of a test that did not run (:data:`NOT_TESTED`).
 NO_DRAW_P = ShuffleP(None, NOT_TESTED)
+
+
+def untested_reason(draws: int) -> str:
+    """Why a p is not tested: no draws at all (``--bootstrap 0``), or the system's shuffles not drawn."""
+    return UNDRAWN_REASON if draws else NO_DRAWS_REASON
 
 
 def binary_support(row: np.ndarray, col: np.ndarray) -> tuple[int, int]:

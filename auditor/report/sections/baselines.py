@@ -85,12 +85,9 @@ def _undrawn(result: Any) -> str:
     """The systems whose shuffles were not drawn, and why (:data:`~auditor.analyses.baselines.UNDRAWN`), or ""."""
     if not result.undrawn:
         return ""
-    systems = len(result.chance)
-    return (f" The shuffles of {len(result.undrawn)} of {systems} systems were not drawn, as no answer depended on "
-            f"them: with Holm over {systems} systems no Monte Carlo p over {result.draws:,} draws can pass α "
-            f"(its adjusted p is at least {systems}/{result.draws + 1:,}), and each of their p-values that decides "
-            "“above chance” is exact or settled by a bound; their margins count the shuffle only where its "
-            "expectation is exact.")
+    return (f" The shuffles of {len(result.undrawn)} of {len(result.chance)} systems were not drawn, as no answer "
+            f"depended on them: {result.undrawn_because()}, and each of their p-values that decides “above chance” "
+            "is exact or settled by a bound; their margins count the shuffle only where its expectation is exact.")
 
 
 def _is_bound(comparison: Any) -> bool:

@@ -186,9 +186,8 @@ def not_above_chance(ctx: Context, primary: str | None) -> str | None:
         named = ", ".join(s for s in ctx.systems if s in untested) if len(untested) <= 10 else \
             f"{len(untested)} of {total} systems"
         text = ("" if not below and len(untested) == total else f"{text}; ") + (
-            f"not tested for {named}: their shuffles were not drawn, as with {correction_name(result.correction)} over "
-            f"{total} systems no Monte Carlo p over {result.draws:,} draws can pass α, and {ctx.short(primary)} has no "
-            "bound that settles the answer without draws")
+            f"not tested for {named}: their shuffles were not drawn, as {result.undrawn_because()}, and "
+            f"{ctx.short(primary)} has no bound that settles the answer without draws")
     elif untested:
         text += (f"; {untested_reason(0)} for {', '.join(s for s in ctx.systems if s in untested)} (--bootstrap 0, and "
                  "no exact test or bound settles their answer)")
